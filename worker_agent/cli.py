@@ -1,0 +1,34 @@
+"""`ringside`: one command, a subcommand per job. Each subcommand lives in the
+module that owns it (`add_arguments(parser)` and `main(args) -> int`), and is
+imported only when used, so `ringside worker` never loads the server."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+SUBCOMMANDS = {
+    "up": ("server.up", "the server and N local workers, in one command"),
+    "serve": ("server.serve", "the server alone; workers connect to it"),
+    "worker": ("worker_agent.worker", "one rank (torchrun-compatible): connect to a server, or run a spec and print JSON lines"),
+    "run": ("server.remote", "trigger a run on a server and print its result"),
+    "bench": ("worker_agent.bench", "spawn local ranks and print an nccl-tests-style table"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="ringside", description="See distributed communication.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    chosen = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            importlib.import_module(module).add_arguments(p)
+    args = parser.parse_args(argv)
+    return importlib.import_module(SUBCOMMANDS[args.command][0]).main(args) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""The messages that cross process boundaries: what a run asks for (RunSpec),
+what a worker reports (events), and what the server tells a worker
+(commands). Every message has a `type` and the protocol version `v`.
+
+Ranks in events are global ranks; `step` indexes the schedule's steps.
+Times are seconds since the run's barrier-aligned start on that rank.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+PROTOCOL_VERSION = 1
+
+Collective = Literal[
+    "broadcast",
+    "scatter",
+    "gather",
+    "reduce",
+    "all_reduce",
+    "all_gather",
+    "reduce_scatter",
+    "all_to_all",
+    "barrier",
+    "send_recv",
+]
+DType = Literal["int32", "int64", "float16", "bfloat16", "float32", "float64"]
+Op = Literal["SUM", "PRODUCT", "MIN", "MAX", "AVG", "BAND", "BOR", "BXOR"]
+Pattern = Literal["rank", "index", "random_int", "random_float"]
+Capture = Literal["full", "summary", "none"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RunSpec(Strict):
+    """One collective to run on every rank of the group. Checked by catalog.validate."""
+
+    collective: Collective
+    algorithm: str = "native"
+    count: int = Field(16, description="elements per block (see collectives.py)")
+    dtype: DType = "float32"
+    op: Op = "SUM"
+    root: int = Field(0, description="global rank of the root (send_recv: the sender)")
+    peer: Optional[int] = Field(None, description="send_recv: global rank of the receiver (default: the next rank)")
+    group: Optional[list[int]] = Field(None, description="global ranks taking part (default: all)")
+    pattern: Pattern = "index"
+    seed: int = 0
+    capture: Capture = "summary"
+    chunks: int = Field(1, description="chunks per segment or pieces per block, as the algorithm uses them")
+    iterations: int = 1
+    warmup: int = 0
+    verify: bool = True
+    timeout: float = Field(30.0, description="seconds a rank waits for a peer before the run fails")
+
+
+class ChunkState(Strict):
+    """One chunk of one rank's buffer. `values` only at capture `full`."""
+
+    chunk: int
+    values: Optional[list[float]] = None
+    preview: list[float] = []
+    min: Optional[float] = None
+    max: Optional[float] = None
+    sum: Optional[float] = None
+    checksum: Optional[int] = None
+
+
+class Message(Strict):
+    v: int = PROTOCOL_VERSION
+
+
+class Hello(Message):
+    type: Literal["hello"] = "hello"
+    rank: int
+    world_size: int
+    local_rank: int = 0
+    host: str
+    pid: int
+    backend: str
+    device: str
+    torch_version: str
+
+
+class Heartbeat(Message):
+    type: Literal["heartbeat"] = "heartbeat"
+    rank: int
+    status: Literal["idle", "busy"] = "idle"
+    cpu_percent: float = 0.0
+    rss_bytes: int = 0
+    gpu_memory_bytes: Optional[int] = None
+
+
+class RunStarted(Message):
+    type: Literal["run_started"] = "run_started"
+    run_id: str
+    rank: int
+    group_rank: int
+    spec: RunSpec
+    schedule: Optional[dict] = Field(None, description="Schedule.to_json(); sent by the group's rank 0 only")
+    chunk_bounds: list[tuple[int, int]] = []
+    inputs: list[ChunkState] = Field([], description="this rank's buffer before the first step")
+
+
+class StepEvent(Message):
+    type: Literal["step"] = "step"
+    run_id: str
+    rank: int
+    step: int
+    phase: str
+    transfers: list[tuple[int, int, int, int, int]] = Field(
+        [], description="[src, dst, chunk, into, reduce] in global ranks, where this rank sends or receives"
+    )
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    t0: float
+    t1: float
+    states: list[ChunkState] = Field([], description="chunks of this rank that the step changed")
+
+
+class Timings(Strict):
+    iterations: list[float] = Field(description="seconds per timed iteration on this rank")
+    steps: list[float] = Field([], description="seconds per step of the first iteration")
+
+
+class RunFinished(Message):
+    type: Literal["run_finished"] = "run_finished"
+    run_id: str
+    rank: int
+    output: list[ChunkState] = Field([], description="summary of this rank's output, one entry per output chunk")
+    checksum: Optional[int] = None
+    verified: Optional[bool] = None
+    max_diff: Optional[float] = None
+    tolerance: Optional[float] = None
+    timings: Timings
+    bytes_sent: int = 0
+    bytes_received: int = 0
+
+
+class ErrorEvent(Message):
+    type: Literal["error"] = "error"
+    run_id: Optional[str] = None
+    rank: int
+    field: Optional[str] = None
+    message: str
+
+
+Event = Annotated[
+    Union[Hello, Heartbeat, RunStarted, StepEvent, RunFinished, ErrorEvent], Field(discriminator="type")
+]
+EVENT = TypeAdapter(Event)
+
+
+class RunCommand(Message):
+    type: Literal["run"] = "run"
+    run_id: str
+    spec: RunSpec
+
+
+class Shutdown(Message):
+    type: Literal["shutdown"] = "shutdown"
+
+
+Command = Annotated[Union[RunCommand, Shutdown], Field(discriminator="type")]
+COMMAND = TypeAdapter(Command)

@@ -1,0 +1,177 @@
+"""An algorithm is a schedule: pure data, no torch.
+
+A schedule is a list of steps; a step is a set of transfers that happen
+concurrently; a transfer says that rank `src` sends its chunk `chunk` to rank
+`dst`, which copies it into chunk `into` or reduces it into that chunk with
+the run's op. The same schedule is executed (executor.py), simulated
+(simulate.py) and animated (the browser), so nothing here knows about torch.
+
+Every rank holds one working buffer of `blocks` blocks of `count` elements;
+each block is cut into `pieces` near-equal chunks, so chunk `i` is piece
+`i % pieces` of block `i // pieces`. Ranks are group-local: 0..world_size-1.
+
+Within a step every send reads the buffer as it was before the step. So a
+rank may not, in one step, copy into a chunk that it also sends (the
+executor receives straight into the buffer), and a chunk may have at most
+one copying writer and never a copy beside a reduce.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, NamedTuple, Sequence
+
+
+class Transfer(NamedTuple):
+    src: int
+    dst: int  # equal to src: a local copy, which crosses no link
+    chunk: int  # chunk read at src
+    into: int  # chunk written at dst
+    reduce: bool  # True: dst combines with the run's op; False: dst copies
+
+
+@dataclass(frozen=True)
+class Step:
+    phase: str  # e.g. "reduce-scatter"; consecutive steps of a phase group together
+    caption: str  # what the step does, in words a lecture can read out
+    transfers: tuple[Transfer, ...]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    collective: str
+    algorithm: str
+    world_size: int
+    root: int
+    blocks: int
+    pieces: int
+    steps: tuple[Step, ...]
+
+    @property
+    def num_chunks(self) -> int:
+        return self.blocks * self.pieces
+
+    def chunk_bounds(self, count: int) -> list[tuple[int, int]]:
+        """Element range [start, stop) of every chunk for blocks of `count` elements."""
+        return chunk_bounds(self.blocks, self.pieces, count)
+
+    def to_json(self) -> dict:
+        """Plain JSON for the browser: a transfer is [src, dst, chunk, into, reduce]."""
+        return {
+            "collective": self.collective,
+            "algorithm": self.algorithm,
+            "world_size": self.world_size,
+            "root": self.root,
+            "blocks": self.blocks,
+            "pieces": self.pieces,
+            "steps": [
+                {
+                    "phase": s.phase,
+                    "caption": s.caption,
+                    "transfers": [[t.src, t.dst, t.chunk, t.into, int(t.reduce)] for t in s.transfers],
+                }
+                for s in self.steps
+            ],
+        }
+
+
+def piece_sizes(count: int, pieces: int) -> list[int]:
+    """Split `count` elements into `pieces` parts that differ by at most one."""
+    base, extra = divmod(count, pieces)
+    return [base + (1 if j < extra else 0) for j in range(pieces)]
+
+
+def chunk_bounds(blocks: int, pieces: int, count: int) -> list[tuple[int, int]]:
+    bounds, start = [], 0
+    sizes = piece_sizes(count, pieces)
+    for _ in range(blocks):
+        for size in sizes:
+            bounds.append((start, start + size))
+            start += size
+    return bounds
+
+
+class ScheduleError(ValueError):
+    """A schedule breaks the rules in the module docstring."""
+
+
+def check(schedule: Schedule) -> None:
+    """Raise ScheduleError if a step reads and writes a chunk in a way that races."""
+    p, n = schedule.world_size, schedule.num_chunks
+    for index, step in enumerate(schedule.steps):
+        sent: set[tuple[int, int]] = set()
+        copied: set[tuple[int, int]] = set()
+        reduced: set[tuple[int, int]] = set()
+        for t in step.transfers:
+            if not (0 <= t.src < p and 0 <= t.dst < p and 0 <= t.chunk < n and 0 <= t.into < n):
+                raise ScheduleError(f"step {index}: {t} is outside {p} ranks x {n} chunks")
+            if t.src == t.dst and t.reduce:
+                raise ScheduleError(f"step {index}: {t} reduces a rank into itself")
+            sent.add((t.src, t.chunk))
+            cell = (t.dst, t.into)
+            if cell in copied or (not t.reduce and cell in reduced):
+                raise ScheduleError(f"step {index}: chunk {t.into} of rank {t.dst} is written twice")
+            (reduced if t.reduce else copied).add(cell)
+        clash = sent & copied
+        if clash:
+            rank, chunk = min(clash)
+            raise ScheduleError(f"step {index}: rank {rank} copies into chunk {chunk} while sending it")
+
+
+# --- building blocks shared by the algorithm modules -------------------------
+
+
+class Stage(NamedTuple):
+    """Whole-block transfers (chunk and into are block indices) that pipelining cuts into pieces."""
+
+    phase: str
+    caption: str
+    transfers: Sequence[Transfer]
+
+
+def pipelined(stages: Sequence[Stage], pieces: int) -> tuple[Step, ...]:
+    """Run `stages` over every piece, piece c entering stage s at step c + s.
+
+    With one piece this is just the stages. With more, stage s of piece c and
+    stage s+1 of piece c-1 overlap in one step: they touch different chunks,
+    so the result is the same and the pipe stays full.
+    """
+    steps = []
+    for t in range(len(stages) + pieces - 1):
+        active = [(c, t - c) for c in range(pieces) if 0 <= t - c < len(stages)]
+        transfers = tuple(
+            Transfer(x.src, x.dst, x.chunk * pieces + c, x.into * pieces + c, x.reduce)
+            for c, s in active
+            for x in stages[s].transfers
+        )
+        if not transfers:
+            continue
+        phases = list(dict.fromkeys(stages[s].phase for _, s in active))
+        if pieces == 1:
+            caption = stages[active[0][1]].caption
+        else:
+            caption = "; ".join(f"piece {c}: {stages[s].caption}" for c, s in active)
+        steps.append(Step(" + ".join(phases), caption, transfers))
+    return tuple(steps)
+
+
+def virtual(rank: int, root: int, world_size: int) -> int:
+    """Rank renumbered so that the root is 0 (rooted algorithms are written for root 0)."""
+    return (rank - root) % world_size
+
+
+def real(vrank: int, root: int, world_size: int) -> int:
+    return (vrank + root) % world_size
+
+
+def floor_pow2(n: int) -> int:
+    return 1 << (n.bit_length() - 1)
+
+
+def ceil_log2(n: int) -> int:
+    return (n - 1).bit_length()
+
+
+def steps_of(stages: Iterable[Stage]) -> tuple[Step, ...]:
+    """Stages whose transfers are already chunk indices, as steps (empty stages dropped)."""
+    return tuple(Step(s.phase, s.caption, tuple(s.transfers)) for s in stages if s.transfers)
