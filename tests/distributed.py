@@ -1,0 +1,84 @@
+"""Run a function on P real gloo ranks, each in its own spawned process.
+
+`run_ranks(fn, P, *args)` calls `fn(world, *args)` on every rank (world is a
+process_group.World) and returns each rank's result, or the exception it
+raised, in rank order. Processes that outlive the timeout are killed, so a
+hang fails the test instead of stalling the suite.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import socket
+import traceback
+
+TIMEOUT = 120.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RankError(Exception):
+    """An exception raised on a rank, carried back as text (exceptions of torch do not all pickle)."""
+
+    def __init__(self, kind: str, message: str, trace: str):
+        super().__init__(f"{kind}: {message}")
+        self.kind, self.message, self.trace = kind, message, trace
+
+
+def _child(fn, rank, world_size, port, timeout, args, results):
+    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_RANK=str(rank),
+                      MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    import torch
+    import torch.distributed as dist
+
+    from worker_agent.process_group import init_from_env
+
+    torch.set_num_threads(1)
+    try:
+        world = init_from_env("gloo", timeout=timeout)
+        results.put((rank, fn(world, *args)))
+    except BaseException as e:  # noqa: BLE001 - everything goes back to the test
+        results.put((rank, RankError(type(e).__name__, str(e), traceback.format_exc())))
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+
+
+def run_ranks(fn, world_size: int, *args, timeout: float = TIMEOUT, pg_timeout: float = 30.0, on_start=None) -> list:
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    port = free_port()
+    procs = [ctx.Process(target=_child, args=(fn, r, world_size, port, pg_timeout, args, results), daemon=True)
+             for r in range(world_size)]
+    for p in procs:
+        p.start()
+    if on_start is not None:
+        on_start(procs)
+    out: dict[int, object] = {}
+    try:
+        while len(out) < world_size:
+            rank, value = results.get(timeout=timeout)
+            out[rank] = value
+    except queue.Empty:
+        missing = sorted(set(range(world_size)) - set(out))
+        raise TimeoutError(f"ranks {missing} did not finish within {timeout} s") from None
+    finally:
+        for p in procs:
+            p.join(timeout=10)
+            if p.is_alive():
+                p.kill()
+    return [out[r] for r in range(world_size)]
+
+
+def unwrap(results: list) -> list:
+    """The results, raising the first rank's error with its traceback."""
+    for r in results:
+        if isinstance(r, RankError):
+            raise AssertionError(f"a rank failed: {r}\n{r.trace}")
+    return results

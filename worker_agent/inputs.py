@@ -1,0 +1,63 @@
+"""Deterministic, readable inputs, chosen by name.
+
+Generated with numpy from (pattern, seed, rank, size), so any process (the
+simulator, a verifier, a test) can rebuild any rank's input without asking it.
+`rank` is the group rank.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from . import collectives as C
+from .catalog import effective_count, effective_dtype, group_of
+from .protocol import RunSpec
+
+NUMPY_DTYPE = {
+    "int32": np.int32,
+    "int64": np.int64,
+    "float16": np.float16,
+    "bfloat16": np.float32,  # numpy has no bfloat16: generate float32, round in torch
+    "float32": np.float32,
+    "float64": np.float64,
+}
+TORCH_DTYPE = {
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "float32": torch.float32,
+    "float64": torch.float64,
+}
+
+
+def pattern_values(pattern: str, seed: int, rank: int, size: int) -> np.ndarray:
+    """float64 or int64 values; small enough to read, distinct where the pattern says."""
+    if pattern == "rank":
+        return np.full(size, rank + 1, dtype=np.int64)
+    if pattern == "index":
+        return rank * size + np.arange(size, dtype=np.int64)
+    rng = np.random.default_rng([seed, rank])
+    if pattern == "random_int":
+        return rng.integers(0, 10, size, dtype=np.int64)
+    if pattern == "random_float":
+        return rng.uniform(-1.0, 1.0, size)
+    raise ValueError(f"unknown input pattern {pattern!r}")
+
+
+def numpy_input(spec: RunSpec, group_rank: int, world_size: int) -> np.ndarray:
+    """This rank's input as numpy, shaped as collectives.input_blocks says (maybe empty)."""
+    group = group_of(spec, world_size)
+    root = group.index(spec.root)
+    count = effective_count(spec)
+    size = C.input_size(spec.collective, group_rank, len(group), root, count)
+    if spec.collective == "barrier":
+        return np.array([1 << (group_rank % 63)], dtype=np.int64)
+    values = pattern_values(spec.pattern, spec.seed, group_rank, size)
+    return values.astype(NUMPY_DTYPE[effective_dtype(spec)])
+
+
+def torch_input(spec: RunSpec, group_rank: int, world_size: int, device: torch.device) -> torch.Tensor:
+    x = torch.from_numpy(numpy_input(spec, group_rank, world_size))
+    return x.to(device=device, dtype=TORCH_DTYPE[effective_dtype(spec)])

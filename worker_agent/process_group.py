@@ -1,0 +1,92 @@
+"""This rank's place in the world: the process group, its device, its subgroups.
+
+Reads torchrun's variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+MASTER_PORT), so `torchrun -m worker_agent` works on any number of nodes.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+
+from .protocol import Hello
+
+DEFAULT_TIMEOUT = 30.0
+
+
+@dataclass
+class World:
+    rank: int
+    world_size: int
+    local_rank: int
+    backend: str
+    device: torch.device
+    host: str = field(default_factory=socket.gethostname)
+    pid: int = field(default_factory=os.getpid)
+    _groups: dict = field(default_factory=dict, repr=False)
+
+    def hello(self) -> Hello:
+        return Hello(
+            rank=self.rank,
+            world_size=self.world_size,
+            local_rank=self.local_rank,
+            host=self.host,
+            pid=self.pid,
+            backend=self.backend,
+            device=str(self.device),
+            torch_version=torch.__version__,
+        )
+
+    def group(self, ranks: tuple[int, ...]) -> dist.ProcessGroup | None:
+        """The process group of `ranks` (None: the default group). new_group is
+        collective over the whole world, so every rank calls this for every run,
+        in the same order, member or not; groups are made once and reused."""
+        if list(ranks) == list(range(self.world_size)):
+            return None
+        if ranks not in self._groups:
+            self._groups[ranks] = dist.new_group(list(ranks))
+        return self._groups[ranks]
+
+
+def _env_int(name: str, default: int | None = None) -> int:
+    value = os.environ.get(name)
+    if value is None:
+        if default is None:
+            raise RuntimeError(f"{name} is not set: start workers with torchrun or `ringside up`")
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise RuntimeError(f"{name}={value!r} is not an integer") from None
+
+
+def init_from_env(backend: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> World:
+    """Join the process group described by torchrun's environment variables."""
+    rank, world_size = _env_int("RANK"), _env_int("WORLD_SIZE")
+    local_rank = _env_int("LOCAL_RANK", 0)
+    for name in ("MASTER_ADDR", "MASTER_PORT"):
+        if name not in os.environ:
+            raise RuntimeError(f"{name} is not set: start workers with torchrun or `ringside up`")
+    backend = backend or ("nccl" if torch.cuda.is_available() else "gloo")
+    if backend == "nccl":
+        if not torch.cuda.is_available():
+            raise RuntimeError("backend nccl needs a CUDA GPU; use gloo on CPU")
+        device = torch.device("cuda", local_rank % torch.cuda.device_count())
+        torch.cuda.set_device(device)
+    elif backend == "gloo":
+        device = torch.device("cpu")
+    else:
+        raise RuntimeError(f"unknown backend {backend!r}: use gloo or nccl")
+    dist.init_process_group(
+        backend,
+        rank=rank,
+        world_size=world_size,
+        timeout=timedelta(seconds=timeout),
+        **({"device_id": device} if backend == "nccl" else {}),
+    )
+    return World(rank, world_size, local_rank, backend, device)

@@ -1,0 +1,194 @@
+"""One run on this rank: check the spec, lay out the buffer, run the schedule
+(or the native op) for every iteration, verify, and report every step.
+
+Events go to `emit`, which must be cheap: it is called between steps.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from typing import Callable
+
+import torch
+import torch.distributed as dist
+
+from . import capture, native
+from . import collectives as C
+from .algorithms import NATIVE, build
+from .catalog import effective_count, effective_dtype, effective_op, group_of, peer_of, validate
+from .executor import Executor
+from .inputs import TORCH_DTYPE, torch_input
+from .process_group import World
+from .protocol import ErrorEvent, Message, RunFinished, RunSpec, RunStarted, StepEvent, Timings
+from .schedule import chunk_bounds
+from .verify import compare
+
+
+class RunFailed(RuntimeError):
+    """The run could not finish on this rank: a peer died, timed out, or the backend refused."""
+
+
+class Runner:
+    def __init__(self, world: World, emit: Callable[[Message], None]):
+        self.world = world
+        self.emit = emit
+
+    def run(self, run_id: str, spec: RunSpec) -> RunFinished:
+        world = self.world
+        validate(spec, world.world_size, world.backend)  # the same verdict on every rank, before any talk
+        ranks = group_of(spec, world.world_size)
+        group = world.group(tuple(ranks))
+        if world.rank not in ranks:
+            return RunFinished(run_id=run_id, rank=world.rank, timings=Timings(iterations=[]))
+        try:
+            return _Run(self, run_id, spec, ranks, group).execute()
+        except Exception as e:  # a broken peer, a timeout, a backend that refuses: report, don't hang
+            message = f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: {_reason(e)}"
+            self.emit(ErrorEvent(run_id=run_id, rank=world.rank, message=message))
+            raise RunFailed(message) from e
+
+
+def _reason(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+class _Run:
+    """The state of one run on one rank."""
+
+    def __init__(self, runner: Runner, run_id: str, spec: RunSpec, ranks: list[int], group):
+        world = runner.world
+        self.emit, self.run_id, self.spec, self.group = runner.emit, run_id, spec, group
+        self.rank, self.device = world.rank, world.device
+        self.p = len(ranks)
+        self.me, self.root = ranks.index(world.rank), ranks.index(spec.root)
+        self.peer = ranks.index(peer_of(spec, ranks))
+        self.count, self.op = effective_count(spec), effective_op(spec)
+        self.timeout = timedelta(seconds=spec.timeout)
+        blocks = C.buffer_blocks(spec.collective, self.p)
+        self.initial = torch.zeros(blocks * self.count, dtype=TORCH_DTYPE[effective_dtype(spec)], device=world.device)
+        mine = C.input_blocks(spec.collective, self.me, self.p, self.root)
+        self.initial[mine.start * self.count : mine.stop * self.count] = torch_input(spec, self.me, world.world_size, world.device)
+        self.buffer = self.initial.clone()
+        out = C.output_blocks(spec.collective, self.me, self.p, self.root, self.peer)
+        self.out_range = (out.start * self.count, out.stop * self.count) if len(out) else None
+        if spec.algorithm == NATIVE:
+            self.schedule, self.executor = None, None
+            self.bounds = chunk_bounds(blocks, 1, self.count)
+            self.call, self.native_out = native.prepare(
+                spec.collective, self.buffer, self.count, ranks, self.me, self.root, self.peer, group, self.op
+            )
+        else:
+            self.schedule = build(spec.collective, spec.algorithm, self.p, self.root, spec.chunks)
+            self.bounds = self.schedule.chunk_bounds(self.count)
+            self.executor = Executor(self.schedule, self.count, self.buffer, _schedule_ranks(spec, ranks, self.root, self.peer), group, self.op)
+        self.ranks = ranks
+
+    def execute(self) -> RunFinished:
+        spec = self.spec
+        self.emit(
+            RunStarted(
+                run_id=self.run_id,
+                rank=self.rank,
+                group_rank=self.me,
+                spec=spec,
+                schedule=self.schedule.to_json() if self.schedule is not None and self.me == 0 else None,
+                chunk_bounds=self.bounds,
+                inputs=capture.states(self.buffer, self.bounds, range(len(self.bounds)), spec.capture),
+            )
+        )
+        for _ in range(spec.warmup):
+            self._iteration(None)
+        times = [self._iteration(self._on_step if i == 0 else None) for i in range(spec.iterations)]
+        output = self._output()
+        verdict = self._verify(output) if spec.verify and self.schedule is not None else None
+        sent = sum(p.bytes_sent for p in self.executor.plans) if self.executor else 0
+        received = sum(p.bytes_received for p in self.executor.plans) if self.executor else 0
+        finished = RunFinished(
+            run_id=self.run_id,
+            rank=self.rank,
+            output=capture.states(self.buffer, self.bounds, self._output_chunks(), spec.capture),
+            checksum=capture.checksum(output) if output is not None else None,
+            verified=verdict.verified if verdict else None,
+            max_diff=verdict.max_diff if verdict else None,
+            tolerance=verdict.tolerance if verdict else None,
+            timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in times[0][1]] if times else []),
+            bytes_sent=sent,
+            bytes_received=received,
+        )
+        self.emit(finished)
+        return finished
+
+    def _iteration(self, on_step) -> tuple[float, list[tuple[float, float]]]:
+        """One timed pass from the run's input: (total seconds, per-step (t0, t1))."""
+        self.buffer.copy_(self.initial)
+        dist.barrier(self.group, async_op=True).wait(self.timeout)
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        start = time.perf_counter()
+        if self.executor is not None:
+            steps = self.executor.run(start, self.spec.timeout, on_step)
+        else:
+            self.call(self.timeout)
+            if self.device.type == "cuda":
+                torch.cuda.synchronize(self.device)
+            steps = []
+        return time.perf_counter() - start, steps
+
+    def _on_step(self, index: int, t0: float, t1: float) -> None:
+        plan = self.executor.plans[index]
+        self.emit(
+            StepEvent(
+                run_id=self.run_id,
+                rank=self.rank,
+                step=index,
+                phase=self.schedule.steps[index].phase,
+                transfers=plan.transfers,
+                bytes_sent=plan.bytes_sent,
+                bytes_received=plan.bytes_received,
+                t0=t0,
+                t1=t1,
+                states=capture.states(self.buffer, self.bounds, plan.written, self.spec.capture),
+            )
+        )
+
+    def _output(self) -> torch.Tensor | None:
+        """This rank's output, left in the buffer's output blocks (native ops may write elsewhere)."""
+        if self.out_range is None:
+            return None
+        out = self.buffer[self.out_range[0] : self.out_range[1]]
+        if self.schedule is None:
+            if self.native_out is None:  # a native barrier leaves nothing behind
+                return None
+            if self.native_out.data_ptr() != out.data_ptr():
+                out.copy_(self.native_out)
+        elif self.op == "AVG":
+            out.div_(self.p)
+        return out
+
+    def _output_chunks(self) -> list[int]:
+        if self.out_range is None:
+            return []
+        return [c for c, (a, b) in enumerate(self.bounds) if self.out_range[0] <= a and b <= self.out_range[1]]
+
+    def _verify(self, output: torch.Tensor | None):
+        """Run the native op once on the same input and compare; barrier compares with an OR all_reduce."""
+        spec = self.spec
+        collective = "all_reduce" if spec.collective == "barrier" else spec.collective
+        reference = self.initial.clone()
+        call, want = native.prepare(collective, reference, self.count, self.ranks, self.me, self.root, self.peer, self.group, self.op)
+        call(self.timeout)
+        if output is None or want is None:
+            return None
+        return compare(spec.collective, output, want, self.p)
+
+
+def _schedule_ranks(spec: RunSpec, ranks: list[int], root: int, peer: int) -> list[int]:
+    """Global rank of every schedule rank. send_recv schedules send from the root to the
+    rank after it; when the chosen peer is another rank, swap the two places."""
+    ranks = list(ranks)
+    if spec.collective == "send_recv":
+        nxt = (root + 1) % len(ranks)
+        ranks[nxt], ranks[peer] = ranks[peer], ranks[nxt]
+    return ranks

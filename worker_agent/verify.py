@@ -1,0 +1,41 @@
+"""Compare a stepwise run's output with the backend's own op on the same input.
+
+Integers, and collectives that only move data, must match bit for bit.
+Float reductions may differ in the order of their additions: they pass when
+the largest difference is within a tolerance that grows with the dtype's
+precision, the group size and the values' magnitude.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+MOVES_ONLY = frozenset({"broadcast", "scatter", "gather", "all_gather", "all_to_all", "send_recv"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verified: bool
+    max_diff: float
+    tolerance: float
+
+
+def tolerance(collective: str, dtype: torch.dtype, group_size: int, magnitude: float) -> float:
+    if collective in MOVES_ONLY or not dtype.is_floating_point:
+        return 0.0
+    return 4.0 * group_size * torch.finfo(dtype).eps * max(1.0, magnitude)
+
+
+def compare(collective: str, got: torch.Tensor, want: torch.Tensor, group_size: int) -> Verdict:
+    if got.shape != want.shape:
+        return Verdict(False, float("inf"), 0.0)
+    a, b = got.double(), want.double()
+    same = (a == b) | (torch.isnan(a) & torch.isnan(b))  # equal infinities count as equal
+    diff = torch.where(same, torch.zeros_like(a), (a - b).abs().nan_to_num(float("inf")))
+    max_diff = float(diff.max()) if diff.numel() else 0.0
+    finite = b[torch.isfinite(b)]
+    magnitude = float(finite.abs().max()) if finite.numel() else 0.0
+    tol = tolerance(collective, got.dtype, group_size, magnitude)
+    return Verdict(max_diff <= tol, max_diff, tol)
