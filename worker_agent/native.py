@@ -26,6 +26,10 @@ REDUCE_OPS = {
 
 Call = Callable[[timedelta], None]
 
+# torch 2.13 renamed the tensor-in, tensor-out forms; older releases (a GPU user's) have the old names
+_all_gather = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor
+_reduce_scatter = getattr(dist, "reduce_scatter_single", None) or dist.reduce_scatter_tensor
+
 
 def prepare(
     collective: str,
@@ -60,10 +64,10 @@ def prepare(
         return waiting(lambda: dist.reduce(buffer, ranks[root], red, g, async_op=True)), out
     if collective == "all_gather":
         mine = blocks[me].clone()
-        return waiting(lambda: dist.all_gather_into_tensor(buffer, mine, g, async_op=True)), buffer
+        return waiting(lambda: _all_gather(buffer, mine, g, async_op=True)), buffer
     if collective == "reduce_scatter":
         out = torch.empty_like(blocks[me])
-        return waiting(lambda: dist.reduce_scatter_tensor(out, buffer, red, g, async_op=True)), out
+        return waiting(lambda: _reduce_scatter(out, buffer, red, g, async_op=True)), out
     if collective == "scatter":
         out = torch.empty_like(blocks[me])
         parts = blocks if me == root else None

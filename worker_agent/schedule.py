@@ -55,20 +55,22 @@ class Schedule:
         """Element range [start, stop) of every chunk for blocks of `count` elements."""
         return chunk_bounds(self.blocks, self.pieces, count)
 
-    def to_json(self) -> dict:
-        """Plain JSON for the browser: a transfer is [src, dst, chunk, into, reduce]."""
+    def to_json(self, ranks: Sequence[int] | None = None) -> dict:
+        """Plain JSON for the browser: a transfer is [src, dst, chunk, into, reduce].
+        With `ranks` (the global rank of every schedule rank), ranks and captions are global."""
+        g = list(ranks) if ranks is not None else list(range(self.world_size))
         return {
             "collective": self.collective,
             "algorithm": self.algorithm,
             "world_size": self.world_size,
-            "root": self.root,
+            "root": g[self.root] if self.world_size else self.root,
             "blocks": self.blocks,
             "pieces": self.pieces,
             "steps": [
                 {
                     "phase": s.phase,
-                    "caption": s.caption,
-                    "transfers": [[t.src, t.dst, t.chunk, t.into, int(t.reduce)] for t in s.transfers],
+                    "caption": s.caption.format(*g),
+                    "transfers": [[g[t.src], g[t.dst], t.chunk, t.into, int(t.reduce)] for t in s.transfers],
                 }
                 for s in self.steps
             ],
@@ -89,6 +91,11 @@ def chunk_bounds(blocks: int, pieces: int, count: int) -> list[tuple[int, int]]:
             bounds.append((start, start + size))
             start += size
     return bounds
+
+
+def rank(i: int) -> str:
+    """A rank named in a caption: a placeholder that to_json fills in with its global number."""
+    return f"rank {{{i}}}"
 
 
 class ScheduleError(ValueError):
@@ -153,6 +160,18 @@ def pipelined(stages: Sequence[Stage], pieces: int) -> tuple[Step, ...]:
             caption = "; ".join(f"piece {c}: {stages[s].caption}" for c, s in active)
         steps.append(Step(" + ".join(phases), caption, transfers))
     return tuple(steps)
+
+
+def blocked(stages: Sequence[Stage], pieces: int) -> tuple[Step, ...]:
+    """One step per stage, each whole-block transfer moving every piece of its block at once."""
+    return steps_of(
+        Stage(
+            s.phase,
+            s.caption,
+            [Transfer(x.src, x.dst, x.chunk * pieces + c, x.into * pieces + c, x.reduce) for x in s.transfers for c in range(pieces)],
+        )
+        for s in stages
+    )
 
 
 def virtual(rank: int, root: int, world_size: int) -> int:

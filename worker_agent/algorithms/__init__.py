@@ -8,14 +8,29 @@ from functools import lru_cache
 from typing import Callable
 
 from ..schedule import Schedule, check
-from . import all_reduce
+from . import all_gather, all_reduce, all_to_all, barrier, broadcast, reduce, reduce_scatter, scatter_gather, send_recv
 
 NATIVE = "native"
 
 Builder = Callable[[int, int, int], Schedule]
 
 ALGORITHMS: dict[str, dict[str, Builder]] = {
-    "all_reduce": {"ring": all_reduce.ring},
+    "broadcast": {"flat": broadcast.flat, "binomial_tree": broadcast.binomial_tree, "ring": broadcast.ring},
+    "scatter": {"flat": scatter_gather.scatter_flat, "binomial_tree": scatter_gather.scatter_binomial_tree},
+    "gather": {"flat": scatter_gather.gather_flat, "binomial_tree": scatter_gather.gather_binomial_tree},
+    "reduce": {"flat": reduce.flat, "binomial_tree": reduce.binomial_tree},
+    "all_reduce": {
+        "ring": all_reduce.ring,
+        "tree": all_reduce.tree,
+        "master_worker": all_reduce.master_worker,
+        "recursive_doubling": all_reduce.recursive_doubling,
+        "rabenseifner": all_reduce.rabenseifner,
+    },
+    "all_gather": {"ring": all_gather.ring, "recursive_doubling": all_gather.recursive_doubling},
+    "reduce_scatter": {"ring": reduce_scatter.ring, "recursive_halving": reduce_scatter.recursive_halving},
+    "all_to_all": {"pairwise": all_to_all.pairwise},
+    "barrier": {"dissemination": barrier.dissemination},
+    "send_recv": {"direct": send_recv.direct},
 }
 
 
@@ -30,6 +45,8 @@ def build(collective: str, algorithm: str, world_size: int, root: int = 0, chunk
         builder = ALGORITHMS[collective][algorithm]
     except KeyError:
         raise ValueError(f"no stepwise algorithm {algorithm!r} for {collective!r}") from None
+    if chunks < 1:
+        raise ValueError(f"chunks must be at least 1, not {chunks}")
     schedule = builder(world_size, root, chunks)
     check(schedule)
     return schedule

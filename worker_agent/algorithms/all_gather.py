@@ -1,0 +1,33 @@
+"""all_gather schedules: block r starts at rank r and ends up on every rank."""
+
+from __future__ import annotations
+
+from ..schedule import Schedule, Stage, Transfer, blocked, floor_pow2
+from . import ring as _ring
+
+
+def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+    """P-1 steps; each rank passes the block it got last to its right neighbour."""
+    steps = _ring.all_gather_steps(p, _ring.segments_of(p, chunks))
+    return Schedule("all_gather", "ring", p, root, blocks=p, pieces=chunks, steps=tuple(steps))
+
+
+def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+    """Pairs at distance 1, 2, 4, ... swap everything they hold: log2 P steps.
+    Extra ranks beyond a power of two fold their block in first and get everything at the end."""
+    p2 = floor_pow2(p)
+    stages = []
+    held = {v: [v] + ([v + p2] if v + p2 < p else []) for v in range(p2)}
+    if p > p2:
+        stages.append(Stage("fold", f"the {p - p2} rank(s) beyond the largest power of two, {p2}, hand their block to a partner",
+                            [Transfer(v, v - p2, v, v, False) for v in range(p2, p)]))
+    d = 1
+    while d < p2:
+        stages.append(Stage("exchange", f"every rank swaps all the blocks it holds with the rank {d} away",
+                            [Transfer(v, v ^ d, b, b, False) for v in range(p2) for b in held[v]]))
+        held = {v: sorted(held[v] + held[v ^ d]) for v in range(p2)}
+        d *= 2
+    if p > p2:
+        stages.append(Stage("unfold", "every partner sends all the blocks to the rank it folded in",
+                            [Transfer(v - p2, v, b, b, False) for v in range(p2, p) for b in range(p) if b != v]))
+    return Schedule("all_gather", "recursive_doubling", p, root, blocks=p, pieces=chunks, steps=blocked(stages, chunks))

@@ -1,0 +1,16 @@
+"""all_to_all: block d of rank s ends up as block s of rank d (buffer block P+s)."""
+
+from __future__ import annotations
+
+from ..schedule import Schedule, Stage, Transfer, blocked
+
+
+def pairwise(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+    """Step s: every rank sends to the rank s ahead and hears from the rank s behind,
+    so each link carries one block per step; step 0 keeps each rank's own block."""
+    stages = [Stage("local copy", "every rank keeps the block addressed to itself",
+                    [Transfer(r, r, r, p + r, False) for r in range(p)])]
+    for s in range(1, p):
+        stages.append(Stage("exchange", f"every rank sends the block addressed to the rank {s} ahead of it",
+                            [Transfer(r, (r + s) % p, (r + s) % p, p + r, False) for r in range(p)]))
+    return Schedule("all_to_all", "pairwise", p, root, blocks=2 * p, pieces=chunks, steps=blocked(stages, chunks))

@@ -1,0 +1,18 @@
+"""barrier: no rank leaves until every rank has arrived (collectives.py models it as
+an OR of one-bit tokens, so the buffers show who has heard from whom)."""
+
+from __future__ import annotations
+
+from ..schedule import Schedule, Step, Transfer
+
+
+def dissemination(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+    """Round k: every rank signals the rank 2^k ahead; after ceil(log2 P) rounds all have heard from all."""
+    if chunks != 1:
+        raise ValueError(f"a barrier moves one token: chunks must be 1, not {chunks}")
+    steps, d = [], 1
+    while d < p:
+        steps.append(Step("signal", f"every rank signals the rank {d} ahead of it, passing on who it has heard from",
+                          tuple(Transfer(r, (r + d) % p, 0, 0, True) for r in range(p))))
+        d *= 2
+    return Schedule("barrier", "dissemination", p, root, blocks=1, pieces=1, steps=tuple(steps))

@@ -1,0 +1,38 @@
+"""reduce_scatter schedules: rank r ends with the op over every rank's block r."""
+
+from __future__ import annotations
+
+from ..schedule import Schedule, Stage, Transfer, blocked, floor_pow2
+from . import ring as _ring
+
+
+def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+    """P-1 steps; a block travels the ring collecting every rank's share, ending at its owner."""
+    steps = _ring.reduce_scatter_steps(p, _ring.segments_of(p, chunks))
+    return Schedule("reduce_scatter", "ring", p, root, blocks=p, pieces=chunks, steps=tuple(steps))
+
+
+def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+    """Pairs at distance P'/2, P'/4, ... 1 each send the half of their blocks the partner
+    keeps: log2 P' steps (P' the largest power of two <= P). Extra ranks fold their
+    buffer in first; block b > P' is owned by rank b-P' until the last step hands it over."""
+    p2 = floor_pow2(p)
+    owner = lambda b: b if b < p2 else b - p2  # noqa: E731
+    stages = []
+    if p > p2:
+        stages.append(Stage("fold", f"the {p - p2} rank(s) beyond the largest power of two, {p2}, add their whole buffer into a partner",
+                            [Transfer(v, v - p2, b, b, True) for v in range(p2, p) for b in range(p)]))
+    held = {v: list(range(p)) for v in range(p2)}
+    d = p2 // 2
+    while d >= 1:
+        sends = []
+        for v in range(p2):
+            give = [b for b in held[v] if owner(b) & d != v & d]
+            sends += [Transfer(v, v ^ d, b, b, True) for b in give]
+            held[v] = [b for b in held[v] if owner(b) & d == v & d]
+        stages.append(Stage("reduce-scatter", f"every rank sends the blocks that belong on the other side to the rank {d} away, which adds them", sends))
+        d //= 2
+    if p > p2:
+        stages.append(Stage("unfold", "every partner hands the finished block to the rank it folded in",
+                            [Transfer(v - p2, v, v, v, False) for v in range(p2, p)]))
+    return Schedule("reduce_scatter", "recursive_halving", p, root, blocks=p, pieces=chunks, steps=blocked(stages, chunks))
