@@ -30,6 +30,7 @@ DType = Literal["int32", "int64", "float16", "bfloat16", "float32", "float64"]
 Op = Literal["SUM", "PRODUCT", "MIN", "MAX", "AVG", "BAND", "BOR", "BXOR"]
 Pattern = Literal["rank", "index", "random_int", "random_float"]
 Capture = Literal["full", "summary", "none"]
+Number = Union[int, float]  # integer dtypes stay exact
 
 
 class Strict(BaseModel):
@@ -61,11 +62,11 @@ class ChunkState(Strict):
     """One chunk of one rank's buffer. `values` only at capture `full`."""
 
     chunk: int
-    values: Optional[list[float]] = None
-    preview: list[float] = []
-    min: Optional[float] = None
-    max: Optional[float] = None
-    sum: Optional[float] = None
+    values: Optional[list[Number]] = None
+    preview: list[Number] = []
+    min: Optional[Number] = None
+    max: Optional[Number] = None
+    sum: Optional[Number] = None
     checksum: Optional[int] = None
 
 
@@ -100,7 +101,7 @@ class RunStarted(Message):
     rank: int
     group_rank: int
     spec: RunSpec
-    schedule: Optional[dict] = Field(None, description="Schedule.to_json(); sent by the group's rank 0 only")
+    schedule: Optional[dict] = Field(None, description="Schedule.to_json() in global ranks; sent by the group's rank 0 only")
     chunk_bounds: list[tuple[int, int]] = []
     inputs: list[ChunkState] = Field([], description="this rank's buffer before the first step")
 

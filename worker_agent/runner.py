@@ -93,7 +93,7 @@ class _Run:
                 rank=self.rank,
                 group_rank=self.me,
                 spec=spec,
-                schedule=self.schedule.to_json() if self.schedule is not None and self.me == 0 else None,
+                schedule=self.schedule.to_json(self.executor.ranks) if self.schedule is not None and self.me == 0 else None,
                 chunk_bounds=self.bounds,
                 inputs=capture.states(self.buffer, self.bounds, range(len(self.bounds)), spec.capture),
             )

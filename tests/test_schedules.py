@@ -1,0 +1,94 @@
+"""Every schedule, simulated in numpy, equals its collective's definition, for any
+world size, root, count (divisible or not) and number of chunks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from worker_agent import collectives as C
+from worker_agent.algorithms import ALGORITHMS, algorithms_for, build
+from worker_agent.schedule import Schedule, ScheduleError, Step, Transfer, check
+from worker_agent.simulate import simulate
+
+PAIRS = [(c, a) for c, algs in ALGORITHMS.items() for a in algs]
+OPS_FOR_INTS = ("SUM", "MAX", "BXOR", "PRODUCT")
+
+
+def run_case(collective, algorithm, p, root, chunks, extra, op, seed):
+    schedule = build(collective, algorithm, p, root, chunks)
+    count = 1 if collective == "barrier" else schedule.pieces + extra
+    if collective == "barrier":
+        op = C.BARRIER_OP
+    rng = np.random.default_rng(seed)
+    inputs = [rng.integers(-9, 10, C.input_size(collective, r, p, root, count)) for r in range(p)]
+    if collective == "barrier":
+        inputs = [np.array([1 << r]) for r in range(p)]
+    peer = (root + 1) % p
+    got = simulate(schedule, inputs, count, op, peer)
+    want = C.reference(collective, inputs, op, root, peer)
+    for r, (a, b) in enumerate(zip(got, want)):
+        assert (a is None) == (b is None), f"rank {r}: output presence differs"
+        if a is not None:
+            np.testing.assert_array_equal(a, b, err_msg=f"{collective}/{algorithm} P={p} root={root} rank {r}")
+
+
+@pytest.mark.parametrize("collective,algorithm", PAIRS)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_simulation_equals_definition(collective, algorithm, data):
+    p = data.draw(st.integers(1, 16), label="P")
+    root = data.draw(st.integers(0, p - 1), label="root")
+    chunks = 1 if collective == "barrier" else data.draw(st.integers(1, 3), label="chunks")
+    extra = data.draw(st.integers(0, 2 * p + 1), label="extra elements")
+    op = data.draw(st.sampled_from(OPS_FOR_INTS), label="op")
+    run_case(collective, algorithm, p, root, chunks, extra, op, data.draw(st.integers(0, 2**16)))
+
+
+@pytest.mark.parametrize("collective,algorithm", PAIRS)
+def test_every_world_size_small(collective, algorithm):
+    """Exhaustive over the small worlds where off-by-one errors live."""
+    for p in range(1, 10):
+        for root in {0, p // 2, p - 1}:
+            run_case(collective, algorithm, p, root, 1, 1, "SUM", p)
+
+
+@pytest.mark.parametrize("collective,algorithm", PAIRS)
+def test_schedules_are_well_formed_and_captioned(collective, algorithm):
+    s = build(collective, algorithm, 7, 3, 1)
+    check(s)
+    doc = s.to_json(ranks=[10, 11, 12, 13, 14, 15, 16])
+    assert doc["root"] == 13
+    for step in doc["steps"]:
+        assert step["phase"] and step["caption"] and "{" not in step["caption"]
+        assert all(10 <= t[0] <= 16 and 10 <= t[1] <= 16 for t in step["transfers"])
+
+
+def test_every_collective_has_native_and_a_schedule():
+    for collective in C.COLLECTIVES:
+        algorithms = algorithms_for(collective)
+        assert algorithms[0] == "native" and len(algorithms) >= 2, collective
+
+
+def test_unknown_algorithm_and_bad_chunks_are_refused():
+    with pytest.raises(ValueError, match="no stepwise algorithm 'bogus' for 'all_reduce'"):
+        build("all_reduce", "bogus", 4)
+    with pytest.raises(ValueError, match="chunks must be at least 1"):
+        build("all_reduce", "ring", 4, 0, 0)
+    with pytest.raises(ValueError, match="chunks must be 1"):
+        build("barrier", "dissemination", 4, 0, 2)
+
+
+def test_check_catches_races():
+    def sched(*transfers):
+        return Schedule("all_reduce", "x", 2, 0, 1, 2, (Step("p", "c", tuple(transfers)),))
+
+    with pytest.raises(ScheduleError, match="copies into chunk 0 while sending it"):
+        check(sched(Transfer(0, 1, 0, 0, False), Transfer(1, 0, 0, 0, False)))
+    with pytest.raises(ScheduleError, match="written twice"):
+        check(sched(Transfer(0, 1, 0, 1, False), Transfer(0, 1, 1, 1, False)))
+    with pytest.raises(ScheduleError, match="outside"):
+        check(sched(Transfer(0, 2, 0, 0, False)))
+    check(sched(Transfer(0, 1, 0, 0, True), Transfer(1, 0, 0, 0, True)))  # reductions may cross

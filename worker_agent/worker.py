@@ -1,0 +1,100 @@
+"""`ringside worker`: one rank. With --server it joins a Ringside server and runs
+what it is sent; without, it runs the spec given on the command line and
+writes every event as a JSON line. Reads torchrun's environment, so
+
+    torchrun --nproc-per-node=4 -m worker_agent --collective all_reduce --algorithm ring
+
+runs a real 4-rank ring all_reduce and prints what every rank saw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+
+from pydantic import ValidationError
+
+from .catalog import SpecError
+from .process_group import DEFAULT_TIMEOUT, init_from_env
+from .protocol import RunSpec
+
+SPEC_FLAGS = ("collective", "algorithm", "count", "dtype", "op", "root", "peer", "pattern", "seed",
+              "capture", "chunks", "iterations", "warmup", "timeout")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server", help="URL of a Ringside server to join (http://host:port)")
+    parser.add_argument("--token", help="the server's worker token")
+    parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl with CUDA, else gloo")
+    parser.add_argument("--pg-timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help="seconds a rank waits for a lost peer before failing (default %(default)s)")
+    run = parser.add_argument_group("one run without a server (events go out as JSON lines)")
+    run.add_argument("--spec", help="the whole RunSpec as JSON; flags below override its fields")
+    run.add_argument("--collective")
+    run.add_argument("--algorithm")
+    for name in ("count", "root", "peer", "seed", "chunks", "iterations", "warmup"):
+        run.add_argument(f"--{name}", type=int)
+    for name in ("dtype", "op", "pattern", "capture"):
+        run.add_argument(f"--{name}")
+    run.add_argument("--timeout", type=float)
+    run.add_argument("--group", help="comma-separated global ranks (default: all)")
+    run.add_argument("--out", help="file for the events; {rank} is replaced by the rank (default: stdout)")
+    run.add_argument("--run-id", help="id carried by every event (default: derived from the spec and the rendezvous)")
+
+
+def spec_from_args(args: argparse.Namespace) -> RunSpec:
+    fields = json.loads(args.spec) if args.spec else {}
+    fields.update({k: getattr(args, k) for k in SPEC_FLAGS if getattr(args, k) is not None})
+    if args.group:
+        fields["group"] = [int(r) for r in args.group.split(",")]
+    return RunSpec.model_validate(fields)
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.server:
+        world = init_from_env(args.backend, args.pg_timeout)
+        from .client import serve  # the server's protocol lives there; plain runs never load it
+
+        return serve(args.server, args.token, world)
+    try:
+        spec = spec_from_args(args)
+    except (ValidationError, ValueError) as e:
+        print(f"error: {_first_error(e)}", file=sys.stderr)
+        return 2
+    world = init_from_env(args.backend, args.pg_timeout)
+    out = open(args.out.format(rank=world.rank), "w") if args.out else sys.stdout
+    from .runner import RunFailed, Runner
+
+    def emit(message) -> None:
+        out.write(message.model_dump_json() + "\n")
+
+    try:
+        Runner(world, emit).run(args.run_id or _run_id(spec), spec)
+    except SpecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except RunFailed as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        out.flush()
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+def _run_id(spec: RunSpec) -> str:
+    """The same on every rank without talking: the spec and the rendezvous they share."""
+    key = spec.model_dump_json() + os.environ.get("MASTER_ADDR", "") + os.environ.get("MASTER_PORT", "")
+    return hashlib.sha1(key.encode()).hexdigest()[:12]
+
+
+def _first_error(e: Exception) -> str:
+    if isinstance(e, ValidationError):
+        err = e.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or "spec"
+        return f"{field}: {err['msg']}"
+    return str(e)
