@@ -35,7 +35,8 @@ class SpecError(ValueError):
 
 
 def group_of(spec: RunSpec, world_size: int) -> list[int]:
-    return list(spec.group) if spec.group is not None else list(range(world_size))
+    """The group's global ranks in group-rank order: ascending, as torch numbers a new_group."""
+    return sorted(spec.group) if spec.group is not None else list(range(world_size))
 
 
 def peer_of(spec: RunSpec, group: list[int]) -> int:
