@@ -12,6 +12,7 @@ import multiprocessing as mp
 import os
 import queue
 import socket
+import time
 import traceback
 
 TIMEOUT = 120.0
@@ -29,6 +30,16 @@ class RankError(Exception):
     def __init__(self, kind: str, message: str, trace: str):
         super().__init__(f"{kind}: {message}")
         self.kind, self.message, self.trace = kind, message, trace
+
+
+class Died:
+    """A rank whose process ended without a result (killed, or crashed outright)."""
+
+    def __init__(self, exitcode: int | None):
+        self.exitcode = exitcode
+
+    def __repr__(self) -> str:
+        return f"Died(exitcode={self.exitcode})"
 
 
 def _child(fn, rank, world_size, port, timeout, args, results):
@@ -61,13 +72,19 @@ def run_ranks(fn, world_size: int, *args, timeout: float = TIMEOUT, pg_timeout: 
     if on_start is not None:
         on_start(procs)
     out: dict[int, object] = {}
+    deadline = time.monotonic() + timeout
     try:
         while len(out) < world_size:
-            rank, value = results.get(timeout=timeout)
-            out[rank] = value
-    except queue.Empty:
-        missing = sorted(set(range(world_size)) - set(out))
-        raise TimeoutError(f"ranks {missing} did not finish within {timeout} s") from None
+            try:
+                rank, value = results.get(timeout=0.2)
+                out[rank] = value
+            except queue.Empty:
+                for rank, p in enumerate(procs):  # a rank killed outright reports nothing
+                    if rank not in out and not p.is_alive() and results.empty():
+                        out[rank] = Died(p.exitcode)
+                if time.monotonic() > deadline:
+                    missing = sorted(set(range(world_size)) - set(out))
+                    raise TimeoutError(f"ranks {missing} did not finish within {timeout} s") from None
     finally:
         for p in procs:
             p.join(timeout=10)
@@ -79,6 +96,6 @@ def run_ranks(fn, world_size: int, *args, timeout: float = TIMEOUT, pg_timeout: 
 def unwrap(results: list) -> list:
     """The results, raising the first rank's error with its traceback."""
     for r in results:
-        if isinstance(r, RankError):
+        if isinstance(r, (RankError, Died)):
             raise AssertionError(f"a rank failed: {r}\n{r.trace}")
     return results

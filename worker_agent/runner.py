@@ -44,14 +44,19 @@ class Runner:
         try:
             return _Run(self, run_id, spec, ranks, group).execute()
         except Exception as e:  # a broken peer, a timeout, a backend that refuses: report, don't hang
-            message = f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: {_reason(e)}"
+            message = f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: {_reason(e, spec.timeout)}"
             self.emit(ErrorEvent(run_id=run_id, rank=world.rank, message=message))
             raise RunFailed(message) from e
 
 
-def _reason(e: Exception) -> str:
-    text = str(e).strip().splitlines()
-    return text[0] if text else type(e).__name__
+def _reason(e: Exception, timeout: float) -> str:
+    lines = str(e).strip().splitlines()
+    text = lines[0] if lines else type(e).__name__
+    if "timed out" in text.lower():
+        return f"a peer did not answer within the run's timeout of {timeout:g} s ({text})"
+    if "closed by peer" in text or "reset by peer" in text:
+        return f"a peer's connection dropped; that rank probably died ({text})"
+    return text
 
 
 class _Run:
