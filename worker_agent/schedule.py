@@ -18,8 +18,12 @@ one copying writer and never a copy beside a reduce.
 
 from __future__ import annotations
 
+import functools
+import itertools
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
+
+import numpy as np
 
 
 class Transfer(NamedTuple):
@@ -30,11 +34,28 @@ class Transfer(NamedTuple):
     reduce: bool  # True: dst combines with the run's op; False: dst copies
 
 
-@dataclass(frozen=True)
 class Step:
-    phase: str  # e.g. "reduce-scatter"; consecutive steps of a phase group together
-    caption: str  # what the step does, in words a lecture can read out
-    transfers: tuple[Transfer, ...]
+    """A set of concurrent transfers, held as an int64 table with one row per
+    transfer (src, dst, chunk, into, reduce), so that a step of a thousand ranks
+    is checked, simulated and counted in whole-array operations."""
+
+    def __init__(self, phase: str, caption: str, transfers: Iterable[Transfer] | np.ndarray):
+        self.phase = phase  # e.g. "reduce-scatter"; consecutive steps of a phase group together
+        self.caption = caption  # what the step does, in words a lecture can read out
+        if isinstance(transfers, np.ndarray):
+            table = transfers.astype(np.int64).reshape(-1, 5)
+        else:
+            flat = np.fromiter(itertools.chain.from_iterable(transfers), dtype=np.int64)
+            table = flat.reshape(-1, 5)
+        table.flags.writeable = False
+        self.table = table
+
+    @functools.cached_property
+    def transfers(self) -> tuple[Transfer, ...]:
+        return tuple(Transfer(s, d, c, i, bool(r)) for s, d, c, i, r in self.table.tolist())
+
+    def __repr__(self) -> str:
+        return f"Step({self.phase!r}, {len(self.table)} transfers)"
 
 
 @dataclass(frozen=True)
@@ -70,7 +91,7 @@ class Schedule:
                 {
                     "phase": s.phase,
                     "caption": s.caption.format(*g),
-                    "transfers": [[g[t.src], g[t.dst], t.chunk, t.into, int(t.reduce)] for t in s.transfers],
+                    "transfers": [[g[a], g[b], c, i, r] for a, b, c, i, r in s.table.tolist()],
                 }
                 for s in self.steps
             ],
@@ -106,23 +127,23 @@ def check(schedule: Schedule) -> None:
     """Raise ScheduleError if a step reads and writes a chunk in a way that races."""
     p, n = schedule.world_size, schedule.num_chunks
     for index, step in enumerate(schedule.steps):
-        sent: set[tuple[int, int]] = set()
-        copied: set[tuple[int, int]] = set()
-        reduced: set[tuple[int, int]] = set()
-        for t in step.transfers:
-            if not (0 <= t.src < p and 0 <= t.dst < p and 0 <= t.chunk < n and 0 <= t.into < n):
-                raise ScheduleError(f"step {index}: {t} is outside {p} ranks x {n} chunks")
-            if t.src == t.dst and t.reduce:
-                raise ScheduleError(f"step {index}: {t} reduces a rank into itself")
-            sent.add((t.src, t.chunk))
-            cell = (t.dst, t.into)
-            if cell in copied or (not t.reduce and cell in reduced):
-                raise ScheduleError(f"step {index}: chunk {t.into} of rank {t.dst} is written twice")
-            (reduced if t.reduce else copied).add(cell)
-        clash = sent & copied
-        if clash:
-            rank, chunk = min(clash)
-            raise ScheduleError(f"step {index}: rank {rank} copies into chunk {chunk} while sending it")
+        src, dst, chunk, into, red = step.table.T
+        bad = (src < 0) | (src >= p) | (dst < 0) | (dst >= p) | (chunk < 0) | (chunk >= n) | (into < 0) | (into >= n)
+        if bad.any():
+            raise ScheduleError(f"step {index}: {step.transfers[bad.argmax()]} is outside {p} ranks x {n} chunks")
+        if ((src == dst) & (red == 1)).any():
+            raise ScheduleError(f"step {index}: a rank reduces a chunk into itself")
+        cells, copy = dst * n + into, red == 0
+        written, times = np.unique(cells, return_counts=True)
+        reduced = np.unique(cells[~copy])
+        twice = np.intersect1d(written[times > 1], cells[copy])
+        if len(twice) or len(np.intersect1d(cells[copy], reduced)):
+            cell = int((twice if len(twice) else np.intersect1d(cells[copy], reduced))[0])
+            raise ScheduleError(f"step {index}: chunk {cell % n} of rank {cell // n} is written twice")
+        clash = np.intersect1d(src * n + chunk, cells[copy])
+        if len(clash):
+            rank, c = divmod(int(clash[0]), n)
+            raise ScheduleError(f"step {index}: rank {rank} copies into chunk {c} while sending it")
 
 
 # --- building blocks shared by the algorithm modules -------------------------
@@ -193,4 +214,4 @@ def ceil_log2(n: int) -> int:
 
 def steps_of(stages: Iterable[Stage]) -> tuple[Step, ...]:
     """Stages whose transfers are already chunk indices, as steps (empty stages dropped)."""
-    return tuple(Step(s.phase, s.caption, tuple(s.transfers)) for s in stages if s.transfers)
+    return tuple(Step(s.phase, s.caption, s.transfers) for s in stages if s.transfers)

@@ -30,7 +30,7 @@ def initial_buffers(schedule: Schedule, inputs: list[np.ndarray], count: int) ->
 
 def _element_moves(step: Step, starts: np.ndarray, sizes: np.ndarray):
     """Per element moved in `step`: source row/column, target row/column, and whether it reduces."""
-    t = np.asarray(step.transfers, dtype=np.int64).reshape(-1, 5)
+    t = step.table
     src, dst, chunk, into, red = t.T
     lengths = sizes[chunk]
     which = np.repeat(np.arange(len(t)), lengths)
@@ -108,8 +108,7 @@ def traffic(schedule: Schedule, count: int, itemsize: int) -> Traffic:
     link_bytes: dict[int, int] = {}
     step_bytes = np.zeros(len(schedule.steps), np.int64)
     for i, step in enumerate(schedule.steps):
-        t = np.asarray(step.transfers, dtype=np.int64).reshape(-1, 5)
-        t = t[t[:, 0] != t[:, 1]]
+        t = step.table[step.table[:, 0] != step.table[:, 1]]
         nbytes = chunk_bytes[t[:, 2]]
         out = np.bincount(t[:, 0], nbytes, minlength=p).astype(np.int64)
         inc = np.bincount(t[:, 1], nbytes, minlength=p).astype(np.int64)

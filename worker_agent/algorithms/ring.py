@@ -9,35 +9,29 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..schedule import Step, Transfer
+import numpy as np
+
+from ..schedule import Step
 
 
 def reduce_scatter_steps(p: int, segments: Sequence[Sequence[int]]) -> list[Step]:
-    steps = []
-    for s in range(p - 1):
-        transfers = tuple(
-            Transfer(r, (r + 1) % p, c, c, True) for r in range(p) for c in segments[(r - s - 1) % p]
-        )
-        caption = (
-            f"Step {s + 1} of {p - 1} of reduce-scatter: every rank sends one segment to its right "
-            "neighbour, which adds it to its own"
-        )
-        steps.append(Step("reduce-scatter", caption, transfers))
-    return steps
+    caption = "Step {} of {} of reduce-scatter: every rank sends one segment to its right neighbour, which adds it to its own"
+    return [Step("reduce-scatter", caption.format(s + 1, p - 1), _pass(p, segments, s + 1, True)) for s in range(p - 1)]
 
 
 def all_gather_steps(p: int, segments: Sequence[Sequence[int]]) -> list[Step]:
-    steps = []
-    for s in range(p - 1):
-        transfers = tuple(
-            Transfer(r, (r + 1) % p, c, c, False) for r in range(p) for c in segments[(r - s) % p]
-        )
-        caption = (
-            f"Step {s + 1} of {p - 1} of all-gather: every rank passes a finished segment to its "
-            "right neighbour, which copies it"
-        )
-        steps.append(Step("all-gather", caption, transfers))
-    return steps
+    caption = "Step {} of {} of all-gather: every rank passes a finished segment to its right neighbour, which copies it"
+    return [Step("all-gather", caption.format(s + 1, p - 1), _pass(p, segments, s, False)) for s in range(p - 1)]
+
+
+def _pass(p: int, segments: Sequence[Sequence[int]], behind: int, reduce: bool) -> np.ndarray:
+    """Every rank r sends segment (r - behind) mod P to rank r+1: one table row per chunk,
+    built as whole arrays because a ring of a thousand ranks has a million of them."""
+    seg = np.asarray(segments, dtype=np.int64)  # (P, chunks per segment)
+    r = np.arange(p)
+    chunks = seg[(r - behind) % p]
+    senders = np.repeat(r, seg.shape[1])
+    return np.column_stack([senders, (senders + 1) % p, chunks.ravel(), chunks.ravel(), np.full(senders.size, int(reduce))])
 
 
 def segments_of(p: int, pieces: int) -> list[list[int]]:

@@ -1,0 +1,68 @@
+"""Does the harness add anything? `ringside bench`'s native path (Runner, native
+op, barrier-aligned timing) against a plain torch.distributed loop (barrier,
+time one all_reduce) over the same op, sizes and ranks, in the same run.
+
+    .venv/bin/python bench/harness_overhead.py [--ranks 4] [--iterations 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from worker_agent.local import run_ranks, unwrap
+from worker_agent.protocol import RunSpec
+
+SIZES = [1 << 10, 64 << 10, 1 << 20, 16 << 20]
+
+
+def plain_loop(t, iterations):
+    import torch.distributed as dist
+
+    times = []
+    for _ in range(iterations):
+        dist.barrier()
+        start = time.perf_counter()
+        dist.all_reduce(t)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def measure(world, iterations, rounds):
+    import torch
+    import torch.distributed as dist
+
+    from worker_agent.runner import Runner
+
+    runner = Runner(world, lambda event: None)
+    out = {}
+    for size in SIZES:
+        plain, harness = [], []
+        for _ in range(rounds):  # interleaved, so drift hits both alike
+            t = torch.rand(size // 4)
+            plain += plain_loop(t, iterations)
+            spec = RunSpec(collective="all_reduce", count=size // 4, pattern="random_float", capture="none",
+                           iterations=iterations, verify=False)
+            harness += runner.run("bench", spec).timings.iterations
+        both = torch.tensor([plain, harness], dtype=torch.float64)
+        dist.all_reduce(both, op=dist.ReduceOp.MAX)
+        out[size] = (statistics.median(both[0].tolist()), statistics.median(both[1].tolist()))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ranks", type=int, default=4)
+    parser.add_argument("--iterations", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=4)
+    args = parser.parse_args()
+    result = unwrap(run_ranks(measure, args.ranks, args.iterations, args.rounds, timeout=3600))[0]
+    print(f"native all_reduce float32, {args.ranks} ranks, gloo; median per iteration, slowest rank")
+    print(f"{'size':>10} {'plain loop us':>14} {'ringside us':>12} {'ratio':>7}")
+    for size, (plain, harness) in result.items():
+        print(f"{size:>10} {plain * 1e6:>14.1f} {harness * 1e6:>12.1f} {harness / plain:>7.3f}")
+
+
+if __name__ == "__main__":
+    main()
