@@ -16,10 +16,18 @@ _WORD = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
 def checksum(t: torch.Tensor) -> int:
-    """The sum, modulo 2**63, of the tensor's elements read as signed integers of
-    their own width: one cheap pass, and equal tensors of one dtype agree bit for bit."""
-    words = t.contiguous().view(_WORD[t.element_size()])
-    return int(words.sum(dtype=torch.int64)) % (1 << 63)
+    """The sum of the tensor's elements read as integers of their own width (their
+    bit patterns), wrapping at that width, as an unsigned number. One vectorised
+    pass; equal tensors of one dtype agree bit for bit."""
+    word = _WORD[t.element_size()]
+    total = int(t.contiguous().view(word).sum(dtype=word))
+    return total % (1 << (8 * t.element_size()))
+
+
+def _sum(t: torch.Tensor) -> float | int:
+    if t.dtype == torch.float16:  # its own sum would overflow at 65504
+        return float(t.float().sum())
+    return t.sum().item()
 
 
 def state(t: torch.Tensor, chunk: int, level: str) -> ChunkState:
@@ -30,13 +38,12 @@ def state(t: torch.Tensor, chunk: int, level: str) -> ChunkState:
         return ChunkState(chunk=chunk, values=values, preview=values[:PREVIEW], min=min(values),
                           max=max(values), sum=sum(values), checksum=checksum(t))
     low, high = torch.aminmax(t)
-    total = t.sum(dtype=torch.float64) if t.is_floating_point() else t.sum(dtype=torch.int64)
     return ChunkState(
         chunk=chunk,
         preview=t[:PREVIEW].tolist(),
-        min=float(low.item()),
-        max=float(high.item()),
-        sum=float(total.item()),
+        min=low.item(),
+        max=high.item(),
+        sum=_sum(t),
         checksum=checksum(t),
     )
 

@@ -41,6 +41,8 @@ class StepPlan:
     ops: list[dist.P2POp] = field(default_factory=list)
     reduces: list[tuple[torch.Tensor, torch.Tensor]] = field(default_factory=list)  # (slot, scratch)
     written: list[int] = field(default_factory=list)  # chunks this rank changes: captured after the step
+    overwritten: set[int] = field(default_factory=set)  # chunks written before the step's waits
+    report_late: bool = False  # the step may be reported once the next step's transfers are in flight
     transfers: list[tuple[int, int, int, int, int]] = field(default_factory=list)  # global ranks
     bytes_sent: int = 0
     bytes_received: int = 0
@@ -68,6 +70,11 @@ class Executor:
         need = max((self._scratch_need(s) for s in schedule.steps), default=0)
         self.scratch = torch.empty(need, dtype=buffer.dtype, device=buffer.device)
         self.plans = [self._plan(step) for step in schedule.steps]
+        for plan, following in zip(self.plans, self.plans[1:]):
+            # Reporting a step reads its chunks (capture). It can wait until the next step's
+            # transfers are posted, hiding that cost behind the wire, unless the next step
+            # writes one of those chunks before its waits.
+            plan.report_late = not following.overwritten.intersection(plan.written)
 
     def chunk(self, c: int) -> torch.Tensor:
         start, stop = self.bounds[c]
@@ -96,6 +103,7 @@ class Executor:
             plan.transfers.append((g[t.src], g[t.dst], t.chunk, t.into, int(t.reduce)))
             if t.src == me:
                 plan.copies.append((self.chunk(t.into), self.chunk(t.chunk)))
+                plan.overwritten.add(t.into)
                 continue
             size = self._size(t.into)
             plan.bytes_received += size * itemsize
@@ -106,6 +114,7 @@ class Executor:
                 target = scratch
             else:
                 target = self.chunk(t.into)
+                plan.overwritten.add(t.into)
             plan.ops.append(dist.P2POp(dist.irecv, target, g[t.src], self.group, tag(t.src, t.dst)))
         for t in step.transfers:
             if t.src == me and t.dst != me:
@@ -121,17 +130,22 @@ class Executor:
         timeout: float,
         on_step: Callable[[int, float, float], None] | None = None,
     ) -> list[tuple[float, float]]:
-        """Every step in order; returns (t0, t1) per step in seconds since `start`."""
+        """Every step in order; returns (t0, t1) per step in seconds since `start`.
+        `on_step(index, t0, t1)` reports each step, in order, while its chunks are as it left them."""
         wait_for = timedelta(seconds=timeout)
         cuda = self.buffer.device.type == "cuda"
-        times = []
+        times: list[tuple[float, float]] = []
+        late = None  # a finished step whose report waits for the next step's transfers
         for index, plan in enumerate(self.plans):
             t0 = time.perf_counter() - start
             for dst, src in plan.copies:  # before any receive lands: they read the step's old state
                 dst.copy_(src)
-            if plan.ops:
-                for work in dist.batch_isend_irecv(plan.ops):
-                    work.wait(wait_for)
+            works = dist.batch_isend_irecv(plan.ops) if plan.ops else []
+            if late is not None:
+                on_step(*late)
+                late = None
+            for work in works:
+                work.wait(wait_for)
             for slot, scratch in plan.reduces:
                 self.reduce(slot, scratch)
             if cuda:
@@ -139,5 +153,10 @@ class Executor:
             t1 = time.perf_counter() - start
             times.append((t0, t1))
             if on_step is not None:
-                on_step(index, t0, t1)
+                if plan.report_late:
+                    late = (index, t0, t1)
+                else:
+                    on_step(index, t0, t1)
+        if late is not None:
+            on_step(*late)
         return times
