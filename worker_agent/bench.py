@@ -18,19 +18,6 @@ from . import collectives as C
 from .algorithms import NATIVE, algorithms_for
 from .catalog import ITEMSIZE
 
-BUS_FACTOR = {
-    "all_reduce": lambda p: 2 * (p - 1) / p,
-    "all_gather": lambda p: (p - 1) / p,
-    "reduce_scatter": lambda p: (p - 1) / p,
-    "all_to_all": lambda p: (p - 1) / p,
-    "gather": lambda p: (p - 1) / p,
-    "scatter": lambda p: (p - 1) / p,
-    "broadcast": lambda p: 1.0,
-    "reduce": lambda p: 1.0,
-    "send_recv": lambda p: 1.0,
-    "barrier": lambda p: 0.0,
-}
-
 
 @dataclass
 class Row:
@@ -79,9 +66,8 @@ def sizes(args) -> list[int]:
 
 
 def count_for(collective: str, size: int, itemsize: int, p: int) -> int:
-    """Elements per block for a rank buffer of `size` bytes (nccl-tests' notion of size)."""
-    per_rank_blocks = p if C.buffer_blocks(collective, p) > 1 else 1
-    return max(1, size // itemsize // per_rank_blocks)
+    """Elements per block for a message of `size` bytes (collectives.message_bytes, inverted)."""
+    return max(1, size // C.message_bytes(collective, 1, itemsize, p))
 
 
 def measure(world, args_dict: dict, size: int, algorithm: str) -> tuple[list[float], int]:
@@ -120,7 +106,7 @@ def sweep(world, args_dict: dict, algorithms: list[str], size_list: list[int]) -
             rows.append(asdict(Row(
                 size=size, count=count, dtype=a.dtype, op=a.op, algorithm=algorithm,
                 time_median=median, time_min=min(times), time_max=max(times), algbw=algbw,
-                busbw=algbw * BUS_FACTOR[a.collective](p), wrong=None if algorithm == NATIVE else wrong,
+                busbw=algbw * C.BUS_FACTOR[a.collective](p), wrong=None if algorithm == NATIVE else wrong,
                 vs_native=median / native_time if native_time else None,
             )))
             if world.rank == 0 and not a.json:

@@ -44,6 +44,26 @@ OPS = {
 }
 
 
+# nccl-tests' bus bandwidth factors: busbw = algbw x factor compares with a link's speed
+BUS_FACTOR = {
+    "all_reduce": lambda p: 2 * (p - 1) / p,
+    "all_gather": lambda p: (p - 1) / p,
+    "reduce_scatter": lambda p: (p - 1) / p,
+    "all_to_all": lambda p: (p - 1) / p,
+    "gather": lambda p: (p - 1) / p,
+    "scatter": lambda p: (p - 1) / p,
+    "broadcast": lambda p: 1.0,
+    "reduce": lambda p: 1.0,
+    "send_recv": lambda p: 1.0,
+    "barrier": lambda p: 0.0,
+}
+
+
+def message_bytes(collective: str, count: int, itemsize: int, world_size: int) -> int:
+    """One rank's message size as nccl-tests counts it: the larger of its input and output."""
+    return count * itemsize * (world_size if buffer_blocks(collective, world_size) > 1 else 1)
+
+
 def buffer_blocks(collective: str, world_size: int) -> int:
     if collective in ("all_gather", "reduce_scatter", "scatter", "gather"):
         return world_size

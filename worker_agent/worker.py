@@ -27,22 +27,28 @@ SPEC_FLAGS = ("collective", "algorithm", "count", "dtype", "op", "root", "peer",
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server", help="URL of a Ringside server to join (http://host:port)")
-    parser.add_argument("--token", help="the server's worker token")
+    parser.add_argument("--token", default=os.environ.get("RINGSIDE_WORKER_TOKEN"),
+                        help="the server's worker token (default: $RINGSIDE_WORKER_TOKEN, which keeps it out of `ps`)")
     parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl with CUDA, else gloo")
     parser.add_argument("--pg-timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds a rank waits for a lost peer before failing (default %(default)s)")
     run = parser.add_argument_group("one run without a server (events go out as JSON lines)")
-    run.add_argument("--spec", help="the whole RunSpec as JSON; flags below override its fields")
-    run.add_argument("--collective")
-    run.add_argument("--algorithm")
-    for name in ("count", "root", "peer", "seed", "chunks", "iterations", "warmup"):
-        run.add_argument(f"--{name}", type=int)
-    for name in ("dtype", "op", "pattern", "capture"):
-        run.add_argument(f"--{name}")
-    run.add_argument("--timeout", type=float)
-    run.add_argument("--group", help="comma-separated global ranks (default: all)")
+    add_spec_arguments(run)
     run.add_argument("--out", help="file for the events; {rank} is replaced by the rank (default: stdout)")
     run.add_argument("--run-id", help="id carried by every event (default: derived from the spec and the rendezvous)")
+
+
+def add_spec_arguments(group) -> None:
+    """The RunSpec's fields as flags (shared with `ringside run`)."""
+    group.add_argument("--spec", help="the whole RunSpec as JSON; flags override its fields")
+    group.add_argument("--collective")
+    group.add_argument("--algorithm")
+    for name in ("count", "root", "peer", "seed", "chunks", "iterations", "warmup"):
+        group.add_argument(f"--{name}", type=int)
+    for name in ("dtype", "op", "pattern", "capture"):
+        group.add_argument(f"--{name}")
+    group.add_argument("--timeout", type=float)
+    group.add_argument("--group", help="comma-separated global ranks (default: all)")
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
@@ -62,7 +68,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         spec = spec_from_args(args)
     except (ValidationError, ValueError) as e:
-        print(f"error: {_first_error(e)}", file=sys.stderr)
+        print(f"error: {first_error(e)}", file=sys.stderr)
         return 2
     world = init_from_env(args.backend, args.pg_timeout)
     out = open(args.out.format(rank=world.rank), "w") if args.out else sys.stdout
@@ -92,7 +98,7 @@ def _run_id(spec: RunSpec) -> str:
     return hashlib.sha1(key.encode()).hexdigest()[:12]
 
 
-def _first_error(e: Exception) -> str:
+def first_error(e: Exception) -> str:
     if isinstance(e, ValidationError):
         err = e.errors()[0]
         field = ".".join(str(x) for x in err["loc"]) or "spec"

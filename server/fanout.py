@@ -1,0 +1,76 @@
+"""Every event, to every viewer, without one slow viewer slowing anyone.
+
+A message is serialised once; each viewer has its own bounded queue and its
+own sender task. A viewer whose queue fills up is dropped with close code
+1013 (try again later): it reconnects and gets a fresh snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+DROPPED = 1013
+
+
+class Viewer:
+    def __init__(self, ws: WebSocket, limit: int):
+        self.ws = ws
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)
+        self.dropped = False
+
+    def offer(self, text: str) -> bool:
+        try:
+            self.queue.put_nowait(text)
+            return True
+        except asyncio.QueueFull:
+            return False
+
+    def offer_stop(self) -> None:
+        """Tell the pump to end, even if the queue is full."""
+        while self.queue.full():
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)
+
+    async def pump(self) -> None:
+        """Send until told to stop (None) or the socket goes."""
+        try:
+            while (text := await self.queue.get()) is not None:
+                await self.ws.send_text(text)
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass
+
+
+class Fanout:
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.viewers: set[Viewer] = set()
+
+    def add(self, ws: WebSocket) -> Viewer:
+        viewer = Viewer(ws, self.limit)
+        self.viewers.add(viewer)
+        return viewer
+
+    def remove(self, viewer: Viewer) -> None:
+        self.viewers.discard(viewer)
+
+    def publish(self, message: dict) -> None:
+        text = json.dumps(message)
+        for viewer in list(self.viewers):
+            if not viewer.offer(text):
+                self._drop(viewer)
+
+    def _drop(self, viewer: Viewer) -> None:
+        self.viewers.discard(viewer)
+        viewer.dropped = True
+        viewer.offer_stop()
+        asyncio.get_running_loop().create_task(_close(viewer.ws, DROPPED, "viewer fell behind; reconnect for a snapshot"))
+
+
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    try:
+        await ws.close(code, reason)
+    except (RuntimeError, OSError):
+        pass

@@ -1,0 +1,115 @@
+"""The cluster: every rank that has said hello, what it runs on, and how it is doing.
+
+A rank is `lost` once it has been silent for `lost_after` seconds or its
+connection closed; it comes back when it reconnects and says hello again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from worker_agent.protocol import Heartbeat, Hello
+
+SPARKLINE = 60  # heartbeats kept per rank for the dashboard's sparklines
+
+
+@dataclass
+class Rank:
+    hello: Hello
+    connected: bool = True
+    busy: bool = False
+    last_seen: float = field(default_factory=time.monotonic)
+    cpu_percent: float = 0.0
+    rss_bytes: int = 0
+    gpu_memory_bytes: int | None = None
+    history: deque = field(default_factory=lambda: deque(maxlen=SPARKLINE))
+
+    def status(self, now: float, lost_after: float) -> str:
+        if not self.connected or now - self.last_seen > lost_after:
+            return "lost"
+        return "busy" if self.busy else "idle"
+
+
+class Cluster:
+    def __init__(self, lost_after: float):
+        self.lost_after = lost_after
+        self.ranks: dict[int, Rank] = {}
+
+    @property
+    def world_size(self) -> int:
+        return max((r.hello.world_size for r in self.ranks.values()), default=0)
+
+    @property
+    def backend(self) -> str | None:
+        live = [r.hello.backend for r in self.ranks.values() if r.connected]
+        return live[0] if live else None
+
+    def conflict(self, hello: Hello) -> str | None:
+        """Why this hello cannot join, or None."""
+        current = self.ranks.get(hello.rank)
+        if current is not None and current.connected:
+            return f"rank {hello.rank} is already connected (pid {current.hello.pid} on {current.hello.host})"
+        others = [r.hello for r in self.ranks.values() if r.connected]
+        if others and others[0].world_size != hello.world_size:
+            return f"world size {hello.world_size} differs from the cluster's {others[0].world_size}"
+        if not 0 <= hello.rank < hello.world_size:
+            return f"rank {hello.rank} is outside a world of {hello.world_size}"
+        return None
+
+    def join(self, hello: Hello) -> None:
+        if self.ranks and not any(r.connected for r in self.ranks.values()) and self.world_size != hello.world_size:
+            self.ranks.clear()  # a new world replaces one that is entirely gone
+        self.ranks[hello.rank] = Rank(hello)
+
+    def beat(self, beat: Heartbeat) -> None:
+        rank = self.ranks.get(beat.rank)
+        if rank is None:
+            return
+        rank.last_seen = time.monotonic()
+        rank.busy = beat.status == "busy"
+        rank.cpu_percent, rank.rss_bytes, rank.gpu_memory_bytes = beat.cpu_percent, beat.rss_bytes, beat.gpu_memory_bytes
+        rank.history.append((round(time.time(), 1), beat.cpu_percent, beat.rss_bytes, beat.gpu_memory_bytes))
+
+    def seen(self, rank: int) -> None:
+        if rank in self.ranks:
+            self.ranks[rank].last_seen = time.monotonic()
+
+    def leave(self, rank: int) -> None:
+        if rank in self.ranks:
+            self.ranks[rank].connected = False
+
+    def live(self) -> list[int]:
+        now = time.monotonic()
+        return sorted(r for r, info in self.ranks.items() if info.status(now, self.lost_after) != "lost")
+
+    def missing(self) -> list[int]:
+        """Ranks of the world that are not live now."""
+        live = set(self.live())
+        return [r for r in range(self.world_size) if r not in live]
+
+    def to_json(self) -> dict:
+        now = time.monotonic()
+        return {
+            "backend": self.backend,
+            "world_size": self.world_size,
+            "ranks": [
+                {
+                    "rank": r,
+                    "host": info.hello.host,
+                    "pid": info.hello.pid,
+                    "device": info.hello.device,
+                    "backend": info.hello.backend,
+                    "torch_version": info.hello.torch_version,
+                    "local_rank": info.hello.local_rank,
+                    "status": info.status(now, self.lost_after),
+                    "heartbeat_age": round(now - info.last_seen, 2),
+                    "cpu_percent": info.cpu_percent,
+                    "rss_bytes": info.rss_bytes,
+                    "gpu_memory_bytes": info.gpu_memory_bytes,
+                    "history": list(info.history),
+                }
+                for r, info in sorted(self.ranks.items())
+            ],
+        }

@@ -1,0 +1,67 @@
+"""`ringside serve`: the server alone; workers join it from anywhere with
+`ringside worker --server URL` (under torchrun, on any number of nodes)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from .app import create_app
+from .config import DEFAULT_HOST, DEFAULT_PORT, Settings, default_db
+
+MAX_FRAME = 16 << 20  # a worker's or viewer's frame beyond this is refused (close 1009)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default=DEFAULT_HOST,
+                        help="interface to listen on (default %(default)s; anything else exposes a server that makes workers run code)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--db", type=Path, default=None, help=f"SQLite file for the runs (default {default_db()})")
+    parser.add_argument("--viewer-token", default=os.environ.get("RINGSIDE_VIEWER_TOKEN"),
+                        help="require this token to watch (default: anyone who can reach the server may watch)")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Tokens come from the environment when set (so restarts keep them), else fresh ones."""
+    settings = Settings(host=args.host, port=args.port, db=args.db or default_db(), viewer_token=args.viewer_token)
+    settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
+    settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
+    return settings
+
+
+def port_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+            return True
+        except OSError:
+            return False
+
+
+def server_for(settings: Settings) -> uvicorn.Server:
+    if not port_free(settings.host, settings.port):
+        raise SystemExit(f"error: port {settings.port} on {settings.host} is in use; choose another with --port")
+    config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="warning",
+                            ws_max_size=MAX_FRAME, lifespan="on")
+    return uvicorn.Server(config)
+
+
+def main(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    server = server_for(settings)
+    print(f"Ringside server: {settings.url}", flush=True)
+    print(f"  presenter:  {settings.presenter_url()}")
+    print(f"  workers:    RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N -m worker_agent --server {settings.url}")
+    print(f"  runs kept in {settings.db}", flush=True)
+    server.run()
+    return 0 if server.started else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(argparse.Namespace()))

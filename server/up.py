@@ -1,0 +1,71 @@
+"""`ringside up`: the server and N local workers (each a real rank), in one command.
+
+Ready once every rank has said hello; prints the presenter URL with its
+token, as Jupyter does. Ctrl-C (or SIGTERM) stops the server and every
+worker, leaving no process behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+import urllib.request
+import webbrowser
+
+from worker_agent.launch import LocalWorkers
+
+from . import serve
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-n", "--ranks", type=int, default=4, help="local ranks to start (default %(default)s)")
+    parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl with CUDA, else gloo")
+    parser.add_argument("--open", action="store_true", help="open the presenter page in a browser when ready")
+    serve.add_arguments(parser)
+
+
+def live_ranks(url: str) -> int:
+    try:
+        with urllib.request.urlopen(f"{url}/api/health", timeout=1) as r:
+            return json.load(r)["live_ranks"]
+    except OSError:
+        return -1
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.ranks < 1:
+        print("error: ranks: must be at least 1", flush=True)
+        return 2
+    settings = serve.settings_from(args)
+    server = serve.server_for(settings)
+    workers = LocalWorkers(args.ranks, settings.url, settings.worker_token, args.backend)
+    stopping = threading.Event()
+
+    def supervise() -> None:
+        while not server.started:
+            if stopping.wait(0.05):
+                return
+        began = time.monotonic()
+        workers.start()
+        while live_ranks(settings.url) < args.ranks:
+            if stopping.wait(0.1):
+                return
+        print(f"Ringside is up: {args.ranks} ranks ready in {time.monotonic() - began:.1f} s", flush=True)
+        print(f"  presenter (can run collectives): {settings.presenter_url()}")
+        print(f"  audience (watch only):           {settings.url}/")
+        print(f"  runs kept in {settings.db}; Ctrl-C stops everything", flush=True)
+        if args.open:
+            webbrowser.open(settings.presenter_url())
+        workers.watch(stopping)
+
+    supervisor = threading.Thread(target=supervise, daemon=True)
+    supervisor.start()
+    try:
+        server.run()
+    finally:
+        stopping.set()
+        supervisor.join(timeout=10)
+        workers.stop()
+    return 0

@@ -1,0 +1,154 @@
+"""A worker in server mode: join a Ringside server over a websocket, say hello,
+beat every second, run what it is sent (in order) and stream every event.
+
+Runs happen on this (the main) thread; a sender thread drains the outgoing
+queue, so the step loop never waits on the network. When the server goes
+away the worker reconnects with backoff. When the process group breaks (a
+peer died) it exits non-zero: `ringside up`, like torchrun, then restarts
+the whole group.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+import time
+from urllib.parse import urlsplit, urlunsplit
+
+import psutil
+import torch
+from pydantic import ValidationError
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+
+from .catalog import SpecError
+from .process_group import World
+from .protocol import COMMAND, ErrorEvent, Heartbeat, Message, RunCommand, Shutdown
+from .runner import RunFailed, Runner
+
+HEARTBEAT_S = 1.0
+BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0)
+EXIT_BROKEN_GROUP = 3
+
+
+def worker_url(url: str) -> str:
+    """http://host:port[/] -> ws://host:port/ws/worker (https -> wss)."""
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
+    return urlunsplit((scheme, parts.netloc, parts.path.rstrip("/") + "/ws/worker", "", ""))
+
+
+class Link:
+    """The outgoing side: a queue that the step loop fills and a thread empties."""
+
+    def __init__(self, ws: ClientConnection):
+        self.ws = ws
+        self.out: queue.SimpleQueue[Message | None] = queue.SimpleQueue()
+        self.alive = True
+        self.sender = threading.Thread(target=self._send_all, daemon=True)
+        self.sender.start()
+
+    def emit(self, message: Message) -> None:
+        if self.alive:
+            self.out.put(message)
+
+    def _send_all(self) -> None:
+        while (message := self.out.get()) is not None:
+            try:
+                self.ws.send(message.model_dump_json())
+            except ConnectionClosed:
+                self.alive = False
+                return
+
+    def close(self) -> None:
+        self.out.put(None)
+        self.sender.join(timeout=5)
+        self.alive = False
+
+
+class Heart(threading.Thread):
+    def __init__(self, world: World, link: Link, busy: threading.Event):
+        super().__init__(daemon=True)
+        self.world, self.link, self.busy = world, link, busy
+        self.stopped = threading.Event()
+        self.process = psutil.Process()
+
+    def run(self) -> None:
+        self.process.cpu_percent()  # the first reading is always 0
+        while not self.stopped.wait(HEARTBEAT_S):
+            if _orphaned():
+                os._exit(0)  # whoever started us is gone: leave no process behind
+            gpu = torch.cuda.memory_allocated(self.world.device) if self.world.device.type == "cuda" else None
+            self.link.emit(Heartbeat(rank=self.world.rank, status="busy" if self.busy.is_set() else "idle",
+                                     cpu_percent=self.process.cpu_percent(), rss_bytes=self.process.memory_info().rss,
+                                     gpu_memory_bytes=gpu))
+
+
+def _orphaned() -> bool:
+    parent = os.environ.get("RINGSIDE_PARENT_PID")
+    return parent is not None and os.getppid() != int(parent)
+
+
+def serve(url: str, token: str | None, world: World) -> int:
+    """Serve runs until the server says shutdown (0) or the process group breaks (non-zero)."""
+    target = worker_url(url)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    attempt = 0
+    while True:
+        try:
+            with connect(target, additional_headers=headers, max_size=None, open_timeout=5) as ws:
+                attempt = 0
+                outcome = _session(ws, world)
+                if outcome is not None:
+                    return outcome
+        except InvalidStatus as e:
+            if e.response.status_code in (401, 403):
+                print(f"rank {world.rank}: the server refused the worker token ({e.response.status_code})", file=sys.stderr)
+                return 2
+        except (OSError, ConnectionClosed, TimeoutError):
+            pass
+        if _orphaned():
+            return 0
+        time.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
+        attempt += 1
+
+
+def _session(ws: ClientConnection, world: World) -> int | None:
+    """One connection's life: None when it dropped (reconnect), else the exit code."""
+    link, busy = Link(ws), threading.Event()
+    link.emit(world.hello())
+    heart = Heart(world, link, busy)
+    heart.start()
+    runner = Runner(world, link.emit)
+    try:
+        while True:
+            try:
+                frame = ws.recv()
+            except ConnectionClosed:
+                return None
+            try:
+                command = COMMAND.validate_json(frame)
+            except ValidationError as e:
+                link.emit(ErrorEvent(rank=world.rank, message=f"unreadable command: {e.errors()[0]['msg']}"))
+                continue
+            if isinstance(command, Shutdown):
+                return 0
+            busy.set()
+            try:
+                _run(runner, command, link, world)
+            except RunFailed:
+                return EXIT_BROKEN_GROUP  # the group is unusable: exit so the launcher restarts it
+            finally:
+                busy.clear()
+    finally:
+        heart.stopped.set()
+        link.close()
+
+
+def _run(runner: Runner, command: RunCommand, link: Link, world: World) -> None:
+    try:
+        runner.run(command.run_id, command.spec)
+    except SpecError as e:  # every rank refuses alike, before talking: the group is fine
+        link.emit(ErrorEvent(run_id=command.run_id, rank=world.rank, field=e.field, message=e.message))
