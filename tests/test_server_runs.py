@@ -1,0 +1,184 @@
+"""A real server with four real gloo workers, watched by real websocket clients."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from server_helpers import start_up
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
+
+from worker_agent.collectives import COLLECTIVES
+
+P = 4
+WORKER_TOKEN = "worker-token-for-tests"
+
+
+@pytest.fixture(scope="module")
+def up(tmp_path_factory):
+    server = start_up(tmp_path_factory.mktemp("up"), ranks=P, env={"RINGSIDE_WORKER_TOKEN": WORKER_TOKEN})
+    yield server
+    server.stop()
+
+
+def ws_url(up, path="/ws"):
+    return up.url.replace("http://", "ws://") + path
+
+
+class Watcher(threading.Thread):
+    """A viewer that records every message until the run `until` ends."""
+
+    def __init__(self, up, until=None):
+        super().__init__(daemon=True)
+        self.url, self.until = ws_url(up), until
+        self.messages: list[dict] = []
+        self.ready, self.done = threading.Event(), threading.Event()
+        self.start()
+        assert self.ready.wait(30), "no snapshot"
+
+    def run(self):
+        with connect(self.url, max_size=None) as ws:
+            self.messages.append(json.loads(ws.recv(timeout=10)))
+            self.ready.set()
+            while self.until is not None:
+                m = json.loads(ws.recv(timeout=120))
+                self.messages.append(m)
+                if m["type"] == "run" and m["run"]["id"] == self.until and m["run"]["state"] not in ("queued", "running"):
+                    break
+        self.done.set()
+
+
+def test_a_viewer_sees_every_step_of_a_ring_all_reduce_in_order(up):
+    watcher = Watcher(up, until="r-pending")
+    assert watcher.messages[0]["type"] == "snapshot" and watcher.messages[0]["role"] == "viewer"
+    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 8 * P,
+                                                  "dtype": "int64", "capture": "full"})
+    assert status == 202 and body["state"] == "queued"
+    watcher.until = body["id"]
+    assert watcher.done.wait(120)
+    steps = [m for m in watcher.messages if m["type"] == "step" and m["run_id"] == body["id"]]
+    for rank in range(P):
+        assert [m["step"] for m in steps if m["rank"] == rank] == list(range(2 * (P - 1)))
+    states = [m["run"]["state"] for m in watcher.messages if m["type"] == "run" and m["run"]["id"] == body["id"]]
+    assert states == ["queued", "running", "done"]
+    run = up.wait(body["id"])
+    assert run["verified"] is True and run["time"] > 0 and run["busbw"] > 0
+    per_rank = 2 * (P - 1) * 8 * P * 8 // P  # 2(P-1)/P * N bytes, N = count * 8
+    assert run["traffic"]["sent"] == {str(r): per_rank for r in range(P)}
+    for step in run["steps"]:
+        assert sorted(int(r) for r in step["ranks"]) == list(range(P)) and len(step["transfers"]) == P
+        assert step["caption"].startswith("Step ")
+    last = {int(r): v for r, v in run["steps"][-1]["ranks"].items()}
+    # what a viewer saw live is what the stored run says
+    assert [m["states"] for m in steps if m["step"] == len(run["steps"]) - 1 and m["rank"] == 0] == [last[0]["states"]]
+
+
+def test_a_late_viewer_gets_the_same_run(up):
+    run = up.run(collective="broadcast", algorithm="binomial_tree", root=2, count=6, capture="full")
+    snapshot = Watcher(up).messages[0]
+    assert snapshot["current"] is None and snapshot["cluster"]["world_size"] == P
+    _, again = up.call("GET", f"/api/runs/{run['id']}")
+    assert again == run
+    _, page = up.call("GET", "/api/runs?limit=2")
+    assert page["runs"][0]["id"] == run["id"] and page["total"] >= 2
+
+
+@pytest.mark.parametrize("collective", COLLECTIVES)
+def test_every_collective_runs_and_verifies_through_the_server(up, collective):
+    _, catalog = up.call("GET", "/api/catalog")
+    entry = next(c for c in catalog["collectives"] if c["name"] == collective)
+    algorithm = entry["algorithms"][-1]
+    run = up.run(collective=collective, algorithm=algorithm, count=8, dtype="int32", capture="summary", root=1)
+    assert run["state"] == "done", run["error"]
+    assert run["verified"] is True
+    assert len(run["results"]) == P and run["steps"] and run["schedule"]["algorithm"] == algorithm
+
+
+def test_bad_specs_are_refused_naming_the_field_and_change_nothing(up):
+    _, before = up.call("GET", "/api/runs")
+    for spec, field in [({"collective": "broadcast", "root": 9}, "root"), ({"collective": "all_reduce", "count": 0}, "count"),
+                        ({"collective": "all_reduce", "op": "BAND"}, "op"), ({"collective": "nope"}, "collective"),
+                        ({"collective": "all_reduce", "extra": 1}, "extra"), ({"collective": "all_reduce", "group": [0, 8]}, "group")]:
+        status, body = up.call("POST", "/api/runs", spec)
+        assert status == 422 and body["detail"]["field"] == field, (spec, body)
+    status, body = up.call("POST", "/api/runs", b"not json")
+    assert status == 422
+    assert up.call("GET", "/api/runs")[1]["total"] == before["total"]
+
+
+def test_tokens_and_origins_are_checked(up):
+    _, before = up.call("GET", "/api/runs")
+    assert up.call("POST", "/api/runs", {"collective": "barrier"}, token=None)[0] == 401
+    assert up.call("POST", "/api/runs", {"collective": "barrier"}, token="wrong")[0] == 403
+    assert up.call("POST", "/api/runs/r-000001/cancel", token=None)[0] == 401
+    assert up.call("GET", "/api/runs")[1]["total"] == before["total"]
+    with pytest.raises(InvalidStatus) as refused:
+        connect(ws_url(up), origin="http://evil.example")
+    assert refused.value.response.status_code == 403
+    with pytest.raises(InvalidStatus):
+        connect(ws_url(up, "/ws/worker"))
+    with pytest.raises(InvalidStatus):
+        connect(ws_url(up, "/ws/worker") + f"?token={up.presenter}")
+    with connect(ws_url(up), origin=up.url) as ws:  # the page's own origin is welcome
+        assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
+
+
+def close_code(url: str, *frames) -> tuple[int, str]:
+    """Send frames on a fresh socket; the code and reason the server closes it with."""
+    with connect(url, max_size=None) as ws:
+        try:
+            for frame in frames:
+                ws.send(frame)
+            while True:
+                ws.recv(timeout=10)
+        except ConnectionClosed as e:
+            return e.rcvd.code, e.rcvd.reason
+    raise AssertionError("the server did not close the socket")
+
+
+HELLO = {"type": "hello", "v": 1, "rank": 0, "world_size": P, "host": "h", "pid": 1, "backend": "gloo",
+         "device": "cpu", "torch_version": "x"}
+
+
+@pytest.mark.parametrize("frames,code,words", [
+    (["not json"], 1007, "not JSON"),
+    ([b"\x00binary"], 1007, "JSON text"),
+    ([json.dumps({"type": "heartbeat", "v": 1, "rank": 0})], 1008, "first message must be a hello"),
+    ([json.dumps({**HELLO, "v": 99})], 1008, "protocol version 99"),
+    ([json.dumps({"type": "hello", "v": 1, "rank": 0})], 1007, "malformed event"),
+    ([json.dumps({"type": "surprise", "v": 1})], 1007, "malformed event"),
+    ([json.dumps(HELLO)], 4409, "rank 0 is already connected"),
+    ([json.dumps({**HELLO, "rank": 0, "world_size": 9})], 4409, "already connected"),
+    (["x" * (17 << 20)], 1009, ""),
+])
+def test_malformed_worker_frames_close_only_that_connection(up, frames, code, words):
+    got, reason = close_code(ws_url(up, "/ws/worker") + f"?token={WORKER_TOKEN}", *frames)
+    assert got == code and words in reason
+    assert [r["status"] for r in up.cluster()["ranks"]] == ["idle"] * P
+
+
+def test_garbage_from_a_viewer_closes_only_that_viewer(up):
+    assert close_code(ws_url(up), "this is not JSON")[0] == 1003
+    assert up.run(collective="all_reduce", count=4)["state"] == "done"
+
+
+def test_cancel_trace_model_and_metrics(up):
+    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16, "iterations": 50})
+    queued = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 4})[1]
+    assert up.call("POST", f"/api/runs/{queued['id']}/cancel")[1]["state"] in ("cancelled", "running", "done")
+    assert up.wait(queued["id"])["state"] in ("cancelled", "done")
+    run = up.wait(body["id"])
+    assert up.call("GET", "/api/runs/r-999999")[0] == 404
+    _, trace = up.call("GET", f"/api/runs/{run['id']}/trace")
+    slices = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    flows = [e for e in trace["traceEvents"] if e["ph"] in "sf"]
+    assert len(slices) == P * 2 * (P - 1) and len(flows) == 2 * P * 2 * (P - 1)
+    assert {e["pid"] for e in slices} == set(range(P))
+    _, model = up.call("GET", "/api/model?collective=all_reduce&algorithm=ring&world_size=8&count=800&alpha=1e-5&beta=1e-9")
+    assert model["steps"] == 14 and model["time"] == pytest.approx(14 * 1e-5 + 1e-9 * 14 * 400)
+    assert up.call("GET", "/api/model?collective=all_reduce&algorithm=native")[1]["detail"]["field"] == "algorithm"
+    _, text = up.call("GET", "/metrics")
+    assert 'ringside_runs{state="done",collective="all_reduce"}' in text and 'ringside_ranks{status="lost"} 0' in text
+    assert "ringside_step_seconds_count" in text
