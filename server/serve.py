@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 
 import uvicorn
@@ -44,12 +47,29 @@ def port_free(host: str, port: int) -> bool:
             return False
 
 
-def server_for(settings: Settings) -> uvicorn.Server:
+class Server(uvicorn.Server):
+    """uvicorn, minus re-raising Ctrl-C / SIGTERM after its graceful shutdown: the caller
+    (`ringside up`) still has workers to stop, and a clean stop is not a crash."""
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {s: signal.signal(s, self.handle_exit) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+
+
+def server_for(settings: Settings) -> Server:
     if not port_free(settings.host, settings.port):
         raise SystemExit(f"error: port {settings.port} on {settings.host} is in use; choose another with --port")
     config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="warning",
                             ws_max_size=MAX_FRAME, lifespan="on")
-    return uvicorn.Server(config)
+    return Server(config)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -1,0 +1,72 @@
+"""`ringside up` as a person uses it: it stops cleanly, brings a dead rank's
+group back, and a restarted server keeps every run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from server_helpers import start_up
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is gone in all but name
+        return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_gone(pids, timeout=20.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.1)
+    return [p for p in pids if alive(p)]
+
+
+def test_ctrl_c_stops_everything_and_leaves_no_process(tmp_path):
+    up = start_up(tmp_path, ranks=3)
+    pids = [r["pid"] for r in up.wait_ranks(3)["ranks"]]
+    assert sorted(pids) == sorted(up.worker_pids())
+    assert up.stop(signal.SIGINT) == 0
+    assert wait_gone(pids) == []
+
+
+def test_a_dead_worker_brings_the_group_back(tmp_path):
+    up = start_up(tmp_path, ranks=3)
+    try:
+        before = {r["rank"]: r["pid"] for r in up.wait_ranks(3)["ranks"]}
+        os.kill(before[1], signal.SIGKILL)
+        after = {r["rank"]: r["pid"] for r in up.wait_ranks(3, exclude_pids=set(before.values()))["ranks"]}
+        assert set(after) == {0, 1, 2} and not set(after.values()) & set(before.values())
+        assert wait_gone(list(before.values())) == []
+        assert up.run(collective="all_reduce", algorithm="ring", count=6)["verified"] is True
+    finally:
+        up.stop()
+
+
+def test_a_restarted_server_keeps_history_and_marks_the_interrupted_run(tmp_path):
+    db = tmp_path / "runs.db"
+    up = start_up(tmp_path, ranks=2, db=db)
+    finished = up.run(collective="all_gather", algorithm="ring", count=4)
+    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 1 << 20, "iterations": 10_000})
+    assert status == 202
+    while up.call("GET", f"/api/runs/{body['id']}")[1]["state"] != "running":
+        time.sleep(0.05)
+    pids = up.worker_pids()
+    up.proc.kill()  # no goodbye: the run is left `running` in the file
+    up.proc.wait()
+    assert wait_gone(pids, timeout=30) == [], "orphaned workers must leave by themselves"
+    again = start_up(tmp_path, ranks=2, db=db)
+    try:
+        assert again.call("GET", f"/api/runs/{finished['id']}")[1] == finished
+        interrupted = again.call("GET", f"/api/runs/{body['id']}")[1]
+        assert interrupted["state"] == "interrupted" and "server stopped" in interrupted["error"]
+        new = again.run(collective="barrier", algorithm="dissemination")
+        assert new["id"] > body["id"] and new["state"] == "done"
+    finally:
+        again.stop()
