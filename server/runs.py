@@ -32,6 +32,7 @@ def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> dict:
         "schedule": None,
         "chunk_bounds": [],
         "inputs": {},
+        "input_chunks": {},
         "steps": [],
         "results": {},
         "verified": None,
@@ -59,6 +60,7 @@ def _step(run: dict, index: int) -> dict:
 
 def on_started(run: dict, event: RunStarted) -> None:
     run["inputs"][str(event.rank)] = [s.model_dump() for s in event.inputs]
+    run["input_chunks"][str(event.rank)] = event.input_chunks
     run["chunk_bounds"] = [list(b) for b in event.chunk_bounds]
     if event.schedule is not None:
         run["schedule"] = event.schedule

@@ -104,6 +104,7 @@ class RunStarted(Message):
     schedule: Optional[dict] = Field(None, description="Schedule.to_json() in global ranks; sent by the group's rank 0 only")
     chunk_bounds: list[tuple[int, int]] = []
     inputs: list[ChunkState] = Field([], description="this rank's buffer before the first step")
+    input_chunks: list[int] = Field([], description="the chunks this rank's own input fills")
 
 
 class StepEvent(Message):

@@ -74,7 +74,9 @@ class _Run:
         blocks = C.buffer_blocks(spec.collective, self.p)
         self.initial = torch.zeros(blocks * self.count, dtype=TORCH_DTYPE[effective_dtype(spec)], device=world.device)
         mine = C.input_blocks(spec.collective, self.me, self.p, self.root)
-        self.initial[mine.start * self.count : mine.stop * self.count] = torch_input(spec, self.me, world.world_size, world.device)
+        self.in_range = (mine.start * self.count, mine.stop * self.count) if len(mine) else None
+        if self.in_range is not None:
+            self.initial[self.in_range[0] : self.in_range[1]] = torch_input(spec, self.me, world.world_size, world.device)
         self.buffer = self.initial.clone()
         out = C.output_blocks(spec.collective, self.me, self.p, self.root, self.peer)
         self.out_range = (out.start * self.count, out.stop * self.count) if len(out) else None
@@ -101,6 +103,7 @@ class _Run:
                 schedule=self.schedule.to_json(self.executor.ranks) if self.schedule is not None and self.me == 0 else None,
                 chunk_bounds=self.bounds,
                 inputs=capture.states(self.buffer, self.bounds, range(len(self.bounds)), spec.capture),
+                input_chunks=self._chunks_within(self.in_range),
             )
         )
         for _ in range(spec.warmup):
@@ -113,7 +116,7 @@ class _Run:
         finished = RunFinished(
             run_id=self.run_id,
             rank=self.rank,
-            output=capture.states(self.buffer, self.bounds, self._output_chunks(), spec.capture),
+            output=capture.states(self.buffer, self.bounds, self._chunks_within(self.out_range), spec.capture),
             checksum=capture.checksum(output) if output is not None else None,
             verified=verdict.verified if verdict else None,
             max_diff=verdict.max_diff if verdict else None,
@@ -172,10 +175,10 @@ class _Run:
             out.div_(self.p)
         return out
 
-    def _output_chunks(self) -> list[int]:
-        if self.out_range is None:
+    def _chunks_within(self, span: tuple[int, int] | None) -> list[int]:
+        if span is None:
             return []
-        return [c for c, (a, b) in enumerate(self.bounds) if self.out_range[0] <= a and b <= self.out_range[1]]
+        return [c for c, (a, b) in enumerate(self.bounds) if span[0] <= a and b <= span[1]]
 
     def _verify(self, output: torch.Tensor | None):
         """Run the native op once on the same input and compare; barrier compares with an OR all_reduce."""
