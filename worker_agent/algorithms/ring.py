@@ -15,13 +15,20 @@ from ..schedule import Step
 
 
 def reduce_scatter_steps(p: int, segments: Sequence[Sequence[int]]) -> list[Step]:
-    caption = "Step {} of {} of reduce-scatter: every rank sends one segment to its right neighbour, which adds it to its own"
-    return [Step("reduce-scatter", caption.format(s + 1, p - 1), _pass(p, segments, s + 1, True)) for s in range(p - 1)]
+    what = _what(segments)
+    caption = f"every rank sends {what} to its right neighbour, which adds it to its own"
+    return [Step("reduce-scatter", caption, _pass(p, segments, s + 1, True)) for s in range(p - 1)]
 
 
 def all_gather_steps(p: int, segments: Sequence[Sequence[int]]) -> list[Step]:
-    caption = "Step {} of {} of all-gather: every rank passes a finished segment to its right neighbour, which copies it"
-    return [Step("all-gather", caption.format(s + 1, p - 1), _pass(p, segments, s, False)) for s in range(p - 1)]
+    what = _what(segments)
+    caption = f"every rank passes a finished {what.removeprefix('one ')} to its right neighbour, which copies it"
+    return [Step("all-gather", caption, _pass(p, segments, s, False)) for s in range(p - 1)]
+
+
+def _what(segments: Sequence[Sequence[int]]) -> str:
+    k = len(segments[0]) if segments else 1
+    return "one chunk" if k == 1 else f"one segment ({k} chunks)"
 
 
 def _pass(p: int, segments: Sequence[Sequence[int]], behind: int, reduce: bool) -> np.ndarray:

@@ -1,0 +1,141 @@
+// The run controls, built from /api/catalog: a button per collective and the spec's fields.
+// A control that cannot be used says why; the server's refusals appear next to their field.
+
+import { api } from "rs/api.js";
+
+const $ = (id) => document.getElementById(id);
+const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "group", "pattern", "capture", "chunks"];
+
+export class Controls {
+  constructor(onSubmitted) {
+    this.onSubmitted = onSubmitted;
+    this.catalog = null;
+    this.collective = "all_reduce";
+    this.canRun = false;
+    this.lastSpec = null;
+  }
+
+  setCatalog(catalog, canRun) {
+    this.catalog = catalog;
+    this.canRun = canRun;
+    const box = $("collectives");
+    box.replaceChildren(...catalog.collectives.map((c, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = c.name;
+      b.dataset.collective = c.name;
+      b.title = `${i < 10 ? `key ${(i + 1) % 10}: ` : ""}${c.name}`;
+      if (c.name === "send_recv" && catalog.world_size < 2) {
+        b.disabled = true;
+        b.title = "send_recv needs at least two ranks";
+      }
+      b.addEventListener("click", () => this.pick(c.name));
+      return b;
+    }));
+    this.pick(this.collective);
+  }
+
+  pick(name, overrides = {}) {
+    if (!this.catalog) return;
+    const entry = this.catalog.collectives.find((c) => c.name === name);
+    if (!entry) return;
+    this.collective = name;
+    document.querySelectorAll("#collectives button").forEach((b) => b.classList.toggle("active", b.dataset.collective === name));
+    this.render(entry, overrides);
+  }
+
+  pickIndex(i) {
+    const entry = this.catalog?.collectives[i];
+    if (entry) this.pick(entry.name);
+  }
+
+  render(entry, overrides) {
+    const c = this.catalog;
+    const form = $("spec");
+    const previous = Object.fromEntries(new FormData(form));
+    const v = (k, d) => overrides[k] ?? previous[k] ?? d;
+    const world = c.world_size || 1;
+    const rows = [
+      ["algorithm", select(entry.algorithms, v("algorithm", entry.algorithms.at(-1)))],
+      ["count", input("number", v("count", 8), { min: 1 })],
+      ["dtype", select(c.dtypes, v("dtype", "int32"))],
+      entry.reduces ? ["op", select(c.ops, v("op", "SUM"))] : null,
+      entry.rooted ? ["root", input("number", v("root", 0), { min: 0, max: world - 1 })] : null,
+      entry.name === "send_recv" ? ["peer", input("number", v("peer", 1 % world), { min: 0, max: world - 1 })] : null,
+      ["group", input("text", v("group", ""), { placeholder: `all ${world} ranks, or e.g. 0,2,3` })],
+      ["pattern", select(c.patterns, v("pattern", "index"))],
+      ["capture", select(c.captures, v("capture", "full"))],
+      ["chunks", input("number", v("chunks", 1), { min: 1 })],
+    ].filter(Boolean);
+    form.replaceChildren();
+    for (const [name, control] of rows) {
+      control.name = name;
+      control.id = `field-${name}`;
+      const label = document.createElement("label");
+      label.htmlFor = control.id;
+      label.textContent = name;
+      const error = document.createElement("div");
+      error.className = "error";
+      error.dataset.errorFor = name;
+      form.append(label, control, error);
+    }
+    const submit = document.createElement("button");
+    submit.type = "submit";
+    submit.id = "run";
+    submit.textContent = `Run ${entry.name}`;
+    submit.disabled = !this.canRun || !c.world_size;
+    form.append(submit);
+    $("run-why").textContent = !c.world_size ? "No ranks are connected yet."
+      : !this.canRun ? "Watching only: open the presenter link (the one with ?token=) to run collectives." : "";
+    form.onsubmit = (e) => { e.preventDefault(); this.submit(); };
+    const dtype = form.elements.dtype, op = form.elements.op;
+    const refreshOps = () => {
+      if (!op) return;
+      const integer = c.integer_dtypes.includes(dtype.value);
+      for (const o of op.options) o.disabled = (c.bitwise_ops.includes(o.value) && !integer) || (o.value === "AVG" && integer);
+      if (op.selectedOptions[0]?.disabled) op.value = "SUM";
+    };
+    dtype.addEventListener("change", refreshOps);
+    refreshOps();
+  }
+
+  spec() {
+    const form = $("spec");
+    const spec = { collective: this.collective };
+    for (const name of FIELDS) {
+      const field = form.elements[name];
+      if (!field || field.value === "") continue;
+      if (name === "group") spec.group = field.value.split(",").map((s) => Number(s.trim()));
+      else spec[name] = field.type === "number" ? Number(field.value) : field.value;
+    }
+    return spec;
+  }
+
+  async submit(spec = this.spec()) {
+    document.querySelectorAll("[data-error-for]").forEach((e) => (e.textContent = ""));
+    try {
+      const accepted = await api("/api/runs", { method: "POST", body: spec });
+      this.lastSpec = spec;
+      this.onSubmitted(accepted.id);
+    } catch (err) {
+      const slot = document.querySelector(`[data-error-for="${err.field}"]`) ?? $("run-why");
+      slot.textContent = err.reason ?? String(err);
+    }
+  }
+
+  again() { if (this.canRun) this.submit(this.lastSpec ?? this.spec()); }
+}
+
+function select(options, value) {
+  const s = document.createElement("select");
+  for (const o of options) s.append(new Option(o, o, false, String(o) === String(value)));
+  return s;
+}
+
+function input(type, value, attrs = {}) {
+  const i = document.createElement("input");
+  i.type = type;
+  i.value = value;
+  for (const [k, v] of Object.entries(attrs)) i.setAttribute(k, v);
+  return i;
+}

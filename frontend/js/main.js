@@ -1,0 +1,149 @@
+// Ringside's page: wires the live connection, the controls, the stage and its panels.
+
+import { api, live, token } from "rs/api.js";
+import { Stage } from "rs/stage.js";
+import { Player, bindPlayer } from "rs/player.js";
+import { showStep, showOutcome, showHistory, showCluster } from "rs/panels.js";
+import { Controls } from "rs/controls.js";
+import { timeline, totals } from "rs/charts.js";
+import { download } from "rs/export.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const ENDED = new Set(["done", "failed", "cancelled", "interrupted"]);
+let role = token() ? "presenter" : "viewer";
+let worldSize = -1;
+let refetch = null;
+
+const stage = new Stage($("stage"));
+const player = new Player(stage, (p) => { showStep(p); remember(p); });
+const controls = new Controls((id) => openRun(id));
+bindPlayer(player);
+window.ringside = { player, stage, controls };
+
+async function openRun(id, step) {
+  try {
+    showRun(await api(`/api/runs/${id}`), step);
+  } catch (err) {
+    $("caption").textContent = `Could not open run ${id}: ${err.reason ?? err}`;
+  }
+}
+
+function showRun(run, step) {
+  player.load(run, { step });
+  $("run-title").textContent = `${run.spec.collective} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`;
+  $("run-state").textContent = run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : "");
+  $("run-state").dataset.state = run.state;
+  showOutcome(run);
+  document.querySelectorAll("#history li").forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
+  if (ENDED.has(run.state)) { timeline(run); totals(run); }
+}
+
+async function refreshHistory() {
+  const { runs } = await api("/api/runs?limit=30");
+  showHistory(runs, player.run?.id, (id) => openRun(id));
+}
+
+async function refreshCatalog() {
+  controls.setCatalog(await api("/api/catalog"), role === "presenter");
+}
+
+/** Newer data for the run on stage, at most every 200 ms while it is live. */
+function refetchSoon(id) {
+  refetch ??= setTimeout(async () => { refetch = null; if (player.run?.id === id) showRun(await api(`/api/runs/${id}`)); }, 200);
+}
+
+function onMessage(m) {
+  if (m.type === "snapshot") {
+    role = m.role;
+    $("role").textContent = role === "presenter" ? "presenter" : "audience";
+    onCluster(m.cluster);
+    if (m.current && !params.get("run")) showRun(m.current);
+    refreshHistory();
+  } else if (m.type === "cluster") {
+    onCluster(m);
+  } else if (m.type === "run") {
+    const run = m.run;
+    if (run.state === "running" && (player.follow || player.run?.id === run.id)) showRun(run);
+    else if (ENDED.has(run.state) && player.run?.id === run.id) showRun(run);
+    refreshHistory();
+  } else if (m.type === "step" && player.run?.id === m.run_id) {
+    const run = player.run;
+    const step = run.steps[m.step];
+    if (!step || !step.transfers.length) return refetchSoon(m.run_id); // the schedule is not here yet
+    step.ranks[String(m.rank)] = { t0: m.t0, t1: m.t1, states: m.states };
+    if (run.group.every((r) => step.ranks[String(r)])) player.load(run);
+  }
+}
+
+function onCluster(cluster) {
+  showCluster(cluster);
+  if (cluster.world_size !== worldSize) {
+    worldSize = cluster.world_size;
+    refreshCatalog().then(applyShared);
+  }
+}
+
+let applied = false;
+function applyShared() {
+  if (applied) return;
+  applied = true;
+  if (params.get("collective")) {
+    const fields = {};
+    for (const k of ["algorithm", "count", "dtype", "op", "root", "chunks"]) if (params.get(k)) fields[k] = params.get(k);
+    if (params.get("ranks")) fields.group = params.get("ranks");
+    controls.pick(params.get("collective"), fields);
+  }
+  if (params.get("run")) openRun(params.get("run"), params.has("step") ? Number(params.get("step")) : undefined);
+}
+
+/** Keep the address bar a link to what is on screen (run and step, and the chosen spec). */
+function remember(p) {
+  if (!p.run) return;
+  const q = new URLSearchParams();
+  if (document.body.classList.contains("present")) q.set("present", "1");
+  q.set("collective", p.run.spec.collective);
+  q.set("algorithm", p.run.spec.algorithm);
+  q.set("count", p.run.spec.count);
+  q.set("ranks", p.run.group.join(","));
+  q.set("run", p.run.id);
+  q.set("step", p.step);
+  history.replaceState(null, "", `${location.pathname}?${q}`);
+}
+
+function lecture(on) {
+  document.body.classList.toggle("present", on);
+  $("present").classList.toggle("active", on);
+  if (player.run) remember(player);
+}
+
+function theme(name) {
+  document.documentElement.dataset.theme = name;
+  localStorage.setItem("ringside-theme", name);
+  if (player.run && ENDED.has(player.run.state)) { timeline(player.run); totals(player.run); }
+}
+
+theme(localStorage.getItem("ringside-theme") ?? (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
+lecture(params.get("present") === "1");
+$("theme").onclick = () => theme(document.documentElement.dataset.theme === "dark" ? "light" : "dark");
+$("present").onclick = () => lecture(!document.body.classList.contains("present"));
+$("help").onclick = () => $("keys").showModal();
+$("export").onclick = () => player.run && download(player.run);
+$("share").onclick = async () => {
+  await navigator.clipboard?.writeText(location.href).catch(() => {});
+  $("share").textContent = "Link copied";
+  setTimeout(() => ($("share").textContent = "Copy link"), 1500);
+};
+document.addEventListener("keydown", (e) => {
+  if (e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key === "r" || e.key === "R") controls.again();
+  else if (/^[0-9]$/.test(e.key)) controls.pickIndex((Number(e.key) + 9) % 10);
+  else if (e.key === "f" || e.key === "F") document.fullscreenElement ? document.exitFullscreen() : document.documentElement.requestFullscreen?.().catch(() => {});
+  else if (e.key === "l" || e.key === "L") lecture(!document.body.classList.contains("present"));
+  else if (e.key === "?") $("keys").open ? $("keys").close() : $("keys").showModal();
+});
+
+live(onMessage, (state) => {
+  $("connection").dataset.state = state;
+  $("connection").textContent = state === "open" ? "live" : "reconnecting…";
+});

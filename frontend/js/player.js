@@ -1,0 +1,103 @@
+// The player: which step is on the stage, and moving through them — by hand, at a speed,
+// or following a live run as its steps arrive.
+
+import { replay, stepComplete } from "rs/replay.js";
+
+const STEP_MS = 1400; // one step at 1x: long enough to follow a chunk with the eye
+
+export class Player {
+  constructor(stage, onChange) {
+    this.stage = stage;
+    this.onChange = onChange;
+    this.run = null;
+    this.frames = [];
+    this.step = -1; // -1: the inputs, before any step
+    this.playing = false;
+    this.speed = 1;
+    this.follow = true;
+  }
+
+  /** Show a run (a new one, or newer data of the same one). */
+  load(run, { step } = {}) {
+    const same = this.run?.id === run.id;
+    const drawn = same && this.run.chunk_bounds.length === run.chunk_bounds.length && this.run.group.length === run.group.length;
+    this.run = run;
+    this.frames = replay(run);
+    if (!drawn) this.stage.load(run, this.frames);
+    else this.stage.frames = this.frames;
+    if (!same) this.step = -1;
+    this.step = Math.min(step ?? this.step, this.available() - 1);
+    this.stage.show(this.step + 1);
+    this.changed();
+    if (this.follow && this.run.state === "running") this.play();
+  }
+
+  /** Steps that every rank has reported (a live run grows). */
+  available() {
+    if (!this.run) return 0;
+    let n = 0;
+    while (n < this.run.steps.length && stepComplete(this.run, n)) n++;
+    return n;
+  }
+
+  changed() { this.onChange(this); }
+
+  go(step) {
+    if (!this.run) return;
+    this.stage.stopAnimation();
+    this.step = Math.max(-1, Math.min(step, this.available() - 1));
+    this.stage.drawArrows(this.run.steps[this.step]);
+    this.stage.show(this.step + 1);
+    this.changed();
+  }
+
+  async forward() {
+    if (!this.run || this.step + 1 >= this.available()) return false;
+    this.step += 1;
+    this.changed();
+    await this.stage.animate(this.step, STEP_MS / this.speed);
+    return true;
+  }
+
+  back() { this.pause(); this.go(this.step - 1); }
+
+  async play() {
+    if (this.playing || !this.run) return;
+    if (this.step + 1 >= this.available() && this.run.state !== "running") this.go(-1);
+    this.playing = true;
+    this.changed();
+    while (this.playing) {
+      const moved = await this.forward();
+      if (!moved) {
+        if (this.run.state !== "running") break;
+        await new Promise((r) => setTimeout(r, 100)); // a live run: wait for its next step
+      } else {
+        await new Promise((r) => setTimeout(r, 120 / this.speed));
+      }
+    }
+    this.playing = false;
+    this.changed();
+  }
+
+  pause() { this.playing = false; this.changed(); }
+  toggle() { this.playing ? this.pause() : this.play(); }
+}
+
+/** Wire the player's buttons, slider, speed and keys (Space, ←, →) on this page. */
+export function bindPlayer(player) {
+  const $ = (id) => document.getElementById(id);
+  $("first").onclick = () => { player.pause(); player.go(-1); };
+  $("back").onclick = () => player.back();
+  $("play").onclick = () => player.toggle();
+  $("forward").onclick = () => { player.pause(); player.forward(); };
+  $("slider").oninput = (e) => { player.pause(); player.go(Number(e.target.value)); };
+  $("speed").onchange = (e) => { player.speed = Number(e.target.value); };
+  const follow = $("follow");
+  if (follow) follow.onchange = (e) => { player.follow = e.target.checked; };
+  document.addEventListener("keydown", (e) => {
+    if (e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === " ") { e.preventDefault(); player.toggle(); }
+    else if (e.key === "ArrowRight") { e.preventDefault(); player.pause(); player.forward(); }
+    else if (e.key === "ArrowLeft") { e.preventDefault(); player.back(); }
+  });
+}

@@ -1,0 +1,170 @@
+"""The page in a real Chromium against a real server with real gloo workers: every collective
+run from its button and stepped through, with the values on the stage checked against the
+run's data from the API at every step."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+from browser import browser_or_skip
+from server_helpers import start_up
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+P = 4
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def up(tmp_path_factory):
+    server = start_up(tmp_path_factory.mktemp("browser"), ranks=P)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as p:
+        b = browser_or_skip(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page_for(browser):
+    """page_for(url) -> a page whose console errors fail the test."""
+    pages, errors = [], []
+
+    def open_page(url):
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url)
+        pages.append(page)
+        return page
+
+    yield open_page
+    for page in pages:
+        page.close()
+    assert errors == [], f"console errors: {errors}"
+
+
+def expected_values(run: dict, step: int) -> dict:
+    """Every rank's chunk values after `step` (-1: the inputs), from the run's own data."""
+    values = {r: {s["chunk"]: s["values"] for s in states} for r, states in run["inputs"].items()}
+    for s in run["steps"][: step + 1]:
+        for r, report in s["ranks"].items():
+            for state in report["states"]:
+                values[r][state["chunk"]] = state["values"]
+    return values
+
+
+def stage_values(page) -> dict:
+    cells = page.eval_on_selector_all(".cell", "cells => cells.map(c => [c.dataset.rank, +c.dataset.chunk, c.dataset.values])")
+    out: dict = {}
+    for rank, chunk, values in cells:
+        out.setdefault(rank, {})[chunk] = json.loads(values)
+    return out
+
+
+def run_from_button(page, collective: str) -> str:
+    page.click(f"button[data-collective={collective}]")
+    algorithms = page.eval_on_selector("#field-algorithm", "s => [...s.options].map(o => o.value)")
+    page.select_option("#field-algorithm", algorithms[-1])
+    page.select_option("#field-capture", "full")
+    page.fill("#field-count", "8")
+    page.click("#run")
+    page.wait_for_function("() => window.ringside.player.run && ['done', 'failed'].includes(window.ringside.player.run.state)", timeout=60_000)
+    return page.evaluate("window.ringside.player.run.id")
+
+
+@pytest.mark.parametrize("collective", ["broadcast", "scatter", "gather", "reduce", "all_reduce", "all_gather",
+                                        "reduce_scatter", "all_to_all", "barrier", "send_recv"])
+def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up, page_for, collective):
+    page = page_for(f"{up.url}/?token={up.presenter}")
+    page.wait_for_selector("#collectives button")
+    run_id = run_from_button(page, collective)
+    _, run = up.call("GET", f"/api/runs/{run_id}")
+    assert run["state"] == "done" and run["verified"] is True
+    page.evaluate("window.ringside.player.pause()")
+    for step in range(-1, len(run["steps"])):
+        page.evaluate(f"window.ringside.player.go({step})")
+        shown = stage_values(page)
+        want = expected_values(run, step)
+        for rank, chunks in want.items():
+            for chunk, values in chunks.items():
+                assert shown[rank][chunk] == values, f"{collective} step {step} rank {rank} chunk {chunk}"
+        label = page.inner_text("#step-label")
+        assert label == ("inputs" if step < 0 else f"step {step + 1} / {len(run['steps'])}")
+    assert page.inner_text("#caption").startswith(f"Step {len(run['steps'])} of {len(run['steps'])}")
+    assert page.locator("[data-verified=true]").count() >= 1 and page.locator("[data-verified=false]").count() == 0
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("window.ringside.player.go(-1); window.ringside.player.speed = 0.5; window.ringside.player.forward()")
+    page.wait_for_timeout(1200)  # mid-flight at half speed
+    page.screenshot(path=str(ARTIFACTS / f"{collective}.png"))
+
+
+def test_keyboard_drives_the_player_and_the_page(up, page_for):
+    page = page_for(f"{up.url}/?token={up.presenter}")
+    page.wait_for_selector("#collectives button")
+    first = run_from_button(page, "all_reduce")
+    page.evaluate("window.ringside.player.pause(); window.ringside.player.go(-1)")
+    page.locator("body").click(position={"x": 5, "y": 700})
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.getElementById('step-label').textContent.startsWith('step 1')")
+    page.keyboard.press("ArrowLeft")
+    assert page.inner_text("#step-label") == "inputs"
+    page.keyboard.press(" ")
+    page.wait_for_function("window.ringside.player.playing")
+    page.keyboard.press(" ")
+    page.wait_for_function("!window.ringside.player.playing")
+    page.keyboard.press("2")
+    assert page.get_attribute("#collectives button.active", "data-collective") == "scatter"
+    page.keyboard.press("?")
+    assert page.is_visible("#keys")
+    page.keyboard.press("Escape")
+    page.keyboard.press("l")
+    assert "present" in page.get_attribute("body", "class") and not page.is_visible("#left")
+    page.keyboard.press("l")
+    page.keyboard.press("r")  # run again: the last run, whatever is picked now
+    page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id !== '{first}' "
+                           "&& window.ringside.player.run.state === 'done'", timeout=60_000)
+    assert page.evaluate("window.ringside.player.run.spec.collective") == "all_reduce"
+
+
+def test_the_audience_follows_live_and_cannot_run(up, page_for):
+    audience = page_for(f"{up.url}/")
+    audience.wait_for_selector("#collectives button")
+    assert audience.is_disabled("#run") and "Watching only" in audience.inner_text("#run-why")
+    assert audience.request.post(f"{up.url}/api/runs", data={"collective": "barrier"}).status == 401
+    status, body = up.call("POST", "/api/runs", {"collective": "all_gather", "algorithm": "ring", "count": 4, "capture": "full"})
+    audience.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{body['id']}'", timeout=60_000)
+    assert audience.inner_text("#role") == "audience"
+
+
+def test_a_shared_link_reopens_the_same_run_and_step(up, page_for):
+    run = up.run(collective="reduce", algorithm="binomial_tree", count=4, capture="full", root=2)
+    page = page_for(f"{up.url}/?run={run['id']}&step=1&collective=reduce&algorithm=binomial_tree")
+    page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'")
+    page.wait_for_function("window.ringside.player.step === 1")
+    assert page.get_attribute("#collectives button.active", "data-collective") == "reduce"
+    assert "step=1" in page.url and f"run={run['id']}" in page.url
+
+
+def test_an_exported_run_replays_with_the_server_stopped(tmp_path, browser, page_for):
+    own = start_up(tmp_path, ranks=3)
+    run = own.run(collective="all_reduce", algorithm="ring", count=6, capture="full")
+    page = page_for(f"{own.url}/?run={run['id']}")
+    page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'")
+    html = page.evaluate("import('rs/export.js').then(m => m.standalone(window.ringside.player.run))")
+    assert own.stop(signal.SIGINT) == 0
+    exported = tmp_path / "run.html"
+    exported.write_text(html)
+    offline = page_for(exported.as_uri())
+    offline.wait_for_function("window.ringside && window.ringside.player.run")
+    offline.evaluate(f"window.ringside.player.go({len(run['steps']) - 1})")
+    assert stage_values(offline) == {r: v for r, v in expected_values(run, len(run["steps"]) - 1).items()}
+    assert offline.inner_text("#step-label") == f"step {len(run['steps'])} / {len(run['steps'])}"
