@@ -8,6 +8,10 @@ export function shapeOf(algorithm) {
   return "circle";
 }
 
+function gridColumns(n, width, height) {
+  return Math.min(n, Math.ceil(Math.sqrt(n * (width / height) / 2.5))); // cards are about 2.5 times wider than tall
+}
+
 /** Depth of virtual rank v (0 = root) in the tree the algorithm uses. */
 function depth(algorithm, v) {
   if (algorithm === "binomial_tree") {
@@ -56,7 +60,7 @@ export function layout(algorithm, ranks, root, width, height, card = { w: 0, h: 
     return pos;
   }
   if (shape === "grid") {
-    const cols = Math.ceil(Math.sqrt(n * (width / height)));
+    const cols = gridColumns(n, width, height);
     const rows = Math.ceil(n / cols);
     ranks.forEach((rank, i) => {
       pos[rank] = { x: cx - rx + (2 * rx * ((i % cols) + 0.5)) / cols, y: cy - ry + (2 * ry * (Math.floor(i / cols) + 0.5)) / rows };
@@ -72,6 +76,11 @@ export function layout(algorithm, ranks, root, width, height, card = { w: 0, h: 
 
 /** The largest card (w, h) that keeps n ranks' cards from overlapping in this box. */
 export function cardSize(shape, n, width, height) {
+  if (shape === "grid") {
+    const cols = gridColumns(n, width, height), rows = Math.ceil(n / cols);
+    const w = Math.min(380, (width / cols) * 0.92);
+    return { w, h: Math.min(130, Math.max(34, w * 0.38), (height / rows) * 0.85) };
+  }
   const perSide = shape === "circle" || shape === "star" ? Math.max(1, n / 3.2) : Math.ceil(Math.sqrt(n));
   const w = Math.min(380, (width / (perSide + 1)) * 0.95);
   return { w, h: Math.min(130, Math.max(34, w * 0.38)) };
