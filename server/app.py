@@ -73,7 +73,7 @@ def create_app(settings: Settings) -> FastAPI:
         return {"id": run["id"], "state": run["state"]}
 
     @app.get("/api/runs", dependencies=[watch])
-    def list_runs(limit: int = Query(20, ge=1, le=200), offset: int = Query(0, ge=0)) -> dict:
+    def list_runs(limit: int = Query(20, ge=1, le=200), offset: int = Query(0, ge=0, le=1_000_000_000)) -> dict:
         rows, total = hub().store.page(limit, offset)
         live = {r["id"]: r for r in [hub().current, *hub().queue] if r is not None}
         return {"runs": [summary(live.get(r["id"], r)) for r in rows], "total": total}

@@ -21,7 +21,7 @@ DEFAULT_ALPHA, DEFAULT_BETA = 50e-6, 1e-9  # 50 us a step, 1 GB/s: a loopback-is
 class ModelQuery(BaseModel):
     collective: Collective
     algorithm: str
-    world_size: int = Field(4, ge=1, le=4096)
+    world_size: int = Field(4, ge=1, le=1024)
     count: int = Field(1024, ge=1, le=1 << 28)
     dtype: DType = "float32"
     chunks: int = Field(1, ge=1, le=1024)

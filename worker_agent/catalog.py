@@ -23,6 +23,8 @@ CAPTURES = ("full", "summary", "none")
 MAX_BUFFER_BYTES = 1 << 30  # one rank's working buffer; far beyond what a lecture needs
 MAX_FULL_CAPTURE = 4096  # elements per rank's buffer that `full` capture will ship
 MAX_ITERATIONS = 10_000
+MAX_CHUNKS = 1024  # pieces per block or segment: more than any picture can show
+MAX_SEED = (1 << 63) - 1
 
 
 class SpecError(ValueError):
@@ -88,6 +90,8 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
     for name, value, top in (("iterations", spec.iterations, MAX_ITERATIONS), ("warmup", spec.warmup, MAX_ITERATIONS)):
         if not (0 if name == "warmup" else 1) <= value <= top:
             raise SpecError(name, f"must be between {0 if name == 'warmup' else 1} and {top}, not {value}")
+    if not 0 <= spec.seed <= MAX_SEED:
+        raise SpecError("seed", f"must be between 0 and {MAX_SEED}, not {spec.seed}")
     if not 0 < spec.timeout <= 3600:
         raise SpecError("timeout", f"must be between 0 and 3600 seconds, not {spec.timeout}")
 
@@ -119,8 +123,8 @@ def _validate_size(spec: RunSpec, p: int, root: int) -> None:
             f"'full' ships every value and is limited to {MAX_FULL_CAPTURE} elements per rank "
             f"(this run has {blocks * count}); use 'summary'",
         )
-    if spec.chunks < 1:
-        raise SpecError("chunks", f"must be at least 1, not {spec.chunks}")
+    if not 1 <= spec.chunks <= MAX_CHUNKS:
+        raise SpecError("chunks", f"must be between 1 and {MAX_CHUNKS}, not {spec.chunks}")
     if spec.algorithm == NATIVE:
         return
     try:
