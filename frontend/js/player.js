@@ -23,8 +23,8 @@ export class Player {
     const drawn = same && this.run.chunk_bounds.length === run.chunk_bounds.length && this.run.group.length === run.group.length;
     this.run = run;
     this.frames = replay(run);
-    if (!drawn) this.stage.load(run, this.frames);
-    else this.stage.frames = this.frames;
+    if (drawn) this.stage.update(run, this.frames);
+    else this.stage.load(run, this.frames);
     if (!same) this.step = -1;
     this.step = Math.min(step ?? this.step, this.available() - 1);
     this.stage.show(this.step + 1);

@@ -63,6 +63,12 @@ export class Stage {
     for (const rank of ranks) this.drawCard(cards, rank, chunks, rank === root && shape !== "circle" && shape !== "grid");
   }
 
+  /** Newer data of the run on stage (a live run's later steps): same cards, new frames. */
+  update(run, frames) {
+    this.run = run;
+    this.frames = frames;
+  }
+
   drawCard(parent, rank, chunks, isRoot) {
     const { x, y } = this.positions[rank];
     const { w, h } = this.card;
@@ -117,6 +123,7 @@ export class Stage {
   animate(k, ms) {
     const step = this.run.steps[k];
     this.stopAnimation();
+    if (!step) return Promise.resolve();
     this.drawArrows(step);
     const moves = step.transfers.slice(0, MAX_TOKENS).map(([src, dst, chunk, into]) => {
       const a = this.cells[`${src}:${chunk}`], b = this.cells[`${dst}:${into}`];
