@@ -35,12 +35,19 @@ from server_helpers import start_up  # noqa: E402
 SMALL = {"collective": "all_reduce", "algorithm": "ring", "count": 16, "capture": "summary"}
 
 
+def messages(frame: str) -> list[dict]:
+    """A frame holds one message or a batch of them."""
+    data = json.loads(frame)
+    return data if isinstance(data, list) else [data]
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
 def time_to_ready(tmp: Path) -> float:
+    tmp.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     up = start_up(tmp, ranks=4)
     elapsed = time.perf_counter() - start
@@ -58,11 +65,9 @@ async def first_step_latency(up, runs: int) -> list[float]:
             start = time.perf_counter()
             status, body = await asyncio.to_thread(up.call, "POST", "/api/runs", SMALL)
             assert status == 202, body
-            while True:
-                m = json.loads(await ws.recv())
-                if m["type"] == "step" and m["run_id"] == body["id"]:
-                    out.append(time.perf_counter() - start)
-                    break
+            while not any(m["type"] == "step" and m["run_id"] == body["id"] for m in messages(await ws.recv())):
+                pass
+            out.append(time.perf_counter() - start)
             await asyncio.to_thread(up.wait, body["id"])
     return out
 
@@ -80,11 +85,13 @@ async def fan_out(up, viewers: int) -> tuple[list[float], int, int]:
 
     async def listen(i: int, ws) -> None:
         while True:
-            m = json.loads(await ws.recv())
-            if m["type"] == "step" and m["run_id"] == run_id:
-                arrivals[i][m["step"], m["rank"]] = time.perf_counter()
-            if m["type"] == "run" and m["run"]["id"] == run_id and m["run"]["state"] == "done":
-                return
+            frame = await ws.recv()
+            now = time.perf_counter()
+            for m in messages(frame):
+                if m["type"] == "step" and m["run_id"] == run_id:
+                    arrivals[i][m["step"], m["rank"]] = now
+                if m["type"] == "run" and m["run"]["id"] == run_id and m["run"]["state"] == "done":
+                    return
 
     await asyncio.wait_for(asyncio.gather(*(listen(i, ws) for i, ws in enumerate(sockets))), timeout=300)
     for ws in sockets:
@@ -105,6 +112,7 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * args.viewers + 256)), hard))
     tmp = Path(tempfile.mkdtemp())
     time_to_ready(tmp / "ready")
+    (tmp / "load").mkdir()
     up = start_up(tmp / "load", ranks=4)
     try:
         server = psutil.Process(up.proc.pid)

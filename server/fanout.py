@@ -1,7 +1,7 @@
 """Every event, to every viewer, without one slow viewer slowing anyone.
 
 A message is serialised once; each viewer has its own bounded queue and its
-own sender task. A viewer whose queue fills up is dropped with close code
+own sender task. A frame holds one message, or a JSON array of them. A viewer whose queue fills up is dropped with close code
 1013 (try again later): it reconnects and gets a fresh snapshot.
 """
 
@@ -13,6 +13,7 @@ import json
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 DROPPED = 1013
+BATCH = 256  # messages at most in one frame
 
 
 class Viewer:
@@ -35,10 +36,18 @@ class Viewer:
         self.queue.put_nowait(None)
 
     async def pump(self) -> None:
-        """Send until told to stop (None) or the socket goes."""
+        """Send until told to stop (None) or the socket goes. What piled up while the last
+        frame was going out leaves as one JSON array: a burst of steps costs a few frames."""
         try:
             while (text := await self.queue.get()) is not None:
-                await self.ws.send_text(text)
+                batch = [text]
+                while len(batch) < BATCH and not self.queue.empty():
+                    if (text := self.queue.get_nowait()) is None:
+                        break
+                    batch.append(text)
+                await self.ws.send_text(batch[0] if len(batch) == 1 else f"[{','.join(batch)}]")
+                if text is None:
+                    return
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass
 

@@ -43,9 +43,11 @@ class Watcher(threading.Thread):
             self.messages.append(json.loads(ws.recv(timeout=10)))
             self.ready.set()
             while self.until is not None:
-                m = json.loads(ws.recv(timeout=120))
-                self.messages.append(m)
-                if m["type"] == "run" and m["run"]["id"] == self.until and m["run"]["state"] not in ("queued", "running"):
+                frame = json.loads(ws.recv(timeout=120))
+                batch = frame if isinstance(frame, list) else [frame]
+                self.messages.extend(batch)
+                if any(m["type"] == "run" and m["run"]["id"] == self.until and m["run"]["state"] not in ("queued", "running")
+                       for m in batch):
                     break
         self.done.set()
 

@@ -42,7 +42,10 @@ export function live(onMessage, onState) {
     const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${t ? `?token=${encodeURIComponent(t)}` : ""}`;
     const ws = new WebSocket(url);
     ws.onopen = () => { delay = 250; onState("open"); };
-    ws.onmessage = (e) => onMessage(JSON.parse(e.data));
+    ws.onmessage = (e) => {
+      const data = JSON.parse(e.data); // one message, or a batch of them
+      for (const m of Array.isArray(data) ? data : [data]) onMessage(m);
+    };
     ws.onclose = () => { onState("closed"); setTimeout(open, delay); delay = Math.min(delay * 2, 5000); };
   };
   open();
