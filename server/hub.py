@@ -130,7 +130,7 @@ class Hub:
                 return "failed", None
             if not R.unfinished(run):
                 return "done", None
-            lost = [r for r in self.cluster.missing()]
+            lost = self.cluster.missing()
             if lost:
                 return "failed", f"ranks {lost} were lost during the run; ranks {R.unfinished(run)} did not finish"
             remaining = deadline - time.monotonic()

@@ -21,7 +21,7 @@ from . import serve
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--ranks", type=int, default=4, help="local ranks to start (default %(default)s)")
-    parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl with CUDA, else gloo")
+    parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo")
     parser.add_argument("--open", action="store_true", help="open the presenter page in a browser when ready")
     serve.add_arguments(parser)
 

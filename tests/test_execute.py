@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from distributed import run_ranks, unwrap
 
-from worker_agent import collectives as C
 from worker_agent.algorithms import ALGORITHMS, build
 from worker_agent.catalog import effective_count, effective_op, group_of, peer_of
 from worker_agent.inputs import numpy_input

@@ -3,7 +3,6 @@ every capture level, and timings."""
 
 from __future__ import annotations
 
-import numpy as np
 from distributed import run_ranks, unwrap
 
 from worker_agent.algorithms import build

@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--capture", default="none", choices=("none", "summary"))
-    parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl with CUDA, else gloo")
+    parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo")
     parser.add_argument("--json", action="store_true", help="print one JSON row per line instead of the table")
 
 
@@ -137,7 +137,7 @@ def table(rows: list[dict], collective: str, p: int) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from .local import RankError, run_ranks
+    from .local import run_ranks
     from .catalog import SpecError, validate
     from .protocol import RunSpec
 

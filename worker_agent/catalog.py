@@ -6,7 +6,7 @@ spec fails everywhere at once and nothing hangs waiting for a peer.
 from __future__ import annotations
 
 from . import collectives as C
-from .algorithms import ALGORITHMS, NATIVE, algorithms_for, build
+from .algorithms import NATIVE, algorithms_for, build
 from .protocol import RunSpec
 
 DTYPES = ("int32", "int64", "float16", "bfloat16", "float32", "float64")
@@ -162,5 +162,3 @@ def catalog(backend: str, world_size: int) -> dict:
         "max_full_capture": MAX_FULL_CAPTURE,
     }
 
-
-__all__ = ["ALGORITHMS", "SpecError", "validate", "catalog", "group_of", "peer_of"]

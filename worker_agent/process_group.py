@@ -65,6 +65,12 @@ def _env_int(name: str, default: int | None = None) -> int:
         raise RuntimeError(f"{name}={value!r} is not an integer") from None
 
 
+def _default_backend() -> str:
+    """NCCL when every rank on this node can have a GPU of its own (NCCL refuses to share one), else gloo."""
+    per_node = _env_int("LOCAL_WORLD_SIZE", 1)
+    return "nccl" if torch.cuda.is_available() and torch.cuda.device_count() >= per_node else "gloo"
+
+
 def init_from_env(backend: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> World:
     """Join the process group described by torchrun's environment variables."""
     rank, world_size = _env_int("RANK"), _env_int("WORLD_SIZE")
@@ -72,7 +78,7 @@ def init_from_env(backend: str | None = None, timeout: float = DEFAULT_TIMEOUT) 
     for name in ("MASTER_ADDR", "MASTER_PORT"):
         if name not in os.environ:
             raise RuntimeError(f"{name} is not set: start workers with torchrun or `ringside up`")
-    backend = backend or ("nccl" if torch.cuda.is_available() else "gloo")
+    backend = backend or _default_backend()
     if backend == "nccl":
         if not torch.cuda.is_available():
             raise RuntimeError("backend nccl needs a CUDA GPU; use gloo on CPU")

@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server", help="URL of a Ringside server to join (http://host:port)")
     parser.add_argument("--token", default=os.environ.get("RINGSIDE_WORKER_TOKEN"),
                         help="the server's worker token (default: $RINGSIDE_WORKER_TOKEN, which keeps it out of `ps`)")
-    parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl with CUDA, else gloo")
+    parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo")
     parser.add_argument("--pg-timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds a rank waits for a lost peer before failing (default %(default)s)")
     run = parser.add_argument_group("one run without a server (events go out as JSON lines)")
