@@ -13,7 +13,7 @@ from worker_agent.protocol import ErrorEvent, RunFinished, RunSpec, RunStarted, 
 
 STATES = ("queued", "running", "done", "failed", "cancelled", "interrupted")
 ENDED = frozenset({"done", "failed", "cancelled", "interrupted"})
-RESULT_FIELDS = ("output", "checksum", "verified", "max_diff", "tolerance", "timings", "bytes_sent", "bytes_received")
+RESULT_FIELDS = ("output", "checksum", "verified", "max_diff", "tolerance", "mismatches", "timings", "bytes_sent", "bytes_received")
 
 
 def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> dict:

@@ -70,10 +70,11 @@ def stage_values(page) -> dict:
     return out
 
 
-def run_from_button(page, collective: str) -> str:
+def run_from_button(page, collective: str, algorithm: str | None = None) -> str:
+    """Click the collective, pick the algorithm (default: the last stepwise one), run it and wait."""
     page.click(f"button[data-collective={collective}]")
     algorithms = page.eval_on_selector("#field-algorithm", "s => [...s.options].map(o => o.value)")
-    page.select_option("#field-algorithm", algorithms[-1])
+    page.select_option("#field-algorithm", algorithm or algorithms[-1])
     page.select_option("#field-capture", "full")
     page.fill("#field-count", "8")
     page.click("#run")
@@ -169,3 +170,32 @@ def test_an_exported_run_replays_with_the_server_stopped(tmp_path, browser, page
     offline.evaluate(f"window.ringside.player.go({len(run['steps']) - 1})")
     assert stage_values(offline) == {r: v for r, v in expected_values(run, len(run["steps"]) - 1).items()}
     assert offline.inner_text("#step-label") == f"step {len(run['steps'])} / {len(run['steps'])}"
+
+
+def test_phases_summaries_and_a_sweep_chart(up, page_for):
+    page = page_for(f"{up.url}/?token={up.presenter}")
+    page.wait_for_selector("#collectives button")
+    run_id = run_from_button(page, "all_reduce", "ring")  # reduce-scatter, then all-gather
+    ranks = len(up.call("GET", f"/api/runs/{run_id}")[1]["group"])
+    page.evaluate(f"window.ringside.player.pause(); window.ringside.player.go({ranks})")
+    assert page.eval_on_selector_all("#phases span", "s => s.map(x => x.textContent)") == ["reduce-scatter", "all-gather"]
+    assert page.get_attribute("#phases span.current", "data-first") == str(ranks - 1)
+    page.click("#phases span[data-first='0']")
+    assert page.evaluate("window.ringside.player.step") == 0
+
+    big = up.run(collective="all_reduce", algorithm="ring", count=4096, capture="summary", pattern="random_int")
+    page.goto(f"{up.url}/?run={big['id']}&step=-1")
+    page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{big['id']}'")
+    page.evaluate(f"window.ringside.player.go({len(big['steps']) - 1})")
+    last = big["steps"][-1]["ranks"]["0"]["states"][0]
+    cell = page.locator(f".cell[data-rank='0'][data-chunk='{last['chunk']}']")
+    assert cell.locator("text").text_content() == f"{last['min']:g}–{last['max']:g}"
+    assert f"sum {last['sum']:g}" in cell.locator("title").text_content()
+
+    page.goto(f"{up.url}/?token={up.presenter}")
+    page.wait_for_selector("#collectives button")
+    page.click("button[data-collective=all_gather]")
+    page.click("#sweep-run")
+    page.wait_for_function("document.getElementById('run-why').textContent.includes('charted')", timeout=240_000)
+    names = page.evaluate("document.getElementById('sweep').data.map(t => t.name)")
+    assert {"native", "ring", "recursive_doubling", "ring model", "recursive_doubling model"} <= set(names)

@@ -137,6 +137,7 @@ class RunFinished(Message):
     verified: Optional[bool] = None
     max_diff: Optional[float] = None
     tolerance: Optional[float] = None
+    mismatches: list[tuple[int, float, float]] = Field([], description="the first positions that differ from native: (index, got, native)")
     timings: Timings
     bytes_sent: int = 0
     bytes_received: int = 0

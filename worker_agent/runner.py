@@ -121,6 +121,7 @@ class _Run:
             verified=verdict.verified if verdict else None,
             max_diff=verdict.max_diff if verdict else None,
             tolerance=verdict.tolerance if verdict else None,
+            mismatches=list(verdict.mismatches) if verdict else [],
             timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in times[0][1]] if times else []),
             bytes_sent=sent,
             bytes_received=received,

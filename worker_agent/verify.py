@@ -15,11 +15,15 @@ import torch
 MOVES_ONLY = frozenset({"broadcast", "scatter", "gather", "all_gather", "all_to_all", "send_recv"})
 
 
+SHOWN = 5  # differing positions reported, for a viewer to see in red
+
+
 @dataclass(frozen=True)
 class Verdict:
     verified: bool
     max_diff: float
     tolerance: float
+    mismatches: tuple[tuple[int, float, float], ...] = ()  # (position, got, native's), the first few
 
 
 def tolerance(collective: str, dtype: torch.dtype, group_size: int, magnitude: float) -> float:
@@ -30,7 +34,7 @@ def tolerance(collective: str, dtype: torch.dtype, group_size: int, magnitude: f
 
 def compare(collective: str, got: torch.Tensor, want: torch.Tensor, group_size: int) -> Verdict:
     if got.shape != want.shape:
-        return Verdict(False, float("inf"), 0.0)
+        return Verdict(False, float("inf"), 0.0)  # no position to point at
     a, b = got.double(), want.double()
     same = (a == b) | (torch.isnan(a) & torch.isnan(b))  # equal infinities count as equal
     diff = torch.where(same, torch.zeros_like(a), (a - b).abs().nan_to_num(float("inf")))
@@ -38,4 +42,5 @@ def compare(collective: str, got: torch.Tensor, want: torch.Tensor, group_size: 
     finite = b[torch.isfinite(b)]
     magnitude = float(finite.abs().max()) if finite.numel() else 0.0
     tol = tolerance(collective, got.dtype, group_size, magnitude)
-    return Verdict(max_diff <= tol, max_diff, tol)
+    wrong = (diff > tol).nonzero().flatten()[:SHOWN].tolist()
+    return Verdict(max_diff <= tol, max_diff, tol, tuple((i, a[i].item(), b[i].item()) for i in wrong))

@@ -5,7 +5,7 @@ import { colour } from "rs/stage.js";
 
 let loading = null;
 
-function plotly() {
+export function plotly() {
   loading ??= new Promise((resolve, reject) => {
     const s = document.createElement("script");
     s.src = "/vendor/plotly.min.js";

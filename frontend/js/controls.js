@@ -7,8 +7,9 @@ const $ = (id) => document.getElementById(id);
 const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "group", "pattern", "capture", "chunks"];
 
 export class Controls {
-  constructor(onSubmitted) {
+  constructor(onSubmitted, onSweep) {
     this.onSubmitted = onSubmitted;
+    this.onSweep = onSweep;
     this.catalog = null;
     this.collective = "all_reduce";
     this.canRun = false;
@@ -84,7 +85,14 @@ export class Controls {
     submit.id = "run";
     submit.textContent = `Run ${entry.name}`;
     submit.disabled = !this.canRun || !c.world_size;
-    form.append(submit);
+    const sweep = document.createElement("button");
+    sweep.type = "button";
+    sweep.id = "sweep-run";
+    sweep.textContent = "Sweep sizes, every algorithm";
+    sweep.title = "run every algorithm of this collective at growing sizes, then chart time and busbw";
+    sweep.disabled = submit.disabled;
+    sweep.onclick = () => this.onSweep(entry, this.spec());
+    form.append(submit, sweep);
     $("run-why").textContent = !c.world_size ? "No ranks are connected yet."
       : !this.canRun ? "Watching only: open the presenter link (the one with ?token=) to run collectives." : "";
     form.onsubmit = (e) => { e.preventDefault(); this.submit(); };

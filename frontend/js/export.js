@@ -13,7 +13,8 @@ const PAGE = (title, css, importmap, data) => `<!doctype html>
 <svg id="stage" viewBox="0 0 1200 640"></svg><p id="caption"></p>
 <div id="player"><button id="first">|◀</button><button id="back">◀</button><button id="play">▶</button><button id="forward">▶|</button>
 <input id="slider" type="range" min="-1" max="-1" value="-1"><span id="step-label"></span>
-<label>speed <select id="speed"><option value="0.25">0.25×</option><option value="0.5">0.5×</option><option value="1" selected>1×</option><option value="2">2×</option><option value="5">5×</option></select></label></div></section>
+<label>speed <select id="speed"><option value="0.25">0.25×</option><option value="0.5">0.5×</option><option value="1" selected>1×</option><option value="2">2×</option><option value="5">5×</option></select></label></div>
+<div id="phases"></div></section>
 <aside><h2>This step</h2><ol id="log"></ol><h2>Before / after</h2><div id="outcome"></div><h2>Traffic</h2><div id="traffic"></div><a id="trace" hidden></a></aside>
 </main>
 <script type="application/json" id="run-data">${data}</script>

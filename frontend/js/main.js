@@ -5,7 +5,8 @@ import { Stage } from "rs/stage.js";
 import { Player, bindPlayer } from "rs/player.js";
 import { showStep, showOutcome, showHistory, showCluster } from "rs/panels.js";
 import { Controls } from "rs/controls.js";
-import { timeline, totals } from "rs/charts.js";
+import { plotly, timeline, totals } from "rs/charts.js";
+import { runSweep, plotSweep } from "rs/sweep.js";
 import { download } from "rs/export.js";
 
 const $ = (id) => document.getElementById(id);
@@ -17,7 +18,7 @@ let refetch = null;
 
 const stage = new Stage($("stage"));
 const player = new Player(stage, (p) => { showStep(p); remember(p); });
-const controls = new Controls((id) => openRun(id));
+const controls = new Controls((id) => openRun(id), sweep);
 bindPlayer(player);
 window.ringside = { player, stage, controls };
 
@@ -37,6 +38,17 @@ function showRun(run, step) {
   showOutcome(run);
   document.querySelectorAll("#history li").forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
   if (ENDED.has(run.state)) { timeline(run); totals(run); }
+}
+
+async function sweep(entry, spec) {
+  const why = $("run-why");
+  try {
+    const runs = await runSweep(entry.name, entry.algorithms, spec.dtype, (done, total) => (why.textContent = `sweep: ${done} of ${total} runs`));
+    await plotSweep(runs, await plotly());
+    why.textContent = `sweep: ${runs.length} runs, charted below`;
+  } catch (err) {
+    why.textContent = `sweep stopped: ${err.reason ?? err}`;
+  }
 }
 
 async function refreshHistory() {

@@ -29,6 +29,7 @@ export function showStep(player) {
   $("play").textContent = player.playing ? "⏸" : "▶";
   const log = $("log");
   log.replaceChildren();
+  showPhases(player);
   if (!run) return;
   if (step < 0) {
     $("caption").textContent = run.steps.length
@@ -42,6 +43,37 @@ export function showStep(player) {
   if (s.transfers.length > 200) log.append(html("li", {}, `… and ${s.transfers.length - 200} more`));
 }
 
+/** "✗ [3] 7 ≠ 8 …": where the output differs from native's, in red. */
+function differences(o) {
+  const shown = o.mismatches.map(([i, got, want]) => `[${i}] ${formatValue(got)} ≠ ${formatValue(want)}`);
+  return `✗ ${shown.join(", ") || `off by ${formatValue(o.maxDiff)}`}`;
+}
+
+/** Consecutive steps of one phase as one stretch: [{phase, first, last}]. */
+export function phasesOf(steps) {
+  const out = [];
+  steps.forEach((s, i) => {
+    const last = out.at(-1);
+    if (last && last.phase === s.phase) last.last = i;
+    else out.push({ phase: s.phase, first: i, last: i });
+  });
+  return out;
+}
+
+/** The phases as a bar under the slider (reduce-scatter, then all-gather); a click jumps to one. */
+function showPhases(player) {
+  const bar = $("phases");
+  const phases = phasesOf(player.run?.steps ?? []);
+  const key = `${player.run?.id}:${phases.map((p) => `${p.phase}${p.last}`).join()}`;
+  if (bar.dataset.key !== key) {
+    bar.dataset.key = key;
+    bar.replaceChildren(...(phases.length > 1 ? phases : []).map((p) => html("span", {
+      style: `flex-grow: ${p.last - p.first + 1}`, "data-first": p.first, "data-last": p.last,
+      title: `steps ${p.first + 1}–${p.last + 1}`, onclick: () => { player.pause(); player.go(p.first); } }, p.phase)));
+  }
+  for (const span of bar.children) span.classList.toggle("current", +span.dataset.first <= player.step && player.step <= +span.dataset.last);
+}
+
 export function showOutcome(run) {
   const box = $("outcome");
   box.replaceChildren();
@@ -49,7 +81,7 @@ export function showOutcome(run) {
   const rows = outcomes(run).map((o) => html("tr", {},
     html("td", {}, `r${o.rank}`), html("td", {}, values(o.inputs.flat())), html("td", {}, values(o.outputs.flat())),
     html("td", { class: o.verified === false ? "differs" : "ok", "data-verified": String(o.verified) },
-      o.verified === true ? "✓" : o.verified === false ? `✗ ${formatValue(o.maxDiff)}` : "")));
+      o.verified === true ? "✓" : o.verified === false ? differences(o) : "")));
   box.append(html("table", {}, html("tr", {}, html("th", {}, "rank"), html("th", {}, "in"), html("th", {}, "out"), html("th", {}, "vs native")), rows));
   const t = run.traffic;
   $("traffic").replaceChildren(html("table", {},

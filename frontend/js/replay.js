@@ -7,27 +7,37 @@ export function shown(state) {
   return state.values ?? state.preview ?? null;
 }
 
+/** min, max and sum of a chunk captured as a summary (no values shipped); null otherwise. */
+function summaryOf(state) {
+  return state.values == null && state.min != null ? { min: state.min, max: state.max, sum: state.sum } : null;
+}
+
 /**
  * frames[0] is the buffers before the first step; frames[k + 1] after step k.
- * A frame: { values: {rank: [chunkValues|null]}, origins: {rank: [Set<rank>]}, changed: Set<"rank:chunk"> }.
+ * A frame: { values: {rank: [chunkValues|null]}, stats: {rank: [{min, max, sum}|null]},
+ * origins: {rank: [Set<rank>]}, changed: Set<"rank:chunk"> }.
  * Values come from the ranks' own reports (states); origins from replaying the transfers:
  * a copy takes the sender's origins, a reduce adds them to its own.
  */
 export function replay(run) {
   const ranks = run.group.map(String);
   const chunks = run.chunk_bounds.length;
-  const values = {}, origins = {};
+  const values = {}, origins = {}, stats = {};
   for (const r of ranks) {
     values[r] = new Array(chunks).fill(null);
+    stats[r] = new Array(chunks).fill(null);
     origins[r] = Array.from({ length: chunks }, () => new Set());
-    for (const state of run.inputs?.[r] ?? []) values[r][state.chunk] = shown(state);
+    for (const state of run.inputs?.[r] ?? []) {
+      values[r][state.chunk] = shown(state);
+      stats[r][state.chunk] = summaryOf(state);
+    }
     for (const c of run.input_chunks?.[r] ?? []) origins[r][c] = new Set([Number(r)]);
   }
-  const frames = [{ values, origins, changed: new Set() }];
+  const frames = [{ values, origins, stats, changed: new Set() }];
   for (const step of run.steps) {
     const prev = frames[frames.length - 1];
-    const next = { values: { ...prev.values }, origins: { ...prev.origins }, changed: new Set() };
-    const copied = { values: new Set(), origins: new Set() };
+    const next = { values: { ...prev.values }, origins: { ...prev.origins }, stats: { ...prev.stats }, changed: new Set() };
+    const copied = { values: new Set(), origins: new Set(), stats: new Set() };
     const own = (table, r) => {  // copy a rank's row the first time this step changes it
       if (!copied[table].has(r)) {
         copied[table].add(r);
@@ -42,7 +52,10 @@ export function replay(run) {
       next.changed.add(`${dst}:${into}`);
     }
     for (const [r, report] of Object.entries(step.ranks ?? {})) {
-      for (const state of report.states ?? []) own("values", r)[state.chunk] = shown(state);
+      for (const state of report.states ?? []) {
+        own("values", r)[state.chunk] = shown(state);
+        own("stats", r)[state.chunk] = summaryOf(state);
+      }
     }
     frames.push(next);
   }
@@ -59,6 +72,7 @@ export function outcomes(run) {
       outputs: (result?.output ?? []).map(shown),
       verified: result?.verified ?? null,
       maxDiff: result?.max_diff ?? null,
+      mismatches: result?.mismatches ?? [],
     };
   });
 }

@@ -96,13 +96,13 @@ export class Stage {
     const frame = this.frames[index];
     if (!frame) return;
     for (const rank of this.run.group) {
-      const values = frame.values[String(rank)] ?? [];
-      const origins = frame.origins[String(rank)] ?? [];
-      for (let c = 0; c < this.run.chunk_bounds.length; c++) this.paint(rank, c, values[c], origins[c]);
+      const r = String(rank);
+      const values = frame.values[r] ?? [], origins = frame.origins[r] ?? [], stats = frame.stats?.[r] ?? [];
+      for (let c = 0; c < this.run.chunk_bounds.length; c++) this.paint(rank, c, values[c], origins[c], stats[c]);
     }
   }
 
-  paint(rank, chunk, values, origins) {
+  paint(rank, chunk, values, origins, stats) {
     const cell = this.cells[`${rank}:${chunk}`];
     if (!cell) return;
     const from = [...(origins ?? [])].sort((a, b) => a - b);
@@ -115,8 +115,14 @@ export class Stage {
       from.forEach((r, i) => el("rect", { x: i * sw, width: sw + 0.5, height: cell.h, fill: colour(r) }, cell.stripes));
     }
     cell.group.dataset.values = JSON.stringify(values ?? null);
-    const text = values == null ? "" : fit(values, cell.w / (cell.font * 0.62));
+    const chars = cell.w / (cell.font * 0.62);
+    // A large chunk ships a summary: its range says more than a preview of its first values.
+    const range = stats && `${formatValue(stats.min)}–${formatValue(stats.max)}`;
+    const text = range && range.length <= chars ? range : values == null ? "" : fit(values, chars);
     if (cell.text.textContent !== text) cell.text.textContent = text;
+    const tip = stats ? `rank ${rank} chunk ${chunk}: min ${formatValue(stats.min)}, max ${formatValue(stats.max)}, sum ${formatValue(stats.sum)}; first ${fit(values ?? [], 60)}`
+      : `rank ${rank} chunk ${chunk}: ${fit(values ?? [], 200)}`;
+    (cell.title ??= el("title", {}, cell.group)).textContent = tip;
   }
 
   /** Fly step k's chunks from sender to receiver over `ms`, then show its result. */
@@ -163,9 +169,12 @@ export class Stage {
     this.raf = null;
     this.pending = null;
     this.tokens.replaceChildren();
+    const frame = this.frames[k + 1];
+    if (!frame) return; // another run took the stage meanwhile
     this.show(k + 1);
-    for (const key of this.frames[k + 1].changed) this.cells[key]?.group.classList.add("flash");
-    setTimeout(() => { for (const key of this.frames[k + 1]?.changed ?? []) this.cells[key]?.group.classList.remove("flash"); }, 450);
+    const cells = [...frame.changed].map((key) => this.cells[key]).filter(Boolean);
+    for (const cell of cells) cell.group.classList.add("flash");
+    setTimeout(() => { for (const cell of cells) cell.group.classList.remove("flash"); }, 450);
   }
 
   /** End a running animation at once (its step shown as finished). */

@@ -1,0 +1,58 @@
+// A sweep over sizes: the current collective with every algorithm at growing counts, then
+// time and bus bandwidth against size, measured, with the alpha-beta prediction drawn over them.
+
+import { api } from "rs/api.js";
+import { colour } from "rs/stage.js";
+
+export const COUNTS = [256, 1024, 4096, 16384, 65536, 262144];
+const ENDED = new Set(["done", "failed", "cancelled", "interrupted"]);
+
+async function finished(id) {
+  for (;;) {
+    const run = await api(`/api/runs/${id}`);
+    if (ENDED.has(run.state)) return run;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** Queue every (algorithm, count), wait for all, and return the finished runs. */
+export async function runSweep(collective, algorithms, dtype, onProgress) {
+  const ids = [];
+  for (const algorithm of algorithms)
+    for (const count of COUNTS)
+      ids.push((await api("/api/runs", { method: "POST", body: { collective, algorithm, count, dtype, capture: "none", iterations: 5, warmup: 1 } })).id);
+  const runs = [];
+  for (const id of ids) {
+    runs.push(await finished(id));
+    onProgress(runs.length, ids.length);
+  }
+  return runs;
+}
+
+export async function plotSweep(runs, Plotly) {
+  const el = document.getElementById("sweep");
+  const done = runs.filter((r) => r.state === "done" && r.time);
+  const algorithms = [...new Set(done.map((r) => r.spec.algorithm))];
+  const traces = [];
+  for (const [i, algorithm] of algorithms.entries()) {
+    const mine = done.filter((r) => r.spec.algorithm === algorithm).sort((a, b) => a.spec.count - b.spec.count);
+    const size = mine.map((r) => r.algbw * r.time);
+    const line = { color: colour(i), width: 2 };
+    traces.push({ x: size, y: mine.map((r) => r.time * 1e6), name: algorithm, mode: "lines+markers", line, legendgroup: algorithm });
+    traces.push({ x: size, y: mine.map((r) => r.busbw / 1e9), name: `${algorithm} busbw`, mode: "lines+markers", yaxis: "y2",
+      line: { ...line, width: 1 }, marker: { symbol: "square" }, legendgroup: algorithm, showlegend: false });
+    if (algorithm === "native") continue; // the backend's steps are its own: nothing to model
+    const predicted = await Promise.all(mine.map((r) => api(`/api/model?collective=${r.spec.collective}&algorithm=${algorithm}` +
+      `&world_size=${r.group.length}&count=${r.spec.count}&dtype=${r.spec.dtype}`)));
+    traces.push({ x: size, y: predicted.map((p) => p.time * 1e6), name: `${algorithm} model`, mode: "lines",
+      line: { ...line, dash: "dot" }, legendgroup: algorithm, showlegend: false });
+  }
+  const ink = getComputedStyle(document.documentElement).getPropertyValue("--ink").trim();
+  await Plotly.react(el, traces, {
+    title: { text: `${done[0]?.spec.collective ?? ""}: time (lines), busbw (squares), model (dotted)`, font: { size: 12 } },
+    paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font: { color: ink, size: 11 },
+    margin: { l: 55, r: 55, t: 32, b: 40 }, legend: { orientation: "h", y: -0.25 },
+    xaxis: { type: "log", title: "bytes per rank" }, yaxis: { type: "log", title: "µs" },
+    yaxis2: { overlaying: "y", side: "right", title: "busbw GB/s", showgrid: false },
+  }, { displayModeBar: false, responsive: true });
+}

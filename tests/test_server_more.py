@@ -1,0 +1,73 @@
+"""The rest of the server's promises: `ringside run` from a terminal, a run that loses a
+rank fails naming it (and the group comes back), and the cost model's fit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from server_helpers import start_up
+
+from server import model
+from worker_agent.protocol import RunSpec
+
+
+@pytest.fixture(scope="module")
+def up(tmp_path_factory):
+    server = start_up(tmp_path_factory.mktemp("more"), ranks=3)
+    yield server
+    server.stop()
+
+
+def ringside_run(up, *args):
+    env = {**os.environ, "RINGSIDE_PRESENTER_TOKEN": up.presenter}
+    return subprocess.run([sys.executable, "-m", "worker_agent.cli", "run", "--server", up.url, *args],
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_ringside_run_prints_the_table_and_the_link(up):
+    done = ringside_run(up, "--collective", "reduce_scatter", "--algorithm", "recursive_halving", "--count", "5")
+    assert done.returncode == 0, done.stderr
+    assert ": done" in done.stdout and done.stdout.count("True") == 3
+    run_id = done.stdout.split("see it: ")[1].strip().split("?run=")[1]
+    assert up.call("GET", f"/api/runs/{run_id}")[1]["spec"]["algorithm"] == "recursive_halving"
+    refused = ringside_run(up, "--collective", "broadcast", "--root", "7")
+    assert refused.returncode == 2 and "root: rank 7 is not in the group" in refused.stderr
+    malformed = ringside_run(up, "--collective", "shuffle")
+    assert malformed.returncode == 2 and "collective" in malformed.stderr
+
+
+def test_a_run_that_loses_a_rank_fails_naming_it_and_the_group_returns(tmp_path):
+    own = start_up(tmp_path, ranks=3)
+    try:
+        status, body = own.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 18,
+                                                       "iterations": 5000, "capture": "none"})
+        while own.call("GET", f"/api/runs/{body['id']}")[1]["state"] != "running":
+            time.sleep(0.05)
+        victim = next(r for r in own.cluster()["ranks"] if r["rank"] == 2)["pid"]
+        os.kill(victim, signal.SIGKILL)
+        run = own.wait(body["id"])
+        assert run["state"] == "failed"
+        assert "2" in run["error"] and ("lost" in run["error"] or "died" in run["error"] or "dropped" in run["error"]), run["error"]
+        own.wait_ranks(3, exclude_pids={victim})
+        assert own.run(collective="all_reduce", algorithm="tree", count=6)["verified"] is True
+    finally:
+        own.stop()
+
+
+def test_the_cost_model_fits_alpha_and_beta_from_runs():
+    alpha, beta = 40e-6, 2e-9
+    runs = []
+    for algorithm, count in [("ring", 4096), ("tree", 4096), ("master_worker", 1024), ("ring", 65536), ("rabenseifner", 8192)]:
+        spec = RunSpec(collective="all_reduce", algorithm=algorithm, count=count)
+        steps, nbytes = model.features("all_reduce", algorithm, 4, 0, 1, count, 4)
+        runs.append({"spec": spec.model_dump(), "world_size": 4, "time": steps * alpha + nbytes * beta})
+    fitted_alpha, fitted_beta, n = model.fit(runs)
+    assert n == 5 and fitted_alpha == pytest.approx(alpha) and fitted_beta == pytest.approx(beta)
+    answer = model.predict(model.ModelQuery(collective="all_reduce", algorithm="ring", world_size=4, count=4096), runs)
+    assert answer["time"] == pytest.approx(6 * alpha + 6 * 4096 * beta) and answer["fitted_from_runs"] == 5
+    assert model.fit(runs[:1])[2] == 0  # one shape cannot separate alpha from beta: the defaults stand
