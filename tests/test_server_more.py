@@ -71,3 +71,4 @@ def test_the_cost_model_fits_alpha_and_beta_from_runs():
     answer = model.predict(model.ModelQuery(collective="all_reduce", algorithm="ring", world_size=4, count=4096), runs)
     assert answer["time"] == pytest.approx(6 * alpha + 6 * 4096 * beta) and answer["fitted_from_runs"] == 5
     assert model.fit(runs[:1])[2] == 0  # one shape cannot separate alpha from beta: the defaults stand
+
