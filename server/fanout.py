@@ -1,8 +1,9 @@
 """Every event, to every viewer, without one slow viewer slowing anyone.
 
 A message is serialised once; each viewer has its own bounded queue and its
-own sender task. A frame holds one message, or a JSON array of them. A viewer whose queue fills up is dropped with close code
-1013 (try again later): it reconnects and gets a fresh snapshot.
+own sender task. A frame holds one message, or a JSON array of them. A viewer
+whose queue fills up is dropped with close code 1013 (try again later): it
+reconnects and gets a fresh snapshot.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ class Viewer:
     def __init__(self, ws: WebSocket, limit: int):
         self.ws = ws
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)
-        self.dropped = False
 
     def offer(self, text: str) -> bool:
         try:
@@ -73,7 +73,6 @@ class Fanout:
 
     def _drop(self, viewer: Viewer) -> None:
         self.viewers.discard(viewer)
-        viewer.dropped = True
         viewer.offer_stop()
         asyncio.get_running_loop().create_task(_close(viewer.ws, DROPPED, "viewer fell behind; reconnect for a snapshot"))
 

@@ -11,7 +11,6 @@ from worker_agent import collectives as C
 from worker_agent.catalog import ITEMSIZE, effective_count, effective_dtype, group_of
 from worker_agent.protocol import ErrorEvent, RunFinished, RunSpec, RunStarted, StepEvent
 
-STATES = ("queued", "running", "done", "failed", "cancelled", "interrupted")
 ENDED = frozenset({"done", "failed", "cancelled", "interrupted"})
 RESULT_FIELDS = ("output", "checksum", "verified", "max_diff", "tolerance", "mismatches", "timings", "bytes_sent", "bytes_received")
 
