@@ -30,7 +30,7 @@ class Settings:
     worker_token: str = field(default_factory=lambda: secrets.token_urlsafe(16))
     viewer_token: str | None = None  # None: anyone who can reach the server may watch
     allowed_origins: tuple[str, ...] = ()  # besides the server's own
-    lost_after: float = 3.0  # seconds of silence before a rank is shown lost
+    lost_after: float = 5.0  # seconds of silence before a rank is shown lost (a busy CPU can delay a beat)
     viewer_queue: int = 2048  # messages a viewer may fall behind before it is dropped
 
     @property
