@@ -66,6 +66,25 @@ def test_schedules_are_well_formed_and_captioned(collective, algorithm):
         assert all(10 <= t[0] <= 16 and 10 <= t[1] <= 16 for t in step["transfers"])
 
 
+def test_captions_name_the_ranks_only_when_few_talk():
+    tree = build("all_reduce", "tree", 3, 0).to_json(ranks=[10, 11, 12])["steps"]
+    assert tree[0]["caption"].endswith("which adds it to its own (rank 11 to rank 10 and rank 12 to rank 10)")
+    assert tree[1]["caption"].endswith("(rank 10 to rank 11 and rank 10 to rank 12)")
+    fold = build("all_reduce", "recursive_doubling", 5).to_json()["steps"][0]
+    assert fold["phase"] == "fold" and fold["caption"].endswith("(rank 4 to rank 0)")
+    big = build("all_reduce", "ring", 8).to_json()["steps"][0]["caption"]
+    assert big == "every rank sends one chunk to its right neighbour, which adds it to its own"
+
+
+@pytest.mark.parametrize("collective,algorithm", PAIRS)
+def test_one_rank_has_nothing_to_send(collective, algorithm):
+    steps = build(collective, algorithm, 1, 0, 1).steps
+    if collective == "all_to_all":
+        assert [step.transfers for step in steps] == [(Transfer(0, 0, 0, 1, False),)]
+    else:
+        assert steps == ()
+
+
 def test_every_collective_has_native_and_a_schedule():
     for collective in C.COLLECTIVES:
         algorithms = algorithms_for(collective)
@@ -77,18 +96,73 @@ def test_unknown_algorithm_and_bad_chunks_are_refused():
         build("all_reduce", "bogus", 4)
     with pytest.raises(ValueError, match="chunks must be at least 1"):
         build("all_reduce", "ring", 4, 0, 0)
-    with pytest.raises(ValueError, match="chunks must be 1"):
+    with pytest.raises(ValueError, match="chunks must be 1, not 2"):
         build("barrier", "dissemination", 4, 0, 2)
+    with pytest.raises(ValueError, match=r"root must be a rank of the group, 0\.\.3, not 4"):
+        build("broadcast", "flat", 4, 4)
+    with pytest.raises(ValueError, match="world_size must be at least 1"):
+        build("all_reduce", "ring", 0)
+
+
+def _sched(steps, p=2, pieces=2):
+    return Schedule("all_reduce", "x", p, 0, 1, pieces, tuple(Step("p", "c", tuple(t)) for t in steps))
 
 
 def test_check_catches_races():
     def sched(*transfers):
-        return Schedule("all_reduce", "x", 2, 0, 1, 2, (Step("p", "c", tuple(transfers)),))
+        return _sched([transfers])
 
     with pytest.raises(ScheduleError, match="copies into chunk 0 while sending it"):
         check(sched(Transfer(0, 1, 0, 0, False), Transfer(1, 0, 0, 0, False)))
     with pytest.raises(ScheduleError, match="written twice"):
         check(sched(Transfer(0, 1, 0, 1, False), Transfer(0, 1, 1, 1, False)))
+    with pytest.raises(ScheduleError, match="chunk 1 of rank 1 is written twice"):  # a copy beside a reduce
+        check(sched(Transfer(0, 1, 0, 1, True), Transfer(0, 1, 1, 1, False)))
     with pytest.raises(ScheduleError, match="outside"):
         check(sched(Transfer(0, 2, 0, 0, False)))
+    with pytest.raises(ScheduleError, match="outside"):
+        check(sched(Transfer(0, 1, -1, 0, False)))
+    with pytest.raises(ScheduleError, match="reduces a chunk into itself"):
+        check(sched(Transfer(1, 1, 0, 1, True)))
     check(sched(Transfer(0, 1, 0, 0, True), Transfer(1, 0, 0, 0, True)))  # reductions may cross
+    check(sched(Transfer(0, 1, 0, 0, True), Transfer(0, 1, 1, 0, True)))  # and pile up
+    check(_sched([]))
+
+
+def test_check_judges_each_step_on_its_own():
+    """What races within one step is fine across two: the (step, rank, chunk) keys must not collide."""
+    check(_sched([[Transfer(0, 1, 0, 0, False)], [Transfer(1, 0, 0, 0, False)]]))
+    check(_sched([[Transfer(0, 1, 0, 1, False)], [Transfer(0, 1, 0, 1, False)]]))
+    with pytest.raises(ScheduleError, match="step 1: chunk 1 of rank 1 is written twice"):
+        check(_sched([[Transfer(0, 1, 0, 1, False)], [Transfer(0, 1, 0, 1, False), Transfer(0, 1, 1, 1, False)]]))
+
+
+def _races(schedule):
+    """The rules of schedule.py, transfer by transfer: the plain reading check() must agree with."""
+    for step in schedule.steps:
+        writes = {}
+        for t in step.transfers:
+            writes.setdefault((t.dst, t.into), []).append(t.reduce)
+        reads = {(t.src, t.chunk) for t in step.transfers}
+        if any(t.src == t.dst and t.reduce for t in step.transfers):
+            return True
+        for cell, kinds in writes.items():
+            copied = not all(kinds)
+            if copied and (len(kinds) > 1 or cell in reads):
+                return True
+    return False
+
+
+transfers = st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 3), st.integers(0, 3), st.booleans())
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps=st.lists(st.lists(transfers.map(lambda t: Transfer(*t)), max_size=5), max_size=3))
+def test_check_agrees_with_the_rules_read_plainly(steps):
+    schedule = _sched(steps, p=3, pieces=4)
+    try:
+        check(schedule)
+        raised = False
+    except ScheduleError:
+        raised = True
+    assert raised == _races(schedule)

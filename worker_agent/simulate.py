@@ -104,22 +104,29 @@ def traffic(schedule: Schedule, count: int, itemsize: int) -> Traffic:
     p = schedule.world_size
     bounds = np.asarray(schedule.chunk_bounds(count), dtype=np.int64).reshape(-1, 2)
     chunk_bytes = (bounds[:, 1] - bounds[:, 0]) * itemsize
-    sent, received = np.zeros(p, np.int64), np.zeros(p, np.int64)
-    link_bytes: dict[int, int] = {}
+    step, src, dst, chunk = schedule.columns()[:4]
+    moved = src != dst
+    step, src, dst, nbytes = step[moved], src[moved], dst[moved], chunk_bytes[chunk[moved]]
+    sent = np.bincount(src, nbytes, minlength=p).astype(np.int64)
+    received = np.bincount(dst, nbytes, minlength=p).astype(np.int64)
     step_bytes = np.zeros(len(schedule.steps), np.int64)
-    for i, step in enumerate(schedule.steps):
-        t = step.table[step.table[:, 0] != step.table[:, 1]]
-        nbytes = chunk_bytes[t[:, 2]]
-        out = np.bincount(t[:, 0], nbytes, minlength=p).astype(np.int64)
-        inc = np.bincount(t[:, 1], nbytes, minlength=p).astype(np.int64)
-        sent += out
-        received += inc
-        step_bytes[i] = max(out.max(initial=0), inc.max(initial=0))
-        keys, sums = np.unique(t[:, 0] * p + t[:, 1], return_inverse=True)
-        for key, b in zip(keys.tolist(), np.bincount(sums, nbytes).tolist()):
-            link_bytes[key] = link_bytes.get(key, 0) + int(b)
-    links = {(k // p, k % p): b for k, b in sorted(link_bytes.items())}
+    for rank in (src, dst):  # the busiest sender or receiver of each step
+        keys, total = _totals(step * p + rank, nbytes)
+        np.maximum.at(step_bytes, keys // p, total)
+    keys, total = _totals(src * p + dst, nbytes)
+    links = {(k // p, k % p): b for k, b in zip(keys.tolist(), total.tolist())}
     return Traffic(sent, received, links, step_bytes)
+
+
+def _totals(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys (non-negative) in ascending order and the total weight of each."""
+    if len(keys) and keys.max() < 4 * len(keys):  # few enough possible keys to count them all: no sort
+        present = np.flatnonzero(np.bincount(keys))
+        return present, np.bincount(keys, weights)[present].astype(np.int64)
+    order = np.argsort(keys, kind="stable")  # keys come in runs already sorted: timsort merges them
+    keys, weights = keys[order], weights[order]
+    starts = np.flatnonzero(np.diff(keys, prepend=-1))
+    return keys[starts], np.add.reduceat(weights, starts) if len(starts) else weights
 
 
 def predict(schedule: Schedule, count: int, itemsize: int, alpha: float, beta: float) -> float:

@@ -45,6 +45,10 @@ def build(collective: str, algorithm: str, world_size: int, root: int = 0, chunk
         builder = ALGORITHMS[collective][algorithm]
     except KeyError:
         raise ValueError(f"no stepwise algorithm {algorithm!r} for {collective!r}") from None
+    if world_size < 1:
+        raise ValueError(f"world_size must be at least 1, not {world_size}")
+    if not 0 <= root < world_size:
+        raise ValueError(f"root must be a rank of the group, 0..{world_size - 1}, not {root}")
     if chunks < 1:
         raise ValueError(f"chunks must be at least 1, not {chunks}")
     schedule = builder(world_size, root, chunks)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..schedule import Schedule, Stage, Transfer, blocked, floor_pow2
+from ..schedule import Schedule, Transfer, blocked, floor_pow2
 from . import ring as _ring
+from .captions import beyond, stage
 
 
 def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
@@ -19,15 +20,15 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     stages = []
     held = {v: [v] + ([v + p2] if v + p2 < p else []) for v in range(p2)}
     if p > p2:
-        stages.append(Stage("fold", f"the {p - p2} rank(s) beyond the largest power of two, {p2}, hand their block to a partner",
+        stages.append(stage("fold", f"{beyond(p2)} hands its block to a partner",
                             [Transfer(v, v - p2, v, v, False) for v in range(p2, p)]))
     d = 1
     while d < p2:
-        stages.append(Stage("exchange", f"every rank swaps all the blocks it holds with the rank {d} away",
+        stages.append(stage("exchange", f"every rank swaps all the blocks it holds with the rank {d} away",
                             [Transfer(v, v ^ d, b, b, False) for v in range(p2) for b in held[v]]))
         held = {v: sorted(held[v] + held[v ^ d]) for v in range(p2)}
         d *= 2
     if p > p2:
-        stages.append(Stage("unfold", "every partner sends all the blocks to the rank it folded in",
+        stages.append(stage("unfold", "every partner sends all the blocks to the rank it folded in",
                             [Transfer(v - p2, v, b, b, False) for v in range(p2, p) for b in range(p) if b != v]))
     return Schedule("all_gather", "recursive_doubling", p, root, blocks=p, pieces=chunks, steps=blocked(stages, chunks))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from ..schedule import Schedule, Stage, Transfer, floor_pow2, pipelined, rank, real, steps_of
+import numpy as np
+
+from ..schedule import Schedule, Stage, Transfer, floor_pow2, pipelined, rank, real, sends, steps_of
 from . import ring as _ring
+from .captions import beyond, stage
 
 
 def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
@@ -23,12 +26,12 @@ def tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     depth = [(v + 1).bit_length() - 1 for v in range(p)]
     levels = range(max(depth, default=0), 0, -1)
     up = [
-        Stage("reduce", f"every rank at depth {d} sends its partial result to its parent, which adds it to its own",
+        stage("reduce", f"every rank at depth {d} sends its partial result to its parent, which adds it to its own",
               [Transfer(real(v, root, p), real((v - 1) // 2, root, p), 0, 0, True) for v in range(p) if depth[v] == d])
         for d in levels
     ]
     down = [
-        Stage("broadcast", f"every rank at depth {d - 1} sends the result down to its children",
+        stage("broadcast", f"every rank at depth {d - 1} sends the result down to its children",
               [Transfer(real((v - 1) // 2, root, p), real(v, root, p), 0, 0, False) for v in range(p) if depth[v] == d])
         for d in reversed(levels)
     ]
@@ -40,37 +43,37 @@ def master_worker(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     the master receives (P-1)·N and sends (P-1)·N, the bottleneck the ring removes."""
     others = [r for r in range(p) if r != root]
     stages = [
-        Stage("reduce", f"every worker sends its buffer to the master, {rank(root)}, which adds them up",
+        stage("reduce", f"every worker sends its buffer to the master, {rank(root)}, which adds them up",
               [Transfer(r, root, 0, 0, True) for r in others]),
-        Stage("broadcast", f"the master, {rank(root)}, sends the result back to every worker",
+        stage("broadcast", f"the master, {rank(root)}, sends the result back to every worker",
               [Transfer(root, r, 0, 0, False) for r in others]),
     ] if others else []
     return Schedule("all_reduce", "master_worker", p, root, blocks=1, pieces=chunks, steps=pipelined(stages, chunks))
 
 
-def _fold(p: int, p2: int, chunk_ids: list[int]) -> Stage:
+def _fold(p: int, p2: int, chunks: range) -> Stage:
     """Ranks beyond the largest power of two hand their data to a partner below it."""
-    return Stage("fold", f"the {p - p2} rank(s) beyond the largest power of two, {p2}, add their buffers into a partner",
-                 [Transfer(v, v - p2, c, c, True) for v in range(p2, p) for c in chunk_ids])
+    return stage("fold", f"{beyond(p2)} adds its buffer into a partner's",
+                 np.concatenate([sends(v, v - p2, chunks, True) for v in range(p2, p)]))
 
 
-def _unfold(p: int, p2: int, chunk_ids: list[int]) -> Stage:
-    return Stage("unfold", "every partner sends the finished result back to the rank it folded in",
-                 [Transfer(v - p2, v, c, c, False) for v in range(p2, p) for c in chunk_ids])
+def _unfold(p: int, p2: int, chunks: range) -> Stage:
+    return stage("unfold", "every partner sends the finished result back to the rank it folded in",
+                 np.concatenate([sends(v - p2, v, chunks, False) for v in range(p2, p)]))
 
 
 def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     """Pairs at distance 1, 2, 4, ... swap whole buffers and add: log2 P steps, N per rank per step.
     A world that is not a power of two folds its extra ranks in first and out at the end."""
     p2 = floor_pow2(p)
-    stages = [_fold(p, p2, [0])] if p > p2 else []
+    stages = [_fold(p, p2, range(1))] if p > p2 else []
     d = 1
     while d < p2:
-        stages.append(Stage("exchange", f"every rank swaps its buffer with the rank {d} away (its rank XOR {d}) and adds",
+        stages.append(stage("exchange", f"every rank swaps its buffer with the rank {d} away (its rank XOR {d}) and adds",
                             [Transfer(v, v ^ d, 0, 0, True) for v in range(p2)]))
         d *= 2
     if p > p2:
-        stages.append(_unfold(p, p2, [0]))
+        stages.append(_unfold(p, p2, range(1)))
     return Schedule("all_reduce", "recursive_doubling", p, root, blocks=1, pieces=chunks, steps=pipelined(stages, chunks))
 
 
@@ -79,27 +82,28 @@ def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     2(P-1)/P·N per rank in 2·log2 P steps instead of 2(P-1). The buffer is cut into
     P' segments (P' the largest power of two <= P) of `chunks` chunks each."""
     p2 = floor_pow2(p)
-    seg = lambda lo, hi: [c for s in range(lo, hi) for c in range(s * chunks, (s + 1) * chunks)]  # noqa: E731
-    everything = seg(0, p2)
-    stages = [_fold(p, p2, everything)] if p > p2 else []
+    seg = lambda lo, hi: range(lo * chunks, hi * chunks)  # noqa: E731  (the chunks of segments lo..hi-1)
+    stages = [_fold(p, p2, seg(0, p2))] if p > p2 else []
     held = {v: (0, p2) for v in range(p2)}
     d = p2 // 2
     while d >= 1:
-        sends = []
+        parts = []
         for v in range(p2):
             lo, hi = held[v]
             mid = (lo + hi) // 2
             keep, give = ((lo, mid), (mid, hi)) if v & d == 0 else ((mid, hi), (lo, mid))
-            sends += [Transfer(v, v ^ d, c, c, True) for c in seg(*give)]
+            parts.append(sends(v, v ^ d, seg(*give), True))
             held[v] = keep
-        stages.append(Stage("reduce-scatter", f"every rank sends half of its part to the rank {d} away, which adds it to its own", sends))
+        stages.append(stage("reduce-scatter", f"every rank sends half of its part to the rank {d} away, which adds it to its own",
+                            np.concatenate(parts)))
         d //= 2
     d = 1
     while d < p2:
-        sends = [Transfer(v, v ^ d, c, c, False) for v in range(p2) for c in seg(*held[v])]
+        parts = [sends(v, v ^ d, seg(*held[v]), False) for v in range(p2)]
         held = {v: (min(held[v][0], held[v ^ d][0]), max(held[v][1], held[v ^ d][1])) for v in range(p2)}
-        stages.append(Stage("all-gather", f"every rank sends its finished part to the rank {d} away, doubling what each holds", sends))
+        stages.append(stage("all-gather", f"every rank sends its finished part to the rank {d} away, doubling what each holds",
+                            np.concatenate(parts)))
         d *= 2
     if p > p2:
-        stages.append(_unfold(p, p2, everything))
+        stages.append(_unfold(p, p2, seg(0, p2)))
     return Schedule("all_reduce", "rabenseifner", p, root, blocks=1, pieces=p2 * chunks, steps=steps_of(stages))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..schedule import Schedule, Stage, Transfer, blocked
+from .captions import stage
 
 
 def pairwise(p: int, root: int = 0, chunks: int = 1) -> Schedule:
@@ -11,6 +12,6 @@ def pairwise(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     stages = [Stage("local copy", "every rank keeps the block addressed to itself",
                     [Transfer(r, r, r, p + r, False) for r in range(p)])]
     for s in range(1, p):
-        stages.append(Stage("exchange", f"every rank sends the block addressed to the rank {s} ahead of it",
+        stages.append(stage("exchange", f"every rank sends the block addressed to the rank {s} ahead of it",
                             [Transfer(r, (r + s) % p, (r + s) % p, p + r, False) for r in range(p)]))
     return Schedule("all_to_all", "pairwise", p, root, blocks=2 * p, pieces=chunks, steps=blocked(stages, chunks))

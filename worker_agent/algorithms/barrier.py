@@ -4,6 +4,7 @@ an OR of one-bit tokens, so the buffers show who has heard from whom)."""
 from __future__ import annotations
 
 from ..schedule import Schedule, Step, Transfer
+from .captions import named
 
 
 def dissemination(p: int, root: int = 0, chunks: int = 1) -> Schedule:
@@ -12,7 +13,7 @@ def dissemination(p: int, root: int = 0, chunks: int = 1) -> Schedule:
         raise ValueError(f"a barrier moves one token: chunks must be 1, not {chunks}")
     steps, d = [], 1
     while d < p:
-        steps.append(Step("signal", f"every rank signals the rank {d} ahead of it, passing on who it has heard from",
-                          tuple(Transfer(r, (r + d) % p, 0, 0, True) for r in range(p))))
+        signals = [Transfer(r, (r + d) % p, 0, 0, True) for r in range(p)]
+        steps.append(Step("signal", named(f"every rank signals the rank {d} ahead of it, passing on who it has heard from", signals), signals))
         d *= 2
     return Schedule("barrier", "dissemination", p, root, blocks=1, pieces=1, steps=tuple(steps))

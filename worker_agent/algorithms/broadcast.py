@@ -4,6 +4,7 @@ pipelined: with k pieces, piece c enters stage s at step c + s."""
 from __future__ import annotations
 
 from ..schedule import Schedule, Stage, Transfer, pipelined, rank, real
+from .captions import counted, stage
 
 
 def _schedule(name: str, p: int, root: int, chunks: int, stages: list[Stage]) -> Schedule:
@@ -13,7 +14,7 @@ def _schedule(name: str, p: int, root: int, chunks: int, stages: list[Stage]) ->
 def flat(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     """The root sends the whole buffer to every other rank: (P-1)·N leave the root."""
     sends = [Transfer(root, r, 0, 0, False) for r in range(p) if r != root]
-    stages = [Stage("broadcast", f"{rank(root)} sends its buffer to every other rank", sends)] if sends else []
+    stages = [stage("broadcast", f"{rank(root)} sends its buffer to every other rank", sends)] if sends else []
     return _schedule("flat", p, root, chunks, stages)
 
 
@@ -22,8 +23,8 @@ def binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     stages, mask = [], 1
     while mask < p:
         sends = [Transfer(real(v, root, p), real(v + mask, root, p), 0, 0, False) for v in range(mask) if v + mask < p]
-        caption = f"the {mask} rank{'s' if mask > 1 else ''} holding the data each send it to a rank that lacks it"
-        stages.append(Stage("broadcast", caption, sends))
+        caption = f"the ranks holding the data send it {counted(mask, 'place')} further from the root, doubling the holders"
+        stages.append(stage("broadcast", caption, sends))
         mask *= 2
     return _schedule("binomial_tree", p, root, chunks, stages)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..schedule import Schedule, Stage, Transfer, pipelined, rank, real
+from .captions import counted, stage
 
 
 def _schedule(name: str, p: int, root: int, chunks: int, stages: list[Stage]) -> Schedule:
@@ -12,7 +13,7 @@ def _schedule(name: str, p: int, root: int, chunks: int, stages: list[Stage]) ->
 def flat(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     """Every rank sends its buffer to the root, which combines them: (P-1)·N arrive at the root."""
     sends = [Transfer(r, root, 0, 0, True) for r in range(p) if r != root]
-    stages = [Stage("reduce", f"every rank sends its buffer to {rank(root)}, which combines them", sends)] if sends else []
+    stages = [stage("reduce", f"every rank sends its buffer to {rank(root)}, which combines them", sends)] if sends else []
     return _schedule("flat", p, root, chunks, stages)
 
 
@@ -20,10 +21,9 @@ def binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     """Binomial broadcast run backwards: half of the remaining ranks fold into the other half each stage."""
     stages, mask = [], 1
     while mask < p:
-        sends = [
-            Transfer(real(v, root, p), real(v - mask, root, p), 0, 0, True)
-            for v in range(mask, p, 2 * mask)
-        ]
-        stages.append(Stage("reduce", f"{len(sends)} rank{'s' if len(sends) > 1 else ''} send their partial result {mask} place{'s' if mask > 1 else ''} back, where it is combined", sends))
+        sends = [Transfer(real(v, root, p), real(v - mask, root, p), 0, 0, True) for v in range(mask, p, 2 * mask)]
+        caption = (f"every other rank still holding a partial result sends it to the rank {counted(mask, 'place')}"
+                   " nearer the root, which combines it with its own")
+        stages.append(stage("reduce", caption, sends))
         mask *= 2
     return _schedule("binomial_tree", p, root, chunks, stages)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..schedule import Schedule, Stage, Transfer, blocked, floor_pow2
+from ..schedule import Schedule, Transfer, blocked, floor_pow2
 from . import ring as _ring
+from .captions import beyond, stage
 
 
 def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
@@ -20,7 +21,7 @@ def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     owner = lambda b: b if b < p2 else b - p2  # noqa: E731
     stages = []
     if p > p2:
-        stages.append(Stage("fold", f"the {p - p2} rank(s) beyond the largest power of two, {p2}, add their whole buffer into a partner",
+        stages.append(stage("fold", f"{beyond(p2)} adds its whole buffer into a partner's",
                             [Transfer(v, v - p2, b, b, True) for v in range(p2, p) for b in range(p)]))
     held = {v: list(range(p)) for v in range(p2)}
     d = p2 // 2
@@ -30,9 +31,9 @@ def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Schedule:
             give = [b for b in held[v] if owner(b) & d != v & d]
             sends += [Transfer(v, v ^ d, b, b, True) for b in give]
             held[v] = [b for b in held[v] if owner(b) & d == v & d]
-        stages.append(Stage("reduce-scatter", f"every rank sends the blocks that belong on the other side to the rank {d} away, which adds them", sends))
+        stages.append(stage("reduce-scatter", f"every rank sends the blocks that belong on the other side to the rank {d} away, which adds them", sends))
         d //= 2
     if p > p2:
-        stages.append(Stage("unfold", "every partner hands the finished block to the rank it folded in",
+        stages.append(stage("unfold", "every partner hands the finished block to the rank it folded in",
                             [Transfer(v - p2, v, v, v, False) for v in range(p2, p)]))
     return Schedule("reduce_scatter", "recursive_halving", p, root, blocks=p, pieces=chunks, steps=blocked(stages, chunks))

@@ -12,18 +12,23 @@ from typing import Sequence
 import numpy as np
 
 from ..schedule import Step
+from .captions import named
 
 
 def reduce_scatter_steps(p: int, segments: Sequence[Sequence[int]]) -> list[Step]:
-    what = _what(segments)
+    what, seg = _what(segments), np.asarray(segments, dtype=np.int64)
     caption = f"every rank sends {what} to its right neighbour, which adds it to its own"
-    return [Step("reduce-scatter", caption, _pass(p, segments, s + 1, True)) for s in range(p - 1)]
+    return [_step("reduce-scatter", caption, _pass(p, seg, s + 1, True)) for s in range(p - 1)]
 
 
 def all_gather_steps(p: int, segments: Sequence[Sequence[int]]) -> list[Step]:
-    what = _what(segments)
+    what, seg = _what(segments), np.asarray(segments, dtype=np.int64)
     caption = f"every rank passes a finished {what.removeprefix('one ')} to its right neighbour, which copies it"
-    return [Step("all-gather", caption, _pass(p, segments, s, False)) for s in range(p - 1)]
+    return [_step("all-gather", caption, _pass(p, seg, s, False)) for s in range(p - 1)]
+
+
+def _step(phase: str, caption: str, table: np.ndarray) -> Step:
+    return Step(phase, named(caption, table), table)
 
 
 def _what(segments: Sequence[Sequence[int]]) -> str:
@@ -31,14 +36,14 @@ def _what(segments: Sequence[Sequence[int]]) -> str:
     return "one chunk" if k == 1 else f"one segment ({k} chunks)"
 
 
-def _pass(p: int, segments: Sequence[Sequence[int]], behind: int, reduce: bool) -> np.ndarray:
-    """Every rank r sends segment (r - behind) mod P to rank r+1: one table row per chunk,
-    built as whole arrays because a ring of a thousand ranks has a million of them."""
-    seg = np.asarray(segments, dtype=np.int64)  # (P, chunks per segment)
+def _pass(p: int, seg: np.ndarray, behind: int, reduce: bool) -> np.ndarray:
+    """Every rank r sends segment (r - behind) mod P (row of `seg`, shaped (P, chunks per segment))
+    to rank r+1: one table row per chunk, built as whole arrays because a ring of a thousand
+    ranks has a million of them."""
     r = np.arange(p)
     chunks = seg[(r - behind) % p]
     senders = np.repeat(r, seg.shape[1])
-    return np.column_stack([senders, (senders + 1) % p, chunks.ravel(), chunks.ravel(), np.full(senders.size, int(reduce))])
+    return np.array([senders, (senders + 1) % p, chunks.ravel(), chunks.ravel(), np.full(senders.size, int(reduce))]).T
 
 
 def segments_of(p: int, pieces: int) -> list[list[int]]:

@@ -4,6 +4,7 @@ block is cut into `chunks` pieces, and the stages are pipelined over them."""
 from __future__ import annotations
 
 from ..schedule import Schedule, Stage, Transfer, ceil_log2, pipelined, rank, real
+from .captions import counted, stage
 
 
 def _schedule(collective: str, name: str, p: int, root: int, chunks: int, stages: list[Stage]) -> Schedule:
@@ -13,7 +14,7 @@ def _schedule(collective: str, name: str, p: int, root: int, chunks: int, stages
 def scatter_flat(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     """The root sends block r straight to rank r."""
     sends = [Transfer(root, r, r, r, False) for r in range(p) if r != root]
-    stages = [Stage("scatter", f"{rank(root)} sends every rank its own block", sends)] if sends else []
+    stages = [stage("scatter", f"{rank(root)} sends every rank its own block", sends)] if sends else []
     return _schedule("scatter", "flat", p, root, chunks, stages)
 
 
@@ -28,14 +29,15 @@ def scatter_binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
             if v + mask < p
             for u in range(v + mask, min(v + 2 * mask, p))
         ]
-        stages.append(Stage("scatter", f"every holder passes on the blocks of the ranks {mask} or more places ahead", sends))
+        caption = f"every rank holding blocks hands the far half of them to the rank {counted(mask, 'place')} further from the root"
+        stages.append(stage("scatter", caption, sends))
     return _schedule("scatter", "binomial_tree", p, root, chunks, stages)
 
 
 def gather_flat(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     """Every rank sends its block straight to the root."""
     sends = [Transfer(r, root, r, r, False) for r in range(p) if r != root]
-    stages = [Stage("gather", f"every rank sends its block to {rank(root)}", sends)] if sends else []
+    stages = [stage("gather", f"every rank sends its block to {rank(root)}", sends)] if sends else []
     return _schedule("gather", "flat", p, root, chunks, stages)
 
 
@@ -49,5 +51,5 @@ def gather_binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
             for v in range(mask, p, 2 * mask)
             for u in range(v, min(v + mask, p))
         ]
-        stages.append(Stage("gather", f"ranks pass every block they hold {mask} place{'s' if mask > 1 else ''} back toward the root", sends))
+        stages.append(stage("gather", f"ranks pass every block they hold {counted(mask, 'place')} back toward the root", sends))
     return _schedule("gather", "binomial_tree", p, root, chunks, stages)
