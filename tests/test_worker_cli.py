@@ -6,14 +6,12 @@ import json
 import subprocess
 import sys
 
-from distributed import free_port
-
 from worker_agent.protocol import EVENT
 
 
 def torchrun(n: int, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={n}", f"--master-port={free_port()}",
-           "-m", "worker_agent", *args]
+    # --standalone: torchrun picks a free rendezvous port itself, with no window for another process to take it
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={n}", "-m", "worker_agent", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=180)
 
 
