@@ -4,7 +4,9 @@ run's data from the API at every step."""
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 import signal
 from pathlib import Path
 
@@ -35,12 +37,13 @@ def browser():
 
 @pytest.fixture
 def page_for(browser):
-    """page_for(url) -> a page whose console errors fail the test."""
+    """page_for(url) -> a page whose console errors fail the test, but for those containing a
+    string in `allow` (Chromium logs every refused request, and some tests make one on purpose)."""
     pages, errors = [], []
 
-    def open_page(url):
+    def open_page(url, allow=()):
         page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" and not any(a in m.text for a in allow) else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url)
         pages.append(page)
@@ -68,6 +71,15 @@ def stage_values(page) -> dict:
     for rank, chunk, values in cells:
         out.setdefault(rank, {})[chunk] = json.loads(values)
     return out
+
+
+def stage_origins(page) -> dict:
+    """{(rank, chunk): [ranks whose data the cell holds]} as the stage colours them."""
+    cells = page.eval_on_selector_all(".cell", "cells => cells.map(c => [c.dataset.rank, +c.dataset.chunk, c.dataset.origins])")
+    return {(rank, chunk): [int(o) for o in origins.split(",") if o] for rank, chunk, origins in cells}
+
+
+COMBINE = {"SUM": sum, "BOR": lambda xs: functools.reduce(operator.or_, xs, 0)}
 
 
 def run_from_button(page, collective: str, algorithm: str | None = None) -> str:
@@ -103,9 +115,29 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
     assert page.inner_text("#caption").startswith(f"Step {len(run['steps'])} of {len(run['steps'])}")
     assert page.locator("[data-verified=true]").count() >= 1 and page.locator("[data-verified=false]").count() == 0
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("window.ringside.player.go(-1); window.ringside.player.speed = 0.5; window.ringside.player.forward()")
-    page.wait_for_timeout(1200)  # mid-flight at half speed
+    middle = max(0, len(run["steps"]) // 2 - 1)
+    page.evaluate(f"() => {{ const p = window.ringside.player; p.go({middle - 1}); p.speed = 0.5; p.forward(); }}")
+    page.wait_for_timeout(2050)  # 1.4 s a step at 1x: at half speed the chunks are landing and the sums show
     page.screenshot(path=str(ARTIFACTS / f"{collective}.png"))
+
+    # Provenance: with the `rank` pattern every rank's input is one number, so a cell's values
+    # must be its origins' numbers combined by the run's op (a copy's single origin included).
+    plain = up.run(collective=collective, algorithm=run["spec"]["algorithm"], count=4, capture="full", pattern="rank")
+    unit = {}
+    for r, states in plain["inputs"].items():
+        own = [s for s in states if s["chunk"] in plain["input_chunks"][r]]
+        if own:
+            unit[int(r)] = own[0]["values"][0]
+    combine = COMBINE["BOR" if collective == "barrier" else "SUM"]
+    page.evaluate("run => { const p = window.ringside.player; p.follow = false; p.load(run); p.pause(); }", plain)
+    for step in range(-1, len(plain["steps"])):
+        page.evaluate(f"window.ringside.player.go({step})")
+        values = stage_values(page)
+        for (rank, chunk), origins in stage_origins(page).items():
+            if origins:
+                assert set(values[rank][chunk]) == {combine(unit[o] for o in origins)}, f"{collective} step {step} rank {rank} chunk {chunk}"
+    final = stage_origins(page)
+    assert any(final.values()), "some cell holds some rank's data"
 
 
 def test_keyboard_drives_the_player_and_the_page(up, page_for):
@@ -199,3 +231,66 @@ def test_phases_summaries_and_a_sweep_chart(up, page_for):
     page.wait_for_function("document.getElementById('run-why').textContent.includes('charted')", timeout=240_000)
     names = page.evaluate("document.getElementById('sweep').data.map(t => t.name)")
     assert {"native", "ring", "recursive_doubling", "ring model", "recursive_doubling model"} <= set(names)
+
+
+def test_a_refused_run_says_why_next_to_its_field_and_changes_nothing(up, page_for):
+    page = page_for(f"{up.url}/?token={up.presenter}", allow=["status of 422"])
+    page.wait_for_selector("#collectives button")
+    before = up.call("GET", "/api/runs?limit=1")[1]["total"]
+    page.click("button[data-collective=all_gather]")
+    page.select_option("#field-capture", "full")
+    page.fill("#field-count", "100000")
+    page.click("#run")
+    error = page.locator("[data-error-for=capture]")
+    error.wait_for()
+    page.wait_for_function("document.querySelector('[data-error-for=capture]').textContent.length > 0")
+    assert "full" in error.inner_text() and "summary" in error.inner_text()
+    assert up.call("GET", "/api/runs?limit=1")[1]["total"] == before
+    # An op the dtype cannot take is greyed out, and says why.
+    page.click("button[data-collective=all_reduce]")
+    page.select_option("#field-dtype", "float32")
+    assert page.is_disabled("#field-op option[value=BXOR]") and not page.is_disabled("#field-op option[value=AVG]")
+    assert "integer" in page.get_attribute("#field-op option[value=BXOR]", "title")
+    page.select_option("#field-dtype", "int32")
+    assert page.is_disabled("#field-op option[value=AVG]") and "floating" in page.get_attribute("#field-op option[value=AVG]", "title")
+
+
+def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for):
+    run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+    page = page_for(f"{up.url}/?present=1&run={run['id']}&step=2")
+    page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'")
+    assert not page.is_visible("#left") and not page.is_visible("#right") and not page.is_visible("#bottom")
+    for selector in ("#stage", "#caption", "#player", "#phases"):
+        box = page.locator(selector).bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 720, f"{selector} is off the 1280x720 screen: {box}"
+    assert float(page.eval_on_selector("#caption", "e => getComputedStyle(e).fontSize").removesuffix("px")) >= 24
+    width = page.evaluate("document.getElementById('stage').getBoundingClientRect().width")
+    assert width > 1200, "the stage takes the whole width"
+    assert page.locator(".sum").count() == len(run["group"]), "step 3 of a ring reduce-scatter: one sum per rank"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "lecture.png"))
+
+
+def test_the_cluster_panel_lists_every_rank_with_its_health(up, page_for):
+    page = page_for(f"{up.url}/")
+    page.wait_for_function(f"document.querySelectorAll('#cluster .rank-row').length === {P}")
+    page.wait_for_function("document.querySelectorAll('#cluster .spark polyline.cpu').length > 0", timeout=15_000)
+    rows = page.eval_on_selector_all("#cluster .rank-row", "rows => rows.map(r => [r.dataset.rank, r.dataset.status, r.innerText])")
+    assert sorted(int(r) for r, _, _ in rows) == list(range(P))
+    for _, status, text in rows:
+        assert status in ("idle", "busy") and "cpu" in text and "♥" in text and "MiB" in text
+
+
+def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for):
+    run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+    page = page_for(f"{up.url}/?run={run['id']}")
+    page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'")
+    page.wait_for_timeout(300)
+    assert page.evaluate("typeof window.Plotly") == "undefined", "the charts are below the fold: no plotly yet"
+    page.locator("#timeline").scroll_into_view_if_needed()
+    page.wait_for_function("document.getElementById('timeline').data?.length > 0", timeout=30_000)
+    traces = page.evaluate("document.getElementById('timeline').data.map(t => [t.name, t.y.length])")
+    assert traces == [[f"step {i + 1}", len(run["group"])] for i in range(len(run["steps"]))]
+    page.wait_for_function("document.getElementById('totals').data?.length === 4")
+    sent = page.evaluate("document.getElementById('totals').data[2].y")
+    assert sent == [run["traffic"]["sent"][str(r)] / 1024 for r in run["group"]]

@@ -1,8 +1,11 @@
-// Timing charts with plotly.js (served by the server from the installed plotly package,
-// loaded after the first paint): a per-rank timeline of steps, and per-rank totals.
+// Timing charts with plotly.js (served by the server from the installed plotly package): a
+// per-rank timeline of steps, and per-rank totals. plotly.js is loaded only once a chart comes
+// into view: parsing it holds the page for a second or two, which would stall the animation.
 
-import { colour } from "rs/stage.js";
+import { timelineBars, rankTotals, phaseIndex } from "rs/timeline.js";
 
+// Phases get hues of their own, apart from the ranks' palette (which means "data from rank r").
+const PHASE_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00"];
 let loading = null;
 
 export function plotly() {
@@ -10,49 +13,82 @@ export function plotly() {
     const s = document.createElement("script");
     s.src = "/vendor/plotly.min.js";
     s.onload = () => resolve(window.Plotly);
-    s.onerror = () => reject(new Error("plotly.js could not be loaded"));
+    s.onerror = () => { loading = null; reject(new Error("plotly.js could not be loaded")); };
     document.head.append(s);
   });
   return loading;
 }
 
-function theme() {
+export function chartTheme() {
   const css = getComputedStyle(document.documentElement);
   const ink = css.getPropertyValue("--ink").trim(), line = css.getPropertyValue("--line").trim();
-  return { paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font: { color: ink, size: 11 },
-    margin: { l: 55, r: 10, t: 32, b: 38 }, xaxis: { gridcolor: line }, yaxis: { gridcolor: line } };
+  return { paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font: { color: ink, size: 12 },
+    margin: { l: 60, r: 12, t: 34, b: 40 }, xaxis: { gridcolor: line, zerolinecolor: line }, yaxis: { gridcolor: line, zerolinecolor: line } };
+}
+
+const CONFIG = { displayModeBar: false, responsive: true };
+const waiting = new Map(); // chart element -> the latest drawing it is waiting to show
+let observer = null;
+
+/** Draw into `el` once it is on screen (at once if it is); a later call replaces an earlier one. */
+function whenShown(el, draw) {
+  waiting.set(el, draw);
+  observer ??= new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (e.intersectionRatio <= 0 || !waiting.has(e.target)) continue; // merely touching the fold is not in view
+      const next = waiting.get(e.target);
+      waiting.delete(e.target);
+      observer.unobserve(e.target);
+      next();
+    }
+  }, { threshold: 0.05 });
+  observer.observe(el);
+}
+
+export function timeline(run) {
+  whenShown(document.getElementById("timeline"), () => drawTimeline(run));
+}
+
+export function totals(run) {
+  whenShown(document.getElementById("totals"), () => drawTotals(run));
 }
 
 /** One row per rank, a bar per step from its start to its end: waiting and stragglers show. */
-export async function timeline(run) {
+async function drawTimeline(run) {
   const el = document.getElementById("timeline");
-  if (!run?.steps.length) { el.replaceChildren(); return; }
+  const bars = run?.steps.length ? timelineBars(run) : [];
+  if (!bars.length) { el.replaceChildren(); return; }
   const Plotly = await plotly();
-  const traces = run.steps.map((s) => {
-    const ranks = run.group.filter((r) => s.ranks[String(r)]);
-    return { type: "bar", orientation: "h", name: `step ${s.step + 1}`, showlegend: false,
-      y: ranks.map((r) => `rank ${r}`), base: ranks.map((r) => s.ranks[String(r)].t0 * 1e6),
-      x: ranks.map((r) => (s.ranks[String(r)].t1 - s.ranks[String(r)].t0) * 1e6),
-      marker: { color: colour(s.step), line: { width: 0 } }, hovertemplate: `step ${s.step + 1} (${s.phase})<br>%{base:.0f} µs + %{x:.0f} µs<extra></extra>` };
-  });
-  const t = theme();
-  await Plotly.react(el, traces, { ...t, title: { text: "timeline (µs since the aligned start)", font: { size: 12 } }, barmode: "overlay",
-    yaxis: { ...t.yaxis, autorange: "reversed" }, xaxis: { ...t.xaxis, title: "µs" } }, { displayModeBar: false, responsive: true });
+  const phases = phaseIndex(run);
+  const byStep = new Map();
+  for (const b of bars) byStep.set(b.step, [...(byStep.get(b.step) ?? []), b]);
+  const traces = [...byStep.values()].map((mine) => ({
+    type: "bar", orientation: "h", name: `step ${mine[0].step + 1}`, showlegend: false,
+    y: mine.map((b) => `rank ${b.rank}`), base: mine.map((b) => b.start), x: mine.map((b) => b.length),
+    marker: { color: PHASE_COLOURS[phases[mine[0].phase] % PHASE_COLOURS.length], opacity: mine[0].step % 2 ? 0.65 : 1,
+      line: { width: mine.map((b) => (b.last ? 2 : 0)), color: chartTheme().font.color } },
+    hovertemplate: `step ${mine[0].step + 1} (${mine[0].phase})<br>%{base:.0f} µs + %{x:.0f} µs<extra></extra>`,
+  }));
+  const t = chartTheme();
+  await Plotly.react(el, traces, { ...t, title: { text: "timeline: a bar per step, outlined where a rank finished last", font: { size: 13 } },
+    barmode: "overlay", yaxis: { ...t.yaxis, autorange: "reversed" }, xaxis: { ...t.xaxis, title: "µs since the aligned start" } }, CONFIG);
 }
 
-/** Per rank: the median iteration time, and the bytes it sent. */
-export async function totals(run) {
+/** Per rank: the median iteration time, the time inside steps, and the bytes it sent and received. */
+async function drawTotals(run) {
   const el = document.getElementById("totals");
-  const results = Object.entries(run?.results ?? {});
-  if (!results.length) { el.replaceChildren(); return; }
+  const rows = run?.results && Object.keys(run.results).length ? rankTotals(run) : [];
+  if (!rows.length) { el.replaceChildren(); return; }
   const Plotly = await plotly();
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-  const ranks = results.map(([r]) => `rank ${r}`);
-  const t = theme();
+  const ranks = rows.map((r) => `rank ${r.rank}`);
+  const t = chartTheme();
   await Plotly.react(el, [
-    { type: "bar", name: "time (µs)", x: ranks, y: results.map(([, v]) => median(v.timings.iterations) * 1e6), marker: { color: "#0072B2" } },
-    { type: "bar", name: "sent (KiB)", x: ranks, y: results.map(([, v]) => v.bytes_sent / 1024), yaxis: "y2", marker: { color: "#E69F00" } },
-  ], { ...t, title: { text: "per-rank totals", font: { size: 12 } }, barmode: "group", legend: { orientation: "h", y: -0.2 },
-    yaxis: { ...t.yaxis, title: "µs" }, yaxis2: { overlaying: "y", side: "right", title: "KiB", showgrid: false } },
-  { displayModeBar: false, responsive: true });
+    // offsetgroup keeps the bars on the right-hand axis beside, not over, the others
+    { type: "bar", name: "iteration (µs)", x: ranks, y: rows.map((r) => r.time), offsetgroup: 1, marker: { color: "#0072B2" } },
+    { type: "bar", name: "in steps (µs)", x: ranks, y: rows.map((r) => r.busy), offsetgroup: 2, marker: { color: "#56B4E9" } },
+    { type: "bar", name: "sent (KiB)", x: ranks, y: rows.map((r) => r.sent / 1024), offsetgroup: 3, yaxis: "y2", marker: { color: "#E69F00" } },
+    { type: "bar", name: "received (KiB)", x: ranks, y: rows.map((r) => r.received / 1024), offsetgroup: 4, yaxis: "y2", marker: { color: "#D55E00" } },
+  ], { ...t, title: { text: "per-rank totals", font: { size: 13 } }, barmode: "group", legend: { orientation: "h", y: -0.2 },
+    margin: { ...t.margin, r: 60 }, yaxis: { ...t.yaxis, title: "µs" },
+    yaxis2: { overlaying: "y", side: "right", title: "KiB", showgrid: false, rangemode: "tozero" } }, CONFIG);
 }

@@ -100,7 +100,12 @@ export class Controls {
     const refreshOps = () => {
       if (!op) return;
       const integer = c.integer_dtypes.includes(dtype.value);
-      for (const o of op.options) o.disabled = (c.bitwise_ops.includes(o.value) && !integer) || (o.value === "AVG" && integer);
+      for (const o of op.options) {
+        const why = c.bitwise_ops.includes(o.value) && !integer ? `${o.value} needs an integer dtype`
+          : o.value === "AVG" && integer ? "AVG needs a floating dtype" : "";
+        o.disabled = !!why;
+        o.title = why;
+      }
       if (op.selectedOptions[0]?.disabled) op.value = "SUM";
     };
     dtype.addEventListener("change", refreshOps);

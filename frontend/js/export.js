@@ -1,7 +1,8 @@
 // Export a run as one standalone HTML file: the run's data, the stylesheet and the modules
 // that replay it, all inline (modules as data: URLs behind an import map), so it plays offline.
 
-const MODULES = ["replay.js", "layout.js", "stage.js", "player.js", "panels.js", "offline.js"];
+// offline.js and everything it imports, directly or not.
+const MODULES = ["format.js", "dom.js", "layout.js", "transfers.js", "stage.js", "replay.js", "player.js", "panels.js", "offline.js"];
 
 const PAGE = (title, css, importmap, data) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

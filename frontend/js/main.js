@@ -3,7 +3,8 @@
 import { api, live, token } from "rs/api.js";
 import { Stage } from "rs/stage.js";
 import { Player, bindPlayer } from "rs/player.js";
-import { showStep, showOutcome, showHistory, showCluster } from "rs/panels.js";
+import { showStep, showOutcome, showHistory } from "rs/panels.js";
+import { showCluster } from "rs/cluster.js";
 import { Controls } from "rs/controls.js";
 import { plotly, timeline, totals } from "rs/charts.js";
 import { runSweep, plotSweep } from "rs/sweep.js";
@@ -123,10 +124,15 @@ function remember(p) {
   history.replaceState(null, "", `${location.pathname}?${q}`);
 }
 
-function lecture(on) {
+/** Lecture mode: big type, high contrast, only the stage; fullscreen at the first gesture (browsers allow no sooner). */
+function lecture(on, gesture = false) {
   document.body.classList.toggle("present", on);
   $("present").classList.toggle("active", on);
   if (player.run) remember(player);
+  const full = () => document.body.classList.contains("present") && !document.fullscreenElement && document.documentElement.requestFullscreen?.().catch(() => {});
+  if (on && gesture) full();
+  else if (on) document.addEventListener("pointerdown", full, { once: true });
+  else if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
 }
 
 function theme(name) {
@@ -138,7 +144,7 @@ function theme(name) {
 theme(localStorage.getItem("ringside-theme") ?? (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
 lecture(params.get("present") === "1");
 $("theme").onclick = () => theme(document.documentElement.dataset.theme === "dark" ? "light" : "dark");
-$("present").onclick = () => lecture(!document.body.classList.contains("present"));
+$("present").onclick = () => lecture(!document.body.classList.contains("present"), true);
 $("help").onclick = () => $("keys").showModal();
 $("export").onclick = () => player.run && download(player.run);
 $("share").onclick = async () => {
@@ -151,7 +157,7 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "r" || e.key === "R") controls.again();
   else if (/^[0-9]$/.test(e.key)) controls.pickIndex((Number(e.key) + 9) % 10);
   else if (e.key === "f" || e.key === "F") document.fullscreenElement ? document.exitFullscreen() : document.documentElement.requestFullscreen?.().catch(() => {});
-  else if (e.key === "l" || e.key === "L") lecture(!document.body.classList.contains("present"));
+  else if (e.key === "l" || e.key === "L") lecture(!document.body.classList.contains("present"), true);
   else if (e.key === "?") $("keys").open ? $("keys").close() : $("keys").showModal();
 });
 

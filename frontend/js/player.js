@@ -26,8 +26,12 @@ export class Player {
     if (drawn) this.stage.update(run, this.frames);
     else this.stage.load(run, this.frames);
     if (!same) this.step = -1;
-    this.step = Math.min(step ?? this.step, this.available() - 1);
-    this.stage.show(this.step + 1);
+    // Newer data of the run in flight: the step being animated shows itself when it lands.
+    if (!(drawn && step === undefined && this.stage.pending)) {
+      this.step = Math.min(step ?? this.step, this.available() - 1);
+      this.stage.show(this.step + 1);
+      this.stage.mark(this.step);
+    }
     this.changed();
     if (this.follow && this.run.state === "running") this.play();
   }
@@ -46,8 +50,8 @@ export class Player {
     if (!this.run) return;
     this.stage.stopAnimation();
     this.step = Math.max(-1, Math.min(step, this.available() - 1));
-    this.stage.drawArrows(this.run.steps[this.step]);
     this.stage.show(this.step + 1);
+    this.stage.mark(this.step);
     this.changed();
   }
 

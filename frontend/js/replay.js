@@ -1,6 +1,8 @@
 // Replays a run: every rank's buffer after any step, and where each chunk's data came from.
 // Pure functions over the Run JSON the server serves; no DOM, so node can test them.
 
+import { combination, formatValue } from "rs/format.js";
+
 /** The values a ChunkState shows: every value at capture `full`, else its preview. */
 export function shown(state) {
   if (!state) return null;
@@ -48,7 +50,8 @@ export function replay(run) {
     for (const [src, dst, chunk, into, reduce] of step.transfers) {
       const from = prev.origins[String(src)]?.[chunk] ?? new Set();
       const row = own("origins", String(dst));
-      row[into] = reduce ? new Set([...prev.origins[String(dst)][into], ...from]) : new Set(from);
+      // Sends read the buffers as they were before the step; several reduces into one cell add up.
+      row[into] = reduce ? new Set([...row[into], ...from]) : new Set(from);
       next.changed.add(`${dst}:${into}`);
     }
     for (const [r, report] of Object.entries(step.ranks ?? {})) {
@@ -77,16 +80,56 @@ export function outcomes(run) {
   });
 }
 
-/** How a reduce combined values, for the transfer log: "3 + 4 = 7". */
-export function describeTransfer(run, frames, stepIndex, [src, dst, chunk, into, reduce]) {
-  const before = frames[stepIndex], after = frames[stepIndex + 1];
-  const fmt = (v) => (v == null ? "?" : v.length > 3 ? `[${v.slice(0, 3).join(", ")}, …]` : `[${v.join(", ")}]`);
-  const sent = fmt(before.values[String(src)]?.[chunk]);
-  const result = fmt(after.values[String(dst)]?.[into]);
-  if (!reduce) return `rank ${src} → rank ${dst}: chunk ${chunk} ${sent} copied into chunk ${into}`;
-  const op = { SUM: "+", PRODUCT: "×", MIN: "min", MAX: "max", BAND: "&", BOR: "|", BXOR: "^", AVG: "+" }[run.spec.op] ?? "∘";
-  const had = fmt(before.values[String(dst)]?.[into]);
-  return `rank ${src} → rank ${dst}: chunk ${chunk} ${sent} ${op} ${had} = ${result}`;
+/** The op a run's reductions apply: a barrier ORs one-bit tokens (who has heard from whom). */
+export const opOf = (run) => (run.spec.collective === "barrier" ? "BOR" : run.spec.op);
+
+/** A step's reductions grouped by the cell they combine into, in the order they first appear:
+ * [{dst, into, from: [[src, chunk], ...]}]. Several ranks may reduce into one cell at once. */
+export function reductions(step) {
+  const cells = new Map();
+  for (const [src, dst, chunk, into, reduce] of step?.transfers ?? []) {
+    if (!reduce) continue;
+    const key = `${dst}:${into}`;
+    if (!cells.has(key)) cells.set(key, { dst, into, from: [] });
+    cells.get(key).from.push([src, chunk]);
+  }
+  return [...cells.values()];
+}
+
+/** Step k in words for the transfer log, one line per copy and per cell reduced into:
+ * "rank 0 → rank 1: chunk 3 [6, 7] + [14, 15] = [20, 22]". At most `limit` lines. */
+export function describeStep(run, frames, k, limit = Infinity) {
+  const step = run.steps[k], before = frames[k], after = frames[k + 1];
+  const fmt = (v) => (v == null ? "?" : `[${v.slice(0, 3).map(formatValue).join(", ")}${v.length > 3 ? ", …" : ""}]`);
+  const value = (frame, rank, chunk) => fmt(frame.values[String(rank)]?.[chunk]);
+  const grouped = new Map(reductions(step).map((g) => [`${g.dst}:${g.into}`, g]));
+  const lines = [];
+  for (const [src, dst, chunk, into, reduce] of step.transfers) {
+    if (lines.length >= limit) break;
+    if (!reduce) {
+      lines.push(`rank ${src} → rank ${dst}: chunk ${chunk} ${value(before, src, chunk)} copied into chunk ${into}`);
+      continue;
+    }
+    const g = grouped.get(`${dst}:${into}`);
+    if (!g) continue; // already described with the first transfer into its cell
+    grouped.delete(`${dst}:${into}`);
+    const senders = g.from.map(([s]) => `rank ${s}`).join(", ");
+    const sent = g.from.map(([s, c]) => value(before, s, c));
+    const sum = combination(opOf(run), [...sent, value(before, dst, into)], value(after, dst, into));
+    lines.push(`${senders} → rank ${dst}: chunk ${g.from.length > 1 ? into : chunk} ${sum}`);
+  }
+  return lines;
+}
+
+/** Consecutive steps of one phase as one stretch: [{phase, first, last}]. */
+export function phasesOf(steps) {
+  const out = [];
+  steps.forEach((s, i) => {
+    const last = out.at(-1);
+    if (last && last.phase === s.phase) last.last = i;
+    else out.push({ phase: s.phase, first: i, last: i });
+  });
+  return out;
 }
 
 /** Is step k complete: has every rank of the group reported it? */

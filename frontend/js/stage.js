@@ -1,66 +1,71 @@
-// The stage: ranks as cards holding their buffers' chunks, and transfers as chunks travelling
-// between them. Nodes are made once per run; a step only moves tokens and repaints the cells
-// it changed, so a 64-rank ring stays smooth.
+// The stage: ranks as cards holding their buffers' chunks, coloured by the ranks their data came
+// from. Nodes are made once per run (and again only when the stage is resized); a step repaints
+// the cells and moves the tokens that transfers.js flies between them.
 
-import { layout, shapeOf, cardSize } from "rs/layout.js";
+import { arrange } from "rs/layout.js";
+import { brief, colour, fit, formatValue, range } from "rs/format.js";
+import { el, stripes } from "rs/dom.js";
+import { drawArrows, drawSums, flights, moveTokens, hideTokens } from "rs/transfers.js";
 
-const NS = "http://www.w3.org/2000/svg";
-// Okabe-Ito, then Paul Tol's muted set: colour-blind-safe for the first 17 ranks.
-export const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999",
-  "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499"];
-export const colour = (rank) => PALETTE[rank % PALETTE.length];
-const MAX_TOKENS = 512; // beyond this a step flashes instead of flying every chunk
-
-function el(name, attrs = {}, parent = null) {
-  const node = document.createElementNS(NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-export function formatValue(v) {
-  if (v == null) return "";
-  if (typeof v !== "number") return String(v);
-  if (Number.isInteger(v)) return Math.abs(v) >= 1e6 ? v.toExponential(1) : String(v);
-  return Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(1) : String(+v.toPrecision(3));
-}
-
-/** As many of the values as fit in `chars` characters, with an ellipsis for the rest. */
-export function fit(values, chars) {
-  let text = "";
-  for (let i = 0; i < values.length; i++) {
-    const next = (i ? " " : "") + formatValue(values[i]);
-    if (text.length + next.length + (i < values.length - 1 ? 1 : 0) > chars) return text ? `${text}…` : "";
-    text += next;
-  }
-  return text;
-}
+export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
 
 export class Stage {
   constructor(svg) {
     this.svg = svg;
-    this.width = 1200;
+    this.width = WIDTH;
     this.height = 640;
     this.frames = [];
-    this.cells = {}; // "rank:chunk" -> {group, stripes, text, x, y, w, h}
+    this.cells = {}; // "rank:chunk" -> {group, stripes, text, w, h, font, cx, cy; its card's top, bottom, middle}
+    this.shown = 0; // the frame on the stage
+    this.marked = -1; // the step whose arrows and sums are drawn
     this.frameCount = 0; // requestAnimationFrame callbacks while animating (for the fps benchmark)
+    this.pool = []; // tokens, made as needed and reused
+    if (typeof ResizeObserver === "function") new ResizeObserver(() => this.fitToBox()).observe(svg);
+  }
+
+  /** The stage's height in its own units, from the element's shape on the page. */
+  boxHeight() {
+    const { width, height } = this.svg.getBoundingClientRect();
+    return width > 0 && height > 0 ? Math.round(Math.min(1100, Math.max(420, (WIDTH * height) / width))) : this.height;
+  }
+
+  fitToBox() {
+    const h = this.boxHeight();
+    if (!this.run || Math.abs(h - this.height) < 0.02 * this.height) return;
+    const { shown, marked } = this;
+    this.stopAnimation();
+    this.load(this.run, this.frames);
+    this.show(shown);
+    this.mark(marked);
   }
 
   load(run, frames) {
+    this.stopAnimation();
     this.run = run;
     this.frames = frames;
+    this.height = this.boxHeight();
+    this.svg.setAttribute("viewBox", `0 0 ${WIDTH} ${this.height}`);
     this.svg.replaceChildren();
     this.cells = {};
-    const ranks = run.group;
-    const root = run.spec.root;
-    const shape = shapeOf(run.spec.algorithm);
-    this.card = cardSize(shape, ranks.length, this.width, this.height);
-    this.positions = layout(run.spec.algorithm, ranks, root, this.width, this.height, this.card);
+    this.pool = [];
+    this.shown = 0;
+    this.marked = -1;
+    const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
+    const root = run.schedule?.root ?? run.spec.root;
+    const { shape, card, positions } = arrange(run.spec.algorithm, run.group, root, WIDTH, this.height, edges);
+    this.shape = shape;
+    this.card = card;
+    this.positions = positions;
+    const defs = el("defs", {}, this.svg);
+    const head = el("marker", { id: "head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse" }, defs);
+    el("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }, head);
     this.arrows = el("g", { class: "arrows" }, this.svg);
     const cards = el("g", { class: "cards" }, this.svg);
     this.tokens = el("g", { class: "tokens" }, this.svg);
+    this.sums = el("g", { class: "sums" }, this.svg);
     const chunks = run.chunk_bounds.length || 1;
-    for (const rank of ranks) this.drawCard(cards, rank, chunks, rank === root && shape !== "circle" && shape !== "grid");
+    const marksRoot = shape === "tree" || shape === "star" || ["broadcast", "scatter", "gather", "reduce", "send_recv"].includes(run.spec.collective);
+    for (const rank of run.group) this.drawCard(cards, rank, chunks, marksRoot && rank === root);
   }
 
   /** Newer data of the run on stage (a live run's later steps): same cards, new frames. */
@@ -72,22 +77,26 @@ export class Stage {
   drawCard(parent, rank, chunks, isRoot) {
     const { x, y } = this.positions[rank];
     const { w, h } = this.card;
-    const g = el("g", { class: "card", "data-rank": rank, transform: `translate(${x - w / 2},${y - h / 2})` }, parent);
-    el("rect", { class: "frame", width: w, height: h, rx: 8 }, g);
-    const name = el("text", { class: "name", x: 8, y: 15 }, g);
-    name.textContent = `rank ${rank}${isRoot ? " · root" : ""}`;
-    name.setAttribute("font-size", Math.max(12, Math.min(18, h * 0.16)));
-    el("rect", { x: w - 14, y: 6, width: 8, height: 8, rx: 2, fill: colour(rank) }, g);
-    const pad = 6, top = Math.max(20, Math.min(30, h * 0.24));
-    const cw = (w - 2 * pad) / chunks, ch = h - top - pad;
+    const left = x - w / 2, top = y - h / 2;
+    const g = el("g", { class: `card${isRoot ? " root" : ""}`, "data-rank": rank, transform: `translate(${left},${top})` }, parent);
+    el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
+    const head = Math.max(11, Math.min(30, h * 0.24));
+    const font = head * 0.72;
+    const fitsIn = (text) => text.length * font * 0.6 <= w - (w >= 60 ? 22 : 6);
+    const label = [`rank ${rank}${isRoot ? " · root" : ""}`, `rank ${rank}`, `${rank}`].find(fitsIn) ?? `${rank}`;
+    const name = el("text", { class: "name", x: Math.min(8, w * 0.06), y: head * 0.55, "font-size": font }, g);
+    name.textContent = label;
+    if (w >= 60) el("rect", { class: "swatch", x: w - 14, y: head / 2 - 4, width: 8, height: 8, rx: 2, fill: colour(rank) }, g);
+    const pad = Math.max(2, Math.min(6, w * 0.02));
+    const cw = (w - 2 * pad) / chunks, ch = h - head - pad;
     for (let c = 0; c < chunks; c++) {
-      const cell = el("g", { class: "cell", "data-rank": rank, "data-chunk": c, transform: `translate(${pad + c * cw},${top})` }, g);
-      const stripes = el("g", {}, cell);
+      const cell = el("g", { class: "cell", "data-rank": rank, "data-chunk": c, transform: `translate(${pad + c * cw},${head})` }, g);
+      const fill = el("g", {}, cell);
       el("rect", { class: "edge", width: cw, height: ch }, cell);
-      const font = Math.max(9, Math.min(ch * 0.42, 24));
-      const text = el("text", { x: cw / 2, y: ch / 2, "font-size": font }, cell);
-      this.cells[`${rank}:${c}`] = { group: cell, stripes, text, w: cw, h: ch, font,
-        cx: x - w / 2 + pad + c * cw + cw / 2, cy: y - h / 2 + top + ch / 2 };
+      const size = Math.min(ch * 0.42, 26, Math.max(cw / 3.2, 12)); // room for "0–7" where it can be read
+      const text = el("text", { x: cw / 2, y: ch / 2, "font-size": size }, cell);
+      this.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, w: cw, h: ch, font: size,
+        cx: left + pad + c * cw + cw / 2, cy: top + head + ch / 2, top, bottom: top + h, middle: x };
     }
   }
 
@@ -95,6 +104,7 @@ export class Stage {
   show(index) {
     const frame = this.frames[index];
     if (!frame) return;
+    this.shown = index;
     for (const rank of this.run.group) {
       const r = String(rank);
       const values = frame.values[r] ?? [], origins = frame.origins[r] ?? [], stats = frame.stats?.[r] ?? [];
@@ -106,93 +116,78 @@ export class Stage {
     const cell = this.cells[`${rank}:${chunk}`];
     if (!cell) return;
     const from = [...(origins ?? [])].sort((a, b) => a - b);
-    const key = from.join(",");
-    if (cell.group.dataset.origins !== key) {
-      cell.group.dataset.origins = key;
-      cell.stripes.replaceChildren();
-      const sw = cell.w / Math.max(from.length, 1);
-      if (!from.length) el("rect", { width: cell.w, height: cell.h, fill: "transparent" }, cell.stripes);
-      from.forEach((r, i) => el("rect", { x: i * sw, width: sw + 0.5, height: cell.h, fill: colour(r) }, cell.stripes));
-    }
+    cell.group.dataset.origins = from.join(",");
+    stripes(cell.stripes, from, cell.w, cell.h);
     cell.group.dataset.values = JSON.stringify(values ?? null);
-    const chars = cell.w / (cell.font * 0.62);
+    // Values only where they stay legible and clear of their neighbours.
+    const chars = cell.font >= 8 ? Math.floor((cell.w - 4) / (cell.font * 0.62)) : 0;
     // A large chunk ships a summary: its range says more than a preview of its first values.
-    const range = stats && `${formatValue(stats.min)}–${formatValue(stats.max)}`;
-    const text = range && range.length <= chars ? range : values == null ? "" : fit(values, chars);
+    const text = stats ? range(stats.min, stats.max, chars) : brief(values, chars, "");
     if (cell.text.textContent !== text) cell.text.textContent = text;
-    const tip = stats ? `rank ${rank} chunk ${chunk}: min ${formatValue(stats.min)}, max ${formatValue(stats.max)}, sum ${formatValue(stats.sum)}; first ${fit(values ?? [], 60)}`
-      : `rank ${rank} chunk ${chunk}: ${fit(values ?? [], 200)}`;
+    cell.group.classList.toggle("empty", !from.length); // holds no rank's data yet: its zeros are dimmed
+    const tip = stats ? `rank ${rank} chunk ${chunk} from ${from.join(", ") || "nobody"}: min ${formatValue(stats.min)}, max ${formatValue(stats.max)}, sum ${formatValue(stats.sum)}; first ${fit(values ?? [], 60)}`
+      : `rank ${rank} chunk ${chunk} from ${from.join(", ") || "nobody"}: ${fit(values ?? [], 200)}`;
     (cell.title ??= el("title", {}, cell.group)).textContent = tip;
+  }
+
+  /** Draw step k's arrows and its reductions' arithmetic over the stage (k = -1: none). */
+  mark(k) {
+    this.marked = k;
+    drawArrows(this, this.run?.steps[k]);
+    drawSums(this, k);
+    this.outline(k);
+  }
+
+  /** Outline the cells step k wrote (none for k = -1). */
+  outline(k) {
+    for (const cell of this.outlined ?? []) cell.group.classList.remove("written");
+    this.outlined = [...(this.frames[k + 1]?.changed ?? [])].map((key) => this.cells[key]).filter(Boolean);
+    if (k < 0) this.outlined = [];
+    for (const cell of this.outlined) cell.group.classList.add("written");
   }
 
   /** Fly step k's chunks from sender to receiver over `ms`, then show its result. */
   animate(k, ms) {
-    const step = this.run.steps[k];
     this.stopAnimation();
-    if (!step) return Promise.resolve();
-    this.drawArrows(step);
-    const moves = step.transfers.slice(0, MAX_TOKENS).map(([src, dst, chunk, into]) => {
-      const a = this.cells[`${src}:${chunk}`], b = this.cells[`${dst}:${into}`];
-      if (!a || !b) return null;
-      const origins = [...(this.frames[k].origins[String(src)]?.[chunk] ?? [])];
-      const token = el("g", { class: "token" }, this.tokens);
-      el("rect", { x: -7, y: -7, width: 14, height: 14, rx: 3, fill: origins.length ? colour(Math.min(...origins)) : "#888" }, token);
-      const bend = src === dst ? 40 : 0.15 * Math.hypot(b.cx - a.cx, b.cy - a.cy);
-      return { token, a, b, bend };
-    }).filter(Boolean);
+    if (!this.run?.steps[k]) return Promise.resolve();
+    drawArrows(this, this.run.steps[k]);
+    drawSums(this, -1);
+    this.outline(-1);
+    this.marked = k;
+    const moves = flights(this, k);
     return new Promise((resolve) => {
       const start = performance.now();
+      let summed = false;
       const tick = (now) => {
         this.frameCount++;
         const t = Math.min(1, (now - start) / ms);
-        const e = t < 0.5 ? 2 * t * t : 1 - (-2 * t + 2) ** 2 / 2;
-        for (const { token, a, b, bend } of moves) {
-          const mx = (a.cx + b.cx) / 2 + ((b.cy - a.cy) / (Math.hypot(b.cx - a.cx, b.cy - a.cy) || 1)) * bend;
-          const my = (a.cy + b.cy) / 2 - ((b.cx - a.cx) / (Math.hypot(b.cx - a.cx, b.cy - a.cy) || 1)) * bend;
-          const x = (1 - e) ** 2 * a.cx + 2 * (1 - e) * e * mx + e * e * b.cx;
-          const y = (1 - e) ** 2 * a.cy + 2 * (1 - e) * e * my + e * e * b.cy;
-          token.setAttribute("transform", `translate(${x},${y})`);
-        }
-        if (t < 1) {
-          this.raf = requestAnimationFrame(tick);
-        } else {
-          this.finish(k);
-          resolve();
-        }
+        moveTokens(moves, t < 0.5 ? 2 * t * t : 1 - (-2 * t + 2) ** 2 / 2);
+        if (!summed && t >= 0.7) { summed = true; drawSums(this, k); } // the sum shows as the chunk lands
+        if (t < 1) this.raf = requestAnimationFrame(tick);
+        else this.pending();
       };
-      this.raf = requestAnimationFrame(tick);
       this.pending = () => { this.finish(k); resolve(); };
+      this.raf = requestAnimationFrame(tick);
     });
   }
 
   finish(k) {
+    if (this.raf) cancelAnimationFrame(this.raf);
     this.raf = null;
     this.pending = null;
-    this.tokens.replaceChildren();
+    hideTokens(this);
     const frame = this.frames[k + 1];
     if (!frame) return; // another run took the stage meanwhile
     this.show(k + 1);
-    const cells = [...frame.changed].map((key) => this.cells[key]).filter(Boolean);
-    for (const cell of cells) cell.group.classList.add("flash");
-    setTimeout(() => { for (const cell of cells) cell.group.classList.remove("flash"); }, 450);
+    drawSums(this, k);
+    this.outline(k);
+    for (const cell of this.outlined) cell.group.classList.add("flash");
+    const flashed = this.outlined;
+    setTimeout(() => { for (const cell of flashed) cell.group.classList.remove("flash"); }, 450);
   }
 
   /** End a running animation at once (its step shown as finished). */
   stopAnimation() {
-    if (this.raf) cancelAnimationFrame(this.raf);
-    const pending = this.pending;
-    if (pending) pending();
-  }
-
-  drawArrows(step) {
-    this.arrows.replaceChildren();
-    if (!step) return;
-    const seen = new Set();
-    for (const [src, dst] of step.transfers) {
-      if (src === dst || seen.has(`${src}>${dst}`) || seen.size > 256) continue;
-      seen.add(`${src}>${dst}`);
-      const a = this.positions[src], b = this.positions[dst];
-      el("line", { class: "arrow", x1: a.x, y1: a.y, x2: b.x, y2: b.y, "marker-end": "" }, this.arrows);
-    }
+    this.pending?.();
   }
 }

@@ -2,7 +2,8 @@
 // time and bus bandwidth against size, measured, with the alpha-beta prediction drawn over them.
 
 import { api } from "rs/api.js";
-import { colour } from "rs/stage.js";
+import { colour } from "rs/format.js";
+import { chartTheme } from "rs/charts.js";
 
 export const COUNTS = [256, 1024, 4096, 16384, 65536, 262144];
 const ENDED = new Set(["done", "failed", "cancelled", "interrupted"]);
@@ -47,12 +48,11 @@ export async function plotSweep(runs, Plotly) {
     traces.push({ x: size, y: predicted.map((p) => p.time * 1e6), name: `${algorithm} model`, mode: "lines",
       line: { ...line, dash: "dot" }, legendgroup: algorithm, showlegend: false });
   }
-  const ink = getComputedStyle(document.documentElement).getPropertyValue("--ink").trim();
+  const t = chartTheme();
   await Plotly.react(el, traces, {
-    title: { text: `${done[0]?.spec.collective ?? ""}: time (lines), busbw (squares), model (dotted)`, font: { size: 12 } },
-    paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font: { color: ink, size: 11 },
-    margin: { l: 55, r: 55, t: 32, b: 40 }, legend: { orientation: "h", y: -0.25 },
-    xaxis: { type: "log", title: "bytes per rank" }, yaxis: { type: "log", title: "µs" },
+    ...t, title: { text: `${done[0]?.spec.collective ?? ""}: time (lines), busbw (squares), model (dotted)`, font: { size: 13 } },
+    margin: { ...t.margin, r: 60 }, legend: { orientation: "h", y: -0.25 },
+    xaxis: { ...t.xaxis, type: "log", title: "bytes per rank" }, yaxis: { ...t.yaxis, type: "log", title: "µs" },
     yaxis2: { overlaying: "y", side: "right", title: "busbw GB/s", showgrid: false },
   }, { displayModeBar: false, responsive: true });
 }

@@ -1,0 +1,32 @@
+"""The size of the project's own frontend (JS, CSS, HTML), against its 200 KB budget.
+plotly.js is not counted: the server serves it from the installed plotly package.
+Prints figures; asserts nothing.
+
+    .venv/bin/python bench/frontend_size.py
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+FRONTEND = Path(__file__).resolve().parent.parent / "frontend"
+BUDGET = 200 * 1024
+
+
+def main() -> None:
+    files = sorted(p for p in FRONTEND.rglob("*") if p.suffix in (".js", ".css", ".html"))
+    total = zipped = 0
+    print(f"{'file':32} {'bytes':>8} {'gzip':>8}")
+    for p in files:
+        raw = p.read_bytes()
+        z = len(gzip.compress(raw, 9))
+        total += len(raw)
+        zipped += z
+        print(f"{str(p.relative_to(FRONTEND)):32} {len(raw):8} {z:8}")
+    print(f"{'total':32} {total:8} {zipped:8}")
+    print(f"{total / 1024:.1f} KiB of {BUDGET // 1024} KiB budget ({100 * total / BUDGET:.0f}%), {len(files)} files, {zipped / 1024:.1f} KiB gzipped")
+
+
+if __name__ == "__main__":
+    main()

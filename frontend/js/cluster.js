@@ -1,0 +1,40 @@
+// The cluster panel: ranks grouped by host, each with its device, backend, status, heartbeat age,
+// and a sparkline of its recent CPU and memory (GPU memory where it has a GPU).
+
+import { bytes, colour } from "rs/format.js";
+import { el, html } from "rs/dom.js";
+
+const W = 90, H = 22;
+
+/** One polyline per series of the heartbeat history ([time, cpu, rss, gpu]), each scaled to its own top. */
+function sparkline(history) {
+  const svg = el("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: "spark" });
+  if (history.length < 2) return svg;
+  const series = [[1, "cpu", 100], [2, "mem", 0], [3, "gpu", 0]];
+  for (const [column, name, floor] of series) {
+    const ys = history.map((p) => p[column]);
+    if (ys.some((v) => v == null)) continue;
+    const top = Math.max(floor, ...ys) || 1;
+    const points = ys.map((v, i) => `${((i / (ys.length - 1)) * W).toFixed(1)},${(H - 1 - (v / top) * (H - 2)).toFixed(1)}`);
+    el("polyline", { class: name, points: points.join(" ") }, svg);
+  }
+  return svg;
+}
+
+export function showCluster(cluster) {
+  const hosts = new Map();
+  for (const r of cluster.ranks) hosts.set(r.host, [...(hosts.get(r.host) ?? []), r]);
+  document.getElementById("cluster").replaceChildren(...[...hosts].map(([host, ranks]) => html("div", { class: "host" },
+    html("h3", {}, `${host} · ${ranks[0].backend} · torch ${ranks[0].torch_version}`),
+    ranks.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-status": r.status },
+      html("span", {}, html("span", { class: `dot ${r.status}`, style: `outline: 2px solid ${colour(r.rank)}` }), `${r.rank}`),
+      html("span", { title: `pid ${r.pid}` }, `${r.device} · ${r.status} · ♥ ${r.heartbeat_age.toFixed(1)} s`),
+      html("span", { class: "usage" }, `${Math.round(r.cpu_percent ?? 0)}% · ${bytes(r.rss_bytes)}${r.gpu_memory_bytes != null ? ` · GPU ${bytes(r.gpu_memory_bytes)}` : ""}`),
+      sparkline(r.history ?? []))))));
+  if (!cluster.ranks.length) document.getElementById("cluster").append(html("p", { class: "why" }, "No ranks are connected."));
+  document.querySelectorAll(".card").forEach((c) => {
+    const r = cluster.ranks.find((x) => String(x.rank) === c.dataset.rank);
+    c.classList.toggle("busy", r?.status === "busy");
+    c.classList.toggle("lost", r?.status === "lost");
+  });
+}

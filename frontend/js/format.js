@@ -1,0 +1,53 @@
+// How the page writes values, ranks' colours and reductions. Pure functions (node tests them).
+
+// Okabe-Ito, then Paul Tol's muted set: colour-blind-safe for the first 16 ranks.
+export const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999",
+  "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499"];
+export const colour = (rank) => PALETTE[rank % PALETTE.length];
+
+export function formatValue(v) {
+  if (v == null) return "";
+  if (typeof v !== "number") return String(v);
+  if (Number.isInteger(v)) return Math.abs(v) >= 1e6 ? v.toExponential(1) : String(v);
+  return Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(1) : String(+v.toPrecision(3));
+}
+
+export const bytes = (n) => (n == null ? "–" : n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GiB` : n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
+export const seconds = (s) => (s == null ? "–" : s >= 1 ? `${s.toFixed(2)} s` : s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms` : `${(s * 1e6).toFixed(1)} µs`);
+
+/** As many of the values as fit in `chars` characters, with an ellipsis for the rest ("" if none fits). */
+export function fit(values, chars) {
+  let text = "";
+  for (let i = 0; i < values.length; i++) {
+    const next = (i ? " " : "") + formatValue(values[i]);
+    if (text.length + next.length + (i < values.length - 1 ? 1 : 0) > chars) return text ? `${text}…` : "";
+    text += next;
+  }
+  return text;
+}
+
+/** "3–9" ("-1 – 1" when a bound is negative) if it fits in `chars`, else "3…" if that does, else "". */
+export function range(min, max, chars) {
+  const dash = min < 0 || max < 0 ? " – " : "–";
+  const whole = min === max ? formatValue(min) : `${formatValue(min)}${dash}${formatValue(max)}`;
+  if (whole.length <= chars) return whole;
+  const first = `${formatValue(min)}…`;
+  return first.length <= chars ? first : "";
+}
+
+/** A chunk's values in at most `chars` characters (`none` if nothing fits): all of them if they
+ * fit, else their range ("0–7"), else as many as fit ("0 1…"). */
+export function brief(values, chars = 12, none = "…") {
+  if (values == null || !values.length) return none;
+  const some = fit(values, chars);
+  if (some && !some.endsWith("…")) return some;
+  return range(Math.min(...values), Math.max(...values), chars).replace(/^.*…$/, "") || some || none;
+}
+
+const INFIX = { SUM: "+", AVG: "+", PRODUCT: "×", BAND: "&", BOR: "|", BXOR: "^" };
+
+/** The arithmetic of a reduction in words: "3 + 4 = 7", "max(3, 4) = 4". */
+export function combination(op, operands, result) {
+  const lhs = INFIX[op] ? operands.join(` ${INFIX[op]} `) : `${(op ?? "op").toLowerCase()}(${operands.join(", ")})`;
+  return `${lhs} = ${result}`;
+}

@@ -1,0 +1,37 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { brief, colour, combination, fit, formatValue, range, PALETTE } from "../../frontend/js/format.js";
+
+test("values are written short", () => {
+  assert.equal(formatValue(7), "7");
+  assert.equal(formatValue(0.123456), "0.123");
+  assert.equal(formatValue(1234567), "1.2e+6");
+  assert.equal(formatValue(-0.99962), "-1");
+});
+
+test("as many values as fit, then an ellipsis; a range or nothing when none fits", () => {
+  assert.equal(fit([1, 2, 3], 5), "1 2 3");
+  assert.equal(fit([1, 2, 3, 4], 5), "1 2…");
+  assert.equal(fit([123456], 3), "");
+  assert.equal(range(0, 7, 5), "0–7");
+  assert.equal(range(-1, 1, 9), "-1 – 1");
+  assert.equal(range(100, 999, 4), "100…");
+  assert.equal(brief([16, 17, 18, 19], 11), "16 17 18 19");
+  assert.equal(brief([16, 17, 18, 19], 5), "16–19", "a range says more than the first value");
+  assert.equal(brief([16, 17, 18, 19], 3), "16…");
+  assert.equal(brief([16, 17, 18, 19], 2), "…");
+  assert.equal(brief([16, 17, 18, 19], 2, ""), "");
+  assert.equal(brief([1000, 2000], 3, ""), "");
+  assert.equal(brief(null), "…");
+});
+
+test("reductions read as arithmetic", () => {
+  assert.equal(combination("SUM", ["3", "4"], "7"), "3 + 4 = 7");
+  assert.equal(combination("PRODUCT", ["3", "4"], "12"), "3 × 4 = 12");
+  assert.equal(combination("MIN", ["3", "4"], "3"), "min(3, 4) = 3");
+});
+
+test("ranks get distinct colours from a colour-blind-safe palette", () => {
+  assert.equal(new Set(Array.from({ length: 16 }, (_, r) => colour(r))).size, 16);
+  assert.equal(colour(PALETTE.length), colour(0));
+});
