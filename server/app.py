@@ -154,6 +154,7 @@ def create_app(settings: Settings) -> FastAPI:
                     await ws.close(INVALID if "malformed" in why else POLICY, why[:120])
                     break
                 hub().on_event(event)
+                await asyncio.sleep(0)  # let the viewers' senders run between events: a burst from a rank must not starve them
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:

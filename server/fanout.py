@@ -15,6 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 DROPPED = 1013
 BATCH = 256  # messages at most in one frame
+BATCH_BYTES = 256 << 10  # and bytes at most: what sits in a frame on its way out is beyond the queue's bound
 
 
 class Viewer:
@@ -40,11 +41,12 @@ class Viewer:
         frame was going out leaves as one JSON array: a burst of steps costs a few frames."""
         try:
             while (text := await self.queue.get()) is not None:
-                batch = [text]
-                while len(batch) < BATCH and not self.queue.empty():
+                batch, size = [text], len(text)
+                while len(batch) < BATCH and size < BATCH_BYTES and not self.queue.empty():
                     if (text := self.queue.get_nowait()) is None:
                         break
                     batch.append(text)
+                    size += len(text)
                 await self.ws.send_text(batch[0] if len(batch) == 1 else f"[{','.join(batch)}]")
                 if text is None:
                     return

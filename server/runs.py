@@ -7,9 +7,13 @@ from __future__ import annotations
 import statistics
 import time
 
+import numpy as np
+
 from worker_agent import collectives as C
+from worker_agent import simulate
 from worker_agent.catalog import ITEMSIZE, effective_count, effective_dtype, group_of
 from worker_agent.protocol import ErrorEvent, RunFinished, RunSpec, RunStarted, StepEvent
+from worker_agent.schedule import Schedule, Step
 
 ENDED = frozenset({"done", "failed", "cancelled", "interrupted"})
 RESULT_FIELDS = ("output", "checksum", "verified", "max_diff", "tolerance", "mismatches", "timings", "bytes_sent", "bytes_received")
@@ -111,21 +115,20 @@ def conclude(run: dict, state: str, error: str | None = None) -> None:
     run["traffic"] = traffic(run)
 
 
-def traffic(run: dict) -> dict:
-    """Bytes per rank from the ranks' own counts; the busiest link from the steps' transfers."""
+def traffic(run: dict) -> dict | None:
+    """Bytes per rank and the busiest link, counted by the simulator over the run's
+    schedule in global ranks. None for a native run: only the backend knows its wires."""
+    plan = run["schedule"]
+    if plan is None:
+        return None
     spec = RunSpec(**run["spec"])
-    itemsize = ITEMSIZE[effective_dtype(spec)]
-    sizes = [b - a for a, b in run["chunk_bounds"]]
-    links: dict[tuple[int, int], int] = {}
-    for step in run["steps"]:
-        for src, dst, chunk, _into, _reduce in step["transfers"]:
-            if src != dst and chunk < len(sizes):
-                links[src, dst] = links.get((src, dst), 0) + sizes[chunk] * itemsize
-    busiest = max(links.items(), key=lambda kv: kv[1], default=None)
-    sent = {r: res["bytes_sent"] for r, res in run["results"].items()}
+    steps = tuple(Step(s["phase"], s["caption"], np.asarray(s["transfers"], dtype=np.int64)) for s in plan["steps"])
+    schedule = Schedule(plan["collective"], plan["algorithm"], run["world_size"], plan["root"], plan["blocks"],
+                        plan["pieces"], steps)
+    moved = simulate.traffic(schedule, effective_count(spec), ITEMSIZE[effective_dtype(spec)]).to_json()
     return {
-        "sent": sent,
-        "received": {r: res["bytes_received"] for r, res in run["results"].items()},
-        "total": sum(sent.values()),
-        "busiest_link": None if busiest is None else {"src": busiest[0][0], "dst": busiest[0][1], "bytes": busiest[1]},
+        "sent": {str(r): moved["sent"][r] for r in run["group"]},
+        "received": {str(r): moved["received"][r] for r in run["group"]},
+        "total": moved["total"],
+        "busiest_link": moved["busiest_link"],
     }

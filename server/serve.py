@@ -27,11 +27,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, default=None, help=f"SQLite file for the runs (default {default_db()})")
     parser.add_argument("--viewer-token", default=os.environ.get("RINGSIDE_VIEWER_TOKEN"),
                         help="require this token to watch (default: anyone who can reach the server may watch)")
+    parser.add_argument("--viewer-queue", type=positive, default=Settings.viewer_queue,
+                        help="messages a viewer may fall behind before it is dropped (default %(default)s)")
+    parser.add_argument("--lost-after", type=seconds, default=Settings.lost_after,
+                        help="seconds of silence before a rank is shown lost (default %(default)s)")
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {value}")
+    return value
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """Tokens come from the environment when set (so restarts keep them), else fresh ones."""
-    settings = Settings(host=args.host, port=args.port, db=args.db or default_db(), viewer_token=args.viewer_token)
+    settings = Settings(host=args.host, port=args.port, db=args.db or default_db(), viewer_token=args.viewer_token,
+                        viewer_queue=args.viewer_queue, lost_after=args.lost_after)
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
     return settings

@@ -44,11 +44,8 @@ def main(args: argparse.Namespace) -> int:
     stopping = threading.Event()
 
     def supervise() -> None:
-        while not server.started:
-            if stopping.wait(0.05):
-                return
         began = time.monotonic()
-        workers.start()
+        workers.start()  # now, not once the server is up: importing torch takes longest, and workers retry
         while live_ranks(settings.url) < args.ranks:
             if stopping.wait(0.1):
                 return

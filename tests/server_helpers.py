@@ -1,20 +1,28 @@
-"""A real `ringside up` (server + gloo worker processes) on a free loopback port."""
+"""A real `ringside up` (server + gloo worker processes) on a free loopback port; a real
+`ringside serve` alone; and scripted ranks, real websocket clients that speak the worker
+protocol from a script, for what a real rank will not do on demand (stay silent, never
+finish, flood the server)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from websockets.sync.client import connect
+
 from worker_agent.local import free_port
+from worker_agent.protocol import PROTOCOL_VERSION
 
 
 @dataclass
@@ -66,6 +74,9 @@ class Up:
             time.sleep(0.1)
         raise TimeoutError(f"{n} ranks did not come up within {timeout} s: {self.cluster()}")
 
+    def ws_url(self, path: str = "/ws") -> str:
+        return self.url.replace("http://", "ws://", 1) + path
+
     def worker_pids(self) -> list[int]:
         out = subprocess.run(["pgrep", "-f", f"worker_agent --server {self.url}"], capture_output=True, text=True)
         return [int(p) for p in out.stdout.split()]
@@ -93,3 +104,78 @@ def start_up(tmp: Path, ranks: int = 4, db: Path | None = None, timeout: float =
         time.sleep(0.1)
     proc.kill()
     raise TimeoutError(f"ringside up was not ready within {timeout} s:\n{log.read_text()}")
+
+
+def messages(frame: str | bytes) -> list[dict]:
+    """A viewer's frame holds one message or a JSON array of them."""
+    data = json.loads(frame)
+    return data if isinstance(data, list) else [data]
+
+
+PRESENTER_TOKEN, WORKER_TOKEN = "presenter-token-for-tests", "worker-token-for-tests"
+
+
+def start_serve(tmp: Path, *flags: str, port: int | None = None, timeout: float = 60, env=None) -> Up:
+    """`ringside serve` with known tokens and no workers, ready once /api/health answers.
+    Runs are kept in tmp/serve-PORT.db: a server started again on the same port finds them."""
+    port = port or free_port()
+    db = tmp / f"serve-{port}.db"
+    log = tmp / f"serve-{port}.log"
+    env = {**os.environ, "RINGSIDE_PRESENTER_TOKEN": PRESENTER_TOKEN, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, **(env or {})}
+    proc = subprocess.Popen([sys.executable, "-m", "worker_agent.cli", "serve", "--port", str(port), "--db", str(db), *flags],
+                            stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
+    up = Up(proc, f"http://127.0.0.1:{port}", PRESENTER_TOKEN, db)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(up.url + "/api/health", timeout=1):
+                return up
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"ringside serve exited ({proc.returncode}):\n{log.read_text()}") from None
+            time.sleep(0.05)
+    proc.kill()
+    raise TimeoutError(f"ringside serve did not answer within {timeout} s:\n{log.read_text()}")
+
+
+class ScriptedRank:
+    """One rank on a real websocket: says hello, beats every 0.2 s while `beating` is set,
+    and does with each run only what the test tells it to."""
+
+    def __init__(self, server: Up, rank: int, world_size: int, pid: int | None = None, token: str = WORKER_TOKEN):
+        self.rank, self.world_size = rank, world_size
+        self.stack = contextlib.ExitStack()
+        self.ws = self.stack.enter_context(connect(server.ws_url(f"/ws/worker?token={token}"), max_size=None))
+        self.send(type="hello", world_size=world_size, local_rank=rank, host="scripted", pid=pid or 100_000 + rank,
+                  backend="gloo", device="cpu", torch_version="scripted")
+        self.beating, self.closed = threading.Event(), threading.Event()
+        self.beating.set()
+        threading.Thread(target=self._beat, daemon=True).start()
+
+    def send(self, **message) -> None:
+        self.ws.send(json.dumps({"v": PROTOCOL_VERSION, "rank": self.rank, **message}))
+
+    def _beat(self) -> None:
+        while not self.closed.wait(0.2):
+            if self.beating.is_set():
+                try:
+                    self.send(type="heartbeat")
+                except Exception:  # noqa: BLE001 - the socket went: nothing left to beat for
+                    return
+
+    def command(self, timeout: float = 30) -> dict:
+        return json.loads(self.ws.recv(timeout=timeout))
+
+    def start(self, command: dict) -> None:
+        self.send(type="run_started", run_id=command["run_id"], group_rank=self.rank, spec=command["spec"])
+
+    def step(self, command: dict, step: int, **fields) -> None:
+        self.send(type="step", run_id=command["run_id"], step=step, phase="scripted", t0=step, t1=step + 0.5, **fields)
+
+    def finish(self, command: dict, seconds: float = 0.001) -> None:
+        self.send(type="run_finished", run_id=command["run_id"], verified=True,
+                  timings={"iterations": [seconds] * command["spec"]["iterations"]})
+
+    def close(self) -> None:
+        self.closed.set()
+        self.stack.close()

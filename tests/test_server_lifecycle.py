@@ -7,7 +7,10 @@ import os
 import signal
 import time
 
-from server_helpers import start_up
+from server_helpers import WORKER_TOKEN, start_serve, start_up
+
+from worker_agent.launch import LocalWorkers
+from worker_agent.local import free_port
 
 
 def alive(pid: int) -> bool:
@@ -69,4 +72,27 @@ def test_a_restarted_server_keeps_history_and_marks_the_interrupted_run(tmp_path
         new = again.run(collective="barrier", algorithm="dissemination")
         assert new["id"] > body["id"] and new["state"] == "done"
     finally:
-        again.stop()
+        pids = again.worker_pids()
+        assert again.stop(signal.SIGTERM) == 0  # SIGTERM stops it as cleanly as Ctrl-C
+    assert wait_gone(pids) == []
+
+
+def test_workers_rejoin_a_server_that_comes_back(tmp_path):
+    port = free_port()
+    first = start_serve(tmp_path, port=port)
+    workers = LocalWorkers(2, first.url, WORKER_TOKEN)
+    workers.start()
+    try:
+        pids = sorted(r["pid"] for r in first.wait_ranks(2)["ranks"])
+        run = first.run(collective="all_gather", algorithm="ring", count=4)
+        assert first.stop() == 0
+        second = start_serve(tmp_path, port=port)
+        try:
+            assert sorted(r["pid"] for r in second.wait_ranks(2, timeout=30)["ranks"]) == pids  # the same processes
+            assert second.call("GET", f"/api/runs/{run['id']}")[1] == run
+            assert second.run(collective="all_reduce", algorithm="ring", count=4)["verified"] is True
+        finally:
+            second.stop()
+    finally:
+        workers.stop()
+    assert wait_gone(pids) == []

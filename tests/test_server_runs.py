@@ -6,14 +6,13 @@ import json
 import threading
 
 import pytest
-from server_helpers import start_up
+from server_helpers import WORKER_TOKEN, messages, start_up
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from worker_agent.collectives import COLLECTIVES
 
 P = 4
-WORKER_TOKEN = "worker-token-for-tests"
 
 
 @pytest.fixture(scope="module")
@@ -23,16 +22,12 @@ def up(tmp_path_factory):
     server.stop()
 
 
-def ws_url(up, path="/ws"):
-    return up.url.replace("http://", "ws://") + path
-
-
 class Watcher(threading.Thread):
     """A viewer that records every message until the run `until` ends."""
 
     def __init__(self, up, until=None):
         super().__init__(daemon=True)
-        self.url, self.until = ws_url(up), until
+        self.url, self.until = up.ws_url(), until
         self.messages: list[dict] = []
         self.ready, self.done = threading.Event(), threading.Event()
         self.start()
@@ -43,8 +38,7 @@ class Watcher(threading.Thread):
             self.messages.append(json.loads(ws.recv(timeout=10)))
             self.ready.set()
             while self.until is not None:
-                frame = json.loads(ws.recv(timeout=120))
-                batch = frame if isinstance(frame, list) else [frame]
+                batch = messages(ws.recv(timeout=120))
                 self.messages.extend(batch)
                 if any(m["type"] == "run" and m["run"]["id"] == self.until and m["run"]["state"] not in ("queued", "running")
                        for m in batch):
@@ -68,7 +62,9 @@ def test_a_viewer_sees_every_step_of_a_ring_all_reduce_in_order(up):
     run = up.wait(body["id"])
     assert run["verified"] is True and run["time"] > 0 and run["busbw"] > 0
     per_rank = 2 * (P - 1) * 8 * P * 8 // P  # 2(P-1)/P * N bytes, N = count * 8
-    assert run["traffic"]["sent"] == {str(r): per_rank for r in range(P)}
+    assert run["traffic"]["sent"] == {str(r): per_rank for r in range(P)} == {r: x["bytes_sent"] for r, x in run["results"].items()}
+    assert run["traffic"]["received"] == {r: x["bytes_received"] for r, x in run["results"].items()}
+    assert run["traffic"]["total"] == P * per_rank and run["traffic"]["busiest_link"]["bytes"] == per_rank
     for step in run["steps"]:
         assert sorted(int(r) for r in step["ranks"]) == list(range(P)) and len(step["transfers"]) == P
         assert "right neighbour" in step["caption"]
@@ -96,6 +92,7 @@ def test_every_collective_runs_and_verifies_through_the_server(up, collective):
     assert run["state"] == "done", run["error"]
     assert run["verified"] is True
     assert len(run["results"]) == P and run["steps"] and run["schedule"]["algorithm"] == algorithm
+    assert run["traffic"]["sent"] == {r: x["bytes_sent"] for r, x in run["results"].items()}  # simulated = counted
 
 
 def test_bad_specs_are_refused_naming_the_field_and_change_nothing(up):
@@ -117,13 +114,13 @@ def test_tokens_and_origins_are_checked(up):
     assert up.call("POST", "/api/runs/r-000001/cancel", token=None)[0] == 401
     assert up.call("GET", "/api/runs")[1]["total"] == before["total"]
     with pytest.raises(InvalidStatus) as refused:
-        connect(ws_url(up), origin="http://evil.example")
+        connect(up.ws_url(), origin="http://evil.example")
     assert refused.value.response.status_code == 403
     with pytest.raises(InvalidStatus):
-        connect(ws_url(up, "/ws/worker"))
+        connect(up.ws_url("/ws/worker"))
     with pytest.raises(InvalidStatus):
-        connect(ws_url(up, "/ws/worker") + f"?token={up.presenter}")
-    with connect(ws_url(up), origin=up.url) as ws:  # the page's own origin is welcome
+        connect(up.ws_url("/ws/worker") + f"?token={up.presenter}")
+    with connect(up.ws_url(), origin=up.url) as ws:  # the page's own origin is welcome
         assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
 
 
@@ -157,14 +154,15 @@ HELLO = {"type": "hello", "v": 1, "rank": 0, "world_size": P, "host": "h", "pid"
 ])
 def test_malformed_worker_frames_close_only_that_connection(up, frames, code, words):
     before = {r["rank"]: r["pid"] for r in up.cluster()["ranks"]}
-    got, reason = close_code(ws_url(up, "/ws/worker") + f"?token={WORKER_TOKEN}", *frames)
+    got, reason = close_code(up.ws_url("/ws/worker") + f"?token={WORKER_TOKEN}", *frames)
     assert got == code and words in reason
     assert {r["rank"]: r["pid"] for r in up.cluster()["ranks"]} == before == {r: before[r] for r in range(P)}
 
 
 def test_garbage_from_a_viewer_closes_only_that_viewer(up):
-    assert close_code(ws_url(up), "this is not JSON")[0] == 1003
-    assert up.run(collective="all_reduce", count=4)["state"] == "done"
+    assert close_code(up.ws_url(), "this is not JSON")[0] == 1003
+    native = up.run(collective="all_reduce", count=4)
+    assert native["state"] == "done" and native["traffic"] is None  # only the backend knows a native op's wires
 
 
 def test_cancel_trace_model_and_metrics(up):

@@ -1,0 +1,215 @@
+"""The server's promises that need ranks to misbehave on demand: a real `ringside serve`
+with scripted ranks (real websocket clients speaking the worker protocol). No torch here,
+so every server starts in about a second."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+from server_helpers import ScriptedRank, messages, start_serve
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
+
+SMALL = {"collective": "all_reduce", "algorithm": "ring", "count": 8}
+
+
+@pytest.fixture(scope="module")
+def serve(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serve")
+    (tmp / "page").mkdir()
+    (tmp / "page" / "index.html").write_text("<!doctype html><title>scripted page</title>")
+    server = start_serve(tmp, "--lost-after", "1", "--viewer-queue", "64", env={"RINGSIDE_FRONTEND": str(tmp / "page")})
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def ranks(serve):
+    """ranks(n) -> n scripted ranks of a world of n, closed after the test."""
+    made: list[ScriptedRank] = []
+
+    def make(n: int) -> list[ScriptedRank]:
+        made.extend(ScriptedRank(serve, r, n) for r in range(n))
+        serve.wait_ranks(n, timeout=10)
+        return made[-n:]
+
+    yield make
+    for rank in made:
+        rank.close()
+    deadline = time.monotonic() + 10
+    while any(r["status"] != "lost" for r in serve.cluster()["ranks"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def submit(serve, **spec) -> str:
+    status, body = serve.call("POST", "/api/runs", {**SMALL, **spec})
+    assert status == 202, body
+    return body["id"]
+
+
+def test_without_ranks_a_run_is_refused_with_503(serve):
+    total = serve.call("GET", "/api/runs")[1]["total"]
+    status, body = serve.call("POST", "/api/runs", SMALL)
+    assert status == 503 and body["detail"]["field"] == "group" and "connected" in body["detail"]["message"]
+    assert serve.call("GET", "/api/runs")[1]["total"] == total
+
+
+def test_a_run_merges_every_rank_and_reports_the_slowest(serve, ranks):
+    a, b = ranks(2)
+    run_id = submit(serve, iterations=3)
+    commands = [a.command(), b.command()]
+    assert {c["run_id"] for c in commands} == {run_id} and commands[0]["type"] == "run"
+    for rank, seconds in ((a, 0.002), (b, 0.004)):
+        rank.start(commands[0])
+        rank.step(commands[0], 0)
+        rank.finish(commands[0], seconds)
+    run = serve.wait(run_id, timeout=10)
+    assert run["state"] == "done" and run["verified"] is True
+    assert run["time"] == pytest.approx(0.004)  # the slowest rank's median
+    assert run["algbw"] == pytest.approx(8 * 4 / 0.004) and run["busbw"] == pytest.approx(run["algbw"] * 2 * (2 - 1) / 2)
+    assert sorted(run["steps"][0]["ranks"]) == ["0", "1"]
+
+
+def test_a_run_that_a_rank_never_finishes_fails_naming_that_rank(serve, ranks):
+    a, b = ranks(2)
+    run_id = submit(serve, timeout=0.5)
+    command = a.command()
+    b.command()
+    a.start(command)
+    a.finish(command)  # rank 1 keeps beating but never finishes
+    run = serve.wait(run_id, timeout=20)
+    assert run["state"] == "failed"
+    assert "ranks [1] did not finish within 1.5 s" in run["error"], run["error"]
+
+
+def test_an_error_from_a_rank_fails_the_run_with_its_words(serve, ranks):
+    (a,) = ranks(1)
+    run_id = submit(serve)
+    a.command()
+    a.send(type="error", run_id=run_id, field="count", message="scripted refusal")
+    run = serve.wait(run_id, timeout=10)
+    assert run["state"] == "failed" and run["error"] == "count: scripted refusal"
+
+
+def test_cancel_a_queued_run_now_and_a_running_one_when_its_ranks_finish(serve, ranks):
+    (a,) = ranks(1)
+    running, queued = submit(serve), submit(serve)
+    command = a.command()
+    assert command["run_id"] == running
+    assert serve.call("POST", f"/api/runs/{queued}/cancel")[1]["state"] == "cancelled"
+    answer = serve.call("POST", f"/api/runs/{running}/cancel")[1]
+    assert answer["state"] == "running" and answer["cancel_requested"] is True
+    a.start(command)
+    a.finish(command)  # the ranks finish the collective in lockstep; then it counts as cancelled
+    assert serve.wait(running, timeout=10)["state"] == "cancelled"
+    assert serve.call("POST", "/api/runs/r-424242/cancel")[0] == 404
+    assert serve.call("POST", f"/api/runs/{queued}/cancel", token=None)[0] == 401
+
+
+def test_a_silent_rank_is_lost_and_comes_back(serve, ranks):
+    a, b = ranks(2)
+    b.beating.clear()
+    deadline = time.monotonic() + 10
+    while {r["rank"]: r["status"] for r in serve.cluster()["ranks"]} != {0: "idle", 1: "lost"}:
+        assert time.monotonic() < deadline, serve.cluster()
+        time.sleep(0.05)
+    assert serve.call("POST", "/api/runs", SMALL)[1]["detail"]["message"].startswith("ranks [1] of the world are not connected")
+    b.beating.set()
+    serve.wait_ranks(2, timeout=10)
+    b.close()  # gone for good; a new process reconnects as rank 1
+    while next(r for r in serve.cluster()["ranks"] if r["rank"] == 1)["status"] != "lost":
+        time.sleep(0.05)
+    again = ScriptedRank(serve, 1, 2, pid=4242)
+    try:
+        assert next(r for r in serve.wait_ranks(2, timeout=10)["ranks"] if r["rank"] == 1)["pid"] == 4242
+    finally:
+        again.close()
+
+
+def test_a_rank_may_only_speak_for_itself(serve, ranks):
+    a, b = ranks(2)
+    b.send(type="heartbeat", rank=0)
+    with pytest.raises(ConnectionClosed) as closed:
+        b.ws.recv(timeout=10)
+    assert closed.value.rcvd.code == 1008 and "rank 1 sent an event as rank 0" in closed.value.rcvd.reason
+    assert {r["rank"]: r["status"] for r in serve.cluster()["ranks"]}[0] == "idle"
+
+
+class StalledViewer:
+    """A viewer that shakes hands and then never reads: its socket's buffers fill up."""
+
+    def __init__(self, url: str):
+        host, port = url.split("//")[1].split(":")
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.connect((host, int(port)))
+        self.sock.sendall(f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          "Sec-WebSocket-Key: c3RhbGxlZCB2aWV3ZXIhIQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+
+    def close_frame(self) -> tuple[int, str]:
+        """Read what piled up, frame by frame, to the close frame: its code and reason."""
+        self.sock.settimeout(30)
+        stream = self.sock.makefile("rb")
+        assert stream.readline().startswith(b"HTTP/1.1 101")
+        while stream.readline() not in (b"\r\n", b""):
+            pass
+        while True:
+            head = stream.read(2)
+            size = head[1] & 127
+            if size >= 126:
+                size = int.from_bytes(stream.read(2 if size == 126 else 8), "big")
+            payload = stream.read(size)
+            if head[0] & 0x0F == 0x8:
+                return int.from_bytes(payload[:2], "big"), payload[2:].decode()
+
+
+def test_a_stalled_viewer_is_dropped_and_the_others_get_every_step(serve, ranks):
+    (a,) = ranks(1)
+    stalled = StalledViewer(serve.url)
+    with connect(serve.ws_url(), max_size=None, max_queue=None) as watcher:  # reads all as it comes
+        assert json.loads(watcher.recv(timeout=10))["type"] == "snapshot"
+        run_id = submit(serve)
+        command = a.command()
+        a.start(command)
+        steps = 1000  # ~6 MB: more than the kernel buffers and the 64-message queue hold
+        big = [{"chunk": 0, "preview": list(range(1000))}]
+        for i in range(steps):
+            a.step(command, i, states=big)
+        a.finish(command)
+        seen: list[int] = []
+        while True:
+            batch = messages(watcher.recv(timeout=30))
+            seen += [m["step"] for m in batch if m["type"] == "step" and m["run_id"] == run_id]
+            if any(m["type"] == "run" and m["run"]["id"] == run_id and m["run"]["state"] == "done" for m in batch):
+                break
+    assert seen == list(range(steps))
+    assert stalled.close_frame() == (1013, "viewer fell behind; reconnect for a snapshot")
+
+
+def test_a_configured_viewer_token_guards_watching(tmp_path):
+    guarded = start_serve(tmp_path, "--viewer-token", "let-me-watch")
+    try:
+        assert guarded.call("GET", "/api/runs", token=None)[0] == 401
+        assert guarded.call("GET", "/api/cluster", token="nope")[0] == 403
+        assert guarded.call("GET", "/api/runs", token="let-me-watch")[0] == 200
+        assert guarded.call("GET", "/api/runs")[0] == 200  # a presenter may watch too
+        with pytest.raises(InvalidStatus):
+            connect(guarded.ws_url())
+        with connect(guarded.ws_url("/ws?token=let-me-watch")) as ws:
+            snapshot = json.loads(ws.recv(timeout=10))
+        assert snapshot["type"] == "snapshot" and snapshot["role"] == "viewer"
+        with connect(guarded.ws_url(f"/ws?token={guarded.presenter}")) as ws:
+            assert json.loads(ws.recv(timeout=10))["role"] == "presenter"
+        assert guarded.call("GET", "/api/health", token=None)[0] == 200  # liveness stays open
+    finally:
+        assert guarded.stop() == 0
+
+
+def test_the_page_and_plotly_are_served(serve):
+    status, page = serve.call("GET", "/", token=None)
+    assert status == 200 and "scripted page" in page
+    status, bundle = serve.call("GET", "/vendor/plotly.min.js", token=None)
+    assert status == 200 and "plotly" in bundle[:2000].lower()
