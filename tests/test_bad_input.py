@@ -100,7 +100,8 @@ def long_ring(world, marker_dir):
 @pytest.mark.parametrize("how", ["killed", "frozen"])
 def test_a_lost_rank_fails_the_others_instead_of_hanging(tmp_path, how):
     """Killed: its sockets close and the others fail at once. Frozen (SIGSTOP): its sockets
-    stay open and the others give up when the run's 5 s timeout runs out."""
+    stay open and a rank waiting on it gives up when the run's 5 s timeout runs out; the
+    others may then see that rank's sockets close first."""
     def lose_rank_3(procs):
         deadline = time.monotonic() + 90
         while not (tmp_path / "rank3.pid").exists():
@@ -114,10 +115,12 @@ def test_a_lost_rank_fails_the_others_instead_of_hanging(tmp_path, how):
 
     results = run_ranks(long_ring, 4, str(tmp_path), timeout=120, pg_timeout=5, on_start=lose_rank_3)
     assert isinstance(results[3], Died) and results[3].exitcode == -signal.SIGKILL
+    messages = []
     for rank in range(3):
         outcome, message, seconds = results[rank]
         assert outcome == "failed", f"rank {rank} should have failed"
         assert f"rank {rank}: all_reduce/ring failed" in message
-        if how == "frozen":
-            assert "timed out" in message.lower() or "timeout" in message.lower(), message
+        messages.append(message)
         print(f"{how}: rank {rank} failed after {seconds:.1f} s: {message}")
+    if how == "frozen":
+        assert any("within the run's timeout of 5 s" in m for m in messages), messages
