@@ -3,8 +3,11 @@ every capture level, and timings."""
 
 from __future__ import annotations
 
+import numpy as np
+import torch
 from distributed import run_ranks, unwrap
 
+from worker_agent import capture
 from worker_agent.algorithms import build
 from worker_agent.inputs import numpy_input
 from worker_agent.protocol import RunSpec
@@ -25,7 +28,7 @@ def record(world, specs):
 def test_events_bytes_and_states_follow_the_schedule():
     p, count = 4, 10
     full = RunSpec(collective="all_reduce", algorithm="ring", count=count, dtype="int64", capture="full", iterations=3, warmup=1)
-    summary = RunSpec(**{**full.model_dump(), "capture": "summary", "pattern": "random_float", "dtype": "float32"})
+    summary = RunSpec(**{**full.model_dump(), "capture": "summary"})
     none = RunSpec(**{**full.model_dump(), "capture": "none"})
     runs = unwrap(run_ranks(record, p, [full, summary, none]))
     schedule = build("all_reduce", "ring", p)
@@ -48,10 +51,13 @@ def test_events_bytes_and_states_follow_the_schedule():
         assert len(finished.timings.iterations) == 3 and len(finished.timings.steps) == 6
         assert finished.checksum == int(expected[-1][rank].sum())
 
-        summarised = runs[rank][1]
-        for state in (s for e in summarised[1:-1] for s in e.states):
-            assert state.values is None and len(state.preview) <= 4
-            assert state.min <= state.preview[0] <= state.max and state.checksum is not None
+        for i, step in enumerate(runs[rank][1][1:-1]):
+            for state in step.states:
+                a, b = bounds[state.chunk]
+                values = expected[i][rank, a:b]
+                assert state.values is None and state.preview == values[:4].tolist()
+                assert (state.min, state.max, state.sum) == (values.min(), values.max(), values.sum())
+                assert state.checksum == int(values.astype(np.uint64).sum())  # int64 words, wrapping
         assert all(not e.states for e in runs[rank][2][1:-1]) and runs[rank][2][0].inputs == []
         assert runs[rank][2][-1].verified is True
 
@@ -65,3 +71,70 @@ def test_only_the_groups_rank_zero_sends_the_schedule_in_global_ranks():
     doc = schedules[0]
     assert doc["root"] == 3 and {t[0] for s in doc["steps"] for t in s["transfers"]} <= {1, 2, 3}
     assert doc["steps"][0]["transfers"][0][0] == 3
+
+
+def replay_cases(p: int) -> list[RunSpec]:
+    from worker_agent.algorithms import ALGORITHMS
+
+    specs = []
+    for i, (collective, algorithm) in enumerate((c, a) for c, algs in ALGORITHMS.items() for a in algs):
+        for chunks in (1, 2):
+            try:
+                pieces = build(collective, algorithm, p, i % p, chunks).pieces
+            except ValueError:  # the algorithm takes one chunk only
+                continue
+            specs.append(RunSpec(collective=collective, algorithm=algorithm, root=i % p, chunks=chunks, count=2 * pieces + 1,
+                                 dtype="int64", op=("SUM", "MAX", "BXOR")[i % 3], pattern="random_int", seed=i, capture="full"))
+    return specs
+
+
+def record_both_ways(world, specs):
+    """Every spec twice: with the keep buffer (steps reported after the last one) and
+    without it (steps that later steps overwrite are reported inside the loop)."""
+    from worker_agent import executor
+
+    with_keep = record(world, specs)
+    executor.KEEP_BUDGET = 0
+    return with_keep, record(world, specs)
+
+
+def test_replaying_step_states_gives_the_simulated_buffers():
+    p = 5
+    specs = replay_cases(p)
+    runs = unwrap(run_ranks(record_both_ways, p, specs))
+    for n, spec in enumerate(specs):
+        schedule = build(spec.collective, spec.algorithm, p, spec.root, spec.chunks)
+        count = 1 if spec.collective == "barrier" else spec.count
+        op = "BOR" if spec.collective == "barrier" else spec.op
+        buffers = initial_buffers(schedule, [numpy_input(spec, r, p) for r in range(p)], count)
+        expected = [b.copy() for b in states(schedule, buffers, count, op)]
+        bounds = schedule.chunk_bounds(count)
+        for way in (0, 1):
+            for rank in range(p):
+                label = f"{spec.collective}/{spec.algorithm} chunks={spec.chunks} rank {rank} keep={way == 0}"
+                events = runs[rank][way][n]
+                assert [e.type for e in events] == ["run_started"] + ["step"] * len(schedule.steps) + ["run_finished"], label
+                buffer = [v for s in events[0].inputs for v in s.values]
+                for i, (step, event) in enumerate(zip(schedule.steps, events[1:-1])):
+                    assert event.step == i, label
+                    assert [s.chunk for s in event.states] == list(dict.fromkeys(t.into for t in step.transfers if t.dst == rank)), label
+                    for s in event.states:
+                        a, b = bounds[s.chunk]
+                        buffer[a:b] = s.values
+                    assert buffer == expected[i][rank].tolist(), f"{label}: after step {i}"
+                assert events[-1].verified in (True, None), label
+
+
+def test_summary_of_every_float_dtype():
+    values = np.array([-3.5, 0.25, 60000.0, 60000.0, 2.0], dtype=np.float32)
+    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        t = torch.from_numpy(values).to(dtype)
+        state = capture.state(t, 7, "summary")
+        exact = t.double()
+        assert state.chunk == 7 and state.values is None and state.preview == exact[:4].tolist()
+        assert (state.min, state.max) == (-3.5, exact.max().item())
+        assert state.sum == exact.sum().item(), f"{dtype}: the sum may not overflow the dtype"
+        words = t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]).long()
+        assert state.checksum == int(words.sum()) % (1 << 8 * t.element_size())
+        assert capture.state(t, 7, "full").values == exact.tolist()
+    assert capture.states([(0, torch.ones(3))], "none") == []

@@ -3,7 +3,9 @@
 Size is one rank's buffer in bytes, as nccl-tests count it (the larger of a
 rank's input and output). Every iteration's time is the slowest rank's;
 algbw = size / time and busbw = algbw x the collective's factor, so busbw
-compares with the link's speed whatever the collective.
+compares with the link's speed whatever the collective. Each (size,
+algorithm) is one Runner.run with capture none: warm-up, timed iterations,
+then one verification against native outside the timed part.
 """
 
 from __future__ import annotations
@@ -16,52 +18,73 @@ from dataclasses import asdict, dataclass
 
 from . import collectives as C
 from .algorithms import NATIVE, algorithms_for
-from .catalog import ITEMSIZE
+from .catalog import ITEMSIZE, MAX_ITERATIONS, SpecError, effective_dtype, validate
+from .protocol import RunSpec
 
 
 @dataclass
 class Row:
-    size: int
-    count: int
-    dtype: str
-    op: str
+    size: int  # bytes in one rank's message
+    count: int  # elements per block (collectives.py)
+    dtype: str | None  # None for barrier, which moves no data of the user's
+    op: str | None
     algorithm: str
-    time_median: float
+    time_median: float  # seconds
     time_min: float
     time_max: float
-    algbw: float
-    busbw: float
+    algbw: float | None  # bytes/s; None for barrier
+    busbw: float | None
     wrong: int | None  # ranks whose output differs from native; None for native, the reference
-    vs_native: float | None
+    vs_native: float | None  # this row's median over native's at the same size
+    ranks: int
+    backend: str
 
 
 def parse_size(text: str) -> int:
+    """Bytes from '4096', '1K', '16M', '1GiB'..."""
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    text = text.strip().upper().removesuffix("B").removesuffix("I")
-    return int(float(text[:-1]) * units[text[-1]]) if text and text[-1] in units else int(text)
+    clean = text.strip().upper().removesuffix("B").removesuffix("I")
+    try:
+        return int(float(clean[:-1]) * units[clean[-1]]) if clean and clean[-1] in units else int(clean)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (bytes, or with K, M, G)") from None
+
+
+def at_least(low: int):
+    def check(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer of at least {low}, not {text!r}")
+        return value
+
+    return check
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-n", "--ranks", type=int, default=4, help="local ranks to spawn (default %(default)s)")
-    parser.add_argument("--collective", default="all_reduce", choices=C.COLLECTIVES)
-    parser.add_argument("--algorithms", help="comma-separated (default: native and every stepwise algorithm)")
-    parser.add_argument("--dtype", default="float32", choices=sorted(ITEMSIZE))
-    parser.add_argument("--op", default="SUM")
-    parser.add_argument("-b", "--min-bytes", type=parse_size, default=parse_size("1K"))
-    parser.add_argument("-e", "--max-bytes", type=parse_size, default=parse_size("16M"))
-    parser.add_argument("-f", "--factor", type=int, default=4, help="size multiplier between rows (default %(default)s)")
-    parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--capture", default="none", choices=("none", "summary"))
+    parser.add_argument("-n", "--ranks", type=at_least(1), default=4, help="local ranks to spawn (default %(default)s)")
+    parser.add_argument("-c", "--collective", default="all_reduce", choices=C.COLLECTIVES)
+    parser.add_argument("-a", "--algorithms", help="comma-separated (default: native and every stepwise algorithm)")
+    parser.add_argument("-d", "--dtype", default="float32", choices=sorted(ITEMSIZE))
+    parser.add_argument("-o", "--op", default="SUM", help="reduction (default %(default)s)")
+    parser.add_argument("-b", "--min-bytes", type=parse_size, default=parse_size("1K"), help="smallest size per rank (default 1K)")
+    parser.add_argument("-e", "--max-bytes", type=parse_size, default=parse_size("16M"), help="largest size per rank (default 16M)")
+    parser.add_argument("-f", "--factor", type=at_least(2), default=4, help="size multiplier between rows (default %(default)s)")
+    parser.add_argument("--iterations", type=at_least(1), default=20, help="timed iterations per row (default %(default)s)")
+    parser.add_argument("--warmup", type=at_least(0), default=5, help="untimed iterations first (default %(default)s)")
     parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo")
-    parser.add_argument("--json", action="store_true", help="print one JSON row per line instead of the table")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per row instead of the table")
 
 
-def sizes(args) -> list[int]:
-    out, size = [], max(args.min_bytes, 1)
-    while size <= args.max_bytes:
+def sizes(collective: str, low: int, high: int, factor: int) -> list[int]:
+    if collective == "barrier":
+        return [0]  # a barrier carries no message: one row
+    out, size = [], max(low, 1)
+    while size <= high:
         out.append(size)
-        size *= max(args.factor, 2)
+        size *= factor
     return out
 
 
@@ -70,20 +93,21 @@ def count_for(collective: str, size: int, itemsize: int, p: int) -> int:
     return max(1, size // C.message_bytes(collective, 1, itemsize, p))
 
 
-def measure(world, args_dict: dict, size: int, algorithm: str) -> tuple[list[float], int]:
-    """On every rank: run once, return (per-iteration slowest-rank times, ranks wrong)."""
+def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int) -> RunSpec:
+    return RunSpec(collective=a.collective, algorithm=algorithm, dtype=a.dtype, op=a.op,
+                   count=count_for(a.collective, size, ITEMSIZE[a.dtype], p),
+                   pattern="random_int" if a.dtype.startswith("int") else "random_float",
+                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=algorithm != NATIVE)
+
+
+def measure(world, a: argparse.Namespace, size: int, algorithm: str) -> tuple[list[float], int]:
+    """On every rank, together: one run; (each iteration's slowest-rank time, ranks wrong)."""
     import torch
     import torch.distributed as dist
 
-    from .protocol import RunSpec
     from .runner import Runner
 
-    a = argparse.Namespace(**args_dict)
-    spec = RunSpec(collective=a.collective, algorithm=algorithm, dtype=a.dtype, op=a.op,
-                   count=count_for(a.collective, size, ITEMSIZE[a.dtype], world.world_size),
-                   pattern="random_float" if a.dtype.startswith(("float", "bfloat")) else "random_int",
-                   capture=a.capture, iterations=a.iterations, warmup=a.warmup, verify=algorithm != NATIVE)
-    finished = Runner(world, lambda event: None).run(f"bench-{algorithm}-{size}", spec)
+    finished = Runner(world, lambda event: None).run(f"bench-{algorithm}-{size}", spec_for(a, size, algorithm, world.world_size))
     times = torch.tensor(finished.timings.iterations, dtype=torch.float64)
     wrong = torch.tensor([0 if finished.verified in (True, None) else 1])
     dist.all_reduce(times, op=dist.ReduceOp.MAX)
@@ -91,81 +115,104 @@ def measure(world, args_dict: dict, size: int, algorithm: str) -> tuple[list[flo
     return times.tolist(), int(wrong)
 
 
-def sweep(world, args_dict: dict, algorithms: list[str], size_list: list[int]) -> list[dict]:
-    rows, total = [], len(size_list) * len(algorithms)
-    a = argparse.Namespace(**args_dict)
+def row(a: argparse.Namespace, world, size: int, algorithm: str, times: list[float], wrong: int,
+        native_time: float | None) -> Row:
     p = world.world_size
-    for i, size in enumerate(size_list):
+    spec = spec_for(a, size, algorithm, p)
+    barrier = a.collective == "barrier"
+    nbytes = 0 if barrier else C.message_bytes(a.collective, spec.count, ITEMSIZE[effective_dtype(spec)], p)
+    median = statistics.median(times)
+    algbw = None if barrier else (nbytes / median if median > 0 else 0.0)
+    return Row(size=nbytes, count=0 if barrier else spec.count, dtype=None if barrier else a.dtype,
+               op=a.op if a.collective in C.REDUCING and not barrier else None, algorithm=algorithm,
+               time_median=median, time_min=min(times), time_max=max(times), algbw=algbw,
+               busbw=None if algbw is None else algbw * C.BUS_FACTOR[a.collective](p),
+               wrong=None if algorithm == NATIVE else wrong,
+               vs_native=1.0 if algorithm == NATIVE else (median / native_time if native_time else None),
+               ranks=p, backend=world.backend)
+
+
+def sweep(world, args_dict: dict, algorithms: list[str], size_list: list[int]) -> list[dict]:
+    """On every rank: the whole table, every size and algorithm in turn (native first)."""
+    a = argparse.Namespace(**args_dict)
+    rows, total = [], len(size_list) * len(algorithms)
+    for size in size_list:
         native_time = None
-        for j, algorithm in enumerate(algorithms):
-            times, wrong = measure(world, args_dict, size, algorithm)
-            median = statistics.median(times)
-            native_time = median if algorithm == NATIVE else native_time
-            count = count_for(a.collective, size, ITEMSIZE[a.dtype], p)
-            algbw = size / median if median > 0 else 0.0
-            rows.append(asdict(Row(
-                size=size, count=count, dtype=a.dtype, op=a.op, algorithm=algorithm,
-                time_median=median, time_min=min(times), time_max=max(times), algbw=algbw,
-                busbw=algbw * C.BUS_FACTOR[a.collective](p), wrong=None if algorithm == NATIVE else wrong,
-                vs_native=median / native_time if native_time else None,
-            )))
-            if world.rank == 0 and not a.json:
-                progress(i * len(algorithms) + j + 1, total)
+        for algorithm in algorithms:
+            times, wrong = measure(world, a, size, algorithm)
+            r = row(a, world, size, algorithm, times, wrong, native_time)
+            native_time = r.time_median if algorithm == NATIVE else native_time
+            rows.append(asdict(r))
+            if world.rank == 0:
+                progress(len(rows), total)
     return rows
 
 
-def progress(done: int, total: int) -> None:
-    width = 30
+def progress(done: int, total: int, width: int = 30) -> None:
+    """A plain-text bar on stderr, redrawn in place; only on a terminal, so logs stay clean."""
+    if not sys.stderr.isatty():
+        return
     filled = width * done // total
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-    sys.stderr.write("\n" if done == total else "")
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}" + ("\r\033[K" if done == total else ""))
     sys.stderr.flush()
 
 
-def table(rows: list[dict], collective: str, p: int) -> str:
-    head = (f"# ringside bench: {collective}, {p} ranks; time in us (slowest rank; median, min, max over iterations), "
-            "bandwidth in GB/s")
-    cols = f"{'size':>12} {'count':>11} {'dtype':>8} {'op':>7} {'algorithm':>19} {'median':>10} {'min':>10} {'max':>10} {'algbw':>8} {'busbw':>8} {'#wrong':>6} {'x native':>8}"
-    lines = [head, cols]
+def table(rows: list[dict], collective: str) -> str:
+    def num(value, scale: float, fmt: str) -> str:
+        return "-" if value is None else format(value * scale, fmt)
+
+    lines = [
+        f"# ringside bench: {collective}, {rows[0]['ranks']} ranks, {rows[0]['backend']}; time in us (each iteration's slowest rank: "
+        "median, min, max), bandwidth in GB/s",
+        f"{'size':>12} {'count':>11} {'type':>8} {'redop':>7} {'algorithm':>19} {'median':>10} {'min':>10} "
+        f"{'max':>10} {'algbw':>8} {'busbw':>8} {'#wrong':>6} {'x native':>8}",
+    ]
     for r in rows:
-        wrong = "-" if r["wrong"] is None else str(r["wrong"])
-        ratio = "-" if r["vs_native"] is None else f"{r['vs_native']:.2f}"
-        lines.append(f"{r['size']:>12} {r['count']:>11} {r['dtype']:>8} {r['op']:>7} {r['algorithm']:>19} "
-                     f"{r['time_median'] * 1e6:>10.1f} {r['time_min'] * 1e6:>10.1f} {r['time_max'] * 1e6:>10.1f} "
-                     f"{r['algbw'] / 1e9:>8.3f} {r['busbw'] / 1e9:>8.3f} {wrong:>6} {ratio:>8}")
+        lines.append(
+            f"{r['size']:>12} {r['count']:>11} {r['dtype'] or '-':>8} {r['op'] or '-':>7} {r['algorithm']:>19} "
+            f"{r['time_median'] * 1e6:>10.1f} {r['time_min'] * 1e6:>10.1f} {r['time_max'] * 1e6:>10.1f} "
+            f"{num(r['algbw'], 1e-9, '.3f'):>8} {num(r['busbw'], 1e-9, '.3f'):>8} "
+            f"{'-' if r['wrong'] is None else r['wrong']:>6} {num(r['vs_native'], 1, '.2f'):>8}"
+        )
     return "\n".join(lines)
 
 
-def main(args: argparse.Namespace) -> int:
-    from .local import run_ranks
-    from .catalog import SpecError, validate
-    from .protocol import RunSpec
+def check(args: argparse.Namespace, algorithms: list[str], size_list: list[int]) -> None:
+    """Refuse what no rank could run, before any rank starts (SpecError names the field)."""
+    if not size_list:
+        raise SpecError("max-bytes", f"must be at least min-bytes ({args.min_bytes})")
+    if args.iterations > MAX_ITERATIONS or args.warmup > MAX_ITERATIONS:
+        raise SpecError("iterations", f"iterations and warmup are at most {MAX_ITERATIONS}")
+    for algorithm in algorithms:
+        for size in size_list:  # small sizes can be too few elements for a schedule's chunks
+            try:
+                validate(spec_for(args, size, algorithm, args.ranks), args.ranks, args.backend or "gloo")
+            except SpecError as e:
+                if e.field not in ("count", "chunks"):
+                    raise
+                raise SpecError(e.field, f"{e.message} ({algorithm} at {size} bytes per rank)") from None
 
-    known = algorithms_for(args.collective)
-    algorithms = args.algorithms.split(",") if args.algorithms else known
+
+def main(args: argparse.Namespace) -> int:
+    from .local import RankError, run_ranks
+
+    algorithms = args.algorithms.split(",") if args.algorithms else algorithms_for(args.collective)
     if NATIVE in algorithms:  # native first, so every other row has its ratio
-        algorithms = [NATIVE] + [a for a in algorithms if a != NATIVE]
-    size_list = sizes(args)
+        algorithms = [NATIVE] + [a for a in dict.fromkeys(algorithms) if a != NATIVE]
+    size_list = sizes(args.collective, args.min_bytes, args.max_bytes, args.factor)
     try:
-        for algorithm in algorithms:
-            validate(RunSpec(collective=args.collective, algorithm=algorithm, dtype=args.dtype, op=args.op,
-                             count=count_for(args.collective, size_list[-1] if size_list else 1, ITEMSIZE[args.dtype], args.ranks),
-                             capture=args.capture, iterations=args.iterations, warmup=args.warmup),
-                     args.ranks, args.backend or "gloo")
-        if not size_list:
-            raise SpecError("max-bytes", f"must be at least min-bytes ({args.min_bytes})")
-    except (SpecError, ValueError) as e:
+        check(args, algorithms, size_list)
+    except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     results = run_ranks(sweep, args.ranks, vars(args), algorithms, size_list, timeout=24 * 3600, backend=args.backend)
     failed = [r for r in results if not isinstance(r, list)]
     if failed:
         print(f"error: {failed[0]}", file=sys.stderr)
-        return 1
+        return 2 if all(isinstance(r, RankError) and r.kind == "SpecError" for r in failed) else 1
     rows = results[0]
     if args.json:
-        for row in rows:
-            print(json.dumps(row))
+        print("\n".join(json.dumps(r) for r in rows))
     else:
-        print(table(rows, args.collective, args.ranks))
+        print(table(rows, args.collective))
     return 0

@@ -7,6 +7,8 @@ nothing. Capturing only reads the buffer, so it never changes what is sent.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import torch
 
 from .protocol import ChunkState
@@ -25,8 +27,11 @@ def checksum(t: torch.Tensor) -> int:
 
 
 def _sum(t: torch.Tensor) -> float | int:
-    if t.dtype == torch.float16:  # its own sum would overflow at 65504
-        return float(t.float().sum())
+    """Exact for integers (int64, wrapping); floats add up in their own precision, half
+    precision ones in float32 (a float16 sum would overflow at 65504, a bfloat16 one
+    would keep 8 bits)."""
+    if t.dtype in (torch.float16, torch.bfloat16):
+        return t.sum(dtype=torch.float32).item()
     return t.sum().item()
 
 
@@ -48,8 +53,13 @@ def state(t: torch.Tensor, chunk: int, level: str) -> ChunkState:
     )
 
 
-def states(buffer: torch.Tensor, bounds: list[tuple[int, int]], chunks, level: str) -> list[ChunkState]:
-    """States of the given chunks of `buffer`; nothing at level `none`."""
+def states(views: Iterable[tuple[int, torch.Tensor]], level: str) -> list[ChunkState]:
+    """States of (chunk index, tensor) pairs; nothing at level `none`, where no tensor is read."""
     if level == "none":
         return []
-    return [state(buffer[bounds[c][0] : bounds[c][1]], c, level) for c in chunks]
+    return [state(t, c, level) for c, t in views]
+
+
+def chunk_views(buffer: torch.Tensor, bounds: list[tuple[int, int]], chunks: Iterable[int]):
+    """(chunk index, view) for the given chunks of `buffer`."""
+    return ((c, buffer[bounds[c][0] : bounds[c][1]]) for c in chunks)

@@ -2,9 +2,19 @@
 
 Everything that can be decided before the clock starts is: every step's
 receive and send ops (receives posted first, copies received straight into
-the buffer, reductions into preallocated scratch), the reductions to apply
-after the waits, the chunks to capture. The step loop then only posts,
+place, reductions into preallocated scratch), the reductions to apply after
+the waits, and where every chunk state lives. The step loop then only posts,
 waits and reduces: no allocation, no schedule walking.
+
+Reporting a step reads the chunks it wrote (capture) and costs CPU time that
+the transfers need, so a recording run reports its steps after the last one.
+For that, a chunk state that a later step replaces is not written into the
+working buffer but into its own slot of a preallocated keep buffer (the
+reduction writes there with `out=`, the receive lands there), and later steps
+read it from there: keeping costs no copy at all. A state that no later step
+replaces is read from the working buffer at the end. Only when the keep
+buffer is full (schedules that rewrite the whole buffer at every step, at
+large sizes) is a step reported inside the loop, before its chunks change.
 """
 
 from __future__ import annotations
@@ -17,20 +27,23 @@ from typing import Callable
 import torch
 import torch.distributed as dist
 
-from .schedule import Schedule, Step
+from .schedule import Schedule, Transfer
 
-Reducer = Callable[[torch.Tensor, torch.Tensor], object]
+Reducer = Callable[..., object]  # reducer(a, b, out=o): o = a op b, elementwise; o may be a
+OnStep = Callable[[int, float, float], None]
 
 REDUCERS: dict[str, Reducer] = {
-    "SUM": lambda dst, src: dst.add_(src),
-    "AVG": lambda dst, src: dst.add_(src),  # the runner divides the output once at the end
-    "PRODUCT": lambda dst, src: dst.mul_(src),
-    "MIN": lambda dst, src: torch.minimum(dst, src, out=dst),
-    "MAX": lambda dst, src: torch.maximum(dst, src, out=dst),
-    "BAND": lambda dst, src: dst.bitwise_and_(src),
-    "BOR": lambda dst, src: dst.bitwise_or_(src),
-    "BXOR": lambda dst, src: dst.bitwise_xor_(src),
+    "SUM": torch.add,
+    "AVG": torch.add,  # the runner divides the output once at the end
+    "PRODUCT": torch.mul,
+    "MIN": torch.minimum,
+    "MAX": torch.maximum,
+    "BAND": torch.bitwise_and,
+    "BOR": torch.bitwise_or,
+    "BXOR": torch.bitwise_xor,
 }
+
+KEEP_BUDGET = 1.0  # the keep buffer's size as a multiple of the working buffer's
 
 
 @dataclass
@@ -39,17 +52,21 @@ class StepPlan:
 
     copies: list[tuple[torch.Tensor, torch.Tensor]] = field(default_factory=list)  # local (dst, src)
     ops: list[dist.P2POp] = field(default_factory=list)
-    reduces: list[tuple[torch.Tensor, torch.Tensor]] = field(default_factory=list)  # (slot, scratch)
-    written: list[int] = field(default_factory=list)  # chunks this rank changes: captured after the step
+    reduces: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = field(default_factory=list)  # (out, old, scratch)
+    written: list[int] = field(default_factory=list)  # chunks this rank changes: its reported states
+    states: dict[int, torch.Tensor] = field(default_factory=dict)  # written chunk -> where this step leaves it
     overwritten: set[int] = field(default_factory=set)  # chunks written before the step's waits
-    report_late: bool = False  # the step may be reported once the next step's transfers are in flight
+    deferred: bool = True  # reported after the last step (else inside the loop, before its chunks change)
+    report_late: bool = False  # if reported in the loop: may wait until the next step's transfers fly
     transfers: list[tuple[int, int, int, int, int]] = field(default_factory=list)  # global ranks
     bytes_sent: int = 0
     bytes_received: int = 0
 
 
 class Executor:
-    """One schedule on one rank. `ranks[g]` is the global rank of group rank g."""
+    """One schedule on one rank. `ranks[g]` is the global rank of group rank g.
+    `record_states`: steps will be reported with their chunk states (capture full or
+    summary), so states that later steps replace are kept."""
 
     def __init__(
         self,
@@ -59,6 +76,7 @@ class Executor:
         ranks: list[int],
         group: dist.ProcessGroup | None,
         op: str,
+        record_states: bool = False,
     ):
         self.schedule = schedule
         self.buffer = buffer
@@ -67,27 +85,69 @@ class Executor:
         self.group = group
         self.reduce = REDUCERS[op]
         self.bounds = schedule.chunk_bounds(count)
-        need = max((self._scratch_need(s) for s in schedule.steps), default=0)
+        mine = [self._mine(step.table) for step in schedule.steps]
+        need = max((sum(self._size(t.into) for t in ts if self._reduces_into_me(t)) for ts in mine), default=0)
         self.scratch = torch.empty(need, dtype=buffer.dtype, device=buffer.device)
-        self.plans = [self._plan(step) for step in schedule.steps]
+        homes = self._homes(mine, record_states)
+        where: dict[int, torch.Tensor] = {}  # chunk -> where its latest state lives, if written yet
+        self.plans = []
+        for transfers, (home, deferred) in zip(mine, homes):
+            self.plans.append(self._plan(transfers, where, home, deferred))
+            where.update(self.plans[-1].states)
         for plan, following in zip(self.plans, self.plans[1:]):
-            # Reporting a step reads its chunks (capture). It can wait until the next step's
-            # transfers are posted, hiding that cost behind the wire, unless the next step
-            # writes one of those chunks before its waits.
             plan.report_late = not following.overwritten.intersection(plan.written)
 
     def chunk(self, c: int) -> torch.Tensor:
         start, stop = self.bounds[c]
         return self.buffer[start:stop]
 
-    def _scratch_need(self, step: Step) -> int:
-        return sum(self._size(t.into) for t in step.transfers if t.dst == self.me and t.reduce and t.src != t.dst)
+    def state(self, index: int, c: int) -> torch.Tensor:
+        """Chunk `c` as step `index` left it (one of the chunks it wrote); valid when it is reported."""
+        return self.plans[index].states[c]
 
     def _size(self, c: int) -> int:
         return self.bounds[c][1] - self.bounds[c][0]
 
-    def _plan(self, step: Step) -> StepPlan:
-        plan, me, g = StepPlan(), self.me, self.ranks
+    def _mine(self, table) -> list[Transfer]:
+        """The step's transfers this rank takes part in, in table order (which orders the tags)."""
+        rows = table[(table[:, 0] == self.me) | (table[:, 1] == self.me)].tolist()
+        return [Transfer(s, d, c, i, bool(r)) for s, d, c, i, r in rows]
+
+    def _reduces_into_me(self, t: Transfer) -> bool:
+        return t.dst == self.me and t.src != self.me and t.reduce
+
+    def _homes(self, mine: list[list[Transfer]], record_states: bool) -> list[tuple[dict[int, torch.Tensor], bool]]:
+        """Per step: the keep slots of the chunk states it writes that a later step replaces
+        (while the budget lasts; other states go to the working buffer), and whether it can be
+        reported after the last step (every such state has a slot)."""
+        written = [list(dict.fromkeys(t.into for t in ts if t.dst == self.me)) for ts in mine]
+        replaced, later = [], set()
+        for chunks in reversed(written):
+            replaced.append([c for c in chunks if c in later])
+            later.update(chunks)
+        replaced.reverse()
+        budget = int(KEEP_BUDGET * self.buffer.numel()) if record_states else 0
+        kept, total = [], 0
+        for chunks in replaced:  # all of a step's states or none: a step is reported at one time
+            size = sum(self._size(c) for c in chunks)
+            fits = total + size <= budget
+            kept.append(chunks if fits else [])
+            total += size if fits else 0
+        self.kept = torch.empty(total, dtype=self.buffer.dtype, device=self.buffer.device)
+        homes, offset = [], 0
+        for chunks in kept:
+            home = {}
+            for c in chunks:
+                home[c] = self.kept[offset : offset + self._size(c)]
+                offset += self._size(c)
+            homes.append(home)
+        return [(home, not record_states or len(k) == len(r)) for home, k, r in zip(homes, kept, replaced)]
+
+    def _plan(self, transfers: list[Transfer], where: dict[int, torch.Tensor], home: dict[int, torch.Tensor],
+              deferred: bool) -> StepPlan:
+        """One step: reads come from where each chunk's state lives before the step, writes
+        go to their slot in `home` or to the working buffer."""
+        plan, me, g = StepPlan(deferred=deferred), self.me, self.ranks
         itemsize = self.buffer.element_size()
         tags: dict[tuple[int, int], int] = {}  # the k-th message between a pair in a step has tag k
 
@@ -95,68 +155,76 @@ class Executor:
             tags[src, dst] = tags.get((src, dst), -1) + 1
             return tags[src, dst]
 
+        def before(c: int) -> torch.Tensor:
+            return where.get(c, self.chunk(c))
+
         offset = 0
-        for t in step.transfers:  # receives first, so every send finds its receive posted
+        for t in transfers:  # receives first, so every send finds its receive posted
             if t.dst != me:
                 continue
-            plan.written.append(t.into)
             plan.transfers.append((g[t.src], g[t.dst], t.chunk, t.into, int(t.reduce)))
+            target = home.get(t.into, self.chunk(t.into))
             if t.src == me:
-                plan.copies.append((self.chunk(t.into), self.chunk(t.chunk)))
+                plan.copies.append((target, before(t.chunk)))
                 plan.overwritten.add(t.into)
-                continue
-            size = self._size(t.into)
-            plan.bytes_received += size * itemsize
-            if t.reduce:
-                scratch = self.scratch[offset : offset + size]
-                offset += size
-                plan.reduces.append((self.chunk(t.into), scratch))
-                target = scratch
+            elif t.reduce:  # several reductions into one chunk chain: the first reads the old state
+                scratch = self.scratch[offset : offset + self._size(t.into)]
+                offset += len(scratch)
+                plan.reduces.append((target, plan.states[t.into] if t.into in plan.states else before(t.into), scratch))
+                plan.ops.append(dist.P2POp(dist.irecv, scratch, g[t.src], self.group, tag(t.src, t.dst)))
             else:
-                target = self.chunk(t.into)
                 plan.overwritten.add(t.into)
-            plan.ops.append(dist.P2POp(dist.irecv, target, g[t.src], self.group, tag(t.src, t.dst)))
-        for t in step.transfers:
+                plan.ops.append(dist.P2POp(dist.irecv, target, g[t.src], self.group, tag(t.src, t.dst)))
+            if t.src != me:
+                plan.bytes_received += self._size(t.into) * itemsize
+            plan.states[t.into] = target
+        for t in transfers:  # sends read the state before the step (schedule.check: no copy into a sent chunk)
             if t.src == me and t.dst != me:
                 plan.transfers.append((g[t.src], g[t.dst], t.chunk, t.into, int(t.reduce)))
                 plan.bytes_sent += self._size(t.chunk) * itemsize
-                plan.ops.append(dist.P2POp(dist.isend, self.chunk(t.chunk), g[t.dst], self.group, tag(t.src, t.dst)))
-        plan.written = list(dict.fromkeys(plan.written))
+                plan.ops.append(dist.P2POp(dist.isend, before(t.chunk), g[t.dst], self.group, tag(t.src, t.dst)))
+        plan.written = list(plan.states)
         return plan
 
-    def run(
-        self,
-        start: float,
-        timeout: float,
-        on_step: Callable[[int, float, float], None] | None = None,
-    ) -> list[tuple[float, float]]:
+    def run(self, start: float, timeout: float, on_step: OnStep | None = None) -> list[tuple[float, float]]:
         """Every step in order; returns (t0, t1) per step in seconds since `start`.
-        `on_step(index, t0, t1)` reports each step, in order, while its chunks are as it left them."""
+        `on_step(index, t0, t1)` reports each step, in order, while `state(index, c)` holds
+        the chunks it wrote; most steps are reported once every rank is past its last step."""
         wait_for = timedelta(seconds=timeout)
         cuda = self.buffer.device.type == "cuda"
         times: list[tuple[float, float]] = []
-        late = None  # a finished step whose report waits for the next step's transfers
+        pending: list[int] = []  # finished steps not yet reported
+        late = False  # pending steps wait to be reported until the next step's transfers fly
+
+        def report() -> None:
+            for i in pending:
+                on_step(i, *times[i])
+            pending.clear()
+
         for index, plan in enumerate(self.plans):
             t0 = time.perf_counter() - start
             for dst, src in plan.copies:  # before any receive lands: they read the step's old state
                 dst.copy_(src)
             works = dist.batch_isend_irecv(plan.ops) if plan.ops else []
-            if late is not None:
-                on_step(*late)
-                late = None
+            if late:
+                report()
+                late = False
             for work in works:
                 work.wait(wait_for)
-            for slot, scratch in plan.reduces:
-                self.reduce(slot, scratch)
+            for out, old, scratch in plan.reduces:
+                self.reduce(old, scratch, out=out)
             if cuda:
                 torch.cuda.synchronize(self.buffer.device)
-            t1 = time.perf_counter() - start
-            times.append((t0, t1))
-            if on_step is not None:
-                if plan.report_late:
-                    late = (index, t0, t1)
-                else:
-                    on_step(index, t0, t1)
-        if late is not None:
-            on_step(*late)
+            times.append((t0, time.perf_counter() - start))
+            if on_step is None:
+                continue
+            pending.append(index)
+            if not plan.deferred:  # its chunks change before the end: report it, and those before, now
+                late = plan.report_late
+                if not late:
+                    report()
+        if on_step is not None and self.plans:
+            # ranks may share cores: reporting at once would slow the ranks still on their last step
+            dist.barrier(self.group, async_op=True).wait(wait_for)
+            report()
         return times

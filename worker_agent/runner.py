@@ -1,7 +1,10 @@
 """One run on this rank: check the spec, lay out the buffer, run the schedule
 (or the native op) for every iteration, verify, and report every step.
 
-Events go to `emit`, which must be cheap: it is called between steps.
+Events go to `emit`, which must be cheap. Step events (first timed iteration
+only) mostly go out once every rank is past the last step (executor.py says
+why and when not). A stepwise run verifies itself against the native op on
+the same input; a native run is the reference, so its `verified` is None.
 """
 
 from __future__ import annotations
@@ -89,7 +92,8 @@ class _Run:
         else:
             self.schedule = build(spec.collective, spec.algorithm, self.p, self.root, spec.chunks)
             self.bounds = self.schedule.chunk_bounds(self.count)
-            self.executor = Executor(self.schedule, self.count, self.buffer, _schedule_ranks(spec, ranks, self.root, self.peer), group, self.op)
+            self.executor = Executor(self.schedule, self.count, self.buffer, _schedule_ranks(spec, ranks, self.root, self.peer),
+                                     group, self.op, record_states=spec.capture != "none")
         self.ranks = ranks
 
     def execute(self) -> RunFinished:
@@ -102,7 +106,7 @@ class _Run:
                 spec=spec,
                 schedule=self.schedule.to_json(self.executor.ranks) if self.schedule is not None and self.me == 0 else None,
                 chunk_bounds=self.bounds,
-                inputs=capture.states(self.buffer, self.bounds, range(len(self.bounds)), spec.capture),
+                inputs=self._states(range(len(self.bounds))),
                 input_chunks=self._chunks_within(self.in_range),
             )
         )
@@ -116,7 +120,7 @@ class _Run:
         finished = RunFinished(
             run_id=self.run_id,
             rank=self.rank,
-            output=capture.states(self.buffer, self.bounds, self._chunks_within(self.out_range), spec.capture),
+            output=self._states(self._chunks_within(self.out_range)),
             checksum=capture.checksum(output) if output is not None else None,
             verified=verdict.verified if verdict else None,
             max_diff=verdict.max_diff if verdict else None,
@@ -138,12 +142,12 @@ class _Run:
         start = time.perf_counter()
         if self.executor is not None:
             steps = self.executor.run(start, self.spec.timeout, on_step)
-        else:
-            self.call(self.timeout)
-            if self.device.type == "cuda":
-                torch.cuda.synchronize(self.device)
-            steps = []
-        return time.perf_counter() - start, steps
+            # the collective is over when its last step is; steps reported after it take none of its time
+            return (steps[-1][1] if steps else time.perf_counter() - start), steps
+        self.call(self.timeout)
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        return time.perf_counter() - start, []
 
     def _on_step(self, index: int, t0: float, t1: float) -> None:
         plan = self.executor.plans[index]
@@ -158,7 +162,7 @@ class _Run:
                 bytes_received=plan.bytes_received,
                 t0=t0,
                 t1=t1,
-                states=capture.states(self.buffer, self.bounds, plan.written, self.spec.capture),
+                states=capture.states(((c, self.executor.state(index, c)) for c in plan.written), self.spec.capture),
             )
         )
 
@@ -175,6 +179,9 @@ class _Run:
         elif self.op == "AVG":
             out.div_(self.p)
         return out
+
+    def _states(self, chunks) -> list:
+        return capture.states(capture.chunk_views(self.buffer, self.bounds, chunks), self.spec.capture)
 
     def _chunks_within(self, span: tuple[int, int] | None) -> list[int]:
         if span is None:
