@@ -1,7 +1,10 @@
 """Ring all_reduce against gloo's own all_reduce, P=4 float32, 16 and 64 MiB,
 with capture none and summary, measured in one run and interleaved so that
 drift hits every variant alike. Each run has one iteration, so every timed
-iteration of a `summary` run pays for its capture. Prints medians and ratios.
+iteration of a `summary` run records its steps: received chunks land in the
+keep buffer instead of the working one, and the states are read once the last
+step is over (executor.py), so summary/none is what recording costs the
+collective itself. Prints medians and ratios.
 
     .venv/bin/python bench/allreduce_vs_native.py [--ranks 4] [--rounds 12]
 """

@@ -1,6 +1,6 @@
 """Does the harness add anything? `ringside bench`'s native path (Runner, native
 op, barrier-aligned timing) against a plain torch.distributed loop (barrier,
-time one all_reduce) over the same op, sizes and ranks, in the same run.
+time one all_reduce) over the same op, input, sizes and ranks, in the same run.
 
     .venv/bin/python bench/harness_overhead.py [--ranks 4] [--iterations 30]
 """
@@ -17,11 +17,14 @@ from worker_agent.protocol import RunSpec
 SIZES = [1 << 10, 64 << 10, 1 << 20, 16 << 20]
 
 
-def plain_loop(t, iterations):
+def plain_loop(initial, iterations):
+    """The textbook loop, on the same input as the harness, restored before every
+    iteration as the harness does (gloo's all_reduce time depends on the values)."""
     import torch.distributed as dist
 
-    times = []
+    t, times = initial.clone(), []
     for _ in range(iterations):
+        t.copy_(initial)
         dist.barrier()
         start = time.perf_counter()
         dist.all_reduce(t)
@@ -33,18 +36,22 @@ def measure(world, iterations, rounds):
     import torch
     import torch.distributed as dist
 
+    from worker_agent.inputs import torch_input
     from worker_agent.runner import Runner
 
     runner = Runner(world, lambda event: None)
     out = {}
     for size in SIZES:
         plain, harness = [], []
-        for _ in range(rounds):  # interleaved, so drift hits both alike
-            t = torch.rand(size // 4)
-            plain += plain_loop(t, iterations)
-            spec = RunSpec(collective="all_reduce", count=size // 4, pattern="random_float", capture="none",
-                           iterations=iterations, verify=False)
-            harness += runner.run("bench", spec).timings.iterations
+        spec = RunSpec(collective="all_reduce", count=size // 4, pattern="random_float", capture="none",
+                       iterations=iterations, verify=False)
+        initial = torch_input(spec, world.rank, world.world_size, world.device)
+        for round in range(rounds):  # interleaved, each first in turn, so drift hits both alike
+            for way in ("plain", "harness") if round % 2 == 0 else ("harness", "plain"):
+                if way == "plain":
+                    plain += plain_loop(initial, iterations)
+                else:
+                    harness += runner.run("bench", spec).timings.iterations
         both = torch.tensor([plain, harness], dtype=torch.float64)
         dist.all_reduce(both, op=dist.ReduceOp.MAX)
         out[size] = (statistics.median(both[0].tolist()), statistics.median(both[1].tolist()))

@@ -98,5 +98,5 @@ def unwrap(results: list) -> list:
     """The results, raising the first rank's error with its traceback."""
     for r in results:
         if isinstance(r, (RankError, Died)):
-            raise AssertionError(f"a rank failed: {r}\n{r.trace}")
+            raise AssertionError(f"a rank failed: {r}\n{getattr(r, 'trace', '')}")
     return results
