@@ -13,6 +13,12 @@ export function formatValue(v) {
 }
 
 export const bytes = (n) => (n == null ? "–" : n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GiB` : n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
+/** Bytes per second in decimal units, as nccl-tests and link speeds are quoted: "12.5 GB/s", "840 kB/s". */
+export function bandwidth(bps) {
+  if (bps == null) return "–";
+  const [scale, unit] = [[1e9, "GB/s"], [1e6, "MB/s"], [1e3, "kB/s"]].find(([s]) => bps >= s) ?? [1, "B/s"];
+  return `${+(bps / scale).toPrecision(3)} ${unit}`;
+}
 export const seconds = (s) => (s == null ? "–" : s >= 1 ? `${s.toFixed(2)} s` : s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms` : `${(s * 1e6).toFixed(1)} µs`);
 
 /** As many of the values as fit in `chars` characters, with an ellipsis for the rest ("" if none fits). */

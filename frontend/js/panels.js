@@ -1,7 +1,7 @@
 // The panels around the stage: caption, transfer log, phases, before/after, traffic, history.
 
 import { describeStep, outcomes, phasesOf } from "rs/replay.js";
-import { bytes, formatValue, seconds } from "rs/format.js";
+import { bandwidth, bytes, formatValue, seconds } from "rs/format.js";
 import { html } from "rs/dom.js";
 
 const $ = (id) => document.getElementById(id);
@@ -64,7 +64,7 @@ export function showOutcome(run) {
   const t = run.traffic;
   $("traffic").replaceChildren(html("table", {},
     html("tr", {}, html("td", {}, "time"), html("td", {}, seconds(run.time))),
-    html("tr", {}, html("td", {}, "algbw / busbw"), html("td", {}, run.algbw ? `${(run.algbw / 1e9).toFixed(3)} / ${(run.busbw / 1e9).toFixed(3)} GB/s` : "–")),
+    html("tr", {}, html("td", {}, "algbw / busbw"), html("td", {}, run.algbw ? `${bandwidth(run.algbw)} / ${bandwidth(run.busbw)}` : "–")),
     html("tr", {}, html("td", {}, "total sent"), html("td", {}, bytes(t?.total))),
     html("tr", {}, html("td", {}, "busiest link"), html("td", {}, t?.busiest_link ? `${t.busiest_link.src} → ${t.busiest_link.dst}: ${bytes(t.busiest_link.bytes)}` : "–")),
     ...Object.entries(t?.sent ?? {}).map(([r, b]) => html("tr", {}, html("td", {}, `rank ${r}`), html("td", {}, `sent ${bytes(b)} · got ${bytes(t.received[r])}`)))));

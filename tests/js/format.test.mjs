@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { brief, colour, combination, fit, formatValue, range, PALETTE } from "../../frontend/js/format.js";
+import { bandwidth, brief, colour, combination, fit, formatValue, range, PALETTE } from "../../frontend/js/format.js";
 
 test("values are written short", () => {
   assert.equal(formatValue(7), "7");
@@ -34,4 +34,12 @@ test("reductions read as arithmetic", () => {
 test("ranks get distinct colours from a colour-blind-safe palette", () => {
   assert.equal(new Set(Array.from({ length: 16 }, (_, r) => colour(r))).size, 16);
   assert.equal(colour(PALETTE.length), colour(0));
+});
+
+test("bandwidth picks its unit, three significant digits", () => {
+  assert.equal(bandwidth(12.5e9), "12.5 GB/s");
+  assert.equal(bandwidth(8.4e5), "840 kB/s");
+  assert.equal(bandwidth(1234567), "1.23 MB/s");
+  assert.equal(bandwidth(12), "12 B/s");
+  assert.equal(bandwidth(null), "–");
 });
