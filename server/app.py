@@ -45,26 +45,29 @@ def create_app(settings: Settings) -> FastAPI:
     def hub() -> Hub:
         return app.state.hub
 
+    # Endpoints that touch the hub are async: they run on the event loop, like the hub
+    # itself, and never see a run half-updated. /api/model only reads the store.
+
     @app.exception_handler(RequestValidationError)
     async def invalid_body(request: Request, exc: RequestValidationError):
         return JSONResponse(status_code=422, content={"detail": first_error(exc.errors())})
 
     @app.get("/api/health")
-    def health() -> dict:
+    async def health() -> dict:
         cluster = hub().cluster
         return {"status": "ok", "protocol": PROTOCOL_VERSION, "world_size": cluster.world_size, "live_ranks": len(cluster.live())}
 
     @app.get("/api/cluster", dependencies=[watch])
-    def get_cluster() -> dict:
+    async def get_cluster() -> dict:
         return hub().cluster.to_json()
 
     @app.get("/api/catalog", dependencies=[watch])
-    def get_catalog() -> dict:
+    async def get_catalog() -> dict:
         cluster = hub().cluster
         return catalog(cluster.backend or "gloo", cluster.world_size)
 
     @app.post("/api/runs", status_code=202, dependencies=[present])
-    def post_run(spec: RunSpec) -> dict:
+    async def post_run(spec: RunSpec) -> dict:
         try:
             run = hub().submit(spec)
         except SpecError as e:
@@ -73,22 +76,22 @@ def create_app(settings: Settings) -> FastAPI:
         return {"id": run["id"], "state": run["state"]}
 
     @app.get("/api/runs", dependencies=[watch])
-    def list_runs(limit: int = Query(20, ge=1, le=200), offset: int = Query(0, ge=0, le=1_000_000_000)) -> dict:
+    async def list_runs(limit: int = Query(20, ge=1, le=200), offset: int = Query(0, ge=0, le=1_000_000_000)) -> dict:
         rows, total = hub().store.page(limit, offset)
         live = {r["id"]: r for r in [hub().current, *hub().queue] if r is not None}
         return {"runs": [summary(live.get(r["id"], r)) for r in rows], "total": total}
 
     @app.get("/api/runs/{run_id}", dependencies=[watch])
-    def get_run(run_id: str) -> dict:
+    async def get_run(run_id: str) -> dict:
         return found(hub().find(run_id), run_id)
 
     @app.post("/api/runs/{run_id}/cancel", dependencies=[present])
-    def cancel_run(run_id: str) -> dict:
+    async def cancel_run(run_id: str) -> dict:
         run = found(hub().cancel(run_id), run_id)
         return {"id": run["id"], "state": run["state"], "cancel_requested": run["cancel_requested"]}
 
     @app.get("/api/runs/{run_id}/trace", dependencies=[watch])
-    def get_trace(run_id: str) -> JSONResponse:
+    async def get_trace(run_id: str) -> JSONResponse:
         run = found(hub().find(run_id), run_id)
         return JSONResponse(trace.chrome_trace(run), headers={"Content-Disposition": f'attachment; filename="{run_id}.trace.json"'})
 
@@ -100,7 +103,7 @@ def create_app(settings: Settings) -> FastAPI:
             raise HTTPException(422, {"field": e.field, "message": e.message}) from None
 
     @app.get("/metrics", response_class=PlainTextResponse, dependencies=[watch])
-    def get_metrics() -> str:
+    async def get_metrics() -> str:
         return metrics.render(hub())
 
     @app.websocket("/ws")

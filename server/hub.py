@@ -16,7 +16,8 @@ from collections import deque
 from starlette.websockets import WebSocket
 
 from worker_agent.catalog import SpecError, validate
-from worker_agent.protocol import ErrorEvent, Heartbeat, Hello, RunCommand, RunFinished, RunSpec, RunStarted, StepEvent
+from worker_agent.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
+                                   RunStarted, StepEvent)
 
 from . import runs as R
 from .config import Settings
@@ -39,6 +40,7 @@ class Hub:
         self.changed = asyncio.Event()  # something the dispatcher may be waiting for happened
         self.next_id = self.store.last_seq() + 1
         self.tasks: list[asyncio.Task] = []
+        self.telling: set[asyncio.Task] = set()
         for run in self.store.unfinished():  # what a previous server left running or queued
             R.conclude(run, "interrupted", "the server stopped before this run finished")
             self.store.save(run)
@@ -81,8 +83,9 @@ class Hub:
         return next((r for r in self.queue if r["id"] == run_id), None) or self.store.get(run_id)
 
     def cancel(self, run_id: str) -> dict | None:
-        """Queued: cancelled now. Running: the ranks finish the collective in lockstep,
-        and the run is marked cancelled when they do."""
+        """Queued: cancelled now. Running: the ranks are told, stop together at their next
+        check between iterations (runner.py), and the run is marked cancelled when they have
+        (or have finished: a single iteration is never cut short)."""
         run = self.find(run_id)
         if run is None or run["state"] in R.ENDED:
             return run
@@ -91,9 +94,19 @@ class Hub:
             R.conclude(run, "cancelled")
             self.store.save(run)
             self._announce(run)
-        else:
+        elif not run["cancel_requested"]:
             run["cancel_requested"] = True
+            task = asyncio.create_task(self._tell_workers(Cancel(run_id=run_id).model_dump_json()))
+            self.telling.add(task)  # held until done: the loop keeps only weak references
+            task.add_done_callback(self.telling.discard)
         return run
+
+    async def _tell_workers(self, text: str) -> None:
+        for ws in list(self.workers.values()):
+            try:
+                await ws.send_text(text)
+            except (RuntimeError, OSError):
+                pass  # its loss is noticed by _await_ranks
 
     def _announce(self, run: dict) -> None:
         self.fanout.publish({"type": "run", "run": run})
@@ -111,12 +124,7 @@ class Hub:
         self.current = run
         self.store.save(run)
         self._announce(run)
-        command = RunCommand(run_id=run["id"], spec=spec).model_dump_json()
-        for ws in list(self.workers.values()):
-            try:
-                await ws.send_text(command)
-            except (RuntimeError, OSError):
-                pass  # its loss is noticed below
+        await self._tell_workers(RunCommand(run_id=run["id"], spec=spec).model_dump_json())
         state, error = await self._await_ranks(run, spec)
         R.conclude(run, state, error)
         self.current = None
@@ -170,6 +178,8 @@ class Hub:
             self.fanout.publish(R.on_step(run, event))
         elif isinstance(event, RunFinished):
             R.on_finished(run, event)
+        elif isinstance(event, RunCancelled):
+            R.on_cancelled(run, event)
         elif isinstance(event, ErrorEvent):
             R.on_error(run, event)
         self.changed.set()

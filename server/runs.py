@@ -12,7 +12,7 @@ import numpy as np
 from worker_agent import collectives as C
 from worker_agent import simulate
 from worker_agent.catalog import ITEMSIZE, effective_count, effective_dtype, group_of
-from worker_agent.protocol import ErrorEvent, RunFinished, RunSpec, RunStarted, StepEvent
+from worker_agent.protocol import ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent
 from worker_agent.schedule import Schedule, Step
 
 ENDED = frozenset({"done", "failed", "cancelled", "interrupted"})
@@ -29,6 +29,7 @@ def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> dict:
         "finished_at": None,
         "error": None,
         "cancel_requested": False,
+        "cancelled_ranks": [],
         "backend": backend,
         "world_size": world_size,
         "group": group_of(spec, world_size),
@@ -90,8 +91,14 @@ def on_error(run: dict, event: ErrorEvent) -> None:
         run["error"] = event.message if event.field is None else f"{event.field}: {event.message}"
 
 
+def on_cancelled(run: dict, event: RunCancelled) -> None:
+    if event.rank not in run["cancelled_ranks"]:
+        run["cancelled_ranks"].append(event.rank)
+
+
 def unfinished(run: dict) -> list[int]:
-    return [r for r in run["group"] if str(r) not in run["results"]]
+    """Group ranks that have neither finished nor stopped on a cancel."""
+    return [r for r in run["group"] if str(r) not in run["results"] and r not in run["cancelled_ranks"]]
 
 
 def conclude(run: dict, state: str, error: str | None = None) -> None:

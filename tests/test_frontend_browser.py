@@ -178,6 +178,21 @@ def test_the_audience_follows_live_and_cannot_run(up, page_for):
     assert audience.inner_text("#role") == "audience"
 
 
+def test_the_presenter_cancels_a_running_run_and_the_audience_cannot(up, page_for):
+    presenter, audience = page_for(f"{up.url}/?token={up.presenter}"), page_for(f"{up.url}/")
+    for page in (presenter, audience):
+        page.wait_for_selector("#collectives button")
+    long = {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16, "iterations": 5000, "capture": "none"}
+    run_id = up.call("POST", "/api/runs", long)[1]["id"]
+    following = f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'running'"
+    for page in (presenter, audience):
+        page.wait_for_function(following, timeout=60_000)
+    assert audience.is_hidden("#cancel")
+    presenter.click("#cancel")
+    presenter.wait_for_function("document.getElementById('run-state').dataset.state === 'cancelled'", timeout=60_000)
+    assert presenter.is_hidden("#cancel") and up.call("GET", f"/api/runs/{run_id}")[1]["results"] == {}
+
+
 def test_a_shared_link_reopens_the_same_run_and_step(up, page_for):
     run = up.run(collective="reduce", algorithm="binomial_tree", count=4, capture="full", root=2)
     page = page_for(f"{up.url}/?run={run['id']}&step=1&collective=reduce&algorithm=binomial_tree")

@@ -138,3 +138,25 @@ def test_summary_of_every_float_dtype():
         assert state.checksum == int(words.sum()) % (1 << 8 * t.element_size())
         assert capture.state(t, 7, "full").values == exact.tolist()
     assert capture.states([(0, torch.ones(3))], "none") == []
+
+
+def cancel_on_one_rank(world, spec, asker):
+    """`asker` alone is told to cancel before the run; the group must stop together."""
+    from worker_agent.runner import Runner
+
+    events = []
+    runner = Runner(world, events.append, cancellable=True)
+    if world.rank == asker:
+        runner.cancel("stop-me")
+    stopped = runner.run("stop-me", spec)
+    after = runner.run("next", RunSpec(collective="all_reduce", algorithm="ring", count=8, dtype="int64"))
+    return stopped, [e.type for e in events], after.verified
+
+
+def test_a_cancel_on_one_rank_stops_the_whole_group_at_the_same_iteration():
+    spec = RunSpec(collective="all_reduce", algorithm="ring", count=64, iterations=30, warmup=2, capture="none")
+    results = unwrap(run_ranks(cancel_on_one_rank, 4, spec, 2))
+    for stopped, types, verified in results:
+        assert stopped.type == "run_cancelled" and (stopped.done, stopped.total) == (2, 32)  # the first check: 32 // 16
+        assert types[:2] == ["run_started", "run_cancelled"] and "run_finished" not in types[:2]
+        assert verified is True, "the group is fine for the next run"

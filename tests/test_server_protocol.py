@@ -13,6 +13,8 @@ from server_helpers import ScriptedRank, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
+from worker_agent.protocol import PROTOCOL_VERSION
+
 SMALL = {"collective": "all_reduce", "algorithm": "ring", "count": 8}
 
 
@@ -94,17 +96,28 @@ def test_an_error_from_a_rank_fails_the_run_with_its_words(serve, ranks):
     assert run["state"] == "failed" and run["error"] == "count: scripted refusal"
 
 
-def test_cancel_a_queued_run_now_and_a_running_one_when_its_ranks_finish(serve, ranks):
-    (a,) = ranks(1)
-    running, queued = submit(serve), submit(serve)
+def test_cancel_a_queued_run_now_and_a_running_one_once_its_ranks_stop(serve, ranks):
+    a, b = ranks(2)
+    running, queued = submit(serve, iterations=100), submit(serve)
     command = a.command()
-    assert command["run_id"] == running
+    assert command["run_id"] == running == b.command()["run_id"]
     assert serve.call("POST", f"/api/runs/{queued}/cancel")[1]["state"] == "cancelled"
     answer = serve.call("POST", f"/api/runs/{running}/cancel")[1]
     assert answer["state"] == "running" and answer["cancel_requested"] is True
+    assert a.command() == b.command() == {"v": PROTOCOL_VERSION, "type": "cancel", "run_id": running}
+    serve.call("POST", f"/api/runs/{running}/cancel")  # asked twice, told once
     a.start(command)
-    a.finish(command)  # the ranks finish the collective in lockstep; then it counts as cancelled
-    assert serve.wait(running, timeout=10)["state"] == "cancelled"
+    a.send(type="run_cancelled", run_id=running, done=7, total=100)
+    deadline = time.monotonic() + 10
+    while (seen := serve.call("GET", f"/api/runs/{running}")[1])["cancelled_ranks"] != [0]:
+        assert time.monotonic() < deadline, seen
+        time.sleep(0.02)
+    assert seen["state"] == "running", "rank 1 has not stopped yet"
+    b.send(type="run_cancelled", run_id=running, done=7, total=100)
+    run = serve.wait(running, timeout=10)
+    assert run["state"] == "cancelled" and sorted(run["cancelled_ranks"]) == [0, 1] and run["results"] == {}
+    with pytest.raises(TimeoutError):
+        a.command(timeout=0.5)  # the second cancel sent nothing
     assert serve.call("POST", "/api/runs/r-424242/cancel")[0] == 404
     assert serve.call("POST", f"/api/runs/{queued}/cancel", token=None)[0] == 401
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 from server_helpers import WORKER_TOKEN, messages, start_up
@@ -163,6 +164,20 @@ def test_garbage_from_a_viewer_closes_only_that_viewer(up):
     assert close_code(up.ws_url(), "this is not JSON")[0] == 1003
     native = up.run(collective="all_reduce", count=4)
     assert native["state"] == "done" and native["traffic"] is None  # only the backend knows a native op's wires
+
+
+def test_a_running_run_stops_on_cancel_and_the_ranks_go_on(up):
+    long = {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16, "iterations": 5000, "capture": "none"}
+    pids = {r["pid"] for r in up.cluster()["ranks"]}
+    run_id = up.call("POST", "/api/runs", long)[1]["id"]
+    while up.call("GET", f"/api/runs/{run_id}")[1]["state"] == "queued":
+        time.sleep(0.01)
+    assert up.call("POST", f"/api/runs/{run_id}/cancel")[1]["cancel_requested"] is True
+    run = up.wait(run_id)
+    assert run["state"] == "cancelled" and sorted(run["cancelled_ranks"]) == list(range(P))
+    assert run["results"] == {}, "every rank stopped before its last iteration"
+    assert up.run(collective="all_reduce", algorithm="ring", count=4)["verified"] is True
+    assert {r["pid"] for r in up.cluster()["ranks"]} == pids, "no rank was restarted"
 
 
 def test_cancel_trace_model_and_metrics(up):

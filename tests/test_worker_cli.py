@@ -44,3 +44,10 @@ def test_malformed_spec_is_refused_before_joining():
     done = subprocess.run([sys.executable, "-m", "worker_agent", "--spec", json.dumps({"collective": "all_shuffle"})],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "error: collective:" in done.stderr
+
+
+def test_an_output_file_that_cannot_be_written_is_refused_before_joining(tmp_path):
+    done = torchrun(2, "--collective", "barrier", "--out", str(tmp_path / "missing" / "rank{rank}.jsonl"))
+    assert done.returncode != 0
+    assert "error: --out: No such file or directory" in done.stderr
+    assert "]: Traceback" not in done.stderr, "no rank's traceback (torchrun prints its own)"

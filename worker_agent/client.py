@@ -2,7 +2,8 @@
 beat every second, run what it is sent (in order) and stream every event.
 
 Runs happen on this (the main) thread; a sender thread drains the outgoing
-queue, so the step loop never waits on the network. When the server goes
+queue, so the step loop never waits on the network, and a reader thread takes
+commands in, so a cancel reaches the runner while it runs. When the server goes
 away the worker reconnects with backoff. When the process group breaks (a
 peer died) it exits non-zero: `ringside up`, like torchrun, then restarts
 the whole group.
@@ -25,7 +26,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from .catalog import SpecError
 from .process_group import World
-from .protocol import COMMAND, ErrorEvent, Heartbeat, Message, RunCommand, Shutdown
+from .protocol import COMMAND, Cancel, ErrorEvent, Heartbeat, Message, RunCommand, Shutdown
 from .runner import RunFailed, Runner
 
 HEARTBEAT_S = 1.0
@@ -115,24 +116,38 @@ def serve(url: str, token: str | None, world: World) -> int:
         attempt += 1
 
 
+def _read(ws: ClientConnection, runner: Runner, link: Link, inbox: queue.SimpleQueue) -> None:
+    """Commands into `inbox` (None when the connection drops); a cancel goes straight to the runner."""
+    while True:
+        try:
+            frame = ws.recv()
+        except ConnectionClosed:
+            inbox.put(None)
+            return
+        try:
+            command = COMMAND.validate_json(frame)
+        except ValidationError as e:
+            link.emit(ErrorEvent(rank=runner.world.rank, message=f"unreadable command: {e.errors()[0]['msg']}"))
+            continue
+        if isinstance(command, Cancel):
+            runner.cancel(command.run_id)
+        else:
+            inbox.put(command)
+
+
 def _session(ws: ClientConnection, world: World) -> int | None:
     """One connection's life: None when it dropped (reconnect), else the exit code."""
     link, busy = Link(ws), threading.Event()
     link.emit(world.hello())
     heart = Heart(world, link, busy)
     heart.start()
-    runner = Runner(world, link.emit)
+    runner, inbox = Runner(world, link.emit, cancellable=True), queue.SimpleQueue()
+    threading.Thread(target=_read, args=(ws, runner, link, inbox), daemon=True).start()
     try:
         while True:
-            try:
-                frame = ws.recv()
-            except ConnectionClosed:
+            command = inbox.get()
+            if command is None:
                 return None
-            try:
-                command = COMMAND.validate_json(frame)
-            except ValidationError as e:
-                link.emit(ErrorEvent(rank=world.rank, message=f"unreadable command: {e.errors()[0]['msg']}"))
-                continue
             if isinstance(command, Shutdown):
                 return 0
             busy.set()

@@ -30,6 +30,12 @@ class World:
     pid: int = field(default_factory=os.getpid)
     _groups: dict = field(default_factory=dict, repr=False)
 
+    def close(self) -> None:
+        """Leave the group together: exiting with gloo's threads still up can abort the
+        process ("terminate called without an active exception") after a good run."""
+        dist.barrier()
+        dist.destroy_process_group()
+
     def hello(self) -> Hello:
         return Hello(
             rank=self.rank,

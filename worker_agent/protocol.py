@@ -151,8 +151,18 @@ class ErrorEvent(Message):
     message: str
 
 
+class RunCancelled(Message):
+    """The group stopped between iterations because the server asked it to."""
+
+    type: Literal["run_cancelled"] = "run_cancelled"
+    run_id: str
+    rank: int
+    done: int = Field(description="iterations run (warm-up included) before the group stopped")
+    total: int
+
+
 Event = Annotated[
-    Union[Hello, Heartbeat, RunStarted, StepEvent, RunFinished, ErrorEvent], Field(discriminator="type")
+    Union[Hello, Heartbeat, RunStarted, StepEvent, RunFinished, RunCancelled, ErrorEvent], Field(discriminator="type")
 ]
 EVENT = TypeAdapter(Event)
 
@@ -163,9 +173,16 @@ class RunCommand(Message):
     spec: RunSpec
 
 
+class Cancel(Message):
+    """Stop this run at its next check between iterations (every rank stops at the same one)."""
+
+    type: Literal["cancel"] = "cancel"
+    run_id: str
+
+
 class Shutdown(Message):
     type: Literal["shutdown"] = "shutdown"
 
 
-Command = Annotated[Union[RunCommand, Shutdown], Field(discriminator="type")]
+Command = Annotated[Union[RunCommand, Cancel, Shutdown], Field(discriminator="type")]
 COMMAND = TypeAdapter(Command)

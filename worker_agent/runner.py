@@ -23,7 +23,7 @@ from .catalog import effective_count, effective_dtype, effective_op, group_of, p
 from .executor import Executor
 from .inputs import TORCH_DTYPE, torch_input
 from .process_group import World
-from .protocol import ErrorEvent, Message, RunFinished, RunSpec, RunStarted, StepEvent, Timings
+from .protocol import ErrorEvent, Message, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
 from .schedule import chunk_bounds
 from .verify import compare
 
@@ -32,12 +32,28 @@ class RunFailed(RuntimeError):
     """The run could not finish on this rank: a peer died, timed out, or the backend refused."""
 
 
+class Cancelled(Exception):
+    """The group agreed to stop between iterations."""
+
+
+CANCEL_CHECKS = 16  # a cancellable run asks its group at most this often whether to stop
+
+
 class Runner:
-    def __init__(self, world: World, emit: Callable[[Message], None]):
+    """Runs specs on this rank. A `cancellable` runner stops a run between iterations once
+    `cancel(run_id)` is called (from any thread) on any rank of the group: the group asks
+    itself with a one-element all_reduce, outside the timed part, so all stop together."""
+
+    def __init__(self, world: World, emit: Callable[[Message], None], cancellable: bool = False):
         self.world = world
         self.emit = emit
+        self.cancellable = cancellable
+        self.cancelled: str | None = None  # the id of a run to stop
 
-    def run(self, run_id: str, spec: RunSpec) -> RunFinished:
+    def cancel(self, run_id: str) -> None:
+        self.cancelled = run_id
+
+    def run(self, run_id: str, spec: RunSpec) -> RunFinished | RunCancelled:
         world = self.world
         validate(spec, world.world_size, world.backend)  # the same verdict on every rank, before any talk
         ranks = group_of(spec, world.world_size)
@@ -46,6 +62,11 @@ class Runner:
             return RunFinished(run_id=run_id, rank=world.rank, timings=Timings(iterations=[]))
         try:
             return _Run(self, run_id, spec, ranks, group).execute()
+        except Cancelled as e:
+            done, total = e.args
+            cancelled = RunCancelled(run_id=run_id, rank=world.rank, done=done, total=total)
+            self.emit(cancelled)
+            return cancelled
         except Exception as e:  # a broken peer, a timeout, a backend that refuses: report, don't hang
             message = f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: {_reason(e, spec.timeout)}"
             self.emit(ErrorEvent(run_id=run_id, rank=world.rank, message=message))
@@ -67,7 +88,7 @@ class _Run:
 
     def __init__(self, runner: Runner, run_id: str, spec: RunSpec, ranks: list[int], group):
         world = runner.world
-        self.emit, self.run_id, self.spec, self.group = runner.emit, run_id, spec, group
+        self.runner, self.emit, self.run_id, self.spec, self.group = runner, runner.emit, run_id, spec, group
         self.rank, self.device = world.rank, world.device
         self.p = len(ranks)
         self.me, self.root = ranks.index(world.rank), ranks.index(spec.root)
@@ -110,9 +131,13 @@ class _Run:
                 input_chunks=self._chunks_within(self.in_range),
             )
         )
-        for _ in range(spec.warmup):
-            self._iteration(None)
-        times = [self._iteration(self._on_step if i == 0 else None) for i in range(spec.iterations)]
+        times, total = [], spec.warmup + spec.iterations
+        for i in range(total):
+            timed = i - spec.warmup  # steps are reported from the first timed iteration
+            result = self._iteration(self._on_step if timed == 0 else None)
+            if timed >= 0:
+                times.append(result)
+            self._maybe_stop(i + 1, total)
         output = self._output()
         verdict = self._verify(output) if spec.verify and self.schedule is not None else None
         sent = sum(p.bytes_sent for p in self.executor.plans) if self.executor else 0
@@ -148,6 +173,17 @@ class _Run:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         return time.perf_counter() - start, []
+
+    def _maybe_stop(self, done: int, total: int) -> None:
+        """At evenly spaced iterations (the same on every rank), ask the group whether any
+        rank was told to cancel; if so, all stop here."""
+        every = max(1, total // CANCEL_CHECKS)
+        if not self.runner.cancellable or done == total or done % every:
+            return
+        flag = torch.tensor([int(self.runner.cancelled == self.run_id)], dtype=torch.int32, device=self.device)
+        dist.all_reduce(flag, dist.ReduceOp.MAX, self.group, async_op=True).wait(self.timeout)
+        if flag.item():
+            raise Cancelled(done, total)
 
     def _on_step(self, index: int, t0: float, t1: float) -> None:
         plan = self.executor.plans[index]

@@ -70,8 +70,12 @@ def main(args: argparse.Namespace) -> int:
     except (ValidationError, ValueError) as e:
         print(f"error: {first_error(e)}", file=sys.stderr)
         return 2
+    try:  # before joining, so a bad path never leaves the others waiting on this rank
+        out = open(args.out.format(rank=os.environ.get("RANK", "0")), "w") if args.out else sys.stdout
+    except OSError as e:
+        print(f"error: --out: {e.strerror}: {e.filename}", file=sys.stderr)
+        return 2
     world = init_from_env(args.backend, args.pg_timeout)
-    out = open(args.out.format(rank=world.rank), "w") if args.out else sys.stdout
     from .runner import RunFailed, Runner
 
     def emit(message) -> None:
@@ -81,14 +85,16 @@ def main(args: argparse.Namespace) -> int:
         Runner(world, emit).run(args.run_id or _run_id(spec), spec)
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
+        world.close()
         return 2
     except RunFailed as e:
         print(f"error: {e}", file=sys.stderr)
-        return 1
+        return 1  # the group is broken: nothing to close
     finally:
         out.flush()
         if out is not sys.stdout:
             out.close()
+    world.close()
     return 0
 
 

@@ -32,10 +32,13 @@ async function openRun(id, step) {
 }
 
 function showRun(run, step) {
+  // A fetched run can answer after the live feed announced its end: it is older than the stage's.
+  if (player.run?.id === run.id && ENDED.has(player.run.state) && !ENDED.has(run.state)) return;
   player.load(run, { step });
   $("run-title").textContent = `${run.spec.collective} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`;
   $("run-state").textContent = run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : "");
   $("run-state").dataset.state = run.state;
+  $("cancel").hidden = role !== "presenter" || ENDED.has(run.state) || run.cancel_requested;
   showOutcome(run);
   document.querySelectorAll("#history li").forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
   if (ENDED.has(run.state)) { timeline(run); totals(run); }
@@ -147,6 +150,14 @@ $("theme").onclick = () => theme(document.documentElement.dataset.theme === "dar
 $("present").onclick = () => lecture(!document.body.classList.contains("present"), true);
 $("help").onclick = () => $("keys").showModal();
 $("export").onclick = () => player.run && download(player.run);
+$("cancel").onclick = async () => {
+  $("cancel").hidden = true;
+  try {
+    await api(`/api/runs/${player.run.id}/cancel`, { method: "POST" });
+  } catch (err) {
+    $("caption").textContent = `Could not cancel ${player.run.id}: ${err.reason ?? err}`;
+  }
+};
 $("share").onclick = async () => {
   await navigator.clipboard?.writeText(location.href).catch(() => {});
   $("share").textContent = "Link copied";
