@@ -26,7 +26,7 @@ def once(tmp: Path, ranks: int) -> tuple[float, float, float]:
     up = start_up(tmp, ranks=ranks)
     ready = time.perf_counter() - start
     own = float(re.search(r"ready in ([\d.]+) s", (tmp / f"up-{up.url.rsplit(':', 1)[1]}.log").read_text()).group(1))
-    pids = [up.proc.pid, *up.worker_pids()]
+    pids = [up.proc.pid, *up.descendants()]
     start = time.perf_counter()
     up.stop()
     left = wait_gone(pids)

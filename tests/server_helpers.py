@@ -77,9 +77,21 @@ class Up:
     def ws_url(self, path: str = "/ws") -> str:
         return self.url.replace("http://", "ws://", 1) + path
 
-    def worker_pids(self) -> list[int]:
-        out = subprocess.run(["pgrep", "-f", f"worker_agent --server {self.url}"], capture_output=True, text=True)
-        return [int(p) for p in out.stdout.split()]
+    def descendants(self) -> list[int]:
+        """Every process this server started, and theirs: the ranks, the fork server they come from."""
+        parent_of = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                parent_of[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError):
+                pass  # gone while we looked
+        found, frontier = [], [self.proc.pid]
+        while frontier:
+            pid = frontier.pop()
+            children = [child for child, parent in parent_of.items() if parent == pid]
+            found += children
+            frontier += children
+        return found
 
     def stop(self, sig=signal.SIGINT, timeout: float = 30) -> int:
         if self.proc.poll() is None:

@@ -11,7 +11,6 @@ the whole group.
 
 from __future__ import annotations
 
-import os
 import queue
 import sys
 import threading
@@ -79,17 +78,10 @@ class Heart(threading.Thread):
     def run(self) -> None:
         self.process.cpu_percent()  # the first reading is always 0
         while not self.stopped.wait(HEARTBEAT_S):
-            if _orphaned():
-                os._exit(0)  # whoever started us is gone: leave no process behind
             gpu = torch.cuda.memory_allocated(self.world.device) if self.world.device.type == "cuda" else None
             self.link.emit(Heartbeat(rank=self.world.rank, status="busy" if self.busy.is_set() else "idle",
                                      cpu_percent=self.process.cpu_percent(), rss_bytes=self.process.memory_info().rss,
                                      gpu_memory_bytes=gpu))
-
-
-def _orphaned() -> bool:
-    parent = os.environ.get("RINGSIDE_PARENT_PID")
-    return parent is not None and os.getppid() != int(parent)
 
 
 def serve(url: str, token: str | None, world: World) -> int:
@@ -110,8 +102,6 @@ def serve(url: str, token: str | None, world: World) -> int:
                 return 2
         except (OSError, ConnectionClosed, TimeoutError):
             pass
-        if _orphaned():
-            return 0
         time.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
         attempt += 1
 

@@ -2,21 +2,23 @@
 
 If one dies, the process group is broken for all, so the whole group is
 stopped and started again on a fresh rendezvous port, as torchrun's restarts
-do; the cluster view shows the ranks go lost and come back. Workers run in
-their own session (a terminal's Ctrl-C is ours to handle) and exit by
-themselves if this process disappears.
+do; the cluster view shows the ranks go lost and come back. Ranks fork from
+a server that has imported torch once (`local.rank_processes`), so a group
+starts, and restarts, in well under the time one torch import takes per rank.
+Workers run in their own session (a terminal's Ctrl-C is ours to handle) and
+exit by themselves if this process disappears.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-import signal
-import subprocess
 import sys
 import threading
 import time
+from multiprocessing.process import BaseProcess
 
-from .local import free_port
+from .local import free_port, rank_processes
 
 STOP_GRACE_S = 5.0
 
@@ -26,7 +28,7 @@ class LocalWorkers:
         self.n, self.server_url, self.token, self.backend = n, server_url, token, backend
         self.max_restarts = max_restarts
         self.restarts = 0
-        self.procs: list[subprocess.Popen] = []
+        self.procs: list[BaseProcess] = []
         self.lock = threading.Lock()
 
     def start(self) -> None:
@@ -34,24 +36,17 @@ class LocalWorkers:
         with self.lock:
             self.procs = [self._spawn(rank, port) for rank in range(self.n)]
 
-    def _spawn(self, rank: int, port: int) -> subprocess.Popen:
-        env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(self.n), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(self.n),
-                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), OMP_NUM_THREADS="1",
-                   RINGSIDE_WORKER_TOKEN=self.token, RINGSIDE_PARENT_PID=str(os.getpid()))
-        cmd = [sys.executable, "-m", "worker_agent", "--server", self.server_url]
-        if self.backend:
-            cmd += ["--backend", self.backend]
-        return subprocess.Popen(cmd, env=env, start_new_session=True, stdin=subprocess.DEVNULL)
-
-    def pids(self) -> list[int]:
-        with self.lock:
-            return [p.pid for p in self.procs]
+    def _spawn(self, rank: int, port: int) -> BaseProcess:
+        args = (rank, self.n, port, self.server_url, self.token, self.backend)
+        p = rank_processes().Process(target=_serve_rank, args=args, name=f"rank {rank}")
+        p.start()
+        return p
 
     def watch(self, stopping: threading.Event, say=print) -> None:
         """Until `stopping` is set: restart the group whenever a rank exits."""
         while not stopping.wait(0.5):
             with self.lock:
-                dead = [(r, p.returncode) for r, p in enumerate(self.procs) if p.poll() is not None]
+                dead = [(r, p.exitcode) for r, p in enumerate(self.procs) if p.exitcode is not None]
             if not dead:
                 continue
             if self.restarts >= self.max_restarts:
@@ -67,12 +62,32 @@ class LocalWorkers:
         with self.lock:
             procs, self.procs = self.procs, []
         for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
+            p.terminate()
         deadline = time.monotonic() + STOP_GRACE_S
         for p in procs:
-            try:
-                p.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
+            p.join(max(0.1, deadline - time.monotonic()))
+            if p.exitcode is None:
                 p.kill()
-                p.wait()
+                p.join()
+
+
+def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backend: str | None) -> None:
+    """One rank, in its forked process: torchrun's variables, one thread for torch
+    (the ranks share the cores), then `ringside worker --server`."""
+    os.setsid()
+    os.environ.update(RANK=str(rank), WORLD_SIZE=str(n), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(n),
+                      MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), OMP_NUM_THREADS="1",
+                      RINGSIDE_WORKER_TOKEN=token)
+    threading.Thread(target=_exit_with_parent, daemon=True).start()
+    import torch
+
+    from .cli import main
+
+    torch.set_num_threads(1)
+    sys.exit(main(["worker", "--server", server_url, *(["--backend", backend] if backend else [])]))
+
+
+def _exit_with_parent() -> None:
+    """Leave no process behind: when `ringside up` is gone, however it went, so is this rank."""
+    multiprocessing.parent_process().join()
+    os._exit(0)
