@@ -89,9 +89,12 @@ def run_from_button(page, collective: str, algorithm: str | None = None) -> str:
     page.select_option("#field-algorithm", algorithm or algorithms[-1])
     page.select_option("#field-capture", "full")
     page.fill("#field-count", "8")
-    page.click("#run")
-    page.wait_for_function("() => window.ringside.player.run && ['done', 'failed'].includes(window.ringside.player.run.state)", timeout=60_000)
-    return page.evaluate("window.ringside.player.run.id")
+    with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
+        page.click("#run")
+    run_id = posted.value.json()["id"]
+    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' "
+                           "&& ['done', 'failed'].includes(window.ringside.player.run.state)", timeout=60_000)
+    return run_id
 
 
 @pytest.mark.parametrize("collective", ["broadcast", "scatter", "gather", "reduce", "all_reduce", "all_gather",
@@ -176,6 +179,13 @@ def test_the_audience_follows_live_and_cannot_run(up, page_for):
     status, body = up.call("POST", "/api/runs", {"collective": "all_gather", "algorithm": "ring", "count": 4, "capture": "full"})
     audience.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{body['id']}'", timeout=60_000)
     assert audience.inner_text("#role") == "audience"
+
+
+def test_a_page_opened_between_runs_shows_the_last_one(up, page_for):
+    last = up.run(collective="scatter", algorithm="binomial_tree", count=4, capture="full", root=1)
+    page = page_for(f"{up.url}/")
+    page.wait_for_function(f"() => window.ringside.player.run?.id === '{last['id']}'", timeout=30_000)
+    assert last["id"] in page.inner_text("#run-title") and page.inner_text("#run-state").startswith("done")
 
 
 def test_the_presenter_cancels_a_running_run_and_the_audience_cannot(up, page_for):

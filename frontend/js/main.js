@@ -58,6 +58,14 @@ async function sweep(entry, spec) {
 async function refreshHistory() {
   const { runs } = await api("/api/runs?limit=30");
   showHistory(runs, player.run?.id, (id) => openRun(id));
+  return runs;
+}
+
+/** A page opened between runs shows the last one, not an empty stage; a live run that starts meanwhile wins. */
+async function showLatest(newest) {
+  if (!newest || player.run) return;
+  const run = await api(`/api/runs/${newest.id}`);
+  if (!player.run) showRun(run);
 }
 
 async function refreshCatalog() {
@@ -75,7 +83,7 @@ function onMessage(m) {
     $("role").textContent = role === "presenter" ? "presenter" : "audience";
     onCluster(m.cluster);
     if (m.current && !params.get("run")) showRun(m.current);
-    refreshHistory();
+    refreshHistory().then((runs) => params.get("run") || showLatest(runs[0]));
   } else if (m.type === "cluster") {
     onCluster(m);
   } else if (m.type === "run") {
