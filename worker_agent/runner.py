@@ -36,7 +36,7 @@ class Cancelled(Exception):
     """The group agreed to stop between iterations."""
 
 
-CANCEL_CHECKS = 16  # a cancellable run asks its group at most this often whether to stop
+CANCEL_WITHIN_S = 0.25  # a cancellable run asks its group about this often whether to stop
 
 
 class Runner:
@@ -95,6 +95,7 @@ class _Run:
         self.peer = ranks.index(peer_of(spec, ranks))
         self.count, self.op = effective_count(spec), effective_op(spec)
         self.timeout = timedelta(seconds=spec.timeout)
+        self.next_ask = 1  # the iteration after which the group next asks whether to cancel
         blocks = C.buffer_blocks(spec.collective, self.p)
         self.initial = torch.zeros(blocks * self.count, dtype=TORCH_DTYPE[effective_dtype(spec)], device=world.device)
         mine = C.input_blocks(spec.collective, self.me, self.p, self.root)
@@ -134,10 +135,11 @@ class _Run:
         times, total = [], spec.warmup + spec.iterations
         for i in range(total):
             timed = i - spec.warmup  # steps are reported from the first timed iteration
+            began = time.perf_counter()
             result = self._iteration(self._on_step if timed == 0 else None)
             if timed >= 0:
                 times.append(result)
-            self._maybe_stop(i + 1, total)
+            self._maybe_stop(i + 1, total, time.perf_counter() - began)
         output = self._output()
         verdict = self._verify(output) if spec.verify and self.schedule is not None else None
         sent = sum(p.bytes_sent for p in self.executor.plans) if self.executor else 0
@@ -174,16 +176,19 @@ class _Run:
             torch.cuda.synchronize(self.device)
         return time.perf_counter() - start, []
 
-    def _maybe_stop(self, done: int, total: int) -> None:
-        """At evenly spaced iterations (the same on every rank), ask the group whether any
-        rank was told to cancel; if so, all stop here."""
-        every = max(1, total // CANCEL_CHECKS)
-        if not self.runner.cancellable or done == total or done % every:
+    def _maybe_stop(self, done: int, total: int, seconds: float) -> None:
+        """Ask the group whether any rank was told to cancel; if so, all stop here. Each ask
+        also agrees on the slowest rank's last iteration time, and so on when to ask next
+        (the same iteration on every rank): a cancel takes effect within about
+        CANCEL_WITHIN_S, however short or long the iterations are."""
+        if not self.runner.cancellable or done == total or done < self.next_ask:
             return
-        flag = torch.tensor([int(self.runner.cancelled == self.run_id)], dtype=torch.int32, device=self.device)
-        dist.all_reduce(flag, dist.ReduceOp.MAX, self.group, async_op=True).wait(self.timeout)
-        if flag.item():
+        asked = torch.tensor([float(self.runner.cancelled == self.run_id), seconds], dtype=torch.float64, device=self.device)
+        dist.all_reduce(asked, dist.ReduceOp.MAX, self.group, async_op=True).wait(self.timeout)
+        cancel, slowest = asked.tolist()
+        if cancel:
             raise Cancelled(done, total)
+        self.next_ask = done + max(1, int(CANCEL_WITHIN_S / max(slowest, 1e-9)))
 
     def _on_step(self, index: int, t0: float, t1: float) -> None:
         plan = self.executor.plans[index]
