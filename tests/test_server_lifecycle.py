@@ -33,9 +33,10 @@ def wait_gone(pids, timeout=20.0) -> list[int]:
 
 def test_ctrl_c_stops_everything_and_leaves_no_process(tmp_path):
     up = start_up(tmp_path, ranks=3)
-    ranks = [r["pid"] for r in up.wait_ranks(3)["ranks"]]
+    ranks = {r["rank"]: r["pid"] for r in up.wait_ranks(3)["ranks"]}
     started = up.descendants()
-    assert set(ranks) <= set(started)
+    assert set(ranks.values()) <= set(started)
+    assert {open(f"/proc/{pid}/comm").read().strip() for pid in ranks.values()} == {"ringside-r0", "ringside-r1", "ringside-r2"}
     assert up.stop(signal.SIGINT) == 0
     assert wait_gone(started) == []
 

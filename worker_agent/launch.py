@@ -11,12 +11,14 @@ exit by themselves if this process disappears.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import sys
 import threading
 import time
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 
 from .local import free_port, rank_processes
 
@@ -75,6 +77,8 @@ def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backe
     """One rank, in its forked process: torchrun's variables, one thread for torch
     (the ranks share the cores), then `ringside worker --server`."""
     os.setsid()
+    with contextlib.suppress(OSError):  # forked ranks share the fork server's command line; name them for ps and top
+        Path("/proc/self/comm").write_text(f"ringside-r{rank}")
     os.environ.update(RANK=str(rank), WORLD_SIZE=str(n), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(n),
                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), OMP_NUM_THREADS="1",
                       RINGSIDE_WORKER_TOKEN=token)
