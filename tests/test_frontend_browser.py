@@ -316,6 +316,9 @@ def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for):
     page.wait_for_function("document.getElementById('timeline').data?.length > 0", timeout=30_000)
     traces = page.evaluate("document.getElementById('timeline').data.map(t => [t.name, t.y.length])")
     assert traces == [[f"step {i + 1}", len(run["group"])] for i in range(len(run["steps"]))]
+    assert page.text_content("#timeline .xtitle") == "µs since the aligned start"
     page.wait_for_function("document.getElementById('totals').data?.length === 4")
-    sent = page.evaluate("document.getElementById('totals').data[2].y")
-    assert sent == [run["traffic"]["sent"][str(r)] / 1024 for r in run["group"]]
+    name, sent = page.evaluate("(({ name, y }) => [name, y])(document.getElementById('totals').data[2])")
+    assert max(run["traffic"]["sent"].values()) < 1024, "a run this small is counted in bytes"
+    assert name == "sent (B)" and sent == [run["traffic"]["sent"][str(r)] for r in run["group"]]
+    assert page.text_content("#totals .y2title") == "B" and page.text_content("#totals .ytitle") == "µs"

@@ -3,6 +3,7 @@
 // into view: parsing it holds the page for a second or two, which would stall the animation.
 
 import { timelineBars, rankTotals, phaseIndex } from "rs/timeline.js";
+import { byteUnit } from "rs/format.js";
 
 // Phases get hues of their own, apart from the ranks' palette (which means "data from rank r").
 const PHASE_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00"];
@@ -71,7 +72,7 @@ async function drawTimeline(run) {
   }));
   const t = chartTheme();
   await Plotly.react(el, traces, { ...t, title: { text: "timeline: a bar per step, outlined where a rank finished last", font: { size: 13 } },
-    barmode: "overlay", yaxis: { ...t.yaxis, autorange: "reversed" }, xaxis: { ...t.xaxis, title: "µs since the aligned start" } }, CONFIG);
+    barmode: "overlay", yaxis: { ...t.yaxis, autorange: "reversed" }, xaxis: { ...t.xaxis, title: { text: "µs since the aligned start" } } }, CONFIG);
 }
 
 /** Per rank: the median iteration time, the time inside steps, and the bytes it sent and received. */
@@ -81,14 +82,15 @@ async function drawTotals(run) {
   if (!rows.length) { el.replaceChildren(); return; }
   const Plotly = await plotly();
   const ranks = rows.map((r) => `rank ${r.rank}`);
+  const [scale, unit] = byteUnit(Math.max(...rows.map((r) => Math.max(r.sent, r.received))));
   const t = chartTheme();
   await Plotly.react(el, [
     // offsetgroup keeps the bars on the right-hand axis beside, not over, the others
     { type: "bar", name: "iteration (µs)", x: ranks, y: rows.map((r) => r.time), offsetgroup: 1, marker: { color: "#0072B2" } },
     { type: "bar", name: "in steps (µs)", x: ranks, y: rows.map((r) => r.busy), offsetgroup: 2, marker: { color: "#56B4E9" } },
-    { type: "bar", name: "sent (KiB)", x: ranks, y: rows.map((r) => r.sent / 1024), offsetgroup: 3, yaxis: "y2", marker: { color: "#E69F00" } },
-    { type: "bar", name: "received (KiB)", x: ranks, y: rows.map((r) => r.received / 1024), offsetgroup: 4, yaxis: "y2", marker: { color: "#D55E00" } },
+    { type: "bar", name: `sent (${unit})`, x: ranks, y: rows.map((r) => r.sent / scale), offsetgroup: 3, yaxis: "y2", marker: { color: "#E69F00" } },
+    { type: "bar", name: `received (${unit})`, x: ranks, y: rows.map((r) => r.received / scale), offsetgroup: 4, yaxis: "y2", marker: { color: "#D55E00" } },
   ], { ...t, title: { text: "per-rank totals", font: { size: 13 } }, barmode: "group", legend: { orientation: "h", y: -0.2 },
-    margin: { ...t.margin, r: 60 }, yaxis: { ...t.yaxis, title: "µs" },
-    yaxis2: { overlaying: "y", side: "right", title: "KiB", showgrid: false, rangemode: "tozero" } }, CONFIG);
+    margin: { ...t.margin, r: 60 }, yaxis: { ...t.yaxis, title: { text: "µs" } },
+    yaxis2: { overlaying: "y", side: "right", title: { text: unit }, showgrid: false, rangemode: "tozero" } }, CONFIG);
 }

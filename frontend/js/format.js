@@ -12,7 +12,13 @@ export function formatValue(v) {
   return Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(1) : String(+v.toPrecision(3));
 }
 
-export const bytes = (n) => (n == null ? "–" : n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GiB` : n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
+/** The binary unit that suits byte counts up to `max`: [bytes in one, its name]. */
+export const byteUnit = (max) => [[1 << 30, "GiB"], [1 << 20, "MiB"], [1024, "KiB"]].find(([s]) => max >= s) ?? [1, "B"];
+export function bytes(n) {
+  if (n == null) return "–";
+  const [scale, unit] = byteUnit(n);
+  return scale === 1 ? `${n} B` : `${(n / scale).toFixed(1)} ${unit}`;
+}
 /** Bytes per second in decimal units, as nccl-tests and link speeds are quoted: "12.5 GB/s", "840 kB/s". */
 export function bandwidth(bps) {
   if (bps == null) return "–";

@@ -52,7 +52,7 @@ export async function plotSweep(runs, Plotly) {
   await Plotly.react(el, traces, {
     ...t, title: { text: `${done[0]?.spec.collective ?? ""}: time (lines), busbw (squares), model (dotted)`, font: { size: 13 } },
     margin: { ...t.margin, r: 60 }, legend: { orientation: "h", y: -0.25 },
-    xaxis: { ...t.xaxis, type: "log", title: "bytes per rank" }, yaxis: { ...t.yaxis, type: "log", title: "µs" },
-    yaxis2: { overlaying: "y", side: "right", title: "busbw GB/s", showgrid: false },
+    xaxis: { ...t.xaxis, type: "log", title: { text: "bytes per rank" } }, yaxis: { ...t.yaxis, type: "log", title: { text: "µs" } },
+    yaxis2: { overlaying: "y", side: "right", title: { text: "busbw GB/s" }, showgrid: false },
   }, { displayModeBar: false, responsive: true });
 }

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bandwidth, brief, colour, combination, fit, formatValue, range, PALETTE } from "../../frontend/js/format.js";
+import { bandwidth, byteUnit, bytes, brief, colour, combination, fit, formatValue, range, PALETTE } from "../../frontend/js/format.js";
 
 test("values are written short", () => {
   assert.equal(formatValue(7), "7");
@@ -42,4 +42,15 @@ test("bandwidth picks its unit, three significant digits", () => {
   assert.equal(bandwidth(1234567), "1.23 MB/s");
   assert.equal(bandwidth(12), "12 B/s");
   assert.equal(bandwidth(null), "–");
+});
+
+test("byte counts take the binary unit that suits the largest", () => {
+  assert.deepEqual(byteUnit(48), [1, "B"]);
+  assert.deepEqual(byteUnit(1024), [1024, "KiB"]);
+  assert.deepEqual(byteUnit(3 << 20), [1 << 20, "MiB"]);
+  assert.deepEqual(byteUnit(5 * 2 ** 30), [2 ** 30, "GiB"]);
+  assert.equal(bytes(48), "48 B");
+  assert.equal(bytes(1536), "1.5 KiB");
+  assert.equal(bytes(64 << 20), "64.0 MiB");
+  assert.equal(bytes(null), "–");
 });
