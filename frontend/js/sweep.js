@@ -21,7 +21,7 @@ export async function runSweep(collective, algorithms, dtype, onProgress) {
   const ids = [];
   for (const algorithm of algorithms)
     for (const count of COUNTS)
-      ids.push((await api("/api/runs", { method: "POST", body: { collective, algorithm, count, dtype, capture: "none", iterations: 5, warmup: 1 } })).id);
+      ids.push((await api("/api/runs", { method: "POST", body: { collective, algorithm, count, dtype, capture: "none", iterations: 10, warmup: 2 } })).id);
   const runs = [];
   for (const id of ids) {
     runs.push(await finished(id));
@@ -41,18 +41,21 @@ export async function plotSweep(runs, Plotly) {
     const line = { color: colour(i), width: 2 };
     traces.push({ x: size, y: mine.map((r) => r.time * 1e6), name: algorithm, mode: "lines+markers", line, legendgroup: algorithm });
     traces.push({ x: size, y: mine.map((r) => r.busbw / 1e9), name: `${algorithm} busbw`, mode: "lines+markers", yaxis: "y2",
-      line: { ...line, width: 1 }, marker: { symbol: "square" }, legendgroup: algorithm, showlegend: false });
+      line, legendgroup: algorithm, showlegend: false });
     if (algorithm === "native") continue; // the backend's steps are its own: nothing to model
     const predicted = await Promise.all(mine.map((r) => api(`/api/model?collective=${r.spec.collective}&algorithm=${algorithm}` +
       `&world_size=${r.group.length}&count=${r.spec.count}&dtype=${r.spec.dtype}`)));
     traces.push({ x: size, y: predicted.map((p) => p.time * 1e6), name: `${algorithm} model`, mode: "lines",
       line: { ...line, dash: "dot" }, legendgroup: algorithm, showlegend: false });
   }
+  // Two panels over one size axis: time above, bus bandwidth below (one axis each reads far
+  // better than two scales on one plot); the legend stands to the right, clear of both.
   const t = chartTheme();
   await Plotly.react(el, traces, {
-    ...t, title: { text: `${done[0]?.spec.collective ?? ""}: time (lines), busbw (squares), model (dotted)`, font: { size: 13 } },
-    margin: { ...t.margin, r: 60 }, legend: { orientation: "h", y: -0.25 },
-    xaxis: { ...t.xaxis, type: "log", title: { text: "bytes per rank" } }, yaxis: { ...t.yaxis, type: "log", title: { text: "µs" } },
-    yaxis2: { overlaying: "y", side: "right", title: { text: "busbw GB/s" }, showgrid: false },
+    ...t, height: 440, title: { text: `${done[0]?.spec.collective ?? ""}: time and bus bandwidth against size; dotted: the alpha-beta model`, font: { size: 13 } },
+    margin: { ...t.margin, r: 150 }, legend: { x: 1.02, y: 1 },
+    xaxis: { ...t.xaxis, type: "log", anchor: "y2", title: { text: "bytes per rank" } },
+    yaxis: { ...t.yaxis, type: "log", domain: [0.54, 1], title: { text: "time (µs)" } },
+    yaxis2: { ...t.yaxis, type: "log", domain: [0, 0.42], title: { text: "busbw (GB/s)" } },
   }, { displayModeBar: false, responsive: true });
 }
