@@ -76,7 +76,8 @@ class LocalWorkers:
 def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backend: str | None) -> None:
     """One rank, in its forked process: torchrun's variables, one thread for torch
     (the ranks share the cores), then `ringside worker --server`."""
-    os.setsid()
+    if hasattr(os, "setsid"):  # POSIX: out of the terminal's process group
+        os.setsid()
     with contextlib.suppress(OSError):  # forked ranks share the fork server's command line; name them for ps and top
         Path("/proc/self/comm").write_text(f"ringside-r{rank}")
     os.environ.update(RANK=str(rank), WORLD_SIZE=str(n), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(n),

@@ -26,7 +26,10 @@ def rank_processes():
     imported torch and the worker once, so a rank starts in milliseconds instead of
     importing torch itself (over a second each, and P imports contend for the cores).
     Ranks fork from that clean server, never from the caller, which may run threads
-    (the web server); the server never touches CUDA, so forked ranks can."""
+    (the web server); the server never touches CUDA, so forked ranks can. Where there
+    is no fork (Windows), each rank is spawned and imports torch itself."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
     return ctx
