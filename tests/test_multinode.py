@@ -50,12 +50,17 @@ class Bridge:
             sh("ip", "netns", "exec", ns, "ip", "link", "set", inside, "up")
             sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
 
-    def reaches_host(self) -> bool:
-        """Whether every node can open a TCP connection to this host across the bridge."""
+    def usable(self) -> bool:
+        """Whether every node can name itself and open a TCP connection to this host across the bridge."""
         with socket.create_server((self.host_ip, 0)) as listener:
             probe = f"import socket; socket.create_connection(('{self.host_ip}', {listener.getsockname()[1]}), timeout=3)"
-            return all(subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", probe], capture_output=True).returncode == 0
-                       for ns, _, _ in self.nodes)
+            for ns, _, _ in self.nodes:
+                named = subprocess.run(["ip", "netns", "exec", ns, "unshare", "--uts", "sh", "-c", "hostname probe && hostname"],
+                                       capture_output=True, text=True)
+                reached = subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", probe], capture_output=True)
+                if named.stdout.strip() != "probe" or reached.returncode != 0:
+                    return False
+        return True
 
     def down(self) -> None:
         for ns, _, _ in self.nodes:  # deleting a namespace deletes its veth pair
@@ -73,9 +78,9 @@ def bridge():
     except subprocess.CalledProcessError as e:
         net.down()
         pytest.skip(f"cannot make network namespaces here: {e.stderr.strip()}")
-    if not net.reaches_host():
+    if not net.usable():
         net.down()
-        pytest.skip("the namespaces cannot reach this host across the bridge")
+        pytest.skip("the namespaces cannot name themselves or reach this host across the bridge")
     try:
         yield net
     finally:
