@@ -41,8 +41,8 @@ def page_for(browser):
     string in `allow` (Chromium logs every refused request, and some tests make one on purpose)."""
     pages, errors = [], []
 
-    def open_page(url, allow=()):
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
+    def open_page(url, allow=(), viewport=(1280, 720)):
+        page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" and not any(a in m.text for a in allow) else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url)
@@ -294,6 +294,18 @@ def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for):
     assert page.locator(".sum").count() == len(run["group"]), "step 3 of a ring reduce-scatter: one sum per rank"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "lecture.png"))
+
+
+def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, page_for):
+    run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+    page = page_for(f"{up.url}/?run={run['id']}&step=2", viewport=(390, 844))
+    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "no sideways scrolling"
+    stage, controls = page.locator("#stage").bounding_box(), page.locator("#controls").bounding_box()
+    assert stage["y"] < 844 and stage["y"] + stage["height"] <= controls["y"], "the stage comes first, the controls after"
+    assert page.locator(".sum").count() == len(run["group"])
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "phone.png"))
 
 
 def test_the_cluster_panel_lists_every_rank_with_its_health(up, page_for):
