@@ -7,13 +7,11 @@ from __future__ import annotations
 import statistics
 import time
 
-import numpy as np
-
 from worker_agent import collectives as C
 from worker_agent import simulate
 from worker_agent.catalog import ITEMSIZE, effective_count, effective_dtype, group_of
 from worker_agent.protocol import ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent
-from worker_agent.schedule import Schedule, Step
+from worker_agent.schedule import Schedule
 
 ENDED = frozenset({"done", "failed", "cancelled", "interrupted"})
 RESULT_FIELDS = ("output", "checksum", "verified", "max_diff", "tolerance", "mismatches", "timings", "bytes_sent", "bytes_received")
@@ -129,9 +127,7 @@ def traffic(run: dict) -> dict | None:
     if plan is None:
         return None
     spec = RunSpec(**run["spec"])
-    steps = tuple(Step(s["phase"], s["caption"], np.asarray(s["transfers"], dtype=np.int64)) for s in plan["steps"])
-    schedule = Schedule(plan["collective"], plan["algorithm"], run["world_size"], plan["root"], plan["blocks"],
-                        plan["pieces"], steps)
+    schedule = Schedule.from_json(plan, run["world_size"])
     moved = simulate.traffic(schedule, effective_count(spec), ITEMSIZE[effective_dtype(spec)]).to_json()
     return {
         "sent": {str(r): moved["sent"][r] for r in run["group"]},

@@ -166,3 +166,15 @@ def test_check_agrees_with_the_rules_read_plainly(steps):
     except ScheduleError:
         raised = True
     assert raised == _races(schedule)
+
+
+@pytest.mark.parametrize("collective,algorithm", [("all_reduce", "ring"), ("broadcast", "binomial_tree"), ("all_to_all", "pairwise")])
+def test_a_schedule_read_back_from_its_json_is_the_same_in_global_ranks(collective, algorithm):
+    schedule, ranks = build(collective, algorithm, 3, 1, 2), [2, 5, 7]  # group ranks 0, 1, 2 are global 2, 5, 7
+    back = Schedule.from_json(schedule.to_json(ranks), world_size=8)
+    assert (back.collective, back.algorithm, back.world_size, back.root) == (collective, algorithm, 8, 5)
+    assert (back.blocks, back.pieces, len(back.steps)) == (schedule.blocks, schedule.pieces, len(schedule.steps))
+    for ours, theirs in zip(schedule.steps, back.steps):
+        g = np.array(ranks)
+        assert (theirs.table[:, :2] == g[ours.table[:, :2]]).all() and (theirs.table[:, 2:] == ours.table[:, 2:]).all()
+        assert theirs.phase == ours.phase

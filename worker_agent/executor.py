@@ -88,7 +88,7 @@ class Executor:
         mine = [self._mine(step.table) for step in schedule.steps]
         need = max((sum(self._size(t.into) for t in ts if self._reduces_into_me(t)) for ts in mine), default=0)
         self.scratch = torch.empty(need, dtype=buffer.dtype, device=buffer.device)
-        homes = self._homes(mine, record_states)
+        self.kept, homes = self._homes(mine, record_states)
         where: dict[int, torch.Tensor] = {}  # chunk -> where its latest state lives, if written yet
         self.plans = []
         for transfers, (home, deferred) in zip(mine, homes):
@@ -116,10 +116,10 @@ class Executor:
     def _reduces_into_me(self, t: Transfer) -> bool:
         return t.dst == self.me and t.src != self.me and t.reduce
 
-    def _homes(self, mine: list[list[Transfer]], record_states: bool) -> list[tuple[dict[int, torch.Tensor], bool]]:
-        """Per step: the keep slots of the chunk states it writes that a later step replaces
-        (while the budget lasts; other states go to the working buffer), and whether it can be
-        reported after the last step (every such state has a slot)."""
+    def _homes(self, mine: list[list[Transfer]], record_states: bool) -> tuple[torch.Tensor, list[tuple[dict[int, torch.Tensor], bool]]]:
+        """The keep buffer, and per step: the keep slots of the chunk states it writes that a
+        later step replaces (while the budget lasts; other states go to the working buffer),
+        and whether it can be reported after the last step (every such state has a slot)."""
         written = [list(dict.fromkeys(t.into for t in ts if t.dst == self.me)) for ts in mine]
         replaced, later = [], set()
         for chunks in reversed(written):
@@ -133,15 +133,15 @@ class Executor:
             fits = total + size <= budget
             kept.append(chunks if fits else [])
             total += size if fits else 0
-        self.kept = torch.empty(total, dtype=self.buffer.dtype, device=self.buffer.device)
+        keep = torch.empty(total, dtype=self.buffer.dtype, device=self.buffer.device)
         homes, offset = [], 0
         for chunks in kept:
             home = {}
             for c in chunks:
-                home[c] = self.kept[offset : offset + self._size(c)]
+                home[c] = keep[offset : offset + self._size(c)]
                 offset += self._size(c)
             homes.append(home)
-        return [(home, not record_states or len(k) == len(r)) for home, k, r in zip(homes, kept, replaced)]
+        return keep, [(home, not record_states or len(k) == len(r)) for home, k, r in zip(homes, kept, replaced)]
 
     def _plan(self, transfers: list[Transfer], where: dict[int, torch.Tensor], home: dict[int, torch.Tensor],
               deferred: bool) -> StepPlan:

@@ -118,6 +118,12 @@ class Schedule:
             ],
         }
 
+    @classmethod
+    def from_json(cls, plan: dict, world_size: int) -> "Schedule":
+        """The schedule `to_json(ranks)` wrote, in global ranks: `world_size` is the world's."""
+        steps = tuple(Step(s["phase"], s["caption"], np.asarray(s["transfers"], dtype=np.int64)) for s in plan["steps"])
+        return cls(plan["collective"], plan["algorithm"], world_size, plan["root"], plan["blocks"], plan["pieces"], steps)
+
 
 def piece_sizes(count: int, pieces: int) -> list[int]:
     """Split `count` elements into `pieces` parts that differ by at most one."""
