@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from worker_agent.cli import main
+from ringside.worker_agent.cli import main
 
 if __name__ == "__main__":
     ranks = sys.argv[sys.argv.index("--ranks") + 1] if "--ranks" in sys.argv else "4"

@@ -17,8 +17,8 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from worker_agent.catalog import SpecError, catalog
-from worker_agent.protocol import EVENT, PROTOCOL_VERSION, Hello, RunSpec
+from ringside.worker_agent.catalog import SpecError, catalog
+from ringside.worker_agent.protocol import EVENT, PROTOCOL_VERSION, Hello, RunSpec
 
 from . import metrics, model, trace
 from .auth import origin_allowed, presenter_dependency, role_of, viewer_dependency

@@ -15,8 +15,8 @@ from collections import deque
 
 from starlette.websockets import WebSocket
 
-from worker_agent.catalog import SpecError, validate
-from worker_agent.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
+from ringside.worker_agent.catalog import SpecError, validate
+from ringside.worker_agent.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
                                    RunStarted, StepEvent)
 
 from . import runs as R

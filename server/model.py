@@ -9,11 +9,11 @@ from typing import Optional
 import numpy as np
 from pydantic import BaseModel, Field
 
-from worker_agent import collectives as C
-from worker_agent.algorithms import NATIVE, algorithms_for, build
-from worker_agent.catalog import ITEMSIZE, SpecError, effective_count, group_of
-from worker_agent.protocol import Collective, DType, RunSpec
-from worker_agent.simulate import traffic
+from ringside.worker_agent import collectives as C
+from ringside.worker_agent.algorithms import NATIVE, algorithms_for, build
+from ringside.worker_agent.catalog import ITEMSIZE, SpecError, effective_count, group_of
+from ringside.worker_agent.protocol import Collective, DType, RunSpec
+from ringside.worker_agent.simulate import traffic
 
 DEFAULT_ALPHA, DEFAULT_BETA = 50e-6, 1e-9  # 50 us a step, 1 GB/s: a loopback-ish guess until runs are measured
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import statistics
 import time
 
-from worker_agent import collectives as C
-from worker_agent import simulate
-from worker_agent.catalog import ITEMSIZE, effective_count, effective_dtype, group_of
-from worker_agent.protocol import ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent
-from worker_agent.schedule import Schedule
+from ringside.worker_agent import collectives as C
+from ringside.worker_agent import simulate
+from ringside.worker_agent.catalog import ITEMSIZE, effective_count, effective_dtype, group_of
+from ringside.worker_agent.protocol import ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent
+from ringside.worker_agent.schedule import Schedule
 
 ENDED = frozenset({"done", "failed", "cancelled", "interrupted"})
 RESULT_FIELDS = ("output", "checksum", "verified", "max_diff", "tolerance", "mismatches", "timings", "bytes_sent", "bytes_received")

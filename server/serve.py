@@ -96,7 +96,7 @@ def main(args: argparse.Namespace) -> int:
     server = server_for(settings)
     print(f"Ringside server: {settings.url}", flush=True)
     print(f"  presenter:  {settings.presenter_url()}")
-    print(f"  workers:    RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N -m worker_agent --server {settings.url}")
+    print(f"  workers:    RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N -m ringside.worker_agent --server {settings.url}")
     print(f"  runs kept in {settings.db}", flush=True)
     server.run()
     return 0 if server.started else 1

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from websockets.sync.client import connect
 
-from worker_agent.local import free_port
-from worker_agent.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.local import free_port
+from ringside.worker_agent.protocol import PROTOCOL_VERSION
 
 
 @dataclass
@@ -103,7 +103,7 @@ def start_up(tmp: Path, ranks: int = 4, db: Path | None = None, timeout: float =
     port = free_port()
     db = db or tmp / "runs.db"
     log = tmp / f"up-{port}.log"
-    proc = subprocess.Popen([sys.executable, "-m", "worker_agent.cli", "up", "--ranks", str(ranks), "--port", str(port), "--db", str(db)],
+    proc = subprocess.Popen([sys.executable, "-m", "ringside.worker_agent.cli", "up", "--ranks", str(ranks), "--port", str(port), "--db", str(db)],
                             stdout=open(log, "w"), stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -134,7 +134,7 @@ def start_serve(tmp: Path, *flags: str, port: int | None = None, timeout: float 
     db = tmp / f"serve-{port}.db"
     log = tmp / f"serve-{port}.log"
     env = {**os.environ, "RINGSIDE_PRESENTER_TOKEN": PRESENTER_TOKEN, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, **(env or {})}
-    proc = subprocess.Popen([sys.executable, "-m", "worker_agent.cli", "serve", "--port", str(port), "--db", str(db), *flags],
+    proc = subprocess.Popen([sys.executable, "-m", "ringside.worker_agent.cli", "serve", "--port", str(port), "--db", str(db), *flags],
                             stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
     up = Up(proc, f"http://127.0.0.1:{port}", PRESENTER_TOKEN, db)
     deadline = time.monotonic() + timeout

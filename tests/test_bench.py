@@ -10,7 +10,7 @@ import pytest
 
 
 def bench(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "worker_agent.cli", "bench", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "ringside.worker_agent.cli", "bench", *args], capture_output=True, text=True, timeout=300)
 
 
 def test_json_rows_for_a_small_sweep():

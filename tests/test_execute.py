@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from distributed import run_ranks, unwrap
 
-from worker_agent.algorithms import ALGORITHMS, build
-from worker_agent.catalog import effective_count, effective_op, group_of, peer_of
-from worker_agent.inputs import numpy_input
-from worker_agent.protocol import RunSpec
-from worker_agent.simulate import simulate
+from ringside.worker_agent.algorithms import ALGORITHMS, build
+from ringside.worker_agent.catalog import effective_count, effective_op, group_of, peer_of
+from ringside.worker_agent.inputs import numpy_input
+from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.simulate import simulate
 
 PAIRS = [(c, a) for c, algs in ALGORITHMS.items() for a in algs]
 
@@ -31,7 +31,7 @@ def cases(p: int) -> list[RunSpec]:
 
 
 def run_all(world, specs):
-    from worker_agent.runner import Runner
+    from ringside.worker_agent.runner import Runner
 
     runner = Runner(world, lambda event: None)
     return [runner.run(f"case-{i}", spec) for i, spec in enumerate(specs)]

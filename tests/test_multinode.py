@@ -1,6 +1,6 @@
 """Two nodes, as an engineer's cluster has them: each a network namespace with its own
 address and host name, joined to the server's by a bridge. Workers join the way the
-README says (`python -m worker_agent --server URL` with torchrun's variables), gloo
+README says (`python -m ringside.worker_agent --server URL` with torchrun's variables), gloo
 talks across the bridge, and the cluster view groups the ranks by host.
 
 Needs root and iproute2 (CI's container has both); skips cleanly without them."""
@@ -96,7 +96,7 @@ def start_rank(net: Bridge, rank: int, server_url: str) -> subprocess.Popen:
            "OMP_NUM_THREADS": "1", "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN}
     # a UTS namespace of its own gives the node its host name; every step execs, so the pid is the worker's
     cmd = ["ip", "netns", "exec", ns, "unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', NODES[node],
-           sys.executable, "-m", "worker_agent", "--server", server_url]
+           sys.executable, "-m", "ringside.worker_agent", "--server", server_url]
     return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL)
 
 

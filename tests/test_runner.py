@@ -7,15 +7,15 @@ import numpy as np
 import torch
 from distributed import run_ranks, unwrap
 
-from worker_agent import capture
-from worker_agent.algorithms import build
-from worker_agent.inputs import numpy_input
-from worker_agent.protocol import RunSpec
-from worker_agent.simulate import initial_buffers, states, traffic
+from ringside.worker_agent import capture
+from ringside.worker_agent.algorithms import build
+from ringside.worker_agent.inputs import numpy_input
+from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.simulate import initial_buffers, states, traffic
 
 
 def record(world, specs):
-    from worker_agent.runner import Runner
+    from ringside.worker_agent.runner import Runner
 
     out = []
     for spec in specs:
@@ -74,7 +74,7 @@ def test_only_the_groups_rank_zero_sends_the_schedule_in_global_ranks():
 
 
 def replay_cases(p: int) -> list[RunSpec]:
-    from worker_agent.algorithms import ALGORITHMS
+    from ringside.worker_agent.algorithms import ALGORITHMS
 
     specs = []
     for i, (collective, algorithm) in enumerate((c, a) for c, algs in ALGORITHMS.items() for a in algs):
@@ -91,7 +91,7 @@ def replay_cases(p: int) -> list[RunSpec]:
 def record_both_ways(world, specs):
     """Every spec twice: with the keep buffer (steps reported after the last one) and
     without it (steps that later steps overwrite are reported inside the loop)."""
-    from worker_agent import executor
+    from ringside.worker_agent import executor
 
     with_keep = record(world, specs)
     executor.KEEP_BUDGET = 0
@@ -142,7 +142,7 @@ def test_summary_of_every_float_dtype():
 
 def cancel_on_one_rank(world, spec, asker):
     """`asker` alone is told to cancel before the run; the group must stop together."""
-    from worker_agent.runner import Runner
+    from ringside.worker_agent.runner import Runner
 
     events = []
     runner = Runner(world, events.append, cancellable=True)

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worker_agent import collectives as C
-from worker_agent.algorithms import ALGORITHMS, algorithms_for, build
-from worker_agent.schedule import Schedule, ScheduleError, Step, Transfer, check
-from worker_agent.simulate import simulate
+from ringside.worker_agent import collectives as C
+from ringside.worker_agent.algorithms import ALGORITHMS, algorithms_for, build
+from ringside.worker_agent.schedule import Schedule, ScheduleError, Step, Transfer, check
+from ringside.worker_agent.simulate import simulate
 
 PAIRS = [(c, a) for c, algs in ALGORITHMS.items() for a in algs]
 OPS_FOR_INTS = ("SUM", "MAX", "BXOR", "PRODUCT")

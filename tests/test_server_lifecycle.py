@@ -9,8 +9,8 @@ import time
 
 from server_helpers import WORKER_TOKEN, start_serve, start_up
 
-from worker_agent.launch import LocalWorkers
-from worker_agent.local import free_port
+from ringside.worker_agent.launch import LocalWorkers
+from ringside.worker_agent.local import free_port
 
 
 def alive(pid: int) -> bool:

@@ -12,8 +12,8 @@ import time
 import pytest
 from server_helpers import start_up
 
-from server import model
-from worker_agent.protocol import RunSpec
+from ringside.server import model
+from ringside.worker_agent.protocol import RunSpec
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +25,7 @@ def up(tmp_path_factory):
 
 def ringside_run(up, *args):
     env = {**os.environ, "RINGSIDE_PRESENTER_TOKEN": up.presenter}
-    return subprocess.run([sys.executable, "-m", "worker_agent.cli", "run", "--server", up.url, *args],
+    return subprocess.run([sys.executable, "-m", "ringside.worker_agent.cli", "run", "--server", up.url, *args],
                           capture_output=True, text=True, timeout=120, env=env)
 
 

@@ -11,7 +11,7 @@ from server_helpers import WORKER_TOKEN, messages, start_up
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from worker_agent.collectives import COLLECTIVES
+from ringside.worker_agent.collectives import COLLECTIVES
 
 P = 4
 

@@ -1,4 +1,4 @@
-"""`python -m worker_agent` under torchrun: real ranks, events as JSON lines."""
+"""`python -m ringside.worker_agent` under torchrun: real ranks, events as JSON lines."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import json
 import subprocess
 import sys
 
-from worker_agent.protocol import EVENT
+from ringside.worker_agent.protocol import EVENT
 
 
 def torchrun(n: int, *args: str) -> subprocess.CompletedProcess:
     # --standalone: torchrun picks a free rendezvous port itself, with no window for another process to take it
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={n}", "-m", "worker_agent", *args]
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={n}", "-m", "ringside.worker_agent", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=180)
 
 
@@ -41,7 +41,7 @@ def test_bad_spec_exits_2_on_every_rank_naming_the_field():
 
 
 def test_malformed_spec_is_refused_before_joining():
-    done = subprocess.run([sys.executable, "-m", "worker_agent", "--spec", json.dumps({"collective": "all_shuffle"})],
+    done = subprocess.run([sys.executable, "-m", "ringside.worker_agent", "--spec", json.dumps({"collective": "all_shuffle"})],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "error: collective:" in done.stderr
 

@@ -1,4 +1,4 @@
-"""`python -m worker_agent` is `ringside worker` (so torchrun -m worker_agent works)."""
+"""`python -m ringside.worker_agent` is `ringside worker` (so torchrun -m ringside.worker_agent works)."""
 
 import sys
 

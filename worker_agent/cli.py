@@ -9,11 +9,11 @@ import importlib
 import sys
 
 SUBCOMMANDS = {
-    "up": ("server.up", "the server and N local workers, in one command"),
-    "serve": ("server.serve", "the server alone; workers connect to it"),
-    "worker": ("worker_agent.worker", "one rank (torchrun-compatible): connect to a server, or run a spec and print JSON lines"),
-    "run": ("server.remote", "trigger a run on a server and print its result"),
-    "bench": ("worker_agent.bench", "spawn local ranks and print an nccl-tests-style table"),
+    "up": ("ringside.server.up", "the server and N local workers, in one command"),
+    "serve": ("ringside.server.serve", "the server alone; workers connect to it"),
+    "worker": ("ringside.worker_agent.worker", "one rank (torchrun-compatible): connect to a server, or run a spec and print JSON lines"),
+    "run": ("ringside.server.remote", "trigger a run on a server and print its result"),
+    "bench": ("ringside.worker_agent.bench", "spawn local ranks and print an nccl-tests-style table"),
 }
 
 

@@ -1,7 +1,7 @@
 """This rank's place in the world: the process group, its device, its subgroups.
 
 Reads torchrun's variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
-MASTER_PORT), so `torchrun -m worker_agent` works on any number of nodes.
+MASTER_PORT), so `torchrun -m ringside.worker_agent` works on any number of nodes.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 what it is sent; without, it runs the spec given on the command line and
 writes every event as a JSON line. Reads torchrun's environment, so
 
-    torchrun --nproc-per-node=4 -m worker_agent --collective all_reduce --algorithm ring
+    torchrun --nproc-per-node=4 -m ringside.worker_agent --collective all_reduce --algorithm ring
 
 runs a real 4-rank ring all_reduce and prints what every rank saw.
 """
