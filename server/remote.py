@@ -13,7 +13,7 @@ import urllib.request
 
 from pydantic import ValidationError
 
-from ringside.worker_agent.worker import add_spec_arguments, first_error, spec_from_args
+from ringside.worker_agent.spec_args import add_spec_arguments, first_error, spec_from_args
 
 ENDED = {"done", "failed", "cancelled", "interrupted"}
 

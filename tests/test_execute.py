@@ -9,7 +9,8 @@ import pytest
 from distributed import run_ranks, unwrap
 
 from ringside.worker_agent.algorithms import ALGORITHMS, build
-from ringside.worker_agent.catalog import effective_count, effective_op, group_of, peer_of
+from ringside.worker_agent.catalog import group_of, peer_of
+from ringside.worker_agent.collectives import get
 from ringside.worker_agent.inputs import numpy_input
 from ringside.worker_agent.protocol import RunSpec
 from ringside.worker_agent.simulate import simulate
@@ -25,7 +26,7 @@ def cases(p: int) -> list[RunSpec]:
         base = dict(collective=collective, algorithm=algorithm, root=root, chunks=chunks, capture="full")
         pieces = build(collective, algorithm, p, root, chunks).pieces
         specs.append(RunSpec(**base, count=pieces * 2 + (p % 3), dtype="int64", pattern="random_int",
-                             op=("SUM", "MAX", "BXOR", "PRODUCT")[i % 4], seed=i))
+                             op=("SUM", "MAX", "BXOR", "PRODUCT")[i % 4] if get(collective).reduces else "SUM", seed=i))
         specs.append(RunSpec(**base, count=pieces + 1, dtype="float32", pattern="random_float", seed=i))
     return specs
 
@@ -48,7 +49,8 @@ def simulated(spec: RunSpec, p: int) -> list:
     root = group.index(spec.root)
     schedule = build(spec.collective, spec.algorithm, len(group), root, spec.chunks)
     inputs = [numpy_input(spec, r, p) for r in range(len(group))]
-    return simulate(schedule, inputs, effective_count(spec), effective_op(spec), group.index(peer_of(spec, group)))
+    collective = get(spec.collective)
+    return simulate(schedule, inputs, collective.count(spec), collective.op(spec), group.index(peer_of(spec, group)))
 
 
 @pytest.mark.parametrize("p", [2, 3, 4, 5])

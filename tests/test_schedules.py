@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ringside.worker_agent import collectives as C
+from ringside.worker_agent.collectives import COLLECTIVES, get
+from ringside.worker_agent.collectives.barrier import BARRIER
 from ringside.worker_agent.algorithms import ALGORITHMS, algorithms_for, build
 from ringside.worker_agent.schedule import Schedule, ScheduleError, Step, Transfer, check
 from ringside.worker_agent.simulate import simulate
@@ -21,14 +22,14 @@ def run_case(collective, algorithm, p, root, chunks, extra, op, seed):
     schedule = build(collective, algorithm, p, root, chunks)
     count = 1 if collective == "barrier" else schedule.pieces + extra
     if collective == "barrier":
-        op = C.BARRIER_OP
+        op = BARRIER.OP
     rng = np.random.default_rng(seed)
-    inputs = [rng.integers(-9, 10, C.input_size(collective, r, p, root, count)) for r in range(p)]
+    inputs = [rng.integers(-9, 10, len(get(collective).input_blocks(r, p, root)) * count) for r in range(p)]
     if collective == "barrier":
         inputs = [np.array([1 << r]) for r in range(p)]
     peer = (root + 1) % p
     got = simulate(schedule, inputs, count, op, peer)
-    want = C.reference(collective, inputs, op, root, peer)
+    want = get(collective).reference(inputs, op, root, peer)
     for r, (a, b) in enumerate(zip(got, want)):
         assert (a is None) == (b is None), f"rank {r}: output presence differs"
         if a is not None:
@@ -86,7 +87,7 @@ def test_one_rank_has_nothing_to_send(collective, algorithm):
 
 
 def test_every_collective_has_native_and_a_schedule():
-    for collective in C.COLLECTIVES:
+    for collective in COLLECTIVES:
         algorithms = algorithms_for(collective)
         assert algorithms[0] == "native" and len(algorithms) >= 2, collective
 

@@ -9,14 +9,14 @@ from ringside.worker_agent.verify import compare
 
 
 def test_a_difference_is_reported_with_its_positions():
-    v = compare("all_reduce", torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.tensor([1.0, 2.5, 3.0, 9.0]), 4)
+    v = compare(True, torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.tensor([1.0, 2.5, 3.0, 9.0]), 4)
     assert not v.verified and v.max_diff == 5.0 and v.mismatches == ((1, 2.0, 2.5), (3, 4.0, 9.0))
 
 
 def test_floats_within_tolerance_pass_and_copies_must_be_exact():
     a = torch.tensor([1.0, 2.0], dtype=torch.float32)
     nudged = a + torch.tensor([1e-7, 0.0])
-    assert compare("all_reduce", nudged, a, 4).verified
-    assert not compare("broadcast", nudged, a, 4).verified  # moving data changes no bit
-    assert compare("all_reduce", torch.tensor([float("inf")]), torch.tensor([float("inf")]), 2).verified
-    assert not compare("all_gather", torch.tensor([1, 2]), torch.tensor([1, 2, 3]), 2).verified
+    assert compare(True, nudged, a, 4).verified
+    assert not compare(False, nudged, a, 4).verified  # moving data changes no bit
+    assert compare(True, torch.tensor([float("inf")]), torch.tensor([float("inf")]), 2).verified
+    assert not compare(False, torch.tensor([1, 2]), torch.tensor([1, 2, 3]), 2).verified

@@ -16,9 +16,9 @@ import statistics
 import sys
 from dataclasses import asdict, dataclass
 
-from . import collectives as C
 from .algorithms import NATIVE, algorithms_for
-from .catalog import ITEMSIZE, MAX_ITERATIONS, SpecError, effective_dtype, validate
+from .catalog import ITEMSIZE, MAX_ITERATIONS, SpecError, validate
+from .collectives import COLLECTIVES, get
 from .protocol import RunSpec
 
 
@@ -65,7 +65,7 @@ def at_least(low: int):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--ranks", type=at_least(1), default=4, help="local ranks to spawn (default %(default)s)")
-    parser.add_argument("-c", "--collective", default="all_reduce", choices=C.COLLECTIVES)
+    parser.add_argument("-c", "--collective", default="all_reduce", choices=list(COLLECTIVES))
     parser.add_argument("-a", "--algorithms", help="comma-separated (default: native and every stepwise algorithm)")
     parser.add_argument("-d", "--dtype", default="float32", choices=sorted(ITEMSIZE))
     parser.add_argument("-o", "--op", default="SUM", help="reduction (default %(default)s)")
@@ -79,8 +79,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def sizes(collective: str, low: int, high: int, factor: int) -> list[int]:
-    if collective == "barrier":
-        return [0]  # a barrier carries no message: one row
+    if not get(collective).payload:
+        return [0]  # a barrier carries no message of the user's: one row
     out, size = [], max(low, 1)
     while size <= high:
         out.append(size)
@@ -89,8 +89,8 @@ def sizes(collective: str, low: int, high: int, factor: int) -> list[int]:
 
 
 def count_for(collective: str, size: int, itemsize: int, p: int) -> int:
-    """Elements per block for a message of `size` bytes (collectives.message_bytes, inverted)."""
-    return max(1, size // C.message_bytes(collective, 1, itemsize, p))
+    """Elements per block for a message of `size` bytes (Collective.message_bytes, inverted)."""
+    return max(1, size // get(collective).message_bytes(1, itemsize, p))
 
 
 def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int) -> RunSpec:
@@ -118,15 +118,15 @@ def measure(world, a: argparse.Namespace, size: int, algorithm: str) -> tuple[li
 def row(a: argparse.Namespace, world, size: int, algorithm: str, times: list[float], wrong: int,
         native_time: float | None) -> Row:
     p = world.world_size
-    spec = spec_for(a, size, algorithm, p)
-    barrier = a.collective == "barrier"
-    nbytes = 0 if barrier else C.message_bytes(a.collective, spec.count, ITEMSIZE[effective_dtype(spec)], p)
+    spec, collective = spec_for(a, size, algorithm, p), get(a.collective)
+    moves = collective.payload
+    nbytes = collective.message_bytes(spec.count, ITEMSIZE[collective.dtype(spec)], p) if moves else 0
     median = statistics.median(times)
-    algbw = None if barrier else (nbytes / median if median > 0 else 0.0)
-    return Row(size=nbytes, count=0 if barrier else spec.count, dtype=None if barrier else a.dtype,
-               op=a.op if a.collective in C.REDUCING and not barrier else None, algorithm=algorithm,
+    algbw = (nbytes / median if median > 0 else 0.0) if moves else None
+    return Row(size=nbytes, count=spec.count if moves else 0, dtype=a.dtype if moves else None,
+               op=collective.op(spec) if moves else None, algorithm=algorithm,
                time_median=median, time_min=min(times), time_max=max(times), algbw=algbw,
-               busbw=None if algbw is None else algbw * C.BUS_FACTOR[a.collective](p),
+               busbw=None if algbw is None else algbw * collective.bus_factor(p),
                wrong=None if algorithm == NATIVE else wrong,
                vs_native=1.0 if algorithm == NATIVE else (median / native_time if native_time else None),
                ranks=p, backend=world.backend)

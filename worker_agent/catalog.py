@@ -5,9 +5,10 @@ spec fails everywhere at once and nothing hangs waiting for a peer.
 
 from __future__ import annotations
 
-from . import collectives as C
 from .algorithms import NATIVE, algorithms_for, build
+from .collectives import COLLECTIVES, get
 from .protocol import RunSpec
+from .schedule import Schedule, chunk_bounds as split_blocks
 
 DTYPES = ("int32", "int64", "float16", "bfloat16", "float32", "float64")
 INTEGER_DTYPES = frozenset({"int32", "int64"})
@@ -48,18 +49,6 @@ def peer_of(spec: RunSpec, group: list[int]) -> int:
     return group[(group.index(spec.root) + 1) % len(group)] if spec.root in group else spec.root
 
 
-def effective_op(spec: RunSpec) -> str:
-    return C.BARRIER_OP if spec.collective == "barrier" else spec.op
-
-
-def effective_dtype(spec: RunSpec) -> str:
-    return C.BARRIER_DTYPE if spec.collective == "barrier" else spec.dtype
-
-
-def effective_count(spec: RunSpec) -> int:
-    return 1 if spec.collective == "barrier" else spec.count
-
-
 def validate(spec: RunSpec, world_size: int, backend: str) -> None:
     """Raise SpecError naming the first field that cannot run on this world and backend."""
     if world_size < 1:
@@ -74,9 +63,10 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
         raise SpecError("group", "names a rank twice")
     if spec.root not in group:
         raise SpecError("root", f"rank {spec.root} is not in the group {group}")
-    if spec.collective == "send_recv":
-        if len(group) < 2:
-            raise SpecError("group", "send_recv needs at least two ranks")
+    collective = get(spec.collective)
+    if len(group) < collective.min_ranks:
+        raise SpecError("group", f"{collective.name} needs at least {collective.min_ranks} ranks")
+    if collective.has_peer:
         peer = peer_of(spec, group)
         if peer not in group:
             raise SpecError("peer", f"rank {peer} is not in the group {group}")
@@ -99,7 +89,10 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
 def _validate_op(spec: RunSpec, backend: str) -> None:
     if backend not in BACKEND_OPS:
         raise SpecError("backend", f"unknown backend {backend!r} (known: {', '.join(BACKEND_OPS)})")
-    if spec.collective not in C.REDUCING or spec.collective == "barrier":
+    if not get(spec.collective).reduces:
+        # an op that would not be applied is refused, not silently ignored
+        if spec.op != "SUM":
+            raise SpecError("op", f"{spec.collective} does not reduce, so it takes no op (leave op out), not {spec.op}")
         return
     if spec.op not in BACKEND_OPS[backend]:
         raise SpecError("op", f"{spec.op} is not available on {backend}")
@@ -110,11 +103,12 @@ def _validate_op(spec: RunSpec, backend: str) -> None:
 
 
 def _validate_size(spec: RunSpec, p: int, root: int) -> None:
-    count = effective_count(spec)
+    collective = get(spec.collective)
+    count = collective.count(spec)
     if count < 1:
         raise SpecError("count", f"must be at least 1, not {count}")
-    blocks = C.buffer_blocks(spec.collective, p)
-    nbytes = blocks * count * ITEMSIZE[effective_dtype(spec)]
+    blocks = collective.blocks(p)
+    nbytes = blocks * count * ITEMSIZE[collective.dtype(spec)]
     if nbytes > MAX_BUFFER_BYTES:
         raise SpecError("count", f"{count} elements make a {nbytes} byte buffer per rank, over the cap of {MAX_BUFFER_BYTES}")
     if spec.capture == "full" and blocks * count > MAX_FULL_CAPTURE:
@@ -145,12 +139,13 @@ def catalog(backend: str, world_size: int) -> dict:
         "world_size": world_size,
         "collectives": [
             {
-                "name": name,
-                "algorithms": algorithms_for(name),
-                "reduces": name in C.REDUCING and name != "barrier",
-                "rooted": name in C.ROOTED,
+                "name": c.name,
+                "algorithms": algorithms_for(c.name),
+                "reduces": c.reduces,
+                "rooted": c.rooted,
+                "peer": c.has_peer,
             }
-            for name in C.COLLECTIVES
+            for c in COLLECTIVES.values()
         ],
         "ops": list(BACKEND_OPS.get(backend, ())),
         "bitwise_ops": sorted(BITWISE_OPS),
@@ -162,3 +157,61 @@ def catalog(backend: str, world_size: int) -> dict:
         "max_full_capture": MAX_FULL_CAPTURE,
     }
 
+
+
+# --- a run's shape, for the executor and the server alike -------------------
+
+
+def schedule_ranks(spec: RunSpec, group: list[int]) -> list[int]:
+    """Global rank of every schedule rank. A schedule with a peer sends from the root to
+    the rank after it; when the chosen peer is another rank, the two swap places."""
+    ranks = list(group)
+    if get(spec.collective).has_peer:
+        root, peer = group.index(spec.root), group.index(peer_of(spec, group))
+        nxt = (root + 1) % len(ranks)
+        ranks[nxt], ranks[peer] = ranks[peer], ranks[nxt]
+    return ranks
+
+
+def schedule_of(spec: RunSpec, world_size: int) -> Schedule | None:
+    """The run's schedule in group ranks; None for native. The spec must be valid."""
+    if spec.algorithm == NATIVE:
+        return None
+    group = group_of(spec, world_size)
+    return build(spec.collective, spec.algorithm, len(group), group.index(spec.root), spec.chunks)
+
+
+def plan(spec: RunSpec, world_size: int) -> dict | None:
+    """The run's schedule as JSON in global ranks (Schedule.to_json); None for native."""
+    schedule = schedule_of(spec, world_size)
+    return None if schedule is None else schedule.to_json(schedule_ranks(spec, group_of(spec, world_size)))
+
+
+def chunk_bounds(spec: RunSpec, world_size: int) -> list[tuple[int, int]]:
+    """Element range of every chunk of a rank's working buffer; a native run's chunks are its blocks."""
+    collective, p = get(spec.collective), len(group_of(spec, world_size))
+    schedule = schedule_of(spec, world_size)
+    if schedule is None:
+        return split_blocks(collective.blocks(p), 1, collective.count(spec))
+    return schedule.chunk_bounds(collective.count(spec))
+
+
+def input_chunks(spec: RunSpec, world_size: int) -> dict[int, list[int]]:
+    """The chunks each rank's own input fills, by global rank."""
+    collective, group = get(spec.collective), group_of(spec, world_size)
+    bounds, count, root = chunk_bounds(spec, world_size), collective.count(spec), group.index(spec.root)
+    out = {}
+    for me, rank in enumerate(group):
+        mine = collective.input_blocks(me, len(group), root)
+        lo, hi = mine.start * count, mine.stop * count
+        out[rank] = [c for c, (a, b) in enumerate(bounds) if len(mine) and lo <= a and b <= hi]
+    return out
+
+
+def layout_of(spec: RunSpec, world_size: int) -> dict:
+    """How the browser should place the ranks: the schedule's shape, the rank to mark as
+    the root (or None), and the servers of a servers-and-workers layout (global ranks)."""
+    schedule = schedule_of(spec, world_size)
+    shape = schedule.layout if schedule is not None else "ring"
+    marked = get(spec.collective).rooted or shape in ("tree", "star")
+    return {"shape": shape, "root": spec.root if marked else None, "servers": []}

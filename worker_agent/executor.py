@@ -58,13 +58,12 @@ class StepPlan:
     overwritten: set[int] = field(default_factory=set)  # chunks written before the step's waits
     deferred: bool = True  # reported after the last step (else inside the loop, before its chunks change)
     report_late: bool = False  # if reported in the loop: may wait until the next step's transfers fly
-    transfers: list[tuple[int, int, int, int, int]] = field(default_factory=list)  # global ranks
     bytes_sent: int = 0
     bytes_received: int = 0
 
 
 class Executor:
-    """One schedule on one rank. `ranks[g]` is the global rank of group rank g.
+    """One schedule on one rank. `ranks[i]` is the global rank of group rank i.
     `record_states`: steps will be reported with their chunk states (capture full or
     summary), so states that later steps replace are kept."""
 
@@ -75,7 +74,7 @@ class Executor:
         buffer: torch.Tensor,
         ranks: list[int],
         group: dist.ProcessGroup | None,
-        op: str,
+        op: str | None,
         record_states: bool = False,
     ):
         self.schedule = schedule
@@ -83,7 +82,7 @@ class Executor:
         self.ranks = ranks
         self.me = ranks.index(dist.get_rank())
         self.group = group
-        self.reduce = REDUCERS[op]
+        self.reduce = REDUCERS[op] if op else None  # a schedule that only moves data never reduces
         self.bounds = schedule.chunk_bounds(count)
         mine = [self._mine(step.table) for step in schedule.steps]
         need = max((sum(self._size(t.into) for t in ts if self._reduces_into_me(t)) for ts in mine), default=0)
@@ -147,7 +146,7 @@ class Executor:
               deferred: bool) -> StepPlan:
         """One step: reads come from where each chunk's state lives before the step, writes
         go to their slot in `home` or to the working buffer."""
-        plan, me, g = StepPlan(deferred=deferred), self.me, self.ranks
+        plan, me, global_rank = StepPlan(deferred=deferred), self.me, self.ranks
         itemsize = self.buffer.element_size()
         tags: dict[tuple[int, int], int] = {}  # the k-th message between a pair in a step has tag k
 
@@ -162,7 +161,6 @@ class Executor:
         for t in transfers:  # receives first, so every send finds its receive posted
             if t.dst != me:
                 continue
-            plan.transfers.append((g[t.src], g[t.dst], t.chunk, t.into, int(t.reduce)))
             target = home.get(t.into, self.chunk(t.into))
             if t.src == me:
                 plan.copies.append((target, before(t.chunk)))
@@ -171,18 +169,17 @@ class Executor:
                 scratch = self.scratch[offset : offset + self._size(t.into)]
                 offset += len(scratch)
                 plan.reduces.append((target, plan.states[t.into] if t.into in plan.states else before(t.into), scratch))
-                plan.ops.append(dist.P2POp(dist.irecv, scratch, g[t.src], self.group, tag(t.src, t.dst)))
+                plan.ops.append(dist.P2POp(dist.irecv, scratch, global_rank[t.src], self.group, tag(t.src, t.dst)))
             else:
                 plan.overwritten.add(t.into)
-                plan.ops.append(dist.P2POp(dist.irecv, target, g[t.src], self.group, tag(t.src, t.dst)))
+                plan.ops.append(dist.P2POp(dist.irecv, target, global_rank[t.src], self.group, tag(t.src, t.dst)))
             if t.src != me:
                 plan.bytes_received += self._size(t.into) * itemsize
             plan.states[t.into] = target
         for t in transfers:  # sends read the state before the step (schedule.check: no copy into a sent chunk)
             if t.src == me and t.dst != me:
-                plan.transfers.append((g[t.src], g[t.dst], t.chunk, t.into, int(t.reduce)))
                 plan.bytes_sent += self._size(t.chunk) * itemsize
-                plan.ops.append(dist.P2POp(dist.isend, before(t.chunk), g[t.dst], self.group, tag(t.src, t.dst)))
+                plan.ops.append(dist.P2POp(dist.isend, before(t.chunk), global_rank[t.dst], self.group, tag(t.src, t.dst)))
         plan.written = list(plan.states)
         return plan
 

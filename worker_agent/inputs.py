@@ -8,10 +8,9 @@ simulator, a verifier, a test) can rebuild any rank's input without asking it.
 from __future__ import annotations
 
 import numpy as np
-import torch
 
-from . import collectives as C
-from .catalog import effective_count, effective_dtype, group_of
+from .catalog import group_of
+from .collectives import get
 from .protocol import RunSpec
 
 NUMPY_DTYPE = {
@@ -21,14 +20,6 @@ NUMPY_DTYPE = {
     "bfloat16": np.float32,  # numpy has no bfloat16: generate float32, round in torch
     "float32": np.float32,
     "float64": np.float64,
-}
-TORCH_DTYPE = {
-    "int32": torch.int32,
-    "int64": torch.int64,
-    "float16": torch.float16,
-    "bfloat16": torch.bfloat16,
-    "float32": torch.float32,
-    "float64": torch.float64,
 }
 
 
@@ -47,17 +38,8 @@ def pattern_values(pattern: str, seed: int, rank: int, size: int) -> np.ndarray:
 
 
 def numpy_input(spec: RunSpec, group_rank: int, world_size: int) -> np.ndarray:
-    """This rank's input as numpy, shaped as collectives.input_blocks says (maybe empty)."""
-    group = group_of(spec, world_size)
-    root = group.index(spec.root)
-    count = effective_count(spec)
-    size = C.input_size(spec.collective, group_rank, len(group), root, count)
-    if spec.collective == "barrier":
-        return np.array([1 << (group_rank % 63)], dtype=np.int64)
-    values = pattern_values(spec.pattern, spec.seed, group_rank, size)
-    return values.astype(NUMPY_DTYPE[effective_dtype(spec)])
-
-
-def torch_input(spec: RunSpec, group_rank: int, world_size: int, device: torch.device) -> torch.Tensor:
-    x = torch.from_numpy(numpy_input(spec, group_rank, world_size))
-    return x.to(device=device, dtype=TORCH_DTYPE[effective_dtype(spec)])
+    """This rank's input as numpy, shaped as its collective's input_blocks say (maybe empty)."""
+    collective, group = get(spec.collective), group_of(spec, world_size)
+    size = len(collective.input_blocks(group_rank, len(group), group.index(spec.root))) * collective.count(spec)
+    values = collective.input_values(pattern_values(spec.pattern, spec.seed, group_rank, size), group_rank)
+    return values.astype(NUMPY_DTYPE[collective.dtype(spec)])

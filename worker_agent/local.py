@@ -18,7 +18,7 @@ import traceback
 TIMEOUT = 120.0
 
 
-PRELOAD = ["ringside.worker_agent.client"]  # torch, torch.distributed and everything a rank runs
+PRELOAD = ["ringside.worker_agent.server_link"]  # torch, torch.distributed and everything a rank runs
 
 
 def rank_processes():

@@ -12,20 +12,11 @@ from typing import Annotated, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from .collectives import COLLECTIVES
+
 PROTOCOL_VERSION = 1
 
-Collective = Literal[
-    "broadcast",
-    "scatter",
-    "gather",
-    "reduce",
-    "all_reduce",
-    "all_gather",
-    "reduce_scatter",
-    "all_to_all",
-    "barrier",
-    "send_recv",
-]
+Collective = Literal[tuple(COLLECTIVES)]  # type: ignore[valid-type]  # the descriptors' names
 DType = Literal["int32", "int64", "float16", "bfloat16", "float32", "float64"]
 Op = Literal["SUM", "PRODUCT", "MIN", "MAX", "AVG", "BAND", "BOR", "BXOR"]
 Pattern = Literal["rank", "index", "random_int", "random_float"]
@@ -42,9 +33,9 @@ class RunSpec(Strict):
 
     collective: Collective
     algorithm: str = "native"
-    count: int = Field(16, description="elements per block (see collectives.py)")
+    count: int = Field(16, description="elements per block (see collectives/base.py)")
     dtype: DType = "float32"
-    op: Op = "SUM"
+    op: Op = Field("SUM", description="reduction; only collectives that reduce take one")
     root: int = Field(0, description="global rank of the root (send_recv: the sender)")
     peer: Optional[int] = Field(None, description="send_recv: global rank of the receiver (default: the next rank)")
     group: Optional[list[int]] = Field(None, description="global ranks taking part (default: all)")
@@ -112,12 +103,6 @@ class StepEvent(Message):
     run_id: str
     rank: int
     step: int
-    phase: str
-    transfers: list[tuple[int, int, int, int, int]] = Field(
-        [], description="[src, dst, chunk, into, reduce] in global ranks, where this rank sends or receives"
-    )
-    bytes_sent: int = 0
-    bytes_received: int = 0
     t0: float
     t1: float
     states: list[ChunkState] = Field([], description="chunks of this rank that the step changed")

@@ -17,15 +17,27 @@ import torch
 import torch.distributed as dist
 
 from . import capture, native
-from . import collectives as C
-from .algorithms import NATIVE, build
-from .catalog import effective_count, effective_dtype, effective_op, group_of, peer_of, validate
+from .catalog import chunk_bounds, group_of, peer_of, plan, schedule_of, schedule_ranks, validate
+from .collectives import get
 from .executor import Executor
-from .inputs import TORCH_DTYPE, torch_input
+from .inputs import numpy_input
 from .process_group import World
 from .protocol import ErrorEvent, Message, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
-from .schedule import chunk_bounds
 from .verify import compare
+
+TORCH_DTYPE = {
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "float32": torch.float32,
+    "float64": torch.float64,
+}
+
+
+def torch_input(spec: RunSpec, group_rank: int, world_size: int, device: torch.device) -> torch.Tensor:
+    x = torch.from_numpy(numpy_input(spec, group_rank, world_size))
+    return x.to(device=device, dtype=TORCH_DTYPE[get(spec.collective).dtype(spec)])
 
 
 class RunFailed(RuntimeError):
@@ -93,28 +105,28 @@ class _Run:
         self.p = len(ranks)
         self.me, self.root = ranks.index(world.rank), ranks.index(spec.root)
         self.peer = ranks.index(peer_of(spec, ranks))
-        self.count, self.op = effective_count(spec), effective_op(spec)
+        self.collective = collective = get(spec.collective)
+        self.count, self.op = collective.count(spec), collective.op(spec)
         self.timeout = timedelta(seconds=spec.timeout)
         self.next_ask = 1  # the iteration after which the group next asks whether to cancel
-        blocks = C.buffer_blocks(spec.collective, self.p)
-        self.initial = torch.zeros(blocks * self.count, dtype=TORCH_DTYPE[effective_dtype(spec)], device=world.device)
-        mine = C.input_blocks(spec.collective, self.me, self.p, self.root)
+        blocks = collective.blocks(self.p)
+        self.initial = torch.zeros(blocks * self.count, dtype=TORCH_DTYPE[collective.dtype(spec)], device=world.device)
+        mine = collective.input_blocks(self.me, self.p, self.root)
         self.in_range = (mine.start * self.count, mine.stop * self.count) if len(mine) else None
         if self.in_range is not None:
             self.initial[self.in_range[0] : self.in_range[1]] = torch_input(spec, self.me, world.world_size, world.device)
         self.buffer = self.initial.clone()
-        out = C.output_blocks(spec.collective, self.me, self.p, self.root, self.peer)
+        out = collective.output_blocks(self.me, self.p, self.root, self.peer)
         self.out_range = (out.start * self.count, out.stop * self.count) if len(out) else None
-        if spec.algorithm == NATIVE:
-            self.schedule, self.executor = None, None
-            self.bounds = chunk_bounds(blocks, 1, self.count)
+        self.bounds = chunk_bounds(spec, world.world_size)
+        self.schedule = schedule_of(spec, world.world_size)
+        if self.schedule is None:
+            self.executor = None
             self.call, self.native_out = native.prepare(
-                spec.collective, self.buffer, self.count, ranks, self.me, self.root, self.peer, group, self.op
+                collective, self.buffer, self.count, ranks, self.me, self.root, self.peer, group, self.op
             )
         else:
-            self.schedule = build(spec.collective, spec.algorithm, self.p, self.root, spec.chunks)
-            self.bounds = self.schedule.chunk_bounds(self.count)
-            self.executor = Executor(self.schedule, self.count, self.buffer, _schedule_ranks(spec, ranks, self.root, self.peer),
+            self.executor = Executor(self.schedule, self.count, self.buffer, schedule_ranks(spec, ranks),
                                      group, self.op, record_states=spec.capture != "none")
         self.ranks = ranks
 
@@ -126,7 +138,7 @@ class _Run:
                 rank=self.rank,
                 group_rank=self.me,
                 spec=spec,
-                schedule=self.schedule.to_json(self.executor.ranks) if self.schedule is not None and self.me == 0 else None,
+                schedule=plan(spec, self.runner.world.world_size) if self.me == 0 else None,
                 chunk_bounds=self.bounds,
                 inputs=self._states(range(len(self.bounds))),
                 input_chunks=self._chunks_within(self.in_range),
@@ -191,19 +203,15 @@ class _Run:
         self.next_ask = done + max(1, int(CANCEL_WITHIN_S / max(slowest, 1e-9)))
 
     def _on_step(self, index: int, t0: float, t1: float) -> None:
-        plan = self.executor.plans[index]
+        written = self.executor.plans[index].written
         self.emit(
             StepEvent(
                 run_id=self.run_id,
                 rank=self.rank,
                 step=index,
-                phase=self.schedule.steps[index].phase,
-                transfers=plan.transfers,
-                bytes_sent=plan.bytes_sent,
-                bytes_received=plan.bytes_received,
                 t0=t0,
                 t1=t1,
-                states=capture.states(((c, self.executor.state(index, c)) for c in plan.written), self.spec.capture),
+                states=capture.states(((c, self.executor.state(index, c)) for c in written), self.spec.capture),
             )
         )
 
@@ -217,7 +225,7 @@ class _Run:
                 return None
             if self.native_out.data_ptr() != out.data_ptr():
                 out.copy_(self.native_out)
-        elif self.op == "AVG":
+        elif self.op == "AVG":  # the schedule added; the mean is the sum over the group
             out.div_(self.p)
         return out
 
@@ -230,22 +238,12 @@ class _Run:
         return [c for c, (a, b) in enumerate(self.bounds) if span[0] <= a and b <= span[1]]
 
     def _verify(self, output: torch.Tensor | None):
-        """Run the native op once on the same input and compare; barrier compares with an OR all_reduce."""
-        spec = self.spec
-        collective = "all_reduce" if spec.collective == "barrier" else spec.collective
+        """Run the collective's reference call once on the same input and compare."""
         reference = self.initial.clone()
-        call, want = native.prepare(collective, reference, self.count, self.ranks, self.me, self.root, self.peer, self.group, self.op)
+        call, want = native.prepare(self.collective, reference, self.count, self.ranks, self.me, self.root, self.peer,
+                                    self.group, self.op, reference=True)
         call(self.timeout)
         if output is None or want is None:
             return None
-        return compare(spec.collective, output, want, self.p)
+        return compare(self.collective.reduces, output, want, self.p)
 
-
-def _schedule_ranks(spec: RunSpec, ranks: list[int], root: int, peer: int) -> list[int]:
-    """Global rank of every schedule rank. send_recv schedules send from the root to the
-    rank after it; when the chosen peer is another rank, swap the two places."""
-    ranks = list(ranks)
-    if spec.collective == "send_recv":
-        nxt = (root + 1) % len(ranks)
-        ranks[nxt], ranks[peer] = ranks[peer], ranks[nxt]
-    return ranks

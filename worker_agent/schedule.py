@@ -25,6 +25,10 @@ from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
 
+# How the browser places the ranks: round a loop, as a tree from the root, the root
+# in the middle of a star, in a grid (pairs that swap), or servers above workers.
+LAYOUTS = ("ring", "tree", "star", "grid", "servers")
+
 
 class Transfer(NamedTuple):
     src: int
@@ -77,6 +81,11 @@ class Schedule:
     blocks: int
     pieces: int
     steps: tuple[Step, ...]
+    layout: str = "ring"  # the shape that draws it best (LAYOUTS): the browser knows no algorithm
+
+    def __post_init__(self) -> None:
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"layout {self.layout!r} is not one of {', '.join(LAYOUTS)}")
 
     @property
     def num_chunks(self) -> int:
@@ -100,19 +109,20 @@ class Schedule:
     def to_json(self, ranks: Sequence[int] | None = None) -> dict:
         """Plain JSON for the browser: a transfer is [src, dst, chunk, into, reduce].
         With `ranks` (the global rank of every schedule rank), ranks and captions are global."""
-        g = list(ranks) if ranks is not None else list(range(self.world_size))
+        to_global = list(ranks) if ranks is not None else list(range(self.world_size))
         return {
             "collective": self.collective,
             "algorithm": self.algorithm,
             "world_size": self.world_size,
-            "root": g[self.root] if self.world_size else self.root,
+            "root": to_global[self.root] if self.world_size else self.root,
             "blocks": self.blocks,
             "pieces": self.pieces,
+            "layout": self.layout,
             "steps": [
                 {
                     "phase": s.phase,
-                    "caption": s.caption.format(*g),
-                    "transfers": [[g[a], g[b], c, i, r] for a, b, c, i, r in s.table.tolist()],
+                    "caption": s.caption.format(*to_global),
+                    "transfers": [[to_global[a], to_global[b], c, i, r] for a, b, c, i, r in s.table.tolist()],
                 }
                 for s in self.steps
             ],
@@ -122,7 +132,8 @@ class Schedule:
     def from_json(cls, plan: dict, world_size: int) -> "Schedule":
         """The schedule `to_json(ranks)` wrote, in global ranks: `world_size` is the world's."""
         steps = tuple(Step(s["phase"], s["caption"], np.asarray(s["transfers"], dtype=np.int64)) for s in plan["steps"])
-        return cls(plan["collective"], plan["algorithm"], world_size, plan["root"], plan["blocks"], plan["pieces"], steps)
+        return cls(plan["collective"], plan["algorithm"], world_size, plan["root"], plan["blocks"], plan["pieces"], steps,
+                   plan.get("layout", "ring"))
 
 
 def piece_sizes(count: int, pieces: int) -> list[int]:
@@ -160,21 +171,21 @@ def check(schedule: Schedule) -> None:
     p, n, columns = schedule.world_size, schedule.num_chunks, schedule.columns()
     if not columns.shape[1]:
         return
-    step, src, dst, chunk, into, red = columns
+    step, src, dst, chunk, into, reduces = columns
 
     def fail(row: int, what: str) -> None:
-        raise ScheduleError(f"step {step[row]}: {Transfer(*columns[1:5, row].tolist(), bool(red[row]))} {what}")
+        raise ScheduleError(f"step {step[row]}: {Transfer(*columns[1:5, row].tolist(), bool(reduces[row]))} {what}")
 
     fields, limits = columns[1:5], np.array([p, p, n, n])
     if fields.min() < 0 or (fields.max(axis=1) >= limits).any():  # the cheap test first: this is rare
         bad = ((fields < 0) | (fields >= limits[:, None])).any(axis=0)
         fail(bad.argmax(), f"is outside {p} ranks x {n} chunks")
-    local_reduce = (src == dst) & (red == 1)
+    local_reduce = (src == dst) & (reduces == 1)
     if local_reduce.any():
         fail(local_reduce.argmax(), "reduces a chunk into itself")
     if len(schedule.steps) * p * n >= 1 << 63:
         raise ScheduleError(f"{len(schedule.steps)} steps x {p} ranks x {n} chunks is too large to check")
-    copy = red == 0
+    copy = reduces == 0
     written = (step * p + dst) * n + into
     order = np.argsort(written, kind="stable")
     cells, copied = written[order], copy[order]
@@ -195,7 +206,7 @@ def check(schedule: Schedule) -> None:
 # --- building blocks shared by the algorithm modules -------------------------
 
 
-class Stage(NamedTuple):
+class Round(NamedTuple):
     """Whole-block transfers (chunk and into are block indices) that pipelining cuts into pieces."""
 
     phase: str
@@ -203,35 +214,35 @@ class Stage(NamedTuple):
     transfers: Sequence[Transfer] | np.ndarray
 
 
-def pipelined(stages: Sequence[Stage], pieces: int) -> tuple[Step, ...]:
-    """Run `stages` over every piece, piece c entering stage s at step c + s.
+def pipelined(rounds: Sequence[Round], pieces: int) -> tuple[Step, ...]:
+    """Run `rounds` over every piece, piece c entering round s at step c + s.
 
-    With one piece this is just the stages. With more, stage s of piece c and
-    stage s+1 of piece c-1 overlap in one step: they touch different chunks,
+    With one piece this is just the rounds. With more, round s of piece c and
+    round s+1 of piece c-1 overlap in one step: they touch different chunks,
     so the result is the same and the pipe stays full.
     """
-    tables = [as_table(s.transfers) for s in stages]
+    tables = [as_table(s.transfers) for s in rounds]
     steps = []
-    for t in range(len(stages) + pieces - 1 if stages else 0):
-        active = [(c, t - c) for c in range(pieces) if 0 <= t - c < len(stages)]
+    for t in range(len(rounds) + pieces - 1 if rounds else 0):
+        active = [(c, t - c) for c in range(pieces) if 0 <= t - c < len(rounds)]
         table = np.concatenate([_piece(tables[s], pieces, c) for c, s in active])
         if not len(table):
             continue
-        phases = list(dict.fromkeys(stages[s].phase for _, s in active))
+        phases = list(dict.fromkeys(rounds[s].phase for _, s in active))
         if pieces == 1:
-            caption = stages[active[0][1]].caption
+            caption = rounds[active[0][1]].caption
         else:
-            caption = "; ".join(f"piece {c}: {stages[s].caption}" for c, s in active)
+            caption = "; ".join(f"piece {c}: {rounds[s].caption}" for c, s in active)
         steps.append(Step(" + ".join(phases), caption, table))
     return tuple(steps)
 
 
-def blocked(stages: Sequence[Stage], pieces: int) -> tuple[Step, ...]:
-    """One step per stage, each whole-block transfer moving every piece of its block at once."""
+def blocked(rounds: Sequence[Round], pieces: int) -> tuple[Step, ...]:
+    """One step per round, each whole-block transfer moving every piece of its block at once."""
     def every_piece(table: np.ndarray) -> np.ndarray:  # transfer by transfer, piece by piece
         return np.stack([_piece(table, pieces, c) for c in range(pieces)], axis=1).reshape(-1, 5)
 
-    return steps_of(Stage(s.phase, s.caption, every_piece(as_table(s.transfers))) for s in stages)
+    return steps_of(Round(s.phase, s.caption, every_piece(as_table(s.transfers))) for s in rounds)
 
 
 def _piece(table: np.ndarray, pieces: int, c: int) -> np.ndarray:
@@ -258,7 +269,7 @@ def ceil_log2(n: int) -> int:
     return (n - 1).bit_length()
 
 
-def steps_of(stages: Iterable[Stage]) -> tuple[Step, ...]:
-    """Stages whose transfers are already chunk indices, as steps (empty stages dropped)."""
-    steps = (Step(s.phase, s.caption, s.transfers) for s in stages)
+def steps_of(rounds: Iterable[Round]) -> tuple[Step, ...]:
+    """Rounds whose transfers are already chunk indices, as steps (empty rounds dropped)."""
+    steps = (Step(s.phase, s.caption, s.transfers) for s in rounds)
     return tuple(step for step in steps if len(step.table))

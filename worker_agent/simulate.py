@@ -12,17 +12,17 @@ from typing import Iterator
 
 import numpy as np
 
-from .collectives import OPS, buffer_blocks, input_blocks, output_blocks
+from .collectives import OPS, average, get
 from .schedule import Schedule, Step
 
 
 def initial_buffers(schedule: Schedule, inputs: list[np.ndarray], count: int) -> np.ndarray:
     """Rank r's working buffer (a row) with its input in place and zeros elsewhere."""
-    p = schedule.world_size
+    p, collective = schedule.world_size, get(schedule.collective)
     dtype = np.result_type(*[x.dtype for x in inputs])
-    buffers = np.zeros((p, buffer_blocks(schedule.collective, p) * count), dtype=dtype)
+    buffers = np.zeros((p, collective.blocks(p) * count), dtype=dtype)
     for r, x in enumerate(inputs):
-        blocks = input_blocks(schedule.collective, r, p, schedule.root)
+        blocks = collective.input_blocks(r, p, schedule.root)
         if len(blocks):
             buffers[r, blocks.start * count : blocks.stop * count] = x
     return buffers
@@ -31,40 +31,38 @@ def initial_buffers(schedule: Schedule, inputs: list[np.ndarray], count: int) ->
 def _element_moves(step: Step, starts: np.ndarray, sizes: np.ndarray):
     """Per element moved in `step`: source row/column, target row/column, and whether it reduces."""
     t = step.table
-    src, dst, chunk, into, red = t.T
+    src, dst, chunk, into, reduces = t.T
     lengths = sizes[chunk]
     which = np.repeat(np.arange(len(t)), lengths)
     offset = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return src[which], starts[chunk][which] + offset, dst[which], starts[into][which] + offset, red[which] == 1
+    return src[which], starts[chunk][which] + offset, dst[which], starts[into][which] + offset, reduces[which] == 1
 
 
-def states(schedule: Schedule, buffers: np.ndarray, count: int, op: str = "SUM") -> Iterator[np.ndarray]:
-    """Apply the steps to `buffers` in place, yielding it after each step."""
+def states(schedule: Schedule, buffers: np.ndarray, count: int, op: str | None = "SUM") -> Iterator[np.ndarray]:
+    """Apply the steps to `buffers` in place, yielding it after each step (op None: nothing reduces)."""
     bounds = np.asarray(schedule.chunk_bounds(count), dtype=np.int64).reshape(-1, 2)
     starts, sizes = bounds[:, 0], bounds[:, 1] - bounds[:, 0]
-    ufunc = OPS[op]
+    ufunc = OPS[op or "SUM"]
     for step in schedule.steps:
-        src, src_col, dst, dst_col, red = _element_moves(step, starts, sizes)
+        src, src_col, dst, dst_col, reduces = _element_moves(step, starts, sizes)
         values = buffers[src, src_col]  # every send reads the buffers as they were before the step
-        buffers[dst[~red], dst_col[~red]] = values[~red]
-        ufunc.at(buffers, (dst[red], dst_col[red]), values[red])  # in transfer order, as the executor
+        buffers[dst[~reduces], dst_col[~reduces]] = values[~reduces]
+        ufunc.at(buffers, (dst[reduces], dst_col[reduces]), values[reduces])  # in transfer order, as the executor
         yield buffers
 
 
-def outputs(schedule: Schedule, buffers: np.ndarray, count: int, op: str, peer: int) -> list[np.ndarray | None]:
-    p = schedule.world_size
+def outputs(schedule: Schedule, buffers: np.ndarray, count: int, op: str | None, peer: int) -> list[np.ndarray | None]:
+    p, collective = schedule.world_size, get(schedule.collective)
     result = []
     for r in range(p):
-        blocks = output_blocks(schedule.collective, r, p, schedule.root, peer)
+        blocks = collective.output_blocks(r, p, schedule.root, peer)
         out = buffers[r, blocks.start * count : blocks.stop * count].copy() if len(blocks) else None
-        if out is not None and op == "AVG":
-            out = out / p if np.issubdtype(out.dtype, np.floating) else out // p
-        result.append(out)
+        result.append(out if out is None else average(op, out, p))
     return result
 
 
 def simulate(
-    schedule: Schedule, inputs: list[np.ndarray], count: int, op: str = "SUM", peer: int = 1
+    schedule: Schedule, inputs: list[np.ndarray], count: int, op: str | None = "SUM", peer: int = 1
 ) -> list[np.ndarray | None]:
     """Every rank's output after running the whole schedule on `inputs`."""
     buffers = initial_buffers(schedule, inputs, count)

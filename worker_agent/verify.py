@@ -12,9 +12,6 @@ from dataclasses import dataclass
 
 import torch
 
-MOVES_ONLY = frozenset({"broadcast", "scatter", "gather", "all_gather", "all_to_all", "send_recv"})
-
-
 SHOWN = 5  # differing positions reported, for a viewer to see in red
 
 
@@ -26,13 +23,14 @@ class Verdict:
     mismatches: tuple[tuple[int, float, float], ...] = ()  # (position, got, native's), the first few
 
 
-def tolerance(collective: str, dtype: torch.dtype, group_size: int, magnitude: float) -> float:
-    if collective in MOVES_ONLY or not dtype.is_floating_point:
+def tolerance(reduces: bool, dtype: torch.dtype, group_size: int, magnitude: float) -> float:
+    if not reduces or not dtype.is_floating_point:
         return 0.0
     return 4.0 * group_size * torch.finfo(dtype).eps * max(1.0, magnitude)
 
 
-def compare(collective: str, got: torch.Tensor, want: torch.Tensor, group_size: int) -> Verdict:
+def compare(reduces: bool, got: torch.Tensor, want: torch.Tensor, group_size: int) -> Verdict:
+    """`reduces`: the collective combines values (else it only moves them, and must match exactly)."""
     if got.shape != want.shape:
         return Verdict(False, float("inf"), 0.0)  # no position to point at
     a, b = got.double(), want.double()
@@ -41,6 +39,6 @@ def compare(collective: str, got: torch.Tensor, want: torch.Tensor, group_size: 
     max_diff = float(diff.max()) if diff.numel() else 0.0
     finite = b[torch.isfinite(b)]
     magnitude = float(finite.abs().max()) if finite.numel() else 0.0
-    tol = tolerance(collective, got.dtype, group_size, magnitude)
+    tol = tolerance(reduces, got.dtype, group_size, magnitude)
     wrong = (diff > tol).nonzero().flatten()[:SHOWN].tolist()
     return Verdict(max_diff <= tol, max_diff, tol, tuple((i, a[i].item(), b[i].item()) for i in wrong))

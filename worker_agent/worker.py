@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import sys
 
@@ -20,9 +19,7 @@ from pydantic import ValidationError
 from .catalog import SpecError
 from .process_group import DEFAULT_TIMEOUT, init_from_env
 from .protocol import RunSpec
-
-SPEC_FLAGS = ("collective", "algorithm", "count", "dtype", "op", "root", "peer", "pattern", "seed",
-              "capture", "chunks", "iterations", "warmup", "timeout")
+from .spec_args import add_spec_arguments, first_error, spec_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,31 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--run-id", help="id carried by every event (default: derived from the spec and the rendezvous)")
 
 
-def add_spec_arguments(group) -> None:
-    """The RunSpec's fields as flags (shared with `ringside run`)."""
-    group.add_argument("--spec", help="the whole RunSpec as JSON; flags override its fields")
-    group.add_argument("--collective")
-    group.add_argument("--algorithm")
-    for name in ("count", "root", "peer", "seed", "chunks", "iterations", "warmup"):
-        group.add_argument(f"--{name}", type=int)
-    for name in ("dtype", "op", "pattern", "capture"):
-        group.add_argument(f"--{name}")
-    group.add_argument("--timeout", type=float)
-    group.add_argument("--group", help="comma-separated global ranks (default: all)")
-
-
-def spec_from_args(args: argparse.Namespace) -> RunSpec:
-    fields = json.loads(args.spec) if args.spec else {}
-    fields.update({k: getattr(args, k) for k in SPEC_FLAGS if getattr(args, k) is not None})
-    if args.group:
-        fields["group"] = [int(r) for r in args.group.split(",")]
-    return RunSpec.model_validate(fields)
-
-
 def main(args: argparse.Namespace) -> int:
     if args.server:
         world = init_from_env(args.backend, args.pg_timeout)
-        from .client import serve  # the server's protocol lives there; plain runs never load it
+        from .server_link import serve  # the server's protocol lives there; plain runs never load it
 
         return serve(args.server, args.token, world)
     try:
@@ -102,11 +78,3 @@ def _run_id(spec: RunSpec) -> str:
     """The same on every rank without talking: the spec and the rendezvous they share."""
     key = spec.model_dump_json() + os.environ.get("MASTER_ADDR", "") + os.environ.get("MASTER_PORT", "")
     return hashlib.sha1(key.encode()).hexdigest()[:12]
-
-
-def first_error(e: Exception) -> str:
-    if isinstance(e, ValidationError):
-        err = e.errors()[0]
-        field = ".".join(str(x) for x in err["loc"]) or "spec"
-        return f"{field}: {err['msg']}"
-    return str(e)

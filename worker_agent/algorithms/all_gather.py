@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..schedule import Schedule, Transfer, blocked, floor_pow2
 from . import ring as _ring
-from .captions import beyond, stage
+from .captions import beyond, narrated
 
 
 def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
@@ -17,18 +17,18 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     """Pairs at distance 1, 2, 4, ... swap everything they hold: log2 P steps.
     Extra ranks beyond a power of two fold their block in first and get everything at the end."""
     p2 = floor_pow2(p)
-    stages = []
+    rounds = []
     held = {v: [v] + ([v + p2] if v + p2 < p else []) for v in range(p2)}
     if p > p2:
-        stages.append(stage("fold", f"{beyond(p2)} hands its block to a partner",
+        rounds.append(narrated("fold", f"{beyond(p2)} hands its block to a partner",
                             [Transfer(v, v - p2, v, v, False) for v in range(p2, p)]))
     d = 1
     while d < p2:
-        stages.append(stage("exchange", f"every rank swaps all the blocks it holds with the rank {d} away",
+        rounds.append(narrated("exchange", f"every rank swaps all the blocks it holds with the rank {d} away",
                             [Transfer(v, v ^ d, b, b, False) for v in range(p2) for b in held[v]]))
         held = {v: sorted(held[v] + held[v ^ d]) for v in range(p2)}
         d *= 2
     if p > p2:
-        stages.append(stage("unfold", "every partner sends all the blocks to the rank it folded in",
+        rounds.append(narrated("unfold", "every partner sends all the blocks to the rank it folded in",
                             [Transfer(v - p2, v, b, b, False) for v in range(p2, p) for b in range(p) if b != v]))
-    return Schedule("all_gather", "recursive_doubling", p, root, blocks=p, pieces=chunks, steps=blocked(stages, chunks))
+    return Schedule("all_gather", "recursive_doubling", p, root, blocks=p, pieces=chunks, steps=blocked(rounds, chunks), layout="grid")

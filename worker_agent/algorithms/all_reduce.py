@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..schedule import Schedule, Stage, Transfer, floor_pow2, pipelined, rank, real, sends, steps_of
+from ..schedule import Schedule, Round, Transfer, floor_pow2, pipelined, rank, real, sends, steps_of
 from . import ring as _ring
-from .captions import beyond, stage
+from .captions import beyond, narrated
 
 
 def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
@@ -26,39 +26,40 @@ def tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     depth = [(v + 1).bit_length() - 1 for v in range(p)]
     levels = range(max(depth, default=0), 0, -1)
     up = [
-        stage("reduce", f"every rank at depth {d} sends its partial result to its parent, which adds it to its own",
+        narrated("reduce", f"every rank at depth {d} sends its partial result to its parent, which adds it to its own",
               [Transfer(real(v, root, p), real((v - 1) // 2, root, p), 0, 0, True) for v in range(p) if depth[v] == d])
         for d in levels
     ]
     down = [
-        stage("broadcast", f"every rank at depth {d - 1} sends the result down to its children",
+        narrated("broadcast", f"every rank at depth {d - 1} sends the result down to its children",
               [Transfer(real((v - 1) // 2, root, p), real(v, root, p), 0, 0, False) for v in range(p) if depth[v] == d])
         for d in reversed(levels)
     ]
-    return Schedule("all_reduce", "tree", p, root, blocks=1, pieces=chunks, steps=pipelined(up + down, chunks))
+    return Schedule("all_reduce", "tree", p, root, blocks=1, pieces=chunks, steps=pipelined(up + down, chunks), layout="tree")
 
 
 def master_worker(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     """Everyone sends to the master (the root), which reduces and sends the result back:
     the master receives (P-1)·N and sends (P-1)·N, the bottleneck the ring removes."""
     others = [r for r in range(p) if r != root]
-    stages = [
-        stage("reduce", f"every worker sends its buffer to the master, {rank(root)}, which adds them up",
+    rounds = [
+        narrated("reduce", f"every worker sends its buffer to the master, {rank(root)}, which adds them up",
               [Transfer(r, root, 0, 0, True) for r in others]),
-        stage("broadcast", f"the master, {rank(root)}, sends the result back to every worker",
+        narrated("broadcast", f"the master, {rank(root)}, sends the result back to every worker",
               [Transfer(root, r, 0, 0, False) for r in others]),
     ] if others else []
-    return Schedule("all_reduce", "master_worker", p, root, blocks=1, pieces=chunks, steps=pipelined(stages, chunks))
+    return Schedule("all_reduce", "master_worker", p, root, blocks=1, pieces=chunks, steps=pipelined(rounds, chunks),
+                    layout="star")
 
 
-def _fold(p: int, p2: int, chunks: range) -> Stage:
+def _fold(p: int, p2: int, chunks: range) -> Round:
     """Ranks beyond the largest power of two hand their data to a partner below it."""
-    return stage("fold", f"{beyond(p2)} adds its buffer into a partner's",
+    return narrated("fold", f"{beyond(p2)} adds its buffer into a partner's",
                  np.concatenate([sends(v, v - p2, chunks, True) for v in range(p2, p)]))
 
 
-def _unfold(p: int, p2: int, chunks: range) -> Stage:
-    return stage("unfold", "every partner sends the finished result back to the rank it folded in",
+def _unfold(p: int, p2: int, chunks: range) -> Round:
+    return narrated("unfold", "every partner sends the finished result back to the rank it folded in",
                  np.concatenate([sends(v - p2, v, chunks, False) for v in range(p2, p)]))
 
 
@@ -66,15 +67,16 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     """Pairs at distance 1, 2, 4, ... swap whole buffers and add: log2 P steps, N per rank per step.
     A world that is not a power of two folds its extra ranks in first and out at the end."""
     p2 = floor_pow2(p)
-    stages = [_fold(p, p2, range(1))] if p > p2 else []
+    rounds = [_fold(p, p2, range(1))] if p > p2 else []
     d = 1
     while d < p2:
-        stages.append(stage("exchange", f"every rank swaps its buffer with the rank {d} away (its rank XOR {d}) and adds",
+        rounds.append(narrated("exchange", f"every rank swaps its buffer with the rank {d} away (its rank XOR {d}) and adds",
                             [Transfer(v, v ^ d, 0, 0, True) for v in range(p2)]))
         d *= 2
     if p > p2:
-        stages.append(_unfold(p, p2, range(1)))
-    return Schedule("all_reduce", "recursive_doubling", p, root, blocks=1, pieces=chunks, steps=pipelined(stages, chunks))
+        rounds.append(_unfold(p, p2, range(1)))
+    return Schedule("all_reduce", "recursive_doubling", p, root, blocks=1, pieces=chunks, steps=pipelined(rounds, chunks),
+                    layout="grid")
 
 
 def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Schedule:
@@ -83,7 +85,7 @@ def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     P' segments (P' the largest power of two <= P) of `chunks` chunks each."""
     p2 = floor_pow2(p)
     seg = lambda lo, hi: range(lo * chunks, hi * chunks)  # noqa: E731  (the chunks of segments lo..hi-1)
-    stages = [_fold(p, p2, seg(0, p2))] if p > p2 else []
+    rounds = [_fold(p, p2, seg(0, p2))] if p > p2 else []
     held = {v: (0, p2) for v in range(p2)}
     d = p2 // 2
     while d >= 1:
@@ -94,16 +96,16 @@ def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Schedule:
             keep, give = ((lo, mid), (mid, hi)) if v & d == 0 else ((mid, hi), (lo, mid))
             parts.append(sends(v, v ^ d, seg(*give), True))
             held[v] = keep
-        stages.append(stage("reduce-scatter", f"every rank sends half of its part to the rank {d} away, which adds it to its own",
+        rounds.append(narrated("reduce-scatter", f"every rank sends half of its part to the rank {d} away, which adds it to its own",
                             np.concatenate(parts)))
         d //= 2
     d = 1
     while d < p2:
         parts = [sends(v, v ^ d, seg(*held[v]), False) for v in range(p2)]
         held = {v: (min(held[v][0], held[v ^ d][0]), max(held[v][1], held[v ^ d][1])) for v in range(p2)}
-        stages.append(stage("all-gather", f"every rank sends its finished part to the rank {d} away, doubling what each holds",
+        rounds.append(narrated("all-gather", f"every rank sends its finished part to the rank {d} away, doubling what each holds",
                             np.concatenate(parts)))
         d *= 2
     if p > p2:
-        stages.append(_unfold(p, p2, seg(0, p2)))
-    return Schedule("all_reduce", "rabenseifner", p, root, blocks=1, pieces=p2 * chunks, steps=steps_of(stages))
+        rounds.append(_unfold(p, p2, seg(0, p2)))
+    return Schedule("all_reduce", "rabenseifner", p, root, blocks=1, pieces=p2 * chunks, steps=steps_of(rounds), layout="grid")

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from ..schedule import Schedule, Stage, Transfer, blocked
-from .captions import stage
+from ..schedule import Schedule, Round, Transfer, blocked
+from .captions import narrated
 
 
 def pairwise(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     """Step s: every rank sends to the rank s ahead and hears from the rank s behind,
     so each link carries one block per step; step 0 keeps each rank's own block."""
-    stages = [Stage("local copy", "every rank keeps the block addressed to itself",
+    rounds = [Round("local copy", "every rank keeps the block addressed to itself",
                     [Transfer(r, r, r, p + r, False) for r in range(p)])]
     for s in range(1, p):
-        stages.append(stage("exchange", f"every rank sends the block addressed to the rank {s} ahead of it",
+        rounds.append(narrated("exchange", f"every rank sends the block addressed to the rank {s} ahead of it",
                             [Transfer(r, (r + s) % p, (r + s) % p, p + r, False) for r in range(p)]))
-    return Schedule("all_to_all", "pairwise", p, root, blocks=2 * p, pieces=chunks, steps=blocked(stages, chunks))
+    return Schedule("all_to_all", "pairwise", p, root, blocks=2 * p, pieces=chunks, steps=blocked(rounds, chunks), layout="grid")

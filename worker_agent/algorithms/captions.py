@@ -9,7 +9,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..schedule import Stage, Transfer, as_table, rank
+from ..schedule import Round, Transfer, as_table, rank
 
 FEW = 4  # pairs of ranks that a caption still names one by one
 
@@ -25,9 +25,9 @@ def named(caption: str, transfers: Iterable[Transfer] | np.ndarray) -> str:
     return f"{caption} ({listing([f'{rank(a)} to {rank(b)}' for a, b in pairs])})" if pairs else caption
 
 
-def stage(phase: str, caption: str, transfers: Sequence[Transfer] | np.ndarray) -> Stage:
-    """A stage whose caption names its ranks when there are few."""
-    return Stage(phase, named(caption, transfers), transfers)
+def narrated(phase: str, caption: str, transfers: Sequence[Transfer] | np.ndarray) -> Round:
+    """A round whose caption names its ranks when there are few."""
+    return Round(phase, named(caption, transfers), transfers)
 
 
 def counted(n: int, noun: str) -> str:

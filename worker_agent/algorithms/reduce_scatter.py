@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..schedule import Schedule, Transfer, blocked, floor_pow2
 from . import ring as _ring
-from .captions import beyond, stage
+from .captions import beyond, narrated
 
 
 def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
@@ -19,9 +19,9 @@ def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     buffer in first; block b > P' is owned by rank b-P' until the last step hands it over."""
     p2 = floor_pow2(p)
     owner = lambda b: b if b < p2 else b - p2  # noqa: E731
-    stages = []
+    rounds = []
     if p > p2:
-        stages.append(stage("fold", f"{beyond(p2)} adds its whole buffer into a partner's",
+        rounds.append(narrated("fold", f"{beyond(p2)} adds its whole buffer into a partner's",
                             [Transfer(v, v - p2, b, b, True) for v in range(p2, p) for b in range(p)]))
     held = {v: list(range(p)) for v in range(p2)}
     d = p2 // 2
@@ -31,9 +31,10 @@ def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Schedule:
             give = [b for b in held[v] if owner(b) & d != v & d]
             sends += [Transfer(v, v ^ d, b, b, True) for b in give]
             held[v] = [b for b in held[v] if owner(b) & d == v & d]
-        stages.append(stage("reduce-scatter", f"every rank sends the blocks that belong on the other side to the rank {d} away, which adds them", sends))
+        rounds.append(narrated("reduce-scatter", f"every rank sends the blocks that belong on the other side to the rank {d} away, which adds them", sends))
         d //= 2
     if p > p2:
-        stages.append(stage("unfold", "every partner hands the finished block to the rank it folded in",
+        rounds.append(narrated("unfold", "every partner hands the finished block to the rank it folded in",
                             [Transfer(v - p2, v, v, v, False) for v in range(p2, p)]))
-    return Schedule("reduce_scatter", "recursive_halving", p, root, blocks=p, pieces=chunks, steps=blocked(stages, chunks))
+    return Schedule("reduce_scatter", "recursive_halving", p, root, blocks=p, pieces=chunks, steps=blocked(rounds, chunks),
+                    layout="grid")

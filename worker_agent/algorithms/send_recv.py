@@ -13,4 +13,4 @@ def direct(p: int, root: int = 0, chunks: int = 1) -> Schedule:
         Step("send", f"{rank(root)} sends its buffer to {rank(peer)}",
              tuple(Transfer(root, peer, c, c, False) for c in range(chunks))),
     )
-    return Schedule("send_recv", "direct", p, root, blocks=1, pieces=chunks, steps=steps)
+    return Schedule("send_recv", "direct", p, root, blocks=1, pieces=chunks, steps=steps, layout="star")

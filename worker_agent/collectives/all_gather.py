@@ -1,0 +1,36 @@
+"""all_gather: every rank ends with every rank's block, in rank order."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Collective
+
+
+class AllGather(Collective):
+    name = "all_gather"
+
+    def blocks(self, p):
+        return p
+
+    def message_blocks(self, p):
+        return p
+
+    def bus_factor(self, p):
+        return (p - 1) / p
+
+    def input_blocks(self, rank, p, root):
+        return range(rank, rank + 1)
+
+    def output_blocks(self, rank, p, root, peer):
+        return range(0, p)
+
+    def reference(self, inputs, op, root, peer):
+        return [np.concatenate(inputs) for _ in inputs]
+
+    def native(self, a):
+        mine = a.blocks[a.me].clone()
+        return (lambda: a.all_gather_into(a.buffer, mine, a.group, async_op=True)), a.buffer
+
+
+ALL_GATHER = AllGather()

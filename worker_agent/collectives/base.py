@@ -1,0 +1,137 @@
+"""What a collective is, said once: a descriptor per collective, in the manner of
+nccl-tests' per-collective `testColl`. Everything else (validation, inputs, the
+executor's buffer, the simulator, native calls, verification, the server's
+bandwidth figures, the catalog) asks the descriptor and never the name.
+
+Ranks are group-local. `count` is the size of one block: what each rank
+contributes to all_gather or gather, what each rank receives from scatter or
+reduce_scatter, one destination's share of all_to_all. Every rank holds one
+working buffer of `blocks(p)` blocks; its input fills `input_blocks`, its
+output is read from `output_blocks`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import reduce as fold
+from typing import Any, Callable
+
+import numpy as np
+
+OPS = {
+    "SUM": np.add,
+    "PRODUCT": np.multiply,
+    "MIN": np.minimum,
+    "MAX": np.maximum,
+    "BAND": np.bitwise_and,
+    "BOR": np.bitwise_or,
+    "BXOR": np.bitwise_xor,
+    "AVG": np.add,  # then divided by the world size
+}
+
+
+def combine(op: str, values: list[np.ndarray]) -> np.ndarray:
+    """Reduce a list of arrays with `op`, in list order."""
+    return average(op, fold(OPS[op], values), len(values))
+
+
+def average(op: str, total: np.ndarray, p: int) -> np.ndarray:
+    """AVG's last step, the division by the group size; any other op's result as it is."""
+    if op != "AVG":
+        return total
+    return total / p if np.issubdtype(total.dtype, np.floating) else total // p
+
+
+@dataclass
+class NativeArgs:
+    """What a descriptor's native call needs, torch's objects included, so that the
+    descriptors themselves import no torch (the server imports them)."""
+
+    dist: Any  # torch.distributed
+    buffer: Any  # the working buffer (a tensor)
+    blocks: list  # its blocks, as views
+    p: int
+    me: int  # group ranks from here on
+    root: int
+    peer: int
+    ranks: list[int]  # the global rank of every group rank
+    group: Any  # the process group
+    op: Any  # a dist.ReduceOp, or None for a collective that does not reduce
+    all_gather_into: Callable  # dist.all_gather_into_tensor under its name in this torch
+    reduce_scatter_into: Callable
+
+
+Start = Callable[[], Any]  # starts the call; returns a Work to wait on, or None when it blocked
+
+
+class Collective:
+    """The defaults describe a collective on one block that every rank holds."""
+
+    name: str
+    rooted = False  # one rank is special (the root; send_recv: the sender)
+    reduces = False  # combines values with the run's op (barrier's op is its own)
+    has_peer = False  # names a second rank (send_recv: the receiver)
+    payload = True  # moves the run's data (a barrier's one-bit tokens are its own)
+    min_ranks = 1
+
+    # --- the buffer ----------------------------------------------------------
+
+    def blocks(self, p: int) -> int:
+        return 1
+
+    def input_blocks(self, rank: int, p: int, root: int) -> range:
+        """Blocks of the working buffer that this rank's input fills (empty: no input)."""
+        return range(0, 1)
+
+    def output_blocks(self, rank: int, p: int, root: int, peer: int) -> range:
+        """Blocks of the working buffer that hold this rank's output (empty: no output)."""
+        return range(0, 1)
+
+    def message_blocks(self, p: int) -> int:
+        """Blocks in one rank's message as nccl-tests count it: the larger of input and output."""
+        return 1
+
+    def message_bytes(self, count: int, itemsize: int, p: int) -> int:
+        return self.message_blocks(p) * count * itemsize
+
+    def bus_factor(self, p: int) -> float:
+        """nccl-tests' factor: busbw = algbw x factor compares with a link's speed."""
+        return 1.0
+
+    # --- what a run of it means ----------------------------------------------
+
+    def op(self, spec) -> str | None:
+        """The op its reductions apply; None for a collective that only moves data."""
+        return spec.op if self.reduces else None
+
+    def dtype(self, spec) -> str:
+        return spec.dtype
+
+    def count(self, spec) -> int:
+        return spec.count
+
+    def input_values(self, values: np.ndarray, rank: int) -> np.ndarray:
+        """A rank's input from the run's pattern; a collective with inputs of its own replaces them."""
+        return values
+
+    def reference(self, inputs: list[np.ndarray], op: str | None, root: int, peer: int) -> list[np.ndarray | None]:
+        """Each rank's output by the collective's definition; `inputs[r]` is rank r's input
+        (empty for ranks that have none), shaped as `input_blocks` says."""
+        raise NotImplementedError
+
+    def native(self, a: NativeArgs) -> tuple[Start, Any]:
+        """(start, output): the backend's own call on the working buffer, and the tensor
+        that holds this rank's output afterwards (None: no output here)."""
+        raise NotImplementedError
+
+    def native_reference(self, a: NativeArgs) -> tuple[Start, Any]:
+        """The call that a stepwise run's output is checked against."""
+        return self.native(a)
+
+    def __repr__(self) -> str:
+        return f"<collective {self.name}>"
+
+
+def split(inputs: list[np.ndarray], p: int) -> list[list[np.ndarray]]:
+    """Each rank's input cut into p blocks (a rank with no input: none)."""
+    return [np.array_split(x, p) if len(x) else [] for x in inputs]

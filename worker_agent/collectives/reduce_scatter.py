@@ -1,0 +1,37 @@
+"""reduce_scatter: every rank holds P blocks; rank r ends with the op over every rank's block r."""
+
+from __future__ import annotations
+
+from .base import Collective, combine, split
+
+
+class ReduceScatter(Collective):
+    name = "reduce_scatter"
+    reduces = True
+
+    def blocks(self, p):
+        return p
+
+    def message_blocks(self, p):
+        return p
+
+    def bus_factor(self, p):
+        return (p - 1) / p
+
+    def input_blocks(self, rank, p, root):
+        return range(0, p)
+
+    def output_blocks(self, rank, p, root, peer):
+        return range(rank, rank + 1)
+
+    def reference(self, inputs, op, root, peer):
+        p = len(inputs)
+        blocks = split(inputs, p)
+        return [combine(op, [blocks[s][r] for s in range(p)]) for r in range(p)]
+
+    def native(self, a):
+        out = a.buffer.new_empty(a.blocks[a.me].shape)
+        return (lambda: a.reduce_scatter_into(out, a.buffer, a.op, a.group, async_op=True)), out
+
+
+REDUCE_SCATTER = ReduceScatter()

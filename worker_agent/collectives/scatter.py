@@ -1,0 +1,37 @@
+"""scatter: the root holds P blocks; rank r ends with block r."""
+
+from __future__ import annotations
+
+from .base import Collective, split
+
+
+class Scatter(Collective):
+    name = "scatter"
+    rooted = True
+
+    def blocks(self, p):
+        return p
+
+    def message_blocks(self, p):
+        return p
+
+    def bus_factor(self, p):
+        return (p - 1) / p
+
+    def input_blocks(self, rank, p, root):
+        return range(0, p) if rank == root else range(0)
+
+    def output_blocks(self, rank, p, root, peer):
+        return range(rank, rank + 1)
+
+    def reference(self, inputs, op, root, peer):
+        blocks = split(inputs, len(inputs))
+        return [blocks[root][r].copy() for r in range(len(inputs))]
+
+    def native(self, a):
+        out = a.buffer.new_empty(a.blocks[a.me].shape)
+        parts = a.blocks if a.me == a.root else None
+        return (lambda: a.dist.scatter(out, parts, a.ranks[a.root], a.group, async_op=True)), out
+
+
+SCATTER = Scatter()
