@@ -1,5 +1,5 @@
 """Run a schedule in plain numpy, for any world size: the buffers after every
-step, the bytes on every link, and the alpha-beta prediction of its time.
+step, the bytes on every link, and the alpha-beta-gamma prediction of its time.
 
 Each step is applied as whole arrays (gather every send, then scatter every
 write), so a ring all_reduce over 1024 ranks takes well under a second.
@@ -77,6 +77,7 @@ class Traffic:
     received: np.ndarray  # bytes each rank receives
     links: dict[tuple[int, int], int]  # bytes on every directed link that carries any
     step_bytes: np.ndarray  # per step: the most any one rank sends or receives in it
+    step_reduced: np.ndarray  # per step: the most any one rank reduces in it
 
     @property
     def total(self) -> int:
@@ -94,6 +95,7 @@ class Traffic:
             "total": self.total,
             "busiest_link": None if link is None else {"src": link[0][0], "dst": link[0][1], "bytes": link[1]},
             "step_bytes": self.step_bytes.tolist(),
+            "step_reduced": self.step_reduced.tolist(),
         }
 
 
@@ -102,18 +104,26 @@ def traffic(schedule: Schedule, count: int, itemsize: int) -> Traffic:
     p = schedule.world_size
     bounds = np.asarray(schedule.chunk_bounds(count), dtype=np.int64).reshape(-1, 2)
     chunk_bytes = (bounds[:, 1] - bounds[:, 0]) * itemsize
-    step, src, dst, chunk = schedule.columns()[:4]
+    step, src, dst, chunk, _, reduces = schedule.columns()
     moved = src != dst
+    reduces = reduces[moved] == 1
     step, src, dst, nbytes = step[moved], src[moved], dst[moved], chunk_bytes[chunk[moved]]
     sent = np.bincount(src, nbytes, minlength=p).astype(np.int64)
     received = np.bincount(dst, nbytes, minlength=p).astype(np.int64)
-    step_bytes = np.zeros(len(schedule.steps), np.int64)
-    for rank in (src, dst):  # the busiest sender or receiver of each step
-        keys, total = _totals(step * p + rank, nbytes)
-        np.maximum.at(step_bytes, keys // p, total)
+    step_bytes = _busiest(step, src, nbytes, p, len(schedule.steps))  # the busiest sender or receiver
+    np.maximum(step_bytes, _busiest(step, dst, nbytes, p, len(schedule.steps)), out=step_bytes)
+    step_reduced = _busiest(step[reduces], dst[reduces], nbytes[reduces], p, len(schedule.steps))
     keys, total = _totals(src * p + dst, nbytes)
     links = {(k // p, k % p): b for k, b in zip(keys.tolist(), total.tolist())}
-    return Traffic(sent, received, links, step_bytes)
+    return Traffic(sent, received, links, step_bytes, step_reduced)
+
+
+def _busiest(step: np.ndarray, rank: np.ndarray, nbytes: np.ndarray, p: int, steps: int) -> np.ndarray:
+    """Per step, the largest total of `nbytes` that any one rank has in it."""
+    out = np.zeros(steps, np.int64)
+    keys, total = _totals(step * p + rank, nbytes)
+    np.maximum.at(out, keys // p, total)
+    return out
 
 
 def _totals(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +137,27 @@ def _totals(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return keys[starts], np.add.reduceat(weights, starts) if len(starts) else weights
 
 
-def predict(schedule: Schedule, count: int, itemsize: int, alpha: float, beta: float) -> float:
-    """Alpha-beta time in seconds: each step costs alpha plus beta per byte of its busiest rank."""
-    step_bytes = traffic(schedule, count, itemsize).step_bytes
-    return float(len(step_bytes) * alpha + beta * step_bytes.sum())
+@dataclass(frozen=True)
+class Cost:
+    """The alpha-beta-gamma model's terms, read from the schedule itself. Steps run one
+    after another, so each is on the critical path: it costs alpha (latency), beta per byte
+    that its busiest rank sends or receives (a rank's port serialises its messages; for
+    rings, trees and pairwise exchanges this is the busiest link), and gamma per byte that
+    its busiest rank reduces."""
+
+    steps: int  # alpha's term
+    bytes: int  # beta's term: busiest rank's bytes, summed over the steps
+    reduced: int  # gamma's term: busiest reducer's bytes, summed over the steps
+
+    def time(self, alpha: float, beta: float, gamma: float = 0.0) -> float:
+        return self.steps * alpha + self.bytes * beta + self.reduced * gamma
+
+
+def cost(schedule: Schedule, count: int, itemsize: int) -> Cost:
+    moved = traffic(schedule, count, itemsize)
+    return Cost(len(schedule.steps), int(moved.step_bytes.sum()), int(moved.step_reduced.sum()))
+
+
+def predict(schedule: Schedule, count: int, itemsize: int, alpha: float, beta: float, gamma: float = 0.0) -> float:
+    """Predicted seconds for one run of the schedule (Cost.time)."""
+    return cost(schedule, count, itemsize).time(alpha, beta, gamma)
