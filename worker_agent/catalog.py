@@ -8,7 +8,7 @@ from __future__ import annotations
 from .algorithms import NATIVE, algorithms_for, build
 from .collectives import COLLECTIVES, get
 from .protocol import RunSpec
-from .schedule import Schedule, chunk_bounds as split_blocks
+from .schedule import Schedule, ScheduleError, chunk_bounds as split_blocks
 
 DTYPES = ("int32", "int64", "float16", "bfloat16", "float32", "float64")
 INTEGER_DTYPES = frozenset({"int32", "int64"})
@@ -123,6 +123,8 @@ def _validate_size(spec: RunSpec, p: int, root: int) -> None:
         return
     try:
         schedule = build(spec.collective, spec.algorithm, p, root, spec.chunks)
+    except ScheduleError as e:  # a user's algorithm that breaks a rule or computes something else
+        raise SpecError("algorithm", str(e)) from None
     except ValueError as e:
         raise SpecError("chunks", str(e)) from None
     if schedule.pieces > count:

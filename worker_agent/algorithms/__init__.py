@@ -7,7 +7,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Callable
 
-from ..schedule import Schedule, check
+from ..provenance import check_definition
+from ..schedule import Schedule, ScheduleError, check
 from . import all_gather, all_reduce, all_to_all, barrier, broadcast, reduce, reduce_scatter, scatter_gather, send_recv
 
 NATIVE = "native"
@@ -34,6 +35,17 @@ ALGORITHMS: dict[str, dict[str, Builder]] = {
 }
 
 
+USER: set[tuple[str, str]] = set()  # (collective, name) of algorithms that users wrote
+
+
+def register(collective: str, name: str, builder: Builder, user: bool = False) -> None:
+    """Add an algorithm; one that a user wrote is checked against its collective's definition
+    whenever it is built."""
+    ALGORITHMS.setdefault(collective, {})[name] = builder
+    if user:
+        USER.add((collective, name))
+
+
 def algorithms_for(collective: str) -> list[str]:
     return [NATIVE, *ALGORITHMS.get(collective, {})]
 
@@ -51,6 +63,14 @@ def build(collective: str, algorithm: str, world_size: int, root: int = 0, chunk
         raise ValueError(f"root must be a rank of the group, 0..{world_size - 1}, not {root}")
     if chunks < 1:
         raise ValueError(f"chunks must be at least 1, not {chunks}")
-    schedule = builder(world_size, root, chunks)
+    if (collective, algorithm) not in USER:
+        schedule = builder(world_size, root, chunks)
+        check(schedule)
+        return schedule
+    try:
+        schedule = builder(world_size, root, chunks)
+    except Exception as e:  # the user's code, whatever it raised: say so, and where
+        raise ScheduleError(f"{algorithm} could not build its steps for {world_size} ranks: {type(e).__name__}: {e}") from e
     check(schedule)
+    check_definition(schedule)
     return schedule

@@ -33,6 +33,9 @@ class AllToAll(Collective):
         blocks = split(inputs, p)
         return [np.concatenate([blocks[s][r] for s in range(p)]) for r in range(p)]
 
+    def sources(self, rank, p, root, peer):
+        return {p + s: [(s, rank)] for s in range(p)}
+
     def native(self, a):
         half = len(a.buffer) // 2
         send, recv = a.buffer[:half], a.buffer[half:]

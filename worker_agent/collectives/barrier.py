@@ -16,6 +16,7 @@ class Barrier(Collective):
     name = "barrier"
     OP, DTYPE = "BOR", "int64"
     payload = False
+    exactly_once = False
 
     def bus_factor(self, p):
         return 0.0
@@ -34,6 +35,9 @@ class Barrier(Collective):
 
     def reference(self, inputs, op, root, peer):
         return ALL_REDUCE.reference(inputs, self.OP, root, peer)
+
+    def sources(self, rank, p, root, peer):
+        return ALL_REDUCE.sources(rank, p, root, peer)
 
     def native(self, a):
         return (lambda: a.dist.barrier(a.group, async_op=True)), None  # leaves nothing behind

@@ -72,6 +72,7 @@ class Collective:
     reduces = False  # combines values with the run's op (barrier's op is its own)
     has_peer = False  # names a second rank (send_recv: the receiver)
     payload = True  # moves the run's data (a barrier's one-bit tokens are its own)
+    exactly_once = True  # each input goes into a result once (SUM counts repeats; a barrier's OR does not)
     min_ranks = 1
 
     # --- the buffer ----------------------------------------------------------
@@ -117,6 +118,11 @@ class Collective:
     def reference(self, inputs: list[np.ndarray], op: str | None, root: int, peer: int) -> list[np.ndarray | None]:
         """Each rank's output by the collective's definition; `inputs[r]` is rank r's input
         (empty for ranks that have none), shaped as `input_blocks` says."""
+        raise NotImplementedError
+
+    def sources(self, rank: int, p: int, root: int, peer: int) -> dict[int, list[tuple[int, int]]]:
+        """What the definition says each output block of this rank is made of: the (rank,
+        block) inputs that go into it, each once (one for a collective that moves data)."""
         raise NotImplementedError
 
     def native(self, a: NativeArgs) -> tuple[Start, Any]:

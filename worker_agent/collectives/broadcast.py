@@ -15,6 +15,9 @@ class Broadcast(Collective):
     def reference(self, inputs, op, root, peer):
         return [inputs[root].copy() for _ in inputs]
 
+    def sources(self, rank, p, root, peer):
+        return {0: [(root, 0)]}
+
     def native(self, a):
         return (lambda: a.dist.broadcast(a.buffer, a.ranks[a.root], a.group, async_op=True)), a.buffer
 

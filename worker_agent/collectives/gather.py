@@ -29,6 +29,9 @@ class Gather(Collective):
     def reference(self, inputs, op, root, peer):
         return [np.concatenate(inputs) if r == root else None for r in range(len(inputs))]
 
+    def sources(self, rank, p, root, peer):
+        return {b: [(b, b)] for b in range(p)} if rank == root else {}
+
     def native(self, a):
         mine = a.blocks[a.me].clone()
         parts = a.blocks if a.me == a.root else None

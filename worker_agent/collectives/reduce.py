@@ -17,6 +17,9 @@ class Reduce(Collective):
         total = combine(op, inputs)
         return [total if r == root else None for r in range(len(inputs))]
 
+    def sources(self, rank, p, root, peer):
+        return {0: [(s, 0) for s in range(p)]} if rank == root else {}
+
     def native(self, a):
         out = a.buffer if a.me == a.root else None
         return (lambda: a.dist.reduce(a.buffer, a.ranks[a.root], a.op, a.group, async_op=True)), out

@@ -29,6 +29,9 @@ class ReduceScatter(Collective):
         blocks = split(inputs, p)
         return [combine(op, [blocks[s][r] for s in range(p)]) for r in range(p)]
 
+    def sources(self, rank, p, root, peer):
+        return {rank: [(s, rank) for s in range(p)]}
+
     def native(self, a):
         out = a.buffer.new_empty(a.blocks[a.me].shape)
         return (lambda: a.reduce_scatter_into(out, a.buffer, a.op, a.group, async_op=True)), out

@@ -28,6 +28,9 @@ class Scatter(Collective):
         blocks = split(inputs, len(inputs))
         return [blocks[root][r].copy() for r in range(len(inputs))]
 
+    def sources(self, rank, p, root, peer):
+        return {rank: [(root, rank)]}
+
     def native(self, a):
         out = a.buffer.new_empty(a.blocks[a.me].shape)
         parts = a.blocks if a.me == a.root else None

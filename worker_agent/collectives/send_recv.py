@@ -20,6 +20,9 @@ class SendRecv(Collective):
     def reference(self, inputs, op, root, peer):
         return [inputs[root].copy() if r == peer else None for r in range(len(inputs))]
 
+    def sources(self, rank, p, root, peer):
+        return {0: [(root, 0)]} if rank == peer else {}
+
     def native(self, a):
         # blocking, as the collective's name promises; the group's timeout bounds it
         if a.me == a.root:

@@ -1,0 +1,124 @@
+"""Algorithms that users write: registered from a file, checked before anything runs
+(with messages that point at the step, the transfer or the rank), and run for real,
+verified against native. MSCCL's XML files import as schedules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from distributed import run_ranks, unwrap
+
+from ringside.worker_agent.algorithms import build
+from ringside.worker_agent.catalog import SpecError, catalog, validate
+from ringside.worker_agent.msccl import MscclError, load_xml
+from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.user_algorithms import algorithm, load, reduce, send, step
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "msccl_ring_allreduce_4.xml"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def examples():
+    for name in ("hierarchical_all_reduce", "double_binary_tree", "broken_ring"):
+        load(EXAMPLES / f"{name}.py")
+    load_xml(FIXTURE)
+
+
+def run_on_ranks(world, files, specs):
+    """On every rank: load the users' files (as `ringside worker --algorithms` does), then run."""
+    from ringside.worker_agent.runner import Runner
+
+    for f in files:
+        load(f)
+    return [Runner(world, lambda event: None).run(f"user-{i}", spec) for i, spec in enumerate(specs)]
+
+
+def test_the_examples_run_for_real_and_equal_native():
+    files = [str(EXAMPLES / "hierarchical_all_reduce.py"), str(EXAMPLES / "double_binary_tree.py"), str(FIXTURE)]
+    specs = [RunSpec(collective="all_reduce", algorithm=a, count=10, chunks=c, dtype=d, op=o,
+                     pattern="random_int" if d == "int64" else "random_float")
+             for a, c in (("hierarchical", 1), ("hierarchical", 2), ("double_binary_tree", 1), ("double_binary_tree", 3),
+                          ("msccl_ring_allreduce", 1))
+             for d, o in (("int64", "SUM"), ("float32", "AVG"), ("int64", "MAX"))]
+    results = unwrap(run_ranks(run_on_ranks, 4, files, specs))
+    for i, spec in enumerate(specs):
+        for rank in range(4):
+            assert results[rank][i].verified is True, f"{spec.algorithm} {spec.dtype} {spec.op} rank {rank}"
+
+
+def test_they_join_the_catalog_with_their_layout():
+    names = next(c for c in catalog("gloo", 4)["collectives"] if c["name"] == "all_reduce")["algorithms"]
+    assert {"hierarchical", "double_binary_tree", "msccl_ring_allreduce"} <= set(names)
+    assert build("all_reduce", "double_binary_tree", 4).layout == "tree"
+
+
+def test_a_wrong_result_is_refused_naming_the_rank_and_the_chunk():
+    with pytest.raises(SpecError) as info:
+        validate(RunSpec(collective="all_reduce", algorithm="broken_ring", count=8), 4, "gloo")
+    assert info.value.field == "algorithm"
+    assert info.value.message == "after the last step rank 0 holds chunk 0 without rank 1's contribution"
+
+
+def test_races_and_repeats_are_named_by_step_transfer_and_rank():
+    @algorithm("broadcast", "racy")
+    def racy(p, root, chunks):  # rank 1 copies into chunk 0 while sending it on
+        return [step("go", [send(0, 1, 0)]), step("go", [send(0, 1, 0), send(1, 2, 0)])]
+
+    @algorithm("all_reduce", "twice")
+    def twice(p, root, chunks):  # rank 1 adds rank 0's buffer in twice
+        return [step("up", [reduce(0, 1, 0)]), step("up", [reduce(0, 1, 0)]), step("down", [send(1, 0, 0)])]
+
+    with pytest.raises(SpecError, match="step 1: rank 1 copies into chunk 0 while sending it"):
+        validate(RunSpec(collective="broadcast", algorithm="racy"), 3, "gloo")
+    with pytest.raises(SpecError, match="rank 0 holds chunk 0 with rank 0's contribution 2 times"):
+        validate(RunSpec(collective="all_reduce", algorithm="twice"), 2, "gloo")
+
+
+def test_code_that_fails_or_returns_nonsense_is_refused_with_what_it_raised():
+    @algorithm("all_gather", "crashes")
+    def crashes(p, root, chunks):
+        return [step("go", [send(0, 1, 1 // (p - 4))])]
+
+    @algorithm("all_gather", "not_steps")
+    def not_steps(p, root, chunks):
+        return [[0, 1, 0, 0, 0]]
+
+    with pytest.raises(SpecError, match="crashes could not build its steps for 4 ranks: ZeroDivisionError"):
+        validate(RunSpec(collective="all_gather", algorithm="crashes"), 4, "gloo")
+    with pytest.raises(SpecError, match="step 0 is a list; make steps with step"):
+        validate(RunSpec(collective="all_gather", algorithm="not_steps"), 4, "gloo")
+
+
+def test_names_are_checked_when_registered():
+    for collective, name, words in (("all_shuffle", "x", "unknown collective"), ("all_reduce", "Ring!", "lower-case"),
+                                    ("all_reduce", "ring", "already has"), ("all_reduce", "native", "already has")):
+        with pytest.raises(ValueError, match=words):
+            algorithm(collective, name)(lambda p, root, chunks: [])
+    with pytest.raises(ValueError, match="layout 'blob'"):
+        algorithm("all_reduce", "blob", layout="blob")
+
+
+def test_the_msccl_ring_equals_the_built_in_ring():
+    imported, built_in = build("all_reduce", "msccl_ring_allreduce", 4), build("all_reduce", "ring", 4)
+    assert len(imported.steps) == len(built_in.steps) == 6
+    for a, b in zip(imported.steps, built_in.steps):
+        assert sorted(a.transfers) == sorted(b.transfers)
+    with pytest.raises(SpecError, match="for 4 ranks"):
+        validate(RunSpec(collective="all_reduce", algorithm="msccl_ring_allreduce", count=8), 3, "gloo")
+
+
+@pytest.mark.parametrize("change,words", [
+    (('coll="allreduce"', 'coll="alltoall"'), "coll='alltoall' is not imported"),
+    (('dstbuf="i" dstoff="1"', 'dstbuf="s" dstoff="1"'), "scratch buffer"),
+    (('type="rrc"', 'type="zap"'), "operation type 'zap'"),
+    (('ngpus="4"', 'ngpus="four"'), "needs an integer ngpus"),
+    (('<step s="0" type="s"', '<step s="0" type="r"'), "wait for each other"),
+])
+def test_msccl_files_that_cannot_be_imported_say_why(tmp_path, change, words):
+    bad = tmp_path / "bad.xml"
+    bad.write_text(FIXTURE.read_text().replace(*change, 1))
+    with pytest.raises(MscclError, match=words):
+        load_xml(bad)

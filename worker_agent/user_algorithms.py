@@ -1,0 +1,97 @@
+"""Algorithms that users write, loaded from a Python file named when the cluster
+starts (`ringside up --algorithms FILE`; the same for `worker` and `bench`). An
+algorithm is a plain function of (world size, root, chunks) that returns its
+steps, written with `send`, `reduce` and `step`:
+
+    from ringside.worker_agent.user_algorithms import algorithm, reduce, send, step
+
+    @algorithm("all_reduce", "my_ring", pieces=lambda p, chunks: p * chunks)
+    def my_ring(p, root, chunks):
+        ...  # a list of step(phase, [send(src, dst, chunk), reduce(src, dst, chunk), ...])
+
+It registers under its name for its collective and then appears wherever the
+built-in ones do (catalog, page, bench, sweep, model). Before it runs it is
+checked for the world it runs on: the race rules (schedule.check) and its result
+against the collective's definition (provenance.check_definition), so a broken one
+is refused with words that point at the step, the transfer or the rank.
+
+Only files named on the command line of the machine that starts the cluster are
+ever executed; nothing that arrives over the network is.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from typing import Callable, Iterable, Union
+
+from .algorithms import ALGORITHMS, NATIVE, register
+from .collectives import COLLECTIVES, get
+from .schedule import LAYOUTS, Schedule, Step, Transfer
+
+NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+Pieces = Union[int, Callable[[int, int], int], None]
+
+
+def send(src: int, dst: int, chunk: int, into: int | None = None) -> Transfer:
+    """`src` sends its chunk `chunk` to `dst`, which copies it into chunk `into` (default: the same)."""
+    return Transfer(src, dst, chunk, chunk if into is None else into, False)
+
+
+def reduce(src: int, dst: int, chunk: int, into: int | None = None) -> Transfer:
+    """`src` sends its chunk `chunk` to `dst`, which combines it into chunk `into` with the run's op."""
+    return Transfer(src, dst, chunk, chunk if into is None else into, True)
+
+
+def step(phase: str, transfers: Iterable[Transfer], caption: str = "") -> Step:
+    """Transfers that happen at once. Braces in the caption are kept as they are."""
+    return Step(phase, caption.replace("{", "{{").replace("}", "}}"), list(transfers))
+
+
+def algorithm(collective: str, name: str, pieces: Pieces = None, layout: str = "ring"):
+    """Register the decorated function as algorithm `name` of `collective`. `pieces`:
+    chunks per block, a number or a function of (world size, chunks); default `chunks`.
+    `layout`: how the page places the ranks (one of schedule.LAYOUTS)."""
+    if collective not in COLLECTIVES:
+        raise ValueError(f"unknown collective {collective!r} (known: {', '.join(COLLECTIVES)})")
+    if not NAME.match(name):
+        raise ValueError(f"algorithm name {name!r}: lower-case letters, digits and _, starting with a letter")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout {layout!r} is not one of {', '.join(LAYOUTS)}")
+
+    def wrap(fn: Callable[[int, int, int], Iterable[Step]]):
+        def build(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+            k = pieces(p, chunks) if callable(pieces) else (pieces or chunks)
+            steps = tuple(fn(p, root, chunks))
+            for i, s in enumerate(steps):
+                if not isinstance(s, Step):
+                    raise TypeError(f"step {i} is a {type(s).__name__}; make steps with step(phase, transfers)")
+            steps = tuple(s for s in steps if len(s.table))
+            return Schedule(collective, name, p, root, blocks=get(collective).blocks(p), pieces=int(k), steps=steps,
+                            layout=layout)
+
+        build.__doc__ = fn.__doc__
+        register(collective, name, build, user=True)
+        return fn
+
+    if name == NATIVE or name in ALGORITHMS.get(collective, {}):
+        raise ValueError(f"{collective} already has an algorithm called {name!r}")
+    return wrap
+
+
+def load(path: str | Path) -> list[tuple[str, str]]:
+    """Run a file of user algorithms (Python) or import an MSCCL algorithm (XML);
+    returns the (collective, name) pairs it registered."""
+    path = Path(path)
+    before = {(c, a) for c, algs in ALGORITHMS.items() for a in algs}
+    if path.suffix == ".xml":
+        from .msccl import load_xml
+
+        load_xml(path)
+    else:
+        spec = importlib.util.spec_from_file_location(f"ringside_user_{abs(hash(path.resolve()))}", path)
+        if spec is None or spec.loader is None:
+            raise ValueError(f"{path}: not a Python file")
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    return sorted({(c, a) for c, algs in ALGORITHMS.items() for a in algs} - before)
