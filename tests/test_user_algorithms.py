@@ -122,3 +122,44 @@ def test_msccl_files_that_cannot_be_imported_say_why(tmp_path, change, words):
     bad.write_text(FIXTURE.read_text().replace(*change, 1))
     with pytest.raises(MscclError, match=words):
         load_xml(bad)
+
+
+def ring_doc(p: int) -> dict:
+    """The built-in ring, written out as the data a page or a script would send."""
+    ring = build("all_reduce", "ring", p).to_json()
+    return {"pieces": ring["pieces"], "layout": "ring",
+            "steps": [{"phase": s["phase"], "caption": s["caption"], "transfers": s["transfers"]} for s in ring["steps"]]}
+
+
+def test_a_schedule_sent_as_data_runs_for_real_and_equals_native():
+    specs = [RunSpec(collective="all_reduce", algorithm="custom", schedule=ring_doc(4), count=9, dtype=d, op=o,
+                     pattern="random_int" if d == "int64" else "random_float")
+             for d, o in (("int64", "SUM"), ("float32", "AVG"))]
+    results = unwrap(run_ranks(run_on_ranks, 4, [], specs))
+    assert all(results[rank][i].verified is True for rank in range(4) for i in range(len(specs)))
+
+
+@pytest.mark.parametrize("edit,field,words", [
+    (lambda d: d["steps"][5]["transfers"][0].__setitem__(2, 0), "schedule", "without rank 0's contribution"),
+    (lambda d: d["steps"][0]["transfers"].append([0, 9, 0, 0, 1]), "schedule", "outside 4 ranks"),
+    (lambda d: d["steps"][0]["transfers"][0].__setitem__(4, 7), "schedule", "must be 0 (copy) or 1 (reduce)"),
+    (lambda d: d.update(steps=[d["steps"][0]] * 3000), None, "at most 512"),
+])
+def test_a_bad_schedule_sent_as_data_is_refused(edit, field, words):
+    doc = ring_doc(4)
+    edit(doc)
+    try:
+        spec = RunSpec(collective="all_reduce", algorithm="custom", schedule=doc, count=8)
+    except ValueError as e:  # the protocol's own bounds
+        assert field is None and words in str(e)
+        return
+    with pytest.raises(SpecError) as info:
+        validate(spec, 4, "gloo")
+    assert info.value.field == field and words in info.value.message
+
+
+def test_custom_and_a_schedule_go_together():
+    with pytest.raises(SpecError, match="needs one"):
+        validate(RunSpec(collective="all_reduce", algorithm="custom"), 4, "gloo")
+    with pytest.raises(SpecError, match="comes with algorithm"):
+        validate(RunSpec(collective="all_reduce", algorithm="ring", schedule=ring_doc(4)), 4, "gloo")

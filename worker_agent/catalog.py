@@ -5,10 +5,16 @@ spec fails everywhere at once and nothing hangs waiting for a peer.
 
 from __future__ import annotations
 
-from .algorithms import NATIVE, algorithms_for, build
+import json
+from functools import lru_cache
+
+import numpy as np
+
+from .algorithms import CUSTOM, NATIVE, algorithms_for, build
 from .collectives import COLLECTIVES, get
-from .protocol import RunSpec
-from .schedule import Schedule, ScheduleError, chunk_bounds as split_blocks
+from .protocol import MAX_STEPS, MAX_TRANSFERS, RunSpec
+from .provenance import check_definition
+from .schedule import Schedule, ScheduleError, Step, check, chunk_bounds as split_blocks
 
 DTYPES = ("int32", "int64", "float16", "bfloat16", "float32", "float64")
 INTEGER_DTYPES = frozenset({"int32", "int64"})
@@ -72,7 +78,9 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
             raise SpecError("peer", f"rank {peer} is not in the group {group}")
         if peer == spec.root:
             raise SpecError("peer", "must differ from the root (the sender)")
-    if spec.algorithm not in algorithms_for(spec.collective):
+    if (spec.algorithm == CUSTOM) != (spec.schedule is not None):
+        raise SpecError("schedule", f'a schedule comes with algorithm "{CUSTOM}", and that algorithm needs one')
+    if spec.algorithm not in algorithms_for(spec.collective) and spec.algorithm != CUSTOM:
         known = ", ".join(algorithms_for(spec.collective))
         raise SpecError("algorithm", f"{spec.algorithm!r} is not an algorithm of {spec.collective} (known: {known})")
     _validate_op(spec, backend)
@@ -121,10 +129,12 @@ def _validate_size(spec: RunSpec, p: int, root: int) -> None:
         raise SpecError("chunks", f"must be between 1 and {MAX_CHUNKS}, not {spec.chunks}")
     if spec.algorithm == NATIVE:
         return
+    if spec.schedule is not None and sum(len(s.transfers) for s in spec.schedule.steps) > MAX_TRANSFERS:
+        raise SpecError("schedule", f"more than {MAX_TRANSFERS} transfers in all")
     try:
-        schedule = build(spec.collective, spec.algorithm, p, root, spec.chunks)
+        schedule = _schedule(spec, p, root)
     except ScheduleError as e:  # a user's algorithm that breaks a rule or computes something else
-        raise SpecError("algorithm", str(e)) from None
+        raise SpecError("schedule" if spec.schedule else "algorithm", str(e)) from None
     except ValueError as e:
         raise SpecError("chunks", str(e)) from None
     if schedule.pieces > count:
@@ -157,6 +167,7 @@ def catalog(backend: str, world_size: int) -> dict:
         "captures": list(CAPTURES),
         "max_buffer_bytes": MAX_BUFFER_BYTES,
         "max_full_capture": MAX_FULL_CAPTURE,
+        "custom": {"algorithm": CUSTOM, "max_steps": MAX_STEPS, "max_transfers": MAX_TRANSFERS},
     }
 
 
@@ -180,7 +191,35 @@ def schedule_of(spec: RunSpec, world_size: int) -> Schedule | None:
     if spec.algorithm == NATIVE:
         return None
     group = group_of(spec, world_size)
-    return build(spec.collective, spec.algorithm, len(group), group.index(spec.root), spec.chunks)
+    return _schedule(spec, len(group), group.index(spec.root))
+
+
+def _schedule(spec: RunSpec, p: int, root: int) -> Schedule:
+    if spec.schedule is not None:
+        return from_doc(spec.collective, spec.schedule.model_dump(), p, root)
+    return build(spec.collective, spec.algorithm, p, root, spec.chunks)
+
+
+@lru_cache(maxsize=16)
+def _from_doc(collective: str, doc: str, p: int, root: int) -> Schedule:
+    plan = json.loads(doc)
+    for k, s in enumerate(plan["steps"]):
+        bad = next((t for t in s["transfers"] if t[4] not in (0, 1)), None)
+        if bad is not None:
+            raise ScheduleError(f"step {k}: transfer {bad}: reduce (the fifth number) must be 0 (copy) or 1 (reduce)")
+    steps = tuple(Step(s["phase"], s["caption"].replace("{", "{{").replace("}", "}}"), np.asarray(s["transfers"], dtype=np.int64))
+                  for s in plan["steps"] if s["transfers"])
+    schedule = Schedule(collective, CUSTOM, p, root, blocks=get(collective).blocks(p), pieces=plan["pieces"], steps=steps,
+                        layout=plan["layout"])
+    check(schedule)
+    check_definition(schedule)
+    return schedule
+
+
+def from_doc(collective: str, doc: dict, p: int, root: int) -> Schedule:
+    """A schedule sent as data, checked like a user's (race rules, then the definition).
+    Cached by its text: every rank and the server check one run's schedule once each."""
+    return _from_doc(collective, json.dumps(doc, sort_keys=True), p, root)
 
 
 def plan(spec: RunSpec, world_size: int) -> dict | None:

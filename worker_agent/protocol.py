@@ -28,6 +28,24 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+MAX_STEPS, MAX_TRANSFERS = 512, 16384  # a schedule sent as data: more than any lecture draws
+
+
+class StepDoc(Strict):
+    phase: str = Field("", max_length=40)
+    caption: str = Field("", max_length=300)
+    transfers: list[tuple[int, int, int, int, int]] = Field(max_length=MAX_TRANSFERS, description="[src, dst, chunk, into, reduce]")
+
+
+class ScheduleDoc(Strict):
+    """A schedule as data (algorithm "custom"): steps of transfers in group ranks, each
+    block of the working buffer cut into `pieces` chunks. Data only: never code."""
+
+    pieces: int = Field(1, ge=1, le=1024)
+    layout: Literal["ring", "tree", "star", "grid", "servers"] = "ring"
+    steps: list[StepDoc] = Field(max_length=MAX_STEPS)
+
+
 class RunSpec(Strict):
     """One collective to run on every rank of the group. Checked by catalog.validate."""
 
@@ -47,6 +65,7 @@ class RunSpec(Strict):
     warmup: int = 0
     verify: bool = True
     timeout: float = Field(30.0, description="seconds a rank waits for a peer before the run fails")
+    schedule: Optional[ScheduleDoc] = Field(None, description="algorithm \"custom\": the schedule itself, as data")
 
 
 class ChunkState(Strict):

@@ -12,6 +12,7 @@ from ..schedule import Schedule, ScheduleError, check
 from . import all_gather, all_reduce, all_to_all, barrier, broadcast, reduce, reduce_scatter, scatter_gather, send_recv
 
 NATIVE = "native"
+CUSTOM = "custom"  # a schedule that comes with the run, as data (RunSpec.schedule)
 
 Builder = Callable[[int, int, int], Schedule]
 
