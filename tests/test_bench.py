@@ -14,7 +14,7 @@ def bench(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_json_rows_for_a_small_sweep():
-    done = bench("-n", "3", "-b", "1K", "-e", "4K", "--algorithms", "ring,native,tree", "--iterations", "3", "--warmup", "1", "--json")
+    done = bench("-n", "3", "-b", "1K", "-e", "4K", "--only", "ring,native,tree", "--iterations", "3", "--warmup", "1", "--json")
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(r["size"], r["algorithm"]) for r in rows] == [(s, a) for s in (1024, 4096) for a in ("native", "ring", "tree")]

@@ -51,3 +51,19 @@ def test_an_output_file_that_cannot_be_written_is_refused_before_joining(tmp_pat
     assert done.returncode != 0
     assert "error: --out: No such file or directory" in done.stderr
     assert "]: Traceback" not in done.stderr, "no rank's traceback (torchrun prints its own)"
+
+
+def test_torchrun_runs_a_users_algorithm_from_a_file(tmp_path):
+    done = torchrun(4, "--algorithms", "examples/double_binary_tree.py", "--collective", "all_reduce",
+                    "--algorithm", "double_binary_tree", "--count", "6", "--dtype", "int64", "--out", str(tmp_path / "r{rank}.jsonl"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    finished = [EVENT.validate_json((tmp_path / f"r{r}.jsonl").read_text().splitlines()[-1]) for r in range(4)]
+    assert all(f.type == "run_finished" and f.verified is True for f in finished)
+
+
+def test_a_users_file_that_does_not_load_is_refused_before_joining(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("raise RuntimeError('half written')\n")
+    done = subprocess.run([sys.executable, "-m", "ringside.worker_agent", "--algorithms", str(bad), "--collective", "barrier"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "error: --algorithms: RuntimeError: half written" in done.stderr

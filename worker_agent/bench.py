@@ -20,6 +20,7 @@ from .algorithms import NATIVE, algorithms_for
 from .catalog import ITEMSIZE, MAX_ITERATIONS, SpecError, validate
 from .collectives import COLLECTIVES, get
 from .protocol import RunSpec
+from .user_algorithms import load
 
 
 @dataclass
@@ -66,7 +67,7 @@ def at_least(low: int):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--ranks", type=at_least(1), default=4, help="local ranks to spawn (default %(default)s)")
     parser.add_argument("-c", "--collective", default="all_reduce", choices=list(COLLECTIVES))
-    parser.add_argument("-a", "--algorithms", help="comma-separated (default: native and every stepwise algorithm)")
+    parser.add_argument("-a", "--only", metavar="NAMES", help="algorithms to run, comma-separated (default: native and every stepwise one)")
     parser.add_argument("-d", "--dtype", default="float32", choices=sorted(ITEMSIZE))
     parser.add_argument("-o", "--op", default="SUM", help="reduction (default %(default)s)")
     parser.add_argument("-b", "--min-bytes", type=parse_size, default=parse_size("1K"), help="smallest size per rank (default 1K)")
@@ -76,6 +77,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=at_least(0), default=5, help="untimed iterations first (default %(default)s)")
     parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo")
     parser.add_argument("--json", action="store_true", help="print one JSON object per row instead of the table")
+    parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
+                        help="a file of your own algorithms (Python, or MSCCL's XML) to load first; repeatable")
 
 
 def sizes(collective: str, low: int, high: int, factor: int) -> list[int]:
@@ -135,6 +138,8 @@ def row(a: argparse.Namespace, world, size: int, algorithm: str, times: list[flo
 def sweep(world, args_dict: dict, algorithms: list[str], size_list: list[int]) -> list[dict]:
     """On every rank: the whole table, every size and algorithm in turn (native first)."""
     a = argparse.Namespace(**args_dict)
+    for path in a.algorithms:  # ranks fork from a server that has not seen the user's files
+        load(path)
     rows, total = [], len(size_list) * len(algorithms)
     for size in size_list:
         native_time = None
@@ -196,7 +201,14 @@ def check(args: argparse.Namespace, algorithms: list[str], size_list: list[int])
 def main(args: argparse.Namespace) -> int:
     from .local import RankError, run_ranks
 
-    algorithms = args.algorithms.split(",") if args.algorithms else algorithms_for(args.collective)
+    try:
+        for path in args.algorithms:
+            load(path)
+    except Exception as e:  # the user's file: whatever it raised, said plainly
+        print(f"error: --algorithms: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+
+    algorithms = args.only.split(",") if args.only else algorithms_for(args.collective)
     if NATIVE in algorithms:  # native first, so every other row has its ratio
         algorithms = [NATIVE] + [a for a in dict.fromkeys(algorithms) if a != NATIVE]
     size_list = sizes(args.collective, args.min_bytes, args.max_bytes, args.factor)

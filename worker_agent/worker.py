@@ -20,6 +20,7 @@ from .catalog import SpecError
 from .process_group import DEFAULT_TIMEOUT, init_from_env
 from .protocol import RunSpec
 from .spec_args import add_spec_arguments, first_error, spec_from_args
+from .user_algorithms import load
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", default=os.environ.get("RINGSIDE_WORKER_TOKEN"),
                         help="the server's worker token (default: $RINGSIDE_WORKER_TOKEN, which keeps it out of `ps`)")
     parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo")
+    parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
+                        help="a file of your own algorithms (Python, or MSCCL's XML) to load; repeatable")
     parser.add_argument("--pg-timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds a rank waits for a lost peer before failing (default %(default)s)")
     run = parser.add_argument_group("one run without a server (events go out as JSON lines)")
@@ -36,6 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    try:  # before joining: a file that does not load must not leave the others waiting
+        for path in args.algorithms:
+            load(path)
+    except Exception as e:  # the user's file: whatever it raised, said plainly
+        print(f"error: --algorithms: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
     if args.server:
         world = init_from_env(args.backend, args.pg_timeout)
         from .server_link import serve  # the server's protocol lives there; plain runs never load it
