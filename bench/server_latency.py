@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -20,11 +19,17 @@ from pathlib import Path
 import psutil
 import websockets
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from server_helpers import messages, start_up  # noqa: E402
+from ringside.server.harness import messages, start_up
 
 SMALL = {"collective": "all_reduce", "algorithm": "ring", "count": 16, "capture": "summary"}
+RUN_NEWS = ("run", "run_started", "run_ended")  # the viewer messages that carry a run and its state
+
+
+def has_step(message: dict, run_id: str) -> bool:
+    """A rank's step of the run: a `step` message, or steps reported before `run_started` and sent in it."""
+    if message["type"] == "run_started" and message["run"]["id"] == run_id:
+        return any(step["ranks"] for step in message["run"]["steps"])
+    return message["type"] == "step" and message["run_id"] == run_id
 
 
 async def latencies(up, runs: int) -> list[float]:
@@ -35,7 +40,7 @@ async def latencies(up, runs: int) -> list[float]:
             start = time.perf_counter()
             status, body = await asyncio.to_thread(up.call, "POST", "/api/runs", SMALL)
             assert status == 202, body
-            while not any(m["type"] == "step" and m["run_id"] == body["id"] for m in messages(await ws.recv())):
+            while not any(has_step(m, body["id"]) for m in messages(await ws.recv())):
                 pass
             out.append(time.perf_counter() - start)
             await asyncio.to_thread(up.wait, body["id"])
@@ -49,7 +54,7 @@ async def cancel_latencies(up, cancels: int, count: int) -> list[float]:
         await ws.recv()  # the snapshot
 
         async def until(run_id: str, state: str) -> None:
-            while not any(m["type"] == "run" and m["run"]["id"] == run_id and m["run"]["state"] == state
+            while not any(m["type"] in RUN_NEWS and m["run"]["id"] == run_id and m["run"]["state"] == state
                           for m in messages(await ws.recv())):
                 pass
 

@@ -9,15 +9,11 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from server_helpers import start_up  # noqa: E402
-from test_server_lifecycle import wait_gone  # noqa: E402
+from ringside.server.harness import start_up, wait_gone
 
 
 def once(tmp: Path, ranks: int) -> tuple[float, float, float]:

@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import resource
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,18 +23,26 @@ from pathlib import Path
 import psutil
 import websockets
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-from server_helpers import messages, start_up  # noqa: E402
+from ringside.server.harness import messages, start_up
 
 SMALL = {"collective": "all_reduce", "algorithm": "ring", "count": 16, "capture": "summary"}
+
+
+def step_events(message: dict, run_id: str) -> list[tuple[int, int]]:
+    """(step, rank) of each rank's step of the run that the message carries: a `step`
+    message's, or those reported before `run_started` and sent in it."""
+    if message["type"] == "step" and message["run_id"] == run_id:
+        return [(message["step"], message["rank"])]
+    if message["type"] == "run_started" and message["run"]["id"] == run_id:
+        return [(step["step"], int(rank)) for step in message["run"]["steps"] for rank in step["ranks"]]
+    return []
 
 
 async def one_run(up, sockets) -> tuple[list[float], int, int]:
     """(lags, viewers that got every step event, step events in the run)."""
     status, body = await asyncio.to_thread(up.call, "POST", "/api/runs", SMALL)
     assert status == 202, body
-    done = f'"id": "{body["id"]}", "state": "done"'
+    done = f'"type":"run_ended","run":{{"id":"{body["id"]}"'  # messages.py's field order
 
     async def listen(ws) -> list[tuple[float, str]]:
         frames = []
@@ -46,8 +53,8 @@ async def one_run(up, sockets) -> tuple[list[float], int, int]:
                 return frames
 
     received = await asyncio.wait_for(asyncio.gather(*(listen(ws) for ws in sockets)), timeout=300)
-    arrivals = [{(m["step"], m["rank"]): at for at, frame in frames for m in messages(frame)
-                 if m["type"] == "step" and m["run_id"] == body["id"]} for frames in received]
+    arrivals = [{event: at for at, frame in frames for m in messages(frame) for event in step_events(m, body["id"])}
+                for frames in received]
     events = set().union(*arrivals)
     first = {e: min(a[e] for a in arrivals if e in a) for e in events}
     return [a[e] - first[e] for a in arrivals for e in a], sum(set(a) == events for a in arrivals), len(events)

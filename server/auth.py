@@ -40,35 +40,59 @@ def role_of(conn: HTTPConnection, settings: Settings) -> Role | None:
     return None
 
 
-def require(conn: HTTPConnection, settings: Settings, role: Role) -> None:
-    """401 without a token, 403 with the wrong one."""
+def refusal(conn: HTTPConnection, settings: Settings, role: Role) -> tuple[int, str] | None:
+    """Why this request may not act as `role`: (401 without a token, 403 with the wrong one,
+    and why), or None. guard.py asks this before a body is read, `require` after."""
     granted = role_of(conn, settings)
     if granted == role or (role == "viewer" and granted is not None):
-        return
+        return None
     if token_of(conn) is None:
-        raise HTTPException(401, {"field": "token", "message": f"this needs the {role} token"})
-    raise HTTPException(403, {"field": "token", "message": f"this token does not grant the {role} role"})
+        return 401, f"this needs the {role} token"
+    return 403, f"this token does not grant the {role} role"
+
+
+def require(conn: HTTPConnection, settings: Settings, role: Role) -> None:
+    problem = refusal(conn, settings, role)
+    if problem is not None:
+        raise HTTPException(problem[0], {"field": "token", "message": problem[1]})
+
+
+def host_name(netloc: str | None) -> str | None:
+    """The name in a Host header or an origin's netloc (lower case, no port, no brackets);
+    None when there is none or it is not a plain host[:port]."""
+    if not netloc or any(c in netloc for c in "@/\\?# "):
+        return None
+    try:
+        name = urlsplit(f"//{netloc}").hostname
+    except ValueError:
+        return None
+    return name.rstrip(".") if name else None
 
 
 def origin_allowed(conn: HTTPConnection, settings: Settings) -> bool:
-    """No Origin: not a browser (a worker, a script). Else it must be this server itself."""
+    """No Origin: not a browser (a worker, a script). Else it must be this server itself: the
+    page's origin is the Host it asked (guard.py has checked that Host), or a name given with
+    --allow-host (a proxy in front may pass on another Host)."""
     origin = conn.headers.get("origin")
     if origin is None:
         return True
     if origin in settings.allowed_origins:
         return True
-    return urlsplit(origin).netloc == conn.headers.get("host")
+    try:
+        netloc = urlsplit(origin).netloc
+    except ValueError:
+        return False
+    return netloc == conn.headers.get("host") or host_name(netloc) in settings.allow_hosts
 
 
-def viewer_dependency(settings: Settings):
-    def check(request: Request) -> None:
-        require(request, settings, "viewer")
-
-    return check
+def settings_of(conn: HTTPConnection) -> Settings:
+    return conn.app.state.settings
 
 
-def presenter_dependency(settings: Settings):
-    def check(request: Request) -> None:
-        require(request, settings, "presenter")
+# async, so that FastAPI runs them on the event loop rather than in a thread
+async def need_viewer(request: Request) -> None:
+    require(request, settings_of(request), "viewer")
 
-    return check
+
+async def need_presenter(request: Request) -> None:
+    require(request, settings_of(request), "presenter")

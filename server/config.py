@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import platformdirs
 
 DEFAULT_HOST = "127.0.0.1"  # the server makes workers run code: loopback unless told otherwise
 DEFAULT_PORT = 8000
+WILDCARDS = ("0.0.0.0", "::", "")  # every interface
 
 
 def default_db() -> Path:
@@ -19,6 +22,21 @@ def default_db() -> Path:
 
 def frontend_dir() -> Path:
     return Path(os.environ.get("RINGSIDE_FRONTEND", Path(__file__).resolve().parent.parent / "frontend"))
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address) can be reached from this machine only."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def url_host(host: str) -> str:
+    """A host as it goes into a URL: IPv6 addresses in brackets."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 @dataclass
@@ -30,13 +48,49 @@ class Settings:
     worker_token: str = field(default_factory=lambda: secrets.token_urlsafe(16))
     viewer_token: str | None = None  # None: anyone who can reach the server may watch
     allowed_origins: tuple[str, ...] = ()  # besides the server's own
+    allow_hosts: tuple[str, ...] = ()  # names the server answers to besides loopback's and --host (guard.py)
+    open_viewing: bool = False  # watch without a token even when other hosts can reach the server
     lost_after: float = 5.0  # seconds of silence before a rank is shown lost (a busy CPU can delay a beat)
     viewer_queue: int = 2048  # messages a viewer may fall behind before it is dropped
 
+    def __post_init__(self):
+        # Watching shows host names, pids and every run: once other hosts can reach the
+        # server, that takes a token unless the waiver was asked for (as Jupyter does).
+        if not self.loopback and self.viewer_token is None and not self.open_viewing:
+            self.viewer_token = secrets.token_urlsafe(16)
+
+    @property
+    def loopback(self) -> bool:
+        return is_loopback(self.host)
+
     @property
     def url(self) -> str:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
-        return f"http://{host}:{self.port}"
+        """Where this machine reaches the server (local workers, the presenter)."""
+        host = "127.0.0.1" if self.host in WILDCARDS else self.host
+        return f"http://{url_host(host)}:{self.port}"
 
     def presenter_url(self) -> str:
         return f"{self.url}/?token={self.presenter_token}"
+
+    def audience_url(self, base: str | None = None) -> str:
+        return f"{base or self.url}/" + (f"?token={self.viewer_token}" if self.viewer_token else "")
+
+    def public_urls(self) -> list[str]:
+        """Where other machines reach the server: its listening address, or for a
+        wildcard every non-loopback address of this machine."""
+        if self.loopback:
+            return []
+        if self.host not in WILDCARDS:
+            return [f"http://{url_host(self.host)}:{self.port}"]
+        import psutil
+
+        families = (socket.AF_INET, socket.AF_INET6) if ":" in self.host else (socket.AF_INET,)
+        found = []
+        for addrs in psutil.net_if_addrs().values():
+            for a in addrs:
+                if a.family not in families:
+                    continue
+                ip = ipaddress.ip_address(a.address.split("%")[0])
+                if not (ip.is_loopback or ip.is_link_local):  # link-local needs a scope; no one types that
+                    found.append(f"http://{url_host(str(ip))}:{self.port}")
+        return found

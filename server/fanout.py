@@ -1,4 +1,4 @@
-"""Every event, to every viewer, without one slow viewer slowing anyone.
+"""Every message (messages.py), to every viewer, without one slow viewer slowing anyone.
 
 A message is serialised once; each viewer has its own bounded queue and its
 own sender task. A frame holds one message, or a JSON array of them. A viewer
@@ -9,8 +9,8 @@ reconnects and gets a fresh snapshot.
 from __future__ import annotations
 
 import asyncio
-import json
 
+from pydantic import BaseModel
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 DROPPED = 1013
@@ -67,8 +67,8 @@ class Fanout:
     def remove(self, viewer: Viewer) -> None:
         self.viewers.discard(viewer)
 
-    def publish(self, message: dict) -> None:
-        text = json.dumps(message)
+    def publish(self, message: BaseModel) -> None:
+        text = message.model_dump_json()
         for viewer in list(self.viewers):
             if not viewer.offer(text):
                 self._drop(viewer)

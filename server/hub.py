@@ -13,16 +13,18 @@ import asyncio
 import time
 from collections import deque
 
+from starlette.requests import Request
 from starlette.websockets import WebSocket
 
 from ringside.worker_agent.catalog import SpecError, validate
 from ringside.worker_agent.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
-                                   RunStarted, StepEvent)
+                                            RunStarted, StepEvent)
 
-from . import runs as R
 from .config import Settings
 from .fanout import Fanout
+from .messages import ClusterMessage, EndedMessage, SnapshotMessage, StartedMessage, StepMessage, SummaryMessage
 from .registry import Cluster
+from .runs import Run, RunState, new_run
 from .store import Store
 
 TICK_S = 1.0
@@ -35,14 +37,14 @@ class Hub:
         self.store = Store(settings.db)
         self.fanout = Fanout(settings.viewer_queue)
         self.workers: dict[int, WebSocket] = {}
-        self.queue: deque[dict] = deque()
-        self.current: dict | None = None
+        self.queue: deque[Run] = deque()
+        self.current: Run | None = None
         self.changed = asyncio.Event()  # something the dispatcher may be waiting for happened
         self.next_id = self.store.last_seq() + 1
         self.tasks: list[asyncio.Task] = []
         self.telling: set[asyncio.Task] = set()
         for run in self.store.unfinished():  # what a previous server left running or queued
-            R.conclude(run, "interrupted", "the server stopped before this run finished")
+            run.conclude(RunState.INTERRUPTED, "the server stopped before this run finished")
             self.store.save(run)
 
     # --- lifecycle -----------------------------------------------------------
@@ -55,13 +57,13 @@ class Hub:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         for run in ([self.current] if self.current else []) + list(self.queue):
-            R.conclude(run, "interrupted", "the server stopped before this run finished")
+            run.conclude(RunState.INTERRUPTED, "the server stopped before this run finished")
             self.store.save(run)
         self.store.close()
 
     # --- runs ----------------------------------------------------------------
 
-    def submit(self, spec: RunSpec) -> dict:
+    def submit(self, spec: RunSpec) -> Run:
         """Queue a run, or raise SpecError naming what is wrong (and change nothing)."""
         if not self.cluster.live():
             raise SpecError("group", "no ranks are connected")
@@ -69,33 +71,37 @@ class Hub:
         if missing:
             raise SpecError("group", f"ranks {missing} of the world are not connected; every rank takes part in every run")
         validate(spec, self.cluster.world_size, self.cluster.backend)
-        run = R.new_run(f"r-{self.next_id:06d}", spec, self.cluster.backend, self.cluster.world_size)
+        run = new_run(f"r-{self.next_id:06d}", spec, self.cluster.backend, self.cluster.world_size)
         self.next_id += 1
         self.queue.append(run)
         self.store.save(run)
-        self._announce(run)
+        self.fanout.publish(SummaryMessage(run=run.summary()))
         self.changed.set()
         return run
 
-    def find(self, run_id: str) -> dict | None:
-        if self.current is not None and self.current["id"] == run_id:
+    def find(self, run_id: str) -> Run | None:
+        if self.current is not None and self.current.id == run_id:
             return self.current
-        return next((r for r in self.queue if r["id"] == run_id), None) or self.store.get(run_id)
+        return next((r for r in self.queue if r.id == run_id), None) or self.store.get(run_id)
 
-    def cancel(self, run_id: str) -> dict | None:
+    def live(self) -> dict[str, Run]:
+        """The runs not yet ended, by id: newer than what the store holds of them."""
+        return {r.id: r for r in [self.current, *self.queue] if r is not None}
+
+    def cancel(self, run_id: str) -> Run | None:
         """Queued: cancelled now. Running: the ranks are told, stop together at their next
         check between iterations (runner.py), and the run is marked cancelled when they have
         (or have finished: a single iteration is never cut short)."""
         run = self.find(run_id)
-        if run is None or run["state"] in R.ENDED:
+        if run is None or run.state.ended:
             return run
-        if run["state"] == "queued":
+        if run.state == RunState.QUEUED:
             self.queue.remove(run)
-            R.conclude(run, "cancelled")
+            run.conclude(RunState.CANCELLED)
             self.store.save(run)
-            self._announce(run)
-        elif not run["cancel_requested"]:
-            run["cancel_requested"] = True
+            self.fanout.publish(SummaryMessage(run=run.summary()))
+        elif not run.cancel_requested:
+            run.cancel_requested = True
             task = asyncio.create_task(self._tell_workers(Cancel(run_id=run_id).model_dump_json()))
             self.telling.add(task)  # held until done: the loop keeps only weak references
             task.add_done_callback(self.telling.discard)
@@ -108,9 +114,6 @@ class Hub:
             except (RuntimeError, OSError):
                 pass  # its loss is noticed by _await_ranks
 
-    def _announce(self, run: dict) -> None:
-        self.fanout.publish({"type": "run", "run": run})
-
     async def _dispatch(self) -> None:
         while True:
             while not self.queue or self.cluster.missing() or not self.cluster.live():
@@ -118,32 +121,33 @@ class Hub:
                 await self.changed.wait()
             await self._execute(self.queue.popleft())
 
-    async def _execute(self, run: dict) -> None:
-        spec = RunSpec(**run["spec"])
-        run["state"], run["started_at"] = "running", time.time()
+    async def _execute(self, run: Run) -> None:
+        """Viewers hear of it once every rank has started (on_event), and when it ends."""
+        run.state, run.started_at = RunState.RUNNING, time.time()
         self.current = run
         self.store.save(run)
-        self._announce(run)
-        await self._tell_workers(RunCommand(run_id=run["id"], spec=spec).model_dump_json())
-        state, error = await self._await_ranks(run, spec)
-        R.conclude(run, state, error)
+        await self._tell_workers(RunCommand(run_id=run.id, spec=run.spec).model_dump_json())
+        state, error = await self._await_ranks(run)
+        run.conclude(state, error)
         self.current = None
         self.store.save(run)
-        self._announce(run)
+        self.fanout.publish(EndedMessage(run=run))
 
-    async def _await_ranks(self, run: dict, spec: RunSpec) -> tuple[str, str | None]:
-        deadline = time.monotonic() + spec.timeout * (spec.warmup + spec.iterations + 2)
+    async def _await_ranks(self, run: Run) -> tuple[RunState, str | None]:
+        spec = run.spec
+        allowed = spec.timeout * (spec.warmup + spec.iterations + 2)
+        deadline = time.monotonic() + allowed
         while True:
-            if run["error"] is not None:
-                return "failed", None
-            if not R.unfinished(run):
-                return "done", None
+            if run.error is not None:
+                return RunState.FAILED, None
+            if not run.unfinished():
+                return RunState.DONE, None
             lost = self.cluster.missing()
             if lost:
-                return "failed", f"ranks {lost} were lost during the run; ranks {R.unfinished(run)} did not finish"
+                return RunState.FAILED, f"ranks {lost} were lost during the run; ranks {run.unfinished()} did not finish"
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return "failed", f"ranks {R.unfinished(run)} did not finish within {spec.timeout * (spec.warmup + spec.iterations + 2):g} s"
+                return RunState.FAILED, f"ranks {run.unfinished()} did not finish within {allowed:g} s"
             self.changed.clear()
             try:
                 await asyncio.wait_for(self.changed.wait(), timeout=min(remaining, TICK_S))
@@ -170,18 +174,24 @@ class Hub:
             self.cluster.beat(event)
             return
         run = self.current
-        if run is None or getattr(event, "run_id", None) != run["id"]:
+        if run is None or getattr(event, "run_id", None) != run.id:
             return  # late news of a run that has ended: nothing to update
         if isinstance(event, RunStarted):
-            R.on_started(run, event)
+            if not run.started():
+                run.on_started(event)
+                if run.started():  # the last rank is in: the run goes on stage with what it has so far
+                    self.fanout.publish(StartedMessage(run=run))
         elif isinstance(event, StepEvent):
-            self.fanout.publish(R.on_step(run, event))
+            entry = run.on_step(event)
+            if run.started():  # steps before that are in run_started's run
+                self.fanout.publish(StepMessage(run_id=run.id, step=event.step, rank=event.rank, t0=entry.t0, t1=entry.t1,
+                                                states=entry.states))
         elif isinstance(event, RunFinished):
-            R.on_finished(run, event)
+            run.on_finished(event)
         elif isinstance(event, RunCancelled):
-            R.on_cancelled(run, event)
+            run.on_cancelled(event)
         elif isinstance(event, ErrorEvent):
-            R.on_error(run, event)
+            run.on_error(event)
         self.changed.set()
 
     async def _tick(self) -> None:
@@ -189,14 +199,14 @@ class Hub:
         while True:
             await asyncio.sleep(TICK_S)
             if self.cluster.ranks:
-                self.fanout.publish({"type": "cluster", **self.cluster.to_json()})
+                self.fanout.publish(ClusterMessage(**self.cluster.to_json()))
             self.changed.set()
 
-    def snapshot(self, role: str) -> dict:
-        return {
-            "type": "snapshot",
-            "role": role,
-            "cluster": self.cluster.to_json(),
-            "queue": [R.summary(r) for r in self.queue],
-            "current": self.current,
-        }
+    def snapshot(self, role: str) -> SnapshotMessage:
+        return SnapshotMessage(role=role, cluster=self.cluster.to_json(), queue=[r.summary() for r in self.queue],
+                               current=self.current)
+
+
+async def hub_of(request: Request) -> Hub:
+    """The app's hub, as a FastAPI dependency (async: resolved on the event loop)."""
+    return request.app.state.hub

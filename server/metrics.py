@@ -19,7 +19,7 @@ def render(hub) -> str:
     metric("ringside_runs", "gauge", "Stored runs by state and collective.",
            [(f'{{state="{s}",collective="{c}"}}', n) for (s, c), n in sorted(counts.items())])
     recent = hub.store.finished()
-    durations = [t["t1"] - t["t0"] for run in recent for step in run["steps"] for t in step["ranks"].values()]
+    durations = [t.t1 - t.t0 for run in recent for step in run.steps for t in step.ranks.values()]
     buckets = [0] * len(BUCKETS)
     for d in durations:
         i = bisect.bisect_left(BUCKETS, d)
@@ -30,8 +30,8 @@ def render(hub) -> str:
            + [('_bucket{le="+Inf"}', len(durations)), ("_sum", sum(durations)), ("_count", len(durations))])
     last: dict[str, float] = {}
     for run in reversed(recent):  # oldest first, so the newest of each collective wins
-        if run["busbw"] is not None:
-            last[run["spec"]["collective"]] = run["busbw"]
+        if run.busbw is not None:
+            last[run.spec.collective] = run.busbw
     metric("ringside_last_busbw_bytes_per_second", "gauge", "Bus bandwidth of the last finished run of each collective.",
            [(f'{{collective="{c}"}}', v) for c, v in sorted(last.items())])
     statuses: dict[str, int] = {"idle": 0, "busy": 0, "lost": 0}

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from ringside.worker_agent.protocol import Heartbeat, Hello
 
 SPARKLINE = 60  # heartbeats kept per rank for the dashboard's sparklines
+MAX_WORLD = 4096  # ranks a cluster may claim: a hello is only a claim, and the server sizes things by it
+MAX_TEXT = 256  # characters of a hello's host, device, backend and torch version (shown to every viewer)
 
 
 @dataclass
@@ -36,6 +38,7 @@ class Cluster:
     def __init__(self, lost_after: float):
         self.lost_after = lost_after
         self.ranks: dict[int, Rank] = {}
+        self.complete = False  # every rank of the world has been connected at once
 
     @property
     def world_size(self) -> int:
@@ -47,21 +50,29 @@ class Cluster:
         return live[0] if live else None
 
     def conflict(self, hello: Hello) -> str | None:
-        """Why this hello cannot join, or None."""
+        """Why this hello cannot join, or None. Short (a close reason holds 123 bytes), and it
+        repeats no number or text of the hello's that could be any length."""
+        if not 1 <= hello.world_size <= MAX_WORLD:
+            return f"world size must be 1 to {MAX_WORLD}"
+        if not 0 <= hello.rank < hello.world_size:
+            return f"rank must be 0 to {hello.world_size - 1} in a world of {hello.world_size}"
+        if not 0 <= hello.local_rank < MAX_WORLD:
+            return f"local rank must be 0 to {MAX_WORLD - 1}"
+        if max(map(len, (hello.host, hello.device, hello.backend, hello.torch_version))) > MAX_TEXT:
+            return f"host, device, backend and torch version must be at most {MAX_TEXT} characters"
         current = self.ranks.get(hello.rank)
         if current is not None and current.connected:
-            return f"rank {hello.rank} is already connected (pid {current.hello.pid} on {current.hello.host})"
+            return f"rank {hello.rank} is already connected (pid {current.hello.pid} on {current.hello.host[:40]})"[:120]
         others = [r.hello for r in self.ranks.values() if r.connected]
         if others and others[0].world_size != hello.world_size:
             return f"world size {hello.world_size} differs from the cluster's {others[0].world_size}"
-        if not 0 <= hello.rank < hello.world_size:
-            return f"rank {hello.rank} is outside a world of {hello.world_size}"
         return None
 
     def join(self, hello: Hello) -> None:
         if self.ranks and not any(r.connected for r in self.ranks.values()) and self.world_size != hello.world_size:
-            self.ranks.clear()  # a new world replaces one that is entirely gone
+            self.forget()  # a new world replaces one that is entirely gone
         self.ranks[hello.rank] = Rank(hello)
+        self.complete = self.complete or sum(r.connected for r in self.ranks.values()) == hello.world_size
 
     def beat(self, beat: Heartbeat) -> None:
         rank = self.ranks.get(beat.rank)
@@ -79,6 +90,14 @@ class Cluster:
     def leave(self, rank: int) -> None:
         if rank in self.ranks:
             self.ranks[rank].connected = False
+        if not self.complete and not any(r.connected for r in self.ranks.values()):
+            # a world that was never whole is a claim no rank backs any more (a hello can claim
+            # any size); a whole one stays, its ranks shown lost, until its ranks or a new world come
+            self.forget()
+
+    def forget(self) -> None:
+        self.ranks.clear()
+        self.complete = False
 
     def live(self) -> list[int]:
         now = time.monotonic()

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from ringside.worker_agent.spec_args import add_spec_arguments, first_error, spec_from_args
 
-ENDED = {"done", "failed", "cancelled", "interrupted"}
+from .runs import Run, RunState
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,20 +37,20 @@ def call(method: str, url: str, token: str | None, body: dict | None = None) -> 
         return e.code, json.load(e)
 
 
-def table(run: dict) -> str:
-    lines = [f"run {run['id']}: {run['spec']['collective']}/{run['spec']['algorithm']} "
-             f"count={run['spec']['count']} {run['spec']['dtype']} on ranks {run['group']}: {run['state']}"]
-    if run["error"]:
-        lines.append(f"error: {run['error']}")
+def table(run: Run) -> str:
+    spec = run.spec
+    lines = [f"run {run.id}: {spec.collective}/{spec.algorithm} count={spec.count} {spec.dtype} on ranks {run.group}: {run.state}"]
+    if run.error:
+        lines.append(f"error: {run.error}")
     lines.append(f"{'rank':>5} {'median us':>10} {'sent B':>10} {'received B':>11} {'verified':>9} {'checksum':>21}")
-    for rank, r in sorted(run["results"].items(), key=lambda kv: int(kv[0])):
-        its = sorted(r["timings"]["iterations"])
+    for rank, r in sorted(run.results.items(), key=lambda kv: int(kv[0])):
+        its = sorted(r.timings.iterations)
         median = its[len(its) // 2] * 1e6 if its else float("nan")
-        lines.append(f"{rank:>5} {median:>10.1f} {r['bytes_sent']:>10} {r['bytes_received']:>11} "
-                     f"{str(r['verified']):>9} {str(r['checksum']):>21}")
-    if run["time"] is not None:
-        lines.append(f"time {run['time'] * 1e6:.1f} us (slowest rank, median), algbw {run['algbw'] / 1e9:.3f} GB/s, "
-                     f"busbw {run['busbw'] / 1e9:.3f} GB/s")
+        lines.append(f"{rank:>5} {median:>10.1f} {r.bytes_sent:>10} {r.bytes_received:>11} "
+                     f"{str(r.verified):>9} {str(r.checksum):>21}")
+    if run.time is not None:
+        lines.append(f"time {run.time * 1e6:.1f} us (slowest rank, median), algbw {run.algbw / 1e9:.3f} GB/s, "
+                     f"busbw {run.busbw / 1e9:.3f} GB/s")
     return "\n".join(lines)
 
 
@@ -75,11 +75,8 @@ def main(args: argparse.Namespace) -> int:
     if args.no_wait:
         print(run_id)
         return 0
-    while True:
-        _, run = call("GET", f"{base}/api/runs/{run_id}", args.token)
-        if run["state"] in ENDED:
-            break
+    while not (run := Run.model_validate(call("GET", f"{base}/api/runs/{run_id}", args.token)[1])).state.ended:
         time.sleep(0.1)
     print(table(run))
     print(f"see it: {base}/?run={run_id}")
-    return 0 if run["state"] == "done" else 1
+    return 0 if run.state == RunState.DONE else 1

@@ -1,137 +1,240 @@
-"""A run as the server keeps it: the spec, its state, and every rank's events
-merged into one picture (the Run JSON that viewers, the store and the trace
-read). Plain dicts, so storing and sending are one json.dumps away."""
+"""A run as the server keeps it: what was asked, how it is laid out, what each rank
+did and what it cost. One type, `Run`, whose JSON is what viewers, the store, the
+trace and `ringside run` read; its state is a `RunState`.
+
+The server plans a run when it is created (schedule, chunks, layout hint, a
+skeleton per step), so only the ranks' inputs, steps and results arrive later."""
 
 from __future__ import annotations
 
 import statistics
 import time
+from enum import Enum
+from typing import Literal, Optional
 
-from ringside.worker_agent import collectives as C
-from ringside.worker_agent import simulate
-from ringside.worker_agent.catalog import ITEMSIZE, effective_count, effective_dtype, group_of
-from ringside.worker_agent.protocol import ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent
+from pydantic import BaseModel, model_validator
+
+from ringside.worker_agent import catalog, simulate
+from ringside.worker_agent.collectives import get
+from ringside.worker_agent.protocol import ChunkState, ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
 from ringside.worker_agent.schedule import Schedule
 
-ENDED = frozenset({"done", "failed", "cancelled", "interrupted"})
-RESULT_FIELDS = ("output", "checksum", "verified", "max_diff", "tolerance", "mismatches", "timings", "bytes_sent", "bytes_received")
+
+class RunState(str, Enum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def ended(self) -> bool:
+        return self in ENDED_STATES
 
 
-def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> dict:
-    return {
-        "id": run_id,
-        "state": "queued",
-        "spec": spec.model_dump(),
-        "created_at": time.time(),
-        "started_at": None,
-        "finished_at": None,
-        "error": None,
-        "cancel_requested": False,
-        "cancelled_ranks": [],
-        "backend": backend,
-        "world_size": world_size,
-        "group": group_of(spec, world_size),
-        "schedule": None,
-        "chunk_bounds": [],
-        "inputs": {},
-        "input_chunks": {},
-        "steps": [],
-        "results": {},
-        "verified": None,
-        "time": None,
-        "algbw": None,
-        "busbw": None,
-        "traffic": None,
-    }
+ENDED_STATES = [RunState.DONE, RunState.FAILED, RunState.CANCELLED, RunState.INTERRUPTED]
 
 
-def summary(run: dict) -> dict:
+class RankStep(BaseModel):
+    """One rank's report of one step: when it ran (seconds since the run's start on that
+    rank) and the chunks of its buffer that the step changed."""
+
+    t0: float
+    t1: float
+    states: list[ChunkState] = []
+
+
+class Step(BaseModel):
+    """A step of the schedule (planned at submit) and what each rank reported of it."""
+
+    step: int
+    phase: str = ""
+    caption: str = ""
+    transfers: list[list[int]] = []  # [src, dst, chunk, into, reduce], global ranks
+    ranks: dict[str, RankStep] = {}
+
+
+class RankResult(BaseModel):
+    """A rank's RunFinished, less its envelope."""
+
+    output: list[ChunkState] = []
+    checksum: Optional[int] = None
+    verified: Optional[bool] = None
+    max_diff: Optional[float] = None
+    tolerance: Optional[float] = None
+    mismatches: list[tuple[int, float, float]] = []
+    timings: Timings
+    bytes_sent: int = 0
+    bytes_received: int = 0
+
+
+class Link(BaseModel):
+    src: int
+    dst: int
+    bytes: int
+
+
+class Traffic(BaseModel):
+    """Bytes per rank (keyed by global rank), in all, and on the busiest link."""
+
+    sent: dict[str, int]
+    received: dict[str, int]
+    total: int
+    busiest_link: Optional[Link]
+
+
+class Layout(BaseModel):
+    """How a viewer places the ranks (catalog.layout_of): global ranks."""
+
+    shape: Literal["ring", "tree", "star", "grid", "servers"] = "ring"
+    root: Optional[int] = None
+    servers: list[int] = []
+
+
+class RunSummary(BaseModel):
     """What a run list shows: no steps, no states."""
-    spec = run["spec"]
-    return {k: run[k] for k in ("id", "state", "created_at", "started_at", "finished_at", "error", "verified",
-                                "time", "algbw", "busbw", "group")} | {
-        "collective": spec["collective"], "algorithm": spec["algorithm"], "count": spec["count"], "dtype": spec["dtype"],
-    }
+
+    id: str
+    state: RunState
+    created_at: float
+    started_at: Optional[float]
+    finished_at: Optional[float]
+    error: Optional[str]
+    verified: Optional[bool]
+    time: Optional[float]
+    algbw: Optional[float]
+    busbw: Optional[float]
+    group: list[int]
+    collective: str
+    algorithm: str
+    count: int
+    dtype: str
 
 
-def _step(run: dict, index: int) -> dict:
-    while len(run["steps"]) <= index:
-        run["steps"].append({"step": len(run["steps"]), "phase": "", "caption": "", "transfers": [], "ranks": {}})
-    return run["steps"][index]
+class Run(BaseModel):
+    id: str
+    state: RunState = RunState.QUEUED
+    spec: RunSpec
+    created_at: float
+    started_at: Optional[float] = None
+    finished_at: Optional[float] = None
+    error: Optional[str] = None
+    cancel_requested: bool = False
+    cancelled_ranks: list[int] = []
+    backend: str
+    world_size: int
+    group: list[int]
+    op: Optional[str] = None  # the op its reductions apply (a barrier's own); None: it only moves data
+    layout: Optional[Layout] = None  # filled on load for runs stored before layouts were kept
+    schedule: Optional[dict] = None  # Schedule.to_json in global ranks; None for native
+    chunk_bounds: list[tuple[int, int]] = []
+    inputs: dict[str, list[ChunkState]] = {}  # each rank's buffer before step 0, from its RunStarted
+    input_chunks: dict[str, list[int]] = {}
+    steps: list[Step] = []
+    results: dict[str, RankResult] = {}
+    verified: Optional[bool] = None
+    time: Optional[float] = None  # the slowest rank's median iteration, seconds
+    algbw: Optional[float] = None
+    busbw: Optional[float] = None
+    traffic: Optional[Traffic] = None
+
+    @model_validator(mode="after")
+    def _plan_old_run(self) -> "Run":
+        """A run stored before runs carried their layout and op gets them when read, so a
+        viewer draws every run alike."""
+        if self.layout is None:
+            self.op = get(self.spec.collective).op(self.spec)
+            try:
+                self.layout = Layout(**catalog.layout_of(self.spec, self.world_size))
+            except ValueError:  # an algorithm this version no longer has
+                self.layout = Layout()
+        return self
+
+    def summary(self) -> RunSummary:
+        spec = self.spec
+        return RunSummary(**self.model_dump(include=set(RunSummary.model_fields)), collective=spec.collective,
+                          algorithm=spec.algorithm, count=spec.count, dtype=spec.dtype)
+
+    # --- what the ranks report ------------------------------------------------
+
+    def started(self) -> bool:
+        """Every rank of the group has sent its RunStarted (asked at every step: kept cheap)."""
+        return len(self.inputs) == len(self.group)
+
+    def on_started(self, event: RunStarted) -> None:
+        if event.rank in self.group:
+            self.inputs[str(event.rank)] = event.inputs
+
+    def on_step(self, event: StepEvent) -> RankStep:
+        entry = RankStep(t0=event.t0, t1=event.t1, states=event.states)
+        while len(self.steps) <= event.step:  # beyond the plan only when a scripted rank says so
+            self.steps.append(Step(step=len(self.steps)))
+        self.steps[event.step].ranks[str(event.rank)] = entry
+        return entry
+
+    def on_finished(self, event: RunFinished) -> None:
+        self.results[str(event.rank)] = RankResult.model_validate(event, from_attributes=True)
+
+    def on_error(self, event: ErrorEvent) -> None:
+        if self.error is None:
+            self.error = event.message if event.field is None else f"{event.field}: {event.message}"
+
+    def on_cancelled(self, event: RunCancelled) -> None:
+        if event.rank not in self.cancelled_ranks:
+            self.cancelled_ranks.append(event.rank)
+
+    def unfinished(self) -> list[int]:
+        """Group ranks that have neither finished nor stopped on a cancel."""
+        return [r for r in self.group if str(r) not in self.results and r not in self.cancelled_ranks]
+
+    # --- its end ---------------------------------------------------------------
+
+    def conclude(self, state: RunState, error: str | None = None) -> None:
+        """End the run: its final state, and the figures its results give."""
+        self.state = RunState.CANCELLED if self.cancel_requested and state == RunState.DONE else state
+        self.finished_at = time.time()
+        if error and self.error is None:
+            self.error = error
+        results = list(self.results.values())
+        verdicts = [r.verified for r in results if r.verified is not None]
+        self.verified = all(verdicts) if verdicts else None
+        per_iteration = [r.timings.iterations for r in results if r.timings.iterations]
+        if per_iteration and len({len(t) for t in per_iteration}) == 1:
+            self.time = statistics.median(max(ts) for ts in zip(*per_iteration))
+            collective, p = get(self.spec.collective), len(self.group)
+            size = collective.message_bytes(collective.count(self.spec), catalog.ITEMSIZE[collective.dtype(self.spec)], p)
+            self.algbw = size / self.time if self.time > 0 else None
+            self.busbw = self.algbw * collective.bus_factor(p) if self.algbw is not None else None
+        self.traffic = self._traffic()
+
+    def _traffic(self) -> Traffic | None:
+        """Counted by the simulator over the run's schedule in global ranks. None for a
+        native run: only the backend knows its wires."""
+        if self.schedule is None:
+            return None
+        collective = get(self.spec.collective)
+        schedule = Schedule.from_json(self.schedule, self.world_size)
+        moved = simulate.traffic(schedule, collective.count(self.spec), catalog.ITEMSIZE[collective.dtype(self.spec)]).to_json()
+        return Traffic(sent={str(r): moved["sent"][r] for r in self.group},
+                       received={str(r): moved["received"][r] for r in self.group},
+                       total=moved["total"], busiest_link=moved["busiest_link"])
 
 
-def on_started(run: dict, event: RunStarted) -> None:
-    run["inputs"][str(event.rank)] = [s.model_dump() for s in event.inputs]
-    run["input_chunks"][str(event.rank)] = event.input_chunks
-    run["chunk_bounds"] = [list(b) for b in event.chunk_bounds]
-    if event.schedule is not None:
-        run["schedule"] = event.schedule
-        for i, step in enumerate(event.schedule["steps"]):
-            _step(run, i).update(phase=step["phase"], caption=step["caption"], transfers=step["transfers"])
-
-
-def on_step(run: dict, event: StepEvent) -> dict:
-    """Merge one rank's step; returns what viewers are sent."""
-    entry = {"t0": event.t0, "t1": event.t1, "states": [s.model_dump() for s in event.states]}
-    step = _step(run, event.step)
-    step["ranks"][str(event.rank)] = entry
-    if not step["phase"]:
-        step["phase"] = event.phase
-    return {"type": "step", "run_id": run["id"], "step": event.step, "rank": event.rank, **entry}
-
-
-def on_finished(run: dict, event: RunFinished) -> None:
-    run["results"][str(event.rank)] = event.model_dump(include=set(RESULT_FIELDS))
-
-
-def on_error(run: dict, event: ErrorEvent) -> None:
-    if run["error"] is None:
-        run["error"] = event.message if event.field is None else f"{event.field}: {event.message}"
-
-
-def on_cancelled(run: dict, event: RunCancelled) -> None:
-    if event.rank not in run["cancelled_ranks"]:
-        run["cancelled_ranks"].append(event.rank)
-
-
-def unfinished(run: dict) -> list[int]:
-    """Group ranks that have neither finished nor stopped on a cancel."""
-    return [r for r in run["group"] if str(r) not in run["results"] and r not in run["cancelled_ranks"]]
-
-
-def conclude(run: dict, state: str, error: str | None = None) -> None:
-    """End the run: its final state, and the figures its results give."""
-    run["state"] = "cancelled" if run["cancel_requested"] and state == "done" else state
-    run["finished_at"] = time.time()
-    if error and run["error"] is None:
-        run["error"] = error
-    results = list(run["results"].values())
-    verdicts = [r["verified"] for r in results if r["verified"] is not None]
-    run["verified"] = all(verdicts) if verdicts else None
-    per_iteration = [r["timings"]["iterations"] for r in results if r["timings"]["iterations"]]
-    if per_iteration and len({len(t) for t in per_iteration}) == 1:
-        slowest = [max(ts) for ts in zip(*per_iteration)]
-        run["time"] = statistics.median(slowest)
-        spec = RunSpec(**run["spec"])
-        p = len(run["group"])
-        size = C.message_bytes(spec.collective, effective_count(spec), ITEMSIZE[effective_dtype(spec)], p)
-        run["algbw"] = size / run["time"] if run["time"] > 0 else None
-        run["busbw"] = run["algbw"] * C.BUS_FACTOR[spec.collective](p) if run["algbw"] is not None else None
-    run["traffic"] = traffic(run)
-
-
-def traffic(run: dict) -> dict | None:
-    """Bytes per rank and the busiest link, counted by the simulator over the run's
-    schedule in global ranks. None for a native run: only the backend knows its wires."""
-    plan = run["schedule"]
-    if plan is None:
-        return None
-    spec = RunSpec(**run["spec"])
-    schedule = Schedule.from_json(plan, run["world_size"])
-    moved = simulate.traffic(schedule, effective_count(spec), ITEMSIZE[effective_dtype(spec)]).to_json()
-    return {
-        "sent": {str(r): moved["sent"][r] for r in run["group"]},
-        "received": {str(r): moved["received"][r] for r in run["group"]},
-        "total": moved["total"],
-        "busiest_link": moved["busiest_link"],
-    }
+def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> Run:
+    """A queued run, planned: its schedule, chunks, layout and a skeleton per step. The spec
+    must be valid (catalog.validate)."""
+    plan = catalog.plan(spec, world_size)
+    steps = [Step(step=i, phase=s["phase"], caption=s["caption"], transfers=s["transfers"])
+             for i, s in enumerate(plan["steps"] if plan else [])]
+    return Run(
+        id=run_id, spec=spec, created_at=time.time(), backend=backend, world_size=world_size,
+        group=catalog.group_of(spec, world_size), op=get(spec.collective).op(spec),
+        layout=catalog.layout_of(spec, world_size), schedule=plan,
+        chunk_bounds=catalog.chunk_bounds(spec, world_size),
+        input_chunks={str(r): chunks for r, chunks in catalog.input_chunks(spec, world_size).items()},
+        steps=steps,
+    )

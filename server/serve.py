@@ -15,7 +15,8 @@ from pathlib import Path
 import uvicorn
 
 from .app import create_app
-from .config import DEFAULT_HOST, DEFAULT_PORT, Settings, default_db
+from .auth import host_name
+from .config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
 
 MAX_FRAME = 16 << 20  # a worker's or viewer's frame beyond this is refused (close 1009)
 
@@ -23,6 +24,12 @@ MAX_FRAME = 16 << 20  # a worker's or viewer's frame beyond this is refused (clo
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help="interface to listen on (default %(default)s; anything else exposes a server that makes workers run code)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="a name the server answers to besides localhost and --host, such as a proxy's (repeatable); "
+                             "requests for any other name are refused, against DNS rebinding")
+    parser.add_argument("--open-viewing", action="store_true",
+                        help="beyond loopback, let anyone who can reach the server watch without a token "
+                             "(default: a viewer token is made and the audience link carries it)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--db", type=Path, default=None, help=f"SQLite file for the runs (default {default_db()})")
     parser.add_argument("--viewer-token", default=os.environ.get("RINGSIDE_VIEWER_TOKEN"),
@@ -49,8 +56,10 @@ def seconds(text: str) -> float:
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """Tokens come from the environment when set (so restarts keep them), else fresh ones."""
+    allow = tuple(host_name(n) or n.lower() for n in args.allow_host)  # a name, even if given as name:port
     settings = Settings(host=args.host, port=args.port, db=args.db or default_db(), viewer_token=args.viewer_token,
-                        viewer_queue=args.viewer_queue, lost_after=args.lost_after)
+                        viewer_queue=args.viewer_queue, lost_after=args.lost_after, allow_hosts=allow,
+                        open_viewing=args.open_viewing)
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
     return settings
@@ -91,12 +100,34 @@ def server_for(settings: Settings) -> Server:
     return Server(config)
 
 
+def warn_if_exposed(settings: Settings) -> None:
+    """Beyond loopback, say so where it cannot be missed, and give the links others use."""
+    if settings.loopback:
+        return
+    where = "every network interface" if settings.host in WILDCARDS else settings.host
+    watching = ("anyone who can reach it may watch (--open-viewing): host names, pids and every run"
+                if settings.viewer_token is None else "watching needs the viewer token, which the links below carry")
+    lines = [
+        f"WARNING: Ringside is listening on {settings.host} ({where}), not only on this machine.",
+        "  The presenter token lets its holder run code on every worker; the worker token lets its",
+        f"  holder join as a rank. Keep both secret; {watching}.",
+        "  Keep the server, and a cluster's ranks, on a private network (README: \"Security, and exposed to a network\").",
+        "  Others open:",
+        *([f"    {settings.audience_url(url)}" for url in settings.public_urls()] or ["    (this machine has no network address)"]),
+    ]
+    bar = "=" * max(map(len, lines))
+    print("\n".join([bar, *lines, bar]), file=sys.stderr, flush=True)
+
+
 def main(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     server = server_for(settings)
+    warn_if_exposed(settings)
     print(f"Ringside server: {settings.url}", flush=True)
     print(f"  presenter:  {settings.presenter_url()}")
-    print(f"  workers:    RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N -m ringside.worker_agent --server {settings.url}")
+    print(f"  audience:   {settings.audience_url()}")
+    reach = (settings.public_urls() or [settings.url])[0]  # workers on other nodes need an address they can reach
+    print(f"  workers:    RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N -m ringside.worker_agent --server {reach}")
     print(f"  runs kept in {settings.db}", flush=True)
     server.run()
     return 0 if server.started else 1

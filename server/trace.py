@@ -3,51 +3,53 @@ a track per rank, a slice per step, a flow arrow per transfer."""
 
 from __future__ import annotations
 
+from .runs import Run
+
 US = 1e6
 
 
-def chrome_trace(run: dict) -> dict:
+def chrome_trace(run: Run) -> dict:
     events: list[dict] = []
-    for rank in run["group"]:
+    for rank in run.group:
         events.append({"ph": "M", "name": "process_name", "pid": rank, "tid": 0, "args": {"name": f"rank {rank}"}})
         events.append({"ph": "M", "name": "process_sort_index", "pid": rank, "tid": 0, "args": {"sort_index": rank}})
-    if run["steps"]:
+    if run.steps:
         _steps(run, events)
     else:
         _iterations(run, events)
-    spec = run["spec"]
+    spec = run.spec
     return {
         "traceEvents": events,
         "displayTimeUnit": "ms",
-        "metadata": {"run": run["id"], "collective": spec["collective"], "algorithm": spec["algorithm"],
-                     "count": spec["count"], "dtype": spec["dtype"], "backend": run["backend"]},
+        "metadata": {"run": run.id, "collective": spec.collective, "algorithm": spec.algorithm,
+                     "count": spec.count, "dtype": spec.dtype, "backend": run.backend},
     }
 
 
-def _steps(run: dict, events: list[dict]) -> None:
+def _steps(run: Run, events: list[dict]) -> None:
     flow = 0
-    for step in run["steps"]:
-        times = step["ranks"]
+    for step in run.steps:
+        times = step.ranks
         for rank, t in times.items():
-            events.append({"ph": "X", "name": f"step {step['step']}: {step['phase']}", "cat": step["phase"],
-                           "pid": int(rank), "tid": 0, "ts": t["t0"] * US, "dur": max(t["t1"] - t["t0"], 0) * US,
-                           "args": {"caption": step["caption"]}})
-        for src, dst, chunk, into, reduce in step["transfers"]:
+            events.append({"ph": "X", "name": f"step {step.step}: {step.phase}", "cat": step.phase,
+                           "pid": int(rank), "tid": 0, "ts": t.t0 * US, "dur": max(t.t1 - t.t0, 0) * US,
+                           "args": {"caption": step.caption}})
+        for src, dst, chunk, into, reduce in step.transfers:
             s, d = times.get(str(src)), times.get(str(dst))
             if src == dst or s is None or d is None:
                 continue
             flow += 1
             name = f"chunk {chunk} -> {into}" + (" (reduce)" if reduce else "")
-            events.append({"ph": "s", "id": flow, "name": name, "cat": "transfer", "pid": src, "tid": 0, "ts": s["t0"] * US})
+            events.append({"ph": "s", "id": flow, "name": name, "cat": "transfer", "pid": src, "tid": 0, "ts": s.t0 * US})
             events.append({"ph": "f", "bp": "e", "id": flow, "name": name, "cat": "transfer", "pid": dst, "tid": 0,
-                           "ts": d["t1"] * US})
+                           "ts": d.t1 * US})
 
 
-def _iterations(run: dict, events: list[dict]) -> None:
+def _iterations(run: Run, events: list[dict]) -> None:
     """A native run has no steps: one slice per timed iteration, laid end to end."""
-    for rank, result in run["results"].items():
+    for rank, result in run.results.items():
         at = 0.0
-        for i, seconds in enumerate(result["timings"]["iterations"]):
-            events.append({"ph": "X", "name": f"{run['spec']['collective']} (native) #{i}", "cat": "native",
+        for i, seconds in enumerate(result.timings.iterations):
+            events.append({"ph": "X", "name": f"{run.spec.collective} (native) #{i}", "cat": "native",
                            "pid": int(rank), "tid": 0, "ts": at * US, "dur": seconds * US})
             at += seconds

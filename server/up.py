@@ -40,6 +40,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     settings = serve.settings_from(args)
     server = serve.server_for(settings)
+    serve.warn_if_exposed(settings)
     workers = LocalWorkers(args.ranks, settings.url, settings.worker_token, args.backend)
     stopping = threading.Event()
 
@@ -51,7 +52,9 @@ def main(args: argparse.Namespace) -> int:
                 return
         print(f"Ringside is up: {args.ranks} ranks ready in {time.monotonic() - began:.1f} s", flush=True)
         print(f"  presenter (can run collectives): {settings.presenter_url()}")
-        print(f"  audience (watch only):           {settings.url}/")
+        print(f"  audience (watch only):           {settings.audience_url()}")
+        for url in settings.public_urls():
+            print(f"  audience, from other machines:   {settings.audience_url(url)}")
         print(f"  runs kept in {settings.db}; Ctrl-C stops everything", flush=True)
         if args.open:
             webbrowser.open(settings.presenter_url())

@@ -7,28 +7,10 @@ import os
 import signal
 import time
 
-from server_helpers import WORKER_TOKEN, start_serve, start_up
+from server_helpers import WORKER_TOKEN, start_serve, start_up, wait_gone
 
 from ringside.worker_agent.launch import LocalWorkers
 from ringside.worker_agent.local import free_port
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is gone in all but name
-        return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def wait_gone(pids, timeout=20.0) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and any(alive(p) for p in pids):
-        time.sleep(0.1)
-    return [p for p in pids if alive(p)]
 
 
 def test_ctrl_c_stops_everything_and_leaves_no_process(tmp_path):

@@ -3,6 +3,7 @@ rank fails naming it (and the group comes back), and the cost model's fit."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ import pytest
 from server_helpers import start_up
 
 from ringside.server import model
+from ringside.server.runs import Run, new_run
 from ringside.worker_agent.protocol import RunSpec
 
 
@@ -62,13 +64,24 @@ def test_a_run_that_loses_a_rank_fails_naming_it_and_the_group_returns(tmp_path)
 def test_the_cost_model_fits_alpha_and_beta_from_runs():
     alpha, beta = 40e-6, 2e-9
     runs = []
-    for algorithm, count in [("ring", 4096), ("tree", 4096), ("master_worker", 1024), ("ring", 65536), ("rabenseifner", 8192)]:
-        spec = RunSpec(collective="all_reduce", algorithm=algorithm, count=count)
+    for i, (algorithm, count) in enumerate([("ring", 4096), ("tree", 4096), ("master_worker", 1024), ("ring", 65536),
+                                            ("rabenseifner", 8192)]):
+        run = new_run(f"r-{i}", RunSpec(collective="all_reduce", algorithm=algorithm, count=count), "gloo", 4)
         steps, nbytes = model.features("all_reduce", algorithm, 4, 0, 1, count, 4)
-        runs.append({"spec": spec.model_dump(), "world_size": 4, "time": steps * alpha + nbytes * beta})
+        run.time = steps * alpha + nbytes * beta
+        runs.append(run)
     fitted_alpha, fitted_beta, n = model.fit(runs)
     assert n == 5 and fitted_alpha == pytest.approx(alpha) and fitted_beta == pytest.approx(beta)
     answer = model.predict(model.ModelQuery(collective="all_reduce", algorithm="ring", world_size=4, count=4096), runs)
     assert answer["time"] == pytest.approx(6 * alpha + 6 * 4096 * beta) and answer["fitted_from_runs"] == 5
     assert model.fit(runs[:1])[2] == 0  # one shape cannot separate alpha from beta: the defaults stand
 
+
+
+def test_a_run_stored_before_layouts_were_kept_gets_its_layout_and_op_when_read():
+    run = new_run("r-1", RunSpec(collective="broadcast", algorithm="binomial_tree", root=2, count=4), "gloo", 4)
+    old = run.model_dump(mode="json", exclude={"layout", "op"})
+    again = Run.model_validate_json(json.dumps(old))
+    assert again.layout == run.layout and again.layout.root == 2 and again.layout.shape == run.schedule["layout"]
+    assert again.op is None and Run.model_validate(
+        new_run("r-2", RunSpec(collective="barrier"), "gloo", 4).model_dump(exclude={"layout", "op"})).op == "BOR"

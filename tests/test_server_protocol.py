@@ -9,7 +9,7 @@ import socket
 import time
 
 import pytest
-from server_helpers import ScriptedRank, messages, start_serve
+from server_helpers import ScriptedRank, ended, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -122,6 +122,50 @@ def test_cancel_a_queued_run_now_and_a_running_one_once_its_ranks_stop(serve, ra
     assert serve.call("POST", f"/api/runs/{queued}/cancel", token=None)[0] == 401
 
 
+def test_viewers_hear_a_run_start_once_every_rank_has_and_then_each_step(serve, ranks):
+    a, b = ranks(2)
+    with connect(serve.ws_url(), max_size=None) as viewer:
+        assert json.loads(viewer.recv(timeout=10))["type"] == "snapshot"
+        run_id = submit(serve)
+        command = a.command()
+        b.command()
+        a.start(command, inputs=[{"chunk": 0, "preview": [1, 2]}])
+        a.step(command, 0)
+        deadline = time.monotonic() + 10
+        while "0" not in serve.call("GET", f"/api/runs/{run_id}")[1]["steps"][0]["ranks"]:  # merged, not yet sent
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        b.start(command)
+        b.step(command, 0)
+        a.finish(command)
+        b.finish(command)
+        seen = []
+        while not any(ended(m, run_id) for m in seen):
+            seen += [m for m in messages(viewer.recv(timeout=10)) if m["type"] != "cluster"]
+        failing = submit(serve)
+        a.command(), b.command()
+        a.send(type="error", run_id=failing, message="scripted refusal before starting")
+        while not any(ended(m, failing) for m in seen):
+            seen += [m for m in messages(viewer.recv(timeout=10)) if m["type"] != "cluster"]
+    ours = [m for m in seen if m.get("run_id", m.get("run", {}).get("id")) == run_id]
+    assert [m["type"] for m in ours] == ["run", "run_started", "step", "run_ended"]
+    queued, started, step, done = ours
+    assert queued["run"]["state"] == "queued" and "steps" not in queued["run"]  # a summary
+    assert started["run"]["state"] == "running" and started["run"]["inputs"]["0"][0]["preview"] == [1, 2]
+    assert [list(s["ranks"]) for s in started["run"]["steps"]] == [["0"], []]  # rank 0's step came before rank 1 started
+    assert started["run"]["steps"][1]["transfers"] and started["run"]["schedule"]["algorithm"] == "ring"
+    assert (step["step"], step["rank"], step["t0"], step["t1"]) == (0, 1, 0, 0.5)
+    assert done["run"]["state"] == "done" and sorted(done["run"]["steps"][0]["ranks"]) == ["0", "1"]
+    assert [m["type"] for m in seen if m.get("run", {}).get("id") == failing] == ["run", "run_ended"]
+    assert seen[-1]["run"]["state"] == "failed" and seen[-1]["run"]["error"] == "scripted refusal before starting"
+
+
+def test_the_catalog_names_the_run_states(serve):
+    _, catalog = serve.call("GET", "/api/catalog")
+    assert catalog["run_states"] == {"all": ["queued", "running", "done", "failed", "cancelled", "interrupted"],
+                                     "ended": ["done", "failed", "cancelled", "interrupted"]}
+
+
 def test_a_silent_rank_is_lost_and_comes_back(serve, ranks):
     a, b = ranks(2)
     b.beating.clear()
@@ -196,7 +240,7 @@ def test_a_stalled_viewer_is_dropped_and_the_others_get_every_step(serve, ranks)
         while True:
             batch = messages(watcher.recv(timeout=30))
             seen += [m["step"] for m in batch if m["type"] == "step" and m["run_id"] == run_id]
-            if any(m["type"] == "run" and m["run"]["id"] == run_id and m["run"]["state"] == "done" for m in batch):
+            if any(m["type"] == "run_ended" and m["run"]["id"] == run_id and m["run"]["state"] == "done" for m in batch):
                 break
     assert seen == list(range(steps))
     assert stalled.close_frame() == (1013, "viewer fell behind; reconnect for a snapshot")

@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from server_helpers import WORKER_TOKEN, messages, start_up
+from server_helpers import WORKER_TOKEN, ended, messages, start_up
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -41,10 +41,25 @@ class Watcher(threading.Thread):
             while self.until is not None:
                 batch = messages(ws.recv(timeout=120))
                 self.messages.extend(batch)
-                if any(m["type"] == "run" and m["run"]["id"] == self.until and m["run"]["state"] not in ("queued", "running")
-                       for m in batch):
+                if any(ended(m, self.until) for m in batch):
                     break
         self.done.set()
+
+    def of(self, run_id: str) -> list[dict]:
+        """The messages about one run."""
+        return [m for m in self.messages if m.get("run_id") == run_id or m.get("run", {}).get("id") == run_id]
+
+
+def live_steps(seen: list[dict]) -> list[tuple[int, int, dict]]:
+    """(step, rank, that rank's report of it) as a viewer learns them, in order of arrival:
+    those reported before `run_started` come in it, each later one in its `step` message."""
+    out = []
+    for m in seen:
+        if m["type"] == "run_started":
+            out += [(s["step"], int(r), v) for s in m["run"]["steps"] for r, v in s["ranks"].items()]
+        elif m["type"] == "step":
+            out.append((m["step"], m["rank"], {k: m[k] for k in ("t0", "t1", "states")}))
+    return out
 
 
 def test_a_viewer_sees_every_step_of_a_ring_all_reduce_in_order(up):
@@ -55,10 +70,11 @@ def test_a_viewer_sees_every_step_of_a_ring_all_reduce_in_order(up):
     assert status == 202 and body["state"] == "queued"
     watcher.until = body["id"]
     assert watcher.done.wait(120)
-    steps = [m for m in watcher.messages if m["type"] == "step" and m["run_id"] == body["id"]]
+    seen = watcher.of(body["id"])
+    steps = live_steps(seen)
     for rank in range(P):
-        assert [m["step"] for m in steps if m["rank"] == rank] == list(range(2 * (P - 1)))
-    states = [m["run"]["state"] for m in watcher.messages if m["type"] == "run" and m["run"]["id"] == body["id"]]
+        assert [step for step, r, _ in steps if r == rank] == list(range(2 * (P - 1)))
+    states = [m["run"]["state"] for m in seen if m["type"] in ("run", "run_started", "run_ended")]
     assert states == ["queued", "running", "done"]
     run = up.wait(body["id"])
     assert run["verified"] is True and run["time"] > 0 and run["busbw"] > 0
@@ -71,7 +87,39 @@ def test_a_viewer_sees_every_step_of_a_ring_all_reduce_in_order(up):
         assert "right neighbour" in step["caption"]
     last = {int(r): v for r, v in run["steps"][-1]["ranks"].items()}
     # what a viewer saw live is what the stored run says
-    assert [m["states"] for m in steps if m["step"] == len(run["steps"]) - 1 and m["rank"] == 0] == [last[0]["states"]]
+    assert [v["states"] for step, r, v in steps if step == len(run["steps"]) - 1 and r == 0] == [last[0]["states"]]
+
+
+@pytest.mark.parametrize("spec", [
+    {"collective": "all_reduce", "algorithm": "ring", "count": 8 * P, "dtype": "int64", "capture": "full"},
+    {"collective": "broadcast", "algorithm": "binomial_tree", "root": 1, "count": 6, "capture": "summary"},
+])
+def test_a_live_viewer_rebuilds_the_run_without_asking_for_it(up, spec):
+    """From run_started on, a viewer holds the run's plan and inputs; applying each step
+    message to it gives every rank's states per step, as GET /api/runs/{id} has them."""
+    watcher = Watcher(up, until="r-pending")
+    status, body = up.call("POST", "/api/runs", spec)
+    assert status == 202
+    watcher.until = body["id"]
+    assert watcher.done.wait(120)  # no GET of the run until it has ended
+    seen = watcher.of(body["id"])
+    assert [m["type"] for m in seen if m["type"] != "step"] == ["run", "run_started", "run_ended"]
+    at = next(i for i, m in enumerate(seen) if m["type"] == "run_started")
+    started = seen[at]["run"]
+    rebuilt = json.loads(json.dumps(started))
+    for m in seen[at + 1:]:
+        if m["type"] == "step":
+            assert str(m["rank"]) not in rebuilt["steps"][m["step"]]["ranks"], "a step is sent once"
+            rebuilt["steps"][m["step"]]["ranks"][str(m["rank"])] = {k: m[k] for k in ("t0", "t1", "states")}
+    stored = up.wait(body["id"])
+    assert stored["state"] == "done" and stored == seen[-1]["run"]
+    assert rebuilt["steps"] == stored["steps"] and len(stored["steps"]) > 1
+    assert all(sorted(int(r) for r in step["ranks"]) == list(range(P)) for step in stored["steps"])
+    assert started["state"] == "running" and sorted(int(r) for r in started["inputs"]) == list(range(P))
+    for key in ("schedule", "layout", "chunk_bounds", "inputs", "input_chunks", "op", "group"):
+        assert started[key] == stored[key], key
+    assert started["layout"]["shape"] == stored["schedule"]["layout"]
+    assert started["layout"]["root"] == (1 if spec["collective"] == "broadcast" else None)
 
 
 def test_a_late_viewer_gets_the_same_run(up):

@@ -1,0 +1,54 @@
+"""The cluster and what it offers: health, ranks, the catalog of collectives (and of
+run states), the cost model, Prometheus metrics."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import PlainTextResponse
+
+from ringside.worker_agent.catalog import SpecError, catalog
+from ringside.worker_agent.protocol import PROTOCOL_VERSION
+
+from . import metrics, model
+from .auth import need_viewer
+from .errors import refuse
+from .hub import Hub, hub_of
+from .runs import ENDED_STATES, RunState
+
+router = APIRouter()
+watch = Depends(need_viewer)
+
+
+@router.get("/api/health")
+async def health(hub: Hub = Depends(hub_of)) -> dict:
+    cluster = hub.cluster
+    return {"status": "ok", "protocol": PROTOCOL_VERSION, "world_size": cluster.world_size, "live_ranks": len(cluster.live())}
+
+
+@router.get("/api/cluster", dependencies=[watch])
+async def get_cluster(hub: Hub = Depends(hub_of)) -> dict:
+    return hub.cluster.to_json()
+
+
+@router.get("/api/catalog", dependencies=[watch])
+async def get_catalog(hub: Hub = Depends(hub_of)) -> dict:
+    cluster = hub.cluster
+    return catalog(cluster.backend or "gloo", cluster.world_size) | {
+        "run_states": {"all": [s.value for s in RunState], "ended": [s.value for s in ENDED_STATES]},
+    }
+
+
+@router.get("/api/model", dependencies=[watch])
+def get_model(query: Annotated[model.ModelQuery, Query()], hub: Hub = Depends(hub_of)) -> dict:
+    # not async: fitting reads up to 500 runs from the store, off the event loop
+    try:
+        return model.predict(query, hub.store.finished())
+    except SpecError as e:
+        raise refuse(422, e.field, e.message) from None
+
+
+@router.get("/metrics", response_class=PlainTextResponse, dependencies=[watch])
+async def get_metrics(hub: Hub = Depends(hub_of)) -> str:
+    return metrics.render(hub)

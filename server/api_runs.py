@@ -1,0 +1,77 @@
+"""/api/runs: submit, list, read, cancel and trace runs. These endpoints are async:
+they run on the event loop, like the hub itself, and never see a run half-updated."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Query, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from ringside.worker_agent.catalog import SpecError
+from ringside.worker_agent.protocol import RunSpec
+
+from . import trace
+from .auth import need_presenter, need_viewer
+from .errors import refuse
+from .hub import Hub, hub_of
+from .runs import Run, RunState, RunSummary
+
+router = APIRouter(prefix="/api/runs")
+watch, present = Depends(need_viewer), Depends(need_presenter)
+
+
+class Accepted(BaseModel):
+    id: str
+    state: RunState
+
+
+class Page(BaseModel):
+    runs: list[RunSummary]
+    total: int
+
+
+class CancelAnswer(BaseModel):
+    id: str
+    state: RunState
+    cancel_requested: bool
+
+
+def found(run: Run | None, run_id: str) -> Run:
+    if run is None:
+        raise refuse(404, "run_id", f"no run {run_id!r}")
+    return run
+
+
+@router.post("", status_code=202, dependencies=[present])
+async def post_run(spec: RunSpec, hub: Hub = Depends(hub_of)) -> Accepted:
+    try:
+        run = hub.submit(spec)
+    except SpecError as e:
+        raise refuse(503 if "connected" in e.message else 422, e.field, e.message) from None
+    return Accepted(id=run.id, state=run.state)
+
+
+@router.get("", dependencies=[watch])
+async def list_runs(limit: int = Query(20, ge=1, le=200), offset: int = Query(0, ge=0, le=1_000_000_000),
+                    hub: Hub = Depends(hub_of)) -> Page:
+    rows, total = hub.store.page(limit, offset)
+    live = hub.live()
+    return Page(runs=[live.get(r.id, r).summary() for r in rows], total=total)
+
+
+@router.get("/{run_id}", dependencies=[watch], response_model=Run)
+async def get_run(run_id: str, hub: Hub = Depends(hub_of)) -> Response:
+    # serialised once, by pydantic: a run of many steps is large
+    return Response(found(hub.find(run_id), run_id).model_dump_json(), media_type="application/json")
+
+
+@router.post("/{run_id}/cancel", dependencies=[present])
+async def cancel_run(run_id: str, hub: Hub = Depends(hub_of)) -> CancelAnswer:
+    run = found(hub.cancel(run_id), run_id)
+    return CancelAnswer(id=run.id, state=run.state, cancel_requested=run.cancel_requested)
+
+
+@router.get("/{run_id}/trace", dependencies=[watch])
+async def get_trace(run_id: str, hub: Hub = Depends(hub_of)) -> JSONResponse:
+    run = found(hub.find(run_id), run_id)
+    return JSONResponse(trace.chrome_trace(run), headers={"Content-Disposition": f'attachment; filename="{run_id}.trace.json"'})

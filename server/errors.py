@@ -1,0 +1,23 @@
+"""How bad input is answered: one field and why, as an HTTP 4xx body
+{"detail": {"field", "message"}} or a websocket close reason."""
+
+from __future__ import annotations
+
+from fastapi import HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+
+def first_error(errors) -> dict:
+    """The first of pydantic's errors as {"field", "message"}."""
+    err = errors[0] if errors else {"loc": ("body",), "msg": "invalid"}
+    loc = [str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path")]
+    return {"field": ".".join(loc) or "body", "message": err.get("msg", "invalid")}
+
+
+def refuse(status: int, field: str, message: str) -> HTTPException:
+    return HTTPException(status, {"field": field, "message": message})
+
+
+async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    return JSONResponse(status_code=422, content={"detail": first_error(exc.errors())})

@@ -1,0 +1,119 @@
+"""The websockets: /ws for viewers (they only listen; messages.py says what they
+hear) and /ws/worker for ranks (a hello, then events). A malformed frame closes
+only its own connection, with a code and a reason; it never reaches the hub."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from fastapi import APIRouter
+from pydantic import ValidationError
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ringside.worker_agent.protocol import EVENT, PROTOCOL_VERSION, Hello
+
+from .auth import origin_allowed, role_of, settings_of
+from .errors import first_error
+
+HELLO_TIMEOUT_S = 10.0
+POLICY, UNSUPPORTED, INVALID, CONFLICT = 1008, 1003, 1007, 4409
+PINGS = ('{"type":"ping"}', '{"type": "ping"}')
+
+router = APIRouter()
+
+
+@router.websocket("/ws")
+async def viewer_socket(ws: WebSocket):
+    settings, hub = settings_of(ws), ws.app.state.hub
+    role = role_of(ws, settings)
+    if role is None or not origin_allowed(ws, settings):
+        await ws.close(POLICY, "a viewer token is needed" if role is None else "origin not allowed")
+        return
+    await ws.accept()
+    viewer = hub.fanout.add(ws)
+    viewer.offer(hub.snapshot("presenter" if role == "presenter" else "viewer").model_dump_json())
+    pump = asyncio.create_task(viewer.pump())
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            if message.get("text") not in PINGS:
+                await ws.close(UNSUPPORTED, "viewers only listen (send nothing, or {\"type\":\"ping\"})")
+                break
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        hub.fanout.remove(viewer)
+        viewer.offer_stop()
+        await asyncio.gather(pump, return_exceptions=True)
+
+
+@router.websocket("/ws/worker")
+async def worker_socket(ws: WebSocket):
+    settings, hub = settings_of(ws), ws.app.state.hub
+    if role_of(ws, settings) != "worker" or not origin_allowed(ws, settings):
+        await ws.close(POLICY, "the worker token is needed")
+        return
+    await ws.accept()
+    hello = await receive_hello(ws)
+    if hello is None:
+        return
+    problem = hub.cluster.conflict(hello)
+    if problem:
+        await ws.close(CONFLICT, problem)
+        return
+    hub.worker_joined(hello, ws)
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            event, why = parse_event(message)
+            if event is not None and event.rank != hello.rank:
+                why = f"rank {hello.rank} sent an event as rank {event.rank}"
+            if why:
+                await ws.close(INVALID if "malformed" in why else POLICY, why[:120])
+                break
+            hub.on_event(event)
+            await asyncio.sleep(0)  # let the viewers' senders run between events: a burst from a rank must not starve them
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        hub.worker_left(hello.rank, ws)
+
+
+async def receive_hello(ws: WebSocket) -> Hello | None:
+    try:
+        message = await asyncio.wait_for(ws.receive(), HELLO_TIMEOUT_S)
+    except asyncio.TimeoutError:
+        await ws.close(POLICY, "no hello within 10 s")
+        return None
+    event, why = parse_event(message)
+    if why is None and not isinstance(event, Hello):
+        why = "the first message must be a hello"
+    if why:
+        await ws.close(INVALID if "malformed" in why else POLICY, why[:120])
+        return None
+    return event
+
+
+def parse_event(message: dict):
+    """(event, None), or (None, why it is refused)."""
+    if message["type"] == "websocket.disconnect":
+        return None, "disconnected"
+    text = message.get("text")
+    if text is None:
+        return None, "malformed frame: events are JSON text"
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        return None, "malformed frame: not JSON"
+    if isinstance(raw, dict) and raw.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
+        return None, f"protocol version {raw.get('v')!r} is not {PROTOCOL_VERSION}"
+    try:
+        return EVENT.validate_python(raw), None
+    except ValidationError as e:
+        err = first_error(e.errors())
+        return None, f"malformed event: {err['field']}: {err['message']}"
