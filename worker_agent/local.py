@@ -60,6 +60,7 @@ class Died:
 
 
 def _child(fn, rank, world_size, port, backend, timeout, args, results):
+    # a loopback MASTER_ADDR keeps the store, gloo and NCCL listening on loopback alone (process_group.py)
     os.environ.update(RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(world_size),
                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     import torch

@@ -2,10 +2,17 @@
 
 Reads torchrun's variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
 MASTER_PORT), so `torchrun -m ringside.worker_agent` works on any number of nodes.
+
+Ranks that meet on a loopback MASTER_ADDR (`ringside up`, `ringside bench`, the tests)
+are all on this machine, so nothing of theirs listens beyond loopback: torch's own
+rendezvous store would listen on every interface, where anyone on the network could
+read, set and delete its keys, and gloo and NCCL would listen on the address of the
+host name or of the first network interface.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 from dataclasses import dataclass, field
@@ -99,6 +106,45 @@ def init_from_env(backend: str | None = None, timeout: float = DEFAULT_TIMEOUT) 
         rank=rank,
         world_size=world_size,
         timeout=timedelta(seconds=timeout),
+        store=_loopback_store(rank, world_size, timeout),
         **({"device_id": device} if backend == "nccl" else {}),
     )
     return World(rank, world_size, local_rank, backend, device)
+
+
+def _is_loopback(addr: str) -> bool:
+    try:
+        return addr == "localhost" or ipaddress.ip_address(addr).is_loopback
+    except ValueError:
+        return False
+
+
+def loopback_interface() -> str:
+    """The name of the interface holding 127.0.0.1 ("lo" on Linux, "lo0" on macOS)."""
+    import psutil
+
+    for name, addrs in psutil.net_if_addrs().items():
+        if any(a.family == socket.AF_INET and a.address.startswith("127.") for a in addrs):
+            return name
+    return "lo"
+
+
+def _loopback_store(rank: int, world_size: int, timeout: float) -> dist.Store | None:
+    """For a loopback rendezvous: a store whose server (rank 0) listens on loopback alone, and
+    gloo and NCCL kept on the loopback interface. None (torch's env:// as usual) for any other
+    MASTER_ADDR, or under torchrun, whose agent already holds the store."""
+    addr = os.environ["MASTER_ADDR"]
+    if not _is_loopback(addr):
+        return None
+    lo = loopback_interface()  # every rank reached a loopback address: they all run here
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", lo)
+    os.environ.setdefault("NCCL_SOCKET_IFNAME", lo)
+    if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+        return None
+    addr = "127.0.0.1" if addr == "localhost" else addr
+    port = _env_int("MASTER_PORT")
+    listen_fd = None
+    if rank == 0:  # bound here, to loopback, and handed over: TCPStore itself would bind every interface
+        family = socket.AF_INET6 if ":" in addr else socket.AF_INET
+        listen_fd = socket.create_server((addr, port), family=family).detach()
+    return dist.TCPStore(addr, port, world_size, rank == 0, timedelta(seconds=timeout), master_listen_fd=listen_fd)

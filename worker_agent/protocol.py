@@ -111,7 +111,8 @@ class RunStarted(Message):
     rank: int
     group_rank: int
     spec: RunSpec
-    schedule: Optional[dict] = Field(None, description="Schedule.to_json() in global ranks; sent by the group's rank 0 only")
+    schedule: Optional[dict] = Field(None, description="Schedule.to_json() in global ranks, for readers of the JSON lines "
+                                     "(a server plans runs itself); sent by the group's rank 0 only")
     chunk_bounds: list[tuple[int, int]] = []
     inputs: list[ChunkState] = Field([], description="this rank's buffer before the first step")
     input_chunks: list[int] = Field([], description="the chunks this rank's own input fills")
