@@ -17,10 +17,10 @@ COPY pyproject.toml README.md ./
 COPY worker_agent ./worker_agent
 COPY server ./server
 COPY frontend ./frontend
+# The page ships inside the package, so the image needs no source tree at run time.
 RUN pip install .
 
 USER 1000
-ENV RINGSIDE_FRONTEND=/app/frontend
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
   CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/api/health', timeout=4)"]

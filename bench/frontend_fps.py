@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+from ringside.server.harness import start_up
 
-from browser import ARGS, CHROMIUM  # noqa: E402
-from server_helpers import start_up  # noqa: E402
+# Debian's Chromium (Playwright cannot download browsers here), as tests/browser.py launches it.
+CHROMIUM = os.environ.get("RINGSIDE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-quic"]
 
 # Play `steps` steps at 1x from the inputs while a separate requestAnimationFrame loop stamps
 # every frame the page draws: frames per second, and the longest gap between two frames. Long

@@ -181,6 +181,46 @@ def test_the_audience_follows_live_and_cannot_run(up, page_for):
     assert audience.inner_text("#role") == "audience"
 
 
+def test_a_live_run_costs_the_page_no_get_of_it(up, page_for):
+    """run_started brings the whole run, a message per rank per step follows, then run_ended:
+    neither the page that runs it nor one following it asks the server for it."""
+    up.run(collective="barrier", capture="full")  # so both pages open on an ended run
+    presenter, audience = page_for(f"{up.url}/?token={up.presenter}"), page_for(f"{up.url}/")
+    asked = {"presenter": [], "audience": []}
+    for name, page in (("presenter", presenter), ("audience", audience)):
+        page.wait_for_function("window.ringside.player.run?.state === 'done'")
+        page.on("request", lambda r, name=name: asked[name].append(r.url))
+    run_id = run_from_button(presenter, "all_reduce", "ring")
+    audience.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
+                               timeout=60_000)
+    _, run = up.call("GET", f"/api/runs/{run_id}")
+    for page in (presenter, audience):
+        assert page.evaluate("window.ringside.player.available()") == len(run["steps"]), "every step came by the feed"
+        assert page.evaluate("window.ringside.player.frames.length") == len(run["steps"]) + 1
+        page.evaluate(f"window.ringside.player.pause(); window.ringside.player.go({len(run['steps']) - 1})")
+        assert stage_values(page) == expected_values(run, len(run["steps"]) - 1)
+        assert page.locator("[data-verified=true]").count() == len(run["group"]), "run_ended brought the verdicts"
+    assert [u for urls in asked.values() for u in urls if f"/api/runs/{run_id}" in u] == []
+    assert any(u.endswith("/api/runs?limit=30") for u in asked["audience"]), "the history did refresh"
+
+
+def test_the_stage_draws_the_runs_layout_hint(up, page_for):
+    """Where the cards go and which is marked root come from the run's layout, not its names."""
+    run = up.run(collective="reduce", algorithm="binomial_tree", count=4, capture="full", root=2)
+    assert run["layout"] == {"shape": "tree", "root": 2, "servers": []}
+    page = page_for(f"{up.url}/?run={run['id']}")
+    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
+    top = "() => [...document.querySelectorAll('.card')].map(c => [c.dataset.rank, c.classList.contains('root'), c.getBoundingClientRect().y])"
+    cards = page.evaluate(top)
+    assert [r for r, root, _ in cards if root] == ["2"] and min(cards, key=lambda c: c[2])[0] == "2", "the root is marked, on top"
+    # A servers-and-workers hint (the parameter server's): the servers in a row above, none marked.
+    page.evaluate("run => { const p = window.ringside.player; p.follow = false; p.load(run); }",
+                  {**run, "id": "servers", "layout": {"shape": "servers", "root": None, "servers": [1, 3]}})
+    cards = {r: (root, y) for r, root, y in page.evaluate(top)}
+    assert not any(root for root, _ in cards.values())
+    assert cards["1"][1] == cards["3"][1] < min(cards["0"][1], cards["2"][1])
+
+
 def test_a_page_opened_between_runs_shows_the_last_one(up, page_for):
     last = up.run(collective="scatter", algorithm="binomial_tree", count=4, capture="full", root=1)
     page = page_for(f"{up.url}/")

@@ -1,12 +1,17 @@
-"""The frontend's pure logic (replay, layouts) under node's own test runner."""
+"""The frontend's pure logic (replay, layouts) under node's own test runner, and what the page
+may not know: collective and algorithm names."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from ringside.worker_agent.catalog import catalog, layout_of
+from ringside.worker_agent.protocol import RunSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,3 +29,23 @@ def test_the_frontend_stays_small():
     """The project's own JS and CSS (plotly.js is served from the installed package)."""
     size = sum(p.stat().st_size for p in (ROOT / "frontend").rglob("*") if p.suffix in (".js", ".css", ".html"))
     assert size < 200 * 1024, f"{size} bytes"
+
+
+@pytest.mark.parametrize("collective, algorithm, shape", [
+    ("all_reduce", "ring", "ring"), ("barrier", "dissemination", "ring"), ("all_reduce", "tree", "tree"),
+    ("broadcast", "binomial_tree", "tree"), ("all_reduce", "master_worker", "star"), ("broadcast", "flat", "star"),
+    ("all_to_all", "pairwise", "grid")])
+def test_each_algorithm_is_drawn_in_the_shape_its_schedule_names(collective, algorithm, shape):
+    """The page draws the layout hint the server gives a run (layout.js knows no algorithm)."""
+    assert layout_of(RunSpec(collective=collective, algorithm=algorithm), 4)["shape"] == shape
+
+
+def test_the_page_names_no_collective_or_algorithm():
+    """What a collective or algorithm needs drawn comes from the run and the catalog, so no
+    string in the page's code names one."""
+    entries = catalog("gloo", 4)["collectives"]
+    names = {e["name"] for e in entries} | {a for e in entries for a in e["algorithms"]}
+    literals = re.compile(r"""(["'`])(\w+)\1""")
+    named = [(p.name, m.group(2)) for p in (ROOT / "frontend" / "js").glob("*.js")
+             for m in literals.finditer(p.read_text()) if m.group(2) in names]
+    assert named == []

@@ -11,7 +11,7 @@ export class Controls {
     this.onSubmitted = onSubmitted;
     this.onSweep = onSweep;
     this.catalog = null;
-    this.collective = "all_reduce";
+    this.collective = null; // the catalog's first until one is picked
     this.canRun = false;
     this.lastSpec = null;
   }
@@ -26,14 +26,14 @@ export class Controls {
       b.textContent = c.name;
       b.dataset.collective = c.name;
       b.title = `${i < 10 ? `key ${(i + 1) % 10}: ` : ""}${c.name}`;
-      if (c.name === "send_recv" && catalog.world_size < 2) {
+      if (c.peer && catalog.world_size < 2) {
         b.disabled = true;
-        b.title = "send_recv needs at least two ranks";
+        b.title = `${c.name} needs at least two ranks`;
       }
       b.addEventListener("click", () => this.pick(c.name));
       return b;
     }));
-    this.pick(this.collective);
+    this.pick(this.collective ?? catalog.collectives[0]?.name);
   }
 
   pick(name, overrides = {}) {
@@ -62,7 +62,7 @@ export class Controls {
       ["dtype", select(c.dtypes, v("dtype", "int32"))],
       entry.reduces ? ["op", select(c.ops, v("op", "SUM"))] : null,
       entry.rooted ? ["root", input("number", v("root", 0), { min: 0, max: world - 1 })] : null,
-      entry.name === "send_recv" ? ["peer", input("number", v("peer", 1 % world), { min: 0, max: world - 1 })] : null,
+      entry.peer ? ["peer", input("number", v("peer", 1 % world), { min: 0, max: world - 1 })] : null,
       ["group", input("text", v("group", ""), { placeholder: `all ${world} ranks, or e.g. 0,2,3` })],
       ["pattern", select(c.patterns, v("pattern", "index"))],
       ["capture", select(c.captures, v("capture", "full"))],

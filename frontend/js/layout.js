@@ -1,18 +1,15 @@
-// Where each rank sits on the stage and how large its card is, chosen to fit the algorithm's
-// shape: a circle for rings, a tree for trees, a star for master/flat, a grid for all-to-all.
-// Pure functions (no DOM), so node tests them.
+// Where each rank sits on the stage and how large its card is. The shape is the run's layout
+// hint, which the server takes from the schedule ({shape, root, servers}): a loop for a ring,
+// a tree, a star around the root, a grid, or servers in a row above their workers. The page
+// knows no algorithm. Pure functions (no DOM), so node tests them.
 
 const MARGIN = 6; // between a card and the stage's edge
 export const GAP = 10; // at least this much between two cards
 const ASPECTS = [2.6, 1.8, 1.2, 0.8]; // card width / height, widest first: chunks sit side by side
 const MAX = { w: 440, h: 170 };
 
-export function shapeOf(algorithm) {
-  if (["tree", "binomial_tree"].includes(algorithm)) return "tree";
-  if (["master_worker", "flat", "direct"].includes(algorithm)) return "star";
-  if (["pairwise", "recursive_doubling", "recursive_halving", "rabenseifner"].includes(algorithm)) return "grid";
-  return "circle";
-}
+/** The root if it is one of the ranks, else the first rank. */
+const rootOf = (ranks, root) => (ranks.includes(root) ? root : ranks[0]);
 
 /**
  * The tree the transfers draw, walked breadth-first from the root: {parent: {rank: rank|null}, depth}.
@@ -26,7 +23,7 @@ export function treeOf(ranks, root, edges) {
     near.get(a).push(b);
     near.get(b).push(a);
   }
-  const top = ranks.includes(root) ? root : ranks[0];
+  const top = rootOf(ranks, root);
   const parent = { [top]: null }, depth = { [top]: 0 };
   const queue = [top];
   for (let i = 0; i < queue.length; i++) {
@@ -60,36 +57,6 @@ function tidy(ranks, tree) {
   visit(tree.root);
   for (const r of ranks) x[r] = leaves > 1 ? x[r] / (leaves - 1) : 0.5;
   return { x, leaves };
-}
-
-/** Centres for cards of `card` size in a width x height box. */
-function place(shape, ranks, root, width, height, card, extra) {
-  const n = ranks.length;
-  const cx = width / 2, cy = height / 2;
-  const rx = Math.max(0, (width - card.w) / 2 - MARGIN), ry = Math.max(0, (height - card.h) / 2 - MARGIN);
-  const pos = {};
-  if (n === 1) return { [ranks[0]]: { x: cx, y: cy } };
-  if (shape === "tree") {
-    const { x, tree, leaves } = extra;
-    const levels = Math.max(...ranks.map((r) => tree.depth[r])) + 1;
-    const span = Math.min(2 * rx, (leaves - 1) * (card.w * 1.6 + GAP)); // no wider than its leaves need
-    for (const r of ranks) pos[r] = { x: cx - span / 2 + span * x[r], y: levels > 1 ? cy - ry + (2 * ry * tree.depth[r]) / (levels - 1) : cy };
-    return pos;
-  }
-  if (shape === "grid") {
-    const cols = extra, rows = Math.ceil(n / cols);
-    const cw = (width - 2 * MARGIN) / cols, rh = (height - 2 * MARGIN) / rows;
-    ranks.forEach((r, i) => { pos[r] = { x: MARGIN + cw * ((i % cols) + 0.5), y: MARGIN + rh * (Math.floor(i / cols) + 0.5) }; });
-    return pos;
-  }
-  let around = ranks;
-  if (shape === "star") {
-    const centre = ranks.includes(root) ? root : ranks[0];
-    pos[centre] = { x: cx, y: cy };
-    around = ranks.filter((r) => r !== centre);
-  }
-  loop(around.length, rx, ry, extra, card).forEach(([x, y], i) => { pos[around[i]] = { x: cx + x, y: cy + y }; });
-  return pos;
 }
 
 /**
@@ -129,48 +96,97 @@ export function fits(positions, card, width, height, gapY = GAP) {
   return true;
 }
 
-/** The tallest card of this aspect that fits (binary search: a smaller card always fits better). */
-function largest(shape, ranks, root, width, height, aspect, extra) {
+/** How far from the centre a card's centre may go, across and down. */
+const radii = (width, height, card) => [Math.max(0, (width - card.w) / 2 - MARGIN), Math.max(0, (height - card.h) / 2 - MARGIN)];
+
+/** The tallest card of this aspect that `place` fits in the box (binary search: a smaller card
+ * always fits better); `gapY(h)`: the room kept between rows of cards h high. */
+function largest(place, width, height, aspect, gapY = () => GAP) {
   const size = (h) => ({ w: Math.min(MAX.w, h * aspect), h });
   let lo = 0, hi = Math.min(MAX.h, height);
   for (let i = 0; i < 22; i++) {
     const mid = (lo + hi) / 2;
-    // A tree keeps room between its levels for the arrows that cross them.
-    const gapY = shape === "tree" ? Math.max(GAP, 0.45 * mid) : GAP;
-    if (fits(place(shape, ranks, root, width, height, size(mid), extra), size(mid), width, height, gapY)) lo = mid;
+    if (fits(place(size(mid)), size(mid), width, height, gapY(mid))) lo = mid;
     else hi = mid;
   }
   return size(lo);
 }
 
-/**
- * Cards and their centres for `ranks` (global numbers, group order) in a width x height box:
- * { shape, card: {w, h}, positions: {rank: {x, y}} }, the largest cards that keep apart.
- * `edges` ([src, dst] pairs, e.g. every transfer) give a tree its shape.
- */
-export function arrange(algorithm, ranks, root, width, height, edges = []) {
-  const shape = shapeOf(algorithm);
+/** `around` on a loop about the middle, and `centre` (if any) in it. A round loop while the
+ * cards are large enough; a squarer one (larger q) when it holds larger cards. */
+function loops(around, centre, width, height) {
+  const place = (q) => (card) => {
+    const pos = centre == null ? {} : { [centre]: { x: width / 2, y: height / 2 } };
+    const [rx, ry] = radii(width, height, card);
+    loop(around.length, rx, ry, q, card).forEach(([x, y], i) => { pos[around[i]] = { x: width / 2 + x, y: height / 2 + y }; });
+    return pos;
+  };
+  return [2, 4, 10].flatMap((q) => ASPECTS.map((aspect) => ({ place: place(q), round: q === 2, card: largest(place(q), width, height, aspect) })));
+}
+
+/** Ranks in rows of cells filling the box, each card its cell less the gap, at any aspect;
+ * `top` (if any) is a row of its own above them. More columns first, so that among equally
+ * large cards the squarer grid wins. */
+function rows(ranks, top, width, height) {
   const options = [];
-  if (shape === "grid") {
-    // Cells of a grid are independent: the card is the cell less the gap, at any aspect.
-    // More columns first, so that among equally large cards the squarer grid wins.
-    for (let cols = ranks.length; cols >= 1; cols--) {
-      const rows = Math.ceil(ranks.length / cols);
-      const cw = (width - 2 * MARGIN) / cols - GAP, rh = (height - 2 * MARGIN) / rows - GAP;
-      for (const aspect of ASPECTS) {
-        const h = Math.min(MAX.h, rh, cw / aspect);
-        if (h > 0) options.push({ extra: cols, card: { w: Math.min(MAX.w, h * aspect, cw), h } });
-      }
+  for (let cols = Math.max(ranks.length, 1); cols >= 1; cols--) {
+    const lines = Math.ceil(ranks.length / cols) + (top.length ? 1 : 0);
+    const cw = (width - 2 * MARGIN) / Math.max(cols, top.length), rh = (height - 2 * MARGIN) / lines;
+    const cell = (i, across, line) => ({ x: MARGIN + ((width - 2 * MARGIN) / across) * (i + 0.5), y: MARGIN + rh * (line + 0.5) });
+    const place = () => {
+      const pos = {};
+      top.forEach((r, i) => { pos[r] = cell(i, top.length, 0); });
+      ranks.forEach((r, i) => { pos[r] = cell(i % cols, cols, Math.floor(i / cols) + (top.length ? 1 : 0)); });
+      return pos;
+    };
+    for (const aspect of ASPECTS) {
+      const h = Math.min(MAX.h, rh - GAP, (cw - GAP) / aspect);
+      if (h > 0) options.push({ place, card: { w: Math.min(MAX.w, h * aspect, cw - GAP), h } });
     }
-  } else if (shape === "tree") {
-    const tree = treeOf(ranks, root, edges), extra = { tree, ...tidy(ranks, tree) };
-    for (const aspect of ASPECTS) options.push({ extra, card: largest(shape, ranks, root, width, height, aspect, extra) });
-  } else {
-    // A round loop while the cards are large enough; a squarer one when it holds larger cards.
-    for (const q of [2, 4, 10]) for (const aspect of ASPECTS) options.push({ extra: q, round: q === 2, card: largest(shape, ranks, root, width, height, aspect, q) });
   }
+  return options;
+}
+
+/** A tree read from the transfers, root on top, each parent over its children; it keeps room
+ * between its levels for the arrows that cross them. */
+function tree(ranks, root, width, height, edges) {
+  const t = treeOf(ranks, root, edges), { x, leaves } = tidy(ranks, t);
+  const levels = Math.max(...ranks.map((r) => t.depth[r])) + 1;
+  const place = (card) => {
+    const [rx, ry] = radii(width, height, card);
+    const span = Math.min(2 * rx, (leaves - 1) * (card.w * 1.6 + GAP)); // no wider than its leaves need
+    const y = (r) => (levels > 1 ? height / 2 - ry + (2 * ry * t.depth[r]) / (levels - 1) : height / 2);
+    return Object.fromEntries(ranks.map((r) => [r, { x: width / 2 - span / 2 + span * x[r], y: y(r) }]));
+  };
+  return ASPECTS.map((aspect) => ({ place, card: largest(place, width, height, aspect, (h) => Math.max(GAP, 0.45 * h)) }));
+}
+
+/** Each shape's candidate cards, each with the placement it was sized for: [{card, place, round}]. */
+const SHAPES = {
+  ring: (ranks, layout, width, height) => loops(ranks, null, width, height),
+  star: (ranks, layout, width, height) => {
+    const centre = rootOf(ranks, layout.root);
+    return loops(ranks.filter((r) => r !== centre), centre, width, height);
+  },
+  tree: (ranks, layout, width, height, edges) => tree(ranks, layout.root, width, height, edges),
+  grid: (ranks, layout, width, height) => rows(ranks, [], width, height),
+  servers: (ranks, layout, width, height) => {
+    const servers = ranks.filter((r) => layout.servers?.includes(r));
+    return rows(ranks.filter((r) => !servers.includes(r)), servers, width, height);
+  },
+};
+
+/**
+ * Cards and their centres for `ranks` (global numbers, group order) in a width x height box,
+ * placed by the run's layout hint {shape, root, servers}: { card: {w, h}, positions: {rank: {x, y}} },
+ * the largest cards that keep apart. `edges` ([src, dst] pairs, e.g. every transfer) give a
+ * tree its shape. A shape this page does not know is drawn as a ring; a lone rank sits in the middle.
+ */
+export function arrange(layout, ranks, width, height, edges = []) {
+  const shape = ranks.length === 1 ? SHAPES.star : SHAPES[layout.shape] ?? SHAPES.ring;
+  const options = shape(ranks, layout, width, height, edges);
   // The largest area wins; wide cards (chunks side by side read best) and round loops win near-ties.
   const score = ({ card, round }) => card.w * card.h * (card.w >= 1.8 * card.h ? 1.2 : 1) * (round ? 1.3 : 1);
   const best = options.reduce((a, b) => (score(b) > score(a) ? b : a));
-  return { shape, card: best.card, positions: place(shape, ranks, root, width, height, best.card, best.extra) };
+  return { card: best.card, positions: best.place(best.card) };
 }

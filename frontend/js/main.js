@@ -12,14 +12,15 @@ import { download } from "rs/export.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-const ENDED = new Set(["done", "failed", "cancelled", "interrupted"]);
 let role = token() ? "presenter" : "viewer";
 let worldSize = -1;
-let refetch = null;
+let endedStates = new Set(); // the states a run ends in: the catalog's run_states.ended
+let submitted = null; // the run this page last submitted: it takes the stage even when not following
+const ended = (run) => endedStates.has(run.state);
 
 const stage = new Stage($("stage"));
 const player = new Player(stage, (p) => { showStep(p); remember(p); });
-const controls = new Controls((id) => openRun(id), sweep);
+const controls = new Controls((id) => { submitted = id; }, sweep);
 bindPlayer(player);
 window.ringside = { player, stage, controls };
 
@@ -33,21 +34,21 @@ async function openRun(id, step) {
 
 function showRun(run, step) {
   // A fetched run can answer after the live feed announced its end: it is older than the stage's.
-  if (player.run?.id === run.id && ENDED.has(player.run.state) && !ENDED.has(run.state)) return;
+  if (player.run?.id === run.id && ended(player.run) && !ended(run)) return;
   player.load(run, { step });
   $("run-title").textContent = `${run.spec.collective} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`;
   $("run-state").textContent = run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : "");
   $("run-state").dataset.state = run.state;
-  $("cancel").hidden = role !== "presenter" || ENDED.has(run.state) || run.cancel_requested;
+  $("cancel").hidden = role !== "presenter" || ended(run) || run.cancel_requested;
   showOutcome(run);
   document.querySelectorAll("#history li").forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
-  if (ENDED.has(run.state)) { timeline(run); totals(run); }
+  if (ended(run)) { timeline(run); totals(run); }
 }
 
 async function sweep(entry, spec) {
   const why = $("run-why");
   try {
-    const runs = await runSweep(entry.name, entry.algorithms, spec.dtype, (done, total) => (why.textContent = `sweep: ${done} of ${total} runs`));
+    const runs = await runSweep(entry.name, entry.algorithms, spec.dtype, endedStates, (done, total) => (why.textContent = `sweep: ${done} of ${total} runs`));
     await plotSweep(runs, await plotly());
     why.textContent = `sweep: ${runs.length} runs, charted below`;
   } catch (err) {
@@ -61,7 +62,7 @@ async function refreshHistory() {
   return runs;
 }
 
-/** A page opened between runs shows the last one, not an empty stage; a live run that starts meanwhile wins. */
+/** A page opened between runs shows the last that ended, not an empty stage; a live run that starts meanwhile wins. */
 async function showLatest(newest) {
   if (!newest || player.run) return;
   const run = await api(`/api/runs/${newest.id}`);
@@ -69,34 +70,47 @@ async function showLatest(newest) {
 }
 
 async function refreshCatalog() {
-  controls.setCatalog(await api("/api/catalog"), role === "presenter");
+  const catalog = await api("/api/catalog");
+  worldSize = catalog.world_size;
+  endedStates = new Set(catalog.run_states.ended);
+  controls.setCatalog(catalog, role === "presenter");
 }
 
-/** Newer data for the run on stage, at most every 200 ms while it is live. */
-function refetchSoon(id) {
-  refetch ??= setTimeout(async () => { refetch = null; if (player.run?.id === id) showRun(await api(`/api/runs/${id}`)); }, 200);
-}
+/** Whether every rank of its group has started it (sent its inputs), as run_started says. */
+const started = (run) => run.group.every((r) => run.inputs[String(r)]);
 
+/**
+ * The live feed. A run on stage arrives whole once (run_started: schedule, inputs, layout),
+ * then a message per rank per step, then whole again at its end (run_ended: results and
+ * figures); so a live run costs no GET. `run` (a summary) only touches the history.
+ */
 function onMessage(m) {
   if (m.type === "snapshot") {
+    if (m.role !== role) controls.setCatalog(controls.catalog, m.role === "presenter");
     role = m.role;
     $("role").textContent = role === "presenter" ? "presenter" : "audience";
     onCluster(m.cluster);
     if (m.current && !params.get("run")) showRun(m.current);
-    refreshHistory().then((runs) => params.get("run") || showLatest(runs[0]));
+    // Back after the feed was down, the run on stage may have ended meanwhile: ask for its end.
+    if (player.run && !ended(player.run) && player.run.id !== m.current?.id) openRun(player.run.id);
+    refreshHistory().then((runs) => params.get("run") || showLatest(runs.find(ended)));
   } else if (m.type === "cluster") {
     onCluster(m);
   } else if (m.type === "run") {
-    const run = m.run;
-    if (run.state === "running" && (player.follow || player.run?.id === run.id)) showRun(run);
-    else if (ENDED.has(run.state) && player.run?.id === run.id) showRun(run);
+    refreshHistory();
+  } else if (m.type === "run_started") {
+    if (player.follow || [player.run?.id, submitted].includes(m.run.id)) showRun(m.run);
+    refreshHistory();
+  } else if (m.type === "run_ended") {
+    // A run that failed before it started was never on stage: its end shows why, to whoever follows.
+    const mine = [player.run?.id, submitted].includes(m.run.id);
+    if (mine || (player.follow && !started(m.run))) showRun(m.run);
     refreshHistory();
   } else if (m.type === "step" && player.run?.id === m.run_id) {
-    const run = player.run;
-    const step = run.steps[m.step];
-    if (!step || !step.transfers.length) return refetchSoon(m.run_id); // the schedule is not here yet
+    const step = player.run.steps[m.step];
+    if (!step) return; // beyond the run's plan: nothing to draw it with
     step.ranks[String(m.rank)] = { t0: m.t0, t1: m.t1, states: m.states };
-    if (run.group.every((r) => step.ranks[String(r)])) player.load(run);
+    player.grow();
   }
 }
 
@@ -104,14 +118,12 @@ function onCluster(cluster) {
   showCluster(cluster);
   if (cluster.world_size !== worldSize) {
     worldSize = cluster.world_size;
-    refreshCatalog().then(applyShared);
+    refreshCatalog();
   }
 }
 
-let applied = false;
+/** What a shared link asks for: a spec in the controls, a run and step on the stage. */
 function applyShared() {
-  if (applied) return;
-  applied = true;
   if (params.get("collective")) {
     const fields = {};
     for (const k of ["algorithm", "count", "dtype", "op", "root", "chunks"]) if (params.get(k)) fields[k] = params.get(k);
@@ -149,7 +161,7 @@ function lecture(on, gesture = false) {
 function theme(name) {
   document.documentElement.dataset.theme = name;
   localStorage.setItem("ringside-theme", name);
-  if (player.run && ENDED.has(player.run.state)) { timeline(player.run); totals(player.run); }
+  if (player.run && ended(player.run)) { timeline(player.run); totals(player.run); }
 }
 
 theme(localStorage.getItem("ringside-theme") ?? (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
@@ -180,6 +192,8 @@ document.addEventListener("keydown", (e) => {
   else if (e.key === "?") $("keys").open ? $("keys").close() : $("keys").showModal();
 });
 
+await refreshCatalog(); // the ended states are known before the first run arrives
+applyShared();
 live(onMessage, (state) => {
   $("connection").dataset.state = state;
   $("connection").textContent = state === "open" ? "live" : "reconnecting…";

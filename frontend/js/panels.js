@@ -22,7 +22,7 @@ export function showStep(player) {
   if (step < 0) {
     $("caption").textContent = run.steps.length
       ? `${run.spec.collective} by ${run.spec.algorithm}: ${total} steps. Every rank starts with its input.`
-      : `${run.spec.collective} (native): the backend's own call, timed as a whole.`;
+      : `${run.spec.collective} (${run.spec.algorithm}): the backend's own call, timed as a whole.`;
     return;
   }
   const s = run.steps[step];

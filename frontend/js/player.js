@@ -1,7 +1,7 @@
 // The player: which step is on the stage, and moving through them — by hand, at a speed,
 // or following a live run as its steps arrive.
 
-import { replay, stepComplete } from "rs/replay.js";
+import { extend, firstFrame, stepComplete } from "rs/replay.js";
 
 const STEP_MS = 1400; // one step at 1x: long enough to follow a chunk with the eye
 
@@ -17,12 +17,16 @@ export class Player {
     this.follow = true;
   }
 
-  /** Show a run (a new one, or newer data of the same one). */
+  /** Show a run: a new one, or newer data of the one on stage (a live run's end, a reload). */
   load(run, { step } = {}) {
     const same = this.run?.id === run.id;
     const drawn = same && this.run.chunk_bounds.length === run.chunk_bounds.length && this.run.group.length === run.group.length;
+    // A step's frame never changes once every rank has reported it: newer data of the same
+    // run keeps the frames it has, as long as it too has every step they were built from.
+    const kept = drawn && stepComplete(run, this.frames.length - 2);
     this.run = run;
-    this.frames = replay(run);
+    if (!kept) this.frames = [firstFrame(run)];
+    extend(this.frames, run);
     if (drawn) this.stage.update(run, this.frames);
     else this.stage.load(run, this.frames);
     if (!same) this.step = -1;
@@ -33,15 +37,24 @@ export class Player {
       this.stage.mark(this.step);
     }
     this.changed();
+    this.followLive();
+  }
+
+  /** The run on stage has new reports (a live run): frames for the steps they complete. */
+  grow() {
+    if (!extend(this.frames, this.run)) return;
+    this.changed();
+    this.followLive();
+  }
+
+  /** Following, a live run plays on as its steps arrive (even after a pause by hand). */
+  followLive() {
     if (this.follow && this.run.state === "running") this.play();
   }
 
-  /** Steps that every rank has reported (a live run grows). */
+  /** Steps that every rank has reported, each with its frame (a live run grows). */
   available() {
-    if (!this.run) return 0;
-    let n = 0;
-    while (n < this.run.steps.length && stepComplete(this.run, n)) n++;
-    return n;
+    return this.run ? this.frames.length - 1 : 0;
   }
 
   changed() { this.onChange(this); }

@@ -15,17 +15,17 @@ function summaryOf(state) {
 }
 
 /**
- * frames[0] is the buffers before the first step; frames[k + 1] after step k.
- * A frame: { values: {rank: [chunkValues|null]}, stats: {rank: [{min, max, sum}|null]},
- * origins: {rank: [Set<rank>]}, changed: Set<"rank:chunk"> }.
+ * A frame is every rank's buffer at one point of the run: frames[0] before the first step,
+ * frames[k + 1] after step k.
+ * { values: {rank: [chunkValues|null]}, stats: {rank: [{min, max, sum}|null]},
+ *   origins: {rank: [Set<rank>]}, changed: Set<"rank:chunk"> }.
  * Values come from the ranks' own reports (states); origins from replaying the transfers:
  * a copy takes the sender's origins, a reduce adds them to its own.
  */
-export function replay(run) {
-  const ranks = run.group.map(String);
+export function firstFrame(run) {
   const chunks = run.chunk_bounds.length;
   const values = {}, origins = {}, stats = {};
-  for (const r of ranks) {
+  for (const r of run.group.map(String)) {
     values[r] = new Array(chunks).fill(null);
     stats[r] = new Array(chunks).fill(null);
     origins[r] = Array.from({ length: chunks }, () => new Set());
@@ -35,34 +35,50 @@ export function replay(run) {
     }
     for (const c of run.input_chunks?.[r] ?? []) origins[r][c] = new Set([Number(r)]);
   }
-  const frames = [{ values, origins, stats, changed: new Set() }];
-  for (const step of run.steps) {
-    const prev = frames[frames.length - 1];
-    const next = { values: { ...prev.values }, origins: { ...prev.origins }, stats: { ...prev.stats }, changed: new Set() };
-    const copied = { values: new Set(), origins: new Set(), stats: new Set() };
-    const own = (table, r) => {  // copy a rank's row the first time this step changes it
-      if (!copied[table].has(r)) {
-        copied[table].add(r);
-        next[table][r] = next[table][r].slice();
-      }
-      return next[table][r];
-    };
-    for (const [src, dst, chunk, into, reduce] of step.transfers) {
-      const from = prev.origins[String(src)]?.[chunk] ?? new Set();
-      const row = own("origins", String(dst));
-      // Sends read the buffers as they were before the step; several reduces into one cell add up.
-      row[into] = reduce ? new Set([...row[into], ...from]) : new Set(from);
-      next.changed.add(`${dst}:${into}`);
+  return { values, origins, stats, changed: new Set() };
+}
+
+/** The frame after `step`, given the frame before it. Earlier frames are shared, never changed:
+ * only the rows the step touches are copied, so its cost is the step's, not the run's. */
+export function nextFrame(prev, step) {
+  const next = { values: { ...prev.values }, origins: { ...prev.origins }, stats: { ...prev.stats }, changed: new Set() };
+  const copied = { values: new Set(), origins: new Set(), stats: new Set() };
+  const own = (table, r) => { // copy a rank's row the first time this step changes it
+    if (!copied[table].has(r)) {
+      copied[table].add(r);
+      next[table][r] = next[table][r].slice();
     }
-    for (const [r, report] of Object.entries(step.ranks ?? {})) {
-      for (const state of report.states ?? []) {
-        own("values", r)[state.chunk] = shown(state);
-        own("stats", r)[state.chunk] = summaryOf(state);
-      }
-    }
-    frames.push(next);
+    return next[table][r];
+  };
+  for (const [src, dst, chunk, into, reduce] of step.transfers) {
+    const from = prev.origins[String(src)]?.[chunk] ?? new Set();
+    const row = own("origins", String(dst));
+    // Sends read the buffers as they were before the step; several reduces into one cell add up.
+    row[into] = reduce ? new Set([...row[into], ...from]) : new Set(from);
+    next.changed.add(`${dst}:${into}`);
   }
+  for (const [r, report] of Object.entries(step.ranks ?? {})) {
+    for (const state of report.states ?? []) {
+      own("values", r)[state.chunk] = shown(state);
+      own("stats", r)[state.chunk] = summaryOf(state);
+    }
+  }
+  return next;
+}
+
+/** Every frame of a stored run, each step as stored. */
+export function replay(run) {
+  const frames = [firstFrame(run)];
+  for (const step of run.steps) frames.push(nextFrame(frames.at(-1), step));
   return frames;
+}
+
+/** A live run's frames grow: append one for each step past the last framed one that every
+ * rank has now reported. Returns how many were added. */
+export function extend(frames, run) {
+  const before = frames.length;
+  while (stepComplete(run, frames.length - 1)) frames.push(nextFrame(frames.at(-1), run.steps[frames.length - 1]));
+  return frames.length - before;
 }
 
 /** Per-rank outputs and verdicts, for the before/after table. */
@@ -80,8 +96,9 @@ export function outcomes(run) {
   });
 }
 
-/** The op a run's reductions apply: a barrier ORs one-bit tokens (who has heard from whom). */
-export const opOf = (run) => (run.spec.collective === "barrier" ? "BOR" : run.spec.op);
+/** The op a run's reductions apply, as the server says (a barrier's is its own, BOR); runs
+ * stored before the server said so apply their spec's. */
+export const opOf = (run) => run.op ?? run.spec.op;
 
 /** A step's reductions grouped by the cell they combine into, in the order they first appear:
  * [{dst, into, from: [[src, chunk], ...]}]. Several ranks may reduce into one cell at once. */

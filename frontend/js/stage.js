@@ -51,9 +51,8 @@ export class Stage {
     this.shown = 0;
     this.marked = -1;
     const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
-    const root = run.schedule?.root ?? run.spec.root;
-    const { shape, card, positions } = arrange(run.spec.algorithm, run.group, root, WIDTH, this.height, edges);
-    this.shape = shape;
+    const layout = run.layout ?? {}; // runs stored before the server gave layouts are drawn as rings
+    const { card, positions } = arrange(layout, run.group, WIDTH, this.height, edges);
     this.card = card;
     this.positions = positions;
     const defs = el("defs", {}, this.svg);
@@ -64,11 +63,10 @@ export class Stage {
     this.tokens = el("g", { class: "tokens" }, this.svg);
     this.sums = el("g", { class: "sums" }, this.svg);
     const chunks = run.chunk_bounds.length || 1;
-    const marksRoot = shape === "tree" || shape === "star" || ["broadcast", "scatter", "gather", "reduce", "send_recv"].includes(run.spec.collective);
-    for (const rank of run.group) this.drawCard(cards, rank, chunks, marksRoot && rank === root);
+    for (const rank of run.group) this.drawCard(cards, rank, chunks, rank === layout.root);
   }
 
-  /** Newer data of the run on stage (a live run's later steps): same cards, new frames. */
+  /** Newer data of the run on stage (its end, a reload): same cards, and frames that grow in place. */
   update(run, frames) {
     this.run = run;
     this.frames = frames;

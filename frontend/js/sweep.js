@@ -6,25 +6,25 @@ import { colour } from "rs/format.js";
 import { chartTheme } from "rs/charts.js";
 
 export const COUNTS = [256, 1024, 4096, 16384, 65536, 262144];
-const ENDED = new Set(["done", "failed", "cancelled", "interrupted"]);
 
-async function finished(id) {
+/** The run once it has ended: in one of the `ended` states (the catalog's run_states.ended). */
+async function finished(id, ended) {
   for (;;) {
     const run = await api(`/api/runs/${id}`);
-    if (ENDED.has(run.state)) return run;
+    if (ended.has(run.state)) return run;
     await new Promise((r) => setTimeout(r, 150));
   }
 }
 
-/** Queue every (algorithm, count), wait for all, and return the finished runs. */
-export async function runSweep(collective, algorithms, dtype, onProgress) {
+/** Queue every (algorithm, count), wait for all to end, and return them. */
+export async function runSweep(collective, algorithms, dtype, ended, onProgress) {
   const ids = [];
   for (const algorithm of algorithms)
     for (const count of COUNTS)
       ids.push((await api("/api/runs", { method: "POST", body: { collective, algorithm, count, dtype, capture: "none", iterations: 10, warmup: 2 } })).id);
   const runs = [];
   for (const id of ids) {
-    runs.push(await finished(id));
+    runs.push(await finished(id, ended));
     onProgress(runs.length, ids.length);
   }
   return runs;
@@ -42,7 +42,7 @@ export async function plotSweep(runs, Plotly) {
     traces.push({ x: size, y: mine.map((r) => r.time * 1e6), name: algorithm, mode: "lines+markers", line, legendgroup: algorithm });
     traces.push({ x: size, y: mine.map((r) => r.busbw / 1e9), name: `${algorithm} busbw`, mode: "lines+markers", yaxis: "y2",
       line, legendgroup: algorithm, showlegend: false });
-    if (algorithm === "native") continue; // the backend's steps are its own: nothing to model
+    if (!mine[0].schedule) continue; // the backend's own call has no schedule: nothing to model
     const predicted = await Promise.all(mine.map((r) => api(`/api/model?collective=${r.spec.collective}&algorithm=${algorithm}` +
       `&world_size=${r.group.length}&count=${r.spec.count}&dtype=${r.spec.dtype}`)));
     traces.push({ x: size, y: predicted.map((p) => p.time * 1e6), name: `${algorithm} model`, mode: "lines",

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-const { replay, stepComplete, describeStep, reductions } = await import("rs/replay.js");
+const { replay, extend, firstFrame, stepComplete, describeStep, reductions, opOf } = await import("rs/replay.js");
 
 // A 3-rank ring all_reduce of the `index` pattern (count 3, chunks of one element), as the server stores it.
 const ring = JSON.parse(readFileSync(new URL("./ring3.json", import.meta.url)));
@@ -80,4 +80,55 @@ test("several ranks reducing into one cell at once are one line with every opera
   const frames = replay(run);
   assert.deepEqual(describeStep(run, frames, 0), ["rank 1, rank 2 → rank 0: chunk 0 max([9], [7], [5]) = [9]"]);
   assert.deepEqual([...frames[1].origins["0"][0]].sort(), [0, 1, 2]);
+});
+
+/** The run as run_started brings it: every step planned, none reported yet. */
+function skeleton(run) {
+  const live = structuredClone(run);
+  for (const step of live.steps) step.ranks = {};
+  return live;
+}
+
+test("a live run's frames grow a step at a time as its ranks report, the same as a whole replay", () => {
+  const live = skeleton(ring), whole = replay(ring);
+  const frames = [firstFrame(live)];
+  ring.steps.forEach((step, k) => {
+    const earlier = frames.slice();
+    for (const [i, r] of ring.group.entries()) {
+      live.steps[k].ranks[r] = step.ranks[r];
+      assert.equal(extend(frames, live), i === ring.group.length - 1 ? 1 : 0, `step ${k} after rank ${r}`);
+    }
+    assert.deepEqual(frames, whole.slice(0, k + 2));
+    earlier.forEach((frame, i) => assert.equal(frames[i], frame, "earlier frames are kept, not rebuilt"));
+  });
+});
+
+test("growing by a step reads that step only, never the earlier ones", () => {
+  const live = skeleton(ring);
+  const frames = [firstFrame(live)];
+  for (const k of [0, 1]) {
+    live.steps[k].ranks = ring.steps[k].ranks;
+    extend(frames, live);
+  }
+  for (const k of [0, 1]) for (const field of ["transfers", "ranks"])
+    Object.defineProperty(live.steps[k], field, { get() { throw new Error(`step ${k} read again`); } });
+  live.steps[2].ranks = ring.steps[2].ranks;
+  assert.equal(extend(frames, live), 1);
+  assert.deepEqual(frames.at(-1), replay(ring)[3]);
+});
+
+test("a step reported ahead of an earlier one waits for it", () => {
+  const live = skeleton(ring);
+  const frames = [firstFrame(live)];
+  live.steps[1].ranks = ring.steps[1].ranks;
+  live.steps[0].ranks = { 0: ring.steps[0].ranks[0] };
+  assert.equal(extend(frames, live), 0);
+  Object.assign(live.steps[0].ranks, ring.steps[0].ranks);
+  assert.equal(extend(frames, live), 2, "step 0 and the waiting step 1 at once");
+  assert.equal(extend(frames, live), 0);
+});
+
+test("the op of a run's reductions is the run's own (a barrier's BOR), else its spec's", () => {
+  assert.equal(opOf({ op: "BOR", spec: { op: "SUM" } }), "BOR");
+  assert.equal(opOf({ spec: { op: "MAX" } }), "MAX", "a run stored before the server gave its op");
 });
