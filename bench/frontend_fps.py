@@ -9,17 +9,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import tempfile
 from pathlib import Path
 
-from ringside.server.harness import start_up
-
-# Debian's Chromium (Playwright cannot download browsers here), as tests/browser.py launches it.
-CHROMIUM = os.environ.get("RINGSIDE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
+from ringside.server.harness import launch_chromium, start_up
 
 # Play `steps` steps at 1x from the inputs while a separate requestAnimationFrame loop stamps
 # every frame the page draws: frames per second, and the longest gap between two frames. Long
@@ -57,7 +51,7 @@ def main() -> None:
         run = up.run(collective="all_reduce", algorithm="ring", count=args.ranks * 4, capture="full")
         query = f"?run={run['id']}" + ("&present=1" if args.present else "")
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch_chromium(p)
             paints = []
             for _ in range(args.loads):
                 page = browser.new_page(viewport={"width": 1280, "height": 720})

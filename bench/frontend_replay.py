@@ -19,7 +19,7 @@ import os
 import statistics
 from pathlib import Path
 
-from frontend_fps import ARGS, CHROMIUM
+from ringside.server.harness import launch_chromium
 
 FRONTEND = Path(__file__).resolve().parent.parent / "frontend"
 ORIGIN = "http://ringside.bench"  # answered by the route below, not a server
@@ -78,7 +78,7 @@ def main() -> None:
     sizes = sorted({args.steps // 4, args.steps // 2, args.steps})
     rows = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch_chromium(p)
         # A page (and so a heap) for each way: the old way's garbage does not slow the new.
         pages = {way: browser.new_context().new_page() for way in ("old", "new")}
         for page in pages.values():

@@ -7,16 +7,19 @@ from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from .guard import bounded
+
 
 def first_error(errors) -> dict:
-    """The first of pydantic's errors as {"field", "message"}."""
+    """The first of pydantic's errors as {"field", "message"}, cut short: an answer never
+    repeats an unbounded input (a field name can be what the client sent)."""
     err = errors[0] if errors else {"loc": ("body",), "msg": "invalid"}
     loc = [str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path")]
-    return {"field": ".".join(loc) or "body", "message": err.get("msg", "invalid")}
+    return {"field": bounded(".".join(loc) or "body", 80), "message": bounded(err.get("msg", "invalid"))}
 
 
 def refuse(status: int, field: str, message: str) -> HTTPException:
-    return HTTPException(status, {"field": field, "message": message})
+    return HTTPException(status, {"field": bounded(field, 80), "message": bounded(message)})
 
 
 async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -175,3 +176,16 @@ def wait_gone(pids, timeout: float = 20.0) -> list[int]:
     while time.monotonic() < deadline and any(alive(p) for p in pids):
         time.sleep(0.1)
     return [p for p in pids if alive(p)]
+
+
+# Debian's Chromium through Playwright (Playwright cannot download browsers everywhere);
+# the flags keep it from calling home, which a closed network refuses many times a second.
+CHROMIUM = os.environ.get("RINGSIDE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def launch_chromium(playwright):
+    """A headless Chromium for page tests and benchmarks."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+

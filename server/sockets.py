@@ -15,6 +15,7 @@ from ringside.worker_agent.protocol import EVENT, PROTOCOL_VERSION, Hello
 
 from .auth import origin_allowed, role_of, settings_of
 from .errors import first_error
+from .guard import bounded
 
 HELLO_TIMEOUT_S = 10.0
 POLICY, UNSUPPORTED, INVALID, CONFLICT = 1008, 1003, 1007, 4409
@@ -108,10 +109,10 @@ def parse_event(message: dict):
         return None, "malformed frame: events are JSON text"
     try:
         raw = json.loads(text)
-    except ValueError:
-        return None, "malformed frame: not JSON"
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
+        return None, "malformed frame: not JSON, or nested too deeply"
     if isinstance(raw, dict) and raw.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
-        return None, f"protocol version {raw.get('v')!r} is not {PROTOCOL_VERSION}"
+        return None, f"protocol version {bounded(repr(raw.get('v')), 20)} is not {PROTOCOL_VERSION}"
     try:
         return EVENT.validate_python(raw), None
     except ValidationError as e:

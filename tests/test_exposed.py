@@ -150,7 +150,6 @@ def test_an_unparsable_body_gets_a_4xx_that_says_what_is_wrong(serve, body, word
     assert len(raw) < 300
 
 
-@pytest.mark.xfail(strict=True, reason="needs errors.py (the 422 handler) to cut what it repeats with guard.bounded")
 def test_an_error_never_echoes_an_unbounded_input(serve):
     for body in ({"collective": "all_reduce", "k" * 100_000: 1}, {"collective": "c" * 100_000}):
         status, raw = request(serve, "POST", "/api/runs", json.dumps(body).encode(), token=PRESENTER_TOKEN)
