@@ -15,7 +15,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ringside.worker_agent.local import free_port
@@ -34,7 +34,10 @@ class Up:
     url: str
     presenter: str
     db: Path
-    log: list[str] = field(default_factory=list)
+    log: Path | None = None  # where its stdout and stderr go
+
+    def log_text(self) -> str:
+        return self.log.read_text() if self.log else ""
 
     def call(self, method: str, path: str, body=None, token: str | None = "presenter", headers=None):
         """(status, json body). token: 'presenter' for the presenter's, None for none, else that string."""
@@ -104,19 +107,19 @@ class Up:
         return self.proc.wait(timeout=timeout)
 
 
-def start_up(tmp: Path, ranks: int = 4, db: Path | None = None, timeout: float = 120, env=None) -> Up:
-    """`ringside up --ranks N`, ready once it prints the presenter URL (every rank has said hello)."""
+def start_up(tmp: Path, ranks: int = 4, db: Path | None = None, timeout: float = 120, env=None, flags=()) -> Up:
+    """`ringside up --ranks N [flags]`, ready once it prints the presenter URL (every rank has said hello)."""
     port = free_port()
     db = db or tmp / "runs.db"
     log = tmp / f"up-{port}.log"
-    proc = subprocess.Popen([*CLI, "up", "--ranks", str(ranks), "--port", str(port), "--db", str(db)],
+    proc = subprocess.Popen([*CLI, "up", "--ranks", str(ranks), "--port", str(port), "--db", str(db), *flags],
                             stdout=open(log, "w"), stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         text = log.read_text()
         m = re.search(r"presenter \(can run collectives\): (\S+)/\?token=(\S+)", text)
         if m:
-            return Up(proc, m.group(1), m.group(2), db)
+            return Up(proc, m.group(1), m.group(2), db, log)
         if proc.poll() is not None:
             raise RuntimeError(f"ringside up exited ({proc.returncode}):\n{text}")
         time.sleep(0.1)
@@ -133,7 +136,7 @@ def start_serve(tmp: Path, *flags: str, port: int | None = None, timeout: float 
     env = {**os.environ, "RINGSIDE_PRESENTER_TOKEN": PRESENTER_TOKEN, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, **(env or {})}
     proc = subprocess.Popen([*CLI, "serve", "--port", str(port), "--db", str(db), *flags],
                             stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
-    up = Up(proc, f"http://127.0.0.1:{port}", PRESENTER_TOKEN, db)
+    up = Up(proc, f"http://127.0.0.1:{port}", PRESENTER_TOKEN, db, log)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import uvicorn
 
+from ringside.worker_agent.algorithms import build
+from ringside.worker_agent.user_algorithms import load
+
 from .app import create_app
 from .auth import host_name
 from .config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
@@ -38,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="messages a viewer may fall behind before it is dropped (default %(default)s)")
     parser.add_argument("--lost-after", type=seconds, default=Settings.lost_after,
                         help="seconds of silence before a rank is shown lost (default %(default)s)")
+    parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
+                        help="a file of your own algorithms (Python, or MSCCL's XML) to offer beside the built-in ones; "
+                             "repeatable. Workers load the same files (ringside worker --algorithms FILE)")
 
 
 def positive(text: str) -> int:
@@ -119,7 +125,27 @@ def warn_if_exposed(settings: Settings) -> None:
     print("\n".join([bar, *lines, bar]), file=sys.stderr, flush=True)
 
 
+def load_algorithms(paths: list[str], world_size: int | None = None) -> None:
+    """Load users' algorithm files into this process and list what they add; with a world
+    size, whether each passes its checks there. A file that does not load stops the start."""
+    for path in paths:
+        try:
+            added = load(path)
+        except Exception as e:  # the user's file: whatever it raised, said plainly
+            raise SystemExit(f"error: --algorithms {path}: {type(e).__name__}: {e}") from None
+        for collective, name in added:
+            verdict = ""
+            if world_size is not None:
+                try:
+                    build(collective, name, world_size)
+                    verdict = f": checked for {world_size} ranks"
+                except ValueError as e:
+                    verdict = f": refused for {world_size} ranks: {e}"
+            print(f"  algorithm {collective}/{name} from {path}{verdict}", flush=True)
+
+
 def main(args: argparse.Namespace) -> int:
+    load_algorithms(args.algorithms)
     settings = settings_from(args)
     server = server_for(settings)
     warn_if_exposed(settings)

@@ -38,10 +38,11 @@ def main(args: argparse.Namespace) -> int:
     if args.ranks < 1:
         print("error: ranks: must be at least 1", flush=True)
         return 2
+    serve.load_algorithms(args.algorithms, args.ranks)
     settings = serve.settings_from(args)
     server = serve.server_for(settings)
     serve.warn_if_exposed(settings)
-    workers = LocalWorkers(args.ranks, settings.url, settings.worker_token, args.backend)
+    workers = LocalWorkers(args.ranks, settings.url, settings.worker_token, args.backend, algorithms=args.algorithms)
     stopping = threading.Event()
 
     def supervise() -> None:

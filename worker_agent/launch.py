@@ -26,8 +26,10 @@ STOP_GRACE_S = 5.0
 
 
 class LocalWorkers:
-    def __init__(self, n: int, server_url: str, token: str, backend: str | None = None, max_restarts: int = 20):
+    def __init__(self, n: int, server_url: str, token: str, backend: str | None = None, max_restarts: int = 20,
+                 algorithms: list[str] = ()):
         self.n, self.server_url, self.token, self.backend = n, server_url, token, backend
+        self.algorithms = [str(Path(a).resolve()) for a in algorithms]  # users' files, which every rank loads
         self.max_restarts = max_restarts
         self.restarts = 0
         self.procs: list[BaseProcess] = []
@@ -39,7 +41,7 @@ class LocalWorkers:
             self.procs = [self._spawn(rank, port) for rank in range(self.n)]
 
     def _spawn(self, rank: int, port: int) -> BaseProcess:
-        args = (rank, self.n, port, self.server_url, self.token, self.backend)
+        args = (rank, self.n, port, self.server_url, self.token, self.backend, self.algorithms)
         p = rank_processes().Process(target=_serve_rank, args=args, name=f"rank {rank}")
         p.start()
         return p
@@ -73,7 +75,8 @@ class LocalWorkers:
                 p.join()
 
 
-def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backend: str | None) -> None:
+def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backend: str | None,
+                algorithms: list[str]) -> None:
     """One rank, in its forked process: torchrun's variables, one thread for torch
     (the ranks share the cores), then `ringside worker --server`."""
     if hasattr(os, "setsid"):  # POSIX: out of the terminal's process group
@@ -90,7 +93,8 @@ def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backe
     from .cli import main
 
     torch.set_num_threads(1)
-    sys.exit(main(["worker", "--server", server_url, *(["--backend", backend] if backend else [])]))
+    files = [flag for path in algorithms for flag in ("--algorithms", path)]
+    sys.exit(main(["worker", "--server", server_url, *(["--backend", backend] if backend else []), *files]))
 
 
 def _exit_with_parent() -> None:

@@ -1,6 +1,6 @@
 // Ringside's page: wires the live connection, the controls, the stage and its panels.
 
-import { api, live, token } from "rs/api.js";
+import { api, live } from "rs/api.js";
 import { Stage } from "rs/stage.js";
 import { Player, bindPlayer } from "rs/player.js";
 import { showStep, showOutcome, showHistory } from "rs/panels.js";
@@ -12,7 +12,7 @@ import { download } from "rs/export.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-let role = token() ? "presenter" : "viewer";
+let role = "viewer"; // until the snapshot says what the token grants (an audience link may carry a viewer token)
 let worldSize = -1;
 let endedStates = new Set(); // the states a run ends in: the catalog's run_states.ended
 let submitted = null; // the run this page last submitted: it takes the stage even when not following
