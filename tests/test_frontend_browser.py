@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from browser import browser_or_skip
 from server_helpers import start_up
+from test_user_algorithms import ring_doc
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -85,7 +86,7 @@ COMBINE = {"SUM": sum, "BOR": lambda xs: functools.reduce(operator.or_, xs, 0)}
 def run_from_button(page, collective: str, algorithm: str | None = None) -> str:
     """Click the collective, pick the algorithm (default: the last stepwise one), run it and wait."""
     page.click(f"button[data-collective={collective}]")
-    algorithms = page.eval_on_selector("#field-algorithm", "s => [...s.options].map(o => o.value)")
+    algorithms = page.eval_on_selector("#field-algorithm", "s => [...s.options].map(o => o.value).filter(v => v !== 'custom')")
     page.select_option("#field-algorithm", algorithm or algorithms[-1])
     page.select_option("#field-capture", "full")
     page.fill("#field-count", "8")
@@ -374,3 +375,34 @@ def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for):
     assert max(run["traffic"]["sent"].values()) < 1024, "a run this small is counted in bytes"
     assert name == "sent (B)" and sent == [run["traffic"]["sent"][str(r)] for r in run["group"]]
     assert page.text_content("#totals .y2title") == "B" and page.text_content("#totals .ytitle") == "µs"
+
+
+def test_the_presenter_pastes_a_schedule_and_watches_it_run(up, page_for):
+    """A schedule as data from the page: refused beside its box when it is wrong (nothing runs),
+    run and verified when it is right. The audience has no such choice."""
+    audience = page_for(f"{up.url}/")
+    audience.wait_for_selector("#collectives button")
+    audience.click("button[data-collective=all_reduce]")
+    assert "custom" not in audience.eval_on_selector_all("#field-algorithm option", "os => os.map(o => o.value)")
+    page = page_for(f"{up.url}/?token={up.presenter}", allow=["status of 422"])
+    page.wait_for_selector("#collectives button")
+    page.click("button[data-collective=all_reduce]")
+    assert page.is_hidden("#field-schedule")
+    page.select_option("#field-algorithm", "custom")
+    assert page.is_visible("#field-schedule")
+    before = up.call("GET", "/api/runs?limit=1")[1]["total"]
+    doc = ring_doc(P)
+    doc["steps"][-1]["transfers"][0][2] = (doc["steps"][-1]["transfers"][0][2] + 1) % P  # pass on the wrong chunk
+    page.fill("#field-schedule", json.dumps(doc))
+    page.click("#run")
+    page.wait_for_function("document.querySelector('[data-error-for=schedule]').textContent.length > 0")
+    assert "after the last step rank" in page.inner_text("[data-error-for=schedule]")
+    page.fill("#field-schedule", "{not json")
+    page.click("#run")
+    page.wait_for_function("document.querySelector('[data-error-for=schedule]').textContent.startsWith('not JSON')")
+    assert up.call("GET", "/api/runs?limit=1")[1]["total"] == before, "nothing was stored"
+    page.fill("#field-count", "8")
+    page.fill("#field-schedule", json.dumps(ring_doc(P)))
+    page.click("#run")
+    page.wait_for_function("document.getElementById('run-state').textContent.startsWith('done')", timeout=60_000)
+    assert "✓" in page.inner_text("#run-state") and "custom" in page.inner_text("#run-title")

@@ -56,8 +56,10 @@ export class Controls {
     const previous = Object.fromEntries(new FormData(form));
     const v = (k, d) => overrides[k] ?? previous[k] ?? d;
     const world = c.world_size || 1;
+    // A presenter may also paste (or load) a schedule as data: the algorithm the catalog names for it.
+    const custom = this.canRun && c.custom ? [c.custom.algorithm] : [];
     const rows = [
-      ["algorithm", select(entry.algorithms, v("algorithm", entry.algorithms.at(-1)))],
+      ["algorithm", select([...entry.algorithms, ...custom], v("algorithm", entry.algorithms.at(-1)))],
       ["count", input("number", v("count", 8), { min: 1 })],
       ["dtype", select(c.dtypes, v("dtype", "int32"))],
       entry.reduces ? ["op", select(c.ops, v("op", "SUM"))] : null,
@@ -67,6 +69,7 @@ export class Controls {
       ["pattern", select(c.patterns, v("pattern", "index"))],
       ["capture", select(c.captures, v("capture", "full"))],
       ["chunks", input("number", v("chunks", 1), { min: 1 })],
+      custom.length ? ["schedule", scheduleBox(v("schedule", ""), c.custom)] : null,
     ].filter(Boolean);
     form.replaceChildren();
     for (const [name, control] of rows) {
@@ -78,6 +81,7 @@ export class Controls {
       const error = document.createElement("div");
       error.className = "error";
       error.dataset.errorFor = name;
+      if ("forCustom" in control.dataset) label.dataset.forCustom = "";
       form.append(label, control, error);
     }
     const submit = document.createElement("button");
@@ -110,6 +114,9 @@ export class Controls {
     };
     dtype.addEventListener("change", refreshOps);
     refreshOps();
+    const showSchedule = () => form.querySelectorAll("[data-for-custom]").forEach((el) => { el.hidden = form.elements.algorithm.value !== c.custom?.algorithm; });
+    form.elements.algorithm.addEventListener("change", showSchedule);
+    showSchedule();
   }
 
   spec() {
@@ -121,22 +128,53 @@ export class Controls {
       if (name === "group") spec.group = field.value.split(",").map((s) => Number(s.trim()));
       else spec[name] = field.type === "number" ? Number(field.value) : field.value;
     }
+    if (spec.algorithm === this.catalog?.custom?.algorithm) spec.schedule = parseSchedule(form.elements.schedule.value);
     return spec;
   }
 
-  async submit(spec = this.spec()) {
+  async submit(spec) {
     document.querySelectorAll("[data-error-for]").forEach((e) => (e.textContent = ""));
     try {
+      spec ??= this.spec();
       const accepted = await api("/api/runs", { method: "POST", body: spec });
       this.lastSpec = spec;
       this.onSubmitted(accepted.id);
     } catch (err) {
-      const slot = document.querySelector(`[data-error-for="${err.field}"]`) ?? $("run-why");
+      // "schedule.steps.3.transfers" is shown next to the schedule
+      const field = String(err.field ?? "").split(".")[0];
+      const slot = document.querySelector(`[data-error-for="${field}"]`) ?? $("run-why");
       slot.textContent = err.reason ?? String(err);
     }
   }
 
-  again() { if (this.canRun) this.submit(this.lastSpec ?? this.spec()); }
+  again() { if (this.canRun) this.submit(this.lastSpec ?? undefined); }
+}
+
+/** A schedule's JSON, or an error that names the field (shown beside it). */
+function parseSchedule(text) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw Object.assign(new Error(`not JSON: ${e.message}`), { field: "schedule", reason: `not JSON: ${e.message}` });
+  }
+}
+
+/** A text box for a schedule as JSON, and a button that loads one from a file. */
+function scheduleBox(value, limits) {
+  const box = document.createElement("textarea");
+  box.rows = 6;
+  box.value = value;
+  box.dataset.forCustom = "";
+  box.placeholder = '{"pieces": 4, "steps": [{"phase": "reduce-scatter", "caption": "…", '
+    + `"transfers": [[0, 1, 3, 3, 1], …]}]}  (src, dst, chunk, into, reduce); at most ${limits.max_steps} steps`;
+  const file = document.createElement("input");
+  file.type = "file";
+  file.accept = ".json,application/json";
+  file.dataset.forCustom = "";
+  file.title = "load a schedule from a JSON file";
+  file.onchange = async () => { if (file.files[0]) box.value = await file.files[0].text(); };
+  queueMicrotask(() => box.after(file)); // beside the box once the form holds it
+  return box;
 }
 
 function select(options, value) {
