@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Collective
+from .base import BlockPerRank
 
 
-class AllGather(Collective):
+class AllGather(BlockPerRank):
     name = "all_gather"
-
-    def blocks(self, p):
-        return p
-
-    def message_blocks(self, p):
-        return p
-
-    def bus_factor(self, p):
-        return (p - 1) / p
 
     def input_blocks(self, rank, p, root):
         return range(rank, rank + 1)

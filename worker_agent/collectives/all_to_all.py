@@ -7,20 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Collective, split
+from .base import BlockPerRank, split
 
 
-class AllToAll(Collective):
+class AllToAll(BlockPerRank):
     name = "all_to_all"
 
     def blocks(self, p):
         return 2 * p
-
-    def message_blocks(self, p):
-        return p
-
-    def bus_factor(self, p):
-        return (p - 1) / p
 
     def input_blocks(self, rank, p, root):
         return range(0, p)

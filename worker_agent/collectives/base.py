@@ -138,6 +138,20 @@ class Collective:
         return f"<collective {self.name}>"
 
 
+class BlockPerRank(Collective):
+    """A working buffer of P blocks, block r belonging to rank r; each rank's message is all
+    of them, and a (P-1)/P share of it crosses the busiest link."""
+
+    def blocks(self, p: int) -> int:
+        return p
+
+    def message_blocks(self, p: int) -> int:
+        return p
+
+    def bus_factor(self, p: int) -> float:
+        return (p - 1) / p
+
+
 def split(inputs: list[np.ndarray], p: int) -> list[list[np.ndarray]]:
     """Each rank's input cut into p blocks (a rank with no input: none)."""
     return [np.array_split(x, p) if len(x) else [] for x in inputs]

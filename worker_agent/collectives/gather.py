@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Collective
+from .base import BlockPerRank
 
 
-class Gather(Collective):
+class Gather(BlockPerRank):
     name = "gather"
     rooted = True
-
-    def blocks(self, p):
-        return p
-
-    def message_blocks(self, p):
-        return p
-
-    def bus_factor(self, p):
-        return (p - 1) / p
 
     def input_blocks(self, rank, p, root):
         return range(rank, rank + 1)

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from .base import Collective, combine, split
+from .base import BlockPerRank, combine, split
 
 
-class ReduceScatter(Collective):
+class ReduceScatter(BlockPerRank):
     name = "reduce_scatter"
     reduces = True
-
-    def blocks(self, p):
-        return p
-
-    def message_blocks(self, p):
-        return p
-
-    def bus_factor(self, p):
-        return (p - 1) / p
 
     def input_blocks(self, rank, p, root):
         return range(0, p)

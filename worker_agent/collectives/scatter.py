@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from .base import Collective, split
+from .base import BlockPerRank, split
 
 
-class Scatter(Collective):
+class Scatter(BlockPerRank):
     name = "scatter"
     rooted = True
-
-    def blocks(self, p):
-        return p
-
-    def message_blocks(self, p):
-        return p
-
-    def bus_factor(self, p):
-        return (p - 1) / p
 
     def input_blocks(self, rank, p, root):
         return range(0, p) if rank == root else range(0)
