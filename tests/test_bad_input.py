@@ -32,8 +32,9 @@ BAD = [
     (dict(collective="send_recv", root=1, peer=1), "peer", "must differ from the root"),
     (dict(collective="send_recv", peer=9), "peer", "rank 9 is not in the group"),
     (dict(collective="all_reduce", iterations=0), "iterations", "between 1 and"),
-    (dict(collective="all_reduce", timeout=-1), "timeout", "between 0 and 3600"),
-    (dict(collective="all_reduce", timeout=float("nan")), "timeout", "between 0 and 3600"),
+    (dict(collective="all_reduce", timeout=-1), "timeout", "between 1 and 3600"),
+    (dict(collective="all_reduce", timeout=0.001), "timeout", "between 1 and 3600"),
+    (dict(collective="all_reduce", timeout=float("nan")), "timeout", "between 1 and 3600"),
     (dict(collective="all_reduce", seed=-1), "seed", "between 0 and"),
     (dict(collective="all_reduce", algorithm="ring", chunks=10**9, count=10**6), "chunks", "between 1 and 1024"),
 ]

@@ -406,3 +406,19 @@ def test_the_presenter_pastes_a_schedule_and_watches_it_run(up, page_for):
     page.click("#run")
     page.wait_for_function("document.getElementById('run-state').textContent.startsWith('done')", timeout=60_000)
     assert "✓" in page.inner_text("#run-state") and "custom" in page.inner_text("#run-title")
+
+
+def test_each_collective_opens_on_a_stepwise_algorithm_and_the_form_keeps_its_width(up, page_for):
+    """Going from a collective to one that lacks the algorithm shown must not fall back to
+    native (which draws no transfers); the schedule box, hidden, takes no room."""
+    page = page_for(f"{up.url}/?token={up.presenter}", viewport=(1440, 900))
+    page.wait_for_selector("#collectives button")
+    catalog = up.call("GET", "/api/catalog")[1]
+    for entry in catalog["collectives"]:
+        page.click(f"button[data-collective={entry['name']}]")
+        assert page.input_value("#field-algorithm") == entry["algorithms"][-1], entry["name"]
+        assert page.eval_on_selector("#field-algorithm", "s => s.getBoundingClientRect().width") > 120
+        assert page.is_hidden("#spec input[type=file]")
+    page.select_option("#field-algorithm", "native")
+    page.click("button[data-collective=all_reduce]")
+    assert page.input_value("#field-algorithm") == "native", "a choice the next collective has is kept"

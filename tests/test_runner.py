@@ -163,3 +163,15 @@ def test_a_cancel_on_one_rank_stops_the_whole_group_at_the_same_iteration():
         assert stopped.type == "run_cancelled" and (stopped.done, stopped.total) == (1, 32)  # the first ask: after one iteration
         assert types[:2] == ["run_started", "run_cancelled"] and "run_finished" not in types[:2]
         assert verified is True, "the group is fine for the next run"
+
+
+def test_infinities_and_nan_cross_json_and_verify():
+    """A float16 product overflows: the infinities travel as words and come back as floats."""
+    from ringside.worker_agent.protocol import EVENT
+
+    spec = RunSpec(collective="all_reduce", algorithm="ring", count=8, dtype="float16", op="PRODUCT", capture="full")
+    events = unwrap(run_ranks(record, 4, [spec]))[0][0]
+    finished = EVENT.validate_json(events[-1].model_dump_json())
+    assert finished.verified is True
+    assert any(v == float("inf") for s in finished.output for v in s.values)
+    assert '"inf"' in events[-1].model_dump_json()

@@ -77,7 +77,7 @@ def test_a_run_merges_every_rank_and_reports_the_slowest(serve, ranks):
 
 def test_a_run_that_a_rank_never_finishes_fails_naming_that_rank(serve, ranks):
     a, b = ranks(2)
-    run_id = submit(serve, timeout=0.5)
+    run_id = submit(serve, timeout=1)
     command = a.command()
     b.command()
     a.start(command)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .algorithms import CUSTOM, NATIVE, algorithms_for, build
 from .collectives import COLLECTIVES, get
-from .protocol import MAX_STEPS, MAX_TRANSFERS, RunSpec
+from .protocol import MAX_FULL_CAPTURE, MAX_STEPS, MAX_TRANSFERS, RunSpec
 from .provenance import check_definition
 from .schedule import Schedule, ScheduleError, Step, check, chunk_bounds as split_blocks
 
@@ -28,8 +28,8 @@ PATTERNS = ("rank", "index", "random_int", "random_float")
 CAPTURES = ("full", "summary", "none")
 
 MAX_BUFFER_BYTES = 1 << 30  # one rank's working buffer; far beyond what a lecture needs
-MAX_FULL_CAPTURE = 4096  # elements per rank's buffer that `full` capture will ship
 MAX_ITERATIONS = 10_000
+MIN_TIMEOUT = 1.0
 MAX_CHUNKS = 1024  # pieces per block or segment: more than any picture can show
 MAX_SEED = (1 << 63) - 1
 
@@ -78,6 +78,8 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
             raise SpecError("peer", f"rank {peer} is not in the group {group}")
         if peer == spec.root:
             raise SpecError("peer", "must differ from the root (the sender)")
+    elif spec.peer is not None:  # refused, not ignored: the runner reads it for every collective
+        raise SpecError("peer", f"{spec.collective} has no peer, so it takes none (leave peer out)")
     if (spec.algorithm == CUSTOM) != (spec.schedule is not None):
         raise SpecError("schedule", f'a schedule comes with algorithm "{CUSTOM}", and that algorithm needs one')
     if spec.algorithm not in algorithms_for(spec.collective) and spec.algorithm != CUSTOM:
@@ -90,8 +92,8 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
             raise SpecError(name, f"must be between {0 if name == 'warmup' else 1} and {top}, not {value}")
     if not 0 <= spec.seed <= MAX_SEED:
         raise SpecError("seed", f"must be between 0 and {MAX_SEED}, not {spec.seed}")
-    if not 0 < spec.timeout <= 3600:
-        raise SpecError("timeout", f"must be between 0 and 3600 seconds, not {spec.timeout}")
+    if not MIN_TIMEOUT <= spec.timeout <= 3600:  # a shorter wait fails healthy peers, and a failed wait breaks the group
+        raise SpecError("timeout", f"must be between {MIN_TIMEOUT:g} and 3600 seconds, not {spec.timeout}")
 
 
 def _validate_op(spec: RunSpec, backend: str) -> None:

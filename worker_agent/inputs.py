@@ -23,6 +23,11 @@ NUMPY_DTYPE = {
 }
 
 
+# Half-precision floats hold every integer only this far (float16 overflows at 65504):
+# integer patterns wrap there, so every value stays exact and finite.
+EXACT_UP_TO = {"float16": 2048, "bfloat16": 256}
+
+
 def pattern_values(pattern: str, seed: int, rank: int, size: int) -> np.ndarray:
     """float64 or int64 values; small enough to read, distinct where the pattern says."""
     if pattern == "rank":
@@ -42,4 +47,7 @@ def numpy_input(spec: RunSpec, group_rank: int, world_size: int) -> np.ndarray:
     collective, group = get(spec.collective), group_of(spec, world_size)
     size = len(collective.input_blocks(group_rank, len(group), group.index(spec.root))) * collective.count(spec)
     values = collective.input_values(pattern_values(spec.pattern, spec.seed, group_rank, size), group_rank)
-    return values.astype(NUMPY_DTYPE[collective.dtype(spec)])
+    dtype = collective.dtype(spec)
+    if dtype in EXACT_UP_TO and values.dtype.kind == "i":  # a long index would overflow to inf
+        values = values % EXACT_UP_TO[dtype]
+    return values.astype(NUMPY_DTYPE[dtype])

@@ -8,9 +8,10 @@ Times are seconds since the run's barrier-aligned start on that rank.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, TypeAdapter
 
 from .collectives import COLLECTIVES
 
@@ -21,7 +22,14 @@ DType = Literal["int32", "int64", "float16", "bfloat16", "float32", "float64"]
 Op = Literal["SUM", "PRODUCT", "MIN", "MAX", "AVG", "BAND", "BOR", "BXOR"]
 Pattern = Literal["rank", "index", "random_int", "random_float"]
 Capture = Literal["full", "summary", "none"]
-Number = Union[int, float]  # integer dtypes stay exact
+def _finite_or_word(x: float) -> float | str:
+    return x if math.isfinite(x) else ("nan" if x != x else "inf" if x > 0 else "-inf")
+
+
+# A float whose infinities and NaN cross JSON as "inf", "-inf" and "nan" (JSON has no
+# word for them, and a float16 product overflows soon): read back as floats.
+Real = Annotated[float, PlainSerializer(_finite_or_word, when_used="json")]
+Number = Union[int, Real]  # integer dtypes stay exact
 
 
 class Strict(BaseModel):
@@ -29,12 +37,16 @@ class Strict(BaseModel):
 
 
 MAX_STEPS, MAX_TRANSFERS = 512, 16384  # a schedule sent as data: more than any lecture draws
+MAX_FULL_CAPTURE = 4096  # elements per rank's buffer that `full` capture will ship
+MAX_MISMATCHES = 5  # differing positions a rank reports, for a viewer to see in red
+Index = Annotated[int, Field(ge=0, lt=1 << 31)]  # a rank or chunk number sent as data
 
 
 class StepDoc(Strict):
     phase: str = Field("", max_length=40)
     caption: str = Field("", max_length=300)
-    transfers: list[tuple[int, int, int, int, int]] = Field(max_length=MAX_TRANSFERS, description="[src, dst, chunk, into, reduce]")
+    transfers: list[tuple[Index, Index, Index, Index, Index]] = Field(max_length=MAX_TRANSFERS,
+                                                                      description="[src, dst, chunk, into, reduce]")
 
 
 class ScheduleDoc(Strict):
@@ -72,8 +84,8 @@ class ChunkState(Strict):
     """One chunk of one rank's buffer. `values` only at capture `full`."""
 
     chunk: int
-    values: Optional[list[Number]] = None
-    preview: list[Number] = []
+    values: Optional[list[Number]] = Field(None, max_length=MAX_FULL_CAPTURE)
+    preview: list[Number] = Field([], max_length=8)
     min: Optional[Number] = None
     max: Optional[Number] = None
     sum: Optional[Number] = None
@@ -140,9 +152,10 @@ class RunFinished(Message):
     output: list[ChunkState] = Field([], description="summary of this rank's output, one entry per output chunk")
     checksum: Optional[int] = None
     verified: Optional[bool] = None
-    max_diff: Optional[float] = None
-    tolerance: Optional[float] = None
-    mismatches: list[tuple[int, float, float]] = Field([], description="the first positions that differ from native: (index, got, native)")
+    max_diff: Optional[Real] = None
+    tolerance: Optional[Real] = None
+    mismatches: list[tuple[int, Real, Real]] = Field([], max_length=MAX_MISMATCHES,
+                                                     description="the first positions that differ from native: (index, got, native)")
     timings: Timings
     bytes_sent: int = 0
     bytes_received: int = 0

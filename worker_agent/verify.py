@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
-SHOWN = 5  # differing positions reported, for a viewer to see in red
+from .protocol import MAX_MISMATCHES
+
 
 
 @dataclass(frozen=True)
@@ -40,5 +41,5 @@ def compare(reduces: bool, got: torch.Tensor, want: torch.Tensor, group_size: in
     finite = b[torch.isfinite(b)]
     magnitude = float(finite.abs().max()) if finite.numel() else 0.0
     tol = tolerance(reduces, got.dtype, group_size, magnitude)
-    wrong = (diff > tol).nonzero().flatten()[:SHOWN].tolist()
+    wrong = (diff > tol).nonzero().flatten()[:MAX_MISMATCHES].tolist()
     return Verdict(max_diff <= tol, max_diff, tol, tuple((i, a[i].item(), b[i].item()) for i in wrong))

@@ -45,6 +45,12 @@ export class Controls {
     this.render(entry, overrides);
   }
 
+  /** The algorithm a freshly drawn form shows: the one asked for or shown before, if this
+   * collective has it, else its last stepwise one (native draws no transfers). */
+  algorithmFor(entry, wanted, custom) {
+    return [...entry.algorithms, ...custom].includes(wanted) ? wanted : entry.algorithms.at(-1);
+  }
+
   pickIndex(i) {
     const entry = this.catalog?.collectives[i];
     if (entry) this.pick(entry.name);
@@ -59,7 +65,7 @@ export class Controls {
     // A presenter may also paste (or load) a schedule as data: the algorithm the catalog names for it.
     const custom = this.canRun && c.custom ? [c.custom.algorithm] : [];
     const rows = [
-      ["algorithm", select([...entry.algorithms, ...custom], v("algorithm", entry.algorithms.at(-1)))],
+      ["algorithm", select([...entry.algorithms, ...custom], this.algorithmFor(entry, v("algorithm"), custom))],
       ["count", input("number", v("count", 8), { min: 1 })],
       ["dtype", select(c.dtypes, v("dtype", "int32"))],
       entry.reduces ? ["op", select(c.ops, v("op", "SUM"))] : null,
@@ -82,7 +88,7 @@ export class Controls {
       error.className = "error";
       error.dataset.errorFor = name;
       if ("forCustom" in control.dataset) label.dataset.forCustom = "";
-      form.append(label, control, error);
+      form.append(label, control, ...(control.companion ? [control.companion] : []), error);
     }
     const submit = document.createElement("button");
     submit.type = "submit";
@@ -173,7 +179,7 @@ function scheduleBox(value, limits) {
   file.dataset.forCustom = "";
   file.title = "load a schedule from a JSON file";
   file.onchange = async () => { if (file.files[0]) box.value = await file.files[0].text(); };
-  queueMicrotask(() => box.after(file)); // beside the box once the form holds it
+  box.companion = file; // placed under the box
   return box;
 }
 

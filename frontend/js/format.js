@@ -5,9 +5,11 @@ export const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "
   "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499"];
 export const colour = (rank) => PALETTE[rank % PALETTE.length];
 
+const NON_FINITE = { inf: "∞", "-inf": "−∞", nan: "NaN" }; // how the protocol spells what JSON cannot
+
 export function formatValue(v) {
   if (v == null) return "";
-  if (typeof v !== "number") return String(v);
+  if (typeof v !== "number") return NON_FINITE[v] ?? String(v);
   if (Number.isInteger(v)) return Math.abs(v) >= 1e6 ? v.toExponential(1) : String(v);
   return Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(1) : String(+v.toPrecision(3));
 }
