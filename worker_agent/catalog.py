@@ -141,7 +141,7 @@ def _validate_size(spec: RunSpec, p: int, root: int) -> None:
         raise SpecError("chunks", str(e)) from None
     if schedule.pieces > count:
         raise SpecError(
-            "chunks",
+            "schedule" if spec.schedule else "chunks",
             f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, more than count={count} elements",
         )
 

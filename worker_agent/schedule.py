@@ -174,7 +174,8 @@ def check(schedule: Schedule) -> None:
     step, src, dst, chunk, into, reduces = columns
 
     def fail(row: int, what: str) -> None:
-        raise ScheduleError(f"step {step[row]}: {Transfer(*columns[1:5, row].tolist(), bool(reduces[row]))} {what}")
+        transfer = columns[1:, row].tolist()
+        raise ScheduleError(f"step {step[row]}: transfer {transfer} (src, dst, chunk, into, reduce) {what}")
 
     fields, limits = columns[1:5], np.array([p, p, n, n])
     if fields.min() < 0 or (fields.max(axis=1) >= limits).any():  # the cheap test first: this is rare
