@@ -166,10 +166,11 @@ def test_keyboard_drives_the_player_and_the_page(up, page_for):
     page.keyboard.press("l")
     assert "present" in page.get_attribute("body", "class") and not page.is_visible("#left")
     page.keyboard.press("l")
-    page.keyboard.press("r")  # run again: the last run, whatever is picked now
+    page.keyboard.press("r")  # run what is picked now: scatter, by its last stepwise algorithm
     page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id !== '{first}' "
                            "&& window.ringside.player.run.state === 'done'", timeout=60_000)
-    assert page.evaluate("window.ringside.player.run.spec.collective") == "all_reduce"
+    assert page.evaluate("window.ringside.player.run.spec.collective") == "scatter"
+    assert page.evaluate("window.ringside.player.run.spec.algorithm") != "native"
 
 
 def test_the_audience_follows_live_and_cannot_run(up, page_for):
@@ -422,3 +423,32 @@ def test_each_collective_opens_on_a_stepwise_algorithm_and_the_form_keeps_its_wi
     page.select_option("#field-algorithm", "native")
     page.click("button[data-collective=all_reduce]")
     assert page.input_value("#field-algorithm") == "native", "a choice the next collective has is kept"
+
+
+def test_the_presenters_loop_in_lecture_mode_from_the_keyboard(up, page_for):
+    """At 1280x720 in lecture mode: a number picks a collective and the strip over the stage says
+    so; A cycles its algorithms (stepwise first, native last); R runs exactly what the strip shows."""
+    page = page_for(f"{up.url}/?token={up.presenter}&present=1")
+    page.wait_for_selector("#collectives button", state="attached")  # the controls are hidden in lecture mode
+    page.locator("#stage").click()
+    page.keyboard.press("5")
+    strip = page.inner_text("#pick")
+    assert page.is_visible("#pick") and not page.is_visible("#left")
+    assert strip.startswith("all_reduce · ring · 4 ranks · 8 × int32 · SUM"), strip  # broadcast's ring, kept
+    seen = []
+    for _ in range(6):
+        page.keyboard.press("a")
+        seen.append(page.inner_text("#pick").split(" · ")[1])
+    assert seen == ["tree", "master_worker", "recursive_doubling", "rabenseifner", "native", "ring"], seen
+    with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
+        page.keyboard.press("r")
+    run_id = posted.value.json()["id"]
+    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
+                           timeout=60_000)
+    assert page.evaluate("[window.ringside.player.run.spec.collective, window.ringside.player.run.spec.algorithm]") == ["all_reduce", "ring"]
+    page.keyboard.press("1")
+    assert page.inner_text("#pick").startswith("broadcast · ring"), "the strip follows the pick"
+    page.evaluate("window.ringside.player.pause()")  # it may still be playing the run through
+    page.keyboard.press(" ")
+    page.wait_for_function("window.ringside.player.playing")
+    assert page.inner_text("#play") == "❚❚"

@@ -123,6 +123,8 @@ export class Controls {
     const showSchedule = () => form.querySelectorAll("[data-for-custom]").forEach((el) => { el.hidden = form.elements.algorithm.value !== c.custom?.algorithm; });
     form.elements.algorithm.addEventListener("change", showSchedule);
     showSchedule();
+    form.onchange = () => this.showPick();
+    this.showPick();
   }
 
   spec() {
@@ -153,7 +155,29 @@ export class Controls {
     }
   }
 
-  again() { if (this.canRun) this.submit(this.lastSpec ?? undefined); }
+  /** R / Enter: run what is picked (after a run, that is the same run again). */
+  again() { if (this.canRun) this.submit(); }
+
+  /** A: the next algorithm of the picked collective, stepwise ones first and native last. */
+  cycleAlgorithm() {
+    const select = $("spec").elements.algorithm;
+    const entry = this.catalog?.collectives.find((c) => c.name === this.collective);
+    if (!select || !entry) return;
+    const [native, ...stepwise] = entry.algorithms; // the catalog lists the backend's own call first
+    const order = [...stepwise, native];
+    select.value = order[(order.indexOf(select.value) + 1) % order.length];
+    select.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  /** The strip over the stage in lecture mode: what R would run, without the side panels. */
+  showPick() {
+    const strip = $("pick");
+    if (!strip || !this.catalog) return;
+    const f = $("spec").elements;
+    const ranks = f.group?.value ? f.group.value.split(",").length : this.catalog.world_size;
+    const parts = [this.collective, f.algorithm?.value, `${ranks} ranks`, `${f.count?.value} × ${f.dtype?.value}`, f.op?.value];
+    strip.textContent = `${parts.filter(Boolean).join(" · ")}   —   R runs it · A: next algorithm · 1–0: pick`;
+  }
 }
 
 /** A schedule's JSON, or an error that names the field (shown beside it). */

@@ -185,7 +185,9 @@ $("share").onclick = async () => {
 };
 document.addEventListener("keydown", (e) => {
   if (e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
-  if (e.key === "r" || e.key === "R") controls.again();
+  if (e.key === "Enter" && e.target.closest?.("button, a")) return; // Enter on a button presses that button
+  if (e.key === "r" || e.key === "R" || e.key === "Enter") controls.again();
+  else if (e.key === "a" || e.key === "A") controls.cycleAlgorithm();
   else if (/^[0-9]$/.test(e.key)) controls.pickIndex((Number(e.key) + 9) % 10);
   else if (e.key === "f" || e.key === "F") document.fullscreenElement ? document.exitFullscreen() : document.documentElement.requestFullscreen?.().catch(() => {});
   else if (e.key === "l" || e.key === "L") lecture(!document.body.classList.contains("present"), true);

@@ -6,6 +6,7 @@ import { html } from "rs/dom.js";
 
 const $ = (id) => document.getElementById(id);
 
+const counted = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 const values = (v) => (v == null ? "–" : v.length > 6 ? `${v.slice(0, 6).map(formatValue).join(" ")} …` : v.map(formatValue).join(" "));
 
 export function showStep(player) {
@@ -14,14 +15,14 @@ export function showStep(player) {
   $("slider").max = Math.max(-1, player.available() - 1);
   $("slider").value = step;
   $("step-label").textContent = step < 0 ? "inputs" : `step ${step + 1} / ${total}`;
-  $("play").textContent = player.playing ? "⏸" : "▶";
+  $("play").textContent = player.playing ? "❚❚" : "▶"; // two bars every font has (⏸ is missing from many)
   const log = $("log");
   log.replaceChildren();
   showPhases(player);
   if (!run) return;
   if (step < 0) {
     $("caption").textContent = run.steps.length
-      ? `${run.spec.collective} by ${run.spec.algorithm}: ${total} steps. Every rank starts with its input.`
+      ? `${run.spec.collective} by ${run.spec.algorithm}: ${counted(total, "step")}. Every rank starts with its input.`
       : `${run.spec.collective} (${run.spec.algorithm}): the backend's own call, timed as a whole.`;
     return;
   }
