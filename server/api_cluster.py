@@ -42,9 +42,10 @@ async def get_catalog(hub: Hub = Depends(hub_of)) -> dict:
 
 @router.get("/api/model", dependencies=[watch])
 def get_model(query: Annotated[model.ModelQuery, Query()], hub: Hub = Depends(hub_of)) -> dict:
-    # not async: fitting reads up to 500 runs from the store, off the event loop
+    # not async: building the asked schedule takes up to a few tenths of a second (model.MAX_SHAPE),
+    # off the event loop; the fit is kept by the hub and read here as one tuple, no store access
     try:
-        return model.predict(query, hub.store.finished())
+        return model.predict(query, hub.fit.params)
     except SpecError as e:
         raise refuse(422, e.field, e.message) from None
 

@@ -9,11 +9,13 @@ reconnects and gets a fresh snapshot.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from pydantic import BaseModel
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 DROPPED = 1013
+log = logging.getLogger("ringside.server")
 BATCH = 256  # messages at most in one frame
 BATCH_BYTES = 256 << 10  # and bytes at most: what sits in a frame on its way out is beyond the queue's bound
 
@@ -58,6 +60,7 @@ class Fanout:
     def __init__(self, limit: int):
         self.limit = limit
         self.viewers: set[Viewer] = set()
+        self.closing: set[asyncio.Task] = set()
 
     def add(self, ws: WebSocket) -> Viewer:
         viewer = Viewer(ws, self.limit)
@@ -74,13 +77,21 @@ class Fanout:
                 self._drop(viewer)
 
     def _drop(self, viewer: Viewer) -> None:
+        """Routine (a laptop asleep, a slow link): one quiet line, and the viewer is told."""
         self.viewers.discard(viewer)
         viewer.offer_stop()
-        asyncio.get_running_loop().create_task(_close(viewer.ws, DROPPED, "viewer fell behind; reconnect for a snapshot"))
+        client = viewer.ws.client
+        log.info("viewer %s dropped: %d messages behind", f"{client.host}:{client.port}" if client else "?", self.limit)
+        task = asyncio.get_running_loop().create_task(close(viewer.ws, DROPPED, "viewer fell behind; reconnect for a snapshot"))
+        self.closing.add(task)  # held until done: the loop keeps only weak references to tasks
+        task.add_done_callback(self.closing.discard)
 
 
-async def _close(ws: WebSocket, code: int, reason: str) -> None:
+async def close(ws: WebSocket, code: int, reason: str) -> None:
+    """Close, whatever state the socket is in: a peer that has gone is not an error. The
+    reason is cut to the 123 bytes a close frame holds (bytes, not characters: a reason that
+    names a client's non-ASCII field would otherwise break the frame)."""
     try:
-        await ws.close(code, reason)
-    except (RuntimeError, OSError):
+        await ws.close(code, reason.encode()[:123].decode(errors="ignore"))
+    except (WebSocketDisconnect, RuntimeError, OSError):
         pass

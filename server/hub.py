@@ -10,24 +10,30 @@ Everything happens on the server's event loop, so no locks are needed.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import deque
 
 from starlette.requests import Request
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ringside.worker_agent.catalog import SpecError, validate
 from ringside.worker_agent.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
                                             RunStarted, StepEvent)
 
+from . import model
 from .config import Settings
 from .fanout import Fanout
 from .messages import ClusterMessage, EndedMessage, SnapshotMessage, StartedMessage, StepMessage, SummaryMessage
+from .metrics import Metrics
 from .registry import Cluster
 from .runs import Run, RunState, new_run
 from .store import Store
 
 TICK_S = 1.0
+UNPLANNED_STEPS = 4096  # steps a rank may report beyond the plan (a scripted rank's, a native run's)
+MAX_SECONDS = 1e7  # a reported time (115 days); beyond it, microseconds in a trace overflow to infinity
+log = logging.getLogger("ringside.server")
 
 
 class Hub:
@@ -40,12 +46,18 @@ class Hub:
         self.queue: deque[Run] = deque()
         self.current: Run | None = None
         self.changed = asyncio.Event()  # something the dispatcher may be waiting for happened
-        self.next_id = self.store.last_seq() + 1
+        self.next_id = self.store.last_number() + 1
         self.tasks: list[asyncio.Task] = []
         self.telling: set[asyncio.Task] = set()
         for run in self.store.unfinished():  # what a previous server left running or queued
             run.conclude(RunState.INTERRUPTED, "the server stopped before this run finished")
             self.store.save(run)
+        if self.store.new_figures:  # a store from before figures were kept: its last done runs, once
+            for run in self.store.finished(model.FIT_WINDOW):
+                self.store.add_figures(run, model.row_of(run))
+        # what /metrics and /api/model read, kept up to date as runs end (_save_ended)
+        self.metrics = Metrics(self.store.last_busbw())
+        self.fit = model.Fit(self.store.fit_rows(model.FIT_WINDOW))
 
     # --- lifecycle -----------------------------------------------------------
 
@@ -111,7 +123,7 @@ class Hub:
         for ws in list(self.workers.values()):
             try:
                 await ws.send_text(text)
-            except (RuntimeError, OSError):
+            except (WebSocketDisconnect, RuntimeError, OSError):
                 pass  # its loss is noticed by _await_ranks
 
     async def _dispatch(self) -> None:
@@ -119,7 +131,16 @@ class Hub:
             while not self.queue or self.cluster.missing() or not self.cluster.live():
                 self.changed.clear()
                 await self.changed.wait()
-            await self._execute(self.queue.popleft())
+            run = self.queue.popleft()
+            try:
+                await self._execute(run)
+            except Exception:  # a bug must cost this run, never the dispatcher: every later run would wait forever
+                log.exception("run %s: the dispatcher failed", run.id)
+                self.current = None
+                run.state, run.finished_at = RunState.FAILED, time.time()
+                run.error = run.error or "the server failed while running it (its log says why)"
+                self.store.save(run)
+                self.fanout.publish(EndedMessage(run=run))
 
     async def _execute(self, run: Run) -> None:
         """Viewers hear of it once every rank has started (on_event), and when it ends."""
@@ -130,8 +151,19 @@ class Hub:
         state, error = await self._await_ranks(run)
         run.conclude(state, error)
         self.current = None
-        self.store.save(run)
+        self._save_ended(run)
         self.fanout.publish(EndedMessage(run=run))
+
+    def _save_ended(self, run: Run) -> None:
+        """Store a run that has ended and, if done, its figures: the counters and the fit
+        take it in now, so no read ever goes back over the stored runs."""
+        self.store.save(run)
+        if run.state == RunState.DONE:
+            row = model.row_of(run)
+            self.store.add_figures(run, row)
+            self.metrics.observe(run)
+            if row is not None:
+                self.fit.add(row)
 
     async def _await_ranks(self, run: Run) -> tuple[RunState, str | None]:
         spec = run.spec
@@ -181,6 +213,8 @@ class Hub:
                 run.on_started(event)
                 if run.started():  # the last rank is in: the run goes on stage with what it has so far
                     self.fanout.publish(StartedMessage(run=run))
+        elif (why := nonsense(event, run)) is not None:  # the run fails, saying so; nothing of it is taken in
+            run.on_error(ErrorEvent(run_id=run.id, rank=event.rank, message=why))
         elif isinstance(event, StepEvent):
             entry = run.on_step(event)
             if run.started():  # steps before that are in run_started's run
@@ -205,6 +239,23 @@ class Hub:
     def snapshot(self, role: str) -> SnapshotMessage:
         return SnapshotMessage(role=role, cluster=self.cluster.to_json(), queue=[r.summary() for r in self.queue],
                                current=self.current)
+
+
+def nonsense(event, run: Run) -> str | None:
+    """Why a rank's step or result cannot be taken into the run, or None. A step far beyond
+    the plan would make one small frame allocate a billion steps; a time that is not a number
+    of seconds a run could take (NaN, 1e308) has no place in a trace, a chart or a fit."""
+    if isinstance(event, StepEvent):
+        if not 0 <= event.step < len(run.steps) + UNPLANNED_STEPS:
+            return f"rank {event.rank} reported a step outside the run's {len(run.steps)} planned steps (and {UNPLANNED_STEPS} more)"
+        times = (event.t0, event.t1)
+    elif isinstance(event, RunFinished):
+        times = (*event.timings.iterations, *event.timings.steps)
+    else:
+        return None
+    if not all(-MAX_SECONDS <= t <= MAX_SECONDS for t in times):  # NaN fails both
+        return f"rank {event.rank} reported a time that is not a number of seconds within ±{MAX_SECONDS:g}"
+    return None
 
 
 async def hub_of(request: Request) -> Hub:

@@ -1,6 +1,8 @@
 """The websockets: /ws for viewers (they only listen; messages.py says what they
 hear) and /ws/worker for ranks (a hello, then events). A malformed frame closes
-only its own connection, with a code and a reason; it never reaches the hub."""
+only its own connection, with a code and a reason; it never reaches the hub. A peer
+that goes at any moment (during the handshake, the hello, a send) is routine: the
+handler ends quietly, nothing is logged as an error."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from ringside.worker_agent.protocol import EVENT, PROTOCOL_VERSION, Hello
 
 from .auth import origin_allowed, role_of, settings_of
 from .errors import first_error
+from .fanout import close
 from .guard import bounded
 
 HELLO_TIMEOUT_S = 10.0
@@ -29,9 +32,10 @@ async def viewer_socket(ws: WebSocket):
     settings, hub = settings_of(ws), ws.app.state.hub
     role = role_of(ws, settings)
     if role is None or not origin_allowed(ws, settings):
-        await ws.close(POLICY, "a viewer token is needed" if role is None else "origin not allowed")
+        await close(ws, POLICY, "a viewer token is needed" if role is None else "origin not allowed")
         return
-    await ws.accept()
+    if not await accept(ws):
+        return
     viewer = hub.fanout.add(ws)
     viewer.offer(hub.snapshot("presenter" if role == "presenter" else "viewer").model_dump_json())
     pump = asyncio.create_task(viewer.pump())
@@ -41,7 +45,7 @@ async def viewer_socket(ws: WebSocket):
             if message["type"] == "websocket.disconnect":
                 break
             if message.get("text") not in PINGS:
-                await ws.close(UNSUPPORTED, "viewers only listen (send nothing, or {\"type\":\"ping\"})")
+                await close(ws, UNSUPPORTED, "viewers only listen (send nothing, or {\"type\":\"ping\"})")
                 break
     except (WebSocketDisconnect, RuntimeError):
         pass
@@ -55,15 +59,16 @@ async def viewer_socket(ws: WebSocket):
 async def worker_socket(ws: WebSocket):
     settings, hub = settings_of(ws), ws.app.state.hub
     if role_of(ws, settings) != "worker" or not origin_allowed(ws, settings):
-        await ws.close(POLICY, "the worker token is needed")
+        await close(ws, POLICY, "the worker token is needed")
         return
-    await ws.accept()
+    if not await accept(ws):
+        return
     hello = await receive_hello(ws)
     if hello is None:
         return
     problem = hub.cluster.conflict(hello)
     if problem:
-        await ws.close(CONFLICT, problem)
+        await close(ws, CONFLICT, problem)
         return
     hub.worker_joined(hello, ws)
     try:
@@ -75,7 +80,7 @@ async def worker_socket(ws: WebSocket):
             if event is not None and event.rank != hello.rank:
                 why = f"rank {hello.rank} sent an event as rank {event.rank}"
             if why:
-                await ws.close(INVALID if "malformed" in why else POLICY, why[:120])
+                await close(ws, INVALID if "malformed" in why else POLICY, why[:120])
                 break
             hub.on_event(event)
             await asyncio.sleep(0)  # let the viewers' senders run between events: a burst from a rank must not starve them
@@ -85,17 +90,30 @@ async def worker_socket(ws: WebSocket):
         hub.worker_left(hello.rank, ws)
 
 
+async def accept(ws: WebSocket) -> bool:
+    """Whether the peer was still there to be accepted."""
+    try:
+        await ws.accept()
+        return True
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        return False
+
+
 async def receive_hello(ws: WebSocket) -> Hello | None:
     try:
         message = await asyncio.wait_for(ws.receive(), HELLO_TIMEOUT_S)
     except asyncio.TimeoutError:
-        await ws.close(POLICY, "no hello within 10 s")
+        await close(ws, POLICY, "no hello within 10 s")
         return None
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        return None
+    if message["type"] == "websocket.disconnect":
+        return None  # it left before saying hello: nobody to answer
     event, why = parse_event(message)
     if why is None and not isinstance(event, Hello):
         why = "the first message must be a hello"
     if why:
-        await ws.close(INVALID if "malformed" in why else POLICY, why[:120])
+        await close(ws, INVALID if "malformed" in why else POLICY, why[:120])
         return None
     return event
 

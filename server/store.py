@@ -1,10 +1,20 @@
 """Every run, kept in one SQLite file: the Run's JSON, written whenever the run
 changes state. A server that stops mid-run finds that run `running` when it
-starts again and marks it `interrupted`: never lost, never silent."""
+starts again and marks it `interrupted`: never lost, never silent.
+
+Reads must not cost more as the history grows (a lecturer's store holds thousands
+of runs): the count of runs by state and collective is kept in memory, and a run
+that ends `done` leaves one small row in `figures` (its busbw, and the cost model's
+features and time), so /metrics and /api/model never read a run's body.
+
+The store is used on the server's event loop only; sqlite3 refuses a call from any
+other thread (check_same_thread), so a stray one fails loudly instead of racing."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
+from collections import Counter
 from pathlib import Path
 
 from .runs import Run, RunState
@@ -16,8 +26,21 @@ CREATE TABLE IF NOT EXISTS runs (
     state TEXT NOT NULL,
     collective TEXT NOT NULL,
     created_at REAL NOT NULL,
-    body TEXT NOT NULL
+    body TEXT NOT NULL,
+    summary TEXT  -- RunSummary's JSON: what a run list shows, without parsing the body
 );
+-- counted once at open; paged through without touching the (large) rows
+CREATE INDEX IF NOT EXISTS runs_by_state ON runs (state, collective);
+CREATE INDEX IF NOT EXISTS runs_by_seq ON runs (seq);
+CREATE TABLE IF NOT EXISTS figures (
+    seq INTEGER PRIMARY KEY,  -- the run's seq in runs
+    collective TEXT NOT NULL,
+    busbw REAL,
+    steps INTEGER,  -- the cost model's row (model.row_of); NULL for a native run
+    bytes INTEGER,
+    time REAL
+);
+CREATE INDEX IF NOT EXISTS figures_fit ON figures (seq) WHERE steps IS NOT NULL;
 """
 
 
@@ -25,29 +48,62 @@ class Store:
     def __init__(self, path: Path):
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db = sqlite3.connect(path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        # a store from before `figures` existed gets its rows from its last done runs (hub.py)
+        self.new_figures = not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'figures'").fetchone()
         self.db.executescript(SCHEMA)
+        if "summary" not in {c[1] for c in self.db.execute("PRAGMA table_info(runs)")}:  # a store from before
+            self.db.execute("ALTER TABLE runs ADD COLUMN summary TEXT")
+        self._counts = Counter({(s, c): n for s, c, n in self.db.execute(
+            "SELECT state, collective, COUNT(*) FROM runs GROUP BY state, collective")})
 
     def save(self, run: Run) -> None:
-        self.db.execute(
-            "INSERT INTO runs (id, state, collective, created_at, body) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(id) DO UPDATE SET state = excluded.state, body = excluded.body",
-            (run.id, run.state.value, run.spec.collective, run.created_at, run.model_dump_json()),
-        )
+        # UPDATE, not an upsert: an upsert takes a new AUTOINCREMENT number even when it
+        # updates, so seq ran three times faster than the ids
+        key = (run.state.value, run.spec.collective)
+        old = self.db.execute("SELECT state FROM runs WHERE id = ?", (run.id,)).fetchone()
+        body, summary = run.model_dump_json(), run.summary().model_dump_json()
+        if old is None:
+            self.db.execute("INSERT INTO runs (id, state, collective, created_at, body, summary) VALUES (?, ?, ?, ?, ?, ?)",
+                            (run.id, *key, run.created_at, body, summary))
+        else:
+            self.db.execute("UPDATE runs SET state = ?, body = ?, summary = ? WHERE id = ?", (key[0], body, summary, run.id))
+            self._counts[(old[0], key[1])] -= 1
+        self._counts[key] += 1
+
+    def add_figures(self, run: Run, row: tuple[int, int, float] | None) -> None:
+        """The small row of a run that ended done; `row` is model.row_of(run)."""
+        steps, nbytes, seconds = row or (None, None, None)
+        self.db.execute("INSERT OR REPLACE INTO figures (seq, collective, busbw, steps, bytes, time) "
+                        "SELECT seq, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
+                        (run.spec.collective, run.busbw, steps, nbytes, seconds, run.id))
 
     def get(self, run_id: str) -> Run | None:
         row = self.db.execute("SELECT body FROM runs WHERE id = ?", (run_id,)).fetchone()
         return Run.model_validate_json(row[0]) if row else None
 
-    def page(self, limit: int, offset: int) -> tuple[list[Run], int]:
-        rows = self.db.execute("SELECT body FROM runs ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)).fetchall()
-        total = self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        return [Run.model_validate_json(r[0]) for r in rows], total
+    def page(self, limit: int, offset: int) -> tuple[list[tuple[str, str]], int]:
+        """(id, RunSummary JSON) of the newest runs, and how many are stored. The offset is
+        walked in the narrow seq index, not over the rows."""
+        rows = self.db.execute("SELECT seq, id, summary FROM runs WHERE seq IN (SELECT seq FROM runs INDEXED BY runs_by_seq "
+                               "ORDER BY seq DESC LIMIT ? OFFSET ?) ORDER BY seq DESC", (limit, offset)).fetchall()
+        return [(run_id, summary or self._summarise(seq)) for seq, run_id, summary in rows], self.total()
 
-    def last_seq(self) -> int:
-        return self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM runs").fetchone()[0]
+    def _summarise(self, seq: int) -> str:
+        """The summary of a run stored before summaries were kept: made once, then kept."""
+        body = self.db.execute("SELECT body FROM runs WHERE seq = ?", (seq,)).fetchone()[0]
+        summary = Run.model_validate_json(body).summary().model_dump_json()
+        self.db.execute("UPDATE runs SET summary = ? WHERE seq = ?", (summary, seq))
+        return summary
+
+    def last_number(self) -> int:
+        """The number in the newest run's id (r-000042: 42), 0 for an empty store. Ids, not
+        seq: a store written before save() stopped burning seq numbers has seq far ahead."""
+        row = self.db.execute("SELECT id FROM runs ORDER BY seq DESC LIMIT 1").fetchone()
+        digits = re.search(r"(\d+)$", row[0]) if row else None
+        return int(digits.group(1)) if digits else 0
 
     def unfinished(self) -> list[Run]:
         rows = self.db.execute("SELECT body FROM runs WHERE state IN (?, ?) ORDER BY seq",
@@ -55,14 +111,27 @@ class Store:
         return [Run.model_validate_json(r[0]) for r in rows]
 
     def counts(self) -> dict[tuple[str, str], int]:
-        rows = self.db.execute("SELECT state, collective, COUNT(*) FROM runs GROUP BY state, collective").fetchall()
-        return {(s, c): n for s, c, n in rows}
+        return {key: n for key, n in self._counts.items() if n}
 
-    def finished(self, limit: int = 500) -> list[Run]:
-        """The last `limit` runs that ended `done`, newest first."""
+    def total(self) -> int:
+        return sum(self._counts.values())
+
+    def finished(self, limit: int) -> list[Run]:
+        """The last `limit` runs that ended `done`, oldest first (bodies: for filling `figures` once)."""
         rows = self.db.execute("SELECT body FROM runs WHERE state = ? ORDER BY seq DESC LIMIT ?",
                                (RunState.DONE.value, limit)).fetchall()
-        return [Run.model_validate_json(r[0]) for r in rows]
+        return [Run.model_validate_json(r[0]) for r in reversed(rows)]
+
+    def fit_rows(self, limit: int) -> list[tuple[int, int, float]]:
+        """The cost model's rows of the last `limit` done stepwise runs, oldest first."""
+        rows = self.db.execute("SELECT steps, bytes, time FROM figures WHERE steps IS NOT NULL "
+                               "ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
+        return rows[::-1]
+
+    def last_busbw(self) -> dict[str, float]:
+        """Bus bandwidth of the newest done run of each collective that has one (read once, at start)."""
+        return dict(self.db.execute("SELECT collective, busbw FROM figures WHERE seq IN "
+                                    "(SELECT MAX(seq) FROM figures WHERE busbw IS NOT NULL GROUP BY collective)"))
 
     def close(self) -> None:
         self.db.close()

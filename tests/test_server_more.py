@@ -72,7 +72,7 @@ def test_the_cost_model_fits_alpha_and_beta_from_runs():
         runs.append(run)
     fitted_alpha, fitted_beta, n = model.fit(runs)
     assert n == 5 and fitted_alpha == pytest.approx(alpha) and fitted_beta == pytest.approx(beta)
-    answer = model.predict(model.ModelQuery(collective="all_reduce", algorithm="ring", world_size=4, count=4096), runs)
+    answer = model.predict(model.ModelQuery(collective="all_reduce", algorithm="ring", world_size=4, count=4096), model.fit(runs))
     assert answer["time"] == pytest.approx(6 * alpha + 6 * 4096 * beta) and answer["fitted_from_runs"] == 5
     assert model.fit(runs[:1])[2] == 0  # one shape cannot separate alpha from beta: the defaults stand
 

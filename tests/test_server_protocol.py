@@ -84,7 +84,7 @@ def test_a_run_that_a_rank_never_finishes_fails_naming_that_rank(serve, ranks):
     a.finish(command)  # rank 1 keeps beating but never finishes
     run = serve.wait(run_id, timeout=20)
     assert run["state"] == "failed"
-    assert "ranks [1] did not finish within 1.5 s" in run["error"], run["error"]
+    assert "ranks [1] did not finish within 3 s" in run["error"], run["error"]
 
 
 def test_an_error_from_a_rank_fails_the_run_with_its_words(serve, ranks):
@@ -232,7 +232,7 @@ def test_a_stalled_viewer_is_dropped_and_the_others_get_every_step(serve, ranks)
         command = a.command()
         a.start(command)
         steps = 1000  # ~6 MB: more than the kernel buffers and the 64-message queue hold
-        big = [{"chunk": 0, "preview": list(range(1000))}]
+        big = [{"chunk": 0, "values": list(range(1000))}]
         for i in range(steps):
             a.step(command, i, states=big)
         a.finish(command)

@@ -1,0 +1,201 @@
+"""A soak: `ringside up --ranks 4` runs small collectives back to back for N minutes
+(default 10) while V viewer websockets (default 200) watch, and one rank is SIGKILLed every
+K minutes (default 2; its pid from /api/cluster). Prints: runs by final state (every run
+must end done, or failed with a reason), the server's and the ranks' memory at start and
+end (and the server's each minute), and for every viewer session whether it received the
+run_ended of every run that ended while it watched, or was told it fell behind (1013; it
+then reconnects, as the page does). Asserts nothing.
+
+    .venv/bin/python bench/soak.py [--minutes 10] [--viewers 200] [--kill-every 2] [--ranks 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+import websockets
+
+from ringside.server.harness import start_up
+
+SPECS = [  # small, so that runs follow each other quickly; kept varied
+    {"collective": "all_reduce", "algorithm": "ring", "count": 1024},
+    {"collective": "all_gather", "algorithm": "recursive_doubling", "count": 64},
+    {"collective": "broadcast", "algorithm": "binomial_tree", "count": 256, "root": 1},
+    {"collective": "reduce_scatter", "algorithm": "ring", "count": 128, "chunks": 2},
+    {"collective": "all_reduce", "algorithm": "native", "count": 4096, "iterations": 5},
+    {"collective": "all_to_all", "algorithm": "pairwise", "count": 16},
+]
+ENDED = re.compile(r'"type":"run_ended","run":\{"id":"([^"]+)"')  # pydantic writes no spaces: no parse per frame
+DROPPED = 1013
+
+
+@dataclass
+class Session:
+    """One viewer connection, from its snapshot to its close."""
+
+    opened: float = 0.0  # when its snapshot arrived
+    expected_from: set = field(default_factory=set)  # runs the snapshot had queued or on stage
+    ended: set = field(default_factory=set)  # run_ended ids received
+    close_code: int | None = None
+    closed: float | None = None
+
+
+@dataclass
+class Run:
+    id: str
+    submitted: float
+    state: str = ""
+    error: str | None = None
+    verified: bool | None = None
+
+
+def mib(n: float) -> str:
+    return f"{n / 2**20:.0f} MiB"
+
+
+def memory(up) -> tuple[int, list[int]]:
+    ranks = []
+    for r in up.cluster()["ranks"]:
+        try:
+            ranks.append(psutil.Process(r["pid"]).memory_info().rss)
+        except psutil.Error:
+            pass  # a rank being restarted
+    return psutil.Process(up.proc.pid).memory_info().rss, ranks
+
+
+async def viewer(url: str, sessions: list[Session], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        session = Session()
+        try:
+            async with websockets.connect(url, max_size=None, max_queue=64, open_timeout=60) as ws:
+                snapshot = json.loads(await ws.recv())
+                session.opened = time.monotonic()
+                session.expected_from = {r["id"] for r in snapshot["queue"]} | ({snapshot["current"]["id"]} if snapshot["current"] else set())
+                sessions.append(session)
+                while not stop.is_set():
+                    try:
+                        frame = await asyncio.wait_for(ws.recv(), 1.0)
+                    except asyncio.TimeoutError:
+                        continue
+                    session.ended.update(ENDED.findall(frame))
+        except websockets.ConnectionClosed as e:
+            session.close_code = e.rcvd.code if e.rcvd else None
+        except (OSError, asyncio.TimeoutError):
+            session.close_code = -1
+        session.closed = time.monotonic()
+        if not stop.is_set():
+            await asyncio.sleep(0.5)  # as the page does before it reconnects
+
+
+async def drive(up, runs: list[Run], until: float, kill_every: float, kills: list) -> None:
+    """Runs back to back; a rank killed every `kill_every` seconds."""
+    started, i = time.monotonic(), 0
+    next_kill = started + kill_every
+    while time.monotonic() < until:
+        status, body = await asyncio.to_thread(up.call, "POST", "/api/runs", SPECS[i % len(SPECS)])
+        if status == 503:  # the group is being restarted
+            await asyncio.sleep(0.2)
+            continue
+        assert status == 202, (status, body)
+        i += 1
+        run = Run(body["id"], time.monotonic())
+        runs.append(run)
+        if time.monotonic() >= next_kill:  # now, with a run in flight: it must fail and say why
+            live = [r for r in up.cluster()["ranks"] if r["status"] != "lost"]
+            victim = live[len(kills) % len(live)]
+            os.kill(victim["pid"], signal.SIGKILL)
+            kills.append((round(time.monotonic() - started), victim["rank"], victim["pid"], run.id))
+            next_kill += kill_every
+        while True:
+            _, got = await asyncio.to_thread(up.call, "GET", f"/api/runs/{run.id}")
+            if got["state"] not in ("queued", "running"):
+                run.state, run.error, run.verified = got["state"], got["error"], got["verified"]
+                break
+            await asyncio.sleep(0.02)
+
+
+async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
+    sessions: list[Session] = []
+    runs: list[Run] = []
+    kills: list = []
+    stop = asyncio.Event()
+    server_rss, rank_rss = memory(up)
+    print(f"# start: server RSS {mib(server_rss)}, ranks RSS {', '.join(mib(r) for r in rank_rss)}", flush=True)
+    watchers = [asyncio.create_task(viewer(up.ws_url(), sessions, stop)) for _ in range(viewers)]
+    while len(sessions) < viewers:
+        await asyncio.sleep(0.1)
+    began = time.monotonic()
+    driver = asyncio.create_task(drive(up, runs, began + minutes * 60, kill_every * 60, kills))
+    while not (await asyncio.wait({driver}, timeout=60))[0]:
+        print(f"# {time.monotonic() - began:4.0f} s: {len(runs)} runs, server RSS {mib(memory(up)[0])}, "
+              f"viewer sessions {len(sessions)}", flush=True)
+    await driver
+    deadline = time.monotonic() + 30  # until the last run_ended has reached every viewer still watching
+    while time.monotonic() < deadline and any(s.closed is None and runs[-1].id not in s.ended for s in sessions):
+        await asyncio.sleep(0.2)
+    stop.set()
+    await asyncio.gather(*watchers)
+    elapsed = time.monotonic() - began
+
+    server_end, ranks_end = memory(up)
+    states = Counter(r.state for r in runs)
+    unexplained = [r for r in runs if r.state not in ("done", "failed") or (r.state == "failed" and not r.error)]
+    wrong = [r for r in runs if r.state == "done" and r.verified is False]
+    print(f"# {elapsed:.0f} s, {len(runs)} runs ({len(runs) / elapsed:.1f}/s): {dict(states)}; "
+          f"without an end or a reason: {len(unexplained)}; done but wrong: {len(wrong)}")
+    for r in [r for r in runs if r.state == "failed"][:5]:
+        print(f"#   {r.id} failed: {r.error}")
+    print(f"# kills (s, rank, pid, run in flight): {kills}")
+    print(f"# end: server RSS {mib(server_end)} (start {mib(server_rss)}), ranks RSS {', '.join(mib(r) for r in ranks_end)} "
+          f"(start {', '.join(mib(r) for r in rank_rss)})")
+
+    ended_at = {r.id: r.submitted for r in runs if r.state}
+    complete = told = missed = other = 0
+    codes = Counter()
+    for s in sessions:  # a run is expected by a session whose snapshot had it, or that was watching when it was submitted
+        expected = {rid for rid, t in ended_at.items() if rid in s.expected_from or t > s.opened}
+        if s.close_code == DROPPED:
+            told += 1
+        elif expected <= s.ended:
+            complete += 1
+        elif s.close_code is not None:  # closed early, for another reason than falling behind
+            other += 1
+            codes[s.close_code] += 1
+        else:
+            missed += 1
+    print(f"# viewer sessions {len(sessions)} ({viewers} viewers): received every run_ended {complete}, "
+          f"told they fell behind (1013) {told}, missed events without being told {missed}, closed otherwise {other} {dict(codes) or ''}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=10)
+    parser.add_argument("--viewers", type=int, default=200)
+    parser.add_argument("--kill-every", type=float, default=2, help="minutes between rank kills")
+    parser.add_argument("--ranks", type=int, default=4)
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that `finally` stops the server and its ranks
+    tmp = Path(tempfile.mkdtemp(prefix="ringside-soak-"))
+    up = start_up(tmp, ranks=args.ranks)
+    try:
+        asyncio.run(soak(up, args.minutes, args.viewers, args.kill_every))
+    finally:
+        up.stop()
+    log = up.log_text()
+    print(f"# server log: {log.count('Traceback')} tracebacks, {log.count('restarting the group')} group restarts; {up.log}")
+
+
+if __name__ == "__main__":
+    main()
