@@ -404,8 +404,12 @@ def test_the_presenter_pastes_a_schedule_and_watches_it_run(up, page_for):
     assert up.call("GET", "/api/runs?limit=1")[1]["total"] == before, "nothing was stored"
     page.fill("#field-count", "8")
     page.fill("#field-schedule", json.dumps(ring_doc(P)))
-    page.click("#run")
-    page.wait_for_function("document.getElementById('run-state').textContent.startsWith('done')", timeout=60_000)
+    with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
+        page.click("#run")
+    run_id = posted.value.json()["id"]
+    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
+                           timeout=60_000)
+    page.wait_for_function("document.getElementById('run-state').textContent.startsWith('done')")
     assert "✓" in page.inner_text("#run-state") and "custom" in page.inner_text("#run-title")
 
 
