@@ -31,7 +31,6 @@ from .runs import Run, RunState, new_run
 from .store import Store
 
 TICK_S = 1.0
-UNPLANNED_STEPS = 4096  # steps a rank may report beyond the plan (a scripted rank's, a native run's)
 MAX_SECONDS = 1e7  # a reported time (115 days); beyond it, microseconds in a trace overflow to infinity
 log = logging.getLogger("ringside.server")
 
@@ -242,12 +241,18 @@ class Hub:
 
 
 def nonsense(event, run: Run) -> str | None:
-    """Why a rank's step or result cannot be taken into the run, or None. A step far beyond
-    the plan would make one small frame allocate a billion steps; a time that is not a number
+    """Why a rank's step or result cannot be taken into the run, or None. Steps and chunks are
+    the plan's (a step beyond it would make one small frame allocate a billion); a time that is not a number
     of seconds a run could take (NaN, 1e308) has no place in a trace, a chart or a fit."""
     if isinstance(event, StepEvent):
-        if not 0 <= event.step < len(run.steps) + UNPLANNED_STEPS:
-            return f"rank {event.rank} reported a step outside the run's {len(run.steps)} planned steps (and {UNPLANNED_STEPS} more)"
+        if not 0 <= event.step < len(run.steps):
+            return f"rank {event.rank} reported step {event.step}, outside the run's {len(run.steps)} planned steps"
+        bounds = run.chunk_bounds
+        for state in event.states:  # what the plan lets a chunk hold: a forged report must not grow the run
+            if not 0 <= state.chunk < len(bounds) or len(state.values or ()) > bounds[state.chunk][1] - bounds[state.chunk][0]:
+                return f"rank {event.rank} reported a chunk the run's buffer does not have (step {event.step})"
+        if len(event.states) > len(bounds):
+            return f"rank {event.rank} reported more chunks than its buffer has (step {event.step})"
         times = (event.t0, event.t1)
     elif isinstance(event, RunFinished):
         times = (*event.timings.iterations, *event.timings.steps)

@@ -19,6 +19,8 @@ from ringside.worker_agent.collectives import get
 from ringside.worker_agent.protocol import ChunkState, ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
 from ringside.worker_agent.schedule import Schedule
 
+from .guard import bounded
+
 
 class RunState(str, Enum):
     QUEUED = "queued"
@@ -171,17 +173,15 @@ class Run(BaseModel):
 
     def on_step(self, event: StepEvent) -> RankStep:
         entry = RankStep(t0=event.t0, t1=event.t1, states=event.states)
-        while len(self.steps) <= event.step:  # beyond the plan only when a scripted rank says so
-            self.steps.append(Step(step=len(self.steps)))
-        self.steps[event.step].ranks[str(event.rank)] = entry
+        self.steps[event.step].ranks[str(event.rank)] = entry  # a step of the plan (hub.nonsense)
         return entry
 
     def on_finished(self, event: RunFinished) -> None:
         self.results[str(event.rank)] = RankResult.model_validate(event, from_attributes=True)
 
     def on_error(self, event: ErrorEvent) -> None:
-        if self.error is None:
-            self.error = event.message if event.field is None else f"{event.field}: {event.message}"
+        if self.error is None:  # cut short: a rank's words are shown to every viewer and kept
+            self.error = bounded(event.message if event.field is None else f"{event.field}: {event.message}", 1000)
 
     def on_cancelled(self, event: RunCancelled) -> None:
         if event.rank not in self.cancelled_ranks:

@@ -57,3 +57,23 @@ class ScriptedRank:
     def close(self) -> None:
         self.closed.set()
         self.stack.close()
+
+
+def flood(server, sender: ScriptedRank, receiver: ScriptedRank, steps: int = 500, values: int = 4000) -> str:
+    """A run of `steps` planned steps (a custom broadcast of two ranks, sent again and again)
+    whose receiver reports `values` values at every step: megabytes for every viewer. Returns
+    the run's id once both ranks have finished."""
+    plan = {"pieces": 1, "steps": [{"transfers": [[0, 1, 0, 0, 0]]}] * steps}
+    status, body = server.call("POST", "/api/runs", {"collective": "broadcast", "algorithm": "custom", "count": values,
+                                                      "schedule": plan})
+    assert status == 202, body
+    command, other = sender.command(), receiver.command()
+    sender.start(command)
+    receiver.start(other)
+    big = [{"chunk": 0, "values": list(range(values))}]
+    for i in range(steps):
+        receiver.step(other, i, states=big)
+    sender.finish(command)
+    receiver.finish(other)
+    return body["id"]
+

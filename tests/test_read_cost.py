@@ -11,7 +11,7 @@ import sqlite3
 import time
 
 import pytest
-from server_helpers import WORKER_TOKEN, ScriptedRank, start_serve
+from server_helpers import WORKER_TOKEN, ScriptedRank, flood, start_serve
 from test_server_protocol import StalledViewer
 from websockets.sync.client import connect
 
@@ -173,22 +173,17 @@ def test_viewers_and_workers_that_go_leave_no_traceback(tmp_path):
                         "Connection: Upgrade\r\nSec-WebSocket-Key: bGVmdCBkdXJpbmcgaGVsbG8=\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
             raw.close()
         stalled = [StalledViewer(server.url) for _ in range(5)]
-        rank = ScriptedRank(server, 0, 1)
+        sender, receiver = ScriptedRank(server, 0, 2), ScriptedRank(server, 1, 2)
         try:
-            server.wait_ranks(1, timeout=10)
-            body = server.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 8})[1]
-            command = rank.command()
-            rank.start(command)
-            big = [{"chunk": 0, "values": list(range(1000))}]
-            for i in range(1500):  # ~9 MB to each viewer: more than its kernel buffers and 16 messages hold
-                rank.step(command, i, states=big)
-            rank.finish(command)
-            assert server.wait(body["id"], timeout=30)["state"] == "done"
+            server.wait_ranks(2, timeout=10)
+            run_id = flood(server, sender, receiver)  # ~11 MB to each viewer: more than its kernel buffers and 16 messages hold
+            assert server.wait(run_id, timeout=30)["state"] == "done"
             assert stalled[0].close_frame() == (1013, "viewer fell behind; reconnect for a snapshot")
         finally:
             for viewer in stalled:
                 viewer.sock.close()
-            rank.close()
+            sender.close()
+            receiver.close()
         time.sleep(0.5)
     finally:
         assert server.stop() == 0

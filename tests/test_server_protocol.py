@@ -9,7 +9,7 @@ import socket
 import time
 
 import pytest
-from server_helpers import ScriptedRank, ended, messages, start_serve
+from server_helpers import ScriptedRank, ended, flood, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -224,18 +224,12 @@ class StalledViewer:
 
 
 def test_a_stalled_viewer_is_dropped_and_the_others_get_every_step(serve, ranks):
-    (a,) = ranks(1)
+    a, b = ranks(2)
     stalled = StalledViewer(serve.url)
+    steps = 500  # ~11 MB: more than the kernel buffers and the 64-message queue hold
     with connect(serve.ws_url(), max_size=None, max_queue=None) as watcher:  # reads all as it comes
         assert json.loads(watcher.recv(timeout=10))["type"] == "snapshot"
-        run_id = submit(serve)
-        command = a.command()
-        a.start(command)
-        steps = 1000  # ~6 MB: more than the kernel buffers and the 64-message queue hold
-        big = [{"chunk": 0, "values": list(range(1000))}]
-        for i in range(steps):
-            a.step(command, i, states=big)
-        a.finish(command)
+        run_id = flood(serve, a, b, steps)
         seen: list[int] = []
         while True:
             batch = messages(watcher.recv(timeout=30))
@@ -270,3 +264,20 @@ def test_the_page_and_plotly_are_served(serve):
     assert status == 200 and "scripted page" in page
     status, bundle = serve.call("GET", "/vendor/plotly.min.js", token=None)
     assert status == 200 and "plotly" in bundle[:2000].lower()
+
+
+@pytest.mark.parametrize("report,words", [
+    (dict(step=10**6), "outside the run's 2 planned steps"),
+    (dict(step=0, states=[{"chunk": 99, "preview": [1]}]), "a chunk the run's buffer does not have"),
+    (dict(step=0, states=[{"chunk": 0, "values": list(range(4000))}]), "a chunk the run's buffer does not have"),
+])
+def test_a_forged_step_fails_the_run_and_grows_nothing(serve, ranks, report, words):
+    a, b = ranks(2)
+    run_id = submit(serve)  # a ring of two: two planned steps, chunks of four elements
+    command = a.command()
+    b.command()
+    a.start(command)
+    a.send(type="step", run_id=command["run_id"], t0=0, t1=0.5, **report)
+    run = serve.wait(run_id, timeout=20)
+    assert run["state"] == "failed" and words in run["error"], run["error"]
+    assert len(run["steps"]) == 2 and not any(s["ranks"] for s in run["steps"])

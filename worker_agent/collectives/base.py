@@ -12,6 +12,7 @@ output is read from `output_blocks`.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import reduce as fold
 from typing import Any, Callable
@@ -64,7 +65,7 @@ class NativeArgs:
 Start = Callable[[], Any]  # starts the call; returns a Work to wait on, or None when it blocked
 
 
-class Collective:
+class Collective(ABC):
     """The defaults describe a collective on one block that every rank holds."""
 
     name: str
@@ -115,20 +116,20 @@ class Collective:
         """A rank's input from the run's pattern; a collective with inputs of its own replaces them."""
         return values
 
+    @abstractmethod
     def reference(self, inputs: list[np.ndarray], op: str | None, root: int, peer: int) -> list[np.ndarray | None]:
         """Each rank's output by the collective's definition; `inputs[r]` is rank r's input
         (empty for ranks that have none), shaped as `input_blocks` says."""
-        raise NotImplementedError
 
+    @abstractmethod
     def sources(self, rank: int, p: int, root: int, peer: int) -> dict[int, list[tuple[int, int]]]:
         """What the definition says each output block of this rank is made of: the (rank,
         block) inputs that go into it, each once (one for a collective that moves data)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def native(self, a: NativeArgs) -> tuple[Start, Any]:
         """(start, output): the backend's own call on the working buffer, and the tensor
         that holds this rank's output afterwards (None: no output here)."""
-        raise NotImplementedError
 
     def native_reference(self, a: NativeArgs) -> tuple[Start, Any]:
         """The call that a stepwise run's output is checked against."""
