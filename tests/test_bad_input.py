@@ -125,3 +125,13 @@ def test_a_lost_rank_fails_the_others_instead_of_hanging(tmp_path, how):
         print(f"{how}: rank {rank} failed after {seconds:.1f} s: {message}")
     if how == "frozen":
         assert any("within the run's timeout of 5 s" in m for m in messages), messages
+
+
+def test_full_capture_is_bounded_over_the_whole_run():
+    """Every rank's buffer at every step: a long schedule at full capture would be a run of
+    hundreds of megabytes for every viewer and the store."""
+    plan = {"pieces": 1, "steps": [{"transfers": [[0, 1, 0, 0, 0], [0, 2, 0, 0, 0], [0, 3, 0, 0, 0]]}] * 512}
+    with pytest.raises(SpecError) as info:
+        validate(RunSpec(collective="broadcast", algorithm="custom", schedule=plan, count=4096, capture="full"), 4, "gloo")
+    assert info.value.field == "capture" and "use 'summary'" in info.value.message
+    validate(RunSpec(collective="broadcast", algorithm="custom", schedule=plan, count=4096, capture="summary"), 4, "gloo")

@@ -30,6 +30,7 @@ CAPTURES = ("full", "summary", "none")
 MAX_BUFFER_BYTES = 1 << 30  # one rank's working buffer; far beyond what a lecture needs
 MAX_ITERATIONS = 10_000
 MIN_TIMEOUT = 1.0
+MAX_RUN_VALUES = 1 << 20  # values a `full` run may ship in all: what every viewer receives and the store keeps
 MAX_CHUNKS = 1024  # pieces per block or segment: more than any picture can show
 MAX_SEED = (1 << 63) - 1
 
@@ -144,6 +145,10 @@ def _validate_size(spec: RunSpec, p: int, root: int) -> None:
             "schedule" if spec.schedule else "chunks",
             f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, more than count={count} elements",
         )
+    shipped = len(schedule.steps) * p * blocks * count  # at most: every rank's whole buffer at every step
+    if spec.capture == "full" and shipped > MAX_RUN_VALUES:
+        raise SpecError("capture", f"'full' would ship up to {shipped} values over {len(schedule.steps)} steps, "
+                                   f"more than the {MAX_RUN_VALUES} a run keeps; use 'summary'")
 
 
 def catalog(backend: str, world_size: int) -> dict:
