@@ -86,7 +86,7 @@ def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backe
     # a loopback MASTER_ADDR keeps the store, gloo and NCCL listening on loopback alone (process_group.py)
     os.environ.update(RANK=str(rank), WORLD_SIZE=str(n), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(n),
                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), OMP_NUM_THREADS="1",
-                      RINGSIDE_WORKER_TOKEN=token)
+                      RINGSIDE_WORKER_TOKEN=token, RINGSIDE_LAUNCHER="ringside up")
     threading.Thread(target=_exit_with_parent, daemon=True).start()
     import torch
 

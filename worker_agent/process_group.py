@@ -35,6 +35,9 @@ class World:
     device: torch.device
     host: str = field(default_factory=socket.gethostname)
     pid: int = field(default_factory=os.getpid)
+    local_world_size: int = 1
+    master: str = ""  # MASTER_ADDR:MASTER_PORT
+    launcher: str = ""
     _groups: dict = field(default_factory=dict, repr=False)
 
     def close(self) -> None:
@@ -53,6 +56,9 @@ class World:
             backend=self.backend,
             device=str(self.device),
             torch_version=torch.__version__,
+            local_world_size=self.local_world_size,
+            master=self.master,
+            launcher=self.launcher,
         )
 
     def group(self, ranks: tuple[int, ...]) -> dist.ProcessGroup | None:
@@ -109,7 +115,20 @@ def init_from_env(backend: str | None = None, timeout: float = DEFAULT_TIMEOUT) 
         store=_loopback_store(rank, world_size, timeout),
         **({"device_id": device} if backend == "nccl" else {}),
     )
-    return World(rank, world_size, local_rank, backend, device)
+    master = f"{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}"
+    return World(rank, world_size, local_rank, backend, device, local_world_size=_env_int("LOCAL_WORLD_SIZE", 1),
+                 master=master, launcher=launcher())
+
+
+def launcher() -> str:
+    """What started this rank, in the words the seeds use: a launcher that starts the script on
+    every rank (torchrun, which torch.distributed.launch now is too), a script that spawns its
+    own ranks (it says so in RINGSIDE_LAUNCHER, as `ringside up` does), or variables set by hand."""
+    if os.environ.get("RINGSIDE_LAUNCHER"):
+        return os.environ["RINGSIDE_LAUNCHER"][:80]
+    if "TORCHELASTIC_RUN_ID" in os.environ:
+        return "torchrun"
+    return "environment variables"
 
 
 def _is_loopback(addr: str) -> bool:

@@ -106,6 +106,9 @@ class Hello(Message):
     backend: str
     device: str
     torch_version: str
+    local_world_size: int = 1
+    master: str = Field("", max_length=256, description="MASTER_ADDR:MASTER_PORT, where the ranks met")
+    launcher: str = Field("", max_length=80, description="what started this rank (torchrun, ringside up, a spawning script)")
 
 
 class Heartbeat(Message):

@@ -1,4 +1,4 @@
-// The cluster panel: ranks grouped by host, each with its device, backend, status, heartbeat age,
+// The cluster panel: ranks grouped by node (host), each with its global and local rank, device, status, heartbeat age,
 // and a sparkline of its recent CPU and memory (GPU memory where it has a GPU).
 
 import { bytes, colour } from "rs/format.js";
@@ -21,17 +21,28 @@ function sparkline(history) {
   return svg;
 }
 
+/** How the ranks came to be, in the seeds' words: world size, backend, where they met, what started them. */
+function origin(ranks) {
+  const first = ranks[0];
+  const launchers = [...new Set(ranks.map((r) => r.launcher).filter(Boolean))].join(", ");
+  return html("p", { class: "origin" },
+    `world size ${first.world_size ?? ranks.length} · ${first.backend}` +
+    (first.master ? ` · MASTER_ADDR:PORT ${first.master}` : "") + (launchers ? ` · started by ${launchers}` : ""));
+}
+
 export function showCluster(cluster) {
   const hosts = new Map();
-  for (const r of cluster.ranks) hosts.set(r.host, [...(hosts.get(r.host) ?? []), r]);
-  document.getElementById("cluster").replaceChildren(...[...hosts].map(([host, ranks]) => html("div", { class: "host" },
-    html("h3", {}, `${host} · ${ranks[0].backend} · torch ${ranks[0].torch_version}`),
+  for (const r of cluster.ranks) hosts.set(r.host, [...(hosts.get(r.host) ?? []), { ...r, world_size: cluster.world_size }]);
+  const panel = document.getElementById("cluster");
+  panel.replaceChildren(...(cluster.ranks.length ? [origin([...hosts.values()].flat())] : []), ...[...hosts].map(([host, ranks]) => html("div", { class: "host" },
+    html("h3", {}, `node ${host} · torch ${ranks[0].torch_version}`),
     ranks.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-status": r.status },
-      html("span", {}, html("span", { class: `dot ${r.status}`, style: `outline: 2px solid ${colour(r.rank)}` }), `${r.rank}`),
+      html("span", { title: "global rank" }, html("span", { class: `dot ${r.status}`, style: `outline: 2px solid ${colour(r.rank)}` }), `${r.rank}`),
+      html("span", { class: "local", title: "local rank / ranks on this node" }, `local ${r.local_rank}/${r.local_world_size ?? ranks.length}`),
       html("span", { title: `pid ${r.pid}` }, `${r.device} · ${r.status} · ♥ ${r.heartbeat_age.toFixed(1)} s`),
       html("span", { class: "usage" }, `${Math.round(r.cpu_percent ?? 0)}% · ${bytes(r.rss_bytes)}${r.gpu_memory_bytes != null ? ` · GPU ${bytes(r.gpu_memory_bytes)}` : ""}`),
       sparkline(r.history ?? []))))));
-  if (!cluster.ranks.length) document.getElementById("cluster").append(html("p", { class: "why" }, "No ranks are connected."));
+  if (!cluster.ranks.length) panel.append(html("p", { class: "why" }, "No ranks are connected."));
   document.querySelectorAll(".card").forEach((c) => {
     const r = cluster.ranks.find((x) => String(x.rank) === c.dataset.rank);
     c.classList.toggle("busy", r?.status === "busy");

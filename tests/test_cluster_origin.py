@@ -1,0 +1,81 @@
+"""How the ranks came to be, the seeds' first lesson: the cluster names every rank by node,
+global rank, local rank, world size, backend, MASTER_ADDR:PORT and what started it, for both
+ways the seeds teach (a script that spawns its ranks, a launcher that starts one program on
+every rank), each joining a real server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser import browser_or_skip
+from server_helpers import WORKER_TOKEN, start_serve
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "spawn_workers.py"
+
+
+def launch(*cmd: str) -> subprocess.Popen:
+    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    up = start_serve(tmp_path_factory.mktemp("origin"))
+    yield up
+    up.stop()
+
+
+def test_a_spawning_script_names_its_ranks(server):
+    ranks = launch(sys.executable, str(EXAMPLE), "--server", server.url, "-n", "2")
+    try:
+        cluster = server.wait_ranks(2)
+        assert [(r["rank"], r["local_rank"], r["local_world_size"]) for r in cluster["ranks"]] == [(0, 0, 2), (1, 1, 2)]
+        assert {r["launcher"] for r in cluster["ranks"]} == {"torch.multiprocessing.spawn"}
+        master = cluster["ranks"][0]["master"]
+        assert master.startswith("127.0.0.1:") and all(r["master"] == master for r in cluster["ranks"])
+        with playwright_api.sync_playwright() as p:
+            browser = browser_or_skip(p)
+            page = browser.new_page()
+            page.goto(server.url)
+            panel = page.locator("#cluster")
+            panel.locator(".rank-row").nth(1).wait_for()
+            text = panel.inner_text()
+            browser.close()
+        for words in ("world size 2", "gloo", f"MASTER_ADDR:PORT {master}", "started by torch.multiprocessing.spawn",
+                      "local 1/2"):
+            assert words in text, (words, text)
+    finally:
+        stop(ranks)
+
+
+@pytest.mark.skipif(shutil.which("torchrun") is None and not (Path(sys.executable).parent / "torchrun").exists(),
+                    reason="torchrun is not installed")
+def test_a_launcher_names_its_ranks(server):
+    torchrun = shutil.which("torchrun") or str(Path(sys.executable).parent / "torchrun")
+    ranks = launch(torchrun, "--standalone", "--nproc-per-node=2", "-m", "ringside.worker_agent", "--server", server.url)
+    try:
+        cluster = server.wait_ranks(2)
+        live = [r for r in cluster["ranks"] if r["status"] != "lost"]
+        assert {r["launcher"] for r in live} == {"torchrun"}
+        assert sorted(r["local_rank"] for r in live) == [0, 1]
+        run = server.run(collective="all_reduce", algorithm="ring", count=4)
+        assert run["state"] == "done" and run["verified"] is True
+    finally:
+        stop(ranks)
