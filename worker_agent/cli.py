@@ -14,6 +14,7 @@ SUBCOMMANDS = {
     "worker": ("ringside.worker_agent.worker", "one rank (torchrun-compatible): connect to a server, or run a spec and print JSON lines"),
     "run": ("ringside.server.remote", "trigger a run on a server and print its result"),
     "bench": ("ringside.worker_agent.bench", "spawn local ranks and print an nccl-tests-style table"),
+    "train": ("ringside.worker_agent.train_cli", "data-parallel training on local ranks, gradients synced by any method"),
 }
 
 
