@@ -4,7 +4,7 @@
     ringside train -n 4 --compare --hidden 512      # every method, the same model and steps
 
 Each row is one step over the whole batch: its loss and accuracy (the workers' parts,
-weighted by samples), the slowest rank's compute and communication time, and the bytes
+weighted by samples), the slowest worker's compute and communication time, and the bytes
 on the busiest rank's link. `--compare` prints the chapter's trade-off as one table:
 time per step, communication share, busiest link, final loss.
 """
@@ -64,8 +64,8 @@ def merge(ranks: list[dict]) -> list[dict]:
             "step": step,
             "loss": sum(r.loss * r.samples for r in parts) / samples,
             "accuracy": sum(r.accuracy * r.samples for r in parts) / samples,
-            "compute_s": max(r.compute_s for r in records),
-            "comm_s": max(r.comm_s for r in records),
+            "compute_s": max(r.compute_s for r in parts),
+            "comm_s": max(r.comm_s for r in parts),  # a server's wait for the workers' gradients is theirs to compute
             "busiest_link_bytes": max(moved) if moved else None,
         })
     return rows

@@ -1,0 +1,69 @@
+"""Data-parallel training, P=4 on this machine: time per step and its communication share
+for each way to sync gradients, at models of about 100 K, 1 M and 10 M parameters, and
+ring all_reduce against a one-server parameter server and against S=P-1 shards, as
+ratios measured in one run (methods interleaved round by round, so drift hits all alike).
+A step's time is the slowest rank's; medians over rounds x steps.
+
+    .venv/bin/python bench/training.py [--ranks 4] [--rounds 3] [--steps 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+from ringside.worker_agent.local import run_ranks, unwrap
+from ringside.worker_agent.training import TrainSpec, parameters
+
+HIDDEN = (280, 963, 3125)  # h² + 76h + 10 parameters: about 100 K, 1 M and 10 M
+
+
+def methods(p: int) -> list[tuple[str, int]]:
+    return [("native", 1), ("ring", 1), ("tree", 1), ("parameter_server", 1), ("parameter_server", p - 1)]
+
+
+def measure(world, rounds: int, steps: int) -> dict:
+    import torch
+    import torch.distributed as dist
+
+    from ringside.worker_agent.training import Trainer
+
+    out = {}
+    for hidden in HIDDEN:
+        times = {m: ([], []) for m in methods(world.world_size)}
+        for _ in range(rounds):
+            for method, servers in times:
+                spec = TrainSpec(method=method, servers=servers, hidden=hidden, steps=steps + 1, lr=0.01, batch=64)
+                records = Trainer(spec, world.rank, world.world_size).run()[1:]  # the first step warms up
+                # communication is timed on the ranks that compute: a server's wait for their gradients is not
+                t = torch.tensor([[r.compute_s + r.comm_s, r.comm_s if r.samples else 0.0] for r in records],
+                                 dtype=torch.float64)
+                dist.all_reduce(t, op=dist.ReduceOp.MAX)  # a step lasts as long as its slowest rank
+                times[method, servers][0].extend(t[:, 0].tolist())
+                times[method, servers][1].extend(t[:, 1].tolist())
+        out[hidden] = {m: (statistics.median(step), statistics.median(comm)) for m, (step, comm) in times.items()}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ranks", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=4)
+    args = parser.parse_args()
+    results = unwrap(run_ranks(measure, args.ranks, args.rounds, args.steps, timeout=3600))[0]
+    p = args.ranks
+    print(f"training, {p} ranks, gloo, float32 MLP, batch 64; median step of {args.rounds} rounds x {args.steps} steps "
+          "(slowest rank)")
+    print(f"{'params':>10} {'method':>22} {'step ms':>9} {'comm ms':>9} {'comm share':>10}")
+    for hidden, by_method in results.items():
+        for (method, servers), (step, comm) in by_method.items():
+            label = f"{method} S={servers}" if method == "parameter_server" else method
+            print(f"{parameters(hidden):>10} {label:>22} {step * 1e3:>9.2f} {comm * 1e3:>9.2f} {comm / step * 100:>9.1f}%")
+        ring = by_method["ring", 1][0]
+        print(f"{'':>10} ring / parameter_server S=1: {ring / by_method['parameter_server', 1][0]:.2f}   "
+              f"ring / parameter_server S={p - 1}: {ring / by_method['parameter_server', p - 1][0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
