@@ -13,7 +13,8 @@ import argparse
 import statistics
 
 from ringside.worker_agent.local import run_ranks, unwrap
-from ringside.worker_agent.training import TrainSpec, parameters
+from ringside.worker_agent.protocol import TrainSpec
+from ringside.worker_agent.training_rules import parameters
 
 HIDDEN = (280, 963, 3125)  # h² + 76h + 10 parameters: about 100 K, 1 M and 10 M
 
@@ -25,7 +26,6 @@ def methods(p: int) -> list[tuple[str, int]]:
 def measure(world, rounds: int, steps: int) -> dict:
     import torch
     import torch.distributed as dist
-
     from ringside.worker_agent.training import Trainer
 
     out = {}

@@ -12,13 +12,15 @@ import pytest
 import torch
 from distributed import run_ranks, unwrap
 from ringside.worker_agent.catalog import SpecError
-from ringside.worker_agent.gradient_sync import (
-    PARAMETER_SERVER,
-    pull_schedule,
-    push_schedule,
-)
+from ringside.worker_agent.gradient_sync import pull_schedule, push_schedule
+from ringside.worker_agent.protocol import TrainSpec
 from ringside.worker_agent.schedule import check as check_schedule
-from ringside.worker_agent.training import TrainSpec, check, methods, parameters
+from ringside.worker_agent.training_rules import (
+    PARAMETER_SERVER,
+    check,
+    methods,
+    parameters,
+)
 
 P, HIDDEN, STEPS = 4, 32, 40
 N_BYTES = parameters(HIDDEN) * 4  # float32 weights and gradients
@@ -44,7 +46,8 @@ def train_every_method(world, specs: list[str]) -> list[dict]:
             agreed.append(all(torch.equal(everyone[r], everyone[holders[0]]) for r in holders))
 
         records = trainer.run(compare)
-        out.append({"weights": trainer.weights.clone(), "agreed": agreed, "records": records,
+        out.append({"weights": trainer.weights.numpy().copy(), "agreed": agreed, "records": records,  # not a tensor: its
+                    # storage would cross the queue as a file descriptor the exiting rank takes with it
                     "worker": trainer.sync.worker is not None})
     return out
 
@@ -67,10 +70,10 @@ def test_every_rank_that_trains_holds_the_same_weights_after_every_step(trained)
 def test_a_parameter_server_and_every_all_reduce_reach_the_same_weights(trained):
     specs, results = trained
     reference = results[0][0]["weights"]  # native all_reduce on rank 0
-    assert not torch.equal(reference, results[0][0]["weights"] * 0), "training moved the weights"
+    assert abs(reference).sum() > 0
     for i, spec in enumerate(specs):
         worker = next(rank for rank in range(P) if results[rank][i]["worker"])
-        diff = (results[worker][i]["weights"] - reference).abs().max().item()
+        diff = abs(results[worker][i]["weights"] - reference).max()
         assert diff < 1e-4, f"{spec.method} S={spec.servers} ends {diff} away from native all_reduce"
 
 

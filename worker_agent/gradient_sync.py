@@ -23,10 +23,11 @@ import torch
 import torch.distributed as dist
 
 from .algorithms import NATIVE, build
+from .capture import chunk_views, states
 from .executor import Executor
+from .protocol import SyncCapture, SyncStep
 from .schedule import Schedule, Step
-
-PARAMETER_SERVER = "parameter_server"
+from .training_rules import PARAMETER_SERVER
 
 
 def _moved(executor: Executor) -> tuple[int, int]:
@@ -34,24 +35,48 @@ def _moved(executor: Executor) -> tuple[int, int]:
 
 
 class AllReduceSync:
-    def __init__(self, method: str, rank: int, world_size: int, grads: torch.Tensor, chunks: int, timeout: float):
+    """With `capture`, each sync is kept at summary level (`captured`): the gradient before,
+    the chunks every schedule step wrote, the sum after, so any step can go on the stage."""
+
+    def __init__(self, method: str, rank: int, world_size: int, grads: torch.Tensor, chunks: int, timeout: float,
+                 capture: bool = False):
         self.worker, self.workers = rank, world_size
-        self.timeout = timeout
+        self.timeout, self.capture = timeout, capture
         self.wait = timedelta(seconds=timeout)
         self.executor = None
+        self.bounds = [(0, grads.numel())]
+        self.captured: SyncCapture | None = None
         if method != NATIVE:
             schedule = build("all_reduce", method, world_size, 0, chunks)
-            self.executor = Executor(schedule, grads.numel(), grads, list(range(world_size)), None, "SUM")
+            self.executor = Executor(schedule, grads.numel(), grads, list(range(world_size)), None, "SUM",
+                                     record_states=capture)
+            self.bounds = self.executor.bounds
 
     def apply(self, weights: torch.Tensor, grads: torch.Tensor, lr: float) -> tuple[int | None, int | None]:
+        before = self._states(grads) if self.capture else []
+        steps: list[SyncStep] = []
         if self.executor is None:
             dist.all_reduce(grads, async_op=True).wait(self.wait)
             moved = (None, None)
         else:
-            self.executor.run(time.perf_counter(), self.timeout)
+            self.executor.run(time.perf_counter(), self.timeout, self._recorder(steps) if self.capture else None)
             moved = _moved(self.executor)
+        if self.capture:
+            self.captured = SyncCapture(inputs=before, steps=steps, output=self._states(grads))
         weights.add_(grads, alpha=-lr)
         return moved
+
+    def _states(self, grads: torch.Tensor) -> list:
+        return states(chunk_views(grads, self.bounds, range(len(self.bounds))), "summary")
+
+    def _recorder(self, steps: list[SyncStep]):
+        executor = self.executor
+
+        def on_step(index: int, t0: float, t1: float) -> None:
+            written = ((c, executor.state(index, c)) for c in executor.plans[index].written)
+            steps.append(SyncStep(step=index, t0=t0, t1=t1, states=states(written, "summary")))
+
+        return on_step
 
 
 def push_schedule(p: int, servers: int) -> Schedule:
@@ -80,6 +105,7 @@ class ParameterServerSync:
         self.push = Executor(push_schedule(world_size, servers), grads.numel(), grads, ranks, None, "SUM")
         self.pull = Executor(pull_schedule(world_size, servers), weights.numel(), weights, ranks, None, None)
         self.shard = slice(*self.push.bounds[rank]) if rank < servers else None
+        self.captured = None  # its two phases move two buffers: not one run to put on the stage
 
     def apply(self, weights: torch.Tensor, grads: torch.Tensor, lr: float) -> tuple[int, int]:
         self.push.run(time.perf_counter(), self.timeout)
@@ -91,7 +117,7 @@ class ParameterServerSync:
 
 
 def make_sync(method: str, servers: int, rank: int, world_size: int, weights: torch.Tensor, grads: torch.Tensor,
-              chunks: int, timeout: float):
+              chunks: int, timeout: float, capture: bool = False):
     if method == PARAMETER_SERVER:
         return ParameterServerSync(servers, rank, world_size, weights, grads, timeout)
-    return AllReduceSync(method, rank, world_size, grads, chunks, timeout)
+    return AllReduceSync(method, rank, world_size, grads, chunks, timeout, capture)

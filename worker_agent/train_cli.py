@@ -13,13 +13,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 
 from .bench import at_least
 from .catalog import SpecError
-from .gradient_sync import PARAMETER_SERVER
-from .training import StepRecord, TrainSpec, check, methods, parameters
+from .protocol import TrainSpec
+from .training import StepRecord
+from .training_rules import (
+    PARAMETER_SERVER,
+    check,
+    combine_step,
+    methods,
+    parameters,
+    result_of,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,30 +61,13 @@ def train(world, spec_json: str) -> dict:
 
 def merge(ranks: list[dict]) -> list[dict]:
     """One row per step over every rank."""
-    rows = []
-    for step, records in enumerate(zip(*(r["records"] for r in ranks))):
-        records = [StepRecord(**r) for r in records]
-        parts = [r for r in records if r.samples]
-        samples = sum(r.samples for r in parts)
-        moved = [max(r.bytes_sent, r.bytes_received) for r in records if r.bytes_sent is not None]
-        rows.append({
-            "step": step,
-            "loss": sum(r.loss * r.samples for r in parts) / samples,
-            "accuracy": sum(r.accuracy * r.samples for r in parts) / samples,
-            "compute_s": max(r.compute_s for r in parts),
-            "comm_s": max(r.comm_s for r in parts),  # a server's wait for the workers' gradients is theirs to compute
-            "busiest_link_bytes": max(moved) if moved else None,
-        })
-    return rows
+    return [combine_step(step, [StepRecord(**r) for r in records])
+            for step, records in enumerate(zip(*(r["records"] for r in ranks)))]
 
 
 def summary(spec: TrainSpec, rows: list[dict], evaluation: tuple[float, float]) -> dict:
-    step_s = [r["compute_s"] + r["comm_s"] for r in rows]
-    comm = sum(r["comm_s"] for r in rows)
     label = f"{spec.method} S={spec.servers}" if spec.method == PARAMETER_SERVER else spec.method
-    return {"method": label, "step_ms": statistics.median(step_s) * 1e3, "comm_share": comm / sum(step_s),
-            "busiest_link_bytes": rows[-1]["busiest_link_bytes"], "final_loss": rows[-1]["loss"],
-            "test_accuracy": evaluation[1]}
+    return {"method": label, **result_of(rows, *evaluation)}
 
 
 def row_text(r: dict) -> str:

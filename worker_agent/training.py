@@ -21,32 +21,11 @@ from dataclasses import dataclass
 
 import torch
 import torch.distributed as dist
-from pydantic import Field
 
-from .algorithms import NATIVE, algorithms_for, build
-from .catalog import MAX_CHUNKS, MIN_TIMEOUT, SpecError
-from .gradient_sync import PARAMETER_SERVER, make_sync
-from .protocol import Strict
-from .training_data import CLASSES, FEATURES, TRAIN, Dataset, make_dataset
-
-MAX_STEPS = 5000
-MAX_HIDDEN = 4096  # two hidden layers of 4096: about 17 M parameters, 67 MB of float32 per buffer
-MAX_BATCH = 4096
-
-
-class TrainSpec(Strict):
-    """One training run on every rank of the world. Checked by `check`."""
-
-    method: str = Field("native", description="gradient sync: an all_reduce algorithm (native, ring, tree, ...) "
-                                              "or parameter_server")
-    servers: int = Field(1, description="parameter_server: ranks that hold a shard of the weights (the rest compute)")
-    hidden: int = Field(64, description="width of the MLP's two hidden layers")
-    steps: int = 100
-    lr: float = 0.5
-    batch: int = Field(64, description="samples per step over all the ranks that compute")
-    seed: int = 0
-    chunks: int = Field(1, description="a stepwise all_reduce's chunks per block")
-    timeout: float = 30.0
+from .gradient_sync import make_sync
+from .protocol import TrainFinished, TrainSpec, TrainStep
+from .training_data import CLASSES, FEATURES, Dataset, make_dataset
+from .training_rules import check
 
 
 @dataclass
@@ -75,11 +54,6 @@ class Mlp(torch.nn.Module):
         return self.layers(x)
 
 
-def parameters(hidden: int) -> int:
-    """How many parameters the MLP of this width has."""
-    return FEATURES * hidden + hidden + hidden * hidden + hidden + hidden * CLASSES + CLASSES
-
-
 def flatten(model: torch.nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
     """One flat buffer for the weights and one for the gradients; every parameter's
     .data and .grad become views of them."""
@@ -102,43 +76,10 @@ def part(batch: int, workers: int, me: int) -> slice:
     return slice(start, start + base + (me < extra))
 
 
-def methods() -> list[str]:
-    """Every way a training run can sync its gradients."""
-    return [*algorithms_for("all_reduce"), PARAMETER_SERVER]
-
-
-def check(spec: TrainSpec, world_size: int) -> None:
-    """Raise SpecError naming the first field that cannot train on this world."""
-    if spec.method not in methods():
-        raise SpecError("method", f"{spec.method!r} is not a way to sync gradients (known: {', '.join(methods())})")
-    ps = spec.method == PARAMETER_SERVER
-    if ps and world_size < 2:
-        raise SpecError("servers", "a parameter server needs at least 2 ranks: one server and one worker")
-    if ps and not 1 <= spec.servers <= world_size - 1:
-        raise SpecError("servers", f"must be 1 to {world_size - 1} (P-1), leaving at least one worker, not {spec.servers}")
-    if not 1 <= spec.hidden <= MAX_HIDDEN:
-        raise SpecError("hidden", f"must be 1 to {MAX_HIDDEN}, not {spec.hidden}")
-    if not 1 <= spec.steps <= MAX_STEPS:
-        raise SpecError("steps", f"must be 1 to {MAX_STEPS}, not {spec.steps}")
-    if not 0 < spec.lr <= 10:
-        raise SpecError("lr", f"the learning rate must be above 0 and at most 10, not {spec.lr}")
-    workers = world_size - spec.servers if ps else world_size
-    if not workers <= spec.batch <= min(MAX_BATCH, TRAIN):
-        raise SpecError("batch", f"must be {workers} (one sample per worker) to {min(MAX_BATCH, TRAIN)}, not {spec.batch}")
-    if not 1 <= spec.chunks <= MAX_CHUNKS:
-        raise SpecError("chunks", f"must be 1 to {MAX_CHUNKS}, not {spec.chunks}")
-    shards = spec.servers if ps else 1 if spec.method == NATIVE else build("all_reduce", spec.method, world_size, 0,
-                                                                            spec.chunks).pieces
-    if shards > parameters(spec.hidden):
-        raise SpecError("servers" if ps else "chunks", f"cuts {parameters(spec.hidden)} parameters into {shards} parts")
-    if not MIN_TIMEOUT <= spec.timeout <= 3600:
-        raise SpecError("timeout", f"must be between {MIN_TIMEOUT:g} and 3600 seconds, not {spec.timeout}")
-
-
 class Trainer:
     """One rank's side of a training run; gradient_sync.py moves the gradients."""
 
-    def __init__(self, spec: TrainSpec, rank: int, world_size: int, data: Dataset | None = None):
+    def __init__(self, spec: TrainSpec, rank: int, world_size: int, data: Dataset | None = None, capture: bool = False):
         check(spec, world_size)  # the same verdict on every rank, before any talk
         self.spec, self.rank = spec, rank
         self.data = data or make_dataset(spec.seed)
@@ -146,7 +87,7 @@ class Trainer:
         self.model = Mlp(spec.hidden)
         self.weights, self.grads = flatten(self.model)
         self.sync = make_sync(spec.method, spec.servers, rank, world_size, self.weights, self.grads, spec.chunks,
-                              spec.timeout)
+                              spec.timeout, capture)
         self.order = torch.randperm(len(self.data.train_x), generator=torch.Generator().manual_seed(spec.seed + 1))
 
     def batch(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -187,3 +128,18 @@ class Trainer:
         logits = self.model(self.data.test_x)
         loss = torch.nn.functional.cross_entropy(logits, self.data.test_y).item()
         return loss, (logits.argmax(1) == self.data.test_y).float().mean().item()
+
+
+def train_and_report(world, run_id: str, spec: TrainSpec, emit: Callable) -> None:
+    """A training run for a server: every step as a TrainStep (with its gradient sync at
+    summary level), then TrainFinished with the held-out figures (a server's are None)."""
+    trainer = Trainer(spec, world.rank, world.world_size, capture=True)
+
+    def report(r: StepRecord) -> None:
+        emit(TrainStep(run_id=run_id, rank=world.rank, step=r.step, loss=r.loss, accuracy=r.accuracy, samples=r.samples,
+                       compute_s=r.compute_s, comm_s=r.comm_s, bytes_sent=r.bytes_sent, bytes_received=r.bytes_received,
+                       sync=trainer.sync.captured))
+
+    trainer.run(report)
+    test_loss, test_accuracy = trainer.evaluate() if trainer.sync.worker is not None else (None, None)
+    emit(TrainFinished(run_id=run_id, rank=world.rank, test_loss=test_loss, test_accuracy=test_accuracy))

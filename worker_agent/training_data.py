@@ -9,8 +9,10 @@ slide. The same seed gives the same samples on every rank.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:  # the shape constants are read by the server, which loads no torch
+    import torch
 
 FEATURES, CLASSES = 64, 10
 TRAIN, TEST = 2048, 512
@@ -26,6 +28,8 @@ class Dataset:
 
 
 def make_dataset(seed: int) -> Dataset:
+    import torch
+
     g = torch.Generator().manual_seed(seed)
     prototypes = torch.randn(CLASSES, FEATURES, generator=g)
     labels = torch.randint(0, CLASSES, (TRAIN + TEST,), generator=g)

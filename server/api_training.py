@@ -1,0 +1,60 @@
+"""/api/trainings: start, list and read data-parallel training runs, and open any
+step's gradient sync as a run for the stage. Async, on the event loop, like the hub."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Path, Query, Response
+
+from ringside.worker_agent.catalog import SpecError
+from ringside.worker_agent.protocol import TrainSpec
+
+from .auth import need_presenter, need_viewer
+from .errors import refuse
+from .hub import Hub, hub_of
+from .trainings import Training, sync_run, sync_spec
+
+router = APIRouter(prefix="/api/trainings")
+watch, present = Depends(need_viewer), Depends(need_presenter)
+
+
+def found(training: Training | None, training_id: str) -> Training:
+    if training is None:
+        raise refuse(404, "training_id", f"no training {training_id!r}")
+    return training
+
+
+@router.post("", status_code=202, dependencies=[present])
+async def post_training(spec: TrainSpec, hub: Hub = Depends(hub_of)) -> dict:
+    try:
+        training = hub.submit_training(spec)
+    except SpecError as e:
+        status = 503 if "connected" in e.message else 409 if e.field == "cluster" else 422
+        raise refuse(status, e.field, e.message) from None
+    return {"id": training.id, "state": training.state}
+
+
+@router.get("", dependencies=[watch])
+async def list_trainings(limit: int = Query(20, ge=1, le=200), hub: Hub = Depends(hub_of)) -> dict:
+    stored = hub.trainings.newest(limit)
+    live = hub.training
+    return {"trainings": [live.summary() if live is not None and t.id == live.id else t for t in stored]}
+
+
+@router.get("/{training_id}", dependencies=[watch], response_model=Training)
+async def get_training(training_id: str = Path(max_length=40), hub: Hub = Depends(hub_of)) -> Response:
+    return Response(found(hub.find_training(training_id), training_id).model_dump_json(), media_type="application/json")
+
+
+@router.get("/{training_id}/steps/{step}/sync", dependencies=[watch])
+async def get_sync(training_id: str = Path(max_length=40), step: int = Path(ge=0, lt=1 << 31),
+                   hub: Hub = Depends(hub_of)) -> Response:
+    training = found(hub.find_training(training_id), training_id)
+    if sync_spec(training) is None:
+        raise refuse(404, "step", f"{training.spec.method} moves gradients and weights in two phases: no one run to show")
+    if step >= len(training.steps):
+        raise refuse(404, "step", f"{training.id} has {len(training.steps)} finished steps, 0..{len(training.steps) - 1}")
+    syncs = hub.pending.syncs.get(step) if hub.training is training else hub.trainings.sync(training.id, step)
+    if not syncs:
+        raise refuse(404, "step", f"step {step}'s gradient sync was not kept")
+    return Response(sync_run(training, step, syncs).model_dump_json(), media_type="application/json")
+

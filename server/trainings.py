@@ -1,0 +1,182 @@
+"""A training run as the server keeps it: what was asked, every step's row (the ranks'
+reports merged as the last one arrives), the held-out figures and the chapter's
+trade-off at the end. Its state is a RunState, as a collective run's is.
+
+Each step's gradient sync (a rank's SyncCapture) is kept beside it, not in it
+(training_store.py), and becomes a Run on request (`sync_run`), so the stage steps
+through it like any collective run."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal, Optional
+
+from pydantic import BaseModel
+from ringside.worker_agent.algorithms import NATIVE
+from ringside.worker_agent.protocol import (
+    ErrorEvent,
+    RunSpec,
+    SyncCapture,
+    Timings,
+    TrainFinished,
+    TrainSpec,
+    TrainStep,
+)
+from ringside.worker_agent.training_rules import (
+    PARAMETER_SERVER,
+    combine_step,
+    parameters,
+    result_of,
+)
+
+from .guard import bounded
+from .runs import RankResult, RankStep, Run, RunState, new_run
+
+
+class TrainRank(BaseModel):
+    loss: Optional[float] = None
+    accuracy: Optional[float] = None
+    samples: int = 0
+    compute_s: float
+    comm_s: float
+    bytes_sent: Optional[int] = None
+    bytes_received: Optional[int] = None
+
+
+class TrainRow(BaseModel):
+    """One step over every rank (training.combine_step) and each rank's own report."""
+
+    step: int
+    loss: float
+    accuracy: float
+    compute_s: float
+    comm_s: float
+    busiest_link_bytes: Optional[int]
+    ranks: dict[str, TrainRank]
+
+
+class TrainResult(BaseModel):
+    step_ms: float
+    comm_share: float
+    busiest_link_bytes: Optional[int]
+    final_loss: float
+    test_loss: float
+    test_accuracy: float
+
+
+class TrainingSummary(BaseModel):
+    id: str
+    state: RunState = RunState.QUEUED
+    spec: TrainSpec
+    world_size: int
+    parameters: int
+    created_at: float
+    finished_at: Optional[float] = None
+    error: Optional[str] = None
+    result: Optional[TrainResult] = None
+
+
+class Training(TrainingSummary):
+    backend: str
+    servers: list[int]
+    workers: list[int]
+    started_at: Optional[float] = None
+    steps: list[TrainRow] = []
+    evaluation: dict[str, tuple[float, float]] = {}  # worker rank -> held-out (loss, accuracy)
+    finished_ranks: list[int] = []
+
+    def summary(self) -> TrainingSummary:
+        return TrainingSummary(**self.model_dump(include=set(TrainingSummary.model_fields)))
+
+    def unfinished(self) -> list[int]:
+        return [r for r in range(self.world_size) if r not in self.finished_ranks]
+
+    def on_finished(self, event: TrainFinished) -> None:
+        if event.rank not in self.finished_ranks:
+            self.finished_ranks.append(event.rank)
+        if event.test_loss is not None and event.test_accuracy is not None:
+            self.evaluation[str(event.rank)] = (event.test_loss, event.test_accuracy)
+
+    def on_error(self, event: ErrorEvent) -> None:
+        if self.error is None:
+            self.error = bounded(event.message if event.field is None else f"{event.field}: {event.message}", 1000)
+
+    def conclude(self, state: RunState, error: str | None = None) -> None:
+        self.state, self.finished_at = state, time.time()
+        if error:  # the hub's account (a lost rank) says more than a rank's own words
+            self.error = bounded(error, 1000)
+        if state == RunState.DONE and self.steps and self.evaluation:
+            rows = [row.model_dump() for row in self.steps]
+            self.result = TrainResult(**result_of(rows, *next(iter(self.evaluation.values()))))
+
+
+class Pending:
+    """The ranks' reports of the steps not yet complete, and every step's sync, while a
+    training runs (kept out of the Training: the stage needs the syncs, a chart does not)."""
+
+    def __init__(self, world_size: int):
+        self.world_size = world_size
+        self.reports: dict[int, dict[int, TrainStep]] = {}
+        self.syncs: dict[int, dict[str, SyncCapture]] = {}
+
+    def add(self, training: Training, event: TrainStep) -> TrainRow | None:
+        """Take one rank's report; the step's row once every rank has reported it."""
+        reports = self.reports.setdefault(event.step, {})
+        reports[event.rank] = event
+        if event.sync is not None:
+            self.syncs.setdefault(event.step, {})[str(event.rank)] = event.sync
+        if len(reports) < self.world_size:
+            return None
+        del self.reports[event.step]
+        ranks = [reports[r] for r in range(self.world_size)]
+        row = TrainRow(**combine_step(event.step, ranks), ranks={
+            str(r.rank): TrainRank(**r.model_dump(include=set(TrainRank.model_fields))) for r in ranks})
+        training.steps.append(row)
+        return row
+
+
+def new_training(training_id: str, spec: TrainSpec, backend: str, world_size: int) -> Training:
+    servers = list(range(spec.servers)) if spec.method == PARAMETER_SERVER else []
+    return Training(id=training_id, spec=spec, world_size=world_size, backend=backend, parameters=parameters(spec.hidden),
+                    created_at=time.time(), servers=servers, workers=[r for r in range(world_size) if r not in servers])
+
+
+def sync_spec(training: Training) -> RunSpec | None:
+    """The collective a step's gradient sync is: an all_reduce (SUM) of the flat gradients."""
+    if training.spec.method == PARAMETER_SERVER:
+        return None
+    return RunSpec(collective="all_reduce", algorithm=training.spec.method, count=training.parameters,
+                   dtype="float32", capture="summary", chunks=training.spec.chunks if training.spec.method != NATIVE else 1)
+
+
+def sync_run(training: Training, step: int, syncs: dict[str, SyncCapture]) -> Run:
+    """Step `step`'s gradient sync as a finished Run: the ranks' gradients before it, the
+    chunks every schedule step wrote, the sums after it, and the bytes each rank moved."""
+    spec = sync_spec(training)
+    run = new_run(f"{training.id}-s{step}", spec, training.backend, training.world_size)
+    run.created_at = run.started_at = training.started_at or training.created_at
+    row = training.steps[step]
+    for rank, sync in syncs.items():
+        run.inputs[rank] = sync.inputs
+        for s in sync.steps:
+            run.steps[s.step].ranks[rank] = RankStep(t0=s.t0, t1=s.t1, states=s.states)
+        mine = row.ranks[rank]
+        run.results[rank] = RankResult(output=sync.output, timings=Timings(iterations=[mine.comm_s]),
+                                       bytes_sent=mine.bytes_sent or 0, bytes_received=mine.bytes_received or 0)
+    run.conclude(RunState.DONE)
+    return run
+
+
+class TrainingMessage(BaseModel):
+    """To every viewer whenever a training changes state."""
+
+    type: Literal["training"] = "training"
+    training: TrainingSummary
+
+
+class TrainStepMessage(BaseModel):
+    """To every viewer once every rank has reported a training step."""
+
+    type: Literal["train_step"] = "train_step"
+    id: str
+    step: TrainRow

@@ -1,0 +1,135 @@
+"""Training from the server, on a real `ringside up` with 4 gloo ranks: a training holds
+the cluster, streams one merged row per step to every viewer, keeps every step's gradient
+sync for the stage, refuses bad input naming the field, and fails naming the rank that died
+without losing the cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import pytest
+from server_helpers import messages, start_up
+from websockets.sync.client import connect
+
+from ringside.worker_agent.training_rules import PARAMETER_SERVER, parameters
+
+P, HIDDEN, STEPS = 4, 16, 20
+
+
+@pytest.fixture(scope="module")
+def up(tmp_path_factory):
+    server = start_up(tmp_path_factory.mktemp("train"), ranks=P)
+    yield server
+    server.stop()
+
+
+def wait_training(up, training_id: str, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _, training = up.call("GET", f"/api/trainings/{training_id}")
+        if training["state"] in ("done", "failed", "interrupted"):
+            return training
+        time.sleep(0.1)
+    raise TimeoutError(f"training {training_id} did not end within {timeout} s")
+
+
+def listen(up, heard: list, stop: threading.Event) -> threading.Thread:
+    def run():
+        with connect(up.ws_url()) as ws:
+            while not stop.is_set():
+                try:
+                    heard.extend(messages(ws.recv(timeout=0.2)))
+                except TimeoutError:
+                    continue
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_training_streams_its_steps_holds_the_cluster_and_keeps_its_syncs(up):
+    heard, stop = [], threading.Event()
+    listener = listen(up, heard, stop)
+    time.sleep(0.5)  # the viewer is in before the training starts
+    status, body = up.call("POST", "/api/trainings", {"method": "ring", "hidden": HIDDEN, "steps": STEPS})
+    assert status == 202, body
+    busy, why = up.call("POST", "/api/trainings", {"method": "ring", "hidden": HIDDEN, "steps": STEPS})
+    assert busy == 409 and why["detail"]["field"] == "cluster"
+    status, queued = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 8})
+    assert status == 202  # a run waits for the training to end
+    training = wait_training(up, body["id"])
+    assert training["state"] == "done", training["error"]
+    assert [row["step"] for row in training["steps"]] == list(range(STEPS))
+    assert training["steps"][-1]["loss"] < training["steps"][0]["loss"]
+    assert training["result"]["test_accuracy"] > 0.1  # better than guessing among ten classes
+    ring = training["steps"][0]["ranks"]["0"]
+    n_bytes = parameters(HIDDEN) * 4
+    assert abs(ring["bytes_sent"] - 2 * (P - 1) * n_bytes / P) <= 2 * (P - 1) * 4  # 2·(N/P)·(P-1)
+    assert up.wait(queued["id"])["verified"] is True  # the run ran after the training
+    time.sleep(0.5)
+    stop.set()
+    listener.join(5)
+    rows = [m for m in heard if m["type"] == "train_step" and m["id"] == body["id"]]
+    assert [m["step"]["step"] for m in rows] == list(range(STEPS)), "every step, once, in order"
+    states = [m["training"]["state"] for m in heard if m["type"] == "training" and m["training"]["id"] == body["id"]]
+    assert states[0] in ("queued", "running") and states[-1] == "done"
+
+    status, run = up.call("GET", f"/api/trainings/{body['id']}/steps/3/sync")
+    assert status == 200 and run["state"] == "done" and run["spec"]["algorithm"] == "ring"
+    assert len(run["steps"]) == 2 * (P - 1) and all(len(s["ranks"]) == P for s in run["steps"])
+    for chunk in range(P):  # a SUM all_reduce: every rank's output chunk sums every rank's input chunk
+        want = sum(run["inputs"][str(r)][chunk]["sum"] for r in range(P))
+        for r in range(P):
+            got = run["results"][str(r)]["output"][chunk]["sum"]
+            assert abs(got - want) <= 1e-4 * max(1.0, abs(want)), (chunk, r)
+    missing, why = up.call("GET", f"/api/trainings/{body['id']}/steps/{STEPS}/sync")
+    assert missing == 404 and why["detail"]["field"] == "step"
+
+
+def test_a_parameter_server_training_loads_its_server_link_with_p_minus_1_times_n(up):
+    status, body = up.call("POST", "/api/trainings", {"method": PARAMETER_SERVER, "servers": 1, "hidden": HIDDEN,
+                                                      "steps": 5})
+    assert status == 202, body
+    training = wait_training(up, body["id"])
+    assert training["state"] == "done", training["error"]
+    assert training["servers"] == [0] and training["workers"] == [1, 2, 3]
+    server = training["steps"][-1]["ranks"]["0"]
+    assert server["loss"] is None and server["bytes_received"] == (P - 1) * parameters(HIDDEN) * 4
+    assert training["result"]["busiest_link_bytes"] == (P - 1) * parameters(HIDDEN) * 4
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"lr": 0}, "lr"),
+    ({"method": PARAMETER_SERVER, "servers": P}, "servers"),
+    ({"method": PARAMETER_SERVER, "servers": P - 1, "batch": 0}, "batch"),
+    ({"steps": 10**7}, "steps"),
+    ({"hidden": 10**6}, "hidden"),
+    ({"method": "smoke_signals"}, "method"),
+    ({"lr": "fast"}, "lr"),
+])
+def test_bad_training_input_is_refused_naming_the_field_and_starts_nothing(up, change, field):
+    before = up.call("GET", "/api/trainings?limit=200")[1]["trainings"]
+    status, body = up.call("POST", "/api/trainings", {"hidden": HIDDEN, "steps": 5, **change})
+    assert status == 422 and body["detail"]["field"] == field, body
+    assert up.call("GET", "/api/trainings?limit=200")[1]["trainings"] == before
+    assert up.call("POST", "/api/trainings", {"steps": 5}, token=None)[0] == 401  # the audience cannot train
+
+
+def test_a_rank_killed_mid_training_fails_it_naming_the_rank_and_the_cluster_comes_back(up):
+    ranks = {r["rank"]: r["pid"] for r in up.wait_ranks(P)["ranks"]}
+    status, body = up.call("POST", "/api/trainings", {"method": "ring", "hidden": 256, "steps": 1000, "timeout": 5})
+    assert status == 202, body
+    deadline = time.monotonic() + 60
+    while not up.call("GET", f"/api/trainings/{body['id']}")[1]["steps"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(ranks[2], signal.SIGKILL)
+    training = wait_training(up, body["id"])
+    assert training["state"] == "failed" and "rank 2 was lost" in training["error"], training["error"]
+    up.wait_ranks(P, exclude_pids=set(ranks.values()))
+    again = up.call("POST", "/api/trainings", {"method": "native", "hidden": HIDDEN, "steps": 3})
+    assert again[0] == 202 and wait_training(up, again[1]["id"])["state"] == "done"
+    assert json.dumps(up.call("GET", "/api/trainings?limit=5")[1]).count(body["id"]) == 1  # kept, failed

@@ -1,0 +1,89 @@
+"""What a training run may ask and what its reports add up to, without torch, so the
+server checks a TrainSpec and merges the ranks' reports without loading a model."""
+
+from __future__ import annotations
+
+import statistics
+
+from .algorithms import NATIVE, algorithms_for, build
+from .catalog import MAX_CHUNKS, MIN_TIMEOUT, SpecError
+from .protocol import TrainSpec
+from .training_data import CLASSES, FEATURES, TRAIN
+
+PARAMETER_SERVER = "parameter_server"
+MAX_STEPS = 1000  # training steps: each keeps its gradient sync, for the stage
+MAX_HIDDEN = 4096  # two hidden layers of 4096: about 17 M parameters, 67 MB of float32 per buffer
+
+
+
+def parameters(hidden: int) -> int:
+    """How many parameters the MLP of this width has."""
+    return FEATURES * hidden + hidden + hidden * hidden + hidden + hidden * CLASSES + CLASSES
+
+
+
+def methods() -> list[str]:
+    """Every way a training run can sync its gradients."""
+    return [*algorithms_for("all_reduce"), PARAMETER_SERVER]
+
+
+def check(spec: TrainSpec, world_size: int) -> None:
+    """Raise SpecError naming the first field that cannot train on this world."""
+    if spec.method not in methods():
+        raise SpecError("method", f"{spec.method!r} is not a way to sync gradients (known: {', '.join(methods())})")
+    ps = spec.method == PARAMETER_SERVER
+    if ps and world_size < 2:
+        raise SpecError("servers", "a parameter server needs at least 2 ranks: one server and one worker")
+    if ps and not 1 <= spec.servers <= world_size - 1:
+        raise SpecError("servers", f"must be 1 to {world_size - 1} (P-1), leaving at least one worker, not {spec.servers}")
+    if not 1 <= spec.hidden <= MAX_HIDDEN:
+        raise SpecError("hidden", f"must be 1 to {MAX_HIDDEN}, not {spec.hidden}")
+    if not 1 <= spec.steps <= MAX_STEPS:
+        raise SpecError("steps", f"must be 1 to {MAX_STEPS}, not {spec.steps}")
+    if not 0 < spec.lr <= 10:
+        raise SpecError("lr", f"the learning rate must be above 0 and at most 10, not {spec.lr}")
+    workers = world_size - spec.servers if ps else world_size
+    if not workers <= spec.batch <= TRAIN:  # every worker's shard of a batch holds a sample; a batch, at most the data set
+        raise SpecError("batch", f"must be {workers} (one sample per worker) to {TRAIN}, not {spec.batch}")
+    if not 1 <= spec.chunks <= MAX_CHUNKS:
+        raise SpecError("chunks", f"must be 1 to {MAX_CHUNKS}, not {spec.chunks}")
+    shards = spec.servers if ps else 1 if spec.method == NATIVE else build("all_reduce", spec.method, world_size, 0,
+                                                                            spec.chunks).pieces
+    if shards > parameters(spec.hidden):
+        raise SpecError("servers" if ps else "chunks", f"cuts {parameters(spec.hidden)} parameters into {shards} parts")
+    if not MIN_TIMEOUT <= spec.timeout <= 3600:
+        raise SpecError("timeout", f"must be between {MIN_TIMEOUT:g} and 3600 seconds, not {spec.timeout}")
+
+
+
+def combine_step(step: int, records: list) -> dict:
+    """One row for a step over every rank's record (StepRecord or TrainStep): the batch's loss
+    and accuracy (the workers' parts, weighted by samples), the slowest worker's compute and
+    communication (a server's wait for the workers' gradients is theirs to compute), and the
+    bytes on the busiest rank's link (None where the backend does not say)."""
+    parts = [r for r in records if r.samples]
+    samples = sum(r.samples for r in parts)
+    moved = [max(r.bytes_sent, r.bytes_received) for r in records if r.bytes_sent is not None]
+    return {
+        "step": step,
+        "loss": sum(r.loss * r.samples for r in parts) / samples,
+        "accuracy": sum(r.accuracy * r.samples for r in parts) / samples,
+        "compute_s": max(r.compute_s for r in parts),
+        "comm_s": max(r.comm_s for r in parts),
+        "busiest_link_bytes": max(moved) if moved else None,
+    }
+
+
+def result_of(rows: list[dict], test_loss: float, test_accuracy: float) -> dict:
+    """The chapter's trade-off for one run: time per step (median), communication share,
+    busiest link, final batch loss, and the held-out figures."""
+    step_s = [r["compute_s"] + r["comm_s"] for r in rows]
+    return {"step_ms": statistics.median(step_s) * 1e3, "comm_share": sum(r["comm_s"] for r in rows) / sum(step_s),
+            "busiest_link_bytes": rows[-1]["busiest_link_bytes"], "final_loss": rows[-1]["loss"],
+            "test_loss": test_loss, "test_accuracy": test_accuracy}
+
+
+def catalog() -> dict:
+    """What the page builds its Train controls from."""
+    return {"methods": methods(), "parameter_server": PARAMETER_SERVER, "max_steps": MAX_STEPS, "max_hidden": MAX_HIDDEN,
+            "max_batch": TRAIN, "defaults": TrainSpec().model_dump()}
