@@ -4,6 +4,10 @@ ring all_reduce against a one-server parameter server and against S=P-1 shards, 
 ratios measured in one run (methods interleaved round by round, so drift hits all alike).
 A step's time is the slowest rank's; medians over rounds x steps.
 
+Then what reporting costs: the same ring training with Ringside's reporting on (every
+step's gradient sync captured at summary level, each step's report serialised and handed
+to a sender thread, as a worker in server mode does) against reporting off.
+
     .venv/bin/python bench/training.py [--ranks 4] [--rounds 3] [--steps 4]
 """
 
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import time
 
 from ringside.worker_agent.local import run_ranks, unwrap
 from ringside.worker_agent.protocol import TrainSpec
@@ -45,6 +50,39 @@ def measure(world, rounds: int, steps: int) -> dict:
     return out
 
 
+def reporting(world, rounds: int, steps: int) -> dict:
+    """Median step time (slowest rank) with reporting off and on, per model size."""
+    import queue
+    import threading
+
+    import torch
+    import torch.distributed as dist
+    from ringside.worker_agent.training import Trainer, train_and_report
+
+    out = {}
+    for hidden in HIDDEN:
+        spec = TrainSpec(method="ring", hidden=hidden, steps=steps + 1, lr=0.01, batch=64)
+        times = {False: [], True: []}
+        for _ in range(rounds):
+            for on in (False, True):
+                outbox: queue.SimpleQueue = queue.SimpleQueue()
+                sender = threading.Thread(target=lambda: [None for m in iter(outbox.get, None)], daemon=True)
+                sender.start()
+                dist.barrier()
+                began = time.perf_counter()
+                if on:
+                    train_and_report(world, "bench", spec, lambda m: outbox.put(m.model_dump_json()))
+                else:
+                    Trainer(spec, world.rank, world.world_size).run()
+                t = torch.tensor([time.perf_counter() - began], dtype=torch.float64)
+                outbox.put(None)
+                sender.join()
+                dist.all_reduce(t, op=dist.ReduceOp.MAX)
+                times[on].append(t.item() / (steps + 1))
+        out[hidden] = (statistics.median(times[False]), statistics.median(times[True]))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranks", type=int, default=4)
@@ -63,6 +101,11 @@ def main() -> None:
         ring = by_method["ring", 1][0]
         print(f"{'':>10} ring / parameter_server S=1: {ring / by_method['parameter_server', 1][0]:.2f}   "
               f"ring / parameter_server S={p - 1}: {ring / by_method['parameter_server', p - 1][0]:.2f}")
+    costs = unwrap(run_ranks(reporting, args.ranks, args.rounds, args.steps * 4, timeout=3600))[0]
+    print(f"\nreporting, ring: median time per step over {args.rounds} rounds of {args.steps * 4} steps (slowest rank)")
+    print(f"{'params':>10} {'off ms':>9} {'on ms':>9} {'on/off':>7}")
+    for hidden, (off, on) in costs.items():
+        print(f"{parameters(hidden):>10} {off * 1e3:>9.2f} {on * 1e3:>9.2f} {on / off:>7.3f}")
 
 
 if __name__ == "__main__":
