@@ -66,12 +66,12 @@ def reporting(world, rounds: int, steps: int) -> dict:
         for _ in range(rounds):
             for on in (False, True):
                 outbox: queue.SimpleQueue = queue.SimpleQueue()
-                sender = threading.Thread(target=lambda: [None for m in iter(outbox.get, None)], daemon=True)
+                sender = threading.Thread(target=lambda box=outbox: [None for _ in iter(box.get, None)], daemon=True)
                 sender.start()
                 dist.barrier()
                 began = time.perf_counter()
                 if on:
-                    train_and_report(world, "bench", spec, lambda m: outbox.put(m.model_dump_json()))
+                    train_and_report(world, "bench", spec, lambda m, box=outbox: box.put(m.model_dump_json()))
                 else:
                     Trainer(spec, world.rank, world.world_size).run()
                 t = torch.tensor([time.perf_counter() - began], dtype=torch.float64)
