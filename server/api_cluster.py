@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse
-
+from ringside.worker_agent import training_rules
 from ringside.worker_agent.catalog import SpecError, catalog
 from ringside.worker_agent.protocol import PROTOCOL_VERSION
 
@@ -37,6 +37,7 @@ async def get_catalog(hub: Hub = Depends(hub_of)) -> dict:
     cluster = hub.cluster
     return catalog(cluster.backend or "gloo", cluster.world_size) | {
         "run_states": {"all": [s.value for s in RunState], "ended": [s.value for s in ENDED_STATES]},
+        "training": training_rules.catalog(),
     }
 
 
@@ -45,7 +46,7 @@ def get_model(query: Annotated[model.ModelQuery, Query()], hub: Hub = Depends(hu
     # not async: building the asked schedule takes up to a few tenths of a second (model.MAX_SHAPE),
     # off the event loop; the fit is kept by the hub and read here as one tuple, no store access
     try:
-        return model.predict(query, hub.fit.params)
+        return {**model.predict(query, hub.fit.model), "fit": hub.fit.to_json()}
     except SpecError as e:
         raise refuse(422, e.field, e.message) from None
 

@@ -4,14 +4,14 @@ step's gradient sync as a run for the stage. Async, on the event loop, like the 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Path, Query, Response
-
 from ringside.worker_agent.catalog import SpecError
 from ringside.worker_agent.protocol import TrainSpec
 
 from .auth import need_presenter, need_viewer
 from .errors import refuse
 from .hub import Hub, hub_of
-from .trainings import Training, sync_run, sync_spec
+from .runs import Run
+from .trainings import Training
 
 router = APIRouter(prefix="/api/trainings")
 watch, present = Depends(need_viewer), Depends(need_presenter)
@@ -45,16 +45,11 @@ async def get_training(training_id: str = Path(max_length=40), hub: Hub = Depend
     return Response(found(hub.find_training(training_id), training_id).model_dump_json(), media_type="application/json")
 
 
-@router.get("/{training_id}/steps/{step}/sync", dependencies=[watch])
+@router.get("/{training_id}/steps/{step}/sync", dependencies=[watch], response_model=Run)
 async def get_sync(training_id: str = Path(max_length=40), step: int = Path(ge=0, lt=1 << 31),
                    hub: Hub = Depends(hub_of)) -> Response:
-    training = found(hub.find_training(training_id), training_id)
-    if sync_spec(training) is None:
-        raise refuse(404, "step", f"{training.spec.method} moves gradients and weights in two phases: no one run to show")
-    if step >= len(training.steps):
-        raise refuse(404, "step", f"{training.id} has {len(training.steps)} finished steps, 0..{len(training.steps) - 1}")
-    syncs = hub.pending.syncs.get(step) if hub.training is training else hub.trainings.sync(training.id, step)
-    if not syncs:
-        raise refuse(404, "step", f"step {step}'s gradient sync was not kept")
-    return Response(sync_run(training, step, syncs).model_dump_json(), media_type="application/json")
-
+    found(hub.find_training(training_id), training_id)
+    run, why = hub.find_sync(training_id, step)
+    if run is None:
+        raise refuse(404, "step", why)
+    return Response(run.model_dump_json(), media_type="application/json")

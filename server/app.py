@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 
 from ringside.worker_agent.protocol import PROTOCOL_VERSION
 
-from . import api_cluster, api_runs, guard, sockets
+from . import api_cluster, api_compare, api_model, api_perturb, api_runs, api_training, guard, sockets
 from .config import Settings
 from .errors import invalid_request
 from .hub import Hub
@@ -29,7 +29,8 @@ def create_app(settings: Settings) -> FastAPI:
                   description="Real torch.distributed collectives, step by step.")
     app.state.settings = settings
     app.add_exception_handler(RequestValidationError, invalid_request)
-    for router in (api_cluster.router, api_runs.router, sockets.router):
+    for router in (api_cluster.router, api_runs.router, api_compare.router, api_perturb.router, api_model.router, api_training.router,
+                   sockets.router):
         app.include_router(router)
     mount_frontend(app)
     guard.install(app, settings)

@@ -61,6 +61,8 @@ class Fanout:
         self.limit = limit
         self.viewers: set[Viewer] = set()
         self.closing: set[asyncio.Task] = set()
+        self.presenter: BaseModel | None = None  # the presenter's view, last heard (messages.PresenterMessage)
+        self.presenters = 0  # presenter pages connected: the view is forgotten when the last goes
 
     def add(self, ws: WebSocket) -> Viewer:
         viewer = Viewer(ws, self.limit)
@@ -75,6 +77,21 @@ class Fanout:
         for viewer in list(self.viewers):
             if not viewer.offer(text):
                 self._drop(viewer)
+
+    def presenter_joined(self) -> None:
+        self.presenters += 1
+
+    def presenter_left(self) -> None:
+        """With no presenter page left, a late joiner follows nobody (it shows the latest run)."""
+        self.presenters -= 1
+        if self.presenters == 0:
+            self.presenter = None
+
+    def lead(self, view: BaseModel) -> None:
+        """The presenter's page shows something else: every viewer hears it, once."""
+        if view != self.presenter:
+            self.presenter = view
+            self.publish(view)
 
     def _drop(self, viewer: Viewer) -> None:
         """Routine (a laptop asleep, a slow link): one quiet line, and the viewer is told."""

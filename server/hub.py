@@ -19,9 +19,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ringside.worker_agent.catalog import SpecError, validate
 from ringside.worker_agent.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
-                                            RunStarted, StepEvent)
+                                            RunStarted, StepEvent, TrainCommand, TrainFinished, TrainSpec, TrainStep)
+from ringside.worker_agent.training_rules import check as check_training
 
-from . import model
+from . import model, wavefront
 from .config import Settings
 from .fanout import Fanout
 from .messages import ClusterMessage, EndedMessage, SnapshotMessage, StartedMessage, StepMessage, SummaryMessage
@@ -29,8 +30,12 @@ from .metrics import Metrics
 from .registry import Cluster
 from .runs import Run, RunState, new_run
 from .store import Store
+from .training_store import TrainingStore
+from .trainings import SYNC_ID, Pending, Training, TrainingMessage, TrainStepMessage, new_training, sync_run, sync_spec
 
 TICK_S = 1.0
+KEPT_SYNCS = 16
+LOSS_GRACE_S = 1.5  # how long a failed training waits to see whether a rank died, to name it
 MAX_SECONDS = 1e7  # a reported time (115 days); beyond it, microseconds in a trace overflow to infinity
 log = logging.getLogger("ringside.server")
 
@@ -57,6 +62,14 @@ class Hub:
         # what /metrics and /api/model read, kept up to date as runs end (_save_ended)
         self.metrics = Metrics(self.store.last_busbw())
         self.fit = model.Fit(self.store.fit_rows(model.FIT_WINDOW))
+        self.trainings = TrainingStore(self.store.db)
+        self.training: Training | None = None  # the training that holds the cluster, if one does
+        self.pending: Pending | None = None
+        self.next_training = self.trainings.last_number() + 1
+        self.syncs: dict[tuple[str, int], Run] = {}  # steps' syncs made into runs lately (find_sync)
+        for training in self.trainings.unfinished():
+            training.conclude(RunState.INTERRUPTED, "the server stopped before this training finished")
+            self.trainings.save(training)
 
     # --- lifecycle -----------------------------------------------------------
 
@@ -70,6 +83,9 @@ class Hub:
         for run in ([self.current] if self.current else []) + list(self.queue):
             run.conclude(RunState.INTERRUPTED, "the server stopped before this run finished")
             self.store.save(run)
+        if self.training is not None:
+            self.training.conclude(RunState.INTERRUPTED, "the server stopped before this training finished")
+            self.trainings.save(self.training)
         self.store.close()
 
     # --- runs ----------------------------------------------------------------
@@ -81,8 +97,11 @@ class Hub:
         missing = self.cluster.missing()
         if missing:
             raise SpecError("group", f"ranks {missing} of the world are not connected; every rank takes part in every run")
+        spec, choice = model.resolve(spec, self.cluster.world_size, self.cluster.backend, self.fit)  # `auto` made concrete
         validate(spec, self.cluster.world_size, self.cluster.backend)
         run = new_run(f"r-{self.next_id:06d}", spec, self.cluster.backend, self.cluster.world_size)
+        run.choice = choice
+        run.perturbed = wavefront.record(run)
         self.next_id += 1
         self.queue.append(run)
         self.store.save(run)
@@ -90,9 +109,122 @@ class Hub:
         self.changed.set()
         return run
 
+    # --- trainings: data-parallel training on every rank, holding the cluster alone ---
+
+    def submit_training(self, spec: TrainSpec) -> Training:
+        """Start a training, or raise SpecError naming what is wrong (and start nothing)."""
+        if not self.cluster.live():
+            raise SpecError("group", "no ranks are connected")
+        missing = self.cluster.missing()
+        if missing:
+            raise SpecError("group", f"ranks {missing} of the world are not connected; every rank trains")
+        check_training(spec, self.cluster.world_size)
+        busy = self.training or self.current or (self.queue[0] if self.queue else None)
+        if busy is not None:
+            raise SpecError("cluster", f"{busy.id} holds the cluster; train when it has ended")
+        training = new_training(f"t-{self.next_training:06d}", spec, self.cluster.backend, self.cluster.world_size)
+        self.next_training += 1
+        self.training, self.pending = training, Pending(training.world_size)
+        self.trainings.save(training)
+        self.fanout.publish(TrainingMessage(training=training.summary()))
+        task = asyncio.create_task(self._train(training))
+        self.telling.add(task)
+        task.add_done_callback(self.telling.discard)
+        return training
+
+    def find_training(self, training_id: str) -> Training | None:
+        if self.training is not None and self.training.id == training_id:
+            return self.training
+        return self.trainings.get(training_id)
+
+    async def _train(self, training: Training) -> None:
+        try:
+            training.state, training.started_at = RunState.RUNNING, time.time()
+            self.trainings.save(training)
+            self.fanout.publish(TrainingMessage(training=training.summary()))
+            await self._tell_workers(TrainCommand(run_id=training.id, spec=training.spec).model_dump_json())
+            training.conclude(*await self._await_training(training))
+        except Exception:  # a bug costs this training, never the cluster: runs wait for it to end
+            log.exception("training %s: the server failed", training.id)
+            training.conclude(RunState.FAILED, "the server failed while training (its log says why)")
+        finally:
+            self.trainings.save(training)
+            self.trainings.save_syncs(training.id, self.pending.syncs)
+            self.training = self.pending = None
+            self.fanout.publish(TrainingMessage(training=training.summary()))
+            self.changed.set()
+
+    async def _await_training(self, training: Training) -> tuple[RunState, str | None]:
+        allowed = training.spec.timeout * (training.spec.steps + 2)
+        deadline = time.monotonic() + allowed
+        while True:
+            lost = self.cluster.missing_in_order()
+            if training.error is not None or lost:  # a peer's broken connection is often heard before its loss
+                lost = lost or await self._lost_within(LOSS_GRACE_S)
+                if not lost:
+                    return RunState.FAILED, None
+                then = f" (then ranks {lost[1:]}, which gave up on it)" if lost[1:] else ""
+                return RunState.FAILED, f"rank {lost[0]} was lost during the training{then}" + (
+                    f": {training.error}" if training.error else "")
+            if not training.unfinished():
+                return RunState.DONE, None
+            if time.monotonic() > deadline:
+                return RunState.FAILED, f"ranks {training.unfinished()} did not finish within {allowed:g} s"
+            self.changed.clear()
+            try:
+                await asyncio.wait_for(self.changed.wait(), timeout=TICK_S)
+            except asyncio.TimeoutError:
+                pass
+
+    async def _lost_within(self, seconds: float) -> list[int]:
+        """The ranks of the world found missing within `seconds` (at once, if any are), first lost first."""
+        deadline = time.monotonic() + seconds
+        while not (lost := self.cluster.missing_in_order()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return lost
+
+    def _on_training_event(self, event) -> None:
+        training = self.training
+        if training is None or event.run_id != training.id:
+            return  # late news of a training that has ended
+        if isinstance(event, TrainStep):
+            if not 0 <= event.step < training.spec.steps or not 0 <= event.rank < training.world_size:
+                training.on_error(ErrorEvent(run_id=training.id, rank=event.rank,
+                                             message=f"rank {event.rank} reported step {event.step} of {training.spec.steps}"))
+            elif (row := self.pending.add(training, event)) is not None:
+                self.fanout.publish(TrainStepMessage(id=training.id, step=row))
+        elif isinstance(event, TrainFinished):
+            training.on_finished(event)
+        else:
+            training.on_error(event)
+        self.changed.set()
+
+    def find_sync(self, training_id: str, step: int) -> tuple[Run | None, str]:
+        """A training step's gradient sync as a run for the stage, or None and why not. Made
+        once and kept a while: an audience that follows the presenter onto it asks together."""
+        key = (training_id, step)
+        if key in self.syncs:
+            return self.syncs[key], ""
+        training = self.find_training(training_id)
+        if training is None:
+            return None, f"no training {training_id!r}"
+        if sync_spec(training) is None:
+            return None, f"{training.spec.method} moves gradients and weights in two phases: no one run to show"
+        if not 0 <= step < len(training.steps):
+            return None, f"{training.id} has {len(training.steps)} finished steps, 0..{len(training.steps) - 1}"
+        syncs = self.pending.syncs.get(step) if training is self.training else self.trainings.sync(training.id, step)
+        if not syncs:
+            return None, f"step {step}'s gradient sync was not kept"
+        self.syncs[key] = run = sync_run(training, step, syncs)
+        while len(self.syncs) > KEPT_SYNCS:
+            self.syncs.pop(next(iter(self.syncs)))
+        return run, ""
+
     def find(self, run_id: str) -> Run | None:
         if self.current is not None and self.current.id == run_id:
             return self.current
+        if (sync := SYNC_ID.match(run_id)) is not None:  # a training step's sync (trainings.sync_run names it so)
+            return self.find_sync(sync[1], int(sync[2]))[0]
         return next((r for r in self.queue if r.id == run_id), None) or self.store.get(run_id)
 
     def live(self) -> dict[str, Run]:
@@ -127,7 +259,7 @@ class Hub:
 
     async def _dispatch(self) -> None:
         while True:
-            while not self.queue or self.cluster.missing() or not self.cluster.live():
+            while not self.queue or self.cluster.missing() or not self.cluster.live() or self.training is not None:
                 self.changed.clear()
                 await self.changed.wait()
             run = self.queue.popleft()
@@ -148,6 +280,8 @@ class Hub:
         self.store.save(run)
         await self._tell_workers(RunCommand(run_id=run.id, spec=run.spec).model_dump_json())
         state, error = await self._await_ranks(run)
+        if state == RunState.FAILED:
+            wavefront.blame(run, error)  # a hang: the run failed on the rank the others waited for
         run.conclude(state, error)
         self.current = None
         self._save_ended(run)
@@ -156,6 +290,8 @@ class Hub:
     def _save_ended(self, run: Run) -> None:
         """Store a run that has ended and, if done, its figures: the counters and the fit
         take it in now, so no read ever goes back over the stored runs."""
+        if run.state == RunState.DONE:  # predicted before its own row joins the fit
+            run.prediction = model.prediction_of(run, self.fit)
         self.store.save(run)
         if run.state == RunState.DONE:
             row = model.row_of(run)
@@ -204,19 +340,22 @@ class Hub:
         if isinstance(event, Heartbeat):
             self.cluster.beat(event)
             return
+        if isinstance(event, (TrainStep, TrainFinished)) or (self.training is not None and isinstance(event, ErrorEvent)):
+            self._on_training_event(event)
+            return
         run = self.current
         if run is None or getattr(event, "run_id", None) != run.id:
             return  # late news of a run that has ended: nothing to update
         if isinstance(event, RunStarted):
             if not run.started():
                 run.on_started(event)
-                if run.started():  # the last rank is in: the run goes on stage with what it has so far
+                if run.started() and run.spec.purpose != "sweep":  # the last rank is in: the run goes on stage
                     self.fanout.publish(StartedMessage(run=run))
         elif (why := nonsense(event, run)) is not None:  # the run fails, saying so; nothing of it is taken in
             run.on_error(ErrorEvent(run_id=run.id, rank=event.rank, message=why))
         elif isinstance(event, StepEvent):
             entry = run.on_step(event)
-            if run.started():  # steps before that are in run_started's run
+            if run.started() and run.spec.purpose != "sweep":  # steps before that are in run_started's run; a sweep's stay off stage
                 self.fanout.publish(StepMessage(run_id=run.id, step=event.step, rank=event.rank, t0=entry.t0, t1=entry.t1,
                                                 states=entry.states))
         elif isinstance(event, RunFinished):
@@ -225,6 +364,8 @@ class Hub:
             run.on_cancelled(event)
         elif isinstance(event, ErrorEvent):
             run.on_error(event)
+        if (front := wavefront.observe(run, event)) is not None:  # a hang run's ranks report steps and arrivals live
+            self.fanout.publish(wavefront.WavefrontMessage(run_id=run.id, wavefront=front))
         self.changed.set()
 
     async def _tick(self) -> None:

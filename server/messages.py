@@ -9,7 +9,14 @@
 - `step`, one rank's step, for every step reported after `run_started`;
 - `run_ended` (the full Run) when it ends, with results and figures (a run that fails
   before `run_started` gets only this);
-- `cluster` once a second.
+- `cluster` once a second;
+- `wavefront` while a run with a hang is stuck: each rank's last step, and whom it waits for
+  (wavefront.py);
+- `training` (a training's summary) whenever a training changes state, and `train_step`
+  (one step over every rank) as each step completes (trainings.py);
+- `presenter`, what the presenter's page shows (run, step, playing, speed), whenever it
+  changes; audience pages that follow the presenter mirror it (the snapshot carries the
+  latest, for a late joiner).
 
 So a live viewer never needs GET /api/runs/{id}."""
 
@@ -17,11 +24,23 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ringside.worker_agent.protocol import ChunkState
 
 from .runs import Run, RunSummary
+
+
+class PresenterMessage(BaseModel):
+    """The presenter's view, as its page sends it over /ws (sockets.py checks it) and as
+    every viewer hears it. step -1: the run's inputs."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    type: Literal["presenter"] = "presenter"
+    run_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")
+    step: int = Field(ge=-1, le=1_000_000)
+    playing: bool
+    speed: float = Field(ge=0.05, le=20)
 
 
 class SnapshotMessage(BaseModel):
@@ -30,6 +49,7 @@ class SnapshotMessage(BaseModel):
     cluster: dict
     queue: list[RunSummary]
     current: Optional[Run]
+    presenter: PresenterMessage | None = None
 
 
 class SummaryMessage(BaseModel):

@@ -1,35 +1,37 @@
-"""The alpha-beta cost model: a step costs alpha (latency) plus beta per byte
-of its busiest rank (simulate.cost reads both terms from the schedule). alpha
-and beta are given, or fitted by least squares to this cluster's last FIT_WINDOW
-finished stepwise runs.
+"""The cluster's cost model: alpha, beta and gamma fitted to its stepwise runs, a line per
+(collective, world size) fitted to its native runs, the prediction every finished run
+gets, and the resolution of `auto` (algorithm and chunks) when a run is submitted.
+The model itself (terms read from the schedule, the fit, the picks) is worker_agent/predict.py.
 
 What one request may cost is bounded: a prediction builds and simulates the schedule
 for the asked shape, so world_size² × chunks is capped (MAX_SHAPE: a quarter of a million
 transfers at most; ~50 MB and ~0.25 s for the costliest), and at most BUILDS predictions
 build at once, so many requests queue rather than add up. The fit itself is kept: one small row per
-finished run, refitted on the event loop as each run ends (500 rows: microseconds)."""
+finished run, refitted on the event loop as each run ends (500 rows: milliseconds; the held-out
+error, tens of milliseconds, only when asked for: by /api/model, or by `auto` at submit)."""
 
 from __future__ import annotations
 
 import math
 import threading
 from collections import deque
-from typing import Iterable, Optional
+from collections.abc import Iterable
+from dataclasses import asdict
+from typing import NamedTuple
 
-import numpy as np
 from pydantic import BaseModel, Field
-
+from ringside.worker_agent import predict as pm
 from ringside.worker_agent.algorithms import NATIVE, algorithms_for, build
-from ringside.worker_agent.catalog import ITEMSIZE, SpecError
+from ringside.worker_agent.catalog import ITEMSIZE, SpecError, group_of, validate
 from ringside.worker_agent.collectives import get
-from ringside.worker_agent.protocol import Collective, DType
+from ringside.worker_agent.protocol import Collective, DType, RunSpec
 from ringside.worker_agent.schedule import Schedule
 from ringside.worker_agent.simulate import Cost, cost, traffic
 
 from .runs import Run
 
-DEFAULT_ALPHA, DEFAULT_BETA = 50e-6, 1e-9  # 50 us a step, 1 GB/s: a loopback-ish guess until runs are measured
-FIT_WINDOW = 500  # runs the fit reads, newest first
+DEFAULT_ALPHA, DEFAULT_BETA = pm.DEFAULT.alpha, pm.DEFAULT.beta
+FIT_WINDOW = 500  # stepwise runs the fit reads, newest first (and as many native runs for the native lines)
 # Every built-in schedule has at most 2·P²·chunks transfers (ring all-reduce's 2(P-1)·P·chunks);
 # at this cap that is about 260 k transfers. The costliest shape it lets through (all_to_all over
 # 362 ranks) takes ~0.25 s and ~50 MB to build, check and simulate on one laptop core.
@@ -37,7 +39,21 @@ MAX_SHAPE = 1 << 17
 CACHED_SHAPE = 1 << 12  # shapes up to this use algorithms.build's cache; a larger one is built, used and let go
 BUILDS = threading.BoundedSemaphore(2)  # predictions that build at once: memory stays bounded however many ask
 
-Row = tuple[int, int, float]  # (steps, busiest rank's bytes summed over steps, measured seconds)
+
+class Row(NamedTuple):
+    """One run that ended done, as the model keeps it (the store's `figures` row)."""
+
+    collective: str
+    algorithm: str
+    ranks: int
+    size: int  # bytes per rank, as nccl-tests count them
+    steps: int | None  # the schedule's terms; None for native
+    bytes: int | None
+    reduced: int | None
+    time: float  # measured seconds
+
+    def sample(self) -> pm.Sample:
+        return pm.Sample(self.steps, self.bytes, self.reduced, self.time, self.size)
 
 
 class ModelQuery(BaseModel):
@@ -48,8 +64,9 @@ class ModelQuery(BaseModel):
     dtype: DType = "float32"
     chunks: int = Field(1, ge=1, le=1024)
     root: int = Field(0, ge=0)
-    alpha: Optional[float] = Field(None, ge=0, description="seconds per step; fitted when omitted")
-    beta: Optional[float] = Field(None, ge=0, description="seconds per byte; fitted when omitted")
+    alpha: float | None = Field(None, ge=0, description="seconds per step; fitted when omitted")
+    beta: float | None = Field(None, ge=0, description="seconds per byte; fitted when omitted")
+    gamma: float | None = Field(None, ge=0, description="seconds per byte reduced; when omitted, fitted, or 0 if alpha or beta is given")
 
 
 def features(collective: str, algorithm: str, p: int, root: int, chunks: int, count: int, itemsize: int):
@@ -58,26 +75,28 @@ def features(collective: str, algorithm: str, p: int, root: int, chunks: int, co
     return terms.steps, terms.bytes
 
 
+def _measured(run: Run) -> bool:
+    return run.time is not None and 0 < run.time < math.inf
+
+
 def row_of(run: Run) -> Row | None:
-    """The fit's row for a run that ended done, read from its own schedule (a custom one
-    too); None for a native run or one without a sensible measured time (ranks report it)."""
-    if run.schedule is None or run.time is None or not 0 < run.time < math.inf:
+    """The model's row for a run that ended done, read from its own schedule (a custom one
+    too; None for a native run's terms); None without a sensible measured time."""
+    if not _measured(run):
         return None
     collective = get(run.spec.collective)
-    terms = cost(Schedule.from_json(run.schedule, run.world_size), collective.count(run.spec), ITEMSIZE[collective.dtype(run.spec)])
-    return terms.steps, terms.bytes, run.time
+    count, itemsize, p = collective.count(run.spec), ITEMSIZE[collective.dtype(run.spec)], len(run.group)
+    size = collective.message_bytes(count, itemsize, p)
+    if run.schedule is None:
+        return Row(run.spec.collective, run.spec.algorithm, p, size, None, None, None, run.time)
+    terms = cost(Schedule.from_json(run.schedule, run.world_size), count, itemsize)
+    return Row(run.spec.collective, run.spec.algorithm, p, size, terms.steps, terms.bytes, terms.reduced, run.time)
 
 
-def solve(rows: Iterable[Row]) -> tuple[float, float, int]:
-    """(alpha, beta, rows used) by least squares; the defaults when the rows cannot tell."""
-    rows = list(rows)
-    if len({r[:2] for r in rows}) < 2:
-        return DEFAULT_ALPHA, DEFAULT_BETA, 0
-    data = np.asarray(rows, dtype=float)
-    (alpha, beta), *_ = np.linalg.lstsq(data[:, :2], data[:, 2], rcond=None)
-    if alpha < 0 or beta <= 0:  # noise can tip a fit over: keep the model physical
-        return DEFAULT_ALPHA, DEFAULT_BETA, 0
-    return float(alpha), float(beta), len(rows)
+def solve(rows: Iterable) -> tuple[float, float, int]:
+    """(alpha, beta, rows used) of the fit over stepwise rows; the defaults when the rows cannot tell."""
+    fitted = pm.solve(r.sample() for r in rows if r.steps is not None)
+    return fitted.params.alpha, fitted.params.beta, fitted.runs
 
 
 def fit(runs: list[Run]) -> tuple[float, float, int]:
@@ -85,19 +104,63 @@ def fit(runs: list[Run]) -> tuple[float, float, int]:
 
 
 class Fit:
-    """The fit over the last FIT_WINDOW rows, redone when a row is added (on the event loop);
-    `params` is one tuple, replaced whole, so a request in the threadpool reads it safely."""
+    """The fits over the last FIT_WINDOW rows, redone when a row is added (on the event loop).
+    Each is replaced whole, so a request in the threadpool reads a consistent one."""
 
     def __init__(self, rows: Iterable[Row] = ()):
-        self.rows: deque[Row] = deque(rows, maxlen=FIT_WINDOW)
-        self.params = solve(self.rows)
+        self.stepwise: deque[Row] = deque(maxlen=FIT_WINDOW)
+        self.natives: deque[Row] = deque(maxlen=FIT_WINDOW)
+        for r in rows:  # the store gives plain tuples
+            self._keep(Row(*r))
+        self._refit()
 
     def add(self, row: Row) -> None:
-        self.rows.append(row)
-        self.params = solve(self.rows)
+        self._keep(row)
+        self._refit()
+
+    def _keep(self, row: Row) -> None:
+        (self.stepwise if row.steps is not None else self.natives).append(row)
+
+    def _refit(self) -> None:
+        self.model = pm.solve(r.sample() for r in self.stepwise)
+        points: dict[tuple[str, int], list[tuple[float, float]]] = {}
+        for r in self.natives:
+            if r.algorithm == NATIVE:
+                points.setdefault((r.collective, r.ranks), []).append((r.size, r.time))
+        self.native = {key: f for key, pts in points.items() if (f := pm.fit_native(pts)) is not None}
+
+    @property
+    def params(self) -> tuple[float, float, int]:
+        """(alpha, beta, runs), as the fit was first shown."""
+        return self.model.params.alpha, self.model.params.beta, self.model.runs
+
+    def to_json(self) -> dict:
+        """The fit, its error over its own runs and on sizes held out of it, and the native lines."""
+        return {**self.model.to_json(), "native": [
+            {"collective": c, "ranks": p, "latency": f.latency, "per_byte": f.per_byte, "runs": f.runs, "rms_error": f.rms_error}
+            for (c, p), f in sorted(self.native.items())]}
 
 
-def predict(q: ModelQuery, fitted: tuple[float, float, int]) -> dict:
+def prediction_of(run: Run, fitted: Fit) -> dict | None:
+    """What the model predicted for a run that has just ended done, before its own row joins the
+    fit: from alpha, beta and gamma for a schedule, from the native line for native."""
+    row = row_of(run)
+    if row is None:
+        return None
+    if row.steps is None:
+        line = fitted.native.get((row.collective, row.ranks))
+        if line is None:
+            return {"time": None, "source": f"no native {row.collective} runs at {row.ranks} ranks at two sizes yet"}
+        seconds, source = line.time(row.size), f"native line fitted to {line.runs} runs"
+    else:
+        if fitted.model.runs == 0:
+            return {"time": None, "source": "no stepwise runs fitted yet"}
+        seconds, source = fitted.model.params.time((row.steps, row.bytes, row.reduced)), fitted.model.params.source
+    return {"time": seconds, "measured": row.time, "error": (seconds - row.time) / row.time, "source": source}
+
+
+def predict(q: ModelQuery, fitted: tuple | pm.Fitted) -> dict:
+    """The model's answer for one run's shape. `fitted` is a Fitted, or (alpha, beta, runs)."""
     if q.algorithm not in algorithms_for(q.collective) or q.algorithm == NATIVE:
         stepwise = ", ".join(algorithms_for(q.collective)[1:])
         raise SpecError("algorithm", f"the model needs a stepwise algorithm of {q.collective} ({stepwise})")
@@ -120,13 +183,67 @@ def predict(q: ModelQuery, fitted: tuple[float, float, int]) -> dict:
         moved = traffic(schedule, count, itemsize)  # once: the cost's terms and the answer's traffic
         terms = Cost(len(schedule.steps), int(moved.step_bytes.sum()), int(moved.step_reduced.sum()))
         moved = moved.to_json()
-    alpha, beta, n = fitted if q.alpha is None or q.beta is None else (q.alpha, q.beta, 0)
-    alpha, beta = (q.alpha if q.alpha is not None else alpha), (q.beta if q.beta is not None else beta)
-    seconds = terms.time(alpha, beta)
+    if isinstance(fitted, tuple):
+        fitted = pm.Fitted(pm.Params(fitted[0], fitted[1], 0.0, "given"), fitted[2], None)
+    given = fitted.params
+    chosen = (q.alpha, q.beta) != (None, None)  # the alpha-beta model a caller names: no gamma unless named too
+    alpha, beta = given.alpha if q.alpha is None else q.alpha, given.beta if q.beta is None else q.beta
+    gamma = q.gamma if q.gamma is not None else 0.0 if chosen else given.gamma
+    seconds = terms.time(alpha, beta, gamma)
     size = collective.message_bytes(count, itemsize, q.world_size)
     return {
         "collective": q.collective, "algorithm": q.algorithm, "world_size": q.world_size, "count": count,
-        "dtype": collective.dtype(q), "bytes": size, "steps": terms.steps, "time": seconds,
-        "algbw": size / seconds if seconds > 0 else None, "alpha": alpha, "beta": beta,
-        "fitted_from_runs": n, "traffic": moved,
+        "dtype": collective.dtype(q), "bytes": size, "steps": terms.steps, "terms": asdict(terms),
+        "time": seconds, "algbw": size / seconds if seconds > 0 else None, "alpha": alpha, "beta": beta, "gamma": gamma,
+        "fitted_from_runs": fitted.runs if (q.alpha, q.beta, q.gamma) == (None, None, None) else 0,
+        "rms_error": fitted.rms_error, "source": given.source, "traffic": moved,
     }
+
+
+# --- auto, at submit ------------------------------------------------------------------
+
+
+def _valid(spec: RunSpec, world_size: int, backend: str) -> bool:
+    try:
+        validate(spec, world_size, backend)
+    except SpecError:
+        return False
+    return True
+
+
+def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit) -> tuple[RunSpec, dict | None]:
+    """A spec with `auto` (algorithm or chunks) made concrete, and the choice as the run keeps
+    it: what was asked, what was chosen, why, and every candidate's predicted time. A spec
+    without `auto` comes back as it is. Raises SpecError for what no choice could run."""
+    if pm.AUTO not in (spec.algorithm, spec.chunks):
+        return spec, None
+    collective = get(spec.collective)
+    if spec.algorithm == pm.AUTO:  # what is wrong whatever the algorithm (group, count, op ...) is said first
+        validate(spec.model_copy(update={"algorithm": NATIVE, "chunks": 1 if spec.chunks == pm.AUTO else spec.chunks}),
+                 world_size, backend)
+    group = group_of(spec, world_size)
+    p, root = len(group), group.index(spec.root) if spec.root in group else 0
+    itemsize = ITEMSIZE[collective.dtype(spec)]
+    size = collective.message_bytes(collective.count(spec), itemsize, p)
+    asked = {"algorithm": spec.algorithm, "chunks": spec.chunks}
+    if spec.algorithm == pm.AUTO:
+        first = 1 if spec.chunks == pm.AUTO else spec.chunks
+        names = [a for a in pm.stepwise(spec.collective)
+                 if _valid(spec.model_copy(update={"algorithm": a, "chunks": first}), world_size, backend)]
+        choice = pm.pick(spec.collective, p, root, size, itemsize, fitted.model, fitted.native.get((spec.collective, p)),
+                         names, spec.chunks)
+        algorithm, chunks, why = choice.algorithm, choice.chunks, choice.why
+        candidates = [{"algorithm": c.algorithm, "chunks": c.chunks, "time": c.time} for c in choice.candidates]
+    else:
+        validate(spec.model_copy(update={"chunks": 1}), world_size, backend)  # native, custom, unknown: said plainly
+        if spec.algorithm not in pm.stepwise(spec.collective):
+            raise SpecError("chunks", f'"auto" chooses how a schedule is cut; {spec.algorithm} takes a number of chunks')
+        algorithm = spec.algorithm
+        chunks, tried = pm.best_chunks(spec.collective, algorithm, p, root, size, itemsize, fitted.model.params)
+        listed = ", ".join(f"{k}: {pm.seconds(t)}" for k, t in tried.items())
+        why = f"{chunks} chunks: predicted fastest of {listed} (with {fitted.model.params.source})"
+        candidates = [{"algorithm": algorithm, "chunks": k, "time": t} for k, t in tried.items()]
+    resolved = spec.model_copy(update={"algorithm": algorithm, "chunks": chunks})
+    label = " · ".join(f"{k} auto → {v}" for k, v in (("algorithm", algorithm), ("chunks", chunks)) if asked[k] == pm.AUTO)
+    return resolved, {"asked": asked, "algorithm": algorithm, "chunks": chunks, "label": label, "why": why,
+                      "candidates": candidates, "params": fitted.model.params.to_json()}

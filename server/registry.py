@@ -23,6 +23,7 @@ class Rank:
     connected: bool = True
     busy: bool = False
     last_seen: float = field(default_factory=time.monotonic)
+    left_at: float | None = None  # when its connection closed
     cpu_percent: float = 0.0
     rss_bytes: int = 0
     gpu_memory_bytes: int | None = None
@@ -90,6 +91,7 @@ class Cluster:
     def leave(self, rank: int) -> None:
         if rank in self.ranks:
             self.ranks[rank].connected = False
+            self.ranks[rank].left_at = time.monotonic()
         if not self.complete and not any(r.connected for r in self.ranks.values()):
             # a world that was never whole is a claim no rank backs any more (a hello can claim
             # any size); a whole one stays, its ranks shown lost, until its ranks or a new world come
@@ -102,6 +104,14 @@ class Cluster:
     def live(self) -> list[int]:
         now = time.monotonic()
         return sorted(r for r, info in self.ranks.items() if info.status(now, self.lost_after) != "lost")
+
+    def missing_in_order(self) -> list[int]:
+        """The missing ranks, the first to go first: the one that died before its peers gave up."""
+        def left(r: int) -> float:
+            rank = self.ranks.get(r)
+            return rank.left_at if rank is not None and rank.left_at is not None else float("inf")
+
+        return sorted(self.missing(), key=left)
 
     def missing(self) -> list[int]:
         """Ranks of the world that are not live now."""

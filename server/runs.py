@@ -3,7 +3,9 @@ did and what it cost. One type, `Run`, whose JSON is what viewers, the store, th
 trace and `ringside run` read; its state is a `RunState`.
 
 The server plans a run when it is created (schedule, chunks, layout hint, a
-skeleton per step), so only the ranks' inputs, steps and results arrive later."""
+skeleton per step), so only the ranks' inputs, steps and results arrive later. Traced
+send/recv code has no schedule until it has run: its ranks rebuild one from what the code
+did (traced.py) and bring it in their RunStarted, and the run takes it then."""
 
 from __future__ import annotations
 
@@ -14,12 +16,15 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, model_validator
 
-from ringside.worker_agent import catalog, simulate
+from ringside.worker_agent import catalog, provenance, simulate
+from ringside.worker_agent.algorithms import is_traced
 from ringside.worker_agent.collectives import get
-from ringside.worker_agent.protocol import ChunkState, ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
+from ringside.worker_agent.protocol import MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
 from ringside.worker_agent.schedule import Schedule
 
+from . import stage_data
 from .guard import bounded
+from .wavefront import Perturbed
 
 
 class RunState(str, Enum):
@@ -97,6 +102,16 @@ class Layout(BaseModel):
     servers: list[int] = []
 
 
+class Departure(BaseModel):
+    """Where a wrong result began (provenance.first_departure): the step (0-based), the rank
+    (global) and the chunk, and the words a viewer reads."""
+
+    step: int
+    rank: int
+    chunk: int
+    words: str
+
+
 class RunSummary(BaseModel):
     """What a run list shows: no steps, no states."""
 
@@ -115,6 +130,7 @@ class RunSummary(BaseModel):
     algorithm: str
     count: int
     dtype: str
+    purpose: str = "show"  # "sweep": one measurement of many, never put on stage by itself
 
 
 class Run(BaseModel):
@@ -143,6 +159,12 @@ class Run(BaseModel):
     algbw: Optional[float] = None
     busbw: Optional[float] = None
     traffic: Optional[Traffic] = None
+    departure: Optional[Departure] = None  # traced code with a wrong result: where it began (_departure)
+    calls: dict[str, list[CallTime]] = {}  # traced code: each rank's point-to-point calls, for where it blocked
+    perturbed: Optional[Perturbed] = None  # a perturbed run's predicted extra time and hang wavefront (wavefront.py)
+    display: Optional[dict] = None  # what the stage draws that differs by collective (stage_data.py)
+    choice: Optional[dict] = None  # what `auto` chose (algorithm, chunks), why, and every candidate's predicted time (model.resolve)
+    prediction: Optional[dict] = None  # the model's time for it, made when it ended done (model.prediction_of)
 
     @model_validator(mode="after")
     def _plan_old_run(self) -> "Run":
@@ -159,7 +181,7 @@ class Run(BaseModel):
     def summary(self) -> RunSummary:
         spec = self.spec
         return RunSummary(**self.model_dump(include=set(RunSummary.model_fields)), collective=spec.collective,
-                          algorithm=spec.algorithm, count=spec.count, dtype=spec.dtype)
+                          algorithm=spec.algorithm, count=spec.count, dtype=spec.dtype, purpose=spec.purpose)
 
     # --- what the ranks report ------------------------------------------------
 
@@ -168,8 +190,43 @@ class Run(BaseModel):
         return len(self.inputs) == len(self.group)
 
     def on_started(self, event: RunStarted) -> None:
-        if event.rank in self.group:
-            self.inputs[str(event.rank)] = event.inputs
+        if event.rank not in self.group:
+            return
+        if is_traced(self.spec.collective, self.spec.algorithm):
+            why = self._learn(event)
+            if why is not None:
+                self.on_error(ErrorEvent(run_id=self.id, rank=event.rank, message=why))
+                return
+            self.input_chunks[str(event.rank)] = [c for c in event.input_chunks if 0 <= c < len(self.chunk_bounds)]
+            self.calls[str(event.rank)] = event.calls
+        self.inputs[str(event.rank)] = event.inputs
+
+    def _learn(self, event: RunStarted) -> str | None:
+        """Take the schedule that traced code made from the first rank that brings it, with its
+        chunks and a skeleton per step; or say why it cannot be taken (and nothing is)."""
+        if self.schedule is not None or event.schedule is None:
+            return None
+        plan, bounds = event.schedule, event.chunk_bounds
+        collective = get(self.spec.collective, self.spec.servers)
+        values = collective.blocks(len(self.group)) * collective.count(self.spec)
+        try:
+            steps = [Step(step=i, phase=str(s["phase"]), caption=str(s["caption"]), transfers=s["transfers"])
+                     for i, s in enumerate(plan["steps"][:MAX_STEPS + 1])]
+            blocks, chunks = int(plan["blocks"]), int(plan["blocks"]) * int(plan["pieces"])
+            if len(steps) <= MAX_STEPS:  # what the run's figures will read it as (conclude)
+                Schedule.from_json(plan, self.world_size)
+        except (KeyError, TypeError, ValueError):
+            return f"rank {event.rank} sent a traced schedule that cannot be read"
+        ok_bounds = 1 <= len(bounds) == chunks <= catalog.MAX_CHUNKS * blocks and bounds[-1][1] == values and \
+            all(a == (bounds[i - 1][1] if i else 0) and a <= b for i, (a, b) in enumerate(bounds))
+        known = set(self.group)
+        transfers = [t for s in steps for t in s.transfers]
+        if len(steps) > MAX_STEPS or len(transfers) > MAX_TRANSFERS or not ok_bounds or plan["root"] not in known or any(
+                len(t) != 5 or t[0] not in known or t[1] not in known or not (0 <= t[2] < chunks and 0 <= t[3] < chunks)
+                for t in transfers):
+            return f"rank {event.rank} sent a traced schedule outside the run's ranks, chunks or limits"
+        self.schedule, self.steps, self.chunk_bounds = plan, steps, [tuple(b) for b in bounds]
+        return None
 
     def on_step(self, event: StepEvent) -> RankStep:
         entry = RankStep(t0=event.t0, t1=event.t1, states=event.states)
@@ -205,11 +262,29 @@ class Run(BaseModel):
         per_iteration = [r.timings.iterations for r in results if r.timings.iterations]
         if per_iteration and len({len(t) for t in per_iteration}) == 1:
             self.time = statistics.median(max(ts) for ts in zip(*per_iteration))
-            collective, p = get(self.spec.collective), len(self.group)
+            collective, p = get(self.spec.collective, self.spec.servers), len(self.group)
             size = collective.message_bytes(collective.count(self.spec), catalog.ITEMSIZE[collective.dtype(self.spec)], p)
             self.algbw = size / self.time if self.time > 0 else None
             self.busbw = self.algbw * collective.bus_factor(p) if self.algbw is not None else None
         self.traffic = self._traffic()
+        self.departure = self._departure()
+        self.display = stage_data.measure(
+            self.display, self.spec.root, [s.transfers for s in self.steps], self.chunk_bounds,
+            {int(r): res.bytes_sent for r, res in self.results.items()}, {int(r): res.bytes_received for r, res in self.results.items()})
+
+    def _departure(self) -> Departure | None:
+        """For traced code whose result is wrong: the first step where a rank's buffer departs
+        from what the collective requires (provenance.first_departure), in global ranks. Other
+        schedules are checked before they run, so their results are never wrong this way."""
+        if self.verified is not False or self.schedule is None or not is_traced(self.spec.collective, self.spec.algorithm):
+            return None
+        local = {g: i for i, g in enumerate(self.group)}
+        plan = {**self.schedule, "root": local[self.schedule["root"]],
+                "steps": [{**s, "transfers": [[local[a], local[b], c, i, r] for a, b, c, i, r in s["transfers"]]}
+                          for s in self.schedule["steps"]]}
+        peer = local[catalog.peer_of(self.spec, self.group)]
+        found = provenance.first_departure(Schedule.from_json(plan, len(self.group)), self.group, peer)
+        return None if found is None else Departure(**vars(found))
 
     def _traffic(self) -> Traffic | None:
         """Counted by the simulator over the run's schedule in global ranks. None for a
@@ -236,5 +311,5 @@ def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> Run:
         layout=catalog.layout_of(spec, world_size), schedule=plan,
         chunk_bounds=catalog.chunk_bounds(spec, world_size),
         input_chunks={str(r): chunks for r, chunks in catalog.input_chunks(spec, world_size).items()},
-        steps=steps,
+        steps=steps, display=stage_data.display(spec, world_size),
     )

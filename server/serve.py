@@ -14,7 +14,7 @@ from pathlib import Path
 
 import uvicorn
 
-from ringside.worker_agent.algorithms import build
+from ringside.worker_agent.algorithms import build, is_traced
 from ringside.worker_agent.user_algorithms import load
 
 from .app import create_app
@@ -135,7 +135,9 @@ def load_algorithms(paths: list[str], world_size: int | None = None) -> None:
             raise SystemExit(f"error: --algorithms {path}: {type(e).__name__}: {e}") from None
         for collective, name in added:
             verdict = ""
-            if world_size is not None:
+            if is_traced(collective, name):
+                verdict = ": send/recv code, traced when it runs"
+            elif world_size is not None:
                 try:
                     build(collective, name, world_size)
                     verdict = f": checked for {world_size} ranks"

@@ -1,5 +1,6 @@
-"""The websockets: /ws for viewers (they only listen; messages.py says what they
-hear) and /ws/worker for ranks (a hello, then events). A malformed frame closes
+"""The websockets: /ws for viewers (they listen; messages.py says what they hear; the
+presenter's page alone also says what it shows, which every viewer then hears) and
+/ws/worker for ranks (a hello, then events). A malformed frame closes
 only its own connection, with a code and a reason; it never reaches the hub. A peer
 that goes at any moment (during the handshake, the hello, a send) is routine: the
 handler ends quietly, nothing is logged as an error."""
@@ -19,10 +20,12 @@ from .auth import origin_allowed, role_of, settings_of
 from .errors import first_error
 from .fanout import close
 from .guard import bounded
+from .messages import PresenterMessage
 
 HELLO_TIMEOUT_S = 10.0
 POLICY, UNSUPPORTED, INVALID, CONFLICT = 1008, 1003, 1007, 4409
 PINGS = ('{"type":"ping"}', '{"type": "ping"}')
+MAX_VIEW_FRAME = 512  # a presenter frame is about 80 bytes
 
 router = APIRouter()
 
@@ -37,20 +40,29 @@ async def viewer_socket(ws: WebSocket):
     if not await accept(ws):
         return
     viewer = hub.fanout.add(ws)
-    viewer.offer(hub.snapshot("presenter" if role == "presenter" else "viewer").model_dump_json())
+    snapshot = hub.snapshot("presenter" if role == "presenter" else "viewer")
+    snapshot.presenter = hub.fanout.presenter  # a late joiner follows the presenter at once
+    viewer.offer(snapshot.model_dump_json())
     pump = asyncio.create_task(viewer.pump())
+    if role == "presenter":
+        hub.fanout.presenter_joined()  # left in `finally`
     try:
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            if message.get("text") not in PINGS:
-                await close(ws, UNSUPPORTED, "viewers only listen (send nothing, or {\"type\":\"ping\"})")
+            if message.get("text") in PINGS:
+                continue
+            refused = lead(hub, role, message.get("text"))
+            if refused:
+                await close(ws, *refused)
                 break
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
         hub.fanout.remove(viewer)
+        if role == "presenter":
+            hub.fanout.presenter_left()
         viewer.offer_stop()
         await asyncio.gather(pump, return_exceptions=True)
 
@@ -88,6 +100,34 @@ async def worker_socket(ws: WebSocket):
         pass
     finally:
         hub.worker_left(hello.rank, ws)
+
+
+def lead(hub, role: str, text: str | None) -> tuple[int, str] | None:
+    """A frame from a viewer's socket: the presenter's view, passed on to every viewer, or
+    (close code, why) it is refused. A view of a run the server does not have is dropped:
+    a page may show a run loaded from a file."""
+    if text is None or len(text) > MAX_VIEW_FRAME:
+        return UNSUPPORTED, "viewers only listen (send nothing, or {\"type\":\"ping\"})"
+    try:
+        raw = json.loads(text)
+    except (ValueError, RecursionError):
+        raw = None
+    if not isinstance(raw, dict) or raw.get("type") != "presenter":
+        return UNSUPPORTED, "viewers only listen (send nothing, or {\"type\":\"ping\"})"
+    if role != "presenter":
+        return POLICY, "only the presenter leads the audience's view: this socket has no presenter token"
+    try:
+        view = PresenterMessage.model_validate(raw)
+    except ValidationError as e:
+        err = first_error(e.errors())
+        return INVALID, f"malformed presenter frame: {err['field']}: {err['message']}"
+    run = hub.find(view.run_id)
+    if run is None:
+        return None
+    if view.step > len(run.steps):  # one past the last: a run that averages shows its division by P after it
+        return INVALID, f"malformed presenter frame: step: run {view.run_id} has {len(run.steps)} steps, not {view.step + 1}"
+    hub.fanout.lead(view)
+    return None
 
 
 async def accept(ws: WebSocket) -> bool:

@@ -42,6 +42,8 @@ CREATE TABLE IF NOT EXISTS figures (
 );
 CREATE INDEX IF NOT EXISTS figures_fit ON figures (seq) WHERE steps IS NOT NULL;
 """
+# the model's row beyond steps, bytes and time (model.Row): added to a store from before them
+MODEL_COLUMNS = {"algorithm": "TEXT", "ranks": "INTEGER", "size": "INTEGER", "reduced": "INTEGER"}
 
 
 class Store:
@@ -56,6 +58,7 @@ class Store:
         self.db.executescript(SCHEMA)
         if "summary" not in {c[1] for c in self.db.execute("PRAGMA table_info(runs)")}:  # a store from before
             self.db.execute("ALTER TABLE runs ADD COLUMN summary TEXT")
+        self._model_columns()
         self._counts = Counter({(s, c): n for s, c, n in self.db.execute(
             "SELECT state, collective, COUNT(*) FROM runs GROUP BY state, collective")})
 
@@ -73,12 +76,22 @@ class Store:
             self._counts[(old[0], key[1])] -= 1
         self._counts[key] += 1
 
-    def add_figures(self, run: Run, row: tuple[int, int, float] | None) -> None:
-        """The small row of a run that ended done; `row` is model.row_of(run)."""
-        steps, nbytes, seconds = row or (None, None, None)
-        self.db.execute("INSERT OR REPLACE INTO figures (seq, collective, busbw, steps, bytes, time) "
-                        "SELECT seq, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
-                        (run.spec.collective, run.busbw, steps, nbytes, seconds, run.id))
+    def _model_columns(self) -> None:
+        """The model's row (model.Row) in `figures`: a store from before it had these columns
+        gets them, and its rows again from its last done runs (hub.py), once."""
+        have = {c[1] for c in self.db.execute("PRAGMA table_info(figures)")}
+        for name, kind in MODEL_COLUMNS.items():
+            if name not in have:
+                self.db.execute(f"ALTER TABLE figures ADD COLUMN {name} {kind}")
+                self.new_figures = True
+        self.db.execute("CREATE INDEX IF NOT EXISTS figures_model ON figures (seq) WHERE size IS NOT NULL")
+
+    def add_figures(self, run: Run, row: tuple | None) -> None:
+        """The small row of a run that ended done; `row` is model.row_of(run) (None: no measured time)."""
+        algorithm, ranks, size, steps, nbytes, reduced, seconds = row[1:] if row else (None,) * 7
+        self.db.execute("INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, steps, bytes, reduced, time) "
+                        "SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
+                        (run.spec.collective, run.busbw, algorithm, ranks, size, steps, nbytes, reduced, seconds, run.id))
 
     def get(self, run_id: str) -> Run | None:
         row = self.db.execute("SELECT body FROM runs WHERE id = ?", (run_id,)).fetchone()
@@ -122,11 +135,21 @@ class Store:
                                (RunState.DONE.value, limit)).fetchall()
         return [Run.model_validate_json(r[0]) for r in reversed(rows)]
 
-    def fit_rows(self, limit: int) -> list[tuple[int, int, float]]:
-        """The cost model's rows of the last `limit` done stepwise runs, oldest first."""
-        rows = self.db.execute("SELECT steps, bytes, time FROM figures WHERE steps IS NOT NULL "
-                               "ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
-        return rows[::-1]
+    def newest_done(self, collective: str, algorithm: str) -> Run | None:
+        """The newest run of this collective by this algorithm that ended done: one body read
+        (the rows of one state and collective, by index; their summaries say the algorithm)."""
+        row = self.db.execute("SELECT body FROM runs WHERE state = ? AND collective = ? AND json_extract(summary, '$.algorithm') = ? "
+                              "ORDER BY seq DESC LIMIT 1", (RunState.DONE.value, collective, algorithm)).fetchone()
+        return Run.model_validate_json(row[0]) if row else None
+
+    def fit_rows(self, limit: int) -> list[tuple]:
+        """The cost model's rows (model.Row's fields), oldest first: the last `limit` done stepwise
+        runs and the last `limit` done native ones."""
+        rows = []
+        for kind in ("steps IS NOT NULL", "steps IS NULL"):
+            rows += self.db.execute("SELECT seq, collective, algorithm, ranks, size, steps, bytes, reduced, time FROM figures "
+                                    f"WHERE size IS NOT NULL AND {kind} ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
+        return [r[1:] for r in sorted(rows)]
 
     def last_busbw(self) -> dict[str, float]:
         """Bus bandwidth of the newest done run of each collective that has one (read once, at start)."""

@@ -8,6 +8,7 @@ through it like any collective run."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Literal, Optional
 
@@ -139,6 +140,9 @@ def new_training(training_id: str, spec: TrainSpec, backend: str, world_size: in
     servers = list(range(spec.servers)) if spec.method == PARAMETER_SERVER else []
     return Training(id=training_id, spec=spec, world_size=world_size, backend=backend, parameters=parameters(spec.hidden),
                     created_at=time.time(), servers=servers, workers=[r for r in range(world_size) if r not in servers])
+
+
+SYNC_ID = re.compile(r"^(t-\d{6,9})-s(\d{1,9})$")  # the id sync_run gives step k's sync of a training
 
 
 def sync_spec(training: Training) -> RunSpec | None:

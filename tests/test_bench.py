@@ -30,6 +30,8 @@ def test_the_table_and_a_refusal():
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert lines[0].startswith("# ringside bench: all_gather, 2 ranks") and "busbw" in lines[1]
-    assert {line.split()[4] for line in lines[2:]} == {"native", "ring", "recursive_doubling"}
+    assert {line.split()[4] for line in lines[2:]} == {"native", "ring", "recursive_doubling", "auto"}
+    autos = [line.split() for line in lines[2:] if line.split()[4] == "auto"]  # beside native, saying what it ran
+    assert len(autos) == 1 and autos[0][-1] in {"native", "ring", "recursive_doubling"}
     refused = bench("-n", "2", "--op", "BAND", "--dtype", "float32")
     assert refused.returncode == 2 and "op: BAND needs an integer dtype" in refused.stderr

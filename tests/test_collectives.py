@@ -103,5 +103,6 @@ def test_the_reference_is_the_definition_on_known_values(name):
         "all_to_all": [[1, 11, 21], [2, 12, 22], [3, 13, 23]],
         "barrier": [[1 | 11 | 21]] * 3,  # its own op, BOR, whatever the run asked
         "send_recv": [None, [1], None],
+        "parameter_server": [[1 + 11 + 21], [1], [1]],  # one server, rank 0: the workers pull, then push into it
     }[name]
     assert [None if o is None else o.tolist() for o in out] == want

@@ -288,14 +288,14 @@ def test_phases_summaries_and_a_sweep_chart(up, page_for):
     page.evaluate(f"window.ringside.player.go({len(big['steps']) - 1})")
     last = big["steps"][-1]["ranks"]["0"]["states"][0]
     cell = page.locator(f".cell[data-rank='0'][data-chunk='{last['chunk']}']")
-    assert cell.locator("text").text_content() == f"{last['min']:g}–{last['max']:g}"
+    assert cell.locator("text.value").text_content() == f"{last['min']:g}–{last['max']:g}"
     assert f"sum {last['sum']:g}" in cell.locator("title").text_content()
 
     page.goto(f"{up.url}/?token={up.presenter}")
     page.wait_for_selector("#collectives button")
     page.click("button[data-collective=all_gather]")
     page.click("#sweep-run")
-    page.wait_for_function("document.getElementById('run-why').textContent.includes('charted')", timeout=240_000)
+    page.wait_for_function("document.getElementById('sweep-progress').textContent.includes('charted')", timeout=240_000)
     names = page.evaluate("document.getElementById('sweep').data.map(t => t.name)")
     assert {"native", "ring", "recursive_doubling", "ring model", "recursive_doubling model"} <= set(names)
 
@@ -438,12 +438,12 @@ def test_the_presenters_loop_in_lecture_mode_from_the_keyboard(up, page_for):
     page.keyboard.press("5")
     strip = page.inner_text("#pick")
     assert page.is_visible("#pick") and not page.is_visible("#left")
-    assert strip.startswith("all_reduce · ring · 4 ranks · 8 × int32 · SUM"), strip  # broadcast's ring, kept
+    assert strip.startswith("all_reduce · ring · 4 ranks · 4 × int32 · SUM"), strip  # broadcast's ring, kept; the lecture preset's count
     seen = []
-    for _ in range(6):
+    for _ in range(7):
         page.keyboard.press("a")
         seen.append(page.inner_text("#pick").split(" · ")[1])
-    assert seen == ["tree", "master_worker", "recursive_doubling", "rabenseifner", "native", "ring"], seen
+    assert seen == ["tree", "master_worker", "recursive_doubling", "rabenseifner", "auto", "native", "ring"], seen
     with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
         page.keyboard.press("r")
     run_id = posted.value.json()["id"]

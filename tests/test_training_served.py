@@ -88,6 +88,17 @@ def test_a_training_streams_its_steps_holds_the_cluster_and_keeps_its_syncs(up):
             assert abs(got - want) <= 1e-4 * max(1.0, abs(want)), (chunk, r)
     missing, why = up.call("GET", f"/api/trainings/{body['id']}/steps/{STEPS}/sync")
     assert missing == 404 and why["detail"]["field"] == "step"
+    same = up.call("GET", f"/api/runs/{run['id']}")[1]  # a link to it, or a presenter's view of it, finds it
+    assert same["id"] == f"{body['id']}-s3" and same["steps"] == run["steps"]
+
+
+def test_a_steps_sync_measures_what_its_formula_says(up):
+    status, body = up.call("POST", "/api/trainings", {"method": "tree", "hidden": HIDDEN, "steps": 3})
+    assert status == 202, body
+    assert wait_training(up, body["id"])["state"] == "done"
+    run = up.call("GET", f"/api/trainings/{body['id']}/steps/1/sync")[1]
+    shown = run["display"]["formula"]
+    assert shown["formula"] == "2·⌊log2 P⌋·N" and shown["value"] == shown["measured"] == 2 * 2 * parameters(HIDDEN) * 4
 
 
 def test_a_parameter_server_training_loads_its_server_link_with_p_minus_1_times_n(up):

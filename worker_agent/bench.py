@@ -1,5 +1,10 @@
 """`ringside bench`: spawn P local ranks and print an nccl-tests-style table.
 
+`auto` (in the default list) runs after every other algorithm has been measured at
+every size: at each size it runs what the model (predict.py) picks, fitted as the
+server fits it to a swept cluster, to this table's own runs (alpha, beta and gamma to
+the stepwise ones, a line per size to native's), and the row says what it ran.
+
 Size is one rank's buffer in bytes, as nccl-tests count it (the larger of a
 rank's input and output). Every iteration's time is the slowest rank's;
 algbw = size / time and busbw = algbw x the collective's factor, so busbw
@@ -16,10 +21,12 @@ import statistics
 import sys
 from dataclasses import asdict, dataclass
 
-from .algorithms import NATIVE, algorithms_for
+from . import predict
+from .algorithms import NATIVE, algorithms_for, build
 from .catalog import ITEMSIZE, MAX_ITERATIONS, SpecError, validate
 from .collectives import COLLECTIVES, get
 from .protocol import RunSpec
+from .simulate import cost
 from .user_algorithms import load
 
 
@@ -39,6 +46,8 @@ class Row:
     vs_native: float | None  # this row's median over native's at the same size
     ranks: int
     backend: str
+    ran: str | None = None  # auto: the algorithm (and chunks) it chose
+    why: str | None = None  # auto: the candidates' predicted times
 
 
 def parse_size(text: str) -> int:
@@ -67,7 +76,7 @@ def at_least(low: int):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--ranks", type=at_least(1), default=4, help="local ranks to spawn (default %(default)s)")
     parser.add_argument("-c", "--collective", default="all_reduce", choices=list(COLLECTIVES))
-    parser.add_argument("-a", "--only", metavar="NAMES", help="algorithms to run, comma-separated (default: native and every stepwise one)")
+    parser.add_argument("-a", "--only", metavar="NAMES", help="algorithms to run, comma-separated (default: native, every stepwise one and auto)")
     parser.add_argument("-d", "--dtype", default="float32", choices=sorted(ITEMSIZE))
     parser.add_argument("-o", "--op", default="SUM", help="reduction (default %(default)s)")
     parser.add_argument("-b", "--min-bytes", type=parse_size, default=parse_size("1K"), help="smallest size per rank (default 1K)")
@@ -96,21 +105,22 @@ def count_for(collective: str, size: int, itemsize: int, p: int) -> int:
     return max(1, size // get(collective).message_bytes(1, itemsize, p))
 
 
-def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int) -> RunSpec:
+def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int, chunks: int = 1) -> RunSpec:
     return RunSpec(collective=a.collective, algorithm=algorithm, dtype=a.dtype, op=a.op,
                    count=count_for(a.collective, size, ITEMSIZE[a.dtype], p),
                    pattern="random_int" if a.dtype.startswith("int") else "random_float",
-                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=algorithm != NATIVE)
+                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=algorithm != NATIVE, chunks=chunks)
 
 
-def measure(world, a: argparse.Namespace, size: int, algorithm: str) -> tuple[list[float], int]:
+def measure(world, a: argparse.Namespace, size: int, algorithm: str, chunks: int = 1) -> tuple[list[float], int]:
     """On every rank, together: one run; (each iteration's slowest-rank time, ranks wrong)."""
     import torch
     import torch.distributed as dist
 
     from .runner import Runner
 
-    finished = Runner(world, lambda event: None).run(f"bench-{algorithm}-{size}", spec_for(a, size, algorithm, world.world_size))
+    spec = spec_for(a, size, algorithm, world.world_size, chunks)
+    finished = Runner(world, lambda event: None).run(f"bench-{algorithm}-{size}", spec)
     times = torch.tensor(finished.timings.iterations, dtype=torch.float64)
     wrong = torch.tensor([0 if finished.verified in (True, None) else 1])
     dist.all_reduce(times, op=dist.ReduceOp.MAX)
@@ -136,21 +146,62 @@ def row(a: argparse.Namespace, world, size: int, algorithm: str, times: list[flo
 
 
 def sweep(world, args_dict: dict, algorithms: list[str], size_list: list[int]) -> list[dict]:
-    """On every rank: the whole table, every size and algorithm in turn (native first)."""
+    """On every rank: the whole table, every size and algorithm in turn (native first), then
+    auto at every size; rows in size order."""
     a = argparse.Namespace(**args_dict)
     for path in a.algorithms:  # ranks fork from a server that has not seen the user's files
         load(path)
     rows, total = [], len(size_list) * len(algorithms)
+    native_time = {}
     for size in size_list:
-        native_time = None
-        for algorithm in algorithms:
+        for algorithm in (x for x in algorithms if x != predict.AUTO):
             times, wrong = measure(world, a, size, algorithm)
-            r = row(a, world, size, algorithm, times, wrong, native_time)
-            native_time = r.time_median if algorithm == NATIVE else native_time
+            r = row(a, world, size, algorithm, times, wrong, native_time.get(size))
+            native_time[size] = r.time_median if algorithm == NATIVE else native_time.get(size)
             rows.append(asdict(r))
             if world.rank == 0:
                 progress(len(rows), total)
-    return rows
+    if predict.AUTO in algorithms:
+        fitted, native = model_of(rows, a.collective, world.world_size)
+        for size in size_list:
+            choice = pick(a, world.world_size, size, fitted, native)
+            times, wrong = measure(world, a, size, choice.algorithm, choice.chunks)
+            r = row(a, world, size, predict.AUTO, times, wrong, native_time.get(size))
+            r.ran = choice.algorithm + (f" x{choice.chunks}" if choice.chunks > 1 else "")
+            r.why = choice.why
+            rows.append(asdict(r))
+            if world.rank == 0:
+                progress(len(rows), total)
+    order = {name: i for i, name in enumerate(algorithms)}
+    return sorted(rows, key=lambda r: (r["size"], order[r["algorithm"]]))
+
+
+def model_of(rows: list[dict], collective: str, p: int) -> tuple[predict.Fitted, predict.NativeFit | None]:
+    """The model as the server fits it, from this table's rows: alpha, beta and gamma from the
+    stepwise ones (terms read from their schedules), a line from native's."""
+    samples, points = [], []
+    for r in rows:
+        if r["algorithm"] == NATIVE:
+            points.append((r["size"], r["time_median"]))
+        elif r["algorithm"] in predict.stepwise(collective):
+            terms = cost(build(collective, r["algorithm"], p), r["count"], ITEMSIZE[r["dtype"]]) if r["dtype"] else None
+            if terms is not None:
+                samples.append(predict.Sample(terms.steps, terms.bytes, terms.reduced, r["time_median"], r["size"]))
+    return predict.solve(samples, "fitted to this table's stepwise runs"), predict.fit_native(points)
+
+
+def pick(a: argparse.Namespace, p: int, size: int, fitted: predict.Fitted, native: predict.NativeFit | None) -> predict.Choice:
+    """What auto runs at this size: the stepwise algorithms that can run it, ranked by the model."""
+    names = []
+    for algorithm in predict.stepwise(a.collective):
+        try:
+            validate(spec_for(a, size, algorithm, p), p, a.backend or "gloo")
+        except SpecError:
+            continue
+        names.append(algorithm)
+    collective, itemsize = get(a.collective), ITEMSIZE[a.dtype]
+    nbytes = collective.message_bytes(count_for(a.collective, size, itemsize, p), itemsize, p) if collective.payload else 0
+    return predict.pick(a.collective, p, 0, nbytes, itemsize, fitted, native, names)
 
 
 def progress(done: int, total: int, width: int = 30) -> None:
@@ -170,7 +221,7 @@ def table(rows: list[dict], collective: str) -> str:
         f"# ringside bench: {collective}, {rows[0]['ranks']} ranks, {rows[0]['backend']}; time in us (each iteration's slowest rank: "
         "median, min, max), bandwidth in GB/s",
         f"{'size':>12} {'count':>11} {'type':>8} {'redop':>7} {'algorithm':>19} {'median':>10} {'min':>10} "
-        f"{'max':>10} {'algbw':>8} {'busbw':>8} {'#wrong':>6} {'x native':>8}",
+        f"{'max':>10} {'algbw':>8} {'busbw':>8} {'#wrong':>6} {'x native':>8}  auto ran",
     ]
     for r in rows:
         lines.append(
@@ -178,6 +229,7 @@ def table(rows: list[dict], collective: str) -> str:
             f"{r['time_median'] * 1e6:>10.1f} {r['time_min'] * 1e6:>10.1f} {r['time_max'] * 1e6:>10.1f} "
             f"{num(r['algbw'], 1e-9, '.3f'):>8} {num(r['busbw'], 1e-9, '.3f'):>8} "
             f"{'-' if r['wrong'] is None else r['wrong']:>6} {num(r['vs_native'], 1, '.2f'):>8}"
+            + (f"  {r['ran']}" if r.get("ran") else "")
         )
     return "\n".join(lines)
 
@@ -188,7 +240,7 @@ def check(args: argparse.Namespace, algorithms: list[str], size_list: list[int])
         raise SpecError("max-bytes", f"must be at least min-bytes ({args.min_bytes})")
     if args.iterations > MAX_ITERATIONS or args.warmup > MAX_ITERATIONS:
         raise SpecError("iterations", f"iterations and warmup are at most {MAX_ITERATIONS}")
-    for algorithm in algorithms:
+    for algorithm in (x for x in algorithms if x != predict.AUTO):  # auto runs one of them
         for size in size_list:  # small sizes can be too few elements for a schedule's chunks
             try:
                 validate(spec_for(args, size, algorithm, args.ranks), args.ranks, args.backend or "gloo")
@@ -208,7 +260,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: --algorithms: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
 
-    algorithms = args.only.split(",") if args.only else algorithms_for(args.collective)
+    algorithms = args.only.split(",") if args.only else [*algorithms_for(args.collective), predict.AUTO]
     if NATIVE in algorithms:  # native first, so every other row has its ratio
         algorithms = [NATIVE] + [a for a in dict.fromkeys(algorithms) if a != NATIVE]
     size_list = sizes(args.collective, args.min_bytes, args.max_bytes, args.factor)

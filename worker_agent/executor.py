@@ -15,22 +15,29 @@ read it from there: keeping costs no copy at all. A state that no later step
 replaces is read from the working buffer at the end. Only when the keep
 buffer is full (schedules that rewrite the whole buffer at every step, at
 large sizes) is a step reported inside the loop, before its chunks change.
+
+A perturbation (perturb.py) is carried out here: a straggler sleeps before its
+steps, a slow link's ends linger after theirs, a hung rank never starts its
+step. A hang run reports every step as it completes, and every arrival, so the
+server sees the wavefront while the others wait.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Callable
 
 import torch
 import torch.distributed as dist
 
+from .perturb import OnRank
 from .schedule import Schedule, Transfer
 
 Reducer = Callable[..., object]  # reducer(a, b, out=o): o = a op b, elementwise; o may be a
 OnStep = Callable[[int, float, float], None]
+OnArrive = Callable[[int, float], None]
 
 REDUCERS: dict[str, Reducer] = {
     "SUM": torch.add,
@@ -65,7 +72,8 @@ class StepPlan:
 class Executor:
     """One schedule on one rank. `ranks[i]` is the global rank of group rank i.
     `record_states`: steps will be reported with their chunk states (capture full or
-    summary), so states that later steps replace are kept."""
+    summary), so states that later steps replace are kept. `perturbation`: what this rank
+    does differently (perturb.on_rank); a live one reports every step as it completes."""
 
     def __init__(
         self,
@@ -76,6 +84,7 @@ class Executor:
         group: dist.ProcessGroup | None,
         op: str | None,
         record_states: bool = False,
+        perturbation: OnRank | None = None,
     ):
         self.schedule = schedule
         self.buffer = buffer
@@ -95,6 +104,10 @@ class Executor:
             where.update(self.plans[-1].states)
         for plan, following in zip(self.plans, self.plans[1:]):
             plan.report_late = not following.overwritten.intersection(plan.written)
+        self.perturbation = perturbation
+        if perturbation is not None and perturbation.live:  # each step reported the moment it is done
+            for plan in self.plans:
+                plan.deferred, plan.report_late = False, False
 
     def chunk(self, c: int) -> torch.Tensor:
         start, stop = self.bounds[c]
@@ -183,10 +196,13 @@ class Executor:
         plan.written = list(plan.states)
         return plan
 
-    def run(self, start: float, timeout: float, on_step: OnStep | None = None) -> list[tuple[float, float]]:
+    def run(self, start: float, timeout: float, on_step: OnStep | None = None,
+            on_arrive: OnArrive | None = None) -> list[tuple[float, float]]:
         """Every step in order; returns (t0, t1) per step in seconds since `start`.
         `on_step(index, t0, t1)` reports each step, in order, while `state(index, c)` holds
-        the chunks it wrote; most steps are reported once every rank is past its last step."""
+        the chunks it wrote; most steps are reported once every rank is past its last step.
+        `on_arrive(index, t0)` is told as each step starts. A run given `on_step` is the
+        reported one: a hang holds its rank back there only."""
         wait_for = timedelta(seconds=timeout)
         cuda = self.buffer.device.type == "cuda"
         times: list[tuple[float, float]] = []
@@ -198,8 +214,13 @@ class Executor:
                 on_step(i, *times[i])
             pending.clear()
 
+        act = self.perturbation
         for index, plan in enumerate(self.plans):
+            if act is not None:
+                act.arrive(index, timeout, reported=on_step is not None)
             t0 = time.perf_counter() - start
+            if on_arrive is not None:
+                on_arrive(index, t0)
             for dst, src in plan.copies:  # before any receive lands: they read the step's old state
                 dst.copy_(src)
             works = dist.batch_isend_irecv(plan.ops) if plan.ops else []
@@ -212,6 +233,8 @@ class Executor:
                 self.reduce(old, scratch, out=out)
             if cuda:
                 torch.cuda.synchronize(self.buffer.device)
+            if act is not None:
+                act.leave(index)
             times.append((t0, time.perf_counter() - start))
             if on_step is None:
                 continue

@@ -28,10 +28,14 @@ NUMPY_DTYPE = {
 EXACT_UP_TO = {"float16": 2048, "bfloat16": 256}
 
 
-def pattern_values(pattern: str, seed: int, rank: int, size: int) -> np.ndarray:
-    """float64 or int64 values; small enough to read, distinct where the pattern says."""
+def pattern_values(pattern: str, seed: int, rank: int, size: int, count: int = 1) -> np.ndarray:
+    """float64 or int64 values; small enough to read, distinct where the pattern says.
+    `count`: elements per block (the rank's input is size // count blocks)."""
     if pattern == "rank":
         return np.full(size, rank + 1, dtype=np.int64)
+    if pattern == "digits":  # one digit a block: rank + 1 where a rank has one block, 1, 2, 3 … along several
+        blocks = max(size // max(count, 1), 1)
+        return 1 + (rank * blocks + np.arange(size, dtype=np.int64) // max(count, 1)) % 9
     if pattern == "index":
         return rank * size + np.arange(size, dtype=np.int64)
     rng = np.random.default_rng([seed, rank])
@@ -44,9 +48,9 @@ def pattern_values(pattern: str, seed: int, rank: int, size: int) -> np.ndarray:
 
 def numpy_input(spec: RunSpec, group_rank: int, world_size: int) -> np.ndarray:
     """This rank's input as numpy, shaped as its collective's input_blocks say (maybe empty)."""
-    collective, group = get(spec.collective), group_of(spec, world_size)
+    collective, group = get(spec.collective, spec.servers), group_of(spec, world_size)
     size = len(collective.input_blocks(group_rank, len(group), group.index(spec.root))) * collective.count(spec)
-    values = collective.input_values(pattern_values(spec.pattern, spec.seed, group_rank, size), group_rank)
+    values = collective.input_values(pattern_values(spec.pattern, spec.seed, group_rank, size, collective.count(spec)), group_rank)
     dtype = collective.dtype(spec)
     if dtype in EXACT_UP_TO and values.dtype.kind == "i":  # a long index would overflow to inf
         values = values % EXACT_UP_TO[dtype]

@@ -48,6 +48,9 @@ class RankError(Exception):
         super().__init__(f"{kind}: {message}")
         self.kind, self.message, self.trace = kind, message, trace
 
+    def __reduce__(self):  # it crosses a process queue: rebuilt from all three, not from str(self)
+        return RankError, (self.kind, self.message, self.trace)
+
 
 class Died:
     """A rank whose process ended without a result (killed, or crashed outright)."""

@@ -11,16 +11,17 @@ from __future__ import annotations
 import math
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, TypeAdapter, WithJsonSchema
 
 from .collectives import COLLECTIVES
+from .perturb import Perturb
 
 PROTOCOL_VERSION = 1
 
 Collective = Literal[tuple(COLLECTIVES)]  # type: ignore[valid-type]  # the descriptors' names
 DType = Literal["int32", "int64", "float16", "bfloat16", "float32", "float64"]
 Op = Literal["SUM", "PRODUCT", "MIN", "MAX", "AVG", "BAND", "BOR", "BXOR"]
-Pattern = Literal["rank", "index", "random_int", "random_float"]
+Pattern = Literal["rank", "index", "random_int", "random_float", "digits"]
 Capture = Literal["full", "summary", "none"]
 def _finite_or_word(x: float) -> float | str:
     return x if math.isfinite(x) else ("nan" if x != x else "inf" if x > 0 else "-inf")
@@ -30,6 +31,24 @@ def _finite_or_word(x: float) -> float | str:
 # word for them, and a float16 product overflows soon): read back as floats.
 Real = Annotated[float, PlainSerializer(_finite_or_word, when_used="json")]
 Number = Union[int, Real]  # integer dtypes stay exact
+
+
+def _chunks(value):
+    """A whole number of chunks, or "auto" (the server's model picks it): one check, so that a
+    refusal names the field "chunks" and not one member of a union."""
+    if value == "auto":
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError('must be a whole number of chunks or "auto"')
+
+
+Chunks = Annotated[Union[int, Literal["auto"]], PlainValidator(_chunks),
+                   WithJsonSchema({"anyOf": [{"type": "integer"}, {"const": "auto"}]})]
 
 
 class Strict(BaseModel):
@@ -62,22 +81,28 @@ class RunSpec(Strict):
     """One collective to run on every rank of the group. Checked by catalog.validate."""
 
     collective: Collective
-    algorithm: str = "native"
+    algorithm: str = Field("native", description="native, a stepwise algorithm, or \"auto\": the server picks the one its "
+                           "model predicts fastest and the run says which and why (predict.py)")
     count: int = Field(16, description="elements per block (see collectives/base.py)")
     dtype: DType = "float32"
     op: Op = Field("SUM", description="reduction; only collectives that reduce take one")
     root: int = Field(0, description="global rank of the root (send_recv: the sender)")
     peer: Optional[int] = Field(None, description="send_recv: global rank of the receiver (default: the next rank)")
+    servers: Optional[int] = Field(None, description="parameter_server: how many ranks are servers, from the root on "
+                                   "(default 1); they shard the model, count elements, in equal parts")
     group: Optional[list[int]] = Field(None, description="global ranks taking part (default: all)")
     pattern: Pattern = "index"
     seed: int = 0
     capture: Capture = "summary"
-    chunks: int = Field(1, description="chunks per segment or pieces per block, as the algorithm uses them")
+    chunks: Chunks = Field(1, description="chunks per segment or pieces per block, as the algorithm uses "
+                                                "them; \"auto\": the server's model picks the count (predict.py)")
     iterations: int = 1
     warmup: int = 0
     verify: bool = True
     timeout: float = Field(30.0, description="seconds a rank waits for a peer before the run fails")
     schedule: Optional[ScheduleDoc] = Field(None, description="algorithm \"custom\": the schedule itself, as data")
+    perturb: Optional[Perturb] = Field(None, description="a straggler, a slow link or a hang to cause (perturb.py)")
+    purpose: Literal["show", "sweep"] = Field("show", description="sweep: one measurement of many, kept off the stage and the audience's pages")
 
 
 class ChunkState(Strict):
@@ -120,6 +145,21 @@ class Heartbeat(Message):
     gpu_memory_bytes: Optional[int] = None
 
 
+MAX_CALLS = 1024  # point-to-point calls of one rank that a traced run keeps for its timeline
+
+
+class CallTime(Strict):
+    """One point-to-point call of traced code (traced.py), in seconds since the recorded pass
+    began on its rank: posted, began to be waited for (a blocking call: at once), completed."""
+
+    name: Literal["send", "recv", "isend", "irecv"]
+    peer: int = Field(description="global rank")
+    line: str = Field(max_length=200, description="file:line in the user's code")
+    posted: Real
+    waited: Real
+    done: Real
+
+
 class RunStarted(Message):
     type: Literal["run_started"] = "run_started"
     run_id: str
@@ -127,10 +167,12 @@ class RunStarted(Message):
     group_rank: int
     spec: RunSpec
     schedule: Optional[dict] = Field(None, description="Schedule.to_json() in global ranks, for readers of the JSON lines "
-                                     "(a server plans runs itself); sent by the group's rank 0 only")
+                                     "(a server plans runs itself); sent by the group's rank 0 only, but by every rank "
+                                     "for traced send/recv code, whose schedule only its ranks know")
     chunk_bounds: list[tuple[int, int]] = []
     inputs: list[ChunkState] = Field([], description="this rank's buffer before the first step")
     input_chunks: list[int] = Field([], description="the chunks this rank's own input fills")
+    calls: list[CallTime] = Field([], max_length=MAX_CALLS, description="traced send/recv code: this rank's calls")
 
 
 class StepEvent(Message):
@@ -141,6 +183,17 @@ class StepEvent(Message):
     t0: float
     t1: float
     states: list[ChunkState] = Field([], description="chunks of this rank that the step changed")
+
+
+class Arrived(Message):
+    """A rank has begun a step: sent only when the run's perturbation asks for live steps
+    (a hang), so the server sees who never arrived before the timeout fires."""
+
+    type: Literal["arrived"] = "arrived"
+    run_id: str
+    rank: int
+    step: int
+    t0: float
 
 
 class Timings(Strict):
@@ -182,8 +235,66 @@ class RunCancelled(Message):
     total: int
 
 
+class TrainSpec(Strict):
+    """One data-parallel training run on every rank of the world. Checked by training.check."""
+
+    method: str = Field("native", description="gradient sync: an all_reduce algorithm (native, ring, tree, ...) "
+                                              "or parameter_server")
+    servers: int = Field(1, description="parameter_server: ranks that hold a shard of the weights (the rest compute)")
+    hidden: int = Field(64, description="width of the MLP's two hidden layers")
+    steps: int = 100
+    lr: float = 0.5
+    batch: int = Field(64, description="samples per step over all the ranks that compute")
+    seed: int = 0
+    chunks: int = Field(1, description="a stepwise all_reduce's chunks per block")
+    timeout: float = 30.0
+
+
+class SyncStep(Strict):
+    step: int
+    t0: float
+    t1: float
+    states: list[ChunkState] = Field([], max_length=MAX_STEPS)
+
+
+class SyncCapture(Strict):
+    """One training step's gradient sync on this rank, as a run's events would carry it
+    (summary states): the gradient before, every schedule step, the gradient after."""
+
+    inputs: list[ChunkState] = Field([], max_length=MAX_STEPS)
+    steps: list[SyncStep] = Field([], max_length=MAX_STEPS)
+    output: list[ChunkState] = Field([], max_length=MAX_STEPS)
+
+
+class TrainStep(Message):
+    """What one rank did in one training step. loss, accuracy: over its part of the batch
+    (None on a parameter server's server, which computes none)."""
+
+    type: Literal["train_step"] = "train_step"
+    run_id: str
+    rank: int
+    step: int
+    loss: Optional[Real] = None
+    accuracy: Optional[Real] = None
+    samples: int = 0
+    compute_s: Real
+    comm_s: Real
+    bytes_sent: Optional[int] = None  # None: the backend does not say (native)
+    bytes_received: Optional[int] = None
+    sync: Optional[SyncCapture] = None
+
+
+class TrainFinished(Message):
+    type: Literal["train_finished"] = "train_finished"
+    run_id: str
+    rank: int
+    test_loss: Optional[Real] = Field(None, description="on the held-out samples; None on a server")
+    test_accuracy: Optional[Real] = None
+
+
 Event = Annotated[
-    Union[Hello, Heartbeat, RunStarted, StepEvent, RunFinished, RunCancelled, ErrorEvent], Field(discriminator="type")
+    Union[Hello, Heartbeat, RunStarted, StepEvent, Arrived, RunFinished, RunCancelled, ErrorEvent, TrainStep,
+          TrainFinished], Field(discriminator="type")
 ]
 EVENT = TypeAdapter(Event)
 
@@ -205,5 +316,11 @@ class Shutdown(Message):
     type: Literal["shutdown"] = "shutdown"
 
 
-Command = Annotated[Union[RunCommand, Cancel, Shutdown], Field(discriminator="type")]
+class TrainCommand(Message):
+    type: Literal["train"] = "train"
+    run_id: str
+    spec: TrainSpec
+
+
+Command = Annotated[Union[RunCommand, TrainCommand, Cancel, Shutdown], Field(discriminator="type")]
 COMMAND = TypeAdapter(Command)

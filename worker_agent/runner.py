@@ -1,5 +1,6 @@
 """One run on this rank: check the spec, lay out the buffer, run the schedule
-(or the native op) for every iteration, verify, and report every step.
+(or the native op) for every iteration, verify, and report every step. Traced
+send/recv code (traced.py) runs once recorded first, which gives its schedule.
 
 Events go to `emit`, which must be cheap. Step events (first timed iteration
 only) mostly go out once every rank is past the last step (executor.py says
@@ -17,12 +18,14 @@ import torch
 import torch.distributed as dist
 
 from . import capture, native
-from .catalog import chunk_bounds, group_of, peer_of, plan, schedule_of, schedule_ranks, validate
+from .catalog import chunk_bounds, group_of, peer_of, perturb_plan, plan, schedule_of, schedule_ranks, validate
 from .collectives import get
 from .executor import Executor
 from .inputs import numpy_input
+from .perturb import native_delay, on_rank
 from .process_group import World
-from .protocol import ErrorEvent, Message, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
+from .protocol import Arrived, ErrorEvent, Message, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
+from .traced import traced_of
 from .verify import compare
 
 TORCH_DTYPE = {
@@ -37,7 +40,7 @@ TORCH_DTYPE = {
 
 def torch_input(spec: RunSpec, group_rank: int, world_size: int, device: torch.device) -> torch.Tensor:
     x = torch.from_numpy(numpy_input(spec, group_rank, world_size))
-    return x.to(device=device, dtype=TORCH_DTYPE[get(spec.collective).dtype(spec)])
+    return x.to(device=device, dtype=TORCH_DTYPE[get(spec.collective, spec.servers).dtype(spec)])
 
 
 class RunFailed(RuntimeError):
@@ -80,12 +83,12 @@ class Runner:
             self.emit(cancelled)
             return cancelled
         except Exception as e:  # a broken peer, a timeout, a backend that refuses: report, don't hang
-            message = f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: {_reason(e, spec.timeout)}"
+            message = f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: {failure_reason(e, spec.timeout)}"
             self.emit(ErrorEvent(run_id=run_id, rank=world.rank, message=message))
             raise RunFailed(message) from e
 
 
-def _reason(e: Exception, timeout: float) -> str:
+def failure_reason(e: Exception, timeout: float) -> str:
     lines = str(e).strip().splitlines()
     text = lines[0] if lines else type(e).__name__
     if "timed out" in text.lower():
@@ -105,7 +108,7 @@ class _Run:
         self.p = len(ranks)
         self.me, self.root = ranks.index(world.rank), ranks.index(spec.root)
         self.peer = ranks.index(peer_of(spec, ranks))
-        self.collective = collective = get(spec.collective)
+        self.collective = collective = get(spec.collective, spec.servers)
         self.count, self.op = collective.count(spec), collective.op(spec)
         self.timeout = timedelta(seconds=spec.timeout)
         self.next_ask = 1  # the iteration after which the group next asks whether to cancel
@@ -120,30 +123,28 @@ class _Run:
         self.out_range = (out.start * self.count, out.stop * self.count) if len(out) else None
         self.bounds = chunk_bounds(spec, world.world_size)
         self.schedule = schedule_of(spec, world.world_size)
-        if self.schedule is None:
+        self.traced = traced_of(spec, collective, self.buffer, self.me, ranks, group, self.root, self.count,
+                                world.world_size, self.peer)
+        if self.traced is not None:  # send/recv code: its schedule is learnt when it runs (execute)
+            self.executor = None
+        elif self.schedule is None:
             self.executor = None
             self.call, self.native_out = native.prepare(
                 collective, self.buffer, self.count, ranks, self.me, self.root, self.peer, group, self.op
             )
         else:
             self.executor = Executor(self.schedule, self.count, self.buffer, schedule_ranks(spec, ranks),
-                                     group, self.op, record_states=spec.capture != "none")
+                                     group, self.op, record_states=spec.capture != "none",
+                                     perturbation=on_rank(spec.perturb, world.rank, *perturb_plan(spec, world.world_size))
+                                     if spec.perturb is not None else None)
         self.ranks = ranks
 
     def execute(self) -> RunFinished:
         spec = self.spec
-        self.emit(
-            RunStarted(
-                run_id=self.run_id,
-                rank=self.rank,
-                group_rank=self.me,
-                spec=spec,
-                schedule=plan(spec, self.runner.world.world_size) if self.me == 0 else None,
-                chunk_bounds=self.bounds,
-                inputs=self._states(range(len(self.bounds))),
-                input_chunks=self._chunks_within(self.in_range),
-            )
-        )
+        if self.traced is not None:
+            self._learn()
+        else:
+            self._started()
         times, total = [], spec.warmup + spec.iterations
         for i in range(total):
             timed = i - spec.warmup  # steps are reported from the first timed iteration
@@ -152,10 +153,47 @@ class _Run:
             if timed >= 0:
                 times.append(result)
             self._maybe_stop(i + 1, total, time.perf_counter() - began)
+        return self._finish(times)
+
+    def _started(self, schedule: dict | None = None, calls: list | None = None) -> None:
+        """RunStarted: the buffer before the first step (chunked as the schedule cuts it)."""
+        spec = self.spec
+        if schedule is None and self.me == 0:
+            schedule = plan(spec, self.runner.world.world_size)
+        self.emit(
+            RunStarted(
+                run_id=self.run_id,
+                rank=self.rank,
+                group_rank=self.me,
+                spec=spec,
+                schedule=schedule,
+                chunk_bounds=self.bounds,
+                inputs=self._states(range(len(self.bounds))),
+                input_chunks=self._chunks_within(self.in_range),
+                calls=calls or [],
+            )
+        )
+
+    def _learn(self) -> None:
+        """Traced code: one recorded pass teaches every rank the schedule it made; then the run
+        starts as a schedule's does (every rank sends it: the server plans none) and reports
+        its steps as the pass left them."""
+        self.schedule = self.traced.learn(self.run_id)
+        self.bounds = self.schedule.chunk_bounds(self.count)
+        self.buffer.copy_(self.initial)
+        self._started(self.schedule.to_json(self.ranks), self.traced.calls())
+        for index, (t0, t1) in enumerate(self.traced.times()):
+            self.emit(StepEvent(run_id=self.run_id, rank=self.rank, step=index, t0=t0, t1=t1,
+                                states=capture.states(self.traced.states(index), self.spec.capture)))
+
+    def _finish(self, times: list) -> RunFinished:
+        spec = self.spec
         output = self._output()
         verdict = self._verify(output) if spec.verify and self.schedule is not None else None
         sent = sum(p.bytes_sent for p in self.executor.plans) if self.executor else 0
         received = sum(p.bytes_received for p in self.executor.plans) if self.executor else 0
+        if self.traced is not None:
+            sent, received = self.traced.bytes()
         finished = RunFinished(
             run_id=self.run_id,
             rank=self.rank,
@@ -165,7 +203,7 @@ class _Run:
             max_diff=verdict.max_diff if verdict else None,
             tolerance=verdict.tolerance if verdict else None,
             mismatches=list(verdict.mismatches) if verdict else [],
-            timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in times[0][1]] if times else []),
+            timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in (self.traced.times() if self.traced else times[0][1])] if times else []),
             bytes_sent=sent,
             bytes_received=received,
         )
@@ -179,10 +217,15 @@ class _Run:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         start = time.perf_counter()
+        if self.traced is not None:
+            self.traced.run_once()
+            return time.perf_counter() - start, []
         if self.executor is not None:
-            steps = self.executor.run(start, self.spec.timeout, on_step)
+            live = on_step is not None and self.spec.perturb is not None and self.spec.perturb.live
+            steps = self.executor.run(start, self.spec.timeout, on_step, self._on_arrive if live else None)
             # the collective is over when its last step is; steps reported after it take none of its time
             return (steps[-1][1] if steps else time.perf_counter() - start), steps
+        time.sleep(native_delay(self.spec.perturb, self.rank))  # a straggler arrives late at the call
         self.call(self.timeout)
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
@@ -201,6 +244,9 @@ class _Run:
         if cancel:
             raise Cancelled(done, total)
         self.next_ask = done + max(1, int(CANCEL_WITHIN_S / max(slowest, 1e-9)))
+
+    def _on_arrive(self, index: int, t0: float) -> None:
+        self.emit(Arrived(run_id=self.run_id, rank=self.rank, step=index, t0=t0))
 
     def _on_step(self, index: int, t0: float, t1: float) -> None:
         written = self.executor.plans[index].written

@@ -82,6 +82,7 @@ class Schedule:
     pieces: int
     steps: tuple[Step, ...]
     layout: str = "ring"  # the shape that draws it best (LAYOUTS): the browser knows no algorithm
+    servers: int = 0  # ranks that serve the others, from the root on (a collective with servers); 0: none
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -118,6 +119,7 @@ class Schedule:
             "blocks": self.blocks,
             "pieces": self.pieces,
             "layout": self.layout,
+            "servers": self.servers,
             "steps": [
                 {
                     "phase": s.phase,
@@ -133,7 +135,7 @@ class Schedule:
         """The schedule `to_json(ranks)` wrote, in global ranks: `world_size` is the world's."""
         steps = tuple(Step(s["phase"], s["caption"], np.asarray(s["transfers"], dtype=np.int64)) for s in plan["steps"])
         return cls(plan["collective"], plan["algorithm"], world_size, plan["root"], plan["blocks"], plan["pieces"], steps,
-                   plan.get("layout", "ring"))
+                   plan.get("layout", "ring"), plan.get("servers", 0))
 
 
 def piece_sizes(count: int, pieces: int) -> list[int]:

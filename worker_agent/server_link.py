@@ -25,8 +25,17 @@ from websockets.sync.client import ClientConnection, connect
 
 from .catalog import SpecError
 from .process_group import World
-from .protocol import COMMAND, Cancel, ErrorEvent, Heartbeat, Message, RunCommand, Shutdown
-from .runner import RunFailed, Runner
+from .protocol import (
+    COMMAND,
+    Cancel,
+    ErrorEvent,
+    Heartbeat,
+    Message,
+    RunCommand,
+    Shutdown,
+    TrainCommand,
+)
+from .runner import RunFailed, Runner, failure_reason
 
 HEARTBEAT_S = 1.0
 BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0)
@@ -152,8 +161,24 @@ def _session(ws: ClientConnection, world: World) -> int | None:
         link.close()
 
 
-def _run(runner: Runner, command: RunCommand, link: Link, world: World) -> None:
+def _run(runner: Runner, command: RunCommand | TrainCommand, link: Link, world: World) -> None:
     try:
-        runner.run(command.run_id, command.spec)
+        if isinstance(command, TrainCommand):
+            _train(command, link, world)
+        else:
+            runner.run(command.run_id, command.spec)
     except SpecError as e:  # every rank refuses alike, before talking: the group is fine
         link.emit(ErrorEvent(run_id=command.run_id, rank=world.rank, field=e.field, message=e.message))
+
+
+def _train(command: TrainCommand, link: Link, world: World) -> None:
+    from .training import train_and_report  # the model's code: loaded by the first training only
+
+    try:
+        train_and_report(world, command.run_id, command.spec, link.emit)
+    except SpecError:
+        raise
+    except Exception as e:  # a peer died or timed out mid-step: report it; the group is broken
+        message = f"rank {world.rank}: training failed: {failure_reason(e, command.spec.timeout)}"
+        link.emit(ErrorEvent(run_id=command.run_id, rank=world.rank, message=message))
+        raise RunFailed(message) from e

@@ -7,8 +7,8 @@ write), so a ring all_reduce over 1024 ranks takes well under a second.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from .schedule import Schedule, Step
 
 def initial_buffers(schedule: Schedule, inputs: list[np.ndarray], count: int) -> np.ndarray:
     """Rank r's working buffer (a row) with its input in place and zeros elsewhere."""
-    p, collective = schedule.world_size, get(schedule.collective)
+    p, collective = schedule.world_size, get(schedule.collective, schedule.servers)
     dtype = np.result_type(*[x.dtype for x in inputs])
     buffers = np.zeros((p, collective.blocks(p) * count), dtype=dtype)
     for r, x in enumerate(inputs):
@@ -52,7 +52,7 @@ def states(schedule: Schedule, buffers: np.ndarray, count: int, op: str | None =
 
 
 def outputs(schedule: Schedule, buffers: np.ndarray, count: int, op: str | None, peer: int) -> list[np.ndarray | None]:
-    p, collective = schedule.world_size, get(schedule.collective)
+    p, collective = schedule.world_size, get(schedule.collective, schedule.servers)
     result = []
     for r in range(p):
         blocks = collective.output_blocks(r, p, schedule.root, peer)
@@ -102,20 +102,30 @@ class Traffic:
 def traffic(schedule: Schedule, count: int, itemsize: int) -> Traffic:
     """Bytes moved by the schedule; local copies (src == dst) cross no link and are not counted."""
     p = schedule.world_size
+    step, src, dst, nbytes, reduces = _moves(schedule, count, itemsize)
+    sent = np.bincount(src, nbytes, minlength=p).astype(np.int64)
+    received = np.bincount(dst, nbytes, minlength=p).astype(np.int64)
+    step_bytes, step_reduced = _step_terms(schedule, step, src, dst, nbytes, reduces)
+    keys, total = _totals(src * p + dst, nbytes)
+    links = {(k // p, k % p): b for k, b in zip(keys.tolist(), total.tolist())}
+    return Traffic(sent, received, links, step_bytes, step_reduced)
+
+
+def _moves(schedule: Schedule, count: int, itemsize: int):
+    """(step, src, dst, bytes, reduces) of every transfer that crosses a link."""
     bounds = np.asarray(schedule.chunk_bounds(count), dtype=np.int64).reshape(-1, 2)
     chunk_bytes = (bounds[:, 1] - bounds[:, 0]) * itemsize
     step, src, dst, chunk, _, reduces = schedule.columns()
     moved = src != dst
-    reduces = reduces[moved] == 1
-    step, src, dst, nbytes = step[moved], src[moved], dst[moved], chunk_bytes[chunk[moved]]
-    sent = np.bincount(src, nbytes, minlength=p).astype(np.int64)
-    received = np.bincount(dst, nbytes, minlength=p).astype(np.int64)
-    step_bytes = _busiest(step, src, nbytes, p, len(schedule.steps))  # the busiest sender or receiver
-    np.maximum(step_bytes, _busiest(step, dst, nbytes, p, len(schedule.steps)), out=step_bytes)
-    step_reduced = _busiest(step[reduces], dst[reduces], nbytes[reduces], p, len(schedule.steps))
-    keys, total = _totals(src * p + dst, nbytes)
-    links = {(k // p, k % p): b for k, b in zip(keys.tolist(), total.tolist())}
-    return Traffic(sent, received, links, step_bytes, step_reduced)
+    return step[moved], src[moved], dst[moved], chunk_bytes[chunk[moved]], reduces[moved] == 1
+
+
+def _step_terms(schedule: Schedule, step, src, dst, nbytes, reduces) -> tuple[np.ndarray, np.ndarray]:
+    """Per step: the most bytes any one rank sends or receives, and the most any one rank reduces."""
+    p, steps = schedule.world_size, len(schedule.steps)
+    step_bytes = _busiest(step, src, nbytes, p, steps)  # the busiest sender or receiver
+    np.maximum(step_bytes, _busiest(step, dst, nbytes, p, steps), out=step_bytes)
+    return step_bytes, _busiest(step[reduces], dst[reduces], nbytes[reduces], p, steps)
 
 
 def _busiest(step: np.ndarray, rank: np.ndarray, nbytes: np.ndarray, p: int, steps: int) -> np.ndarray:
@@ -154,8 +164,9 @@ class Cost:
 
 
 def cost(schedule: Schedule, count: int, itemsize: int) -> Cost:
-    moved = traffic(schedule, count, itemsize)
-    return Cost(len(schedule.steps), int(moved.step_bytes.sum()), int(moved.step_reduced.sum()))
+    """The terms alone: no per-rank or per-link totals (a P=1024 ring's million links are not kept)."""
+    step_bytes, step_reduced = _step_terms(schedule, *_moves(schedule, count, itemsize))
+    return Cost(len(schedule.steps), int(step_bytes.sum()), int(step_reduced.sum()))
 
 
 def predict(schedule: Schedule, count: int, itemsize: int, alpha: float, beta: float, gamma: float = 0.0) -> float:

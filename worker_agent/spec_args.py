@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from .protocol import RunSpec
 
-SPEC_FLAGS = ("collective", "algorithm", "count", "dtype", "op", "root", "peer", "pattern", "seed",
+SPEC_FLAGS = ("collective", "algorithm", "count", "dtype", "op", "root", "peer", "servers", "pattern", "seed",
               "capture", "chunks", "iterations", "warmup", "timeout")
 
 
@@ -19,12 +19,23 @@ def add_spec_arguments(group) -> None:
     group.add_argument("--spec", help="the whole RunSpec as JSON; flags override its fields")
     group.add_argument("--collective")
     group.add_argument("--algorithm")
-    for name in ("count", "root", "peer", "seed", "chunks", "iterations", "warmup"):
+    for name in ("count", "root", "peer", "servers", "seed", "iterations", "warmup"):
         group.add_argument(f"--{name}", type=int)
+    group.add_argument("--chunks", type=chunks, help='a number, or "auto": the server\'s model picks it')
     for name in ("dtype", "op", "pattern", "capture"):
         group.add_argument(f"--{name}")
     group.add_argument("--timeout", type=float)
     group.add_argument("--group", help="comma-separated global ranks (default: all)")
+
+
+def chunks(text: str) -> int | str:
+    """--chunks: a whole number, or "auto" (resolved by the server when the run is submitted)."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'must be a whole number or "auto", not {text!r}') from None
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:

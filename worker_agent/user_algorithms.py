@@ -15,6 +15,19 @@ checked for the world it runs on: the race rules (schedule.check) and its result
 against the collective's definition (provenance.check_definition), so a broken one
 is refused with words that point at the step, the transfer or the rank.
 
+The same file may hold send/recv code instead, as a course teaches it: a function of
+the rank's working buffer (a tensor laid out as the collective's blocks), its rank and
+the group's size, written with torch.distributed's point-to-point calls (send, recv,
+isend, irecv, batch_isend_irecv, and .wait() on what they return), peers being group
+ranks:
+
+    @traced("all_reduce", "my_ring")
+    def my_ring(buf, rank, size):
+        ...  # dist.isend(buf[a:b], (rank + 1) % size); dist.recv(tmp, (rank - 1) % size); buf[c:d] += tmp
+
+It runs on the real ranks, recorded call by call, and the transfers it made are
+rebuilt into steps and animated like any schedule (traced.py).
+
 Only files named on the command line of the machine that starts the cluster are
 ever executed; nothing that arrives over the network is.
 """
@@ -26,7 +39,7 @@ import re
 from pathlib import Path
 from typing import Callable, Iterable, Union
 
-from .algorithms import ALGORITHMS, NATIVE, register
+from .algorithms import ALGORITHMS, NATIVE, TRACED, Traced, register
 from .collectives import COLLECTIVES, get
 from .schedule import LAYOUTS, Schedule, Step, Transfer
 
@@ -75,8 +88,33 @@ def algorithm(collective: str, name: str, pieces: Pieces = None, layout: str = "
         register(collective, name, build, user=True)
         return fn
 
-    if name == NATIVE or name in ALGORITHMS.get(collective, {}):
+    _check_free(collective, name)
+    return wrap
+
+
+def _check_free(collective: str, name: str) -> None:
+    if name == NATIVE or name in ALGORITHMS.get(collective, {}) or name in TRACED.get(collective, {}):
         raise ValueError(f"{collective} already has an algorithm called {name!r}")
+
+
+def traced(collective: str, name: str, layout: str = "ring", ops: Iterable[str] = ("SUM", "AVG")):
+    """Register the decorated function, fn(buf, rank, size), as algorithm `name` of
+    `collective`: code written with torch.distributed's send/recv calls, run on the real
+    ranks and traced (traced.py). A function that also takes `root` and `peer` gets them
+    (group ranks). `ops`: the reductions it computes correctly (it adds with `+=`, so by
+    default SUM, and AVG, which the runner divides at the end)."""
+    if collective not in COLLECTIVES:
+        raise ValueError(f"unknown collective {collective!r} (known: {', '.join(COLLECTIVES)})")
+    if not NAME.match(name):
+        raise ValueError(f"algorithm name {name!r}: lower-case letters, digits and _, starting with a letter")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout {layout!r} is not one of {', '.join(LAYOUTS)}")
+    _check_free(collective, name)
+
+    def wrap(fn: Callable):
+        TRACED.setdefault(collective, {})[name] = Traced(fn, layout, tuple(ops))
+        return fn
+
     return wrap
 
 
@@ -84,7 +122,7 @@ def load(path: str | Path) -> list[tuple[str, str]]:
     """Run a file of user algorithms (Python) or import an MSCCL algorithm (XML);
     returns the (collective, name) pairs it registered."""
     path = Path(path)
-    before = {(c, a) for c, algs in ALGORITHMS.items() for a in algs}
+    before = _registered()
     if path.suffix == ".xml":
         from .msccl import load_xml
 
@@ -94,4 +132,8 @@ def load(path: str | Path) -> list[tuple[str, str]]:
         if spec is None or spec.loader is None:
             raise ValueError(f"{path}: not a Python file")
         spec.loader.exec_module(importlib.util.module_from_spec(spec))
-    return sorted({(c, a) for c, algs in ALGORITHMS.items() for a in algs} - before)
+    return sorted(_registered() - before)
+
+
+def _registered() -> set[tuple[str, str]]:
+    return {(c, a) for table in (ALGORITHMS, TRACED) for c, algs in table.items() for a in algs}

@@ -34,13 +34,15 @@ export async function api(path, { method = "GET", body } = {}) {
   return data;
 }
 
-/** A websocket to /ws that reconnects with backoff; `onMessage` gets parsed messages, `onState` "open"/"closed". */
+/** A websocket to /ws that reconnects with backoff; `onMessage` gets parsed messages, `onState` "open"/"closed".
+ * Returns send(message): sent if the socket is open, else dropped (false). */
 export function live(onMessage, onState) {
   let delay = 250;
+  let ws = null;
   const open = () => {
     const t = token();
     const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${t ? `?token=${encodeURIComponent(t)}` : ""}`;
-    const ws = new WebSocket(url);
+    ws = new WebSocket(url);
     ws.onopen = () => { delay = 250; onState("open"); };
     ws.onmessage = (e) => {
       const data = JSON.parse(e.data); // one message, or a batch of them
@@ -49,4 +51,5 @@ export function live(onMessage, onState) {
     ws.onclose = () => { onState("closed"); setTimeout(open, delay); delay = Math.min(delay * 2, 5000); };
   };
   open();
+  return (message) => ws.readyState === WebSocket.OPEN && (ws.send(JSON.stringify(message)), true);
 }

@@ -14,6 +14,23 @@ export class Controls {
     this.collective = null; // the catalog's first until one is picked
     this.canRun = false;
     this.lastSpec = null;
+    this.lecture = false; // lecture mode: R runs the pick with the lecture preset, if it is on
+    this.presetOn = true;
+  }
+
+  /** The lecture preset applies: in lecture mode, unless turned off (key P). */
+  get preset() { return this.lecture && this.presetOn; }
+
+  setLecture(on) { this.lecture = on; this.showPick(); }
+  togglePreset() { this.presetOn = !this.presetOn; this.showPick(); }
+
+  /** Numbers a back row can read: one digit a block (a rank with one block holds its rank + 1,
+   * one with several 1, 2, 3 …), and a count that puts one value in every chunk: as many
+   * elements a block as the algorithm cuts it into chunks (the catalog says how many; for one
+   * it cannot say, as the server chooses it, one a rank: enough for any that cuts by rank). */
+  presetFields(spec) {
+    const entry = this.catalog?.collectives.find((c) => c.name === spec.collective);
+    return { count: entry?.pieces?.[spec.algorithm] ?? Math.max(1, this.catalog.world_size), pattern: "digits", capture: "full", chunks: 1 };
   }
 
   setCatalog(catalog, canRun) {
@@ -137,6 +154,7 @@ export class Controls {
       else spec[name] = field.type === "number" ? Number(field.value) : field.value;
     }
     if (spec.algorithm === this.catalog?.custom?.algorithm) spec.schedule = parseSchedule(form.elements.schedule.value);
+    else if (this.preset) Object.assign(spec, this.presetFields(spec));
     return spec;
   }
 
@@ -163,20 +181,58 @@ export class Controls {
     const select = $("spec").elements.algorithm;
     const entry = this.catalog?.collectives.find((c) => c.name === this.collective);
     if (!select || !entry) return;
-    const [native, ...stepwise] = entry.algorithms; // the catalog lists the backend's own call first
-    const order = [...stepwise, native];
+    const [native, ...rest] = entry.algorithms; // the catalog lists the backend's own call first
+    const chosen = rest.filter((a) => a === this.catalog.auto?.algorithm); // the server's pick, just before native
+    const order = [...rest.filter((a) => !chosen.includes(a)), ...chosen, native];
     select.value = order[(order.indexOf(select.value) + 1) % order.length];
     select.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  /** O: the next op the picked collective's reduction can take (with the preset, AVG brings
+   * a floating dtype, and the others an integer one, so every op can be picked). */
+  cycleOp() {
+    const f = $("spec").elements;
+    if (!f.op) return;
+    const usable = [...f.op.options].filter((o) => this.preset || !o.disabled).map((o) => o.value);
+    const next = usable[(usable.indexOf(f.op.value) + 1) % usable.length];
+    if (this.preset) {
+      const integer = this.catalog.integer_dtypes.includes(f.dtype.value);
+      const want = next === "AVG" ? (integer ? this.catalog.dtypes.find((d) => d.startsWith("float") && d !== "float16") : f.dtype.value)
+        : (integer ? f.dtype.value : this.catalog.integer_dtypes.find((d) => d.endsWith("32")) ?? f.dtype.value);
+      if (want !== f.dtype.value) {
+        f.dtype.value = want;
+        f.dtype.dispatchEvent(new Event("change", { bubbles: true }));
+      }
+    }
+    f.op.value = next;
+    f.op.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
   /** The strip over the stage in lecture mode: what R would run, without the side panels. */
   showPick() {
     const strip = $("pick");
-    if (!strip || !this.catalog) return;
-    const f = $("spec").elements;
-    const ranks = f.group?.value ? f.group.value.split(",").length : this.catalog.world_size;
-    const parts = [this.collective, f.algorithm?.value, `${ranks} ranks`, `${f.count?.value} × ${f.dtype?.value}`, f.op?.value];
-    strip.textContent = `${parts.filter(Boolean).join(" · ")}   —   R runs it · A: next algorithm · 1–0: pick`;
+    if (!strip || !this.catalog || !this.collective) return;
+    const spec = this.specShown();
+    const ranks = spec.group ? spec.group.length : this.catalog.world_size;
+    const parts = [this.collective, spec.algorithm, `${ranks} ranks`, `${spec.count} × ${spec.dtype}`, spec.op,
+      this.preset ? "lecture data: a digit a block" : null];
+    const what = document.createElement("b");
+    what.textContent = parts.filter(Boolean).join(" · ");
+    const keys = document.createElement("span");
+    keys.className = "keys";
+    keys.textContent = `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · 1–0 pick`;
+    strip.replaceChildren(what, "  —  ", keys);
+    strip.dataset.preset = this.preset;
+    strip.hidden = !this.canRun; // the audience runs nothing: what it would pick is nobody's business
+  }
+
+  /** What R would submit, for the strip (a schedule that is not JSON yet is not its business). */
+  specShown() {
+    try {
+      return this.spec();
+    } catch {
+      return { ...Object.fromEntries(new FormData($("spec"))), collective: this.collective, group: null };
+    }
   }
 }
 

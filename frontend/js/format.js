@@ -14,6 +14,33 @@ export function formatValue(v) {
   return Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(1) : String(+v.toPrecision(3));
 }
 
+/** Every digit of a value, for a hover: what the cell holds, unrounded. */
+export const exact = (v) => (typeof v === "number" ? String(v) : formatValue(v));
+
+/** A value in at most `chars` characters, rounded to what fits ("0.333", "0.33", "0.3"), to
+ * no fewer than `least` significant digits; "" when none fits. */
+export function compact(v, chars, least = 1) {
+  const full = formatValue(v);
+  if (typeof v !== "number" || full.length <= chars) return full.length <= chars ? full : "";
+  const tries = Number.isInteger(v) ? [] : [2, 1].filter((d) => d >= least).map((d) => String(+v.toPrecision(d)));
+  tries.push(v.toExponential(1));
+  if (least < 2) tries.push(v.toExponential(0));
+  return tries.find((t) => t.length <= chars && t !== "0" && t !== "-0") ?? "";
+}
+
+/** A cell's one or two values each rounded to fit its share of `chars` ("3 4", "0.33 1.7"),
+ * to at least `least` significant digits;
+ * more values: as many as fit, or their range (brief). "" when nothing fits. */
+export function cellText(values, chars, least = 1) {
+  if (values == null || !values.length) return "";
+  if (values.length <= 2) {
+    const each = Math.floor((chars - (values.length - 1)) / values.length);
+    const parts = values.map((v) => compact(v, each, least));
+    return parts.every((t) => t) ? parts.join(" ") : "";
+  }
+  return brief(values, chars, "");
+}
+
 /** The binary unit that suits byte counts up to `max`: [bytes in one, its name]. */
 export const byteUnit = (max) => [[1 << 30, "GiB"], [1 << 20, "MiB"], [1024, "KiB"]].find(([s]) => max >= s) ?? [1, "B"];
 export function bytes(n) {
@@ -64,4 +91,26 @@ const INFIX = { SUM: "+", AVG: "+", PRODUCT: "×", BAND: "&", BOR: "|", BXOR: "^
 export function combination(op, operands, result) {
   const lhs = INFIX[op] ? operands.join(` ${INFIX[op]} `) : `${(op ?? "op").toLowerCase()}(${operands.join(", ")})`;
   return `${lhs} = ${result}`;
+}
+
+/** Two elements with the same arithmetic say it once. */
+const once = (lines) => (lines.every((l) => l === lines[0]) ? lines.slice(0, 1) : lines);
+
+/** A reduction element by element, one line per element where a cell holds one or two
+ * ("3 + 4 = 7", "max(3, 4) = 4"); ranges in one line beyond that ("0–7 + 8–15 = 8–22").
+ * `sent`: each sender's values; `had`, `now`: the receiving cell's before and after. */
+export function arithmetic(op, sent, had, now, chars = 6) {
+  if (now.length <= 2 && sent.every((v) => v.length === now.length) && had.length === now.length) {
+    const num = (v) => compact(v, chars) || formatValue(v);
+    return once(now.map((_, i) => combination(op, [...sent.map((v) => num(v[i])), num(had[i])], num(now[i]))));
+  }
+  const chunk = (v) => brief(v, sent.length > 1 ? 7 : 9);
+  return [combination(op, [...sent, had].map(chunk), chunk(now))];
+}
+
+/** A sum divided into its average, one line per element where a cell holds one or two. */
+export function division(sums, divisor, averages, chars = 6) {
+  const num = (v) => compact(v, chars) || formatValue(v);
+  if (averages.length <= 2 && sums.length === averages.length) return once(averages.map((a, i) => `${num(sums[i])} ÷ ${divisor} = ${num(a)}`));
+  return [`${brief(sums, 9)} ÷ ${divisor} = ${brief(averages, 9)}`];
 }

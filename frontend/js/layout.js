@@ -125,14 +125,17 @@ function loops(around, centre, width, height) {
 }
 
 /** Ranks in rows of cells filling the box, each card its cell less the gap, at any aspect;
- * `top` (if any) is a row of its own above them. More columns first, so that among equally
- * large cards the squarer grid wins. */
+ * `top` (if any) is a row of its own above them, set apart by a band of BAND rows so that
+ * the arrows between the two (a fan-out, a fan-in) read at a glance. More columns first, so
+ * that among equally large cards the squarer grid wins. */
+const BAND = 0.5;
 function rows(ranks, top, width, height) {
   const options = [];
+  const band = top.length ? BAND : 0;
   for (let cols = Math.max(ranks.length, 1); cols >= 1; cols--) {
-    const lines = Math.ceil(ranks.length / cols) + (top.length ? 1 : 0);
+    const lines = Math.ceil(ranks.length / cols) + (top.length ? 1 : 0) + band;
     const cw = (width - 2 * MARGIN) / Math.max(cols, top.length), rh = (height - 2 * MARGIN) / lines;
-    const cell = (i, across, line) => ({ x: MARGIN + ((width - 2 * MARGIN) / across) * (i + 0.5), y: MARGIN + rh * (line + 0.5) });
+    const cell = (i, across, line) => ({ x: MARGIN + ((width - 2 * MARGIN) / across) * (i + 0.5), y: MARGIN + rh * (line + 0.5 + (line ? band : 0)) });
     const place = () => {
       const pos = {};
       top.forEach((r, i) => { pos[r] = cell(i, top.length, 0); });

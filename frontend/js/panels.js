@@ -14,7 +14,8 @@ export function showStep(player) {
   const total = run ? run.steps.length : 0;
   $("slider").max = Math.max(-1, player.available() - 1);
   $("slider").value = step;
-  $("step-label").textContent = step < 0 ? "inputs" : `step ${step + 1} / ${total}`;
+  const divided = frames?.[step + 1]?.divisor; // the frame after the last step of a run that averages
+  $("step-label").textContent = step < 0 ? "inputs" : divided && step >= total ? `÷ ${divided}` : `step ${step + 1} / ${total}`;
   $("play").textContent = player.playing ? "❚❚" : "▶"; // two bars every font has (⏸ is missing from many)
   const log = $("log");
   log.replaceChildren();
@@ -23,10 +24,16 @@ export function showStep(player) {
   if (step < 0) {
     $("caption").textContent = run.steps.length
       ? `${run.spec.collective} by ${run.spec.algorithm}: ${counted(total, "step")}. Every rank starts with its input.`
-      : `${run.spec.collective} (${run.spec.algorithm}): the backend's own call, timed as a whole.`;
+      : run.state === "failed" && !run.schedule
+        ? `${run.spec.collective} by ${run.spec.algorithm} failed before its first step (Before / after says why).`
+        : `${run.spec.collective} (${run.spec.algorithm}): the backend's own call, timed as a whole.`;
     return;
   }
   const s = run.steps[step];
+  if (!s) { // past the last step: the division by P
+    $("caption").textContent = `After step ${total}, every rank divides its sum by P = ${divided}: the average, the run's output.`;
+    return;
+  }
   $("caption").textContent = `Step ${step + 1} of ${total} · ${s.phase}: ${s.caption}`;
   const lines = describeStep(run, frames, step, 200);
   for (const line of lines) log.append(html("li", {}, line));
@@ -53,6 +60,49 @@ function showPhases(player) {
   for (const span of bar.children) span.classList.toggle("current", +span.dataset.first <= player.step && player.step <= +span.dataset.last);
 }
 
+/** Why a run went wrong, as the server words it: where a wrong result first departed from
+ * what the collective requires (a button shows that step), and a failed run's error
+ * (a deadlock's wait-for cycle among them). */
+function verdicts(run) {
+  const out = [];
+  const d = run.departure;
+  if (d) {
+    const show = () => { const player = window.ringside?.player; if (player) { player.pause(); player.go(d.step); } };
+    out.push(html("p", { class: "departure differs", "data-step": d.step, "data-rank": d.rank, "data-chunk": d.chunk },
+      `First departure: ${d.words}. `, d.step >= 0 ? html("button", { type: "button", onclick: show }, `show step ${d.step + 1}`) : null));
+  }
+  if (run.state === "failed" && run.error) out.push(html("p", { class: "failure differs" }, run.error));
+  const calls = callTimeline(run.calls ?? {});
+  if (calls) out.push(calls);
+  return out;
+}
+
+/** Send/recv code's calls, a row per rank on one time axis: from its post to when the code
+ * waited for it (light: the transfer flew while the rank did other work), then to its
+ * completion (red: the rank was blocked). Blocking calls wait from their post. */
+function callTimeline(calls) {
+  const ranks = Object.entries(calls).filter(([, list]) => list.length);
+  if (!ranks.length) return null;
+  const end = Math.max(...ranks.flatMap(([, list]) => list.map((c) => c.done))) || 1;
+  const at = (t) => `${(100 * Math.max(0, t)) / end}%`;
+  const span = (from, to) => `${(100 * Math.max(0, to - from)) / end}%`;
+  const rows = ranks.map(([rank, list]) => {
+    const blocked = list.reduce((sum, c) => sum + Math.max(0, c.done - c.waited), 0);
+    const bars = list.flatMap((c) => {
+      const what = `${c.name} ${c.name.endsWith("send") ? "to" : "from"} rank ${c.peer} (${c.line}): posted ${seconds(c.posted)}, waited from ${seconds(c.waited)}, done ${seconds(c.done)}`;
+      return [
+        html("span", { class: "flight", title: what, style: `position:absolute;top:3px;height:8px;left:${at(c.posted)};width:${span(c.posted, c.waited)};background:var(--muted, #999);opacity:.45` }),
+        html("span", { class: "blocked", title: what, style: `position:absolute;top:1px;height:12px;left:${at(c.waited)};width:${span(c.waited, c.done)};min-width:1px;background:var(--bad, #c33)` }),
+      ];
+    });
+    return html("div", { class: "call-row", "data-rank": rank, "data-blocked": blocked.toFixed(4), style: "display:flex;gap:6px;align-items:center" },
+      html("span", { style: "width:2.5em" }, `r${rank}`),
+      html("span", { class: "track", style: "position:relative;flex:1;height:14px;border-bottom:1px solid currentColor" }, bars),
+      html("span", { style: "width:7em;text-align:right" }, `blocked ${seconds(blocked)}`));
+  });
+  return html("div", { class: "calls" }, html("p", {}, `Send/recv calls, ${seconds(end)} in all: light while in flight, red while the rank waits`), rows);
+}
+
 export function showOutcome(run) {
   const box = $("outcome");
   box.replaceChildren();
@@ -61,10 +111,13 @@ export function showOutcome(run) {
     html("td", {}, `r${o.rank}`), html("td", {}, values(o.inputs.flat())), html("td", {}, values(o.outputs.flat())),
     html("td", { class: o.verified === false ? "differs" : "ok", "data-verified": String(o.verified) },
       o.verified === true ? "✓" : o.verified === false ? differences(o) : "")));
-  box.append(html("table", {}, html("tr", {}, html("th", {}, "rank"), html("th", {}, "in"), html("th", {}, "out"), html("th", {}, "vs native")), rows));
+  box.append(...verdicts(run), html("table", {}, html("tr", {}, html("th", {}, "rank"), html("th", {}, "in"), html("th", {}, "out"), html("th", {}, "vs native")), rows));
   const t = run.traffic;
   $("traffic").replaceChildren(html("table", {},
     html("tr", {}, html("td", {}, "time"), html("td", {}, seconds(run.time))),
+    html("tr", { "data-model": "prediction" }, html("td", {}, "predicted"), html("td", { title: run.prediction?.source ?? "" },
+      run.prediction?.time != null ? `${seconds(run.prediction.time)} (${run.prediction.error >= 0 ? "+" : ""}${Math.round(run.prediction.error * 100)}%)` : "–")),
+    ...(run.choice ? [html("tr", { "data-model": "choice" }, html("td", {}, run.choice.label), html("td", {}, run.choice.why))] : []),
     html("tr", {}, html("td", {}, "algbw / busbw"), html("td", {}, run.algbw ? `${bandwidth(run.algbw)} / ${bandwidth(run.busbw)}` : "–")),
     html("tr", {}, html("td", {}, "total sent"), html("td", {}, bytes(t?.total))),
     html("tr", {}, html("td", {}, "busiest link"), html("td", {}, t?.busiest_link ? `${t.busiest_link.src} → ${t.busiest_link.dst}: ${bytes(t.busiest_link.bytes)}` : "–")),

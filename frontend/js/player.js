@@ -1,5 +1,5 @@
 // The player: which step is on the stage, and moving through them — by hand, at a speed,
-// or following a live run as its steps arrive.
+// following a live run as its steps arrive, or led by the presenter's page.
 
 import { extend, firstFrame, stepComplete } from "rs/replay.js";
 
@@ -15,6 +15,12 @@ export class Player {
     this.playing = false;
     this.speed = 1;
     this.follow = true;
+    this.loop = 0; // the play loop that may go on: a newer one, or the presenter's lead, ends an older one
+    // Led by the presenter: `view` is the presenter's last (run_id, step, playing, speed) and
+    // moves this player; a move of one's own calls onDetach and ends the lead.
+    this.led = false;
+    this.view = null;
+    this.onDetach = null;
   }
 
   /** Show a run: a new one, or newer data of the one on stage (a live run's end, a reload). */
@@ -44,12 +50,19 @@ export class Player {
   grow() {
     if (!extend(this.frames, this.run)) return;
     this.changed();
+    if (this.leading()) this.mirror(this.view); // the presenter may be ahead of what had arrived here
     this.followLive();
   }
 
-  /** Following, a live run plays on as its steps arrive (even after a pause by hand). */
+  /** Whether the presenter's view is about the run on stage, and this player follows it. */
+  leading() {
+    return this.led && this.view?.run_id === this.run?.id;
+  }
+
+  /** Following, a live run plays on as its steps arrive (even after a pause by hand), unless
+   * the presenter leads it. */
   followLive() {
-    if (this.follow && this.run.state === "running") this.play();
+    if (this.follow && this.run.state === "running" && !this.leading() && !this.playing) this.loopFrom();
   }
 
   /** Steps that every rank has reported, each with its frame (a live run grows). */
@@ -59,16 +72,53 @@ export class Player {
 
   changed() { this.onChange(this); }
 
+  /** A move of this page's own (a key, a button, the slider): it leaves the presenter's lead. */
+  own() {
+    if (!this.led) return;
+    this.led = false;
+    this.playing = false; // the presenter's playing was shown here, not played by a loop of this page's
+    this.loop += 1;
+    this.onDetach?.();
+  }
+
+  /** The presenter's view: show its step (a step forward flies, as on the presenter's page),
+   * take its speed and its playing. A step this page has not received yet is shown on arrival. */
+  mirror(view) {
+    this.view = view;
+    if (!this.led || this.run?.id !== view.run_id) return;
+    this.loop += 1; // no play loop of this page's own runs beside the lead
+    this.speed = view.speed;
+    const target = Math.max(-1, Math.min(view.step, this.available() - 1));
+    if (target === this.step + 1 && view.playing) {
+      this.step = target;
+      this.stage.animate(target, STEP_MS / this.speed);
+    } else if (target !== this.step) {
+      this.show(target);
+    }
+    this.playing = view.playing;
+    this.changed();
+  }
+
   go(step) {
+    this.own();
+    this.show(step);
+    this.changed();
+  }
+
+  show(step) {
     if (!this.run) return;
     this.stage.stopAnimation();
     this.step = Math.max(-1, Math.min(step, this.available() - 1));
     this.stage.show(this.step + 1);
     this.stage.mark(this.step);
-    this.changed();
   }
 
   async forward() {
+    this.own();
+    return this.advance();
+  }
+
+  async advance() {
     if (!this.run || this.step + 1 >= this.available()) return false;
     this.step += 1;
     this.changed();
@@ -78,13 +128,23 @@ export class Player {
 
   back() { this.pause(); this.go(this.step - 1); }
 
-  async play() {
+  play() {
+    this.own();
     if (this.playing || !this.run) return;
-    if (this.step + 1 >= this.available() && this.run.state !== "running") this.go(-1);
+    this.loopFrom();
+  }
+
+  /** Play on from the step shown (from the inputs if at the end of an ended run). */
+  async loopFrom() {
+    if (!this.run) return;
+    if (this.step + 1 >= this.available() && this.run.state !== "running") this.show(-1);
+    const mine = ++this.loop;
     this.playing = true;
     this.changed();
-    while (this.playing) {
-      const moved = await this.forward();
+    const going = () => this.playing && this.loop === mine;
+    while (going()) {
+      const moved = await this.advance();
+      if (!going()) return; // paused, or another loop or the presenter took over: they say so
       if (!moved) {
         if (this.run.state !== "running") break;
         await new Promise((r) => setTimeout(r, 100)); // a live run: wait for its next step
@@ -92,12 +152,19 @@ export class Player {
         await new Promise((r) => setTimeout(r, 120 / this.speed));
       }
     }
+    if (this.loop !== mine) return;
     this.playing = false;
     this.changed();
   }
 
-  pause() { this.playing = false; this.changed(); }
-  toggle() { this.playing ? this.pause() : this.play(); }
+  pause() { this.own(); this.playing = false; this.changed(); }
+  toggle() {
+    const playing = this.playing; // as shown: a tap on ❚❚ pauses, even the presenter's playing
+    this.own();
+    playing ? this.pause() : this.play();
+  }
+
+  setSpeed(speed) { this.own(); this.speed = speed; this.changed(); }
 }
 
 /** Wire the player's buttons, slider, speed and keys (Space, ←, →) on this page. */
@@ -108,7 +175,7 @@ export function bindPlayer(player) {
   $("play").onclick = () => player.toggle();
   $("forward").onclick = () => { player.pause(); player.forward(); };
   $("slider").oninput = (e) => { player.pause(); player.go(Number(e.target.value)); };
-  $("speed").onchange = (e) => { player.speed = Number(e.target.value); };
+  $("speed").onchange = (e) => player.setSpeed(Number(e.target.value));
   const follow = $("follow");
   if (follow) follow.onchange = (e) => { player.follow = e.target.checked; };
   document.addEventListener("keydown", (e) => {
@@ -116,5 +183,14 @@ export function bindPlayer(player) {
     if (e.key === " ") { e.preventDefault(); player.toggle(); }
     else if (e.key === "ArrowRight") { e.preventDefault(); player.pause(); player.forward(); }
     else if (e.key === "ArrowLeft") { e.preventDefault(); player.back(); }
+    else if (e.key === "+" || e.key === "=" || e.key === "-") faster(e.key === "-" ? -1 : 1);
   });
+  /** + and -: the next speed the select offers, up or down. */
+  function faster(by) {
+    const speeds = [...$("speed").options].map((o) => Number(o.value));
+    const at = speeds.findIndex((v) => v >= player.speed);
+    const next = speeds[Math.max(0, Math.min(speeds.length - 1, (at < 0 ? speeds.length - 1 : at) + by))];
+    $("speed").value = String(next);
+    player.setSpeed(next);
+  }
 }

@@ -66,18 +66,48 @@ export function nextFrame(prev, step) {
   return next;
 }
 
-/** Every frame of a stored run, each step as stored. */
+/**
+ * The frame after the last step of a run that averages (the server's display.divisor: P):
+ * the schedule only added, and every rank then divided its output by P in place, so the
+ * output cells hold the ranks' reported outputs. Null until every rank has reported its end.
+ * The frame is marked {divisor}.
+ */
+export function divisionFrame(run, prev) {
+  const divisor = run.display?.divisor;
+  if (!divisor || !run.group.every((r) => run.results?.[String(r)])) return null;
+  const next = { values: { ...prev.values }, origins: prev.origins, stats: { ...prev.stats }, changed: new Set(), divisor };
+  for (const r of run.group.map(String)) {
+    const output = run.results[r].output ?? [];
+    if (!output.length) continue;
+    next.values[r] = next.values[r].slice();
+    next.stats[r] = next.stats[r].slice();
+    for (const state of output) {
+      next.values[r][state.chunk] = shown(state);
+      next.stats[r][state.chunk] = summaryOf(state);
+      next.changed.add(`${r}:${state.chunk}`);
+    }
+  }
+  return next;
+}
+
+/** Every frame of a stored run, each step as stored (and AVG's division after them). */
 export function replay(run) {
   const frames = [firstFrame(run)];
   for (const step of run.steps) frames.push(nextFrame(frames.at(-1), step));
-  return frames;
+  const last = divisionFrame(run, frames.at(-1));
+  return last ? [...frames, last] : frames;
 }
 
 /** A live run's frames grow: append one for each step past the last framed one that every
- * rank has now reported. Returns how many were added. */
+ * rank has now reported, and the division once the run that averages has ended. Returns
+ * how many were added. */
 export function extend(frames, run) {
   const before = frames.length;
   while (stepComplete(run, frames.length - 1)) frames.push(nextFrame(frames.at(-1), run.steps[frames.length - 1]));
+  if (frames.length - 1 === run.steps.length && !frames.at(-1).divisor) {
+    const last = divisionFrame(run, frames.at(-1));
+    if (last) frames.push(last);
+  }
   return frames.length - before;
 }
 

@@ -1,13 +1,54 @@
 // The stage: ranks as cards holding their buffers' chunks, coloured by the ranks their data came
 // from. Nodes are made once per run (and again only when the stage is resized); a step repaints
-// the cells and moves the tokens that transfers.js flies between them.
+// the cells and moves the tokens that transfers.js flies between them. What differs by
+// collective (which chunks are a rank's output, a buffer's labelled halves, AVG's division,
+// the traffic formula) comes from the run's `display` data; the page names none.
 
 import { arrange } from "rs/layout.js";
-import { brief, colour, fit, formatValue, range } from "rs/format.js";
+import { bytes, cellText, colour, exact, range } from "rs/format.js";
 import { el, stripes } from "rs/dom.js";
 import { drawArrows, drawSums, flights, moveTokens, hideTokens } from "rs/transfers.js";
+import { textWidth } from "rs/labels.js";
+import { showFormula } from "rs/formulas.js";
 
 export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
+export const COLOUR_ONLY = 16; // from this many ranks on, cells are colours only, their values on hover
+const MIN_FONT = 9; // the smallest value text drawn, in stage units
+const READABLE = 14; // a value rounded harder to be drawn at least this large is worth it
+const MAX_TITLE_VALUES = 256;
+
+/** The chunks of `rank`'s buffer worth drawing: its input and output, and any slot the
+ * schedule uses there as scratch. A scatter's receiver draws one block, not P slots. All of
+ * them for a run without display data. */
+export function drawnChunks(run, rank) {
+  const all = Array.from({ length: run.chunk_bounds.length || 1 }, (_, c) => c);
+  const outputs = run.display?.output_chunks;
+  if (!outputs) return all;
+  const keep = new Set([...(run.input_chunks?.[String(rank)] ?? []), ...(outputs[String(rank)] ?? [])]);
+  for (const step of run.steps) {
+    for (const [src, dst, chunk, into] of step.transfers) {
+      if (src === rank) keep.add(chunk);
+      if (dst === rank) keep.add(into);
+    }
+  }
+  return keep.size ? all.filter((c) => keep.has(c)) : all;
+}
+
+/** Bytes each rank has sent and received by every frame: {sent: {rank: [per frame]}, received}. */
+export function trafficByFrame(run, itemsize) {
+  const size = run.chunk_bounds.map(([a, b]) => (b - a) * itemsize);
+  const sent = {}, received = {};
+  for (const r of run.group) { sent[r] = [0]; received[r] = [0]; }
+  for (const step of run.steps) {
+    for (const r of run.group) { sent[r].push(sent[r].at(-1)); received[r].push(received[r].at(-1)); }
+    for (const [src, dst, chunk, into] of step.transfers) {
+      if (src === dst) continue;
+      if (sent[src]) sent[src][sent[src].length - 1] += size[chunk];
+      if (received[dst]) received[dst][received[dst].length - 1] += size[into];
+    }
+  }
+  return { sent, received };
+}
 
 export class Stage {
   constructor(svg) {
@@ -15,7 +56,8 @@ export class Stage {
     this.width = WIDTH;
     this.height = 640;
     this.frames = [];
-    this.cells = {}; // "rank:chunk" -> {group, stripes, text, w, h, font, cx, cy; its card's top, bottom, middle}
+    this.cells = {}; // "rank:chunk" -> {group, stripes, text, w, h, maxFont, cx, cy, box; its card's top, bottom, middle}
+    this.nameBoxes = []; // what labels must not cover besides values: names, a buffer's part labels
     this.shown = 0; // the frame on the stage
     this.marked = -1; // the step whose arrows and sums are drawn
     this.frameCount = 0; // requestAnimationFrame callbacks while animating (for the fps benchmark)
@@ -46,56 +88,142 @@ export class Stage {
     this.height = this.boxHeight();
     this.svg.setAttribute("viewBox", `0 0 ${WIDTH} ${this.height}`);
     this.svg.replaceChildren();
+    // One inner <svg> holds the scene, so the page's hooks read alike as "#stage g.cell" and "#stage svg g.cell".
+    const scene = el("svg", { class: "scene", x: 0, y: 0, width: WIDTH, height: this.height, overflow: "visible" }, this.svg);
     this.cells = {};
+    this.nameBoxes = [];
+    this.bars = {};
     this.pool = [];
     this.shown = 0;
     this.marked = -1;
+    this.colourOnly = run.group.length >= COLOUR_ONLY;
+    const itemsize = run.display?.itemsize;
+    this.traffic = itemsize ? trafficByFrame(run, itemsize) : null;
+    this.most = this.traffic ? Math.max(1, ...run.group.flatMap((r) => [this.traffic.sent[r].at(-1), this.traffic.received[r].at(-1)])) : 1;
     const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
     const layout = run.layout ?? {}; // runs stored before the server gave layouts are drawn as rings
-    const { card, positions } = arrange(layout, run.group, WIDTH, this.height, edges);
+    // A group smaller than the world (new_group): every rank keeps its place, those outside greyed.
+    const world = run.world_size > run.group.length ? Array.from({ length: run.world_size }, (_, r) => r) : run.group;
+    const { card, positions } = arrange(layout, world, WIDTH, this.height, edges);
     this.card = card;
     this.positions = positions;
-    const defs = el("defs", {}, this.svg);
+    const defs = el("defs", {}, scene);
     const head = el("marker", { id: "head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse" }, defs);
     el("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }, head);
-    this.arrows = el("g", { class: "arrows" }, this.svg);
-    const cards = el("g", { class: "cards" }, this.svg);
-    this.tokens = el("g", { class: "tokens" }, this.svg);
-    this.sums = el("g", { class: "sums" }, this.svg);
-    const chunks = run.chunk_bounds.length || 1;
-    for (const rank of run.group) this.drawCard(cards, rank, chunks, rank === layout.root);
+    const hatch = el("pattern", { id: "hatch", width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
+    el("rect", { width: 8, height: 8, class: "hatch-back" }, hatch);
+    el("line", { x1: 0, y1: 0, x2: 0, y2: 8, class: "hatch-line" }, hatch);
+    this.arrows = el("g", { class: "arrows" }, scene);
+    const cards = el("g", { class: "cards" }, scene);
+    this.tokens = el("g", { class: "tokens" }, scene);
+    this.names = el("g", { class: "names" }, scene); // over the tokens: a flying chunk never hides whose card it is
+    this.leaders = el("g", { class: "leaders" }, scene);
+    this.sums = el("g", { class: "sums" }, scene);
+    for (const rank of world) {
+      if (run.group.includes(rank)) this.drawCard(cards, rank, rank === layout.root);
+      else this.drawOutsider(cards, rank);
+    }
+    showFormula(run);
   }
 
   /** Newer data of the run on stage (its end, a reload): same cards, and frames that grow in place. */
   update(run, frames) {
     this.run = run;
     this.frames = frames;
+    showFormula(run);
   }
 
-  drawCard(parent, rank, chunks, isRoot) {
+  /** A card's name in the layer over the tokens, as long as fits: "rank 3 (g1) · root" … "3". */
+  drawName(rank, left, top, head, choices, cls = "name") {
+    const font = head * 0.72, room = this.card.w - (this.card.w >= 60 ? 22 : 6);
+    const label = choices.find((t) => textWidth(t, font) * 0.95 <= room) ?? choices.at(-1);
+    const x = left + Math.min(8, this.card.w * 0.06), y = top + head * 0.55;
+    el("text", { class: cls, x, y, "font-size": font }, this.names).textContent = label;
+    this.nameBoxes.push({ x, y: y - font, w: textWidth(label, font) * 0.95, h: font * 1.3 }); // a glyph box: ascent about 1 em over the baseline
+    return x - left + textWidth(label, font) * 0.95;
+  }
+
+  /** The rank's bytes so far in its header, right of its name, where they fit: "↑48 B ↓48 B". */
+  drawBytes(left, top, head, nameEnd) {
+    const font = head * 0.6, widest = `↑${bytes(this.most)} ↓${bytes(this.most)}`;
+    const right = left + this.card.w - (this.card.w >= 60 ? 20 : 4);
+    if (left + nameEnd + 10 + textWidth(widest, font) > right) return null;
+    this.nameBoxes.push({ x: right - textWidth(widest, font), y: top + head * 0.55 - font, w: textWidth(widest, font), h: font * 1.3 });
+    return el("text", { class: "bytes", x: right, y: top + head * 0.55, "font-size": font }, this.names);
+  }
+
+  /** A rank outside the run's group: greyed in place, no buffer. */
+  drawOutsider(parent, rank) {
+    const { x, y } = this.positions[rank];
+    const { w, h } = this.card;
+    const g = el("g", { class: "card outside", "data-rank": rank, transform: `translate(${x - w / 2},${y - h / 2})` }, parent);
+    el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
+    el("title", {}, g).textContent = `rank ${rank} is not in this run's group`;
+    const head = Math.max(11, Math.min(30, h * 0.24));
+    this.drawName(rank, x - w / 2, y - h / 2, head, [`rank ${rank} · not in group`, `rank ${rank} · out`, `rank ${rank}`, `${rank}`], "name outside");
+  }
+
+  drawCard(parent, rank, isRoot) {
+    const run = this.run;
     const { x, y } = this.positions[rank];
     const { w, h } = this.card;
     const left = x - w / 2, top = y - h / 2;
     const g = el("g", { class: `card${isRoot ? " root" : ""}`, "data-rank": rank, transform: `translate(${left},${top})` }, parent);
     el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
     const head = Math.max(11, Math.min(30, h * 0.24));
-    const font = head * 0.72;
-    const fitsIn = (text) => text.length * font * 0.6 <= w - (w >= 60 ? 22 : 6);
-    const label = [`rank ${rank}${isRoot ? " · root" : ""}`, `rank ${rank}`, `${rank}`].find(fitsIn) ?? `${rank}`;
-    const name = el("text", { class: "name", x: Math.min(8, w * 0.06), y: head * 0.55, "font-size": font }, g);
-    name.textContent = label;
+    const local = run.world_size > run.group.length ? ` (g${run.group.indexOf(rank)})` : ""; // its number inside the group
+    const server = (run.layout?.servers ?? []).includes(rank); // a parameter server's: its role says more than "root"
+    const root = server ? " · server" : isRoot ? " · root" : "";
+    const nameEnd = this.drawName(rank, left, top, head, [`rank ${rank}${local}${root}`, `rank ${rank}${local}`, `${rank}${local}`, `${rank}`]);
     if (w >= 60) el("rect", { class: "swatch", x: w - 14, y: head / 2 - 4, width: 8, height: 8, rx: 2, fill: colour(rank) }, g);
     const pad = Math.max(2, Math.min(6, w * 0.02));
-    const cw = (w - 2 * pad) / chunks, ch = h - head - pad;
-    for (let c = 0; c < chunks; c++) {
-      const cell = el("g", { class: "cell", "data-rank": rank, "data-chunk": c, transform: `translate(${pad + c * cw},${head})` }, g);
+    const barH = this.traffic ? Math.max(2.5, Math.min(7, h * 0.045)) : 0;
+    const barsRoom = this.traffic ? 2 * barH + 4 : 0;
+    const chunks = drawnChunks(run, rank);
+    const mine = new Set([...(run.input_chunks?.[String(rank)] ?? []), ...(run.display?.output_chunks?.[String(rank)] ?? [])]);
+    const cw = (w - 2 * pad) / chunks.length, ch = h - head - pad - barsRoom;
+    const regionOf = new Map((run.display?.regions ?? []).flatMap((reg) => reg.chunks.map((c) => [c, reg.label])));
+    chunks.forEach((c, i) => {
+      const cx0 = pad + i * cw;
+      const scratch = run.display && !mine.has(c);
+      const cell = el("g", { class: `cell${scratch ? " scratch" : ""}`, "data-rank": rank, "data-chunk": c, transform: `translate(${cx0},${head})` }, g);
       const fill = el("g", {}, cell);
+      el("rect", { class: "spare-mark", width: cw, height: ch }, cell);
       el("rect", { class: "edge", width: cw, height: ch }, cell);
-      const size = Math.min(ch * 0.42, 26, Math.max(cw / 3.2, 12)); // room for "0–7" where it can be read
-      const text = el("text", { x: cw / 2, y: ch / 2, "font-size": size }, cell);
-      this.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, w: cw, h: ch, font: size,
-        cx: left + pad + c * cw + cw / 2, cy: top + head + ch / 2, top, bottom: top + h, middle: x };
+      const text = el("text", { class: "value", x: cw / 2, y: ch / 2 }, cell);
+      const note = el("text", { class: "note", x: cw / 2, y: ch - Math.min(14, ch * 0.18) * 0.7, "font-size": Math.min(14, ch * 0.18) }, cell);
+      this.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, note, w: cw, h: ch, maxFont: Math.min(ch * 0.55, 40),
+        cx: left + cx0 + cw / 2, cy: top + head + ch / 2, top, bottom: top + h, middle: x };
+      // A buffer in labelled parts (an input half and an output half): the label at each part's start.
+      const label = regionOf.get(c);
+      if (label && regionOf.get(chunks[i - 1]) !== label) {
+        const font = Math.max(9, Math.min(14, ch * 0.2));
+        // over every cell and token (the names' layer), so no later cell paints over the word
+        if (i) el("line", { class: "divider", x1: left + cx0, x2: left + cx0, y1: top + head - 2, y2: top + head + ch + 2 }, this.names);
+        el("text", { class: "region", "data-rank": rank, x: left + cx0 + 3, y: top + head + font * 0.85, "font-size": font }, this.names).textContent = label;
+        this.nameBoxes.push({ x: left + cx0 + 3, y: top + head - font * 0.2, w: textWidth(label, font), h: font * 1.3 });
+      }
+    });
+    // Slots the rank's buffer does not really have stay in the page, undrawn: every chunk keeps its hook.
+    for (let c = 0; c < (run.chunk_bounds.length || 1); c++) {
+      if (chunks.includes(c)) continue;
+      const cell = el("g", { class: "cell unused", "data-rank": rank, "data-chunk": c }, g);
+      this.cells[`${rank}:${c}`] = { group: cell, stripes: el("g", {}, cell), text: el("text", { class: "value" }, cell), note: el("text", {}, cell),
+        w: 0, h: 0, maxFont: 0, cx: x, cy: y, top, bottom: top + h, middle: x, unused: true };
     }
+    if (this.traffic) this.bars[rank] = { ...this.drawBars(g, w, h, pad, barH), text: this.drawBytes(left, top, head, nameEnd) };
+  }
+
+  /** Two thin bars under the cells: what the rank has sent and received so far, on one scale for all. */
+  drawBars(g, w, h, pad, barH) {
+    const full = w - 2 * pad;
+    const bar = (y, cls) => {
+      el("rect", { class: "bar-track", x: pad, y, width: full, height: barH, rx: barH / 2 }, g);
+      return el("rect", { class: `bar ${cls}`, x: pad, y, width: 0, height: barH, rx: barH / 2 }, g);
+    };
+    const sent = bar(h - pad - 2 * barH - 2, "sent"), received = bar(h - pad - barH, "received");
+    const title = el("title", {}, g);
+    return { sent, received, full, title };
   }
 
   /** Paint every cell as frame `index` has it (0: the inputs). */
@@ -103,29 +231,62 @@ export class Stage {
     const frame = this.frames[index];
     if (!frame) return;
     this.shown = index;
+    // After the last step, slots that are no rank's output are hatched: leftovers, not results.
+    const outputs = index >= this.run.steps.length && this.run.results && Object.keys(this.run.results).length ? this.run.display?.output_chunks : null;
     for (const rank of this.run.group) {
       const r = String(rank);
       const values = frame.values[r] ?? [], origins = frame.origins[r] ?? [], stats = frame.stats?.[r] ?? [];
-      for (let c = 0; c < this.run.chunk_bounds.length; c++) this.paint(rank, c, values[c], origins[c], stats[c]);
+      const out = outputs ? new Set(outputs[r] ?? []) : null;
+      let font = Infinity;
+      for (let c = 0; c < this.run.chunk_bounds.length; c++) font = Math.min(font, this.paint(rank, c, values[c], origins[c], stats[c], out && !out.has(c)) ?? Infinity);
+      this.size(this.run.chunk_bounds.map((_, c) => this.cells[`${rank}:${c}`]).filter(Boolean), Number.isFinite(font) ? font : MIN_FONT);
+      this.showBars(rank, Math.min(index, this.run.steps.length));
     }
   }
 
-  paint(rank, chunk, values, origins, stats) {
+  showBars(rank, index) {
+    const bars = this.bars[rank];
+    if (!bars) return;
+    const sent = this.traffic.sent[rank][index], received = this.traffic.received[rank][index];
+    bars.sent.setAttribute("width", (bars.full * sent) / this.most);
+    bars.received.setAttribute("width", (bars.full * received) / this.most);
+    bars.title.textContent = `rank ${rank} so far: sent ${bytes(sent)}, received ${bytes(received)}`;
+    if (bars.text) bars.text.textContent = `↑${bytes(sent)} ↓${bytes(received)}`;
+    bars.sent.dataset.bytes = sent;
+    bars.received.dataset.bytes = received;
+  }
+
+  paint(rank, chunk, values, origins, stats, spare = false) {
     const cell = this.cells[`${rank}:${chunk}`];
     if (!cell) return;
     const from = [...(origins ?? [])].sort((a, b) => a - b);
     cell.group.dataset.origins = from.join(",");
     stripes(cell.stripes, from, cell.w, cell.h);
     cell.group.dataset.values = JSON.stringify(values ?? null);
-    // Values only where they stay legible and clear of their neighbours.
-    const chars = cell.font >= 8 ? Math.floor((cell.w - 4) / (cell.font * 0.62)) : 0;
-    // A large chunk ships a summary: its range says more than a preview of its first values.
-    const text = stats ? range(stats.min, stats.max, chars) : brief(values, chars, "");
+    // Values rounded to what fits at a size a back row reads (else at the smallest), then the
+    // largest type that text fits at. A large chunk ships a summary: its range says more.
+    const chars = (font) => Math.floor((cell.w - 6) / (font * 0.62));
+    const write = (font, least) => (stats ? range(stats.min, stats.max, chars(font)) : cellText(values, chars(font), least));
+    const text = this.colourOnly || cell.unused ? "" : write(Math.min(READABLE, cell.maxFont), 2) || write(MIN_FONT, 1);
     if (cell.text.textContent !== text) cell.text.textContent = text;
     cell.group.classList.toggle("empty", !from.length); // holds no rank's data yet: its zeros are dimmed
-    const tip = stats ? `rank ${rank} chunk ${chunk} from ${from.join(", ") || "nobody"}: min ${formatValue(stats.min)}, max ${formatValue(stats.max)}, sum ${formatValue(stats.sum)}; first ${fit(values ?? [], 60)}`
-      : `rank ${rank} chunk ${chunk} from ${from.join(", ") || "nobody"}: ${fit(values ?? [], 200)}`;
+    cell.group.classList.toggle("spare", spare);
+    const note = "not output"; // said where it fits under the value; the hatching and the hover say it everywhere
+    cell.note.textContent = spare && cell.h >= 40 && textWidth(note, Math.min(14, cell.h * 0.18)) <= cell.w - 4 ? note : "";
+    const all = (values ?? []).slice(0, MAX_TITLE_VALUES).map(exact).join(" ") + ((values?.length ?? 0) > MAX_TITLE_VALUES ? " …" : "");
+    const summary = stats ? `min ${exact(stats.min)}, max ${exact(stats.max)}, sum ${exact(stats.sum)}; first ` : "";
+    const tip = `rank ${rank} chunk ${chunk} from ${from.join(", ") || "nobody"}${spare ? " (not part of the output)" : ""}: ${summary}${all}`;
     (cell.title ??= el("title", {}, cell.group)).textContent = tip;
+    return text ? Math.max(MIN_FONT, Math.min(cell.maxFont, (cell.w - 6) / (text.length * 0.62))) : Infinity;
+  }
+
+  /** One size for the values of a card, the largest that all of them fit at: sizes do not jump from cell to cell. */
+  size(cells, font) {
+    for (const cell of cells) {
+      cell.text.setAttribute("font-size", font.toFixed(1));
+      const tw = textWidth(cell.text.textContent, font);
+      cell.box = tw ? { x: cell.cx - tw / 2, y: cell.cy - font * 0.6, w: tw, h: font * 1.2 } : null;
+    }
   }
 
   /** Draw step k's arrows and its reductions' arithmetic over the stage (k = -1: none). */
@@ -144,10 +305,18 @@ export class Stage {
     for (const cell of this.outlined) cell.group.classList.add("written");
   }
 
-  /** Fly step k's chunks from sender to receiver over `ms`, then show its result. */
+  /** Fly step k's chunks from sender to receiver over `ms`, then show its result. A frame
+   * past the last step (AVG's division) has nothing to fly: it lands after a pause. */
   animate(k, ms) {
     this.stopAnimation();
-    if (!this.run?.steps[k]) return Promise.resolve();
+    if (!this.run?.steps[k]) {
+      if (!this.frames[k + 1]) return Promise.resolve();
+      this.marked = k;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => this.pending?.(), ms * 0.4);
+        this.pending = () => { clearTimeout(timer); this.finish(k); resolve(); };
+      });
+    }
     drawArrows(this, this.run.steps[k]);
     drawSums(this, -1);
     this.outline(-1);

@@ -46,3 +46,39 @@ export function median(xs) {
 export function phaseIndex(run) {
   return Object.fromEntries(phasesOf(run.steps).map((p, i) => [p.phase, i]).reverse());
 }
+
+/**
+ * Who waited for whom at every step: [{step, last, late, waits: [{rank, waitedFor, seconds}]}].
+ * `last` is the rank that began the step last, `late` how long after the first it did; a rank
+ * waits for the latest of the peers it exchanges with in that step, for as long as that peer
+ * began after it (each rank's t0 counts from the run's barrier-aligned start, so they compare).
+ * Steps fewer than two ranks have reported, or where nobody exchanges, are left out.
+ */
+export function arrivals(run) {
+  const out = [];
+  for (const step of run.steps) {
+    const t0 = (r) => step.ranks?.[String(r)]?.t0;
+    const peers = new Map();
+    const meet = (a, b) => peers.set(a, [...(peers.get(a) ?? []), b]);
+    for (const [src, dst] of step.transfers ?? []) if (src !== dst) { meet(src, dst); meet(dst, src); }
+    const ranks = [...peers.keys()].filter((r) => t0(r) !== undefined).sort((a, b) => a - b);
+    if (ranks.length < 2) continue;
+    const latest = (rs) => rs.reduce((a, b) => (t0(b) > t0(a) ? b : a));
+    const last = latest(ranks);
+    const waits = [];
+    for (const r of ranks) {
+      const reported = peers.get(r).filter((q) => t0(q) !== undefined);
+      const q = reported.length ? latest(reported) : undefined;
+      if (q !== undefined && t0(q) > t0(r)) waits.push({ rank: r, waitedFor: q, seconds: t0(q) - t0(r) });
+    }
+    out.push({ step: step.step, last, late: t0(last) - Math.min(...ranks.map(t0)), waits });
+  }
+  return out;
+}
+
+/** Per rank, at how many of the steps `arrivals` lists it began last: {rank: count}. */
+export function lastArrivals(run) {
+  const counts = Object.fromEntries(run.group.map((r) => [r, 0]));
+  for (const a of arrivals(run)) counts[a.last] += 1;
+  return counts;
+}

@@ -3,11 +3,12 @@
 // reduction the arithmetic over the receiving cell: "3 + 4 = 7". A copy just lands.
 
 import { el, stripes } from "rs/dom.js";
-import { brief, combination } from "rs/format.js";
+import { arithmetic, cellText, division } from "rs/format.js";
+import { place, textWidth } from "rs/labels.js";
 import { opOf, reductions } from "rs/replay.js";
 
 const MAX_TOKENS = 512; // beyond this a step shows its arrows and result without flying every chunk
-const MAX_SUMS = 12; // more reductions than this at once would bury the stage in arithmetic
+const MAX_SUMS = 16; // more reductions than this at once would bury the stage in arithmetic
 const MAX_ARROWS = 256;
 
 /** The control point that bends the path from a to b to its left, so a->b and b->a part. */
@@ -66,7 +67,7 @@ export function flights(stage, k) {
     Object.entries({ x: -w / 2, y: -h / 2, width: w, height: h }).forEach(([n, v]) => t.frame.setAttribute(n, v));
     const font = Math.min(h * 0.55, 20);
     t.text.setAttribute("font-size", font);
-    t.text.textContent = h >= 18 ? brief(before.values[String(src)]?.[chunk], Math.floor((w - 4) / (font * 0.62)), "") : "";
+    t.text.textContent = h >= 18 ? cellText(before.values[String(src)]?.[chunk], Math.floor((w - 4) / (font * 0.62))) : "";
     t.g.style.display = "";
     const bend = src === dst ? Math.max(40, stage.card.h * 0.6) : 0.12 * Math.hypot(b.cx - a.cx, b.cy - a.cy);
     const c = bendOf({ x: a.cx, y: a.cy }, { x: b.cx, y: b.cy }, bend);
@@ -89,42 +90,102 @@ export function hideTokens(stage) {
   for (const t of stage.pool) t.g.style.display = "none";
 }
 
-const overlap = (a, b) => Math.abs(a.x - b.x) * 2 < a.w + b.w && Math.abs(a.y - b.y) * 2 < a.h + b.h;
-
-/** Where a w x h label for `cell` goes: just above its card, else just below (over the cell, else
- * over the card's middle), else over the cell itself: the first spot on the stage and clear of
- * cards and other labels. */
-function spot(stage, cell, w, h, taken) {
-  const onStage = (x) => Math.max(w / 2 + 2, Math.min(stage.width - w / 2 - 2, x));
-  for (const y of [cell.top - h / 2 - 4, cell.bottom + h / 2 + 4]) {
-    if (y - h / 2 < 0 || y + h / 2 > stage.height) continue;
-    for (const x of [onStage(cell.cx), onStage(cell.middle)]) if (!taken.some((t) => overlap(t, { x, y, w, h }))) return { x, y };
-  }
-  return { x: onStage(cell.cx), y: cell.cy };
+/** The boxes a label must never cover: every value shown and every rank's name; and those it
+ * had better not sit on: the cards. */
+function obstacles(stage) {
+  const hard = [...stage.nameBoxes];
+  for (const cell of Object.values(stage.cells)) if (cell.box) hard.push(cell.box);
+  const soft = Object.values(stage.positions).map(({ x, y }) => ({ x: x - stage.card.w / 2, y: y - stage.card.h / 2, w: stage.card.w, h: stage.card.h }));
+  return { hard, soft };
 }
 
-/** Over every cell that step k reduces into: what it had, what arrived, and what it holds now. */
+const MAX_LINES = 4; // one rank's cells in one label, as long as it stays a glance
+
+/** One label per rank where a step writes several of its cells: [{keys, lines}], identical lines said once. */
+export function byRank(labels) {
+  const groups = new Map();
+  for (const { key, lines } of labels) {
+    const rank = key.split(":")[0];
+    const g = groups.get(rank);
+    if (g && g.lines.length + lines.length <= MAX_LINES) {
+      g.keys.push(key);
+      for (const line of lines) if (!g.lines.includes(line)) g.lines.push(line);
+    } else if (!g) groups.set(rank, { keys: [key], lines: [...lines] });
+    else groups.set(`${rank}:${key}`, { keys: [key], lines: [...lines] });
+  }
+  return [...groups.values()];
+}
+
+/** Draw labels [{keys, lines}] beside the cells they explain, each tied to its cells by lines. */
+function drawLabels(stage, labels) {
+  const { hard, soft } = obstacles(stage);
+  for (const key of labels.flatMap((l) => l.keys)) { // the cells explained stay in sight, their values or not
+    const c = stage.cells[key];
+    hard.push({ x: c.cx - c.w / 2, y: c.cy - c.h / 2, w: c.w, h: c.h });
+  }
+  const item = ({ keys, lines }, font) => {
+    const cells = keys.map((key) => stage.cells[key]);
+    const ax = cells.reduce((t, c) => t + c.cx, 0) / cells.length, ay = cells.reduce((t, c) => t + c.cy, 0) / cells.length;
+    return { w: Math.max(...lines.map((l) => textWidth(l, font))) + 14, h: lines.length * font * 1.25 + 8, ax, ay };
+  };
+  // The size a back row reads, whatever the cards' size; a label with no room at it tries smaller.
+  const large = Math.max(17, Math.min(24, stage.card.h * 0.2));
+  const boxes = new Array(labels.length).fill(null), fonts = new Array(labels.length).fill(large);
+  for (const font of [large, large * 0.8, Math.max(13, large * 0.65)]) {
+    const left = labels.map((_, i) => i).filter((i) => !boxes[i]);
+    if (!left.length) break;
+    const found = place(left.map((i) => item(labels[i], font)), [...hard, ...boxes.filter(Boolean)], soft,
+      { x: 2, y: 2, w: stage.width - 4, h: stage.height - 4 });
+    left.forEach((i, j) => { boxes[i] = found[j]; fonts[i] = font; });
+  }
+  labels.forEach(({ keys, lines }, i) => {
+    const box = boxes[i], font = fonts[i];
+    if (!box) return; // nowhere clear of the data: left out rather than drawn over it
+    for (const key of keys) {
+      const cell = stage.cells[key];
+      const lx = Math.max(box.x, Math.min(box.x + box.w, cell.cx)), ly = Math.max(box.y, Math.min(box.y + box.h, cell.cy));
+      el("line", { class: "leader", x1: lx, y1: ly, x2: cell.cx, y2: cell.cy > ly ? cell.cy - cell.h / 2 : cell.cy + cell.h / 2 }, stage.leaders);
+    }
+    const g = el("g", { class: "sum arith", "data-cell": keys[0], "data-cells": keys.join(" "), transform: `translate(${box.x},${box.y})` }, stage.sums);
+    el("rect", { width: box.w, height: box.h, rx: 6 }, g);
+    const text = el("text", { "font-size": font, x: box.w / 2 }, g);
+    lines.forEach((line, j) => { el("tspan", { x: box.w / 2, y: 4 + font * (1.25 * j + 0.62) }, text).textContent = line; });
+  });
+}
+
+/** Over every cell that step k reduces into: what it had, what arrived, and what it holds now,
+ * element by element where a cell holds one or two values. After the last step of a run that
+ * averages: each output cell's sum divided by P. */
 export function drawSums(stage, k) {
   stage.sums.replaceChildren();
-  const step = stage.run?.steps[k], before = stage.frames[k], after = stage.frames[k + 1];
-  if (!step || !before || !after) return;
+  stage.leaders.replaceChildren();
+  const before = stage.frames[k], after = stage.frames[k + 1];
+  if (!before || !after) return;
+  if (after.divisor) return drawDivision(stage, before, after);
+  const step = stage.run?.steps[k];
+  if (!step) return;
   const cells = reductions(step);
   if (cells.length > MAX_SUMS) return;
-  const font = Math.max(13, Math.min(22, stage.card.h * 0.15));
-  const taken = Object.values(stage.positions).map(({ x, y }) => ({ x, y, w: stage.card.w, h: stage.card.h }));
+  const labels = [];
   for (const { dst, into, from } of cells) {
     const sent = from.map(([src, chunk]) => before.values[String(src)]?.[chunk]);
     const had = before.values[String(dst)]?.[into], now = after.values[String(dst)]?.[into];
     if (had == null || now == null || sent.some((v) => v == null)) continue; // nothing captured to show
-    const chars = sent.length > 1 ? 7 : 9;
-    const text = combination(opOf(stage.run), [...sent, had].map((v) => brief(v, chars)), brief(now, chars));
-    const key = `${dst}:${into}`, cell = stage.cells[key];
-    if (!cell) continue;
-    const w = text.length * font * 0.6 + 14, h = font * 1.6;
-    const { x, y } = spot(stage, cell, w, h, taken);
-    taken.push({ x, y, w, h });
-    const g = el("g", { class: "sum", "data-cell": key, transform: `translate(${x},${y})` }, stage.sums);
-    el("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6 }, g);
-    el("text", { "font-size": font }, g).textContent = text;
+    const key = `${dst}:${into}`;
+    if (stage.cells[key]) labels.push({ key, lines: arithmetic(opOf(stage.run), sent, had, now) });
   }
+  drawLabels(stage, byRank(labels));
+}
+
+/** AVG's last frame: "7 ÷ 4 = 1.75" over the cells it divided (the first of each rank's when there are many). */
+function drawDivision(stage, before, after) {
+  const keys = [...after.changed].filter((key) => stage.cells[key]);
+  const chosen = keys.length <= MAX_SUMS ? keys : keys.filter((key, i) => keys.findIndex((k) => k.split(":")[0] === key.split(":")[0]) === i);
+  const labels = [];
+  for (const key of chosen.slice(0, MAX_SUMS)) {
+    const [r, c] = key.split(":");
+    const sums = before.values[r]?.[c], averages = after.values[r]?.[c];
+    if (sums && averages) labels.push({ key, lines: division(sums, after.divisor, averages) });
+  }
+  drawLabels(stage, byRank(labels));
 }

@@ -1,15 +1,15 @@
 """Every stepwise algorithm, by collective and name: a pure function
-(world_size, root, chunks) -> Schedule. `native` is the backend's own call and
-has no schedule."""
+(world_size, root, chunks) -> Schedule (a collective with servers: and servers, too).
+`native` is the backend's own call and has no schedule."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from functools import lru_cache, partial
+from typing import Callable, NamedTuple
 
 from ..provenance import check_definition
 from ..schedule import Schedule, ScheduleError, check
-from . import all_gather, all_reduce, all_to_all, barrier, broadcast, reduce, reduce_scatter, scatter_gather, send_recv
+from . import all_gather, all_reduce, all_to_all, barrier, broadcast, p2p, parameter_server, reduce, reduce_scatter, scatter_gather, send_recv
 
 NATIVE = "native"
 CUSTOM = "custom"  # a schedule that comes with the run, as data (RunSpec.schedule)
@@ -33,6 +33,7 @@ ALGORITHMS: dict[str, dict[str, Builder]] = {
     "all_to_all": {"pairwise": all_to_all.pairwise},
     "barrier": {"dissemination": barrier.dissemination},
     "send_recv": {"direct": send_recv.direct},
+    "parameter_server": {parameter_server.NAME: parameter_server.pull_push},
 }
 
 
@@ -51,9 +52,37 @@ def algorithms_for(collective: str) -> list[str]:
     return [NATIVE, *ALGORITHMS.get(collective, {})]
 
 
+class Traced(NamedTuple):
+    """Send/recv code (traced.py): fn(buf, rank, size[, root, peer]), how the page places the
+    ranks, and the ops its reductions compute."""
+
+    fn: Callable
+    layout: str
+    ops: tuple[str, ...]
+
+
+# Send/recv code, built in (the point-to-point lesson) or written by users
+# (user_algorithms.traced), by collective and name: it has no schedule until it has run
+# (traced.py rebuilds one from what it did), so it is kept apart from ALGORITHMS, whose
+# every entry builds a schedule.
+TRACED: dict[str, dict[str, Traced]] = {
+    "send_recv": {"blocking": Traced(p2p.blocking, "star", ()), "isend": Traced(p2p.isend, "star", ())},
+}
+
+
+def traced_for(collective: str) -> list[str]:
+    return list(TRACED.get(collective, {}))
+
+
+def is_traced(collective: str, algorithm: str) -> bool:
+    return algorithm in TRACED.get(collective, {})
+
+
 @lru_cache(maxsize=128)
-def build(collective: str, algorithm: str, world_size: int, root: int = 0, chunks: int = 1) -> Schedule:
-    """The schedule for one run's shape. Cached: schedules are immutable data."""
+def build(collective: str, algorithm: str, world_size: int, root: int = 0, chunks: int = 1,
+          servers: int | None = None) -> Schedule:
+    """The schedule for one run's shape (`servers`: RunSpec.servers, for a collective with
+    servers; None: its builder's default). Cached: schedules are immutable data."""
     try:
         builder = ALGORITHMS[collective][algorithm]
     except KeyError:
@@ -64,6 +93,8 @@ def build(collective: str, algorithm: str, world_size: int, root: int = 0, chunk
         raise ValueError(f"root must be a rank of the group, 0..{world_size - 1}, not {root}")
     if chunks < 1:
         raise ValueError(f"chunks must be at least 1, not {chunks}")
+    if servers is not None:
+        builder = partial(builder, servers=servers)
     if (collective, algorithm) not in USER:
         schedule = builder(world_size, root, chunks)
         check(schedule)

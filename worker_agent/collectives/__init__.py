@@ -10,6 +10,7 @@ from .barrier import BARRIER
 from .base import OPS, Collective, NativeArgs, average, combine
 from .broadcast import BROADCAST
 from .gather import GATHER
+from .parameter_server import PARAMETER_SERVER
 from .reduce import REDUCE
 from .reduce_scatter import REDUCE_SCATTER
 from .scatter import SCATTER
@@ -18,13 +19,17 @@ from .send_recv import SEND_RECV
 # In the order the page lists them (keys 1-0 pick them in this order).
 COLLECTIVES: dict[str, Collective] = {c.name: c for c in (
     BROADCAST, SCATTER, GATHER, REDUCE, ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BARRIER, SEND_RECV,
+    PARAMETER_SERVER,
 )}
 
 __all__ = ["COLLECTIVES", "OPS", "Collective", "NativeArgs", "average", "combine", "get"]
 
 
-def get(name: str) -> Collective:
+def get(name: str, servers: int | None = None) -> Collective:
+    """The descriptor of `name`; with `servers`, the one for a run with that many servers
+    (RunSpec.servers, Schedule.servers), which only a collective with servers heeds."""
     try:
-        return COLLECTIVES[name]
+        collective = COLLECTIVES[name]
     except KeyError:
         raise ValueError(f"unknown collective {name!r} (known: {', '.join(COLLECTIVES)})") from None
+    return collective if not servers else collective.with_servers(servers)

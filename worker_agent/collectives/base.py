@@ -74,6 +74,7 @@ class Collective(ABC):
     has_peer = False  # names a second rank (send_recv: the receiver)
     payload = True  # moves the run's data (a barrier's one-bit tokens are its own)
     exactly_once = True  # each input goes into a result once (SUM counts repeats; a barrier's OR does not)
+    has_servers = False  # some ranks serve the others (parameter_server: the run says how many)
     min_ranks = 1
 
     # --- the buffer ----------------------------------------------------------
@@ -99,6 +100,14 @@ class Collective(ABC):
     def bus_factor(self, p: int) -> float:
         """nccl-tests' factor: busbw = algbw x factor compares with a link's speed."""
         return 1.0
+
+    def with_servers(self, servers: int) -> "Collective":
+        """The descriptor for a run with this many servers (one without servers is itself)."""
+        return self
+
+    def server_ranks(self, p: int, root: int) -> list[int]:
+        """Group ranks that serve the others, for the page to set apart; none by default."""
+        return []
 
     # --- what a run of it means ----------------------------------------------
 

@@ -1,0 +1,45 @@
+// Where the stage's labels go (a reduction's arithmetic, AVG's division): near the cell they
+// explain, never over a value, a rank's name or another label. Pure functions over boxes
+// {x, y, w, h} (top-left corner, stage units), so node tests them.
+
+/** Do two boxes overlap, or come closer than `pad`? */
+export const overlaps = (a, b, pad = 0) =>
+  a.x < b.x + b.w + pad && b.x < a.x + a.w + pad && a.y < b.y + b.h + pad && b.y < a.y + a.h + pad;
+
+/** Top-left corners on a grid over `bounds` where a w x h box fits, nearest to (ax, ay) first. */
+function spots(w, h, ax, ay, bounds, step) {
+  const out = [];
+  for (let y = bounds.y; y + h <= bounds.y + bounds.h; y += step)
+    for (let x = bounds.x; x + w <= bounds.x + bounds.w; x += step) {
+      const dx = x + w / 2 - ax, dy = y + h / 2 - ay;
+      out.push({ x, y, d: dx * dx + dy * dy * 1.5 }); // a little wider than tall: labels sit beside rows more than across them
+    }
+  return out.sort((a, b) => a.d - b.d);
+}
+
+/**
+ * Place every label {w, h, ax, ay} (its size, and the point it explains) in `bounds`, in order:
+ * each at the spot nearest its point that overlaps none of `hard` (values, names: never
+ * covered) nor a label placed before it, and, where such a spot exists, none of `soft`
+ * either (the cards: better beside them than on them). Returns a box per label, or null
+ * for one that fits nowhere (it is left out rather than drawn over data).
+ */
+export function place(labels, hard, soft, bounds, { step = 6, pad = 3 } = {}) {
+  const placed = [];
+  return labels.map(({ w, h, ax, ay }) => {
+    const candidates = spots(w, h, ax, ay, bounds, step);
+    const clear = (box, against) => !against.some((o) => overlaps(box, o, pad));
+    let found = null;
+    for (const against of [[...hard, ...placed, ...soft], [...hard, ...placed]]) {
+      found = candidates.find((c) => clear({ x: c.x, y: c.y, w, h }, against));
+      if (found) break;
+    }
+    if (!found) return null;
+    const box = { x: found.x, y: found.y, w, h };
+    placed.push(box);
+    return box;
+  });
+}
+
+/** The width of `text` in a monospace font of size `font` (glyphs about 0.6 em; a margin for fonts that run wider). */
+export const textWidth = (text, font) => text.length * font * 0.62;

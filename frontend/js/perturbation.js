@@ -1,0 +1,225 @@
+// Perturbations on the page: the slow rank or link marked on the stage, a hang's wavefront held
+// over it while the others wait, who waited for whom at each step, the inputs that cause them
+// (presenter only) and the lecture demo (one click, or D): the server's pair of algorithms under
+// one straggler. What a run was asked to suffer comes from its spec; what it predicts and where a
+// hang stands, from the server (run.perturbed, `wavefront` messages).
+
+import { api } from "rs/api.js";
+import { el, html } from "rs/dom.js";
+import { bandwidth, seconds } from "rs/format.js";
+import { arrivals, lastArrivals } from "rs/timeline.js";
+
+const MARK = "#D55E00"; // vermilion: apart from every rank's colour in both themes
+const SHOWN_STEPS = 12; // steps listed in the waits report; the rest are summed up
+const $ = (id) => document.getElementById(id);
+const page = () => window.ringside ?? {};
+
+let role = "viewer";
+let limits = null; // GET /api/perturb: the fields' ranges and the demo's title
+let demo = null; // {ids, ended: {id: run}} of the last demo this page started
+
+/** Every live message, before the page handles it. */
+export function onMessage(m) {
+  if (m.type === "snapshot") {
+    role = m.role;
+    mountPanel();
+  } else if (m.type === "wavefront") {
+    const run = page().player?.run;
+    if (run?.id !== m.run_id) return;
+    (run.perturbed ??= {}).wavefront = m.wavefront;
+    draw();
+    holdCaption();
+  } else if (m.type === "run_ended" && demo?.ids.includes(m.run.id)) {
+    demo.ended[m.run.id] = m.run;
+  }
+  if (["snapshot", "run_started", "run_ended"].includes(m.type)) setTimeout(refresh, 0); // after the page has shown it
+}
+
+// --- the stage --------------------------------------------------------------------------
+
+/** The stage rebuilds its nodes on a new run or a resize: the marks are drawn again over them. */
+function watchStage() {
+  const svg = $("stage");
+  if (!svg || typeof MutationObserver !== "function") return;
+  new MutationObserver(() => {
+    if (!svg.querySelector("g.perturbation") && page().stage?.run) draw();
+  }).observe(svg, { childList: true });
+  const caption = $("caption"); // the player writes each step's caption: a hang's verdict takes over at its frontier
+  if (caption) new MutationObserver(holdCaption).observe(caption, { childList: true, characterData: true, subtree: true });
+}
+
+/** At a hang's last reported step the caption is the wavefront's verdict: while the others wait,
+ * and once the run has failed on it (the run's error names the rank and step). */
+function holdCaption() {
+  const { player } = page(), caption = $("caption"), front = player?.run?.perturbed?.wavefront;
+  if (!caption || !player?.run || player.step + 1 < player.available()) return;
+  const verdict = front?.rank == null ? demoLine(player.run.id) : player.run.state === "running" ? front.text : player.run.error;
+  if (verdict && caption.textContent !== verdict) caption.textContent = verdict;
+}
+
+/** The run on stage's marks: its straggler, its slow link, its hang's wavefront. */
+function draw() {
+  const stage = page().stage, run = stage?.run;
+  stage?.svg.querySelector("g.perturbation")?.remove();
+  if (!run?.spec || !stage.positions) return;
+  const asked = run.spec.perturb, front = run.perturbed?.wavefront;
+  if (!asked && !front) return;
+  const g = el("g", { class: "perturbation", "pointer-events": "none" }, stage.svg);
+  if (asked?.straggler) outline(stage, g, asked.straggler.rank, `straggler · +${seconds(asked.straggler.delay_s)} a step`);
+  if (asked?.slow_link) link(stage, g, asked.slow_link);
+  if (front?.rank != null) wave(stage, g, front);
+}
+
+const fontOf = (stage) => Math.max(12, Math.min(20, stage.card.h * 0.16));
+
+function outline(stage, g, rank, label, dashed = "8 5", cls = "perturb-label") {
+  const at = stage.positions[rank];
+  if (!at) return;
+  const { w, h } = stage.card, pad = 5;
+  el("rect", { class: "perturb-mark", "data-rank": rank, x: at.x - w / 2 - pad, y: at.y - h / 2 - pad, width: w + 2 * pad,
+    height: h + 2 * pad, rx: 10, fill: "none", stroke: MARK, "stroke-width": 4, "stroke-dasharray": dashed }, g);
+  text(g, at.x, at.y - h / 2 - pad - 6, label, fontOf(stage), cls);
+}
+
+function link(stage, g, { a, b, bytes_per_s }) {
+  const p = stage.positions[a], q = stage.positions[b];
+  if (!p || !q) return;
+  el("line", { class: "perturb-link", "data-a": a, "data-b": b, x1: p.x, y1: p.y, x2: q.x, y2: q.y, stroke: MARK,
+    "stroke-width": 7, "stroke-opacity": 0.55, "stroke-dasharray": "14 8", "stroke-linecap": "round" }, g);
+  text(g, (p.x + q.x) / 2, (p.y + q.y) / 2 - 8, `slow link ${a}–${b} · ${bandwidth(bytes_per_s)}`, fontOf(stage));
+}
+
+/** The hang: the rank everyone waits for outlined, every rank's last step done under its card (the caption says the rest). */
+function wave(stage, g, front) {
+  outline(stage, g, front.rank, `everyone waits for it at step ${front.step + 1}`, "3 4", "perturb-label perturb-verdict");
+  for (const [rank, done] of Object.entries(front.done)) {
+    const at = stage.positions[rank];
+    if (!at) continue;
+    const waits = front.waiting.includes(Number(rank)) ? ` · waits for ${front.rank}` : "";
+    text(g, at.x, at.y + stage.card.h / 2 + fontOf(stage) + 4, `done: ${done < 0 ? "no step" : `step ${done + 1}`}${waits}`, fontOf(stage) * 0.85);
+  }
+}
+
+function text(g, x, y, words, size, cls = "perturb-label") {
+  const t = el("text", { class: cls, x, y, "text-anchor": "middle", "font-size": size, fill: MARK, "font-weight": 600,
+    "paint-order": "stroke", stroke: "var(--bg, #fff)", "stroke-width": 4 }, g);
+  t.textContent = words;
+}
+
+// --- the panel ----------------------------------------------------------------------------
+
+const FIELDS = [ // [option, field, label, default]
+  ["straggler", "rank", "rank", 0], ["straggler", "delay_s", "delay (s)", 0.1],
+  ["slow_link", "a", "rank", 0], ["slow_link", "b", "and rank", 1], ["slow_link", "bytes_per_s", "bytes/s", 1e6],
+  ["hang", "rank", "rank", 0], ["hang", "step", "at step", 1],
+];
+const OPTIONS = { straggler: "Straggler", slow_link: "Slow link", hang: "Hang" };
+
+async function mountPanel() {
+  limits ??= await api("/api/perturb").catch(() => null);
+  let panel = $("perturb-panel");
+  if (!panel) {
+    panel = html("section", { id: "perturb-panel", "aria-label": "Perturb" }, html("h2", {}, "Perturb"),
+      html("form", { id: "perturb-form" }), html("p", { id: "perturb-why", class: "why" }), html("div", { id: "perturb-report" }));
+    ($("controls") ?? document.body).after(panel);
+    document.addEventListener("keydown", onKey);
+    document.querySelector("#keys dl")?.append(html("dt", {}, "D"), html("dd", {}, limits?.demo?.title ?? "the perturbation demo"));
+  }
+  const form = $("perturb-form");
+  form.hidden = role !== "presenter";
+  if (form.childElementCount || role !== "presenter") return;
+  for (const [option, title] of Object.entries(OPTIONS)) {
+    const box = html("input", { type: "checkbox", name: `${option}.on` });
+    const fields = FIELDS.filter(([o]) => o === option).map(([, name, label, value]) =>
+      html("label", {}, `${label} `, html("input", { type: "number", name: `${option}.${name}`, value, step: "any", min: 0 })));
+    form.append(html("fieldset", {}, html("legend", {}, html("label", {}, box, ` ${title}`)), fields));
+  }
+  form.append(html("button", { type: "button", id: "perturb-run", onclick: runPerturbed }, "Run with these"),
+    html("button", { type: "button", id: "perturb-demo", title: "D", onclick: runDemo }, limits?.demo?.title ?? "Demo"));
+}
+
+/** The options ticked in the form, as RunSpec.perturb (null if none). */
+function asked() {
+  const f = $("perturb-form").elements, out = {};
+  for (const option of Object.keys(OPTIONS)) {
+    if (!f[`${option}.on`].checked) continue;
+    out[option] = Object.fromEntries(FIELDS.filter(([o]) => o === option).map(([, name]) => [name, Number(f[`${option}.${name}`].value)]));
+  }
+  if (out.hang) out.hang.step -= 1; // the page counts steps from 1, the run's spec from 0
+  return Object.keys(out).length ? out : null;
+}
+
+async function runPerturbed() {
+  const controls = page().controls;
+  const spec = { ...controls.spec(), perturb: asked() };
+  await submit(() => api("/api/runs", { method: "POST", body: spec }), (accepted) => controls.onSubmitted(accepted.id));
+}
+
+async function runDemo() {
+  const straggler = role === "presenter" && $("perturb-form").elements["straggler.on"]?.checked ? asked()?.straggler : undefined;
+  await submit(() => api("/api/perturb/demo", { method: "POST", body: straggler ? { straggler } : {} }), (answer) => {
+    demo = { ids: answer.runs.map((r) => r.id), ended: {}, predicted: answer.runs };
+    page().controls?.onSubmitted(answer.runs[0].id);
+  });
+}
+
+async function submit(request, then) {
+  const why = $("perturb-why");
+  why.textContent = "";
+  try {
+    then(await request());
+  } catch (err) {
+    why.textContent = err.field ? `${err.field}: ${err.reason}` : String(err.reason ?? err);
+  }
+}
+
+function onKey(e) {
+  if (e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+  if ((e.key === "d" || e.key === "D") && role === "presenter") runDemo();
+}
+
+// --- the report ---------------------------------------------------------------------------
+
+/** The run on stage: marks, and, once it has ended, what was predicted, who arrived last, who waited. */
+function refresh() {
+  draw();
+  const report = $("perturb-report"), run = page().player?.run;
+  if (!report) return;
+  report.replaceChildren(...(run ? reportOf(run) : []), ...demoReport());
+}
+
+function reportOf(run) {
+  const lines = [];
+  const extra = run.perturbed?.predicted_extra_s;
+  if (extra != null) lines.push(html("p", { class: "perturb-predicted" }, `predicted extra: +${seconds(extra)} (from the schedule)`,
+    run.time != null ? ` · measured time: ${seconds(run.time)}` : ""));
+  if (run.perturbed?.wavefront?.text) lines.push(html("p", { class: "perturb-wavefront" }, run.perturbed.wavefront.text));
+  const steps = arrivals(run);
+  if (!steps.length || run.state === "running") return lines;
+  const counts = Object.entries(lastArrivals(run)).sort((a, b) => b[1] - a[1]);
+  lines.push(html("p", { class: "perturb-last" }, `rank ${counts[0][0]} arrived last at ${counts[0][1]} of ${steps.length} steps`));
+  const items = steps.slice(0, SHOWN_STEPS).map((s) => html("li", { "data-step": s.step, "data-last": s.last },
+    `step ${s.step + 1}: rank ${s.last} last (+${seconds(s.late)})`,
+    s.waits.length ? ` · ${s.waits.map((w) => `${w.rank} waited ${seconds(w.seconds)} for ${w.waitedFor}`).join(", ")}` : ""));
+  if (steps.length > SHOWN_STEPS) items.push(html("li", {}, `… ${steps.length - SHOWN_STEPS} more steps`));
+  lines.push(html("ol", { class: "perturb-waits" }, items));
+  return lines;
+}
+
+/** The demo's runs side by side once all have ended (measured time against the predicted extra);
+ * null before. With `shown`, only while the demo's last run is on stage. */
+function demoLine(shown) {
+  if (!demo || demo.ids.some((id) => !demo.ended[id]) || (shown && shown !== demo.ids.at(-1))) return null;
+  const parts = demo.predicted.map(({ id, algorithm, predicted_extra_s }) =>
+    `${algorithm}: ${seconds(demo.ended[id].time)} (predicted +${seconds(predicted_extra_s)})`);
+  return `under one straggler: ${parts.join(" · ")}`;
+}
+
+function demoReport() {
+  const line = demoLine();
+  if (!line) return [];
+  holdCaption(); // the caption says it too, at the last run's last step (lecture mode shows no panel)
+  return [html("p", { class: "perturb-demo" }, line)];
+}
+
+watchStage();

@@ -1,0 +1,77 @@
+// The prediction panel: every algorithm of a collective at scales the cluster cannot run,
+// time against message size at a chosen P and against P (2..1024) at a chosen size, from this
+// cluster's fitted alpha, beta, gamma or from a named preset (its source shown), with the sizes
+// where the fastest algorithm changes listed. Everything named comes from the server.
+
+import { api } from "rs/api.js";
+import { bytes, colour, seconds } from "rs/format.js";
+import { chartTheme } from "rs/charts.js";
+import { html } from "rs/dom.js";
+
+const $ = (id) => document.getElementById(id);
+const CONFIG = { displayModeBar: false, responsive: true };
+
+/** Fill the panel's form from the catalog (collectives that move a message) and the presets. */
+export async function initPredict(catalog, plotly) {
+  const form = $("predict-form");
+  if (!form) return;
+  const fit = await api("/api/model/fit");
+  const collectives = catalog.collectives.filter((c) => c.algorithms.length > 2);
+  form.replaceChildren(
+    html("label", {}, "collective ", html("select", { name: "collective" }, ...collectives.map((c) => html("option", { value: c.name }, c.name)))),
+    html("label", {}, "P ", html("input", { name: "p", type: "number", min: 2, max: 1024, value: 64 })),
+    html("label", {}, "size for P curve ", html("input", { name: "size", value: "1M", size: 6 })),
+    html("label", {}, "parameters ", html("select", { name: "preset" },
+      html("option", { value: "" }, "this cluster's fit"),
+      ...Object.keys(fit.presets).map((name) => html("option", { value: name }, name)))),
+    html("button", { type: "submit" }, "Predict"));
+  form.onsubmit = (e) => { e.preventDefault(); show(form, plotly); };
+}
+
+async function show(form, plotly) {
+  const why = $("predict-why");
+  const q = new URLSearchParams();
+  for (const name of ["collective", "p", "preset"]) if (form.elements[name].value) q.set(name, form.elements[name].value);
+  const size = form.elements.size.value.trim();
+  if (size) q.set("size", String(parseSize(size)));
+  try {
+    why.textContent = "predicting…";
+    const answer = await api(`/api/model/predict?${q}`);
+    await draw(answer, await plotly());
+    why.textContent = describe(answer);
+  } catch (err) {
+    why.textContent = err.field ? `${err.field}: ${err.reason ?? err}` : String(err.reason ?? err);
+  }
+}
+
+/** "1K" → 1024, "4M" → 4194304; what the server parses too (it answers a bad one naming the field). */
+function parseSize(text) {
+  const m = /^\s*([\d.]+)\s*([KMG]?)/i.exec(text);
+  if (!m) return text;
+  return Math.round(Number(m[1]) * ({ K: 1024, M: 1 << 20, G: 1 << 30 }[m[2].toUpperCase()] ?? 1));
+}
+
+function describe(a) {
+  const p = a.params;
+  const from = a.origin.kind === "preset" ? `preset ${a.origin.name}: ${p.source}` : p.source;
+  return `α ${seconds(p.alpha)} a step, β ${(1 / p.beta / 1e9).toFixed(2)} GB/s, γ ${p.gamma ? (1 / p.gamma / 1e9).toFixed(2) : "∞"} GB/s ` +
+    `reduced — ${from}. Every schedule uncut (one chunk), as a run without chunks: auto.`;
+}
+
+async function draw(a, Plotly) {
+  const algorithms = Object.keys(a.versus_size);
+  const t = chartTheme();
+  const bySize = algorithms.map((name, i) => ({ x: a.sizes, y: a.versus_size[name].map((s) => s * 1e6), name, mode: "lines+markers",
+    line: { color: colour(i), width: 2 }, legendgroup: name }));
+  if (a.native) bySize.push({ x: a.sizes, y: a.native.times.map((s) => s * 1e6), name: `measured line (${a.native.runs} runs)`,
+    mode: "lines", line: { color: colour(algorithms.length), dash: "dot" } });
+  await Plotly.react($("predict-size"), bySize, { ...t, height: 320, title: { text: `time against size at P=${a.p}`, font: { size: 13 } },
+    xaxis: { ...t.xaxis, type: "log", title: { text: "bytes per rank" } }, yaxis: { ...t.yaxis, type: "log", title: { text: "time (µs)" } } }, CONFIG);
+  const byP = algorithms.map((name, i) => ({ x: a.ps, y: a.versus_p[name].map((s) => (s == null ? null : s * 1e6)), name, mode: "lines+markers",
+    line: { color: colour(i), width: 2 }, legendgroup: name, showlegend: false }));
+  await Plotly.react($("predict-p"), byP, { ...t, height: 320, title: { text: `time against P at ${bytes(a.size)} per rank`, font: { size: 13 } },
+    xaxis: { ...t.xaxis, type: "log", title: { text: "ranks (P)" } }, yaxis: { ...t.yaxis, type: "log", title: { text: "time (µs)" } } }, CONFIG);
+  $("predict-crossovers").replaceChildren(...(a.crossovers.length
+    ? a.crossovers.map((c) => html("li", { "data-size": c.size }, c.text))
+    : [html("li", {}, `one algorithm is fastest from ${bytes(a.sizes[0])} to ${bytes(a.sizes.at(-1))} at P=${a.p}`)]));
+}

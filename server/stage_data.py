@@ -1,0 +1,63 @@
+"""What the stage needs to draw a run that differs by collective, given as data so that the page
+names none: which chunks are each rank's output, the labelled parts of a buffer (all_to_all's
+input and output halves), the division AVG ends with, the element size, and the traffic
+formula of the algorithm on show beside what the run measured (algorithms/formulas.py)."""
+
+from __future__ import annotations
+
+from ringside.worker_agent import catalog
+from ringside.worker_agent.algorithms import formulas, parameter_server
+from ringside.worker_agent.collectives import get
+from ringside.worker_agent.protocol import RunSpec
+
+
+def _chunks_in(bounds: list[tuple[int, int]], blocks: range, count: int) -> list[int]:
+    lo, hi = blocks.start * count, blocks.stop * count
+    return [c for c, (a, b) in enumerate(bounds) if len(blocks) and lo <= a and b <= hi]
+
+
+def _regions(collective, p: int, root: int, bounds, count: int) -> list[dict]:
+    """Labelled parts of every rank's buffer: only where each rank's input and output are the
+    same two disjoint spans (one buffer holding a send half and a receive half)."""
+    spans = {(tuple(collective.input_blocks(r, p, root)), tuple(collective.output_blocks(r, p, root, root))) for r in range(p)}
+    if len(spans) != 1:
+        return []
+    (ins, outs), = spans
+    if not ins or not outs or set(ins) & set(outs):
+        return []
+    return [{"label": "input", "chunks": _chunks_in(bounds, range(ins[0], ins[-1] + 1), count)},
+            {"label": "output", "chunks": _chunks_in(bounds, range(outs[0], outs[-1] + 1), count)}]
+
+
+def display(spec: RunSpec, world_size: int) -> dict:
+    """The run's stage data (global ranks): {output_chunks, regions, divisor, itemsize, formula}."""
+    collective, group = get(spec.collective, spec.servers), catalog.group_of(spec, world_size)
+    p, root = len(group), group.index(spec.root)
+    peer = group.index(catalog.peer_of(spec, group))
+    count, itemsize = collective.count(spec), catalog.ITEMSIZE[collective.dtype(spec)]
+    bounds = catalog.chunk_bounds(spec, world_size)
+    schedule = catalog.schedule_of(spec, world_size)
+    formula = None
+    if schedule is not None and collective.has_servers:  # N is the model: a block is one of its S shards
+        formula = parameter_server.formula(spec.count * itemsize, p, spec.servers or 1)
+    elif schedule is not None:
+        # count is one block: N for a buffer of one block, B for a buffer of a block per rank
+        formula = formulas.evaluate(spec.collective, spec.algorithm, count * itemsize, p, schedule.pieces, elements=count)
+    return {
+        "output_chunks": {str(r): _chunks_in(bounds, collective.output_blocks(me, p, root, peer), count) for me, r in enumerate(group)},
+        "regions": _regions(collective, p, root, bounds, count),
+        "divisor": p if collective.op(spec) == "AVG" else None,  # AVG's schedules add; the ranks divide at the end
+        "itemsize": itemsize,
+        "formula": formula,
+    }
+
+
+def measure(data: dict | None, root: int, steps: list[list[list[int]]], bounds, sent: dict[int, int],
+            received: dict[int, int]) -> dict | None:
+    """The stage data with the formula's measurement filled in from what the ranks reported
+    (`sent`, `received`: by global rank, every rank of the group)."""
+    if not data or not data.get("formula") or {str(r) for r in sent} != set(data["output_chunks"]):
+        return data  # no formula, or not every rank of the group finished: nothing to set beside it
+    chunk_bytes = [(b - a) * data["itemsize"] for a, b in bounds]
+    got = formulas.measured(data["formula"]["measure"], sent, received, root, steps, chunk_bytes)
+    return {**data, "formula": {**data["formula"], "measured": got}}

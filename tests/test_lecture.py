@@ -1,0 +1,128 @@
+"""A scripted lecture, as a lecturer gives it: a real `ringside up` with 4 gloo ranks, the
+presenter's page in lecture mode at 1280x720 driven by the keyboard alone, and a phone-sized
+audience page following it. Broadcast, scatter, all_reduce by ring and by tree, and an AVG
+all_reduce are picked, run and stepped through; after every step the numbers on both stages
+are the run's buffers at that step, no arithmetic label covers a value, and the phone follows
+to the same step (how fast: printed here, kept under 500 ms by bench/presenter_lag.py).
+Screenshots of each go to artifacts/lecture/ (not committed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser import browser_or_skip
+from lecture_clock import install, lag
+from server_helpers import start_up
+from test_frontend_browser import expected_values, stage_values
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+P = 4
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "lecture"
+LESSON = [  # (collective, algorithm or None for the one it opens on, op or None)
+    ("broadcast", None, None),
+    ("scatter", None, None),
+    ("all_reduce", "ring", "SUM"),
+    ("all_reduce", "tree", "SUM"),
+    ("all_reduce", "ring", "AVG"),
+]
+
+OVERLAPS = """() => {
+  const boxes = (s) => [...document.querySelectorAll(s)].map((e) => e.getBoundingClientRect()).filter((b) => b.width && b.height);
+  const values = boxes('#stage g.cell text.value');
+  return boxes('#stage .arith').filter((a) => values.some((b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)).length;
+}"""
+
+
+@pytest.fixture(scope="module")
+def up(tmp_path_factory):
+    server = start_up(tmp_path_factory.mktemp("lecture"), ranks=P)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pages(up):
+    with playwright_api.sync_playwright() as p:
+        browser = browser_or_skip(p)
+        errors = []
+        opened = []
+        for url, size in ((f"{up.url}/?token={up.presenter}&present=1", (1280, 720)), (f"{up.url}/", (390, 844))):
+            page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(url)
+            opened.append(page)
+        yield opened
+        browser.close()
+        assert errors == [], f"console errors: {errors}"
+
+
+def expected(run: dict, step: int) -> dict:
+    """The buffers after `step`; one past the last step of a run that averages: its outputs (÷P)."""
+    if step < len(run["steps"]):
+        return expected_values(run, step)
+    return {r: {s["chunk"]: s["values"] for s in result["output"]} for r, result in run["results"].items()}
+
+
+def pick(page, collective: str, algorithm: str | None, op: str | None, key: str) -> str:
+    """Pick by keys alone, as the strip shows it; returns the strip's text."""
+    page.keyboard.press(key)
+    page.wait_for_function(f"document.querySelector('#pick b').textContent.startsWith('{collective} · ')")
+    for _ in range(20):
+        fields = page.inner_text("#pick b").split(" · ")
+        if (algorithm is None or fields[1] == algorithm) and (op is None or op in fields):
+            return page.inner_text("#pick b")
+        page.keyboard.press("a" if algorithm is not None and fields[1] != algorithm else "o")
+    raise AssertionError(f"could not pick {collective} {algorithm} {op}: {page.inner_text('#pick')}")
+
+
+def test_a_scripted_lecture_from_the_keyboard(up, pages):
+    presenter, audience = pages
+    catalog = up.call("GET", "/api/catalog")[1]
+    names = [c["name"] for c in catalog["collectives"]]
+    presenter.wait_for_function("document.getElementById('role').textContent === 'presenter'")
+    install(presenter, audience)
+    presenter.keyboard.press("+")
+    presenter.keyboard.press("+")  # 1x, 2x, 5x: a step flies in under 300 ms
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for collective, algorithm, op in LESSON:
+        strip = pick(presenter, collective, algorithm, op, str((names.index(collective) + 1) % 10))
+        assert "lecture data" in strip and presenter.get_attribute("#pick", "data-preset") == "true", "the lecture preset is on"
+        with presenter.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
+            presenter.keyboard.press("r")
+        run_id = posted.value.json()["id"]
+        presenter.wait_for_function(f"window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done' "
+                                    "&& !window.ringside.player.playing", timeout=60_000)
+        run = up.call("GET", f"/api/runs/{run_id}")[1]
+        assert run["verified"] is True and run["spec"]["pattern"] == "digits"
+        cells = [s["values"] for states in run["inputs"].values() for s in states]
+        assert {len(v) for v in cells} == {1} and all(0 <= x <= 9 for v in cells for x in v), "a digit in every cell"
+        frames = presenter.evaluate("window.ringside.player.available()")
+        assert frames == len(run["steps"]) + (op == "AVG"), "an average shows its division by P after the last step"
+        while presenter.evaluate("window.ringside.player.step") > -1:
+            presenter.keyboard.press("ArrowLeft")
+        for k in range(frames):
+            late = lag(presenter, audience, lambda: presenter.keyboard.press("ArrowRight"),
+                       f"(run, step) => run === '{run_id}' && step === {k}")  # waits for the phone to follow
+            print(f"{collective} step {k}: the phone followed after {late} ms")
+            presenter.wait_for_function(f"window.ringside.player.step === {k} && !window.ringside.stage.pending")
+            want = expected(run, k)
+            assert stage_values(presenter) == want, f"{collective} {run['spec']['algorithm']} {run['spec']['op']} step {k}"
+            audience.wait_for_function("!window.ringside.stage.pending")
+            assert stage_values(audience) == want, f"the phone, {collective} step {k}"
+            assert presenter.evaluate(OVERLAPS) == 0, f"{collective} step {k}: a label covers a value"
+            if k < len(run["steps"]) and any(t[4] for t in run["steps"][k]["transfers"]):
+                assert presenter.locator("#stage .arith").count() > 0, f"{collective} step {k}: a reduction shows its arithmetic"
+            if k == frames // 2:
+                name = f"{collective}-{run['spec']['algorithm']}-{run['spec']['op']}".lower()
+                presenter.screenshot(path=str(ARTIFACTS / f"{name}-presenter.png"))
+                audience.screenshot(path=str(ARTIFACTS / f"{name}-phone.png"))
+        formula = presenter.locator("#formula")
+        # The formula beside the measurement (the contract's hook): wherever the server has one for
+        # the algorithm on show, and for those the issue names.
+        if (run.get("display") or {}).get("formula") or collective in ("scatter", "all_reduce"):
+            assert formula.count() == 1 and formula.is_visible(), f"{collective}: a formula beside the measurement"
+            value, measured = formula.get_attribute("data-value"), formula.get_attribute("data-measured")
+            assert value is not None and value == measured, f"{collective}: formula {value} B, measured {measured} B"

@@ -1,0 +1,47 @@
+"""The lecture preset's data: one digit a block (the `digits` input pattern), and the chunk
+counts the catalog gives so that the page can put one value in every chunk."""
+
+from __future__ import annotations
+
+import pytest
+
+from ringside.worker_agent.catalog import catalog, chunk_bounds, validate
+from ringside.worker_agent.inputs import numpy_input
+from ringside.worker_agent.protocol import RunSpec
+
+P = 4
+
+
+def inputs(collective: str, count: int = 1, **fields) -> list[list[int]]:
+    spec = RunSpec(collective=collective, count=count, pattern="digits", dtype="int32", **fields)
+    return [numpy_input(spec, r, P).tolist() for r in range(P)]
+
+
+def test_a_rank_with_one_block_holds_its_rank_plus_one():
+    for collective in ("all_reduce", "reduce", "gather", "all_gather"):
+        assert inputs(collective, count=2) == [[r + 1, r + 1] for r in range(P)], collective
+
+
+def test_a_rank_with_several_blocks_numbers_them_with_one_digit_each():
+    assert inputs("scatter")[0] == [1, 2, 3, 4], "the root's blocks: which goes where reads at a glance"
+    assert inputs("scatter", root=1)[1] == [5, 6, 7, 8]
+    rows = inputs("all_to_all")
+    assert all(len(set(row)) == P for row in rows), "a rank's blocks differ"
+    assert all(1 <= x <= 9 for row in rows for x in row)
+    transposed = [[rows[src][dst] for src in range(P)] for dst in range(P)]
+    assert transposed != rows, "all_to_all's output differs from its input"
+
+
+@pytest.mark.parametrize("entry", catalog("gloo", P)["collectives"], ids=lambda e: e["name"])
+def test_the_catalogs_pieces_put_one_value_in_every_chunk(entry):
+    """What the page's lecture preset submits (count = the algorithm's pieces) is valid and
+    leaves exactly one element in every chunk."""
+    assert entry["pieces"] and set(entry["pieces"]) <= set(entry["algorithms"]) - {"native"}
+    for algorithm, pieces in entry["pieces"].items():
+        spec = RunSpec(collective=entry["name"], algorithm=algorithm, count=pieces, pattern="digits", capture="full", dtype="int32")
+        validate(spec, P, "gloo")
+        assert {b - a for a, b in chunk_bounds(spec, P)} == {1}, (entry["name"], algorithm)
+
+
+def test_the_catalog_leaves_pieces_out_beyond_a_lectures_world():
+    assert all(e["pieces"] == {} for e in catalog("gloo", 1000)["collectives"])
