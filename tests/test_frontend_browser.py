@@ -11,7 +11,6 @@ import signal
 from pathlib import Path
 
 import pytest
-from browser import browser_or_skip
 from server_helpers import start_up
 from test_user_algorithms import ring_doc
 
@@ -28,32 +27,6 @@ def up(tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = browser_or_skip(p)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page_for(browser):
-    """page_for(url) -> a page whose console errors fail the test, but for those containing a
-    string in `allow` (Chromium logs every refused request, and some tests make one on purpose)."""
-    pages, errors = [], []
-
-    def open_page(url, allow=(), viewport=(1280, 720)):
-        page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" and not any(a in m.text for a in allow) else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        pages.append(page)
-        return page
-
-    yield open_page
-    for page in pages:
-        page.close()
-    assert errors == [], f"console errors: {errors}"
 
 
 def expected_values(run: dict, step: int) -> dict:

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-from browser import browser_or_skip
 from lecture_clock import install, lag
 from server_helpers import messages, start_serve, start_up
 from test_frontend_browser import expected_values, stage_values
@@ -33,32 +32,6 @@ def up(tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = browser_or_skip(p)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page_for(browser):
-    """page_for(url, viewport, allow) -> a page whose console errors (but those naming a string
-    in `allow`) fail the test."""
-    pages, errors = [], []
-
-    def open_page(url, viewport=PROJECTOR, allow=()):
-        page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" and not any(a in m.text for a in allow) else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        pages.append(page)
-        return page
-
-    yield open_page
-    for page in pages:
-        page.close()
-    assert errors == [], f"console errors: {errors}"
 
 
 def on_run(page, run_id: str) -> None:

@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import browser_or_skip
 from ringside.server.harness import start_up
 from ringside.worker_agent.algorithms.formulas import FORMULAS
 
@@ -30,13 +29,6 @@ def up(tmp_path_factory):
     yield server
     server.stop()
 
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = browser_or_skip(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import browser_or_skip
 from server_helpers import start_up
 from test_frontend_browser import stage_values
 
@@ -33,32 +32,6 @@ def up(tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as p:
-        b = browser_or_skip(p)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page_for(browser):
-    """page_for(url) -> a 1280x720 page whose console errors (but those naming a string in
-    `allow`: Chromium logs every refused request, and this test makes some on purpose) fail the test."""
-    pages, errors = [], []
-
-    def open_page(url, allow=()):
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" and not any(a in m.text for a in allow) else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        pages.append(page)
-        return page
-
-    yield open_page
-    for page in pages:
-        page.close()
-    assert errors == [], f"console errors: {errors}"
 
 
 def trainings(up) -> list[dict]:

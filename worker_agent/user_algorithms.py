@@ -66,12 +66,7 @@ def algorithm(collective: str, name: str, pieces: Pieces = None, layout: str = "
     """Register the decorated function as algorithm `name` of `collective`. `pieces`:
     chunks per block, a number or a function of (world size, chunks); default `chunks`.
     `layout`: how the page places the ranks (one of schedule.LAYOUTS)."""
-    if collective not in COLLECTIVES:
-        raise ValueError(f"unknown collective {collective!r} (known: {', '.join(COLLECTIVES)})")
-    if not NAME.match(name):
-        raise ValueError(f"algorithm name {name!r}: lower-case letters, digits and _, starting with a letter")
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout {layout!r} is not one of {', '.join(LAYOUTS)}")
+    _check_name(collective, name, layout)
 
     def wrap(fn: Callable[[int, int, int], Iterable[Step]]):
         def build(p: int, root: int = 0, chunks: int = 1) -> Schedule:
@@ -88,11 +83,17 @@ def algorithm(collective: str, name: str, pieces: Pieces = None, layout: str = "
         register(collective, name, build, user=True)
         return fn
 
-    _check_free(collective, name)
     return wrap
 
 
-def _check_free(collective: str, name: str) -> None:
+def _check_name(collective: str, name: str, layout: str) -> None:
+    """A new algorithm's collective, name and layout, refused in words before it registers."""
+    if collective not in COLLECTIVES:
+        raise ValueError(f"unknown collective {collective!r} (known: {', '.join(COLLECTIVES)})")
+    if not NAME.match(name):
+        raise ValueError(f"algorithm name {name!r}: lower-case letters, digits and _, starting with a letter")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout {layout!r} is not one of {', '.join(LAYOUTS)}")
     if name == NATIVE or name in ALGORITHMS.get(collective, {}) or name in TRACED.get(collective, {}):
         raise ValueError(f"{collective} already has an algorithm called {name!r}")
 
@@ -103,13 +104,7 @@ def traced(collective: str, name: str, layout: str = "ring", ops: Iterable[str] 
     ranks and traced (traced.py). A function that also takes `root` and `peer` gets them
     (group ranks). `ops`: the reductions it computes correctly (it adds with `+=`, so by
     default SUM, and AVG, which the runner divides at the end)."""
-    if collective not in COLLECTIVES:
-        raise ValueError(f"unknown collective {collective!r} (known: {', '.join(COLLECTIVES)})")
-    if not NAME.match(name):
-        raise ValueError(f"algorithm name {name!r}: lower-case letters, digits and _, starting with a letter")
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout {layout!r} is not one of {', '.join(LAYOUTS)}")
-    _check_free(collective, name)
+    _check_name(collective, name, layout)
 
     def wrap(fn: Callable):
         TRACED.setdefault(collective, {})[name] = Traced(fn, layout, tuple(ops))
