@@ -9,11 +9,14 @@ import asyncio
 from functools import lru_cache
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 from ringside.worker_agent import simulate
-from ringside.worker_agent.algorithms import build
+from ringside.worker_agent.algorithms import build, formulas
+from ringside.worker_agent.algorithms import parameter_server as ps
+from ringside.worker_agent.collectives import parameter_server as ps_collective
 
 from .auth import need_viewer
+from .errors import refuse
 from .hub import Hub, hub_of
 from .runs import Run
 
@@ -21,6 +24,7 @@ router = APIRouter()
 
 COLLECTIVE = "all_reduce"
 ALGORITHMS = ("master_worker", "ring", "tree")  # the three a lecture sets side by side
+SERVER = (ps_collective.PARAMETER_SERVER.name, ps.NAME, 1)  # and the parameter server they replaced, one server
 WORLDS = range(2, 65)
 PER_ELEMENT = 1  # byte: with count = N elements, a byte count divided by count is in units of N
 
@@ -43,7 +47,17 @@ def curves() -> list[dict]:
             points["p"].append(p)
             for k, v in figures.items():
                 points[k].append(v)
-        out.append({"collective": COLLECTIVE, "algorithm": algorithm, **points})
+        out.append({"collective": COLLECTIVE, "algorithm": algorithm, "label": algorithm, **points})
+    collective, algorithm, servers = SERVER
+    points = {"p": [], "per_rank": [], "busiest_link": []}
+    for p in WORLDS:
+        count = 64 * p  # the model, N elements: one block, with one server
+        t = simulate.traffic(build(collective, algorithm, p, 0, 1, servers), count, PER_ELEMENT)
+        figures = _figures(t.sent.tolist(), t.received.tolist(), t.busiest_link[1] if t.busiest_link else 0, count)
+        points["p"].append(p)
+        for k, v in figures.items():
+            points[k].append(v)
+    out.append({"collective": collective, "algorithm": algorithm, "label": f"parameter server (S={servers})", **points})
     return out
 
 
@@ -55,12 +69,39 @@ def measured(run: Run) -> dict | None:
     sent = [r.bytes_sent for r in run.results.values()]
     received = [r.bytes_received for r in run.results.values()]
     link = run.traffic.busiest_link.bytes if run.traffic.busiest_link else 0
-    return {"collective": COLLECTIVE, "algorithm": run.spec.algorithm, "p": len(run.group), "run": run.id,
+    return {"collective": run.spec.collective, "algorithm": run.spec.algorithm, "p": len(run.group), "run": run.id,
             **_figures(sent, received, link, n)}
 
 
 @router.get("/api/compare", dependencies=[Depends(need_viewer)])
 async def get_compare(hub: Annotated[Hub, Depends(hub_of)]) -> dict:
     series = await asyncio.to_thread(curves)  # the first call builds 189 schedules: off the event loop
-    points = [measured(run) for a in ALGORITHMS if (run := hub.store.newest_done(COLLECTIVE, a)) is not None]
-    return {"unit": "N (bytes of one rank's buffer)", "series": series, "measured": [p for p in points if p]}
+    shown = [(COLLECTIVE, a, None) for a in ALGORITHMS] + [SERVER]
+    runs = [hub.store.newest_done(c, a) for c, a, _ in shown]
+    points = [measured(run) for run in runs if run is not None and run.spec.servers in (None, SERVER[2])]  # on its curve
+    return {"unit": "N (bytes of one rank's buffer: the model)", "series": series, "measured": [p for p in points if p]}
+
+
+@router.get("/api/compare/beside", dependencies=[Depends(need_viewer)])
+async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[Hub, Depends(hub_of)]) -> dict:
+    """The chapter's table for a parameter-server run: its formula and measured bytes beside
+    ring's, tree's and master-worker's all_reduce for the same N and P, each measured by this
+    cluster's newest done run of that shape (and the spec that runs it, where none is)."""
+    shown = hub.find(run)
+    if shown is None:
+        raise refuse(404, "run", f"no run {run!r}")
+    if not shown.layout or not shown.layout.servers or not shown.display:
+        raise refuse(422, "run", f"{run} is not a parameter-server run")
+    spec, p = shown.spec, len(shown.group)
+    model_bytes = spec.count * shown.display["itemsize"]
+    rows = [{"algorithm": spec.algorithm, "label": f"parameter server (S={spec.servers or 1})", "run": shown.id,
+             **(shown.display.get("formula") or {})}]
+    for algorithm in ALGORITHMS:
+        same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p)
+        formula = formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
+        mine = (same.display or {}).get("formula") or {} if same is not None else {}
+        rows.append({"algorithm": algorithm, "label": algorithm, "run": same.id if same else None, **formula,
+                     "measured": mine.get("measured"),
+                     "spec": {"collective": COLLECTIVE, "algorithm": algorithm, "count": spec.count, "dtype": spec.dtype,
+                              "group": shown.group if len(shown.group) < shown.world_size else None}})
+    return {"n": model_bytes, "p": p, "rows": rows}

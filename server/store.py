@@ -46,6 +46,9 @@ CREATE INDEX IF NOT EXISTS figures_fit ON figures (seq) WHERE steps IS NOT NULL;
 MODEL_COLUMNS = {"algorithm": "TEXT", "ranks": "INTEGER", "size": "INTEGER", "reduced": "INTEGER"}
 
 
+NEWEST_WINDOW = 1000  # done runs of a collective that newest_done looks through
+
+
 class Store:
     def __init__(self, path: Path):
         path = Path(path)
@@ -135,11 +138,20 @@ class Store:
                                (RunState.DONE.value, limit)).fetchall()
         return [Run.model_validate_json(r[0]) for r in reversed(rows)]
 
-    def newest_done(self, collective: str, algorithm: str) -> Run | None:
-        """The newest run of this collective by this algorithm that ended done: one body read
-        (the rows of one state and collective, by index; their summaries say the algorithm)."""
-        row = self.db.execute("SELECT body FROM runs WHERE state = ? AND collective = ? AND json_extract(summary, '$.algorithm') = ? "
-                              "ORDER BY seq DESC LIMIT 1", (RunState.DONE.value, collective, algorithm)).fetchone()
+    def newest_done(self, collective: str, algorithm: str, count: int | None = None, dtype: str | None = None,
+                    ranks: int | None = None) -> Run | None:
+        """The newest run of this collective by this algorithm (and, if given, of this count, dtype
+        and number of ranks) that ended done, among the newest NEWEST_WINDOW done runs of the
+        collective: one body read, and a bounded walk of the index however long the history."""
+        shape = [("$.count", count), ("$.dtype", dtype)]
+        where = "".join(f" AND json_extract(summary, '{path}') = ?" for path, v in shape if v is not None)
+        if ranks is not None:
+            where += " AND json_array_length(json_extract(summary, '$.group')) = ?"
+        values = [v for _, v in shape if v is not None] + ([ranks] if ranks is not None else [])
+        row = self.db.execute(
+            "SELECT body FROM runs WHERE seq IN (SELECT seq FROM runs INDEXED BY runs_by_state WHERE state = ? AND collective = ? "
+            f"ORDER BY seq DESC LIMIT ?) AND json_extract(summary, '$.algorithm') = ?{where} ORDER BY seq DESC LIMIT 1",
+            (RunState.DONE.value, collective, NEWEST_WINDOW, algorithm, *values)).fetchone()
         return Run.model_validate_json(row[0]) if row else None
 
     def fit_rows(self, limit: int) -> list[tuple]:

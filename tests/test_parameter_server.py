@@ -289,3 +289,23 @@ def test_the_page_draws_the_servers_above_their_workers_with_the_runs_values(up)
             assert errors == []
         finally:
             browser.close()
+
+
+def test_the_compare_view_sets_the_servers_bytes_beside_the_all_reduces(up, page_for):
+    """The chapter's table: for a parameter-server run on stage, its formula and measured bytes
+    beside ring's, tree's and master-worker's all_reduce at the same N and P, each equal."""
+    run = up.run(collective=PS, algorithm=ps.NAME, servers=1, count=12, dtype="float32")
+    for algorithm in ps.BESIDE:
+        assert up.run(collective="all_reduce", algorithm=algorithm, count=12, dtype="float32")["state"] == "done"
+    page = page_for(f"{up.url}/?run={run['id']}&step=0")
+    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
+    page.keyboard.press("c")
+    page.wait_for_selector("#beside tr:nth-child(5)")
+    rows = page.eval_on_selector_all("#beside tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+    n = 12 * 4
+    want = {"parameter server (S=1)": (P - 1) * n, "ring": 2 * n * (P - 1) // P, "tree": 2 * 2 * n, "master_worker": (P - 1) * n}
+    got = {r[0]: r for r in rows[1:]}
+    assert set(got) == set(want)
+    for label, value in want.items():
+        assert got[label][3] == f"{value} B" and got[label][4] == f"{value} B ✓", got[label]
+    assert page.is_visible("#beside") and page.is_visible("#compare")

@@ -10,7 +10,7 @@ import { plotly, timeline, totals } from "rs/charts.js";
 import { runSweep, plotSweep } from "rs/sweep.js";
 import { initPredict } from "rs/predict.js";
 import { download } from "rs/export.js";
-import { compare, toggleCompare } from "rs/compare.js";
+import { compare, setPresenter, toggleCompare } from "rs/compare.js";
 import { openInPerfetto } from "rs/perfetto.js";
 import * as perturbation from "rs/perturbation.js";
 import { Training } from "rs/training.js";
@@ -158,6 +158,7 @@ function onMessage(m) {
     if (m.role !== role) controls.setCatalog(controls.catalog, m.role === "presenter");
     role = m.role;
     training.connected(role === "presenter");
+    setPresenter(role === "presenter");
     $("role").textContent = role === "presenter" ? "presenter" : "audience";
     onCluster(m.cluster);
     if (m.current && !params.get("run") && !swept(m.current)) showRun(m.current);
