@@ -31,7 +31,7 @@ from .registry import Cluster
 from .runs import Run, RunState, new_run
 from .store import Store
 from .training_store import TrainingStore
-from .trainings import SYNC_ID, Pending, Training, TrainingMessage, TrainStepMessage, new_training, sync_run, sync_spec
+from .trainings import SYNC_ID, Pending, Training, TrainingMessage, TrainStepMessage, new_training, sync_run
 
 TICK_S = 1.0
 KEPT_SYNCS = 16
@@ -208,8 +208,6 @@ class Hub:
         training = self.find_training(training_id)
         if training is None:
             return None, f"no training {training_id!r}"
-        if sync_spec(training) is None:
-            return None, f"{training.spec.method} moves gradients and weights in two phases: no one run to show"
         if not 0 <= step < len(training.steps):
             return None, f"{training.id} has {len(training.steps)} finished steps, 0..{len(training.steps) - 1}"
         syncs = self.pending.syncs.get(step) if training is self.training else self.trainings.sync(training.id, step)

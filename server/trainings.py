@@ -4,7 +4,7 @@ trade-off at the end. Its state is a RunState, as a collective run's is.
 
 Each step's gradient sync (a rank's SyncCapture) is kept beside it, not in it
 (training_store.py), and becomes a Run on request (`sync_run`), so the stage steps
-through it like any collective run."""
+through it like any collective run: an all_reduce, or a parameter server's pull and push."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel
 from ringside.worker_agent.algorithms import NATIVE
+from ringside.worker_agent.algorithms.parameter_server import NAME as PULL_PUSH
 from ringside.worker_agent.protocol import (
     ErrorEvent,
     RunSpec,
@@ -145,12 +146,16 @@ def new_training(training_id: str, spec: TrainSpec, backend: str, world_size: in
 SYNC_ID = re.compile(r"^(t-\d{6,9})-s(\d{1,9})$")  # the id sync_run gives step k's sync of a training
 
 
-def sync_spec(training: Training) -> RunSpec | None:
-    """The collective a step's gradient sync is: an all_reduce (SUM) of the flat gradients."""
-    if training.spec.method == PARAMETER_SERVER:
-        return None
-    return RunSpec(collective="all_reduce", algorithm=training.spec.method, count=training.parameters,
-                   dtype="float32", capture="summary", chunks=training.spec.chunks if training.spec.method != NATIVE else 1)
+def sync_spec(training: Training) -> RunSpec:
+    """The collective a step's gradient sync is: an all_reduce (SUM) of the flat gradients, or
+    the parameter_server collective over the model padded to S equal shards (gradient_sync.py)."""
+    spec = training.spec
+    if spec.method == PARAMETER_SERVER:
+        padded = spec.servers * -(-training.parameters // spec.servers)
+        return RunSpec(collective=PARAMETER_SERVER, algorithm=PULL_PUSH, servers=spec.servers, count=padded,
+                       dtype="float32", capture="summary")
+    return RunSpec(collective="all_reduce", algorithm=spec.method, count=training.parameters,
+                   dtype="float32", capture="summary", chunks=spec.chunks if spec.method != NATIVE else 1)
 
 
 def sync_run(training: Training, step: int, syncs: dict[str, SyncCapture]) -> Run:

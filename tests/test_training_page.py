@@ -123,7 +123,7 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     presenter.locator("#training").scroll_into_view_if_needed()
     presenter.screenshot(path=str(ARTIFACTS / "training-charts.png"))
 
-    # A parameter server: its server is labelled, computes no loss, and its steps have no stepwise sync.
+    # A parameter server: its server is labelled, computes no loss, and its steps' syncs pull and push.
     ps = presenter.evaluate("window.ringside.training.catalog.parameter_server")
     accepted = train(presenter, ps, "0.5", servers=1)
     assert accepted.status == 202
@@ -133,14 +133,22 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     assert "server 0 sent" in names and "rank 1 sent" in names
     losses = presenter.evaluate("document.getElementById('train-loss').data.map(t => [t.name, t.y.filter(v => v !== null).length])")
     assert losses == [["all workers", STEPS]] + [[f"rank {r}", STEPS] for r in range(1, P)] + [["server 0: no loss", 0]]
-    # A click on step 5's point of the loss chart asks for its sync; the server's reason why there is none shows.
+    # A click on step 5's point of the loss chart opens its sync on the stage: the pull, then the push.
     presenter.locator("#train-loss").scroll_into_view_if_needed()
     x, y = presenter.evaluate(POINT, 5)
     with presenter.expect_response(lambda r: r.url.endswith("/steps/5/sync")) as asked:
         presenter.mouse.move(x, y)
         presenter.mouse.click(x, y)
+    assert asked.value.status == 200
+    sync = asked.value.json()
+    assert sync["layout"]["servers"] == [0] and [s["phase"] for s in sync["steps"]] == ["pull", "push"]
+    presenter.wait_for_function(f"() => window.ringside.player.run?.id === '{sync['id']}'")
+    # A step it never took: the server's reason shows beside the button.
+    presenter.fill("#train-step", str(STEPS + 5))
+    with presenter.expect_response(lambda r: r.url.endswith(f"/steps/{STEPS + 5}/sync")) as asked:
+        presenter.click("#train-open")
     assert asked.value.status == 404
-    presenter.wait_for_function("() => document.getElementById('train-sync-why').textContent.startsWith('step 5')")
+    presenter.wait_for_function(f"() => document.getElementById('train-sync-why').textContent.startsWith('step {STEPS + 5}')")
     assert asked.value.json()["detail"]["message"] in presenter.inner_text("#train-sync-why")
     presenter.wait_for_function("() => document.querySelectorAll('#train-table tbody tr').length === 2")
 

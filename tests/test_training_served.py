@@ -111,6 +111,17 @@ def test_a_parameter_server_training_loads_its_server_link_with_p_minus_1_times_
     server = training["steps"][-1]["ranks"]["0"]
     assert server["loss"] is None and server["bytes_received"] == (P - 1) * parameters(HIDDEN) * 4
     assert training["result"]["busiest_link_bytes"] == (P - 1) * parameters(HIDDEN) * 4
+    status, run = up.call("GET", f"/api/trainings/{body['id']}/steps/3/sync")  # on the stage: pull, then push
+    assert status == 200 and run["spec"]["collective"] == PARAMETER_SERVER and run["layout"]["servers"] == [0]
+    assert [s["phase"] for s in run["steps"]] == ["pull", "push"]
+    weights, gradient = 0, 1  # chunks: the server's shard of the weights, then of the gradient
+    pushed = sum(run["inputs"][str(w)][gradient]["sum"] for w in (1, 2, 3))  # -lr times each worker's share
+    before = run["inputs"]["0"][weights]["sum"]
+    after = next(st for st in run["steps"][1]["ranks"]["0"]["states"] if st["chunk"] == weights)["sum"]
+    assert abs(after - (before + pushed)) <= 1e-4 * max(1.0, abs(after)), "the server adds every push into its weights"
+    for w in ("1", "2", "3"):  # every worker pulled the server's weights
+        pulled = next(st for st in run["steps"][0]["ranks"][w]["states"] if st["chunk"] == weights)
+        assert pulled["checksum"] == run["inputs"]["0"][weights]["checksum"]
 
 
 @pytest.mark.parametrize("change, field", [

@@ -1,32 +1,35 @@
 """How a training step's gradients meet: the part of training that is communication.
 
-Each sync leaves the batch's summed gradient where the update is made and makes it:
+Each sync makes the step's update from the batch's summed gradient:
 
 - all_reduce, native or any stepwise schedule: every rank computes, every rank gets
   the sum and makes the same update, so every rank holds the same weights.
-- parameter server with S servers (the first S ranks): the others compute; each
-  pushes each shard of its gradient to that shard's server, reduced in (aggregate),
-  the server updates its shard of the weights, and every worker pulls every shard.
-  Push and pull are schedules, run by the same executor as every collective.
+- parameter server with S servers (the first S ranks): the `parameter_server`
+  collective, step by step. The others, the workers, pull every shard of the weights
+  before they compute, and push each shard of -lr times their gradient to its server
+  after, which adds them into its weights (aggregate and update).
+  Both are the collective's schedule, run by the same executor as every collective.
 
-`apply` returns the bytes this rank sent and received (None, None where the backend
-does not say: a native call).
+`prepare` runs before the gradient is computed (the pull) and says how long it took;
+`apply` after, returning the bytes this rank sent and received in the step (None,
+None where the backend does not say: a native call); `finish` after the last step.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import timedelta
 
-import numpy as np
 import torch
 import torch.distributed as dist
 
 from .algorithms import NATIVE, build
+from .algorithms.parameter_server import NAME as PULL_PUSH
 from .capture import chunk_views, states
+from .collectives import get
 from .executor import Executor
 from .protocol import SyncCapture, SyncStep
-from .schedule import Schedule, Step
 from .training_rules import PARAMETER_SERVER
 
 
@@ -51,6 +54,12 @@ class AllReduceSync:
             self.executor = Executor(schedule, grads.numel(), grads, list(range(world_size)), None, "SUM",
                                      record_states=capture)
             self.bounds = self.executor.bounds
+
+    def prepare(self, weights: torch.Tensor) -> float:
+        return 0.0  # every rank holds the weights already
+
+    def finish(self, weights: torch.Tensor) -> None:
+        pass
 
     def apply(self, weights: torch.Tensor, grads: torch.Tensor, lr: float) -> tuple[int | None, int | None]:
         before = self._states(grads) if self.capture else []
@@ -79,45 +88,73 @@ class AllReduceSync:
         return on_step
 
 
-def push_schedule(p: int, servers: int) -> Schedule:
-    """Every worker reduces shard s of its gradient into server s, all at once."""
-    table = [(w, s, s, s, 1) for w in range(servers, p) for s in range(servers)]
-    step = Step("push", "every worker pushes each shard of its gradient to that shard's server, which sums them",
-                np.array(table, dtype=np.int64))
-    return Schedule("all_reduce", PARAMETER_SERVER, p, 0, blocks=1, pieces=servers, steps=(step,), layout="servers")
-
-
-def pull_schedule(p: int, servers: int) -> Schedule:
-    """Every server sends its shard of the weights to every worker, all at once."""
-    table = [(s, w, s, s, 0) for s in range(servers) for w in range(servers, p)]
-    step = Step("pull", "every worker pulls each shard of the weights from its server",
-                np.array(table, dtype=np.int64))
-    return Schedule("broadcast", PARAMETER_SERVER, p, 0, blocks=1, pieces=servers, steps=(step,), layout="servers")
-
-
 class ParameterServerSync:
-    def __init__(self, servers: int, rank: int, world_size: int, weights: torch.Tensor, grads: torch.Tensor,
-                 timeout: float):
-        self.servers, self.rank, self.timeout = servers, rank, timeout
+    """The chapter's step, on the `parameter_server` collective's buffer and schedule: 2S
+    shards of the (padded) model, S of weights then S of gradient. Before computing, every
+    worker pulls every shard of the weights (the schedule's pull step); after, it writes
+    -lr times its gradient share into its gradient shards and pushes them (the push step),
+    which every server adds into its shard of the weights: aggregate and update at once."""
+
+    def __init__(self, servers: int, rank: int, world_size: int, weights: torch.Tensor, timeout: float,
+                 capture: bool = False):
+        self.servers, self.rank, self.timeout, self.capture = servers, rank, timeout, capture
         self.workers = world_size - servers
         self.worker = rank - servers if rank >= servers else None
+        self.n = weights.numel()
+        self.shard = -(-self.n // servers)  # the model padded to S equal shards, as the collective takes it
+        self.buffer = torch.zeros(2 * servers * self.shard, dtype=weights.dtype)
+        self.buffer[: self.n] = weights  # every rank starts from the same weights (the seed)
+        schedule = build(PARAMETER_SERVER, PULL_PUSH, world_size, 0, 1, servers)
+        pull, push = (replace(schedule, steps=(s,)) for s in schedule.steps)
         ranks = list(range(world_size))
-        self.push = Executor(push_schedule(world_size, servers), grads.numel(), grads, ranks, None, "SUM")
-        self.pull = Executor(pull_schedule(world_size, servers), weights.numel(), weights, ranks, None, None)
-        self.shard = slice(*self.push.bounds[rank]) if rank < servers else None
-        self.captured = None  # its two phases move two buffers: not one run to put on the stage
+        self.pull = Executor(pull, self.shard, self.buffer, ranks, None, None, record_states=capture)
+        self.push = Executor(push, self.shard, self.buffer, ranks, None, "SUM", record_states=capture)
+        self.bounds = self.pull.bounds
+        self.gradient = self.buffer[servers * self.shard : servers * self.shard + self.n]
+        self.captured: SyncCapture | None = None
+        self.before: list = []
+        self.steps: list[SyncStep] = []
+
+    def prepare(self, weights: torch.Tensor) -> float:
+        """Pull: the weights as the servers hold them; returns the seconds it took."""
+        began = time.perf_counter()
+        if self.capture:  # the weights' shards as they stand before the pull
+            self.before = states(chunk_views(self.buffer, self.bounds, range(self.servers)), "summary")
+            self.steps = []
+        self.pull.run(began, self.timeout, self._recorder(self.pull, 0) if self.capture else None)
+        if self.worker is not None:
+            weights.copy_(self.buffer[: self.n])
+        return time.perf_counter() - began
 
     def apply(self, weights: torch.Tensor, grads: torch.Tensor, lr: float) -> tuple[int, int]:
-        self.push.run(time.perf_counter(), self.timeout)
-        if self.shard is not None:  # the server's own step: update its shard with the summed gradient
-            weights[self.shard].add_(grads[self.shard], alpha=-lr)
-        self.pull.run(time.perf_counter(), self.timeout)
-        pushed, pulled = _moved(self.push), _moved(self.pull)
-        return pushed[0] + pulled[0], pushed[1] + pulled[1]
+        if self.worker is not None:
+            torch.mul(grads, -lr, out=self.gradient)
+        if self.capture:  # the gradient's shards as the push finds them
+            gradient = states(chunk_views(self.buffer, self.bounds, range(self.servers, 2 * self.servers)), "summary")
+        self.push.run(time.perf_counter(), self.timeout, self._recorder(self.push, 1) if self.capture else None)
+        if self.capture:
+            self.captured = SyncCapture(inputs=self.before + gradient, steps=self.steps, output=self._output())
+        pulled, pushed = _moved(self.pull), _moved(self.push)
+        return pulled[0] + pushed[0], pulled[1] + pushed[1]
+
+    def finish(self, weights: torch.Tensor) -> None:
+        """The last pull: the workers take the last update too."""
+        self.prepare(weights)
+
+    def _output(self) -> list:
+        blocks = get(PARAMETER_SERVER, self.servers).output_blocks(self.rank, self.servers + self.workers, 0, 0)
+        return states(chunk_views(self.buffer, self.bounds, blocks), "summary")
+
+    def _recorder(self, executor: Executor, step: int):
+        def on_step(index: int, t0: float, t1: float) -> None:
+            written = ((c, executor.state(index, c)) for c in executor.plans[index].written)
+            self.steps.append(SyncStep(step=step, t0=t0, t1=t1, states=states(written, "summary")))
+
+        return on_step
 
 
 def make_sync(method: str, servers: int, rank: int, world_size: int, weights: torch.Tensor, grads: torch.Tensor,
               chunks: int, timeout: float, capture: bool = False):
     if method == PARAMETER_SERVER:
-        return ParameterServerSync(servers, rank, world_size, weights, grads, timeout)
+        return ParameterServerSync(servers, rank, world_size, weights, timeout, capture)
     return AllReduceSync(method, rank, world_size, grads, chunks, timeout, capture)

@@ -101,6 +101,7 @@ class Trainer:
 
     def step(self, step: int) -> StepRecord:
         began = time.perf_counter()
+        pulled = self.sync.prepare(self.weights)  # a parameter server's workers pull the weights first
         x, y = self.batch(step)
         self.grads.zero_()
         loss = accuracy = None
@@ -111,7 +112,8 @@ class Trainer:
             loss, accuracy = total.item() / len(y), (logits.argmax(1) == y).float().mean().item()
         computed = time.perf_counter()
         sent, received = self.sync.apply(self.weights, self.grads, self.spec.lr)
-        return StepRecord(step, loss, accuracy, len(y), computed - began, time.perf_counter() - computed, sent, received)
+        return StepRecord(step, loss, accuracy, len(y), computed - began - pulled, pulled + time.perf_counter() - computed,
+                          sent, received)
 
     def run(self, on_step: Callable[[StepRecord], None] | None = None) -> list[StepRecord]:
         dist.barrier()
@@ -120,6 +122,7 @@ class Trainer:
             records.append(self.step(i))
             if on_step is not None:
                 on_step(records[-1])
+        self.sync.finish(self.weights)
         return records
 
     @torch.no_grad()
