@@ -92,11 +92,7 @@ class Hub:
 
     def submit(self, spec: RunSpec) -> Run:
         """Queue a run, or raise SpecError naming what is wrong (and change nothing)."""
-        if not self.cluster.live():
-            raise SpecError("group", "no ranks are connected")
-        missing = self.cluster.missing()
-        if missing:
-            raise SpecError("group", f"ranks {missing} of the world are not connected; every rank takes part in every run")
+        self._check_whole("run")
         spec, choice = model.resolve(spec, self.cluster.world_size, self.cluster.backend, self.fit)  # `auto` made concrete
         validate(spec, self.cluster.world_size, self.cluster.backend)
         run = new_run(f"r-{self.next_id:06d}", spec, self.cluster.backend, self.cluster.world_size)
@@ -109,15 +105,19 @@ class Hub:
         self.changed.set()
         return run
 
-    # --- trainings: data-parallel training on every rank, holding the cluster alone ---
-
-    def submit_training(self, spec: TrainSpec) -> Training:
-        """Start a training, or raise SpecError naming what is wrong (and start nothing)."""
+    def _check_whole(self, what: str) -> None:
+        """Every rank of the world takes part in every run and training: all must be here."""
         if not self.cluster.live():
             raise SpecError("group", "no ranks are connected")
         missing = self.cluster.missing()
         if missing:
-            raise SpecError("group", f"ranks {missing} of the world are not connected; every rank trains")
+            raise SpecError("group", f"ranks {missing} of the world are not connected; every rank takes part in every {what}")
+
+    # --- trainings: data-parallel training on every rank, holding the cluster alone ---
+
+    def submit_training(self, spec: TrainSpec) -> Training:
+        """Start a training, or raise SpecError naming what is wrong (and start nothing)."""
+        self._check_whole("training")
         check_training(spec, self.cluster.world_size)
         busy = self.training or self.current or (self.queue[0] if self.queue else None)
         if busy is not None:
