@@ -27,7 +27,7 @@ from .auth import host_name, refusal
 from .config import Settings
 
 MAX_BODY = 1 << 20  # no route takes more: a run's spec is a few hundred bytes
-PRESENTER_ONLY = re.compile(r"/api/runs(/[^/]+/cancel)?/?")  # POST: refused before the body is read
+PRESENTER_ONLY = re.compile(r"/api/(runs(/[^/]+/cancel)?|trainings|perturb/demo)/?")  # POST: refused before the body is read
 POLICY = 1008
 
 

@@ -64,9 +64,9 @@ class ModelQuery(BaseModel):
     dtype: DType = "float32"
     chunks: int = Field(1, ge=1, le=1024)
     root: int = Field(0, ge=0)
-    alpha: float | None = Field(None, ge=0, description="seconds per step; fitted when omitted")
-    beta: float | None = Field(None, ge=0, description="seconds per byte; fitted when omitted")
-    gamma: float | None = Field(None, ge=0, description="seconds per byte reduced; when omitted, fitted, or 0 if alpha or beta is given")
+    alpha: float | None = Field(None, ge=0, le=3600, allow_inf_nan=False, description="seconds per step; fitted when omitted")
+    beta: float | None = Field(None, ge=0, le=1, allow_inf_nan=False, description="seconds per byte; fitted when omitted")
+    gamma: float | None = Field(None, ge=0, le=1, allow_inf_nan=False, description="seconds per byte reduced; when omitted, fitted, or 0 if alpha or beta is given")
 
 
 def features(collective: str, algorithm: str, p: int, root: int, chunks: int, count: int, itemsize: int):
@@ -76,7 +76,8 @@ def features(collective: str, algorithm: str, p: int, root: int, chunks: int, co
 
 
 def _measured(run: Run) -> bool:
-    return run.time is not None and 0 < run.time < math.inf
+    """A time the model may learn from: a real one, of a run nobody slowed down on purpose."""
+    return run.time is not None and 0 < run.time < math.inf and run.spec.perturb is None
 
 
 def row_of(run: Run) -> Row | None:
@@ -196,7 +197,9 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted) -> dict:
         "dtype": collective.dtype(q), "bytes": size, "steps": terms.steps, "terms": asdict(terms),
         "time": seconds, "algbw": size / seconds if seconds > 0 else None, "alpha": alpha, "beta": beta, "gamma": gamma,
         "fitted_from_runs": fitted.runs if (q.alpha, q.beta, q.gamma) == (None, None, None) else 0,
-        "rms_error": fitted.rms_error, "source": given.source, "traffic": moved,
+        "rms_error": fitted.rms_error, "traffic": moved,
+        "source": given.source if (q.alpha, q.beta, q.gamma) == (None, None, None) else "given in the request, the rest "
+                  f"{given.source}",
     }
 
 

@@ -209,21 +209,23 @@ class Run(BaseModel):
         plan, bounds = event.schedule, event.chunk_bounds
         collective = get(self.spec.collective, self.spec.servers)
         values = collective.blocks(len(self.group)) * collective.count(self.spec)
-        try:
+        try:  # every question asked of it inside: a forged plan's `root: [0]` or `pieces: 1e300` is as unreadable
             steps = [Step(step=i, phase=str(s["phase"]), caption=str(s["caption"]), transfers=s["transfers"])
                      for i, s in enumerate(plan["steps"][:MAX_STEPS + 1])]
             blocks, chunks = int(plan["blocks"]), int(plan["blocks"]) * int(plan["pieces"])
             if len(steps) <= MAX_STEPS:  # what the run's figures will read it as (conclude)
                 Schedule.from_json(plan, self.world_size)
-        except (KeyError, TypeError, ValueError):
+            ok_bounds = 1 <= len(bounds) == chunks <= catalog.MAX_CHUNKS * blocks and bounds[-1][1] == values and \
+                all(a == (bounds[i - 1][1] if i else 0) and a <= b for i, (a, b) in enumerate(bounds))
+            known = set(self.group)
+            transfers = [t for s in steps for t in s.transfers]
+            outside = len(steps) > MAX_STEPS or len(transfers) > MAX_TRANSFERS or not ok_bounds or \
+                type(plan["root"]) is not int or plan["root"] not in known or any(
+                    len(t) != 5 or t[0] not in known or t[1] not in known or not (0 <= t[2] < chunks and 0 <= t[3] < chunks)
+                    for t in transfers)
+        except (KeyError, TypeError, ValueError, OverflowError):
             return f"rank {event.rank} sent a traced schedule that cannot be read"
-        ok_bounds = 1 <= len(bounds) == chunks <= catalog.MAX_CHUNKS * blocks and bounds[-1][1] == values and \
-            all(a == (bounds[i - 1][1] if i else 0) and a <= b for i, (a, b) in enumerate(bounds))
-        known = set(self.group)
-        transfers = [t for s in steps for t in s.transfers]
-        if len(steps) > MAX_STEPS or len(transfers) > MAX_TRANSFERS or not ok_bounds or plan["root"] not in known or any(
-                len(t) != 5 or t[0] not in known or t[1] not in known or not (0 <= t[2] < chunks and 0 <= t[3] < chunks)
-                for t in transfers):
+        if outside:
             return f"rank {event.rank} sent a traced schedule outside the run's ranks, chunks or limits"
         self.schedule, self.steps, self.chunk_bounds = plan, steps, [tuple(b) for b in bounds]
         return None

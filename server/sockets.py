@@ -158,6 +158,12 @@ async def receive_hello(ws: WebSocket) -> Hello | None:
     return event
 
 
+def _no_constant(word: str):
+    """NaN and Infinity, which Python's parser takes and JSON has not: a forged schedule's
+    `pieces: Infinity` must not reach int()."""
+    raise ValueError(f"{word} is not JSON")
+
+
 def parse_event(message: dict):
     """(event, None), or (None, why it is refused)."""
     if message["type"] == "websocket.disconnect":
@@ -166,9 +172,9 @@ def parse_event(message: dict):
     if text is None:
         return None, "malformed frame: events are JSON text"
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
-        return None, "malformed frame: not JSON, or nested too deeply"
+        return None, "malformed frame: not JSON (NaN and Infinity are not: a rank says \"nan\", \"inf\"), or nested too deeply"
     if isinstance(raw, dict) and raw.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
         return None, f"protocol version {bounded(repr(raw.get('v')), 20)} is not {PROTOCOL_VERSION}"
     try:

@@ -13,34 +13,23 @@ import time
 from typing import Literal, Optional
 
 from pydantic import BaseModel
+
 from ringside.worker_agent.algorithms import NATIVE
 from ringside.worker_agent.algorithms.parameter_server import NAME as PULL_PUSH
-from ringside.worker_agent.protocol import (
-    ErrorEvent,
-    RunSpec,
-    SyncCapture,
-    Timings,
-    TrainFinished,
-    TrainSpec,
-    TrainStep,
-)
-from ringside.worker_agent.training_rules import (
-    PARAMETER_SERVER,
-    combine_step,
-    parameters,
-    result_of,
-)
+from ringside.worker_agent.protocol import (ErrorEvent, Real, RunSpec, SyncCapture, Timings, TrainFinished, TrainSpec,
+                                            TrainStep)
+from ringside.worker_agent.training_rules import PARAMETER_SERVER, combine_step, parameters, result_of
 
 from .guard import bounded
 from .runs import RankResult, RankStep, Run, RunState, new_run
 
 
 class TrainRank(BaseModel):
-    loss: Optional[float] = None
-    accuracy: Optional[float] = None
+    loss: Optional[Real] = None  # Real: a diverged loss (inf, NaN) is kept as the word it crosses JSON as
+    accuracy: Optional[Real] = None
     samples: int = 0
-    compute_s: float
-    comm_s: float
+    compute_s: Real
+    comm_s: Real
     bytes_sent: Optional[int] = None
     bytes_received: Optional[int] = None
 
@@ -49,21 +38,21 @@ class TrainRow(BaseModel):
     """One step over every rank (training.combine_step) and each rank's own report."""
 
     step: int
-    loss: float
-    accuracy: float
-    compute_s: float
-    comm_s: float
+    loss: Real
+    accuracy: Real
+    compute_s: Real
+    comm_s: Real
     busiest_link_bytes: Optional[int]
     ranks: dict[str, TrainRank]
 
 
 class TrainResult(BaseModel):
-    step_ms: float
-    comm_share: float
+    step_ms: Real
+    comm_share: Real
     busiest_link_bytes: Optional[int]
-    final_loss: float
-    test_loss: float
-    test_accuracy: float
+    final_loss: Real
+    test_loss: Real
+    test_accuracy: Real
 
 
 class TrainingSummary(BaseModel):
@@ -84,7 +73,7 @@ class Training(TrainingSummary):
     workers: list[int]
     started_at: Optional[float] = None
     steps: list[TrainRow] = []
-    evaluation: dict[str, tuple[float, float]] = {}  # worker rank -> held-out (loss, accuracy)
+    evaluation: dict[str, tuple[Real, Real]] = {}  # worker rank -> held-out (loss, accuracy)
     finished_ranks: list[int] = []
 
     def summary(self) -> TrainingSummary:

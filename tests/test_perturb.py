@@ -153,6 +153,9 @@ def test_the_wavefront_waits_until_one_rank_holds_the_others_up():
     ({"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": 11}}}, "perturb.straggler.delay_s"),
     ({"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": math.nan}}}, "perturb.straggler.delay_s"),
     ({"algorithm": "ring", "timeout": 2, "perturb": {"straggler": {"rank": 1, "delay_s": 2}}}, "perturb.straggler.delay_s"),
+    # each delay shorter than the timeout, but all of them together past it (ring: 6 steps; a tree's leaf waits on 4)
+    ({"algorithm": "ring", "timeout": 2, "perturb": {"straggler": {"rank": 3, "delay_s": 1}}}, "perturb.straggler.delay_s"),
+    ({"algorithm": "tree", "timeout": 10, "perturb": {"straggler": {"rank": 1, "delay_s": 4}}}, "perturb.straggler.delay_s"),
     ({"algorithm": "ring", "perturb": {"straggler": {"rank": 4, "delay_s": 0.1}}}, "perturb.straggler.rank"),
     ({"algorithm": "ring", "group": [0, 1, 2], "perturb": {"straggler": {"rank": 3, "delay_s": 0.1}}}, "perturb.straggler.rank"),
     ({"algorithm": "ring", "perturb": {"slow_link": {"a": 1, "b": 1, "bytes_per_s": 1e6}}}, "perturb.slow_link.b"),
@@ -207,3 +210,16 @@ def test_the_page_tells_who_arrived_last_and_who_waited_for_whom():
     assert [(w["rank"], w["waitedFor"], round(w["seconds"], 6)) for w in first["waits"]] == [(0, 1, 0.1), (1, 2, 0.2)]
     assert (second["last"], [(w["rank"], w["waitedFor"]) for w in second["waits"]]) == (0, [(2, 0)])
     assert out["last"] == {"0": 1, "1": 0, "2": 1}, "a step one rank reported, or a local copy, names nobody"
+
+
+def test_a_perturbed_run_is_not_a_measurement_for_the_model():
+    from ringside.server import model
+    from ringside.server.runs import RunState
+
+    spec = RunSpec(collective="all_reduce", algorithm="ring", count=16)
+    for perturbation, learnt in ((None, True), ({"straggler": {"rank": 1, "delay_s": 0.1}}, False)):
+        run = new_run("r-1", spec.model_copy(update={"perturb": perturbation and RunSpec(collective="all_reduce",
+                                                                                          perturb=perturbation).perturb}), "gloo", P)
+        run.conclude(RunState.DONE)
+        run.time = 0.01
+        assert (model.row_of(run) is not None) == learnt

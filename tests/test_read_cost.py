@@ -97,6 +97,9 @@ def test_reads_do_not_read_the_stored_runs(tmp_path):
         assert status == 422 and refused["detail"]["field"] == "chunks"
         assert "world_size² × chunks" in refused["detail"]["message"] and "at most 2" in refused["detail"]["message"]
         assert server.call("GET", "/api/model?collective=all_reduce&algorithm=ring&world_size=362")[0] == 200
+        for given in ("alpha=inf", "beta=nan", "gamma=1e308"):  # a parameter is a number a time can be made of
+            status, refused = server.call("GET", f"/api/model?collective=all_reduce&algorithm=ring&{given}")
+            assert status == 422 and refused["detail"]["field"] == given.split("=")[0]
 
         # a run that ends now counts at once
         before = server.call("GET", "/metrics")[1]

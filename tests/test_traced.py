@@ -320,6 +320,8 @@ def test_the_server_takes_a_traced_schedule_only_within_the_runs_ranks_chunks_an
         {**good, "steps": [{"phase": "", "caption": "", "transfers": [[0, 1, 0, 0, 1]]}] * 600},  # too many steps
         {**good, "layout": "blob"},
         {**good, "root": 7},
+        {**good, "root": [0]},  # not a rank at all
+        {**good, "pieces": 1e300},  # a number no buffer is cut into
     ]
     for plan, chunk_bounds in [(p, bounds) for p in forged] + [(good, [(0, 8)])]:
         run = new_run("r-1", spec, "gloo", 4)

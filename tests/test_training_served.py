@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from server_helpers import messages, start_up
+from server_helpers import ScriptedRank, messages, start_serve, start_up
 from websockets.sync.client import connect
 
 from ringside.worker_agent.training_rules import PARAMETER_SERVER, parameters
@@ -132,6 +132,7 @@ def test_a_parameter_server_training_loads_its_server_link_with_p_minus_1_times_
     ({"hidden": 10**6}, "hidden"),
     ({"method": "smoke_signals"}, "method"),
     ({"lr": "fast"}, "lr"),
+    ({"seed": 10**30}, "seed"),
 ])
 def test_bad_training_input_is_refused_naming_the_field_and_starts_nothing(up, change, field):
     before = up.call("GET", "/api/trainings?limit=200")[1]["trainings"]
@@ -139,6 +140,7 @@ def test_bad_training_input_is_refused_naming_the_field_and_starts_nothing(up, c
     assert status == 422 and body["detail"]["field"] == field, body
     assert up.call("GET", "/api/trainings?limit=200")[1]["trainings"] == before
     assert up.call("POST", "/api/trainings", {"steps": 5}, token=None)[0] == 401  # the audience cannot train
+    assert up.call("POST", "/api/trainings", b"{not json", token=None)[0] == 401  # refused before its body is read
 
 
 def test_a_rank_killed_mid_training_fails_it_naming_the_rank_and_the_cluster_comes_back(up):
@@ -155,3 +157,35 @@ def test_a_rank_killed_mid_training_fails_it_naming_the_rank_and_the_cluster_com
     again = up.call("POST", "/api/trainings", {"method": "native", "hidden": HIDDEN, "steps": 3})
     assert again[0] == 202 and wait_training(up, again[1]["id"])["state"] == "done"
     assert json.dumps(up.call("GET", "/api/trainings?limit=5")[1]).count(body["id"]) == 1  # kept, failed
+
+
+def test_a_diverged_training_is_kept_and_read_back_with_its_infinite_loss(tmp_path):
+    """lr within its range can still diverge: an infinite or NaN loss is a result to show, and
+    the list of trainings, the training and its steps stay readable (after a restart too)."""
+    server = start_serve(tmp_path)
+    ranks = [ScriptedRank(server, r, 2) for r in range(2)]
+    try:
+        server.wait_ranks(2)
+        status, body = server.call("POST", "/api/trainings", {"method": "native", "steps": 1, "batch": 2})
+        assert status == 202, body
+        for rank in ranks:
+            command = rank.command()
+            assert command["type"] == "train"
+            rank.send(type="train_step", run_id=command["run_id"], step=0, loss=1e308, accuracy=0.5, samples=1,
+                      compute_s=0.01, comm_s=0.01)
+            rank.send(type="train_finished", run_id=command["run_id"], test_loss="inf", test_accuracy=0.1)
+        training = wait_training(server, body["id"], timeout=30)
+        assert training["state"] == "done" and training["steps"][0]["loss"] == "inf"
+        assert training["result"]["final_loss"] == "inf" and training["result"]["test_loss"] == "inf"
+        listed = server.call("GET", "/api/trainings")
+        assert listed[0] == 200 and listed[1]["trainings"][0]["result"]["final_loss"] == "inf"
+    finally:
+        for rank in ranks:
+            rank.close()
+        server.stop()
+    again = start_serve(tmp_path, port=int(server.url.rsplit(":", 1)[1]))
+    try:
+        assert again.call("GET", "/api/trainings")[0] == 200
+        assert again.call("GET", f"/api/trainings/{body['id']}")[1]["steps"][0]["loss"] == "inf"
+    finally:
+        again.stop()

@@ -118,7 +118,7 @@ def _validate_perturb(spec: RunSpec, world_size: int, group: list[int]) -> None:
     try:
         perturb.check(spec.perturb, group, steps, spec.timeout)
         if steps is not None:
-            perturb.check_times(spec.perturb, steps, chunk_bytes, spec.timeout)
+            perturb.check_times(spec.perturb, steps, chunk_bytes, spec.timeout, group)
     except perturb.CheckFailed as e:
         raise SpecError(e.field, e.message) from None
 

@@ -105,14 +105,20 @@ def check(perturb: Perturb, group: list[int], steps: Steps | None, timeout: floa
                                                    "so nobody would wait for it there")
 
 
-def check_times(perturb: Perturb, steps: Steps, chunk_bytes: Sequence[int], timeout: float) -> None:
-    """A slow link that makes one step outlast the run's timeout fails healthy ranks: refused."""
-    if perturb.slow_link is None:
-        return
-    worst = max(link_seconds(perturb.slow_link, steps, chunk_bytes), default=0.0)
-    if worst >= timeout:
-        raise CheckFailed("perturb.slow_link.bytes_per_s",
-                          f"a step would take {worst:.3g} s on this link, past the run's timeout of {timeout:g} s")
+def check_times(perturb: Perturb, steps: Steps, chunk_bytes: Sequence[int], timeout: float, group: list[int]) -> None:
+    """A perturbation that keeps a healthy rank waiting past the run's timeout fails it (and its
+    group restarts): refused. A slow link's one step must fit; and since a rank can wait across
+    several of a straggler's late steps (a tree's leaf for its parent), so must the whole delay."""
+    if perturb.slow_link is not None:
+        worst = max(link_seconds(perturb.slow_link, steps, chunk_bytes), default=0.0)
+        if worst >= timeout:
+            raise CheckFailed("perturb.slow_link.bytes_per_s",
+                              f"a step would take {worst:.3g} s on this link, past the run's timeout of {timeout:g} s")
+    extra = predicted_extra(perturb, steps, chunk_bytes, group)
+    if perturb.straggler is not None and extra is not None and extra >= timeout:
+        raise CheckFailed("perturb.straggler.delay_s",
+                          f"the delays add up to {extra:.3g} s over the schedule's steps, past the run's timeout of "
+                          f"{timeout:g} s: shorten the delay or raise the timeout")
 
 
 def _in_group(field: str, rank: int, group: list[int]) -> None:

@@ -250,6 +250,10 @@ class TrainSpec(Strict):
     timeout: float = 30.0
 
 
+MAX_REPORTED_SECONDS = 1e7  # a time a rank reports (115 days): beyond it, no chart or sum means anything
+MAX_REPORTED_BYTES = 1 << 50
+
+
 class SyncStep(Strict):
     step: int
     t0: float
@@ -274,13 +278,13 @@ class TrainStep(Message):
     run_id: str
     rank: int
     step: int
-    loss: Optional[Real] = None
-    accuracy: Optional[Real] = None
-    samples: int = 0
-    compute_s: Real
-    comm_s: Real
-    bytes_sent: Optional[int] = None  # None: the backend does not say (native)
-    bytes_received: Optional[int] = None
+    loss: Optional[Real] = None  # inf or NaN when a training diverges: said, not refused
+    accuracy: Optional[Real] = Field(None, ge=0, le=1)
+    samples: int = Field(0, ge=0, le=1 << 20)
+    compute_s: Real = Field(ge=0, le=MAX_REPORTED_SECONDS)
+    comm_s: Real = Field(ge=0, le=MAX_REPORTED_SECONDS)
+    bytes_sent: Optional[int] = Field(None, ge=0, le=MAX_REPORTED_BYTES)  # None: the backend does not say (native)
+    bytes_received: Optional[int] = Field(None, ge=0, le=MAX_REPORTED_BYTES)
     sync: Optional[SyncCapture] = None
 
 
@@ -289,7 +293,7 @@ class TrainFinished(Message):
     run_id: str
     rank: int
     test_loss: Optional[Real] = Field(None, description="on the held-out samples; None on a server")
-    test_accuracy: Optional[Real] = None
+    test_accuracy: Optional[Real] = Field(None, ge=0, le=1)
 
 
 Event = Annotated[

@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 
 from .algorithms import NATIVE, algorithms_for, build
-from .catalog import MAX_CHUNKS, MIN_TIMEOUT, SpecError
+from .catalog import MAX_CHUNKS, MAX_SEED, MIN_TIMEOUT, SpecError
 from .protocol import TrainSpec
 from .training_data import CLASSES, FEATURES, TRAIN
 
@@ -51,6 +51,8 @@ def check(spec: TrainSpec, world_size: int) -> None:
                                                                             spec.chunks).pieces
     if shards > parameters(spec.hidden):
         raise SpecError("servers" if ps else "chunks", f"cuts {parameters(spec.hidden)} parameters into {shards} parts")
+    if not 0 <= spec.seed <= MAX_SEED:
+        raise SpecError("seed", f"must be between 0 and {MAX_SEED}, not {spec.seed}")
     if not MIN_TIMEOUT <= spec.timeout <= 3600:
         raise SpecError("timeout", f"must be between {MIN_TIMEOUT:g} and 3600 seconds, not {spec.timeout}")
 

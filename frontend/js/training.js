@@ -20,7 +20,8 @@ const COMPARED = [ // what the comparison shows of a finished training's result:
 ];
 
 const number = (v) => (v == null ? null : Number(v));
-const fixed = (v, digits) => (v == null ? "–" : v.toFixed(digits));
+// a diverged training's loss crosses JSON as "inf" or "nan" (JSON has no word for them): said as it is
+const fixed = (v, digits) => (v == null ? "–" : typeof v === "number" ? v.toFixed(digits) : String(v));
 
 export class Training {
   /** `openRun(run)`: put a Run on the stage, as the history does. */
