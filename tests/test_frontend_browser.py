@@ -423,8 +423,14 @@ def test_the_presenters_loop_in_lecture_mode_from_the_keyboard(up, page_for):
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
                            timeout=60_000)
     assert page.evaluate("[window.ringside.player.run.spec.collective, window.ringside.player.run.spec.algorithm]") == ["all_reduce", "ring"]
+    assert "op=SUM" in page.url and "dtype=int32" in page.url, "a reload keeps what R would run again"
     page.keyboard.press("1")
     assert page.inner_text("#pick").startswith("broadcast · ring"), "the strip follows the pick"
+    names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
+    page.keyboard.press("[")  # the digits reach ten collectives; [ and ] reach every one
+    assert page.inner_text("#pick").startswith(names[-1]), names
+    page.keyboard.press("]")
+    assert page.inner_text("#pick").startswith("broadcast"), "round the catalog"
     page.evaluate("window.ringside.player.pause()")  # it may still be playing the run through
     page.keyboard.press(" ")
     page.wait_for_function("window.ringside.player.playing")

@@ -271,7 +271,9 @@ def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(
 
     # The compare view: simulated curves, and these runs' points on them.
     status, compare = up.call("GET", "/api/compare")
-    assert status == 200 and [s["algorithm"] for s in compare["series"]] == ["master_worker", "ring", "tree"]
+    assert status == 200 and [s["algorithm"] for s in compare["series"]] == ["master_worker", "ring", "tree", "pull_push"]
+    server = compare["series"][-1]  # the one-server parameter server: its server takes (P-1)·N, as master-worker's master
+    assert server["label"] == "parameter server (S=1)" and server["per_rank"] == compare["series"][0]["per_rank"]
     for point in compare["measured"]:
         series = next(s for s in compare["series"] if s["algorithm"] == point["algorithm"])
         i = series["p"].index(point["p"])

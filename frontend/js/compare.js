@@ -71,7 +71,8 @@ async function draw(el) {
     ...t, font: { ...t.font, size: 16 }, title: { text: "bytes against P, in units of N (one rank's buffer): lines simulated, diamonds measured here", font: { size: 17 } },
     grid: { rows: 1, columns: 2 }, legend: { orientation: "h", y: -0.25 },
     xaxis: axis("P (ranks)", [0, 0.46], "y"), xaxis2: axis("P (ranks)", [0.54, 1], "y2"),
-    yaxis: { ...t.yaxis, title: { text: "busiest rank (× N)" }, type: "log", dtick: "D2", anchor: "x" },
+    yaxis: { ...t.yaxis, title: { text: "busiest rank (× N)" }, type: "log", anchor: "x", // every tick its whole number
+      tickvals: [1, 2, 5, 10, 20, 50, 100], ticktext: ["1", "2", "5", "10", "20", "50", "100"] },
     yaxis2: { ...t.yaxis, title: { text: "busiest link (× N)" }, anchor: "x2", rangemode: "tozero" },
   }, { displayModeBar: false, responsive: true });
   el.dataset.drawn = String(data.measured.length);

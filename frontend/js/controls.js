@@ -73,6 +73,13 @@ export class Controls {
     if (entry) this.pick(entry.name);
   }
 
+  /** ] and [: the next or previous collective, round the catalog (the digits reach only ten). */
+  pickNext(delta) {
+    const list = this.catalog?.collectives ?? [];
+    const at = list.findIndex((c) => c.name === this.collective);
+    if (list.length) this.pick(list[(at + delta + list.length) % list.length].name);
+  }
+
   render(entry, overrides) {
     const c = this.catalog;
     const form = $("spec");
@@ -220,7 +227,7 @@ export class Controls {
     what.textContent = parts.filter(Boolean).join(" · ");
     const keys = document.createElement("span");
     keys.className = "keys";
-    keys.textContent = `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · 1–0 pick`;
+    keys.textContent = `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · 1–0 [ ] pick`;
     strip.replaceChildren(what, "  —  ", keys);
     strip.dataset.preset = this.preset;
     strip.hidden = !this.canRun; // the audience runs nothing: what it would pick is nobody's business

@@ -67,13 +67,15 @@ export function fit(values, chars) {
   return text;
 }
 
-/** "3–9" ("-1 – 1" when a bound is negative) if it fits in `chars`, else "3…" if that does, else "". */
+/** "3–9" ("-1 – 1" when a bound is negative) if it fits in `chars`, else both bounds rounded to
+ * fit ("-0.07…0.07"), else "": never one bound alone, which a back row reads as the value. */
 export function range(min, max, chars) {
   const dash = min < 0 || max < 0 ? " – " : "–";
   const whole = min === max ? formatValue(min) : `${formatValue(min)}${dash}${formatValue(max)}`;
   if (whole.length <= chars) return whole;
-  const first = `${formatValue(min)}…`;
-  return first.length <= chars ? first : "";
+  if (min === max) return compact(min, chars);
+  const rounded = [3, 2, 1].map((d) => `${+min.toPrecision(d)}…${+max.toPrecision(d)}`);
+  return rounded.find((t) => t.length <= chars) ?? "";
 }
 
 /** A chunk's values in at most `chars` characters (`none` if nothing fits): all of them if they

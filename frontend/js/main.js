@@ -219,6 +219,8 @@ function remember(p) {
   q.set("collective", p.run.spec.collective);
   q.set("algorithm", p.run.spec.algorithm);
   q.set("count", p.run.spec.count);
+  q.set("dtype", p.run.spec.dtype);
+  q.set("op", p.run.spec.op);
   q.set("ranks", p.run.group.join(","));
   q.set("run", p.run.id);
   q.set("step", p.step);
@@ -276,6 +278,7 @@ document.addEventListener("keydown", (e) => {
   else if (e.key === "o" || e.key === "O") controls.cycleOp();
   else if (e.key === "p" || e.key === "P") controls.togglePreset();
   else if (/^[0-9]$/.test(e.key)) controls.pickIndex((Number(e.key) + 9) % 10);
+  else if (e.key === "]" || e.key === "[") controls.pickNext(e.key === "]" ? 1 : -1);
   else if (e.key === "f" || e.key === "F") document.fullscreenElement ? document.exitFullscreen() : document.documentElement.requestFullscreen?.().catch(() => {});
   else if (e.key === "l" || e.key === "L") lecture(!document.body.classList.contains("present"), true);
   else if (e.key === "c" || e.key === "C") toggleCompare();

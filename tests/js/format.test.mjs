@@ -15,7 +15,8 @@ test("as many values as fit, then an ellipsis; a range or nothing when none fits
   assert.equal(fit([123456], 3), "");
   assert.equal(range(0, 7, 5), "0–7");
   assert.equal(range(-1, 1, 9), "-1 – 1");
-  assert.equal(range(100, 999, 4), "100…");
+  assert.equal(range(100, 999, 4), "", "never one bound alone: it reads as the value");
+  assert.equal(range(-0.0721, 0.0688, 10), "-0.07…0.07", "both bounds, rounded to fit");
   assert.equal(brief([16, 17, 18, 19], 11), "16 17 18 19");
   assert.equal(brief([16, 17, 18, 19], 5), "16–19", "a range says more than the first value");
   assert.equal(brief([16, 17, 18, 19], 3), "16…");
