@@ -22,6 +22,7 @@ from ringside.worker_agent.protocol import TrainSpec
 from ringside.worker_agent.training_rules import parameters
 
 HIDDEN = (280, 963, 3125)  # h² + 76h + 10 parameters: about 100 K, 1 M and 10 M
+MODES = {"off": 0, "every": 1, "one in four": 4}  # reporting off; on, keeping every k-th step's sync (sync_every)
 
 
 def methods(p: int) -> list[tuple[str, int]]:
@@ -61,16 +62,16 @@ def reporting(world, rounds: int, steps: int) -> dict:
 
     out = {}
     for hidden in HIDDEN:
-        spec = TrainSpec(method="ring", hidden=hidden, steps=steps + 1, lr=0.01, batch=64)
-        times = {False: [], True: []}
+        times = {mode: [] for mode in MODES}
         for _ in range(rounds):
-            for on in (False, True):
+            for mode, every in MODES.items():
+                spec = TrainSpec(method="ring", hidden=hidden, steps=steps + 1, lr=0.01, batch=64, sync_every=every or 1)
                 outbox: queue.SimpleQueue = queue.SimpleQueue()
                 sender = threading.Thread(target=lambda box=outbox: [None for _ in iter(box.get, None)], daemon=True)
                 sender.start()
                 dist.barrier()
                 began = time.perf_counter()
-                if on:
+                if every:
                     train_and_report(world, "bench", spec, lambda m, box=outbox: box.put(m.model_dump_json()))
                 else:
                     Trainer(spec, world.rank, world.world_size).run()
@@ -78,8 +79,8 @@ def reporting(world, rounds: int, steps: int) -> dict:
                 outbox.put(None)
                 sender.join()
                 dist.all_reduce(t, op=dist.ReduceOp.MAX)
-                times[on].append(t.item() / (steps + 1))
-        out[hidden] = (statistics.median(times[False]), statistics.median(times[True]))
+                times[mode].append(t.item() / (steps + 1))
+        out[hidden] = tuple(statistics.median(times[mode]) for mode in MODES)
     return out
 
 
@@ -103,9 +104,10 @@ def main() -> None:
               f"ring / parameter_server S={p - 1}: {ring / by_method['parameter_server', p - 1][0]:.2f}")
     costs = unwrap(run_ranks(reporting, args.ranks, args.rounds, args.steps * 4, timeout=3600))[0]
     print(f"\nreporting, ring: median time per step over {args.rounds} rounds of {args.steps * 4} steps (slowest rank)")
-    print(f"{'params':>10} {'off ms':>9} {'on ms':>9} {'on/off':>7}")
-    for hidden, (off, on) in costs.items():
-        print(f"{parameters(hidden):>10} {off * 1e3:>9.2f} {on * 1e3:>9.2f} {on / off:>7.3f}")
+    print(f"{'params':>10} {'off ms':>9} {'on ms':>9} {'on/off':>7} {'1 in 4 ms':>10} {'1 in 4/off':>10}")
+    for hidden, (off, on, some) in costs.items():
+        print(f"{parameters(hidden):>10} {off * 1e3:>9.2f} {on * 1e3:>9.2f} {on / off:>7.3f} {some * 1e3:>10.2f} "
+              f"{some / off:>10.3f}")
 
 
 if __name__ == "__main__":

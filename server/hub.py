@@ -212,7 +212,9 @@ class Hub:
             return None, f"{training.id} has {len(training.steps)} finished steps, 0..{len(training.steps) - 1}"
         syncs = self.pending.syncs.get(step) if training is self.training else self.trainings.sync(training.id, step)
         if not syncs:
-            return None, f"step {step}'s gradient sync was not kept"
+            kept = step - step % training.spec.sync_every
+            return None, f"step {step}'s gradient sync was not kept (this training keeps one in {training.spec.sync_every}: " \
+                         f"steps {kept} and {kept + training.spec.sync_every} are)"
         self.syncs[key] = run = sync_run(training, step, syncs)
         while len(self.syncs) > KEPT_SYNCS:
             self.syncs.pop(next(iter(self.syncs)))

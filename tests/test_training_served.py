@@ -92,6 +92,15 @@ def test_a_training_streams_its_steps_holds_the_cluster_and_keeps_its_syncs(up):
     assert same["id"] == f"{body['id']}-s3" and same["steps"] == run["steps"]
 
 
+def test_a_training_keeps_the_syncs_it_is_asked_to_and_says_which(up):
+    status, body = up.call("POST", "/api/trainings", {"method": "ring", "hidden": HIDDEN, "steps": 9, "sync_every": 4})
+    assert status == 202, body
+    assert wait_training(up, body["id"])["state"] == "done"
+    assert [up.call("GET", f"/api/trainings/{body['id']}/steps/{k}/sync")[0] for k in (0, 3, 4, 8)] == [200, 404, 200, 200]
+    why = up.call("GET", f"/api/trainings/{body['id']}/steps/5/sync")[1]["detail"]
+    assert why["field"] == "step" and "one in 4: steps 4 and 8 are" in why["message"]
+
+
 def test_a_steps_sync_measures_what_its_formula_says(up):
     status, body = up.call("POST", "/api/trainings", {"method": "tree", "hidden": HIDDEN, "steps": 3})
     assert status == 202, body
@@ -133,6 +142,7 @@ def test_a_parameter_server_training_loads_its_server_link_with_p_minus_1_times_
     ({"method": "smoke_signals"}, "method"),
     ({"lr": "fast"}, "lr"),
     ({"seed": 10**30}, "seed"),
+    ({"sync_every": 0}, "sync_every"),
 ])
 def test_bad_training_input_is_refused_naming_the_field_and_starts_nothing(up, change, field):
     before = up.call("GET", "/api/trainings?limit=200")[1]["trainings"]

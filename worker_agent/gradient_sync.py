@@ -33,6 +33,10 @@ from .protocol import SyncCapture, SyncStep
 from .training_rules import PARAMETER_SERVER
 
 
+# Syncs run with settle=False: a training's ranks report a step's states as each is done with
+# it (no barrier waits for the slowest first); the next step's compute follows at once.
+
+
 def _moved(executor: Executor) -> tuple[int, int]:
     return sum(p.bytes_sent for p in executor.plans), sum(p.bytes_received for p in executor.plans)
 
@@ -45,6 +49,7 @@ class AllReduceSync:
                  capture: bool = False):
         self.worker, self.workers = rank, world_size
         self.timeout, self.capture = timeout, capture
+        self.keep = capture  # this step's sync is kept (the trainer says which steps are)
         self.wait = timedelta(seconds=timeout)
         self.executor = None
         self.bounds = [(0, grads.numel())]
@@ -62,16 +67,15 @@ class AllReduceSync:
         pass
 
     def apply(self, weights: torch.Tensor, grads: torch.Tensor, lr: float) -> tuple[int | None, int | None]:
-        before = self._states(grads) if self.capture else []
+        before = self._states(grads) if self.keep else []
         steps: list[SyncStep] = []
         if self.executor is None:
             dist.all_reduce(grads, async_op=True).wait(self.wait)
             moved = (None, None)
         else:
-            self.executor.run(time.perf_counter(), self.timeout, self._recorder(steps) if self.capture else None)
+            self.executor.run(time.perf_counter(), self.timeout, self._recorder(steps) if self.keep else None, settle=False)
             moved = _moved(self.executor)
-        if self.capture:
-            self.captured = SyncCapture(inputs=before, steps=steps, output=self._states(grads))
+        self.captured = SyncCapture(inputs=before, steps=steps, output=self._states(grads)) if self.keep else None
         weights.add_(grads, alpha=-lr)
         return moved
 
@@ -98,6 +102,7 @@ class ParameterServerSync:
     def __init__(self, servers: int, rank: int, world_size: int, weights: torch.Tensor, timeout: float,
                  capture: bool = False):
         self.servers, self.rank, self.timeout, self.capture = servers, rank, timeout, capture
+        self.keep = capture
         self.workers = world_size - servers
         self.worker = rank - servers if rank >= servers else None
         self.n = weights.numel()
@@ -118,10 +123,10 @@ class ParameterServerSync:
     def prepare(self, weights: torch.Tensor) -> float:
         """Pull: the weights as the servers hold them; returns the seconds it took."""
         began = time.perf_counter()
-        if self.capture:  # the weights' shards as they stand before the pull
+        if self.keep:  # the weights' shards as they stand before the pull
             self.before = states(chunk_views(self.buffer, self.bounds, range(self.servers)), "summary")
             self.steps = []
-        self.pull.run(began, self.timeout, self._recorder(self.pull, 0) if self.capture else None)
+        self.pull.run(began, self.timeout, self._recorder(self.pull, 0) if self.keep else None, settle=False)
         if self.worker is not None:
             weights.copy_(self.buffer[: self.n])
         return time.perf_counter() - began
@@ -129,11 +134,10 @@ class ParameterServerSync:
     def apply(self, weights: torch.Tensor, grads: torch.Tensor, lr: float) -> tuple[int, int]:
         if self.worker is not None:
             torch.mul(grads, -lr, out=self.gradient)
-        if self.capture:  # the gradient's shards as the push finds them
+        if self.keep:  # the gradient's shards as the push finds them
             gradient = states(chunk_views(self.buffer, self.bounds, range(self.servers, 2 * self.servers)), "summary")
-        self.push.run(time.perf_counter(), self.timeout, self._recorder(self.push, 1) if self.capture else None)
-        if self.capture:
-            self.captured = SyncCapture(inputs=self.before + gradient, steps=self.steps, output=self._output())
+        self.push.run(time.perf_counter(), self.timeout, self._recorder(self.push, 1) if self.keep else None, settle=False)
+        self.captured = SyncCapture(inputs=self.before + gradient, steps=self.steps, output=self._output()) if self.keep else None
         pulled, pushed = _moved(self.pull), _moved(self.push)
         return pulled[0] + pushed[0], pulled[1] + pushed[1]
 

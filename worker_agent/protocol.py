@@ -236,7 +236,7 @@ class RunCancelled(Message):
 
 
 class TrainSpec(Strict):
-    """One data-parallel training run on every rank of the world. Checked by training.check."""
+    """One data-parallel training run on every rank of the world. Checked by training_rules.check."""
 
     method: str = Field("native", description="gradient sync: an all_reduce algorithm (native, ring, tree, ...) "
                                               "or parameter_server")
@@ -247,6 +247,8 @@ class TrainSpec(Strict):
     batch: int = Field(64, description="samples per step over all the ranks that compute")
     seed: int = 0
     chunks: int = Field(1, description="a stepwise all_reduce's chunks per block")
+    sync_every: int = Field(1, description="keep every k-th step's gradient sync for the stage (summary capture "
+                                           "costs the ranks time: fewer kept, less spent)")
     timeout: float = 30.0
 
 

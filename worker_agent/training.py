@@ -101,6 +101,7 @@ class Trainer:
 
     def step(self, step: int) -> StepRecord:
         began = time.perf_counter()
+        self.sync.keep = self.sync.capture and step % self.spec.sync_every == 0  # the same steps on every rank
         pulled = self.sync.prepare(self.weights)  # a parameter server's workers pull the weights first
         x, y = self.batch(step)
         self.grads.zero_()

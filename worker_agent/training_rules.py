@@ -51,6 +51,8 @@ def check(spec: TrainSpec, world_size: int) -> None:
                                                                             spec.chunks).pieces
     if shards > parameters(spec.hidden):
         raise SpecError("servers" if ps else "chunks", f"cuts {parameters(spec.hidden)} parameters into {shards} parts")
+    if not 1 <= spec.sync_every <= MAX_STEPS:
+        raise SpecError("sync_every", f"must be 1 to {MAX_STEPS}, not {spec.sync_every}")
     if not 0 <= spec.seed <= MAX_SEED:
         raise SpecError("seed", f"must be between 0 and {MAX_SEED}, not {spec.seed}")
     if not MIN_TIMEOUT <= spec.timeout <= 3600:
