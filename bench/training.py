@@ -4,9 +4,10 @@ ring all_reduce against a one-server parameter server and against S=P-1 shards, 
 ratios measured in one run (methods interleaved round by round, so drift hits all alike).
 A step's time is the slowest rank's; medians over rounds x steps.
 
-Then what reporting costs: the same ring training with Ringside's reporting on (every
-step's gradient sync captured at summary level, each step's report serialised and handed
-to a sender thread, as a worker in server mode does) against reporting off.
+Then what reporting costs: the same ring training loop with Ringside's reporting on (the
+steps' gradient syncs captured at summary level, every one or one in four, each step's
+report serialised and handed to a sender thread, as a worker in server mode does)
+against reporting off.
 
     .venv/bin/python bench/training.py [--ranks 4] [--rounds 3] [--steps 4]
 """
@@ -58,23 +59,22 @@ def reporting(world, rounds: int, steps: int) -> dict:
 
     import torch
     import torch.distributed as dist
-    from ringside.worker_agent.training import Trainer, train_and_report
+    from ringside.worker_agent.training import Trainer, reporter
 
     out = {}
     for hidden in HIDDEN:
         times = {mode: [] for mode in MODES}
         for _ in range(rounds):
             for mode, every in MODES.items():
-                spec = TrainSpec(method="ring", hidden=hidden, steps=steps + 1, lr=0.01, batch=64, sync_every=every or 1)
+                spec = TrainSpec(method="ring", hidden=hidden, steps=steps + 1, lr=0.01, batch=64, sync_every=every or None)
                 outbox: queue.SimpleQueue = queue.SimpleQueue()
                 sender = threading.Thread(target=lambda box=outbox: [None for _ in iter(box.get, None)], daemon=True)
                 sender.start()
+                trainer = Trainer(spec, world.rank, world.world_size, capture=bool(every))
+                report = reporter(trainer, "bench", world.rank, lambda m, box=outbox: box.put(m.model_dump_json()))
                 dist.barrier()
-                began = time.perf_counter()
-                if every:
-                    train_and_report(world, "bench", spec, lambda m, box=outbox: box.put(m.model_dump_json()))
-                else:
-                    Trainer(spec, world.rank, world.world_size).run()
+                began = time.perf_counter()  # the training loop alone, as a server's worker runs it
+                trainer.run(report if every else None)
                 t = torch.tensor([time.perf_counter() - began], dtype=torch.float64)
                 outbox.put(None)
                 sender.join()

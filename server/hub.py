@@ -20,7 +20,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ringside.worker_agent.catalog import SpecError, validate
 from ringside.worker_agent.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
                                             RunStarted, StepEvent, TrainCommand, TrainFinished, TrainSpec, TrainStep)
-from ringside.worker_agent.training_rules import check as check_training
+from ringside.worker_agent.training_rules import check as check_training, sync_every
 
 from . import model, wavefront
 from .config import Settings
@@ -212,9 +212,9 @@ class Hub:
             return None, f"{training.id} has {len(training.steps)} finished steps, 0..{len(training.steps) - 1}"
         syncs = self.pending.syncs.get(step) if training is self.training else self.trainings.sync(training.id, step)
         if not syncs:
-            kept = step - step % training.spec.sync_every
-            return None, f"step {step}'s gradient sync was not kept (this training keeps one in {training.spec.sync_every}: " \
-                         f"steps {kept} and {kept + training.spec.sync_every} are)"
+            every = sync_every(training.spec)
+            return None, f"step {step}'s gradient sync was not kept (this training keeps one in {every}: " \
+                         f"steps {step - step % every} and {step - step % every + every} are)"
         self.syncs[key] = run = sync_run(training, step, syncs)
         while len(self.syncs) > KEPT_SYNCS:
             self.syncs.pop(next(iter(self.syncs)))

@@ -247,8 +247,9 @@ class TrainSpec(Strict):
     batch: int = Field(64, description="samples per step over all the ranks that compute")
     seed: int = 0
     chunks: int = Field(1, description="a stepwise all_reduce's chunks per block")
-    sync_every: int = Field(1, description="keep every k-th step's gradient sync for the stage (summary capture "
-                                           "costs the ranks time: fewer kept, less spent)")
+    sync_every: Optional[int] = Field(None, description="keep one in k steps' gradient syncs for the stage (summary "
+                                                      "capture costs the ranks time); default: every step of a model "
+                                                      "up to 250 K parameters, one in four beyond")
     timeout: float = 30.0
 
 

@@ -25,7 +25,7 @@ import torch.distributed as dist
 from .gradient_sync import make_sync
 from .protocol import TrainFinished, TrainSpec, TrainStep
 from .training_data import CLASSES, FEATURES, Dataset, make_dataset
-from .training_rules import check
+from .training_rules import check, sync_every
 
 
 @dataclass
@@ -81,6 +81,7 @@ class Trainer:
 
     def __init__(self, spec: TrainSpec, rank: int, world_size: int, data: Dataset | None = None, capture: bool = False):
         check(spec, world_size)  # the same verdict on every rank, before any talk
+        self.keep_every = sync_every(spec)
         self.spec, self.rank = spec, rank
         self.data = data or make_dataset(spec.seed)
         torch.manual_seed(spec.seed)  # the same initial weights on every rank
@@ -101,7 +102,7 @@ class Trainer:
 
     def step(self, step: int) -> StepRecord:
         began = time.perf_counter()
-        self.sync.keep = self.sync.capture and step % self.spec.sync_every == 0  # the same steps on every rank
+        self.sync.keep = self.sync.capture and step % self.keep_every == 0  # the same steps on every rank
         pulled = self.sync.prepare(self.weights)  # a parameter server's workers pull the weights first
         x, y = self.batch(step)
         self.grads.zero_()
@@ -134,16 +135,22 @@ class Trainer:
         return loss, (logits.argmax(1) == self.data.test_y).float().mean().item()
 
 
-def train_and_report(world, run_id: str, spec: TrainSpec, emit: Callable) -> None:
-    """A training run for a server: every step as a TrainStep (with its gradient sync at
-    summary level), then TrainFinished with the held-out figures (a server's are None)."""
-    trainer = Trainer(spec, world.rank, world.world_size, capture=True)
+def reporter(trainer: Trainer, run_id: str, rank: int, emit: Callable) -> Callable[[StepRecord], None]:
+    """on_step for Trainer.run: each step as a TrainStep, with its gradient sync if it was kept."""
 
     def report(r: StepRecord) -> None:
-        emit(TrainStep(run_id=run_id, rank=world.rank, step=r.step, loss=r.loss, accuracy=r.accuracy, samples=r.samples,
+        emit(TrainStep(run_id=run_id, rank=rank, step=r.step, loss=r.loss, accuracy=r.accuracy, samples=r.samples,
                        compute_s=r.compute_s, comm_s=r.comm_s, bytes_sent=r.bytes_sent, bytes_received=r.bytes_received,
                        sync=trainer.sync.captured))
 
-    trainer.run(report)
+    return report
+
+
+def train_and_report(world, run_id: str, spec: TrainSpec, emit: Callable) -> None:
+    """A training run for a server: every step as a TrainStep (with its gradient sync at
+    summary level, one in sync_every(spec)), then TrainFinished with the held-out figures
+    (a server's are None)."""
+    trainer = Trainer(spec, world.rank, world.world_size, capture=True)
+    trainer.run(reporter(trainer, run_id, world.rank, emit))
     test_loss, test_accuracy = trainer.evaluate() if trainer.sync.worker is not None else (None, None)
     emit(TrainFinished(run_id=run_id, rank=world.rank, test_loss=test_loss, test_accuracy=test_accuracy))

@@ -22,6 +22,16 @@ def parameters(hidden: int) -> int:
 
 
 
+EVERY_STEP_UP_TO = 250_000  # parameters: beyond, keeping every step's sync costs a step more than 10 % (bench/training.py)
+
+
+def sync_every(spec: TrainSpec) -> int:
+    """One in how many steps keeps its gradient sync for the stage."""
+    if spec.sync_every is not None:
+        return spec.sync_every
+    return 1 if parameters(spec.hidden) <= EVERY_STEP_UP_TO else 4
+
+
 def methods() -> list[str]:
     """Every way a training run can sync its gradients."""
     return [*algorithms_for("all_reduce"), PARAMETER_SERVER]
@@ -51,7 +61,7 @@ def check(spec: TrainSpec, world_size: int) -> None:
                                                                             spec.chunks).pieces
     if shards > parameters(spec.hidden):
         raise SpecError("servers" if ps else "chunks", f"cuts {parameters(spec.hidden)} parameters into {shards} parts")
-    if not 1 <= spec.sync_every <= MAX_STEPS:
+    if spec.sync_every is not None and not 1 <= spec.sync_every <= MAX_STEPS:
         raise SpecError("sync_every", f"must be 1 to {MAX_STEPS}, not {spec.sync_every}")
     if not 0 <= spec.seed <= MAX_SEED:
         raise SpecError("seed", f"must be between 0 and {MAX_SEED}, not {spec.seed}")
