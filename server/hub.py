@@ -170,11 +170,15 @@ class Hub:
                 return RunState.DONE, None
             if time.monotonic() > deadline:
                 return RunState.FAILED, f"ranks {training.unfinished()} did not finish within {allowed:g} s"
-            self.changed.clear()
-            try:
-                await asyncio.wait_for(self.changed.wait(), timeout=TICK_S)
-            except asyncio.TimeoutError:
-                pass
+            await self._nudged(TICK_S)
+
+    async def _nudged(self, seconds: float) -> None:
+        """Until something a waiting run or training may care about happens, or `seconds` pass."""
+        self.changed.clear()
+        try:
+            await asyncio.wait_for(self.changed.wait(), timeout=seconds)
+        except asyncio.TimeoutError:
+            pass
 
     async def _lost_within(self, seconds: float) -> list[int]:
         """The ranks of the world found missing within `seconds` (at once, if any are), first lost first."""
@@ -315,11 +319,7 @@ class Hub:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return RunState.FAILED, f"ranks {run.unfinished()} did not finish within {allowed:g} s"
-            self.changed.clear()
-            try:
-                await asyncio.wait_for(self.changed.wait(), timeout=min(remaining, TICK_S))
-            except asyncio.TimeoutError:
-                pass
+            await self._nudged(min(remaining, TICK_S))
 
     # --- workers -------------------------------------------------------------
 

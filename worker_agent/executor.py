@@ -197,13 +197,12 @@ class Executor:
         return plan
 
     def run(self, start: float, timeout: float, on_step: OnStep | None = None,
-            on_arrive: OnArrive | None = None, settle: bool = True) -> list[tuple[float, float]]:
+            on_arrive: OnArrive | None = None) -> list[tuple[float, float]]:
         """Every step in order; returns (t0, t1) per step in seconds since `start`.
         `on_step(index, t0, t1)` reports each step, in order, while `state(index, c)` holds
-        the chunks it wrote; most steps are reported once every rank is past its last step
-        (`settle`: a barrier sees to that; without it, once this rank is). `on_arrive(index,
-        t0)` is told as each step starts. A run given `on_step` is the reported one: a hang
-        holds its rank back there only."""
+        the chunks it wrote; most steps are reported once every rank is past its last step.
+        `on_arrive(index, t0)` is told as each step starts. A run given `on_step` is the
+        reported one: a hang holds its rank back there only."""
         wait_for = timedelta(seconds=timeout)
         cuda = self.buffer.device.type == "cuda"
         times: list[tuple[float, float]] = []
@@ -245,7 +244,7 @@ class Executor:
                 if not late:
                     report()
         if on_step is not None and self.plans:
-            if settle:  # ranks may share cores: reporting at once would slow the ranks still on their last step
-                dist.barrier(self.group, async_op=True).wait(wait_for)
+            # ranks may share cores: reporting at once would slow the ranks still on their last step
+            dist.barrier(self.group, async_op=True).wait(wait_for)
             report()
         return times

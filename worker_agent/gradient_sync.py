@@ -33,10 +33,6 @@ from .protocol import SyncCapture, SyncStep
 from .training_rules import PARAMETER_SERVER
 
 
-# Syncs run with settle=False: a training's ranks report a step's states as each is done with
-# it (no barrier waits for the slowest first); the next step's compute follows at once.
-
-
 def _moved(executor: Executor) -> tuple[int, int]:
     return sum(p.bytes_sent for p in executor.plans), sum(p.bytes_received for p in executor.plans)
 
@@ -73,7 +69,7 @@ class AllReduceSync:
             dist.all_reduce(grads, async_op=True).wait(self.wait)
             moved = (None, None)
         else:
-            self.executor.run(time.perf_counter(), self.timeout, self._recorder(steps) if self.keep else None, settle=False)
+            self.executor.run(time.perf_counter(), self.timeout, self._recorder(steps) if self.keep else None)
             moved = _moved(self.executor)
         self.captured = SyncCapture(inputs=before, steps=steps, output=self._states(grads)) if self.keep else None
         weights.add_(grads, alpha=-lr)
@@ -126,7 +122,7 @@ class ParameterServerSync:
         if self.keep:  # the weights' shards as they stand before the pull
             self.before = states(chunk_views(self.buffer, self.bounds, range(self.servers)), "summary")
             self.steps = []
-        self.pull.run(began, self.timeout, self._recorder(self.pull, 0) if self.keep else None, settle=False)
+        self.pull.run(began, self.timeout, self._recorder(self.pull, 0) if self.keep else None)
         if self.worker is not None:
             weights.copy_(self.buffer[: self.n])
         return time.perf_counter() - began
@@ -136,7 +132,7 @@ class ParameterServerSync:
             torch.mul(grads, -lr, out=self.gradient)
         if self.keep:  # the gradient's shards as the push finds them
             gradient = states(chunk_views(self.buffer, self.bounds, range(self.servers, 2 * self.servers)), "summary")
-        self.push.run(time.perf_counter(), self.timeout, self._recorder(self.push, 1) if self.keep else None, settle=False)
+        self.push.run(time.perf_counter(), self.timeout, self._recorder(self.push, 1) if self.keep else None)
         self.captured = SyncCapture(inputs=self.before + gradient, steps=self.steps, output=self._output()) if self.keep else None
         pulled, pushed = _moved(self.pull), _moved(self.push)
         return pulled[0] + pushed[0], pulled[1] + pushed[1]
