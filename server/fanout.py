@@ -63,6 +63,7 @@ class Fanout:
         self.closing: set[asyncio.Task] = set()
         self.presenter: BaseModel | None = None  # the presenter's view, last heard (messages.PresenterMessage)
         self.presenters = 0  # presenter pages connected: the view is forgotten when the last goes
+        self.presenter_steps = 0  # the step count of the run in that view
 
     def add(self, ws: WebSocket) -> Viewer:
         viewer = Viewer(ws, self.limit)
@@ -87,11 +88,16 @@ class Fanout:
         if self.presenters == 0:
             self.presenter = None
 
-    def lead(self, view: BaseModel) -> None:
-        """The presenter's page shows something else: every viewer hears it, once."""
+    def lead(self, view: BaseModel, steps: int) -> None:
+        """The presenter's page shows something else (a run of `steps` steps): every viewer hears it, once."""
+        self.presenter_steps = steps
         if view != self.presenter:
             self.presenter = view
             self.publish(view)
+
+    def steps_of(self, run_id: str) -> int | None:
+        """The step count of the run the presenter shows, if `run_id` is it."""
+        return self.presenter_steps if self.presenter is not None and self.presenter.run_id == run_id else None
 
     def _drop(self, viewer: Viewer) -> None:
         """Routine (a laptop asleep, a slow link): one quiet line, and the viewer is told."""

@@ -121,12 +121,15 @@ def lead(hub, role: str, text: str | None) -> tuple[int, str] | None:
     except ValidationError as e:
         err = first_error(e.errors())
         return INVALID, f"malformed presenter frame: {err['field']}: {err['message']}"
-    run = hub.find(view.run_id)
-    if run is None:
-        return None
-    if view.step > len(run.steps):  # one past the last: a run that averages shows its division by P after it
-        return INVALID, f"malformed presenter frame: step: run {view.run_id} has {len(run.steps)} steps, not {view.step + 1}"
-    hub.fanout.lead(view)
+    steps = hub.fanout.steps_of(view.run_id)  # the run on show, read once (not once per arrow key)
+    if steps is None:
+        run = hub.find(view.run_id)
+        if run is None:
+            return None
+        steps = len(run.steps)
+    if view.step > steps:  # one past the last: a run that averages shows its division by P after it
+        return INVALID, f"malformed presenter frame: step: run {view.run_id} has {steps} steps, not {view.step + 1}"
+    hub.fanout.lead(view, steps)
     return None
 
 
