@@ -69,12 +69,12 @@ def test_schedules_are_well_formed_and_captioned(collective, algorithm):
 
 def test_captions_name_the_ranks_only_when_few_talk():
     tree = build("all_reduce", "tree", 3, 0).to_json(ranks=[10, 11, 12])["steps"]
-    assert tree[0]["caption"].endswith("which adds it to its own (rank 11 to rank 10 and rank 12 to rank 10)")
+    assert tree[0]["caption"].endswith("which combines it with its own (rank 11 to rank 10 and rank 12 to rank 10)")
     assert tree[1]["caption"].endswith("(rank 10 to rank 11 and rank 10 to rank 12)")
     fold = build("all_reduce", "recursive_doubling", 5).to_json()["steps"][0]
     assert fold["phase"] == "fold" and fold["caption"].endswith("(rank 4 to rank 0)")
     big = build("all_reduce", "ring", 8).to_json()["steps"][0]["caption"]
-    assert big == "every rank sends one chunk to its right neighbour, which adds it to its own"
+    assert big == "every rank sends one chunk to its right neighbour, which combines it with its own"
 
 
 @pytest.mark.parametrize("collective,algorithm", PAIRS)

@@ -26,7 +26,7 @@ def tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     depth = [(v + 1).bit_length() - 1 for v in range(p)]
     levels = range(max(depth, default=0), 0, -1)
     up = [
-        narrated("reduce", f"every rank at depth {d} sends its partial result to its parent, which adds it to its own",
+        narrated("reduce", f"every rank at depth {d} sends its partial result to its parent, which combines it with its own",
               [Transfer(real(v, root, p), real((v - 1) // 2, root, p), 0, 0, True) for v in range(p) if depth[v] == d])
         for d in levels
     ]
@@ -43,7 +43,7 @@ def master_worker(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     the master receives (P-1)·N and sends (P-1)·N, the bottleneck the ring removes."""
     others = [r for r in range(p) if r != root]
     rounds = [
-        narrated("reduce", f"every worker sends its buffer to the master, {rank(root)}, which adds them up",
+        narrated("reduce", f"every worker sends its buffer to the master, {rank(root)}, which combines them",
               [Transfer(r, root, 0, 0, True) for r in others]),
         narrated("broadcast", f"the master, {rank(root)}, sends the result back to every worker",
               [Transfer(root, r, 0, 0, False) for r in others]),
@@ -54,7 +54,7 @@ def master_worker(p: int, root: int = 0, chunks: int = 1) -> Schedule:
 
 def _fold(p: int, p2: int, chunks: range) -> Round:
     """Ranks beyond the largest power of two hand their data to a partner below it."""
-    return narrated("fold", f"{beyond(p2)} adds its buffer into a partner's",
+    return narrated("fold", f"{beyond(p2)} combines its buffer into a partner's",
                  np.concatenate([sends(v, v - p2, chunks, True) for v in range(p2, p)]))
 
 
@@ -70,7 +70,7 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     rounds = [_fold(p, p2, range(1))] if p > p2 else []
     d = 1
     while d < p2:
-        rounds.append(narrated("exchange", f"every rank swaps its buffer with the rank {d} away (its rank XOR {d}) and adds",
+        rounds.append(narrated("exchange", f"every rank swaps its buffer with the rank {d} away (its rank XOR {d}) and combines",
                             [Transfer(v, v ^ d, 0, 0, True) for v in range(p2)]))
         d *= 2
     if p > p2:
@@ -96,7 +96,7 @@ def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Schedule:
             keep, give = ((lo, mid), (mid, hi)) if v & d == 0 else ((mid, hi), (lo, mid))
             parts.append(sends(v, v ^ d, seg(*give), True))
             held[v] = keep
-        rounds.append(narrated("reduce-scatter", f"every rank sends half of its part to the rank {d} away, which adds it to its own",
+        rounds.append(narrated("reduce-scatter", f"every rank sends half of its part to the rank {d} away, which combines it with its own",
                             np.concatenate(parts)))
         d //= 2
     d = 1

@@ -46,9 +46,9 @@ def _pull_caption(hosts: list[int]) -> str:
 def _push_caption(hosts: list[int]) -> str:
     if len(hosts) == 1:
         return (f"push gradients (fan-in), aggregate and update: every worker sends its gradient to the server, "
-                f"{rank(hosts[0])}, which adds each into the weights as it lands")
+                f"{rank(hosts[0])}, which folds each into the weights as it lands")
     return ("push gradients (fan-in), aggregate and update: every worker sends each shard of its gradient to that "
-            "shard's server, which adds it into its shard of the weights")
+            "shard's server, which folds it into its shard of the weights")
 
 
 # --- the traffic formulas, for one run's N and P ------------------------------

@@ -21,7 +21,7 @@ def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     owner = lambda b: b if b < p2 else b - p2  # noqa: E731
     rounds = []
     if p > p2:
-        rounds.append(narrated("fold", f"{beyond(p2)} adds its whole buffer into a partner's",
+        rounds.append(narrated("fold", f"{beyond(p2)} combines its whole buffer into a partner's",
                             [Transfer(v, v - p2, b, b, True) for v in range(p2, p) for b in range(p)]))
     held = {v: list(range(p)) for v in range(p2)}
     d = p2 // 2
@@ -31,7 +31,7 @@ def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Schedule:
             give = [b for b in held[v] if owner(b) & d != v & d]
             sends += [Transfer(v, v ^ d, b, b, True) for b in give]
             held[v] = [b for b in held[v] if owner(b) & d == v & d]
-        rounds.append(narrated("reduce-scatter", f"every rank sends the blocks that belong on the other side to the rank {d} away, which adds them", sends))
+        rounds.append(narrated("reduce-scatter", f"every rank sends the blocks that belong on the other side to the rank {d} away, which combines them", sends))
         d //= 2
     if p > p2:
         rounds.append(narrated("unfold", "every partner hands the finished block to the rank it folded in",

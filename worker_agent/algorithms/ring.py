@@ -17,7 +17,7 @@ from .captions import named
 
 def reduce_scatter_steps(p: int, segments: Sequence[Sequence[int]]) -> list[Step]:
     what, seg = _what(segments), np.asarray(segments, dtype=np.int64)
-    caption = f"every rank sends {what} to its right neighbour, which adds it to its own"
+    caption = f"every rank sends {what} to its right neighbour, which combines it with its own"
     return [_step("reduce-scatter", caption, _pass(p, seg, s + 1, True)) for s in range(p - 1)]
 
 
