@@ -46,7 +46,8 @@ def get_model(query: Annotated[model.ModelQuery, Query()], hub: Hub = Depends(hu
     # not async: building the asked schedule takes up to a few tenths of a second (model.MAX_SHAPE),
     # off the event loop; the fit is kept by the hub and read here as one tuple, no store access
     try:
-        return {**model.predict(query, hub.fit.model), "fit": hub.fit.to_json()}
+        sharing = model.sharing_at(hub.cluster.placement(), query.world_size)
+        return {**model.predict(query, hub.fit.model, sharing), "fit": hub.fit.to_json()}
     except SpecError as e:
         raise refuse(422, e.field, e.message) from None
 

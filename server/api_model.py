@@ -62,21 +62,24 @@ def params_of(preset: str | None, fit: model.Fit) -> tuple[pm.Params, dict]:
     return pm.PRESETS[preset], {"kind": "preset", "name": preset}
 
 
-def curves(q: PredictQuery, fit: model.Fit) -> dict:
+def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = ()) -> dict:
+    """Every algorithm's time against size at P (on the cluster's ranks as they share cores when
+    P is its world size, and with a preset never) and against P (every rank with a core of its own)."""
     params, origin = params_of(q.preset, fit)
+    sharing = model.sharing_at(placement if q.preset is None else [], q.p)
     sizes = parse_sizes(q.sizes)
     if not get(q.collective).payload:
         raise SpecError("collective", f"{q.collective} moves no message of the user's: there is no size to predict against")
     itemsize = ITEMSIZE[q.dtype]
     algorithms = pm.stepwise(q.collective)
     with model.BUILDS:  # a curve against P builds every algorithm's schedule up to P=1024 (once: cached)
-        by_size = pm.versus_size(q.collective, algorithms, q.p, sizes, itemsize, params)
+        by_size = pm.versus_size(q.collective, algorithms, q.p, sizes, itemsize, params, sharing)
         by_p = pm.versus_p(q.collective, algorithms, q.size, itemsize, params)
-        crossings = pm.crossovers(q.collective, algorithms, q.p, itemsize, params, sizes[0], sizes[-1])
+        crossings = pm.crossovers(q.collective, algorithms, q.p, itemsize, params, sizes[0], sizes[-1], sharing)
     native = fit.native.get((q.collective, q.p)) if q.preset is None else None
     return {
         "collective": q.collective, "dtype": q.dtype, "params": params.to_json(), "origin": origin,
-        "p": q.p, "sizes": sizes, "versus_size": by_size,
+        "p": q.p, "sizes": sizes, "versus_size": by_size, "sharing": sharing.to_json(),
         "native": None if native is None else {"times": [native.time(n) for n in sizes], "runs": native.runs},
         "size": q.size, "ps": list(pm.P_POINTS), "versus_p": by_p, "crossovers": crossings,
     }
@@ -86,7 +89,7 @@ def curves(q: PredictQuery, fit: model.Fit) -> dict:
 def get_prediction(query: Annotated[PredictQuery, Query()], hub: Hub = Depends(hub_of)) -> dict:
     # not async: the first curve against P for a collective builds its schedules up to P=1024
     try:
-        return curves(query, hub.fit)
+        return curves(query, hub.fit, hub.cluster.placement())
     except SpecError as e:
         raise refuse(422, e.field, e.message) from None
 

@@ -20,6 +20,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ringside.worker_agent.catalog import SpecError, validate
 from ringside.worker_agent.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
                                             RunStarted, StepEvent, TrainCommand, TrainFinished, TrainSpec, TrainStep)
+from ringside.worker_agent.simulate import Sharing
 from ringside.worker_agent.training_rules import check as check_training, sync_every
 
 from . import model, wavefront
@@ -93,10 +94,11 @@ class Hub:
     def submit(self, spec: RunSpec) -> Run:
         """Queue a run, or raise SpecError naming what is wrong (and change nothing)."""
         self._check_whole("run")
-        spec, choice = model.resolve(spec, self.cluster.world_size, self.cluster.backend, self.fit)  # `auto` made concrete
+        placement = self.cluster.placement()
+        spec, choice = model.resolve(spec, self.cluster.world_size, self.cluster.backend, self.fit, placement)  # `auto` made concrete
         validate(spec, self.cluster.world_size, self.cluster.backend)
         run = new_run(f"r-{self.next_id:06d}", spec, self.cluster.backend, self.cluster.world_size)
-        run.choice = choice
+        run.choice, run.sharing = choice, Sharing.of(placement).to_json()
         run.perturbed = wavefront.record(run)
         self.next_id += 1
         self.queue.append(run)

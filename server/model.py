@@ -26,7 +26,7 @@ from ringside.worker_agent.catalog import ITEMSIZE, SpecError, group_of, validat
 from ringside.worker_agent.collectives import get
 from ringside.worker_agent.protocol import Collective, DType, RunSpec
 from ringside.worker_agent.schedule import Schedule
-from ringside.worker_agent.simulate import Cost, cost, traffic
+from ringside.worker_agent.simulate import ALONE, Cost, Sharing, cost, traffic
 
 from .runs import Run
 
@@ -90,7 +90,7 @@ def row_of(run: Run) -> Row | None:
     size = collective.message_bytes(count, itemsize, p)
     if run.schedule is None:
         return Row(run.spec.collective, run.spec.algorithm, p, size, None, None, None, run.time)
-    terms = cost(Schedule.from_json(run.schedule, run.world_size), count, itemsize)
+    terms = cost(Schedule.from_json(run.schedule, run.world_size), count, itemsize, Sharing.from_json(run.sharing))
     return Row(run.spec.collective, run.spec.algorithm, p, size, terms.steps, terms.bytes, terms.reduced, run.time)
 
 
@@ -142,6 +142,12 @@ class Fit:
             for (c, p), f in sorted(self.native.items())]}
 
 
+def sharing_at(placement: list[tuple[str, int]], p: int) -> Sharing:
+    """How ranks share cores in a prediction at `p` ranks: as this cluster's do at its own world
+    size; at any other, a scale it does not run, every rank has a core of its own."""
+    return Sharing.of(placement) if p == len(placement) else ALONE
+
+
 def prediction_of(run: Run, fitted: Fit) -> dict | None:
     """What the model predicted for a run that has just ended done, before its own row joins the
     fit: from alpha, beta and gamma for a schedule, from the native line for native."""
@@ -160,8 +166,9 @@ def prediction_of(run: Run, fitted: Fit) -> dict | None:
     return {"time": seconds, "measured": row.time, "error": (seconds - row.time) / row.time, "source": source}
 
 
-def predict(q: ModelQuery, fitted: tuple | pm.Fitted) -> dict:
-    """The model's answer for one run's shape. `fitted` is a Fitted, or (alpha, beta, runs)."""
+def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) -> dict:
+    """The model's answer for one run's shape, on ranks that share cores as `sharing` says.
+    `fitted` is a Fitted, or (alpha, beta, runs)."""
     if q.algorithm not in algorithms_for(q.collective) or q.algorithm == NATIVE:
         stepwise = ", ".join(algorithms_for(q.collective)[1:])
         raise SpecError("algorithm", f"the model needs a stepwise algorithm of {q.collective} ({stepwise})")
@@ -182,7 +189,8 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted) -> dict:
         if schedule.pieces > count:
             raise SpecError("count", f"{q.algorithm} needs at least {schedule.pieces} elements")
         moved = traffic(schedule, count, itemsize)  # once: the cost's terms and the answer's traffic
-        terms = Cost(len(schedule.steps), int(moved.step_bytes.sum()), int(moved.step_reduced.sum()))
+        terms = (cost(schedule, count, itemsize, sharing) if sharing else
+                 Cost(len(schedule.steps), int(moved.step_bytes.sum()), int(moved.step_reduced.sum())))
         moved = moved.to_json()
     if isinstance(fitted, tuple):
         fitted = pm.Fitted(pm.Params(fitted[0], fitted[1], 0.0, "given"), fitted[2], None)
@@ -197,7 +205,7 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted) -> dict:
         "dtype": collective.dtype(q), "bytes": size, "steps": terms.steps, "terms": asdict(terms),
         "time": seconds, "algbw": size / seconds if seconds > 0 else None, "alpha": alpha, "beta": beta, "gamma": gamma,
         "fitted_from_runs": fitted.runs if (q.alpha, q.beta, q.gamma) == (None, None, None) else 0,
-        "rms_error": fitted.rms_error, "traffic": moved,
+        "rms_error": fitted.rms_error, "traffic": moved, "sharing": sharing.to_json(),
         "source": given.source if (q.alpha, q.beta, q.gamma) == (None, None, None) else "given in the request, the rest "
                   f"{given.source}",
     }
@@ -214,10 +222,12 @@ def _valid(spec: RunSpec, world_size: int, backend: str) -> bool:
     return True
 
 
-def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit) -> tuple[RunSpec, dict | None]:
+def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit,
+            placement: list[tuple[str, int]] = ()) -> tuple[RunSpec, dict | None]:
     """A spec with `auto` (algorithm or chunks) made concrete, and the choice as the run keeps
     it: what was asked, what was chosen, why, and every candidate's predicted time. A spec
-    without `auto` comes back as it is. Raises SpecError for what no choice could run."""
+    without `auto` comes back as it is. Raises SpecError for what no choice could run.
+    `placement`: each rank's (host, cores), for the ranks that share cores (registry.Cluster)."""
     if pm.AUTO not in (spec.algorithm, spec.chunks):
         return spec, None
     collective = get(spec.collective)
@@ -228,13 +238,14 @@ def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit) -> tuple[
     p, root = len(group), group.index(spec.root) if spec.root in group else 0
     itemsize = ITEMSIZE[collective.dtype(spec)]
     size = collective.message_bytes(collective.count(spec), itemsize, p)
+    sharing = Sharing.of([placement[r] for r in group]) if placement else ALONE
     asked = {"algorithm": spec.algorithm, "chunks": spec.chunks}
     if spec.algorithm == pm.AUTO:
         first = 1 if spec.chunks == pm.AUTO else spec.chunks
         names = [a for a in pm.stepwise(spec.collective)
                  if _valid(spec.model_copy(update={"algorithm": a, "chunks": first}), world_size, backend)]
         choice = pm.pick(spec.collective, p, root, size, itemsize, fitted.model, fitted.native.get((spec.collective, p)),
-                         names, spec.chunks)
+                         names, spec.chunks, sharing)
         algorithm, chunks, why = choice.algorithm, choice.chunks, choice.why
         candidates = [{"algorithm": c.algorithm, "chunks": c.chunks, "time": c.time} for c in choice.candidates]
     else:
@@ -242,7 +253,8 @@ def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit) -> tuple[
         if spec.algorithm not in pm.stepwise(spec.collective):
             raise SpecError("chunks", f'"auto" chooses how a schedule is cut; {spec.algorithm} takes a number of chunks')
         algorithm = spec.algorithm
-        chunks, tried = pm.best_chunks(spec.collective, algorithm, p, root, size, itemsize, fitted.model.params)
+        chunks, tried = pm.best_chunks(spec.collective, algorithm, p, root, size, itemsize, fitted.model.params,
+                                       sharing=sharing)
         listed = ", ".join(f"{k}: {pm.seconds(t)}" for k, t in tried.items())
         why = f"{chunks} chunks: predicted fastest of {listed} (with {fitted.model.params.source})"
         candidates = [{"algorithm": algorithm, "chunks": k, "time": t} for k, t in tried.items()]

@@ -118,6 +118,11 @@ class Cluster:
         live = set(self.live())
         return [r for r in range(self.world_size) if r not in live]
 
+    def placement(self) -> list[tuple[str, int]]:
+        """Each rank's (host, CPU cores it may run on), in rank order: which ranks share cores
+        (simulate.Sharing.of)."""
+        return [(r.hello.host, r.hello.cores) if (r := self.ranks.get(i)) else ("", 0) for i in range(self.world_size)]
+
     def to_json(self) -> dict:
         now = time.monotonic()
         return {
@@ -135,6 +140,7 @@ class Cluster:
                     "local_world_size": info.hello.local_world_size,
                     "master": info.hello.master,
                     "launcher": info.hello.launcher,
+                    "cores": info.hello.cores,
                     "status": info.status(now, self.lost_after),
                     "heartbeat_age": round(now - info.last_seen, 2),
                     "cpu_percent": info.cpu_percent,

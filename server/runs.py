@@ -165,6 +165,7 @@ class Run(BaseModel):
     display: Optional[dict] = None  # what the stage draws that differs by collective (stage_data.py)
     choice: Optional[dict] = None  # what `auto` chose (algorithm, chunks), why, and every candidate's predicted time (model.resolve)
     prediction: Optional[dict] = None  # the model's time for it, made when it ended done (model.prediction_of)
+    sharing: list = []  # hosts whose ranks outnumbered their cores when it ran: [[ranks], cores] (simulate.Sharing)
 
     @model_validator(mode="after")
     def _plan_old_run(self) -> "Run":

@@ -20,12 +20,12 @@ class ScriptedRank:
     """One rank on a real websocket: says hello, beats every 0.2 s while `beating` is set,
     and does with each run only what the test tells it to."""
 
-    def __init__(self, server: Up, rank: int, world_size: int, pid: int | None = None, token: str = WORKER_TOKEN):
+    def __init__(self, server: Up, rank: int, world_size: int, pid: int | None = None, token: str = WORKER_TOKEN, **hello):
         self.rank, self.world_size = rank, world_size
         self.stack = contextlib.ExitStack()
         self.ws = self.stack.enter_context(connect(server.ws_url(f"/ws/worker?token={token}"), max_size=None))
         self.send(type="hello", world_size=world_size, local_rank=rank, host="scripted", pid=pid or 100_000 + rank,
-                  backend="gloo", device="cpu", torch_version="scripted")
+                  backend="gloo", device="cpu", torch_version="scripted", **hello)
         self.beating, self.closed = threading.Event(), threading.Event()
         self.beating.set()
         threading.Thread(target=self._beat, daemon=True).start()

@@ -10,6 +10,7 @@ from ringside.server import model
 from ringside.worker_agent import predict as pm
 from ringside.worker_agent.catalog import SpecError
 from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.simulate import Sharing
 from server_helpers import start_up
 
 TRUTH = pm.Params(60e-6, 1e-9, 0.5e-9, "fitted to synthetic runs")
@@ -106,6 +107,9 @@ def test_a_served_auto_run_records_its_choice(up):
         assert up.run(collective="all_reduce", algorithm=algorithm, count=count, iterations=2)["state"] == "done"
     ran = up.run(collective="all_reduce", algorithm="tree", count=1024, iterations=2)
     assert ran["prediction"]["time"] > 0 and ran["prediction"]["measured"] == ran["time"]
+    placement = [(r["host"], r["cores"]) for r in up.cluster()["ranks"]]
+    assert all(cores >= 1 for _, cores in placement)  # CPU ranks say how many cores they may run on
+    assert ran["sharing"] == Sharing.of(placement).to_json()  # [[[0, 1, 2, 3], 2]] on a 2-core machine
     auto = up.run(collective="all_reduce", algorithm="auto", count=2048)
     choice = auto["choice"]
     assert auto["state"] == "done" and auto["spec"]["algorithm"] == choice["algorithm"]

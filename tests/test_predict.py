@@ -14,7 +14,7 @@ import pytest
 from ringside.worker_agent import predict as pm
 from ringside.worker_agent.algorithms import build
 from ringside.worker_agent.schedule import ceil_log2, floor_pow2
-from ringside.worker_agent.simulate import cost
+from ringside.worker_agent.simulate import ALONE, Sharing, cost
 from server_helpers import start_serve
 
 WORLDS = range(2, 65)
@@ -93,6 +93,29 @@ def synthetic(params: pm.Params, noise: float, seed: int = 0) -> list[pm.Sample]
                     t = pm.terms(collective, algorithm, p, size, 4)
                     out.append(pm.Sample(*t, params.time(t) * (1 + rng.uniform(-noise, noise)), size))
     return out
+
+
+def test_ranks_that_each_have_a_core_read_the_closed_forms():
+    """Sharing lists only hosts whose ranks outnumber their cores: a rank per core is ALONE."""
+    assert Sharing.of([("a", 4)] * 4) == ALONE and Sharing.of([("a", 0)] * 4) == ALONE  # 0: a GPU each, or unknown
+    assert Sharing.of([("a", 2), ("b", 2), ("a", 2), ("b", 2)]) == ALONE
+    assert Sharing.of([("a", 2), ("b", 8), ("a", 2), ("a", 2)]) == Sharing((((0, 2, 3), 2),))
+    assert Sharing.from_json(Sharing.of([("a", 2)] * 4).to_json()) == Sharing((((0, 1, 2, 3), 2),))
+
+
+@pytest.mark.parametrize("p, cores", [(4, 2), (4, 1), (8, 2), (6, 4)])
+def test_ranks_sharing_a_hosts_cores_share_its_copies_reductions_and_turns(p, cores):
+    """P ranks on one host of C cores: every ring step copies each chunk out and in (2·n/P per
+    rank) on C cores, reduces n/P per rank in the first half, and runs P ranks on C cores."""
+    n = 4 * 12 * p
+    sharing = Sharing.of([("host", cores)] * p)
+    got = cost(build("all_reduce", "ring", p), n // 4, 4, sharing)
+    steps = 2 * (p - 1)
+    assert (got.steps, got.bytes, got.reduced) == pytest.approx((steps * p / cores, steps * n / cores, (p - 1) * n / cores))
+    assert pm.terms("all_reduce", "ring", p, n, 4, sharing=sharing) == pytest.approx((got.steps, got.bytes, got.reduced))
+    # a binomial broadcast's first step has two ranks taking part: a turn each when there are two cores
+    tree = cost(build("broadcast", "binomial_tree", 4), n // 4, 4, Sharing.of([("host", 2)] * 4))
+    assert tree.steps == pytest.approx(1 + 2) and tree.bytes == pytest.approx(n / 2 + n)
 
 
 def test_the_fit_recovers_alpha_beta_gamma():

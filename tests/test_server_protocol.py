@@ -33,8 +33,8 @@ def ranks(serve):
     """ranks(n) -> n scripted ranks of a world of n, closed after the test."""
     made: list[ScriptedRank] = []
 
-    def make(n: int) -> list[ScriptedRank]:
-        made.extend(ScriptedRank(serve, r, n) for r in range(n))
+    def make(n: int, **hello) -> list[ScriptedRank]:
+        made.extend(ScriptedRank(serve, r, n, **hello) for r in range(n))
         serve.wait_ranks(n, timeout=10)
         return made[-n:]
 
@@ -57,6 +57,22 @@ def test_without_ranks_a_run_is_refused_with_503(serve):
     status, body = serve.call("POST", "/api/runs", SMALL)
     assert status == 503 and body["detail"]["field"] == "group" and "connected" in body["detail"]["message"]
     assert serve.call("GET", "/api/runs")[1]["total"] == total
+
+
+def test_ranks_that_outnumber_their_cores_are_modelled_as_sharing_them(serve, ranks):
+    """Three ranks on one host with one core: each says so in its hello, the run records it,
+    and the model reads a ring's steps as three ranks taking turns on the core; at a world
+    size the cluster does not have, every rank is taken to have a core of its own."""
+    ranks(3, cores=1)
+    assert [r["cores"] for r in serve.cluster()["ranks"]] == [1, 1, 1]
+    run_id = submit(serve)
+    assert serve.call("GET", f"/api/runs/{run_id}")[1]["sharing"] == [[[0, 1, 2], 1]]
+    query = "/api/model?collective=all_reduce&algorithm=ring&count=12&world_size="
+    here, elsewhere = serve.call("GET", query + "3")[1], serve.call("GET", query + "6")[1]
+    assert here["sharing"] == [[[0, 1, 2], 1]] and here["terms"]["steps"] == 2 * 2 * 3
+    assert elsewhere["sharing"] == [] and elsewhere["terms"]["steps"] == 2 * 5
+    _, curves = serve.call("GET", "/api/model/predict?collective=all_reduce&p=3")
+    assert curves["sharing"] == [[[0, 1, 2], 1]]
 
 
 def test_a_run_merges_every_rank_and_reports_the_slowest(serve, ranks):

@@ -26,7 +26,7 @@ from .algorithms import NATIVE, algorithms_for, build
 from .catalog import ITEMSIZE, MAX_ITERATIONS, SpecError, validate
 from .collectives import COLLECTIVES, get
 from .protocol import RunSpec
-from .simulate import cost
+from .simulate import ALONE, Sharing, cost
 from .user_algorithms import load
 
 
@@ -128,6 +128,15 @@ def measure(world, a: argparse.Namespace, size: int, algorithm: str, chunks: int
     return times.tolist(), int(wrong)
 
 
+def sharing_of(world) -> Sharing:
+    """How the table's ranks share cores, as the server reads it from their hellos."""
+    import torch.distributed as dist
+
+    hello, everyone = world.hello(), [None] * world.world_size
+    dist.all_gather_object(everyone, (hello.host, hello.cores))
+    return Sharing.of(everyone)
+
+
 def row(a: argparse.Namespace, world, size: int, algorithm: str, times: list[float], wrong: int,
         native_time: float | None) -> Row:
     p = world.world_size
@@ -162,9 +171,10 @@ def sweep(world, args_dict: dict, algorithms: list[str], size_list: list[int]) -
             if world.rank == 0:
                 progress(len(rows), total)
     if predict.AUTO in algorithms:
-        fitted, native = model_of(rows, a.collective, world.world_size)
+        sharing = sharing_of(world)
+        fitted, native = model_of(rows, a.collective, world.world_size, sharing)
         for size in size_list:
-            choice = pick(a, world.world_size, size, fitted, native)
+            choice = pick(a, world.world_size, size, fitted, native, sharing)
             times, wrong = measure(world, a, size, choice.algorithm, choice.chunks)
             r = row(a, world, size, predict.AUTO, times, wrong, native_time.get(size))
             r.ran = choice.algorithm + (f" x{choice.chunks}" if choice.chunks > 1 else "")
@@ -176,21 +186,23 @@ def sweep(world, args_dict: dict, algorithms: list[str], size_list: list[int]) -
     return sorted(rows, key=lambda r: (r["size"], order[r["algorithm"]]))
 
 
-def model_of(rows: list[dict], collective: str, p: int) -> tuple[predict.Fitted, predict.NativeFit | None]:
+def model_of(rows: list[dict], collective: str, p: int, sharing: Sharing = ALONE) -> tuple[predict.Fitted, predict.NativeFit | None]:
     """The model as the server fits it, from this table's rows: alpha, beta and gamma from the
-    stepwise ones (terms read from their schedules), a line from native's."""
+    stepwise ones (terms read from their schedules, on ranks sharing cores as `sharing` says),
+    a line from native's."""
     samples, points = [], []
     for r in rows:
         if r["algorithm"] == NATIVE:
             points.append((r["size"], r["time_median"]))
         elif r["algorithm"] in predict.stepwise(collective):
-            terms = cost(build(collective, r["algorithm"], p), r["count"], ITEMSIZE[r["dtype"]]) if r["dtype"] else None
+            terms = cost(build(collective, r["algorithm"], p), r["count"], ITEMSIZE[r["dtype"]], sharing) if r["dtype"] else None
             if terms is not None:
                 samples.append(predict.Sample(terms.steps, terms.bytes, terms.reduced, r["time_median"], r["size"]))
     return predict.solve(samples, "fitted to this table's stepwise runs"), predict.fit_native(points)
 
 
-def pick(a: argparse.Namespace, p: int, size: int, fitted: predict.Fitted, native: predict.NativeFit | None) -> predict.Choice:
+def pick(a: argparse.Namespace, p: int, size: int, fitted: predict.Fitted, native: predict.NativeFit | None,
+         sharing: Sharing = ALONE) -> predict.Choice:
     """What auto runs at this size: the stepwise algorithms that can run it, ranked by the model."""
     names = []
     for algorithm in predict.stepwise(a.collective):
@@ -201,7 +213,7 @@ def pick(a: argparse.Namespace, p: int, size: int, fitted: predict.Fitted, nativ
         names.append(algorithm)
     collective, itemsize = get(a.collective), ITEMSIZE[a.dtype]
     nbytes = collective.message_bytes(count_for(a.collective, size, itemsize, p), itemsize, p) if collective.payload else 0
-    return predict.pick(a.collective, p, 0, nbytes, itemsize, fitted, native, names)
+    return predict.pick(a.collective, p, 0, nbytes, itemsize, fitted, native, names, sharing=sharing)
 
 
 def progress(done: int, total: int, width: int = 30) -> None:

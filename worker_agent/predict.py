@@ -2,7 +2,8 @@
 fitted to a cluster's runs or taken from a named preset, and the choices `auto` makes.
 
 A schedule's time is steps·α + bytes·β + reduced·γ, the three terms read from the
-schedule itself (simulate.cost). Reading them at P=1024 means building a schedule of
+schedule itself (simulate.cost), on the cluster's ranks as they share cores (simulate.Sharing:
+none at scales a cluster cannot run, where every rank is taken to have its own). Reading them at P=1024 means building a schedule of
 two million transfers, so they are read once per shape with every chunk one byte
 (`unit_terms`, cached) and scaled to the message: exact whenever the count is a multiple
 of the schedule's pieces, within one element per chunk otherwise. So a time is a line in
@@ -21,7 +22,7 @@ import numpy as np
 
 from .algorithms import ALGORITHMS, NATIVE, USER, build
 from .collectives import get
-from .simulate import cost
+from .simulate import ALONE, Sharing, cost
 
 AUTO = "auto"  # an algorithm, or a chunk count, that the model chooses when the run is submitted
 MIN_P, MAX_P = 2, 1024
@@ -81,14 +82,16 @@ def stepwise(collective: str) -> list[str]:
 
 
 @lru_cache(maxsize=4096)
-def unit_terms(collective: str, algorithm: str, p: int, root: int = 0, chunks: int = 1) -> tuple[int, int, int, int]:
-    """(steps, bytes, reduced, pieces) of the schedule with every chunk one byte. A built-in
-    schedule is built without the race check (the tests check every one); a user's is checked."""
+def unit_terms(collective: str, algorithm: str, p: int, root: int = 0, chunks: int = 1,
+               sharing: Sharing = ALONE) -> tuple[float, float, float, int]:
+    """(steps, bytes, reduced, pieces) of the schedule with every chunk one byte, on ranks that
+    share cores as `sharing` says. A built-in schedule is built without the race check (the
+    tests check every one); a user's is checked."""
     if (collective, algorithm) in USER:
         schedule = build(collective, algorithm, p, root, chunks)
     else:
         schedule = ALGORITHMS[collective][algorithm](p, root, chunks)
-    terms = cost(schedule, schedule.pieces, 1)
+    terms = cost(schedule, schedule.pieces, 1, sharing)
     return terms.steps, terms.bytes, terms.reduced, schedule.pieces
 
 
@@ -99,17 +102,18 @@ def count_of(collective: str, size: float, itemsize: int, p: int) -> float:
 
 
 def terms(collective: str, algorithm: str, p: int, size: float, itemsize: int, chunks: int = 1,
-          root: int = 0) -> tuple[float, float, float]:
+          root: int = 0, sharing: Sharing = ALONE) -> tuple[float, float, float]:
     """(steps, bytes, reduced) for a message of `size` bytes per rank."""
-    steps, nbytes, reduced, pieces = unit_terms(collective, algorithm, p, root, chunks)
+    steps, nbytes, reduced, pieces = unit_terms(collective, algorithm, p, root, chunks, sharing)
     per_chunk = count_of(collective, size, itemsize, p) / pieces * itemsize if get(collective).payload else 1
     return steps, nbytes * per_chunk, reduced * per_chunk
 
 
-def line(collective: str, algorithm: str, p: int, params: Params, itemsize: int = 4, chunks: int = 1) -> tuple[float, float]:
+def line(collective: str, algorithm: str, p: int, params: Params, itemsize: int = 4, chunks: int = 1,
+         sharing: Sharing = ALONE) -> tuple[float, float]:
     """(c0, c1): the predicted time is c0 + c1·size."""
-    at0 = params.time(terms(collective, algorithm, p, 0, itemsize, chunks))
-    return at0, params.time(terms(collective, algorithm, p, 1, itemsize, chunks)) - at0
+    at0 = params.time(terms(collective, algorithm, p, 0, itemsize, chunks, sharing=sharing))
+    return at0, params.time(terms(collective, algorithm, p, 1, itemsize, chunks, sharing=sharing)) - at0
 
 
 # --- the fit ------------------------------------------------------------------------
@@ -274,19 +278,19 @@ class Candidate:
 
 
 def best_chunks(collective: str, algorithm: str, p: int, root: int, size: float, itemsize: int, params: Params,
-                choices=CHUNK_CHOICES) -> tuple[int, dict[int, float]]:
+                choices=CHUNK_CHOICES, sharing: Sharing = ALONE) -> tuple[int, dict[int, float]]:
     """The chunk count predicted fastest (the fewest on a tie) and every count's time. A count
     that cuts a block into more chunks than it has elements is not tried."""
     count = count_of(collective, size, itemsize, p)
     tried = {}
     for k in choices:
         try:
-            pieces = unit_terms(collective, algorithm, p, root, k)[3]
+            pieces = unit_terms(collective, algorithm, p, root, k, sharing)[3]
         except ValueError:  # an algorithm with one chunk only (a barrier's token)
             continue
         if pieces > count and k > 1:
             break
-        tried[k] = params.time(terms(collective, algorithm, p, size, itemsize, k, root))
+        tried[k] = params.time(terms(collective, algorithm, p, size, itemsize, k, root, sharing))
     best = min(tried, key=lambda k: (tried[k], k))
     return best, tried
 
@@ -300,7 +304,7 @@ class Choice:
 
 
 def pick(collective: str, p: int, root: int, size: float, itemsize: int, fitted: Fitted, native: NativeFit | None,
-         algorithms: list[str], chunks: int | str = 1) -> Choice:
+         algorithms: list[str], chunks: int | str = 1, sharing: Sharing = ALONE) -> Choice:
     """The algorithm `auto` runs (and its chunks, when `chunks` is AUTO): the schedule predicted
     fastest when it is predicted under margin()'s share of native's time, else native. With no
     stepwise runs fitted, or no native runs of this collective at this P at two sizes, native is
@@ -308,8 +312,8 @@ def pick(collective: str, p: int, root: int, size: float, itemsize: int, fitted:
     reason to leave the backend's own call."""
     candidates = []
     for algorithm in algorithms:
-        k, tried = (best_chunks(collective, algorithm, p, root, size, itemsize, fitted.params) if chunks == AUTO
-                    else (chunks, {chunks: fitted.params.time(terms(collective, algorithm, p, size, itemsize, chunks, root))}))
+        k, tried = (best_chunks(collective, algorithm, p, root, size, itemsize, fitted.params, sharing=sharing) if chunks == AUTO
+                    else (chunks, {chunks: fitted.params.time(terms(collective, algorithm, p, size, itemsize, chunks, root, sharing))}))
         candidates.append(Candidate(algorithm, k, tried[k]))
     candidates.sort(key=lambda c: c.time)
     native_time = native.time(size) if native is not None else None
@@ -374,19 +378,19 @@ def versus_p(collective: str, algorithms: list[str], size: float, itemsize: int,
 
 
 def versus_size(collective: str, algorithms: list[str], p: int, sizes: list[float], itemsize: int,
-                params: Params) -> dict[str, list[float]]:
+                params: Params, sharing: Sharing = ALONE) -> dict[str, list[float]]:
     out = {}
     for algorithm in algorithms:
-        c0, c1 = line(collective, algorithm, p, params, itemsize)
+        c0, c1 = line(collective, algorithm, p, params, itemsize, sharing=sharing)
         out[algorithm] = [c0 + c1 * n for n in sizes]
     return out
 
 
 def crossovers(collective: str, algorithms: list[str], p: int, itemsize: int, params: Params,
-               low: float = MIN_SIZE, high: float = MAX_SIZE) -> list[dict]:
+               low: float = MIN_SIZE, high: float = MAX_SIZE, sharing: Sharing = ALONE) -> list[dict]:
     """Where the fastest algorithm changes between `low` and `high` bytes: times are lines in the
     size, so the fastest is their lower envelope and each change is one exact crossing."""
-    lines = {a: line(collective, a, p, params, itemsize) for a in algorithms}
+    lines = {a: line(collective, a, p, params, itemsize, sharing=sharing) for a in algorithms}
     out, size = [], float(low)
     winner = min(lines, key=lambda a: (lines[a][0] + lines[a][1] * size, a))
     while True:

@@ -59,6 +59,7 @@ class World:
             local_world_size=self.local_world_size,
             master=self.master,
             launcher=self.launcher,
+            cores=cpu_cores() if self.device.type == "cpu" else 0,  # ranks may share them (simulate.Sharing)
         )
 
     def group(self, ranks: tuple[int, ...]) -> dist.ProcessGroup | None:
@@ -70,6 +71,14 @@ class World:
         if ranks not in self._groups:
             self._groups[ranks] = dist.new_group(list(ranks))
         return self._groups[ranks]
+
+
+def cpu_cores() -> int:
+    """The CPU cores this process may run on (the machine's where the OS cannot say: macOS)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 0
 
 
 def _env_int(name: str, default: int | None = None) -> int:

@@ -134,6 +134,7 @@ class Hello(Message):
     local_world_size: int = 1
     master: str = Field("", max_length=256, description="MASTER_ADDR:MASTER_PORT, where the ranks met")
     launcher: str = Field("", max_length=80, description="what started this rank (torchrun, ringside up, a spawning script)")
+    cores: int = Field(0, ge=0, le=1 << 16, description="CPU cores this rank may run on, when it runs on the CPU; 0: a device of its own, or unknown")
 
 
 class Heartbeat(Message):

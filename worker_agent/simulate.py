@@ -148,25 +148,89 @@ def _totals(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 @dataclass(frozen=True)
+class Sharing:
+    """Hosts whose ranks outnumber their cores (a laptop running four ranks on two cores):
+    each host's ranks, as the schedule numbers them, and the cores they share. A rank not
+    listed has a core (or a GPU) of its own. On such a host no rank has a port of its own:
+    every copy in and out of its ranks' buffers runs on the same few cores."""
+
+    hosts: tuple[tuple[tuple[int, ...], int], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.hosts)
+
+    @classmethod
+    def of(cls, ranks: list[tuple[str, int]]) -> Sharing:
+        """From each rank's (host, cores), in the schedule's rank order; cores 0: unknown."""
+        by_host: dict[str, list[int]] = {}
+        for index, (host, _) in enumerate(ranks):
+            by_host.setdefault(host, []).append(index)
+        cores = {host: max(c for h, c in ranks if h == host) for host in by_host}
+        return cls(tuple((tuple(mine), cores[host]) for host, mine in by_host.items() if 0 < cores[host] < len(mine)))
+
+    def to_json(self) -> list:
+        return [[list(ranks), cores] for ranks, cores in self.hosts]
+
+    @classmethod
+    def from_json(cls, hosts: list) -> Sharing:
+        return cls(tuple((tuple(ranks), cores) for ranks, cores in hosts))
+
+
+ALONE = Sharing()  # every rank has a core (or a GPU) of its own
+
+
+@dataclass(frozen=True)
 class Cost:
     """The alpha-beta-gamma model's terms, read from the schedule itself. Steps run one
     after another, so each is on the critical path: it costs alpha (latency), beta per byte
     that its busiest rank sends or receives (a rank's port serialises its messages; for
     rings, trees and pairwise exchanges this is the busiest link), and gamma per byte that
-    its busiest rank reduces."""
+    its busiest rank reduces. Ranks that share a host's cores (Sharing) are one resource
+    instead: a step costs beta per byte its ranks copy, spread over the cores; gamma per byte
+    they reduce, likewise; and alpha once per core's worth of ranks that take part in it."""
 
-    steps: int  # alpha's term
-    bytes: int  # beta's term: busiest rank's bytes, summed over the steps
-    reduced: int  # gamma's term: busiest reducer's bytes, summed over the steps
+    steps: float  # alpha's term: the steps, each weighted by its ranks per core where they share
+    bytes: float  # beta's term: busiest rank's (or sharing host's per core) bytes, summed over the steps
+    reduced: float  # gamma's term: busiest reducer's (or sharing host's per core) bytes, summed over the steps
 
     def time(self, alpha: float, beta: float, gamma: float = 0.0) -> float:
         return self.steps * alpha + self.bytes * beta + self.reduced * gamma
 
 
-def cost(schedule: Schedule, count: int, itemsize: int) -> Cost:
+def cost(schedule: Schedule, count: int, itemsize: int, sharing: Sharing = ALONE) -> Cost:
     """The terms alone: no per-rank or per-link totals (a P=1024 ring's million links are not kept)."""
-    step_bytes, step_reduced = _step_terms(schedule, *_moves(schedule, count, itemsize))
+    moves = _moves(schedule, count, itemsize)
+    if sharing:
+        return _shared_cost(schedule, sharing, *moves)
+    step_bytes, step_reduced = _step_terms(schedule, *moves)
     return Cost(len(schedule.steps), int(step_bytes.sum()), int(step_reduced.sum()))
+
+
+def _shared_cost(schedule: Schedule, sharing: Sharing, step, src, dst, nbytes, reduces) -> Cost:
+    """Cost where some hosts' ranks share cores: per step, the busiest rank with a core of its
+    own, or a sharing host's copies (each byte is copied out by its sender and in by its
+    receiver) and reductions per core, whichever is more; alpha weighted by that host's
+    ranks per core in the step when above one."""
+    steps, p = len(schedule.steps), schedule.world_size
+    shared = np.zeros(p, bool)
+    for ranks, _ in sharing.hosts:
+        shared[list(ranks)] = True
+    own_src, own_dst = ~shared[src], ~shared[dst]
+    step_bytes = np.maximum(_busiest(step[own_src], src[own_src], nbytes[own_src], p, steps),
+                            _busiest(step[own_dst], dst[own_dst], nbytes[own_dst], p, steps)).astype(float)
+    mine = reduces & own_dst
+    step_reduced = _busiest(step[mine], dst[mine], nbytes[mine], p, steps).astype(float)
+    weights = np.ones(steps)
+    for ranks, cores in sharing.hosts:
+        on = np.zeros(p, bool)
+        on[list(ranks)] = True
+        out, into = on[src], on[dst]
+        copied = np.bincount(step[out], nbytes[out], steps) + np.bincount(step[into], nbytes[into], steps)
+        np.maximum(step_bytes, copied / (2 * cores), out=step_bytes)
+        np.maximum(step_reduced, np.bincount(step[into & reduces], nbytes[into & reduces], steps) / cores, out=step_reduced)
+        taking_part = np.unique(np.concatenate([step[out] * p + src[out], step[into] * p + dst[into]])) // p
+        np.maximum(weights, np.bincount(taking_part, minlength=steps) / cores, out=weights)
+    return Cost(float(weights.sum()), float(step_bytes.sum()), float(step_reduced.sum()))
 
 
 def predict(schedule: Schedule, count: int, itemsize: int, alpha: float, beta: float, gamma: float = 0.0) -> float:
