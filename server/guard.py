@@ -13,6 +13,7 @@ checked: a port forwarded by Docker or ssh arrives under another number."""
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import math
@@ -27,6 +28,7 @@ from .auth import host_name, refusal
 from .config import Settings
 
 MAX_BODY = 1 << 20  # no route takes more: a run's spec is a few hundred bytes
+BODY_WITHIN_S = 10.0  # a body trickled in slower than this holds a connection (and a shutdown) for nothing
 PRESENTER_ONLY = re.compile(r"/api/(runs(/[^/]+/cancel)?|trainings|perturb/demo)/?")  # POST: refused before the body is read
 POLICY = 1008
 
@@ -138,6 +140,14 @@ class Guard:
 async def _read_body(headers: Headers, receive: Receive) -> tuple[bytes | None, int, str]:
     """The whole body, read here so no route ever reads more than MAX_BODY:
     (body, 0, "") or (None, status, why); (None, 0, "") if the client left."""
+    try:
+        async with asyncio.timeout(BODY_WITHIN_S):
+            return await _receive_body(headers, receive)
+    except TimeoutError:
+        return None, 408, f"the body did not arrive within {BODY_WITHIN_S:g} s"
+
+
+async def _receive_body(headers: Headers, receive: Receive) -> tuple[bytes | None, int, str]:
     too_big = (413, f"the body is over {MAX_BODY} bytes")
     declared = headers.get("content-length")
     if declared is not None:

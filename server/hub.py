@@ -29,15 +29,16 @@ from .fanout import Fanout
 from .messages import ClusterMessage, EndedMessage, SnapshotMessage, StartedMessage, StepMessage, SummaryMessage
 from .metrics import Metrics
 from .registry import Cluster
-from .runs import Run, RunState, new_run
+from .runs import Run, RunState, fits, new_run
 from .store import Store
 from .training_store import TrainingStore
 from .trainings import SYNC_ID, Pending, Training, TrainingMessage, TrainStepMessage, new_training, sync_run
 
 TICK_S = 1.0
 KEPT_SYNCS = 16
-LOSS_GRACE_S = 1.5  # how long a failed training waits to see whether a rank died, to name it
+LOSS_GRACE_S = 1.5  # how long a failed run or training waits to see whether a rank died, to name it
 MAX_SECONDS = 1e7  # a reported time (115 days); beyond it, microseconds in a trace overflow to infinity
+MAX_BYTES = 1 << 64  # a rank's bytes moved, or a checksum (a 64-bit word)
 log = logging.getLogger("ringside.server")
 
 
@@ -165,9 +166,7 @@ class Hub:
                 lost = lost or await self._lost_within(LOSS_GRACE_S)
                 if not lost:
                     return RunState.FAILED, None
-                then = f" (then ranks {lost[1:]}, which gave up on it)" if lost[1:] else ""
-                return RunState.FAILED, f"rank {lost[0]} was lost during the training{then}" + (
-                    f": {training.error}" if training.error else "")
+                return RunState.FAILED, lost_words(lost, "training") + (f": {training.error}" if training.error else "")
             if not training.unfinished():
                 return RunState.DONE, None
             if time.monotonic() > deadline:
@@ -311,13 +310,15 @@ class Hub:
         allowed = spec.timeout * (spec.warmup + spec.iterations + 2)
         deadline = time.monotonic() + allowed
         while True:
-            if run.error is not None:
-                return RunState.FAILED, None
+            lost = self.cluster.missing_in_order()
+            if run.error is not None or lost:  # a peer's broken connection is often heard before its loss
+                lost = lost or await self._lost_within(LOSS_GRACE_S)
+                if not lost:
+                    return RunState.FAILED, None
+                said, run.error = run.error, None  # the rank that died goes first; what a survivor said of it follows
+                return RunState.FAILED, lost_words(lost, "run") + (f": {said}" if said else f"; ranks {run.unfinished()} did not finish")
             if not run.unfinished():
                 return RunState.DONE, None
-            lost = self.cluster.missing()
-            if lost:
-                return RunState.FAILED, f"ranks {lost} were lost during the run; ranks {run.unfinished()} did not finish"
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return RunState.FAILED, f"ranks {run.unfinished()} did not finish within {allowed:g} s"
@@ -390,20 +391,31 @@ def nonsense(event, run: Run) -> str | None:
     if isinstance(event, StepEvent):
         if not 0 <= event.step < len(run.steps):
             return f"rank {event.rank} reported step {event.step}, outside the run's {len(run.steps)} planned steps"
-        bounds = run.chunk_bounds
-        for state in event.states:  # what the plan lets a chunk hold: a forged report must not grow the run
-            if not 0 <= state.chunk < len(bounds) or len(state.values or ()) > bounds[state.chunk][1] - bounds[state.chunk][0]:
-                return f"rank {event.rank} reported a chunk the run's buffer does not have (step {event.step})"
-        if len(event.states) > len(bounds):
-            return f"rank {event.rank} reported more chunks than its buffer has (step {event.step})"
+        if not fits(event.states, run.chunk_bounds):
+            return f"rank {event.rank} reported a chunk the run's buffer does not have (step {event.step})"
         times = (event.t0, event.t1)
     elif isinstance(event, RunFinished):
-        times = (*event.timings.iterations, *event.timings.steps)
+        if not fits(event.output, run.chunk_bounds):
+            return f"rank {event.rank} ended with a chunk the run's buffer does not have"
+        timings = event.timings
+        if len(timings.iterations) > run.spec.iterations or len(timings.steps) > len(run.steps):
+            return (f"rank {event.rank} reported {len(timings.iterations)} iterations and {len(timings.steps)} steps; "
+                    f"the run has {run.spec.iterations} and {len(run.steps)}")
+        if not all(0 <= n <= MAX_BYTES for n in (event.bytes_sent, event.bytes_received, event.checksum or 0)):
+            return f"rank {event.rank} reported bytes or a checksum outside 0 to 2^64"
+        if not all(t >= 0 for t in timings.iterations):
+            return f"rank {event.rank} reported an iteration that took negative time"
+        times = (*timings.iterations, *timings.steps)
     else:
         return None
     if not all(-MAX_SECONDS <= t <= MAX_SECONDS for t in times):  # NaN fails both
         return f"rank {event.rank} reported a time that is not a number of seconds within ±{MAX_SECONDS:g}"
     return None
+
+
+def lost_words(lost: list[int], what: str) -> str:
+    then = f" (then ranks {lost[1:]}, which gave up on it)" if lost[1:] else ""
+    return f"rank {lost[0]} was lost during the {what}{then}"
 
 
 async def hub_of(request: Request) -> Hub:

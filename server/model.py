@@ -22,7 +22,7 @@ from typing import NamedTuple
 from pydantic import BaseModel, Field
 from ringside.worker_agent import predict as pm
 from ringside.worker_agent.algorithms import NATIVE, algorithms_for, build
-from ringside.worker_agent.catalog import ITEMSIZE, SpecError, group_of, validate
+from ringside.worker_agent.catalog import ITEMSIZE, SpecError, check_servers, group_of, validate
 from ringside.worker_agent.collectives import get
 from ringside.worker_agent.protocol import Collective, DType, RunSpec
 from ringside.worker_agent.schedule import Schedule
@@ -64,6 +64,7 @@ class ModelQuery(BaseModel):
     dtype: DType = "float32"
     chunks: int = Field(1, ge=1, le=1024)
     root: int = Field(0, ge=0)
+    servers: int | None = Field(None, ge=1, le=1023, description="parameter_server: ranks that hold a shard (default 1)")
     alpha: float | None = Field(None, ge=0, le=3600, allow_inf_nan=False, description="seconds per step; fitted when omitted")
     beta: float | None = Field(None, ge=0, le=1, allow_inf_nan=False, description="seconds per byte; fitted when omitted")
     gamma: float | None = Field(None, ge=0, le=1, allow_inf_nan=False, description="seconds per byte reduced; when omitted, fitted, or 0 if alpha or beta is given")
@@ -179,11 +180,14 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
         raise SpecError("chunks", f"world_size² × chunks is {shape}, over the model's cap of {MAX_SHAPE} "
                         f"(a prediction builds the whole schedule): at world_size {q.world_size}, "
                         f"chunks can be at most {max(MAX_SHAPE // q.world_size ** 2, 0)}")
-    collective = get(q.collective)
+    collective = get(q.collective, q.servers)
+    check_servers(RunSpec(collective=q.collective, algorithm=q.algorithm, count=q.count, servers=q.servers),
+                  collective.has_servers, q.world_size)
     count, itemsize = collective.count(q), ITEMSIZE[collective.dtype(q)]  # a barrier's own, whatever was asked
     with BUILDS:
         try:
-            schedule = (build if shape <= CACHED_SHAPE else build.__wrapped__)(q.collective, q.algorithm, q.world_size, q.root, q.chunks)
+            schedule = (build if shape <= CACHED_SHAPE else build.__wrapped__)(q.collective, q.algorithm, q.world_size, q.root,
+                                                                               q.chunks, q.servers)
         except ValueError as e:
             raise SpecError("chunks", str(e)) from None
         if schedule.pieces > count:

@@ -14,6 +14,7 @@ from ringside.worker_agent.protocol import Heartbeat, Hello
 
 SPARKLINE = 60  # heartbeats kept per rank for the dashboard's sparklines
 MAX_WORLD = 4096  # ranks a cluster may claim: a hello is only a claim, and the server sizes things by it
+MAX_PID = 1 << 32  # a process id, on any system
 MAX_TEXT = 256  # characters of a hello's host, device, backend and torch version (shown to every viewer)
 
 
@@ -59,6 +60,10 @@ class Cluster:
             return f"rank must be 0 to {hello.world_size - 1} in a world of {hello.world_size}"
         if not 0 <= hello.local_rank < MAX_WORLD:
             return f"local rank must be 0 to {MAX_WORLD - 1}"
+        if not 1 <= hello.local_world_size <= MAX_WORLD:
+            return f"local world size must be 1 to {MAX_WORLD}"
+        if not 0 <= hello.pid < MAX_PID:
+            return f"pid must be 0 to {MAX_PID - 1}"
         if max(map(len, (hello.host, hello.device, hello.backend, hello.torch_version))) > MAX_TEXT:
             return f"host, device, backend and torch version must be at most {MAX_TEXT} characters"
         current = self.ranks.get(hello.rank)

@@ -200,6 +200,10 @@ class Run(BaseModel):
                 return
             self.input_chunks[str(event.rank)] = [c for c in event.input_chunks if 0 <= c < len(self.chunk_bounds)]
             self.calls[str(event.rank)] = event.calls
+        if not fits(event.inputs, self.chunk_bounds):
+            self.on_error(ErrorEvent(run_id=self.id, rank=event.rank, message=f"rank {event.rank} started with a chunk "
+                                                                              "the run's buffer does not have"))
+            return
         self.inputs[str(event.rank)] = event.inputs
 
     def _learn(self, event: RunStarted) -> str | None:
@@ -300,6 +304,13 @@ class Run(BaseModel):
         return Traffic(sent={str(r): moved["sent"][r] for r in self.group},
                        received={str(r): moved["received"][r] for r in self.group},
                        total=moved["total"], busiest_link=moved["busiest_link"])
+
+
+def fits(states: list[ChunkState], bounds: list) -> bool:
+    """What the plan lets a buffer hold: a forged report must not grow the run (a chunk past the
+    end, or more values than a chunk has, would make one small frame allocate a billion)."""
+    return len(states) <= len(bounds) and all(
+        0 <= s.chunk < len(bounds) and len(s.values or ()) <= bounds[s.chunk][1] - bounds[s.chunk][0] for s in states)
 
 
 def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> Run:

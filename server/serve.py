@@ -22,6 +22,7 @@ from .auth import host_name
 from .config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
 
 MAX_FRAME = 16 << 20  # a worker's or viewer's frame beyond this is refused (close 1009)
+SHUTDOWN_WITHIN_S = 5  # Ctrl-C waits this long for open requests, then cuts them: a stalled client cannot hold the server up
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,7 +103,8 @@ def server_for(settings: Settings) -> Server:
     if not port_free(settings.host, settings.port):
         raise SystemExit(f"error: port {settings.port} on {settings.host} is in use; choose another with --port")
     config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="warning",
-                            ws_max_size=MAX_FRAME, lifespan="on")
+                            ws_max_size=MAX_FRAME, lifespan="on",
+                            timeout_graceful_shutdown=SHUTDOWN_WITHIN_S)
     return Server(config)
 
 

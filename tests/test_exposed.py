@@ -10,6 +10,7 @@ import http.client
 import ipaddress
 import json
 import re
+import signal
 import socket
 import subprocess
 import time
@@ -154,6 +155,29 @@ def test_an_error_never_echoes_an_unbounded_input(serve):
     for body in ({"collective": "all_reduce", "k" * 100_000: 1}, {"collective": "c" * 100_000}):
         status, raw = request(serve, "POST", "/api/runs", json.dumps(body).encode(), token=PRESENTER_TOKEN)
         assert status == 422 and len(raw) < 1000, (status, len(raw))
+
+
+def stall(server) -> socket.socket:
+    """A request that says a body of 100 bytes comes, sends one, and waits."""
+    sock = socket.create_connection(("127.0.0.1", port_of(server)), timeout=60)
+    sock.sendall(b"GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 100\r\n\r\nx" % port_of(server))
+    return sock
+
+
+def test_a_trickled_body_is_cut_off_and_cannot_hold_up_a_shutdown(tmp_path):
+    server = start_serve(tmp_path)
+    try:
+        with stall(server) as waiting:
+            answer = waiting.recv(4096)
+            while not answer.endswith(b"}") and (more := waiting.recv(4096)):
+                answer += more
+        assert answer.startswith(b"HTTP/1.1 408") and b'"field": "body"' in answer and b"did not arrive" in answer, answer
+        with stall(server):  # Ctrl-C with a request still waiting for its body: the server stops all the same
+            time.sleep(0.5)
+            server.proc.send_signal(signal.SIGINT)
+            assert server.proc.wait(timeout=40) == 0
+    finally:
+        server.stop()
 
 
 # --- 3. Beyond loopback -------------------------------------------------------------------------

@@ -75,6 +75,18 @@ def test_ranks_that_outnumber_their_cores_are_modelled_as_sharing_them(serve, ra
     assert curves["sharing"] == [[[0, 1, 2], 1]]
 
 
+def test_the_model_answers_for_a_parameter_server_and_names_bad_servers(serve):
+    query = "/api/model?collective=parameter_server&algorithm=pull_push&world_size=4&count=12"
+    status, answer = serve.call("GET", query + "&servers=3")
+    assert status == 200 and answer["count"] == 4 and answer["terms"]["steps"] == 2  # a shard each: pull, then push
+    assert serve.call("GET", query)[1]["count"] == 12  # one server by default
+    for bad, field in (("&servers=4", "servers"), ("&servers=0", "servers"), ("&count=13&servers=2", "count")):
+        status, body = serve.call("GET", query + bad)
+        assert status == 422 and body["detail"]["field"] == field, (bad, body)
+    status, body = serve.call("GET", "/api/model?collective=all_reduce&algorithm=ring&servers=2")
+    assert status == 422 and body["detail"]["field"] == "servers"
+
+
 def test_a_run_merges_every_rank_and_reports_the_slowest(serve, ranks):
     a, b = ranks(2)
     run_id = submit(serve, iterations=3)
@@ -273,6 +285,40 @@ def test_a_configured_viewer_token_guards_watching(tmp_path):
         assert guarded.call("GET", "/api/health", token=None)[0] == 200  # liveness stays open
     finally:
         assert guarded.stop() == 0
+
+
+@pytest.mark.parametrize("report,words", [
+    (dict(timings={"iterations": [0.001] * 100_000}), "100000 iterations"),
+    (dict(timings={"iterations": [-1.0]}), "negative time"),
+    (dict(timings={"iterations": [0.001]}, output=[{"chunk": 10**9, "values": [1]}]), "ended with a chunk"),
+    (dict(timings={"iterations": [0.001]}, bytes_sent=10**30), "outside 0 to 2^64"),
+    (dict(timings={"iterations": [0.001]}, checksum=-1), "outside 0 to 2^64"),
+])
+def test_a_forged_result_fails_the_run_and_stores_none_of_it(serve, ranks, report, words):
+    a, b = ranks(2)
+    run_id = submit(serve, iterations=1)
+    commands = [a.command(), b.command()]
+    a.start(commands[0])
+    a.send(type="run_finished", run_id=run_id, **report)
+    run = serve.wait(run_id, timeout=20)
+    assert run["state"] == "failed" and words in run["error"], run["error"]
+    assert not run["results"] and run["time"] is None
+
+
+def test_a_forged_start_fails_the_run(serve, ranks):
+    a, b = ranks(2)
+    run_id = submit(serve)
+    a.start(a.command(), inputs=[{"chunk": 300, "values": [1] * 4}])
+    run = serve.wait(run_id, timeout=20)
+    assert run["state"] == "failed" and "started with a chunk" in run["error"] and not run["inputs"]
+
+
+def test_a_hello_with_an_impossible_local_world_or_pid_is_refused(serve):
+    for fields, words in ((dict(local_world_size=-5), "local world size"), (dict(pid=10**30), "pid")):
+        with pytest.raises(ConnectionClosed) as closed:
+            rank = ScriptedRank(serve, 0, 1, **fields)
+            rank.ws.recv(timeout=10)
+        assert closed.value.rcvd.code == 4409 and words in closed.value.rcvd.reason
 
 
 def test_the_page_and_plotly_are_served(serve):

@@ -83,7 +83,7 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
             raise SpecError("peer", "must differ from the root (the sender)")
     elif spec.peer is not None:  # refused, not ignored: the runner reads it for every collective
         raise SpecError("peer", f"{spec.collective} has no peer, so it takes none (leave peer out)")
-    _validate_servers(spec, collective.has_servers, len(group))
+    check_servers(spec, collective.has_servers, len(group))
     if (spec.algorithm == CUSTOM) != (spec.schedule is not None):
         raise SpecError("schedule", f'a schedule comes with algorithm "{CUSTOM}", and that algorithm needs one')
     if AUTO in (spec.algorithm, spec.chunks):  # a rank runs what the server (or ringside bench) chose: never "auto"
@@ -123,7 +123,7 @@ def _validate_perturb(spec: RunSpec, world_size: int, group: list[int]) -> None:
         raise SpecError(e.field, e.message) from None
 
 
-def _validate_servers(spec: RunSpec, has_servers: bool, p: int) -> None:
+def check_servers(spec: RunSpec, has_servers: bool, p: int) -> None:
     """A collective with servers has 1..P-1 of them (a rank must be left to work), and they
     hold the model's `count` elements in equal shards; any other collective takes none."""
     if not has_servers:
