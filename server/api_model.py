@@ -5,6 +5,7 @@ the sizes where the fastest one changes, from this cluster's fit or from a named
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
@@ -23,6 +24,11 @@ router = APIRouter(prefix="/api/model")
 watch = Depends(need_viewer)
 MAX_SIZES = 64  # sizes one request may ask for
 DEFAULT_SIZES = [1 << k for k in range(10, 31, 2)]  # 1 KiB .. 1 GiB, factor 4
+# Curves build schedules at the asked P, seconds for a new P near 1024: one at a time, on their
+# own, so a stream of new P's keeps only this endpoint busy, never /api/model's BUILDS (sweeps).
+# A cached curve takes milliseconds: a second asker waits that long, never a thread's life.
+CURVES = threading.BoundedSemaphore(1)
+CURVE_WAIT_S = 2.0
 
 
 class PredictQuery(BaseModel):
@@ -72,10 +78,9 @@ def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = (
         raise SpecError("collective", f"{q.collective} moves no message of the user's: there is no size to predict against")
     itemsize = ITEMSIZE[q.dtype]
     algorithms = pm.stepwise(q.collective)
-    with model.BUILDS:  # a curve against P builds every algorithm's schedule up to P=1024 (once: cached)
-        by_size = pm.versus_size(q.collective, algorithms, q.p, sizes, itemsize, params, sharing)
-        by_p = pm.versus_p(q.collective, algorithms, q.size, itemsize, params)
-        crossings = pm.crossovers(q.collective, algorithms, q.p, itemsize, params, sizes[0], sizes[-1], sharing)
+    by_size = pm.versus_size(q.collective, algorithms, q.p, sizes, itemsize, params, sharing)
+    by_p = pm.versus_p(q.collective, algorithms, q.size, itemsize, params)  # every schedule up to P=1024, once: cached
+    crossings = pm.crossovers(q.collective, algorithms, q.p, itemsize, params, sizes[0], sizes[-1], sharing)
     native = fit.native.get((q.collective, q.p)) if q.preset is None else None
     return {
         "collective": q.collective, "dtype": q.dtype, "params": params.to_json(), "origin": origin,
@@ -88,10 +93,14 @@ def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = (
 @router.get("/predict", dependencies=[watch])
 def get_prediction(query: Annotated[PredictQuery, Query()], hub: Hub = Depends(hub_of)) -> dict:
     # not async: the first curve against P for a collective builds its schedules up to P=1024
+    if not CURVES.acquire(timeout=CURVE_WAIT_S):
+        raise refuse(503, "p", "another curve is being built (a new P takes seconds); ask again in a moment")
     try:
         return curves(query, hub.fit, hub.cluster.placement())
     except SpecError as e:
         raise refuse(422, e.field, e.message) from None
+    finally:
+        CURVES.release()
 
 
 @router.get("/fit", dependencies=[watch])

@@ -36,6 +36,7 @@ from .trainings import SYNC_ID, Pending, Training, TrainingMessage, TrainStepMes
 
 TICK_S = 1.0
 KEPT_SYNCS = 16
+STOPPED = "the server stopped before this {} finished"
 LOSS_GRACE_S = 1.5  # how long a failed run or training waits to see whether a rank died, to name it
 MAX_SECONDS = 1e7  # a reported time (115 days); beyond it, microseconds in a trace overflow to infinity
 MAX_BYTES = 1 << 64  # a rank's bytes moved, or a checksum (a 64-bit word)
@@ -51,12 +52,13 @@ class Hub:
         self.workers: dict[int, WebSocket] = {}
         self.queue: deque[Run] = deque()
         self.current: Run | None = None
+        self.stopping = False  # Ctrl-C or SIGTERM arrived (serve.Server): what is cut short now is interrupted
         self.changed = asyncio.Event()  # something the dispatcher may be waiting for happened
         self.next_id = self.store.last_number() + 1
         self.tasks: list[asyncio.Task] = []
         self.telling: set[asyncio.Task] = set()
         for run in self.store.unfinished():  # what a previous server left running or queued
-            run.conclude(RunState.INTERRUPTED, "the server stopped before this run finished")
+            run.conclude(RunState.INTERRUPTED, STOPPED.format("run"))
             self.store.save(run)
         if self.store.new_figures:  # a store from before figures were kept: its last done runs, once
             for run in self.store.finished(model.FIT_WINDOW):
@@ -70,7 +72,7 @@ class Hub:
         self.next_training = self.trainings.last_number() + 1
         self.syncs: dict[tuple[str, int], Run] = {}  # steps' syncs made into runs lately (find_sync)
         for training in self.trainings.unfinished():
-            training.conclude(RunState.INTERRUPTED, "the server stopped before this training finished")
+            training.conclude(RunState.INTERRUPTED, STOPPED.format("training"))
             self.trainings.save(training)
 
     # --- lifecycle -----------------------------------------------------------
@@ -83,10 +85,10 @@ class Hub:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         for run in ([self.current] if self.current else []) + list(self.queue):
-            run.conclude(RunState.INTERRUPTED, "the server stopped before this run finished")
+            run.conclude(RunState.INTERRUPTED, STOPPED.format("run"))
             self.store.save(run)
         if self.training is not None:
-            self.training.conclude(RunState.INTERRUPTED, "the server stopped before this training finished")
+            self.training.conclude(RunState.INTERRUPTED, STOPPED.format("training"))
             self.trainings.save(self.training)
         self.store.close()
 
@@ -161,6 +163,9 @@ class Hub:
         allowed = training.spec.timeout * (training.spec.steps + 2)
         deadline = time.monotonic() + allowed
         while True:
+            if self.stopping:
+                training.error = None
+                return RunState.INTERRUPTED, STOPPED.format("training")
             lost = self.cluster.missing_in_order()
             if training.error is not None or lost:  # a peer's broken connection is often heard before its loss
                 lost = lost or await self._lost_within(LOSS_GRACE_S)
@@ -310,6 +315,9 @@ class Hub:
         allowed = spec.timeout * (spec.warmup + spec.iterations + 2)
         deadline = time.monotonic() + allowed
         while True:
+            if self.stopping:  # Ctrl-C: the ranks go with the server, and their run did not fail
+                run.error = None
+                return RunState.INTERRUPTED, STOPPED.format("run")
             lost = self.cluster.missing_in_order()
             if run.error is not None or lost:  # a peer's broken connection is often heard before its loss
                 lost = lost or await self._lost_within(LOSS_GRACE_S)

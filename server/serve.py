@@ -86,6 +86,12 @@ class Server(uvicorn.Server):
     """uvicorn, minus re-raising Ctrl-C / SIGTERM after its graceful shutdown: the caller
     (`ringside up`) still has workers to stop, and a clean stop is not a crash."""
 
+    def handle_exit(self, sig, frame) -> None:
+        hub = getattr(self.config.app.state, "hub", None)
+        if hub is not None:  # before uvicorn closes the workers' sockets: a run cut short is interrupted, not failed
+            hub.stopping = True
+        super().handle_exit(sig, frame)
+
     @contextlib.contextmanager
     def capture_signals(self):
         if threading.current_thread() is not threading.main_thread():

@@ -169,6 +169,7 @@ def test_the_wavefront_waits_until_one_rank_holds_the_others_up():
     ({"algorithm": "tree", "perturb": {"hang": {"rank": 0, "step": 0}}}, "perturb.hang.step"),
     ({"algorithm": "ring", "perturb": {"hang": {"rank": 5, "step": 0}}}, "perturb.hang.rank"),
     ({"perturb": {"hang": {"rank": 1, "step": 0}}}, "perturb.hang"),
+    ({"algorithm": "ring", "perturb": {}}, "perturb"),
 ])
 def test_bad_perturbations_are_refused_naming_the_field(spec, field):
     with pytest.raises(SpecError) as refused:

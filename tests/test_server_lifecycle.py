@@ -36,6 +36,23 @@ def test_a_dead_worker_brings_the_group_back(tmp_path):
         up.stop()
 
 
+def test_ctrl_c_during_a_run_marks_it_interrupted_not_failed(tmp_path):
+    """The ranks leave with the server, and the run they were in the middle of did not fail."""
+    db = tmp_path / "runs.db"
+    up = start_up(tmp_path, ranks=2, db=db)
+    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 1 << 20, "iterations": 10_000})
+    while up.call("GET", f"/api/runs/{body['id']}")[1]["state"] != "running":
+        time.sleep(0.05)
+    pids = up.descendants()
+    assert up.stop() == 0 and wait_gone(pids) == []  # Ctrl-C
+    again = start_up(tmp_path, ranks=2, db=db)
+    try:
+        run = again.call("GET", f"/api/runs/{body['id']}")[1]
+        assert run["state"] == "interrupted" and run["error"] == "the server stopped before this run finished", run["error"]
+    finally:
+        again.stop()
+
+
 def test_a_restarted_server_keeps_history_and_marks_the_interrupted_run(tmp_path):
     db = tmp_path / "runs.db"
     up = start_up(tmp_path, ranks=2, db=db)

@@ -78,6 +78,8 @@ class CheckFailed(ValueError):
 def check(perturb: Perturb, group: list[int], steps: Steps | None, timeout: float) -> None:
     """Raise CheckFailed naming the first field that cannot run. `steps` is None for a native run."""
     s, link, hang = perturb.straggler, perturb.slow_link, perturb.hang
+    if (s, link, hang) == (None, None, None):  # else a run slowed by nothing would be kept out of the model's fit
+        raise CheckFailed("perturb", "name a straggler, a slow_link or a hang (or leave perturb out)")
     if s is not None:
         _in_group("perturb.straggler.rank", s.rank, group)
         if not MIN_DELAY_S <= s.delay_s <= MAX_DELAY_S:
