@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Query
 from ringside.worker_agent import simulate
 from ringside.worker_agent.algorithms import build, formulas
 from ringside.worker_agent.algorithms import parameter_server as ps
+from ringside.worker_agent.collectives import get
 from ringside.worker_agent.collectives import parameter_server as ps_collective
 
 from .auth import need_viewer
@@ -96,8 +97,9 @@ async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[H
     model_bytes = spec.count * shown.display["itemsize"]
     rows = [{"algorithm": spec.algorithm, "label": f"parameter server (S={spec.servers or 1})", "run": shown.id,
              **(shown.display.get("formula") or {})}]
+    size = get(COLLECTIVE).message_bytes(spec.count, shown.display["itemsize"], p)  # bytes per rank, as `figures` keeps them
     for algorithm in ALGORITHMS:
-        same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p)
+        same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p, size)
         formula = formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
         mine = (same.display or {}).get("formula") or {} if same is not None else {}
         rows.append({"algorithm": algorithm, "label": algorithm, "run": same.id if same else None, **formula,

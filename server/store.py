@@ -46,7 +46,6 @@ CREATE INDEX IF NOT EXISTS figures_fit ON figures (seq) WHERE steps IS NOT NULL;
 MODEL_COLUMNS = {"algorithm": "TEXT", "ranks": "INTEGER", "size": "INTEGER", "reduced": "INTEGER"}
 
 
-NEWEST_WINDOW = 1000  # done runs of a collective that newest_done looks through
 
 
 class Store:
@@ -88,10 +87,13 @@ class Store:
                 self.db.execute(f"ALTER TABLE figures ADD COLUMN {name} {kind}")
                 self.new_figures = True
         self.db.execute("CREATE INDEX IF NOT EXISTS figures_model ON figures (seq) WHERE size IS NOT NULL")
+        # the newest done run of an algorithm, of a shape: a walk down one index, however long the history
+        self.db.execute("CREATE INDEX IF NOT EXISTS figures_by_algorithm ON figures (collective, algorithm, seq)")
+        self.db.execute("CREATE INDEX IF NOT EXISTS figures_by_shape ON figures (collective, algorithm, ranks, size, seq)")
 
     def add_figures(self, run: Run, row: tuple | None) -> None:
         """The small row of a run that ended done; `row` is model.row_of(run) (None: no measured time)."""
-        algorithm, ranks, size, steps, nbytes, reduced, seconds = row[1:] if row else (None,) * 7
+        algorithm, ranks, size, steps, nbytes, reduced, seconds = row[1:] if row else (run.spec.algorithm, len(run.group), *(None,) * 5)
         self.db.execute("INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, steps, bytes, reduced, time) "
                         "SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
                         (run.spec.collective, run.busbw, algorithm, ranks, size, steps, nbytes, reduced, seconds, run.id))
@@ -139,19 +141,17 @@ class Store:
         return [Run.model_validate_json(r[0]) for r in reversed(rows)]
 
     def newest_done(self, collective: str, algorithm: str, count: int | None = None, dtype: str | None = None,
-                    ranks: int | None = None) -> Run | None:
-        """The newest run of this collective by this algorithm (and, if given, of this count, dtype
-        and number of ranks) that ended done, among the newest NEWEST_WINDOW done runs of the
-        collective: one body read, and a bounded walk of the index however long the history."""
-        shape = [("$.count", count), ("$.dtype", dtype)]
-        where = "".join(f" AND json_extract(summary, '{path}') = ?" for path, v in shape if v is not None)
-        if ranks is not None:
-            where += " AND json_array_length(json_extract(summary, '$.group')) = ?"
-        values = [v for _, v in shape if v is not None] + ([ranks] if ranks is not None else [])
-        row = self.db.execute(
-            "SELECT body FROM runs WHERE seq IN (SELECT seq FROM runs INDEXED BY runs_by_state WHERE state = ? AND collective = ? "
-            f"ORDER BY seq DESC LIMIT ?) AND json_extract(summary, '$.algorithm') = ?{where} ORDER BY seq DESC LIMIT 1",
-            (RunState.DONE.value, collective, NEWEST_WINDOW, algorithm, *values)).fetchone()
+                    ranks: int | None = None, size: int | None = None) -> Run | None:
+        """The newest run of this collective by this algorithm that ended done (and, if given, of
+        this many ranks and bytes per rank, and of this count and dtype): a walk down `figures`'
+        index that ends at the first match (one of another count or dtype but the same bytes
+        per rank is the only miss it reads past), one body read."""
+        shape = [("f.ranks", ranks), ("f.size", size), ("json_extract(r.summary, '$.count')", count),
+                 ("json_extract(r.summary, '$.dtype')", dtype)]
+        where = "".join(f" AND {column} = ?" for column, v in shape if v is not None)
+        row = self.db.execute(  # newest first down the index; the first that matches ends the walk
+            f"SELECT r.body FROM figures f JOIN runs r ON r.seq = f.seq WHERE f.collective = ? AND f.algorithm = ?{where} "
+            "ORDER BY f.seq DESC LIMIT 1", (collective, algorithm, *[v for _, v in shape if v is not None])).fetchone()
         return Run.model_validate_json(row[0]) if row else None
 
     def fit_rows(self, limit: int) -> list[tuple]:

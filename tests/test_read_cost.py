@@ -125,6 +125,26 @@ def test_reads_do_not_read_the_stored_runs(tmp_path):
         again.stop()
 
 
+def test_the_newest_run_of_a_shape_is_found_without_walking_the_history(tmp_path):
+    """The compare views' lookup (/api/compare, /api/compare/beside): SQLite's own instruction
+    count, not a clock, stays flat from 500 stored runs to 5,000."""
+    spent = []
+    for n in (500, 5000):
+        seed(tmp_path / f"{n}.db", n, readable=n)
+        store = Store(tmp_path / f"{n}.db")
+        ticks = [0]
+        store.db.set_progress_handler(lambda: ticks.__setitem__(0, ticks[0] + 1), 50)
+        shaped = store.newest_done("all_reduce", "tree", 1024, "float32", 4, 1024 * 4)
+        newest = store.newest_done("all_gather", "ring")
+        store.db.set_progress_handler(None, 50)
+        assert shaped.spec.algorithm == "tree" and shaped.spec.count == 1024 and newest.spec.collective == "all_gather"
+        assert int(shaped.id[2:]) > n - len(SHAPES) and int(newest.id[2:]) > n - 2 * len(SHAPES)
+        assert store.newest_done("all_reduce", "tree", 1024, "float32", 8, 1024 * 4) is None  # no run of 8 ranks
+        spent.append(ticks[0])
+        store.close()
+    assert spent[1] <= spent[0] + 20, spent
+
+
 def test_a_store_from_before_figures_and_summaries_gets_them(tmp_path):
     port = free_port()
     db = tmp_path / f"serve-{port}.db"
