@@ -14,7 +14,8 @@
   (wavefront.py);
 - `training` (a training's summary) whenever a training changes state, and `train_step`
   (one step over every rank) as each step completes (trainings.py);
-- `presenter`, what the presenter's page shows (run, step, playing, speed), whenever it
+- `presenter`, what the presenter's page shows (run, step, playing, speed, the overlay over
+  the stage, the training on its charts, the demo whose result line it says), whenever it
   changes; audience pages that follow the presenter mirror it (the snapshot carries the
   latest, for a late joiner).
 
@@ -22,25 +23,37 @@ So a live viewer never needs GET /api/runs/{id}."""
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from ringside.worker_agent.protocol import ChunkState
 
 from .runs import Run, RunSummary
 
 
+Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
+
+
 class PresenterMessage(BaseModel):
     """The presenter's view, as its page sends it over /ws (sockets.py checks it) and as
-    every viewer hears it. step -1: the run's inputs."""
+    every viewer hears it. step -1: the run's inputs. Ids name what a viewer fetches itself
+    (a run, a training): the presenter's page sends no content, only which."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     type: Literal["presenter"] = "presenter"
-    run_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")
+    run_id: Id
     step: int = Field(ge=-1, le=1_000_000)
     playing: bool
     speed: float = Field(ge=0.05, le=20)
+    overlay: Literal["compare", "training"] | None = None  # what covers the stage (keys C, T), or nothing
+    training: Id | None = None  # the training on the charts
+    demo: list[Id] = Field(default=[], max_length=4)  # the lecture demo's runs (key D): their result line
+
+    @model_serializer(mode="wrap")
+    def _unset_left_out(self, write):
+        """What is not shown is not said: a frame a phone hears on every step stays short."""
+        return {k: v for k, v in write(self).items() if v is not None and v != []}
 
 
 class SnapshotMessage(BaseModel):

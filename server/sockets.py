@@ -25,7 +25,7 @@ from .messages import PresenterMessage
 HELLO_TIMEOUT_S = 10.0
 POLICY, UNSUPPORTED, INVALID, CONFLICT = 1008, 1003, 1007, 4409
 PINGS = ('{"type":"ping"}', '{"type": "ping"}')
-MAX_VIEW_FRAME = 512  # a presenter frame is about 80 bytes
+MAX_VIEW_FRAME = 512  # a presenter frame is about 80 bytes, 400 at most with every id it may name (messages.py)
 
 router = APIRouter()
 

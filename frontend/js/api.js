@@ -1,4 +1,4 @@
-// Talking to the server: REST with the presenter token when there is one, and the live websocket.
+// Talking to the server: REST with the presenter token, if any, and the live websocket.
 
 const TOKEN_KEY = "ringside-token";
 
@@ -15,7 +15,7 @@ export function token() {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(status, detail) {
     super(typeof detail === "object" && detail ? `${detail.field}: ${detail.message}` : String(detail));
     this.status = status;
@@ -34,8 +34,8 @@ export async function api(path, { method = "GET", body } = {}) {
   return data;
 }
 
-/** A websocket to /ws that reconnects with backoff; `onMessage` gets parsed messages, `onState` "open"/"closed".
- * Returns send(message): sent if the socket is open, else dropped (false). */
+/** A websocket to /ws that reconnects with backoff; `onState` hears "open" and "closed".
+ * Returns send(message): false where the socket is not open (the message is dropped). */
 export function live(onMessage, onState) {
   let delay = 250;
   let ws = null;

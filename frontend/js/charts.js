@@ -1,11 +1,11 @@
-// Timing charts with plotly.js (served by the server from the installed plotly package): a
-// per-rank timeline of steps, and per-rank totals. plotly.js is loaded only once a chart comes
-// into view: parsing it holds the page for a second or two, which would stall the animation.
+// Timing charts: a per-rank timeline of steps, and per-rank totals. plotly.js is loaded once a
+// chart comes into view: parsing it holds the page a second or two, stalling the animation.
 
 import { timelineBars, rankTotals, phaseIndex } from "rs/timeline.js";
 import { byteUnit } from "rs/format.js";
+import { $ } from "rs/dom.js";
 
-// Phases get hues of their own, apart from the ranks' palette (which means "data from rank r").
+// Phases' hues, apart from the ranks' palette (which means "data from rank r").
 const PHASE_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00"];
 let loading = null;
 
@@ -27,12 +27,12 @@ export function chartTheme() {
     margin: { l: 60, r: 12, t: 34, b: 40 }, xaxis: { gridcolor: line, zerolinecolor: line }, yaxis: { gridcolor: line, zerolinecolor: line } };
 }
 
-const CONFIG = { displayModeBar: false, responsive: true };
+export const CONFIG = { displayModeBar: false, responsive: true };
 const waiting = new Map(); // chart element -> the latest drawing it is waiting to show
 let observer = null;
 
 /** Draw into `el` once it is on screen (at once if it is); a later call replaces an earlier one. */
-function whenShown(el, draw) {
+export function whenShown(el, draw) {
   waiting.set(el, draw);
   observer ??= new IntersectionObserver((entries) => {
     for (const e of entries) {
@@ -47,49 +47,50 @@ function whenShown(el, draw) {
 }
 
 export function timeline(run) {
-  whenShown(document.getElementById("timeline"), () => drawTimeline(run));
+  whenShown($("timeline"), () => drawTimeline(run));
 }
 
 export function totals(run) {
-  whenShown(document.getElementById("totals"), () => drawTotals(run));
+  whenShown($("totals"), () => drawTotals(run));
 }
 
 /** One row per rank, a bar per step from its start to its end: waiting and stragglers show. */
 async function drawTimeline(run) {
-  const el = document.getElementById("timeline");
+  const el = $("timeline");
   const bars = run?.steps.length ? timelineBars(run) : [];
   if (!bars.length) { el.replaceChildren(); return; }
   const Plotly = await plotly();
   const phases = phaseIndex(run);
   const byStep = new Map();
   for (const b of bars) byStep.set(b.step, [...(byStep.get(b.step) ?? []), b]);
+  const t = chartTheme();
   const traces = [...byStep.values()].map((mine) => ({
     type: "bar", orientation: "h", name: `step ${mine[0].step + 1}`, showlegend: false,
     y: mine.map((b) => `rank ${b.rank}`), base: mine.map((b) => b.start), x: mine.map((b) => b.length),
     marker: { color: PHASE_COLOURS[phases[mine[0].phase] % PHASE_COLOURS.length], opacity: mine[0].step % 2 ? 0.65 : 1,
-      line: { width: mine.map((b) => (b.last ? 2 : 0)), color: chartTheme().font.color } },
+      line: { width: mine.map((b) => (b.last ? 2 : 0)), color: t.font.color } },
     hovertemplate: `step ${mine[0].step + 1} (${mine[0].phase})<br>%{base:.0f} µs + %{x:.0f} µs<extra></extra>`,
   }));
-  const t = chartTheme();
   await Plotly.react(el, traces, { ...t, title: { text: "timeline: a bar per step, outlined where a rank finished last", font: { size: 13 } },
     barmode: "overlay", yaxis: { ...t.yaxis, autorange: "reversed" }, xaxis: { ...t.xaxis, title: { text: "µs since the aligned start" } } }, CONFIG);
 }
 
 /** Per rank: the median iteration time, the time inside steps, and the bytes it sent and received. */
 async function drawTotals(run) {
-  const el = document.getElementById("totals");
+  const el = $("totals");
   const rows = run?.results && Object.keys(run.results).length ? rankTotals(run) : [];
   if (!rows.length) { el.replaceChildren(); return; }
   const Plotly = await plotly();
   const ranks = rows.map((r) => `rank ${r.rank}`);
   const [scale, unit] = byteUnit(Math.max(...rows.map((r) => Math.max(r.sent, r.received))));
   const t = chartTheme();
+  // offsetgroup keeps the bars on the right-hand axis beside, not over, the others
+  const bar = (name, y, offsetgroup, color, yaxis) => ({ type: "bar", name, x: ranks, y, offsetgroup, yaxis, marker: { color } });
   await Plotly.react(el, [
-    // offsetgroup keeps the bars on the right-hand axis beside, not over, the others
-    { type: "bar", name: "iteration (µs)", x: ranks, y: rows.map((r) => r.time), offsetgroup: 1, marker: { color: "#0072B2" } },
-    { type: "bar", name: "in steps (µs)", x: ranks, y: rows.map((r) => r.busy), offsetgroup: 2, marker: { color: "#56B4E9" } },
-    { type: "bar", name: `sent (${unit})`, x: ranks, y: rows.map((r) => r.sent / scale), offsetgroup: 3, yaxis: "y2", marker: { color: "#E69F00" } },
-    { type: "bar", name: `received (${unit})`, x: ranks, y: rows.map((r) => r.received / scale), offsetgroup: 4, yaxis: "y2", marker: { color: "#D55E00" } },
+    bar("iteration (µs)", rows.map((r) => r.time), 1, "#0072B2"),
+    bar("in steps (µs)", rows.map((r) => r.busy), 2, "#56B4E9"),
+    bar(`sent (${unit})`, rows.map((r) => r.sent / scale), 3, "#E69F00", "y2"),
+    bar(`received (${unit})`, rows.map((r) => r.received / scale), 4, "#D55E00", "y2"),
   ], { ...t, title: { text: "per-rank totals", font: { size: 13 } }, barmode: "group", legend: { orientation: "h", y: -0.2 },
     margin: { ...t.margin, r: 60 }, yaxis: { ...t.yaxis, title: { text: "µs" } },
     yaxis2: { overlaying: "y", side: "right", title: { text: unit }, showgrid: false, rangemode: "tozero" } }, CONFIG);

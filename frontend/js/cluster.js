@@ -1,8 +1,7 @@
-// The cluster panel: ranks grouped by node (host), each with its global and local rank, device, status, heartbeat age,
-// and a sparkline of its recent CPU and memory (GPU memory where it has a GPU).
+// The cluster panel: ranks by node, each with its device, status, heartbeat and recent usage.
 
 import { bytes, colour } from "rs/format.js";
-import { el, html } from "rs/dom.js";
+import { $, el, html } from "rs/dom.js";
 
 const W = 90, H = 22;
 
@@ -21,7 +20,7 @@ function sparkline(history) {
   return svg;
 }
 
-/** How the ranks came to be, in the seeds' words: world size, backend, where they met, what started them. */
+/** How the ranks came to be: world size, backend, where they met, what started them. */
 function origin(ranks) {
   const first = ranks[0];
   const launchers = [...new Set(ranks.map((r) => r.launcher).filter(Boolean))].join(", ");
@@ -33,7 +32,7 @@ function origin(ranks) {
 export function showCluster(cluster) {
   const hosts = new Map();
   for (const r of cluster.ranks) hosts.set(r.host, [...(hosts.get(r.host) ?? []), { ...r, world_size: cluster.world_size }]);
-  const panel = document.getElementById("cluster");
+  const panel = $("cluster");
   panel.replaceChildren(...(cluster.ranks.length ? [origin([...hosts.values()].flat())] : []), ...[...hosts].map(([host, ranks]) => html("div", { class: "host" },
     html("h3", {}, `node ${host} · torch ${ranks[0].torch_version}`),
     ranks.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-status": r.status },
@@ -45,7 +44,6 @@ export function showCluster(cluster) {
   if (!cluster.ranks.length) panel.append(html("p", { class: "why" }, "No ranks are connected."));
   document.querySelectorAll(".card").forEach((c) => {
     const r = cluster.ranks.find((x) => String(x.rank) === c.dataset.rank);
-    c.classList.toggle("busy", r?.status === "busy");
-    c.classList.toggle("lost", r?.status === "lost");
+    for (const status of ["busy", "lost"]) c.classList.toggle(status, r?.status === status);
   });
 }

@@ -1,34 +1,32 @@
-// The compare view: the busiest rank's bytes and the busiest link's against P (2..64) for the
-// algorithms the server sets side by side (/api/compare, counted by its simulator), in units
-// of N, with the points this cluster measured on top. Drawn once it comes into view.
+// The compare view: the busiest rank's and link's bytes against P, in units of N, for the
+// algorithms the server sets side by side (simulated), with this cluster's measurements on top.
 
 import { api } from "rs/api.js";
-import { chartTheme, plotly } from "rs/charts.js";
+import { chartTheme, plotly, whenShown, CONFIG } from "rs/charts.js";
 import { PALETTE } from "rs/format.js";
+import { $, html } from "rs/dom.js";
 
 const COLOURS = [PALETTE[5], PALETTE[4], PALETTE[2], PALETTE[6]];
-let observer = null;
 
-/** Plotly traces for the compare payload: a line per algorithm and figure, the measured points as markers. */
-export function compareTraces(data) {
-  const traces = [];
-  data.series.forEach((s, i) => {
-    const colour = COLOURS[i % COLOURS.length];
-    const name = s.label ?? s.algorithm;
-    traces.push({ mode: "lines", name: `${name}: busiest rank`, x: s.p, y: s.per_rank, line: { color: colour, width: 3 },
-      legendgroup: s.algorithm, hovertemplate: `${name}, P=%{x}: %{y:.2f}·N through the busiest rank<extra></extra>` });
-    traces.push({ mode: "lines", name: `${name}: busiest link`, x: s.p, y: s.busiest_link, xaxis: "x2", yaxis: "y2",
-      line: { color: colour, width: 3, dash: "dot" }, legendgroup: s.algorithm, showlegend: false,
-      hovertemplate: `${name}, P=%{x}: %{y:.2f}·N on the busiest link<extra></extra>` });
-    const mine = data.measured.filter((m) => m.algorithm === s.algorithm);
-    if (!mine.length) return;
-    const marker = { color: colour, size: 13, symbol: "diamond", line: { width: 2, color: "#000" } };
-    traces.push({ mode: "markers", name: `${name}: measured here`, x: mine.map((m) => m.p), y: mine.map((m) => m.per_rank),
-      marker, legendgroup: s.algorithm, hovertemplate: `measured here (run %{text}): %{y:.2f}·N<extra></extra>`, text: mine.map((m) => m.run) });
-    traces.push({ mode: "markers", x: mine.map((m) => m.p), y: mine.map((m) => m.busiest_link), xaxis: "x2", yaxis: "y2",
-      marker, legendgroup: s.algorithm, showlegend: false, hovertemplate: "measured here: %{y:.2f}·N<extra></extra>" });
+/** A line per algorithm and figure, the measured points as markers. */
+function compareTraces(data) {
+  return data.series.flatMap((s, i) => {
+    const color = COLOURS[i % COLOURS.length], name = s.label ?? s.algorithm, legendgroup = s.algorithm;
+    const link = { xaxis: "x2", yaxis: "y2", legendgroup, showlegend: false }; // the busiest link's panel
+    const mine = data.measured.filter((m) => m.algorithm === s.algorithm), x = mine.map((m) => m.p);
+    const marker = { color, size: 13, symbol: "diamond", line: { width: 2, color: "#000" } };
+    return [
+      { mode: "lines", name: `${name}: busiest rank`, x: s.p, y: s.per_rank, line: { color, width: 3 }, legendgroup,
+        hovertemplate: `${name}, P=%{x}: %{y:.2f}·N through the busiest rank<extra></extra>` },
+      { mode: "lines", name: `${name}: busiest link`, x: s.p, y: s.busiest_link, line: { color, width: 3, dash: "dot" }, ...link,
+        hovertemplate: `${name}, P=%{x}: %{y:.2f}·N on the busiest link<extra></extra>` },
+      ...(mine.length ? [
+        { mode: "markers", name: `${name}: measured here`, x, y: mine.map((m) => m.per_rank), marker, legendgroup,
+          hovertemplate: "measured here (run %{text}): %{y:.2f}·N<extra></extra>", text: mine.map((m) => m.run) },
+        { mode: "markers", x, y: mine.map((m) => m.busiest_link), marker, ...link, hovertemplate: "measured here: %{y:.2f}·N<extra></extra>" },
+      ] : []),
+    ];
   });
-  return traces;
 }
 
 let presenter = false;
@@ -36,68 +34,63 @@ let presenter = false;
 /** Whether this page may run what the table lacks (the presenter's token). */
 export function setPresenter(yes) { presenter = yes; }
 
-/** Under the chart, for a parameter-server run on stage: its formula and measured bytes beside
- * those of the algorithms that replaced it, for the same N and P (/api/compare/beside). */
+/** For a parameter-server run on stage: its formula and bytes beside those of the algorithms
+ * that replaced it, at the same N and P. */
 async function beside() {
-  const table = document.getElementById("beside");
+  const table = $("beside");
   const run = window.ringside?.player?.run;
   table.hidden = !run?.layout?.servers?.length;
   if (table.hidden) return;
   const data = await api(`/api/compare/beside?run=${encodeURIComponent(run.id)}`);
-  const cell = (tag, text, attrs = {}) => Object.assign(document.createElement(tag), { textContent: text, ...attrs });
-  const head = document.createElement("tr");
-  for (const h of ["", "formula", "counts", `= for N = ${data.n} B, P = ${data.p}`, "measured here"]) head.append(cell("th", h));
+  const heads = ["", "formula", "counts", `= for N = ${data.n} B, P = ${data.p}`, "measured here"];
   const rows = data.rows.map((r) => {
-    const tr = document.createElement("tr");
     const same = r.measured != null && r.measured === r.value;
-    tr.append(cell("td", r.label), cell("td", r.formula ?? "no closed form here"), cell("td", r.what ?? ""),
-      cell("td", r.value != null ? `${r.value} B` : "–"),
-      cell("td", r.measured != null ? `${r.measured} B ${same ? "✓" : "≠"}` : "not run at this N and P", { className: same ? "ok" : "" }));
+    const tr = html("tr", {}, [r.label, r.formula ?? "no closed form here", r.what ?? "", r.value != null ? `${r.value} B` : "–",
+      r.measured != null ? `${r.measured} B ${same ? "✓" : "≠"}` : "not run at this N and P"].map((text) => html("td", {}, text)));
+    heads.forEach((h, i) => h && (tr.cells[i].dataset.head = h)); // for a phone (CSS .reflow)
+    if (same) tr.lastChild.className = "ok";
     if (r.measured == null && r.spec && presenter) {
-      const run = cell("button", "run it", { type: "button" });
-      run.onclick = async () => { run.disabled = true; await api("/api/runs", { method: "POST", body: r.spec }).catch(() => (run.disabled = false)); };
+      const run = html("button", { type: "button", onclick: async () => {
+        run.disabled = true;
+        await api("/api/runs", { method: "POST", body: r.spec }).catch(() => (run.disabled = false));
+      } }, "run it");
       tr.lastChild.append(" ", run);
     }
     return tr;
   });
-  table.replaceChildren(head, ...rows);
+  table.replaceChildren(html("tr", {}, heads.map((h) => html("th", {}, h))), ...rows);
 }
 
 async function draw(el) {
-  const [data, Plotly] = await Promise.all([api("/api/compare"), plotly(), beside()]); // the table first: the chart takes the room it leaves
+  const [data, Plotly] = await Promise.all([api("/api/compare"), plotly(), beside()]); // the table first: the chart takes what room is left
   const t = chartTheme();
+  const narrow = matchMedia("(max-width: 900px)").matches; // a phone: one chart under the other
+  const [x1, x2, y1, y2] = narrow ? [[0, 1], [0, 1], [0.62, 1], [0, 0.38]] : [[0, 0.46], [0.54, 1], [0, 1], [0, 1]];
   const axis = (title, domain, anchor) => ({ ...t.xaxis, title: { text: title }, domain, anchor, type: "log", dtick: Math.log10(2) });
   await Plotly.react(el, compareTraces(data), {
-    ...t, font: { ...t.font, size: 16 }, title: { text: "bytes against P, in units of N (one rank's buffer): lines simulated, diamonds measured here", font: { size: 17 } },
-    grid: { rows: 1, columns: 2 }, legend: { orientation: "h", y: -0.25 },
-    xaxis: axis("P (ranks)", [0, 0.46], "y"), xaxis2: axis("P (ranks)", [0.54, 1], "y2"),
-    yaxis: { ...t.yaxis, title: { text: "busiest rank (× N)" }, type: "log", anchor: "x", // every tick its whole number
+    ...t, font: { ...t.font, size: narrow ? 12 : 16 }, legend: { orientation: "h", y: narrow ? -0.12 : -0.25 },
+    title: { text: `bytes against P, in units of N (one rank's buffer):${narrow ? "<br>" : " "}lines simulated, diamonds measured here`, font: { size: narrow ? 13 : 17 } },
+    xaxis: axis("P (ranks)", x1, "y"), xaxis2: axis("P (ranks)", x2, "y2"),
+    yaxis: { ...t.yaxis, title: { text: "busiest rank (× N)" }, type: "log", anchor: "x", domain: y1, // every tick its whole number
       tickvals: [1, 2, 5, 10, 20, 50, 100], ticktext: ["1", "2", "5", "10", "20", "50", "100"] },
-    yaxis2: { ...t.yaxis, title: { text: "busiest link (× N)" }, anchor: "x2", rangemode: "tozero" },
-  }, { displayModeBar: false, responsive: true });
+    yaxis2: { ...t.yaxis, title: { text: "busiest link (× N)" }, anchor: "x2", domain: y2, rangemode: "tozero" },
+  }, CONFIG);
   el.dataset.drawn = String(data.measured.length);
 }
 
-/** (Re)draw the compare chart in #compare, now if it is in view, else once it is. */
+/** Draw, or say why not. */
+const drawOrSay = (el) => draw(el).catch((err) => { el.textContent = `compare: ${err.reason ?? err}`; });
+
+/** (Re)draw the compare chart, now if it is in view, else once it is. */
 export function compare() {
-  const el = document.getElementById("compare");
-  if (!el) return;
-  observer ??= new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (e.intersectionRatio <= 0) continue;
-      observer.unobserve(e.target);
-      draw(e.target).catch((err) => { e.target.textContent = `compare: ${err.reason ?? err}`; });
-    }
-  }, { threshold: 0.05 });
-  observer.unobserve(el);
-  observer.observe(el);
+  const el = $("compare");
+  if (el) whenShown(el, () => drawOrSay(el));
 }
 
-/** C: the compare chart over the stage (in lecture mode the only way to see it), and back. */
-export function toggleCompare() {
-  const on = document.body.classList.toggle("comparing");
-  const el = document.getElementById("compare");
-  if (!el) return;
-  if (on) draw(el).catch((err) => { el.textContent = `compare: ${err.reason ?? err}`; });
-  else if (window.Plotly && el.dataset.drawn) window.Plotly.Plots.resize(el);
+/** C: the compare chart over the stage (in lecture mode the only way to see it), or back. */
+export function showCompare(on) {
+  document.body.classList.toggle("comparing", on);
+  const el = $("compare");
+  if (on) drawOrSay(el);
+  else if (window.Plotly && el.dataset.drawn && el.offsetParent) window.Plotly.Plots.resize(el); // back to its panel, if shown
 }

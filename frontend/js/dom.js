@@ -1,8 +1,21 @@
-// Making page and SVG nodes, and the stripes that colour a chunk by the ranks its data came from.
+// Page and SVG nodes, the stripes that colour a chunk by the ranks its data came from, and what
+// the page's modules share: ids, text, keys, fullscreen.
 
 import { colour } from "rs/format.js";
 
 const NS = "http://www.w3.org/2000/svg";
+
+export const $ = (id) => document.getElementById(id);
+export const say = (id, text) => { $(id).textContent = text; };
+
+/** A key typed into a field, or with a modifier: none of the page's shortcuts. */
+export const notAShortcut = (e) => e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey;
+
+/** F: fullscreen, or out of it. */
+export function toggleFullscreen() {
+  if (document.fullscreenElement) document.exitFullscreen();
+  else document.documentElement.requestFullscreen?.().catch(() => {});
+}
 
 export function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(NS, name);
@@ -22,6 +35,9 @@ export function html(tag, attrs = {}, ...children) {
   for (const child of children.flat()) if (child != null) node.append(child);
   return node;
 }
+
+/** A <select> of `options` with `value` picked. */
+export const select = (options, value) => html("select", {}, options.map((o) => new Option(o, o, false, String(o) === String(value))));
 
 /** Vertical stripes, one per origin rank, repainted only when the origins change. */
 export function stripes(group, origins, w, h) {

@@ -1,11 +1,9 @@
-// Export a run as one standalone HTML file: the run's data, the stylesheet and the modules
-// that replay it, all inline (modules as data: URLs behind an import map), so it plays offline.
-// It opens in lecture mode with the page's keys (←/→, Space, L, F), and fits a phone.
+// A run as one HTML file that plays offline: its data, the stylesheet and the modules that
+// replay it, inline (modules as data: URLs behind an import map).
 
-const ENTRY = "offline.js"; // the exported page's module; it and what it imports travel inline
+const ENTRY = "offline.js"; // it and what it imports travel inline
 
-// Laid out for the file alone: the stage and its panel beside it, the stage alone in lecture
-// mode or on a phone (the page's grid has a third column the file does not have).
+// The page's grid has a third column the file lacks: the stage and one panel, or the stage alone.
 const LAYOUT = `main.offline { grid-template-columns: 1fr 320px; }
 body.present main.offline { grid-template-columns: 1fr; }
 @media (max-width: 900px) { main.offline { grid-template-columns: 1fr; padding: .3rem; } main.offline #stage { height: auto; aspect-ratio: 15 / 8; }
@@ -35,8 +33,7 @@ const IMPORTS = /(?:from\s*|import\s*\(?\s*)["']rs\/([\w.-]+\.js)["']/g;
 
 /** The entry module and every module it imports, directly or not: {name: source}. */
 async function modules(entry) {
-  const found = {};
-  const queue = [entry];
+  const found = {}, queue = [entry];
   while (queue.length) {
     const name = queue.shift();
     if (name in found) continue;
@@ -51,7 +48,9 @@ export async function standalone(run) {
   const css = await fetch("/css/ringside.css").then((r) => r.text());
   const imports = Object.fromEntries(Object.entries(sources).map(([m, text]) => [`rs/${m}`, `data:text/javascript;base64,${b64(text)}`]));
   const data = JSON.stringify(run).replaceAll("<", "\\u003c"); // no "</script>" can end the data early
-  return PAGE(`Ringside: ${run.spec.collective} ${run.spec.algorithm} (${run.id})`, css, JSON.stringify({ imports }), data);
+  // a loaded run file's names are anyone's text: in the title, never markup
+  const title = `Ringside: ${run.spec.collective} ${run.spec.algorithm} (${run.id})`.replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return PAGE(title, css, JSON.stringify({ imports }), data);
 }
 
 export async function download(run) {

@@ -110,6 +110,16 @@ export function arithmetic(op, sent, had, now, chars = 6) {
   return [combination(op, [...sent, had].map(chunk), chunk(now))];
 }
 
+/** `line` in lines of at most `chars` where it can, broken before an operator: "1 + 2", "+ 3 = 6". */
+export function wrap(line, chars) {
+  const out = [];
+  for (const word of line.replace(/ ([^\w\s]) /g, " $1\u00a0").split(" ")) {
+    if (out.length && out.at(-1).length + word.length < chars) out[out.length - 1] += ` ${word}`;
+    else out.push(word);
+  }
+  return out.map((l) => l.replaceAll("\u00a0", " "));
+}
+
 /** A sum divided into its average, one line per element where a cell holds one or two. */
 export function division(sums, divisor, averages, chars = 6) {
   const num = (v) => compact(v, chars) || formatValue(v);

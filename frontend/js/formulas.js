@@ -1,8 +1,8 @@
-// The formula beside the measurement, under the stage: the algorithm's traffic formula as the
-// server evaluated it for this run (display.formula), and what the run measured of the same
-// quantity. "2·(N/P)·(P-1) = 48 B sent by every rank · measured 48 B ✓".
+// Under the stage, the algorithm's traffic formula as the server evaluated it, beside what the
+// run measured: "2·(N/P)·(P-1) = 48 B sent by every rank · measured 48 B ✓".
 
 import { bytes } from "rs/format.js";
+import { $, html } from "rs/dom.js";
 
 /** The formula's line in words: [formula part, measurement part, verdict]. */
 export function formulaText(f, p) {
@@ -13,23 +13,17 @@ export function formulaText(f, p) {
   return [said, `(${unit}) · measured ${bytes(f.measured)}`, same ? "✓" : "≠"];
 }
 
-/** The #formula line under the stage for `run` (made on first use), with the key to the cards'
- * sent and received bars; no formula where the algorithm on show has no closed form. Its
- * data-* attributes hold the numbers in bytes. */
+/** The #formula line under the stage (made on first use), with the key to the cards' sent and
+ * received bars; no formula where the algorithm has no closed form. data-* hold the bytes. */
 export function showFormula(run) {
-  const stage = document.getElementById("stage");
+  const stage = $("stage");
   if (!stage) return;
-  let box = document.getElementById("formula");
-  if (!box) {
-    box = document.createElement("p");
-    box.id = "formula";
-    box.setAttribute("aria-live", "polite");
-    stage.after(box);
-  }
+  let box = $("formula");
+  if (!box) stage.after((box = html("p", { id: "formula", "aria-live": "polite" })));
   const f = run?.display?.formula, bars = !!run?.display?.itemsize; // the cards' bars come with the display data
   box.hidden = !f && !bars;
   for (const k of ["formula", "value", "measured", "what"]) delete box.dataset[k];
-  const part = (cls, text) => Object.assign(document.createElement("span"), { className: cls, textContent: text });
+  const part = (cls, text) => html("span", { class: cls }, text);
   const legend = bars ? [" ", part("legend-sent", "sent"), " ", part("legend-received", "received")] : [];
   if (!f) {
     box.replaceChildren(...legend);

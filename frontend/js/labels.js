@@ -12,32 +12,23 @@ function spots(w, h, ax, ay, bounds, step) {
   for (let y = bounds.y; y + h <= bounds.y + bounds.h; y += step)
     for (let x = bounds.x; x + w <= bounds.x + bounds.w; x += step) {
       const dx = x + w / 2 - ax, dy = y + h / 2 - ay;
-      out.push({ x, y, d: dx * dx + dy * dy * 1.5 }); // a little wider than tall: labels sit beside rows more than across them
+      out.push({ x, y, w, h, d: dx * dx + dy * dy * 1.5 }); // a little wider than tall: labels sit beside rows more than across them
     }
   return out.sort((a, b) => a.d - b.d);
 }
 
 /**
  * Place every label {w, h, ax, ay} (its size, and the point it explains) in `bounds`, in order:
- * each at the spot nearest its point that overlaps none of `hard` (values, names: never
- * covered) nor a label placed before it, and, where such a spot exists, none of `soft`
- * either (the cards: better beside them than on them). Returns a box per label, or null
+ * each at the spot nearest its point that overlaps none of `avoid` (values, names, whatever
+ * the caller keeps it off) nor a label placed before it. Returns a box per label, or null
  * for one that fits nowhere (it is left out rather than drawn over data).
  */
-export function place(labels, hard, soft, bounds, { step = 6, pad = 3 } = {}) {
-  const placed = [];
+export function place(labels, avoid, bounds, { step = 6, pad = 3 } = {}) {
+  const against = [...avoid];
   return labels.map(({ w, h, ax, ay }) => {
-    const candidates = spots(w, h, ax, ay, bounds, step);
-    const clear = (box, against) => !against.some((o) => overlaps(box, o, pad));
-    let found = null;
-    for (const against of [[...hard, ...placed, ...soft], [...hard, ...placed]]) {
-      found = candidates.find((c) => clear({ x: c.x, y: c.y, w, h }, against));
-      if (found) break;
-    }
-    if (!found) return null;
-    const box = { x: found.x, y: found.y, w, h };
-    placed.push(box);
-    return box;
+    const found = spots(w, h, ax, ay, bounds, step).find((c) => !against.some((o) => overlaps(c, o, pad)));
+    if (found) against.push(found);
+    return found ? { x: found.x, y: found.y, w, h } : null;
   });
 }
 

@@ -7,6 +7,9 @@ const MARGIN = 6; // between a card and the stage's edge
 export const GAP = 10; // at least this much between two cards
 const ASPECTS = [2.6, 1.8, 1.2, 0.8]; // card width / height, widest first: chunks sit side by side
 const MAX = { w: 440, h: 170 };
+const COLUMN = 8; // up to this many ranks, a portrait box (a phone) stacks them in a column
+export const BESIDE = 0.38; // of a column's width, kept right of the cards for the labels
+const INDENT = 14; // a tree's level in a column (three levels' worth at most)
 
 /** The root if it is one of the ranks, else the first rank. */
 const rootOf = (ranks, root) => (ranks.includes(root) ? root : ranks[0]);
@@ -40,15 +43,16 @@ export function treeOf(ranks, root, edges) {
 }
 
 /** Leaves left to right in depth-first order, each parent centred over its children:
- * {x: {rank: x in [0, 1]}, leaves}. */
+ * {x: {rank: x in [0, 1]}, leaves, pre: the ranks depth-first}. */
 function tidy(ranks, tree) {
   const order = new Map(ranks.map((r, i) => [r, (i - ranks.indexOf(tree.root) + ranks.length) % ranks.length]));
   const children = new Map(ranks.map((r) => [r, []]));
   for (const r of ranks) if (tree.parent[r] != null) children.get(tree.parent[r]).push(r);
   for (const list of children.values()) list.sort((a, b) => order.get(a) - order.get(b));
-  const x = {};
+  const x = {}, pre = [];
   let leaves = 0;
   const visit = (r) => {
+    pre.push(r);
     const kids = children.get(r);
     if (!kids.length) { x[r] = leaves++; return; }
     kids.forEach(visit);
@@ -56,7 +60,7 @@ function tidy(ranks, tree) {
   };
   visit(tree.root);
   for (const r of ranks) x[r] = leaves > 1 ? x[r] / (leaves - 1) : 0.5;
-  return { x, leaves };
+  return { x, leaves, pre };
 }
 
 /**
@@ -179,13 +183,28 @@ const SHAPES = {
   },
 };
 
+const OUTLINED = { tree: 1, star: 1 }; // shapes a column draws as an outline of their tree
+
+/** Ranks one under another (an outline: each under its parent, indented), centred down the box. */
+function column(layout, ranks, width, height, edges) {
+  const tree = treeOf(ranks, layout.root, edges), outline = OUTLINED[layout.shape];
+  const depth = (r) => (outline ? tree.depth[r] : 0), deepest = Math.max(...ranks.map(depth)), n = ranks.length;
+  const card = { w: Math.min(MAX.w, (width - 2 * MARGIN) * (1 - BESIDE)), h: Math.min(MAX.h, (height - 2 * MARGIN - (n - 1) * GAP) / n) };
+  const indent = deepest && Math.min(INDENT, (3 * INDENT) / deepest), top = (height - n * card.h - (n - 1) * GAP) / 2;
+  const at = (r, i) => [r, { x: MARGIN + indent * depth(r) + card.w / 2, y: top + i * (card.h + GAP) + card.h / 2 }];
+  return { card, positions: Object.fromEntries((outline ? tidy(ranks, tree).pre : ranks).map(at)), column: true };
+}
+
 /**
  * Cards and their centres for `ranks` (global numbers, group order) in a width x height box,
  * placed by the run's layout hint {shape, root, servers}: { card: {w, h}, positions: {rank: {x, y}} },
  * the largest cards that keep apart. `edges` ([src, dst] pairs, e.g. every transfer) give a
  * tree its shape. A shape this page does not know is drawn as a ring; a lone rank sits in the middle.
+ * A portrait box (a phone) stacks a few ranks in a column (column: true): its height holds
+ * them at a width that reads, where a figure would shrink them to fit across.
  */
 export function arrange(layout, ranks, width, height, edges = []) {
+  if (height > width && ranks.length > 1 && ranks.length <= COLUMN) return column(layout, ranks, width, height, edges);
   const shape = ranks.length === 1 ? SHAPES.star : SHAPES[layout.shape] ?? SHAPES.ring;
   const options = shape(ranks, layout, width, height, edges);
   // The largest area wins; wide cards (chunks side by side read best) and round loops win near-ties.

@@ -1,28 +1,25 @@
-// The page an exported run opens in: the stage and player over the run embedded in the file,
-// with no server at all. It opens in lecture mode; the keys are the live page's.
+// The page of an exported run: the stage and player over the run in the file, with no server.
 
 import { Stage } from "rs/stage.js";
 import { Player, bindPlayer } from "rs/player.js";
 import { showStep, showOutcome } from "rs/panels.js";
-
-const $ = (id) => document.getElementById(id);
+import { $, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 const run = JSON.parse($("run-data").textContent);
 const player = new Player(new Stage($("stage")), showStep);
 bindPlayer(player); // Space, ← and →
-$("run-title").textContent = `${run.spec.collective} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`;
+say("run-title", `${run.spec.collective} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);
 player.follow = false;
 player.load(run);
 showOutcome(run);
 window.ringside = { player, run };
 
-function lecture(on) {
-  document.body.classList.toggle("present", on);
-  $("present").classList.toggle("active", on);
+function lecture() {
+  $("present").classList.toggle("active", document.body.classList.toggle("present"));
 }
 
-$("present").onclick = () => lecture(!document.body.classList.contains("present"));
+$("present").onclick = lecture;
 document.addEventListener("keydown", (e) => {
-  if (e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
-  if (e.key === "l" || e.key === "L") lecture(!document.body.classList.contains("present"));
-  else if (e.key === "f" || e.key === "F") document.fullscreenElement ? document.exitFullscreen() : document.documentElement.requestFullscreen?.().catch(() => {});
+  if (notAShortcut(e)) return;
+  if (e.key === "l" || e.key === "L") lecture();
+  else if (e.key === "f" || e.key === "F") toggleFullscreen();
 });

@@ -2,9 +2,7 @@
 
 import { describeStep, outcomes, phasesOf } from "rs/replay.js";
 import { bandwidth, bytes, formatValue, seconds } from "rs/format.js";
-import { html } from "rs/dom.js";
-
-const $ = (id) => document.getElementById(id);
+import { $, html, say } from "rs/dom.js";
 
 const counted = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 const values = (v) => (v == null ? "–" : v.length > 6 ? `${v.slice(0, 6).map(formatValue).join(" ")} …` : v.map(formatValue).join(" "));
@@ -15,14 +13,14 @@ export function showStep(player) {
   $("slider").max = Math.max(-1, player.available() - 1);
   $("slider").value = step;
   const divided = frames?.[step + 1]?.divisor; // the frame after the last step of a run that averages
-  $("step-label").textContent = step < 0 ? "inputs" : divided && step >= total ? `÷ ${divided}` : `step ${step + 1} / ${total}`;
-  $("play").textContent = player.playing ? "❚❚" : "▶"; // two bars every font has (⏸ is missing from many)
-  const log = $("log");
+  say("step-label", step < 0 ? "inputs" : divided && step >= total ? `÷ ${divided}` : `step ${step + 1} / ${total}`);
+  say("play", player.playing ? "❚❚" : "▶"); // two bars every font has (⏸ is missing from many)
+  const log = $("log"), caption = $("caption");
   log.replaceChildren();
   showPhases(player);
   if (!run) return;
   if (step < 0) {
-    $("caption").textContent = run.steps.length
+    caption.textContent = run.steps.length
       ? `${run.spec.collective} by ${run.spec.algorithm}: ${counted(total, "step")}. Every rank starts with its input.`
       : run.state === "failed" && !run.schedule
         ? `${run.spec.collective} by ${run.spec.algorithm} failed before its first step (Before / after says why).`
@@ -31,10 +29,10 @@ export function showStep(player) {
   }
   const s = run.steps[step];
   if (!s) { // past the last step: the division by P
-    $("caption").textContent = `After step ${total}, every rank divides its sum by P = ${divided}: the average, the run's output.`;
+    caption.textContent = `After step ${total}, every rank divides its sum by P = ${divided}: the average, the run's output.`;
     return;
   }
-  $("caption").textContent = `Step ${step + 1} of ${total} · ${s.phase}: ${s.caption}`;
+  caption.textContent = `Step ${step + 1} of ${total} · ${s.phase}: ${s.caption}`;
   const lines = describeStep(run, frames, step, 200);
   for (const line of lines) log.append(html("li", {}, line));
   if (s.transfers.length > lines.length && lines.length === 200) log.append(html("li", {}, `… and more: ${s.transfers.length} transfers in all`));
@@ -46,7 +44,7 @@ function differences(o) {
   return `✗ ${shown.join(", ") || `off by ${formatValue(o.maxDiff)}`}`;
 }
 
-/** The phases as a bar under the slider (reduce-scatter, then all-gather); a click jumps to one. */
+/** The phases as a bar under the slider; a click jumps to one. */
 function showPhases(player) {
   const bar = $("phases");
   const phases = phasesOf(player.run?.steps ?? []);
@@ -60,9 +58,8 @@ function showPhases(player) {
   for (const span of bar.children) span.classList.toggle("current", +span.dataset.first <= player.step && player.step <= +span.dataset.last);
 }
 
-/** Why a run went wrong, as the server words it: where a wrong result first departed from
- * what the collective requires (a button shows that step), and a failed run's error
- * (a deadlock's wait-for cycle among them). */
+/** Why a run went wrong, in the server's words: where its result first departed from the
+ * collective's (a button shows that step), a failed run's error. */
 function verdicts(run) {
   const out = [];
   const d = run.departure;
@@ -77,23 +74,21 @@ function verdicts(run) {
   return out;
 }
 
-/** Send/recv code's calls, a row per rank on one time axis: from its post to when the code
- * waited for it (light: the transfer flew while the rank did other work), then to its
- * completion (red: the rank was blocked). Blocking calls wait from their post. */
+/** Send/recv code's calls, a row per rank: light from post to wait (the rank worked meanwhile),
+ * red from wait to completion (the rank was blocked). */
 function callTimeline(calls) {
   const ranks = Object.entries(calls).filter(([, list]) => list.length);
   if (!ranks.length) return null;
   const end = Math.max(...ranks.flatMap(([, list]) => list.map((c) => c.done))) || 1;
-  const at = (t) => `${(100 * Math.max(0, t)) / end}%`;
-  const span = (from, to) => `${(100 * Math.max(0, to - from)) / end}%`;
+  const share = (t) => `${(100 * Math.max(0, t)) / end}%`;
   const rows = ranks.map(([rank, list]) => {
     const blocked = list.reduce((sum, c) => sum + Math.max(0, c.done - c.waited), 0);
     const bars = list.flatMap((c) => {
-      const what = `${c.name} ${c.name.endsWith("send") ? "to" : "from"} rank ${c.peer} (${c.line}): posted ${seconds(c.posted)}, waited from ${seconds(c.waited)}, done ${seconds(c.done)}`;
-      return [
-        html("span", { class: "flight", title: what, style: `position:absolute;top:3px;height:8px;left:${at(c.posted)};width:${span(c.posted, c.waited)};background:var(--muted, #999);opacity:.45` }),
-        html("span", { class: "blocked", title: what, style: `position:absolute;top:1px;height:12px;left:${at(c.waited)};width:${span(c.waited, c.done)};min-width:1px;background:var(--bad, #c33)` }),
-      ];
+      const title = `${c.name} ${c.name.endsWith("send") ? "to" : "from"} rank ${c.peer} (${c.line}): posted ${seconds(c.posted)}, waited from ${seconds(c.waited)}, done ${seconds(c.done)}`;
+      const bar = (cls, from, to, style) => html("span", { class: cls, title,
+        style: `position:absolute;left:${share(from)};width:${share(to - from)};${style}` });
+      return [bar("flight", c.posted, c.waited, "top:3px;height:8px;background:var(--muted, #999);opacity:.45"),
+        bar("blocked", c.waited, c.done, "top:1px;height:12px;min-width:1px;background:var(--bad, #c33)")];
     });
     return html("div", { class: "call-row", "data-rank": rank, "data-blocked": blocked.toFixed(4), style: "display:flex;gap:6px;align-items:center" },
       html("span", { style: "width:2.5em" }, `r${rank}`),
@@ -107,23 +102,25 @@ export function showOutcome(run) {
   const box = $("outcome");
   box.replaceChildren();
   if (!run) return;
-  const rows = outcomes(run).map((o) => html("tr", {},
-    html("td", {}, `r${o.rank}`), html("td", {}, values(o.inputs.flat())), html("td", {}, values(o.outputs.flat())),
+  const rows = outcomes(run).map((o) => row("td", [`r${o.rank}`, values(o.inputs.flat()), values(o.outputs.flat()),
     html("td", { class: o.verified === false ? "differs" : "ok", "data-verified": String(o.verified) },
-      o.verified === true ? "✓" : o.verified === false ? differences(o) : "")));
-  box.append(...verdicts(run), html("table", {}, html("tr", {}, html("th", {}, "rank"), html("th", {}, "in"), html("th", {}, "out"), html("th", {}, "vs native")), rows));
-  const t = run.traffic;
+      o.verified === true ? "✓" : o.verified === false ? differences(o) : "")]));
+  box.append(...verdicts(run), html("table", {}, row("th", ["rank", "in", "out", "vs native"]), rows));
+  const t = run.traffic, p = run.prediction;
   $("traffic").replaceChildren(html("table", {},
-    html("tr", {}, html("td", {}, "time"), html("td", {}, seconds(run.time))),
-    html("tr", { "data-model": "prediction" }, html("td", {}, "predicted"), html("td", { title: run.prediction?.source ?? "" },
-      run.prediction?.time != null ? `${seconds(run.prediction.time)} (${run.prediction.error >= 0 ? "+" : ""}${Math.round(run.prediction.error * 100)}%)` : "–")),
-    ...(run.choice ? [html("tr", { "data-model": "choice" }, html("td", {}, run.choice.label), html("td", {}, run.choice.why))] : []),
-    html("tr", {}, html("td", {}, "algbw / busbw"), html("td", {}, run.algbw ? `${bandwidth(run.algbw)} / ${bandwidth(run.busbw)}` : "–")),
-    html("tr", {}, html("td", {}, "total sent"), html("td", {}, bytes(t?.total))),
-    html("tr", {}, html("td", {}, "busiest link"), html("td", {}, t?.busiest_link ? `${t.busiest_link.src} → ${t.busiest_link.dst}: ${bytes(t.busiest_link.bytes)}` : "–")),
-    ...Object.entries(t?.sent ?? {}).map(([r, b]) => html("tr", {}, html("td", {}, `rank ${r}`), html("td", {}, `sent ${bytes(b)} · got ${bytes(t.received[r])}`)))));
+    row("td", ["time", seconds(run.time)]),
+    row("td", ["predicted", html("td", { title: p?.source ?? "" },
+      p?.time != null ? `${seconds(p.time)} (${p.error >= 0 ? "+" : ""}${Math.round(p.error * 100)}%)` : "–")], { "data-model": "prediction" }),
+    run.choice ? row("td", [run.choice.label, run.choice.why], { "data-model": "choice" }) : null,
+    row("td", ["algbw / busbw", run.algbw ? `${bandwidth(run.algbw)} / ${bandwidth(run.busbw)}` : "–"]),
+    row("td", ["total sent", bytes(t?.total)]),
+    row("td", ["busiest link", t?.busiest_link ? `${t.busiest_link.src} → ${t.busiest_link.dst}: ${bytes(t.busiest_link.bytes)}` : "–"]),
+    Object.entries(t?.sent ?? {}).map(([r, b]) => row("td", [`rank ${r}`, `sent ${bytes(b)} · got ${bytes(t.received[r])}`]))));
   $("trace").href = `/api/runs/${run.id}/trace`;
 }
+
+/** A table row: a `tag` cell for each of `cells` (text, or a cell made already). */
+const row = (tag, cells, attrs = {}) => html("tr", attrs, cells.map((c) => (c instanceof Node ? c : html(tag, {}, c))));
 
 export function showHistory(runs, currentId, open) {
   $("history").replaceChildren(...runs.map((r) => html("li", { class: r.id === currentId ? "current" : "", "data-run": r.id, onclick: () => open(r.id) },

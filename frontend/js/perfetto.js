@@ -1,15 +1,13 @@
-// Open a run's trace in the Perfetto UI the way Perfetto documents it: open its page, PING it
-// until it answers PONG (its listener is up), then post the trace as an ArrayBuffer.
-// The page tells whoever clicked what is happening, and says so plainly when Perfetto
-// cannot be reached (an offline lecture hall): the download link stays beside it.
+// A run's trace into the Perfetto UI as Perfetto documents it: open its page, PING it until it
+// answers PONG, then post the trace; plain words when it cannot be reached (an offline hall).
 
-export const PERFETTO = "https://ui.perfetto.dev";
+const PERFETTO = "https://ui.perfetto.dev";
 const PING_MS = 250;
 const SLOW_MS = 5000; // no answer by then: say it may be unreachable, and keep trying a while
 const GIVE_UP_MS = 30000;
 
-/** Fetch `url` (a trace JSON), open Perfetto and hand it the trace. `say(text, state)` reports
- * progress; state is "waiting", "slow", "opened" or "failed". Resolves with that final state. */
+/** Fetch the trace at `url` and hand it to Perfetto. `say(text, state)` reports progress ("waiting",
+ * "slow", "opened" or "failed"); resolves with the final state. */
 export async function openInPerfetto(url, title, say) {
   // Opened first, in the click's own turn: a browser blocks a window opened after an await.
   const win = window.open(PERFETTO, "_blank");

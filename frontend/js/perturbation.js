@@ -1,27 +1,24 @@
-// Perturbations on the page: the slow rank or link marked on the stage, a hang's wavefront held
-// over it while the others wait, who waited for whom at each step, the inputs that cause them
-// (presenter only) and the lecture demo (one click, or D): the server's pair of algorithms under
-// one straggler. What a run was asked to suffer comes from its spec; what it predicts and where a
-// hang stands, from the server (run.perturbed, `wavefront` messages).
+// Perturbations: a slow rank or link marked on the stage, a hang's wavefront, who waited for whom,
+// the form that asks for them (presenter only) and the lecture demo (D): the server's pair of
+// algorithms under one straggler. Predictions and a hang's state come from the server.
 
 import { api } from "rs/api.js";
-import { el, html } from "rs/dom.js";
+import { $, el, html, notAShortcut } from "rs/dom.js";
 import { bandwidth, seconds } from "rs/format.js";
 import { arrivals, lastArrivals } from "rs/timeline.js";
 
-const MARK = "#D55E00"; // vermilion: apart from every rank's colour in both themes
-const SHOWN_STEPS = 12; // steps listed in the waits report; the rest are summed up
-const $ = (id) => document.getElementById(id);
+const MARK = "#D55E00"; // vermilion: apart from every rank's colour
+const SHOWN_STEPS = 12; // steps listed in the waits report
 const page = () => window.ringside ?? {};
 
-let role = "viewer";
-let limits = null; // GET /api/perturb: the fields' ranges and the demo's title
-let demo = null; // {ids, ended: {id: run}} of the last demo this page started
+let presenter = false;
+let limits = null; // GET /api/perturb
+let demo = null; // {ids, ended: {id: run}} of the last demo this page (or the presenter's) started
 
-/** Every live message, before the page handles it. */
+/** Every live message, before the page's handling. */
 export function onMessage(m) {
   if (m.type === "snapshot") {
-    role = m.role;
+    presenter = m.role === "presenter";
     mountPanel();
   } else if (m.type === "wavefront") {
     const run = page().player?.run;
@@ -32,24 +29,24 @@ export function onMessage(m) {
   } else if (m.type === "run_ended" && demo?.ids.includes(m.run.id)) {
     demo.ended[m.run.id] = m.run;
   }
-  if (["snapshot", "run_started", "run_ended"].includes(m.type)) setTimeout(refresh, 0); // after the page has shown it
+  if (["snapshot", "run_started", "run_ended"].includes(m.type)) setTimeout(refresh, 0); // after the page's
 }
 
-// --- the stage --------------------------------------------------------------------------
+// ---- the stage
 
-/** The stage rebuilds its nodes on a new run or a resize: the marks are drawn again over them. */
+/** The marks are drawn again when the stage rebuilds its nodes (a new run, a resize), and a
+ * hang's verdict takes over the caption the player writes at its frontier. */
 function watchStage() {
-  const svg = $("stage");
-  if (!svg || typeof MutationObserver !== "function") return;
+  const svg = $("stage"), caption = $("caption");
+  if (!svg) return;
   new MutationObserver(() => {
     if (!svg.querySelector("g.perturbation") && page().stage?.run) draw();
   }).observe(svg, { childList: true });
-  const caption = $("caption"); // the player writes each step's caption: a hang's verdict takes over at its frontier
   if (caption) new MutationObserver(holdCaption).observe(caption, { childList: true, characterData: true, subtree: true });
 }
 
-/** At a hang's last reported step the caption is the wavefront's verdict: while the others wait,
- * and once the run has failed on it (the run's error names the rank and step). */
+/** At a hang's last reported step the caption is its verdict: the wavefront's while the others
+ * wait, the run's error once it has failed. */
 function holdCaption() {
   const { player } = page(), caption = $("caption"), front = player?.run?.perturbed?.wavefront;
   if (!caption || !player?.run || player.step + 1 < player.available()) return;
@@ -70,7 +67,9 @@ function draw() {
   if (front?.rank != null) wave(stage, g, front);
 }
 
-const fontOf = (stage) => Math.max(12, Math.min(20, stage.card.h * 0.16));
+const fontOf = (stage) => (stage.column ? 13 : Math.max(12, Math.min(20, stage.card.h * 0.16)));
+/** Where a mark's words start over a card: centred on it, or in a phone's narrow column from its left edge. */
+const anchor = (stage, at) => (stage.column ? [at.x - stage.card.w / 2, "start"] : [at.x, "middle"]);
 
 function outline(stage, g, rank, label, dashed = "8 5", cls = "perturb-label") {
   const at = stage.positions[rank];
@@ -78,7 +77,7 @@ function outline(stage, g, rank, label, dashed = "8 5", cls = "perturb-label") {
   const { w, h } = stage.card, pad = 5;
   el("rect", { class: "perturb-mark", "data-rank": rank, x: at.x - w / 2 - pad, y: at.y - h / 2 - pad, width: w + 2 * pad,
     height: h + 2 * pad, rx: 10, fill: "none", stroke: MARK, "stroke-width": 4, "stroke-dasharray": dashed }, g);
-  text(g, at.x, at.y - h / 2 - pad - 6, label, fontOf(stage), cls);
+  text(g, anchor(stage, at), at.y - h / 2 - pad - 6, label, fontOf(stage), cls);
 }
 
 function link(stage, g, { a, b, bytes_per_s }) {
@@ -86,29 +85,28 @@ function link(stage, g, { a, b, bytes_per_s }) {
   if (!p || !q) return;
   el("line", { class: "perturb-link", "data-a": a, "data-b": b, x1: p.x, y1: p.y, x2: q.x, y2: q.y, stroke: MARK,
     "stroke-width": 7, "stroke-opacity": 0.55, "stroke-dasharray": "14 8", "stroke-linecap": "round" }, g);
-  text(g, (p.x + q.x) / 2, (p.y + q.y) / 2 - 8, `slow link ${a}–${b} · ${bandwidth(bytes_per_s)}`, fontOf(stage));
+  text(g, [(p.x + q.x) / 2, "middle"], (p.y + q.y) / 2 - 8, `slow link ${a}–${b} · ${bandwidth(bytes_per_s)}`, fontOf(stage));
 }
 
-/** The hang: the rank everyone waits for outlined, every rank's last step done under its card (the caption says the rest). */
+/** The hang: the rank everyone waits for outlined, every rank's last step done under its card. */
 function wave(stage, g, front) {
   outline(stage, g, front.rank, `everyone waits for it at step ${front.step + 1}`, "3 4", "perturb-label perturb-verdict");
   for (const [rank, done] of Object.entries(front.done)) {
     const at = stage.positions[rank];
     if (!at) continue;
     const waits = front.waiting.includes(Number(rank)) ? ` · waits for ${front.rank}` : "";
-    text(g, at.x, at.y + stage.card.h / 2 + fontOf(stage) + 4, `done: ${done < 0 ? "no step" : `step ${done + 1}`}${waits}`, fontOf(stage) * 0.85);
+    text(g, anchor(stage, at), at.y + stage.card.h / 2 + fontOf(stage) + 4, `done: ${done < 0 ? "no step" : `step ${done + 1}`}${waits}`, fontOf(stage) * 0.85);
   }
 }
 
-function text(g, x, y, words, size, cls = "perturb-label") {
-  const t = el("text", { class: cls, x, y, "text-anchor": "middle", "font-size": size, fill: MARK, "font-weight": 600,
-    "paint-order": "stroke", stroke: "var(--bg, #fff)", "stroke-width": 4 }, g);
-  t.textContent = words;
+function text(g, [x, side], y, words, size, cls = "perturb-label") {
+  el("text", { class: cls, x, y, "text-anchor": side, "font-size": size, fill: MARK, "font-weight": 600,
+    "paint-order": "stroke", stroke: "var(--bg, #fff)", "stroke-width": 4 }, g).textContent = words;
 }
 
-// --- the panel ----------------------------------------------------------------------------
+// ---- the panel
 
-const FIELDS = [ // [option, field, label, default]
+const FIELDS = [ // option, field, label, default
   ["straggler", "rank", "rank", 0], ["straggler", "delay_s", "delay (s)", 0.1],
   ["slow_link", "a", "rank", 0], ["slow_link", "b", "and rank", 1], ["slow_link", "bytes_per_s", "bytes/s", 1e6],
   ["hang", "rank", "rank", 0], ["hang", "step", "at step", 1],
@@ -126,8 +124,8 @@ async function mountPanel() {
     document.querySelector("#keys dl")?.append(html("dt", {}, "D"), html("dd", {}, limits?.demo?.title ?? "the perturbation demo"));
   }
   const form = $("perturb-form");
-  form.hidden = role !== "presenter";
-  if (form.childElementCount || role !== "presenter") return;
+  form.hidden = !presenter;
+  if (form.childElementCount || !presenter) return;
   for (const [option, title] of Object.entries(OPTIONS)) {
     const box = html("input", { type: "checkbox", name: `${option}.on` });
     const fields = FIELDS.filter(([o]) => o === option).map(([, name, label, value]) =>
@@ -156,9 +154,9 @@ async function runPerturbed() {
 }
 
 async function runDemo() {
-  const straggler = role === "presenter" && $("perturb-form").elements["straggler.on"]?.checked ? asked()?.straggler : undefined;
+  const straggler = presenter && $("perturb-form").elements["straggler.on"]?.checked ? asked()?.straggler : undefined;
   await submit(() => api("/api/perturb/demo", { method: "POST", body: straggler ? { straggler } : {} }), (answer) => {
-    demo = { ids: answer.runs.map((r) => r.id), ended: {}, predicted: answer.runs };
+    demo = { ids: answer.runs.map((r) => r.id), ended: {} };
     page().controls?.onSubmitted(answer.runs[0].id);
   });
 }
@@ -174,13 +172,12 @@ async function submit(request, then) {
 }
 
 function onKey(e) {
-  if (e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
-  if ((e.key === "d" || e.key === "D") && role === "presenter") runDemo();
+  if (!notAShortcut(e) && (e.key === "d" || e.key === "D") && presenter) runDemo();
 }
 
-// --- the report ---------------------------------------------------------------------------
+// ---- the report
 
-/** The run on stage: marks, and, once it has ended, what was predicted, who arrived last, who waited. */
+/** The run on stage's marks, and once it has ended, what was predicted, who arrived last, who waited. */
 function refresh() {
   draw();
   const report = $("perturb-report"), run = page().player?.run;
@@ -206,19 +203,32 @@ function reportOf(run) {
   return lines;
 }
 
-/** The demo's runs side by side once all have ended (measured time against the predicted extra);
- * null before. With `shown`, only while the demo's last run is on stage. */
+/** The demo's runs side by side once all have ended, measured against predicted; null before.
+ * With `shown`, only while the demo's last run is on stage. */
 function demoLine(shown) {
   if (!demo || demo.ids.some((id) => !demo.ended[id]) || (shown && shown !== demo.ids.at(-1))) return null;
-  const parts = demo.predicted.map(({ id, algorithm, predicted_extra_s }) =>
-    `${algorithm}: ${seconds(demo.ended[id].time)} (predicted +${seconds(predicted_extra_s)})`);
+  const parts = demo.ids.map((id) => demo.ended[id]).map(({ spec, time, perturbed }) =>
+    `${spec.algorithm}: ${seconds(time)} (predicted +${seconds(perturbed?.predicted_extra_s)})`);
   return `under one straggler: ${parts.join(" · ")}`;
+}
+
+export const demoIds = () => demo?.ids ?? [];
+
+/** The presenter's demo: its ended runs are fetched (a late joiner heard no run_ended). */
+export function follow(ids) {
+  if (!ids.length || String(ids) === String(demoIds())) return;
+  const mine = (demo = { ids, ended: {} });
+  for (const id of ids) {
+    api(`/api/runs/${id}`).then((run) => {
+      if (run.finished_at != null && demo === mine) { mine.ended[id] = run; refresh(); }
+    }).catch(() => {}); // gone from the store: no line
+  }
 }
 
 function demoReport() {
   const line = demoLine();
   if (!line) return [];
-  holdCaption(); // the caption says it too, at the last run's last step (lecture mode shows no panel)
+  holdCaption(); // the caption says it too (lecture mode shows no panel)
   return [html("p", { class: "perturb-demo" }, line)];
 }
 

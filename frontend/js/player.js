@@ -1,34 +1,35 @@
-// The player: which step is on the stage, and moving through them — by hand, at a speed,
-// following a live run as its steps arrive, or led by the presenter's page.
+// The player: which step is on the stage, moved by hand, at a speed, by a live run's new steps,
+// or by the presenter's page.
 
 import { extend, firstFrame, stepComplete } from "rs/replay.js";
+import { $, notAShortcut } from "rs/dom.js";
 
 const STEP_MS = 1400; // one step at 1x: long enough to follow a chunk with the eye
 
 export class Player {
+  run = null;
+  frames = [];
+  step = -1; // -1: the inputs, before any step
+  playing = false;
+  speed = 1;
+  follow = true;
+  loop = 0; // the play loop that may go on: a newer one, or the presenter's lead, ends an older one
+  // Led by the presenter, `view` (the presenter's last) moves this player; a move of its own ends that.
+  led = false;
+  view = null;
+  onDetach = null;
+
   constructor(stage, onChange) {
     this.stage = stage;
     this.onChange = onChange;
-    this.run = null;
-    this.frames = [];
-    this.step = -1; // -1: the inputs, before any step
-    this.playing = false;
-    this.speed = 1;
-    this.follow = true;
-    this.loop = 0; // the play loop that may go on: a newer one, or the presenter's lead, ends an older one
-    // Led by the presenter: `view` is the presenter's last (run_id, step, playing, speed) and
-    // moves this player; a move of one's own calls onDetach and ends the lead.
-    this.led = false;
-    this.view = null;
-    this.onDetach = null;
   }
 
-  /** Show a run: a new one, or newer data of the one on stage (a live run's end, a reload). */
+  /** Show a run, or newer data of the one on stage (a live run's end, a reload). */
   load(run, { step } = {}) {
     const same = this.run?.id === run.id;
     const drawn = same && this.run.chunk_bounds.length === run.chunk_bounds.length && this.run.group.length === run.group.length;
-    // A step's frame never changes once every rank has reported it: newer data of the same
-    // run keeps the frames it has, as long as it too has every step they were built from.
+    // A step's frame never changes once every rank has reported it: newer data keeps the frames
+    // built from steps it too has complete.
     const kept = drawn && stepComplete(run, this.frames.length - 2);
     this.run = run;
     if (!kept) this.frames = [firstFrame(run)];
@@ -36,7 +37,7 @@ export class Player {
     if (drawn) this.stage.update(run, this.frames);
     else this.stage.load(run, this.frames);
     if (!same) this.step = -1;
-    // Newer data of the run in flight: the step being animated shows itself when it lands.
+    // Newer data of a run in flight: the step being animated shows itself when it lands.
     if (!(drawn && step === undefined && this.stage.pending)) {
       this.step = Math.min(step ?? this.step, this.available() - 1);
       this.stage.show(this.step + 1);
@@ -46,47 +47,42 @@ export class Player {
     this.followLive();
   }
 
-  /** The run on stage has new reports (a live run): frames for the steps they complete. */
+  /** A live run's new reports: frames for the steps they complete. */
   grow() {
     if (!extend(this.frames, this.run)) return;
     this.changed();
-    if (this.leading()) this.mirror(this.view); // the presenter may be ahead of what had arrived here
+    if (this.leading()) this.mirror(this.view); // the presenter may be ahead of what had arrived
     this.followLive();
   }
 
-  /** Whether the presenter's view is about the run on stage, and this player follows it. */
-  leading() {
-    return this.led && this.view?.run_id === this.run?.id;
-  }
+  /** Whether this player follows the presenter's view, and it is about the run on stage. */
+  leading() { return this.led && this.view?.run_id === this.run?.id; }
 
-  /** Following, a live run plays on as its steps arrive (even after a pause by hand), unless
-   * the presenter leads it. */
+  /** A followed live run plays on as its steps arrive (even after a pause), unless the presenter leads. */
   followLive() {
     if (this.follow && this.run.state === "running" && !this.leading() && !this.playing) this.loopFrom();
   }
 
-  /** Steps that every rank has reported, each with its frame (a live run grows). */
-  available() {
-    return this.run ? this.frames.length - 1 : 0;
-  }
+  /** Steps that every rank has reported, each with its frame. */
+  available() { return this.run ? this.frames.length - 1 : 0; }
 
   changed() { this.onChange(this); }
 
-  /** A move of this page's own (a key, a button, the slider): it leaves the presenter's lead. */
+  /** A move of this page's own (a key, a button, the slider) leaves the presenter's lead. */
   own() {
     if (!this.led) return;
     this.led = false;
-    this.playing = false; // the presenter's playing was shown here, not played by a loop of this page's
+    this.playing = false; // the presenter's playing was shown, not played by a loop of this page's
     this.loop += 1;
     this.onDetach?.();
   }
 
-  /** The presenter's view: show its step (a step forward flies, as on the presenter's page),
-   * take its speed and its playing. A step this page has not received yet is shown on arrival. */
+  /** The presenter's view: its step (a step forward flies, as there), speed and playing. A step
+   * not received yet is shown on arrival. */
   mirror(view) {
     this.view = view;
     if (!this.led || this.run?.id !== view.run_id) return;
-    this.loop += 1; // no play loop of this page's own runs beside the lead
+    this.loop += 1; // no play loop of this page's own beside the lead
     this.speed = view.speed;
     const target = Math.max(-1, Math.min(view.step, this.available() - 1));
     if (target === this.step + 1 && view.playing) {
@@ -113,10 +109,7 @@ export class Player {
     this.stage.mark(this.step);
   }
 
-  async forward() {
-    this.own();
-    return this.advance();
-  }
+  async forward() { this.own(); return this.advance(); }
 
   async advance() {
     if (!this.run || this.step + 1 >= this.available()) return false;
@@ -130,8 +123,7 @@ export class Player {
 
   play() {
     this.own();
-    if (this.playing || !this.run) return;
-    this.loopFrom();
+    if (!this.playing) this.loopFrom();
   }
 
   /** Play on from the step shown (from the inputs if at the end of an ended run). */
@@ -144,13 +136,9 @@ export class Player {
     const going = () => this.playing && this.loop === mine;
     while (going()) {
       const moved = await this.advance();
-      if (!going()) return; // paused, or another loop or the presenter took over: they say so
-      if (!moved) {
-        if (this.run.state !== "running") break;
-        await new Promise((r) => setTimeout(r, 100)); // a live run: wait for its next step
-      } else {
-        await new Promise((r) => setTimeout(r, 120 / this.speed));
-      }
+      if (!going()) return; // paused, or taken over: whoever did says so
+      if (!moved && this.run.state !== "running") break;
+      await new Promise((r) => setTimeout(r, moved ? 120 / this.speed : 100)); // unmoved: a live run's next step
     }
     if (this.loop !== mine) return;
     this.playing = false;
@@ -167,9 +155,8 @@ export class Player {
   setSpeed(speed) { this.own(); this.speed = speed; this.changed(); }
 }
 
-/** Wire the player's buttons, slider, speed and keys (Space, ←, →) on this page. */
+/** The player's buttons, slider, speed and keys (Space, ← →, + -). */
 export function bindPlayer(player) {
-  const $ = (id) => document.getElementById(id);
   $("first").onclick = () => { player.pause(); player.go(-1); };
   $("back").onclick = () => player.back();
   $("play").onclick = () => player.toggle();
@@ -179,7 +166,7 @@ export function bindPlayer(player) {
   const follow = $("follow");
   if (follow) follow.onchange = (e) => { player.follow = e.target.checked; };
   document.addEventListener("keydown", (e) => {
-    if (e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (notAShortcut(e)) return;
     if (e.key === " ") { e.preventDefault(); player.toggle(); }
     else if (e.key === "ArrowRight") { e.preventDefault(); player.pause(); player.forward(); }
     else if (e.key === "ArrowLeft") { e.preventDefault(); player.back(); }

@@ -1,15 +1,10 @@
-// The prediction panel: every algorithm of a collective at scales the cluster cannot run,
-// time against message size at a chosen P and against P (2..1024) at a chosen size, from this
-// cluster's fitted alpha, beta, gamma or from a named preset (its source shown), with the sizes
-// where the fastest algorithm changes listed. Everything named comes from the server.
+// The prediction panel: every algorithm of a collective at scales the cluster cannot run, from
+// its fitted alpha, beta, gamma or a named preset, and the sizes where the fastest one changes.
 
 import { api } from "rs/api.js";
 import { bytes, colour, seconds } from "rs/format.js";
-import { chartTheme } from "rs/charts.js";
-import { html } from "rs/dom.js";
-
-const $ = (id) => document.getElementById(id);
-const CONFIG = { displayModeBar: false, responsive: true };
+import { chartTheme, CONFIG } from "rs/charts.js";
+import { $, html } from "rs/dom.js";
 
 /** Fill the panel's form from the catalog (collectives that move a message) and the presets. */
 export async function initPredict(catalog, plotly) {
@@ -44,7 +39,7 @@ async function show(form, plotly) {
   }
 }
 
-/** "1K" → 1024, "4M" → 4194304; what the server parses too (it answers a bad one naming the field). */
+/** "1K" → 1024, "4M" → 4194304 (a bad one: the server's answer names the field). */
 function parseSize(text) {
   const m = /^\s*([\d.]+)\s*([KMG]?)/i.exec(text);
   if (!m) return text;
@@ -61,16 +56,16 @@ function describe(a) {
 async function draw(a, Plotly) {
   const algorithms = Object.keys(a.versus_size);
   const t = chartTheme();
-  const bySize = algorithms.map((name, i) => ({ x: a.sizes, y: a.versus_size[name].map((s) => s * 1e6), name, mode: "lines+markers",
-    line: { color: colour(i), width: 2 }, legendgroup: name }));
+  const layout = (title, x) => ({ ...t, height: 320, title: { text: title, font: { size: 13 } },
+    xaxis: { ...t.xaxis, type: "log", title: { text: x } }, yaxis: { ...t.yaxis, type: "log", title: { text: "time (µs)" } } });
+  const curves = (x, times, f, more) => algorithms.map((name, i) => ({ x, y: times[name].map(f), name, mode: "lines+markers",
+    line: { color: colour(i), width: 2 }, legendgroup: name, ...more }));
+  const bySize = curves(a.sizes, a.versus_size, (s) => s * 1e6);
   if (a.native) bySize.push({ x: a.sizes, y: a.native.times.map((s) => s * 1e6), name: `measured line (${a.native.runs} runs)`,
     mode: "lines", line: { color: colour(algorithms.length), dash: "dot" } });
-  await Plotly.react($("predict-size"), bySize, { ...t, height: 320, title: { text: `time against size at P=${a.p}`, font: { size: 13 } },
-    xaxis: { ...t.xaxis, type: "log", title: { text: "bytes per rank" } }, yaxis: { ...t.yaxis, type: "log", title: { text: "time (µs)" } } }, CONFIG);
-  const byP = algorithms.map((name, i) => ({ x: a.ps, y: a.versus_p[name].map((s) => (s == null ? null : s * 1e6)), name, mode: "lines+markers",
-    line: { color: colour(i), width: 2 }, legendgroup: name, showlegend: false }));
-  await Plotly.react($("predict-p"), byP, { ...t, height: 320, title: { text: `time against P at ${bytes(a.size)} per rank`, font: { size: 13 } },
-    xaxis: { ...t.xaxis, type: "log", title: { text: "ranks (P)" } }, yaxis: { ...t.yaxis, type: "log", title: { text: "time (µs)" } } }, CONFIG);
+  await Plotly.react($("predict-size"), bySize, layout(`time against size at P=${a.p}`, "bytes per rank"), CONFIG);
+  const byP = curves(a.ps, a.versus_p, (s) => (s == null ? null : s * 1e6), { showlegend: false });
+  await Plotly.react($("predict-p"), byP, layout(`time against P at ${bytes(a.size)} per rank`, "ranks (P)"), CONFIG);
   $("predict-crossovers").replaceChildren(...(a.crossovers.length
     ? a.crossovers.map((c) => html("li", { "data-size": c.size }, c.text))
     : [html("li", {}, `one algorithm is fastest from ${bytes(a.sizes[0])} to ${bytes(a.sizes.at(-1))} at P=${a.p}`)]));

@@ -1,27 +1,18 @@
 // Replays a run: every rank's buffer after any step, and where each chunk's data came from.
-// Pure functions over the Run JSON the server serves; no DOM, so node can test them.
+// Pure functions over the Run JSON (no DOM: node tests them).
 
 import { combination, formatValue } from "rs/format.js";
 
 /** The values a ChunkState shows: every value at capture `full`, else its preview. */
-export function shown(state) {
-  if (!state) return null;
-  return state.values ?? state.preview ?? null;
-}
+export const shown = (state) => state?.values ?? state?.preview ?? null;
 
 /** min, max and sum of a chunk captured as a summary (no values shipped); null otherwise. */
-function summaryOf(state) {
-  return state.values == null && state.min != null ? { min: state.min, max: state.max, sum: state.sum } : null;
-}
+const summaryOf = (state) => (state.values == null && state.min != null ? { min: state.min, max: state.max, sum: state.sum } : null);
 
-/**
- * A frame is every rank's buffer at one point of the run: frames[0] before the first step,
- * frames[k + 1] after step k.
- * { values: {rank: [chunkValues|null]}, stats: {rank: [{min, max, sum}|null]},
- *   origins: {rank: [Set<rank>]}, changed: Set<"rank:chunk"> }.
- * Values come from the ranks' own reports (states); origins from replaying the transfers:
- * a copy takes the sender's origins, a reduce adds them to its own.
- */
+/** A frame: every rank's buffer before the first step (frames[0]) or after step k (frames[k + 1]):
+ * { values: {rank: [chunkValues|null]}, stats: {rank: [{min, max, sum}|null]}, origins: {rank:
+ * [Set<rank>]}, changed: Set<"rank:chunk"> }. Values are the ranks' reports; origins replay the
+ * transfers (a copy takes the sender's, a reduce adds them). */
 export function firstFrame(run) {
   const chunks = run.chunk_bounds.length;
   const values = {}, origins = {}, stats = {};
@@ -38,18 +29,29 @@ export function firstFrame(run) {
   return { values, origins, stats, changed: new Set() };
 }
 
-/** The frame after `step`, given the frame before it. Earlier frames are shared, never changed:
- * only the rows the step touches are copied, so its cost is the step's, not the run's. */
-export function nextFrame(prev, step) {
-  const next = { values: { ...prev.values }, origins: { ...prev.origins }, stats: { ...prev.stats }, changed: new Set() };
-  const copied = { values: new Set(), origins: new Set(), stats: new Set() };
-  const own = (table, r) => { // copy a rank's row the first time this step changes it
-    if (!copied[table].has(r)) {
-      copied[table].add(r);
+/** A frame to make from `prev`, and `own(table, rank)`, which copies a rank's row the first time
+ * it is changed: earlier frames are shared, never changed, so a step costs what it touches. */
+function successor(prev, mark = {}) {
+  const next = { values: { ...prev.values }, origins: { ...prev.origins }, stats: { ...prev.stats }, changed: new Set(), ...mark };
+  const copied = new Set();
+  const own = (table, r) => {
+    if (!copied.has(`${table}/${r}`)) {
+      copied.add(`${table}/${r}`);
       next[table][r] = next[table][r].slice();
     }
     return next[table][r];
   };
+  /** A chunk's reported state into rank r's buffer. */
+  const report = (r, state) => {
+    own("values", r)[state.chunk] = shown(state);
+    own("stats", r)[state.chunk] = summaryOf(state);
+  };
+  return { next, own, report };
+}
+
+/** The frame after `step`, given the frame before it. */
+export function nextFrame(prev, step) {
+  const { next, own, report } = successor(prev);
   for (const [src, dst, chunk, into, reduce] of step.transfers) {
     const from = prev.origins[String(src)]?.[chunk] ?? new Set();
     const row = own("origins", String(dst));
@@ -57,33 +59,20 @@ export function nextFrame(prev, step) {
     row[into] = reduce ? new Set([...row[into], ...from]) : new Set(from);
     next.changed.add(`${dst}:${into}`);
   }
-  for (const [r, report] of Object.entries(step.ranks ?? {})) {
-    for (const state of report.states ?? []) {
-      own("values", r)[state.chunk] = shown(state);
-      own("stats", r)[state.chunk] = summaryOf(state);
-    }
-  }
+  for (const [r, { states }] of Object.entries(step.ranks ?? {})) for (const state of states ?? []) report(r, state);
   return next;
 }
 
-/**
- * The frame after the last step of a run that averages (the server's display.divisor: P):
- * the schedule only added, and every rank then divided its output by P in place, so the
- * output cells hold the ranks' reported outputs. Null until every rank has reported its end.
- * The frame is marked {divisor}.
- */
+/** The frame after the last step of a run that averages (display.divisor: P), marked {divisor}:
+ * the schedule only added, then every rank divided its output by P in place, so the cells hold
+ * the ranks' reported outputs. Null until every rank has reported its end. */
 export function divisionFrame(run, prev) {
   const divisor = run.display?.divisor;
   if (!divisor || !run.group.every((r) => run.results?.[String(r)])) return null;
-  const next = { values: { ...prev.values }, origins: prev.origins, stats: { ...prev.stats }, changed: new Set(), divisor };
+  const { next, report } = successor(prev, { divisor });
   for (const r of run.group.map(String)) {
-    const output = run.results[r].output ?? [];
-    if (!output.length) continue;
-    next.values[r] = next.values[r].slice();
-    next.stats[r] = next.stats[r].slice();
-    for (const state of output) {
-      next.values[r][state.chunk] = shown(state);
-      next.stats[r][state.chunk] = summaryOf(state);
+    for (const state of run.results[r].output ?? []) {
+      report(r, state);
       next.changed.add(`${r}:${state.chunk}`);
     }
   }
@@ -98,9 +87,8 @@ export function replay(run) {
   return last ? [...frames, last] : frames;
 }
 
-/** A live run's frames grow: append one for each step past the last framed one that every
- * rank has now reported, and the division once the run that averages has ended. Returns
- * how many were added. */
+/** A live run's frames grow: one for each next step every rank has now reported, and the
+ * division once a run that averages has ended. Returns how many were added. */
 export function extend(frames, run) {
   const before = frames.length;
   while (stepComplete(run, frames.length - 1)) frames.push(nextFrame(frames.at(-1), run.steps[frames.length - 1]));
@@ -126,12 +114,11 @@ export function outcomes(run) {
   });
 }
 
-/** The op a run's reductions apply, as the server says (a barrier's is its own, BOR); runs
- * stored before the server said so apply their spec's. */
+/** The op a run's reductions apply (a barrier's is its own); runs stored before the server said, their spec's. */
 export const opOf = (run) => run.op ?? run.spec.op;
 
-/** A step's reductions grouped by the cell they combine into, in the order they first appear:
- * [{dst, into, from: [[src, chunk], ...]}]. Several ranks may reduce into one cell at once. */
+/** A step's reductions by the cell they combine into (several ranks may reduce into one), in
+ * order of appearance: [{dst, into, from: [[src, chunk], ...]}]. */
 export function reductions(step) {
   const cells = new Map();
   for (const [src, dst, chunk, into, reduce] of step?.transfers ?? []) {
@@ -143,8 +130,8 @@ export function reductions(step) {
   return [...cells.values()];
 }
 
-/** Step k in words for the transfer log, one line per copy and per cell reduced into:
- * "rank 0 → rank 1: chunk 3 [6, 7] + [14, 15] = [20, 22]". At most `limit` lines. */
+/** Step k in words, at most `limit` lines, one per copy and per cell reduced into:
+ * "rank 0 → rank 1: chunk 3 [6, 7] + [14, 15] = [20, 22]". */
 export function describeStep(run, frames, k, limit = Infinity) {
   const step = run.steps[k], before = frames[k], after = frames[k + 1];
   const fmt = (v) => (v == null ? "?" : `[${v.slice(0, 3).map(formatValue).join(", ")}${v.length > 3 ? ", …" : ""}]`);
@@ -179,7 +166,7 @@ export function phasesOf(steps) {
   return out;
 }
 
-/** Is step k complete: has every rank of the group reported it? */
+/** Has every rank of the group reported step k? */
 export function stepComplete(run, k) {
   const step = run.steps[k];
   return !!step && run.group.every((r) => step.ranks?.[String(r)]);

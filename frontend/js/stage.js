@@ -12,6 +12,8 @@ import { textWidth } from "rs/labels.js";
 import { showFormula } from "rs/formulas.js";
 
 export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
+const NARROW = 600; // CSS px: a stage narrower, and taller than wide (a phone), counts a unit a pixel
+const LEAST = 12; // px: a phone's smallest name, bytes or label
 export const COLOUR_ONLY = 16; // from this many ranks on, cells are colours only, their values on hover
 const MIN_FONT = 9; // the smallest value text drawn, in stage units
 const READABLE = 14; // a value rounded harder to be drawn at least this large is worth it
@@ -56,24 +58,29 @@ export class Stage {
     this.width = WIDTH;
     this.height = 640;
     this.frames = [];
-    this.cells = {}; // "rank:chunk" -> {group, stripes, text, w, h, maxFont, cx, cy, box; its card's top, bottom, middle}
+    this.cells = {}; // "rank:chunk" -> {group, stripes, text, w, h, maxFont, cx, cy, box}
     this.nameBoxes = []; // what labels must not cover besides values: names, a buffer's part labels
     this.shown = 0; // the frame on the stage
     this.marked = -1; // the step whose arrows and sums are drawn
     this.frameCount = 0; // requestAnimationFrame callbacks while animating (for the fps benchmark)
     this.pool = []; // tokens, made as needed and reused
     if (typeof ResizeObserver === "function") new ResizeObserver(() => this.fitToBox()).observe(svg);
+    // Marks others lay over the stage (a straggler's) come after the labels: place those again, clear of them.
+    if (typeof MutationObserver === "function")
+      new MutationObserver(() => { if (!this.pending && svg.querySelector(":scope > g")) drawSums(this, this.marked); }).observe(svg, { childList: true });
   }
 
-  /** The stage's height in its own units, from the element's shape on the page. */
-  boxHeight() {
+  /** The stage's size in its own units, [across, down], from the element's shape on the page. */
+  box() {
     const { width, height } = this.svg.getBoundingClientRect();
-    return width > 0 && height > 0 ? Math.round(Math.min(1100, Math.max(420, (WIDTH * height) / width))) : this.height;
+    const inner = this.svg.clientWidth || width; // inside its border: a unit is exactly a pixel
+    if (!(width > 0 && height > 0)) return [this.width, this.height];
+    return width < NARROW && height > width ? [inner, Math.floor((height * inner) / width)] : [WIDTH, Math.round(Math.min(1100, Math.max(420, (WIDTH * height) / width)))];
   }
 
   fitToBox() {
-    const h = this.boxHeight();
-    if (!this.run || Math.abs(h - this.height) < 0.02 * this.height) return;
+    const [w, h] = this.box();
+    if (!this.run || (w === this.width && Math.abs(h - this.height) < 0.02 * this.height)) return;
     const { shown, marked } = this;
     this.stopAnimation();
     this.load(this.run, this.frames);
@@ -85,11 +92,11 @@ export class Stage {
     this.stopAnimation();
     this.run = run;
     this.frames = frames;
-    this.height = this.boxHeight();
-    this.svg.setAttribute("viewBox", `0 0 ${WIDTH} ${this.height}`);
+    [this.width, this.height] = this.box();
+    this.svg.setAttribute("viewBox", `0 0 ${this.width} ${this.height}`);
     this.svg.replaceChildren();
     // One inner <svg> holds the scene, so the page's hooks read alike as "#stage g.cell" and "#stage svg g.cell".
-    const scene = el("svg", { class: "scene", x: 0, y: 0, width: WIDTH, height: this.height, overflow: "visible" }, this.svg);
+    const scene = el("svg", { class: "scene", x: 0, y: 0, width: this.width, height: this.height, overflow: "visible" }, this.svg);
     this.cells = {};
     this.nameBoxes = [];
     this.bars = {};
@@ -104,9 +111,12 @@ export class Stage {
     const layout = run.layout ?? {}; // runs stored before the server gave layouts are drawn as rings
     // A group smaller than the world (new_group): every rank keeps its place, those outside greyed.
     const world = run.world_size > run.group.length ? Array.from({ length: run.world_size }, (_, r) => r) : run.group;
-    const { card, positions } = arrange(layout, world, WIDTH, this.height, edges);
+    const { card, positions, column } = arrange(layout, world, this.width, this.height, edges);
+    this.column = column; // a phone's: marks over it read from the cards' left edge, at a phone's size
     this.card = card;
     this.positions = positions;
+    // A card's header: its name 0.72 of it, its bytes 0.6; in a phone's column, the bytes LEAST px.
+    this.head = column && !this.colourOnly ? LEAST / 0.6 : Math.max(11, Math.min(30, card.h * 0.24));
     const defs = el("defs", {}, scene);
     const head = el("marker", { id: "head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse" }, defs);
     el("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }, head);
@@ -133,23 +143,18 @@ export class Stage {
     showFormula(run);
   }
 
-  /** A card's name in the layer over the tokens, as long as fits: "rank 3 (g1) · root" … "3". */
-  drawName(rank, left, top, head, choices, cls = "name") {
-    const font = head * 0.72, room = this.card.w - (this.card.w >= 60 ? 22 : 6);
-    const label = choices.find((t) => textWidth(t, font) * 0.95 <= room) ?? choices.at(-1);
-    const x = left + Math.min(8, this.card.w * 0.06), y = top + head * 0.55;
-    el("text", { class: cls, x, y, "font-size": font }, this.names).textContent = label;
-    this.nameBoxes.push({ x, y: y - font, w: textWidth(label, font) * 0.95, h: font * 1.3 }); // a glyph box: ascent about 1 em over the baseline
-    return x - left + textWidth(label, font) * 0.95;
-  }
-
-  /** The rank's bytes so far in its header, right of its name, where they fit: "↑48 B ↓48 B". */
-  drawBytes(left, top, head, nameEnd) {
-    const font = head * 0.6, widest = `↑${bytes(this.most)} ↓${bytes(this.most)}`;
-    const right = left + this.card.w - (this.card.w >= 60 ? 20 : 4);
-    if (left + nameEnd + 10 + textWidth(widest, font) > right) return null;
-    this.nameBoxes.push({ x: right - textWidth(widest, font), y: top + head * 0.55 - font, w: textWidth(widest, font), h: font * 1.3 });
-    return el("text", { class: "bytes", x: right, y: top + head * 0.55, "font-size": font }, this.names);
+  /** A card's header in the layer over the tokens: its name, as long as fits ("rank 3 (g1) · root"
+   * … "3"), and with `traffic` its bytes so far right of it ("↑48 B ↓48 B"), returned: "rank 3"
+   * rather than no bytes, though not a bare number. The whole band is kept clear of labels. */
+  drawHead(left, top, choices, cls = "name", traffic = false) {
+    const { w } = this.card, { head } = this, font = head * 0.72, x = left + Math.min(8, w * 0.06), y = top + head * 0.55;
+    const wide = (t) => textWidth(t, font) * 0.95;
+    const beside = traffic ? x - left + 10 + textWidth(`↑${bytes(this.most)} ↓${bytes(this.most)}`, head * 0.6) : Infinity;
+    const withBytes = choices.slice(0, 2).find((t) => wide(t) + beside <= w - (w >= 60 ? 20 : 4));
+    el("text", { class: cls, x, y, "font-size": font }, this.names).textContent =
+      withBytes ?? choices.find((t) => wide(t) <= w - (w >= 60 ? 22 : 6)) ?? choices.at(-1);
+    this.nameBoxes.push({ x: left, y: top - head * 0.2, w, h: head * 1.2 }); // glyphs rise about 1 em over the baseline
+    return withBytes ? el("text", { class: "bytes", x: left + w - (w >= 60 ? 20 : 4), y, "font-size": head * 0.6 }, this.names) : null;
   }
 
   /** A rank outside the run's group: greyed in place, no buffer. */
@@ -159,8 +164,7 @@ export class Stage {
     const g = el("g", { class: "card outside", "data-rank": rank, transform: `translate(${x - w / 2},${y - h / 2})` }, parent);
     el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
     el("title", {}, g).textContent = `rank ${rank} is not in this run's group`;
-    const head = Math.max(11, Math.min(30, h * 0.24));
-    this.drawName(rank, x - w / 2, y - h / 2, head, [`rank ${rank} · not in group`, `rank ${rank} · out`, `rank ${rank}`, `${rank}`], "name outside");
+    this.drawHead(x - w / 2, y - h / 2, [`rank ${rank} · not in group`, `rank ${rank} · out`, `rank ${rank}`, `${rank}`], "name outside");
   }
 
   drawCard(parent, rank, isRoot) {
@@ -170,11 +174,11 @@ export class Stage {
     const left = x - w / 2, top = y - h / 2;
     const g = el("g", { class: `card${isRoot ? " root" : ""}`, "data-rank": rank, transform: `translate(${left},${top})` }, parent);
     el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
-    const head = Math.max(11, Math.min(30, h * 0.24));
+    const { head } = this;
     const local = run.world_size > run.group.length ? ` (g${run.group.indexOf(rank)})` : ""; // its number inside the group
     const server = (run.layout?.servers ?? []).includes(rank); // a parameter server's: its role says more than "root"
     const root = server ? " · server" : isRoot ? " · root" : "";
-    const nameEnd = this.drawName(rank, left, top, head, [`rank ${rank}${local}${root}`, `rank ${rank}${local}`, `${rank}${local}`, `${rank}`]);
+    const text = this.drawHead(left, top, [`rank ${rank}${local}${root}`, `rank ${rank}${local}`, `${rank}${local}`, `${rank}`], "name", !!this.traffic);
     if (w >= 60) el("rect", { class: "swatch", x: w - 14, y: head / 2 - 4, width: 8, height: 8, rx: 2, fill: colour(rank) }, g);
     const pad = Math.max(2, Math.min(6, w * 0.02));
     const barH = this.traffic ? Math.max(2.5, Math.min(7, h * 0.045)) : 0;
@@ -193,7 +197,7 @@ export class Stage {
       const text = el("text", { class: "value", x: cw / 2, y: ch / 2 }, cell);
       const note = el("text", { class: "note", x: cw / 2, y: ch - Math.min(14, ch * 0.18) * 0.7, "font-size": Math.min(14, ch * 0.18) }, cell);
       this.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, note, w: cw, h: ch, maxFont: Math.min(ch * 0.55, 40),
-        cx: left + cx0 + cw / 2, cy: top + head + ch / 2, top, bottom: top + h, middle: x };
+        cx: left + cx0 + cw / 2, cy: top + head + ch / 2 };
       // A buffer in labelled parts (an input half and an output half): the label at each part's start.
       const label = regionOf.get(c);
       if (label && regionOf.get(chunks[i - 1]) !== label) {
@@ -209,9 +213,9 @@ export class Stage {
       if (chunks.includes(c)) continue;
       const cell = el("g", { class: "cell unused", "data-rank": rank, "data-chunk": c }, g);
       this.cells[`${rank}:${c}`] = { group: cell, stripes: el("g", {}, cell), text: el("text", { class: "value" }, cell), note: el("text", {}, cell),
-        w: 0, h: 0, maxFont: 0, cx: x, cy: y, top, bottom: top + h, middle: x, unused: true };
+        w: 0, h: 0, maxFont: 0, cx: x, cy: y, unused: true };
     }
-    if (this.traffic) this.bars[rank] = { ...this.drawBars(g, w, h, pad, barH), text: this.drawBytes(left, top, head, nameEnd) };
+    if (this.traffic) this.bars[rank] = { ...this.drawBars(g, w, h, pad, barH), text };
   }
 
   /** Two thin bars under the cells: what the rank has sent and received so far, on one scale for all. */

@@ -1,16 +1,15 @@
-// A sweep over sizes: the current collective with every algorithm at growing counts, then
-// time and bus bandwidth against size, measured, with the model drawn over them: the
-// alpha-beta-gamma prediction for each schedule, the fitted line for native, and for the
-// model's own pick (the catalog's auto) the time it predicted when it chose.
+// A sweep over sizes: every algorithm of a collective at growing counts, measured time and bus
+// bandwidth against size, and the model over them (for the model's own pick, the time it
+// predicted when it chose; for native, the line fitted to its runs).
 
 import { api } from "rs/api.js";
 import { colour } from "rs/format.js";
-import { chartTheme } from "rs/charts.js";
+import { chartTheme, CONFIG } from "rs/charts.js";
 
-export const COUNTS = [256, 1024, 4096, 16384, 65536, 262144];
+const COUNTS = [256, 1024, 4096, 16384, 65536, 262144];
 const SETTINGS = { capture: "none", iterations: 10, warmup: 2, purpose: "sweep" };
 
-/** The run once it has ended: in one of the `ended` states (the catalog's run_states.ended). */
+/** The run once it is in one of the `ended` states. */
 async function finished(id, ended) {
   for (;;) {
     const run = await api(`/api/runs/${id}`);
@@ -19,8 +18,8 @@ async function finished(id, ended) {
   }
 }
 
-/** Queue every (algorithm, count) and wait for all; the model's pick goes last, so it chooses
- * with a fit that has this sweep's measurements in it. */
+/** Queue every (algorithm, count) and wait for all; the model's pick goes last, to choose with
+ * this sweep's measurements in its fit. */
 export async function runSweep(collective, algorithms, dtype, ended, onProgress) {
   const auto = (await api("/api/catalog")).auto?.algorithm;
   const rounds = [algorithms.filter((a) => a !== auto), algorithms.filter((a) => a === auto)];
@@ -41,7 +40,7 @@ export async function runSweep(collective, algorithms, dtype, ended, onProgress)
 /** The name a run is charted under: what was asked (an auto run keeps its own series). */
 const asked = (run) => run.choice?.asked?.algorithm ?? run.spec.algorithm;
 
-/** Predicted seconds for each run of one series, from the model as it stands now. */
+/** Predicted seconds for each run of one series. */
 async function predictions(mine, fit) {
   const first = mine[0];
   if (first.choice && first.choice.asked.algorithm !== first.spec.algorithm) // the pick: what it predicted when it chose
@@ -51,7 +50,8 @@ async function predictions(mine, fit) {
     return mine.map((r) => (line ? line.latency + line.per_byte * r.algbw * r.time : null));
   }
   const answers = await Promise.all(mine.map((r) => api(`/api/model?collective=${r.spec.collective}&algorithm=${r.spec.algorithm}` +
-    `&world_size=${r.group.length}&count=${r.spec.count}&dtype=${r.spec.dtype}&chunks=${r.spec.chunks}`)));
+    `&world_size=${r.group.length}&count=${r.spec.count}&dtype=${r.spec.dtype}&chunks=${r.spec.chunks}` +
+    (r.spec.servers ? `&servers=${r.spec.servers}` : ""))));
   return answers.map((p) => p.time);
 }
 
@@ -96,8 +96,7 @@ export async function plotSweep(runs, Plotly) {
     traces.push({ x: size, y: predicted.map((t) => (t == null ? null : t * 1e6)), name: `${name} model`, mode: "lines",
       line: { ...line, dash: "dot" }, legendgroup: name, showlegend: false });
   }
-  // Two panels over one size axis: time above, bus bandwidth below (one axis each reads far
-  // better than two scales on one plot); the legend stands to the right, clear of both.
+  // Two panels over one size axis: one scale each reads far better than two on one plot.
   const t = chartTheme();
   const note = el.querySelector("p.why") ?? el.appendChild(document.createElement("p"));
   note.className = "why";
@@ -108,5 +107,5 @@ export async function plotSweep(runs, Plotly) {
     xaxis: { ...t.xaxis, type: "log", anchor: "y2", title: { text: "bytes per rank" } },
     yaxis: { ...t.yaxis, type: "log", domain: [0.54, 1], title: { text: "time (µs)" } },
     yaxis2: { ...t.yaxis, type: "log", domain: [0, 0.42], title: { text: "busbw (GB/s)" } },
-  }, { displayModeBar: false, responsive: true });
+  }, CONFIG);
 }

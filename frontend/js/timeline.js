@@ -1,13 +1,10 @@
-// The run's timings as plain data for the charts: one bar per rank per step, and per-rank totals.
-// Pure functions (node tests them); charts.js draws them with plotly.
+// The run's timings as plain data for the charts (pure: node tests them).
 
 import { phasesOf } from "rs/replay.js";
 
-/**
- * Bars of the per-rank timeline: [{rank, step, phase, start, length, last}] in µs since the
- * aligned start, where `last` marks the rank that finished the step last (the straggler the
- * others wait for). Steps a rank has not reported yet have no bar.
- */
+/** The per-rank timeline's bars: [{rank, step, phase, start, length, last}] in µs since the
+ * aligned start, `last` on the rank that finished the step last (the straggler). A step a rank
+ * has not reported has no bar. */
 export function timelineBars(run) {
   const bars = [];
   for (const step of run.steps) {
@@ -19,19 +16,19 @@ export function timelineBars(run) {
   return bars;
 }
 
-/** Per rank: µs spent inside steps, µs from the first step's start to the last step's end, and how often it was last. */
+/** Per rank: µs inside steps, µs from the first step's start to the last's end, times last. */
 export function rankTotals(run) {
   const bars = timelineBars(run);
   return run.group.map((rank) => {
-    const mine = bars.filter((b) => b.rank === rank);
+    const mine = bars.filter((b) => b.rank === rank), result = run.results?.[rank];
     return {
       rank,
       busy: mine.reduce((s, b) => s + b.length, 0),
       span: mine.length ? Math.max(...mine.map((b) => b.start + b.length)) - Math.min(...mine.map((b) => b.start)) : 0,
       last: mine.filter((b) => b.last).length,
-      time: median(run.results?.[String(rank)]?.timings?.iterations ?? []) * 1e6,
-      sent: run.traffic?.sent?.[String(rank)] ?? run.results?.[String(rank)]?.bytes_sent ?? 0,
-      received: run.traffic?.received?.[String(rank)] ?? run.results?.[String(rank)]?.bytes_received ?? 0,
+      time: median(result?.timings?.iterations ?? []) * 1e6,
+      sent: run.traffic?.sent?.[rank] ?? result?.bytes_sent ?? 0,
+      received: run.traffic?.received?.[rank] ?? result?.bytes_received ?? 0,
     };
   });
 }
@@ -47,13 +44,9 @@ export function phaseIndex(run) {
   return Object.fromEntries(phasesOf(run.steps).map((p, i) => [p.phase, i]).reverse());
 }
 
-/**
- * Who waited for whom at every step: [{step, last, late, waits: [{rank, waitedFor, seconds}]}].
- * `last` is the rank that began the step last, `late` how long after the first it did; a rank
- * waits for the latest of the peers it exchanges with in that step, for as long as that peer
- * began after it (each rank's t0 counts from the run's barrier-aligned start, so they compare).
- * Steps fewer than two ranks have reported, or where nobody exchanges, are left out.
- */
+/** Who waited for whom at every step with two ranks or more exchanging: [{step, last, late, waits:
+ * [{rank, waitedFor, seconds}]}]. A rank waits for the latest of its peers in the step, if it began
+ * later (every t0 counts from the barrier-aligned start). */
 export function arrivals(run) {
   const out = [];
   for (const step of run.steps) {

@@ -3,7 +3,8 @@
 // reduction the arithmetic over the receiving cell: "3 + 4 = 7". A copy just lands.
 
 import { el, stripes } from "rs/dom.js";
-import { arithmetic, cellText, division } from "rs/format.js";
+import { arithmetic, cellText, division, wrap } from "rs/format.js";
+import { BESIDE } from "rs/layout.js";
 import { place, textWidth } from "rs/labels.js";
 import { opOf, reductions } from "rs/replay.js";
 
@@ -26,6 +27,7 @@ function edge(centre, p, card) {
 
 export function drawArrows(stage, step) {
   stage.arrows.replaceChildren();
+  stage.arrowPoints = []; // along each arrow: a label had better not sit on one
   if (!step) return;
   const seen = new Set();
   for (const [src, dst] of step.transfers) {
@@ -35,6 +37,7 @@ export function drawArrows(stage, step) {
     const a = stage.positions[src], b = stage.positions[dst];
     const c = bendOf(a, b, 0.12 * Math.hypot(b.x - a.x, b.y - a.y));
     const from = edge(a, c, stage.card), to = edge(b, c, stage.card);
+    for (let t = 0.05; t < 1; t += 0.05) stage.arrowPoints.push({ x: (1 - t) ** 2 * from.x + 2 * (1 - t) * t * c.x + t * t * to.x, y: (1 - t) ** 2 * from.y + 2 * (1 - t) * t * c.y + t * t * to.y, w: 0, h: 0 });
     el("path", { class: "arrow", d: `M${from.x},${from.y} Q${c.x},${c.y} ${to.x},${to.y}`, "marker-end": "url(#head)",
       "data-src": src, "data-dst": dst }, stage.arrows);
   }
@@ -90,13 +93,17 @@ export function hideTokens(stage) {
   for (const t of stage.pool) t.g.style.display = "none";
 }
 
-/** The boxes a label must never cover: every value shown and every rank's name; and those it
- * had better not sit on: the cards. */
+/** The boxes a label must never cover: values, cards' headers, what others write over the stage
+ * (a straggler's mark); and those it had better not: the cards, the arrows. */
 function obstacles(stage) {
   const hard = [...stage.nameBoxes];
   for (const cell of Object.values(stage.cells)) if (cell.box) hard.push(cell.box);
-  const soft = Object.values(stage.positions).map(({ x, y }) => ({ x: x - stage.card.w / 2, y: y - stage.card.h / 2, w: stage.card.w, h: stage.card.h }));
-  return { hard, soft };
+  for (const t of stage.svg.querySelectorAll(":scope > g text")) {
+    const { x, y, width, height } = t.getBBox();
+    hard.push({ x, y, w: width, h: height });
+  }
+  const cards = Object.values(stage.positions).map(({ x, y }) => ({ x: x - stage.card.w / 2, y: y - stage.card.h / 2, w: stage.card.w, h: stage.card.h }));
+  return { hard, cards, arrows: stage.arrowPoints ?? [] };
 }
 
 const MAX_LINES = 4; // one rank's cells in one label, as long as it stays a glance
@@ -118,28 +125,31 @@ export function byRank(labels) {
 
 /** Draw labels [{keys, lines}] beside the cells they explain, each tied to its cells by lines. */
 function drawLabels(stage, labels) {
-  const { hard, soft } = obstacles(stage);
+  const { hard, cards, arrows } = obstacles(stage);
   for (const key of labels.flatMap((l) => l.keys)) { // the cells explained stay in sight, their values or not
     const c = stage.cells[key];
     hard.push({ x: c.cx - c.w / 2, y: c.cy - c.h / 2, w: c.w, h: c.h });
   }
-  const item = ({ keys, lines }, font) => {
+  const item = (keys, lines, font) => {
     const cells = keys.map((key) => stage.cells[key]);
     const ax = cells.reduce((t, c) => t + c.cx, 0) / cells.length, ay = cells.reduce((t, c) => t + c.cy, 0) / cells.length;
     return { w: Math.max(...lines.map((l) => textWidth(l, font))) + 14, h: lines.length * font * 1.25 + 8, ax, ay };
   };
-  // The size a back row reads, whatever the cards' size; a label with no room at it tries smaller.
-  const large = Math.max(17, Math.min(24, stage.card.h * 0.2));
-  const boxes = new Array(labels.length).fill(null), fonts = new Array(labels.length).fill(large);
-  for (const font of [large, large * 0.8, Math.max(13, large * 0.65)]) {
-    const left = labels.map((_, i) => i).filter((i) => !boxes[i]);
-    if (!left.length) break;
-    const found = place(left.map((i) => item(labels[i], font)), [...hard, ...boxes.filter(Boolean)], soft,
-      { x: 2, y: 2, w: stage.width - 4, h: stage.height - 4 });
-    left.forEach((i, j) => { boxes[i] = found[j]; fonts[i] = font; });
-  }
-  labels.forEach(({ keys, lines }, i) => {
-    const box = boxes[i], font = fonts[i];
+  // The size a back row reads, whatever the cards' size; a label with no room at it tries smaller,
+  // then in lines as narrow as a phone's room beside its cards: smaller beside cards rather than on them.
+  const large = Math.max(17, Math.min(24, stage.card.h * 0.2)), narrow = (font) => [font, (BESIDE * stage.width - 20) / (font * 0.62)];
+  const sizes = [[large, Infinity], [large * 0.8, Infinity], narrow(large * 0.8), narrow(Math.max(13, large * 0.65))];
+  const boxes = [], fonts = [], texts = [];
+  for (const avoid of [arrows.length && [...cards, ...arrows], cards, []].filter(Boolean))
+    for (const [font, chars] of sizes) {
+      const left = labels.map((_, i) => i).filter((i) => !boxes[i]);
+      const lines = left.map((i) => labels[i].lines.flatMap((l) => wrap(l, chars)));
+      const found = place(left.map((i, j) => item(labels[i].keys, lines[j], font)), [...hard, ...avoid, ...boxes.filter(Boolean)],
+        { x: 2, y: 2, w: stage.width - 4, h: stage.height - 4 });
+      left.forEach((i, j) => { boxes[i] = found[j]; fonts[i] = font; texts[i] = lines[j]; });
+    }
+  labels.forEach(({ keys }, i) => {
+    const box = boxes[i], font = fonts[i], lines = texts[i];
     if (!box) return; // nowhere clear of the data: left out rather than drawn over it
     for (const key of keys) {
       const cell = stage.cells[key];

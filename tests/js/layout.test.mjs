@@ -101,3 +101,25 @@ test("a shape the page does not know is drawn as a ring, and a run stored withou
   assert.deepEqual(arrange({ shape: "hypercube", root: null, servers: [] }, ranks(6), 1200, 850), ring);
   assert.deepEqual(arrange({}, ranks(6), 1200, 850), ring);
 });
+
+test("a portrait box (a phone) stacks 2 to 8 ranks in a column, a tree as an outline", () => {
+  const [w, h] = [378, 570];
+  for (const shape of SHAPES) {
+    for (let n = 2; n <= 8; n++) {
+      const edges = heap(n), { card, positions: pos, column } = arrange(hint(shape, n), ranks(n), w, h, edges);
+      assert.ok(column && fits(pos, card, w, h), `${shape} ${n}`);
+      assert.equal(new Set(Object.values(pos).map((p) => p.y)).size, n, `${shape} ${n}: one rank a row`);
+      assert.ok(card.w >= 0.55 * w && card.h >= 55, `${shape} ${n}: ${JSON.stringify(card)}`);
+      assert.ok(Object.values(pos).every((p) => p.x + card.w / 2 <= 0.75 * w), "room right of the cards for the labels");
+      if (shape !== "tree" && shape !== "star") assert.ok(ranks(n).every((r) => r === 0 || pos[r].y > pos[r - 1].y), "group order");
+    }
+  }
+  const tree = treeOf(ranks(8), 0, heap(8)), { positions: pos } = arrange(hint("tree", 8), ranks(8), w, h, heap(8));
+  for (const r of ranks(8).slice(1)) {
+    assert.ok(pos[r].y > pos[tree.parent[r]].y && pos[r].x > pos[tree.parent[r]].x, `rank ${r} under its parent, indented`);
+    const between = ranks(8).filter((o) => pos[o].y > pos[tree.parent[r]].y && pos[o].y < pos[r].y);
+    assert.ok(between.every((o) => tree.depth[o] > tree.depth[tree.parent[r]]), `rank ${r}: only its parent's subtree between them`);
+  }
+  assert.ok(!arrange(hint("ring", 16), ranks(16), w, h).column, "16 ranks keep their shape");
+  assert.ok(!arrange(hint("ring", 8), ranks(8), 1200, 640).column, "a landscape box keeps its shape");
+});

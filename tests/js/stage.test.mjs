@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-const { arithmetic, cellText, compact, division, exact } = await import("rs/format.js");
+const { arithmetic, cellText, compact, division, exact, wrap } = await import("rs/format.js");
 const { overlaps, place } = await import("rs/labels.js");
 const { divisionFrame, replay, extend, firstFrame } = await import("rs/replay.js");
 const { drawnChunks, trafficByFrame } = await import("rs/stage.js");
@@ -41,17 +41,17 @@ test("labels are placed clear of every value, name and other label", () => {
   const values = Array.from({ length: 16 }, (_, i) => ({ x: 20 + i * 70, y: 100, w: 30, h: 20 }));
   const cards = [{ x: 10, y: 80, w: 1180, h: 60 }];
   const labels = Array.from({ length: 12 }, () => ({ w: 140, h: 50, ax: 600, ay: 110 }));
-  const boxes = place(labels, values, cards, { x: 0, y: 0, w: 1200, h: 500 });
+  const boxes = place(labels, [...values, ...cards], { x: 0, y: 0, w: 1200, h: 500 });
   assert.ok(boxes.every(Boolean), "there is room for every label");
   for (const [i, a] of boxes.entries()) {
     assert.ok(values.every((v) => !overlaps(a, v)), `label ${i} covers a value`);
-    assert.ok(!overlaps(a, cards[0]), `label ${i} sits on a card although there is room beside it`);
+    assert.ok(!overlaps(a, cards[0]), `label ${i} covers a card it was kept off`);
     for (const b of boxes.slice(i + 1)) assert.ok(!overlaps(a, b), "two labels overlap");
   }
   const nearest = boxes[0];
   assert.ok(Math.abs(nearest.x + nearest.w / 2 - 600) < 80, "the first label sits by its cell");
   // With no room at all, a label is left out, never drawn over a value.
-  assert.deepEqual(place([{ w: 100, h: 40, ax: 50, ay: 50 }], [{ x: 0, y: 0, w: 100, h: 100 }], [], { x: 0, y: 0, w: 100, h: 100 }), [null]);
+  assert.deepEqual(place([{ w: 100, h: 40, ax: 50, ay: 50 }], [{ x: 0, y: 0, w: 100, h: 100 }], { x: 0, y: 0, w: 100, h: 100 }), [null]);
 });
 
 /** A two-rank run that averages: one step adds rank 1's chunk into rank 0's and back. */
@@ -113,4 +113,12 @@ test("a step's labels for one rank's cells come as one label, each line once, a 
   assert.deepEqual(groups[0], { keys: ["1:0", "1:1", "1:2", "1:3"], lines: ["1 + 2 = 3", "6 + 7 = 13", "2 + 0 = 2", "3 + 0 = 3"] });
   assert.deepEqual(groups[1], { keys: ["2:0"], lines: ["4 + 5 = 9"] });
   assert.deepEqual(groups[2], { keys: ["1:4"], lines: ["4 + 0 = 4"] }, "past four lines: a label of its own");
+});
+
+test("a long label wraps before its operators, to the width a phone leaves", () => {
+  assert.deepEqual(wrap("2 + 3 + 4 + 5 + 6 + 7 + 8 + 1 = 36", 15), ["2 + 3 + 4 + 5", "+ 6 + 7 + 8 + 1", "= 36"]);
+  assert.deepEqual(wrap("10 ÷ 4 = 2.5", 8), ["10 ÷ 4", "= 2.5"]);
+  assert.deepEqual(wrap("max(1, 2, 3, 4) = 4", 12), ["max(1, 2, 3,", "4) = 4"]);
+  assert.deepEqual(wrap("3 + 4 = 7", Infinity), ["3 + 4 = 7"], "a line that fits stays whole");
+  assert.deepEqual(wrap("123456789", 4), ["123456789"], "a word longer than the width stays whole");
 });
