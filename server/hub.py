@@ -148,7 +148,7 @@ class Hub:
             self.trainings.save(training)
             self.fanout.publish(TrainingMessage(training=training.summary()))
             await self._tell_workers(TrainCommand(run_id=training.id, spec=training.spec).model_dump_json())
-            training.conclude(*await self._await_training(training))
+            training.conclude(*await self._await(training, "training", training.spec.timeout * (training.spec.steps + 2)))
         except Exception:  # a bug costs this training, never the cluster: runs wait for it to end
             log.exception("training %s: the server failed", training.id)
             training.conclude(RunState.FAILED, "the server failed while training (its log says why)")
@@ -158,25 +158,6 @@ class Hub:
             self.training = self.pending = None
             self.fanout.publish(TrainingMessage(training=training.summary()))
             self.changed.set()
-
-    async def _await_training(self, training: Training) -> tuple[RunState, str | None]:
-        allowed = training.spec.timeout * (training.spec.steps + 2)
-        deadline = time.monotonic() + allowed
-        while True:
-            if self.stopping:
-                training.error = None
-                return RunState.INTERRUPTED, STOPPED.format("training")
-            lost = self.cluster.missing_in_order()
-            if training.error is not None or lost:  # a peer's broken connection is often heard before its loss
-                lost = lost or await self._lost_within(LOSS_GRACE_S)
-                if not lost:
-                    return RunState.FAILED, None
-                return RunState.FAILED, lost_words(lost, "training") + (f": {training.error}" if training.error else "")
-            if not training.unfinished():
-                return RunState.DONE, None
-            if time.monotonic() > deadline:
-                return RunState.FAILED, f"ranks {training.unfinished()} did not finish within {allowed:g} s"
-            await self._nudged(TICK_S)
 
     async def _nudged(self, seconds: float) -> None:
         """Until something a waiting run or training may care about happens, or `seconds` pass."""
@@ -265,7 +246,7 @@ class Hub:
             try:
                 await ws.send_text(text)
             except (WebSocketDisconnect, RuntimeError, OSError):
-                pass  # its loss is noticed by _await_ranks
+                pass  # its loss is noticed by _await
 
     async def _dispatch(self) -> None:
         while True:
@@ -289,7 +270,8 @@ class Hub:
         self.current = run
         self.store.save(run)
         await self._tell_workers(RunCommand(run_id=run.id, spec=run.spec).model_dump_json())
-        state, error = await self._await_ranks(run)
+        spec = run.spec
+        state, error = await self._await(run, "run", spec.timeout * (spec.warmup + spec.iterations + 2))
         if state == RunState.FAILED:
             wavefront.blame(run, error)  # a hang: the run failed on the rank the others waited for
         run.conclude(state, error)
@@ -310,26 +292,26 @@ class Hub:
             if row is not None:
                 self.fit.add(row)
 
-    async def _await_ranks(self, run: Run) -> tuple[RunState, str | None]:
-        spec = run.spec
-        allowed = spec.timeout * (spec.warmup + spec.iterations + 2)
+    async def _await(self, job: Run | Training, what: str, allowed: float) -> tuple[RunState, str | None]:
+        """Until every rank of a run or training has finished, or one is lost or fails, or the
+        time allowed passes, or the server stops: its end state and, if failed, why."""
         deadline = time.monotonic() + allowed
         while True:
-            if self.stopping:  # Ctrl-C: the ranks go with the server, and their run did not fail
-                run.error = None
-                return RunState.INTERRUPTED, STOPPED.format("run")
+            if self.stopping:  # Ctrl-C: the ranks go with the server, and what they were doing did not fail
+                job.error = None
+                return RunState.INTERRUPTED, STOPPED.format(what)
             lost = self.cluster.missing_in_order()
-            if run.error is not None or lost:  # a peer's broken connection is often heard before its loss
+            if job.error is not None or lost:  # a peer's broken connection is often heard before its loss
                 lost = lost or await self._lost_within(LOSS_GRACE_S)
                 if not lost:
                     return RunState.FAILED, None
-                said, run.error = run.error, None  # the rank that died goes first; what a survivor said of it follows
-                return RunState.FAILED, lost_words(lost, "run") + (f": {said}" if said else f"; ranks {run.unfinished()} did not finish")
-            if not run.unfinished():
+                said, job.error = job.error, None  # the rank that died goes first; what a survivor said of it follows
+                return RunState.FAILED, lost_words(lost, what) + (f": {said}" if said else f"; ranks {job.unfinished()} did not finish")
+            if not job.unfinished():
                 return RunState.DONE, None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return RunState.FAILED, f"ranks {run.unfinished()} did not finish within {allowed:g} s"
+                return RunState.FAILED, f"ranks {job.unfinished()} did not finish within {allowed:g} s"
             await self._nudged(min(remaining, TICK_S))
 
     # --- workers -------------------------------------------------------------
