@@ -6,8 +6,8 @@ relative error, per held-out size and in all, and per algorithm; also how long t
 against P (2..1024) takes to build the first time, per collective.
 
 The whole sweep runs `--rounds` times, so a burst of load from elsewhere spoils one round of
-a row, not the row. Two times are fitted and checked, each with its noise floor (how far the
-same row's rounds fall from their median: no model can predict a run closer than it repeats):
+a row, not the row. Two times are fitted and checked, each with its noise floor (how far one
+round of a row falls from another: no model can predict a run closer than it repeats):
 - typical: the median over rounds of each round's median iteration (what a run's time is);
 - best: the median over rounds of each round's fastest iteration (the time without another
   process in the way; on a host whose ranks outnumber its cores, the steadier of the two).
@@ -49,7 +49,8 @@ def measure(world, collectives, sizes, iterations, warmup, rounds):
 
 def combined(rows: list[dict], key: str) -> tuple[dict, float]:
     """Per (collective, algorithm, size): the row with `key` the median over its rounds; and the
-    noise floor, the median over rows and rounds of |round / median - 1|."""
+    noise floor, how well one round predicts another of the same row: the median over rows and
+    pairs of rounds of |a / b - 1|."""
     by_row: dict[tuple, list[dict]] = {}
     for r in rows:
         by_row.setdefault((r["collective"], r["algorithm"], r["size"]), []).append(r)
@@ -57,7 +58,7 @@ def combined(rows: list[dict], key: str) -> tuple[dict, float]:
     for name, rounds in by_row.items():
         middle = statistics.median(r[key] for r in rounds)
         out[name] = dict(rounds[0], **{key: middle})
-        spread += [abs(r[key] / middle - 1) for r in rounds] if len(rounds) > 1 else []
+        spread += [abs(a[key] / b[key] - 1) for a in rounds for b in rounds if a is not b]
     return out, statistics.median(spread) if spread else float("nan")
 
 
@@ -77,7 +78,7 @@ def report(rows: list[dict], key: str, sharing: Sharing) -> predict.Params:
     fitted = predict.solve([s for _, s in labelled])
     held, p = fitted.heldout, fitted.params
     print(f"\n## {key} ({'ranks share cores: ' + str(sharing.to_json()) if sharing else 'every rank alone'}); "
-          f"noise floor (rounds from their median): {floor:.1%}")
+          f"noise floor (one round against another): {floor:.1%}")
     print(f"# fit over {fitted.runs} stepwise rows: alpha {p.alpha * 1e6:.1f} us, beta {p.beta * 1e9:.3f} ns/B, "
           f"gamma {p.gamma * 1e9:.3f} ns/B; RMS relative error {fitted.rms_error:.1%}")
     print(f"# held out ({held['method']}): median {held['median']:.1%}, worst {held['worst']:.1%} over {held['runs']} rows")
