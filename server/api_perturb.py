@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict
 
 from ringside.worker_agent import perturb
-from ringside.worker_agent.catalog import SpecError, validate
+from ringside.worker_agent.catalog import SpecError, pieces_of, validate
 from ringside.worker_agent.perturb import Perturb, Straggler
 from ringside.worker_agent.protocol import RunSpec
 
@@ -20,7 +20,6 @@ router = APIRouter(prefix="/api/perturb")
 
 DEMO_COLLECTIVE = "all_reduce"
 DEMO_ALGORITHMS = ("ring", "tree")  # every ring step waits for the straggler; the tree's fewer steps do less
-DEMO_COUNT = 256
 DEMO_DELAY_S = 0.1
 
 
@@ -48,7 +47,7 @@ async def limits(hub: Hub = Depends(hub_of)) -> dict:
         "straggler": {"delay_s": [perturb.MIN_DELAY_S, perturb.MAX_DELAY_S], "default_delay_s": DEMO_DELAY_S},
         "slow_link": {"bytes_per_s": [perturb.MIN_RATE, perturb.MAX_RATE]},
         "hang": {"grace_s": perturb.HANG_GRACE_S},
-        "demo": {"collective": DEMO_COLLECTIVE, "algorithms": list(DEMO_ALGORITHMS), "count": DEMO_COUNT,
+        "demo": {"collective": DEMO_COLLECTIVE, "algorithms": list(DEMO_ALGORITHMS), "pattern": "digits",
                  "title": f"{' against '.join(DEMO_ALGORITHMS)} {DEMO_COLLECTIVE} under one straggler"},
     }
 
@@ -58,8 +57,9 @@ async def demo(ask: DemoAsk | None = None, hub: Hub = Depends(hub_of)) -> DemoAn
     """Queue the demo's runs with the same straggler; both are checked before either is queued."""
     world = hub.cluster.world_size
     straggler = (ask.straggler if ask else None) or Straggler(rank=max(world - 1, 0), delay_s=DEMO_DELAY_S)
-    specs = [RunSpec(collective=DEMO_COLLECTIVE, algorithm=a, count=DEMO_COUNT, perturb=Perturb(straggler=straggler))
-             for a in DEMO_ALGORITHMS]
+    pieces = pieces_of(DEMO_COLLECTIVE, world)  # the lecture's data: a digit a cell (the straggler's delay is the time)
+    specs = [RunSpec(collective=DEMO_COLLECTIVE, algorithm=a, count=pieces.get(a, max(world, 1)), pattern="digits",
+                     perturb=Perturb(straggler=straggler)) for a in DEMO_ALGORITHMS]
     try:
         for spec in specs:
             validate(spec, world, hub.cluster.backend or "gloo")
