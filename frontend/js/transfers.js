@@ -187,15 +187,18 @@ export function drawSums(stage, k) {
   drawLabels(stage, byRank(labels));
 }
 
-/** AVG's last frame: "7 ÷ 4 = 1.75" over the cells it divided (the first of each rank's when there are many). */
+/** AVG's last frame: "7 ÷ 4 = 1.75" over a cell it divided, once for each different division
+ * (every rank of an all_reduce divides the same sums: one label says it for all of them). */
 function drawDivision(stage, before, after) {
-  const keys = [...after.changed].filter((key) => stage.cells[key]);
-  const chosen = keys.length <= MAX_SUMS ? keys : keys.filter((key, i) => keys.findIndex((k) => k.split(":")[0] === key.split(":")[0]) === i);
-  const labels = [];
-  for (const key of chosen.slice(0, MAX_SUMS)) {
+  const labels = [], said = new Set();
+  for (const key of [...after.changed].filter((key) => stage.cells[key])) {
     const [r, c] = key.split(":");
     const sums = before.values[r]?.[c], averages = after.values[r]?.[c];
-    if (sums && averages) labels.push({ key, lines: division(sums, after.divisor, averages) });
+    const lines = sums && averages && division(sums, after.divisor, averages);
+    if (!lines || said.has(lines.join("\n"))) continue;
+    said.add(lines.join("\n"));
+    labels.push({ key, lines });
+    if (labels.length === MAX_SUMS) break;
   }
   drawLabels(stage, byRank(labels));
 }
