@@ -13,8 +13,10 @@ from fastapi import APIRouter, Depends, Query
 from ringside.worker_agent import simulate
 from ringside.worker_agent.algorithms import build, formulas
 from ringside.worker_agent.algorithms import parameter_server as ps
+from ringside.worker_agent.catalog import SpecError, validate
 from ringside.worker_agent.collectives import get
 from ringside.worker_agent.collectives import parameter_server as ps_collective
+from ringside.worker_agent.protocol import RunSpec
 
 from .auth import need_viewer
 from .errors import refuse
@@ -102,8 +104,13 @@ async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[H
         same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p, size)
         formula = formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
         mine = (same.display or {}).get("formula") or {} if same is not None else {}
+        ask = {"collective": COLLECTIVE, "algorithm": algorithm, "count": spec.count, "dtype": spec.dtype,
+               "group": shown.group if len(shown.group) < shown.world_size else None}
+        why = None if formula else f"{spec.count} elements do not split into {p} equal chunks, one a rank"
+        try:  # what cannot run at this N and P is said, not offered
+            validate(RunSpec(**ask), shown.world_size, shown.backend)
+        except SpecError as e:
+            ask, why = None, e.message
         rows.append({"algorithm": algorithm, "label": algorithm, "run": same.id if same else None, **formula,
-                     "measured": mine.get("measured"),
-                     "spec": {"collective": COLLECTIVE, "algorithm": algorithm, "count": spec.count, "dtype": spec.dtype,
-                              "group": shown.group if len(shown.group) < shown.world_size else None}})
+                     "measured": mine.get("measured"), "spec": ask, "why": why})
     return {"n": model_bytes, "p": p, "rows": rows}

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -26,13 +27,18 @@ def launch(*cmd: str) -> subprocess.Popen:
     return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, start_new_session=True)
 
 
-def stop(proc: subprocess.Popen) -> None:
+def stop(proc: subprocess.Popen, server) -> None:
+    """The launcher and its ranks gone, and the server seeing them gone: the next test's ranks
+    would otherwise be refused as ranks already connected."""
     os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(20)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+    deadline = time.monotonic() + 30
+    while any(r["status"] != "lost" for r in server.cluster()["ranks"]) and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +68,7 @@ def test_a_spawning_script_names_its_ranks(server):
                       "local 1/2"):
             assert words in text, (words, text)
     finally:
-        stop(ranks)
+        stop(ranks, server)
 
 
 @pytest.mark.skipif(shutil.which("torchrun") is None and not (Path(sys.executable).parent / "torchrun").exists(),
@@ -78,4 +84,4 @@ def test_a_launcher_names_its_ranks(server):
         run = server.run(collective="all_reduce", algorithm="ring", count=4)
         assert run["state"] == "done" and run["verified"] is True
     finally:
-        stop(ranks)
+        stop(ranks, server)

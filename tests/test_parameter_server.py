@@ -309,3 +309,8 @@ def test_the_compare_view_sets_the_servers_bytes_beside_the_all_reduces(up, page
     for label, value in want.items():
         assert got[label][3] == f"{value} B" and got[label][4] == f"{value} B ✓", got[label]
     assert page.is_visible("#beside") and page.is_visible("#compare")
+    # a model of 2 elements cannot be cut into a ring's 4 chunks: the row says why and offers no run
+    small = up.run(collective=PS, algorithm=ps.NAME, servers=1, count=2, dtype="float32")
+    rows = {r["algorithm"]: r for r in up.call("GET", f"/api/compare/beside?run={small['id']}")[1]["rows"]}
+    assert rows["ring"]["spec"] is None and "count=2" in rows["ring"]["why"] and rows["ring"].get("formula") is None
+    assert rows["master_worker"]["spec"]["count"] == 2 and rows["master_worker"]["why"] is None
