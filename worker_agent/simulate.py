@@ -163,9 +163,10 @@ class Sharing:
     def of(cls, ranks: list[tuple[str, int]]) -> Sharing:
         """From each rank's (host, cores), in the schedule's rank order; cores 0: unknown."""
         by_host: dict[str, list[int]] = {}
-        for index, (host, _) in enumerate(ranks):
+        cores: dict[str, int] = {}
+        for index, (host, c) in enumerate(ranks):
             by_host.setdefault(host, []).append(index)
-        cores = {host: max(c for h, c in ranks if h == host) for host in by_host}
+            cores[host] = max(cores.get(host, 0), c)
         return cls(tuple((tuple(mine), cores[host]) for host, mine in by_host.items() if 0 < cores[host] < len(mine)))
 
     def to_json(self) -> list:
