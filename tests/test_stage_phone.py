@@ -33,11 +33,18 @@ SEEN = """() => {
             if (hit(box(l), box(o))) covered.push(`${l.textContent} covers ${o.textContent}`);
     });
     const cards = q('#stage .card rect.frame').map(box), stage = box(document.getElementById('stage'));
+    const inside = (p, c) => c.left < p.x && p.x < c.right && c.top < p.y && p.y < c.bottom;
+    const middle = (path) => { // an arrow's middle, on the page
+        const at = path.getPointAtLength(path.getTotalLength() / 2);
+        return new DOMPoint(at.x, at.y).matrixTransform(path.getScreenCTM());
+    };
+    const hidden = q('#stage path.arrow').filter((a) => cards.some((c) => inside(middle(a), c)))
+        .map((a) => `${a.dataset.src}->${a.dataset.dst}`);
     return { covered, labels: labels.length, names: least(q('#stage text.name')), bytes: least(q('#stage text.bytes')),
              arith: least(q('#stage .arith text')), digits: least(values) / innerWidth, shown: q('#stage text.bytes').length,
              rows: new Set(cards.map((c) => Math.round(c.top))).size, cards: cards.length,
              narrowest: Math.min(...cards.map((c) => c.width)) / stage.width, tall: stage.height / stage.width,
-             across: document.querySelector('#stage').viewBox.baseVal.width };
+             across: document.querySelector('#stage').viewBox.baseVal.width, hidden };
 }"""
 
 
@@ -87,6 +94,7 @@ def assert_readable(run: dict, step: int, projector: dict, phone: dict) -> None:
     assert projector["across"] == 1200 and phone["across"] < 1200, "the projector keeps its landscape stage; the phone has its own"
     assert phone["rows"] == phone["cards"] and phone["tall"] > 1.3, f"{where}: the phone stacks its ranks down its height: {phone}"
     assert phone["narrowest"] > 0.55, f"{where}: cards take most of the phone's width"
+    assert phone["hidden"] == [], f"{where}: arrows behind the phone's cards: {phone['hidden']}"
     for kind in ("names", "bytes", "arith"):
         assert phone[kind] is None or phone[kind] >= LEAST_PX, f"{where}: {kind} at {phone[kind]:.1f} px on the phone"
     assert phone["shown"] == len(run["group"]), f"{where}: every rank's bytes on the phone"

@@ -18,6 +18,16 @@ function bendOf(a, b, amount) {
   return { x: (a.x + b.x) / 2 + ((b.y - a.y) / d) * amount, y: (a.y + b.y) / 2 - ((b.x - a.x) / d) * amount };
 }
 
+/** In a phone's column the cards hide any path between them: an arrow bows out to the right,
+ * its middle past every card's edge, further the further it goes (and upward ones further
+ * still, so a->b and b->a part). A curve's middle goes half as far as its control point. */
+function aside(stage, a, b) {
+  const right = Math.max(...Object.values(stage.positions).map((p) => p.x)) + stage.card.w / 2;
+  const apex = right + 8 + 0.05 * Math.abs(b.y - a.y) + (b.y < a.y ? 14 : 0), y = (a.y + b.y) / 2;
+  const ends = edge(a, { x: apex, y }, stage.card).x + edge(b, { x: apex, y }, stage.card).x; // where it leaves and enters
+  return { x: Math.min(2 * apex - ends / 2, stage.width - 6), y };
+}
+
 /** Where the segment from a card's centre towards p leaves the card. */
 function edge(centre, p, card) {
   const dx = p.x - centre.x, dy = p.y - centre.y;
@@ -35,7 +45,7 @@ export function drawArrows(stage, step) {
     if (src === dst || seen.has(key) || seen.size >= MAX_ARROWS) continue;
     seen.add(key);
     const a = stage.positions[src], b = stage.positions[dst];
-    const c = bendOf(a, b, 0.12 * Math.hypot(b.x - a.x, b.y - a.y));
+    const c = stage.column ? aside(stage, a, b) : bendOf(a, b, 0.12 * Math.hypot(b.x - a.x, b.y - a.y));
     const from = edge(a, c, stage.card), to = edge(b, c, stage.card);
     for (let t = 0.05; t < 1; t += 0.05) stage.arrowPoints.push({ x: (1 - t) ** 2 * from.x + 2 * (1 - t) * t * c.x + t * t * to.x, y: (1 - t) ** 2 * from.y + 2 * (1 - t) * t * c.y + t * t * to.y, w: 0, h: 0 });
     el("path", { class: "arrow", d: `M${from.x},${from.y} Q${c.x},${c.y} ${to.x},${to.y}`, "marker-end": "url(#head)",
