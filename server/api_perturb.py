@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict
-
 from ringside.worker_agent import perturb
 from ringside.worker_agent.catalog import SpecError, pieces_of, validate
 from ringside.worker_agent.perturb import Perturb, Straggler
 from ringside.worker_agent.protocol import RunSpec
 
 from .auth import need_presenter, need_viewer
-from .errors import refuse
+from .errors import refused
 from .hub import Hub, hub_of
 
 router = APIRouter(prefix="/api/perturb")
@@ -65,6 +64,6 @@ async def demo(ask: DemoAsk | None = None, hub: Hub = Depends(hub_of)) -> DemoAn
             validate(spec, world, hub.cluster.backend or "gloo")
         runs = [hub.submit(spec) for spec in specs]
     except SpecError as e:
-        raise refuse(503 if "connected" in e.message else 422, e.field, e.message) from None
+        raise refused(e) from None
     return DemoAnswer(runs=[DemoRun(id=r.id, algorithm=r.spec.algorithm,
                                     predicted_extra_s=r.perturbed.predicted_extra_s if r.perturbed else None) for r in runs])

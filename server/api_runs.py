@@ -6,13 +6,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
-
 from ringside.worker_agent.catalog import SpecError
 from ringside.worker_agent.protocol import RunSpec
 
 from . import trace
 from .auth import need_presenter, need_viewer
-from .errors import refuse
+from .errors import found, refused
 from .hub import Hub, hub_of
 from .runs import Run, RunState, RunSummary
 
@@ -36,18 +35,12 @@ class CancelAnswer(BaseModel):
     cancel_requested: bool
 
 
-def found(run: Run | None, run_id: str) -> Run:
-    if run is None:
-        raise refuse(404, "run_id", f"no run {run_id!r}")
-    return run
-
-
 @router.post("", status_code=202, dependencies=[present])
 async def post_run(spec: RunSpec, hub: Hub = Depends(hub_of)) -> Accepted:
     try:
         run = hub.submit(spec)
     except SpecError as e:
-        raise refuse(503 if "connected" in e.message else 422, e.field, e.message) from None
+        raise refused(e) from None
     return Accepted(id=run.id, state=run.state)
 
 
@@ -64,16 +57,16 @@ async def list_runs(limit: int = Query(20, ge=1, le=200), offset: int = Query(0,
 @router.get("/{run_id}", dependencies=[watch], response_model=Run)
 async def get_run(run_id: str, hub: Hub = Depends(hub_of)) -> Response:
     # serialised once, by pydantic: a run of many steps is large
-    return Response(found(hub.find(run_id), run_id).model_dump_json(), media_type="application/json")
+    return Response(found(hub.find(run_id), "run", run_id).model_dump_json(), media_type="application/json")
 
 
 @router.post("/{run_id}/cancel", dependencies=[present])
 async def cancel_run(run_id: str, hub: Hub = Depends(hub_of)) -> CancelAnswer:
-    run = found(hub.cancel(run_id), run_id)
+    run = found(hub.cancel(run_id), "run", run_id)
     return CancelAnswer(id=run.id, state=run.state, cancel_requested=run.cancel_requested)
 
 
 @router.get("/{run_id}/trace", dependencies=[watch])
 async def get_trace(run_id: str, hub: Hub = Depends(hub_of)) -> JSONResponse:
-    run = found(hub.find(run_id), run_id)
+    run = found(hub.find(run_id), "run", run_id)
     return JSONResponse(trace.chrome_trace(run), headers={"Content-Disposition": f'attachment; filename="{run_id}.trace.json"'})

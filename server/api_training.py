@@ -8,7 +8,7 @@ from ringside.worker_agent.catalog import SpecError
 from ringside.worker_agent.protocol import TrainSpec
 
 from .auth import need_presenter, need_viewer
-from .errors import refuse
+from .errors import found, refuse, refused
 from .hub import Hub, hub_of
 from .runs import Run
 from .trainings import Training
@@ -17,19 +17,12 @@ router = APIRouter(prefix="/api/trainings")
 watch, present = Depends(need_viewer), Depends(need_presenter)
 
 
-def found(training: Training | None, training_id: str) -> Training:
-    if training is None:
-        raise refuse(404, "training_id", f"no training {training_id!r}")
-    return training
-
-
 @router.post("", status_code=202, dependencies=[present])
 async def post_training(spec: TrainSpec, hub: Hub = Depends(hub_of)) -> dict:
     try:
         training = hub.submit_training(spec)
     except SpecError as e:
-        status = 503 if "connected" in e.message else 409 if e.field == "cluster" else 422
-        raise refuse(status, e.field, e.message) from None
+        raise refused(e) from None
     return {"id": training.id, "state": training.state}
 
 
@@ -42,13 +35,13 @@ async def list_trainings(limit: int = Query(20, ge=1, le=200), hub: Hub = Depend
 
 @router.get("/{training_id}", dependencies=[watch], response_model=Training)
 async def get_training(training_id: str = Path(max_length=40), hub: Hub = Depends(hub_of)) -> Response:
-    return Response(found(hub.find_training(training_id), training_id).model_dump_json(), media_type="application/json")
+    return Response(found(hub.find_training(training_id), "training", training_id).model_dump_json(), media_type="application/json")
 
 
 @router.get("/{training_id}/steps/{step}/sync", dependencies=[watch], response_model=Run)
 async def get_sync(training_id: str = Path(max_length=40), step: int = Path(ge=0, lt=1 << 31),
                    hub: Hub = Depends(hub_of)) -> Response:
-    found(hub.find_training(training_id), training_id)
+    found(hub.find_training(training_id), "training", training_id)
     run, why = hub.find_sync(training_id, step)
     if run is None:
         raise refuse(404, "step", why)

@@ -6,8 +6,17 @@ from __future__ import annotations
 from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from ringside.worker_agent.catalog import SpecError
 
 from .guard import bounded
+
+
+class NotReady(SpecError):
+    """Not every rank of the world is connected: nothing is wrong with what was asked (503)."""
+
+
+class Busy(SpecError):
+    """Something else holds the cluster (409)."""
 
 
 def first_error(errors) -> dict:
@@ -20,6 +29,18 @@ def first_error(errors) -> dict:
 
 def refuse(status: int, field: str, message: str) -> HTTPException:
     return HTTPException(status, {"field": bounded(field, 80), "message": bounded(message)})
+
+
+def refused(e: SpecError) -> HTTPException:
+    """What the server will not run: ask again later (503), wait for the cluster (409), or ask otherwise (422)."""
+    return refuse(503 if isinstance(e, NotReady) else 409 if isinstance(e, Busy) else 422, e.field, e.message)
+
+
+def found(thing, what: str, given: str):
+    """`thing`, or a 404 naming the id that found nothing."""
+    if thing is None:
+        raise refuse(404, f"{what}_id", f"no {what} {given!r}")
+    return thing
 
 
 async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -17,7 +17,7 @@ from collections import deque
 from starlette.requests import Request
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ringside.worker_agent.catalog import SpecError, validate
+from ringside.worker_agent.catalog import validate
 from ringside.worker_agent.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
                                             RunStarted, StepEvent, TrainCommand, TrainFinished, TrainSpec, TrainStep)
 from ringside.worker_agent.simulate import Sharing
@@ -25,6 +25,7 @@ from ringside.worker_agent.training_rules import check as check_training, sync_e
 
 from . import model, wavefront
 from .config import Settings
+from .errors import Busy, NotReady
 from .fanout import Fanout
 from .messages import ClusterMessage, EndedMessage, SnapshotMessage, StartedMessage, StepMessage, SummaryMessage
 from .metrics import Metrics
@@ -113,10 +114,10 @@ class Hub:
     def _check_whole(self, what: str) -> None:
         """Every rank of the world takes part in every run and training: all must be here."""
         if not self.cluster.live():
-            raise SpecError("group", "no ranks are connected")
+            raise NotReady("group", "no ranks are connected")
         missing = self.cluster.missing()
         if missing:
-            raise SpecError("group", f"ranks {missing} of the world are not connected; every rank takes part in every {what}")
+            raise NotReady("group", f"ranks {missing} of the world are not connected; every rank takes part in every {what}")
 
     # --- trainings: data-parallel training on every rank, holding the cluster alone ---
 
@@ -126,7 +127,7 @@ class Hub:
         check_training(spec, self.cluster.world_size)
         busy = self.training or self.current or (self.queue[0] if self.queue else None)
         if busy is not None:
-            raise SpecError("cluster", f"{busy.id} holds the cluster; train when it has ended")
+            raise Busy("cluster", f"{busy.id} holds the cluster; train when it has ended")
         training = new_training(f"t-{self.next_training:06d}", spec, self.cluster.backend, self.cluster.world_size)
         self.next_training += 1
         self.training, self.pending = training, Pending(training.world_size)
@@ -282,11 +283,12 @@ class Hub:
     def _save_ended(self, run: Run) -> None:
         """Store a run that has ended and, if done, its figures: the counters and the fit
         take it in now, so no read ever goes back over the stored runs."""
-        if run.state == RunState.DONE:  # predicted before its own row joins the fit
-            run.prediction = model.prediction_of(run, self.fit)
+        done = run.state == RunState.DONE
+        row = model.row_of(run) if done else None
+        if row is not None:  # predicted before its own row joins the fit
+            run.prediction = model.prediction_of(row, self.fit)
         self.store.save(run)
-        if run.state == RunState.DONE:
-            row = model.row_of(run)
+        if done:
             self.store.add_figures(run, row)
             self.metrics.observe(run)
             if row is not None:

@@ -30,7 +30,6 @@ from ringside.worker_agent.simulate import ALONE, Cost, Sharing, cost, traffic
 
 from .runs import Run
 
-DEFAULT_ALPHA, DEFAULT_BETA = pm.DEFAULT.alpha, pm.DEFAULT.beta
 FIT_WINDOW = 500  # stepwise runs the fit reads, newest first (and as many native runs for the native lines)
 # Every built-in schedule has at most 2·P²·chunks transfers (ring all-reduce's 2(P-1)·P·chunks);
 # at this cap that is about 260 k transfers. The costliest shape it lets through (all_to_all over
@@ -131,11 +130,6 @@ class Fit:
                 points.setdefault((r.collective, r.ranks), []).append((r.size, r.time))
         self.native = {key: f for key, pts in points.items() if (f := pm.fit_native(pts)) is not None}
 
-    @property
-    def params(self) -> tuple[float, float, int]:
-        """(alpha, beta, runs), as the fit was first shown."""
-        return self.model.params.alpha, self.model.params.beta, self.model.runs
-
     def to_json(self) -> dict:
         """The fit, its error over its own runs and on sizes held out of it, and the native lines."""
         return {**self.model.to_json(), "native": [
@@ -149,12 +143,9 @@ def sharing_at(placement: list[tuple[str, int]], p: int) -> Sharing:
     return Sharing.of(placement) if p == len(placement) else ALONE
 
 
-def prediction_of(run: Run, fitted: Fit) -> dict | None:
-    """What the model predicted for a run that has just ended done, before its own row joins the
-    fit: from alpha, beta and gamma for a schedule, from the native line for native."""
-    row = row_of(run)
-    if row is None:
-        return None
+def prediction_of(row: Row, fitted: Fit) -> dict:
+    """What the model predicted for a run that has just ended done (its row_of), before its row
+    joins the fit: from alpha, beta and gamma for a schedule, from the native line for native."""
     if row.steps is None:
         line = fitted.native.get((row.collective, row.ranks))
         if line is None:

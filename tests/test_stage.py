@@ -32,24 +32,16 @@ def up(tmp_path_factory):
 
 
 @pytest.fixture
-def lecture(browser, up):
+def lecture(page_for, up):
     """lecture(run) -> a 1280x720 page in lecture mode showing that run, paused; console errors fail the test."""
-    pages, errors = [], []
 
     def open_run(run):
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{up.url}/?run={run['id']}&present=1")
+        page = page_for(f"{up.url}/?run={run['id']}&present=1")
         page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}' && window.ringside.player.run.state === 'done'")
         page.evaluate("window.ringside.player.pause()")
-        pages.append(page)
         return page
 
-    yield open_run
-    for page in pages:
-        page.close()
-    assert errors == [], f"console errors: {errors}"
+    return open_run
 
 
 def go(page, step: int) -> None:
