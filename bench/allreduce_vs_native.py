@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from ringside.worker_agent.local import run_ranks, unwrap
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.rank.local import run_ranks, unwrap
+from ringside.worker_agent.core.protocol import RunSpec
 
 VARIANTS = (("native", "none"), ("ring", "none"), ("ring", "summary"))
 
@@ -24,7 +24,7 @@ def measure(world, sizes, rounds):
     import torch
     import torch.distributed as dist
 
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner
 
     runner = Runner(world, lambda event: None)
     medians = {}

@@ -16,9 +16,9 @@ import json
 import statistics
 
 from ringside.worker_agent import bench
-from ringside.worker_agent.algorithms import NATIVE, algorithms_for
-from ringside.worker_agent.local import run_ranks, unwrap
-from ringside.worker_agent.predict import AUTO
+from ringside.worker_agent.core.algorithms import NATIVE, algorithms_for
+from ringside.worker_agent.rank.local import run_ranks, unwrap
+from ringside.worker_agent.core.predict import AUTO
 
 COLLECTIVES = ("all_reduce", "broadcast", "reduce_scatter", "all_gather")
 

@@ -30,9 +30,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from ringside.server.harness import WORKER_TOKEN, Up, start_serve, start_up
-from ringside.worker_agent.algorithms import ALGORITHMS
-from ringside.worker_agent.collectives import COLLECTIVES
-from ringside.worker_agent.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.core.algorithms import ALGORITHMS
+from ringside.worker_agent.core.collectives import COLLECTIVES
+from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 # --- strategies ------------------------------------------------------------------
 

@@ -14,8 +14,8 @@ import argparse
 import statistics
 import time
 
-from ringside.worker_agent.local import run_ranks, unwrap
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.rank.local import run_ranks, unwrap
+from ringside.worker_agent.core.protocol import RunSpec
 
 SIZES = [1 << 10, 64 << 10, 1 << 20, 16 << 20]
 
@@ -39,8 +39,8 @@ def measure(world, iterations, rounds):
     import torch
     import torch.distributed as dist
 
-    from ringside.worker_agent.inputs import torch_input
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.core.inputs import torch_input
+    from ringside.worker_agent.rank.runner import Runner
 
     runner = Runner(world, lambda event: None)
     out = {}

@@ -18,12 +18,12 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from ringside.worker_agent.algorithms import build, formulas
-from ringside.worker_agent.algorithms import parameter_server as ps
-from ringside.worker_agent.local import run_ranks, unwrap
-from ringside.worker_agent.predict import PRESETS
-from ringside.worker_agent.protocol import RunSpec
-from ringside.worker_agent.simulate import cost
+from ringside.worker_agent.core.algorithms import build, formulas
+from ringside.worker_agent.core.algorithms import parameter_server as ps
+from ringside.worker_agent.rank.local import run_ranks, unwrap
+from ringside.worker_agent.core.predict import PRESETS
+from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.simulate import cost
 
 # (name, collective, algorithm, servers)
 VARIANTS = (("ring", "all_reduce", "ring", None), ("ps S=1", "parameter_server", ps.NAME, 1),
@@ -34,7 +34,7 @@ ELEMENTS = (3 << 15, 3 << 18, 3 << 21)  # 384 KiB, 3 MiB, 24 MiB of float32: div
 def measure(world, elements, rounds):
     import torch
     import torch.distributed as dist
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner
 
     runner = Runner(world, lambda event: None)
     medians = {}

@@ -25,12 +25,13 @@ import json
 import statistics
 import time
 
-from ringside.worker_agent import bench, predict
-from ringside.worker_agent.algorithms import build
-from ringside.worker_agent.catalog import ITEMSIZE
-from ringside.worker_agent.local import run_ranks, unwrap
-from ringside.worker_agent.process_group import cpu_cores
-from ringside.worker_agent.simulate import ALONE, Sharing, cost
+from ringside.worker_agent import bench
+from ringside.worker_agent.core import predict
+from ringside.worker_agent.core.algorithms import build
+from ringside.worker_agent.core.catalog import ITEMSIZE
+from ringside.worker_agent.rank.local import run_ranks, unwrap
+from ringside.worker_agent.rank.process_group import cpu_cores
+from ringside.worker_agent.core.simulate import ALONE, Sharing, cost
 
 COLLECTIVES = ("all_reduce", "broadcast", "reduce_scatter", "all_gather")
 

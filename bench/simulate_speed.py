@@ -11,8 +11,8 @@ import time
 
 import numpy as np
 
-from ringside.worker_agent.algorithms import build
-from ringside.worker_agent.simulate import simulate, traffic
+from ringside.worker_agent.core.algorithms import build
+from ringside.worker_agent.core.simulate import simulate, traffic
 
 ALGORITHMS = ("ring", "rabenseifner", "recursive_doubling", "tree")
 

@@ -18,9 +18,9 @@ import argparse
 import statistics
 import time
 
-from ringside.worker_agent.local import run_ranks, unwrap
-from ringside.worker_agent.protocol import TrainSpec
-from ringside.worker_agent.training_rules import parameters
+from ringside.worker_agent.rank.local import run_ranks, unwrap
+from ringside.worker_agent.core.protocol import TrainSpec
+from ringside.worker_agent.training.rules import parameters
 
 HIDDEN = (280, 963, 3125)  # h² + 76h + 10 parameters: about 100 K, 1 M and 10 M
 MODES = {"off": 0, "every": 1, "one in four": 4}  # reporting off; on, keeping every k-th step's sync (sync_every)
@@ -33,7 +33,7 @@ def methods(p: int) -> list[tuple[str, int]]:
 def measure(world, rounds: int, steps: int) -> dict:
     import torch
     import torch.distributed as dist
-    from ringside.worker_agent.training import Trainer
+    from ringside.worker_agent.training.trainer import Trainer
 
     out = {}
     for hidden in HIDDEN:
@@ -59,7 +59,7 @@ def reporting(world, rounds: int, steps: int) -> dict:
 
     import torch
     import torch.distributed as dist
-    from ringside.worker_agent.training import Trainer, reporter
+    from ringside.worker_agent.training.trainer import Trainer, reporter
 
     out = {}
     for hidden in HIDDEN:

@@ -7,9 +7,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse
-from ringside.worker_agent import training_rules
-from ringside.worker_agent.catalog import SpecError, catalog
-from ringside.worker_agent.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.training import rules
+from ringside.worker_agent.core.catalog import SpecError, catalog
+from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 from . import metrics, model
 from .auth import need_viewer

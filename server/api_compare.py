@@ -10,13 +10,13 @@ from functools import lru_cache
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
-from ringside.worker_agent import simulate
-from ringside.worker_agent.algorithms import build, formulas
-from ringside.worker_agent.algorithms import parameter_server as ps
-from ringside.worker_agent.catalog import SpecError, validate
-from ringside.worker_agent.collectives import get
-from ringside.worker_agent.collectives import parameter_server as ps_collective
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.core import simulate
+from ringside.worker_agent.core.algorithms import build, formulas
+from ringside.worker_agent.core.algorithms import parameter_server as ps
+from ringside.worker_agent.core.catalog import SpecError, validate
+from ringside.worker_agent.core.collectives import get
+from ringside.worker_agent.core.collectives import parameter_server as ps_collective
+from ringside.worker_agent.core.protocol import RunSpec
 
 from .auth import need_viewer
 from .errors import refuse

@@ -10,10 +10,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
-from ringside.worker_agent import predict as pm
-from ringside.worker_agent.catalog import ITEMSIZE, SpecError
-from ringside.worker_agent.collectives import get
-from ringside.worker_agent.protocol import Collective, DType
+from ringside.worker_agent.core import predict as pm
+from ringside.worker_agent.core.catalog import ITEMSIZE, SpecError
+from ringside.worker_agent.core.collectives import get
+from ringside.worker_agent.core.protocol import Collective, DType
 
 from . import model
 from .auth import need_viewer

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict
-from ringside.worker_agent import perturb
-from ringside.worker_agent.catalog import SpecError, pieces_of, validate
-from ringside.worker_agent.perturb import Perturb, Straggler
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.core import perturb
+from ringside.worker_agent.core.catalog import SpecError, pieces_of, validate
+from ringside.worker_agent.core.perturb import Perturb, Straggler
+from ringside.worker_agent.core.protocol import RunSpec
 
 from .auth import need_presenter, need_viewer
 from .errors import refused

@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
-from ringside.worker_agent.catalog import SpecError
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.core.catalog import SpecError
+from ringside.worker_agent.core.protocol import RunSpec
 
 from . import trace
 from .auth import need_presenter, need_viewer

@@ -4,8 +4,8 @@ step's gradient sync as a run for the stage. Async, on the event loop, like the 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Path, Query, Response
-from ringside.worker_agent.catalog import SpecError
-from ringside.worker_agent.protocol import TrainSpec
+from ringside.worker_agent.core.catalog import SpecError
+from ringside.worker_agent.core.protocol import TrainSpec
 
 from .auth import need_presenter, need_viewer
 from .errors import found, refuse, refused

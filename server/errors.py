@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from ringside.worker_agent.catalog import SpecError
+from ringside.worker_agent.core.catalog import SpecError
 
 from .guard import bounded
 

@@ -18,7 +18,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from ringside.worker_agent.local import free_port
+from ringside.worker_agent.rank.local import free_port
 
 from .runs import RunState
 

@@ -17,11 +17,11 @@ from collections import deque
 from starlette.requests import Request
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ringside.worker_agent.catalog import validate
-from ringside.worker_agent.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
+from ringside.worker_agent.core.catalog import validate
+from ringside.worker_agent.core.protocol import (Cancel, ErrorEvent, Heartbeat, Hello, RunCancelled, RunCommand, RunFinished, RunSpec,
                                             RunStarted, StepEvent, TrainCommand, TrainFinished, TrainSpec, TrainStep)
-from ringside.worker_agent.simulate import Sharing
-from ringside.worker_agent.training_rules import check as check_training, sync_every
+from ringside.worker_agent.core.simulate import Sharing
+from ringside.worker_agent.training.rules import check as check_training, sync_every
 
 from . import model, wavefront
 from .config import Settings

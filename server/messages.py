@@ -27,7 +27,7 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
-from ringside.worker_agent.protocol import ChunkState
+from ringside.worker_agent.core.protocol import ChunkState
 
 from .runs import Run, RunSummary
 

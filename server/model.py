@@ -1,7 +1,7 @@
 """The cluster's cost model: alpha, beta and gamma fitted to its stepwise runs, a line per
 (collective, world size) fitted to its native runs, the prediction every finished run
 gets, and the resolution of `auto` (algorithm and chunks) when a run is submitted.
-The model itself (terms read from the schedule, the fit, the picks) is worker_agent/predict.py.
+The model itself (terms read from the schedule, the fit, the picks) is worker_agent/core/predict.py.
 
 What one request may cost is bounded: a prediction builds and simulates the schedule
 for the asked shape, so world_size² × chunks is capped (MAX_SHAPE: a quarter of a million
@@ -20,13 +20,13 @@ from dataclasses import asdict
 from typing import NamedTuple
 
 from pydantic import BaseModel, Field
-from ringside.worker_agent import predict as pm
-from ringside.worker_agent.algorithms import NATIVE, algorithms_for, build
-from ringside.worker_agent.catalog import ITEMSIZE, SpecError, check_servers, group_of, validate
-from ringside.worker_agent.collectives import get
-from ringside.worker_agent.protocol import Collective, DType, RunSpec
-from ringside.worker_agent.schedule import Schedule
-from ringside.worker_agent.simulate import ALONE, Cost, Sharing, cost, traffic
+from ringside.worker_agent.core import predict as pm
+from ringside.worker_agent.core.algorithms import NATIVE, algorithms_for, build
+from ringside.worker_agent.core.catalog import ITEMSIZE, SpecError, check_servers, group_of, validate
+from ringside.worker_agent.core.collectives import get
+from ringside.worker_agent.core.protocol import Collective, DType, RunSpec
+from ringside.worker_agent.core.schedule import Schedule
+from ringside.worker_agent.core.simulate import ALONE, Cost, Sharing, cost, traffic
 
 from .runs import Run
 

@@ -10,7 +10,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from ringside.worker_agent.protocol import Heartbeat, Hello
+from ringside.worker_agent.core.protocol import Heartbeat, Hello
 
 SPARKLINE = 60  # heartbeats kept per rank for the dashboard's sparklines
 MAX_WORLD = 4096  # ranks a cluster may claim: a hello is only a claim, and the server sizes things by it

@@ -16,11 +16,11 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, model_validator
 
-from ringside.worker_agent import catalog, provenance, simulate
-from ringside.worker_agent.algorithms import is_traced
-from ringside.worker_agent.collectives import get
-from ringside.worker_agent.protocol import MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
-from ringside.worker_agent.schedule import Schedule
+from ringside.worker_agent.core import catalog, provenance, simulate
+from ringside.worker_agent.core.algorithms import is_traced
+from ringside.worker_agent.core.collectives import get
+from ringside.worker_agent.core.protocol import MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
+from ringside.worker_agent.core.schedule import Schedule
 
 from . import stage_data
 from .guard import bounded

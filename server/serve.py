@@ -14,8 +14,8 @@ from pathlib import Path
 
 import uvicorn
 
-from ringside.worker_agent.algorithms import build, is_traced
-from ringside.worker_agent.user_algorithms import load
+from ringside.worker_agent.core.algorithms import build, is_traced
+from ringside.worker_agent.user.user_algorithms import load
 
 from .app import create_app
 from .auth import host_name

@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ringside.worker_agent.protocol import EVENT, PROTOCOL_VERSION, Hello
+from ringside.worker_agent.core.protocol import EVENT, PROTOCOL_VERSION, Hello
 
 from .auth import origin_allowed, role_of, settings_of
 from .errors import first_error

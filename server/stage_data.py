@@ -5,10 +5,10 @@ formula of the algorithm on show beside what the run measured (algorithms/formul
 
 from __future__ import annotations
 
-from ringside.worker_agent import catalog
-from ringside.worker_agent.algorithms import formulas, parameter_server
-from ringside.worker_agent.collectives import get
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.core import catalog
+from ringside.worker_agent.core.algorithms import formulas, parameter_server
+from ringside.worker_agent.core.collectives import get
+from ringside.worker_agent.core.protocol import RunSpec
 
 
 def _chunks_in(bounds: list[tuple[int, int]], blocks: range, count: int) -> list[int]:

@@ -9,7 +9,7 @@ import json
 import re
 import sqlite3
 
-from ringside.worker_agent.protocol import SyncCapture
+from ringside.worker_agent.core.protocol import SyncCapture
 
 from .runs import RunState
 from .trainings import Training, TrainingSummary

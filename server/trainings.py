@@ -14,11 +14,11 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel
 
-from ringside.worker_agent.algorithms import NATIVE
-from ringside.worker_agent.algorithms.parameter_server import NAME as PULL_PUSH
-from ringside.worker_agent.protocol import (ErrorEvent, Real, RunSpec, SyncCapture, Timings, TrainFinished, TrainSpec,
+from ringside.worker_agent.core.algorithms import NATIVE
+from ringside.worker_agent.core.algorithms.parameter_server import NAME as PULL_PUSH
+from ringside.worker_agent.core.protocol import (ErrorEvent, Real, RunSpec, SyncCapture, Timings, TrainFinished, TrainSpec,
                                             TrainStep)
-from ringside.worker_agent.training_rules import PARAMETER_SERVER, combine_step, parameters, result_of
+from ringside.worker_agent.training.rules import PARAMETER_SERVER, combine_step, parameters, result_of
 
 from .guard import bounded
 from .runs import RankResult, RankStep, Run, RunState, new_run

@@ -14,7 +14,7 @@ import time
 import urllib.request
 import webbrowser
 
-from ringside.worker_agent.launch import LocalWorkers
+from ringside.worker_agent.rank.launch import LocalWorkers
 
 from . import serve
 

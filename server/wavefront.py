@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
-from ringside.worker_agent import catalog, perturb
-from ringside.worker_agent.collectives import get
-from ringside.worker_agent.protocol import Arrived, StepEvent
+from ringside.worker_agent.core import catalog, perturb
+from ringside.worker_agent.core.collectives import get
+from ringside.worker_agent.core.protocol import Arrived, StepEvent
 
 from .guard import bounded
 

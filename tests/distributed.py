@@ -1,5 +1,5 @@
-"""Real gloo ranks for the tests: see worker_agent/local.py."""
+"""Real gloo ranks for the tests: see worker_agent/rank/local.py."""
 
-from ringside.worker_agent.local import Died, RankError, free_port, run_ranks, unwrap
+from ringside.worker_agent.rank.local import Died, RankError, free_port, run_ranks, unwrap
 
 __all__ = ["Died", "RankError", "free_port", "run_ranks", "unwrap"]

@@ -13,7 +13,7 @@ from websockets.sync.client import connect
 
 from ringside.server.harness import (PRESENTER_TOKEN, WORKER_TOKEN, Up, alive, ended, messages, start_serve,  # noqa: F401
                                      start_up, wait_gone)
-from ringside.worker_agent.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 
 class ScriptedRank:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 from ringside.server import model
-from ringside.worker_agent import predict as pm
-from ringside.worker_agent.catalog import SpecError
-from ringside.worker_agent.protocol import RunSpec
-from ringside.worker_agent.simulate import Sharing
+from ringside.worker_agent.core import predict as pm
+from ringside.worker_agent.core.catalog import SpecError
+from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.simulate import Sharing
 from server_helpers import start_up
 
 TRUTH = pm.Params(60e-6, 1e-9, 0.5e-9, "fitted to synthetic runs")

@@ -12,8 +12,8 @@ import pytest
 from distributed import Died, run_ranks, unwrap
 from pydantic import ValidationError
 
-from ringside.worker_agent.catalog import SpecError, validate
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.core.catalog import SpecError, validate
+from ringside.worker_agent.core.protocol import RunSpec
 
 BAD = [
     (dict(collective="broadcast", root=4), "root", "rank 4 is not in the group"),
@@ -63,7 +63,7 @@ def test_malformed_specs_are_refused_by_the_protocol():
 
 
 def bad_then_good(world):
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner
 
     runner = Runner(world, lambda event: None)
     errors = []
@@ -83,7 +83,7 @@ def test_every_rank_refuses_alike_and_keeps_working():
 
 
 def long_ring(world, marker_dir):
-    from ringside.worker_agent.runner import RunFailed, Runner
+    from ringside.worker_agent.rank.runner import RunFailed, Runner
 
     def emit(event):
         if event.type == "step":

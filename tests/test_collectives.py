@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ringside.worker_agent.algorithms import ALGORITHMS, NATIVE, build
-from ringside.worker_agent.catalog import SpecError, catalog, chunk_bounds, input_chunks, layout_of, plan, validate
-from ringside.worker_agent.collectives import COLLECTIVES, get
-from ringside.worker_agent.inputs import numpy_input
-from ringside.worker_agent.protocol import RunSpec
-from ringside.worker_agent.schedule import LAYOUTS
+from ringside.worker_agent.core.algorithms import ALGORITHMS, NATIVE, build
+from ringside.worker_agent.core.catalog import SpecError, catalog, chunk_bounds, input_chunks, layout_of, plan, validate
+from ringside.worker_agent.core.collectives import COLLECTIVES, get
+from ringside.worker_agent.core.inputs import numpy_input
+from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.schedule import LAYOUTS
 
 MOVING = [name for name, c in COLLECTIVES.items() if not c.reduces]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from ringside.worker_agent.algorithms import build
-from ringside.worker_agent.schedule import ceil_log2, floor_pow2
-from ringside.worker_agent.simulate import Cost, cost, predict
+from ringside.worker_agent.core.algorithms import build
+from ringside.worker_agent.core.schedule import ceil_log2, floor_pow2
+from ringside.worker_agent.core.simulate import Cost, cost, predict
 
 ITEM = 4
 WORLDS = range(2, 65)

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from distributed import run_ranks, unwrap
 
-from ringside.worker_agent.algorithms import ALGORITHMS, build
-from ringside.worker_agent.catalog import group_of, peer_of
-from ringside.worker_agent.collectives import get
-from ringside.worker_agent.inputs import numpy_input
-from ringside.worker_agent.protocol import RunSpec
-from ringside.worker_agent.simulate import simulate
+from ringside.worker_agent.core.algorithms import ALGORITHMS, build
+from ringside.worker_agent.core.catalog import group_of, peer_of
+from ringside.worker_agent.core.collectives import get
+from ringside.worker_agent.core.inputs import numpy_input
+from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.simulate import simulate
 
 PAIRS = [(c, a) for c, algs in ALGORITHMS.items() for a in algs]
 
@@ -32,7 +32,7 @@ def cases(p: int) -> list[RunSpec]:
 
 
 def run_all(world, specs):
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner
 
     runner = Runner(world, lambda event: None)
     return [runner.run(f"case-{i}", spec) for i, spec in enumerate(specs)]

@@ -19,8 +19,8 @@ import urllib.request
 import psutil
 import pytest
 from ringside.server.harness import CLI
-from ringside.worker_agent.local import free_port
-from ringside.worker_agent.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.rank.local import free_port
+from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, start_serve, start_up
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect

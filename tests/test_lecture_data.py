@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ringside.worker_agent.catalog import catalog, chunk_bounds, validate
-from ringside.worker_agent.inputs import numpy_input
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.core.catalog import catalog, chunk_bounds, validate
+from ringside.worker_agent.core.inputs import numpy_input
+from ringside.worker_agent.core.protocol import RunSpec
 
 P = 4
 

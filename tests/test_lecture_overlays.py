@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from ringside.worker_agent.algorithms import parameter_server as ps
+from ringside.worker_agent.core.algorithms import parameter_server as ps
 from server_helpers import start_up
 from test_lecture_audience import PHONE, SETTLE_MS, on_run, refused, viewer_snapshot
 

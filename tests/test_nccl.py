@@ -7,15 +7,15 @@ import pytest
 import torch
 from distributed import run_ranks, unwrap
 
-from ringside.worker_agent.algorithms import ALGORITHMS, build
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.core.algorithms import ALGORITHMS, build
+from ringside.worker_agent.core.protocol import RunSpec
 
 GPUS = torch.cuda.device_count() if torch.cuda.is_available() else 0
 pytestmark = pytest.mark.skipif(GPUS == 0, reason="no CUDA GPU here")
 
 
 def run_all(world, specs):
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner
 
     assert world.backend == "nccl" and world.device.type == "cuda"
     runner = Runner(world, lambda event: None)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ringside.worker_agent.local import free_port
+from ringside.worker_agent.rank.local import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,5 +75,5 @@ def test_light_clients_load_no_torch(command):
     out = subprocess.run([sys.executable, "-X", "importtime", "-m", "ringside.worker_agent.cli", *command.split()],
                          capture_output=True, text=True, check=True, timeout=60)
     imported = [line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")]
-    assert "ringside.worker_agent.catalog" in imported or "ringside.worker_agent.protocol" in imported
+    assert "ringside.worker_agent.core.catalog" in imported or "ringside.worker_agent.core.protocol" in imported
     assert not [m for m in imported if m == "torch" or m.startswith("torch.")]

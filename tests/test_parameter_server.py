@@ -13,20 +13,20 @@ import numpy as np
 import pytest
 from browser import browser_or_skip
 from distributed import run_ranks, unwrap
-from ringside.worker_agent.algorithms import build, formulas
-from ringside.worker_agent.algorithms import parameter_server as ps
-from ringside.worker_agent.catalog import (
+from ringside.worker_agent.core.algorithms import build, formulas
+from ringside.worker_agent.core.algorithms import parameter_server as ps
+from ringside.worker_agent.core.catalog import (
     ITEMSIZE,
     SpecError,
     catalog,
     layout_of,
     validate,
 )
-from ringside.worker_agent.collectives import get
-from ringside.worker_agent.inputs import numpy_input
-from ringside.worker_agent.protocol import RunSpec
-from ringside.worker_agent.provenance import check_definition
-from ringside.worker_agent.simulate import simulate, traffic
+from ringside.worker_agent.core.collectives import get
+from ringside.worker_agent.core.inputs import numpy_input
+from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.provenance import check_definition
+from ringside.worker_agent.core.simulate import simulate, traffic
 from server_helpers import WORKER_TOKEN, start_up
 
 PS = "parameter_server"
@@ -162,7 +162,7 @@ def real_cases() -> list[RunSpec]:
 
 
 def run_all(world, specs):
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner
 
     runner = Runner(world, lambda event: None)
     return [runner.run(f"ps-{i}", spec) for i, spec in enumerate(specs)]

@@ -15,9 +15,9 @@ from distributed import RankError, run_ranks, unwrap
 
 from ringside.server import wavefront
 from ringside.server.runs import new_run
-from ringside.worker_agent import catalog, perturb
-from ringside.worker_agent.catalog import SpecError, validate
-from ringside.worker_agent.protocol import Arrived, RunSpec, StepEvent
+from ringside.worker_agent.core import catalog, perturb
+from ringside.worker_agent.core.catalog import SpecError, validate
+from ringside.worker_agent.core.protocol import Arrived, RunSpec, StepEvent
 
 P = 4
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def record(world, spec):
     """Every event a rank emits for one run, and its error if the run failed there."""
-    from ringside.worker_agent.runner import RunFailed, Runner
+    from ringside.worker_agent.rank.runner import RunFailed, Runner
 
     events = []
     try:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from ringside.worker_agent import predict as pm
-from ringside.worker_agent.algorithms import build
-from ringside.worker_agent.schedule import ceil_log2, floor_pow2
-from ringside.worker_agent.simulate import ALONE, Sharing, cost
+from ringside.worker_agent.core import predict as pm
+from ringside.worker_agent.core.algorithms import build
+from ringside.worker_agent.core.schedule import ceil_log2, floor_pow2
+from ringside.worker_agent.core.simulate import ALONE, Sharing, cost
 from server_helpers import start_serve
 
 WORLDS = range(2, 65)

@@ -18,8 +18,8 @@ from websockets.sync.client import connect
 from ringside.server import model
 from ringside.server.runs import RunState, new_run
 from ringside.server.store import Store
-from ringside.worker_agent.local import free_port
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.rank.local import free_port
+from ringside.worker_agent.core.protocol import RunSpec
 
 ALPHA, BETA = 40e-6, 2e-9
 SHAPES = [RunSpec(collective="all_reduce", algorithm="ring", count=4096), RunSpec(collective="all_reduce", algorithm="tree", count=1024),

@@ -7,16 +7,16 @@ import numpy as np
 import torch
 from distributed import run_ranks, unwrap
 
-from ringside.worker_agent import capture
-from ringside.worker_agent.algorithms import build
-from ringside.worker_agent.collectives import get
-from ringside.worker_agent.inputs import numpy_input
-from ringside.worker_agent.protocol import RunSpec
-from ringside.worker_agent.simulate import initial_buffers, states, traffic
+from ringside.worker_agent.rank import capture
+from ringside.worker_agent.core.algorithms import build
+from ringside.worker_agent.core.collectives import get
+from ringside.worker_agent.core.inputs import numpy_input
+from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.simulate import initial_buffers, states, traffic
 
 
 def record(world, specs):
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner
 
     out = []
     for spec in specs:
@@ -77,7 +77,7 @@ def test_only_the_groups_rank_zero_sends_the_schedule_in_global_ranks():
 
 
 def replay_cases(p: int) -> list[RunSpec]:
-    from ringside.worker_agent.algorithms import ALGORITHMS
+    from ringside.worker_agent.core.algorithms import ALGORITHMS
 
     specs = []
     for i, (collective, algorithm) in enumerate((c, a) for c, algs in ALGORITHMS.items() for a in algs):
@@ -94,7 +94,7 @@ def replay_cases(p: int) -> list[RunSpec]:
 def record_both_ways(world, specs):
     """Every spec twice: with the keep buffer (steps reported after the last one) and
     without it (steps that later steps overwrite are reported inside the loop)."""
-    from ringside.worker_agent import executor
+    from ringside.worker_agent.rank import executor
 
     with_keep = record(world, specs)
     executor.KEEP_BUDGET = 0
@@ -145,7 +145,7 @@ def test_summary_of_every_float_dtype():
 
 def cancel_on_one_rank(world, spec, asker):
     """`asker` alone is told to cancel before the run; the group must stop together."""
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner
 
     events = []
     runner = Runner(world, events.append, cancellable=True)
@@ -167,7 +167,7 @@ def test_a_cancel_on_one_rank_stops_the_whole_group_at_the_same_iteration():
 
 def test_infinities_and_nan_cross_json_and_verify():
     """A float16 product overflows: the infinities travel as words and come back as floats."""
-    from ringside.worker_agent.protocol import EVENT
+    from ringside.worker_agent.core.protocol import EVENT
 
     spec = RunSpec(collective="all_reduce", algorithm="ring", count=8, dtype="float16", op="PRODUCT", capture="full")
     events = unwrap(run_ranks(record, 4, [spec]))[0][0]

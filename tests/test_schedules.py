@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ringside.worker_agent.collectives import COLLECTIVES, get
-from ringside.worker_agent.collectives.barrier import BARRIER
-from ringside.worker_agent.algorithms import ALGORITHMS, algorithms_for, build
-from ringside.worker_agent.schedule import Schedule, ScheduleError, Step, Transfer, check
-from ringside.worker_agent.simulate import simulate
+from ringside.worker_agent.core.collectives import COLLECTIVES, get
+from ringside.worker_agent.core.collectives.barrier import BARRIER
+from ringside.worker_agent.core.algorithms import ALGORITHMS, algorithms_for, build
+from ringside.worker_agent.core.schedule import Schedule, ScheduleError, Step, Transfer, check
+from ringside.worker_agent.core.simulate import simulate
 
 PAIRS = [(c, a) for c, algs in ALGORITHMS.items() for a in algs]
 OPS_FOR_INTS = ("SUM", "MAX", "BXOR", "PRODUCT")

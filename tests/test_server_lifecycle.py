@@ -9,8 +9,8 @@ import time
 
 from server_helpers import WORKER_TOKEN, start_serve, start_up, wait_gone
 
-from ringside.worker_agent.launch import LocalWorkers
-from ringside.worker_agent.local import free_port
+from ringside.worker_agent.rank.launch import LocalWorkers
+from ringside.worker_agent.rank.local import free_port
 
 
 def test_ctrl_c_stops_everything_and_leaves_no_process(tmp_path):

@@ -15,7 +15,7 @@ from server_helpers import start_up
 
 from ringside.server import model
 from ringside.server.runs import Run, new_run
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.core.protocol import RunSpec
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from server_helpers import ScriptedRank, ended, flood, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from ringside.worker_agent.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 SMALL = {"collective": "all_reduce", "algorithm": "ring", "count": 8}
 

@@ -11,7 +11,7 @@ from server_helpers import WORKER_TOKEN, ended, messages, start_up
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from ringside.worker_agent.collectives import COLLECTIVES
+from ringside.worker_agent.core.collectives import COLLECTIVES
 
 P = 4
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from ringside.server.harness import start_up
-from ringside.worker_agent.algorithms.formulas import FORMULAS
+from ringside.worker_agent.core.algorithms.formulas import FORMULAS
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 

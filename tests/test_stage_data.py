@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 from ringside.server import stage_data
-from ringside.worker_agent import simulate
-from ringside.worker_agent.algorithms import build
-from ringside.worker_agent.algorithms.formulas import FORMULAS, evaluate, measured
-from ringside.worker_agent.protocol import RunSpec
+from ringside.worker_agent.core import simulate
+from ringside.worker_agent.core.algorithms import build
+from ringside.worker_agent.core.algorithms.formulas import FORMULAS, evaluate, measured
+from ringside.worker_agent.core.protocol import RunSpec
 
 ITEM = 4
 

@@ -13,15 +13,15 @@ import pytest
 import torch
 import torch.distributed as dist
 from distributed import run_ranks, unwrap
-from ringside.worker_agent.algorithms import build, is_traced
-from ringside.worker_agent.catalog import SpecError, catalog, validate
-from ringside.worker_agent.inputs import numpy_input
-from ringside.worker_agent.protocol import RunSpec
-from ringside.worker_agent.provenance import first_departure
-from ringside.worker_agent.rebuild import stuck
-from ringside.worker_agent.schedule import Schedule
-from ringside.worker_agent.simulate import initial_buffers, states
-from ringside.worker_agent.user_algorithms import load, traced
+from ringside.worker_agent.core.algorithms import build, is_traced
+from ringside.worker_agent.core.catalog import SpecError, catalog, validate
+from ringside.worker_agent.core.inputs import numpy_input
+from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.provenance import first_departure
+from ringside.worker_agent.user.rebuild import stuck
+from ringside.worker_agent.core.schedule import Schedule
+from ringside.worker_agent.core.simulate import initial_buffers, states
+from ringside.worker_agent.user.user_algorithms import load, traced
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FILES = [str(EXAMPLES / f) for f in ("tutorial_ring.py", "tutorial_ring_bug.py", "deadlock_ring.py")]
@@ -92,7 +92,7 @@ def doubles(buf, rank, size):
 
 def run_traced(world, files, specs):
     """On every rank: load the files, run each spec, keep every event (or the failure's words)."""
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner
 
     for f in files:
         load(f)
@@ -216,7 +216,7 @@ def test_capture_none_reports_steps_without_values(runs):
 def test_the_p2p_lesson_shows_where_a_blocking_send_waits(runs):
     """send_recv by `blocking` and by `isend`: one and the same transfer, but the blocking
     sender waits in its send while the receiver is busy; the isend sender works meanwhile."""
-    from ringside.worker_agent.algorithms.p2p import BUSY_S
+    from ringside.worker_agent.core.algorithms.p2p import BUSY_S
 
     for spec_index, name in ((8, "send"), (9, "isend")):
         started = [of_type(events, "run_started")[0] for events in runs[spec_index]]
@@ -309,7 +309,7 @@ def test_traced_code_joins_the_catalog_and_is_checked_like_any():
 
 def test_the_server_takes_a_traced_schedule_only_within_the_runs_ranks_chunks_and_limits():
     from ringside.server.runs import new_run
-    from ringside.worker_agent.protocol import RunStarted
+    from ringside.worker_agent.core.protocol import RunStarted
 
     load_examples()
     spec = RunSpec(collective="all_reduce", algorithm="tutorial_ring", count=8)

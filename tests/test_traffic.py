@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ringside.worker_agent.algorithms import ALGORITHMS, build
-from ringside.worker_agent.schedule import ceil_log2, floor_pow2, real
-from ringside.worker_agent.simulate import predict, traffic
+from ringside.worker_agent.core.algorithms import ALGORITHMS, build
+from ringside.worker_agent.core.schedule import ceil_log2, floor_pow2, real
+from ringside.worker_agent.core.simulate import predict, traffic
 
 WORLDS = range(2, 17)
 ITEM = 4

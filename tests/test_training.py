@@ -11,9 +11,9 @@ import sys
 import pytest
 import torch
 from distributed import run_ranks, unwrap
-from ringside.worker_agent.catalog import SpecError
-from ringside.worker_agent.protocol import TrainSpec
-from ringside.worker_agent.training_rules import (
+from ringside.worker_agent.core.catalog import SpecError
+from ringside.worker_agent.core.protocol import TrainSpec
+from ringside.worker_agent.training.rules import (
     PARAMETER_SERVER,
     check,
     methods,
@@ -29,7 +29,7 @@ def train_every_method(world, specs: list[str]) -> list[dict]:
     """On every rank, each spec in turn: after every step, whether every rank that should
     hold the same weights does (an all_gather of the weights), and the final weights."""
     import torch.distributed as dist
-    from ringside.worker_agent.training import Trainer
+    from ringside.worker_agent.training.trainer import Trainer
 
     out = []
     for text in specs:

@@ -15,7 +15,7 @@ import pytest
 from server_helpers import ScriptedRank, messages, start_serve, start_up
 from websockets.sync.client import connect
 
-from ringside.worker_agent.training_rules import PARAMETER_SERVER, parameters
+from ringside.worker_agent.training.rules import PARAMETER_SERVER, parameters
 
 P, HIDDEN, STEPS = 4, 16, 20
 

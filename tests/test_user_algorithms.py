@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from distributed import run_ranks, unwrap
 
-from ringside.worker_agent.algorithms import build
-from ringside.worker_agent.catalog import SpecError, catalog, validate
-from ringside.worker_agent.msccl import MscclError, load_xml
-from ringside.worker_agent.protocol import RunSpec
-from ringside.worker_agent.user_algorithms import algorithm, load, reduce, send, step
+from ringside.worker_agent.core.algorithms import build
+from ringside.worker_agent.core.catalog import SpecError, catalog, validate
+from ringside.worker_agent.user.msccl import MscclError, load_xml
+from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.user.user_algorithms import algorithm, load, reduce, send, step
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -29,7 +29,7 @@ def examples():
 
 def run_on_ranks(world, files, specs):
     """On every rank: load the users' files (as `ringside worker --algorithms` does), then run."""
-    from ringside.worker_agent.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner
 
     for f in files:
         load(f)

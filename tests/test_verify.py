@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ringside.worker_agent.verify import compare
+from ringside.worker_agent.rank.verify import compare
 
 
 def test_a_difference_is_reported_with_its_positions():

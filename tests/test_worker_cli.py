@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from ringside.worker_agent.protocol import EVENT
+from ringside.worker_agent.core.protocol import EVENT
 
 
 def torchrun(n: int, *args: str) -> subprocess.CompletedProcess:

@@ -21,13 +21,13 @@ import statistics
 import sys
 from dataclasses import asdict, dataclass
 
-from . import predict
-from .algorithms import NATIVE, algorithms_for, build
-from .catalog import ITEMSIZE, MAX_ITERATIONS, SpecError, validate
-from .collectives import COLLECTIVES, get
-from .protocol import RunSpec
-from .simulate import ALONE, Sharing, cost
-from .user_algorithms import load
+from .core import predict
+from .core.algorithms import NATIVE, algorithms_for, build
+from .core.catalog import ITEMSIZE, MAX_ITERATIONS, SpecError, validate
+from .core.collectives import COLLECTIVES, get
+from .core.protocol import RunSpec
+from .core.simulate import ALONE, Sharing, cost
+from .user.user_algorithms import load
 
 
 @dataclass
@@ -117,7 +117,7 @@ def measure(world, a: argparse.Namespace, size: int, algorithm: str, chunks: int
     import torch
     import torch.distributed as dist
 
-    from .runner import Runner
+    from .rank.runner import Runner
 
     spec = spec_for(a, size, algorithm, world.world_size, chunks)
     finished = Runner(world, lambda event: None).run(f"bench-{algorithm}-{size}", spec)
@@ -263,7 +263,7 @@ def check(args: argparse.Namespace, algorithms: list[str], size_list: list[int])
 
 
 def main(args: argparse.Namespace) -> int:
-    from .local import RankError, run_ranks
+    from .rank.local import RankError, run_ranks
 
     try:
         for path in args.algorithms:

@@ -8,7 +8,7 @@ import json
 
 from pydantic import ValidationError
 
-from .protocol import RunSpec
+from .core.protocol import RunSpec
 
 SPEC_FLAGS = ("collective", "algorithm", "count", "dtype", "op", "root", "peer", "servers", "pattern", "seed",
               "capture", "chunks", "iterations", "warmup", "timeout")

@@ -11,7 +11,7 @@ from typing import Iterable
 
 import torch
 
-from .protocol import ChunkState
+from ..core.protocol import ChunkState
 
 PREVIEW = 4
 _WORD = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .protocol import MAX_MISMATCHES
+from ..core.protocol import MAX_MISMATCHES
 
 
 

@@ -13,7 +13,7 @@ from typing import Callable
 import torch
 import torch.distributed as dist
 
-from .collectives import Collective, NativeArgs
+from ..core.collectives import Collective, NativeArgs
 
 REDUCE_OPS = {
     "SUM": dist.ReduceOp.SUM,

@@ -15,11 +15,11 @@ import argparse
 import json
 import sys
 
-from .bench import at_least
-from .catalog import SpecError
-from .protocol import TrainSpec
-from .training import StepRecord
-from .training_rules import (
+from ..bench import at_least
+from ..core.catalog import SpecError
+from ..core.protocol import TrainSpec
+from .trainer import StepRecord
+from .rules import (
     PARAMETER_SERVER,
     check,
     combine_step,
@@ -52,7 +52,7 @@ def train(world, spec_json: str) -> dict:
     """On every rank: the whole run; returns this rank's records and its final evaluation."""
     from dataclasses import asdict
 
-    from .training import Trainer
+    from .trainer import Trainer
 
     trainer = Trainer(TrainSpec.model_validate_json(spec_json), world.rank, world.world_size)
     records = [asdict(r) for r in trainer.run()]
@@ -91,7 +91,7 @@ def plan(a: argparse.Namespace) -> list[TrainSpec]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from .local import run_ranks
+    from ..rank.local import run_ranks
 
     specs = plan(args)
     try:

@@ -24,13 +24,13 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
-from .algorithms import NATIVE, build
-from .algorithms.parameter_server import NAME as PULL_PUSH
-from .capture import chunk_views, states
-from .collectives import get
-from .executor import Executor
-from .protocol import SyncCapture, SyncStep
-from .training_rules import PARAMETER_SERVER
+from ..core.algorithms import NATIVE, build
+from ..core.algorithms.parameter_server import NAME as PULL_PUSH
+from ..rank.capture import chunk_views, states
+from ..core.collectives import get
+from ..rank.executor import Executor
+from ..core.protocol import SyncCapture, SyncStep
+from .rules import PARAMETER_SERVER
 
 
 def _moved(executor: Executor) -> tuple[int, int]:

@@ -90,7 +90,7 @@ def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backe
     threading.Thread(target=_exit_with_parent, daemon=True).start()
     import torch
 
-    from .cli import main
+    from ..cli import main
 
     torch.set_num_threads(1)
     files = [flag for path in algorithms for flag in ("--algorithms", path)]

@@ -23,9 +23,9 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .algorithms import register
-from .collectives import get
-from .schedule import Schedule, Step, Transfer
+from ..core.algorithms import register
+from ..core.collectives import get
+from ..core.schedule import Schedule, Step, Transfer
 
 COLLECTIVES = {"allreduce": "all_reduce", "allgather": "all_gather"}
 RECEIVES = {"r", "rcs", "rrc", "rrs", "rrcs"}

@@ -23,9 +23,9 @@ from pydantic import ValidationError
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
-from .catalog import SpecError
+from ..core.catalog import SpecError
 from .process_group import World
-from .protocol import (
+from ..core.protocol import (
     COMMAND,
     Cancel,
     ErrorEvent,
@@ -172,7 +172,7 @@ def _run(runner: Runner, command: RunCommand | TrainCommand, link: Link, world: 
 
 
 def _train(command: TrainCommand, link: Link, world: World) -> None:
-    from .training import train_and_report  # the model's code: loaded by the first training only
+    from ..training.trainer import train_and_report  # the model's code: loaded by the first training only
 
     try:
         train_and_report(world, command.run_id, command.spec, link.emit)

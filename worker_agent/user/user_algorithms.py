@@ -3,7 +3,7 @@ starts (`ringside up --algorithms FILE`; the same for `worker` and `bench`). An
 algorithm is a plain function of (world size, root, chunks) that returns its
 steps, written with `send`, `reduce` and `step`:
 
-    from ringside.worker_agent.user_algorithms import algorithm, reduce, send, step
+    from .user_algorithms import algorithm, reduce, send, step
 
     @algorithm("all_reduce", "my_ring", pieces=lambda p, chunks: p * chunks)
     def my_ring(p, root, chunks):
@@ -39,9 +39,9 @@ import re
 from pathlib import Path
 from typing import Callable, Iterable, Union
 
-from .algorithms import ALGORITHMS, NATIVE, TRACED, Traced, register
-from .collectives import COLLECTIVES, get
-from .schedule import LAYOUTS, Schedule, Step, Transfer
+from ..core.algorithms import ALGORITHMS, NATIVE, TRACED, Traced, register
+from ..core.collectives import COLLECTIVES, get
+from ..core.schedule import LAYOUTS, Schedule, Step, Transfer
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 Pieces = Union[int, Callable[[int, int], int], None]

@@ -16,11 +16,11 @@ import sys
 
 from pydantic import ValidationError
 
-from .catalog import SpecError
+from ..core.catalog import SpecError
 from .process_group import DEFAULT_TIMEOUT, init_from_env
-from .protocol import RunSpec
-from .spec_args import add_spec_arguments, first_error, spec_from_args
-from .user_algorithms import load
+from ..core.protocol import RunSpec
+from ..spec_args import add_spec_arguments, first_error, spec_from_args
+from ..user.user_algorithms import load
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -42,9 +42,9 @@ import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 from torch.overrides import TorchFunctionMode
 
-from .algorithms import TRACED
-from .inputs import numpy_input
-from .protocol import MAX_CALLS, CallTime
+from ..core.algorithms import TRACED
+from ..core.inputs import numpy_input
+from ..core.protocol import MAX_CALLS, CallTime
 from .rebuild import (
     Call,
     Rebuilt,
@@ -56,10 +56,10 @@ from .rebuild import (
     size,
     stuck,
 )
-from .schedule import Schedule
-from .simulate import initial_buffers
-from .simulate import states as simulate_states
-from .verify import compare
+from ..core.schedule import Schedule
+from ..core.simulate import initial_buffers
+from ..core.simulate import states as simulate_states
+from ..rank.verify import compare
 
 MAX_RUN_VALUES = 1 << 20  # catalog.MAX_RUN_VALUES: what a `full` run may ship in all
 EXPLAIN_UP_TO = 1 << 22  # values in all ranks' buffers up to which a recorded pass is checked against its steps

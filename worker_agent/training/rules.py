@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import statistics
 
-from .algorithms import NATIVE, algorithms_for, build
-from .catalog import MAX_CHUNKS, MAX_SEED, MIN_TIMEOUT, SpecError
-from .protocol import TrainSpec
-from .training_data import CLASSES, FEATURES, TRAIN
+from ..core.algorithms import NATIVE, algorithms_for, build
+from ..core.catalog import MAX_CHUNKS, MAX_SEED, MIN_TIMEOUT, SpecError
+from ..core.protocol import TrainSpec
+from .data import CLASSES, FEATURES, TRAIN
 
 PARAMETER_SERVER = "parameter_server"
 MAX_STEPS = 1000  # training steps: each keeps its gradient sync, for the stage

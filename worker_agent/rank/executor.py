@@ -32,8 +32,8 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
-from .perturb import OnRank
-from .schedule import Schedule, Transfer
+from ..core.perturb import OnRank
+from ..core.schedule import Schedule, Transfer
 
 Reducer = Callable[..., object]  # reducer(a, b, out=o): o = a op b, elementwise; o may be a
 OnStep = Callable[[int, float, float], None]

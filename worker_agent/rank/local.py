@@ -18,7 +18,7 @@ import traceback
 TIMEOUT = 120.0
 
 
-PRELOAD = ["ringside.worker_agent.server_link"]  # torch, torch.distributed and everything a rank runs
+PRELOAD = ["ringside.worker_agent.rank.server_link"]  # torch, torch.distributed and everything a rank runs
 
 
 def rank_processes():
@@ -69,7 +69,7 @@ def _child(fn, rank, world_size, port, backend, timeout, args, results):
     import torch
     import torch.distributed as dist
 
-    from ringside.worker_agent.process_group import init_from_env
+    from .process_group import init_from_env
 
     torch.set_num_threads(1)  # P ranks share the cores, as under torchrun (OMP_NUM_THREADS=1)
     try:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
-from .algorithms.captions import named
-from .protocol import MAX_STEPS, MAX_TRANSFERS
-from .schedule import Schedule, ScheduleError, Step, check, chunk_bounds
+from ..core.algorithms.captions import named
+from ..core.protocol import MAX_STEPS, MAX_TRANSFERS
+from ..core.schedule import Schedule, ScheduleError, Step, check, chunk_bounds
 
 MAX_PIECES = 1024  # catalog.MAX_CHUNKS
 Region = tuple[int, int]  # [start, stop) in elements of the working buffer

@@ -21,7 +21,7 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
-from .protocol import Hello
+from ..core.protocol import Hello
 
 DEFAULT_TIMEOUT = 30.0
 

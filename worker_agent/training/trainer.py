@@ -23,9 +23,9 @@ import torch
 import torch.distributed as dist
 
 from .gradient_sync import make_sync
-from .protocol import TrainFinished, TrainSpec, TrainStep
-from .training_data import CLASSES, FEATURES, Dataset, make_dataset
-from .training_rules import check, sync_every
+from ..core.protocol import TrainFinished, TrainSpec, TrainStep
+from .data import CLASSES, FEATURES, Dataset, make_dataset
+from .rules import check, sync_every
 
 
 @dataclass

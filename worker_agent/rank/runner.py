@@ -18,14 +18,14 @@ import torch
 import torch.distributed as dist
 
 from . import capture, native
-from .catalog import chunk_bounds, group_of, peer_of, perturb_plan, plan, schedule_of, schedule_ranks, validate
-from .collectives import get
+from ..core.catalog import chunk_bounds, group_of, peer_of, perturb_plan, plan, schedule_of, schedule_ranks, validate
+from ..core.collectives import get
 from .executor import Executor
-from .inputs import numpy_input
-from .perturb import native_delay, on_rank
+from ..core.inputs import numpy_input
+from ..core.perturb import native_delay, on_rank
 from .process_group import World
-from .protocol import Arrived, ErrorEvent, Message, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
-from .traced import traced_of
+from ..core.protocol import Arrived, ErrorEvent, Message, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
+from ..user.traced import traced_of
 from .verify import compare
 
 TORCH_DTYPE = {
