@@ -7,13 +7,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse
-from ringside.worker_agent.training import rules
-from ringside.worker_agent.core.catalog import SpecError, catalog
+from ringside.worker_agent.training import rules as training_rules
+from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 from . import metrics, model
 from .auth import need_viewer
-from .errors import refuse
 from .hub import Hub, hub_of
 from .runs import ENDED_STATES, RunState
 
@@ -45,11 +44,8 @@ async def get_catalog(hub: Hub = Depends(hub_of)) -> dict:
 def get_model(query: Annotated[model.ModelQuery, Query()], hub: Hub = Depends(hub_of)) -> dict:
     # not async: building the asked schedule takes up to a few tenths of a second (model.MAX_SHAPE),
     # off the event loop; the fit is kept by the hub and read here as one tuple, no store access
-    try:
-        sharing = model.sharing_at(hub.cluster.placement(), query.world_size)
-        return {**model.predict(query, hub.fit.model, sharing), "fit": hub.fit.to_json()}
-    except SpecError as e:
-        raise refuse(422, e.field, e.message) from None
+    sharing = model.sharing_at(hub.cluster.placement(), query.world_size)
+    return {**model.predict(query, hub.fit.model, sharing), "fit": hub.fit.to_json()}
 
 
 @router.get("/metrics", response_class=PlainTextResponse, dependencies=[watch])

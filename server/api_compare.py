@@ -90,7 +90,7 @@ async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[H
     """The chapter's table for a parameter-server run: its formula and measured bytes beside
     ring's, tree's and master-worker's all_reduce for the same N and P, each measured by this
     cluster's newest done run of that shape (and the spec that runs it, where none is)."""
-    shown = hub.find(run)
+    shown = hub.runs.find(run)
     if shown is None:
         raise refuse(404, "run", f"no run {run!r}")
     if not shown.layout or not shown.layout.servers or not shown.display:

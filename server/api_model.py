@@ -97,8 +97,6 @@ def get_prediction(query: Annotated[PredictQuery, Query()], hub: Hub = Depends(h
         raise refuse(503, "p", "another curve is being built (a new P takes seconds); ask again in a moment")
     try:
         return curves(query, hub.fit, hub.cluster.placement())
-    except SpecError as e:
-        raise refuse(422, e.field, e.message) from None
     finally:
         CURVES.release()
 

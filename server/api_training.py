@@ -4,11 +4,10 @@ step's gradient sync as a run for the stage. Async, on the event loop, like the 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Path, Query, Response
-from ringside.worker_agent.core.catalog import SpecError
 from ringside.worker_agent.core.protocol import TrainSpec
 
 from .auth import need_presenter, need_viewer
-from .errors import found, refuse, refused
+from .errors import found, refuse
 from .hub import Hub, hub_of
 from .runs import Run
 from .trainings import Training
@@ -19,30 +18,25 @@ watch, present = Depends(need_viewer), Depends(need_presenter)
 
 @router.post("", status_code=202, dependencies=[present])
 async def post_training(spec: TrainSpec, hub: Hub = Depends(hub_of)) -> dict:
-    try:
-        training = hub.submit_training(spec)
-    except SpecError as e:
-        raise refused(e) from None
+    training = hub.trainings.submit(spec)
     return {"id": training.id, "state": training.state}
 
 
 @router.get("", dependencies=[watch])
 async def list_trainings(limit: int = Query(20, ge=1, le=200), hub: Hub = Depends(hub_of)) -> dict:
-    stored = hub.trainings.newest(limit)
-    live = hub.training
-    return {"trainings": [live.summary() if live is not None and t.id == live.id else t for t in stored]}
+    return {"trainings": hub.trainings.newest(limit)}
 
 
 @router.get("/{training_id}", dependencies=[watch], response_model=Training)
 async def get_training(training_id: str = Path(max_length=40), hub: Hub = Depends(hub_of)) -> Response:
-    return Response(found(hub.find_training(training_id), "training", training_id).model_dump_json(), media_type="application/json")
+    return Response(found(hub.trainings.find(training_id), "training", training_id).model_dump_json(), media_type="application/json")
 
 
 @router.get("/{training_id}/steps/{step}/sync", dependencies=[watch], response_model=Run)
 async def get_sync(training_id: str = Path(max_length=40), step: int = Path(ge=0, lt=1 << 31),
                    hub: Hub = Depends(hub_of)) -> Response:
-    found(hub.find_training(training_id), "training", training_id)
-    run, why = hub.find_sync(training_id, step)
+    found(hub.trainings.find(training_id), "training", training_id)
+    run, why = hub.trainings.find_sync(training_id, step)
     if run is None:
         raise refuse(404, "step", why)
     return Response(run.model_dump_json(), media_type="application/json")

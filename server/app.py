@@ -8,11 +8,12 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 
+from ringside.worker_agent.core.catalog import SpecError
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 from . import api_cluster, api_compare, api_model, api_perturb, api_runs, api_training, guard, sockets
 from .config import Settings
-from .errors import invalid_request
+from .errors import invalid_request, spec_refused
 from .hub import Hub
 from .pages import mount_frontend
 
@@ -29,6 +30,7 @@ def create_app(settings: Settings) -> FastAPI:
                   description="Real torch.distributed collectives, step by step.")
     app.state.settings = settings
     app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(SpecError, spec_refused)  # NotReady and Busy too: errors.status_of
     for router in (api_cluster.router, api_runs.router, api_compare.router, api_perturb.router, api_model.router, api_training.router,
                    sockets.router):
         app.include_router(router)

@@ -31,9 +31,15 @@ def refuse(status: int, field: str, message: str) -> HTTPException:
     return HTTPException(status, {"field": bounded(field, 80), "message": bounded(message)})
 
 
-def refused(e: SpecError) -> HTTPException:
-    """What the server will not run: ask again later (503), wait for the cluster (409), or ask otherwise (422)."""
-    return refuse(503 if isinstance(e, NotReady) else 409 if isinstance(e, Busy) else 422, e.field, e.message)
+def status_of(e: SpecError) -> int:
+    """What the server will not do: ask again later (503), wait for the cluster (409), or ask otherwise (422)."""
+    return 503 if isinstance(e, NotReady) else 409 if isinstance(e, Busy) else 422
+
+
+async def spec_refused(request: Request, exc: SpecError) -> JSONResponse:
+    """Every route's refusal of what it was asked, answered alike (app.py installs it)."""
+    return JSONResponse(status_code=status_of(exc), content={"detail": {"field": bounded(exc.field, 80),
+                                                                         "message": bounded(exc.message)}})
 
 
 def found(thing, what: str, given: str):

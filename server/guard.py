@@ -20,16 +20,16 @@ import math
 import re
 import socket
 
+from fastapi.routing import APIRoute
 from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .auth import host_name, refusal
+from .auth import host_name, need_presenter, refusal
 from .config import Settings
 
 MAX_BODY = 1 << 20  # no route takes more: a run's spec is a few hundred bytes
 BODY_WITHIN_S = 10.0  # a body trickled in slower than this holds a connection (and a shutdown) for nothing
-PRESENTER_ONLY = re.compile(r"/api/(runs(/[^/]+/cancel)?|trainings|perturb/demo)/?")  # POST: refused before the body is read
 POLICY = 1008
 
 
@@ -40,8 +40,15 @@ def bounded(text: object, limit: int = 200) -> str:
 
 
 def install(app, settings: Settings) -> None:
-    """Put the guard in front of every route (call before the app serves)."""
-    app.add_middleware(Guard, settings=settings)
+    """Put the guard in front of every route (call once every route is included)."""
+    app.add_middleware(Guard, settings=settings, presenter_only=presenter_routes(app))
+
+
+def presenter_routes(app) -> list[tuple[set[str], re.Pattern]]:
+    """(methods, path pattern) of the routes that declare the presenter's dependency: their
+    token is checked before their body is read."""
+    return [(route.methods, route.path_regex) for route in app.routes
+            if isinstance(route, APIRoute) and any(d.dependency is need_presenter for d in route.dependencies)]
 
 
 def own_names(settings: Settings) -> set[str]:
@@ -101,9 +108,12 @@ def _json_expected(headers: Headers) -> bool:
 
 
 class Guard:
-    def __init__(self, app: ASGIApp, settings: Settings):
-        self.app, self.settings = app, settings
+    def __init__(self, app: ASGIApp, settings: Settings, presenter_only: list[tuple[set[str], re.Pattern]]):
+        self.app, self.settings, self.presenter_only = app, settings, presenter_only
         self.names = own_names(settings)
+
+    def needs_presenter(self, method: str, path: str) -> bool:
+        return any(method in methods and pattern.match(path) for methods, pattern in self.presenter_only)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -119,7 +129,7 @@ class Guard:
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
             return
-        if scope["method"] == "POST" and PRESENTER_ONLY.fullmatch(scope["path"]):
+        if self.needs_presenter(scope["method"], scope["path"]):
             problem = refusal(conn, self.settings, "presenter")
             if problem is not None:
                 await _refuse(scope, receive, send, problem[0], "token", problem[1])

@@ -56,5 +56,5 @@ def render(hub) -> str:
     for rank in hub.cluster.to_json()["ranks"]:
         statuses[rank["status"]] += 1
     metric("ringside_ranks", "gauge", "Ranks by status.", [(f'{{status="{s}"}}', n) for s, n in statuses.items()])
-    metric("ringside_queue_length", "gauge", "Runs waiting to run.", [("", len(hub.queue))])
+    metric("ringside_queue_length", "gauge", "Runs waiting to run.", [("", len(hub.dispatcher.queue))])
     return "\n".join(lines) + "\n"

@@ -88,11 +88,12 @@ async def worker_socket(ws: WebSocket):
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            event, why = parse_event(message)
-            if event is not None and event.rank != hello.rank:
-                why = f"rank {hello.rank} sent an event as rank {event.rank}"
-            if why:
-                await close(ws, INVALID if "malformed" in why else POLICY, why[:120])
+            try:
+                event = parse_event(message)
+                if event.rank != hello.rank:
+                    raise Refused(POLICY, f"rank {hello.rank} sent an event as rank {event.rank}")
+            except Refused as refused:
+                await close(ws, refused.code, refused.reason)
                 break
             hub.on_event(event)
             await asyncio.sleep(0)  # let the viewers' senders run between events: a burst from a rank must not starve them
@@ -123,7 +124,7 @@ def lead(hub, role: str, text: str | None) -> tuple[int, str] | None:
         return INVALID, f"malformed presenter frame: {err['field']}: {err['message']}"
     steps = hub.fanout.steps_of(view.run_id)  # the run on show, read once (not once per arrow key)
     if steps is None:
-        run = hub.find(view.run_id)
+        run = hub.runs.find(view.run_id)
         if run is None:
             return None
         steps = len(run.steps)
@@ -152,11 +153,12 @@ async def receive_hello(ws: WebSocket) -> Hello | None:
         return None
     if message["type"] == "websocket.disconnect":
         return None  # it left before saying hello: nobody to answer
-    event, why = parse_event(message)
-    if why is None and not isinstance(event, Hello):
-        why = "the first message must be a hello"
-    if why:
-        await close(ws, INVALID if "malformed" in why else POLICY, why[:120])
+    try:
+        event = parse_event(message)
+        if not isinstance(event, Hello):
+            raise Refused(POLICY, "the first message must be a hello")
+    except Refused as refused:
+        await close(ws, refused.code, refused.reason)
         return None
     return event
 
@@ -167,21 +169,28 @@ def _no_constant(word: str):
     raise ValueError(f"{word} is not JSON")
 
 
+class Refused(Exception):
+    """A frame that closes its socket: the close code and the reason (a close reason holds 123 bytes)."""
+
+    def __init__(self, code: int, reason: str):
+        super().__init__(reason)
+        self.code, self.reason = code, reason[:120]
+
+
 def parse_event(message: dict):
-    """(event, None), or (None, why it is refused)."""
-    if message["type"] == "websocket.disconnect":
-        return None, "disconnected"
+    """The event a worker's frame holds, or Refused: 1007 for a malformed one, 1008 for another protocol."""
     text = message.get("text")
     if text is None:
-        return None, "malformed frame: events are JSON text"
+        raise Refused(INVALID, "malformed frame: events are JSON text")
     try:
         raw = json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
-        return None, "malformed frame: not JSON (NaN and Infinity are not: a rank says \"nan\", \"inf\"), or nested too deeply"
+        raise Refused(INVALID, "malformed frame: not JSON (NaN and Infinity are not: a rank says \"nan\", \"inf\"), "
+                               "or nested too deeply") from None
     if isinstance(raw, dict) and raw.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
-        return None, f"protocol version {bounded(repr(raw.get('v')), 20)} is not {PROTOCOL_VERSION}"
+        raise Refused(POLICY, f"protocol version {bounded(repr(raw.get('v')), 20)} is not {PROTOCOL_VERSION}")
     try:
-        return EVENT.validate_python(raw), None
+        return EVENT.validate_python(raw)
     except ValidationError as e:
         err = first_error(e.errors())
-        return None, f"malformed event: {err['field']}: {err['message']}"
+        raise Refused(INVALID, f"malformed event: {err['field']}: {err['message']}") from None
