@@ -47,8 +47,20 @@ def install(app, settings: Settings) -> None:
 def presenter_routes(app) -> list[tuple[set[str], re.Pattern]]:
     """(methods, path pattern) of the routes that declare the presenter's dependency: their
     token is checked before their body is read."""
-    return [(route.methods, route.path_regex) for route in app.routes
-            if isinstance(route, APIRoute) and any(d.dependency is need_presenter for d in route.dependencies)]
+    return [(route.methods, route.path_regex) for route in _api_routes(app.routes)
+            if any(d.dependency is need_presenter for d in route.dependencies)]
+
+
+def _api_routes(routes) -> list[APIRoute]:
+    """Every APIRoute, also inside included routers (FastAPI from 0.160 or so keeps an included
+    router whole, as an `original_router`, where older versions copied its routes in)."""
+    found = []
+    for route in routes:
+        if isinstance(route, APIRoute):
+            found.append(route)
+        elif (included := getattr(route, "original_router", None)) is not None:
+            found += _api_routes(included.routes)
+    return found
 
 
 def own_names(settings: Settings) -> set[str]:
