@@ -9,21 +9,21 @@ did (traced.py) and bring it in their RunStarted, and the run takes it then."""
 
 from __future__ import annotations
 
-import statistics
 import time
 from enum import Enum
 from typing import Literal, Optional
 
 from pydantic import BaseModel, model_validator
 
-from ringside.worker_agent.core import catalog, provenance, simulate
+from ringside.worker_agent.core import catalog
 from ringside.worker_agent.core.algorithms import is_traced
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
 from ringside.worker_agent.core.schedule import Schedule
 
-from . import stage_data
+from . import figures, stage_data
 from .guard import bounded
+from .figures import Departure, RunTraffic
 from .wavefront import Perturbed
 
 
@@ -55,7 +55,7 @@ class RankStep(BaseModel):
     states: list[ChunkState] = []
 
 
-class Step(BaseModel):
+class RunStep(BaseModel):
     """A step of the schedule (planned at submit) and what each rank reported of it."""
 
     step: int
@@ -79,37 +79,12 @@ class RankResult(BaseModel):
     bytes_received: int = 0
 
 
-class Link(BaseModel):
-    src: int
-    dst: int
-    bytes: int
-
-
-class Traffic(BaseModel):
-    """Bytes per rank (keyed by global rank), in all, and on the busiest link."""
-
-    sent: dict[str, int]
-    received: dict[str, int]
-    total: int
-    busiest_link: Optional[Link]
-
-
 class Layout(BaseModel):
     """How a viewer places the ranks (catalog.layout_of): global ranks."""
 
     shape: Literal["ring", "tree", "star", "grid", "servers"] = "ring"
     root: Optional[int] = None
     servers: list[int] = []
-
-
-class Departure(BaseModel):
-    """Where a wrong result began (provenance.first_departure): the step (0-based), the rank
-    (global) and the chunk, and the words a viewer reads."""
-
-    step: int
-    rank: int
-    chunk: int
-    words: str
 
 
 class RunSummary(BaseModel):
@@ -152,20 +127,20 @@ class Run(BaseModel):
     chunk_bounds: list[tuple[int, int]] = []
     inputs: dict[str, list[ChunkState]] = {}  # each rank's buffer before step 0, from its RunStarted
     input_chunks: dict[str, list[int]] = {}
-    steps: list[Step] = []
+    steps: list[RunStep] = []
     results: dict[str, RankResult] = {}
     verified: Optional[bool] = None
     time: Optional[float] = None  # the slowest rank's median iteration, seconds
     algbw: Optional[float] = None
     busbw: Optional[float] = None
-    traffic: Optional[Traffic] = None
+    traffic: Optional[RunTraffic] = None
     departure: Optional[Departure] = None  # traced code with a wrong result: where it began (_departure)
     calls: dict[str, list[CallTime]] = {}  # traced code: each rank's point-to-point calls, for where it blocked
     perturbed: Optional[Perturbed] = None  # a perturbed run's predicted extra time and hang wavefront (wavefront.py)
     display: Optional[dict] = None  # what the stage draws that differs by collective (stage_data.py)
     choice: Optional[dict] = None  # what `auto` chose (algorithm, chunks), why, and every candidate's predicted time (model.resolve)
     prediction: Optional[dict] = None  # the model's time for it, made when it ended done (model.prediction_of)
-    sharing: list = []  # hosts whose ranks outnumbered their cores when it ran: [[ranks], cores] (simulate.Sharing)
+    sharing: list[tuple[list[int], int]] = []  # hosts whose ranks outnumbered their cores when it ran: [[ranks], cores] (simulate.Sharing)
 
     @model_validator(mode="after")
     def _plan_old_run(self) -> "Run":
@@ -215,7 +190,7 @@ class Run(BaseModel):
         collective = get(self.spec.collective, self.spec.servers)
         values = collective.blocks(len(self.group)) * collective.count(self.spec)
         try:  # every question asked of it inside: a forged plan's `root: [0]` or `pieces: 1e300` is as unreadable
-            steps = [Step(step=i, phase=str(s["phase"]), caption=str(s["caption"]), transfers=s["transfers"])
+            steps = [RunStep(step=i, phase=str(s["phase"]), caption=str(s["caption"]), transfers=s["transfers"])
                      for i, s in enumerate(plan["steps"][:MAX_STEPS + 1])]
             blocks, chunks = int(plan["blocks"]), int(plan["blocks"]) * int(plan["pieces"])
             if len(steps) <= MAX_STEPS:  # what the run's figures will read it as (conclude)
@@ -258,52 +233,12 @@ class Run(BaseModel):
     # --- its end ---------------------------------------------------------------
 
     def conclude(self, state: RunState, error: str | None = None) -> None:
-        """End the run: its final state, and the figures its results give."""
+        """End the run: its final state, and the figures its results give (figures.py)."""
         self.state = RunState.CANCELLED if self.cancel_requested and state == RunState.DONE else state
         self.finished_at = time.time()
         if error and self.error is None:
             self.error = error
-        results = list(self.results.values())
-        verdicts = [r.verified for r in results if r.verified is not None]
-        self.verified = all(verdicts) if verdicts else None
-        per_iteration = [r.timings.iterations for r in results if r.timings.iterations]
-        if per_iteration and len({len(t) for t in per_iteration}) == 1:
-            self.time = statistics.median(max(ts) for ts in zip(*per_iteration))
-            collective, p = get(self.spec.collective, self.spec.servers), len(self.group)
-            size = collective.message_bytes(collective.count(self.spec), catalog.ITEMSIZE[collective.dtype(self.spec)], p)
-            self.algbw = size / self.time if self.time > 0 else None
-            self.busbw = self.algbw * collective.bus_factor(p) if self.algbw is not None else None
-        self.traffic = self._traffic()
-        self.departure = self._departure()
-        self.display = stage_data.measure(
-            self.display, self.spec.root, [s.transfers for s in self.steps], self.chunk_bounds,
-            {int(r): res.bytes_sent for r, res in self.results.items()}, {int(r): res.bytes_received for r, res in self.results.items()})
-
-    def _departure(self) -> Departure | None:
-        """For traced code whose result is wrong: the first step where a rank's buffer departs
-        from what the collective requires (provenance.first_departure), in global ranks. Other
-        schedules are checked before they run, so their results are never wrong this way."""
-        if self.verified is not False or self.schedule is None or not is_traced(self.spec.collective, self.spec.algorithm):
-            return None
-        local = {g: i for i, g in enumerate(self.group)}
-        plan = {**self.schedule, "root": local[self.schedule["root"]],
-                "steps": [{**s, "transfers": [[local[a], local[b], c, i, r] for a, b, c, i, r in s["transfers"]]}
-                          for s in self.schedule["steps"]]}
-        peer = local[catalog.peer_of(self.spec, self.group)]
-        found = provenance.first_departure(Schedule.from_json(plan, len(self.group)), self.group, peer)
-        return None if found is None else Departure(**vars(found))
-
-    def _traffic(self) -> Traffic | None:
-        """Counted by the simulator over the run's schedule in global ranks. None for a
-        native run: only the backend knows its wires."""
-        if self.schedule is None:
-            return None
-        collective = get(self.spec.collective)
-        schedule = Schedule.from_json(self.schedule, self.world_size)
-        moved = simulate.traffic(schedule, collective.count(self.spec), catalog.ITEMSIZE[collective.dtype(self.spec)]).to_json()
-        return Traffic(sent={str(r): moved["sent"][r] for r in self.group},
-                       received={str(r): moved["received"][r] for r in self.group},
-                       total=moved["total"], busiest_link=moved["busiest_link"])
+        figures.fill(self)
 
 
 def fits(states: list[ChunkState], bounds: list) -> bool:
@@ -317,7 +252,7 @@ def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> Run:
     """A queued run, planned: its schedule, chunks, layout and a skeleton per step. The spec
     must be valid (catalog.validate)."""
     plan = catalog.plan(spec, world_size)
-    steps = [Step(step=i, phase=s["phase"], caption=s["caption"], transfers=s["transfers"])
+    steps = [RunStep(step=i, phase=s["phase"], caption=s["caption"], transfers=s["transfers"])
              for i, s in enumerate(plan["steps"] if plan else [])]
     return Run(
         id=run_id, spec=spec, created_at=time.time(), backend=backend, world_size=world_size,
