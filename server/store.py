@@ -17,36 +17,8 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 
+from . import schema
 from .runs import Run, RunState
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT UNIQUE NOT NULL,
-    state TEXT NOT NULL,
-    collective TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    body TEXT NOT NULL,
-    summary TEXT  -- RunSummary's JSON: what a run list shows, without parsing the body
-);
--- counted once at open; paged through without touching the (large) rows
-CREATE INDEX IF NOT EXISTS runs_by_state ON runs (state, collective);
-CREATE INDEX IF NOT EXISTS runs_by_seq ON runs (seq);
-CREATE TABLE IF NOT EXISTS figures (
-    seq INTEGER PRIMARY KEY,  -- the run's seq in runs
-    collective TEXT NOT NULL,
-    busbw REAL,
-    steps INTEGER,  -- the cost model's row (model.row_of); NULL for a native run
-    bytes INTEGER,
-    time REAL
-);
-CREATE INDEX IF NOT EXISTS figures_fit ON figures (seq) WHERE steps IS NOT NULL;
-"""
-# the model's row beyond steps, bytes and time (model.Row): added to a store from before them
-MODEL_COLUMNS = {"algorithm": "TEXT", "ranks": "INTEGER", "size": "INTEGER", "reduced": "INTEGER"}
-
-
-
 
 class Store:
     def __init__(self, path: Path):
@@ -55,12 +27,7 @@ class Store:
         self.db = sqlite3.connect(path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
-        # a store from before `figures` existed gets its rows from its last done runs (hub.py)
-        self.new_figures = not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'figures'").fetchone()
-        self.db.executescript(SCHEMA)
-        if "summary" not in {c[1] for c in self.db.execute("PRAGMA table_info(runs)")}:  # a store from before
-            self.db.execute("ALTER TABLE runs ADD COLUMN summary TEXT")
-        self._model_columns()
+        self.new_figures = schema.migrate(self.db)  # a store whose figures must be filled from its runs (hub.py)
         self._counts = Counter({(s, c): n for s, c, n in self.db.execute(
             "SELECT state, collective, COUNT(*) FROM runs GROUP BY state, collective")})
 
@@ -77,19 +44,6 @@ class Store:
             self.db.execute("UPDATE runs SET state = ?, body = ?, summary = ? WHERE id = ?", (key[0], body, summary, run.id))
             self._counts[(old[0], key[1])] -= 1
         self._counts[key] += 1
-
-    def _model_columns(self) -> None:
-        """The model's row (model.Row) in `figures`: a store from before it had these columns
-        gets them, and its rows again from its last done runs (hub.py), once."""
-        have = {c[1] for c in self.db.execute("PRAGMA table_info(figures)")}
-        for name, kind in MODEL_COLUMNS.items():
-            if name not in have:
-                self.db.execute(f"ALTER TABLE figures ADD COLUMN {name} {kind}")
-                self.new_figures = True
-        self.db.execute("CREATE INDEX IF NOT EXISTS figures_model ON figures (seq) WHERE size IS NOT NULL")
-        # the newest done run of an algorithm, of a shape: a walk down one index, however long the history
-        self.db.execute("CREATE INDEX IF NOT EXISTS figures_by_algorithm ON figures (collective, algorithm, seq)")
-        self.db.execute("CREATE INDEX IF NOT EXISTS figures_by_shape ON figures (collective, algorithm, ranks, size, seq)")
 
     def add_figures(self, run: Run, row: tuple | None) -> None:
         """The small row of a run that ended done; `row` is model.row_of(run) (None: no measured time)."""

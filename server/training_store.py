@@ -14,27 +14,9 @@ from ringside.worker_agent.core.protocol import SyncCapture
 from .runs import RunState
 from .trainings import Training, TrainingSummary
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS trainings (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT UNIQUE NOT NULL,
-    state TEXT NOT NULL,
-    summary TEXT NOT NULL,
-    body TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS training_syncs (
-    training TEXT NOT NULL,
-    step INTEGER NOT NULL,
-    body TEXT NOT NULL,  -- {rank: SyncCapture}
-    PRIMARY KEY (training, step)
-) WITHOUT ROWID;
-"""
-
-
 class TrainingStore:
     def __init__(self, db: sqlite3.Connection):
-        self.db = db
-        self.db.executescript(SCHEMA)
+        self.db = db  # the runs' store's connection: its tables are made there (schema.py)
 
     def save(self, training: Training) -> None:
         body, summary = training.model_dump_json(), training.summary().model_dump_json()

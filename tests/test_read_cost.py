@@ -152,6 +152,7 @@ def test_a_store_from_before_figures_and_summaries_gets_them(tmp_path):
     with sqlite3.connect(db) as conn:  # as the previous version wrote it
         conn.execute("DROP TABLE figures")
         conn.execute("ALTER TABLE runs DROP COLUMN summary")
+        conn.execute("PRAGMA user_version = 0")  # it kept no schema version
     conn.close()
     server = start_serve(tmp_path, port=port)
     try:

@@ -1,0 +1,108 @@
+"""The store's tables, and how a store of any earlier version becomes this one. Each change
+is a step numbered by SQLite's `user_version`, so a store is brought up to date once, in
+order, and no step runs twice. A store from before versions were kept reads 0 and runs
+every step, so each step also holds for a store that already has what it adds."""
+
+from __future__ import annotations
+
+import sqlite3
+
+RUNS = [
+    """CREATE TABLE IF NOT EXISTS runs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT UNIQUE NOT NULL,
+        state TEXT NOT NULL,
+        collective TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        body TEXT NOT NULL,
+        summary TEXT  -- RunSummary's JSON: what a run list shows, without parsing the body
+    )""",
+    # counted once at open; paged through without touching the (large) rows
+    "CREATE INDEX IF NOT EXISTS runs_by_state ON runs (state, collective)",
+    "CREATE INDEX IF NOT EXISTS runs_by_seq ON runs (seq)",
+]
+FIGURES = [
+    """CREATE TABLE IF NOT EXISTS figures (
+        seq INTEGER PRIMARY KEY,  -- the run's seq in runs
+        collective TEXT NOT NULL,
+        busbw REAL,
+        steps INTEGER,  -- the cost model's row (model.row_of); NULL for a native run
+        bytes INTEGER,
+        time REAL
+    )""",
+    "CREATE INDEX IF NOT EXISTS figures_fit ON figures (seq) WHERE steps IS NOT NULL",
+]
+# the model's row beyond steps, bytes and time (model.Row)
+MODEL_COLUMNS = {"algorithm": "TEXT", "ranks": "INTEGER", "size": "INTEGER", "reduced": "INTEGER"}
+MODEL_INDEXES = [
+    "CREATE INDEX IF NOT EXISTS figures_model ON figures (seq) WHERE size IS NOT NULL",
+    # the newest done run of an algorithm, of a shape: a walk down one index, however long the history
+    "CREATE INDEX IF NOT EXISTS figures_by_algorithm ON figures (collective, algorithm, seq)",
+    "CREATE INDEX IF NOT EXISTS figures_by_shape ON figures (collective, algorithm, ranks, size, seq)",
+]
+TRAININGS = [
+    """CREATE TABLE IF NOT EXISTS trainings (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT UNIQUE NOT NULL,
+        state TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        body TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS training_syncs (
+        training TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        body TEXT NOT NULL,  -- {rank: SyncCapture}
+        PRIMARY KEY (training, step)
+    ) WITHOUT ROWID""",
+]
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {c[1] for c in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _runs(db: sqlite3.Connection) -> bool:
+    for statement in RUNS:
+        db.execute(statement)
+    if "summary" not in _columns(db, "runs"):
+        db.execute("ALTER TABLE runs ADD COLUMN summary TEXT")
+    return False
+
+
+def _figures(db: sqlite3.Connection) -> bool:
+    """Figures, the model's columns among them: a store that lacked any gets its rows again from
+    its last done runs (hub.py), once."""
+    new = not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'figures'").fetchone()
+    for statement in FIGURES:
+        db.execute(statement)
+    missing = {name: kind for name, kind in MODEL_COLUMNS.items() if name not in _columns(db, "figures")}
+    for name, kind in missing.items():
+        db.execute(f"ALTER TABLE figures ADD COLUMN {name} {kind}")
+    for statement in MODEL_INDEXES:
+        db.execute(statement)
+    return new or bool(missing)
+
+
+def _trainings(db: sqlite3.Connection) -> bool:
+    for statement in TRAININGS:
+        db.execute(statement)
+    return False
+
+
+STEPS = [_runs, _figures, _trainings]  # a new change is a new step at the end, never an edit to one before it
+VERSION = len(STEPS)
+
+
+def migrate(db: sqlite3.Connection) -> bool:
+    """Bring the store up to VERSION, each step in a transaction of its own; whether its figures
+    must be filled again from its runs."""
+    have = db.execute("PRAGMA user_version").fetchone()[0]
+    if have > VERSION:
+        raise RuntimeError(f"this store was written by a newer Ringside (schema {have}; this one knows up to {VERSION})")
+    refill = False
+    for version, step in enumerate(STEPS[have:], start=have + 1):
+        db.execute("BEGIN IMMEDIATE")
+        refill = step(db) or refill
+        db.execute(f"PRAGMA user_version = {version}")
+        db.execute("COMMIT")
+    return refill
