@@ -164,6 +164,7 @@ def stall(server) -> socket.socket:
     return sock
 
 
+@pytest.mark.slow  # waits out the body deadline
 def test_a_trickled_body_is_cut_off_and_cannot_hold_up_a_shutdown(tmp_path):
     server = start_serve(tmp_path)
     try:

@@ -18,6 +18,8 @@ from server_helpers import WORKER_TOKEN, start_serve, start_up
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import fuzz as F  # bench/fuzz.py: the strategies and the checks
 
+pytestmark = pytest.mark.slow  # fuzz-style: runs in CI and the README's command, not on every edit
+
 def brief(n: int) -> settings:
     return settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
 

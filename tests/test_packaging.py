@@ -33,6 +33,7 @@ def test_the_wheel_holds_one_import_name_and_the_page(wheel):
         assert page in names
 
 
+@pytest.mark.slow  # builds and installs a wheel
 def test_an_installed_wheel_serves_the_page_without_the_source_tree(wheel, tmp_path):
     """A fresh venv with the wheel; its dependencies come from this venv's site-packages by a
     path entry (whose own .pth files, this checkout's editable finder among them, are not run)."""

@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from server_helpers import start_up
+
+pytestmark = pytest.mark.slow  # schemathesis over every operation: runs in CI, not on every edit
 
 
 def test_no_request_makes_the_server_fail(tmp_path):
