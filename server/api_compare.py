@@ -68,7 +68,7 @@ def measured(run: Run) -> dict | None:
     """A done run's point: P, and its ranks' own byte counts over N (the busiest link as simulated)."""
     if not run.results or run.traffic is None:
         return None
-    n = run.spec.count * (run.display or {}).get("itemsize", 4)
+    n = run.spec.count * (run.display.itemsize if run.display and run.display.itemsize else 4)
     sent = [r.bytes_sent for r in run.results.values()]
     received = [r.bytes_received for r in run.results.values()]
     link = run.traffic.busiest_link.bytes if run.traffic.busiest_link else 0
@@ -96,14 +96,14 @@ async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[H
     if not shown.layout or not shown.layout.servers or not shown.display:
         raise refuse(422, "run", f"{run} is not a parameter-server run")
     spec, p = shown.spec, len(shown.group)
-    model_bytes = spec.count * shown.display["itemsize"]
+    model_bytes = spec.count * shown.display.itemsize
     rows = [{"algorithm": spec.algorithm, "label": f"parameter server (S={spec.servers or 1})", "run": shown.id,
-             **(shown.display.get("formula") or {})}]
-    size = get(COLLECTIVE).message_bytes(spec.count, shown.display["itemsize"], p)  # bytes per rank, as `figures` keeps them
+             **(shown.display.formula.model_dump() if shown.display.formula else {})}]
+    size = get(COLLECTIVE).message_bytes(spec.count, shown.display.itemsize, p)  # bytes per rank, as `figures` keeps them
     for algorithm in ALGORITHMS:
         same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p, size)
         formula = formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
-        mine = (same.display or {}).get("formula") or {} if same is not None else {}
+        mine = same.display.formula if same is not None and same.display and same.display.formula else None
         ask = {"collective": COLLECTIVE, "algorithm": algorithm, "count": spec.count, "dtype": spec.dtype,
                "group": shown.group if len(shown.group) < shown.world_size else None}
         why = None if formula else f"{spec.count} elements do not split into {p} equal chunks, one a rank"
@@ -112,5 +112,5 @@ async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[H
         except SpecError as e:
             ask, why = None, e.message
         rows.append({"algorithm": algorithm, "label": algorithm, "run": same.id if same else None, **formula,
-                     "measured": mine.get("measured"), "spec": ask, "why": why})
+                     "measured": mine.measured if mine else None, "spec": ask, "why": why})
     return {"n": model_bytes, "p": p, "rows": rows}

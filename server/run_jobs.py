@@ -21,7 +21,7 @@ from ringside.worker_agent.core.simulate import Sharing
 from . import model, wavefront
 from .jobs import Job
 from .messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
-from .runs import Run, RunState, fits, new_run
+from .runs import Choice, Prediction, Run, RunState, fits, new_run
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -87,7 +87,7 @@ class RunJob(Job):
         done = run.state == RunState.DONE
         row = model.row_of(run) if done else None
         if row is not None:  # predicted before its own row joins the fit
-            run.prediction = model.prediction_of(row, hub.fit)
+            run.prediction = Prediction(**model.prediction_of(row, hub.fit))
         hub.store.save(run)
         if done:
             hub.store.add_figures(run, row)
@@ -116,7 +116,8 @@ class Runs:
         spec, choice = model.resolve(spec, cluster.world_size, cluster.backend, hub.fit, placement)  # `auto` made concrete
         validate(spec, cluster.world_size, cluster.backend)
         run = new_run(f"r-{self.next_id:06d}", spec, cluster.backend, cluster.world_size)
-        run.choice, run.sharing = choice, Sharing.of(placement).to_json()
+        run.choice = Choice(**choice) if choice is not None else None
+        run.sharing = Sharing.of(placement).to_json()
         run.perturbed = wavefront.record(run)
         self.next_id += 1
         hub.store.save(run)

@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import time
 from enum import Enum
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, model_validator
 
 from ringside.worker_agent.core import catalog
 from ringside.worker_agent.core.algorithms import is_traced
 from ringside.worker_agent.core.collectives import get
-from ringside.worker_agent.core.protocol import MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
+from ringside.worker_agent.core.protocol import (MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, Real,
+                                                 RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings)
 from ringside.worker_agent.core.schedule import Schedule
 
 from . import figures, stage_data
-from .guard import bounded
 from .figures import Departure, RunTraffic
+from .guard import bounded
+from .stage_data import Display
 from .wavefront import Perturbed
 
 
@@ -87,6 +89,34 @@ class Layout(BaseModel):
     servers: list[int] = []
 
 
+class Candidate(BaseModel):
+    algorithm: str
+    chunks: int
+    time: Optional[Real] = None  # predicted seconds; None where the model cannot say
+
+
+class Choice(BaseModel):
+    """What `auto` chose (model.resolve): what was asked, what was chosen, why, every candidate's
+    predicted time, and the model's parameters it was read with."""
+
+    asked: dict[str, Union[int, str]]
+    algorithm: str
+    chunks: int
+    label: str
+    why: str
+    candidates: list[Candidate] = []
+    params: dict = {}
+
+
+class Prediction(BaseModel):
+    """The model's time for a run that ended done, made before its own row joined the fit."""
+
+    time: Optional[Real] = None
+    measured: Optional[Real] = None
+    error: Optional[Real] = None  # (predicted - measured) / measured
+    source: str
+
+
 class RunSummary(BaseModel):
     """What a run list shows: no steps, no states."""
 
@@ -137,9 +167,9 @@ class Run(BaseModel):
     departure: Optional[Departure] = None  # traced code with a wrong result: where it began (_departure)
     calls: dict[str, list[CallTime]] = {}  # traced code: each rank's point-to-point calls, for where it blocked
     perturbed: Optional[Perturbed] = None  # a perturbed run's predicted extra time and hang wavefront (wavefront.py)
-    display: Optional[dict] = None  # what the stage draws that differs by collective (stage_data.py)
-    choice: Optional[dict] = None  # what `auto` chose (algorithm, chunks), why, and every candidate's predicted time (model.resolve)
-    prediction: Optional[dict] = None  # the model's time for it, made when it ended done (model.prediction_of)
+    display: Optional[Display] = None  # what the stage draws that differs by collective (stage_data.py)
+    choice: Optional[Choice] = None  # what `auto` chose, when the run asked it to choose
+    prediction: Optional[Prediction] = None  # the model's time for it, made when it ended done
     sharing: list[tuple[list[int], int]] = []  # hosts whose ranks outnumbered their cores when it ran: [[ranks], cores] (simulate.Sharing)
 
     @model_validator(mode="after")

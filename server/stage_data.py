@@ -5,10 +5,44 @@ formula of the algorithm on show beside what the run measured (algorithms/formul
 
 from __future__ import annotations
 
+from typing import Optional
+
+from pydantic import BaseModel
+
 from ringside.worker_agent.core import catalog
 from ringside.worker_agent.core.algorithms import formulas, parameter_server
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import RunSpec
+
+
+class Region(BaseModel):
+    """A labelled part of every rank's buffer (all_to_all's input and output halves)."""
+
+    label: str
+    chunks: list[int]
+
+
+class Formula(BaseModel):
+    """The algorithm's traffic formula for this run (formulas.evaluate), and, once every rank has
+    finished, what the ranks measured of its quantity."""
+
+    formula: str
+    what: str
+    measure: str
+    unit: str
+    unit_bytes: int
+    value: int
+    measured: Optional[int] = None
+
+
+class Display(BaseModel):
+    """What the stage draws that differs by collective, in global ranks."""
+
+    output_chunks: dict[str, list[int]] = {}
+    regions: list[Region] = []
+    divisor: Optional[int] = None  # AVG's schedules add; the ranks divide by P at the end
+    itemsize: Optional[int] = None
+    formula: Optional[Formula] = None
 
 
 def _chunks_in(bounds: list[tuple[int, int]], blocks: range, count: int) -> list[int]:
@@ -16,7 +50,7 @@ def _chunks_in(bounds: list[tuple[int, int]], blocks: range, count: int) -> list
     return [c for c, (a, b) in enumerate(bounds) if len(blocks) and lo <= a and b <= hi]
 
 
-def _regions(collective, p: int, root: int, bounds, count: int) -> list[dict]:
+def _regions(collective, p: int, root: int, bounds, count: int) -> list[Region]:
     """Labelled parts of every rank's buffer: only where each rank's input and output are the
     same two disjoint spans (one buffer holding a send half and a receive half)."""
     spans = {(tuple(collective.input_blocks(r, p, root)), tuple(collective.output_blocks(r, p, root, root))) for r in range(p)}
@@ -25,12 +59,12 @@ def _regions(collective, p: int, root: int, bounds, count: int) -> list[dict]:
     (ins, outs), = spans
     if not ins or not outs or set(ins) & set(outs):
         return []
-    return [{"label": "input", "chunks": _chunks_in(bounds, range(ins[0], ins[-1] + 1), count)},
-            {"label": "output", "chunks": _chunks_in(bounds, range(outs[0], outs[-1] + 1), count)}]
+    return [Region(label="input", chunks=_chunks_in(bounds, range(ins[0], ins[-1] + 1), count)),
+            Region(label="output", chunks=_chunks_in(bounds, range(outs[0], outs[-1] + 1), count))]
 
 
-def display(spec: RunSpec, world_size: int) -> dict:
-    """The run's stage data (global ranks): {output_chunks, regions, divisor, itemsize, formula}."""
+def display(spec: RunSpec, world_size: int) -> Display:
+    """The run's stage data (global ranks)."""
     collective, group = get(spec.collective, spec.servers), catalog.group_of(spec, world_size)
     p, root = len(group), group.index(spec.root)
     peer = group.index(catalog.peer_of(spec, group))
@@ -43,21 +77,22 @@ def display(spec: RunSpec, world_size: int) -> dict:
     elif schedule is not None:
         # count is one block: N for a buffer of one block, B for a buffer of a block per rank
         formula = formulas.evaluate(spec.collective, spec.algorithm, count * itemsize, p, schedule.pieces, elements=count)
-    return {
-        "output_chunks": {str(r): _chunks_in(bounds, collective.output_blocks(me, p, root, peer), count) for me, r in enumerate(group)},
-        "regions": _regions(collective, p, root, bounds, count),
-        "divisor": p if collective.op(spec) == "AVG" else None,  # AVG's schedules add; the ranks divide at the end
-        "itemsize": itemsize,
-        "formula": formula,
-    }
+    return Display(
+        output_chunks={str(r): _chunks_in(bounds, collective.output_blocks(me, p, root, peer), count)
+                       for me, r in enumerate(group)},
+        regions=_regions(collective, p, root, bounds, count),
+        divisor=p if collective.op(spec) == "AVG" else None,
+        itemsize=itemsize,
+        formula=Formula(**formula) if formula else None,
+    )
 
 
-def measure(data: dict | None, root: int, steps: list[list[list[int]]], bounds, sent: dict[int, int],
-            received: dict[int, int]) -> dict | None:
+def measure(data: Display | None, root: int, steps: list[list[list[int]]], bounds, sent: dict[int, int],
+            received: dict[int, int]) -> Display | None:
     """The stage data with the formula's measurement filled in from what the ranks reported
     (`sent`, `received`: by global rank, every rank of the group)."""
-    if not data or not data.get("formula") or {str(r) for r in sent} != set(data["output_chunks"]):
+    if data is None or data.formula is None or {str(r) for r in sent} != set(data.output_chunks):
         return data  # no formula, or not every rank of the group finished: nothing to set beside it
-    chunk_bytes = [(b - a) * data["itemsize"] for a, b in bounds]
-    got = formulas.measured(data["formula"]["measure"], sent, received, root, steps, chunk_bytes)
-    return {**data, "formula": {**data["formula"], "measured": got}}
+    chunk_bytes = [(b - a) * data.itemsize for a, b in bounds]
+    got = formulas.measured(data.formula.measure, sent, received, root, steps, chunk_bytes)
+    return data.model_copy(update={"formula": data.formula.model_copy(update={"measured": got})})
