@@ -39,16 +39,19 @@ def bounded(text: object, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+Routes = list[tuple[set[str], re.Pattern]]  # (methods, path pattern) of some routes
+
+
 def install(app, settings: Settings) -> None:
     """Put the guard in front of every route (call once every route is included)."""
-    app.add_middleware(Guard, settings=settings, presenter_only=presenter_routes(app))
+    routes = _api_routes(app.routes)
+    presenter = [(r.methods, r.path_regex) for r in routes if any(d.dependency is need_presenter for d in r.dependencies)]
+    bodies = [(r.methods, r.path_regex) for r in routes if r.body_field is not None]
+    app.add_middleware(Guard, settings=settings, presenter_only=presenter, bodies=bodies)
 
 
-def presenter_routes(app) -> list[tuple[set[str], re.Pattern]]:
-    """(methods, path pattern) of the routes that declare the presenter's dependency: their
-    token is checked before their body is read."""
-    return [(route.methods, route.path_regex) for route in _api_routes(app.routes)
-            if any(d.dependency is need_presenter for d in route.dependencies)]
+def matches(routes: Routes, method: str, path: str) -> bool:
+    return any(method in methods and pattern.match(path) for methods, pattern in routes)
 
 
 def _api_routes(routes) -> list[APIRoute]:
@@ -113,6 +116,10 @@ def _finite(text: str) -> float:
     return value
 
 
+def _declares_body(headers: Headers) -> bool:
+    return headers.get("content-length", "0") not in ("", "0") or "transfer-encoding" in headers
+
+
 def _json_expected(headers: Headers) -> bool:
     """Whether FastAPI would read this body as JSON (no content type, or a JSON one)."""
     kind = headers.get("content-type", "").split(";")[0].strip().lower()
@@ -120,12 +127,14 @@ def _json_expected(headers: Headers) -> bool:
 
 
 class Guard:
-    def __init__(self, app: ASGIApp, settings: Settings, presenter_only: list[tuple[set[str], re.Pattern]]):
-        self.app, self.settings, self.presenter_only = app, settings, presenter_only
-        self.names = own_names(settings)
+    """`presenter_only`: the routes that declare the presenter's dependency, whose token is
+    checked before their body is read; `bodies`: the routes that read a body, the only ones
+    whose body is read at all (any other request that brings one is refused unread)."""
 
-    def needs_presenter(self, method: str, path: str) -> bool:
-        return any(method in methods and pattern.match(path) for methods, pattern in self.presenter_only)
+    def __init__(self, app: ASGIApp, settings: Settings, presenter_only: Routes, bodies: Routes):
+        self.app, self.settings = app, settings
+        self.presenter_only, self.bodies = presenter_only, bodies
+        self.names = own_names(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -141,11 +150,18 @@ class Guard:
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
             return
-        if self.needs_presenter(scope["method"], scope["path"]):
+        method, path = scope["method"], scope["path"]
+        if matches(self.presenter_only, method, path):
             problem = refusal(conn, self.settings, "presenter")
             if problem is not None:
                 await _refuse(scope, receive, send, problem[0], "token", problem[1])
                 return
+        if not matches(self.bodies, method, path):
+            if _declares_body(conn.headers):  # refused unread: a stalled body on any path held memory
+                await _refuse(scope, receive, send, 413, "body", f"{method} {bounded(path, 80)} takes no body")
+            else:
+                await self.app(scope, receive, send)
+            return
         body, status, why = await _read_body(conn.headers, receive)
         if body is None:
             if status:
@@ -208,7 +224,8 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, field: str, why: str) -> None:
     body = json.dumps({"detail": {"field": field, "message": why}}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if scope["type"] == "http":
+    if scope["type"] == "http":  # and the connection closes: a body left unread is not read after it
+        headers.append((b"connection", b"close"))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
         return

@@ -20,8 +20,8 @@ from ringside.worker_agent.user.user_algorithms import load
 from .app import create_app
 from .auth import host_name
 from .config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
+from .transport import MAX_FRAME, BoundedHTTP, BoundedWebSocket
 
-MAX_FRAME = 16 << 20  # a worker's or viewer's frame beyond this is refused (close 1009)
 SHUTDOWN_WITHIN_S = 5  # Ctrl-C waits this long for open requests, then cuts them: a stalled client cannot hold the server up
 
 
@@ -109,7 +109,7 @@ def server_for(settings: Settings) -> Server:
     if not port_free(settings.host, settings.port):
         raise SystemExit(f"error: port {settings.port} on {settings.host} is in use; choose another with --port")
     config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="warning",
-                            ws_max_size=MAX_FRAME, lifespan="on",
+                            http=BoundedHTTP, ws=BoundedWebSocket, ws_max_size=MAX_FRAME, lifespan="on",
                             timeout_graceful_shutdown=SHUTDOWN_WITHIN_S)
     return Server(config)
 

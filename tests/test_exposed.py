@@ -158,9 +158,10 @@ def test_an_error_never_echoes_an_unbounded_input(serve):
 
 
 def stall(server) -> socket.socket:
-    """A request that says a body of 100 bytes comes, sends one, and waits."""
+    """A run's request, with the token, that says a body of 100 bytes comes, sends one, and waits."""
     sock = socket.create_connection(("127.0.0.1", port_of(server)), timeout=60)
-    sock.sendall(b"GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 100\r\n\r\nx" % port_of(server))
+    sock.sendall(b"POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
+                 b"Content-Length: 100\r\n\r\nx" % (port_of(server), PRESENTER_TOKEN.encode()))
     return sock
 
 

@@ -1,0 +1,117 @@
+"""Below HTTP: what a connection may hold before any route sees it. uvicorn bounds a
+body's size (guard.py does) but not the time a client takes to send its request's
+headers, nor how many connections one address keeps open, nor a websocket frame by the
+route it is for. Three bounds an anonymous client could otherwise push past:
+
+- the headers of every request arrive within HEADERS_WITHIN_S of the connection (or of
+  the last response on a kept-alive one), or the connection is closed;
+- one client address holds at most MAX_PER_CLIENT connections at once (a lecture hall
+  behind one NAT address shares them);
+- a viewer's websocket takes frames of at most MAX_VIEWER_FRAME bytes (a viewer sends
+  a ping or the presenter's view), refused as the frame's header says its length, before
+  any of it is buffered; a worker's takes up to MAX_FRAME.
+
+These are uvicorn's own protocol classes (h11 and websockets' sans-I/O), each with a
+few lines more, given to uvicorn.Config as `http` and `ws`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+HEADERS_WITHIN_S = 10.0
+MAX_PER_CLIENT = 256
+MAX_FRAME = 16 << 20  # a worker's frame beyond this is refused (close 1009)
+MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes (sockets.py)
+VIEWER_PATH = "/ws"
+
+_open: Counter[str] = Counter()  # connections held per client address (this process serves one app)
+
+
+def _address(protocol) -> str | None:
+    """The client's address; None for a peer without one (a Unix socket's)."""
+    return protocol.client[0] if protocol.client else None
+
+
+def _release(protocol) -> None:
+    """The connection is gone: its address holds one fewer."""
+    if protocol.counted is not None:
+        _open[protocol.counted] -= 1
+        if not _open[protocol.counted]:
+            del _open[protocol.counted]
+        protocol.counted = None
+
+
+class BoundedHTTP(H11Protocol):
+    """h11 with a deadline on each request's headers and a cap on connections per address."""
+
+    counted: str | None = None
+    deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        address = _address(self)
+        if address is not None and _open[address] >= MAX_PER_CLIENT:
+            transport.close()  # refused before a byte is read; the client sees the connection reset
+            return
+        if address is not None:
+            self.counted = address
+            _open[address] += 1
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state is h11.IDLE:  # a request begun but its headers not complete
+            if self.deadline is None:
+                self._arm()
+        else:
+            self._disarm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()  # the next request's headers have their own deadline (keep-alive's idle timer may be off)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        _release(self)
+        super().connection_lost(exc)
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._disarm()
+        counted, self.counted = self.counted, None  # the websocket holds the connection now, and the count
+        super().handle_websocket_upgrade(event)
+        self.transport.get_protocol().counted = counted
+
+    def _arm(self) -> None:
+        self._disarm()
+        if not self.transport.is_closing():
+            self.deadline = self.loop.call_later(HEADERS_WITHIN_S, self._late)
+
+    def _disarm(self) -> None:
+        if self.deadline is not None:
+            self.deadline.cancel()
+            self.deadline = None
+
+    def _late(self) -> None:
+        self.deadline = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
+class BoundedWebSocket(WebSocketsSansIOProtocol):
+    """websockets' sans-I/O protocol whose largest frame depends on the route: a viewer's is small."""
+
+    counted: str | None = None  # handed over by the HTTP connection it was upgraded from
+
+    def handle_connect(self, event) -> None:
+        if event.path.split("?", 1)[0] == VIEWER_PATH:
+            self.conn.max_message_size = MAX_VIEWER_FRAME
+        super().handle_connect(event)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        _release(self)
+        super().connection_lost(exc)

@@ -1,0 +1,193 @@
+"""What an anonymous client can make the server hold, below the routes (transport.py, guard.py):
+bodies that no route reads, unfinished websocket frames, requests whose headers never end,
+and more connections than an address may keep. A real server, raw sockets, its real RSS."""
+
+from __future__ import annotations
+
+import base64
+import os
+import socket
+import struct
+import time
+
+import psutil
+import pytest
+from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
+from server_helpers import PRESENTER_TOKEN, start_serve
+
+MiB = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    up = start_serve(tmp_path_factory.mktemp("edges"))
+    yield up
+    up.stop()
+
+
+def port_of(server) -> int:
+    return int(server.url.rsplit(":", 1)[1])
+
+
+def rss(server) -> int:
+    return psutil.Process(server.proc.pid).memory_info().rss
+
+
+def connect_from(server, source: str) -> socket.socket:
+    """A connection from `source`, one of loopback's addresses (127.0.0.0/8): each is a client address of its own."""
+    return socket.create_connection(("127.0.0.1", port_of(server)), timeout=10, source_address=(source, 0))
+
+
+def health_within(server, seconds: float) -> bool:
+    began = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=seconds) as sock:
+        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        answer = sock.recv(4096)
+    return answer.startswith(b"HTTP/1.1 200") and time.monotonic() - began < seconds
+
+
+def read_all(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    data = b""
+    while more := sock.recv(65536):
+        data += more
+    return data
+
+
+def close_all(socks) -> None:
+    for sock in socks:
+        sock.close()
+
+
+def test_a_body_no_route_reads_is_refused_unread(server):
+    """1,000 anonymous requests each saying a body of 1 MiB - 1 bytes comes to a path that takes
+    none, sending it and stalling: each is answered 413 from its headers alone."""
+    before, socks = rss(server), []
+    try:
+        for i in range(1000):
+            sock = connect_from(server, f"127.0.0.{10 + i // 200}")
+            sock.sendall(b"POST /nonexistent HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n" % (MiB - 1))
+            try:
+                sock.sendall(os.urandom(64 << 10))  # what the kernel takes before the server's answer
+            except OSError:
+                pass  # already refused and closed
+            socks.append(sock)
+        answer = read_all(socks[-1])
+        assert answer.startswith(b"HTTP/1.1 413") and b"takes no body" in answer, answer[:200]
+        assert rss(server) - before < 40 * MiB, f"{(rss(server) - before) / MiB:.0f} MiB held"
+    finally:
+        close_all(socks)
+    status = server.call("POST", "/api/runs", {"collective": "all_reduce"})[0]
+    assert status == 503, "a route that reads a body still reads it (503: no ranks are connected)"
+
+
+def test_an_unfinished_viewer_frame_is_refused_by_its_length(server):
+    """150 viewer sockets each begin a 15 MiB frame: each is closed with 1009 (too big) as soon as
+    the frame's header is read, and none of it is kept."""
+    before, socks = rss(server), []
+    try:
+        for _ in range(150):
+            sock = connect_from(server, "127.0.0.20")
+            key = base64.b64encode(os.urandom(16))
+            sock.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                         b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key)
+            handshake = b""
+            while b"\r\n\r\n" not in handshake:
+                handshake += sock.recv(4096)
+            assert handshake.startswith(b"HTTP/1.1 101"), handshake[:200]
+            frame = bytes([0x81, 0x80 | 127]) + struct.pack(">Q", 15 * MiB) + os.urandom(4)
+            try:
+                sock.sendall(frame + os.urandom(MiB))  # of its 15 MiB: 150 MiB in all, if it were kept
+            except OSError:
+                pass
+            socks.append(sock)
+        assert close_code(socks[-1]) == 1009
+        assert rss(server) - before < 40 * MiB, f"{(rss(server) - before) / MiB:.0f} MiB held"
+    finally:
+        close_all(socks)
+
+
+def close_code(sock: socket.socket) -> int | None:
+    """The code of the close frame the server sent, skipping the snapshot before it; None if none came."""
+    data = b""
+    sock.settimeout(10)
+    while True:
+        try:
+            more = sock.recv(65536)
+        except OSError:
+            more = b""
+        data += more
+        while len(data) >= 2:
+            opcode, length, start = data[0] & 0x0F, data[1] & 0x7F, 2
+            if length == 126:
+                length, start = struct.unpack(">H", data[2:4])[0], 4
+            elif length == 127:
+                length, start = struct.unpack(">Q", data[2:10])[0], 10
+            if len(data) < start + length:
+                break
+            if opcode == 0x8:
+                return struct.unpack(">H", data[start:start + 2])[0]
+            data = data[start + length:]
+        if not more:
+            return None
+
+
+def test_requests_whose_headers_never_end_are_closed_and_health_answers_meanwhile(server):
+    """2,000 connections that begin a request's headers and stall (from one address): those past
+    the address's cap are refused at once, the rest closed at the headers' deadline; a request from
+    another address is answered within a second all the while."""
+    socks = []
+    try:
+        for _ in range(2000):
+            try:
+                sock = connect_from(server, "127.0.0.30")
+                sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ")
+                socks.append(sock)
+            except OSError:
+                pass  # refused: over the cap
+        assert health_within(server, 1.0)
+        began = time.monotonic()
+        held = [s for s in socks if _open(s)]
+        assert 0 < len(held) <= MAX_PER_CLIENT
+        for sock in held:
+            sock.settimeout(HEADERS_WITHIN_S + 10)
+            assert sock.recv(4096) == b"", "closed at the deadline, with no answer"
+        assert time.monotonic() - began < HEADERS_WITHIN_S + 5
+        assert health_within(server, 1.0)
+    finally:
+        close_all(socks)
+
+
+def _open(sock: socket.socket) -> bool:
+    """Whether the server still holds this connection (nothing to read yet, not closed)."""
+    sock.setblocking(False)
+    try:
+        return sock.recv(1) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.setblocking(True)
+
+
+def test_an_address_at_its_cap_is_refused_and_served_again_once_it_lets_go(server):
+    socks = [connect_from(server, "127.0.0.40") for _ in range(MAX_PER_CLIENT)]
+    try:
+        time.sleep(0.2)
+        extra = connect_from(server, "127.0.0.40")
+        extra.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        extra.settimeout(5)
+        try:
+            refused = extra.recv(4096) == b""
+        except ConnectionResetError:
+            refused = True
+        assert refused, "one connection past the cap is closed unanswered"
+        assert health_within(server, 1.0), "other addresses are served"
+    finally:
+        close_all(socks)
+    time.sleep(0.2)
+    with connect_from(server, "127.0.0.40") as again:
+        again.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert again.recv(4096).startswith(b"HTTP/1.1 200")
+    assert server.call("GET", "/api/health", token=PRESENTER_TOKEN)[0] == 200
