@@ -16,6 +16,7 @@ SPARKLINE = 60  # heartbeats kept per rank for the dashboard's sparklines
 MAX_WORLD = 4096  # ranks a cluster may claim: a hello is only a claim, and the server sizes things by it
 MAX_PID = 1 << 32  # a process id, on any system
 MAX_TEXT = 256  # characters of a hello's host, device, backend and torch version (shown to every viewer)
+HOLD_S = 60.0  # a whole world whose ranks have all gone is held this long for them: restarts take seconds
 
 
 @dataclass
@@ -72,11 +73,21 @@ class Cluster:
         others = [r.hello for r in self.ranks.values() if r.connected]
         if others and others[0].world_size != hello.world_size:
             return f"world size {hello.world_size} differs from the cluster's {others[0].world_size}"
+        if not others and self.held() and self.world_size != hello.world_size:
+            return f"world size {hello.world_size} differs from the cluster's {self.world_size}, held while its ranks restart"
         return None
+
+    def held(self) -> bool:
+        """A whole world whose ranks have all gone, lately: only its own ranks may join it (a hello
+        of another size would take the cluster over while the real ranks restart)."""
+        if not self.complete or any(r.connected for r in self.ranks.values()):
+            return False
+        last = max((r.left_at for r in self.ranks.values() if r.left_at is not None), default=None)
+        return last is not None and time.monotonic() - last < HOLD_S
 
     def join(self, hello: Hello) -> None:
         if self.ranks and not any(r.connected for r in self.ranks.values()) and self.world_size != hello.world_size:
-            self.forget()  # a new world replaces one that is entirely gone
+            self.forget()  # a new world replaces one that is entirely gone (and no longer held: conflict)
         self.ranks[hello.rank] = Rank(hello)
         self.complete = self.complete or sum(r.connected for r in self.ranks.values()) == hello.world_size
 

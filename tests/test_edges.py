@@ -5,6 +5,7 @@ and more connections than an address may keep. A real server, raw sockets, its r
 from __future__ import annotations
 
 import base64
+import json
 import os
 import socket
 import struct
@@ -13,7 +14,10 @@ import time
 import psutil
 import pytest
 from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
-from server_helpers import PRESENTER_TOKEN, start_serve
+from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
+from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 MiB = 1 << 20
 
@@ -191,3 +195,28 @@ def test_an_address_at_its_cap_is_refused_and_served_again_once_it_lets_go(serve
         again.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         assert again.recv(4096).startswith(b"HTTP/1.1 200")
     assert server.call("GET", "/api/health", token=PRESENTER_TOKEN)[0] == 200
+
+
+def test_a_world_whose_ranks_all_went_is_held_for_them(server):
+    """While a whole world's ranks restart, a hello of another world size (a worker token's
+    holder claiming rank 0 of a world of 1) is refused; the real ranks rejoin."""
+    ranks = [ScriptedRank(server, r, 2) for r in range(2)]
+    server.wait_ranks(2, timeout=10)
+    for rank in ranks:
+        rank.close()
+    deadline = time.monotonic() + 10
+    while server.call("GET", "/api/health")[1]["live_ranks"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    with connect(server.ws_url(f"/ws/worker?token={WORKER_TOKEN}")) as hijack:
+        hijack.send(json.dumps({"v": PROTOCOL_VERSION, "type": "hello", "rank": 0, "world_size": 1, "host": "evil",
+                                "pid": 1, "backend": "gloo", "device": "cpu", "torch_version": "x"}))
+        with pytest.raises(ConnectionClosed) as closed:
+            hijack.recv(timeout=10)
+    assert closed.value.rcvd.code == 4409 and "held while its ranks restart" in closed.value.rcvd.reason
+    back = [ScriptedRank(server, r, 2) for r in range(2)]
+    try:
+        server.wait_ranks(2, timeout=10)
+        assert server.call("GET", "/api/cluster")[1]["world_size"] == 2
+    finally:
+        for rank in back:
+            rank.close()
