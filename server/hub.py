@@ -24,6 +24,8 @@ from .store import Store
 from .training_jobs import Trainings
 from .training_store import TrainingStore
 
+SNAPSHOT_QUEUE = 32  # queued runs a joining viewer is told of, the next first; `queued` says how many in all
+
 
 class Hub:
     def __init__(self, settings: Settings):
@@ -101,8 +103,9 @@ class Hub:
             self.dispatcher.changed.set()
 
     def snapshot(self, role: str) -> SnapshotMessage:
-        return SnapshotMessage(role=role, cluster=self.cluster.to_json(), queue=[r.summary() for r in self.runs.queued()],
-                               current=self.runs.current())
+        queued = self.runs.queued()
+        return SnapshotMessage(role=role, cluster=self.cluster.to_json(), queued=len(queued),
+                               queue=[r.summary() for r in queued[:SNAPSHOT_QUEUE]], current=self.runs.current())
 
 
 async def hub_of(request: Request) -> Hub:

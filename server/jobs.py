@@ -29,6 +29,7 @@ from .runs import RunState
 TICK_S = 1.0  # the longest a waiting job goes without looking at its ranks
 LOSS_GRACE_S = 1.5  # how long a failed job waits to see whether a rank died, to name it
 STOPPED = "the server stopped before this {} finished"
+MAX_QUEUE = 256  # jobs waiting: each queued run holds its planned schedule (20,000 held 700 MB)
 log = logging.getLogger("ringside.server")
 
 
@@ -96,6 +97,8 @@ class Dispatcher:
         held = self.current or (self.queue[0] if self.queue else None)
         if not job.queues and held is not None:
             raise Busy("cluster", f"{held.id} holds the cluster; start a {job.kind} when it has ended")
+        if len(self.queue) >= MAX_QUEUE:
+            raise Busy("queue", f"{MAX_QUEUE} jobs are waiting already; submit again when some have run")
         self.queue.append(job)
         self.changed.set()
 

@@ -60,7 +60,8 @@ class SnapshotMessage(BaseModel):
     type: Literal["snapshot"] = "snapshot"
     role: Literal["viewer", "presenter"]
     cluster: dict
-    queue: list[RunSummary]
+    queue: list[RunSummary]  # the next queued runs (hub.SNAPSHOT_QUEUE at most)
+    queued: int = 0  # how many are queued in all
     current: Optional[Run]
     presenter: PresenterMessage | None = None
 

@@ -13,6 +13,8 @@ import time
 
 import psutil
 import pytest
+from ringside.server.hub import SNAPSHOT_QUEUE
+from ringside.server.jobs import MAX_QUEUE
 from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve
@@ -219,4 +221,22 @@ def test_a_world_whose_ranks_all_went_is_held_for_them(server):
         assert server.call("GET", "/api/cluster")[1]["world_size"] == 2
     finally:
         for rank in back:
+            rank.close()
+
+
+def test_the_queue_has_a_limit_and_a_joining_viewer_hears_its_head(server):
+    ranks = [ScriptedRank(server, r, 2) for r in range(2)]
+    try:
+        server.wait_ranks(2, timeout=10)
+        ask = {"collective": "all_reduce", "algorithm": "ring", "count": 8}
+        ids = [server.call("POST", "/api/runs", ask)[1]["id"] for _ in range(MAX_QUEUE + 1)]  # one runs, the rest wait
+        status, body = server.call("POST", "/api/runs", ask)
+        assert status == 409 and body["detail"]["field"] == "queue", body
+        with connect(server.ws_url()) as viewer:
+            snapshot = json.loads(viewer.recv(timeout=10))
+        assert snapshot["queued"] == MAX_QUEUE and [r["id"] for r in snapshot["queue"]] == ids[1:1 + SNAPSHOT_QUEUE]
+        assert server.call("POST", f"/api/runs/{ids[-1]}/cancel")[0] == 200
+        assert server.call("POST", "/api/runs", ask)[0] == 202, "a place freed is a place taken"
+    finally:
+        for rank in ranks:
             rank.close()
