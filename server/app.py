@@ -26,7 +26,7 @@ def create_app(settings: Settings) -> FastAPI:
         yield
         await app.state.hub.stop()
 
-    app = FastAPI(title="Ringside", version=str(PROTOCOL_VERSION), lifespan=lifespan,
+    app = FastAPI(title="Ringside", version=str(PROTOCOL_VERSION), lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Real torch.distributed collectives, step by step.")
     app.state.settings = settings
     app.add_exception_handler(RequestValidationError, invalid_request)

@@ -133,6 +133,12 @@ def warn_if_exposed(settings: Settings) -> None:
     print("\n".join([bar, *lines, bar]), file=sys.stderr, flush=True)
 
 
+def join_command(settings: Settings) -> str:
+    """How ranks on other nodes join: the worker token and an address they can reach."""
+    reach = (settings.public_urls() or [settings.url])[0]
+    return f"RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N -m ringside.worker_agent --server {reach}"
+
+
 def load_algorithms(paths: list[str], world_size: int | None = None) -> None:
     """Load users' algorithm files into this process and list what they add; with a world
     size, whether each passes its checks there. A file that does not load stops the start."""
@@ -162,8 +168,7 @@ def main(args: argparse.Namespace) -> int:
     print(f"Ringside server: {settings.url}", flush=True)
     print(f"  presenter:  {settings.presenter_url()}")
     print(f"  audience:   {settings.audience_url()}")
-    reach = (settings.public_urls() or [settings.url])[0]  # workers on other nodes need an address they can reach
-    print(f"  workers:    RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N -m ringside.worker_agent --server {reach}")
+    print(f"  workers:    {join_command(settings)}")
     print(f"  runs kept in {settings.db}", flush=True)
     server.run()
     return 0 if server.started else 1

@@ -56,6 +56,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"  audience (watch only):           {settings.audience_url()}")
         for url in settings.public_urls():
             print(f"  audience, from other machines:   {settings.audience_url(url)}")
+        print(f"  worker token (what joins as a rank needs it): RINGSIDE_WORKER_TOKEN={settings.worker_token}")
         print(f"  runs kept in {settings.db}; Ctrl-C stops everything", flush=True)
         if args.open:
             webbrowser.open(settings.presenter_url())

@@ -13,6 +13,7 @@ import time
 
 import psutil
 import pytest
+from playwright.sync_api import expect
 from ringside.server.hub import SNAPSHOT_QUEUE
 from ringside.server.jobs import MAX_QUEUE
 from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
@@ -240,3 +241,14 @@ def test_the_queue_has_a_limit_and_a_joining_viewer_hears_its_head(server):
     finally:
         for rank in ranks:
             rank.close()
+
+
+def test_the_api_docs_work_offline(server, page_for):
+    page = page_for(f"{server.url}/docs")
+    outside = []
+    page.route("**/*", lambda route: (outside.append(route.request.url), route.abort())
+               if not route.request.url.startswith(server.url) else route.continue_())
+    page.reload()
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("Ringside")
+    expect(page.locator(".opblock-summary-path").first).to_be_visible()
+    assert outside == [], "nothing is fetched from beyond the server"
