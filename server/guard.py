@@ -14,6 +14,7 @@ checked: a port forwarded by Docker or ssh arrives under another number."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import json
 import math
@@ -154,7 +155,7 @@ class Guard:
         if matches(self.presenter_only, method, path):
             problem = refusal(conn, self.settings, "presenter")
             if problem is not None:
-                await _refuse(scope, receive, send, problem[0], "token", problem[1])
+                await _refuse(scope, receive, send, problem[0], "token", problem[1], drain=True)
                 return
         if not matches(self.bodies, method, path):
             if _declares_body(conn.headers):  # refused unread: a stalled body on any path held memory
@@ -164,8 +165,8 @@ class Guard:
             return
         body, status, why = await _read_body(conn.headers, receive)
         if body is None:
-            if status:
-                await _refuse(scope, receive, send, status, "body", why)
+            if status:  # too big: the client may still be sending it (a deadline passed: it is not)
+                await _refuse(scope, receive, send, status, "body", why, drain=status == 413)
             return  # the client left
         if body and scope["path"].startswith("/api/") and _json_expected(conn.headers):
             why = json_problem(body)
@@ -207,6 +208,13 @@ async def _receive_body(headers: Headers, receive: Receive) -> tuple[bytes | Non
             return b"".join(chunks), 0, ""
 
 
+async def _discard_body(receive: Receive) -> None:
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(BODY_WITHIN_S):
+            while (message := await receive())["type"] == "http.request" and message.get("more_body", False):
+                pass
+
+
 def _replay(body: bytes, receive: Receive) -> Receive:
     """A receive that gives the app the body already read, then what the client does next."""
     given = False
@@ -221,10 +229,16 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, field: str, why: str) -> None:
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, field: str, why: str,
+                  drain: bool = False) -> None:
+    """Answer with the refusal and close the connection. `drain`: first let a client that is
+    still sending a body to a route that reads one finish, for as long as a body may take,
+    discarding every byte, so that it reads the answer (uvicorn reads nothing once it is sent)."""
     body = json.dumps({"detail": {"field": field, "message": why}}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if scope["type"] == "http":  # and the connection closes: a body left unread is not read after it
+    if scope["type"] == "http":  # and the connection closes: a body left unread is not buffered after it
+        if drain:
+            await _discard_body(receive)
         headers.append((b"connection", b"close"))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
