@@ -14,7 +14,6 @@ from ringside.worker_agent.core import simulate
 from ringside.worker_agent.core.algorithms import build, formulas
 from ringside.worker_agent.core.algorithms import parameter_server as ps
 from ringside.worker_agent.core.catalog import SpecError, validate
-from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.collectives import parameter_server as ps_collective
 from ringside.worker_agent.core.protocol import RunSpec
 
@@ -99,9 +98,8 @@ async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[H
     model_bytes = spec.count * shown.display.itemsize
     rows = [{"algorithm": spec.algorithm, "label": f"parameter server (S={spec.servers or 1})", "run": shown.id,
              **(shown.display.formula.model_dump() if shown.display.formula else {})}]
-    size = get(COLLECTIVE).message_bytes(spec.count, shown.display.itemsize, p)  # bytes per rank, as `figures` keeps them
     for algorithm in ALGORITHMS:
-        same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p, size)
+        same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p)
         formula = formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
         mine = same.display.formula if same is not None and same.display and same.display.formula else None
         ask = {"collective": COLLECTIVE, "algorithm": algorithm, "count": spec.count, "dtype": spec.dtype,

@@ -48,9 +48,10 @@ class Store:
     def add_figures(self, run: Run, row: tuple | None) -> None:
         """The small row of a run that ended done; `row` is model.row_of(run) (None: no measured time)."""
         algorithm, ranks, size, steps, nbytes, reduced, seconds = row[1:] if row else (run.spec.algorithm, len(run.group), *(None,) * 5)
-        self.db.execute("INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, steps, bytes, reduced, time) "
-                        "SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
-                        (run.spec.collective, run.busbw, algorithm, ranks, size, steps, nbytes, reduced, seconds, run.id))
+        self.db.execute("INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, steps, bytes, "
+                        "reduced, time, count, dtype) SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
+                        (run.spec.collective, run.busbw, algorithm, ranks, size, steps, nbytes, reduced, seconds,
+                         run.spec.count, run.spec.dtype, run.id))
 
     def get(self, run_id: str) -> Run | None:
         row = self.db.execute("SELECT body FROM runs WHERE id = ?", (run_id,)).fetchone()
@@ -95,13 +96,10 @@ class Store:
         return [Run.model_validate_json(r[0]) for r in reversed(rows)]
 
     def newest_done(self, collective: str, algorithm: str, count: int | None = None, dtype: str | None = None,
-                    ranks: int | None = None, size: int | None = None) -> Run | None:
+                    ranks: int | None = None) -> Run | None:
         """The newest run of this collective by this algorithm that ended done (and, if given, of
-        this many ranks and bytes per rank, and of this count and dtype): a walk down `figures`'
-        index that ends at the first match (one of another count or dtype but the same bytes
-        per rank is the only miss it reads past), one body read."""
-        shape = [("f.ranks", ranks), ("f.size", size), ("json_extract(r.summary, '$.count')", count),
-                 ("json_extract(r.summary, '$.dtype')", dtype)]
+        this count, dtype and many ranks): the first row down `figures`' index of specs, one body read."""
+        shape = [("f.ranks", ranks), ("f.count", count), ("f.dtype", dtype)]
         where = "".join(f" AND {column} = ?" for column, v in shape if v is not None)
         row = self.db.execute(  # newest first down the index; the first that matches ends the walk
             f"SELECT r.body FROM figures f JOIN runs r ON r.seq = f.seq WHERE f.collective = ? AND f.algorithm = ?{where} "

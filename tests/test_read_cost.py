@@ -134,12 +134,37 @@ def test_the_newest_run_of_a_shape_is_found_without_walking_the_history(tmp_path
         store = Store(tmp_path / f"{n}.db")
         ticks = [0]
         store.db.set_progress_handler(lambda: ticks.__setitem__(0, ticks[0] + 1), 50)
-        shaped = store.newest_done("all_reduce", "tree", 1024, "float32", 4, 1024 * 4)
+        shaped = store.newest_done("all_reduce", "tree", 1024, "float32", 4)
         newest = store.newest_done("all_gather", "ring")
         store.db.set_progress_handler(None, 50)
         assert shaped.spec.algorithm == "tree" and shaped.spec.count == 1024 and newest.spec.collective == "all_gather"
         assert int(shaped.id[2:]) > n - len(SHAPES) and int(newest.id[2:]) > n - 2 * len(SHAPES)
-        assert store.newest_done("all_reduce", "tree", 1024, "float32", 8, 1024 * 4) is None  # no run of 8 ranks
+        assert store.newest_done("all_reduce", "tree", 1024, "float32", 8) is None  # no run of 8 ranks
+        spent.append(ticks[0])
+        store.close()
+    assert spent[1] <= spent[0] + 20, spent
+
+
+def test_runs_of_the_same_bytes_in_another_dtype_are_not_walked_past(tmp_path):
+    """The parameter server's compare view asks for the newest run of one count and dtype: runs
+    after it with the same bytes per rank but another dtype (count 2048 of float16 beside 1024 of
+    float32) cost it nothing, however many there are."""
+    spent = []
+    for n in (500, 5000):
+        store = Store(tmp_path / f"{n}.db")
+        wanted = new_run("r-000000", RunSpec(collective="all_reduce", algorithm="tree", count=1024), "gloo", 4)
+        other = new_run("r-0", RunSpec(collective="all_reduce", algorithm="tree", count=2048, dtype="float16"), "gloo", 4)
+        store.db.execute("BEGIN")
+        for i, run in enumerate([wanted] + [other.model_copy(update={"id": f"r-{i:06d}"}) for i in range(1, n + 1)]):
+            run.state = RunState.DONE
+            store.save(run)
+            store.add_figures(run, None)
+        store.db.execute("COMMIT")
+        ticks = [0]
+        store.db.set_progress_handler(lambda: ticks.__setitem__(0, ticks[0] + 1), 50)
+        found = store.newest_done("all_reduce", "tree", 1024, "float32", 4)
+        store.db.set_progress_handler(None, 50)
+        assert found.id == "r-000000"
         spent.append(ticks[0])
         store.close()
     assert spent[1] <= spent[0] + 20, spent
