@@ -43,7 +43,6 @@ def seed(db: Path, runs: int, templates: list[Run]) -> None:
     store = Store(db)
     first = store.last_number() + 1
     rows = [model.row_of(t) for t in templates]
-    store.db.execute("BEGIN")
     for i in range(runs):
         k = i % len(templates)
         state = RunState.FAILED if i % 10 == 7 else RunState.CANCELLED if i % 30 == 11 else RunState.DONE
@@ -51,7 +50,7 @@ def seed(db: Path, runs: int, templates: list[Run]) -> None:
         store.save(run)
         if state == RunState.DONE:
             store.add_figures(run, rows[k])
-    store.db.execute("COMMIT")
+    store.flush()  # every write in the file before the reads and the raw SQL below
     store.close()
 
 

@@ -3,6 +3,7 @@ run states), the cost model, Prometheus metrics."""
 
 from __future__ import annotations
 
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
@@ -22,8 +23,14 @@ watch = Depends(need_viewer)
 
 @router.get("/api/health")
 async def health(hub: Hub = Depends(hub_of)) -> dict:
-    cluster = hub.cluster
-    return {"status": "ok", "protocol": PROTOCOL_VERSION, "world_size": cluster.world_size, "live_ranks": len(cluster.live())}
+    """The process answers; the dispatcher runs (and how often it was restarted); the store's
+    writes that wait (a file another process holds locked makes them wait, and for how long)."""
+    cluster, writer = hub.cluster, hub.store.writer
+    stuck = writer.stuck_since
+    return {"status": "ok" if hub.dispatching() and stuck is None else "degraded", "protocol": PROTOCOL_VERSION,
+            "world_size": cluster.world_size, "live_ranks": len(cluster.live()),
+            "dispatcher": {"running": hub.dispatching(), "restarts": hub.restarts},
+            "store": {"waiting_writes": writer.waiting(), "locked_for_s": round(time.monotonic() - stuck, 1) if stuck else 0}}
 
 
 @router.get("/api/cluster", dependencies=[watch])

@@ -60,6 +60,6 @@ async def demo(ask: DemoAsk | None = None, hub: Hub = Depends(hub_of)) -> DemoAn
                      perturb=Perturb(straggler=straggler)) for a in DEMO_ALGORITHMS]
     for spec in specs:
         validate(spec, world, hub.cluster.backend or "gloo")
-    runs = [hub.runs.submit(spec) for spec in specs]
+    runs = [await hub.runs.submit(spec) for spec in specs]
     return DemoAnswer(runs=[DemoRun(id=r.id, algorithm=r.spec.algorithm,
                                     predicted_extra_s=r.perturbed.predicted_extra_s if r.perturbed else None) for r in runs])

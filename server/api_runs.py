@@ -36,7 +36,7 @@ class CancelAnswer(BaseModel):
 
 @router.post("", status_code=202, dependencies=[present])
 async def post_run(spec: RunSpec, hub: Hub = Depends(hub_of)) -> Accepted:
-    run = hub.runs.submit(spec)
+    run = await hub.runs.submit(spec)
     return Accepted(id=run.id, state=run.state)
 
 

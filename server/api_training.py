@@ -18,7 +18,7 @@ watch, present = Depends(need_viewer), Depends(need_presenter)
 
 @router.post("", status_code=202, dependencies=[present])
 async def post_training(spec: TrainSpec, hub: Hub = Depends(hub_of)) -> dict:
-    training = hub.trainings.submit(spec)
+    training = await hub.trainings.submit(spec)
     return {"id": training.id, "state": training.state}
 
 

@@ -6,6 +6,7 @@ event loop, so no locks are needed."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from starlette.requests import Request
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -24,32 +25,49 @@ from .store import Store
 from .training_jobs import Trainings
 from .training_store import TrainingStore
 
+log = logging.getLogger("ringside.server")
 SNAPSHOT_QUEUE = 32  # queued runs a joining viewer is told of, the next first; `queued` says how many in all
 
 
 class Hub:
     def __init__(self, settings: Settings):
         self.settings = settings
-        self.cluster = Cluster(settings.lost_after)
+        self.cluster = Cluster(settings.lost_after, settings.world_hold)
         self.store = Store(settings.db)
         self.fanout = Fanout(settings.viewer_queue)
         self.workers: dict[int, WebSocket] = {}
         self.dispatcher = Dispatcher(self.cluster, self.tell_workers)
         self.tasks: list[asyncio.Task] = []
+        self.restarts = 0  # of the dispatcher, after a failure of its own
         if self.store.new_figures:  # a store from before figures were kept: its last done runs, once
             for run in self.store.finished(model.FIT_WINDOW):
                 self.store.add_figures(run, model.row_of(run))
+            self.store.flush()  # read back at once, below
         # what /metrics and /api/model read, kept up to date as runs end (run_jobs.RunJob)
         self.metrics = Metrics(self.store.last_busbw())
         self.fit = model.Fit(self.store.fit_rows(model.FIT_WINDOW))
         self.runs = Runs(self)
-        self.trainings = Trainings(self, TrainingStore(self.store.db))
+        self.trainings = Trainings(self, TrainingStore(self.store))
         self.dispatcher.recover([*self.runs.left_unfinished(), *self.trainings.left_unfinished()])
 
     # --- lifecycle -----------------------------------------------------------
 
     def start(self) -> None:
-        self.tasks = [asyncio.create_task(self.dispatcher.run()), asyncio.create_task(self._tick())]
+        self.tasks = [asyncio.create_task(self._dispatch()), asyncio.create_task(self._tick())]
+
+    async def _dispatch(self) -> None:
+        """The dispatcher, started again should it ever fail (a job's own failure costs that job
+        only: jobs.py); said in the log and in /api/health."""
+        while True:
+            try:
+                await self.dispatcher.run()
+            except Exception:
+                self.restarts += 1
+                log.exception("the dispatcher failed; starting it again (restart %d)", self.restarts)
+                await asyncio.sleep(1)
+
+    def dispatching(self) -> bool:
+        return bool(self.tasks) and not self.tasks[0].done()
 
     async def stop(self) -> None:
         for task in self.tasks:

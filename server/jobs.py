@@ -25,10 +25,12 @@ from ringside.worker_agent.core.protocol import Message
 from .errors import Busy, NotReady
 from .registry import Cluster
 from .runs import RunState
+from .writer import landed_within
 
 TICK_S = 1.0  # the longest a waiting job goes without looking at its ranks
 LOSS_GRACE_S = 1.5  # how long a failed job waits to see whether a rank died, to name it
 STOPPED = "the server stopped before this {} finished"
+STORE_WITHIN_S = 10.0  # how long a job's submission waits for its record to be stored
 MAX_QUEUE = 256  # jobs waiting: each queued run holds its planned schedule (20,000 held 700 MB)
 log = logging.getLogger("ringside.server")
 
@@ -47,6 +49,10 @@ class Job(ABC):
     @property
     def id(self) -> str:
         return self.record.id
+
+    @abstractmethod
+    def save(self, landed: Callable[[], None]) -> None:
+        """Store the record as it is; `landed` is called once it is in the file (store.py's writer)."""
 
     @abstractmethod
     def command(self) -> Message:
@@ -92,13 +98,27 @@ class Dispatcher:
         if missing:
             raise NotReady("group", f"ranks {missing} of the world are not connected; every rank takes part in every {kind}")
 
-    def submit(self, job: Job) -> None:
-        """Queue a job whose record is made; one that does not queue only when nothing holds the cluster."""
+    def check(self, job: Job) -> None:
+        """Raise Busy if the job would not be queued now: one that does not queue while anything
+        holds the cluster, any while the queue is full."""
         held = self.current or (self.queue[0] if self.queue else None)
         if not job.queues and held is not None:
             raise Busy("cluster", f"{held.id} holds the cluster; start a {job.kind} when it has ended")
         if len(self.queue) >= MAX_QUEUE:
             raise Busy("queue", f"{MAX_QUEUE} jobs are waiting already; submit again when some have run")
+
+    async def submit(self, job: Job) -> None:
+        """Queue a job whose record is made, once its record is in the store: a job the server took
+        is never lost. Raises Busy (see check), or NotReady if the store cannot be written in time."""
+        self.check(job)
+        if not await landed_within(job.save, STORE_WITHIN_S, late=lambda: self._never_queued(job)):
+            raise NotReady("store", f"the store could not be written within {STORE_WITHIN_S:g} s "
+                                    "(does another process hold it locked?); nothing was queued")
+        try:
+            self.check(job)  # the queue may have changed while the record was written
+        except Busy as e:
+            self._never_queued(job, e.message)
+            raise
         self.queue.append(job)
         self.changed.set()
 
@@ -107,6 +127,9 @@ class Dispatcher:
         if self.current is not None and self.current.id == job_id:
             return self.current
         return next((j for j in self.queue if j.id == job_id), None)
+
+    def _never_queued(self, job: Job, why: str = "the store was locked when it was submitted") -> None:
+        job.end(RunState.CANCELLED, f"it was never queued: {why}")
 
     def cancel_queued(self, job: Job) -> None:
         self.queue.remove(job)

@@ -16,7 +16,6 @@ SPARKLINE = 60  # heartbeats kept per rank for the dashboard's sparklines
 MAX_WORLD = 4096  # ranks a cluster may claim: a hello is only a claim, and the server sizes things by it
 MAX_PID = 1 << 32  # a process id, on any system
 MAX_TEXT = 256  # characters of a hello's host, device, backend and torch version (shown to every viewer)
-HOLD_S = 60.0  # a whole world whose ranks have all gone is held this long for them: restarts take seconds
 
 
 @dataclass
@@ -38,8 +37,8 @@ class Rank:
 
 
 class Cluster:
-    def __init__(self, lost_after: float):
-        self.lost_after = lost_after
+    def __init__(self, lost_after: float, hold: float = 30.0):
+        self.lost_after, self.hold = lost_after, hold  # hold: see held()
         self.ranks: dict[int, Rank] = {}
         self.complete = False  # every rank of the world has been connected at once
 
@@ -73,17 +72,19 @@ class Cluster:
         others = [r.hello for r in self.ranks.values() if r.connected]
         if others and others[0].world_size != hello.world_size:
             return f"world size {hello.world_size} differs from the cluster's {others[0].world_size}"
-        if not others and self.held() and self.world_size != hello.world_size:
-            return f"world size {hello.world_size} differs from the cluster's {self.world_size}, held while its ranks restart"
+        if not others and (left := self.held()) and self.world_size != hello.world_size:
+            return (f"world size {hello.world_size} differs from the cluster's {self.world_size}, "
+                    f"held while its ranks restart ({left:.0f} s more)")
         return None
 
-    def held(self) -> bool:
-        """A whole world whose ranks have all gone, lately: only its own ranks may join it (a hello
-        of another size would take the cluster over while the real ranks restart)."""
+    def held(self) -> float:
+        """Seconds a whole world whose ranks have all gone is held for them still (0: it is not):
+        only its own ranks may join meanwhile; a hello of another size would take the cluster
+        over while they restart."""
         if not self.complete or any(r.connected for r in self.ranks.values()):
-            return False
+            return 0.0
         last = max((r.left_at for r in self.ranks.values() if r.left_at is not None), default=None)
-        return last is not None and time.monotonic() - last < HOLD_S
+        return 0.0 if last is None else max(0.0, self.hold - (time.monotonic() - last))
 
     def join(self, hello: Hello) -> None:
         if self.ranks and not any(r.connected for r in self.ranks.values()) and self.world_size != hello.world_size:

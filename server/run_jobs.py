@@ -38,6 +38,9 @@ class RunJob(Job):
         super().__init__(run)
         self.run, self.hub = run, hub
 
+    def save(self, landed) -> None:
+        self.hub.store.save(self.run, landed)
+
     def command(self) -> RunCommand:
         return RunCommand(run_id=self.run.id, spec=self.run.spec)
 
@@ -107,8 +110,8 @@ class Runs:
     def left_unfinished(self) -> list[RunJob]:
         return [RunJob(run, self.hub) for run in self.hub.store.unfinished()]
 
-    def submit(self, spec: RunSpec) -> Run:
-        """Queue a run, or raise SpecError naming what is wrong (and change nothing)."""
+    async def submit(self, spec: RunSpec) -> Run:
+        """Queue a run, or raise SpecError naming what is wrong (and queue nothing)."""
         hub = self.hub
         hub.dispatcher.check_whole("run")
         cluster = hub.cluster
@@ -120,8 +123,7 @@ class Runs:
         run.sharing = Sharing.of(placement).to_json()
         run.perturbed = wavefront.record(run)
         self.next_id += 1
-        hub.store.save(run)
-        hub.dispatcher.submit(RunJob(run, hub))
+        await hub.dispatcher.submit(RunJob(run, hub))
         hub.fanout.publish(SummaryMessage(run=run.summary()))
         return run
 

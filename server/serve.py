@@ -42,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="messages a viewer may fall behind before it is dropped (default %(default)s)")
     parser.add_argument("--lost-after", type=seconds, default=Settings.lost_after,
                         help="seconds of silence before a rank is shown lost (default %(default)s)")
+    parser.add_argument("--world-hold", type=nonnegative, default=Settings.world_hold,
+                        help="seconds a whole world whose ranks have all gone is held for them: ranks of another world size "
+                             "are refused meanwhile, so none can take the cluster over while they restart (default %(default)s)")
     parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
                         help="a file of your own algorithms (Python, or MSCCL's XML) to offer beside the built-in ones; "
                              "repeatable. Workers load the same files (ringside worker --algorithms FILE)")
@@ -51,6 +54,13 @@ def positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def nonnegative(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {value}")
     return value
 
 
@@ -65,7 +75,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
     """Tokens come from the environment when set (so restarts keep them), else fresh ones."""
     allow = tuple(host_name(n) or n.lower() for n in args.allow_host)  # a name, even if given as name:port
     settings = Settings(host=args.host, port=args.port, db=args.db or default_db(), viewer_token=args.viewer_token,
-                        viewer_queue=args.viewer_queue, lost_after=args.lost_after, allow_hosts=allow,
+                        viewer_queue=args.viewer_queue, lost_after=args.lost_after, world_hold=args.world_hold,
+                        allow_hosts=allow,
                         open_viewing=args.open_viewing)
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)

@@ -7,53 +7,81 @@ of runs): the count of runs by state and collective is kept in memory, and a run
 that ends `done` leaves one small row in `figures` (its busbw, and the cost model's
 features and time), so /metrics and /api/model never read a run's body.
 
-The store is used on the server's event loop only; sqlite3 refuses a call from any
-other thread (check_same_thread), so a stray one fails loudly instead of racing."""
+The store is read on the server's event loop (sqlite3 refuses a call from any other
+thread: a stray one fails loudly instead of racing) and written by one thread of its
+own (writer.py), so a file that another process holds locked never stalls the loop.
+Until a write has landed, reads see it from memory (`Latest`)."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from . import schema
 from .runs import Run, RunState
+from .writer import Latest, Writer
+
+READ_BUSY_S = 0.5  # a read waits this long for SQLite's lock at most (in WAL mode, reads seldom wait)
+CLOSE_WITHIN_S = 5.0  # a stopping server waits this long for writes a locked file held back
+
 
 class Store:
     def __init__(self, path: Path):
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=READ_BUSY_S)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.new_figures = schema.migrate(self.db)  # a store whose figures must be filled from its runs (hub.py)
         self._counts = Counter({(s, c): n for s, c, n in self.db.execute(
             "SELECT state, collective, COUNT(*) FROM runs GROUP BY state, collective")})
+        self.writer = Writer(path)
+        self.latest = Latest()  # run id -> (state, body, summary) given to the writer, not yet landed
+        self.states: dict[str, str] = {}  # the state last saved of each run not yet ended
 
-    def save(self, run: Run) -> None:
+    def save(self, run: Run, landed: Callable[[], None] | None = None) -> None:
+        """Give the run to the writer; `landed` is called (in the writer's thread) once it is in the file."""
+        key = (run.state.value, run.spec.collective)
+        old = self.states.pop(run.id, None) or self._stored_state(run.id)
+        body, summary = run.model_dump_json(), run.summary().model_dump_json()
         # UPDATE, not an upsert: an upsert takes a new AUTOINCREMENT number even when it
         # updates, so seq ran three times faster than the ids
-        key = (run.state.value, run.spec.collective)
-        old = self.db.execute("SELECT state FROM runs WHERE id = ?", (run.id,)).fetchone()
-        body, summary = run.model_dump_json(), run.summary().model_dump_json()
-        if old is None:
-            self.db.execute("INSERT INTO runs (id, state, collective, created_at, body, summary) VALUES (?, ?, ?, ?, ?, ?)",
-                            (run.id, *key, run.created_at, body, summary))
-        else:
-            self.db.execute("UPDATE runs SET state = ?, body = ?, summary = ? WHERE id = ?", (key[0], body, summary, run.id))
-            self._counts[(old[0], key[1])] -= 1
+        write = (("INSERT INTO runs (id, state, collective, created_at, body, summary) VALUES (?, ?, ?, ?, ?, ?)",
+                  (run.id, *key, run.created_at, body, summary)) if old is None else
+                 ("UPDATE runs SET state = ?, body = ?, summary = ? WHERE id = ?", (key[0], body, summary, run.id)))
+        forget = self.latest.put(run.id, (key[0], body, summary))
+
+        def done() -> None:
+            forget()
+            if landed is not None:
+                landed()
+
+        self.writer.put([write], done)
+        if old is not None:
+            self._counts[(old, key[1])] -= 1
         self._counts[key] += 1
+        if not run.state.ended:
+            self.states[run.id] = key[0]
+
+    def _stored_state(self, run_id: str) -> str | None:
+        row = self.db.execute("SELECT state FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return row[0] if row else None
+
 
     def add_figures(self, run: Run, row: tuple | None) -> None:
         """The small row of a run that ended done; `row` is model.row_of(run) (None: no measured time)."""
         algorithm, ranks, size, steps, nbytes, reduced, seconds = row[1:] if row else (run.spec.algorithm, len(run.group), *(None,) * 5)
-        self.db.execute("INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, steps, bytes, "
-                        "reduced, time, count, dtype) SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
-                        (run.spec.collective, run.busbw, algorithm, ranks, size, steps, nbytes, reduced, seconds,
-                         run.spec.count, run.spec.dtype, run.id))
+        self.writer.put([("INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, steps, bytes, "
+                          "reduced, time, count, dtype) SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
+                          (run.spec.collective, run.busbw, algorithm, ranks, size, steps, nbytes, reduced, seconds,
+                           run.spec.count, run.spec.dtype, run.id))])
 
     def get(self, run_id: str) -> Run | None:
+        if (given := self.latest.get(run_id)) is not None:
+            return Run.model_validate_json(given[1])
         row = self.db.execute("SELECT body FROM runs WHERE id = ?", (run_id,)).fetchone()
         return Run.model_validate_json(row[0]) if row else None
 
@@ -62,13 +90,17 @@ class Store:
         walked in the narrow seq index, not over the rows."""
         rows = self.db.execute("SELECT seq, id, summary FROM runs WHERE seq IN (SELECT seq FROM runs INDEXED BY runs_by_seq "
                                "ORDER BY seq DESC LIMIT ? OFFSET ?) ORDER BY seq DESC", (limit, offset)).fetchall()
-        return [(run_id, summary or self._summarise(seq)) for seq, run_id, summary in rows], self.total()
+        page = []
+        for seq, run_id, summary in rows:
+            given = self.latest.get(run_id)  # newer than the file's
+            page.append((run_id, given[2] if given else summary or self._summarise(seq)))
+        return page, self.total()
 
     def _summarise(self, seq: int) -> str:
         """The summary of a run stored before summaries were kept: made once, then kept."""
         body = self.db.execute("SELECT body FROM runs WHERE seq = ?", (seq,)).fetchone()[0]
         summary = Run.model_validate_json(body).summary().model_dump_json()
-        self.db.execute("UPDATE runs SET summary = ? WHERE seq = ?", (summary, seq))
+        self.writer.put([("UPDATE runs SET summary = ? WHERE seq = ?", (summary, seq))])
         return summary
 
     def last_number(self) -> int:
@@ -120,5 +152,14 @@ class Store:
         return dict(self.db.execute("SELECT collective, busbw FROM figures WHERE seq IN "
                                     "(SELECT MAX(seq) FROM figures WHERE busbw IS NOT NULL GROUP BY collective)"))
 
+    def waiting(self) -> int:
+        """Writes not yet in the file (a file another process holds locked holds them back)."""
+        return self.writer.waiting()
+
+    def flush(self) -> None:
+        """Until every write so far is in the file (tests, benchmarks, and close)."""
+        self.writer.flush()
+
     def close(self) -> None:
+        self.writer.close(CLOSE_WITHIN_S)
         self.db.close()

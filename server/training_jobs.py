@@ -33,6 +33,9 @@ class TrainingJob(Job):
         self.training, self.hub = training, hub
         self.pending = Pending(training.world_size)
 
+    def save(self, landed) -> None:
+        self.hub.trainings.store.save(self.training, landed)
+
     def command(self) -> TrainCommand:
         return TrainCommand(run_id=self.training.id, spec=self.training.spec)
 
@@ -76,16 +79,15 @@ class Trainings:
     def left_unfinished(self) -> list[TrainingJob]:
         return [TrainingJob(training, self.hub) for training in self.store.unfinished()]
 
-    def submit(self, spec: TrainSpec) -> Training:
+    async def submit(self, spec: TrainSpec) -> Training:
         """Start a training, or raise SpecError naming what is wrong (and start nothing)."""
         hub = self.hub
         hub.dispatcher.check_whole("training")
         check_training(spec, hub.cluster.world_size)
         training = new_training(f"t-{self.next_id:06d}", spec, hub.cluster.backend, hub.cluster.world_size)
-        job = TrainingJob(training, hub)
-        hub.dispatcher.submit(job)  # refused (Busy) while the cluster is held: nothing made yet is kept
         self.next_id += 1
-        job.announce()
+        await hub.dispatcher.submit(TrainingJob(training, hub))  # refused (Busy) while the cluster is held
+        hub.fanout.publish(TrainingMessage(training=training.summary()))
         return training
 
     def current(self) -> TrainingJob | None:

@@ -33,7 +33,6 @@ def seed(db, n: int, readable: int = 0) -> dict[tuple[str, str], int]:
     them answers 500. Returns the runs by (state, collective)."""
     store, counts = Store(db), {}
     templates = [new_run("r-0", spec, "gloo", 4) for spec in SHAPES]
-    store.db.execute("BEGIN")
     for i in range(n):
         run = templates[i % len(templates)].model_copy(update={"id": f"r-{i + 1:06d}"})
         run.state = RunState.FAILED if i % 10 == 3 else RunState.DONE
@@ -45,7 +44,7 @@ def seed(db, n: int, readable: int = 0) -> dict[tuple[str, str], int]:
         if run.state == RunState.DONE:
             store.add_figures(run, model.row_of(run))
         counts[(run.state.value, run.spec.collective)] = counts.get((run.state.value, run.spec.collective), 0) + 1
-    store.db.execute("COMMIT")
+    store.flush()  # every write in the file before the reads and the raw SQL below
     store.db.execute("UPDATE runs SET body = 'unreadable' WHERE seq <= ?", (n - readable,))
     store.close()
     return counts
@@ -154,12 +153,11 @@ def test_runs_of_the_same_bytes_in_another_dtype_are_not_walked_past(tmp_path):
         store = Store(tmp_path / f"{n}.db")
         wanted = new_run("r-000000", RunSpec(collective="all_reduce", algorithm="tree", count=1024), "gloo", 4)
         other = new_run("r-0", RunSpec(collective="all_reduce", algorithm="tree", count=2048, dtype="float16"), "gloo", 4)
-        store.db.execute("BEGIN")
         for i, run in enumerate([wanted] + [other.model_copy(update={"id": f"r-{i:06d}"}) for i in range(1, n + 1)]):
             run.state = RunState.DONE
             store.save(run)
             store.add_figures(run, None)
-        store.db.execute("COMMIT")
+        store.flush()
         ticks = [0]
         store.db.set_progress_handler(lambda: ticks.__setitem__(0, ticks[0] + 1), 50)
         found = store.newest_done("all_reduce", "tree", 1024, "float32", 4)

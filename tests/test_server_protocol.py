@@ -23,7 +23,7 @@ def serve(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("serve")
     (tmp / "page").mkdir()
     (tmp / "page" / "index.html").write_text("<!doctype html><title>scripted page</title>")
-    server = start_serve(tmp, "--lost-after", "1", "--viewer-queue", "64", env={"RINGSIDE_FRONTEND": str(tmp / "page")})
+    server = start_serve(tmp, "--lost-after", "1", "--world-hold", "0", "--viewer-queue", "64", env={"RINGSIDE_FRONTEND": str(tmp / "page")})
     yield server
     server.stop()
 
