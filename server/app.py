@@ -13,7 +13,7 @@ from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 from . import api_cluster, api_compare, api_model, api_perturb, api_runs, api_training, guard, sockets
 from .config import Settings
-from .errors import invalid_request, spec_refused
+from .errors import REFUSALS, invalid_request, spec_refused
 from .hub import Hub
 from .pages import mount_frontend
 
@@ -27,6 +27,7 @@ def create_app(settings: Settings) -> FastAPI:
         await app.state.hub.stop()
 
     app = FastAPI(title="Ringside", version=str(PROTOCOL_VERSION), lifespan=lifespan, docs_url=None, redoc_url=None,
+                  responses=REFUSALS,
                   description="Real torch.distributed collectives, step by step.")
     app.state.settings = settings
     app.add_exception_handler(RequestValidationError, invalid_request)

@@ -6,9 +6,35 @@ from __future__ import annotations
 from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from ringside.worker_agent.core.catalog import SpecError
 
 from .guard import bounded
+
+
+class Detail(BaseModel):
+    field: str = Field(description="what was wrong: a field of the request, or token, host, body, cluster, queue, store")
+    message: str = Field(description="why, in words")
+
+
+class Refusal(BaseModel):
+    """Every 4xx and 503 the server answers: one field and why."""
+
+    detail: Detail
+
+
+# what any route may answer besides its own success, documented once for the whole API (app.py)
+REFUSALS = {status: {"model": Refusal, "description": words} for status, words in (
+    (400, "a Host header is missing, or a header is malformed"),
+    (401, "this needs a token, and none was given"),
+    (403, "the token does not grant this, or the Host or Origin is not the server's"),
+    (404, "nothing has that id"),
+    (408, "the body did not arrive in time"),
+    (409, "something else holds the cluster, or the queue is full"),
+    (413, "the body is too large, or this route takes none"),
+    (422, "what was asked cannot be done here: the field and why"),
+    (503, "not every rank is connected, or the store cannot be written now"),
+)}
 
 
 class NotReady(SpecError):

@@ -30,6 +30,7 @@ from .auth import host_name, need_presenter, refusal
 from .config import Settings
 
 MAX_BODY = 1 << 20  # no route takes more: a run's spec is a few hundred bytes
+MAX_INT = 1 << 63
 BODY_WITHIN_S = 10.0  # a body trickled in slower than this holds a connection (and a shutdown) for nothing
 POLICY = 1008
 
@@ -96,7 +97,7 @@ def json_problem(body: bytes) -> str | None:
     except UnicodeDecodeError as e:
         return f"the body is not UTF-8 (at byte {e.start})"
     try:
-        json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded, object_pairs_hook=_unique)
     except RecursionError:
         return "the body is nested too deeply"
     except json.JSONDecodeError as e:  # its msg is json's own words, never the input
@@ -104,6 +105,23 @@ def json_problem(body: bytes) -> str | None:
     except ValueError as e:  # Python's int-string limit (4300 digits), or ours below
         return "the body holds a number with too many digits" if "digits" in str(e) else str(e)
     return None
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict:
+    """An object that names no key twice: which of two values counts is a guess no reader should make."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        twice = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
+        raise ValueError(f"the body names {bounded(twice, 40)!r} twice in one object")
+    return found
+
+
+def _bounded(text: str) -> int:
+    """An integer within 64 bits: no field takes more, and a larger one only costs whoever reads it."""
+    value = int(text)
+    if not -MAX_INT <= value <= MAX_INT:
+        raise ValueError("the body holds an integer beyond ±2^63")
+    return value
 
 
 def _no_constant(name: str):

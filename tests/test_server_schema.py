@@ -21,7 +21,8 @@ def test_no_request_makes_the_server_fail(tmp_path):
         up.run(collective="all_reduce", algorithm="ring", count=4)  # something for the readers to find
         st = Path(sys.executable).parent / "st"
         done = subprocess.run(
-            [str(st), "run", f"{up.url}/openapi.json", "--checks", "not_a_server_error", "--max-examples", "25",
+            [str(st), "run", f"{up.url}/openapi.json", "--checks", "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance",
+             "--max-examples", "25",
              "--phases", "examples,coverage,fuzzing", "--workers", "1", "--no-color"],
             capture_output=True, text=True, timeout=600, cwd=tmp_path,
         )
