@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from typing import get_args
 
 import numpy as np
 
@@ -14,26 +15,14 @@ from . import perturb
 from .algorithms import CUSTOM, NATIVE, TRACED, algorithms_for, build, is_traced, traced_for
 from .collectives import COLLECTIVES, get
 from .predict import AUTO
-from .protocol import MAX_FULL_CAPTURE, MAX_STEPS, MAX_TRANSFERS, RunSpec
+from .protocol import MAX_CHUNKS, MAX_FULL_CAPTURE, MAX_RUN_VALUES, MAX_STEPS, MAX_TRANSFERS, Capture, Pattern, RunSpec
 from .provenance import check_definition
 from .schedule import Schedule, ScheduleError, Step, check, chunk_bounds as split_blocks
-
-DTYPES = ("int32", "int64", "float16", "bfloat16", "float32", "float64")
-INTEGER_DTYPES = frozenset({"int32", "int64"})
-ITEMSIZE = {"int32": 4, "int64": 8, "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
-BITWISE_OPS = frozenset({"BAND", "BOR", "BXOR"})
-BACKEND_OPS = {
-    "gloo": ("SUM", "PRODUCT", "MIN", "MAX", "AVG", "BAND", "BOR", "BXOR"),
-    "nccl": ("SUM", "PRODUCT", "MIN", "MAX", "AVG"),  # NCCL has no bitwise reductions
-}
-PATTERNS = ("rank", "index", "random_int", "random_float", "digits")
-CAPTURES = ("full", "summary", "none")
+from .vocabulary import BACKENDS, DTYPES, ITEMSIZE, LAYOUTS, OPS
 
 MAX_BUFFER_BYTES = 1 << 30  # one rank's working buffer; far beyond what a lecture needs
 MAX_ITERATIONS = 10_000
 MIN_TIMEOUT = 1.0
-MAX_RUN_VALUES = 1 << 20  # values a `full` run may ship in all: what every viewer receives and the store keeps
-MAX_CHUNKS = 1024  # pieces per block or segment: more than any picture can show
 MAX_SEED = (1 << 63) - 1
 
 
@@ -138,25 +127,26 @@ def check_servers(spec: RunSpec, has_servers: bool, p: int) -> None:
     if spec.count >= 1 and spec.count % servers:
         raise SpecError("count", f"{spec.count} elements do not split into {servers} equal shards, one per server: "
                                  f"use a multiple of {servers}")
-    if spec.op == "AVG":
+    if OPS[spec.op].mean:
         raise SpecError("op", "servers add the workers' values into their own (a gradient into the weights); "
-                              "AVG would divide their own too")
+                              f"{spec.op} would divide their own too")
 
 
 def _validate_op(spec: RunSpec, backend: str) -> None:
-    if backend not in BACKEND_OPS:
-        raise SpecError("backend", f"unknown backend {backend!r} (known: {', '.join(BACKEND_OPS)})")
+    if backend not in BACKENDS:
+        raise SpecError("backend", f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
     if not get(spec.collective).reduces:
         # an op that would not be applied is refused, not silently ignored
         if spec.op != "SUM":
             raise SpecError("op", f"{spec.collective} does not reduce, so it takes no op (leave op out), not {spec.op}")
         return
-    if spec.op not in BACKEND_OPS[backend]:
+    op, integer = OPS[spec.op], DTYPES[spec.dtype].integer
+    if backend not in op.backends:
         raise SpecError("op", f"{spec.op} is not available on {backend}")
-    if spec.op in BITWISE_OPS and spec.dtype not in INTEGER_DTYPES:
+    if op.bitwise and not integer:
         raise SpecError("op", f"{spec.op} needs an integer dtype, not {spec.dtype}")
-    if spec.op == "AVG" and spec.dtype in INTEGER_DTYPES:
-        raise SpecError("op", f"AVG needs a floating dtype, not {spec.dtype}")
+    if op.mean and integer:
+        raise SpecError("op", f"{spec.op} needs a floating dtype, not {spec.dtype}")
 
 
 def _validate_size(spec: RunSpec, p: int, root: int) -> None:
@@ -216,12 +206,12 @@ def catalog(backend: str, world_size: int) -> dict:
             }
             for c in COLLECTIVES.values()
         ],
-        "ops": list(BACKEND_OPS.get(backend, ())),
-        "bitwise_ops": sorted(BITWISE_OPS),
+        "ops": [name for name, op in OPS.items() if backend in op.backends],
+        "bitwise_ops": sorted(name for name, op in OPS.items() if op.bitwise),
         "dtypes": list(DTYPES),
-        "integer_dtypes": sorted(INTEGER_DTYPES),
-        "patterns": list(PATTERNS),
-        "captures": list(CAPTURES),
+        "integer_dtypes": sorted(name for name, dtype in DTYPES.items() if dtype.integer),
+        "patterns": list(get_args(Pattern)),
+        "captures": list(get_args(Capture)),
         "max_buffer_bytes": MAX_BUFFER_BYTES,
         "max_full_capture": MAX_FULL_CAPTURE,
         "custom": {"algorithm": CUSTOM, "max_steps": MAX_STEPS, "max_transfers": MAX_TRANSFERS},
@@ -345,5 +335,5 @@ def layout_of(spec: RunSpec, world_size: int) -> dict:
     servers = [ranks[r] for r in collective.server_ranks(len(group), group.index(spec.root))]
     if servers and spec.algorithm == NATIVE:  # a native run of a collective with servers is drawn as its schedules are
         shape = "servers"
-    marked = collective.rooted or shape in ("tree", "star")
+    marked = collective.rooted or LAYOUTS[shape].around_root
     return {"shape": shape, "root": spec.root if marked else None, "servers": servers}

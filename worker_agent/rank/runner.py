@@ -27,15 +27,9 @@ from .process_group import World
 from ..core.protocol import Arrived, ErrorEvent, Message, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
 from ..user.traced import traced_of
 from .verify import compare
+from ..core.vocabulary import DTYPES
 
-TORCH_DTYPE = {
-    "int32": torch.int32,
-    "int64": torch.int64,
-    "float16": torch.float16,
-    "bfloat16": torch.bfloat16,
-    "float32": torch.float32,
-    "float64": torch.float64,
-}
+TORCH_DTYPE = {name: getattr(torch, name) for name in DTYPES}  # torch names every dtype as the run does
 
 
 def torch_input(spec: RunSpec, group_rank: int, world_size: int, device: torch.device) -> torch.Tensor:

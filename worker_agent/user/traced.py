@@ -44,7 +44,7 @@ from torch.overrides import TorchFunctionMode
 
 from ..core.algorithms import TRACED
 from ..core.inputs import numpy_input
-from ..core.protocol import MAX_CALLS, CallTime
+from ..core.protocol import MAX_CALLS, MAX_RUN_VALUES, CallTime
 from .rebuild import (
     Call,
     Rebuilt,
@@ -61,7 +61,6 @@ from ..core.simulate import initial_buffers
 from ..core.simulate import states as simulate_states
 from ..rank.verify import compare
 
-MAX_RUN_VALUES = 1 << 20  # catalog.MAX_RUN_VALUES: what a `full` run may ship in all
 EXPLAIN_UP_TO = 1 << 22  # values in all ranks' buffers up to which a recorded pass is checked against its steps
 
 

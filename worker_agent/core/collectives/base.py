@@ -19,26 +19,19 @@ from typing import Any, Callable
 
 import numpy as np
 
-OPS = {
-    "SUM": np.add,
-    "PRODUCT": np.multiply,
-    "MIN": np.minimum,
-    "MAX": np.maximum,
-    "BAND": np.bitwise_and,
-    "BOR": np.bitwise_or,
-    "BXOR": np.bitwise_xor,
-    "AVG": np.add,  # then divided by the world size
-}
+from ..vocabulary import OPS
+
+UFUNCS = {name: getattr(np, op.elementwise) for name, op in OPS.items()}  # AVG's add is then divided
 
 
 def combine(op: str, values: list[np.ndarray]) -> np.ndarray:
     """Reduce a list of arrays with `op`, in list order."""
-    return average(op, fold(OPS[op], values), len(values))
+    return average(op, fold(UFUNCS[op], values), len(values))
 
 
 def average(op: str, total: np.ndarray, p: int) -> np.ndarray:
     """AVG's last step, the division by the group size; any other op's result as it is."""
-    if op != "AVG":
+    if not OPS[op].mean:
         return total
     return total / p if np.issubdtype(total.dtype, np.floating) else total // p
 
