@@ -17,7 +17,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, model_validator
 
 from ringside.worker_agent.core import catalog, provenance, simulate
-from ringside.worker_agent.core.algorithms import is_traced
+from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
 from ringside.worker_agent.core.schedule import Schedule
@@ -193,7 +193,7 @@ class Run(BaseModel):
     def on_started(self, event: RunStarted) -> None:
         if event.rank not in self.group:
             return
-        if is_traced(self.spec.collective, self.spec.algorithm):
+        if algorithm_of(self.spec.collective, self.spec.algorithm).traced:
             why = self._learn(event)
             if why is not None:
                 self.on_error(ErrorEvent(run_id=self.id, rank=event.rank, message=why))
@@ -283,7 +283,8 @@ class Run(BaseModel):
         """For traced code whose result is wrong: the first step where a rank's buffer departs
         from what the collective requires (provenance.first_departure), in global ranks. Other
         schedules are checked before they run, so their results are never wrong this way."""
-        if self.verified is not False or self.schedule is None or not is_traced(self.spec.collective, self.spec.algorithm):
+        if self.verified is not False or self.schedule is None or \
+                not algorithm_of(self.spec.collective, self.spec.algorithm).traced:
             return None
         local = {g: i for i, g in enumerate(self.group)}
         plan = {**self.schedule, "root": local[self.schedule["root"]],

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .catalog import group_of
 from .collectives import get
 from .protocol import RunSpec
+from .run_shape import group_of
 from .vocabulary import DTYPES
 
 

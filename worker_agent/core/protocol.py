@@ -85,7 +85,7 @@ class ScheduleDoc(Strict):
 
 
 class RunSpec(Strict):
-    """One collective to run on every rank of the group. Checked by catalog.validate."""
+    """One collective to run on every rank of the group. Checked by validation.validate."""
 
     collective: Collective
     algorithm: str = Field("native", description="native, a stepwise algorithm, or \"auto\": the server picks the one its "

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import time
 
+from .registry import Kind, register
+
 BUSY_S = 0.2  # how long each side works on its own: the receiver before its recv, the sender after posting
 
 
+@register("send_recv", kind=Kind.TRACED, layout="star", ops=())
 def blocking(buf, rank, size, root, peer):
     import torch.distributed as dist
 
@@ -24,6 +27,7 @@ def blocking(buf, rank, size, root, peer):
         dist.recv(buf, root)
 
 
+@register("send_recv", kind=Kind.TRACED, layout="star", ops=())
 def isend(buf, rank, size, root, peer):
     import torch.distributed as dist
 

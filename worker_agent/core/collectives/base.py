@@ -31,7 +31,7 @@ def combine(op: str, values: list[np.ndarray]) -> np.ndarray:
 
 def average(op: str, total: np.ndarray, p: int) -> np.ndarray:
     """AVG's last step, the division by the group size; any other op's result as it is."""
-    if not OPS[op].mean:
+    if op is None or not OPS[op].mean:
         return total
     return total / p if np.issubdtype(total.dtype, np.floating) else total // p
 
@@ -68,6 +68,7 @@ class Collective(ABC):
     payload = True  # moves the run's data (a barrier's one-bit tokens are its own)
     exactly_once = True  # each input goes into a result once (SUM counts repeats; a barrier's OR does not)
     has_servers = False  # some ranks serve the others (parameter_server: the run says how many)
+    servers = 0  # how many do
     min_ranks = 1
 
     # --- the buffer ----------------------------------------------------------
