@@ -17,8 +17,8 @@ from .schedule import ScheduleError
 from .validation import MAX_BUFFER_BYTES, SpecError, validate
 from .vocabulary import DTYPES, ITEMSIZE, OPS
 
-__all__ = ["ITEMSIZE", "MAX_CHUNKS", "SpecError", "catalog", "chunk_bounds", "group_of", "input_chunks", "layout_of",
-           "peer_of", "pieces_of", "plan", "schedule_of", "validate"]
+__all__ = ["ITEMSIZE", "MAX_CHUNKS", "SpecError", "catalog", "chunk_bounds", "group_of", "input_chunks",
+           "layout_of", "peer_of", "pieces_of", "plan", "schedule_of", "validate"]
 
 
 def catalog(backend: str, world_size: int) -> dict:

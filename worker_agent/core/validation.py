@@ -58,15 +58,17 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
     record = _algorithm(spec)
     _validate_op(spec, backend, record)
     _validate_size(spec, world_size, record)
-    for name, value, top in (("iterations", spec.iterations, MAX_ITERATIONS), ("warmup", spec.warmup, MAX_ITERATIONS)):
-        if not (0 if name == "warmup" else 1) <= value <= top:
-            raise SpecError(name, f"must be between {0 if name == 'warmup' else 1} and {top}, not {value}")
+    for name, value, low in (("iterations", spec.iterations, 1), ("warmup", spec.warmup, 0)):
+        if not low <= value <= MAX_ITERATIONS:
+            raise SpecError(name, f"must be between {low} and {MAX_ITERATIONS}, not {value}")
     if not 0 <= spec.seed <= MAX_SEED:
         raise SpecError("seed", f"must be between 0 and {MAX_SEED}, not {spec.seed}")
-    if not MIN_TIMEOUT <= spec.timeout <= 3600:  # a shorter wait fails healthy peers, and a failed wait breaks the group
+    # a shorter wait fails healthy peers, and a failed wait breaks the group
+    if not MIN_TIMEOUT <= spec.timeout <= 3600:
         raise SpecError("timeout", f"must be between {MIN_TIMEOUT:g} and 3600 seconds, not {spec.timeout}")
     if spec.perturb is not None and record.traced:
-        raise SpecError("perturb", f"{spec.algorithm} is send/recv code, run as it is written: perturb a schedule or native")
+        raise SpecError("perturb", f"{spec.algorithm} is send/recv code, run as it is written: "
+                                   "perturb a schedule or native")
     if spec.perturb is not None:
         _validate_perturb(spec, world_size, group)
 
@@ -79,10 +81,12 @@ def _algorithm(spec: RunSpec) -> Algorithm:
     except UnknownAlgorithm as e:  # said after what a schedule or "auto" would say
         record, unknown = None, SpecError("algorithm", str(e))
     if (record is not None and record.kind is Kind.CUSTOM) != (spec.schedule is not None):
-        raise SpecError("schedule", f'a schedule comes with algorithm "{CUSTOM}", and that algorithm needs one')
+        raise SpecError("schedule", f'a schedule comes with algorithm "{CUSTOM}", '
+                                    "and that algorithm needs one")
     left = left_to_model(spec)
     if left:  # a rank runs what the server (or ringside bench) chose
-        raise SpecError(left[0], '"auto" is chosen when a run is submitted to a server, and a rank is sent what was chosen')
+        raise SpecError(left[0], '"auto" is chosen when a run is submitted to a server, '
+                                 "and a rank is sent what was chosen")
     if unknown is not None:
         raise unknown
     return record
@@ -104,16 +108,18 @@ def check_servers(spec: RunSpec, has_servers: bool, p: int) -> None:
     hold the model's `count` elements in equal shards; any other collective takes none."""
     if not has_servers:
         if spec.servers is not None:
-            raise SpecError("servers", f"{spec.collective} has no servers, so it takes none (leave servers out)")
+            raise SpecError("servers", f"{spec.collective} has no servers, "
+                                       "so it takes none (leave servers out)")
         return
     servers = 1 if spec.servers is None else spec.servers
     if servers < 1:
         raise SpecError("servers", f"must be at least 1, not {servers}")
     if servers >= p:
-        raise SpecError("servers", f"{servers} servers in a group of {p} ranks leave no workers: at most {p - 1}")
+        raise SpecError("servers", f"{servers} servers in a group of {p} ranks leave no workers: "
+                                   f"at most {p - 1}")
     if spec.count >= 1 and spec.count % servers:
-        raise SpecError("count", f"{spec.count} elements do not split into {servers} equal shards, one per server: "
-                                 f"use a multiple of {servers}")
+        raise SpecError("count", f"{spec.count} elements do not split into {servers} equal shards, "
+                                 f"one per server: use a multiple of {servers}")
     if OPS[spec.op].mean:
         raise SpecError("op", "servers add the workers' values into their own (a gradient into the weights); "
                               f"{spec.op} would divide their own too")
@@ -125,7 +131,8 @@ def _validate_op(spec: RunSpec, backend: str, record: Algorithm) -> None:
     if not get(spec.collective).reduces:
         # an op that would not be applied is refused, not silently ignored
         if spec.op != "SUM":
-            raise SpecError("op", f"{spec.collective} does not reduce, so it takes no op (leave op out), not {spec.op}")
+            raise SpecError("op", f"{spec.collective} does not reduce, so it takes no op (leave op out), "
+                                  f"not {spec.op}")
         return
     op, integer = OPS[spec.op], DTYPES[spec.dtype].integer
     if backend not in op.backends:
@@ -147,7 +154,8 @@ def _validate_size(spec: RunSpec, world_size: int, record: Algorithm) -> None:
     blocks = collective.blocks(p)
     nbytes = blocks * count * ITEMSIZE[collective.dtype(spec)]
     if nbytes > MAX_BUFFER_BYTES:
-        raise SpecError("count", f"{count} elements make a {nbytes} byte buffer per rank, over the cap of {MAX_BUFFER_BYTES}")
+        raise SpecError("count", f"{count} elements make a {nbytes} byte buffer per rank, "
+                                 f"over the cap of {MAX_BUFFER_BYTES}")
     if spec.capture == "full" and blocks * count > MAX_FULL_CAPTURE:
         raise SpecError(
             "capture",
@@ -169,9 +177,10 @@ def _validate_size(spec: RunSpec, world_size: int, record: Algorithm) -> None:
     if schedule.pieces > count:
         raise SpecError(
             "schedule" if spec.schedule else "chunks",
-            f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, more than count={count} elements",
+            f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, "
+            f"more than count={count} elements",
         )
     shipped = len(schedule.steps) * p * blocks * count  # at most: every rank's whole buffer at every step
     if spec.capture == "full" and shipped > MAX_RUN_VALUES:
-        raise SpecError("capture", f"'full' would ship up to {shipped} values over {len(schedule.steps)} steps, "
-                                   f"more than the {MAX_RUN_VALUES} a run keeps; use 'summary'")
+        raise SpecError("capture", f"'full' would ship up to {shipped} values over {len(schedule.steps)} "
+                                   f"steps, more than the {MAX_RUN_VALUES} a run keeps; use 'summary'")

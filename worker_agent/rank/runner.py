@@ -98,8 +98,8 @@ class _Run:
     def __init__(self, runner: Runner, run_id: str, spec: RunSpec, ranks: list[int], group):
         world = runner.world
         self.runner, self.emit, self.run_id, self.spec, self.group = runner, runner.emit, run_id, spec, group
-        self.rank, self.device, self.world_size, self.ranks = world.rank, world.device, world.world_size, ranks
-        self.p = len(ranks)
+        self.rank, self.device, self.world_size = world.rank, world.device, world.world_size
+        self.ranks, self.p = ranks, len(ranks)
         self.me, self.root = ranks.index(world.rank), ranks.index(spec.root)
         self.peer = ranks.index(peer_of(spec, ranks))
         self.collective = collective = get(spec.collective, spec.servers)

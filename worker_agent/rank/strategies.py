@@ -65,8 +65,8 @@ class NativeCall(Strategy):
 
     def __init__(self, run: _Run, record: Algorithm):
         super().__init__(run, record)
-        self.call, self.out = native.prepare(run.collective, run.buffer, run.count, run.ranks, run.me, run.root,
-                                             run.peer, run.group, run.op)
+        self.call, self.out = native.prepare(run.collective, run.buffer, run.count, run.ranks, run.me,
+                                             run.root, run.peer, run.group, run.op)
 
     def once(self, start: float, report: bool) -> Pass:
         run = self.run
@@ -90,9 +90,11 @@ class ScheduleSteps(Strategy):
     def __init__(self, run: _Run, record: Algorithm):
         super().__init__(run, record)
         spec, world_size = run.spec, run.world_size
-        perturbation = None if spec.perturb is None else on_rank(spec.perturb, run.rank, *perturb_plan(spec, world_size))
-        self.executor = Executor(schedule_of(spec, world_size), run.count, run.buffer, schedule_ranks(spec, run.ranks),
-                                 run.group, run.op, record_states=spec.capture != "none", perturbation=perturbation)
+        perturbation = None if spec.perturb is None else \
+            on_rank(spec.perturb, run.rank, *perturb_plan(spec, world_size))
+        self.executor = Executor(schedule_of(spec, world_size), run.count, run.buffer,
+                                 schedule_ranks(spec, run.ranks), run.group, run.op,
+                                 record_states=spec.capture != "none", perturbation=perturbation)
 
     def once(self, start: float, report: bool) -> Pass:
         perturb = self.run.spec.perturb
@@ -123,8 +125,8 @@ class TracedCode(Strategy):
 
     def __init__(self, run: _Run, record: Algorithm):
         super().__init__(run, record)
-        self.traced = TracedRun(record, run.spec, run.collective, run.buffer, run.me, run.ranks, run.group, run.root,
-                                run.count, run.world_size, run.peer)
+        self.traced = TracedRun(record, run.spec, run.collective, run.buffer, run.me, run.ranks, run.group,
+                                run.root, run.count, run.world_size, run.peer)
 
     def start(self) -> None:
         run = self.run

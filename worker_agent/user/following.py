@@ -20,16 +20,19 @@ from .rebuild import Call, Region, TraceError, Write, size
 class Flow:
     """Where one rank's data goes: what scratch tensors carry (messages, or a copy of a part
     of the buffer), and every write into the buffer (noted in `writes`, the rank's Record's),
-    with the values it left there (`values`, while `keep`). `tick` numbers events in the rank's order (calls and writes
-    share it); `line` names the line of the user's file that is running."""
+    with the values it left there (`values`, while `keep`). `tick` numbers events in the
+    rank's order (calls and writes share it); `line` names the line of the user's file that
+    is running."""
 
-    def __init__(self, buffer: torch.Tensor, writes: list[Write], tick: Callable[[], int], line: Callable[[], str]):
+    def __init__(self, buffer: torch.Tensor, writes: list[Write], tick: Callable[[], int],
+                 line: Callable[[], str]):
         self.buffer, self.writes, self.tick, self.line = buffer, writes, tick, line
         self.values: list[torch.Tensor | None] = []  # per write: the part's values right after it
         self.keep = True
         self.quiet = False  # the tracer's own torch calls are not the user's
         self.storage = buffer.untyped_storage().data_ptr()
-        self.carries: dict[int, dict[Region, frozenset]] = defaultdict(dict)  # scratch bytes -> what they hold
+        # scratch bytes -> what they hold
+        self.carries: dict[int, dict[Region, frozenset]] = defaultdict(dict)
 
     def received(self, index: int, call: Call, tensor: torch.Tensor) -> None:
         if call.region is not None:  # straight into the buffer: a copy, there and then
@@ -40,7 +43,7 @@ class Flow:
     def region(self, t: torch.Tensor, line: str, strict: bool = True) -> Region | None:
         """The part of the buffer `t` views; None for a tensor that is not the buffer's. A view
         that is no contiguous run of the buffer is refused where it is sent or written (`strict`)."""
-        if not isinstance(t, torch.Tensor) or t.untyped_storage().data_ptr() != self.storage or t.numel() == 0:
+        if not isinstance(t, torch.Tensor) or t.numel() == 0 or t.untyped_storage().data_ptr() != self.storage:
             return None
         if t.dtype != self.buffer.dtype or not t.is_contiguous():
             if not strict:
@@ -60,7 +63,8 @@ class Flow:
         if region is not None:
             return frozenset({("buf", region)})
         ptr, (lo, hi) = self._span(t)
-        return frozenset().union(*(held for (a, b), held in self.carries.get(ptr, {}).items() if a < hi and lo < b))
+        spans = self.carries.get(ptr, {}).items()
+        return frozenset().union(*(held for (a, b), held in spans if a < hi and lo < b))
 
     def _carry(self, t: torch.Tensor, held: frozenset) -> None:
         ptr, (lo, hi) = self._span(t)
@@ -100,7 +104,7 @@ class Flow:
         self._wrote(region, held, reads, line)
 
     def _wrote(self, region: Region, held: frozenset, reads: bool, line: str) -> None:
-        if held == frozenset({("buf", region)}):  # a part written with itself (`buf[a:b] += x` stores the view back)
+        if held == frozenset({("buf", region)}):  # written with itself: `buf[a:b] += x` stores the view back
             return
         messages = sorted(i for kind, i in held if kind == "msg")
         parts = {r for kind, r in held if kind == "buf"}
@@ -111,17 +115,17 @@ class Flow:
         elif not messages and len(parts) == 1 and not reads and size(next(iter(parts))) == size(region):
             self._note_write(Write(self.tick(), region, [], parts.pop(), False, line))
         elif not messages and not parts and not reads and not held:
-            raise TraceError(f"{line}: the code overwrites part {list(region)} of its buffer with data that came from "
-                             "no send/recv; Ringside draws only what ranks send each other")
+            raise TraceError(f"{line}: the code overwrites part {list(region)} of its buffer with data that "
+                             "came from no send/recv; Ringside draws only what ranks send each other")
         elif not messages and not parts:
-            raise TraceError(f"{line}: the code changes part {list(region)} of its buffer with nothing it received; "
-                             "Ringside draws only what ranks send each other")
+            raise TraceError(f"{line}: the code changes part {list(region)} of its buffer with nothing it "
+                             "received; Ringside draws only what ranks send each other")
         elif not messages:
-            raise TraceError(f"{line}: the code combines parts of its own buffer; Ringside draws what ranks send each "
-                             "other, and whole copies of a part within a rank")
+            raise TraceError(f"{line}: the code combines parts of its own buffer; Ringside draws what ranks "
+                             "send each other, and whole copies of a part within a rank")
         else:
-            raise TraceError(f"{line}: the code mixes received data with other parts of its buffer, or copies "
-                             "two messages into one part; write each message into its part on its own")
+            raise TraceError(f"{line}: the code mixes received data with other parts of its buffer, or "
+                             "copies two messages into one part; write each message into its part on its own")
 
     def _note_write(self, write: Write) -> None:
         self.writes.append(write)
@@ -129,7 +133,8 @@ class Flow:
         self.values.append(self.buffer[a:b].clone() if self.keep else None)
 
 
-FACTORIES = frozenset({"empty", "zeros", "ones", "full", "arange", "rand", "randn", "randint", "tensor", "empty_strided"})
+FACTORIES = frozenset({"empty", "zeros", "ones", "full", "arange", "rand", "randn", "randint", "tensor",
+                       "empty_strided"})
 NOT_READING = frozenset({"copy_", "fill_", "zero_", "set_", "resize_", "normal_", "uniform_", "random_"})
 
 
@@ -152,7 +157,8 @@ def _written(name: str, args, kwargs) -> tuple[torch.Tensor | None, bool, list[t
     if isinstance(out, torch.Tensor):
         inputs = [t for t in _tensors((args, {k: v for k, v in kwargs.items() if k != "out"}))]
         return out, False, inputs
-    in_place = (name.endswith("_") and not name.startswith("_")) or (name.startswith("__i") and name.endswith("__"))
+    in_place = (name.endswith("_") and not name.startswith("_")) or \
+        (name.startswith("__i") and name.endswith("__"))
     if in_place and args and isinstance(args[0], torch.Tensor):
         return args[0], name not in NOT_READING, list(_tensors((args[1:], kwargs)))
     return None, False, list(_tensors((args, kwargs)))

@@ -32,9 +32,6 @@ class Blocked(Exception):
         self.call = call
 
 
-# --- recording ---------------------------------------------------------------
-
-
 class TracedWork:
     """What isend/irecv return under the tracer: wait() waits with the run's timeout and notes
     when the call completed."""
@@ -56,7 +53,8 @@ class P2POp:
 
     def __init__(self, op: Callable, tensor: torch.Tensor, peer: int | None = None, group=None, tag: int = 0,
                  group_peer: int | None = None):
-        self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, peer if peer is not None else group_peer, group, tag
+        self.op, self.tensor, self.group, self.tag = op, tensor, group, tag
+        self.peer = peer if peer is not None else group_peer
 
 
 class Tracer:
@@ -64,8 +62,8 @@ class Tracer:
     global rank of group rank i. With `record`, every call and every write into the buffer is
     noted (Record) with the values each write left; without, calls only wait with the timeout."""
 
-    def __init__(self, fn: Callable, buffer: torch.Tensor, me: int, ranks: list[int], group, timeout: float, record: bool,
-                 roles: dict | None = None):
+    def __init__(self, fn: Callable, buffer: torch.Tensor, me: int, ranks: list[int], group, timeout: float,
+                 record: bool, roles: dict | None = None):
         self.fn, self.buffer, self.me, self.ranks, self.group = fn, buffer, me, ranks, group
         self.roles = roles or {}  # root and peer, for code that takes them
         self.timeout = timedelta(seconds=timeout)
@@ -85,7 +83,8 @@ class Tracer:
         saved = {name: getattr(dist, name) for name in names}
         replaced = {"send": self.send, "recv": self.recv, "isend": self.isend, "irecv": self.irecv,
                     "batch_isend_irecv": self.batch_isend_irecv, "P2POp": P2POp,
-                    "get_rank": lambda group=None: self.me, "get_world_size": lambda group=None: len(self.ranks)}
+                    "get_rank": lambda group=None: self.me,
+                    "get_world_size": lambda group=None: len(self.ranks)}
         for name in names:
             setattr(dist, name, replaced[name])
         try:
@@ -109,7 +108,8 @@ class Tracer:
 
     def send(self, tensor, dst=None, group=None, tag=0, group_dst=None):
         line = self._line()
-        self._wait(self._post("send", "send", tensor, dst if dst is not None else group_dst, group, tag, line), line)
+        peer = dst if dst is not None else group_dst
+        self._wait(self._post("send", "send", tensor, peer, group, tag, line), line)
 
     def recv(self, tensor, src=None, group=None, tag=0, group_src=None):
         line = self._line()
@@ -128,9 +128,11 @@ class Tracer:
     def _post(self, kind: str, name: str, tensor, peer, group, tag, line: str | None = None) -> TracedWork:
         line = line or self._line()
         if group is not None:
-            raise TraceError(f"{line}: leave out group: peers are ranks of the run's group (0 to {len(self.ranks) - 1})")
+            raise TraceError(f"{line}: leave out group: peers are ranks of the run's group "
+                             f"(0 to {len(self.ranks) - 1})")
         if not isinstance(peer, int) or not 0 <= peer < len(self.ranks) or peer == self.me:
-            raise TraceError(f"{line}: {name} needs a peer, another rank of the group (0 to {len(self.ranks) - 1}), not {peer!r}")
+            raise TraceError(f"{line}: {name} needs a peer, another rank of the group "
+                             f"(0 to {len(self.ranks) - 1}), not {peer!r}")
         self.flow.quiet = True
         try:
             region = self.flow.region(tensor, line)
@@ -138,7 +140,8 @@ class Tracer:
                 region = self.flow.held_part(tensor, line)
             call = Call(kind, name, peer, int(tag), region, tensor.numel(), line, self._tick(), self._now())
             real = c10d.isend if kind == "send" else c10d.irecv
-            work = TracedWork(self, len(self.record.calls), real(tensor, self.ranks[peer], group=self.group, tag=tag), tensor)
+            posted = real(tensor, self.ranks[peer], group=self.group, tag=tag)
+            work = TracedWork(self, len(self.record.calls), posted, tensor)
         finally:
             self.flow.quiet = False
         self.record.calls.append(call)

@@ -87,13 +87,14 @@ class Algorithm:
         for a collective with servers; None: the builder's default."""
         collective = get(self.collective, servers)
         pieces, steps = self.builder(p, root, chunks, **({} if servers is None else {"servers": servers}))
-        return Schedule(self.collective, self.name, p, root, collective.blocks(p), pieces, tuple(steps), self.layout,
-                        collective.servers)
+        return Schedule(self.collective, self.name, p, root, collective.blocks(p), pieces, tuple(steps),
+                        self.layout, collective.servers)
 
 
 def _every_collectives(collective: Collective) -> dict[str, Algorithm]:
     """native, auto and custom. A native run of a collective with servers is drawn as its schedules are."""
-    native = Algorithm(collective.name, NATIVE, Kind.NATIVE, layout="servers" if collective.has_servers else "ring")
+    drawn = "servers" if collective.has_servers else "ring"
+    native = Algorithm(collective.name, NATIVE, Kind.NATIVE, layout=drawn)
     return {NATIVE: native, AUTO: Algorithm(collective.name, AUTO, Kind.AUTO),
             CUSTOM: Algorithm(collective.name, CUSTOM, Kind.CUSTOM)}
 
@@ -132,6 +133,7 @@ class UnknownAlgorithm(ValueError):
 
 
 _RAISE = object()
+_RUN_ORDER = (Kind.NATIVE, Kind.SCHEDULE, Kind.TRACED)  # what a rank runs, as an unknown name's answer lists it
 
 
 def algorithm_of(collective: str, name: str, default=_RAISE) -> Algorithm:
@@ -142,8 +144,8 @@ def algorithm_of(collective: str, name: str, default=_RAISE) -> Algorithm:
         return found
     if default is not _RAISE:
         return default
-    listed = algorithms(collective)  # what a rank runs: native, the schedules, send/recv code
-    known = ", ".join(a.name for kind in (Kind.NATIVE, Kind.SCHEDULE, Kind.TRACED) for a in listed if a.kind is kind)
+    runs = algorithms(collective)
+    known = ", ".join(a.name for kind in _RUN_ORDER for a in runs if a.kind is kind)
     raise UnknownAlgorithm(f"{name!r} is not an algorithm of {collective} (known: {known})")
 
 
@@ -180,7 +182,8 @@ def build(collective: str, name: str, world_size: int, root: int = 0, chunks: in
     try:
         schedule = record.schedule(world_size, root, chunks, servers)
     except Exception as e:  # the user's code, whatever it raised: say so, and where
-        raise ScheduleError(f"{name} could not build its steps for {world_size} ranks: {type(e).__name__}: {e}") from e
+        raise ScheduleError(f"{name} could not build its steps for {world_size} ranks: "
+                            f"{type(e).__name__}: {e}") from e
     check(schedule)
     check_definition(schedule)
     return schedule
