@@ -5,18 +5,17 @@ from __future__ import annotations
 from ..schedule import Transfer, blocked, floor_pow2
 from . import ring as _ring
 from .captions import beyond, narrated
-from .formulas import SENT_EACH, Formula, is_pow2
+from .formulas import BLOCKS_BUT_ONE
 from .registry import Built, register
 
 
-@register("all_gather", formula=Formula("(P-1)·B", "sent by every rank", SENT_EACH, lambda b, p: (p - 1) * b))
+@register("all_gather", formula=BLOCKS_BUT_ONE)
 def ring(p: int, root: int = 0, chunks: int = 1) -> Built:
     """P-1 steps; each rank passes the block it got last to its right neighbour."""
     return Built(chunks, _ring.all_gather_steps(p, _ring.segments_of(p, chunks)))
 
 
-@register("all_gather", layout="grid", formula=Formula("(P-1)·B", "sent by every rank", SENT_EACH,
-                                                      lambda b, p: (p - 1) * b if is_pow2(p) else None))
+@register("all_gather", layout="grid", formula=BLOCKS_BUT_ONE.where_pow2())
 def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Pairs at distance 1, 2, 4, ... swap everything they hold: log2 P steps.
     Extra ranks beyond a power of two fold their block in first and get everything at the end."""

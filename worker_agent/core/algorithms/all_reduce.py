@@ -9,12 +9,15 @@ import numpy as np
 from ..schedule import Round, Transfer, ceil_log2, floor_pow2, pipelined, rank, real, sends, steps_of
 from . import ring as _ring
 from .captions import beyond, narrated
-from .formulas import CRITICAL_PATH, RECEIVED_ROOT, SENT_EACH, Formula, is_pow2
+from .formulas import CRITICAL_PATH, RECEIVED_ROOT, SENT_EACH, Formula
 from .registry import Built, register
 
+# what the ring and Rabenseifner's halving and doubling each send: the least an all_reduce can
+BANDWIDTH_OPTIMAL = Formula("2·(N/P)·(P-1)", "sent by every rank", SENT_EACH,
+                            lambda n, p: Fraction(2 * n * (p - 1), p), even=True)
 
-@register("all_reduce", formula=Formula("2·(N/P)·(P-1)", "sent by every rank", SENT_EACH,
-                                        lambda n, p: Fraction(2 * n * (p - 1), p), even=True))
+
+@register("all_reduce", formula=BANDWIDTH_OPTIMAL)
 def ring(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Reduce-scatter then all-gather around the ring: each rank sends 2(P-1)/P of the buffer.
 
@@ -72,8 +75,8 @@ def _unfold(p: int, p2: int, chunks: range) -> Round:
                  np.concatenate([sends(v - p2, v, chunks, False) for v in range(p2, p)]))
 
 
-@register("all_reduce", layout="grid", formula=Formula("log2(P)·N", "sent by every rank", SENT_EACH,
-                                                      lambda n, p: ceil_log2(p) * n if is_pow2(p) else None))
+@register("all_reduce", layout="grid",
+          formula=Formula("log2(P)·N", "sent by every rank", SENT_EACH, lambda n, p: ceil_log2(p) * n).where_pow2())
 def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Pairs at distance 1, 2, 4, ... swap whole buffers and add: log2 P steps, N per rank per step.
     A world that is not a power of two folds its extra ranks in first and out at the end."""
@@ -89,9 +92,7 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Built:
     return Built(chunks, pipelined(rounds, chunks))
 
 
-@register("all_reduce", layout="grid", formula=Formula(
-    "2·(N/P)·(P-1)", "sent by every rank", SENT_EACH,
-    lambda n, p: Fraction(2 * n * (p - 1), p) if is_pow2(p) else None, even=True))
+@register("all_reduce", layout="grid", formula=BANDWIDTH_OPTIMAL.where_pow2())
 def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Recursive halving reduce-scatter, then recursive doubling all-gather: the ring's
     2(P-1)/P·N per rank in 2·log2 P steps instead of 2(P-1). The buffer is cut into

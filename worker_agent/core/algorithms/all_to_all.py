@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from ..schedule import Round, Transfer, blocked
 from .captions import narrated
-from .formulas import SENT_EACH, Formula
+from .formulas import BLOCKS_BUT_ONE
 from .registry import Built, register
 
 
-@register("all_to_all", layout="grid",
-          formula=Formula("(P-1)·B", "sent by every rank", SENT_EACH, lambda b, p: (p - 1) * b))
+@register("all_to_all", layout="grid", formula=BLOCKS_BUT_ONE)
 def pairwise(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Step s: every rank sends to the rank s ahead and hears from the rank s behind,
     so each link carries one block per step; step 0 keeps each rank's own block."""

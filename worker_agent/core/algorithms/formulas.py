@@ -11,7 +11,7 @@ collective's buffer holds a block per rank. Pure: no torch, no server.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from .registry import algorithm_of
@@ -32,9 +32,17 @@ class Formula:
     one_piece: bool = False  # holds only when the buffer is not cut into pipelined pieces
     even: bool = False  # holds only when the buffer splits into P equal parts (N/P)
 
+    def where_pow2(self) -> Formula:
+        """The same, where P is a power of two; elsewhere a butterfly's folds leave no closed form."""
+        return replace(self, bytes=lambda n, p: self.bytes(n, p) if is_pow2(p) else None)
+
 
 def is_pow2(p: int) -> bool:
     return p > 0 and p & (p - 1) == 0
+
+
+# every rank passes on, or hands out, every block but one (all_gather, reduce_scatter, all_to_all)
+BLOCKS_BUT_ONE = Formula("(P-1)·B", "sent by every rank", SENT_EACH, lambda b, p: (p - 1) * b)
 
 
 def evaluate(collective: str, algorithm: str, unit_bytes: int, p: int, pieces: int = 1,

@@ -5,18 +5,17 @@ from __future__ import annotations
 from ..schedule import Transfer, blocked, floor_pow2
 from . import ring as _ring
 from .captions import beyond, narrated
-from .formulas import SENT_EACH, Formula, is_pow2
+from .formulas import BLOCKS_BUT_ONE
 from .registry import Built, register
 
 
-@register("reduce_scatter", formula=Formula("(P-1)·B", "sent by every rank", SENT_EACH, lambda b, p: (p - 1) * b))
+@register("reduce_scatter", formula=BLOCKS_BUT_ONE)
 def ring(p: int, root: int = 0, chunks: int = 1) -> Built:
     """P-1 steps; a block travels the ring collecting every rank's share, ending at its owner."""
     return Built(chunks, _ring.reduce_scatter_steps(p, _ring.segments_of(p, chunks)))
 
 
-@register("reduce_scatter", layout="grid", formula=Formula("(P-1)·B", "sent by every rank", SENT_EACH,
-                                                          lambda b, p: (p - 1) * b if is_pow2(p) else None))
+@register("reduce_scatter", layout="grid", formula=BLOCKS_BUT_ONE.where_pow2())
 def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Pairs at distance P'/2, P'/4, ... 1 each send the half of their blocks the partner
     keeps: log2 P' steps (P' the largest power of two <= P). Extra ranks fold their

@@ -57,30 +57,16 @@ class Algorithm:
     ops: tuple[str, ...] | None = None  # the reductions it computes; None: every one the backend has
     user: bool = False  # a user's: checked against its collective's definition whenever it is built
 
-    @property
-    def planned(self) -> bool:
-        """It has its schedule before it runs, so the server plans the run with it."""
-        return self.kind in (Kind.SCHEDULE, Kind.CUSTOM)
-
-    @property
-    def built(self) -> bool:
-        """A function of the run's shape builds its schedule: the model predicts it, a sweep times it."""
-        return self.kind is Kind.SCHEDULE
-
-    @property
-    def traced(self) -> bool:
-        """It runs as code; its schedule is rebuilt from what the code did."""
-        return self.kind is Kind.TRACED
-
-    @property
-    def reference(self) -> bool:
-        """The backend's own call, which every other is verified against."""
-        return self.kind is Kind.NATIVE
-
-    @property
-    def chosen(self) -> bool:
-        """The server's model chooses another in its place: it never reaches a rank."""
-        return self.kind is Kind.AUTO
+    # What code asks of it. planned: its schedule is known before it runs, so the server plans the
+    # run with it. built: a function of the run's shape builds that schedule (the model predicts it, a
+    # sweep times it). traced: it runs as code, and its schedule is rebuilt from what the code did.
+    # reference: the backend's own call, which every other is verified against. chosen: the server's
+    # model chooses another in its place, so it never reaches a rank.
+    planned = property(lambda self: self.kind in (Kind.SCHEDULE, Kind.CUSTOM))
+    built = property(lambda self: self.kind is Kind.SCHEDULE)
+    traced = property(lambda self: self.kind is Kind.TRACED)
+    reference = property(lambda self: self.kind is Kind.NATIVE)
+    chosen = property(lambda self: self.kind is Kind.AUTO)
 
     def schedule(self, p: int, root: int = 0, chunks: int = 1, servers: int | None = None) -> Schedule:
         """Its schedule for one run's shape, unchecked (`build` checks it). `servers`: RunSpec.servers,
