@@ -333,7 +333,8 @@ class Fuzz:
                 self.tally.failures.append((run_id, body, "did not end"))
             elif run["state"] == "cancelled" and run_id in self.cancelled:
                 continue
-            elif run["state"] != "done" or run["verified"] is False or (run["verified"] is None and self._verifies(run["spec"])):
+            elif run["state"] != "done" or run["verified"] is False or \
+                    (run["verified"] is None and self._verifies(run["spec"])):
                 self.tally.failures.append((run_id, body, run["state"], run["verified"], run["error"]))
         for server in filter(None, (self.up, self.serve)):
             if server.proc.poll() is not None:

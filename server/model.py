@@ -165,7 +165,8 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
     `fitted` is a Fitted, or (alpha, beta, runs)."""
     stepwise = pm.stepwise(q.collective)
     if q.algorithm not in stepwise:
-        raise SpecError("algorithm", f"the model needs a stepwise algorithm of {q.collective} ({', '.join(stepwise)})")
+        raise SpecError("algorithm", f"the model needs a stepwise algorithm of {q.collective} "
+                                     f"({', '.join(stepwise)})")
     if q.root >= q.world_size:
         raise SpecError("root", f"rank {q.root} is outside a world of {q.world_size}")
     shape = q.world_size ** 2 * q.chunks
@@ -256,6 +257,7 @@ def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit,
         why = f"{chunks} chunks: predicted fastest of {listed} (with {fitted.model.params.source})"
         candidates = [{"algorithm": algorithm, "chunks": k, "time": t} for k, t in tried.items()]
     resolved = spec.model_copy(update={"algorithm": algorithm, "chunks": chunks})
-    label = " · ".join(f"{k} auto → {v}" for k, v in (("algorithm", algorithm), ("chunks", chunks)) if k in left)
+    chosen = {"algorithm": algorithm, "chunks": chunks}
+    label = " · ".join(f"{k} auto → {chosen[k]}" for k in left)
     return resolved, {"asked": asked, "algorithm": algorithm, "chunks": chunks, "label": label, "why": why,
                       "candidates": candidates, "params": fitted.model.params.to_json()}

@@ -122,11 +122,11 @@ def records(collective: str, names: list[str]) -> list[Algorithm]:
 
 
 def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int, chunks: int = 1) -> RunSpec:
+    reference = algorithm_of(a.collective, algorithm).reference  # native verifies nothing: it is the reference
     return RunSpec(collective=a.collective, algorithm=algorithm, dtype=a.dtype, op=a.op,
                    count=count_for(a.collective, size, ITEMSIZE[a.dtype], p),
-                   pattern="random_int" if a.dtype.startswith("int") else "random_float", capture="none",
-                   iterations=a.iterations, warmup=a.warmup, verify=not algorithm_of(a.collective, algorithm).reference,
-                   chunks=chunks)
+                   pattern="random_int" if a.dtype.startswith("int") else "random_float",
+                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=not reference, chunks=chunks)
 
 
 def measure(world, a: argparse.Namespace, size: int, algorithm: str, chunks: int = 1) -> tuple[list[float], int]:
@@ -299,7 +299,8 @@ def main(args: argparse.Namespace) -> int:
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    results = run_ranks(sweep, args.ranks, vars(args), names, size_list, timeout=24 * 3600, backend=args.backend)
+    results = run_ranks(sweep, args.ranks, vars(args), names, size_list, timeout=24 * 3600,
+                        backend=args.backend)
     failed = [r for r in results if not isinstance(r, list)]
     if failed:
         print(f"error: {failed[0]}", file=sys.stderr)

@@ -24,7 +24,6 @@ from .algorithms import AUTO, NATIVE, algorithm_of, algorithms, build
 from .collectives import get
 from .simulate import ALONE, Sharing, cost
 
-# AUTO: an algorithm, or a chunk count, that the model chooses when the run is submitted
 MIN_P, MAX_P = 2, 1024
 MIN_SIZE, MAX_SIZE = 1, 1 << 36  # bytes per rank a prediction takes (64 GiB)
 CHUNK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # what `chunks: auto` tries
@@ -77,12 +76,14 @@ DEFAULT = Params(50e-6, 1e-9, 0.25e-9, "default guess (50 us a step, 1 GB/s, 4 G
 
 
 def left_to_model(spec) -> list[str]:
-    """The fields of a RunSpec that it leaves to the model, "auto": algorithm, chunks, both or none."""
+    """The fields of a RunSpec that it leaves to the model by asking for AUTO, an algorithm or a
+    chunk count that the model chooses when the run is submitted: algorithm, chunks, both or none."""
     return [name for name in ("algorithm", "chunks") if getattr(spec, name) == AUTO]
 
 
 def stepwise(collective: str) -> list[str]:
-    """The algorithms of a collective whose schedules are built from a run's shape: what the model predicts."""
+    """The algorithms of a collective whose schedules are built from a run's shape: what the model
+    predicts."""
     return [a.name for a in algorithms(collective) if a.built]
 
 
@@ -93,7 +94,8 @@ def unit_terms(collective: str, algorithm: str, p: int, root: int = 0, chunks: i
     share cores as `sharing` says. A built-in schedule is built without the race check (the
     tests check every one); a user's is checked."""
     record = algorithm_of(collective, algorithm)
-    schedule = build(collective, algorithm, p, root, chunks) if record.user else record.schedule(p, root, chunks)
+    schedule = build(collective, algorithm, p, root, chunks) if record.user else \
+        record.schedule(p, root, chunks)
     terms = cost(schedule, schedule.pieces, 1, sharing)
     return terms.steps, terms.bytes, terms.reduced, schedule.pieces
 

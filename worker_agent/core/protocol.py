@@ -157,7 +157,7 @@ MAX_CALLS = 1024  # point-to-point calls of one rank that a traced run keeps for
 
 
 class CallTime(Strict):
-    """One point-to-point call of traced code (traced.py), in seconds since the recorded pass
+    """One point-to-point call of traced code (traced_run.py), in seconds since the recorded pass
     began on its rank: posted, began to be waited for (a blocking call: at once), completed."""
 
     name: Literal["send", "recv", "isend", "irecv"]

@@ -41,8 +41,8 @@ class AllReduceSync:
     """With `capture`, each sync is kept at summary level (`captured`): the gradient before,
     the chunks every schedule step wrote, the sum after, so any step can go on the stage."""
 
-    def __init__(self, method: Algorithm, rank: int, world_size: int, grads: torch.Tensor, chunks: int, timeout: float,
-                 capture: bool = False):
+    def __init__(self, method: Algorithm, rank: int, world_size: int, grads: torch.Tensor, chunks: int,
+                 timeout: float, capture: bool = False):
         self.worker, self.workers = rank, world_size
         self.timeout, self.capture = timeout, capture
         self.keep = capture  # this step's sync is kept (the trainer says which steps are)

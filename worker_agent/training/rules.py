@@ -111,5 +111,5 @@ def result_of(rows: list[dict], test_loss: float, test_accuracy: float) -> dict:
 
 def catalog() -> dict:
     """What the page builds its Train controls from."""
-    return {"methods": list(methods()), "parameter_server": PARAMETER_SERVER, "max_steps": MAX_STEPS, "max_hidden": MAX_HIDDEN,
-            "max_batch": TRAIN, "defaults": TrainSpec().model_dump()}
+    return {"methods": list(methods()), "parameter_server": PARAMETER_SERVER, "max_steps": MAX_STEPS,
+            "max_hidden": MAX_HIDDEN, "max_batch": TRAIN, "defaults": TrainSpec().model_dump()}

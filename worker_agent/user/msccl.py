@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..core.algorithms import Built, register
@@ -85,7 +86,8 @@ def parse(algo: ElementTree.Element, where: str) -> tuple[str, str, int, Built]:
     return name, collective.name, p, Built(pieces, tuple(_rounds(parts, where)))
 
 
-def _parts(g: int, tb: ElementTree.Element, collective: Collective, p: int, pieces: int, where: str) -> list[Part]:
+def _parts(g: int, tb: ElementTree.Element, collective: Collective, p: int, pieces: int,
+           where: str) -> list[Part]:
     send_to, recv_from, chan = _int(tb, "send", where), _int(tb, "recv", where), int(tb.get("chan", "0"))
     out = []
     for st in tb.iter("step"):
@@ -93,8 +95,9 @@ def _parts(g: int, tb: ElementTree.Element, collective: Collective, p: int, piec
         here = f"{where}: gpu {g} tb {op[1]} step {op[2]}"
         cnt = _int(st, "cnt", where)
         after = [] if st.get("depid", "-1") == "-1" else [(g, _int(st, "depid", where), _int(st, "deps", where))]
-        src = [_chunk(st, "src", g, collective, p, pieces, here) + k for k in range(cnt)] if kind != "r" else [0] * cnt
-        dst = [_chunk(st, "dst", g, collective, p, pieces, here) + k for k in range(cnt)]
+        chunk = partial(_chunk, st, g=g, collective=collective, p=p, pieces=pieces, here=here)
+        src = [chunk("src") + k for k in range(cnt)] if kind != "r" else [0] * cnt
+        dst = [chunk("dst") + k for k in range(cnt)]
         if kind == "nop":
             out.append(Part("local", g, (g, op[1]), op, -1, -1, False, after=after))
             continue
@@ -112,7 +115,8 @@ def _parts(g: int, tb: ElementTree.Element, collective: Collective, p: int, piec
     return out
 
 
-def _chunk(st: ElementTree.Element, which: str, g: int, collective: Collective, p: int, pieces: int, here: str) -> int:
+def _chunk(st: ElementTree.Element, which: str, g: int, collective: Collective, p: int, pieces: int,
+           here: str) -> int:
     """A buffer offset as a chunk of the working buffer. In place, `i` and `o` are one
     buffer, and the input is the blocks rank g's input fills (an allgather's: block g)."""
     buf, off = st.get(f"{which}buf", "i"), _int(st, f"{which}off", here)

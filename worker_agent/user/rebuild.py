@@ -1,4 +1,4 @@
-"""Rebuilding steps from what send/recv code did (traced.py records it): pure data, no
+"""Rebuilding steps from what send/recv code did (recording.py records it): pure data, no
 torch. A rank's Record lists its point-to-point calls and its writes into its buffer;
 `rebuild` turns every rank's record into a Schedule, and `stuck` words a group whose
 code did not finish everywhere (a deadlock's wait-for cycle).
@@ -282,7 +282,8 @@ def _chunks(transfers: list[_Transfer], blocks: int, count: int):
         sizes = [b - a for a, b in bounds]
         if all([sizes[c] for c in chunks_of(t.src_region)] == [sizes[c] for c in chunks_of(t.dst_region)] for t in transfers):
             return pieces, chunks_of
-    raise TraceError(f"the parts of the buffer the code sends do not fit {MAX_CHUNKS} near-equal chunks per block")
+    raise TraceError(f"the parts of the buffer the code sends do not fit {MAX_CHUNKS} near-equal chunks "
+                     "per block")
 
 
 def _phase(lines: dict) -> str:

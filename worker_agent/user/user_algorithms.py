@@ -26,7 +26,7 @@ ranks:
         ...  # dist.isend(buf[a:b], (rank + 1) % size); dist.recv(tmp, (rank - 1) % size); buf[c:d] += tmp
 
 It runs on the real ranks, recorded call by call, and the transfers it made are
-rebuilt into steps and animated like any schedule (traced.py).
+rebuilt into steps and animated like any schedule (traced_run.py).
 
 Only files named on the command line of the machine that starts the cluster are
 ever executed; nothing that arrives over the network is.
@@ -86,7 +86,7 @@ def algorithm(collective: str, name: str, pieces: Pieces = None, layout: str = "
 def traced(collective: str, name: str, layout: str = "ring", ops: Iterable[str] = ("SUM", "AVG")):
     """Register the decorated function, fn(buf, rank, size), as algorithm `name` of
     `collective`: code written with torch.distributed's send/recv calls, run on the real
-    ranks and traced (traced.py). A function that also takes `root` and `peer` gets them
+    ranks and traced (traced_run.py). A function that also takes `root` and `peer` gets them
     (group ranks). `ops`: the reductions it computes correctly (it adds with `+=`, so by
     default SUM, and AVG, which the runner divides at the end)."""
     return register(collective, _checked(name), kind=Kind.TRACED, layout=layout, ops=ops, user=True)

@@ -75,8 +75,8 @@ def _unfold(p: int, p2: int, chunks: range) -> Round:
                  np.concatenate([sends(v - p2, v, chunks, False) for v in range(p2, p)]))
 
 
-@register("all_reduce", layout="grid",
-          formula=Formula("log2(P)·N", "sent by every rank", SENT_EACH, lambda n, p: ceil_log2(p) * n).where_pow2())
+@register("all_reduce", layout="grid", formula=Formula("log2(P)·N", "sent by every rank", SENT_EACH,
+                                                      lambda n, p: ceil_log2(p) * n).where_pow2())
 def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Pairs at distance 1, 2, 4, ... swap whole buffers and add: log2 P steps, N per rank per step.
     A world that is not a power of two folds its extra ranks in first and out at the end."""

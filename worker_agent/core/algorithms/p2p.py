@@ -1,4 +1,4 @@
-"""The point-to-point lesson, as traced send/recv code (traced.py), built in for
+"""The point-to-point lesson, as traced send/recv code (traced_run.py), built in for
 send_recv: the same message sent with a blocking `send` and with `isend` + `wait()`,
 while the receiver is busy for a while before it posts its `recv`. Traced, each call's
 post, wait and completion times show where the sender blocks: with `send` it waits in

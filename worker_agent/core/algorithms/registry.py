@@ -77,15 +77,16 @@ class Algorithm:
                         self.layout, collective.servers)
 
 
-def _every_collectives(collective: Collective) -> dict[str, Algorithm]:
-    """native, auto and custom. A native run of a collective with servers is drawn as its schedules are."""
+def _general(collective: Collective) -> dict[str, Algorithm]:
+    """The records every collective has: native, auto and custom. A native run of a collective with
+    servers is drawn as its schedules are."""
     drawn = "servers" if collective.has_servers else "ring"
     native = Algorithm(collective.name, NATIVE, Kind.NATIVE, layout=drawn)
     return {NATIVE: native, AUTO: Algorithm(collective.name, AUTO, Kind.AUTO),
             CUSTOM: Algorithm(collective.name, CUSTOM, Kind.CUSTOM)}
 
 
-_TABLE: dict[str, dict[str, Algorithm]] = {name: _every_collectives(c) for name, c in COLLECTIVES.items()}
+_TABLE: dict[str, dict[str, Algorithm]] = {name: _general(c) for name, c in COLLECTIVES.items()}
 
 
 def register(collective: str, name: str | None = None, *, kind: Kind = Kind.SCHEDULE, layout: str = "ring",
