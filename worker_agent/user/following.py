@@ -28,7 +28,7 @@ class Flow:
                  line: Callable[[], str]):
         self.buffer, self.writes, self.tick, self.line = buffer, writes, tick, line
         self.values: list[torch.Tensor | None] = []  # per write: the part's values right after it
-        self.keep = True
+        self.keep = True  # keep the values each write left (for the steps' states)
         self.quiet = False  # the tracer's own torch calls are not the user's
         self.storage = buffer.untyped_storage().data_ptr()
         # scratch bytes -> what they hold
@@ -162,7 +162,6 @@ def _written(name: str, args, kwargs) -> tuple[torch.Tensor | None, bool, list[t
     if in_place and args and isinstance(args[0], torch.Tensor):
         return args[0], name not in NOT_READING, list(_tensors((args[1:], kwargs)))
     return None, False, list(_tensors((args, kwargs)))
-
 
 
 class Follow(TorchFunctionMode):

@@ -181,4 +181,3 @@ class Tracer:
         if self.buffer.device.type == "cuda":
             torch.cuda.synchronize(self.buffer.device)
         return time.perf_counter() - self.start
-
