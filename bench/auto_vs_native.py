@@ -16,9 +16,8 @@ import json
 import statistics
 
 from ringside.worker_agent import bench
-from ringside.worker_agent.core.algorithms import NATIVE, algorithms_for
+from ringside.worker_agent.core.algorithms import NATIVE, Kind, algorithm_of
 from ringside.worker_agent.rank.local import run_ranks, unwrap
-from ringside.worker_agent.core.predict import AUTO
 
 COLLECTIVES = ("all_reduce", "broadcast", "reduce_scatter", "all_gather")
 
@@ -29,7 +28,7 @@ def measure(world, collectives, sizes, iterations, warmup):
     for collective in collectives:
         a = {"collective": collective, "dtype": "float32", "op": "SUM", "iterations": iterations, "warmup": warmup,
              "backend": None, "algorithms": []}
-        rows = bench.sweep(world, a, [*algorithms_for(collective), AUTO], sizes)
+        rows = bench.sweep(world, a, bench.default_algorithms(collective), sizes)
         again = {}
         for size in sizes:
             times, _ = bench.measure(world, argparse.Namespace(**a), size, NATIVE)
@@ -57,8 +56,8 @@ def main() -> None:
     for collective, (rows, again) in results.items():
         ratios, floors = [], []
         for size in sizes:
-            native = next(r for r in rows if r["size"] == size and r["algorithm"] == NATIVE)
-            auto = next(r for r in rows if r["size"] == size and r["algorithm"] == AUTO)
+            row = {algorithm_of(collective, r["algorithm"]).kind: r for r in rows if r["size"] == size}
+            native, auto = row[Kind.NATIVE], row[Kind.AUTO]
             ratio, floor = auto["time_median"] / native["time_median"], again[size] / native["time_median"]
             ratios.append(ratio)
             floors.append(floor)

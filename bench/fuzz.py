@@ -30,7 +30,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from ringside.server.harness import WORKER_TOKEN, Up, start_serve, start_up
-from ringside.worker_agent.core.algorithms import ALGORITHMS
+from ringside.worker_agent.core.algorithms import CUSTOM, NATIVE, algorithm_of, algorithms
+from ringside.worker_agent.core.predict import stepwise
 from ringside.worker_agent.core.collectives import COLLECTIVES
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
@@ -47,7 +48,7 @@ def often(good, bad=WILD):
     return st.one_of(good, good, good, good, bad)
 
 
-ALGORITHM_NAMES = sorted({a for table in ALGORITHMS.values() for a in table} | {"native", "custom"})
+ALGORITHM_NAMES = sorted({a.name for a in algorithms() if a.built} | {NATIVE, CUSTOM})
 SCHEDULES = st.fixed_dictionaries({"steps": st.lists(st.fixed_dictionaries({"transfers": st.lists(
     often(st.tuples(*[st.integers(-1, 3)] * 4, st.integers(0, 1))), max_size=4)}, optional={"phase": often(st.text(max_size=8))}),
     max_size=4)}, optional={"pieces": often(st.integers(0, 3)), "layout": often(st.sampled_from(["ring", "tree", "star"]))})
@@ -78,7 +79,7 @@ ANY_BODIES = st.fixed_dictionaries({"collective": SPEC_FIELDS["collective"]},
 
 def plausible(collective: str):
     """Bodies the page might send for this collective, in a world of 2: many are accepted and run."""
-    return st.fixed_dictionaries({"collective": st.just(collective), "algorithm": st.sampled_from(["native", *ALGORITHMS.get(collective, {})])},
+    return st.fixed_dictionaries({"collective": st.just(collective), "algorithm": st.sampled_from([NATIVE, *stepwise(collective)])},
                                  optional={"count": st.integers(1, 64), "dtype": SPEC_FIELDS["dtype"], "op": SPEC_FIELDS["op"],
                                            "root": st.integers(0, 1), "peer": st.integers(0, 1), "group": st.sampled_from([[0, 1], [1, 0], [0], [1]]),
                                            "chunks": st.integers(1, 3), "iterations": st.integers(1, 3), "warmup": st.integers(0, 1),
@@ -317,6 +318,13 @@ class Fuzz:
     def post(self, server: Up, spec: dict) -> tuple[int, dict]:
         return server.call("POST", "/api/runs", spec)
 
+    @staticmethod
+    def _verifies(spec: dict) -> bool:
+        """Whether a run that asked to be verified has a verdict: native is the reference, and a
+        collective that moves no data of the run's has nothing to compare."""
+        return spec["verify"] and not algorithm_of(spec["collective"], spec["algorithm"]).reference \
+            and COLLECTIVES[spec["collective"]].payload
+
     def finish(self) -> int:
         """Check every accepted run's end, the server and the ranks; the number of group restarts."""
         for run_id, body in self.tally.accepted:
@@ -325,9 +333,8 @@ class Fuzz:
                 self.tally.failures.append((run_id, body, "did not end"))
             elif run["state"] == "cancelled" and run_id in self.cancelled:
                 continue
-            elif run["state"] != "done" or run["verified"] is False or (run["verified"] is None and run["spec"]["verify"]
-                                                                          and run["spec"]["algorithm"] != "native"
-                                                                          and run["spec"]["collective"] != "barrier"):
+            elif run["state"] != "done" or run["verified"] is False or \
+                    (run["verified"] is None and self._verifies(run["spec"])):
                 self.tally.failures.append((run_id, body, run["state"], run["verified"], run["error"]))
         for server in filter(None, (self.up, self.serve)):
             if server.proc.poll() is not None:

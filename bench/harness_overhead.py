@@ -39,8 +39,7 @@ def measure(world, iterations, rounds):
     import torch
     import torch.distributed as dist
 
-    from ringside.worker_agent.core.inputs import torch_input
-    from ringside.worker_agent.rank.runner import Runner
+    from ringside.worker_agent.rank.runner import Runner, torch_input
 
     runner = Runner(world, lambda event: None)
     out = {}

@@ -28,7 +28,7 @@ import time
 from ringside.worker_agent import bench
 from ringside.worker_agent.core import predict
 from ringside.worker_agent.core.algorithms import build
-from ringside.worker_agent.core.catalog import ITEMSIZE
+from ringside.worker_agent.core.vocabulary import ITEMSIZE
 from ringside.worker_agent.rank.local import run_ranks, unwrap
 from ringside.worker_agent.rank.process_group import cpu_cores
 from ringside.worker_agent.core.simulate import ALONE, Sharing, cost

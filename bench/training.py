@@ -20,7 +20,7 @@ import time
 
 from ringside.worker_agent.rank.local import run_ranks, unwrap
 from ringside.worker_agent.core.protocol import TrainSpec
-from ringside.worker_agent.training.rules import parameters
+from ringside.worker_agent.training.rules import parameters, through_servers
 
 HIDDEN = (280, 963, 3125)  # h² + 76h + 10 parameters: about 100 K, 1 M and 10 M
 MODES = {"off": 0, "every": 1, "one in four": 4}  # reporting off; on, keeping every k-th step's sync (sync_every)
@@ -97,7 +97,7 @@ def main() -> None:
     print(f"{'params':>10} {'method':>22} {'step ms':>9} {'comm ms':>9} {'comm share':>10}")
     for hidden, by_method in results.items():
         for (method, servers), (step, comm) in by_method.items():
-            label = f"{method} S={servers}" if method == "parameter_server" else method
+            label = f"{method} S={servers}" if through_servers(method) else method
             print(f"{parameters(hidden):>10} {label:>22} {step * 1e3:>9.2f} {comm * 1e3:>9.2f} {comm / step * 100:>9.1f}%")
         ring = by_method["ring", 1][0]
         print(f"{'':>10} ring / parameter_server S=1: {ring / by_method['parameter_server', 1][0]:.2f}   "

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Optional
 from pydantic import BaseModel
 
 from ringside.worker_agent.core import catalog, provenance, simulate
-from ringside.worker_agent.core.algorithms import is_traced
+from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.schedule import Schedule
 
@@ -89,7 +89,7 @@ def departure(run: Run) -> Departure | None:
     """For traced code whose result is wrong: the first step where a rank's buffer departs
     from what the collective requires (provenance.first_departure), in global ranks. Other
     schedules are checked before they run, so their results are never wrong this way."""
-    if run.verified is not False or run.schedule is None or not is_traced(run.spec.collective, run.spec.algorithm):
+    if run.verified is not False or run.schedule is None or not algorithm_of(run.spec.collective, run.spec.algorithm).traced:
         return None
     local = {g: i for i, g in enumerate(run.group)}
     plan = {**run.schedule, "root": local[run.schedule["root"]],

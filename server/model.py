@@ -21,12 +21,14 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 from ringside.worker_agent.core import predict as pm
-from ringside.worker_agent.core.algorithms import NATIVE, algorithms_for, build
-from ringside.worker_agent.core.catalog import ITEMSIZE, SpecError, check_servers, group_of, validate
+from ringside.worker_agent.core.algorithms import NATIVE, build
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import Collective, DType, RunSpec
+from ringside.worker_agent.core.run_shape import group_of
 from ringside.worker_agent.core.schedule import Schedule
 from ringside.worker_agent.core.simulate import ALONE, Cost, Sharing, cost, traffic
+from ringside.worker_agent.core.validation import SpecError, check_servers, validate
+from ringside.worker_agent.core.vocabulary import ITEMSIZE
 
 from .runs import Run
 
@@ -120,14 +122,14 @@ class Fit:
         self._refit()
 
     def _keep(self, row: Row) -> None:
+        """A row without a schedule's terms is a native run's (row_of)."""
         (self.stepwise if row.steps is not None else self.natives).append(row)
 
     def _refit(self) -> None:
         self.model = pm.solve(r.sample() for r in self.stepwise)
         points: dict[tuple[str, int], list[tuple[float, float]]] = {}
         for r in self.natives:
-            if r.algorithm == NATIVE:
-                points.setdefault((r.collective, r.ranks), []).append((r.size, r.time))
+            points.setdefault((r.collective, r.ranks), []).append((r.size, r.time))
         self.native = {key: f for key, pts in points.items() if (f := pm.fit_native(pts)) is not None}
 
     def to_json(self) -> dict:
@@ -161,9 +163,10 @@ def prediction_of(row: Row, fitted: Fit) -> dict:
 def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) -> dict:
     """The model's answer for one run's shape, on ranks that share cores as `sharing` says.
     `fitted` is a Fitted, or (alpha, beta, runs)."""
-    if q.algorithm not in algorithms_for(q.collective) or q.algorithm == NATIVE:
-        stepwise = ", ".join(algorithms_for(q.collective)[1:])
-        raise SpecError("algorithm", f"the model needs a stepwise algorithm of {q.collective} ({stepwise})")
+    stepwise = pm.stepwise(q.collective)
+    if q.algorithm not in stepwise:
+        raise SpecError("algorithm", f"the model needs a stepwise algorithm of {q.collective} "
+                                     f"({', '.join(stepwise)})")
     if q.root >= q.world_size:
         raise SpecError("root", f"rank {q.root} is outside a world of {q.world_size}")
     shape = q.world_size ** 2 * q.chunks
@@ -223,20 +226,20 @@ def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit,
     it: what was asked, what was chosen, why, and every candidate's predicted time. A spec
     without `auto` comes back as it is. Raises SpecError for what no choice could run.
     `placement`: each rank's (host, cores), for the ranks that share cores (registry.Cluster)."""
-    if pm.AUTO not in (spec.algorithm, spec.chunks):
+    left = pm.left_to_model(spec)
+    if not left:
         return spec, None
     collective = get(spec.collective)
-    if spec.algorithm == pm.AUTO:  # what is wrong whatever the algorithm (group, count, op ...) is said first
-        validate(spec.model_copy(update={"algorithm": NATIVE, "chunks": 1 if spec.chunks == pm.AUTO else spec.chunks}),
-                 world_size, backend)
+    first = 1 if "chunks" in left else spec.chunks  # the chunks a schedule is checked with
+    if "algorithm" in left:  # what is wrong whatever the algorithm (group, count, op ...) is said first
+        validate(spec.model_copy(update={"algorithm": NATIVE, "chunks": first}), world_size, backend)
     group = group_of(spec, world_size)
     p, root = len(group), group.index(spec.root) if spec.root in group else 0
     itemsize = ITEMSIZE[collective.dtype(spec)]
     size = collective.message_bytes(collective.count(spec), itemsize, p)
     sharing = Sharing.of([placement[r] for r in group]) if placement else ALONE
     asked = {"algorithm": spec.algorithm, "chunks": spec.chunks}
-    if spec.algorithm == pm.AUTO:
-        first = 1 if spec.chunks == pm.AUTO else spec.chunks
+    if "algorithm" in left:
         names = [a for a in pm.stepwise(spec.collective)
                  if _valid(spec.model_copy(update={"algorithm": a, "chunks": first}), world_size, backend)]
         choice = pm.pick(spec.collective, p, root, size, itemsize, fitted.model, fitted.native.get((spec.collective, p)),
@@ -254,6 +257,7 @@ def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit,
         why = f"{chunks} chunks: predicted fastest of {listed} (with {fitted.model.params.source})"
         candidates = [{"algorithm": algorithm, "chunks": k, "time": t} for k, t in tried.items()]
     resolved = spec.model_copy(update={"algorithm": algorithm, "chunks": chunks})
-    label = " · ".join(f"{k} auto → {v}" for k, v in (("algorithm", algorithm), ("chunks", chunks)) if asked[k] == pm.AUTO)
+    chosen = {"algorithm": algorithm, "chunks": chunks}
+    label = " · ".join(f"{k} auto → {chosen[k]}" for k in left)
     return resolved, {"asked": asked, "algorithm": algorithm, "chunks": chunks, "label": label, "why": why,
                       "candidates": candidates, "params": fitted.model.params.to_json()}

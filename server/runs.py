@@ -16,7 +16,7 @@ from typing import Literal, Optional, Union
 from pydantic import BaseModel, model_validator
 
 from ringside.worker_agent.core import catalog
-from ringside.worker_agent.core.algorithms import is_traced
+from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import (MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, Real,
                                                  RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings)
@@ -198,7 +198,7 @@ class Run(BaseModel):
     def on_started(self, event: RunStarted) -> None:
         if event.rank not in self.group:
             return
-        if is_traced(self.spec.collective, self.spec.algorithm):
+        if algorithm_of(self.spec.collective, self.spec.algorithm).traced:
             why = self._learn(event)
             if why is not None:
                 self.on_error(ErrorEvent(run_id=self.id, rank=event.rank, message=why))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import uvicorn
 
-from ringside.worker_agent.core.algorithms import build, is_traced
+from ringside.worker_agent.core.algorithms import algorithm_of, build
 from ringside.worker_agent.user.user_algorithms import load
 
 from .app import create_app
@@ -160,7 +160,7 @@ def load_algorithms(paths: list[str], world_size: int | None = None) -> None:
             raise SystemExit(f"error: --algorithms {path}: {type(e).__name__}: {e}") from None
         for collective, name in added:
             verdict = ""
-            if is_traced(collective, name):
+            if algorithm_of(collective, name).traced:
                 verdict = ": send/recv code, traced when it runs"
             elif world_size is not None:
                 try:

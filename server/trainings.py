@@ -14,11 +14,10 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel
 
-from ringside.worker_agent.core.algorithms import NATIVE
-from ringside.worker_agent.core.algorithms.parameter_server import NAME as PULL_PUSH
 from ringside.worker_agent.core.protocol import (ErrorEvent, Real, RunSpec, SyncCapture, Timings, TrainFinished, TrainSpec,
                                             TrainStep)
-from ringside.worker_agent.training.rules import PARAMETER_SERVER, combine_step, parameters, result_of
+from ringside.worker_agent.training.rules import (PARAMETER_SERVER, combine_step, methods, parameters, result_of,
+                                                  through_servers)
 
 from .guard import bounded
 from .runs import RankResult, RankStep, Run, RunState, new_run
@@ -138,13 +137,13 @@ SYNC_ID = re.compile(r"^(t-\d{6,9})-s(\d{1,9})$")  # the id sync_run gives step 
 def sync_spec(training: Training) -> RunSpec:
     """The collective a step's gradient sync is: an all_reduce (SUM) of the flat gradients, or
     the parameter_server collective over the model padded to S equal shards (gradient_sync.py)."""
-    spec = training.spec
-    if spec.method == PARAMETER_SERVER:
+    spec, sync = training.spec, methods()[training.spec.method]
+    if through_servers(spec.method):
         padded = spec.servers * -(-training.parameters // spec.servers)
-        return RunSpec(collective=PARAMETER_SERVER, algorithm=PULL_PUSH, servers=spec.servers, count=padded,
+        return RunSpec(collective=sync.collective, algorithm=sync.name, servers=spec.servers, count=padded,
                        dtype="float32", capture="summary")
-    return RunSpec(collective="all_reduce", algorithm=spec.method, count=training.parameters,
-                   dtype="float32", capture="summary", chunks=spec.chunks if spec.method != NATIVE else 1)
+    return RunSpec(collective=sync.collective, algorithm=sync.name, count=training.parameters,
+                   dtype="float32", capture="summary", chunks=1 if sync.reference else spec.chunks)
 
 
 def sync_run(training: Training, step: int, syncs: dict[str, SyncCapture]) -> Run:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from ringside.server import model
 from ringside.worker_agent.core import predict as pm
-from ringside.worker_agent.core.catalog import SpecError
+from ringside.worker_agent.core.validation import SpecError
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.simulate import Sharing
 from server_helpers import start_up

@@ -12,7 +12,7 @@ import pytest
 from distributed import Died, run_ranks, unwrap
 from pydantic import ValidationError
 
-from ringside.worker_agent.core.catalog import SpecError, validate
+from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.protocol import RunSpec
 
 BAD = [

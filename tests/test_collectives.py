@@ -7,8 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ringside.worker_agent.core.algorithms import ALGORITHMS, NATIVE, build
-from ringside.worker_agent.core.catalog import SpecError, catalog, chunk_bounds, input_chunks, layout_of, plan, validate
+from ringside.worker_agent.core.algorithms import NATIVE, algorithms, build
+from ringside.worker_agent.core.catalog import catalog
+from ringside.worker_agent.core.run_shape import chunk_bounds, input_chunks, layout_of, plan
+from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.collectives import COLLECTIVES, get
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import RunSpec
@@ -56,7 +58,7 @@ def test_effective_values_are_the_descriptors():
     assert get("all_gather").op(RunSpec(collective="all_gather")) is None
 
 
-@pytest.mark.parametrize("collective,algorithm", [(c, a) for c, algs in ALGORITHMS.items() for a in algs])
+@pytest.mark.parametrize("collective,algorithm", [(a.collective, a.name) for a in algorithms() if a.built])
 def test_every_schedule_names_a_layout_the_browser_draws(collective, algorithm):
     spec = RunSpec(collective=collective, algorithm=algorithm, count=64, root=1)
     layout = layout_of(spec, 4)

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from distributed import run_ranks, unwrap
 
-from ringside.worker_agent.core.algorithms import ALGORITHMS, build
-from ringside.worker_agent.core.catalog import group_of, peer_of
+from ringside.worker_agent.core.algorithms import algorithms, build
+from ringside.worker_agent.core.run_shape import group_of, peer_of
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.simulate import simulate
 
-PAIRS = [(c, a) for c, algs in ALGORITHMS.items() for a in algs]
+PAIRS = [(a.collective, a.name) for a in algorithms() if a.built]
 
 
 def cases(p: int) -> list[RunSpec]:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ringside.worker_agent.core.catalog import catalog, layout_of
+from ringside.worker_agent.core.catalog import catalog
+from ringside.worker_agent.core.run_shape import layout_of
 from ringside.worker_agent.core.protocol import RunSpec
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ringside.worker_agent.core.catalog import catalog, chunk_bounds, validate
+from ringside.worker_agent.core.catalog import catalog
+from ringside.worker_agent.core.run_shape import chunk_bounds
+from ringside.worker_agent.core.validation import validate
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import RunSpec
 

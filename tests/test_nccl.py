@@ -7,7 +7,8 @@ import pytest
 import torch
 from distributed import run_ranks, unwrap
 
-from ringside.worker_agent.core.algorithms import ALGORITHMS, build
+from ringside.worker_agent.core.algorithms import algorithms, build
+from ringside.worker_agent.core.collectives import COLLECTIVES
 from ringside.worker_agent.core.protocol import RunSpec
 
 GPUS = torch.cuda.device_count() if torch.cuda.is_available() else 0
@@ -28,8 +29,8 @@ def test_every_schedule_equals_nccl():
         RunSpec(collective=c, algorithm=a, count=build(c, a, p, 0, 2 if c != "barrier" else 1).pieces * 3 + 1,
                 chunks=2 if c != "barrier" else 1, dtype=d, pattern="random_float" if d != "int64" else "random_int",
                 op="MAX" if d == "int64" else "SUM", capture="summary")
-        for c, algorithms in ALGORITHMS.items() if not (c == "send_recv" and p < 2)
-        for a in ["native", *algorithms]
+        for c in COLLECTIVES if not (c == "send_recv" and p < 2)
+        for a in [x.name for x in algorithms(c) if x.reference or x.built]
         for d in ("int64", "float32", "bfloat16")
     ]
     for rank_results in unwrap(run_ranks(run_all, p, specs, backend="nccl", timeout=600)):

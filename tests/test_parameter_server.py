@@ -15,13 +15,10 @@ from browser import browser_or_skip
 from distributed import run_ranks, unwrap
 from ringside.worker_agent.core.algorithms import build, formulas
 from ringside.worker_agent.core.algorithms import parameter_server as ps
-from ringside.worker_agent.core.catalog import (
-    ITEMSIZE,
-    SpecError,
-    catalog,
-    layout_of,
-    validate,
-)
+from ringside.worker_agent.core.catalog import catalog
+from ringside.worker_agent.core.run_shape import layout_of
+from ringside.worker_agent.core.validation import SpecError, validate
+from ringside.worker_agent.core.vocabulary import ITEMSIZE
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import RunSpec

@@ -15,8 +15,8 @@ from distributed import RankError, run_ranks, unwrap
 
 from ringside.server import wavefront
 from ringside.server.runs import new_run
-from ringside.worker_agent.core import catalog, perturb
-from ringside.worker_agent.core.catalog import SpecError, validate
+from ringside.worker_agent.core import perturb, run_shape
+from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.protocol import Arrived, RunSpec, StepEvent
 
 P = 4
@@ -51,8 +51,8 @@ def steps_of(results, kind=StepEvent) -> dict[int, dict[int, object]]:
 
 
 def extra(spec: RunSpec, world_size: int = P) -> float | None:
-    steps, chunk_bytes = catalog.perturb_plan(spec, world_size)
-    return perturb.predicted_extra(spec.perturb, steps, chunk_bytes, catalog.group_of(spec, world_size))
+    steps, chunk_bytes = run_shape.perturb_plan(spec, world_size)
+    return perturb.predicted_extra(spec.perturb, steps, chunk_bytes, run_shape.group_of(spec, world_size))
 
 
 def test_a_straggler_arrives_last_at_every_step_and_costs_what_the_schedule_predicts():
@@ -63,9 +63,9 @@ def test_a_straggler_arrives_last_at_every_step_and_costs_what_the_schedule_pred
     for i, (spec, straggler) in enumerate(((ring, 2), (tree, 1))):
         results = [mine[i] for mine in per_rank]
         steps = steps_of(results)
-        assert len(steps) == len(catalog.plan(spec, P)["steps"])
+        assert len(steps) == len(run_shape.plan(spec, P)["steps"])
         for k, reports in steps.items():
-            takes_part = perturb.peers(catalog.plan(spec, P)["steps"][k]["transfers"])
+            takes_part = perturb.peers(run_shape.plan(spec, P)["steps"][k]["transfers"])
             if straggler not in takes_part:
                 continue
             t0 = {r: reports[r].t0 for r in takes_part}
@@ -100,7 +100,7 @@ def test_a_slow_link_makes_its_steps_finish_last():
     # recursive doubling meets 0 and 2 only in its second step: the link costs that step alone
     doubling = RunSpec(collective="all_reduce", algorithm="recursive_doubling", count=4096,
                        perturb={"slow_link": {"a": 0, "b": 2, "bytes_per_s": rate}})
-    steps, chunk_bytes = catalog.perturb_plan(doubling, P)
+    steps, chunk_bytes = run_shape.perturb_plan(doubling, P)
     assert perturb.link_seconds(doubling.perturb.slow_link, steps, chunk_bytes) == [0.0, 4096 * 4 / rate]
     assert extra(doubling) == pytest.approx(4096 * 4 / rate)
 
@@ -126,7 +126,7 @@ def test_a_hang_is_named_by_the_wavefront_of_the_ranks_live_reports():
                 wavefront.observe(run, e)
     front = run.perturbed.wavefront
     assert (front.rank, front.step, front.waiting) == (2, 3, [0, 1, 3])
-    sent = [(c, dst) for src, dst, c, *_ in catalog.plan(spec, P)["steps"][3]["transfers"] if src == 2]
+    sent = [(c, dst) for src, dst, c, *_ in run_shape.plan(spec, P)["steps"][3]["transfers"] if src == 2]
     assert front.sends == sent and front.text.startswith("rank 2 has not arrived at step 4; ranks 0, 1, 3 wait for it")
     run.error = errors[0]
     wavefront.blame(run, None)

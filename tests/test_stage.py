@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from ringside.server.harness import start_up
-from ringside.worker_agent.core.algorithms.formulas import FORMULAS
+from ringside.worker_agent.core.algorithms import algorithms
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -242,7 +242,7 @@ def test_ranks_outside_the_group_are_greyed_in_place_with_group_numbers(up, lect
 
 def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(up, lecture):
     """Real gloo runs at P=4 for every built-in (collective, algorithm) with a closed form."""
-    for collective, algorithm in FORMULAS:
+    for collective, algorithm in [(a.collective, a.name) for a in algorithms() if a.formula]:
         run = up.run(collective=collective, algorithm=algorithm, count=8, group=FOUR, root=1 if collective != "all_reduce" else 0,
                      **QUICK)
         assert run["state"] == "done", run["error"]

@@ -8,13 +8,17 @@ import pytest
 from ringside.server import stage_data
 from ringside.worker_agent.core import simulate
 from ringside.worker_agent.core.algorithms import build
-from ringside.worker_agent.core.algorithms.formulas import FORMULAS, evaluate, measured
+from ringside.worker_agent.core.algorithms import algorithms
+from ringside.worker_agent.core.algorithms.formulas import evaluate, measured
 from ringside.worker_agent.core.protocol import RunSpec
 
 ITEM = 4
 
 
-@pytest.mark.parametrize("collective, algorithm", sorted(FORMULAS))
+WITH_FORMULAS = sorted((a.collective, a.name) for a in algorithms() if a.formula)
+
+
+@pytest.mark.parametrize("collective, algorithm", WITH_FORMULAS)
 @pytest.mark.parametrize("p", [2, 3, 4, 5, 8, 16])
 def test_each_formula_equals_what_its_schedule_moves(collective, algorithm, p):
     count, root = 12 * 16, p // 3  # splits evenly into every schedule's pieces

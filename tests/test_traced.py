@@ -13,8 +13,9 @@ import pytest
 import torch
 import torch.distributed as dist
 from distributed import run_ranks, unwrap
-from ringside.worker_agent.core.algorithms import build, is_traced
-from ringside.worker_agent.core.catalog import SpecError, catalog, validate
+from ringside.worker_agent.core.algorithms import algorithm_of, build
+from ringside.worker_agent.core.catalog import catalog
+from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.provenance import first_departure
@@ -29,7 +30,7 @@ FILES = [str(EXAMPLES / f) for f in ("tutorial_ring.py", "tutorial_ring_bug.py",
 
 def load_examples() -> None:
     """The examples in this process too (once: a name registers once), as the server loads them."""
-    if not is_traced("all_reduce", "tutorial_ring"):
+    if algorithm_of("all_reduce", "tutorial_ring", None) is None:
         for f in FILES:
             load(f)
 
@@ -293,7 +294,7 @@ def test_the_wait_for_chain_ends_at_a_rank_that_finished_or_failed():
 
 def test_traced_code_joins_the_catalog_and_is_checked_like_any():
     load_examples()
-    assert is_traced("all_reduce", "tutorial_ring")
+    assert algorithm_of("all_reduce", "tutorial_ring").traced
     names = next(c for c in catalog("gloo", 4)["collectives"] if c["name"] == "all_reduce")["algorithms"]
     assert {"tutorial_ring", "tutorial_ring_bug", "deadlock_ring"} <= set(names)
     validate(RunSpec(collective="all_reduce", algorithm="tutorial_ring", count=8), 4, "gloo")

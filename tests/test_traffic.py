@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ringside.worker_agent.core.algorithms import ALGORITHMS, build
+from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.schedule import ceil_log2, floor_pow2, real
 from ringside.worker_agent.core.simulate import predict, traffic
 
@@ -117,7 +117,7 @@ def test_send_recv_moves_the_buffer_once():
     assert t.links == {(3, 4): 9 * ITEM} and t.total == 9 * ITEM
 
 
-@pytest.mark.parametrize("collective,algorithm", [(c, a) for c, algs in ALGORITHMS.items() for a in algs])
+@pytest.mark.parametrize("collective,algorithm", [(a.collective, a.name) for a in algorithms() if a.built])
 @pytest.mark.parametrize("p", [1, 5, 8])
 def test_traffic_agrees_with_counting_transfer_by_transfer(collective, algorithm, p):
     chunks = 1 if collective == "barrier" else 2

@@ -11,7 +11,7 @@ import sys
 import pytest
 import torch
 from distributed import run_ranks, unwrap
-from ringside.worker_agent.core.catalog import SpecError
+from ringside.worker_agent.core.validation import SpecError
 from ringside.worker_agent.core.protocol import TrainSpec
 from ringside.worker_agent.training.rules import (
     PARAMETER_SERVER,

@@ -10,7 +10,8 @@ import pytest
 from distributed import run_ranks, unwrap
 
 from ringside.worker_agent.core.algorithms import build
-from ringside.worker_agent.core.catalog import SpecError, catalog, validate
+from ringside.worker_agent.core.catalog import catalog
+from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.user.msccl import MscclError, load_xml
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.user.user_algorithms import algorithm, load, reduce, send, step

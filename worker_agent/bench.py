@@ -22,11 +22,12 @@ import sys
 from dataclasses import asdict, dataclass
 
 from .core import predict
-from .core.algorithms import NATIVE, algorithms_for, build
-from .core.catalog import ITEMSIZE, MAX_ITERATIONS, SpecError, validate
+from .core.algorithms import AUTO, Algorithm, UnknownAlgorithm, algorithm_of, algorithms, build
 from .core.collectives import COLLECTIVES, get
 from .core.protocol import RunSpec
 from .core.simulate import ALONE, Sharing, cost
+from .core.validation import MAX_ITERATIONS, SpecError, validate
+from .core.vocabulary import ITEMSIZE
 from .user.user_algorithms import load
 
 
@@ -105,11 +106,27 @@ def count_for(collective: str, size: int, itemsize: int, p: int) -> int:
     return max(1, size // get(collective).message_bytes(1, itemsize, p))
 
 
+def default_algorithms(collective: str) -> list[str]:
+    """native, every built schedule, then auto, which runs one of them once all are measured."""
+    return [a.name for a in algorithms(collective) if a.reference or a.built] + [AUTO]
+
+
+def records(collective: str, names: list[str]) -> list[Algorithm]:
+    """The named algorithms, each once, native first so that every other row has its ratio;
+    a name the collective lacks is refused as a run's would be."""
+    try:
+        found = [algorithm_of(collective, name) for name in dict.fromkeys(names)]
+    except UnknownAlgorithm as e:
+        raise SpecError("algorithm", str(e)) from None
+    return sorted(found, key=lambda a: not a.reference)
+
+
 def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int, chunks: int = 1) -> RunSpec:
+    reference = algorithm_of(a.collective, algorithm).reference  # native verifies nothing: it is the reference
     return RunSpec(collective=a.collective, algorithm=algorithm, dtype=a.dtype, op=a.op,
                    count=count_for(a.collective, size, ITEMSIZE[a.dtype], p),
                    pattern="random_int" if a.dtype.startswith("int") else "random_float",
-                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=algorithm != NATIVE, chunks=chunks)
+                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=not reference, chunks=chunks)
 
 
 def measure(world, a: argparse.Namespace, size: int, algorithm: str, chunks: int = 1) -> tuple[list[float], int]:
@@ -137,52 +154,54 @@ def sharing_of(world) -> Sharing:
     return Sharing.of(everyone)
 
 
-def row(a: argparse.Namespace, world, size: int, algorithm: str, times: list[float], wrong: int,
+def row(a: argparse.Namespace, world, size: int, algorithm: Algorithm, times: list[float], wrong: int,
         native_time: float | None) -> Row:
     p = world.world_size
-    spec, collective = spec_for(a, size, algorithm, p), get(a.collective)
+    spec, collective = spec_for(a, size, algorithm.name, p), get(a.collective)
     moves = collective.payload
     nbytes = collective.message_bytes(spec.count, ITEMSIZE[collective.dtype(spec)], p) if moves else 0
     median = statistics.median(times)
     algbw = (nbytes / median if median > 0 else 0.0) if moves else None
     return Row(size=nbytes, count=spec.count if moves else 0, dtype=a.dtype if moves else None,
-               op=collective.op(spec) if moves else None, algorithm=algorithm,
+               op=collective.op(spec) if moves else None, algorithm=algorithm.name,
                time_median=median, time_min=min(times), time_max=max(times), algbw=algbw,
                busbw=None if algbw is None else algbw * collective.bus_factor(p),
-               wrong=None if algorithm == NATIVE else wrong,
-               vs_native=1.0 if algorithm == NATIVE else (median / native_time if native_time else None),
+               wrong=None if algorithm.reference else wrong,
+               vs_native=1.0 if algorithm.reference else (median / native_time if native_time else None),
                ranks=p, backend=world.backend)
 
 
-def sweep(world, args_dict: dict, algorithms: list[str], size_list: list[int]) -> list[dict]:
+def sweep(world, args_dict: dict, names: list[str], size_list: list[int]) -> list[dict]:
     """On every rank: the whole table, every size and algorithm in turn (native first), then
     auto at every size; rows in size order."""
     a = argparse.Namespace(**args_dict)
     for path in a.algorithms:  # ranks fork from a server that has not seen the user's files
         load(path)
-    rows, total = [], len(size_list) * len(algorithms)
+    asked = records(a.collective, names)
+    rows, total = [], len(size_list) * len(asked)
     native_time = {}
     for size in size_list:
-        for algorithm in (x for x in algorithms if x != predict.AUTO):
-            times, wrong = measure(world, a, size, algorithm)
+        for algorithm in (x for x in asked if not x.chosen):
+            times, wrong = measure(world, a, size, algorithm.name)
             r = row(a, world, size, algorithm, times, wrong, native_time.get(size))
-            native_time[size] = r.time_median if algorithm == NATIVE else native_time.get(size)
+            native_time[size] = r.time_median if algorithm.reference else native_time.get(size)
             rows.append(asdict(r))
             if world.rank == 0:
                 progress(len(rows), total)
-    if predict.AUTO in algorithms:
+    auto = next((x for x in asked if x.chosen), None)
+    if auto is not None:
         sharing = sharing_of(world)
         fitted, native = model_of(rows, a.collective, world.world_size, sharing)
         for size in size_list:
             choice = pick(a, world.world_size, size, fitted, native, sharing)
             times, wrong = measure(world, a, size, choice.algorithm, choice.chunks)
-            r = row(a, world, size, predict.AUTO, times, wrong, native_time.get(size))
+            r = row(a, world, size, auto, times, wrong, native_time.get(size))
             r.ran = choice.algorithm + (f" x{choice.chunks}" if choice.chunks > 1 else "")
             r.why = choice.why
             rows.append(asdict(r))
             if world.rank == 0:
                 progress(len(rows), total)
-    order = {name: i for i, name in enumerate(algorithms)}
+    order = {x.name: i for i, x in enumerate(asked)}
     return sorted(rows, key=lambda r: (r["size"], order[r["algorithm"]]))
 
 
@@ -192,9 +211,10 @@ def model_of(rows: list[dict], collective: str, p: int, sharing: Sharing = ALONE
     a line from native's."""
     samples, points = [], []
     for r in rows:
-        if r["algorithm"] == NATIVE:
+        algorithm = algorithm_of(collective, r["algorithm"])
+        if algorithm.reference:
             points.append((r["size"], r["time_median"]))
-        elif r["algorithm"] in predict.stepwise(collective):
+        elif algorithm.built:
             terms = cost(build(collective, r["algorithm"], p), r["count"], ITEMSIZE[r["dtype"]], sharing) if r["dtype"] else None
             if terms is not None:
                 samples.append(predict.Sample(terms.steps, terms.bytes, terms.reduced, r["time_median"], r["size"]))
@@ -246,20 +266,20 @@ def table(rows: list[dict], collective: str) -> str:
     return "\n".join(lines)
 
 
-def check(args: argparse.Namespace, algorithms: list[str], size_list: list[int]) -> None:
+def check(args: argparse.Namespace, names: list[str], size_list: list[int]) -> None:
     """Refuse what no rank could run, before any rank starts (SpecError names the field)."""
     if not size_list:
         raise SpecError("max-bytes", f"must be at least min-bytes ({args.min_bytes})")
     if args.iterations > MAX_ITERATIONS or args.warmup > MAX_ITERATIONS:
         raise SpecError("iterations", f"iterations and warmup are at most {MAX_ITERATIONS}")
-    for algorithm in (x for x in algorithms if x != predict.AUTO):  # auto runs one of them
+    for algorithm in (x for x in records(args.collective, names) if not x.chosen):  # auto runs one of them
         for size in size_list:  # small sizes can be too few elements for a schedule's chunks
             try:
-                validate(spec_for(args, size, algorithm, args.ranks), args.ranks, args.backend or "gloo")
+                validate(spec_for(args, size, algorithm.name, args.ranks), args.ranks, args.backend or "gloo")
             except SpecError as e:
                 if e.field not in ("count", "chunks"):
                     raise
-                raise SpecError(e.field, f"{e.message} ({algorithm} at {size} bytes per rank)") from None
+                raise SpecError(e.field, f"{e.message} ({algorithm.name} at {size} bytes per rank)") from None
 
 
 def main(args: argparse.Namespace) -> int:
@@ -272,16 +292,15 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: --algorithms: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
 
-    algorithms = args.only.split(",") if args.only else [*algorithms_for(args.collective), predict.AUTO]
-    if NATIVE in algorithms:  # native first, so every other row has its ratio
-        algorithms = [NATIVE] + [a for a in dict.fromkeys(algorithms) if a != NATIVE]
+    names = args.only.split(",") if args.only else default_algorithms(args.collective)
     size_list = sizes(args.collective, args.min_bytes, args.max_bytes, args.factor)
     try:
-        check(args, algorithms, size_list)
+        check(args, names, size_list)
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    results = run_ranks(sweep, args.ranks, vars(args), algorithms, size_list, timeout=24 * 3600, backend=args.backend)
+    results = run_ranks(sweep, args.ranks, vars(args), names, size_list, timeout=24 * 3600,
+                        backend=args.backend)
     failed = [r for r in results if not isinstance(r, list)]
     if failed:
         print(f"error: {failed[0]}", file=sys.stderr)

@@ -9,23 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .catalog import group_of
 from .collectives import get
 from .protocol import RunSpec
-
-NUMPY_DTYPE = {
-    "int32": np.int32,
-    "int64": np.int64,
-    "float16": np.float16,
-    "bfloat16": np.float32,  # numpy has no bfloat16: generate float32, round in torch
-    "float32": np.float32,
-    "float64": np.float64,
-}
-
-
-# Half-precision floats hold every integer only this far (float16 overflows at 65504):
-# integer patterns wrap there, so every value stays exact and finite.
-EXACT_UP_TO = {"float16": 2048, "bfloat16": 256}
+from .run_shape import group_of
+from .vocabulary import DTYPES
 
 
 def pattern_values(pattern: str, seed: int, rank: int, size: int, count: int = 1) -> np.ndarray:
@@ -51,7 +38,8 @@ def numpy_input(spec: RunSpec, group_rank: int, world_size: int) -> np.ndarray:
     collective, group = get(spec.collective, spec.servers), group_of(spec, world_size)
     size = len(collective.input_blocks(group_rank, len(group), group.index(spec.root))) * collective.count(spec)
     values = collective.input_values(pattern_values(spec.pattern, spec.seed, group_rank, size, collective.count(spec)), group_rank)
-    dtype = collective.dtype(spec)
-    if dtype in EXACT_UP_TO and values.dtype.kind == "i":  # a long index would overflow to inf
-        values = values % EXACT_UP_TO[dtype]
-    return values.astype(NUMPY_DTYPE[dtype])
+    name = collective.dtype(spec)
+    dtype = DTYPES[name]
+    if dtype.exact_up_to and values.dtype.kind == "i":  # a long index would overflow to inf
+        values = values % dtype.exact_up_to
+    return values.astype(dtype.generated_as or name)

@@ -20,11 +20,10 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from .algorithms import ALGORITHMS, NATIVE, USER, build
+from .algorithms import AUTO, NATIVE, algorithm_of, algorithms, build
 from .collectives import get
 from .simulate import ALONE, Sharing, cost
 
-AUTO = "auto"  # an algorithm, or a chunk count, that the model chooses when the run is submitted
 MIN_P, MAX_P = 2, 1024
 MIN_SIZE, MAX_SIZE = 1, 1 << 36  # bytes per rank a prediction takes (64 GiB)
 CHUNK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # what `chunks: auto` tries
@@ -76,9 +75,16 @@ DEFAULT = Params(50e-6, 1e-9, 0.25e-9, "default guess (50 us a step, 1 GB/s, 4 G
 # --- the terms, from the schedule ----------------------------------------------
 
 
+def left_to_model(spec) -> list[str]:
+    """The fields of a RunSpec that it leaves to the model by asking for AUTO, an algorithm or a
+    chunk count that the model chooses when the run is submitted: algorithm, chunks, both or none."""
+    return [name for name in ("algorithm", "chunks") if getattr(spec, name) == AUTO]
+
+
 def stepwise(collective: str) -> list[str]:
-    """The stepwise algorithms of a collective (native has no schedule)."""
-    return list(ALGORITHMS.get(collective, {}))
+    """The algorithms of a collective whose schedules are built from a run's shape: what the model
+    predicts."""
+    return [a.name for a in algorithms(collective) if a.built]
 
 
 @lru_cache(maxsize=4096)
@@ -87,10 +93,9 @@ def unit_terms(collective: str, algorithm: str, p: int, root: int = 0, chunks: i
     """(steps, bytes, reduced, pieces) of the schedule with every chunk one byte, on ranks that
     share cores as `sharing` says. A built-in schedule is built without the race check (the
     tests check every one); a user's is checked."""
-    if (collective, algorithm) in USER:
-        schedule = build(collective, algorithm, p, root, chunks)
-    else:
-        schedule = ALGORITHMS[collective][algorithm](p, root, chunks)
+    record = algorithm_of(collective, algorithm)
+    schedule = build(collective, algorithm, p, root, chunks) if record.user else \
+        record.schedule(p, root, chunks)
     terms = cost(schedule, schedule.pieces, 1, sharing)
     return terms.steps, terms.bytes, terms.reduced, schedule.pieces
 

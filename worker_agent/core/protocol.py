@@ -15,14 +15,19 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidat
 
 from .collectives import COLLECTIVES
 from .perturb import Perturb
+from .vocabulary import DTYPES, LAYOUTS, OPS
 
 PROTOCOL_VERSION = 1
 
-Collective = Literal[tuple(COLLECTIVES)]  # type: ignore[valid-type]  # the descriptors' names
-DType = Literal["int32", "int64", "float16", "bfloat16", "float32", "float64"]
-Op = Literal["SUM", "PRODUCT", "MIN", "MAX", "AVG", "BAND", "BOR", "BXOR"]
+# Literals of the tables' names (collectives/, vocabulary.py)
+Collective = Literal[tuple(COLLECTIVES)]  # type: ignore[valid-type]
+DType = Literal[tuple(DTYPES)]  # type: ignore[valid-type]
+Op = Literal[tuple(OPS)]  # type: ignore[valid-type]
+LayoutName = Literal[tuple(LAYOUTS)]  # type: ignore[valid-type]
 Pattern = Literal["rank", "index", "random_int", "random_float", "digits"]
 Capture = Literal["full", "summary", "none"]
+
+
 def _finite_or_word(x: float) -> float | str:
     return x if math.isfinite(x) else ("nan" if x != x else "inf" if x > 0 else "-inf")
 
@@ -56,7 +61,9 @@ class Strict(BaseModel):
 
 
 MAX_STEPS, MAX_TRANSFERS = 512, 16384  # a schedule sent as data: more than any lecture draws
+MAX_CHUNKS = 1024  # pieces per block or segment: more than any picture can show
 MAX_FULL_CAPTURE = 4096  # elements per rank's buffer that `full` capture will ship
+MAX_RUN_VALUES = 1 << 20  # values a `full` run may ship in all: what every viewer receives and the store keeps
 MAX_MISMATCHES = 5  # differing positions a rank reports, for a viewer to see in red
 Index = Annotated[int, Field(ge=0, lt=1 << 31)]  # a rank or chunk number sent as data
 
@@ -72,13 +79,13 @@ class ScheduleDoc(Strict):
     """A schedule as data (algorithm "custom"): steps of transfers in group ranks, each
     block of the working buffer cut into `pieces` chunks. Data only: never code."""
 
-    pieces: int = Field(1, ge=1, le=1024)
-    layout: Literal["ring", "tree", "star", "grid", "servers"] = "ring"
+    pieces: int = Field(1, ge=1, le=MAX_CHUNKS)
+    layout: LayoutName = "ring"
     steps: list[StepDoc] = Field(max_length=MAX_STEPS)
 
 
 class RunSpec(Strict):
-    """One collective to run on every rank of the group. Checked by catalog.validate."""
+    """One collective to run on every rank of the group. Checked by validation.validate."""
 
     collective: Collective
     algorithm: str = Field("native", description="native, a stepwise algorithm, or \"auto\": the server picks the one its "
@@ -150,7 +157,7 @@ MAX_CALLS = 1024  # point-to-point calls of one rank that a traced run keeps for
 
 
 class CallTime(Strict):
-    """One point-to-point call of traced code (traced.py), in seconds since the recorded pass
+    """One point-to-point call of traced code (traced_run.py), in seconds since the recorded pass
     began on its rank: posted, began to be waited for (a blocking call: at once), completed."""
 
     name: Literal["send", "recv", "isend", "irecv"]

@@ -25,9 +25,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-# How the browser places the ranks: round a loop, as a tree from the root, the root
-# in the middle of a star, in a grid (pairs that swap), or servers above workers.
-LAYOUTS = ("ring", "tree", "star", "grid", "servers")
+from .vocabulary import LAYOUTS
 
 
 class Transfer(NamedTuple):

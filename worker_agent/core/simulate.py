@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .collectives import OPS, average, get
+from .collectives import UFUNCS, average, get
 from .schedule import Schedule, Step
 
 
@@ -42,7 +42,7 @@ def states(schedule: Schedule, buffers: np.ndarray, count: int, op: str | None =
     """Apply the steps to `buffers` in place, yielding it after each step (op None: nothing reduces)."""
     bounds = np.asarray(schedule.chunk_bounds(count), dtype=np.int64).reshape(-1, 2)
     starts, sizes = bounds[:, 0], bounds[:, 1] - bounds[:, 0]
-    ufunc = OPS[op or "SUM"]
+    ufunc = UFUNCS[op or "SUM"]
     for step in schedule.steps:
         src, src_col, dst, dst_col, reduces = _element_moves(step, starts, sizes)
         values = buffers[src, src_col]  # every send reads the buffers as they were before the step

@@ -1,6 +1,6 @@
 """Chunk states at a run's capture level.
 
-`full` ships every value (small buffers only: catalog.MAX_FULL_CAPTURE);
+`full` ships every value (small buffers only: protocol.MAX_FULL_CAPTURE);
 `summary` ships a short preview, min, max, sum and checksum; `none` ships
 nothing. Capturing only reads the buffer, so it never changes what is sent.
 """

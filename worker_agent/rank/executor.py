@@ -34,21 +34,14 @@ import torch.distributed as dist
 
 from ..core.perturb import OnRank
 from ..core.schedule import Schedule, Transfer
+from ..core.vocabulary import OPS
 
 Reducer = Callable[..., object]  # reducer(a, b, out=o): o = a op b, elementwise; o may be a
 OnStep = Callable[[int, float, float], None]
 OnArrive = Callable[[int, float], None]
 
-REDUCERS: dict[str, Reducer] = {
-    "SUM": torch.add,
-    "AVG": torch.add,  # the runner divides the output once at the end
-    "PRODUCT": torch.mul,
-    "MIN": torch.minimum,
-    "MAX": torch.maximum,
-    "BAND": torch.bitwise_and,
-    "BOR": torch.bitwise_or,
-    "BXOR": torch.bitwise_xor,
-}
+# AVG adds: the runner divides the output once at the end
+REDUCERS: dict[str, Reducer] = {name: getattr(torch, op.elementwise) for name, op in OPS.items()}
 
 KEEP_BUDGET = 1.0  # the keep buffer's size as a multiple of the working buffer's
 

@@ -14,17 +14,9 @@ import torch
 import torch.distributed as dist
 
 from ..core.collectives import Collective, NativeArgs
+from ..core.vocabulary import OPS
 
-REDUCE_OPS = {
-    "SUM": dist.ReduceOp.SUM,
-    "PRODUCT": dist.ReduceOp.PRODUCT,
-    "MIN": dist.ReduceOp.MIN,
-    "MAX": dist.ReduceOp.MAX,
-    "AVG": dist.ReduceOp.AVG,
-    "BAND": dist.ReduceOp.BAND,
-    "BOR": dist.ReduceOp.BOR,
-    "BXOR": dist.ReduceOp.BXOR,
-}
+REDUCE_OPS = {name: getattr(dist.ReduceOp, name) for name in OPS}
 
 Call = Callable[[timedelta], None]
 

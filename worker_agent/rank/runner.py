@@ -1,6 +1,6 @@
-"""One run on this rank: check the spec, lay out the buffer, run the schedule
-(or the native op) for every iteration, verify, and report every step. Traced
-send/recv code (traced.py) runs once recorded first, which gives its schedule.
+"""One run on this rank: check the spec, lay out the buffer, run it for every iteration
+in the way its kind of algorithm runs (strategies.py: the native op, a schedule, or traced
+send/recv code), verify, and report every step.
 
 Events go to `emit`, which must be cheap. Step events (first timed iteration
 only) mostly go out once every rank is past the last step (executor.py says
@@ -18,24 +18,18 @@ import torch
 import torch.distributed as dist
 
 from . import capture, native
-from ..core.catalog import chunk_bounds, group_of, peer_of, perturb_plan, plan, schedule_of, schedule_ranks, validate
+from ..core.algorithms import algorithm_of
 from ..core.collectives import get
-from .executor import Executor
 from ..core.inputs import numpy_input
-from ..core.perturb import native_delay, on_rank
+from ..core.protocol import ErrorEvent, Message, RunCancelled, RunFinished, RunSpec, RunStarted, Timings
+from ..core.run_shape import chunk_bounds, group_of, peer_of, plan
+from ..core.validation import validate
+from ..core.vocabulary import DTYPES
 from .process_group import World
-from ..core.protocol import Arrived, ErrorEvent, Message, RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings
-from ..user.traced import traced_of
+from .strategies import STRATEGIES
 from .verify import compare
 
-TORCH_DTYPE = {
-    "int32": torch.int32,
-    "int64": torch.int64,
-    "float16": torch.float16,
-    "bfloat16": torch.bfloat16,
-    "float32": torch.float32,
-    "float64": torch.float64,
-}
+TORCH_DTYPE = {name: getattr(torch, name) for name in DTYPES}  # torch names every dtype as the run does
 
 
 def torch_input(spec: RunSpec, group_rank: int, world_size: int, device: torch.device) -> torch.Tensor:
@@ -99,13 +93,13 @@ def failure_reason(e: Exception, timeout: float) -> str:
 
 
 class _Run:
-    """The state of one run on one rank."""
+    """The state of one run on one rank; its strategy runs its passes."""
 
     def __init__(self, runner: Runner, run_id: str, spec: RunSpec, ranks: list[int], group):
         world = runner.world
         self.runner, self.emit, self.run_id, self.spec, self.group = runner, runner.emit, run_id, spec, group
-        self.rank, self.device = world.rank, world.device
-        self.p = len(ranks)
+        self.rank, self.device, self.world_size = world.rank, world.device, world.world_size
+        self.ranks, self.p = ranks, len(ranks)
         self.me, self.root = ranks.index(world.rank), ranks.index(spec.root)
         self.peer = ranks.index(peer_of(spec, ranks))
         self.collective = collective = get(spec.collective, spec.servers)
@@ -122,44 +116,28 @@ class _Run:
         out = collective.output_blocks(self.me, self.p, self.root, self.peer)
         self.out_range = (out.start * self.count, out.stop * self.count) if len(out) else None
         self.bounds = chunk_bounds(spec, world.world_size)
-        self.schedule = schedule_of(spec, world.world_size)
-        self.traced = traced_of(spec, collective, self.buffer, self.me, ranks, group, self.root, self.count,
-                                world.world_size, self.peer)
-        if self.traced is not None:  # send/recv code: its schedule is learnt when it runs (execute)
-            self.executor = None
-        elif self.schedule is None:
-            self.executor = None
-            self.call, self.native_out = native.prepare(
-                collective, self.buffer, self.count, ranks, self.me, self.root, self.peer, group, self.op
-            )
-        else:
-            self.executor = Executor(self.schedule, self.count, self.buffer, schedule_ranks(spec, ranks),
-                                     group, self.op, record_states=spec.capture != "none",
-                                     perturbation=on_rank(spec.perturb, world.rank, *perturb_plan(spec, world.world_size))
-                                     if spec.perturb is not None else None)
-        self.ranks = ranks
+        record = algorithm_of(spec.collective, spec.algorithm)
+        self.strategy = STRATEGIES[record.kind](self, record)
 
     def execute(self) -> RunFinished:
         spec = self.spec
-        if self.traced is not None:
-            self._learn()
-        else:
-            self._started()
+        self.strategy.start()
         times, total = [], spec.warmup + spec.iterations
         for i in range(total):
             timed = i - spec.warmup  # steps are reported from the first timed iteration
             began = time.perf_counter()
-            result = self._iteration(self._on_step if timed == 0 else None)
+            result = self._iteration(report=timed == 0)
             if timed >= 0:
                 times.append(result)
             self._maybe_stop(i + 1, total, time.perf_counter() - began)
         return self._finish(times)
 
-    def _started(self, schedule: dict | None = None, calls: list | None = None) -> None:
-        """RunStarted: the buffer before the first step (chunked as the schedule cuts it)."""
+    def started(self, schedule: dict | None = None, calls: list | None = None) -> None:
+        """RunStarted: the buffer before the first step (chunked as the schedule cuts it); the
+        group's rank 0 brings the planned schedule."""
         spec = self.spec
         if schedule is None and self.me == 0:
-            schedule = plan(spec, self.runner.world.world_size)
+            schedule = plan(spec, self.world_size)
         self.emit(
             RunStarted(
                 run_id=self.run_id,
@@ -174,26 +152,11 @@ class _Run:
             )
         )
 
-    def _learn(self) -> None:
-        """Traced code: one recorded pass teaches every rank the schedule it made; then the run
-        starts as a schedule's does (every rank sends it: the server plans none) and reports
-        its steps as the pass left them."""
-        self.schedule = self.traced.learn(self.run_id)
-        self.bounds = self.schedule.chunk_bounds(self.count)
-        self.buffer.copy_(self.initial)
-        self._started(self.schedule.to_json(self.ranks), self.traced.calls())
-        for index, (t0, t1) in enumerate(self.traced.times()):
-            self.emit(StepEvent(run_id=self.run_id, rank=self.rank, step=index, t0=t0, t1=t1,
-                                states=capture.states(self.traced.states(index), self.spec.capture)))
-
     def _finish(self, times: list) -> RunFinished:
-        spec = self.spec
         output = self._output()
-        verdict = self._verify(output) if spec.verify and self.schedule is not None else None
-        sent = sum(p.bytes_sent for p in self.executor.plans) if self.executor else 0
-        received = sum(p.bytes_received for p in self.executor.plans) if self.executor else 0
-        if self.traced is not None:
-            sent, received = self.traced.bytes()
+        verdict = self._verify(output) if self.spec.verify and self.strategy.verifies else None
+        sent, received = self.strategy.moved()
+        steps = self.strategy.step_times(times[0][1]) if times else []
         finished = RunFinished(
             run_id=self.run_id,
             rank=self.rank,
@@ -203,33 +166,24 @@ class _Run:
             max_diff=verdict.max_diff if verdict else None,
             tolerance=verdict.tolerance if verdict else None,
             mismatches=list(verdict.mismatches) if verdict else [],
-            timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in (self.traced.times() if self.traced else times[0][1])] if times else []),
+            timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in steps]),
             bytes_sent=sent,
             bytes_received=received,
         )
         self.emit(finished)
         return finished
 
-    def _iteration(self, on_step) -> tuple[float, list[tuple[float, float]]]:
+    def _iteration(self, report: bool) -> tuple[float, list[tuple[float, float]]]:
         """One timed pass from the run's input: (total seconds, per-step (t0, t1))."""
         self.buffer.copy_(self.initial)
         dist.barrier(self.group, async_op=True).wait(self.timeout)
+        self.synchronize()
+        return self.strategy.once(time.perf_counter(), report)
+
+    def synchronize(self) -> None:
+        """Wait for the device: on a GPU, what was launched is not yet done."""
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
-        start = time.perf_counter()
-        if self.traced is not None:
-            self.traced.run_once()
-            return time.perf_counter() - start, []
-        if self.executor is not None:
-            live = on_step is not None and self.spec.perturb is not None and self.spec.perturb.live
-            steps = self.executor.run(start, self.spec.timeout, on_step, self._on_arrive if live else None)
-            # the collective is over when its last step is; steps reported after it take none of its time
-            return (steps[-1][1] if steps else time.perf_counter() - start), steps
-        time.sleep(native_delay(self.spec.perturb, self.rank))  # a straggler arrives late at the call
-        self.call(self.timeout)
-        if self.device.type == "cuda":
-            torch.cuda.synchronize(self.device)
-        return time.perf_counter() - start, []
 
     def _maybe_stop(self, done: int, total: int, seconds: float) -> None:
         """Ask the group whether any rank was told to cancel; if so, all stop here. Each ask
@@ -245,35 +199,11 @@ class _Run:
             raise Cancelled(done, total)
         self.next_ask = done + max(1, int(CANCEL_WITHIN_S / max(slowest, 1e-9)))
 
-    def _on_arrive(self, index: int, t0: float) -> None:
-        self.emit(Arrived(run_id=self.run_id, rank=self.rank, step=index, t0=t0))
-
-    def _on_step(self, index: int, t0: float, t1: float) -> None:
-        written = self.executor.plans[index].written
-        self.emit(
-            StepEvent(
-                run_id=self.run_id,
-                rank=self.rank,
-                step=index,
-                t0=t0,
-                t1=t1,
-                states=capture.states(((c, self.executor.state(index, c)) for c in written), self.spec.capture),
-            )
-        )
-
     def _output(self) -> torch.Tensor | None:
-        """This rank's output, left in the buffer's output blocks (native ops may write elsewhere)."""
+        """This rank's output, in the buffer's output blocks."""
         if self.out_range is None:
             return None
-        out = self.buffer[self.out_range[0] : self.out_range[1]]
-        if self.schedule is None:
-            if self.native_out is None:  # a native barrier leaves nothing behind
-                return None
-            if self.native_out.data_ptr() != out.data_ptr():
-                out.copy_(self.native_out)
-        elif self.op == "AVG":  # the schedule added; the mean is the sum over the group
-            out.div_(self.p)
-        return out
+        return self.strategy.output(self.buffer[self.out_range[0] : self.out_range[1]])
 
     def _states(self, chunks) -> list:
         return capture.states(capture.chunk_views(self.buffer, self.bounds, chunks), self.spec.capture)
@@ -292,4 +222,3 @@ class _Run:
         if output is None or want is None:
             return None
         return compare(self.collective.reduces, output, want, self.p)
-

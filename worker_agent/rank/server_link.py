@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
-from ..core.catalog import SpecError
+from ..core.validation import SpecError
 from .process_group import World
 from ..core.protocol import (
     COMMAND,

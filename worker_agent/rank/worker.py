@@ -16,7 +16,7 @@ import sys
 
 from pydantic import ValidationError
 
-from ..core.catalog import SpecError
+from ..core.validation import SpecError
 from .process_group import DEFAULT_TIMEOUT, init_from_env
 from ..core.protocol import RunSpec
 from ..spec_args import add_spec_arguments, first_error, spec_from_args

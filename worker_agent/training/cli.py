@@ -16,17 +16,10 @@ import json
 import sys
 
 from ..bench import at_least
-from ..core.catalog import SpecError
+from ..core.validation import SpecError
 from ..core.protocol import TrainSpec
 from .trainer import StepRecord
-from .rules import (
-    PARAMETER_SERVER,
-    check,
-    combine_step,
-    methods,
-    parameters,
-    result_of,
-)
+from .rules import PARAMETER_SERVER, check, combine_step, methods, parameters, result_of, through_servers
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,7 +59,7 @@ def merge(ranks: list[dict]) -> list[dict]:
 
 
 def summary(spec: TrainSpec, rows: list[dict], evaluation: tuple[float, float]) -> dict:
-    label = f"{spec.method} S={spec.servers}" if spec.method == PARAMETER_SERVER else spec.method
+    label = f"{spec.method} S={spec.servers}" if through_servers(spec.method) else spec.method
     return {"method": label, **result_of(rows, *evaluation)}
 
 
@@ -85,7 +78,7 @@ def summary_text(s: dict) -> str:
 def plan(a: argparse.Namespace) -> list[TrainSpec]:
     if not a.compare:
         return [spec_of(a)]
-    specs = [spec_of(a, m) for m in methods() if m != PARAMETER_SERVER]
+    specs = [spec_of(a, m) for m in methods() if not through_servers(m)]
     servers = sorted({1, a.ranks - 1}) if a.ranks > 1 else []
     return specs + [spec_of(a, PARAMETER_SERVER, s) for s in servers]
 

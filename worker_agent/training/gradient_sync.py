@@ -24,13 +24,13 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
-from ..core.algorithms import NATIVE, build
+from ..core.algorithms import Algorithm, build
 from ..core.algorithms.parameter_server import NAME as PULL_PUSH
 from ..rank.capture import chunk_views, states
 from ..core.collectives import get
 from ..rank.executor import Executor
 from ..core.protocol import SyncCapture, SyncStep
-from .rules import PARAMETER_SERVER
+from .rules import PARAMETER_SERVER, methods, through_servers
 
 
 def _moved(executor: Executor) -> tuple[int, int]:
@@ -41,8 +41,8 @@ class AllReduceSync:
     """With `capture`, each sync is kept at summary level (`captured`): the gradient before,
     the chunks every schedule step wrote, the sum after, so any step can go on the stage."""
 
-    def __init__(self, method: str, rank: int, world_size: int, grads: torch.Tensor, chunks: int, timeout: float,
-                 capture: bool = False):
+    def __init__(self, method: Algorithm, rank: int, world_size: int, grads: torch.Tensor, chunks: int,
+                 timeout: float, capture: bool = False):
         self.worker, self.workers = rank, world_size
         self.timeout, self.capture = timeout, capture
         self.keep = capture  # this step's sync is kept (the trainer says which steps are)
@@ -50,8 +50,8 @@ class AllReduceSync:
         self.executor = None
         self.bounds = [(0, grads.numel())]
         self.captured: SyncCapture | None = None
-        if method != NATIVE:
-            schedule = build("all_reduce", method, world_size, 0, chunks)
+        if not method.reference:
+            schedule = build(method.collective, method.name, world_size, 0, chunks)
             self.executor = Executor(schedule, grads.numel(), grads, list(range(world_size)), None, "SUM",
                                      record_states=capture)
             self.bounds = self.executor.bounds
@@ -155,6 +155,6 @@ class ParameterServerSync:
 
 def make_sync(method: str, servers: int, rank: int, world_size: int, weights: torch.Tensor, grads: torch.Tensor,
               chunks: int, timeout: float, capture: bool = False):
-    if method == PARAMETER_SERVER:
+    if through_servers(method):
         return ParameterServerSync(servers, rank, world_size, weights, timeout, capture)
-    return AllReduceSync(method, rank, world_size, grads, chunks, timeout, capture)
+    return AllReduceSync(methods()[method], rank, world_size, grads, chunks, timeout, capture)

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import statistics
 
-from ..core.algorithms import NATIVE, algorithms_for, build
-from ..core.catalog import MAX_CHUNKS, MAX_SEED, MIN_TIMEOUT, SpecError
-from ..core.protocol import TrainSpec
+from ..core.algorithms import Algorithm, algorithm_of, algorithms, build
+from ..core.algorithms.parameter_server import NAME as PULL_PUSH
+from ..core.collectives import get
+from ..core.collectives.parameter_server import PARAMETER_SERVER as SERVERS
+from ..core.protocol import MAX_CHUNKS, TrainSpec
+from ..core.validation import MAX_SEED, MIN_TIMEOUT, SpecError
 from .data import CLASSES, FEATURES, TRAIN
 
-PARAMETER_SERVER = "parameter_server"
+PARAMETER_SERVER = SERVERS.name  # the method that syncs through servers is named after their collective
 MAX_STEPS = 1000  # training steps: each keeps its gradient sync, for the stage
 MAX_HIDDEN = 4096  # two hidden layers of 4096: about 17 M parameters, 67 MB of float32 per buffer
 
@@ -32,16 +35,25 @@ def sync_every(spec: TrainSpec) -> int:
     return 1 if parameters(spec.hidden) <= EVERY_STEP_UP_TO else 4
 
 
-def methods() -> list[str]:
-    """Every way a training run can sync its gradients."""
-    return [*algorithms_for("all_reduce"), PARAMETER_SERVER]
+def methods() -> dict[str, Algorithm]:
+    """Every way a training run can sync its gradients, by the name its TrainSpec.method gives:
+    an all_reduce that needs nothing but the run's shape (native, or a built schedule), or the
+    parameter server's pull and push."""
+    syncs = {a.name: a for a in algorithms("all_reduce") if a.reference or a.built}
+    return {**syncs, PARAMETER_SERVER: algorithm_of(PARAMETER_SERVER, PULL_PUSH)}
+
+
+def through_servers(method: str) -> bool:
+    """Whether a method syncs through servers, ranks that hold the weights and compute nothing."""
+    return get(methods()[method].collective).has_servers
 
 
 def check(spec: TrainSpec, world_size: int) -> None:
     """Raise SpecError naming the first field that cannot train on this world."""
-    if spec.method not in methods():
-        raise SpecError("method", f"{spec.method!r} is not a way to sync gradients (known: {', '.join(methods())})")
-    ps = spec.method == PARAMETER_SERVER
+    known = methods()
+    if spec.method not in known:
+        raise SpecError("method", f"{spec.method!r} is not a way to sync gradients (known: {', '.join(known)})")
+    sync, ps = known[spec.method], through_servers(spec.method)
     if ps and world_size < 2:
         raise SpecError("servers", "a parameter server needs at least 2 ranks: one server and one worker")
     if ps and not 1 <= spec.servers <= world_size - 1:
@@ -57,8 +69,8 @@ def check(spec: TrainSpec, world_size: int) -> None:
         raise SpecError("batch", f"must be {workers} (one sample per worker) to {TRAIN}, not {spec.batch}")
     if not 1 <= spec.chunks <= MAX_CHUNKS:
         raise SpecError("chunks", f"must be 1 to {MAX_CHUNKS}, not {spec.chunks}")
-    shards = spec.servers if ps else 1 if spec.method == NATIVE else build("all_reduce", spec.method, world_size, 0,
-                                                                            spec.chunks).pieces
+    shards = spec.servers if ps else 1 if sync.reference else build(sync.collective, sync.name, world_size, 0,
+                                                                     spec.chunks).pieces
     if shards > parameters(spec.hidden):
         raise SpecError("servers" if ps else "chunks", f"cuts {parameters(spec.hidden)} parameters into {shards} parts")
     if spec.sync_every is not None and not 1 <= spec.sync_every <= MAX_STEPS:
@@ -99,5 +111,5 @@ def result_of(rows: list[dict], test_loss: float, test_accuracy: float) -> dict:
 
 def catalog() -> dict:
     """What the page builds its Train controls from."""
-    return {"methods": methods(), "parameter_server": PARAMETER_SERVER, "max_steps": MAX_STEPS, "max_hidden": MAX_HIDDEN,
-            "max_batch": TRAIN, "defaults": TrainSpec().model_dump()}
+    return {"methods": list(methods()), "parameter_server": PARAMETER_SERVER, "max_steps": MAX_STEPS,
+            "max_hidden": MAX_HIDDEN, "max_batch": TRAIN, "defaults": TrainSpec().model_dump()}

@@ -21,11 +21,12 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from ..core.algorithms import register
-from ..core.collectives import get
-from ..core.schedule import Schedule, Step, Transfer
+from ..core.algorithms import Built, register
+from ..core.collectives import Collective, get
+from ..core.schedule import Step, Transfer
 
 COLLECTIVES = {"allreduce": "all_reduce", "allgather": "all_gather"}
 RECEIVES = {"r", "rcs", "rrc", "rrs", "rrcs"}
@@ -59,34 +60,34 @@ def load_xml(path: str | Path) -> str:
         root = ElementTree.parse(path).getroot()
     except (ElementTree.ParseError, OSError) as e:
         raise MscclError(f"{path}: {e}") from None
-    name, collective, schedule = parse(root, str(path))
-    register(collective, name, _fixed(schedule), user=True)
+    name, collective, p, built = parse(root, str(path))
+    register(collective, name, user=True)(_fixed(name, p, built))
     return name
 
 
-def parse(algo: ElementTree.Element, where: str) -> tuple[str, str, Schedule]:
+def parse(algo: ElementTree.Element, where: str) -> tuple[str, str, int, Built]:
+    """(name, collective, the world size it was written for, its steps)."""
     coll = algo.get("coll", "")
     if coll not in COLLECTIVES:
         raise MscclError(f"{where}: coll={coll!r} is not imported (supported: {', '.join(COLLECTIVES)})")
     if algo.get("inplace", "1") != "1":
         raise MscclError(f"{where}: only in-place algorithms are imported (inplace=\"1\")")
-    collective = COLLECTIVES[coll]
+    collective = get(COLLECTIVES[coll])
     p, per_loop = _int(algo, "ngpus", where), _int(algo, "nchunksperloop", where)
-    pieces = per_loop // p if collective == "all_gather" else per_loop
-    if pieces < 1 or (collective == "all_gather" and per_loop % p):
+    pieces, uneven = divmod(per_loop, collective.blocks(p))  # MSCCL's chunks are the whole buffer's
+    if pieces < 1 or uneven:
         raise MscclError(f"{where}: nchunksperloop={per_loop} does not split over {p} GPUs")
     parts = {}
     for gpu in algo.iter("gpu"):
         g = _int(gpu, "id", where)
         for tb in gpu.iter("tb"):
-            parts[(g, _int(tb, "id", where))] = _parts(g, tb, collective, pieces, where)
-    steps = _rounds(parts, where)
+            parts[(g, _int(tb, "id", where))] = _parts(g, tb, collective, p, pieces, where)
     name = "msccl_" + re.sub(r"[^a-z0-9_]+", "_", algo.get("name", "algorithm").lower()).strip("_")[:30]
-    return name, collective, Schedule(collective, name, p, 0, blocks=get(collective).blocks(p), pieces=pieces,
-                                      steps=tuple(steps), layout="ring")
+    return name, collective.name, p, Built(pieces, tuple(_rounds(parts, where)))
 
 
-def _parts(g: int, tb: ElementTree.Element, collective: str, pieces: int, where: str) -> list[Part]:
+def _parts(g: int, tb: ElementTree.Element, collective: Collective, p: int, pieces: int,
+           where: str) -> list[Part]:
     send_to, recv_from, chan = _int(tb, "send", where), _int(tb, "recv", where), int(tb.get("chan", "0"))
     out = []
     for st in tb.iter("step"):
@@ -94,8 +95,9 @@ def _parts(g: int, tb: ElementTree.Element, collective: str, pieces: int, where:
         here = f"{where}: gpu {g} tb {op[1]} step {op[2]}"
         cnt = _int(st, "cnt", where)
         after = [] if st.get("depid", "-1") == "-1" else [(g, _int(st, "depid", where), _int(st, "deps", where))]
-        src = [_chunk(st, "src", g, collective, pieces, here) + k for k in range(cnt)] if kind != "r" else [0] * cnt
-        dst = [_chunk(st, "dst", g, collective, pieces, here) + k for k in range(cnt)]
+        chunk = partial(_chunk, st, g=g, collective=collective, p=p, pieces=pieces, here=here)
+        src = [chunk("src") + k for k in range(cnt)] if kind != "r" else [0] * cnt
+        dst = [chunk("dst") + k for k in range(cnt)]
         if kind == "nop":
             out.append(Part("local", g, (g, op[1]), op, -1, -1, False, after=after))
             continue
@@ -113,15 +115,16 @@ def _parts(g: int, tb: ElementTree.Element, collective: str, pieces: int, where:
     return out
 
 
-def _chunk(st: ElementTree.Element, which: str, g: int, collective: str, pieces: int, here: str) -> int:
+def _chunk(st: ElementTree.Element, which: str, g: int, collective: Collective, p: int, pieces: int,
+           here: str) -> int:
     """A buffer offset as a chunk of the working buffer. In place, `i` and `o` are one
-    buffer; an allgather's input is rank g's block of it."""
+    buffer, and the input is the blocks rank g's input fills (an allgather's: block g)."""
     buf, off = st.get(f"{which}buf", "i"), _int(st, f"{which}off", here)
     if buf == "s":
         raise MscclError(f"{here}: uses the scratch buffer, which Ringside's working buffer does not have")
     if buf not in ("i", "o"):
         raise MscclError(f"{here}: unknown buffer {buf!r}")
-    return g * pieces + off if (collective == "all_gather" and buf == "i") else off
+    return collective.input_blocks(g, p, 0).start * pieces + off if buf == "i" else off
 
 
 def _rounds(parts: dict[tuple[int, int], list[Part]], where: str) -> list[Step]:
@@ -179,13 +182,13 @@ def _rounds(parts: dict[tuple[int, int], list[Part]], where: str) -> list[Step]:
     raise MscclError(f"{where}: more than {MAX_ROUNDS} rounds")
 
 
-def _fixed(schedule: Schedule):
+def _fixed(name: str, world_size: int, built: Built):
     """A builder for the one world size (and one chunking) the file was written for."""
-    def build(p: int, root: int = 0, chunks: int = 1) -> Schedule:
-        if p != schedule.world_size or chunks != 1:
-            raise ValueError(f"{schedule.algorithm} is an MSCCL algorithm for {schedule.world_size} ranks and one chunk "
+    def build(p: int, root: int = 0, chunks: int = 1) -> Built:
+        if p != world_size or chunks != 1:
+            raise ValueError(f"{name} is an MSCCL algorithm for {world_size} ranks and one chunk "
                              f"per piece, not {p} ranks and {chunks}")
-        return schedule if root == schedule.root else Schedule(**{**schedule.__dict__, "root": root})
+        return built
 
     return build
 

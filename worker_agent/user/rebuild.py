@@ -1,4 +1,4 @@
-"""Rebuilding steps from what send/recv code did (traced.py records it): pure data, no
+"""Rebuilding steps from what send/recv code did (recording.py records it): pure data, no
 torch. A rank's Record lists its point-to-point calls and its writes into its buffer;
 `rebuild` turns every rank's record into a Schedule, and `stuck` words a group whose
 code did not finish everywhere (a deadlock's wait-for cycle).
@@ -17,10 +17,9 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
 from ..core.algorithms.captions import named
-from ..core.protocol import MAX_STEPS, MAX_TRANSFERS
+from ..core.protocol import MAX_CHUNKS, MAX_STEPS, MAX_TRANSFERS
 from ..core.schedule import Schedule, ScheduleError, Step, check, chunk_bounds
 
-MAX_PIECES = 1024  # catalog.MAX_CHUNKS
 Region = tuple[int, int]  # [start, stop) in elements of the working buffer
 
 
@@ -269,7 +268,7 @@ def _chunks(transfers: list[_Transfer], blocks: int, count: int):
     """The fewest near-equal pieces per block whose bounds fall on every part's bounds and pair
     each transfer's chunks one to one; and region -> its chunks."""
     needed = {x for t in transfers for r in (t.src_region, t.dst_region) for x in r}
-    for pieces in range(1, min(count, MAX_PIECES) + 1):
+    for pieces in range(1, min(count, MAX_CHUNKS) + 1):
         bounds = chunk_bounds(blocks, pieces, count)
         starts = {a: i for i, (a, _) in enumerate(bounds)}
         stops = {b: i for i, (_, b) in enumerate(bounds)}
@@ -283,7 +282,8 @@ def _chunks(transfers: list[_Transfer], blocks: int, count: int):
         sizes = [b - a for a, b in bounds]
         if all([sizes[c] for c in chunks_of(t.src_region)] == [sizes[c] for c in chunks_of(t.dst_region)] for t in transfers):
             return pieces, chunks_of
-    raise TraceError(f"the parts of the buffer the code sends do not fit {MAX_PIECES} near-equal chunks per block")
+    raise TraceError(f"the parts of the buffer the code sends do not fit {MAX_CHUNKS} near-equal chunks "
+                     "per block")
 
 
 def _phase(lines: dict) -> str:

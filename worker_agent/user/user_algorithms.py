@@ -26,7 +26,7 @@ ranks:
         ...  # dist.isend(buf[a:b], (rank + 1) % size); dist.recv(tmp, (rank - 1) % size); buf[c:d] += tmp
 
 It runs on the real ranks, recorded call by call, and the transfers it made are
-rebuilt into steps and animated like any schedule (traced.py).
+rebuilt into steps and animated like any schedule (traced_run.py).
 
 Only files named on the command line of the machine that starts the cluster are
 ever executed; nothing that arrives over the network is.
@@ -39,9 +39,8 @@ import re
 from pathlib import Path
 from typing import Callable, Iterable, Union
 
-from ..core.algorithms import ALGORITHMS, NATIVE, TRACED, Traced, register
-from ..core.collectives import COLLECTIVES, get
-from ..core.schedule import LAYOUTS, Schedule, Step, Transfer
+from ..core.algorithms import Built, Kind, algorithms, register
+from ..core.schedule import Step, Transfer
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 Pieces = Union[int, Callable[[int, int], int], None]
@@ -65,52 +64,39 @@ def step(phase: str, transfers: Iterable[Transfer], caption: str = "") -> Step:
 def algorithm(collective: str, name: str, pieces: Pieces = None, layout: str = "ring"):
     """Register the decorated function as algorithm `name` of `collective`. `pieces`:
     chunks per block, a number or a function of (world size, chunks); default `chunks`.
-    `layout`: how the page places the ranks (one of schedule.LAYOUTS)."""
-    _check_name(collective, name, layout)
+    `layout`: how the page places the ranks (one of vocabulary.LAYOUTS)."""
+    registering = register(collective, _checked(name), layout=layout, user=True)
 
     def wrap(fn: Callable[[int, int, int], Iterable[Step]]):
-        def build(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+        def build(p: int, root: int = 0, chunks: int = 1) -> Built:
             k = pieces(p, chunks) if callable(pieces) else (pieces or chunks)
             steps = tuple(fn(p, root, chunks))
             for i, s in enumerate(steps):
                 if not isinstance(s, Step):
                     raise TypeError(f"step {i} is a {type(s).__name__}; make steps with step(phase, transfers)")
-            steps = tuple(s for s in steps if len(s.table))
-            return Schedule(collective, name, p, root, blocks=get(collective).blocks(p), pieces=int(k), steps=steps,
-                            layout=layout)
+            return Built(int(k), tuple(s for s in steps if len(s.table)))
 
         build.__doc__ = fn.__doc__
-        register(collective, name, build, user=True)
+        registering(build)
         return fn
 
     return wrap
-
-
-def _check_name(collective: str, name: str, layout: str) -> None:
-    """A new algorithm's collective, name and layout, refused in words before it registers."""
-    if collective not in COLLECTIVES:
-        raise ValueError(f"unknown collective {collective!r} (known: {', '.join(COLLECTIVES)})")
-    if not NAME.match(name):
-        raise ValueError(f"algorithm name {name!r}: lower-case letters, digits and _, starting with a letter")
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout {layout!r} is not one of {', '.join(LAYOUTS)}")
-    if name == NATIVE or name in ALGORITHMS.get(collective, {}) or name in TRACED.get(collective, {}):
-        raise ValueError(f"{collective} already has an algorithm called {name!r}")
 
 
 def traced(collective: str, name: str, layout: str = "ring", ops: Iterable[str] = ("SUM", "AVG")):
     """Register the decorated function, fn(buf, rank, size), as algorithm `name` of
     `collective`: code written with torch.distributed's send/recv calls, run on the real
-    ranks and traced (traced.py). A function that also takes `root` and `peer` gets them
+    ranks and traced (traced_run.py). A function that also takes `root` and `peer` gets them
     (group ranks). `ops`: the reductions it computes correctly (it adds with `+=`, so by
     default SUM, and AVG, which the runner divides at the end)."""
-    _check_name(collective, name, layout)
+    return register(collective, _checked(name), kind=Kind.TRACED, layout=layout, ops=ops, user=True)
 
-    def wrap(fn: Callable):
-        TRACED.setdefault(collective, {})[name] = Traced(fn, layout, tuple(ops))
-        return fn
 
-    return wrap
+def _checked(name: str) -> str:
+    """A user's name for an algorithm, refused in words unless it is a plain identifier."""
+    if not NAME.match(name):
+        raise ValueError(f"algorithm name {name!r}: lower-case letters, digits and _, starting with a letter")
+    return name
 
 
 def load(path: str | Path) -> list[tuple[str, str]]:
@@ -131,4 +117,4 @@ def load(path: str | Path) -> list[tuple[str, str]]:
 
 
 def _registered() -> set[tuple[str, str]]:
-    return {(c, a) for table in (ALGORITHMS, TRACED) for c, algs in table.items() for a in algs}
+    return {(a.collective, a.name) for a in algorithms()}

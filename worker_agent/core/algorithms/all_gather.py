@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from ..schedule import Schedule, Transfer, blocked, floor_pow2
+from ..schedule import Transfer, blocked, floor_pow2
 from . import ring as _ring
 from .captions import beyond, narrated
+from .formulas import BLOCKS_BUT_ONE
+from .registry import Built, register
 
 
-def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("all_gather", formula=BLOCKS_BUT_ONE)
+def ring(p: int, root: int = 0, chunks: int = 1) -> Built:
     """P-1 steps; each rank passes the block it got last to its right neighbour."""
-    steps = _ring.all_gather_steps(p, _ring.segments_of(p, chunks))
-    return Schedule("all_gather", "ring", p, root, blocks=p, pieces=chunks, steps=tuple(steps))
+    return Built(chunks, _ring.all_gather_steps(p, _ring.segments_of(p, chunks)))
 
 
-def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("all_gather", layout="grid", formula=BLOCKS_BUT_ONE.where_pow2())
+def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Pairs at distance 1, 2, 4, ... swap everything they hold: log2 P steps.
     Extra ranks beyond a power of two fold their block in first and get everything at the end."""
     p2 = floor_pow2(p)
@@ -31,4 +34,4 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     if p > p2:
         rounds.append(narrated("unfold", "every partner sends all the blocks to the rank it folded in",
                             [Transfer(v - p2, v, b, b, False) for v in range(p2, p) for b in range(p) if b != v]))
-    return Schedule("all_gather", "recursive_doubling", p, root, blocks=p, pieces=chunks, steps=blocked(rounds, chunks), layout="grid")
+    return Built(chunks, blocked(rounds, chunks))

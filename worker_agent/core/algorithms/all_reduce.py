@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
-from ..schedule import Schedule, Round, Transfer, floor_pow2, pipelined, rank, real, sends, steps_of
+from ..schedule import Round, Transfer, ceil_log2, floor_pow2, pipelined, rank, real, sends, steps_of
 from . import ring as _ring
 from .captions import beyond, narrated
+from .formulas import CRITICAL_PATH, RECEIVED_ROOT, SENT_EACH, Formula
+from .registry import Built, register
+
+# what the ring and Rabenseifner's halving and doubling each send: the least an all_reduce can
+BANDWIDTH_OPTIMAL = Formula("2·(N/P)·(P-1)", "sent by every rank", SENT_EACH,
+                            lambda n, p: Fraction(2 * n * (p - 1), p), even=True)
 
 
-def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("all_reduce", formula=BANDWIDTH_OPTIMAL)
+def ring(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Reduce-scatter then all-gather around the ring: each rank sends 2(P-1)/P of the buffer.
 
     The buffer is cut into P segments of `chunks` chunks each."""
     segments = _ring.segments_of(p, chunks)
-    steps = _ring.reduce_scatter_steps(p, segments) + _ring.all_gather_steps(p, segments)
-    return Schedule("all_reduce", "ring", p, root, blocks=1, pieces=p * chunks, steps=tuple(steps))
+    return Built(p * chunks, _ring.reduce_scatter_steps(p, segments) + _ring.all_gather_steps(p, segments))
 
 
-def tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("all_reduce", layout="tree", formula=Formula(
+    "2·⌊log2 P⌋·N", "on the critical path (up the tree, then down)", CRITICAL_PATH,
+    lambda n, p: 2 * (floor_pow2(p).bit_length() - 1) * n, one_piece=True))
+def tree(p: int, root: int = 0, chunks: int = 1) -> Built:
     """A binary tree rooted at `root`: reduce up level by level, then broadcast down.
 
     Rank v (numbered from the root) has parent (v-1)//2; the data crosses
@@ -35,10 +46,12 @@ def tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
               [Transfer(real((v - 1) // 2, root, p), real(v, root, p), 0, 0, False) for v in range(p) if depth[v] == d])
         for d in reversed(levels)
     ]
-    return Schedule("all_reduce", "tree", p, root, blocks=1, pieces=chunks, steps=pipelined(up + down, chunks), layout="tree")
+    return Built(chunks, pipelined(up + down, chunks))
 
 
-def master_worker(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("all_reduce", layout="star",
+          formula=Formula("(P-1)·N", "into the master", RECEIVED_ROOT, lambda n, p: (p - 1) * n))
+def master_worker(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Everyone sends to the master (the root), which reduces and sends the result back:
     the master receives (P-1)·N and sends (P-1)·N, the bottleneck the ring removes."""
     others = [r for r in range(p) if r != root]
@@ -48,8 +61,7 @@ def master_worker(p: int, root: int = 0, chunks: int = 1) -> Schedule:
         narrated("broadcast", f"the master, {rank(root)}, sends the result back to every worker",
               [Transfer(root, r, 0, 0, False) for r in others]),
     ] if others else []
-    return Schedule("all_reduce", "master_worker", p, root, blocks=1, pieces=chunks, steps=pipelined(rounds, chunks),
-                    layout="star")
+    return Built(chunks, pipelined(rounds, chunks))
 
 
 def _fold(p: int, p2: int, chunks: range) -> Round:
@@ -63,7 +75,9 @@ def _unfold(p: int, p2: int, chunks: range) -> Round:
                  np.concatenate([sends(v - p2, v, chunks, False) for v in range(p2, p)]))
 
 
-def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("all_reduce", layout="grid", formula=Formula("log2(P)·N", "sent by every rank", SENT_EACH,
+                                                      lambda n, p: ceil_log2(p) * n).where_pow2())
+def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Pairs at distance 1, 2, 4, ... swap whole buffers and add: log2 P steps, N per rank per step.
     A world that is not a power of two folds its extra ranks in first and out at the end."""
     p2 = floor_pow2(p)
@@ -75,11 +89,11 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Schedule:
         d *= 2
     if p > p2:
         rounds.append(_unfold(p, p2, range(1)))
-    return Schedule("all_reduce", "recursive_doubling", p, root, blocks=1, pieces=chunks, steps=pipelined(rounds, chunks),
-                    layout="grid")
+    return Built(chunks, pipelined(rounds, chunks))
 
 
-def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("all_reduce", layout="grid", formula=BANDWIDTH_OPTIMAL.where_pow2())
+def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Recursive halving reduce-scatter, then recursive doubling all-gather: the ring's
     2(P-1)/P·N per rank in 2·log2 P steps instead of 2(P-1). The buffer is cut into
     P' segments (P' the largest power of two <= P) of `chunks` chunks each."""
@@ -108,4 +122,4 @@ def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Schedule:
         d *= 2
     if p > p2:
         rounds.append(_unfold(p, p2, seg(0, p2)))
-    return Schedule("all_reduce", "rabenseifner", p, root, blocks=1, pieces=p2 * chunks, steps=steps_of(rounds), layout="grid")
+    return Built(p2 * chunks, steps_of(rounds))

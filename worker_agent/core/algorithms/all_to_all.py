@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from ..schedule import Schedule, Round, Transfer, blocked
+from ..schedule import Round, Transfer, blocked
 from .captions import narrated
+from .formulas import BLOCKS_BUT_ONE
+from .registry import Built, register
 
 
-def pairwise(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("all_to_all", layout="grid", formula=BLOCKS_BUT_ONE)
+def pairwise(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Step s: every rank sends to the rank s ahead and hears from the rank s behind,
     so each link carries one block per step; step 0 keeps each rank's own block."""
     rounds = [Round("local copy", "every rank keeps the block addressed to itself",
@@ -14,4 +17,4 @@ def pairwise(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     for s in range(1, p):
         rounds.append(narrated("exchange", f"every rank sends the block addressed to the rank {s} ahead of it",
                             [Transfer(r, (r + s) % p, (r + s) % p, p + r, False) for r in range(p)]))
-    return Schedule("all_to_all", "pairwise", p, root, blocks=2 * p, pieces=chunks, steps=blocked(rounds, chunks), layout="grid")
+    return Built(chunks, blocked(rounds, chunks))

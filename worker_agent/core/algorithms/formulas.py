@@ -1,5 +1,5 @@
-"""The traffic formulas a lecture writes on the board, one per (collective, algorithm) that has
-a closed form, evaluated for a run and set beside what the run measured.
+"""The traffic formulas a lecture writes on the board, evaluated for a run and set beside what
+the run measured. An algorithm with a closed form names it where it registers (registry.py).
 
 Each formula says what it counts, because the seeds' formulas count different things:
 ring all_reduce's 2·(N/P)·(P-1) is what every rank sends, master-worker's (P-1)·N is what
@@ -11,10 +11,10 @@ collective's buffer holds a block per rank. Pure: no torch, no server.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from ..schedule import ceil_log2, floor_pow2
+from .registry import algorithm_of
 
 # What a formula counts, and how a run's measurement of it is read (see `measured`).
 SENT_EACH = "sent_each"  # the most any rank sent (every rank sends the same in these)
@@ -32,52 +32,26 @@ class Formula:
     one_piece: bool = False  # holds only when the buffer is not cut into pipelined pieces
     even: bool = False  # holds only when the buffer splits into P equal parts (N/P)
 
+    def where_pow2(self) -> Formula:
+        """The same, where P is a power of two; elsewhere a butterfly's folds leave no closed form."""
+        return replace(self, bytes=lambda n, p: self.bytes(n, p) if is_pow2(p) else None)
 
-def _pow2(p: int) -> bool:
+
+def is_pow2(p: int) -> bool:
     return p > 0 and p & (p - 1) == 0
 
 
-def _log2(p: int) -> int:
-    return ceil_log2(p)
+# every rank passes on, or hands out, every block but one (all_gather, reduce_scatter, all_to_all)
+BLOCKS_BUT_ONE = Formula("(P-1)·B", "sent by every rank", SENT_EACH, lambda b, p: (p - 1) * b)
 
 
-FORMULAS: dict[tuple[str, str], Formula] = {
-    ("all_reduce", "ring"): Formula("2·(N/P)·(P-1)", "sent by every rank", SENT_EACH,
-                                    lambda n, p: Fraction(2 * n * (p - 1), p), even=True),
-    ("all_reduce", "rabenseifner"): Formula("2·(N/P)·(P-1)", "sent by every rank", SENT_EACH,
-                                            lambda n, p: Fraction(2 * n * (p - 1), p) if _pow2(p) else None, even=True),
-    ("all_reduce", "master_worker"): Formula("(P-1)·N", "into the master", RECEIVED_ROOT, lambda n, p: (p - 1) * n),
-    ("all_reduce", "tree"): Formula("2·⌊log2 P⌋·N", "on the critical path (up the tree, then down)", CRITICAL_PATH,
-                                    lambda n, p: 2 * (floor_pow2(p).bit_length() - 1) * n, one_piece=True),
-    ("all_reduce", "recursive_doubling"): Formula("log2(P)·N", "sent by every rank", SENT_EACH,
-                                                  lambda n, p: _log2(p) * n if _pow2(p) else None),
-    ("broadcast", "flat"): Formula("(P-1)·N", "sent by the root", SENT_ROOT, lambda n, p: (p - 1) * n),
-    ("broadcast", "binomial_tree"): Formula("⌈log2 P⌉·N", "on the critical path", CRITICAL_PATH,
-                                            lambda n, p: _log2(p) * n, one_piece=True),
-    ("reduce", "flat"): Formula("(P-1)·N", "into the root", RECEIVED_ROOT, lambda n, p: (p - 1) * n),
-    ("reduce", "binomial_tree"): Formula("⌈log2 P⌉·N", "on the critical path", CRITICAL_PATH,
-                                         lambda n, p: _log2(p) * n, one_piece=True),
-    ("scatter", "flat"): Formula("(P-1)·B", "sent by the root", SENT_ROOT, lambda b, p: (p - 1) * b),
-    ("scatter", "binomial_tree"): Formula("(P-1)·B", "sent by the root, in ⌈log2 P⌉ steps", SENT_ROOT,
-                                          lambda b, p: (p - 1) * b),
-    ("gather", "flat"): Formula("(P-1)·B", "into the root", RECEIVED_ROOT, lambda b, p: (p - 1) * b),
-    ("gather", "binomial_tree"): Formula("(P-1)·B", "into the root, in ⌈log2 P⌉ steps", RECEIVED_ROOT,
-                                         lambda b, p: (p - 1) * b),
-    ("all_gather", "ring"): Formula("(P-1)·B", "sent by every rank", SENT_EACH, lambda b, p: (p - 1) * b),
-    ("all_gather", "recursive_doubling"): Formula("(P-1)·B", "sent by every rank", SENT_EACH,
-                                                  lambda b, p: (p - 1) * b if _pow2(p) else None),
-    ("reduce_scatter", "ring"): Formula("(P-1)·B", "sent by every rank", SENT_EACH, lambda b, p: (p - 1) * b),
-    ("reduce_scatter", "recursive_halving"): Formula("(P-1)·B", "sent by every rank", SENT_EACH,
-                                                     lambda b, p: (p - 1) * b if _pow2(p) else None),
-    ("all_to_all", "pairwise"): Formula("(P-1)·B", "sent by every rank", SENT_EACH, lambda b, p: (p - 1) * b),
-}
-
-
-def evaluate(collective: str, algorithm: str, unit_bytes: int, p: int, pieces: int = 1, elements: int | None = None) -> dict | None:
+def evaluate(collective: str, algorithm: str, unit_bytes: int, p: int, pieces: int = 1,
+             elements: int | None = None) -> dict | None:
     """The formula for this run, with its value in bytes: {formula, what, measure, unit,
     unit_bytes, value}; None where the algorithm has no closed form for this shape.
     `unit_bytes` is N (or B); `elements`, if given, its element count (N/P needs it to split evenly)."""
-    f = FORMULAS.get((collective, algorithm))
+    record = algorithm_of(collective, algorithm, None)
+    f = record.formula if record is not None else None
     if f is None or (f.one_piece and pieces != 1) or (f.even and elements is not None and elements % p):
         return None
     value = f.bytes(unit_bytes, p)

@@ -1,4 +1,4 @@
-"""The point-to-point lesson, as traced send/recv code (traced.py), built in for
+"""The point-to-point lesson, as traced send/recv code (traced_run.py), built in for
 send_recv: the same message sent with a blocking `send` and with `isend` + `wait()`,
 while the receiver is busy for a while before it posts its `recv`. Traced, each call's
 post, wait and completion times show where the sender blocks: with `send` it waits in
@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import time
 
+from .registry import Kind, register
+
 BUSY_S = 0.2  # how long each side works on its own: the receiver before its recv, the sender after posting
 
 
+@register("send_recv", kind=Kind.TRACED, layout="star", ops=())
 def blocking(buf, rank, size, root, peer):
     import torch.distributed as dist
 
@@ -24,6 +27,7 @@ def blocking(buf, rank, size, root, peer):
         dist.recv(buf, root)
 
 
+@register("send_recv", kind=Kind.TRACED, layout="star", ops=())
 def isend(buf, rank, size, root, peer):
     import torch.distributed as dist
 

@@ -13,14 +13,16 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..collectives.parameter_server import ParameterServer
-from ..schedule import Schedule, Transfer, pipelined, rank
+from ..schedule import Transfer, pipelined, rank
 from . import formulas
 from .captions import narrated
+from .registry import Built, register
 
 NAME = "pull_push"
 
 
-def pull_push(p: int, root: int = 0, chunks: int = 1, servers: int = 1) -> Schedule:
+@register("parameter_server", NAME, layout="servers")
+def pull_push(p: int, root: int = 0, chunks: int = 1, servers: int = 1) -> Built:
     """Pull then push, each one step (pipelined over `chunks` pieces per shard): a server's
     link carries (P-S)·N/S each way, a worker's N each way."""
     if not 1 <= servers <= p:
@@ -33,8 +35,7 @@ def pull_push(p: int, root: int = 0, chunks: int = 1, servers: int = 1) -> Sched
         narrated("pull", _pull_caption(hosts), pull),
         narrated("push", _push_caption(hosts), push),
     ] if workers else []
-    return Schedule("parameter_server", NAME, p, root, blocks=2 * servers, pieces=chunks,
-                    steps=pipelined(rounds, chunks), layout="servers", servers=servers)
+    return Built(chunks, pipelined(rounds, chunks))
 
 
 def _pull_caption(hosts: list[int]) -> str:

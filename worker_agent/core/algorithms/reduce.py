@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from ..schedule import Schedule, Round, Transfer, pipelined, rank, real
+from ..schedule import Transfer, ceil_log2, pipelined, rank, real
 from .captions import counted, narrated
+from .formulas import CRITICAL_PATH, RECEIVED_ROOT, Formula
+from .registry import Built, register
 
 
-def _schedule(name: str, layout: str, p: int, root: int, chunks: int, rounds: list[Round]) -> Schedule:
-    return Schedule("reduce", name, p, root, blocks=1, pieces=chunks, steps=pipelined(rounds, chunks),
-                    layout=layout)
-
-
-def flat(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("reduce", layout="star",
+          formula=Formula("(P-1)·N", "into the root", RECEIVED_ROOT, lambda n, p: (p - 1) * n))
+def flat(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Every rank sends its buffer to the root, which combines them: (P-1)·N arrive at the root."""
     sends = [Transfer(r, root, 0, 0, True) for r in range(p) if r != root]
     rounds = [narrated("reduce", f"every rank sends its buffer to {rank(root)}, which combines them", sends)] if sends else []
-    return _schedule("flat", "star", p, root, chunks, rounds)
+    return Built(chunks, pipelined(rounds, chunks))
 
 
-def binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("reduce", layout="tree", formula=Formula("⌈log2 P⌉·N", "on the critical path", CRITICAL_PATH,
+                                                  lambda n, p: ceil_log2(p) * n, one_piece=True))
+def binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Binomial broadcast run backwards: half of the remaining ranks fold into the other half each round."""
     rounds, mask = [], 1
     while mask < p:
@@ -27,4 +28,4 @@ def binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Schedule:
                    " nearer the root, which combines it with its own")
         rounds.append(narrated("reduce", caption, sends))
         mask *= 2
-    return _schedule("binomial_tree", "tree", p, root, chunks, rounds)
+    return Built(chunks, pipelined(rounds, chunks))

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from ..schedule import Schedule, Transfer, blocked, floor_pow2
+from ..schedule import Transfer, blocked, floor_pow2
 from . import ring as _ring
 from .captions import beyond, narrated
+from .formulas import BLOCKS_BUT_ONE
+from .registry import Built, register
 
 
-def ring(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("reduce_scatter", formula=BLOCKS_BUT_ONE)
+def ring(p: int, root: int = 0, chunks: int = 1) -> Built:
     """P-1 steps; a block travels the ring collecting every rank's share, ending at its owner."""
-    steps = _ring.reduce_scatter_steps(p, _ring.segments_of(p, chunks))
-    return Schedule("reduce_scatter", "ring", p, root, blocks=p, pieces=chunks, steps=tuple(steps))
+    return Built(chunks, _ring.reduce_scatter_steps(p, _ring.segments_of(p, chunks)))
 
 
-def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Schedule:
+@register("reduce_scatter", layout="grid", formula=BLOCKS_BUT_ONE.where_pow2())
+def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Pairs at distance P'/2, P'/4, ... 1 each send the half of their blocks the partner
     keeps: log2 P' steps (P' the largest power of two <= P). Extra ranks fold their
     buffer in first; block b > P' is owned by rank b-P' until the last step hands it over."""
@@ -36,5 +39,4 @@ def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Schedule:
     if p > p2:
         rounds.append(narrated("unfold", "every partner hands the finished block to the rank it folded in",
                             [Transfer(v - p2, v, v, v, False) for v in range(p2, p)]))
-    return Schedule("reduce_scatter", "recursive_halving", p, root, blocks=p, pieces=chunks, steps=blocked(rounds, chunks),
-                    layout="grid")
+    return Built(chunks, blocked(rounds, chunks))

@@ -7,7 +7,7 @@ from .all_gather import ALL_GATHER
 from .all_reduce import ALL_REDUCE
 from .all_to_all import ALL_TO_ALL
 from .barrier import BARRIER
-from .base import OPS, Collective, NativeArgs, average, combine
+from .base import UFUNCS, Collective, NativeArgs, average, combine
 from .broadcast import BROADCAST
 from .gather import GATHER
 from .parameter_server import PARAMETER_SERVER
@@ -22,7 +22,7 @@ COLLECTIVES: dict[str, Collective] = {c.name: c for c in (
     PARAMETER_SERVER,
 )}
 
-__all__ = ["COLLECTIVES", "OPS", "Collective", "NativeArgs", "average", "combine", "get"]
+__all__ = ["COLLECTIVES", "UFUNCS", "Collective", "NativeArgs", "average", "combine", "get"]
 
 
 def get(name: str, servers: int | None = None) -> Collective:

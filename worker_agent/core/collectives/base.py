@@ -19,26 +19,19 @@ from typing import Any, Callable
 
 import numpy as np
 
-OPS = {
-    "SUM": np.add,
-    "PRODUCT": np.multiply,
-    "MIN": np.minimum,
-    "MAX": np.maximum,
-    "BAND": np.bitwise_and,
-    "BOR": np.bitwise_or,
-    "BXOR": np.bitwise_xor,
-    "AVG": np.add,  # then divided by the world size
-}
+from ..vocabulary import OPS
+
+UFUNCS = {name: getattr(np, op.elementwise) for name, op in OPS.items()}  # AVG's add is then divided
 
 
 def combine(op: str, values: list[np.ndarray]) -> np.ndarray:
     """Reduce a list of arrays with `op`, in list order."""
-    return average(op, fold(OPS[op], values), len(values))
+    return average(op, fold(UFUNCS[op], values), len(values))
 
 
 def average(op: str, total: np.ndarray, p: int) -> np.ndarray:
     """AVG's last step, the division by the group size; any other op's result as it is."""
-    if op != "AVG":
+    if op is None or not OPS[op].mean:
         return total
     return total / p if np.issubdtype(total.dtype, np.floating) else total // p
 
@@ -75,6 +68,7 @@ class Collective(ABC):
     payload = True  # moves the run's data (a barrier's one-bit tokens are its own)
     exactly_once = True  # each input goes into a result once (SUM counts repeats; a barrier's OR does not)
     has_servers = False  # some ranks serve the others (parameter_server: the run says how many)
+    servers = 0  # how many do
     min_ranks = 1
 
     # --- the buffer ----------------------------------------------------------
