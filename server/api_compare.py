@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Query
 from ringside.worker_agent.core import simulate
 from ringside.worker_agent.core.algorithms import build, formulas
 from ringside.worker_agent.core.algorithms import parameter_server as ps
-from ringside.worker_agent.core.catalog import SpecError, validate
+from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.collectives import parameter_server as ps_collective
 from ringside.worker_agent.core.protocol import RunSpec
 

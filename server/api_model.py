@@ -11,7 +11,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 from ringside.worker_agent.core import predict as pm
-from ringside.worker_agent.core.catalog import ITEMSIZE, SpecError
+from ringside.worker_agent.core.validation import SpecError
+from ringside.worker_agent.core.vocabulary import ITEMSIZE
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import Collective, DType
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict
 from ringside.worker_agent.core import perturb
-from ringside.worker_agent.core.catalog import pieces_of, validate
+from ringside.worker_agent.core.catalog import pieces_of
+from ringside.worker_agent.core.validation import validate
 from ringside.worker_agent.core.perturb import Perturb, Straggler
 from ringside.worker_agent.core.protocol import RunSpec
 

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 
-from ringside.worker_agent.core.catalog import SpecError
+from ringside.worker_agent.core.validation import SpecError
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 from . import api_cluster, api_compare, api_model, api_perturb, api_runs, api_training, guard, sockets

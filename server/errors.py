@@ -7,7 +7,7 @@ from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
-from ringside.worker_agent.core.catalog import SpecError
+from ringside.worker_agent.core.validation import SpecError
 
 from .guard import bounded
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Optional
 
 from pydantic import BaseModel
 
-from ringside.worker_agent.core import catalog, provenance, simulate
+from ringside.worker_agent.core import provenance, run_shape, simulate, vocabulary
 from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.schedule import Schedule
@@ -67,7 +67,7 @@ def timing(run: Run) -> tuple[float | None, float | None, float | None]:
         return None, None, None
     seconds = statistics.median(max(ts) for ts in zip(*per_iteration))
     collective, p = get(run.spec.collective, run.spec.servers), len(run.group)
-    size = collective.message_bytes(collective.count(run.spec), catalog.ITEMSIZE[collective.dtype(run.spec)], p)
+    size = collective.message_bytes(collective.count(run.spec), vocabulary.ITEMSIZE[collective.dtype(run.spec)], p)
     algbw = size / seconds if seconds > 0 else None
     return seconds, algbw, algbw * collective.bus_factor(p) if algbw is not None else None
 
@@ -79,7 +79,7 @@ def traffic(run: Run) -> RunTraffic | None:
         return None
     collective = get(run.spec.collective)
     schedule = Schedule.from_json(run.schedule, run.world_size)
-    moved = simulate.traffic(schedule, collective.count(run.spec), catalog.ITEMSIZE[collective.dtype(run.spec)]).to_json()
+    moved = simulate.traffic(schedule, collective.count(run.spec), vocabulary.ITEMSIZE[collective.dtype(run.spec)]).to_json()
     return RunTraffic(sent={str(r): moved["sent"][r] for r in run.group},
                       received={str(r): moved["received"][r] for r in run.group},
                       total=moved["total"], busiest_link=moved["busiest_link"])
@@ -95,6 +95,6 @@ def departure(run: Run) -> Departure | None:
     plan = {**run.schedule, "root": local[run.schedule["root"]],
             "steps": [{**s, "transfers": [[local[a], local[b], c, i, r] for a, b, c, i, r in s["transfers"]]}
                       for s in run.schedule["steps"]]}
-    peer = local[catalog.peer_of(run.spec, run.group)]
+    peer = local[run_shape.peer_of(run.spec, run.group)]
     found = provenance.first_departure(Schedule.from_json(plan, len(run.group)), run.group, peer)
     return None if found is None else Departure(**vars(found))

@@ -26,6 +26,8 @@ from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ringside.worker_agent.core.protocol import no_constant
+
 from .auth import host_name, need_presenter, refusal
 from .config import Settings
 
@@ -97,7 +99,7 @@ def json_problem(body: bytes) -> str | None:
     except UnicodeDecodeError as e:
         return f"the body is not UTF-8 (at byte {e.start})"
     try:
-        json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded, object_pairs_hook=_unique)
+        json.loads(text, parse_constant=no_constant, parse_float=_finite, parse_int=_bounded, object_pairs_hook=_unique)
     except RecursionError:
         return "the body is nested too deeply"
     except json.JSONDecodeError as e:  # its msg is json's own words, never the input
@@ -122,10 +124,6 @@ def _bounded(text: str) -> int:
     if not -MAX_INT <= value <= MAX_INT:
         raise ValueError("the body holds an integer beyond ±2^63")
     return value
-
-
-def _no_constant(name: str):
-    raise ValueError("the body holds NaN or Infinity, which JSON does not have")
 
 
 def _finite(text: str) -> float:

@@ -13,7 +13,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
-from ringside.worker_agent.core.catalog import validate
+from ringside.worker_agent.core.validation import validate
 from ringside.worker_agent.core.protocol import (Arrived, Cancel, ErrorEvent, RunCancelled, RunCommand, RunFinished,
                                                  RunSpec, RunStarted, StepEvent)
 from ringside.worker_agent.core.simulate import Sharing

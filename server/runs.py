@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import time
 from enum import Enum
-from typing import Literal, Optional, Union
+from typing import Optional, Union
 
 from pydantic import BaseModel, model_validator
 
-from ringside.worker_agent.core import catalog
+from ringside.worker_agent.core import protocol, run_shape
 from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
-from ringside.worker_agent.core.protocol import (MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, Real,
+from ringside.worker_agent.core.protocol import (MAX_STEPS, LayoutName, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, Real,
                                                  RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings)
 from ringside.worker_agent.core.schedule import Schedule
 
@@ -82,9 +82,9 @@ class RankResult(BaseModel):
 
 
 class Layout(BaseModel):
-    """How a viewer places the ranks (catalog.layout_of): global ranks."""
+    """How a viewer places the ranks (run_shape.layout_of): global ranks."""
 
-    shape: Literal["ring", "tree", "star", "grid", "servers"] = "ring"
+    shape: LayoutName = "ring"
     root: Optional[int] = None
     servers: list[int] = []
 
@@ -179,7 +179,7 @@ class Run(BaseModel):
         if self.layout is None:
             self.op = get(self.spec.collective).op(self.spec)
             try:
-                self.layout = Layout(**catalog.layout_of(self.spec, self.world_size))
+                self.layout = Layout(**run_shape.layout_of(self.spec, self.world_size))
             except ValueError:  # an algorithm this version no longer has
                 self.layout = Layout()
         return self
@@ -225,7 +225,7 @@ class Run(BaseModel):
             blocks, chunks = int(plan["blocks"]), int(plan["blocks"]) * int(plan["pieces"])
             if len(steps) <= MAX_STEPS:  # what the run's figures will read it as (conclude)
                 Schedule.from_json(plan, self.world_size)
-            ok_bounds = 1 <= len(bounds) == chunks <= catalog.MAX_CHUNKS * blocks and bounds[-1][1] == values and \
+            ok_bounds = 1 <= len(bounds) == chunks <= protocol.MAX_CHUNKS * blocks and bounds[-1][1] == values and \
                 all(a == (bounds[i - 1][1] if i else 0) and a <= b for i, (a, b) in enumerate(bounds))
             known = set(self.group)
             transfers = [t for s in steps for t in s.transfers]
@@ -280,15 +280,15 @@ def fits(states: list[ChunkState], bounds: list) -> bool:
 
 def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> Run:
     """A queued run, planned: its schedule, chunks, layout and a skeleton per step. The spec
-    must be valid (catalog.validate)."""
-    plan = catalog.plan(spec, world_size)
+    must be valid (validation.validate)."""
+    plan = run_shape.plan(spec, world_size)
     steps = [RunStep(step=i, phase=s["phase"], caption=s["caption"], transfers=s["transfers"])
              for i, s in enumerate(plan["steps"] if plan else [])]
     return Run(
         id=run_id, spec=spec, created_at=time.time(), backend=backend, world_size=world_size,
-        group=catalog.group_of(spec, world_size), op=get(spec.collective).op(spec),
-        layout=catalog.layout_of(spec, world_size), schedule=plan,
-        chunk_bounds=catalog.chunk_bounds(spec, world_size),
-        input_chunks={str(r): chunks for r, chunks in catalog.input_chunks(spec, world_size).items()},
+        group=run_shape.group_of(spec, world_size), op=get(spec.collective).op(spec),
+        layout=run_shape.layout_of(spec, world_size), schedule=plan,
+        chunk_bounds=run_shape.chunk_bounds(spec, world_size),
+        input_chunks={str(r): chunks for r, chunks in run_shape.input_chunks(spec, world_size).items()},
         steps=steps, display=stage_data.display(spec, world_size),
     )

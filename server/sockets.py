@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ringside.worker_agent.core.protocol import EVENT, PROTOCOL_VERSION, Hello
+from ringside.worker_agent.core.protocol import EVENT, PROTOCOL_VERSION, Hello, no_constant
 
 from .auth import origin_allowed, role_of, settings_of
 from .errors import first_error
@@ -163,12 +163,6 @@ async def receive_hello(ws: WebSocket) -> Hello | None:
     return event
 
 
-def _no_constant(word: str):
-    """NaN and Infinity, which Python's parser takes and JSON has not: a forged schedule's
-    `pieces: Infinity` must not reach int()."""
-    raise ValueError(f"{word} is not JSON")
-
-
 class Refused(Exception):
     """A frame that closes its socket: the close code and the reason (a close reason holds 123 bytes)."""
 
@@ -183,7 +177,7 @@ def parse_event(message: dict):
     if text is None:
         raise Refused(INVALID, "malformed frame: events are JSON text")
     try:
-        raw = json.loads(text, parse_constant=_no_constant)
+        raw = json.loads(text, parse_constant=no_constant)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         raise Refused(INVALID, "malformed frame: not JSON (NaN and Infinity are not: a rank says \"nan\", \"inf\"), "
                                "or nested too deeply") from None

@@ -9,7 +9,7 @@ from typing import Optional
 
 from pydantic import BaseModel
 
-from ringside.worker_agent.core import catalog
+from ringside.worker_agent.core import run_shape, vocabulary
 from ringside.worker_agent.core.algorithms import formulas, parameter_server
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import RunSpec
@@ -65,12 +65,12 @@ def _regions(collective, p: int, root: int, bounds, count: int) -> list[Region]:
 
 def display(spec: RunSpec, world_size: int) -> Display:
     """The run's stage data (global ranks)."""
-    collective, group = get(spec.collective, spec.servers), catalog.group_of(spec, world_size)
+    collective, group = get(spec.collective, spec.servers), run_shape.group_of(spec, world_size)
     p, root = len(group), group.index(spec.root)
-    peer = group.index(catalog.peer_of(spec, group))
-    count, itemsize = collective.count(spec), catalog.ITEMSIZE[collective.dtype(spec)]
-    bounds = catalog.chunk_bounds(spec, world_size)
-    schedule = catalog.schedule_of(spec, world_size)
+    peer = group.index(run_shape.peer_of(spec, group))
+    count, itemsize = collective.count(spec), vocabulary.ITEMSIZE[collective.dtype(spec)]
+    bounds = run_shape.chunk_bounds(spec, world_size)
+    schedule = run_shape.schedule_of(spec, world_size)
     formula = None
     if schedule is not None and collective.has_servers:  # N is the model: a block is one of its S shards
         formula = parameter_server.formula(spec.count * itemsize, p, spec.servers or 1)

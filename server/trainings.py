@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ringside.worker_agent.core.protocol import (ErrorEvent, Real, RunSpec, SyncCapture, Timings, TrainFinished, TrainSpec,
                                             TrainStep)
-from ringside.worker_agent.training.rules import (PARAMETER_SERVER, combine_step, methods, parameters, result_of,
+from ringside.worker_agent.training.rules import (combine_step, methods, parameters, result_of,
                                                   through_servers)
 
 from .guard import bounded
@@ -126,7 +126,7 @@ class Pending:
 
 
 def new_training(training_id: str, spec: TrainSpec, backend: str, world_size: int) -> Training:
-    servers = list(range(spec.servers)) if spec.method == PARAMETER_SERVER else []
+    servers = list(range(spec.servers)) if through_servers(spec.method) else []
     return Training(id=training_id, spec=spec, world_size=world_size, backend=backend, parameters=parameters(spec.hidden),
                     created_at=time.time(), servers=servers, workers=[r for r in range(world_size) if r not in servers])
 

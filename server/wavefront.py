@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
-from ringside.worker_agent.core import catalog, perturb
+from ringside.worker_agent.core import perturb, vocabulary
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import Arrived, StepEvent
 
@@ -57,7 +57,7 @@ def record(run: Run) -> Perturbed | None:
     option = run.spec.perturb
     if option is None:
         return None
-    itemsize = catalog.ITEMSIZE[get(run.spec.collective).dtype(run.spec)]
+    itemsize = vocabulary.ITEMSIZE[get(run.spec.collective).dtype(run.spec)]
     chunk_bytes = [(b - a) * itemsize for a, b in run.chunk_bounds]
     steps = [s.transfers for s in run.steps] if run.schedule is not None else None
     extra = perturb.predicted_extra(option, steps, chunk_bytes, run.group)

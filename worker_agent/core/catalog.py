@@ -1,8 +1,5 @@
 """What a cluster can run, as the page builds its controls from it: every collective with
 its algorithms in the page's order, the ops, dtypes, patterns and captures, and the limits.
-
-The server's modules still import a run's check and shape from here by their old names;
-they live in validation.py and run_shape.py.
 """
 
 from __future__ import annotations
@@ -11,15 +8,10 @@ from typing import get_args
 
 from .algorithms import AUTO, CUSTOM, algorithms, build
 from .collectives import COLLECTIVES
-from .protocol import MAX_CHUNKS, MAX_FULL_CAPTURE, MAX_STEPS, MAX_TRANSFERS, Capture, Pattern
-from .run_shape import chunk_bounds, group_of, input_chunks, layout_of, peer_of, plan, schedule_of
+from .protocol import MAX_FULL_CAPTURE, MAX_STEPS, MAX_TRANSFERS, Capture, Pattern
 from .schedule import ScheduleError
-from .validation import MAX_BUFFER_BYTES, SpecError, validate
-from .vocabulary import DTYPES, ITEMSIZE, OPS
-
-__all__ = ["ITEMSIZE", "MAX_CHUNKS", "SpecError", "catalog", "chunk_bounds", "group_of", "input_chunks",
-           "layout_of", "peer_of", "pieces_of", "plan", "schedule_of", "validate"]
-
+from .validation import MAX_BUFFER_BYTES
+from .vocabulary import DTYPES, OPS
 
 def catalog(backend: str, world_size: int) -> dict:
     """What the frontend builds its controls from."""

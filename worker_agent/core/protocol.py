@@ -38,6 +38,13 @@ Real = Annotated[float, PlainSerializer(_finite_or_word, when_used="json")]
 Number = Union[int, Real]  # integer dtypes stay exact
 
 
+def no_constant(word: str):
+    """For json.loads' parse_constant: NaN and Infinity, which Python's parser takes and JSON
+    has not, are refused where anything is read (a forged `pieces: Infinity` must not reach
+    int()); a rank says "nan" and "inf" (Real)."""
+    raise ValueError(f"{word} is not JSON: NaN and infinities cross as the words \"nan\", \"inf\", \"-inf\"")
+
+
 def _chunks(value):
     """A whole number of chunks, or "auto" (the server's model picks it): one check, so that a
     refusal names the field "chunks" and not one member of a union."""
