@@ -124,7 +124,8 @@ def test_only_the_presenters_token_leads_the_view(up, page_for):
     assert code == 1007 and "step" in reason and "3 steps" in reason
     code, reason = refused(up, {**forged, "speed": 1e9}, token=up.presenter)
     assert code == 1007 and "speed" in reason
-    assert refused(up, "x" * 5000, token=up.presenter)[0] == 1003
+    assert refused(up, "x" * 600, token=up.presenter)[0] == 1003
+    assert refused(up, "x" * 5000, token=up.presenter)[0] == 1009  # past a viewer's frame: refused by its length
     audience.wait_for_timeout(SETTLE_MS)
     assert viewer_snapshot(up)["presenter"] == before, "nothing changed"
     assert audience.evaluate("[window.ringside.player.step, window.ringside.player.playing]") == [0, False]
