@@ -316,9 +316,9 @@ def test_a_store_locked_by_another_process_loses_no_run(tmp_path):
     assert all(state in ("done", "cancelled") for state in stored.values()), stored  # the refused one, if at all: never run
 
 
-def test_a_body_that_names_a_key_twice_or_an_integer_past_64_bits_is_refused(server):
+def test_a_body_that_names_a_key_twice_or_an_integer_of_thousands_of_digits_is_refused(server):
     for body, why in ((b'{"collective": "all_reduce", "collective": "broadcast"}', "names 'collective' twice"),
-                      (b'{"collective": "all_reduce", "count": ' + b"9" * 4300 + b"}", "beyond"),
-                      (b'{"collective": "all_reduce", "count": 99999999999999999999}', "beyond")):
+                      (b'{"collective": "all_reduce", "count": ' + b"9" * 4300 + b"}", "more than 40 digits"),
+                      (b'{"collective": "all_reduce", "count": ' + b"9" * 41 + b"}", "more than 40 digits")):
         status, answer = server.call("POST", "/api/runs", body)
         assert status == 422 and answer["detail"]["field"] == "body" and why in answer["detail"]["message"], answer
