@@ -106,7 +106,7 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
         if own:
             unit[int(r)] = own[0]["values"][0]
     combine = COMBINE["BOR" if collective == "barrier" else "SUM"]
-    page.evaluate("run => { const p = window.ringside.player; p.follow = false; p.load(run); p.pause(); }", plain)
+    page.evaluate("run => { const { player: p, state } = window.ringside; state.live = false; p.load(run); p.pause(); }", plain)
     for step in range(-1, len(plain["steps"])):
         page.evaluate(f"window.ringside.player.go({step})")
         values = stage_values(page)
@@ -189,7 +189,7 @@ def test_the_stage_draws_the_runs_layout_hint(up, page_for):
     cards = page.evaluate(top)
     assert [r for r, root, _ in cards if root] == ["2"] and min(cards, key=lambda c: c[2])[0] == "2", "the root is marked, on top"
     # A servers-and-workers hint (the parameter server's): the servers in a row above, none marked.
-    page.evaluate("run => { const p = window.ringside.player; p.follow = false; p.load(run); }",
+    page.evaluate("run => { const { player: p, state } = window.ringside; state.live = false; p.load(run); }",
                   {**run, "id": "servers", "layout": {"shape": "servers", "root": None, "servers": [1, 3]}})
     cards = {r: (root, y) for r, root, y in page.evaluate(top)}
     assert not any(root for root, _ in cards.values())

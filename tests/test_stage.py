@@ -221,7 +221,7 @@ def test_sixteen_ranks_are_colours_with_values_on_hover(up, lecture):
     sixteen = {**base, "id": "sixteen", "group": list(range(16)), "world_size": 16, "chunk_bounds": [[0, 8]], "steps": [],
                "inputs": {str(r): [{"chunk": 0, "values": [r + 1] * 8}] for r in range(16)},
                "input_chunks": {str(r): [0] for r in range(16)}, "results": {}, "display": None, "schedule": None}
-    page.evaluate("run => { const p = window.ringside.player; p.follow = false; p.load(run); p.pause(); }", sixteen)
+    page.evaluate("run => { const { player: p, state } = window.ringside; state.live = false; p.load(run); p.pause(); }", sixteen)
     shown = cells(page)
     assert len(shown) == 16 and all(c["text"] == "" for c in shown.values())
     assert all(c["title"].endswith(" ".join([str(r + 1)] * 8)) for (r, _), c in shown.items()), "the values on hover"
