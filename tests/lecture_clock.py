@@ -7,7 +7,8 @@ from __future__ import annotations
 
 LOG = """() => {
   window.changes = [];
-  window.ringside.player.on("change", (q) => window.changes.push([Date.now(), q.run?.id, q.step, q.playing, q.speed]));
+  window.ringside.player.on("change", (q) => window.changes.push([Date.now(), q.run?.id, q.step, q.playing,
+                                                                    q.speed]));
 }"""
 
 
