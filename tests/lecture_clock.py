@@ -7,8 +7,8 @@ from __future__ import annotations
 
 LOG = """() => {
   window.changes = [];
-  window.ringside.player.on("change", (q) => window.changes.push([Date.now(), q.run?.id, q.step, q.playing,
-                                                                    q.speed]));
+  const p = window.ringside.player;
+  p.addEventListener("change", () => window.changes.push([Date.now(), p.run?.id, p.step, p.playing, p.speed]));
 }"""
 
 

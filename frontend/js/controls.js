@@ -2,7 +2,7 @@
 // that cannot be used says why; the server's refusals appear next to their field.
 
 import { api } from "rs/api.js";
-import { $, html, say, select } from "rs/dom.js";
+import { $, html, refused, say, select } from "rs/dom.js";
 
 const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "group", "pattern", "capture", "chunks"];
 const changed = (field) => field.dispatchEvent(new Event("change", { bubbles: true }));
@@ -18,7 +18,7 @@ export class Controls {
     this.state = state;
     this.onSubmitted = onSubmitted;
     this.onSweep = onSweep;
-    state.on("role", () => this.catalog && this.setCatalog(this.catalog));
+    state.addEventListener("role", () => this.catalog && this.setCatalog(this.catalog));
   }
 
   get canRun() { return this.state.presenter; }
@@ -147,10 +147,7 @@ export class Controls {
     try {
       this.onSubmitted((await api("/api/runs", { method: "POST", body: this.spec() })).id);
     } catch (err) {
-      // "schedule.steps.3.transfers" is shown next to the schedule
-      const field = String(err.field ?? "").split(".")[0];
-      const slot = document.querySelector(`[data-error-for="${field}"]`) ?? $("run-why");
-      slot.textContent = err.reason ?? String(err);
+      refused(err, "data-error-for", "run-why");
     }
   }
 

@@ -28,14 +28,16 @@ const following = () => state.driver === "presenter";
 
 const stage = new Stage($("stage"));
 const player = new Player(stage, state);
-player.on("change", (p) => { showStep(p); remember(p); lead(p); $("speed").value = String(p.speed); });
+player.addEventListener("change", () => {
+  showStep(player); remember(player); lead(player); $("speed").value = String(player.speed);
+});
 const controls = new Controls(state, (id) => { state.submitted = id; }, sweep);
 bindPlayer(player);
 // The training charted is part of the presenter's view.
 const training = new Training(state, (run) => { player.own(); showRun(run); }, () => lead(player));
 bindCompare(state, player);
 perturbation.bindPerturbation({ state, player, stage, controls }); // its caption after the page's
-state.on("change", showLead);
+state.addEventListener("change", showLead);
 // A read-only handle on the page for tests and benchmarks: no module reads it.
 window.ringside = Object.freeze({ state, player, stage, controls, training });
 
@@ -266,7 +268,7 @@ $("export").onclick = () => player.run && download(player.run);
 $("follow-presenter").onclick = reattach;
 $("perfetto").onclick = () => {
   if (!player.run) return;
-  const status = (text, state) => { say("perfetto-status", text); $("perfetto-status").dataset.state = state; };
+  const status = (text, how) => { say("perfetto-status", text); $("perfetto-status").dataset.state = how; };
   openInPerfetto(`/api/runs/${player.run.id}/trace`, `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, status);
 };
 $("cancel").onclick = async () => {

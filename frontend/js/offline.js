@@ -8,7 +8,7 @@ import { $, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 const run = JSON.parse($("run-data").textContent);
 const stage = new Stage($("stage"));
 const player = new Player(stage, new PageState({ live: false })); // no feed, no presenter: it drives itself
-player.on("change", showStep);
+player.addEventListener("change", () => showStep(player));
 bindPlayer(player); // Space, ← and →
 say("run-title", `${run.spec.collective} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);
 player.load(run);

@@ -19,8 +19,8 @@ let demo = null; // {ids, ended: {id: run}} of the last demo this page (or the p
  * at the player's frontier (its listener comes before this one). */
 export function bindPerturbation(given) {
   Object.assign(page, given);
-  page.stage.on("load", draw);
-  page.player.on("change", holdCaption);
+  page.stage.addEventListener("load", draw);
+  page.player.addEventListener("change", holdCaption);
 }
 
 const later = () => setTimeout(refresh, 0); // after the page's handling of the message

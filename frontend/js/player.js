@@ -1,13 +1,13 @@
 // The player: which step is on the stage, moved by hand, at a speed, by a live run's new steps,
-// or by the presenter's view. It says "change" on every move; who drives it is the page state's.
+// or by the presenter's view. It dispatches "change" on every move; who drives it is the page
+// state's to say.
 
 import { extend, firstFrame, stepComplete } from "rs/replay.js";
 import { $, notAShortcut } from "rs/dom.js";
-import { Emitter } from "rs/events.js";
 
 const STEP_MS = 1400; // one step at 1x: long enough to follow a chunk with the eye
 
-export class Player extends Emitter {
+export class Player extends EventTarget {
   run = null;
   frames = [];
   step = -1; // -1: the inputs, before any step
@@ -64,7 +64,7 @@ export class Player extends Emitter {
   /** Steps that every rank has reported, each with its frame. */
   available() { return this.run ? this.frames.length - 1 : 0; }
 
-  changed() { this.emit("change", this); }
+  changed() { this.dispatchEvent(new Event("change")); }
 
   /** A move of this page's own (a key, a button, the slider) leaves the presenter's lead. */
   own() {

@@ -2,12 +2,11 @@
 // from. Nodes are made once per run (and again only when the stage is resized); a step repaints
 // the cells and moves the tokens that transfers.js flies between them. What differs by
 // collective (which chunks are a rank's output, a buffer's labelled halves, AVG's division,
-// the traffic formula) comes from the run's `display` data; the page names none. It says "load"
-// once it has made its nodes, for the marks others lay over them.
+// the traffic formula) comes from the run's `display` data; the page names none. It dispatches
+// "load" once it has made its nodes, for the marks others lay over them.
 
 import { arrange } from "rs/layout.js";
 import { el } from "rs/dom.js";
-import { Emitter } from "rs/events.js";
 import { drawCard, drawOutsider, paintCard } from "rs/cards.js";
 import { drawArrows, drawSums, flights, moveTokens, hideTokens } from "rs/transfers.js";
 import { showFormula } from "rs/formulas.js";
@@ -33,7 +32,7 @@ export function trafficByFrame(run, itemsize) {
   return { sent, received };
 }
 
-export class Stage extends Emitter {
+export class Stage extends EventTarget {
   constructor(svg) {
     super();
     this.svg = svg;
@@ -113,7 +112,7 @@ export class Stage extends Emitter {
       else drawOutsider(this, cards, rank);
     }
     showFormula(run);
-    this.emit("load", this);
+    this.dispatchEvent(new Event("load"));
   }
 
   /** Newer data of the run on stage (its end, a reload): same cards, and frames that grow in place. */

@@ -1,9 +1,7 @@
 // The page's state, in one object: what this page may do (its role) and who drives its stage.
 // Modules ask it rather than keep their own copies, and hear its changes as events.
 
-import { Emitter } from "rs/events.js";
-
-export class PageState extends Emitter {
+export class PageState extends EventTarget {
   role = "audience"; // until the snapshot says what the token grants: "presenter" runs and leads
   live = true; // "follow live": a run that starts takes the stage
   attached = true; // an audience page follows the presenter until it moves by itself
@@ -34,8 +32,8 @@ export class PageState extends Emitter {
   set(fields) {
     const role = this.role;
     Object.assign(this, fields);
-    if (this.role !== role) this.emit("role", this.role);
-    this.emit("change", this);
+    if (this.role !== role) this.dispatchEvent(new Event("role"));
+    this.dispatchEvent(new Event("change"));
   }
 
   /** Whether a run has ended, in the catalog's words. */

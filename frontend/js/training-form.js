@@ -2,7 +2,7 @@
 // all methods": one training per method, each submitted once the one before it has ended.
 
 import { api } from "rs/api.js";
-import { $, html, say, select } from "rs/dom.js";
+import { $, html, refused, say, select } from "rs/dom.js";
 
 export class TrainForm {
   queue = []; // "compare all methods": specs not accepted yet
@@ -16,7 +16,7 @@ export class TrainForm {
   constructor(feed, state) {
     this.feed = feed;
     this.state = state;
-    state.on("role", () => this.render());
+    state.addEventListener("role", () => this.render());
   }
 
   render() {
@@ -81,9 +81,7 @@ export class TrainForm {
       return accepted;
     } catch (err) {
       if (err.status === 409 && quiet409) throw err;
-      const field = String(err.field ?? "").split(".")[0];
-      const slot = document.querySelector(`[data-train-error="${field}"]`) ?? $("train-why");
-      slot.textContent = err.reason ?? String(err);
+      refused(err, "data-train-error", "train-why");
       return null;
     }
   }
