@@ -32,6 +32,7 @@ function compareTraces(data) {
 
 const page = {}; // the page's state (may it run what the table lacks?) and player (its run)
 
+/** The page's state and player, given once. */
 export function bindCompare(state, player) { Object.assign(page, { state, player }); }
 
 /** For a parameter-server run on stage: its formula and bytes beside those of the algorithms

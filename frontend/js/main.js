@@ -22,7 +22,7 @@ import { $, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 const params = new URLSearchParams(location.search);
 // An audience page follows the presenter until it moves by itself (or opens on a run's link).
 const state = new PageState({ attached: !params.has("run") });
-const ended = (run) => state.isEnded(run);
+const ended = (run) => state.ended.has(run.state);
 const swept = (run) => run.spec.purpose === "sweep"; // never takes the stage by itself
 const following = () => state.driver === "presenter";
 
@@ -288,6 +288,7 @@ const KEYS = { // in either case; the player binds its own (Space, arrows, + and
   r: () => controls.again(), enter: () => controls.again(), a: () => controls.cycleAlgorithm(), o: () => controls.cycleOp(),
   p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
   f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"),
+  d: () => state.presenter && perturbation.runDemo(),
   "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()),
 };
 document.addEventListener("keydown", (e) => {

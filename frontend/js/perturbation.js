@@ -3,7 +3,7 @@
 // algorithms under one straggler. Predictions and a hang's state come from the server.
 
 import { api } from "rs/api.js";
-import { $, el, html, notAShortcut } from "rs/dom.js";
+import { $, el, html } from "rs/dom.js";
 import { bandwidth, seconds } from "rs/format.js";
 import { arrivals, lastArrivals } from "rs/timeline.js";
 
@@ -11,7 +11,7 @@ const MARK = "#D55E00"; // vermilion: apart from every rank's colour
 const SHOWN_STEPS = 12; // steps listed in the waits report
 
 const page = {}; // the page's state, player, stage and controls, given by bindPerturbation
-let limits = null; // GET /api/perturb, once asked
+let limits = null; // GET /api/perturb's answer, asked once (a promise)
 let demo = null; // {ids, ended: {id: run}} of the last demo this page (or the presenter's) started
 
 /** The page's objects, given once. The marks are drawn again when the stage makes its nodes
@@ -115,14 +115,13 @@ const OPTIONS = { straggler: "Straggler", slow_link: "Slow link", hang: "Hang" }
 
 async function mountPanel() {
   limits ??= api("/api/perturb").catch(() => null);
-  const { demo: what } = (await limits) ?? {};
+  const title = (await limits)?.demo?.title;
   let panel = $("perturb-panel");
   if (!panel) {
     panel = html("section", { id: "perturb-panel", "aria-label": "Perturb" }, html("h2", {}, "Perturb"),
       html("form", { id: "perturb-form" }), html("p", { id: "perturb-why", class: "why" }), html("div", { id: "perturb-report" }));
     ($("controls") ?? document.body).after(panel);
-    document.addEventListener("keydown", onKey);
-    document.querySelector("#keys dl")?.append(html("dt", {}, "D"), html("dd", {}, what?.title ?? "the perturbation demo"));
+    document.querySelector("#keys dl")?.append(html("dt", {}, "D"), html("dd", {}, title ?? "the perturbation demo"));
   }
   const form = $("perturb-form"), { presenter } = page.state;
   form.hidden = !presenter;
@@ -134,7 +133,7 @@ async function mountPanel() {
     form.append(html("fieldset", {}, html("legend", {}, html("label", {}, box, ` ${title}`)), fields));
   }
   form.append(html("button", { type: "button", id: "perturb-run", onclick: runPerturbed }, "Run with these"),
-    html("button", { type: "button", id: "perturb-demo", title: "D", onclick: runDemo }, what?.title ?? "Demo"));
+    html("button", { type: "button", id: "perturb-demo", title: "D", onclick: runDemo }, title ?? "Demo"));
 }
 
 /** The options ticked in the form, as RunSpec.perturb (null if none). */
@@ -154,7 +153,8 @@ async function runPerturbed() {
   await submit(() => api("/api/runs", { method: "POST", body: spec }), (accepted) => controls.onSubmitted(accepted.id));
 }
 
-async function runDemo() {
+/** The lecture demo (D, or its button), with the straggler the form asks for if it is ticked. */
+export async function runDemo() {
   const ticked = page.state.presenter && $("perturb-form").elements["straggler.on"]?.checked;
   const straggler = ticked ? asked()?.straggler : undefined;
   await submit(() => api("/api/perturb/demo", { method: "POST", body: straggler ? { straggler } : {} }), (answer) => {
@@ -171,10 +171,6 @@ async function submit(request, then) {
   } catch (err) {
     why.textContent = err.field ? `${err.field}: ${err.reason}` : String(err.reason ?? err);
   }
-}
-
-function onKey(e) {
-  if (!notAShortcut(e) && (e.key === "d" || e.key === "D") && page.state.presenter) runDemo();
 }
 
 // ---- the report

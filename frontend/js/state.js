@@ -35,7 +35,4 @@ export class PageState extends EventTarget {
     if (this.role !== role) this.dispatchEvent(new Event("role"));
     this.dispatchEvent(new Event("change"));
   }
-
-  /** Whether a run has ended, in the catalog's words. */
-  isEnded(run) { return this.ended.has(run.state); }
 }

@@ -62,7 +62,7 @@ export class Training {
   // ---- live: a training's state and steps
 
   onSummary(summary) {
-    const ended = this.state.isEnded(summary);
+    const ended = this.state.ended.has(summary.state);
     this.form.heard(summary, ended);
     if (this.shown?.id === summary.id) {
       Object.assign(this.shown, summary);
