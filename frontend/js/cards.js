@@ -104,8 +104,8 @@ export function drawCard(stage, parent, rank, isRoot) {
       const y1 = top + head - 2, y2 = top + head + ch + 2;
       if (i) el("line", { class: "divider", x1: at, x2: at, y1, y2 }, stage.names);
       const y = top + head + font * 0.85;
-      const word = el("text", { class: "region", "data-rank": rank, x: at + 3, y, "font-size": font }, stage.names);
-      word.textContent = label;
+      const attrs = { class: "region", "data-rank": rank, x: at + 3, y, "font-size": font };
+      el("text", attrs, stage.names).textContent = label;
       stage.nameBoxes.push({ x: at + 3, y: top + head - font * 0.2, w: textWidth(label, font), h: font * 1.3 });
     }
   });

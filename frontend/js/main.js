@@ -171,7 +171,6 @@ const started = (run) => run.group.every((r) => run.inputs[String(r)]);
  * message per rank per step between: a live run costs no GET. */
 const ROUTES = {
   snapshot(m) {
-    training.connected();
     onCluster(m.cluster);
     if (m.current && !params.get("run") && !swept(m.current)) showRun(m.current);
     if (m.presenter && !state.presenter) follow(m.presenter);
@@ -204,7 +203,8 @@ const ROUTES = {
 
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
-const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbation.routes, ROUTES, training.routes];
+const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbation.routes, ROUTES,
+  training.routes];
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
 function onCluster(cluster) {
@@ -302,5 +302,6 @@ applyShared();
 state.send = live(route, (socket) => {
   $("connection").dataset.state = socket;
   say("connection", socket === "open" ? "live" : "reconnecting…");
-  if (socket === "open") { state.sent = ""; lead(player); } // a restarted server learns the presenter's view again
+  // a restarted server learns the presenter's view again
+  if (socket === "open") { state.sent = ""; lead(player); }
 });

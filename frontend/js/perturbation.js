@@ -121,7 +121,8 @@ async function mountPanel() {
     panel = html("section", { id: "perturb-panel", "aria-label": "Perturb" }, html("h2", {}, "Perturb"),
       html("form", { id: "perturb-form" }), html("p", { id: "perturb-why", class: "why" }), html("div", { id: "perturb-report" }));
     ($("controls") ?? document.body).after(panel);
-    document.querySelector("#keys dl")?.append(html("dt", {}, "D"), html("dd", {}, title ?? "the perturbation demo"));
+    const keys = [html("dt", {}, "D"), html("dd", {}, title ?? "the perturbation demo")];
+    document.querySelector("#keys dl")?.append(...keys);
   }
   const form = $("perturb-form"), { presenter } = page.state;
   form.hidden = !presenter;

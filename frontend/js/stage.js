@@ -129,7 +129,8 @@ export class Stage extends EventTarget {
     this.shown = index;
     // After the last step, slots that are no rank's output are hatched: leftovers, not results.
     const { steps, results, display } = this.run;
-    const outputs = index >= steps.length && results && Object.keys(results).length ? display?.output_chunks : null;
+    const over = index >= steps.length && results && Object.keys(results).length;
+    const outputs = over ? display?.output_chunks : null;
     for (const rank of this.run.group) paintCard(this, rank, frame, outputs, Math.min(index, steps.length));
   }
 

@@ -133,8 +133,8 @@ export class TrainCharts {
     ], "step time: compute and communication", "ms", { barmode: "stack", bargap: 0.1 });
     const unreported = steps.length > 0 && steps.every((s) => all.every((r) => s.ranks[r]?.bytes_sent == null));
     const why = "this method is the backend's own call: it does not report its bytes";
-    const annotations = unreported ? [{ text: why, xref: "paper", yref: "paper", x: 0.5, y: 0.5, showarrow: false }]
-      : [];
+    const middle = { xref: "paper", yref: "paper", x: 0.5, y: 0.5, showarrow: false };
+    const annotations = unreported ? [{ text: why, ...middle }] : [];
     await draw("train-bytes", all.flatMap((r, i) => [
       line(`${who(r, servers)} sent`, ys["train-bytes"][2 * i], 2, colour(r)),
       line(`${who(r, servers)} received`, ys["train-bytes"][2 * i + 1], 2, colour(r), xs, "dot"),
@@ -205,8 +205,9 @@ export class TrainCharts {
       ["busiest_link_bytes", `busiest link (${unit})`, 1 / scale], ["final_loss", "final loss", 1],
       ["test_accuracy", "held-out accuracy (%)", 100]];
     const traces = panels.map(([key, title, factor], i) => ({
-      type: "bar", x: names, name: title, y: rows.map((t) => (t.result[key] == null ? null : t.result[key] * factor)),
-      xaxis: `x${i + 1}`, yaxis: `y${i + 1}`, showlegend: false, marker: { color: names.map((_, j) => colour(j)) },
+      type: "bar", x: names, name: title, xaxis: `x${i + 1}`, yaxis: `y${i + 1}`, showlegend: false,
+      y: rows.map((t) => (t.result[key] == null ? null : t.result[key] * factor)),
+      marker: { color: names.map((_, j) => colour(j)) },
       hovertemplate: `%{x}<br>${title}: %{y:.3g}<extra></extra>` }));
     const narrow = matchMedia("(max-width: 900px)").matches; // a phone: the panels one under another
     const layout = { ...theme, height: narrow ? 260 * panels.length : 340, margin: { ...theme.margin, b: 20 },

@@ -17,7 +17,8 @@ export class Training {
   shown = null; // the training on the charts, grown by train_step
   loading = null; // {id, early: train_steps that came before its GET answered}
   /** The live messages it hears, by type. */
-  routes = { training: (m) => this.onSummary(m.training), train_step: (m) => this.onStep(m.id, m.step) };
+  routes = { snapshot: () => this.connected(), training: (m) => this.onSummary(m.training),
+    train_step: (m) => this.onStep(m.id, m.step) };
 
   /** `state`: the page's; `openRun(run)` puts a Run on the stage; `onShown()`: another training
    * is on the charts. */
