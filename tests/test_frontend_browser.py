@@ -36,6 +36,7 @@ def presenting(page):
 
 
 def starts(text: str) -> re.Pattern:
+    """Text that begins with `text`, for expect(...).to_have_text."""
     return re.compile("^" + re.escape(text))
 
 
