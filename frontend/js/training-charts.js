@@ -121,13 +121,13 @@ export class TrainCharts {
       // drops a trace without points); last, so extend() never grows it.
       ...servers.map((r) => line(`server ${r}: no loss`, [null], 1.2, colour(r), [0], "dot")),
     ];
-    const draw = (id, traces, ...titles) => Plotly.react($(id), traces, layout(...titles), CONFIG);
-    await draw("train-loss", lines(ys["train-loss"]), "loss per rank (click a step to open its gradient sync)",
+    const react = (id, traces, ...titles) => Plotly.react($(id), traces, layout(...titles), CONFIG);
+    await react("train-loss", lines(ys["train-loss"]), "loss per rank (click a step to open its gradient sync)",
       "cross-entropy");
-    await draw("train-accuracy", lines(ys["train-accuracy"]), "accuracy per rank, on its part of the batch", "%",
+    await react("train-accuracy", lines(ys["train-accuracy"]), "accuracy per rank, on its part of the batch", "%",
       { yaxis: { ...theme.yaxis, title: { text: "%" }, range: [0, 100] } });
     const [compute, comm] = ys["train-time"];
-    await draw("train-time", [
+    await react("train-time", [
       { type: "bar", x: xs, y: compute, name: "compute", marker: { color: "#0072B2" } },
       { type: "bar", x: xs, y: comm, name: "communication", marker: { color: "#D55E00" } },
     ], "step time: compute and communication", "ms", { barmode: "stack", bargap: 0.1 });
@@ -135,7 +135,7 @@ export class TrainCharts {
     const why = "this method is the backend's own call: it does not report its bytes";
     const middle = { xref: "paper", yref: "paper", x: 0.5, y: 0.5, showarrow: false };
     const annotations = unreported ? [{ text: why, ...middle }] : [];
-    await draw("train-bytes", all.flatMap((r, i) => [
+    await react("train-bytes", all.flatMap((r, i) => [
       line(`${who(r, servers)} sent`, ys["train-bytes"][2 * i], 2, colour(r)),
       line(`${who(r, servers)} received`, ys["train-bytes"][2 * i + 1], 2, colour(r), xs, "dot"),
     ]), "bytes per rank per step: sent (solid), received (dotted)", this.unit[1], { annotations });
