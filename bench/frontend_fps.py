@@ -19,8 +19,8 @@ from ringside.server.harness import launch_chromium, start_up
 # every frame the page draws: frames per second, and the longest gap between two frames. Long
 # tasks (over 50 ms of the page's own script) tell a slow page from a machine too busy to draw.
 PLAY = """async (steps) => {
-  const { player, stage } = window.ringside;
-  player.pause(); player.follow = false; player.speed = 1; player.go(-1);
+  const { player, stage, state } = window.ringside;
+  player.pause(); state.live = false; player.speed = 1; player.go(-1);
   const long = [];
   const observer = new PerformanceObserver((list) => long.push(...list.getEntries().map((e) => e.duration)));
   observer.observe({ type: "longtask" });

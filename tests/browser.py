@@ -1,5 +1,6 @@
 """Chromium for the page tests (see harness.launch_chromium); they skip cleanly where
-there is no Chromium."""
+there is no Chromium. And what the page tests share: the auto-waiting assertions' timeout,
+long enough for a busy machine, and moving a page's player to a step."""
 
 from __future__ import annotations
 
@@ -9,8 +10,21 @@ import pytest
 
 from ringside.server.harness import CHROMIUM, launch_chromium
 
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the page tests skip
+    pass
+else:
+    expect.set_options(timeout=15_000)
+
 
 def browser_or_skip(playwright):
     if not os.path.exists(CHROMIUM):
         pytest.skip("no Chromium here: apt-get install chromium (CI does)")
     return launch_chromium(playwright)
+
+
+def go(page, step: int) -> None:
+    """The page's player at `step` (-1: the inputs), its stage drawn there."""
+    page.evaluate(f"window.ringside.player.go({step})")
+    page.wait_for_function(f"window.ringside.player.step === {step} && !window.ringside.stage.pending")

@@ -6,9 +6,9 @@ bench/presenter_lag.py (a test asserts no wall-clock time)."""
 from __future__ import annotations
 
 LOG = """() => {
-  const p = window.ringside.player, shown = p.onChange;
   window.changes = [];
-  p.onChange = (q) => { window.changes.push([Date.now(), q.run?.id, q.step, q.playing, q.speed]); shown(q); };
+  const p = window.ringside.player;
+  p.addEventListener("change", () => window.changes.push([Date.now(), p.run?.id, p.step, p.playing, p.speed]));
 }"""
 
 

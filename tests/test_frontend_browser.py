@@ -7,14 +7,17 @@ from __future__ import annotations
 import functools
 import json
 import operator
+import re
 import signal
 from pathlib import Path
 
 import pytest
+from browser import go
 from server_helpers import start_up
 from test_user_algorithms import ring_doc
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
 
 P = 4
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
@@ -27,6 +30,14 @@ def up(tmp_path_factory):
     server.stop()
 
 
+def presenting(page):
+    """Wait for the presenter's page to know its role (the snapshot): its controls can run."""
+    expect(page.locator("#role")).to_have_text("presenter")
+
+
+def starts(text: str) -> re.Pattern:
+    """Text that begins with `text`, for expect(...).to_have_text."""
+    return re.compile("^" + re.escape(text))
 
 
 def expected_values(run: dict, step: int) -> dict:
@@ -53,12 +64,17 @@ def stage_origins(page) -> dict:
     return {(rank, chunk): [int(o) for o in origins.split(",") if o] for rank, chunk, origins in cells}
 
 
+# A run of the test's own on the stage, off the live feed, paused.
+LOAD = ("run => { const { player, state } = window.ringside; state.live = false;"
+        " player.load(run); player.pause(); }")
 COMBINE = {"SUM": sum, "BOR": lambda xs: functools.reduce(operator.or_, xs, 0)}
 
 
 def run_from_button(page, collective: str, algorithm: str | None = None) -> str:
     """Click the collective, pick the algorithm (default: the last stepwise one), run it and wait."""
+    presenting(page)
     page.click(f"button[data-collective={collective}]")
+    expect(page.locator("#collectives button.active")).to_have_attribute("data-collective", collective)
     algorithms = page.eval_on_selector("#field-algorithm", "s => [...s.options].map(o => o.value).filter(v => v !== 'custom')")
     page.select_option("#field-algorithm", algorithm or algorithms[-1])
     page.select_option("#field-capture", "full")
@@ -81,16 +97,17 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
     assert run["state"] == "done" and run["verified"] is True
     page.evaluate("window.ringside.player.pause()")
     for step in range(-1, len(run["steps"])):
-        page.evaluate(f"window.ringside.player.go({step})")
+        go(page, step)
         shown = stage_values(page)
         want = expected_values(run, step)
         for rank, chunks in want.items():
             for chunk, values in chunks.items():
                 assert shown[rank][chunk] == values, f"{collective} step {step} rank {rank} chunk {chunk}"
-        label = page.inner_text("#step-label")
-        assert label == ("inputs" if step < 0 else f"step {step + 1} / {len(run['steps'])}")
-    assert page.inner_text("#caption").startswith(f"Step {len(run['steps'])} of {len(run['steps'])}")
-    assert page.locator("[data-verified=true]").count() >= 1 and page.locator("[data-verified=false]").count() == 0
+        label = "inputs" if step < 0 else f"step {step + 1} / {len(run['steps'])}"
+        expect(page.locator("#step-label")).to_have_text(label)
+    expect(page.locator("#caption")).to_have_text(starts(f"Step {len(run['steps'])} of {len(run['steps'])}"))
+    expect(page.locator("[data-verified=true]").first).to_be_attached()
+    expect(page.locator("[data-verified=false]")).to_have_count(0)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     middle = max(0, len(run["steps"]) // 2 - 1)
     page.evaluate(f"() => {{ const p = window.ringside.player; p.go({middle - 1}); p.speed = 0.5; p.forward(); }}")
@@ -106,9 +123,9 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
         if own:
             unit[int(r)] = own[0]["values"][0]
     combine = COMBINE["BOR" if collective == "barrier" else "SUM"]
-    page.evaluate("run => { const p = window.ringside.player; p.follow = false; p.load(run); p.pause(); }", plain)
+    page.evaluate(LOAD, plain)
     for step in range(-1, len(plain["steps"])):
-        page.evaluate(f"window.ringside.player.go({step})")
+        go(page, step)
         values = stage_values(page)
         for (rank, chunk), origins in stage_origins(page).items():
             if origins:
@@ -121,24 +138,28 @@ def test_keyboard_drives_the_player_and_the_page(up, page_for):
     page = page_for(f"{up.url}/?token={up.presenter}")
     page.wait_for_selector("#collectives button")
     first = run_from_button(page, "all_reduce")
-    page.evaluate("window.ringside.player.pause(); window.ringside.player.go(-1)")
+    page.evaluate("window.ringside.player.pause()")
+    go(page, -1)
     page.locator("body").click(position={"x": 5, "y": 700})
+    label = page.locator("#step-label")
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("document.getElementById('step-label').textContent.startsWith('step 1')")
+    expect(label).to_have_text(starts("step 1"))
     page.keyboard.press("ArrowLeft")
-    assert page.inner_text("#step-label") == "inputs"
+    expect(label).to_have_text("inputs")
     page.keyboard.press(" ")
     page.wait_for_function("window.ringside.player.playing")
     page.keyboard.press(" ")
     page.wait_for_function("!window.ringside.player.playing")
     page.keyboard.press("2")
-    assert page.get_attribute("#collectives button.active", "data-collective") == "scatter"
+    expect(page.locator("#collectives button.active")).to_have_attribute("data-collective", "scatter")
     page.keyboard.press("?")
-    assert page.is_visible("#keys")
+    expect(page.locator("#keys")).to_be_visible()
     page.keyboard.press("Escape")
     page.keyboard.press("l")
-    assert "present" in page.get_attribute("body", "class") and not page.is_visible("#left")
+    expect(page.locator("body")).to_have_class(re.compile(r"\bpresent\b"))
+    expect(page.locator("#left")).to_be_hidden()
     page.keyboard.press("l")
+    expect(page.locator("body")).not_to_have_class(re.compile(r"\bpresent\b"))
     page.keyboard.press("r")  # run what is picked now: scatter, by its last stepwise algorithm
     page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id !== '{first}' "
                            "&& window.ringside.player.run.state === 'done'", timeout=60_000)
@@ -149,11 +170,12 @@ def test_keyboard_drives_the_player_and_the_page(up, page_for):
 def test_the_audience_follows_live_and_cannot_run(up, page_for):
     audience = page_for(f"{up.url}/")
     audience.wait_for_selector("#collectives button")
-    assert audience.is_disabled("#run") and "Watching only" in audience.inner_text("#run-why")
+    expect(audience.locator("#run")).to_be_disabled()
+    expect(audience.locator("#run-why")).to_contain_text("Watching only")
     assert audience.request.post(f"{up.url}/api/runs", data={"collective": "barrier"}).status == 401
     status, body = up.call("POST", "/api/runs", {"collective": "all_gather", "algorithm": "ring", "count": 4, "capture": "full"})
     audience.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{body['id']}'", timeout=60_000)
-    assert audience.inner_text("#role") == "audience"
+    expect(audience.locator("#role")).to_have_text("audience")
 
 
 def test_a_live_run_costs_the_page_no_get_of_it(up, page_for):
@@ -172,9 +194,11 @@ def test_a_live_run_costs_the_page_no_get_of_it(up, page_for):
     for page in (presenter, audience):
         assert page.evaluate("window.ringside.player.available()") == len(run["steps"]), "every step came by the feed"
         assert page.evaluate("window.ringside.player.frames.length") == len(run["steps"]) + 1
-        page.evaluate(f"window.ringside.player.pause(); window.ringside.player.go({len(run['steps']) - 1})")
+        page.evaluate("window.ringside.player.pause()")
+        go(page, len(run["steps"]) - 1)
         assert stage_values(page) == expected_values(run, len(run["steps"]) - 1)
-        assert page.locator("[data-verified=true]").count() == len(run["group"]), "run_ended brought the verdicts"
+        verified = page.locator("[data-verified=true]")
+        expect(verified, "run_ended brought the verdicts").to_have_count(len(run["group"]))
     assert [u for urls in asked.values() for u in urls if f"/api/runs/{run_id}" in u] == []
     assert any(u.endswith("/api/runs?limit=30") for u in asked["audience"]), "the history did refresh"
 
@@ -189,7 +213,7 @@ def test_the_stage_draws_the_runs_layout_hint(up, page_for):
     cards = page.evaluate(top)
     assert [r for r, root, _ in cards if root] == ["2"] and min(cards, key=lambda c: c[2])[0] == "2", "the root is marked, on top"
     # A servers-and-workers hint (the parameter server's): the servers in a row above, none marked.
-    page.evaluate("run => { const p = window.ringside.player; p.follow = false; p.load(run); }",
+    page.evaluate("run => { const { player, state } = window.ringside; state.live = false; player.load(run); }",
                   {**run, "id": "servers", "layout": {"shape": "servers", "root": None, "servers": [1, 3]}})
     cards = {r: (root, y) for r, root, y in page.evaluate(top)}
     assert not any(root for root, _ in cards.values())
@@ -200,7 +224,8 @@ def test_a_page_opened_between_runs_shows_the_last_one(up, page_for):
     last = up.run(collective="scatter", algorithm="binomial_tree", count=4, capture="full", root=1)
     page = page_for(f"{up.url}/")
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{last['id']}'", timeout=30_000)
-    assert last["id"] in page.inner_text("#run-title") and page.inner_text("#run-state").startswith("done")
+    expect(page.locator("#run-title")).to_contain_text(last["id"])
+    expect(page.locator("#run-state")).to_have_text(starts("done"))
 
 
 def test_the_presenter_cancels_a_running_run_and_the_audience_cannot(up, page_for):
@@ -212,10 +237,12 @@ def test_the_presenter_cancels_a_running_run_and_the_audience_cannot(up, page_fo
     following = f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'running'"
     for page in (presenter, audience):
         page.wait_for_function(following, timeout=60_000)
-    assert audience.is_hidden("#cancel")
+    expect(audience.locator("#cancel")).to_be_hidden()
+    presenting(presenter)
     presenter.click("#cancel")
     presenter.wait_for_function("document.getElementById('run-state').dataset.state === 'cancelled'", timeout=60_000)
-    assert presenter.is_hidden("#cancel") and up.call("GET", f"/api/runs/{run_id}")[1]["results"] == {}
+    expect(presenter.locator("#cancel")).to_be_hidden()
+    assert up.call("GET", f"/api/runs/{run_id}")[1]["results"] == {}
 
 
 def test_a_shared_link_reopens_the_same_run_and_step(up, page_for):
@@ -223,8 +250,8 @@ def test_a_shared_link_reopens_the_same_run_and_step(up, page_for):
     page = page_for(f"{up.url}/?run={run['id']}&step=1&collective=reduce&algorithm=binomial_tree")
     page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'")
     page.wait_for_function("window.ringside.player.step === 1")
-    assert page.get_attribute("#collectives button.active", "data-collective") == "reduce"
-    assert "step=1" in page.url and f"run={run['id']}" in page.url
+    expect(page.locator("#collectives button.active")).to_have_attribute("data-collective", "reduce")
+    expect(page).to_have_url(re.compile(rf"(?=.*step=1)(?=.*run={re.escape(run['id'])})"))
 
 
 def test_an_exported_run_replays_with_the_server_stopped(tmp_path, browser, page_for):
@@ -239,9 +266,9 @@ def test_an_exported_run_replays_with_the_server_stopped(tmp_path, browser, page
     exported.write_text(html)
     offline = page_for(exported.as_uri())
     offline.wait_for_function("window.ringside && window.ringside.player.run")
-    offline.evaluate(f"window.ringside.player.go({len(run['steps']) - 1})")
+    go(offline, len(run["steps"]) - 1)
     assert stage_values(offline) == {r: v for r, v in expected_values(run, len(run["steps"]) - 1).items()}
-    assert offline.inner_text("#step-label") == f"step {len(run['steps'])} / {len(run['steps'])}"
+    expect(offline.locator("#step-label")).to_have_text(f"step {len(run['steps'])} / {len(run['steps'])}")
 
 
 def test_phases_summaries_and_a_sweep_chart(up, page_for):
@@ -249,23 +276,25 @@ def test_phases_summaries_and_a_sweep_chart(up, page_for):
     page.wait_for_selector("#collectives button")
     run_id = run_from_button(page, "all_reduce", "ring")  # reduce-scatter, then all-gather
     ranks = len(up.call("GET", f"/api/runs/{run_id}")[1]["group"])
-    page.evaluate(f"window.ringside.player.pause(); window.ringside.player.go({ranks})")
-    assert page.eval_on_selector_all("#phases span", "s => s.map(x => x.textContent)") == ["reduce-scatter", "all-gather"]
-    assert page.get_attribute("#phases span.current", "data-first") == str(ranks - 1)
+    page.evaluate("window.ringside.player.pause()")
+    go(page, ranks)
+    expect(page.locator("#phases span")).to_have_text(["reduce-scatter", "all-gather"])
+    expect(page.locator("#phases span.current")).to_have_attribute("data-first", str(ranks - 1))
     page.click("#phases span[data-first='0']")
-    assert page.evaluate("window.ringside.player.step") == 0
+    page.wait_for_function("window.ringside.player.step === 0")
 
     big = up.run(collective="all_reduce", algorithm="ring", count=4096, capture="summary", pattern="random_int")
     page.goto(f"{up.url}/?run={big['id']}&step=-1")
     page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{big['id']}'")
-    page.evaluate(f"window.ringside.player.go({len(big['steps']) - 1})")
+    go(page, len(big["steps"]) - 1)
     last = big["steps"][-1]["ranks"]["0"]["states"][0]
     cell = page.locator(f".cell[data-rank='0'][data-chunk='{last['chunk']}']")
-    assert cell.locator("text.value").text_content() == f"{last['min']:g}–{last['max']:g}"
-    assert f"sum {last['sum']:g}" in cell.locator("title").text_content()
+    expect(cell.locator("text.value")).to_have_text(f"{last['min']:g}–{last['max']:g}")
+    expect(cell.locator("title")).to_contain_text(f"sum {last['sum']:g}")
 
     page.goto(f"{up.url}/?token={up.presenter}")
     page.wait_for_selector("#collectives button")
+    presenting(page)
     page.click("button[data-collective=all_gather]")
     page.click("#sweep-run")
     page.wait_for_function("document.getElementById('sweep-progress').textContent.includes('charted')", timeout=240_000)
@@ -276,37 +305,42 @@ def test_phases_summaries_and_a_sweep_chart(up, page_for):
 def test_a_refused_run_says_why_next_to_its_field_and_changes_nothing(up, page_for):
     page = page_for(f"{up.url}/?token={up.presenter}", allow=["status of 422"])
     page.wait_for_selector("#collectives button")
+    presenting(page)
     before = up.call("GET", "/api/runs?limit=1")[1]["total"]
     page.click("button[data-collective=all_gather]")
     page.select_option("#field-capture", "full")
     page.fill("#field-count", "100000")
     page.click("#run")
     error = page.locator("[data-error-for=capture]")
-    error.wait_for()
-    page.wait_for_function("document.querySelector('[data-error-for=capture]').textContent.length > 0")
-    assert "full" in error.inner_text() and "summary" in error.inner_text()
+    expect(error).to_contain_text("full")
+    expect(error).to_contain_text("summary")
     assert up.call("GET", "/api/runs?limit=1")[1]["total"] == before
     # An op the dtype cannot take is greyed out, and says why.
     page.click("button[data-collective=all_reduce]")
     page.select_option("#field-dtype", "float32")
-    assert page.is_disabled("#field-op option[value=BXOR]") and not page.is_disabled("#field-op option[value=AVG]")
-    assert "integer" in page.get_attribute("#field-op option[value=BXOR]", "title")
+    bxor, avg = page.locator("#field-op option[value=BXOR]"), page.locator("#field-op option[value=AVG]")
+    expect(bxor).to_be_disabled()
+    expect(avg).to_be_enabled()
+    expect(bxor).to_have_attribute("title", re.compile("integer"))
     page.select_option("#field-dtype", "int32")
-    assert page.is_disabled("#field-op option[value=AVG]") and "floating" in page.get_attribute("#field-op option[value=AVG]", "title")
+    expect(avg).to_be_disabled()
+    expect(avg).to_have_attribute("title", re.compile("floating"))
 
 
 def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for):
     run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
     page = page_for(f"{up.url}/?present=1&run={run['id']}&step=2")
     page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'")
-    assert not page.is_visible("#left") and not page.is_visible("#right") and not page.is_visible("#bottom")
+    for hidden in ("#left", "#right", "#bottom"):
+        expect(page.locator(hidden)).to_be_hidden()
+    sums = page.locator(".sum")
+    expect(sums, "step 3 of a ring reduce-scatter: one sum per rank").to_have_count(len(run["group"]))
     for selector in ("#stage", "#caption", "#player", "#phases"):
         box = page.locator(selector).bounding_box()
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= 720, f"{selector} is off the 1280x720 screen: {box}"
     assert float(page.eval_on_selector("#caption", "e => getComputedStyle(e).fontSize").removesuffix("px")) >= 24
     width = page.evaluate("document.getElementById('stage').getBoundingClientRect().width")
     assert width > 1200, "the stage takes the whole width"
-    assert page.locator(".sum").count() == len(run["group"]), "step 3 of a ring reduce-scatter: one sum per rank"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "lecture.png"))
 
@@ -315,10 +349,10 @@ def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, pag
     run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
     page = page_for(f"{up.url}/?run={run['id']}&step=2", viewport=(390, 844))
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
+    expect(page.locator(".sum")).to_have_count(len(run["group"]))
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, "no sideways scrolling"
     stage, controls = page.locator("#stage").bounding_box(), page.locator("#controls").bounding_box()
     assert stage["y"] < 844 and stage["y"] + stage["height"] <= controls["y"], "the stage comes first, the controls after"
-    assert page.locator(".sum").count() == len(run["group"])
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "phone.png"))
 
@@ -343,12 +377,13 @@ def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for):
     page.wait_for_function("document.getElementById('timeline').data?.length > 0", timeout=30_000)
     traces = page.evaluate("document.getElementById('timeline').data.map(t => [t.name, t.y.length])")
     assert traces == [[f"step {i + 1}", len(run["group"])] for i in range(len(run["steps"]))]
-    assert page.text_content("#timeline .xtitle") == "µs since the aligned start"
+    expect(page.locator("#timeline .xtitle")).to_have_text("µs since the aligned start")
     page.wait_for_function("document.getElementById('totals').data?.length === 4")
     name, sent = page.evaluate("(({ name, y }) => [name, y])(document.getElementById('totals').data[2])")
     assert max(run["traffic"]["sent"].values()) < 1024, "a run this small is counted in bytes"
     assert name == "sent (B)" and sent == [run["traffic"]["sent"][str(r)] for r in run["group"]]
-    assert page.text_content("#totals .y2title") == "B" and page.text_content("#totals .ytitle") == "µs"
+    expect(page.locator("#totals .y2title")).to_have_text("B")
+    expect(page.locator("#totals .ytitle")).to_have_text("µs")
 
 
 def test_the_presenter_pastes_a_schedule_and_watches_it_run(up, page_for):
@@ -356,24 +391,26 @@ def test_the_presenter_pastes_a_schedule_and_watches_it_run(up, page_for):
     run and verified when it is right. The audience has no such choice."""
     audience = page_for(f"{up.url}/")
     audience.wait_for_selector("#collectives button")
+    expect(audience.locator("#role")).to_have_text(starts("audience"))
     audience.click("button[data-collective=all_reduce]")
-    assert "custom" not in audience.eval_on_selector_all("#field-algorithm option", "os => os.map(o => o.value)")
+    expect(audience.locator("#collectives button.active")).to_have_attribute("data-collective", "all_reduce")
+    expect(audience.locator("#field-algorithm option[value=custom]")).to_have_count(0)
     page = page_for(f"{up.url}/?token={up.presenter}", allow=["status of 422"])
     page.wait_for_selector("#collectives button")
+    presenting(page)
     page.click("button[data-collective=all_reduce]")
-    assert page.is_hidden("#field-schedule")
+    expect(page.locator("#field-schedule")).to_be_hidden()
     page.select_option("#field-algorithm", "custom")
-    assert page.is_visible("#field-schedule")
+    expect(page.locator("#field-schedule")).to_be_visible()
     before = up.call("GET", "/api/runs?limit=1")[1]["total"]
     doc = ring_doc(P)
     doc["steps"][-1]["transfers"][0][2] = (doc["steps"][-1]["transfers"][0][2] + 1) % P  # pass on the wrong chunk
     page.fill("#field-schedule", json.dumps(doc))
     page.click("#run")
-    page.wait_for_function("document.querySelector('[data-error-for=schedule]').textContent.length > 0")
-    assert "after the last step rank" in page.inner_text("[data-error-for=schedule]")
+    expect(page.locator("[data-error-for=schedule]")).to_contain_text("after the last step rank")
     page.fill("#field-schedule", "{not json")
     page.click("#run")
-    page.wait_for_function("document.querySelector('[data-error-for=schedule]').textContent.startsWith('not JSON')")
+    expect(page.locator("[data-error-for=schedule]")).to_have_text(starts("not JSON"))
     assert up.call("GET", "/api/runs?limit=1")[1]["total"] == before, "nothing was stored"
     page.fill("#field-count", "8")
     page.fill("#field-schedule", json.dumps(ring_doc(P)))
@@ -382,8 +419,9 @@ def test_the_presenter_pastes_a_schedule_and_watches_it_run(up, page_for):
     run_id = posted.value.json()["id"]
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
                            timeout=60_000)
-    page.wait_for_function("document.getElementById('run-state').textContent.startsWith('done')")
-    assert "✓" in page.inner_text("#run-state") and "custom" in page.inner_text("#run-title")
+    expect(page.locator("#run-state")).to_have_text(starts("done"))
+    expect(page.locator("#run-state")).to_contain_text("✓")
+    expect(page.locator("#run-title")).to_contain_text("custom")
 
 
 def test_each_collective_opens_on_a_stepwise_algorithm_and_the_form_keeps_its_width(up, page_for):
@@ -391,15 +429,17 @@ def test_each_collective_opens_on_a_stepwise_algorithm_and_the_form_keeps_its_wi
     native (which draws no transfers); the schedule box, hidden, takes no room."""
     page = page_for(f"{up.url}/?token={up.presenter}", viewport=(1440, 900))
     page.wait_for_selector("#collectives button")
+    presenting(page)
     catalog = up.call("GET", "/api/catalog")[1]
     for entry in catalog["collectives"]:
         page.click(f"button[data-collective={entry['name']}]")
-        assert page.input_value("#field-algorithm") == entry["algorithms"][-1], entry["name"]
+        expect(page.locator("#field-algorithm"), entry["name"]).to_have_value(entry["algorithms"][-1])
         assert page.eval_on_selector("#field-algorithm", "s => s.getBoundingClientRect().width") > 120
-        assert page.is_hidden("#spec input[type=file]")
+        expect(page.locator("#spec input[type=file]")).to_be_hidden()
     page.select_option("#field-algorithm", "native")
     page.click("button[data-collective=all_reduce]")
-    assert page.input_value("#field-algorithm") == "native", "a choice the next collective has is kept"
+    kept = "a choice the next collective has is kept"
+    expect(page.locator("#field-algorithm"), kept).to_have_value("native")
 
 
 def test_the_presenters_loop_in_lecture_mode_from_the_keyboard(up, page_for):
@@ -409,29 +449,30 @@ def test_the_presenters_loop_in_lecture_mode_from_the_keyboard(up, page_for):
     page.wait_for_selector("#collectives button", state="attached")  # the controls are hidden in lecture mode
     page.locator("#stage").click()
     page.keyboard.press("5")
-    strip = page.inner_text("#pick")
-    assert page.is_visible("#pick") and not page.is_visible("#left")
-    assert strip.startswith("all_reduce · ring · 4 ranks · 4 × int32 · SUM"), strip  # broadcast's ring, kept; the lecture preset's count
-    seen = []
-    for _ in range(7):
+    pick = page.locator("#pick")
+    expect(pick).to_be_visible()
+    expect(page.locator("#left")).to_be_hidden()
+    # broadcast's ring, kept; the lecture preset's count
+    expect(pick).to_have_text(starts("all_reduce · ring · 4 ranks · 4 × int32 · SUM"))
+    for algorithm in ("tree", "master_worker", "recursive_doubling", "rabenseifner", "auto", "native", "ring"):
         page.keyboard.press("a")
-        seen.append(page.inner_text("#pick").split(" · ")[1])
-    assert seen == ["tree", "master_worker", "recursive_doubling", "rabenseifner", "auto", "native", "ring"], seen
+        expect(pick).to_have_text(starts(f"all_reduce · {algorithm} · "))
     with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
         page.keyboard.press("r")
     run_id = posted.value.json()["id"]
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
                            timeout=60_000)
     assert page.evaluate("[window.ringside.player.run.spec.collective, window.ringside.player.run.spec.algorithm]") == ["all_reduce", "ring"]
-    assert "op=SUM" in page.url and "dtype=int32" in page.url, "a reload keeps what R would run again"
+    again = "a reload keeps what R would run again"
+    expect(page, again).to_have_url(re.compile("(?=.*op=SUM)(?=.*dtype=int32)"))
     page.keyboard.press("1")
-    assert page.inner_text("#pick").startswith("broadcast · ring"), "the strip follows the pick"
+    expect(pick, "the strip follows the pick").to_have_text(starts("broadcast · ring"))
     names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
     page.keyboard.press("[")  # the digits reach ten collectives; [ and ] reach every one
-    assert page.inner_text("#pick").startswith(names[-1]), names
+    expect(pick).to_have_text(starts(names[-1]))
     page.keyboard.press("]")
-    assert page.inner_text("#pick").startswith("broadcast"), "round the catalog"
+    expect(pick, "round the catalog").to_have_text(starts("broadcast"))
     page.evaluate("window.ringside.player.pause()")  # it may still be playing the run through
     page.keyboard.press(" ")
     page.wait_for_function("window.ringside.player.playing")
-    assert page.inner_text("#play") == "❚❚"
+    expect(page.locator("#play")).to_have_text("❚❚")

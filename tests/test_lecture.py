@@ -8,15 +8,16 @@ Screenshots of each go to artifacts/lecture/ (not committed)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from browser import browser_or_skip
 from lecture_clock import install, lag
 from server_helpers import start_up
 from test_frontend_browser import expected_values, stage_values
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
 
 P = 4
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "lecture"
@@ -43,20 +44,9 @@ def up(tmp_path_factory):
 
 
 @pytest.fixture
-def pages(up):
-    with playwright_api.sync_playwright() as p:
-        browser = browser_or_skip(p)
-        errors = []
-        opened = []
-        for url, size in ((f"{up.url}/?token={up.presenter}&present=1", (1280, 720)), (f"{up.url}/", (390, 844))):
-            page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(url)
-            opened.append(page)
-        yield opened
-        browser.close()
-        assert errors == [], f"console errors: {errors}"
+def pages(up, page_for):
+    """The presenter's page in lecture mode at 1280x720, and a phone's."""
+    return page_for(f"{up.url}/?token={up.presenter}&present=1"), page_for(f"{up.url}/", viewport=(390, 844))
 
 
 def expected(run: dict, step: int) -> dict:
@@ -68,14 +58,17 @@ def expected(run: dict, step: int) -> dict:
 
 def pick(page, collective: str, algorithm: str | None, op: str | None, key: str) -> str:
     """Pick by keys alone, as the strip shows it; returns the strip's text."""
+    strip = page.locator("#pick b")
     page.keyboard.press(key)
-    page.wait_for_function(f"document.querySelector('#pick b').textContent.startsWith('{collective} · ')")
+    expect(strip).to_have_text(re.compile(f"^{collective} · "))
     for _ in range(20):
-        fields = page.inner_text("#pick b").split(" · ")
+        text = strip.inner_text()
+        fields = text.split(" · ")
         if (algorithm is None or fields[1] == algorithm) and (op is None or op in fields):
-            return page.inner_text("#pick b")
+            return text
         page.keyboard.press("a" if algorithm is not None and fields[1] != algorithm else "o")
-    raise AssertionError(f"could not pick {collective} {algorithm} {op}: {page.inner_text('#pick')}")
+        expect(strip).not_to_have_text(text)  # each key changes the pick
+    raise AssertionError(f"could not pick {collective} {algorithm} {op}: {strip.inner_text()}")
 
 
 def test_a_scripted_lecture_from_the_keyboard(up, pages):
@@ -89,7 +82,8 @@ def test_a_scripted_lecture_from_the_keyboard(up, pages):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for collective, algorithm, op in LESSON:
         strip = pick(presenter, collective, algorithm, op, str((names.index(collective) + 1) % 10))
-        assert "lecture data" in strip and presenter.get_attribute("#pick", "data-preset") == "true", "the lecture preset is on"
+        assert "lecture data" in strip, "the lecture preset is on"
+        expect(presenter.locator("#pick")).to_have_attribute("data-preset", "true")
         with presenter.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
             presenter.keyboard.press("r")
         run_id = posted.value.json()["id"]
@@ -101,8 +95,9 @@ def test_a_scripted_lecture_from_the_keyboard(up, pages):
         assert {len(v) for v in cells} == {1} and all(0 <= x <= 9 for v in cells for x in v), "a digit in every cell"
         frames = presenter.evaluate("window.ringside.player.available()")
         assert frames == len(run["steps"]) + (op == "AVG"), "an average shows its division by P after the last step"
-        while presenter.evaluate("window.ringside.player.step") > -1:
+        for _ in range(presenter.evaluate("window.ringside.player.step") + 1):
             presenter.keyboard.press("ArrowLeft")
+        presenter.wait_for_function("window.ringside.player.step === -1")
         for k in range(frames):
             late = lag(presenter, audience, lambda: presenter.keyboard.press("ArrowRight"),
                        f"(run, step) => run === '{run_id}' && step === {k}")  # waits for the phone to follow
@@ -114,7 +109,8 @@ def test_a_scripted_lecture_from_the_keyboard(up, pages):
             assert stage_values(audience) == want, f"the phone, {collective} step {k}"
             assert presenter.evaluate(OVERLAPS) == 0, f"{collective} step {k}: a label covers a value"
             if k < len(run["steps"]) and any(t[4] for t in run["steps"][k]["transfers"]):
-                assert presenter.locator("#stage .arith").count() > 0, f"{collective} step {k}: a reduction shows its arithmetic"
+                said = f"{collective} step {k}: a reduction shows its arithmetic"
+                expect(presenter.locator("#stage .arith").first, said).to_be_attached()
             if k == frames // 2:
                 name = f"{collective}-{run['spec']['algorithm']}-{run['spec']['op']}".lower()
                 presenter.screenshot(path=str(ARTIFACTS / f"{name}-presenter.png"))
@@ -123,6 +119,6 @@ def test_a_scripted_lecture_from_the_keyboard(up, pages):
         # The formula beside the measurement (the contract's hook): wherever the server has one for
         # the algorithm on show, and for those the issue names.
         if (run.get("display") or {}).get("formula") or collective in ("scatter", "all_reduce"):
-            assert formula.count() == 1 and formula.is_visible(), f"{collective}: a formula beside the measurement"
+            expect(formula, f"{collective}: a formula beside the measurement").to_be_visible()
             value, measured = formula.get_attribute("data-value"), formula.get_attribute("data-measured")
             assert value is not None and value == measured, f"{collective}: formula {value} B, measured {measured} B"

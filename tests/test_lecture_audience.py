@@ -7,9 +7,11 @@ over the way Perfetto documents, and says so when Perfetto cannot be reached."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from browser import go
 from lecture_clock import install, lag
 from server_helpers import messages, start_serve, start_up
 from test_frontend_browser import expected_values, stage_values
@@ -17,6 +19,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
 
 SETTLE_MS = 1000  # a detached page is given this long to (wrongly) follow
 
@@ -30,8 +33,6 @@ def up(tmp_path_factory):
     server = start_up(tmp_path_factory.mktemp("audience"), ranks=P)
     yield server
     server.stop()
-
-
 
 
 def on_run(page, run_id: str) -> None:
@@ -64,7 +65,8 @@ def test_the_audience_follows_the_presenter_and_may_detach(up, page_for):
     audience = page_for(f"{up.url}/", viewport=PHONE)
     on_run(audience, run["id"])
     audience.wait_for_function(f"window.ringside.player.step === {last}")  # a late joiner: from its snapshot
-    assert "following the presenter" in audience.inner_text("#role") and audience.is_hidden("#follow-presenter")
+    expect(audience.locator("#role")).to_contain_text("following the presenter")
+    expect(audience.locator("#follow-presenter")).to_be_hidden()
     install(presenter, audience)
     key = presenter.keyboard.press
 
@@ -72,14 +74,15 @@ def test_the_audience_follows_the_presenter_and_may_detach(up, page_for):
     for _ in range(last - 2):
         key("ArrowLeft")
     lag(presenter, audience, lambda: key("ArrowLeft"), "(run, step) => step === 1")
-    assert audience.inner_text("#step-label") == f"step 2 / {last + 1}"
+    expect(audience.locator("#step-label")).to_have_text(f"step 2 / {last + 1}")
+    audience.wait_for_function("!window.ringside.stage.pending")
     assert stage_values(audience) == expected_values(run, 1)
 
     # Play, pause and speed, mirrored.
     presenter.keyboard.press("+")
     audience.wait_for_function("window.ringside.player.speed === 2 && document.getElementById('speed').value === '2'")
     lag(presenter, audience, lambda: key(" "), "(run, step, playing) => playing")
-    assert audience.inner_text("#play") == "❚❚"
+    expect(audience.locator("#play")).to_have_text("❚❚")
     audience.wait_for_function("window.ringside.player.step >= 2")  # it plays on, a step at a time, with the presenter
     lag(presenter, audience, lambda: key(" "), "(run, step, playing) => !playing")
     step = presenter.evaluate("window.ringside.player.step")
@@ -88,21 +91,23 @@ def test_the_audience_follows_the_presenter_and_may_detach(up, page_for):
     # The phone's own navigation detaches it; the presenter's moves no longer move it.
     audience.click("#back")
     audience.wait_for_selector("#follow-presenter", state="visible")
-    mine = audience.evaluate("window.ringside.player.step")
-    assert mine == step - 1 and audience.inner_text("#role") == "audience"
+    mine = step - 1
+    audience.wait_for_function(f"window.ringside.player.step === {mine}")
+    expect(audience.locator("#role")).to_have_text("audience")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     audience.screenshot(path=str(ARTIFACTS / "phone-detached.png"))
     presenter.keyboard.press("ArrowLeft")
     presenter.keyboard.press("ArrowLeft")
+    target = max(-1, step - 2)
+    presenter.wait_for_function(f"window.ringside.player.step === {target}")
     presenter.wait_for_timeout(SETTLE_MS)
     assert audience.evaluate("window.ringside.player.step") == mine
     # One tap, and it follows again, at the presenter's step.
-    target = presenter.evaluate("window.ringside.player.step")
     audience.click("#follow-presenter")
     audience.wait_for_function(f"window.ringside.player.step === {target}")
-    assert "following the presenter" in audience.inner_text("#role")
+    expect(audience.locator("#role")).to_contain_text("following the presenter")
     lag(presenter, audience, lambda: key("ArrowRight"), f"(run, step) => step === {target + 1}")
-    assert audience.is_hidden("#follow-presenter")
+    expect(audience.locator("#follow-presenter")).to_be_hidden()
 
 
 def test_only_the_presenters_token_leads_the_view(up, page_for):
@@ -179,10 +184,11 @@ def test_a_sweep_stays_off_every_stage(up, page_for):
 def test_the_sweep_button_reports_in_its_own_panel(up, page_for):
     page = page_for(f"{up.url}/?token={up.presenter}")
     page.wait_for_selector("#collectives button")
+    expect(page.locator("#role")).to_have_text("presenter")
     page.click("button[data-collective=barrier]")
     page.click("#sweep-run")
     page.wait_for_function("document.getElementById('sweep-progress').textContent.includes('charted')", timeout=120_000)
-    assert page.locator("#sweep-panel #sweep-progress").is_visible()
+    expect(page.locator("#sweep-panel #sweep-progress")).to_be_visible()
     assert page.evaluate("window.ringside.player.run?.spec.purpose") != "sweep"
 
 
@@ -208,24 +214,27 @@ def test_an_exported_run_opens_in_lecture_mode_with_the_keys_and_fits_a_phone(up
     exported.write_text(page.evaluate("import('rs/export.js').then(m => m.standalone(window.ringside.player.run))"))
     offline = page_for(exported.as_uri())
     offline.wait_for_function("window.ringside?.player?.run")
-    assert "present" in offline.get_attribute("body", "class") and offline.is_hidden("aside")
+    present = re.compile(r"\bpresent\b")
+    expect(offline.locator("body")).to_have_class(present)
+    expect(offline.locator("aside")).to_be_hidden()
     offline.locator("#stage").click()
     offline.keyboard.press("ArrowRight")
-    offline.wait_for_function("window.ringside.player.step === 0 && !window.ringside.stage?.pending")
-    offline.wait_for_function(f"document.getElementById('step-label').textContent === 'step 1 / {len(run['steps'])}'")
+    offline.wait_for_function("window.ringside.player.step === 0 && !window.ringside.stage.pending")
+    expect(offline.locator("#step-label")).to_have_text(f"step 1 / {len(run['steps'])}")
     offline.keyboard.press(" ")
     offline.wait_for_function("window.ringside.player.playing")
     offline.keyboard.press(" ")
     offline.keyboard.press("l")
-    assert "present" not in (offline.get_attribute("body", "class") or "") and offline.is_visible("aside")
+    expect(offline.locator("body")).not_to_have_class(present)
+    expect(offline.locator("aside")).to_be_visible()
     offline.keyboard.press("l")
-    assert "present" in offline.get_attribute("body", "class")
+    expect(offline.locator("body")).to_have_class(present)
     phone = page_for(exported.as_uri(), viewport=PHONE)
     phone.wait_for_function("window.ringside?.player?.run")
     width = phone.evaluate("document.getElementById('stage').getBoundingClientRect().width")
     assert width > 300, f"the exported stage is {width} px wide on a phone"
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
-    phone.evaluate(f"window.ringside.player.go({len(run['steps']) - 1})")
+    go(phone, len(run["steps"]) - 1)
     assert stage_values(phone) == expected_values(run, len(run["steps"]) - 1)
 
 
@@ -241,13 +250,14 @@ def test_the_perfetto_button_hands_the_trace_over_or_says_it_cannot(up, page_for
     # Chromium logs a postMessage to a window not (yet) at Perfetto's origin: the handshake's way.
     page = page_for(f"{up.url}/?run={run['id']}", allow=["postMessage"])
     on_run(page, run["id"])
-    assert page.get_attribute("#trace", "href") == f"/api/runs/{run['id']}/trace", "the download stays"
+    trace = f"/api/runs/{run['id']}/trace"
+    expect(page.locator("#trace"), "the download stays").to_have_attribute("href", trace)
     # Here Perfetto cannot be reached: the page says so, plainly.
     with page.expect_popup() as popup:
         page.click("#perfetto")
     assert popup.value.url.startswith("https://ui.perfetto.dev") or popup.value.url in ("about:blank", "chrome-error://chromewebdata/")
     page.wait_for_function("document.getElementById('perfetto-status').dataset.state === 'slow'", timeout=15_000)
-    assert "unreachable" in page.inner_text("#perfetto-status")
+    expect(page.locator("#perfetto-status")).to_contain_text("unreachable")
     popup.value.close()
     page.wait_for_function("document.getElementById('perfetto-status').dataset.state === 'failed'", timeout=5_000)
     # Where it answers (a page in its place that speaks its PING/PONG), the trace arrives whole.

@@ -16,6 +16,7 @@ from server_helpers import start_up
 from test_lecture_audience import PHONE, SETTLE_MS, on_run, refused, viewer_snapshot
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
 
 P = 4
 SHOTS = Path("/tmp/overlays")
@@ -71,7 +72,7 @@ def test_the_demos_result_line_reaches_the_phones(up, page_for):
     line = presenter.inner_text("#caption")
     assert line.count("predicted +") == 2
     phone.wait_for_function(f"document.getElementById('caption').textContent === {line!r}")
-    assert phone.evaluate("window.ringside.player.run.id") == ids[-1]
+    phone.wait_for_function(f"window.ringside.player.run.id === '{ids[-1]}'")
     phone.screenshot(path=str(SHOTS / "phone-demo.png"))
     # A phone that joins now heard no run end: it learns the demo's runs from the presenter's view.
     late = phone_on(up, page_for, ids[-1])
@@ -95,9 +96,10 @@ def test_phones_open_and_close_the_presenters_overlays_with_the_same_content(up,
     phone.wait_for_function(COVERED.format("comparing"))
     phone.wait_for_selector("#beside tr:nth-child(5)")
     assert phone.evaluate(BESIDE) == presenter.evaluate(BESIDE)
-    assert phone.get_attribute("#beside tr:nth-child(2) td:nth-child(4)", "data-head") == f"= for N = 48 B, P = {P}"
+    head = phone.locator("#beside tr:nth-child(2) td:nth-child(4)")
+    expect(head).to_have_attribute("data-head", f"= for N = 48 B, P = {P}")
     phone.wait_for_function("document.getElementById('compare').dataset.drawn === '4'", timeout=30_000)
-    assert phone.locator("#compare").is_visible()
+    expect(phone.locator("#compare")).to_be_visible()
     phone.screenshot(path=str(SHOTS / "phone-compare.png"))
     phone.locator("#beside").scroll_into_view_if_needed()
     assert phone.evaluate("document.getElementById('beside').scrollWidth <= innerWidth")  # its rows as lines: nothing cut
@@ -107,11 +109,11 @@ def test_phones_open_and_close_the_presenters_overlays_with_the_same_content(up,
     presenter.keyboard.press("t")
     phone.wait_for_function(f"{COVERED.format('training-shown')} && !{COVERED.format('comparing')}")
     phone.wait_for_function(f"document.getElementById('train-status').textContent.startsWith('{first} ')")
-    assert phone.locator("#train-loss").is_visible()
+    expect(phone.locator("#train-loss")).to_be_visible()
     phone.screenshot(path=str(SHOTS / "phone-training.png"))
     presenter.keyboard.press("t")
     phone.wait_for_function(f"!{COVERED.format('training-shown')}")
-    assert phone.locator("#stage").is_visible()
+    expect(phone.locator("#stage")).to_be_visible()
 
     # A detached phone keeps its own view; one tap brings the presenter's overlay back.
     phone.click("#first")

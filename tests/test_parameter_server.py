@@ -11,7 +11,6 @@ import json
 
 import numpy as np
 import pytest
-from browser import browser_or_skip
 from distributed import run_ranks, unwrap
 from ringside.worker_agent.core.algorithms import build, formulas
 from ringside.worker_agent.core.algorithms import parameter_server as ps
@@ -259,33 +258,24 @@ def test_a_served_run_shows_its_servers_and_its_bytes(up):
     assert native["state"] == "done" and native["layout"]["servers"] == [0, 1, 2], native["error"]
 
 
-def test_the_page_draws_the_servers_above_their_workers_with_the_runs_values(up):
+def test_the_page_draws_the_servers_above_their_workers_with_the_runs_values(up, page_for):
     """The page knows no collective: it places the cards by the run's layout and shows, after
     the pull, every worker holding each server's shard."""
-    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("playwright.sync_api")
     run = up.run(collective=PS, algorithm=ps.NAME, servers=2, root=1, count=8, dtype="int32", pattern="rank",
                  capture="full")
-    with sync_api.sync_playwright() as pw:
-        browser = browser_or_skip(pw)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{up.url}/?run={run['id']}&step=0")
-            page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}' && window.ringside.player.step === 0")
-            servers, workers = ["1", "2"], ["0", "3"]
-            page.wait_for_function("() => document.querySelector('#stage g.card[data-rank]')?.getBoundingClientRect().height > 0")
-            tops = dict(page.eval_on_selector_all("#stage svg g.card[data-rank]",
-                                                  "cards => cards.map(c => [c.dataset.rank, c.getBoundingClientRect().top])"))
-            assert max(tops[r] for r in servers) < min(tops[r] for r in workers), tops
-            cells = page.eval_on_selector_all("#stage svg g.cell[data-rank][data-chunk]",
-                                              "cells => cells.map(c => [c.dataset.rank, +c.dataset.chunk, c.dataset.values])")
-            held = {(rank, chunk): json.loads(values) for rank, chunk, values in cells if values}
-            for w in workers:  # shard j came from server j: group rank 1 (values 2) and 2 (values 3)
-                assert held[w, 0] == [2] * 4 and held[w, 1] == [3] * 4, held
-            assert errors == []
-        finally:
-            browser.close()
+    page = page_for(f"{up.url}/?run={run['id']}&step=0")
+    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}' && window.ringside.player.step === 0")
+    servers, workers = ["1", "2"], ["0", "3"]
+    page.wait_for_function("() => document.querySelector('#stage g.card[data-rank]')?.getBoundingClientRect().height > 0")
+    tops = dict(page.eval_on_selector_all("#stage svg g.card[data-rank]",
+                                          "cards => cards.map(c => [c.dataset.rank, c.getBoundingClientRect().top])"))
+    assert max(tops[r] for r in servers) < min(tops[r] for r in workers), tops
+    cells = page.eval_on_selector_all("#stage svg g.cell[data-rank][data-chunk]",
+                                      "cells => cells.map(c => [c.dataset.rank, +c.dataset.chunk, c.dataset.values])")
+    held = {(rank, chunk): json.loads(values) for rank, chunk, values in cells if values}
+    for w in workers:  # shard j came from server j: group rank 1 (values 2) and 2 (values 3)
+        assert held[w, 0] == [2] * 4 and held[w, 1] == [3] * 4, held
 
 
 def test_the_compare_view_sets_the_servers_bytes_beside_the_all_reduces(up, page_for):
@@ -294,6 +284,7 @@ def test_the_compare_view_sets_the_servers_bytes_beside_the_all_reduces(up, page
     run = up.run(collective=PS, algorithm=ps.NAME, servers=1, count=12, dtype="float32")
     for algorithm in ps.BESIDE:
         assert up.run(collective="all_reduce", algorithm=algorithm, count=12, dtype="float32")["state"] == "done"
+    expect = pytest.importorskip("playwright.sync_api").expect
     page = page_for(f"{up.url}/?run={run['id']}&step=0")
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
     page.keyboard.press("c")
@@ -305,7 +296,8 @@ def test_the_compare_view_sets_the_servers_bytes_beside_the_all_reduces(up, page
     assert set(got) == set(want)
     for label, value in want.items():
         assert got[label][3] == f"{value} B" and got[label][4] == f"{value} B ✓", got[label]
-    assert page.is_visible("#beside") and page.is_visible("#compare")
+    expect(page.locator("#beside")).to_be_visible()
+    expect(page.locator("#compare")).to_be_visible()
     # a model of 2 elements cannot be cut into a ring's 4 chunks: the row says why and offers no run
     small = up.run(collective=PS, algorithm=ps.NAME, servers=1, count=2, dtype="float32")
     rows = {r["algorithm"]: r for r in up.call("GET", f"/api/compare/beside?run={small['id']}")[1]["rows"]}

@@ -11,10 +11,13 @@ import re
 from pathlib import Path
 
 import pytest
+from browser import go
+from test_frontend_browser import LOAD
 from ringside.server.harness import start_up
 from ringside.worker_agent.core.algorithms import algorithms
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
 
 P = 8
 FOUR = [0, 1, 2, 3]
@@ -42,10 +45,6 @@ def lecture(page_for, up):
         return page
 
     return open_run
-
-
-def go(page, step: int) -> None:
-    page.evaluate(f"window.ringside.player.go({step})")
 
 
 def shot(page, name: str) -> None:
@@ -134,7 +133,7 @@ def test_avg_shows_the_sums_then_the_division_by_p(up, lecture):
         for state in result["output"]:
             assert shown[int(r), state["chunk"]]["values"] == state["values"], "after ÷P: the ranks' outputs"
     assert shown[0, 0]["values"] == [4.5] and shown[0, 0]["text"] == "4.5"
-    assert page.inner_text("#step-label") == f"÷ {P}"
+    expect(page.locator("#step-label")).to_have_text(f"÷ {P}")
     labels = page.eval_on_selector_all("#stage svg .arith", "gs => gs.map(g => g.textContent)")
     assert labels == [f"36 ÷ {P} = 4.5"], labels  # every rank divides the same sums: said once, not once a rank
     assert page.evaluate(OVERLAPS)["covered"] == 0
@@ -221,7 +220,7 @@ def test_sixteen_ranks_are_colours_with_values_on_hover(up, lecture):
     sixteen = {**base, "id": "sixteen", "group": list(range(16)), "world_size": 16, "chunk_bounds": [[0, 8]], "steps": [],
                "inputs": {str(r): [{"chunk": 0, "values": [r + 1] * 8}] for r in range(16)},
                "input_chunks": {str(r): [0] for r in range(16)}, "results": {}, "display": None, "schedule": None}
-    page.evaluate("run => { const p = window.ringside.player; p.follow = false; p.load(run); p.pause(); }", sixteen)
+    page.evaluate(LOAD, sixteen)
     shown = cells(page)
     assert len(shown) == 16 and all(c["text"] == "" for c in shown.values())
     assert all(c["title"].endswith(" ".join([str(r + 1)] * 8)) for (r, _), c in shown.items()), "the values on hover"
@@ -255,7 +254,6 @@ def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(
     data = page.eval_on_selector("#formula", "f => ({...f.dataset, text: f.textContent, shown: f.offsetHeight > 0})")
     assert data["formula"] == "2·(N/P)·(P-1)" and data["value"] == data["measured"] == "48" and data["shown"]
     assert "= 48 B sent by every rank" in data["text"] and "measured 48 B ✓" in data["text"]
-    bars = page.eval_on_selector_all("#stage svg rect.bar.sent", "bs => bs.map(b => +b.dataset.bytes)")
     go(page, len(ring["steps"]) - 1)
     bars = page.eval_on_selector_all("#stage svg rect.bar.sent", "bs => bs.map(b => +b.dataset.bytes)")
     assert bars == [48] * 4, "each card's sent bar ends at what the rank sent"
@@ -282,7 +280,7 @@ def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(
     assert box["width"] > 1000 and box["height"] > 500, box
     shot(page, "compare")
     page.keyboard.press("c")
-    assert page.locator("#compare").is_hidden()
+    expect(page.locator("#compare")).to_be_hidden()
 
 
 def test_floats_are_rounded_to_fit_with_every_digit_on_hover(up, lecture):

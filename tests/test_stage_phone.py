@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from browser import go
 from server_helpers import start_up
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -81,7 +82,7 @@ def frames(presenter, run_id: str) -> int:
 
 def show(presenter, phone, run_id: str, step: int) -> tuple[dict, dict]:
     """The presenter's page at `step` of the run, the phone following it: what each sees."""
-    presenter.evaluate(f"window.ringside.player.go({step})")
+    go(presenter, step)
     phone.wait_for_function(f"""window.ringside.player.run?.id === '{run_id}' && window.ringside.player.step === {step}
                                 && !window.ringside.stage.pending""", timeout=15_000)
     return presenter.evaluate(SEEN), phone.evaluate(SEEN)

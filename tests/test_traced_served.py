@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import browser_or_skip
 from server_helpers import start_up
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -93,26 +92,18 @@ def test_a_deadlock_fails_naming_its_cycle_and_the_cluster_runs_on(up, runs):
     assert again["state"] == "done" and again["verified"] is True
 
 
-def test_the_page_shows_the_departure_and_the_cycle(up, runs):
-    from playwright import sync_api
-
-    with sync_api.sync_playwright() as p:
-        browser = browser_or_skip(p)
-        try:
-            page = browser.new_page()
-            for run, words in ((runs["bug"], "First departure: after step 1, rank 0's chunk 3 holds rank 3's chunk 2"),
-                               (runs["stuck"], f"deadlock: rank 0 waits in send to rank 1 ({STUCK_AT})")):
-                page.goto(f"{up.url}/?run={run['id']}")
-                page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
-                page.wait_for_selector("#outcome p")
-                assert words in page.inner_text("#outcome")
-            page.goto(f"{up.url}/?run={runs['bug']['id']}")
-            page.wait_for_selector("#outcome p.departure button")
-            page.click("#outcome p.departure button")
-            page.wait_for_function("window.ringside.player.step === 0")
-            page.goto(f"{up.url}/?run={runs['lesson']['id']}")  # where the blocking sender waited
-            row = page.wait_for_selector('#outcome .calls .call-row[data-rank="0"]')
-            assert float(row.get_attribute("data-blocked")) > 0.1 and "blocked" in row.inner_text()
-            assert page.locator("#outcome .calls .call-row").count() == 2  # the ranks that made calls
-        finally:
-            browser.close()
+def test_the_page_shows_the_departure_and_the_cycle(up, runs, page_for):
+    expect = pytest.importorskip("playwright.sync_api").expect
+    page = page_for(f"{up.url}/")
+    for run, words in ((runs["bug"], "First departure: after step 1, rank 0's chunk 3 holds rank 3's chunk 2"),
+                       (runs["stuck"], f"deadlock: rank 0 waits in send to rank 1 ({STUCK_AT})")):
+        page.goto(f"{up.url}/?run={run['id']}")
+        page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
+        expect(page.locator("#outcome")).to_contain_text(words)
+    page.goto(f"{up.url}/?run={runs['bug']['id']}")
+    page.click("#outcome p.departure button")
+    page.wait_for_function("window.ringside.player.step === 0")
+    page.goto(f"{up.url}/?run={runs['lesson']['id']}")  # where the blocking sender waited
+    row = page.wait_for_selector('#outcome .calls .call-row[data-rank="0"]')
+    assert float(row.get_attribute("data-blocked")) > 0.1 and "blocked" in row.inner_text()
+    expect(page.locator("#outcome .calls .call-row")).to_have_count(2)  # the ranks that made calls

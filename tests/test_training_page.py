@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from browser import go
 from server_helpers import start_up
 from test_frontend_browser import stage_values
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
 
 P = 4
 HIDDEN, STEPS, OPENED = 16, 20, 3
@@ -30,8 +32,6 @@ def up(tmp_path_factory):
     server = start_up(tmp_path_factory.mktemp("training"), ranks=P)
     yield server
     server.stop()
-
-
 
 
 def trainings(up) -> list[dict]:
@@ -77,7 +77,8 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     presenter.wait_for_selector("#train")
     audience = page_for(f"{up.url}/")
     audience.wait_for_function("() => window.ringside?.training?.catalog")
-    assert audience.locator("#train").count() == 0 and audience.locator("#train-panel").is_hidden()
+    expect(audience.locator("#train")).to_have_count(0)
+    expect(audience.locator("#train-panel")).to_be_hidden()
 
     # A learning rate of 0: the server's reason beside the field, and nothing trains.
     before = trainings(up)
@@ -85,14 +86,13 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     assert refused.status == 422
     detail = refused.json()["detail"]
     assert detail["field"] == "lr"
-    presenter.wait_for_function("() => document.querySelector('[data-train-error=lr]').textContent !== ''")
-    assert presenter.inner_text("[data-train-error=lr]") == detail["message"]
+    expect(presenter.locator("[data-train-error=lr]")).to_have_text(detail["message"])
     assert trainings(up) == before
 
     accepted = train(presenter, "ring", "0.5")
     assert accepted.status == 202
     training_id = accepted.json()["id"]
-    assert presenter.inner_text("[data-train-error=lr]") == ""
+    expect(presenter.locator("[data-train-error=lr]")).to_have_text("")
     loss = charted(presenter, training_id)
     assert charted(audience, training_id) == loss
     _, stored = up.call("GET", f"/api/trainings/{training_id}")
@@ -111,7 +111,7 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     presenter.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
     presenter.evaluate("window.ringside.player.pause()")
     for step in (-1, len(run["steps"]) - 1):
-        presenter.evaluate(f"window.ringside.player.go({step})")
+        go(presenter, step)
         shown, want = stage_values(presenter), expected_previews(run, step)
         assert len(want) == P and all(shown[r][c] == v for r, chunks in want.items() for c, v in chunks.items())
         numbers = [x for chunks in shown.values() for v in chunks.values() for x in v]
@@ -129,6 +129,9 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     assert accepted.status == 202
     ps_id = accepted.json()["id"]
     charted(presenter, ps_id)
+    # the bytes chart is drawn after the loss chart: its server's traces once it is this training's
+    presenter.wait_for_function("document.getElementById('train-bytes').data?.some(t => t.name.startsWith('server'))",
+                                timeout=30_000)
     names = presenter.evaluate("document.getElementById('train-bytes').data.map(t => t.name)")
     assert "server 0 sent" in names and "rank 1 sent" in names
     losses = presenter.evaluate("document.getElementById('train-loss').data.map(t => [t.name, t.y.filter(v => v !== null).length])")
@@ -148,8 +151,8 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     with presenter.expect_response(lambda r: r.url.endswith(f"/steps/{STEPS + 5}/sync")) as asked:
         presenter.click("#train-open")
     assert asked.value.status == 404
-    presenter.wait_for_function(f"() => document.getElementById('train-sync-why').textContent.startsWith('step {STEPS + 5}')")
-    assert asked.value.json()["detail"]["message"] in presenter.inner_text("#train-sync-why")
+    why = asked.value.json()["detail"]["message"]
+    expect(presenter.locator("#train-sync-why")).to_contain_text(f"step {STEPS + 5}: {why}")
     presenter.wait_for_function("() => document.querySelectorAll('#train-table tbody tr').length === 2")
 
     # A page opened now rebuilds the charts and the comparison from the server.
@@ -181,8 +184,10 @@ def test_compare_all_methods_waits_for_a_busy_cluster_then_trains_each_method_on
     assert presenter.eval_on_selector_all("#train-table tbody tr td:first-child", "tds => tds.map(t => t.textContent)") == wanted
     finals = presenter.eval_on_selector_all("#train-table tbody tr td:nth-child(5)", "tds => tds.map(t => t.textContent)")
     assert len(set(finals)) == 1, f"every method takes the same SGD steps: {finals}"  # averaged gradients, one update
-    bars = presenter.evaluate("document.getElementById('train-compare-chart').data.map(t => t.y.length)")
-    assert bars == [len(wanted)] * 5
+    # the chart is drawn after the table: once it has as many bars as the table has rows
+    bars = ",".join([str(len(wanted))] * 5)
+    chart = "document.getElementById('train-compare-chart').data?.map(t => t.y.length).join()"
+    presenter.wait_for_function(f"{chart} === '{bars}'")
     compared = [t for t in trainings(up) if t["spec"]["steps"] == 5]
     assert len(compared) == len(wanted) and all(t["state"] == "done" for t in compared)
     assert min(t["created_at"] for t in compared) >= held["finished_at"], "nothing was submitted over the busy cluster"

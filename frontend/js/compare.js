@@ -30,16 +30,16 @@ function compareTraces(data) {
   });
 }
 
-let presenter = false;
+const page = {}; // the page's state (may it run what the table lacks?) and player (its run)
 
-/** Whether this page may run what the table lacks (the presenter's token). */
-export function setPresenter(yes) { presenter = yes; }
+/** The page's state and player, given once. */
+export function bindCompare(state, player) { Object.assign(page, { state, player }); }
 
 /** For a parameter-server run on stage: its formula and bytes beside those of the algorithms
  * that replaced it, at the same N and P. */
 async function beside() {
   const table = $("beside");
-  const run = window.ringside?.player?.run;
+  const run = page.player.run;
   table.hidden = !run?.layout?.servers?.length;
   if (table.hidden) return;
   const data = await api(`/api/compare/beside?run=${encodeURIComponent(run.id)}`);
@@ -50,7 +50,7 @@ async function beside() {
       r.measured != null ? `${r.measured} B ${same ? "✓" : "≠"}` : "not run at this N and P"].map((text) => html("td", {}, text)));
     heads.forEach((h, i) => h && (tr.cells[i].dataset.head = h)); // for a phone (CSS .reflow)
     if (same) tr.lastChild.className = "ok";
-    if (r.measured == null && r.spec && presenter) {
+    if (r.measured == null && r.spec && page.state.presenter) {
       const run = html("button", { type: "button", onclick: async () => {
         run.disabled = true;
         await api("/api/runs", { method: "POST", body: r.spec }).catch(() => (run.disabled = false));

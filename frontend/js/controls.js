@@ -2,7 +2,7 @@
 // that cannot be used says why; the server's refusals appear next to their field.
 
 import { api } from "rs/api.js";
-import { $, html, say, select } from "rs/dom.js";
+import { $, html, refused, say, select } from "rs/dom.js";
 
 const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "group", "pattern", "capture", "chunks"];
 const changed = (field) => field.dispatchEvent(new Event("change", { bubbles: true }));
@@ -10,14 +10,18 @@ const changed = (field) => field.dispatchEvent(new Event("change", { bubbles: tr
 export class Controls {
   catalog = null;
   collective = null; // the catalog's first until one is picked
-  canRun = false;
   lecture = false; // R runs the pick with the lecture preset, if it is on
   presetOn = true;
 
-  constructor(onSubmitted, onSweep) {
+  /** `state`: the page's, whose role says whether this page may run. */
+  constructor(state, onSubmitted, onSweep) {
+    this.state = state;
     this.onSubmitted = onSubmitted;
     this.onSweep = onSweep;
+    state.addEventListener("role", () => this.catalog && this.setCatalog(this.catalog));
   }
+
+  get canRun() { return this.state.presenter; }
 
   /** The lecture preset applies: in lecture mode, unless turned off (key P). */
   get preset() { return this.lecture && this.presetOn; }
@@ -31,9 +35,8 @@ export class Controls {
     return { count: this.entry(spec.collective)?.pieces?.[spec.algorithm] ?? Math.max(1, this.catalog.world_size), pattern: "digits", capture: "full", chunks: 1 };
   }
 
-  setCatalog(catalog, canRun) {
+  setCatalog(catalog) {
     this.catalog = catalog;
-    this.canRun = canRun;
     $("collectives").replaceChildren(...catalog.collectives.map((c, i) => {
       const alone = c.peer && catalog.world_size < 2;
       const b = html("button", { type: "button", "data-collective": c.name, onclick: () => this.pick(c.name),
@@ -144,10 +147,7 @@ export class Controls {
     try {
       this.onSubmitted((await api("/api/runs", { method: "POST", body: this.spec() })).id);
     } catch (err) {
-      // "schedule.steps.3.transfers" is shown next to the schedule
-      const field = String(err.field ?? "").split(".")[0];
-      const slot = document.querySelector(`[data-error-for="${field}"]`) ?? $("run-why");
-      slot.textContent = err.reason ?? String(err);
+      refused(err, "data-error-for", "run-why");
     }
   }
 

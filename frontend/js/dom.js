@@ -36,6 +36,13 @@ export function html(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A refusal from the server beside the field it names (by its first part: "schedule.steps.3"
+ * beside the schedule) in the slot whose `attr` is that name, else in `fallback`. */
+export function refused(err, attr, fallback) {
+  const field = String(err.field ?? "").split(".")[0];
+  (document.querySelector(`[${attr}="${field}"]`) ?? $(fallback)).textContent = err.reason ?? String(err);
+}
+
 /** A <select> of `options` with `value` picked. */
 export const select = (options, value) => html("select", {}, options.map((o) => new Option(o, o, false, String(o) === String(value))));
 

@@ -1,4 +1,6 @@
-// Ringside's page: wires the live connection, the controls, the stage and its panels.
+// Ringside's page: wires the live connection, the controls, the stage and its panels. What the
+// page may do and who drives its stage is its state's (state.js); the feed's messages go by type,
+// through a table, to those that handle them.
 
 import { api, live } from "rs/api.js";
 import { Stage } from "rs/stage.js";
@@ -10,33 +12,37 @@ import { plotly, timeline, totals } from "rs/charts.js";
 import { runSweep, plotSweep } from "rs/sweep.js";
 import { initPredict } from "rs/predict.js";
 import { download } from "rs/export.js";
-import { compare, setPresenter, showCompare } from "rs/compare.js";
+import { bindCompare, compare, showCompare } from "rs/compare.js";
 import { openInPerfetto } from "rs/perfetto.js";
 import * as perturbation from "rs/perturbation.js";
 import { Training } from "rs/training.js";
+import { PageState } from "rs/state.js";
 import { $, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 
 const params = new URLSearchParams(location.search);
-let presenter = false; // until the snapshot says what the token grants
-let worldSize = -1;
-let endedStates = new Set(); // the catalog's run_states.ended
-let submitted = null; // this page's last run: it takes the stage even when not following
 // An audience page follows the presenter until it moves by itself (or opens on a run's link).
-let attached = !params.has("run");
-let send = () => false; // over the live socket
-let sent = ""; // the view last sent
-let cover = null; // what covers the stage: "compare" (C), "training" (T) or null
-const ended = (run) => endedStates.has(run.state);
+const state = new PageState({ attached: !params.has("run") });
+const ended = (run) => state.ended.has(run.state);
 const swept = (run) => run.spec.purpose === "sweep"; // never takes the stage by itself
+const following = () => state.driver === "presenter";
 
 const stage = new Stage($("stage"));
-const player = new Player(stage, (p) => { showStep(p); remember(p); lead(p); $("speed").value = String(p.speed); });
-const controls = new Controls((id) => { submitted = id; }, sweep);
+const player = new Player(stage, state);
+player.addEventListener("change", () => {
+  showStep(player); remember(player); lead(player); $("speed").value = String(player.speed);
+});
+const controls = new Controls(state, (id) => { state.submitted = id; }, sweep);
 bindPlayer(player);
-player.onDetach = () => { attached = false; showLead(); };
 // The training charted is part of the presenter's view.
-const training = new Training((run) => { player.own(); showRun(run); }, () => lead(player));
-window.ringside = { player, stage, controls, training };
+const training = new Training(state, (run) => { player.own(); showRun(run); }, () => lead(player));
+bindCompare(state, player);
+perturbation.bindPerturbation({ state, player, stage, controls }); // its caption after the page's
+state.addEventListener("change", showLead);
+// A read-only handle on the page for tests and benchmarks: no module reads it.
+window.ringside = Object.freeze({ state, player, stage, controls, training });
+
+/** Whether a run is this page's: the one on its stage, or the last it submitted. */
+const mine = (run) => [player.run?.id, state.submitted].includes(run.id);
 
 /** Open a stored run (a link, the history, the run on stage after the feed was down). */
 async function openRun(id, step) {
@@ -49,68 +55,62 @@ async function openRun(id, step) {
   }
 }
 
-const following = () => !presenter && attached && player.view !== null;
-
 /** The presenter's page: what it shows goes to every audience page. */
 function lead(p) {
-  if (!presenter || !p.run) return;
-  const view = { type: "presenter", run_id: p.run.id, step: p.step, playing: p.playing, speed: p.speed, overlay: cover,
-    training: training.shown?.id, demo: perturbation.demoIds() };
+  if (!state.presenter || !p.run) return;
+  const view = { type: "presenter", run_id: p.run.id, step: p.step, playing: p.playing, speed: p.speed,
+    overlay: state.overlay, training: training.shown?.id, demo: perturbation.demoIds() };
   const text = JSON.stringify(view);
-  if (text !== sent && send(view)) sent = text;
+  if (text !== state.sent && state.send(view)) state.sent = text;
 }
 
-let opening = null; // the presenter's run being fetched
 /** An attached audience page shows the presenter's run, step and playing. */
 async function follow(view) {
-  player.view = view;
+  state.set({ view });
   perturbation.follow(view.demo ?? []); // data, not a view: heard even when detached
-  if (!following()) return showLead();
-  player.led = true;
-  showLead();
+  if (!following()) return;
   training.follow(view.training);
   overlay(view.overlay ?? null);
-  if (player.run?.id === view.run_id) return player.mirror(view);
-  if (opening === view.run_id) return; // the latest view is applied when it lands
-  opening = view.run_id;
+  if (player.run?.id === view.run_id) return player.mirror();
+  if (state.opening === view.run_id) return; // the latest view is applied when it lands
+  state.opening = view.run_id;
   try {
     const run = await api(`/api/runs/${view.run_id}`);
-    if (following() && player.view.run_id === run.id) {
+    if (following() && state.view.run_id === run.id) {
       showRun(run);
-      player.mirror(player.view);
+      player.mirror();
     }
   } catch (err) {
     say("caption", `Could not open the presenter's run ${view.run_id}: ${err.reason ?? err}`);
   } finally {
-    opening = null;
+    state.opening = null;
   }
 }
 
-/** A detached audience page gets a button back to the presenter's view. */
+/** The page's role, and for a detached audience page a button back to the presenter's view. */
 function showLead() {
-  const detached = !presenter && !attached && player.view !== null;
-  $("follow-presenter").hidden = !detached;
-  if (!presenter) say("role", following() ? "audience · following the presenter" : "audience");
+  $("follow-presenter").hidden = state.presenter || state.attached || !state.view;
+  say("role", state.presenter ? "presenter" : following() ? "audience · following the presenter" : "audience");
 }
 
 /** One overlay over the stage at most; the presenter's page tells the audience. */
 function overlay(name) {
-  if (name === cover) return; // the view comes with every step
-  cover = name;
+  if (name === state.overlay) return; // the view comes with every step
+  state.overlay = name;
   showCompare(name === "compare");
-  training.showOverlay(name === "training");
+  training.charts.showOverlay(name === "training");
   lead(player);
 }
 
 /** C, T: an audience page that toggles one itself leaves the presenter's view. */
 function toggle(name) {
-  if (following()) { attached = false; showLead(); }
-  overlay(cover === name ? null : name);
+  if (following()) state.set({ attached: false });
+  overlay(state.overlay === name ? null : name);
 }
 
 function reattach() {
-  attached = true;
-  if (player.view) follow(player.view);
+  state.set({ attached: true });
+  if (state.view) follow(state.view);
 }
 
 function showRun(run, step) {
@@ -121,8 +121,8 @@ function showRun(run, step) {
   $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
   say("run-state", run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
   $("run-state").dataset.state = run.state;
-  $("cancel").hidden = !presenter || ended(run) || run.cancel_requested;
-  showOutcome(run);
+  $("cancel").hidden = !state.presenter || ended(run) || run.cancel_requested;
+  showOutcome(run, player);
   document.querySelectorAll("#history li").forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
   if (ended(run)) { timeline(run); totals(run); compare(); }
 }
@@ -132,7 +132,8 @@ async function sweep(entry, spec) {
   progress(`${entry.name}: queueing runs…`);
   try {
     say("run-why", "sweep: under way, in the Sweep panel below (its runs stay off the stage)");
-    const runs = await runSweep(entry.name, entry.algorithms, spec.dtype, endedStates, (done, total) => progress(`${entry.name}: ${done} of ${total} runs`));
+    const runs = await runSweep(entry.name, entry.algorithms, spec.dtype, state.ended,
+      (done, total) => progress(`${entry.name}: ${done} of ${total} runs`));
     await plotSweep(runs, await plotly());
     progress(`${entry.name}: ${runs.length} runs, charted`);
     say("run-why", "");
@@ -156,62 +157,60 @@ async function showLatest(newest) {
 
 async function refreshCatalog() {
   const catalog = await api("/api/catalog");
-  worldSize = catalog.world_size;
-  endedStates = new Set(catalog.run_states.ended);
-  controls.setCatalog(catalog, presenter);
-  training.setCatalog(catalog, presenter);
+  state.worldSize = catalog.world_size;
+  state.ended = new Set(catalog.run_states.ended);
+  controls.setCatalog(catalog);
+  training.setCatalog(catalog);
   initPredict(catalog, plotly).catch(() => {}); // it says its own errors
 }
 
 /** Whether every rank of its group has sent its inputs. */
 const started = (run) => run.group.every((r) => run.inputs[String(r)]);
 
-/** The live feed: a run arrives whole at run_started and run_ended, and a message per rank per
- * step between: a live run costs no GET. */
-function onMessage(m) {
-  perturbation.onMessage(m);
-  if (m.type === "snapshot") {
-    const was = presenter;
-    presenter = m.role === "presenter";
-    if (presenter !== was) controls.setCatalog(controls.catalog, presenter);
-    training.connected(presenter);
-    setPresenter(presenter);
-    say("role", presenter ? "presenter" : "audience");
+/** The live feed, by message type: a run arrives whole at run_started and run_ended, and a
+ * message per rank per step between: a live run costs no GET. */
+const ROUTES = {
+  snapshot(m) {
     onCluster(m.cluster);
     if (m.current && !params.get("run") && !swept(m.current)) showRun(m.current);
-    if (m.presenter && !presenter) follow(m.presenter);
+    if (m.presenter && !state.presenter) follow(m.presenter);
     lead(player);
     // The run on stage may have ended while the feed was down.
     if (player.run && !ended(player.run) && player.run.id !== m.current?.id) openRun(player.run.id);
     refreshHistory().then((runs) => params.get("run") || showLatest(runs.find((r) => ended(r) && r.purpose !== "sweep")));
-  } else if (m.type === "cluster") {
-    onCluster(m);
-  } else if (m.type === "training" || m.type === "train_step") {
-    training.onMessage(m);
-  } else if (m.type === "run") {
+  },
+  cluster: onCluster,
+  run: () => refreshHistory(),
+  presenter(m) {
+    if (!state.presenter) follow(m);
+  },
+  run_started(m) {
+    if ((state.live && !swept(m.run)) || mine(m.run)) showRun(m.run);
     refreshHistory();
-  } else if (m.type === "presenter") {
-    if (!presenter) follow(m);
-  } else if (m.type === "run_started") {
-    if ((player.follow && !swept(m.run)) || [player.run?.id, submitted].includes(m.run.id)) showRun(m.run);
-    refreshHistory();
-  } else if (m.type === "run_ended") {
+  },
+  run_ended(m) {
     // A run that failed before it started was never on stage: its end says why.
-    const mine = [player.run?.id, submitted].includes(m.run.id);
-    if (mine || (player.follow && !started(m.run) && !swept(m.run))) showRun(m.run);
+    if (mine(m.run) || (state.live && !started(m.run) && !swept(m.run))) showRun(m.run);
     refreshHistory();
-  } else if (m.type === "step" && player.run?.id === m.run_id) {
-    const step = player.run.steps[m.step];
-    if (!step) return; // beyond the run's plan
+  },
+  step(m) {
+    const step = player.run?.id === m.run_id && player.run.steps[m.step];
+    if (!step) return; // another run's, or beyond the run's plan
     step.ranks[String(m.rank)] = { t0: m.t0, t1: m.t1, states: m.states };
     player.grow();
-  }
-}
+  },
+};
+
+// The state learns its role first; the perturbations hear a message before the page does (the
+// end of a demo's run is theirs to know when the page shows it), the training after.
+const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbation.routes, ROUTES,
+  training.routes];
+const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
 function onCluster(cluster) {
   showCluster(cluster);
-  if (cluster.world_size !== worldSize) {
-    worldSize = cluster.world_size;
+  if (cluster.world_size !== state.worldSize) {
+    state.worldSize = cluster.world_size;
     refreshCatalog();
   }
 }
@@ -256,6 +255,7 @@ function theme(name) {
   document.documentElement.dataset.theme = name;
   localStorage.setItem("ringside-theme", name);
   if (player.run && ended(player.run)) { timeline(player.run); totals(player.run); }
+  training.charts.themed();
 }
 
 theme(localStorage.getItem("ringside-theme") ?? (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
@@ -268,7 +268,7 @@ $("export").onclick = () => player.run && download(player.run);
 $("follow-presenter").onclick = reattach;
 $("perfetto").onclick = () => {
   if (!player.run) return;
-  const status = (text, state) => { say("perfetto-status", text); $("perfetto-status").dataset.state = state; };
+  const status = (text, how) => { say("perfetto-status", text); $("perfetto-status").dataset.state = how; };
   openInPerfetto(`/api/runs/${player.run.id}/trace`, `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, status);
 };
 $("cancel").onclick = async () => {
@@ -288,6 +288,7 @@ const KEYS = { // in either case; the player binds its own (Space, arrows, + and
   r: () => controls.again(), enter: () => controls.again(), a: () => controls.cycleAlgorithm(), o: () => controls.cycleOp(),
   p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
   f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"),
+  d: () => state.presenter && perturbation.runDemo(),
   "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()),
 };
 document.addEventListener("keydown", (e) => {
@@ -298,8 +299,9 @@ document.addEventListener("keydown", (e) => {
 
 await refreshCatalog(); // the ended states, before the first run arrives
 applyShared();
-send = live(onMessage, (state) => {
-  $("connection").dataset.state = state;
-  say("connection", state === "open" ? "live" : "reconnecting…");
-  if (state === "open") { sent = ""; lead(player); } // a restarted server learns the presenter's view again
+state.send = live(route, (socket) => {
+  $("connection").dataset.state = socket;
+  say("connection", socket === "open" ? "live" : "reconnecting…");
+  // a restarted server learns the presenter's view again
+  if (socket === "open") { state.sent = ""; lead(player); }
 });

@@ -3,15 +3,17 @@
 import { Stage } from "rs/stage.js";
 import { Player, bindPlayer } from "rs/player.js";
 import { showStep, showOutcome } from "rs/panels.js";
+import { PageState } from "rs/state.js";
 import { $, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 const run = JSON.parse($("run-data").textContent);
-const player = new Player(new Stage($("stage")), showStep);
+const stage = new Stage($("stage"));
+const player = new Player(stage, new PageState({ live: false })); // no feed, no presenter: it drives itself
+player.addEventListener("change", () => showStep(player));
 bindPlayer(player); // Space, ← and →
 say("run-title", `${run.spec.collective} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);
-player.follow = false;
 player.load(run);
-showOutcome(run);
-window.ringside = { player, run };
+showOutcome(run, player);
+window.ringside = Object.freeze({ player, stage, run }); // read by tests
 
 function lecture() {
   $("present").classList.toggle("active", document.body.classList.toggle("present"));

@@ -59,12 +59,12 @@ function showPhases(player) {
 }
 
 /** Why a run went wrong, in the server's words: where its result first departed from the
- * collective's (a button shows that step), a failed run's error. */
-function verdicts(run) {
+ * collective's (a button shows that step with `player`), a failed run's error. */
+function verdicts(run, player) {
   const out = [];
   const d = run.departure;
   if (d) {
-    const show = () => { const player = window.ringside?.player; if (player) { player.pause(); player.go(d.step); } };
+    const show = () => { player.pause(); player.go(d.step); };
     out.push(html("p", { class: "departure differs", "data-step": d.step, "data-rank": d.rank, "data-chunk": d.chunk },
       `First departure: ${d.words}. `, d.step >= 0 ? html("button", { type: "button", onclick: show }, `show step ${d.step + 1}`) : null));
   }
@@ -98,14 +98,15 @@ function callTimeline(calls) {
   return html("div", { class: "calls" }, html("p", {}, `Send/recv calls, ${seconds(end)} in all: light while in flight, red while the rank waits`), rows);
 }
 
-export function showOutcome(run) {
+/** The run's verdicts, each rank's input and output, and its traffic; `player` shows a step. */
+export function showOutcome(run, player) {
   const box = $("outcome");
   box.replaceChildren();
   if (!run) return;
   const rows = outcomes(run).map((o) => row("td", [`r${o.rank}`, values(o.inputs.flat()), values(o.outputs.flat()),
     html("td", { class: o.verified === false ? "differs" : "ok", "data-verified": String(o.verified) },
       o.verified === true ? "✓" : o.verified === false ? differences(o) : "")]));
-  box.append(...verdicts(run), html("table", {}, row("th", ["rank", "in", "out", "vs native"]), rows));
+  box.append(...verdicts(run, player), html("table", {}, row("th", ["rank", "in", "out", "vs native"]), rows));
   const t = run.traffic, p = run.prediction;
   $("traffic").replaceChildren(html("table", {},
     row("td", ["time", seconds(run.time)]),

@@ -3,61 +3,60 @@
 // algorithms under one straggler. Predictions and a hang's state come from the server.
 
 import { api } from "rs/api.js";
-import { $, el, html, notAShortcut } from "rs/dom.js";
+import { $, el, html } from "rs/dom.js";
 import { bandwidth, seconds } from "rs/format.js";
 import { arrivals, lastArrivals } from "rs/timeline.js";
 
 const MARK = "#D55E00"; // vermilion: apart from every rank's colour
 const SHOWN_STEPS = 12; // steps listed in the waits report
-const page = () => window.ringside ?? {};
 
-let presenter = false;
-let limits = null; // GET /api/perturb
+const page = {}; // the page's state, player, stage and controls, given by bindPerturbation
+let limits = null; // GET /api/perturb's answer, asked once (a promise)
 let demo = null; // {ids, ended: {id: run}} of the last demo this page (or the presenter's) started
 
-/** Every live message, before the page's handling. */
-export function onMessage(m) {
-  if (m.type === "snapshot") {
-    presenter = m.role === "presenter";
-    mountPanel();
-  } else if (m.type === "wavefront") {
-    const run = page().player?.run;
+/** The page's objects, given once. The marks are drawn again when the stage makes its nodes
+ * again (a new run, a resize), and a hang's verdict takes over the caption that the page writes
+ * at the player's frontier (its listener comes before this one). */
+export function bindPerturbation(given) {
+  Object.assign(page, given);
+  page.stage.addEventListener("load", draw);
+  page.player.addEventListener("change", holdCaption);
+}
+
+const later = () => setTimeout(refresh, 0); // after the page's handling of the message
+
+/** The live messages it hears, by type, before the page's handling. */
+export const routes = {
+  snapshot() { mountPanel(); later(); },
+  wavefront(m) {
+    const run = page.player.run;
     if (run?.id !== m.run_id) return;
     (run.perturbed ??= {}).wavefront = m.wavefront;
     draw();
     holdCaption();
-  } else if (m.type === "run_ended" && demo?.ids.includes(m.run.id)) {
-    demo.ended[m.run.id] = m.run;
-  }
-  if (["snapshot", "run_started", "run_ended"].includes(m.type)) setTimeout(refresh, 0); // after the page's
-}
+  },
+  run_started: later,
+  run_ended(m) {
+    if (demo?.ids.includes(m.run.id)) demo.ended[m.run.id] = m.run;
+    later();
+  },
+};
 
 // ---- the stage
-
-/** The marks are drawn again when the stage rebuilds its nodes (a new run, a resize), and a
- * hang's verdict takes over the caption the player writes at its frontier. */
-function watchStage() {
-  const svg = $("stage"), caption = $("caption");
-  if (!svg) return;
-  new MutationObserver(() => {
-    if (!svg.querySelector("g.perturbation") && page().stage?.run) draw();
-  }).observe(svg, { childList: true });
-  if (caption) new MutationObserver(holdCaption).observe(caption, { childList: true, characterData: true, subtree: true });
-}
 
 /** At a hang's last reported step the caption is its verdict: the wavefront's while the others
  * wait, the run's error once it has failed. */
 function holdCaption() {
-  const { player } = page(), caption = $("caption"), front = player?.run?.perturbed?.wavefront;
-  if (!caption || !player?.run || player.step + 1 < player.available()) return;
+  const { player } = page, caption = $("caption"), front = player.run?.perturbed?.wavefront;
+  if (!player.run || player.step + 1 < player.available()) return;
   const verdict = front?.rank == null ? demoLine(player.run.id) : player.run.state === "running" ? front.text : player.run.error;
   if (verdict && caption.textContent !== verdict) caption.textContent = verdict;
 }
 
 /** The run on stage's marks: its straggler, its slow link, its hang's wavefront. */
 function draw() {
-  const stage = page().stage, run = stage?.run;
-  stage?.svg.querySelector("g.perturbation")?.remove();
+  const { stage } = page, run = stage.run;
+  stage.svg.querySelector("g.perturbation")?.remove();
   if (!run?.spec || !stage.positions) return;
   const asked = run.spec.perturb, front = run.perturbed?.wavefront;
   if (!asked && !front) return;
@@ -65,6 +64,7 @@ function draw() {
   if (asked?.straggler) outline(stage, g, asked.straggler.rank, `straggler · +${seconds(asked.straggler.delay_s)} a step`);
   if (asked?.slow_link) link(stage, g, asked.slow_link);
   if (front?.rank != null) wave(stage, g, front);
+  stage.overlaid();
 }
 
 const fontOf = (stage) => (stage.column ? 13 : Math.max(12, Math.min(20, stage.card.h * 0.16)));
@@ -114,16 +114,17 @@ const FIELDS = [ // option, field, label, default
 const OPTIONS = { straggler: "Straggler", slow_link: "Slow link", hang: "Hang" };
 
 async function mountPanel() {
-  limits ??= await api("/api/perturb").catch(() => null);
+  limits ??= api("/api/perturb").catch(() => null);
+  const title = (await limits)?.demo?.title;
   let panel = $("perturb-panel");
   if (!panel) {
     panel = html("section", { id: "perturb-panel", "aria-label": "Perturb" }, html("h2", {}, "Perturb"),
       html("form", { id: "perturb-form" }), html("p", { id: "perturb-why", class: "why" }), html("div", { id: "perturb-report" }));
     ($("controls") ?? document.body).after(panel);
-    document.addEventListener("keydown", onKey);
-    document.querySelector("#keys dl")?.append(html("dt", {}, "D"), html("dd", {}, limits?.demo?.title ?? "the perturbation demo"));
+    const keys = [html("dt", {}, "D"), html("dd", {}, title ?? "the perturbation demo")];
+    document.querySelector("#keys dl")?.append(...keys);
   }
-  const form = $("perturb-form");
+  const form = $("perturb-form"), { presenter } = page.state;
   form.hidden = !presenter;
   if (form.childElementCount || !presenter) return;
   for (const [option, title] of Object.entries(OPTIONS)) {
@@ -133,7 +134,7 @@ async function mountPanel() {
     form.append(html("fieldset", {}, html("legend", {}, html("label", {}, box, ` ${title}`)), fields));
   }
   form.append(html("button", { type: "button", id: "perturb-run", onclick: runPerturbed }, "Run with these"),
-    html("button", { type: "button", id: "perturb-demo", title: "D", onclick: runDemo }, limits?.demo?.title ?? "Demo"));
+    html("button", { type: "button", id: "perturb-demo", title: "D", onclick: runDemo }, title ?? "Demo"));
 }
 
 /** The options ticked in the form, as RunSpec.perturb (null if none). */
@@ -148,16 +149,18 @@ function asked() {
 }
 
 async function runPerturbed() {
-  const controls = page().controls;
+  const { controls } = page;
   const spec = { ...controls.spec(), perturb: asked() };
   await submit(() => api("/api/runs", { method: "POST", body: spec }), (accepted) => controls.onSubmitted(accepted.id));
 }
 
-async function runDemo() {
-  const straggler = presenter && $("perturb-form").elements["straggler.on"]?.checked ? asked()?.straggler : undefined;
+/** The lecture demo (D, or its button), with the straggler the form asks for if it is ticked. */
+export async function runDemo() {
+  const ticked = page.state.presenter && $("perturb-form").elements["straggler.on"]?.checked;
+  const straggler = ticked ? asked()?.straggler : undefined;
   await submit(() => api("/api/perturb/demo", { method: "POST", body: straggler ? { straggler } : {} }), (answer) => {
     demo = { ids: answer.runs.map((r) => r.id), ended: {} };
-    page().controls?.onSubmitted(answer.runs[0].id);
+    page.controls.onSubmitted(answer.runs[0].id);
   });
 }
 
@@ -171,16 +174,12 @@ async function submit(request, then) {
   }
 }
 
-function onKey(e) {
-  if (!notAShortcut(e) && (e.key === "d" || e.key === "D") && presenter) runDemo();
-}
-
 // ---- the report
 
 /** The run on stage's marks, and once it has ended, what was predicted, who arrived last, who waited. */
 function refresh() {
   draw();
-  const report = $("perturb-report"), run = page().player?.run;
+  const report = $("perturb-report"), run = page.player.run;
   if (!report) return;
   report.replaceChildren(...(run ? reportOf(run) : []), ...demoReport());
 }
@@ -231,5 +230,3 @@ function demoReport() {
   holdCaption(); // the caption says it too (lecture mode shows no panel)
   return [html("p", { class: "perturb-demo" }, line)];
 }
-
-watchStage();

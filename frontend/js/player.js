@@ -1,27 +1,25 @@
 // The player: which step is on the stage, moved by hand, at a speed, by a live run's new steps,
-// or by the presenter's page.
+// or by the presenter's view. It dispatches "change" on every move; who drives it is the page
+// state's to say.
 
 import { extend, firstFrame, stepComplete } from "rs/replay.js";
 import { $, notAShortcut } from "rs/dom.js";
 
 const STEP_MS = 1400; // one step at 1x: long enough to follow a chunk with the eye
 
-export class Player {
+export class Player extends EventTarget {
   run = null;
   frames = [];
   step = -1; // -1: the inputs, before any step
   playing = false;
   speed = 1;
-  follow = true;
   loop = 0; // the play loop that may go on: a newer one, or the presenter's lead, ends an older one
-  // Led by the presenter, `view` (the presenter's last) moves this player; a move of its own ends that.
-  led = false;
-  view = null;
-  onDetach = null;
 
-  constructor(stage, onChange) {
+  /** `state`: the page's (PageState), which says who drives. */
+  constructor(stage, state) {
+    super();
     this.stage = stage;
-    this.onChange = onChange;
+    this.state = state;
   }
 
   /** Show a run, or newer data of the one on stage (a live run's end, a reload). */
@@ -51,37 +49,36 @@ export class Player {
   grow() {
     if (!extend(this.frames, this.run)) return;
     this.changed();
-    if (this.leading()) this.mirror(this.view); // the presenter may be ahead of what had arrived
+    if (this.leading()) this.mirror(); // the presenter may be ahead of what had arrived
     this.followLive();
   }
 
-  /** Whether this player follows the presenter's view, and it is about the run on stage. */
-  leading() { return this.led && this.view?.run_id === this.run?.id; }
+  /** Whether the presenter drives this player, and its view is about the run on stage. */
+  leading() { return this.state.driver === "presenter" && this.state.view.run_id === this.run?.id; }
 
   /** A followed live run plays on as its steps arrive (even after a pause), unless the presenter leads. */
   followLive() {
-    if (this.follow && this.run.state === "running" && !this.leading() && !this.playing) this.loopFrom();
+    if (this.state.live && this.run.state === "running" && !this.leading() && !this.playing) this.loopFrom();
   }
 
   /** Steps that every rank has reported, each with its frame. */
   available() { return this.run ? this.frames.length - 1 : 0; }
 
-  changed() { this.onChange(this); }
+  changed() { this.dispatchEvent(new Event("change")); }
 
   /** A move of this page's own (a key, a button, the slider) leaves the presenter's lead. */
   own() {
-    if (!this.led) return;
-    this.led = false;
+    if (this.state.driver !== "presenter") return;
     this.playing = false; // the presenter's playing was shown, not played by a loop of this page's
     this.loop += 1;
-    this.onDetach?.();
+    this.state.set({ attached: false });
   }
 
   /** The presenter's view: its step (a step forward flies, as there), speed and playing. A step
    * not received yet is shown on arrival. */
-  mirror(view) {
-    this.view = view;
-    if (!this.led || this.run?.id !== view.run_id) return;
+  mirror() {
+    const view = this.state.view;
+    if (this.state.driver !== "presenter" || this.run?.id !== view.run_id) return;
     this.loop += 1; // no play loop of this page's own beside the lead
     this.speed = view.speed;
     const target = Math.max(-1, Math.min(view.step, this.available() - 1));
@@ -164,7 +161,7 @@ export function bindPlayer(player) {
   $("slider").oninput = (e) => { player.pause(); player.go(Number(e.target.value)); };
   $("speed").onchange = (e) => player.setSpeed(Number(e.target.value));
   const follow = $("follow");
-  if (follow) follow.onchange = (e) => { player.follow = e.target.checked; };
+  if (follow) follow.onchange = (e) => player.state.set({ live: e.target.checked });
   document.addEventListener("keydown", (e) => {
     if (notAShortcut(e)) return;
     if (e.key === " ") { e.preventDefault(); player.toggle(); }

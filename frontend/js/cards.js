@@ -1,0 +1,200 @@
+// A rank's card on the stage: its header (name and bytes so far), its buffer's cells coloured by
+// where their data came from, with their values, and two bars of what it has sent and received.
+
+import { bytes, cellText, colour, exact, range } from "rs/format.js";
+import { el, stripes } from "rs/dom.js";
+import { textWidth } from "rs/labels.js";
+
+const MIN_FONT = 9; // the smallest value text drawn, in stage units
+const READABLE = 14; // a value rounded harder to be drawn at least this large is worth it
+const MAX_TITLE_VALUES = 256;
+
+/** The chunks of `rank`'s buffer worth drawing: its input and output, and any slot the
+ * schedule uses there as scratch. A scatter's receiver draws one block, not P slots. All of
+ * them for a run without display data. */
+export function drawnChunks(run, rank) {
+  const all = Array.from({ length: run.chunk_bounds.length || 1 }, (_, c) => c);
+  const outputs = run.display?.output_chunks;
+  if (!outputs) return all;
+  const keep = new Set([...(run.input_chunks?.[String(rank)] ?? []), ...(outputs[String(rank)] ?? [])]);
+  for (const step of run.steps) {
+    for (const [src, dst, chunk, into] of step.transfers) {
+      if (src === rank) keep.add(chunk);
+      if (dst === rank) keep.add(into);
+    }
+  }
+  return keep.size ? all.filter((c) => keep.has(c)) : all;
+}
+
+/** A card's header in the layer over the tokens: its name, as long as fits ("rank 3 (g1) · root"
+ * … "3"), and with `traffic` its bytes so far right of it ("↑48 B ↓48 B"), returned: "rank 3"
+ * rather than no bytes, though not a bare number. The whole band is kept clear of labels. */
+function drawHead(stage, left, top, choices, cls = "name", traffic = false) {
+  const { w } = stage.card, { head } = stage, font = head * 0.72;
+  const x = left + Math.min(8, w * 0.06), y = top + head * 0.55;
+  const wide = (t) => textWidth(t, font) * 0.95;
+  const most = bytes(stage.most);
+  const beside = traffic ? x - left + 10 + textWidth(`↑${most} ↓${most}`, head * 0.6) : Infinity;
+  const withBytes = choices.slice(0, 2).find((t) => wide(t) + beside <= w - (w >= 60 ? 20 : 4));
+  el("text", { class: cls, x, y, "font-size": font }, stage.names).textContent =
+    withBytes ?? choices.find((t) => wide(t) <= w - (w >= 60 ? 22 : 6)) ?? choices.at(-1);
+  // glyphs rise about 1 em over the baseline
+  stage.nameBoxes.push({ x: left, y: top - head * 0.2, w, h: head * 1.2 });
+  if (!withBytes) return null;
+  return el("text", { class: "bytes", x: left + w - (w >= 60 ? 20 : 4), y, "font-size": head * 0.6 }, stage.names);
+}
+
+/** A rank outside the run's group: greyed in place, no buffer. */
+export function drawOutsider(stage, parent, rank) {
+  const { x, y } = stage.positions[rank];
+  const { w, h } = stage.card;
+  const g = el("g", { class: "card outside", "data-rank": rank,
+    transform: `translate(${x - w / 2},${y - h / 2})` }, parent);
+  el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
+  el("title", {}, g).textContent = `rank ${rank} is not in this run's group`;
+  const names = [`rank ${rank} · not in group`, `rank ${rank} · out`, `rank ${rank}`, `${rank}`];
+  drawHead(stage, x - w / 2, y - h / 2, names, "name outside");
+}
+
+export function drawCard(stage, parent, rank, isRoot) {
+  const { run, head } = stage;
+  const { x, y } = stage.positions[rank];
+  const { w, h } = stage.card;
+  const left = x - w / 2, top = y - h / 2;
+  const g = el("g", { class: `card${isRoot ? " root" : ""}`, "data-rank": rank,
+    transform: `translate(${left},${top})` }, parent);
+  el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
+  // its number inside the group
+  const local = run.world_size > run.group.length ? ` (g${run.group.indexOf(rank)})` : "";
+  // a parameter server's: its role says more than "root"
+  const server = (run.layout?.servers ?? []).includes(rank);
+  const root = server ? " · server" : isRoot ? " · root" : "";
+  const names = [`rank ${rank}${local}${root}`, `rank ${rank}${local}`, `${rank}${local}`, `${rank}`];
+  const text = drawHead(stage, left, top, names, "name", !!stage.traffic);
+  if (w >= 60) {
+    el("rect", { class: "swatch", x: w - 14, y: head / 2 - 4, width: 8, height: 8, rx: 2, fill: colour(rank) }, g);
+  }
+  const pad = Math.max(2, Math.min(6, w * 0.02));
+  const barH = stage.traffic ? Math.max(2.5, Math.min(7, h * 0.045)) : 0;
+  const barsRoom = stage.traffic ? 2 * barH + 4 : 0;
+  const chunks = drawnChunks(run, rank);
+  const mine = new Set([...(run.input_chunks?.[String(rank)] ?? []),
+    ...(run.display?.output_chunks?.[String(rank)] ?? [])]);
+  const cw = (w - 2 * pad) / chunks.length, ch = h - head - pad - barsRoom;
+  const regions = run.display?.regions ?? [];
+  const regionOf = new Map(regions.flatMap((reg) => reg.chunks.map((c) => [c, reg.label])));
+  chunks.forEach((c, i) => {
+    const cx0 = pad + i * cw;
+    const scratch = run.display && !mine.has(c);
+    const cell = el("g", { class: `cell${scratch ? " scratch" : ""}`, "data-rank": rank, "data-chunk": c,
+      transform: `translate(${cx0},${head})` }, g);
+    const fill = el("g", {}, cell);
+    el("rect", { class: "spare-mark", width: cw, height: ch }, cell);
+    el("rect", { class: "edge", width: cw, height: ch }, cell);
+    const text = el("text", { class: "value", x: cw / 2, y: ch / 2 }, cell);
+    const small = Math.min(14, ch * 0.18);
+    const note = el("text", { class: "note", x: cw / 2, y: ch - small * 0.7, "font-size": small }, cell);
+    stage.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, note, w: cw, h: ch,
+      maxFont: Math.min(ch * 0.55, 40), cx: left + cx0 + cw / 2, cy: top + head + ch / 2 };
+    // A buffer in labelled parts (an input half and an output half): the label at each part's start.
+    const label = regionOf.get(c);
+    if (label && regionOf.get(chunks[i - 1]) !== label) {
+      const font = Math.max(9, Math.min(14, ch * 0.2)), at = left + cx0;
+      // over every cell and token (the names' layer), so no later cell paints over the word
+      const y1 = top + head - 2, y2 = top + head + ch + 2;
+      if (i) el("line", { class: "divider", x1: at, x2: at, y1, y2 }, stage.names);
+      const y = top + head + font * 0.85;
+      const attrs = { class: "region", "data-rank": rank, x: at + 3, y, "font-size": font };
+      el("text", attrs, stage.names).textContent = label;
+      stage.nameBoxes.push({ x: at + 3, y: top + head - font * 0.2, w: textWidth(label, font), h: font * 1.3 });
+    }
+  });
+  // Slots the rank's buffer does not really have stay in the page, undrawn: every chunk keeps its hook.
+  for (let c = 0; c < (run.chunk_bounds.length || 1); c++) {
+    if (chunks.includes(c)) continue;
+    const cell = el("g", { class: "cell unused", "data-rank": rank, "data-chunk": c }, g);
+    stage.cells[`${rank}:${c}`] = { group: cell, stripes: el("g", {}, cell),
+      text: el("text", { class: "value" }, cell), note: el("text", {}, cell),
+      w: 0, h: 0, maxFont: 0, cx: x, cy: y, unused: true };
+  }
+  if (stage.traffic) stage.bars[rank] = { ...drawBars(g, w, h, pad, barH), text };
+}
+
+/** Two thin bars under the cells: what the rank has sent and received so far, one scale for all. */
+function drawBars(g, w, h, pad, barH) {
+  const full = w - 2 * pad;
+  const bar = (y, cls) => {
+    el("rect", { class: "bar-track", x: pad, y, width: full, height: barH, rx: barH / 2 }, g);
+    return el("rect", { class: `bar ${cls}`, x: pad, y, width: 0, height: barH, rx: barH / 2 }, g);
+  };
+  const sent = bar(h - pad - 2 * barH - 2, "sent"), received = bar(h - pad - barH, "received");
+  const title = el("title", {}, g);
+  return { sent, received, full, title };
+}
+
+/** Paint `rank`'s card as `frame` has it, its bars at step `index`; `outputs` (after the last
+ * step): the chunks that are output, the others hatched. */
+export function paintCard(stage, rank, frame, outputs, index) {
+  const r = String(rank), chunks = stage.run.chunk_bounds.map((_, c) => c);
+  const values = frame.values[r] ?? [], origins = frame.origins[r] ?? [], stats = frame.stats?.[r] ?? [];
+  const out = outputs ? new Set(outputs[r] ?? []) : null;
+  let font = Infinity;
+  for (const c of chunks) {
+    font = Math.min(font, paint(stage, rank, c, values[c], origins[c], stats[c], out && !out.has(c)));
+  }
+  const cells = chunks.map((c) => stage.cells[`${rank}:${c}`]).filter(Boolean);
+  size(cells, Number.isFinite(font) ? font : MIN_FONT);
+  showBars(stage, rank, index);
+}
+
+function showBars(stage, rank, index) {
+  const bars = stage.bars[rank];
+  if (!bars) return;
+  const sent = stage.traffic.sent[rank][index], received = stage.traffic.received[rank][index];
+  bars.sent.setAttribute("width", (bars.full * sent) / stage.most);
+  bars.received.setAttribute("width", (bars.full * received) / stage.most);
+  bars.title.textContent = `rank ${rank} so far: sent ${bytes(sent)}, received ${bytes(received)}`;
+  if (bars.text) bars.text.textContent = `↑${bytes(sent)} ↓${bytes(received)}`;
+  bars.sent.dataset.bytes = sent;
+  bars.received.dataset.bytes = received;
+}
+
+/** One cell; returns the largest font its text fits at (Infinity: no text). */
+function paint(stage, rank, chunk, values, origins, stats, spare = false) {
+  const cell = stage.cells[`${rank}:${chunk}`];
+  if (!cell) return Infinity;
+  const from = [...(origins ?? [])].sort((a, b) => a - b);
+  cell.group.dataset.origins = from.join(",");
+  stripes(cell.stripes, from, cell.w, cell.h);
+  cell.group.dataset.values = JSON.stringify(values ?? null);
+  // Values rounded to what fits at a size a back row reads (else at the smallest), then the
+  // largest type that text fits at. A large chunk ships a summary: its range says more.
+  const chars = (font) => Math.floor((cell.w - 6) / (font * 0.62));
+  const write = (font, least) => (stats ? range(stats.min, stats.max, chars(font))
+    : cellText(values, chars(font), least));
+  const text = stage.colourOnly || cell.unused ? ""
+    : write(Math.min(READABLE, cell.maxFont), 2) || write(MIN_FONT, 1);
+  if (cell.text.textContent !== text) cell.text.textContent = text;
+  cell.group.classList.toggle("empty", !from.length); // holds no rank's data yet: its zeros are dimmed
+  cell.group.classList.toggle("spare", spare);
+  // said where it fits under the value; the hatching and the hover say it everywhere
+  const note = "not output", fits = cell.h >= 40 && textWidth(note, Math.min(14, cell.h * 0.18)) <= cell.w - 4;
+  cell.note.textContent = spare && fits ? note : "";
+  const all = (values ?? []).slice(0, MAX_TITLE_VALUES).map(exact).join(" ")
+    + ((values?.length ?? 0) > MAX_TITLE_VALUES ? " …" : "");
+  const summary = stats ? `min ${exact(stats.min)}, max ${exact(stats.max)}, sum ${exact(stats.sum)}; first ` : "";
+  const whose = `from ${from.join(", ") || "nobody"}${spare ? " (not part of the output)" : ""}`;
+  const tip = `rank ${rank} chunk ${chunk} ${whose}`;
+  (cell.title ??= el("title", {}, cell.group)).textContent = `${tip}: ${summary}${all}`;
+  return text ? Math.max(MIN_FONT, Math.min(cell.maxFont, (cell.w - 6) / (text.length * 0.62))) : Infinity;
+}
+
+/** One size for the values of a card, the largest that all of them fit at: sizes do not jump
+ * from cell to cell. */
+function size(cells, font) {
+  for (const cell of cells) {
+    cell.text.setAttribute("font-size", font.toFixed(1));
+    const tw = textWidth(cell.text.textContent, font);
+    cell.box = tw ? { x: cell.cx - tw / 2, y: cell.cy - font * 0.6, w: tw, h: font * 1.2 } : null;
+  }
+}
