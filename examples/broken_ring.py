@@ -5,7 +5,7 @@ so the checker refuses it before anything runs, naming the rank and the chunk.
     ringside up --ranks 4 --algorithms examples/broken_ring.py   # listed, and refused when run
 """
 
-from ringside.worker_agent.user.user_algorithms import algorithm, reduce, send, step
+from ringside.worker_agent.user import algorithm, reduce, send, step
 
 
 @algorithm("all_reduce", "broken_ring", pieces=lambda p, chunks: p)

@@ -12,7 +12,7 @@ ranks send first and odd ranks receive first.
 
 import torch
 import torch.distributed as dist
-from ringside.worker_agent.user.user_algorithms import traced
+from ringside.worker_agent.user import traced
 
 
 @traced("all_reduce", "deadlock_ring")

@@ -6,7 +6,7 @@ every rank's links carry about the same load.
     ringside up --ranks 4 --algorithms examples/double_binary_tree.py
 """
 
-from ringside.worker_agent.user.user_algorithms import algorithm, reduce, send, step
+from ringside.worker_agent.user import algorithm, reduce, send, step
 
 
 def depth(v):

@@ -5,7 +5,7 @@ crosses nodes), then every leader hands the result to its node.
     ringside up --ranks 4 --algorithms examples/hierarchical_all_reduce.py
 """
 
-from ringside.worker_agent.user.user_algorithms import algorithm, reduce, send, step
+from ringside.worker_agent.user import algorithm, reduce, send, step
 
 PER_NODE = 2
 
