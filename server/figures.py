@@ -67,7 +67,8 @@ def timing(run: Run) -> tuple[float | None, float | None, float | None]:
         return None, None, None
     seconds = statistics.median(max(ts) for ts in zip(*per_iteration))
     collective, p = get(run.spec.collective, run.spec.servers), len(run.group)
-    size = collective.message_bytes(collective.count(run.spec), vocabulary.ITEMSIZE[collective.dtype(run.spec)], p)
+    itemsize = vocabulary.ITEMSIZE[collective.dtype(run.spec)]
+    size = collective.message_bytes(collective.count(run.spec), itemsize, p)
     algbw = size / seconds if seconds > 0 else None
     return seconds, algbw, algbw * collective.bus_factor(p) if algbw is not None else None
 
@@ -79,7 +80,8 @@ def traffic(run: Run) -> RunTraffic | None:
         return None
     collective = get(run.spec.collective)
     schedule = Schedule.from_json(run.schedule, run.world_size)
-    moved = simulate.traffic(schedule, collective.count(run.spec), vocabulary.ITEMSIZE[collective.dtype(run.spec)]).to_json()
+    itemsize = vocabulary.ITEMSIZE[collective.dtype(run.spec)]
+    moved = simulate.traffic(schedule, collective.count(run.spec), itemsize).to_json()
     return RunTraffic(sent={str(r): moved["sent"][r] for r in run.group},
                       received={str(r): moved["received"][r] for r in run.group},
                       total=moved["total"], busiest_link=moved["busiest_link"])
@@ -89,7 +91,8 @@ def departure(run: Run) -> Departure | None:
     """For traced code whose result is wrong: the first step where a rank's buffer departs
     from what the collective requires (provenance.first_departure), in global ranks. Other
     schedules are checked before they run, so their results are never wrong this way."""
-    if run.verified is not False or run.schedule is None or not algorithm_of(run.spec.collective, run.spec.algorithm).traced:
+    traced = algorithm_of(run.spec.collective, run.spec.algorithm).traced
+    if run.verified is not False or run.schedule is None or not traced:
         return None
     local = {g: i for i, g in enumerate(run.group)}
     plan = {**run.schedule, "root": local[run.schedule["root"]],

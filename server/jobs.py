@@ -82,7 +82,7 @@ class Dispatcher:
         self.cluster, self.tell = cluster, tell
         self.queue: deque[Job] = deque()
         self.current: Job | None = None
-        self.stopping = False  # Ctrl-C or SIGTERM arrived (serve.Server): what is cut short now is interrupted
+        self.stopping = False  # Ctrl-C or SIGTERM (serve.Server): what is cut short now is interrupted
         self.changed = asyncio.Event()  # something a waiting job may care about happened
 
     def recover(self, left: Iterable[Job]) -> None:
@@ -96,7 +96,8 @@ class Dispatcher:
             raise NotReady("group", "no ranks are connected")
         missing = self.cluster.missing()
         if missing:
-            raise NotReady("group", f"ranks {missing} of the world are not connected; every rank takes part in every {kind}")
+            raise NotReady("group", f"ranks {missing} of the world are not connected; "
+                                    f"every rank takes part in every {kind}")
 
     def check(self, job: Job) -> None:
         """Raise Busy if the job would not be queued now: one that does not queue while anything
@@ -150,7 +151,7 @@ class Dispatcher:
             await self._execute(self.queue.popleft())
 
     def stop(self) -> None:
-        """The server stops: whatever is running or queued is interrupted (call once the loop is cancelled)."""
+        """The server stops: whatever runs or waits is interrupted (call once the loop is cancelled)."""
         for job in ([self.current] if self.current else []) + list(self.queue):
             job.end(RunState.INTERRUPTED, STOPPED.format(job.kind))
         self.current = None
@@ -165,9 +166,10 @@ class Dispatcher:
             job.end(state, error)
         except asyncio.CancelledError:
             raise  # the server stops: stop() interrupts it
-        except Exception:  # a bug must cost this job, never the dispatcher: every later job would wait forever
+        except Exception:  # a bug costs this job, never the dispatcher: every later job would wait forever
             log.exception("%s %s: the dispatcher failed", job.kind, job.id)
-            job.record.error = job.record.error or f"the server failed while running this {job.kind} (its log says why)"
+            why = f"the server failed while running this {job.kind} (its log says why)"
+            job.record.error = job.record.error or why
             try:
                 job.end(RunState.FAILED, None)
             except Exception:
@@ -189,7 +191,7 @@ class Dispatcher:
                 lost = lost or await self._lost_within(LOSS_GRACE_S)
                 if not lost:
                     return RunState.FAILED, None
-                said, record.error = record.error, None  # the rank that died goes first; what a survivor said follows
+                said, record.error = record.error, None  # the rank that died first; then what a survivor said
                 return RunState.FAILED, lost_words(lost, job.kind) + (
                     f": {said}" if said else f"; ranks {record.unfinished()} did not finish")
             if not record.unfinished():

@@ -231,8 +231,9 @@ def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit,
         return spec, None
     collective = get(spec.collective)
     first = 1 if "chunks" in left else spec.chunks  # the chunks a schedule is checked with
-    if "algorithm" in left:  # what is wrong whatever the algorithm (group, count, op ...) is said first
-        validate(spec.model_copy(update={"algorithm": NATIVE, "chunks": first}), world_size, backend)
+    # what is wrong whatever is chosen (group, count, op ...) is said first, before any of it is used
+    settled = {"algorithm": NATIVE, "chunks": first} if "algorithm" in left else {"chunks": 1}
+    validate(spec.model_copy(update=settled), world_size, backend)  # native, custom, unknown: said plainly
     group = group_of(spec, world_size)
     p, root = len(group), group.index(spec.root) if spec.root in group else 0
     itemsize = ITEMSIZE[collective.dtype(spec)]
@@ -247,7 +248,6 @@ def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit,
         algorithm, chunks, why = choice.algorithm, choice.chunks, choice.why
         candidates = [{"algorithm": c.algorithm, "chunks": c.chunks, "time": c.time} for c in choice.candidates]
     else:
-        validate(spec.model_copy(update={"chunks": 1}), world_size, backend)  # native, custom, unknown: said plainly
         if spec.algorithm not in pm.stepwise(spec.collective):
             raise SpecError("chunks", f'"auto" chooses how a schedule is cut; {spec.algorithm} takes a number of chunks')
         algorithm = spec.algorithm

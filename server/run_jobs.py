@@ -14,8 +14,8 @@ import time
 from typing import TYPE_CHECKING
 
 from ringside.worker_agent.core.validation import validate
-from ringside.worker_agent.core.protocol import (Arrived, Cancel, ErrorEvent, RunCancelled, RunCommand, RunFinished,
-                                                 RunSpec, RunStarted, StepEvent)
+from ringside.worker_agent.core.protocol import (Arrived, Cancel, ErrorEvent, RunCancelled, RunCommand,
+                                                 RunFinished, RunSpec, RunStarted, StepEvent)
 from ringside.worker_agent.core.simulate import Sharing
 
 from . import model, wavefront
@@ -73,7 +73,7 @@ class RunJob(Job):
             run.on_cancelled(event)
         elif isinstance(event, ErrorEvent):
             run.on_error(event)
-        if (front := wavefront.observe(run, event)) is not None:  # a hang run's ranks report steps and arrivals live
+        if (front := wavefront.observe(run, event)) is not None:  # a hang's ranks report steps and arrivals live
             publish(wavefront.WavefrontMessage(run_id=run.id, wavefront=front))
 
     def end(self, state: RunState, error: str | None) -> None:
@@ -82,7 +82,8 @@ class RunJob(Job):
             wavefront.blame(run, error)  # a hang: the run failed on the rank the others waited for
         run.conclude(state, error)
         self._save_ended()
-        self.hub.fanout.publish(EndedMessage(run=run) if run.started_at else SummaryMessage(run=run.summary()))
+        ended = EndedMessage(run=run) if run.started_at else SummaryMessage(run=run.summary())  # cancelled queued
+        self.hub.fanout.publish(ended)
 
     def _save_ended(self) -> None:
         """Store the run and, if done, its figures: the counters and the fit take it in now."""
@@ -116,7 +117,8 @@ class Runs:
         hub.dispatcher.check_whole("run")
         cluster = hub.cluster
         placement = cluster.placement()
-        spec, choice = model.resolve(spec, cluster.world_size, cluster.backend, hub.fit, placement)  # `auto` made concrete
+        # `auto` made concrete
+        spec, choice = model.resolve(spec, cluster.world_size, cluster.backend, hub.fit, placement)
         validate(spec, cluster.world_size, cluster.backend)
         run = new_run(f"r-{self.next_id:06d}", spec, cluster.backend, cluster.world_size)
         run.choice = Choice(**choice) if choice is not None else None
@@ -172,7 +174,8 @@ def nonsense(event, run: Run) -> str | None:
     of seconds a run could take (NaN, 1e308) has no place in a trace, a chart or a fit."""
     if isinstance(event, StepEvent):
         if not 0 <= event.step < len(run.steps):
-            return f"rank {event.rank} reported step {event.step}, outside the run's {len(run.steps)} planned steps"
+            return (f"rank {event.rank} reported step {event.step}, "
+                    f"outside the run's {len(run.steps)} planned steps")
         if not fits(event.states, run.chunk_bounds):
             return f"rank {event.rank} reported a chunk the run's buffer does not have (step {event.step})"
         times = (event.t0, event.t1)
@@ -181,7 +184,8 @@ def nonsense(event, run: Run) -> str | None:
             return f"rank {event.rank} ended with a chunk the run's buffer does not have"
         timings = event.timings
         if len(timings.iterations) > run.spec.iterations or len(timings.steps) > len(run.steps):
-            return (f"rank {event.rank} reported {len(timings.iterations)} iterations and {len(timings.steps)} steps; "
+            return (f"rank {event.rank} reported {len(timings.iterations)} iterations "
+                    f"and {len(timings.steps)} steps; "
                     f"the run has {run.spec.iterations} and {len(run.steps)}")
         if not all(0 <= n <= MAX_BYTES for n in (event.bytes_sent, event.bytes_received, event.checksum or 0)):
             return f"rank {event.rank} reported bytes or a checksum outside 0 to 2^64"

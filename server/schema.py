@@ -97,12 +97,15 @@ def _figures_by_spec(db: sqlite3.Connection) -> bool:
         if name not in _columns(db, "figures"):
             db.execute(f"ALTER TABLE figures ADD COLUMN {name} {kind}")
     db.execute("UPDATE figures SET (count, dtype) = (SELECT json_extract(r.summary, '$.count'), "
-               "json_extract(r.summary, '$.dtype') FROM runs r WHERE r.seq = figures.seq) WHERE count IS NULL")
-    db.execute("CREATE INDEX IF NOT EXISTS figures_by_spec ON figures (collective, algorithm, ranks, count, dtype, seq)")
+               "json_extract(r.summary, '$.dtype') FROM runs r WHERE r.seq = figures.seq) "
+               "WHERE count IS NULL")
+    db.execute("CREATE INDEX IF NOT EXISTS figures_by_spec "
+               "ON figures (collective, algorithm, ranks, count, dtype, seq)")
     return False
 
 
-STEPS = [_runs, _figures, _trainings, _figures_by_spec]  # a new change is a new step at the end, never an edit to one before it
+# a new change is a new step at the end, never an edit to one before it
+STEPS = [_runs, _figures, _trainings, _figures_by_spec]
 VERSION = len(STEPS)
 
 
@@ -111,7 +114,8 @@ def migrate(db: sqlite3.Connection) -> bool:
     must be filled again from its runs."""
     have = db.execute("PRAGMA user_version").fetchone()[0]
     if have > VERSION:
-        raise RuntimeError(f"this store was written by a newer Ringside (schema {have}; this one knows up to {VERSION})")
+        raise RuntimeError(f"this store was written by a newer Ringside (schema {have}; "
+                           f"this one knows up to {VERSION})")
     refill = False
     for version, step in enumerate(STEPS[have:], start=have + 1):
         db.execute("BEGIN IMMEDIATE")

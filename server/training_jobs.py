@@ -20,7 +20,7 @@ from .trainings import SYNC_ID, Pending, Training, TrainingMessage, TrainStepMes
 if TYPE_CHECKING:
     from .hub import Hub
 
-KEPT_SYNCS = 16  # steps' syncs made into runs lately, kept for an audience that follows the presenter onto one
+KEPT_SYNCS = 16  # steps' syncs made into runs lately, kept for an audience that follows the presenter
 
 
 class TrainingJob(Job):
@@ -53,8 +53,8 @@ class TrainingJob(Job):
         if not isinstance(event, TrainStep):
             (training.on_finished if isinstance(event, TrainFinished) else training.on_error)(event)
         elif not 0 <= event.step < training.spec.steps or not 0 <= event.rank < training.world_size:
-            training.on_error(ErrorEvent(run_id=training.id, rank=event.rank,
-                                         message=f"rank {event.rank} reported step {event.step} of {training.spec.steps}"))
+            why = f"rank {event.rank} reported step {event.step} of {training.spec.steps}"
+            training.on_error(ErrorEvent(run_id=training.id, rank=event.rank, message=why))
         elif (row := self.pending.add(training, event)) is not None:
             self.hub.fanout.publish(TrainStepMessage(id=training.id, step=row))
 
@@ -101,7 +101,8 @@ class Trainings:
     def newest(self, limit: int) -> list:
         """The newest trainings' summaries, the one running as it is now."""
         live = self.current()
-        return [live.training.summary() if live is not None and t.id == live.id else t for t in self.store.newest(limit)]
+        return [live.training.summary() if live is not None and t.id == live.id else t
+                for t in self.store.newest(limit)]
 
     def find_sync_run(self, run_id: str) -> Run | None:
         """The run a training step's sync id names (trainings.sync_run names it so), or None."""
@@ -118,7 +119,8 @@ class Trainings:
         if training is None:
             return None, f"no training {training_id!r}"
         if not 0 <= step < len(training.steps):
-            return None, f"{training.id} has {len(training.steps)} finished steps, 0..{len(training.steps) - 1}"
+            done = len(training.steps)
+            return None, f"{training.id} has {done} finished steps, 0..{done - 1}"
         live = self.current()
         syncs = live.pending.syncs.get(step) if live is not None and live.training is training else \
             self.store.sync(training.id, step)

@@ -46,7 +46,8 @@ class Latest:
             return self.values.get(key)
 
 
-async def landed_within(save: Callable[[Callable[[], None]], None], within: float, late: Callable[[], None]) -> bool:
+async def landed_within(save: Callable[[Callable[[], None]], None], within: float,
+                        late: Callable[[], None]) -> bool:
     """Call `save(landed)` and wait until the writer calls `landed`: whether it did within `within`
     seconds. If it lands later, `late` is called on the loop instead."""
     loop = asyncio.get_running_loop()
@@ -76,7 +77,8 @@ class Writer:
         self.thread.start()
 
     def put(self, writes: list[Write], done: Callable[[], None] | None = None) -> None:
-        """Land these writes together, after every write put before them; then call `done` (in the writer's thread)."""
+        """Land these writes together, after every write put before them; then call `done` (in the
+        writer's thread)."""
         with self.changed:
             self.writes.append((writes, done))
             self.changed.notify_all()
@@ -99,7 +101,8 @@ class Writer:
 
     def close(self, timeout: float) -> None:
         if not self.flush(timeout):
-            log.error("the store stayed locked: %d writes did not land before the server stopped", self.waiting())
+            log.error("the store stayed locked: %d writes did not land before the server stopped",
+                      self.waiting())
         with self.changed:
             self.closing = True
             self.changed.notify_all()
@@ -140,7 +143,8 @@ class Writer:
                     db.execute(sql, params)
                 db.execute("COMMIT")
                 if self.stuck_since is not None:
-                    log.warning("the store is writable again after %.1f s", time.monotonic() - self.stuck_since)
+                    stuck = time.monotonic() - self.stuck_since
+                    log.warning("the store is writable again after %.1f s", stuck)
                 self.stuck_since = None
                 return True
             except sqlite3.OperationalError as e:

@@ -15,10 +15,12 @@ import time
 import psutil
 import pytest
 from playwright.sync_api import expect
+from ringside.server import model
 from ringside.server.hub import SNAPSHOT_QUEUE
 from ringside.server.jobs import MAX_QUEUE, STORE_WITHIN_S
 from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
-from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.core.protocol import PROTOCOL_VERSION, RunSpec
+from ringside.worker_agent.core.validation import SpecError
 from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -322,3 +324,13 @@ def test_a_body_that_names_a_key_twice_or_an_integer_of_thousands_of_digits_is_r
                       (b'{"collective": "all_reduce", "count": ' + b"9" * 41 + b"}", "more than 40 digits")):
         status, answer = server.call("POST", "/api/runs", body)
         assert status == 422 and answer["detail"]["field"] == "body" and why in answer["detail"]["message"], answer
+
+
+@pytest.mark.parametrize("ask", [dict(algorithm="ring", chunks="auto", group=[9]),
+                                 dict(algorithm="native", chunks="auto", group=[10**23]),
+                                 dict(algorithm="auto", group=[9])])
+def test_auto_is_resolved_only_for_a_spec_that_could_run(ask):
+    """What schemathesis found answered 500: `auto` read the ranks' placement before the group was checked."""
+    with pytest.raises(SpecError) as refused:
+        model.resolve(RunSpec(collective="all_reduce", **ask), 4, "gloo", model.Fit([]), [("host", 1)] * 4)
+    assert refused.value.field == "group"
