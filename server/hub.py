@@ -76,14 +76,6 @@ class Hub:
         self.dispatcher.stop()
         self.store.close()
 
-    @property
-    def stopping(self) -> bool:
-        return self.dispatcher.stopping
-
-    @stopping.setter
-    def stopping(self, value: bool) -> None:  # serve.Server: Ctrl-C or SIGTERM arrived
-        self.dispatcher.stopping = value
-
     # --- workers -------------------------------------------------------------
 
     def worker_joined(self, hello: Hello, ws: WebSocket) -> None:

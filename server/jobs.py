@@ -99,7 +99,7 @@ class Dispatcher:
             raise NotReady("group", f"ranks {missing} of the world are not connected; "
                                     f"every rank takes part in every {kind}")
 
-    def check(self, job: Job) -> None:
+    def _check(self, job: Job) -> None:
         """Raise Busy if the job would not be queued now: one that does not queue while anything
         holds the cluster, any while the queue is full."""
         held = self.current or (self.queue[0] if self.queue else None)
@@ -110,13 +110,13 @@ class Dispatcher:
 
     async def submit(self, job: Job) -> None:
         """Queue a job whose record is made, once its record is in the store: a job the server took
-        is never lost. Raises Busy (see check), or NotReady if the store cannot be written in time."""
-        self.check(job)
+        is never lost. Raises Busy (see _check), or NotReady if the store cannot be written in time."""
+        self._check(job)
         if not await landed_within(job.save, STORE_WITHIN_S, late=lambda: self._never_queued(job)):
             raise NotReady("store", f"the store could not be written within {STORE_WITHIN_S:g} s "
                                     "(does another process hold it locked?); nothing was queued")
         try:
-            self.check(job)  # the queue may have changed while the record was written
+            self._check(job)  # the queue may have changed while the record was written
         except Busy as e:
             self._never_queued(job, e.message)
             raise

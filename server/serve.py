@@ -100,7 +100,7 @@ class Server(uvicorn.Server):
     def handle_exit(self, sig, frame) -> None:
         hub = getattr(self.config.app.state, "hub", None)
         if hub is not None:  # before uvicorn closes the workers' sockets: a run cut short is interrupted, not failed
-            hub.stopping = True
+            hub.dispatcher.stopping = True
         super().handle_exit(sig, frame)
 
     @contextlib.contextmanager

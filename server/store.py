@@ -152,10 +152,6 @@ class Store:
         return dict(self.db.execute("SELECT collective, busbw FROM figures WHERE seq IN "
                                     "(SELECT MAX(seq) FROM figures WHERE busbw IS NOT NULL GROUP BY collective)"))
 
-    def waiting(self) -> int:
-        """Writes not yet in the file (a file another process holds locked holds them back)."""
-        return self.writer.waiting()
-
     def flush(self) -> None:
         """Until every write so far is in the file (tests, benchmarks, and close)."""
         self.writer.flush()
