@@ -9,6 +9,7 @@ Times are seconds since the run's barrier-aligned start on that rank.
 from __future__ import annotations
 
 import math
+from urllib.parse import urlsplit, urlunsplit
 from typing import Annotated, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, TypeAdapter, WithJsonSchema
@@ -346,3 +347,10 @@ class TrainCommand(Message):
 
 Command = Annotated[Union[RunCommand, TrainCommand, Cancel, Shutdown], Field(discriminator="type")]
 COMMAND = TypeAdapter(Command)
+
+
+def socket_url(url: str, path: str) -> str:
+    """A server's address as given (http://host:port[/], or host:port) -> the websocket at `path`."""
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
+    return urlunsplit((scheme, parts.netloc, parts.path.rstrip("/") + path, "", ""))

@@ -15,7 +15,6 @@ import queue
 import sys
 import threading
 import time
-from urllib.parse import urlsplit, urlunsplit
 
 import psutil
 import torch
@@ -34,6 +33,7 @@ from ..core.protocol import (
     RunCommand,
     Shutdown,
     TrainCommand,
+    socket_url,
 )
 from .runner import RunFailed, Runner, failure_reason
 
@@ -44,9 +44,7 @@ EXIT_BROKEN_GROUP = 3
 
 def worker_url(url: str) -> str:
     """http://host:port[/] -> ws://host:port/ws/worker (https -> wss)."""
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
-    return urlunsplit((scheme, parts.netloc, parts.path.rstrip("/") + "/ws/worker", "", ""))
+    return socket_url(url, "/ws/worker")
 
 
 class Link:
