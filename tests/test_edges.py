@@ -19,8 +19,8 @@ from ringside.server import model
 from ringside.server.hub import SNAPSHOT_QUEUE
 from ringside.server.jobs import MAX_QUEUE, STORE_WITHIN_S
 from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
-from ringside.worker_agent.core.protocol import PROTOCOL_VERSION, RunSpec
-from ringside.worker_agent.core.validation import SpecError
+from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION, RunSpec
+from ringside.worker_agent.core.validation import SpecError, validate
 from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -334,3 +334,50 @@ def test_auto_is_resolved_only_for_a_spec_that_could_run(ask):
     with pytest.raises(SpecError) as refused:
         model.resolve(RunSpec(collective="all_reduce", **ask), 4, "gloo", model.Fit([]), [("host", 1)] * 4)
     assert refused.value.field == "group"
+
+
+def summaries(chunks: int) -> list[dict]:
+    return [{"chunk": c, "preview": [c], "min": c, "max": c, "sum": c, "checksum": c} for c in range(chunks)]
+
+
+def test_a_worker_frame_past_its_bound_is_refused_naming_the_field_and_the_largest_run_passes(tmp_path):
+    """A forged step of 160,000 states is closed with 1007 naming `states`, its list checked against the bound
+    and no further; a run cut into as many chunks as a run may have (MAX_RANK_CHUNKS) reports them all."""
+    server = start_serve(tmp_path)
+    p = 8  # all_to_all's 2P blocks of 1024 pieces: the most chunks a rank's buffer may have
+    ranks = [ScriptedRank(server, r, p) for r in range(p)]
+    try:
+        server.wait_ranks(p, timeout=10)
+        status, body = server.call("POST", "/api/runs", {"collective": "all_to_all", "algorithm": "pairwise",
+                                                          "count": 1024, "chunks": 1024})
+        assert status == 202, body
+        commands = [rank.command() for rank in ranks]
+        for rank, command in zip(ranks, commands):
+            rank.start(command, inputs=summaries(MAX_RANK_CHUNKS) if rank.rank == 0 else [])
+        steps = len(server.call("GET", f"/api/runs/{body['id']}")[1]["steps"])
+        for rank, command in zip(ranks, commands):
+            for step in range(steps):
+                rank.step(command, step, states=summaries(MAX_RANK_CHUNKS) if (rank.rank, step) == (0, 0) else [])
+            rank.send(type="run_finished", run_id=command["run_id"], verified=True, timings={"iterations": [0.001]},
+                      output=summaries(MAX_RANK_CHUNKS) if rank.rank == 0 else [])
+        run = server.wait(body["id"], timeout=30)
+        assert run["state"] == "done", run["error"]
+        assert len(run["inputs"]["0"]) == len(run["steps"][0]["ranks"]["0"]["states"]) == MAX_RANK_CHUNKS
+        forged = {"type": "step", "run_id": "r-999999", "step": 0, "t0": 0, "t1": 1, "states": summaries(160_000)}
+        ranks[1].send(**forged)
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                ranks[1].ws.recv(timeout=10)
+        assert closed.value.rcvd.code == 1007 and "states" in closed.value.rcvd.reason, closed.value.rcvd
+        assert f"at most {MAX_RANK_CHUNKS}" in closed.value.rcvd.reason
+    finally:
+        for rank in ranks:
+            rank.close()
+        server.stop()
+
+
+def test_a_run_cut_into_more_chunks_than_a_rank_reports_is_refused():
+    with pytest.raises(SpecError) as refused:
+        validate(RunSpec(collective="all_to_all", algorithm="pairwise", count=1024, chunks=1024), 16, "gloo")
+    assert refused.value.field == "chunks" and str(MAX_RANK_CHUNKS) in refused.value.message
+    validate(RunSpec(collective="all_to_all", algorithm="pairwise", count=1024, chunks=1024), 8, "gloo")

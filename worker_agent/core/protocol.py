@@ -72,6 +72,10 @@ MAX_CHUNKS = 1024  # pieces per block or segment: more than any picture can show
 MAX_FULL_CAPTURE = 4096  # elements per rank's buffer that `full` capture will ship
 MAX_RUN_VALUES = 1 << 20  # values a `full` run may ship in all: what every viewer receives and the store keeps
 MAX_MISMATCHES = 5  # differing positions a rank reports, for a viewer to see in red
+MAX_WORLD = 4096  # ranks a world may have: a hello is only a claim, and the server sizes things by it
+MAX_RANK_CHUNKS = 16384  # chunks of one rank's buffer (blocks × pieces) that a run may cut: more than a stage draws
+MAX_RUN_STEPS = 2 * MAX_WORLD  # steps of a planned run: a ring all_reduce's 2(P-1) at the largest world
+MAX_ITERATIONS = 10_000  # timed iterations of a run
 Index = Annotated[int, Field(ge=0, lt=1 << 31)]  # a rank or chunk number sent as data
 
 
@@ -104,7 +108,7 @@ class RunSpec(Strict):
     peer: Optional[int] = Field(None, description="send_recv: global rank of the receiver (default: the next rank)")
     servers: Optional[int] = Field(None, description="parameter_server: how many ranks are servers, from the root on "
                                    "(default 1); they shard the model, count elements, in equal parts")
-    group: Optional[list[int]] = Field(None, description="global ranks taking part (default: all)")
+    group: Optional[list[int]] = Field(None, max_length=MAX_WORLD, description="global ranks taking part (default: all)")
     pattern: Pattern = "index"
     seed: int = 0
     capture: Capture = "summary"
@@ -184,9 +188,9 @@ class RunStarted(Message):
     schedule: Optional[dict] = Field(None, description="Schedule.to_json() in global ranks, for readers of the JSON lines "
                                      "(a server plans runs itself); sent by the group's rank 0 only, but by every rank "
                                      "for traced send/recv code, whose schedule only its ranks know")
-    chunk_bounds: list[tuple[int, int]] = []
-    inputs: list[ChunkState] = Field([], description="this rank's buffer before the first step")
-    input_chunks: list[int] = Field([], description="the chunks this rank's own input fills")
+    chunk_bounds: list[tuple[int, int]] = Field([], max_length=MAX_RANK_CHUNKS)
+    inputs: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS, description="this rank's buffer before the first step")
+    input_chunks: list[int] = Field([], max_length=MAX_RANK_CHUNKS, description="the chunks this rank's own input fills")
     calls: list[CallTime] = Field([], max_length=MAX_CALLS, description="traced send/recv code: this rank's calls")
 
 
@@ -197,7 +201,7 @@ class StepEvent(Message):
     step: int
     t0: float
     t1: float
-    states: list[ChunkState] = Field([], description="chunks of this rank that the step changed")
+    states: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS, description="chunks of this rank that the step changed")
 
 
 class Arrived(Message):
@@ -212,15 +216,16 @@ class Arrived(Message):
 
 
 class Timings(Strict):
-    iterations: list[float] = Field(description="seconds per timed iteration on this rank")
-    steps: list[float] = Field([], description="seconds per step of the first iteration")
+    iterations: list[float] = Field(max_length=MAX_ITERATIONS, description="seconds per timed iteration on this rank")
+    steps: list[float] = Field([], max_length=MAX_RUN_STEPS, description="seconds per step of the first iteration")
 
 
 class RunFinished(Message):
     type: Literal["run_finished"] = "run_finished"
     run_id: str
     rank: int
-    output: list[ChunkState] = Field([], description="summary of this rank's output, one entry per output chunk")
+    output: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS,
+                                     description="summary of this rank's output, one entry per output chunk")
     checksum: Optional[int] = None
     verified: Optional[bool] = None
     max_diff: Optional[Real] = None
@@ -276,16 +281,16 @@ class SyncStep(Strict):
     step: int
     t0: float
     t1: float
-    states: list[ChunkState] = Field([], max_length=MAX_STEPS)
+    states: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS)
 
 
 class SyncCapture(Strict):
     """One training step's gradient sync on this rank, as a run's events would carry it
     (summary states): the gradient before, every schedule step, the gradient after."""
 
-    inputs: list[ChunkState] = Field([], max_length=MAX_STEPS)
-    steps: list[SyncStep] = Field([], max_length=MAX_STEPS)
-    output: list[ChunkState] = Field([], max_length=MAX_STEPS)
+    inputs: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS)
+    steps: list[SyncStep] = Field([], max_length=MAX_RUN_STEPS)
+    output: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS)
 
 
 class TrainStep(Message):

@@ -9,13 +9,13 @@ from . import perturb
 from .algorithms import CUSTOM, Algorithm, Kind, UnknownAlgorithm, algorithm_of
 from .collectives import get
 from .predict import left_to_model
-from .protocol import MAX_CHUNKS, MAX_FULL_CAPTURE, MAX_RUN_VALUES, MAX_TRANSFERS, RunSpec
+from .protocol import (MAX_CHUNKS, MAX_FULL_CAPTURE, MAX_ITERATIONS, MAX_RANK_CHUNKS, MAX_RUN_STEPS, MAX_RUN_VALUES,
+                       MAX_TRANSFERS, RunSpec)
 from .run_shape import group_of, peer_of, perturb_plan, schedule_of
 from .schedule import ScheduleError
 from .vocabulary import BACKENDS, DTYPES, ITEMSIZE, OPS
 
 MAX_BUFFER_BYTES = 1 << 30  # one rank's working buffer; far beyond what a lecture needs
-MAX_ITERATIONS = 10_000
 MIN_TIMEOUT = 1.0
 MAX_SEED = (1 << 63) - 1
 
@@ -174,12 +174,15 @@ def _validate_size(spec: RunSpec, world_size: int, record: Algorithm) -> None:
         raise SpecError("schedule" if spec.schedule else "algorithm", str(e)) from None
     except ValueError as e:
         raise SpecError("chunks", str(e)) from None
+    cut = "schedule" if spec.schedule else "chunks"
+    if schedule.blocks * schedule.pieces > MAX_RANK_CHUNKS or len(schedule.steps) > MAX_RUN_STEPS:
+        # what a rank reports is bounded where the server parses it (protocol.py): a run past it could not report
+        raise SpecError(cut, f"{spec.algorithm} cuts each rank's buffer into {schedule.blocks * schedule.pieces} chunks "
+                             f"over {len(schedule.steps)} steps; a run has at most {MAX_RANK_CHUNKS} chunks and "
+                             f"{MAX_RUN_STEPS} steps")
     if schedule.pieces > count:
-        raise SpecError(
-            "schedule" if spec.schedule else "chunks",
-            f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, "
-            f"more than count={count} elements",
-        )
+        raise SpecError(cut, f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, "
+                             f"more than count={count} elements")
     shipped = len(schedule.steps) * p * blocks * count  # at most: every rank's whole buffer at every step
     if spec.capture == "full" and shipped > MAX_RUN_VALUES:
         raise SpecError("capture", f"'full' would ship up to {shipped} values over {len(schedule.steps)} "
