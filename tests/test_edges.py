@@ -4,6 +4,7 @@ and more connections than an address may keep. A real server, raw sockets, its r
 
 from __future__ import annotations
 
+import argparse
 import base64
 import json
 import os
@@ -21,6 +22,7 @@ from ringside.server.jobs import MAX_QUEUE, STORE_WITHIN_S
 from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
 from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION, RunSpec
 from ringside.worker_agent.core.validation import SpecError, validate
+from ringside.worker_agent.spec_args import SPEC_FLAGS, chunks, spec_from_args
 from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -381,3 +383,32 @@ def test_a_run_cut_into_more_chunks_than_a_rank_reports_is_refused():
         validate(RunSpec(collective="all_to_all", algorithm="pairwise", count=1024, chunks=1024), 16, "gloo")
     assert refused.value.field == "chunks" and str(MAX_RANK_CHUNKS) in refused.value.message
     validate(RunSpec(collective="all_to_all", algorithm="pairwise", count=1024, chunks=1024), 8, "gloo")
+
+
+@pytest.mark.parametrize("ask, field", [
+    ({"root": True}, "root"), ({"group": [False, 1]}, "group.0"), ({"count": "16"}, "count"),
+    ({"count": "١٦"}, "count"), ({"chunks": "١٦"}, "chunks"), ({"chunks": "4"}, "chunks"), ({"count": 16.0}, "count"),
+    ({"seed": True}, "seed"), ({"verify": 1}, "verify"), ({"timeout": "30"}, "timeout"), ({"iterations": "2"}, "iterations"),
+    ({"perturb": {"hang": {"rank": True, "step": 0}}}, "perturb.hang.rank"),
+    ({"perturb": {"straggler": {"rank": 1, "delay_s": "0.1"}}}, "perturb.straggler.delay_s")])
+def test_a_number_is_a_json_number(server, ask, field):
+    """A boolean is not a rank, and a string of digits (any script's) is not a count: 422 naming the field."""
+    status, answer = server.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", **ask})
+    assert status == 422 and answer["detail"]["field"] == field, answer
+
+
+def test_json_numbers_as_the_page_and_the_cli_send_them_pass_the_types(server):
+    """What the page's form sends (Number() of every numeric field) reaches the cluster's check (503: no ranks here)."""
+    ask = {"collective": "all_reduce", "algorithm": "ring", "count": 16, "root": 0, "group": [0, 1], "chunks": 2,
+           "seed": 3, "iterations": 2, "warmup": 0, "verify": True, "timeout": 30, "perturb": {"straggler": {"rank": 1, "delay_s": 1}}}
+    status, answer = server.call("POST", "/api/runs", ask)
+    assert status == 503 and answer["detail"]["field"] == "group", answer
+    assert spec_from_args(argparse.Namespace(**{**dict.fromkeys(SPEC_FLAGS), "spec": None, "group": "0,1", "collective": "all_reduce",
+                                                "count": 16, "chunks": chunks("auto"), "timeout": 5.0})).count == 16
+
+
+@pytest.mark.parametrize("ask, field", [({"steps": "10"}, "steps"), ({"hidden": True}, "hidden"),
+                                        ({"lr": "0.5"}, "lr"), ({"sync_every": 2.0}, "sync_every")])
+def test_a_training_number_is_a_json_number(server, ask, field):
+    status, answer = server.call("POST", "/api/trainings", ask)
+    assert status == 422 and answer["detail"]["field"] == field, answer

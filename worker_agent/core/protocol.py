@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, TypeAdapter, WithJsonSchema
+from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, StrictBool, StrictFloat, StrictInt,
+                      TypeAdapter, WithJsonSchema)
 
 from .collectives import COLLECTIVES
 from .perturb import Perturb
@@ -47,13 +48,10 @@ def no_constant(word: str):
 
 def _chunks(value):
     """A whole number of chunks, or "auto" (the server's model picks it): one check, so that a
-    refusal names the field "chunks" and not one member of a union."""
+    refusal names the field "chunks" and not one member of a union. A JSON number, never a
+    string of digits, a float or a boolean (strict, as RunSpec's other numbers are)."""
     if value == "auto":
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
-        return int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise ValueError('must be a whole number of chunks or "auto"')
@@ -101,23 +99,23 @@ class RunSpec(Strict):
     collective: Collective
     algorithm: str = Field("native", description="native, a stepwise algorithm, or \"auto\": the server picks the one its "
                            "model predicts fastest and the run says which and why (predict.py)")
-    count: int = Field(16, description="elements per block (see collectives/base.py)")
+    count: StrictInt = Field(16, description="elements per block (see collectives/base.py)")
     dtype: DType = "float32"
     op: Op = Field("SUM", description="reduction; only collectives that reduce take one")
-    root: int = Field(0, description="global rank of the root (send_recv: the sender)")
-    peer: Optional[int] = Field(None, description="send_recv: global rank of the receiver (default: the next rank)")
-    servers: Optional[int] = Field(None, description="parameter_server: how many ranks are servers, from the root on "
+    root: StrictInt = Field(0, description="global rank of the root (send_recv: the sender)")
+    peer: Optional[StrictInt] = Field(None, description="send_recv: global rank of the receiver (default: the next rank)")
+    servers: Optional[StrictInt] = Field(None, description="parameter_server: how many ranks are servers, from the root on "
                                    "(default 1); they shard the model, count elements, in equal parts")
-    group: Optional[list[int]] = Field(None, max_length=MAX_WORLD, description="global ranks taking part (default: all)")
+    group: Optional[list[StrictInt]] = Field(None, max_length=MAX_WORLD, description="global ranks taking part (default: all)")
     pattern: Pattern = "index"
-    seed: int = 0
+    seed: StrictInt = 0
     capture: Capture = "summary"
     chunks: Chunks = Field(1, description="chunks per segment or pieces per block, as the algorithm uses "
                                                 "them; \"auto\": the server's model picks the count (predict.py)")
-    iterations: int = 1
-    warmup: int = 0
-    verify: bool = True
-    timeout: float = Field(30.0, description="seconds a rank waits for a peer before the run fails")
+    iterations: StrictInt = 1
+    warmup: StrictInt = 0
+    verify: StrictBool = True
+    timeout: StrictFloat = Field(30.0, description="seconds a rank waits for a peer before the run fails")
     schedule: Optional[ScheduleDoc] = Field(None, description="algorithm \"custom\": the schedule itself, as data")
     perturb: Optional[Perturb] = Field(None, description="a straggler, a slow link or a hang to cause (perturb.py)")
     purpose: Literal["show", "sweep"] = Field("show", description="sweep: one measurement of many, kept off the stage and the audience's pages")
@@ -260,17 +258,17 @@ class TrainSpec(Strict):
 
     method: str = Field("native", description="gradient sync: an all_reduce algorithm (native, ring, tree, ...) "
                                               "or parameter_server")
-    servers: int = Field(1, description="parameter_server: ranks that hold a shard of the weights (the rest compute)")
-    hidden: int = Field(64, description="width of the MLP's two hidden layers")
-    steps: int = 100
-    lr: float = 0.5
-    batch: int = Field(64, description="samples per step over all the ranks that compute")
-    seed: int = 0
-    chunks: int = Field(1, description="a stepwise all_reduce's chunks per block")
-    sync_every: Optional[int] = Field(None, description="keep one in k steps' gradient syncs for the stage (summary "
+    servers: StrictInt = Field(1, description="parameter_server: ranks that hold a shard of the weights (the rest compute)")
+    hidden: StrictInt = Field(64, description="width of the MLP's two hidden layers")
+    steps: StrictInt = 100
+    lr: StrictFloat = 0.5
+    batch: StrictInt = Field(64, description="samples per step over all the ranks that compute")
+    seed: StrictInt = 0
+    chunks: StrictInt = Field(1, description="a stepwise all_reduce's chunks per block")
+    sync_every: Optional[StrictInt] = Field(None, description="keep one in k steps' gradient syncs for the stage (summary "
                                                       "capture costs the ranks time); default: every step of a model "
                                                       "up to 250 K parameters, one in four beyond")
-    timeout: float = 30.0
+    timeout: StrictFloat = 30.0
 
 
 MAX_REPORTED_SECONDS = 1e7  # a time a rank reports (115 days): beyond it, no chart or sum means anything
