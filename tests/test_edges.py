@@ -22,8 +22,9 @@ from ringside.server.jobs import MAX_QUEUE, STORE_WITHIN_S
 from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
 from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION, RunSpec
 from ringside.worker_agent.core.validation import SpecError, validate
+from ringside.worker_agent.rank.launch import RESTARTS_PER_WINDOW, RestartBudget
 from ringside.worker_agent.spec_args import SPEC_FLAGS, chunks, spec_from_args
-from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve
+from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve, start_up
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -412,3 +413,31 @@ def test_json_numbers_as_the_page_and_the_cli_send_them_pass_the_types(server):
 def test_a_training_number_is_a_json_number(server, ask, field):
     status, answer = server.call("POST", "/api/trainings", ask)
     assert status == 422 and answer["detail"]["field"] == field, answer
+
+
+def test_restarts_are_budgeted_per_window():
+    budget = RestartBudget(allowed=3, window_s=600)
+    assert [budget.spend(t) for t in (0, 10, 20, 30)] == [True, True, True, False], "a crash loop stops"
+    assert budget.free_in(30) == 570
+    assert not budget.spend(599) and budget.spend(600), "and goes on once the window lets it"
+    assert budget.spend(610) and not budget.spend(611)
+
+
+def test_hang_runs_in_a_row_leave_every_rank_connected(tmp_path):
+    """25 runs that hang (more than a window's restarts of crashes): every one fails naming the
+    rank that never arrived, the group comes back each time, and the next plain run is done."""
+    up = start_up(tmp_path, ranks=2)
+    try:
+        hang = {"collective": "all_reduce", "algorithm": "ring", "count": 4, "timeout": 1,
+                "perturb": {"hang": {"rank": 1, "step": 0}}}
+        for _ in range(RESTARTS_PER_WINDOW + 5):
+            pids = {r["pid"] for r in up.cluster()["ranks"]}
+            status, body = up.call("POST", "/api/runs", hang)
+            assert status == 202, body
+            run = up.wait(body["id"], timeout=60)
+            assert run["state"] == "failed" and "rank 1 never arrived" in run["error"], run["error"]
+            up.wait_ranks(2, exclude_pids=pids, timeout=60)
+        assert up.run(collective="all_reduce", algorithm="ring", count=4)["state"] == "done"
+        assert "restarts in" not in up.log_text(), "no hang spent a restart"
+    finally:
+        up.stop()
