@@ -244,12 +244,12 @@ class ErrorEvent(Message):
 
 
 class RunCancelled(Message):
-    """The group stopped between iterations because the server asked it to."""
+    """The group stopped between iterations (a training: between steps) because the server asked it to."""
 
     type: Literal["run_cancelled"] = "run_cancelled"
     run_id: str
     rank: int
-    done: int = Field(description="iterations run (warm-up included) before the group stopped")
+    done: int = Field(description="iterations run (warm-up included), or a training's steps, before the group stopped")
     total: int
 
 

@@ -171,18 +171,18 @@ def _hangs(command: RunCommand | TrainCommand) -> bool:
 def _run(runner: Runner, command: RunCommand | TrainCommand, link: Link, world: World) -> None:
     try:
         if isinstance(command, TrainCommand):
-            _train(command, link, world)
+            _train(command, link, world, lambda: runner.cancelled == command.run_id)
         else:
             runner.run(command.run_id, command.spec)
     except SpecError as e:  # every rank refuses alike, before talking: the group is fine
         link.emit(ErrorEvent(run_id=command.run_id, rank=world.rank, field=e.field, message=e.message))
 
 
-def _train(command: TrainCommand, link: Link, world: World) -> None:
+def _train(command: TrainCommand, link: Link, world: World, stop) -> None:
     from ..training.trainer import train_and_report  # the model's code: loaded by the first training only
 
     try:
-        train_and_report(world, command.run_id, command.spec, link.emit)
+        train_and_report(world, command.run_id, command.spec, link.emit, stop)
     except SpecError:
         raise
     except Exception as e:  # a peer died or timed out mid-step: report it; the group is broken
