@@ -21,7 +21,7 @@ from ringside.server.hub import SNAPSHOT_QUEUE
 from ringside.server.jobs import MAX_QUEUE, STORE_WITHIN_S
 from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
 from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION, RunSpec
-from ringside.worker_agent.core.validation import SpecError, validate
+from ringside.worker_agent.core.validation import MAX_BUFFER_BYTES, SpecError, validate
 from ringside.worker_agent.rank.launch import RESTARTS_PER_WINDOW, RestartBudget
 from ringside.worker_agent.spec_args import SPEC_FLAGS, chunks, spec_from_args
 from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve, start_up
@@ -469,3 +469,14 @@ def test_a_training_is_cancelled_like_a_run_and_the_queue_moves_on(tmp_path):
         assert {r["pid"] for r in up.cluster()["ranks"]} == pids, "the group was never broken"
     finally:
         up.stop()
+
+
+def test_the_buffer_cap_is_what_four_local_ranks_can_hold():
+    """At the cap, 16 bytes a byte of buffer per rank (bench/peak_memory.py measured up to 16.3) and a rank's
+    own 350 MiB: four ranks within 6 GiB. Past the cap, refused naming it."""
+    assert 4 * (350 * MiB + 16 * MAX_BUFFER_BYTES) < 6 << 30
+    validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4), 4, "gloo")
+    with pytest.raises(SpecError) as refused:
+        validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "gloo")
+    assert refused.value.field == "count" and f"over the cap of {MAX_BUFFER_BYTES} (64 MiB) on gloo" in refused.value.message
+    validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "nccl")

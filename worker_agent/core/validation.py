@@ -15,7 +15,12 @@ from .run_shape import group_of, peer_of, perturb_plan, schedule_of
 from .schedule import ScheduleError
 from .vocabulary import BACKENDS, DTYPES, ITEMSIZE, OPS
 
-MAX_BUFFER_BYTES = 1 << 30  # one rank's working buffer; far beyond what a lecture needs
+# One rank's working buffer. Local CPU ranks share the host's memory, and a run holds up to about
+# 16 times its buffer per rank above the rank's own 350 MiB (bench/peak_memory.py: ring all_reduce,
+# summary, verified): 64 MiB keeps four ranks within about 5.5 GiB, which a 16 GiB laptop holds
+# beside its browser. NCCL ranks hold their buffers in the GPU's memory: 1 GiB there.
+MAX_BUFFER_BYTES = 64 << 20
+MAX_DEVICE_BUFFER_BYTES = 1 << 30
 MIN_TIMEOUT = 1.0
 MAX_SEED = (1 << 63) - 1
 
@@ -57,7 +62,7 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
     check_servers(spec, collective.has_servers, len(group))
     record = _algorithm(spec)
     _validate_op(spec, backend, record)
-    _validate_size(spec, world_size, record)
+    _validate_size(spec, world_size, backend, record)
     for name, value, low in (("iterations", spec.iterations, 1), ("warmup", spec.warmup, 0)):
         if not low <= value <= MAX_ITERATIONS:
             raise SpecError(name, f"must be between {low} and {MAX_ITERATIONS}, not {value}")
@@ -146,16 +151,22 @@ def _validate_op(spec: RunSpec, backend: str, record: Algorithm) -> None:
                               f"(its @traced says so), not {spec.op}")
 
 
-def _validate_size(spec: RunSpec, world_size: int, record: Algorithm) -> None:
+def buffer_cap(backend: str) -> int:
+    """The most bytes one rank's working buffer may hold on this backend."""
+    return MAX_DEVICE_BUFFER_BYTES if backend == "nccl" else MAX_BUFFER_BYTES
+
+
+def _validate_size(spec: RunSpec, world_size: int, backend: str, record: Algorithm) -> None:
     collective, p = get(spec.collective, spec.servers), len(group_of(spec, world_size))
     count = collective.count(spec)
     if count < 1:
         raise SpecError("count", f"must be at least 1, not {count}")
     blocks = collective.blocks(p)
     nbytes = blocks * count * ITEMSIZE[collective.dtype(spec)]
-    if nbytes > MAX_BUFFER_BYTES:
-        raise SpecError("count", f"{count} elements make a {nbytes} byte buffer per rank, "
-                                 f"over the cap of {MAX_BUFFER_BYTES}")
+    cap = buffer_cap(backend)
+    if nbytes > cap:
+        raise SpecError("count", f"{count} elements make a {nbytes} byte buffer per rank, over the cap of {cap} "
+                                 f"({cap >> 20} MiB) on {backend}: a run holds up to 16 times its buffer per rank")
     if spec.capture == "full" and blocks * count > MAX_FULL_CAPTURE:
         raise SpecError(
             "capture",
