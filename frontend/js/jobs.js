@@ -1,0 +1,324 @@
+// Watched jobs (J): a user's own torchrun job, whose every collective its ranks' reporters stream
+// as they issue it. The list of jobs, and the open one: its hang, its ranks by node, a lane per
+// rank that grows as collectives arrive, the latest collectives' last rank and lag, its totals
+// and p2p links, its trace. The server matches collectives and names a hang; this page draws.
+
+import { api } from "rs/api.js";
+import { $, el, html, say, table } from "rs/dom.js";
+import { PALETTE, bandwidth, bytes, colour, seconds } from "rs/format.js";
+import { openInPerfetto } from "rs/perfetto.js";
+
+const KEEP = 2000; // collectives kept, and drawn, on the page
+const RECENT = 30; // rows of the latest collectives
+const FLUSH_MS = 100; // the tables and the lanes' extent, redrawn at most this often
+const REFETCH_MS = 5000; // totals and links come only with the detail: asked again this often while it runs
+const HUES = PALETTE.filter((_, i) => i !== 3 && i !== 5); // no yellow on a light panel, no hang's vermilion
+
+/** Collectives `incoming` merged into `kept` (index order): an update replaces its index's; the last `keep` kept. */
+export function merge(kept, incoming, keep = KEEP) {
+  const all = new Map(kept.map((c) => [c.index, c]));
+  for (const c of incoming) all.set(c.index, c);
+  return [...all.values()].sort((a, b) => a.index - b.index).slice(-keep);
+}
+
+/** An op's colour, the same on every page (a hash of its name). */
+export const opColour = (op) => HUES[[...op].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 113) % HUES.length];
+
+const ranks = (rs) => `rank${rs.length > 1 ? "s" : ""} ${rs.join(", ")}`;
+const members = (m) => (m.length > 8 ? `${m.length} ranks` : ranks(m));
+const num = (n) => n.toLocaleString("en");
+
+/** A hang in a line: who is late and where it was last seen, who waits, in which collective. */
+export const hangLine = (h) => `${ranks(h.late)} late: ${ranks(h.waiting)} wait in ${h.op} #${h.seq} (group ${h.group}, ${num(h.count)} × ${h.dtype})${
+  Object.entries(h.where).map(([r, w]) => ` · rank ${r} last seen at ${w}`).join("")}`;
+
+/** A collective in a line: op #seq, size, last rank and lag, DDP bucket. */
+export function describe(c) {
+  const b = c.bucket;
+  return [`${c.op} #${c.seq} (group ${c.group})`, `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
+    c.last_rank == null ? (c.complete ? null : "waiting") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
+    b && `bucket ${b.index}: ${b.params.join(", ")}`].filter(Boolean).join(" · ");
+}
+
+/** Ranks by host, in rank order: [[host, [rank...]]]. */
+export function byHost(rs) {
+  const hosts = new Map();
+  for (const r of [...rs].sort((a, b) => a.rank - b.rank)) hosts.set(r.host, [...(hosts.get(r.host) ?? []), r]);
+  return [...hosts];
+}
+
+/** A rank's state in a word: connected, exited with its code, or gone. */
+const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
+const first = (c) => Math.min(...Object.values(c.issued));
+
+export class Jobs {
+  known = new Map(); // id: JobSummary, from the list and the feed
+  shown = null; // the open job's detail, its collectives merged as they arrive
+  loading = null; // {id, early: collectives that came before its GET answered}
+  marks = new Map(); // index: the <g> of its marks
+  at = null; // the collective the lanes' cursor is on
+  t1 = 0; // the lanes' right edge, seconds since the job's start
+  hang = null; // {hang, heard: ms} while one is shown
+  fetched = 0;
+  routes = { snapshot: () => this.refresh(), job: (m) => this.onJob(m), job_collectives: (m) => this.onCollectives(m),
+    job_hang: (m) => this.onHang(m) };
+
+  /** `state`: the page's; `onShown()`: another job is open (the presenter's view says which). */
+  constructor(state, onShown) {
+    this.state = state;
+    this.onShown = onShown;
+    this.svg = $("job-lanes");
+    this.g = this.svg.querySelector(".marks");
+    const list = $("job-list");
+    list.onkeydown = (e) => { // ↑ ↓ Home End between the jobs; Enter opens (a button's own)
+      const rows = [...list.querySelectorAll("button")], i = rows.indexOf(document.activeElement);
+      const to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: rows.length - 1 }[e.key];
+      if (to == null) return;
+      e.preventDefault();
+      rows[Math.max(0, Math.min(rows.length - 1, to))]?.focus();
+    };
+    this.svg.onpointermove = (e) => this.point(e);
+    this.svg.onkeydown = (e) => { // ← → Home End through the collectives; the player's keys stay off
+      const kept = this.shown?.collectives ?? [], i = kept.indexOf(this.at);
+      const to = { ArrowRight: i + 1, ArrowLeft: i < 0 ? kept.length - 1 : i - 1, Home: 0, End: kept.length - 1 }[e.key];
+      if (to == null || !kept.length) return;
+      e.preventDefault();
+      e.stopPropagation();
+      this.cursor(kept[Math.max(0, Math.min(kept.length - 1, to))]);
+    };
+    $("job-perfetto").onclick = () => this.shown && openInPerfetto(this.trace(), `Ringside ${this.shown.job.id}: ${this.shown.job.script}`,
+      (text, how) => { say("job-perfetto-status", text); $("job-perfetto-status").dataset.state = how; });
+  }
+
+  trace() { return `/api/jobs/${this.shown.job.id}/trace`; }
+
+  /** J: the view over everything (in lecture mode too), or not. */
+  show(on) { document.body.classList.toggle("jobs-shown", on); }
+
+  /** The live feed (re)opened: the list again, and the open job's detail (what came meanwhile). */
+  async refresh() {
+    let jobs;
+    try {
+      ({ jobs } = await api("/api/jobs?limit=50"));
+    } catch (err) {
+      return say("jobs-status", `Could not list the watched jobs: ${err.reason ?? err}`);
+    }
+    for (const j of [...jobs].reverse()) this.listed(j);
+    say("jobs-status", jobs.length ? "" : "No watched job yet: torchrun -m ringside.watch --server URL train.py");
+    const open = this.shown?.job.id ?? this.loading?.id ?? (jobs.find((j) => j.state === "running") ?? jobs[0])?.id;
+    if (open) this.open(open);
+  }
+
+  // ---- live
+
+  onJob({ job, ranks }) {
+    const was = this.known.get(job.id);
+    this.listed(job);
+    if (this.shown?.job.id === job.id) {
+      Object.assign(this.shown, { job, ranks });
+      if (job.hang && !this.hang) this.setHang(job.hang);
+      if (job.state !== "running" && job.state !== was?.state) this.open(job.id); // its last totals
+      else if (job.state === "running" && Date.now() - this.fetched > REFETCH_MS) this.detail(job.id, 1).then((d) => d && this.update(d));
+      this.later();
+    } else if (job.state === "running" && was?.state !== "running" && this.state.driver === "live") this.open(job.id);
+  }
+
+  onCollectives({ job_id: id, collectives }) {
+    if (this.loading?.id === id) this.loading.early.push(...collectives);
+    if (this.shown?.job.id !== id) return;
+    this.shown.collectives = merge(this.shown.collectives, collectives);
+    for (const c of collectives) this.draw(c);
+    this.later();
+  }
+
+  onHang({ job_id: id, hang, text }) {
+    if (this.shown?.job.id !== id) return;
+    this.shown.job.hang = hang;
+    this.setHang(hang, text);
+    this.shown.events.push({ t: Date.now() / 1e3 - this.shown.job.started_at, text: hang?.text ?? text });
+    this.later();
+  }
+
+  /** The presenter's page shows job `id`. */
+  follow(id) {
+    if (id && id !== this.shown?.job.id && id !== this.loading?.id) this.open(id);
+  }
+
+  // ---- the list
+
+  listed(job) {
+    this.known.set(job.id, job);
+    const list = $("job-list"), old = list.querySelector(`[data-job="${job.id}"]`);
+    const row = old ?? html("button", { type: "button", "data-job": job.id, onclick: () => this.pick(job.id) });
+    row.dataset.state = job.state;
+    row.replaceChildren(html("b", {}, job.script), " ", html("span", { class: "pill", "data-state": job.state }, job.state),
+      html("br"), `${job.world_size} ranks · ${job.nodes} node${job.nodes > 1 ? "s" : ""} · ${num(job.collectives)} collectives · `,
+      new Date(job.started_at * 1e3).toLocaleTimeString(), ` · ${job.id}`);
+    if (!old) list.prepend(html("li", {}, row));
+    const running = [...this.known.values()].some((j) => j.state === "running");
+    $("jobs-open").dataset.state = running ? "running" : "";
+  }
+
+  /** A job opened by hand: an attached audience page leaves the presenter's view. */
+  pick(id) {
+    if (this.state.driver === "presenter") this.state.set({ attached: false });
+    this.open(id);
+  }
+
+  // ---- the open job
+
+  async detail(id, limit = 500) {
+    this.fetched = Date.now();
+    try {
+      return await api(`/api/jobs/${id}?limit=${limit}`);
+    } catch (err) {
+      say("jobs-status", `Could not open job ${id}: ${err.reason ?? err}`);
+    }
+  }
+
+  /** Open a job: its detail from the server, then whatever the feed adds. */
+  async open(id) {
+    const loading = (this.loading = { id, early: [] });
+    const d = await this.detail(id);
+    if (this.loading !== loading) return; // a newer one was asked for meanwhile
+    this.loading = null;
+    if (!d) return;
+    const again = this.shown?.job.id === id;
+    d.collectives = merge(again ? this.shown.collectives : [], [...d.collectives, ...loading.early]);
+    this.shown = d;
+    this.g.replaceChildren();
+    this.marks.clear();
+    this.t1 = 0;
+    this.at = null;
+    say("job-mark", "");
+    if (!again) { this.hang = null; $("job-hang").replaceChildren(); }
+    if (d.job.hang || this.hang) this.setHang(d.job.hang, "the hang is over");
+    for (const c of d.collectives) this.draw(c);
+    $("job").hidden = false;
+    this.render();
+    if (!again) this.onShown();
+  }
+
+  /** The detail's totals and links (which no live message carries). */
+  update(d) {
+    if (this.shown?.job.id !== d.job.id) return;
+    Object.assign(this.shown, { totals: d.totals, links: d.links, events: d.events, groups: d.groups });
+    this.later();
+  }
+
+  later() { this.flushing ??= setTimeout(() => { this.flushing = null; this.render(); }, FLUSH_MS); }
+
+  render() {
+    const d = this.shown;
+    if (!d) return;
+    const { job } = d;
+    for (const li of $("job-list").children) li.firstChild.toggleAttribute("aria-current", li.firstChild.dataset.job === job.id);
+    $("job-title").replaceChildren(html("b", {}, job.script), " ", html("span", { class: "pill", "data-state": job.state }, job.state),
+      ` ${job.world_size} ranks on ${job.nodes} node${job.nodes > 1 ? "s" : ""} · ${job.backend} · ${num(job.collectives)} collectives · ${bytes(job.bytes)} · ${job.id}`);
+    $("job-trace").href = this.trace();
+    this.showRanks(d.ranks);
+    this.lanes();
+    const recent = d.collectives.slice(-RECENT).reverse();
+    table("job-recent", ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"], recent.map((c) =>
+      [c.seq, c.group, c.op, c.dtype, num(c.count), bytes(c.bytes), c.last_rank ?? (c.complete ? "–" : "waiting"), seconds(c.lag_s),
+        c.busbw_gbps == null ? "–" : bandwidth(c.busbw_gbps * 1e9), c.bucket ? `${c.bucket.index}: ${c.bucket.params.join(", ")}` : "–"]));
+    table("job-totals", ["group", "op", "count", "bytes", "lag max", "lag mean", "time mean", "busbw"], d.totals.map((t) =>
+      [`${t.group} (${members(d.groups[t.group] ?? [])})`, t.op, num(t.count), bytes(t.bytes), seconds(t.lag_max_s), seconds(t.lag_mean_s),
+        seconds(t.duration_mean_s), t.busbw_gbps == null ? "–" : bandwidth(t.busbw_gbps * 1e9)]));
+    table("job-links", ["from", "to", "messages", "bytes"], d.links.map((l) => [l.src, l.dst, num(l.count), bytes(l.bytes)]));
+    $("job-links").hidden = !d.links.length;
+    $("job-events").replaceChildren(...d.events.slice(-8).map((e) => html("li", {}, `${seconds(e.t)}: ${e.text}`)));
+    this.tick();
+  }
+
+  /** How long the hang has lasted, counted on between messages. */
+  tick() {
+    if (this.hang) say("job-hang-for", ` · for ${seconds(this.hang.hang.since_s + (Date.now() - this.hang.heard) / 1e3)}`);
+  }
+
+  /** The ranks by node: each one's state, exit code, where its script is, its last issued seq. */
+  showRanks(rs) {
+    const late = this.hang?.hang.late ?? [];
+    $("job-ranks").replaceChildren(...byHost(rs).map(([host, mine]) => html("div", { class: "host" },
+      html("h3", {}, `node ${host} · ${mine.length} rank${mine.length > 1 ? "s" : ""}`),
+      mine.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-state": rankState(r), ...(late.includes(r.rank) && { "data-late": "" }) },
+        html("span", { title: `pid ${r.pid} · ${r.launcher}` }, html("span", { class: "dot", style: `background: ${colour(r.rank)}` }), r.rank),
+        html("span", { title: "local rank / ranks on this node" }, `local ${r.local_rank}/${r.local_world_size}`),
+        html("span", {}, `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`),
+        html("span", { class: "usage", title: `last report ${seconds(r.seen_s)} after the start${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
+          Object.entries(r.issued).map(([g, s]) => `g${g} #${s}`).join(" ") || "–"))))));
+  }
+
+  // ---- the lanes: x seconds since the start, a rank a lane (1 unit), each collective a mark
+
+  draw(c) {
+    this.marks.get(c.index)?.remove();
+    const g = el("g", { stroke: opColour(c.op), "data-index": c.index }, this.g);
+    for (const [r, t] of Object.entries(c.issued)) {
+      const y = Number(r), d = c.durations[r];
+      el("line", { x1: t, x2: t, y1: y + 0.15, y2: y + 0.85 }, g);
+      if (d) el("line", { class: "span", x1: t, x2: t + d, y1: y + 0.5, y2: y + 0.5 }, g);
+      this.t1 = Math.max(this.t1, t + (d ?? 0));
+    }
+    this.marks.set(c.index, g);
+  }
+
+  /** The lanes' extent, their names and legend; marks of collectives no longer kept go. */
+  lanes() {
+    const { job, collectives: kept } = this.shown, n = job.world_size;
+    for (const [i, g] of this.marks) if (i < (kept[0]?.index ?? Infinity)) { g.remove(); this.marks.delete(i); }
+    const t0 = kept[0] && kept[0].index > 0 ? first(kept[0]) : 0, t1 = Math.max(this.t1, t0 + 1e-3) * 1.02;
+    this.svg.setAttribute("viewBox", `${t0} 0 ${t1 - t0} ${n}`);
+    this.svg.style.setProperty("--lanes", n);
+    $("job-timeline").style.setProperty("--lanes", n);
+    this.span = [t0, t1 - t0];
+    const late = this.hang?.hang.late ?? [];
+    if ($("job-names").childElementCount !== n || $("job-names").dataset.late !== String(late)) {
+      $("job-names").dataset.late = late;
+      $("job-names").replaceChildren(...Array.from({ length: n }, (_, r) =>
+        html("span", { style: `border-color: ${colour(r)}`, ...(late.includes(r) && { class: "late" }) }, `rank ${r}`)));
+    }
+    this.svg.querySelector(".late").replaceChildren(...late.map((r) => el("rect", { x: t0, width: t1 - t0, y: r, height: 1 })));
+    say("job-t0", `${+t0.toPrecision(3)} s`);
+    say("job-t1", `${+t1.toPrecision(3)} s`);
+    const ops = [...new Set(kept.map((c) => c.op))];
+    $("job-legend").replaceChildren(...ops.map((op) => html("span", { style: `border-color: ${opColour(op)}` }, op)));
+    if (this.at) this.cursor(this.at);
+  }
+
+  /** The mark under the pointer: its rank's collective issued nearest in time. */
+  point(e) {
+    if (!this.span) return;
+    const box = this.svg.getBoundingClientRect(), rank = Math.floor(((e.clientY - box.top) / box.height) * this.shown.job.world_size);
+    const t = this.span[0] + ((e.clientX - box.left) / box.width) * this.span[1];
+    let best = null, gap = Infinity;
+    for (const c of this.shown.collectives) {
+      const at = c.issued[rank];
+      if (at != null && Math.abs(at - t) < gap) [best, gap] = [c, Math.abs(at - t)];
+    }
+    if (best) this.cursor(best, rank);
+  }
+
+  /** The cursor on collective `c` (at `rank`'s issue), and what it is, in words. */
+  cursor(c, rank) {
+    this.at = c;
+    const t = c.issued[rank] ?? first(c), line = this.svg.querySelector(".cursor");
+    for (const k of ["x1", "x2"]) line.setAttribute(k, t);
+    line.setAttribute("y2", this.shown.job.world_size);
+    const when = Object.entries(c.issued).map(([r, s]) => `${r}: ${seconds(s)}`).join(", ");
+    say("job-mark", `${describe(c)} · issued ${when}`);
+  }
+
+  // ---- the hang
+
+  /** The banner: a hang's verdict at once, and the words that clear it ("caught up after 3.2 s"). */
+  setHang(hang, text) {
+    const banner = $("job-hang");
+    banner.dataset.state = hang ? "hang" : "clear";
+    this.hang = hang ? { hang, heard: Date.now() } : null;
+    clearInterval(this.ticking);
+    if (hang) this.ticking = setInterval(() => this.tick(), 1000);
+    banner.replaceChildren(...(hang ? [html("b", {}, "Hang "), hangLine(hang), html("span", { id: "job-hang-for" })] : [text]));
+    this.later();
+  }
+}
