@@ -1,17 +1,16 @@
-// Watched jobs (J): a user's own torchrun job, whose every collective its ranks' reporters stream
-// as they issue it. The list of jobs, and the open one: its hang, its ranks by node, a lane per
-// rank that grows as collectives arrive, the latest collectives' last rank and lag, its totals
-// and p2p links, its trace. The server matches collectives and names a hang; this page draws.
+// Watched jobs (J): a user's own torchrun job, each collective streamed per rank as it is issued.
+// The jobs, and the open one: its hang, ranks by node, a lane per rank grown as collectives come,
+// the latest ones' last rank and lag, totals, p2p links, trace. The server matches and judges.
 
 import { api } from "rs/api.js";
 import { $, el, html, say, table } from "rs/dom.js";
 import { PALETTE, bandwidth, bytes, colour, seconds } from "rs/format.js";
 import { openInPerfetto } from "rs/perfetto.js";
 
-const KEEP = 2000; // collectives kept, and drawn, on the page
-const RECENT = 30; // rows of the latest collectives
-const FLUSH_MS = 100; // the tables and the lanes' extent, redrawn at most this often
-const REFETCH_MS = 5000; // totals and links come only with the detail: asked again this often while it runs
+const KEEP = 2000; // collectives kept, and drawn
+const RECENT = 30; // rows of the latest
+const FLUSH_MS = 100; // the tables redrawn at most this often
+const REFETCH_MS = 5000; // totals and links come only with the detail: asked again while it runs
 const HUES = PALETTE.filter((_, i) => i !== 3 && i !== 5); // no yellow on a light panel, no hang's vermilion
 
 /** Collectives `incoming` merged into `kept` (index order): an update replaces its index's; the last `keep` kept. */
@@ -47,12 +46,20 @@ export function byHost(rs) {
   return [...hosts];
 }
 
+/** The index that key `e` moves to among `n` from `i` (-1: none yet): ↑ ← back, ↓ → on, Home, End; else null. */
+export function moved(e, i, n) {
+  const to = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i < 0 ? n - 1 : i - 1, Home: 0, End: n - 1 }[e.key];
+  if (to == null || !n) return null;
+  e.preventDefault();
+  e.stopPropagation(); // not the player's
+  return Math.max(0, Math.min(n - 1, to));
+}
+
 /** A rank's state in a word: connected, exited with its code, or gone. */
 const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
 const first = (c) => Math.min(...Object.values(c.issued));
 
 export class Jobs {
-  known = new Map(); // id: JobSummary, from the list and the feed
   shown = null; // the open job's detail, its collectives merged as they arrive
   loading = null; // {id, early: collectives that came before its GET answered}
   marks = new Map(); // index: the <g> of its marks
@@ -69,25 +76,16 @@ export class Jobs {
     this.onShown = onShown;
     this.svg = $("job-lanes");
     this.g = this.svg.querySelector(".marks");
-    const list = $("job-list");
-    list.onkeydown = (e) => { // ↑ ↓ Home End between the jobs; Enter opens (a button's own)
-      const rows = [...list.querySelectorAll("button")], i = rows.indexOf(document.activeElement);
-      const to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: rows.length - 1 }[e.key];
-      if (to == null) return;
-      e.preventDefault();
-      rows[Math.max(0, Math.min(rows.length - 1, to))]?.focus();
+    $("job-list").onkeydown = (e) => { // Enter opens: a button's own
+      const rows = [...$("job-list").querySelectorAll("button")], to = moved(e, rows.indexOf(document.activeElement), rows.length);
+      if (to != null) rows[to].focus();
     };
     this.svg.onpointermove = (e) => this.point(e);
-    this.svg.onkeydown = (e) => { // ← → Home End through the collectives; the player's keys stay off
-      const kept = this.shown?.collectives ?? [], i = kept.indexOf(this.at);
-      const to = { ArrowRight: i + 1, ArrowLeft: i < 0 ? kept.length - 1 : i - 1, Home: 0, End: kept.length - 1 }[e.key];
-      if (to == null || !kept.length) return;
-      e.preventDefault();
-      e.stopPropagation();
-      this.cursor(kept[Math.max(0, Math.min(kept.length - 1, to))]);
+    this.svg.onkeydown = (e) => {
+      const kept = this.shown?.collectives ?? [], to = moved(e, kept.indexOf(this.at), kept.length);
+      if (to != null) this.cursor(kept[to]);
     };
-    $("job-perfetto").onclick = () => this.shown && openInPerfetto(this.trace(), `Ringside ${this.shown.job.id}: ${this.shown.job.script}`,
-      (text, how) => { say("job-perfetto-status", text); $("job-perfetto-status").dataset.state = how; });
+    $("job-perfetto").onclick = () => this.shown && openInPerfetto(this.trace(), `Ringside ${this.shown.job.id}: ${this.shown.job.script}`, "job-perfetto-status");
   }
 
   trace() { return `/api/jobs/${this.shown.job.id}/trace`; }
@@ -112,15 +110,14 @@ export class Jobs {
   // ---- live
 
   onJob({ job, ranks }) {
-    const was = this.known.get(job.id);
-    this.listed(job);
+    const was = this.listed(job);
     if (this.shown?.job.id === job.id) {
       Object.assign(this.shown, { job, ranks });
       if (job.hang && !this.hang) this.setHang(job.hang);
-      if (job.state !== "running" && job.state !== was?.state) this.open(job.id); // its last totals
+      if (job.state !== "running" && job.state !== was) this.open(job.id); // its last totals
       else if (job.state === "running" && Date.now() - this.fetched > REFETCH_MS) this.detail(job.id, 1).then((d) => d && this.update(d));
       this.later();
-    } else if (job.state === "running" && was?.state !== "running" && this.state.driver === "live") this.open(job.id);
+    } else if (job.state === "running" && was !== "running" && this.state.driver === "live") this.open(job.id);
   }
 
   onCollectives({ job_id: id, collectives }) {
@@ -146,17 +143,17 @@ export class Jobs {
 
   // ---- the list
 
+  /** A job's row in the list, made or updated; returns the state it had there. */
   listed(job) {
-    this.known.set(job.id, job);
-    const list = $("job-list"), old = list.querySelector(`[data-job="${job.id}"]`);
+    const list = $("job-list"), old = list.querySelector(`[data-job="${job.id}"]`), was = old?.dataset.state;
     const row = old ?? html("button", { type: "button", "data-job": job.id, onclick: () => this.pick(job.id) });
     row.dataset.state = job.state;
     row.replaceChildren(html("b", {}, job.script), " ", html("span", { class: "pill", "data-state": job.state }, job.state),
       html("br"), `${job.world_size} ranks · ${job.nodes} node${job.nodes > 1 ? "s" : ""} · ${num(job.collectives)} collectives · `,
       new Date(job.started_at * 1e3).toLocaleTimeString(), ` · ${job.id}`);
     if (!old) list.prepend(html("li", {}, row));
-    const running = [...this.known.values()].some((j) => j.state === "running");
-    $("jobs-open").dataset.state = running ? "running" : "";
+    $("jobs-open").dataset.state = list.querySelector("[data-state=running]") ? "running" : "";
+    return was;
   }
 
   /** A job opened by hand: an attached audience page leaves the presenter's view. */
@@ -226,7 +223,7 @@ export class Jobs {
       [`${t.group} (${members(d.groups[t.group] ?? [])})`, t.op, num(t.count), bytes(t.bytes), seconds(t.lag_max_s), seconds(t.lag_mean_s),
         seconds(t.duration_mean_s), t.busbw_gbps == null ? "–" : bandwidth(t.busbw_gbps * 1e9)]));
     table("job-links", ["from", "to", "messages", "bytes"], d.links.map((l) => [l.src, l.dst, num(l.count), bytes(l.bytes)]));
-    $("job-links").hidden = !d.links.length;
+    $("job-p2p").hidden = !d.links.length;
     $("job-events").replaceChildren(...d.events.slice(-8).map((e) => html("li", {}, `${seconds(e.t)}: ${e.text}`)));
     this.tick();
   }
@@ -253,7 +250,7 @@ export class Jobs {
 
   draw(c) {
     this.marks.get(c.index)?.remove();
-    const g = el("g", { stroke: opColour(c.op), "data-index": c.index }, this.g);
+    const g = el("g", { stroke: opColour(c.op) }, this.g);
     for (const [r, t] of Object.entries(c.issued)) {
       const y = Number(r), d = c.durations[r];
       el("line", { x1: t, x2: t, y1: y + 0.15, y2: y + 0.85 }, g);

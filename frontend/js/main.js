@@ -273,8 +273,7 @@ $("export").onclick = () => player.run && download(player.run);
 $("follow-presenter").onclick = reattach;
 $("perfetto").onclick = () => {
   if (!player.run) return;
-  const status = (text, how) => { say("perfetto-status", text); $("perfetto-status").dataset.state = how; };
-  openInPerfetto(`/api/runs/${player.run.id}/trace`, `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, status);
+  openInPerfetto(`/api/runs/${player.run.id}/trace`, `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, "perfetto-status");
 };
 $("cancel").onclick = async () => {
   $("cancel").hidden = true;
