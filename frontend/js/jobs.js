@@ -9,7 +9,7 @@ import { openInPerfetto } from "rs/perfetto.js";
 
 const KEEP = 2000; // collectives kept, and drawn
 const RECENT = 30; // rows of the latest
-const FLUSH_MS = 100; // the tables redrawn at most this often
+const FLUSH_MS = 250; // the tables redrawn at most this often
 const REFETCH_MS = 5000; // totals and links come only with the detail: asked again while it runs
 const HUES = PALETTE.filter((_, i) => i !== 3 && i !== 5); // no yellow on a light panel, no hang's vermilion
 
@@ -248,22 +248,25 @@ export class Jobs {
 
   // ---- the lanes: x seconds since the start, a rank a lane (1 unit), each collective a mark
 
+  /** A collective's marks: one path of a tick per rank that issued it, one of its durations' bars. */
   draw(c) {
-    this.marks.get(c.index)?.remove();
-    const g = el("g", { stroke: opColour(c.op) }, this.g);
+    this.marks.get(c.index)?.forEach((p) => p.remove());
+    const ticks = [], bars = [];
     for (const [r, t] of Object.entries(c.issued)) {
-      const y = Number(r), d = c.durations[r];
-      el("line", { x1: t, x2: t, y1: y + 0.15, y2: y + 0.85 }, g);
-      if (d) el("line", { class: "span", x1: t, x2: t + d, y1: y + 0.5, y2: y + 0.5 }, g);
+      const d = c.durations[r];
+      ticks.push(`M${t} ${+r + 0.15}V${+r + 0.85}`);
+      if (d) bars.push(`M${t} ${+r + 0.5}H${t + d}`);
       this.t1 = Math.max(this.t1, t + (d ?? 0));
     }
-    this.marks.set(c.index, g);
+    const stroke = opColour(c.op), ranks = Object.keys(c.issued).join();
+    this.marks.set(c.index, [ticks, bars].filter((d) => d.length).map((d, i) =>
+      el("path", { d: d.join(""), stroke, "data-ranks": ranks, ...(i && { class: "span" }) }, this.g)));
   }
 
   /** The lanes' extent, their names and legend; marks of collectives no longer kept go. */
   lanes() {
     const { job, collectives: kept } = this.shown, n = job.world_size;
-    for (const [i, g] of this.marks) if (i < (kept[0]?.index ?? Infinity)) { g.remove(); this.marks.delete(i); }
+    for (const [i, ps] of this.marks) if (i < (kept[0]?.index ?? Infinity)) { ps.forEach((p) => p.remove()); this.marks.delete(i); }
     const t0 = kept[0] && kept[0].index > 0 ? first(kept[0]) : 0, t1 = Math.max(this.t1, t0 + 1e-3) * 1.02;
     this.svg.setAttribute("viewBox", `${t0} 0 ${t1 - t0} ${n}`);
     this.svg.style.setProperty("--lanes", n);
