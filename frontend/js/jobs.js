@@ -24,20 +24,23 @@ export function merge(kept, incoming, keep = KEEP) {
 export const opColour = (op) => HUES[[...op].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 113) % HUES.length];
 
 const ranks = (rs) => `rank${rs.length > 1 ? "s" : ""} ${rs.join(", ")}`;
-const members = (m) => (m.length > 8 ? `${m.length} ranks` : ranks(m));
+const members = (m = []) => (m.length > 8 ? `${m.length} ranks` : ranks(m));
 const num = (n) => n.toLocaleString("en");
+const gbps = (v) => (v == null ? "–" : bandwidth(v * 1e9));
+const pill = (state) => html("span", { class: "pill", "data-state": state }, state);
+const size = (j) => `${j.world_size} ranks · ${j.nodes} node${j.nodes > 1 ? "s" : ""} · ${num(j.collectives)} collectives`;
+const first = (c) => Math.min(...Object.values(c.issued));
+/** A rank's state in a word: connected, exited with its code, or gone. */
+const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
 
 /** A hang in a line: who is late and where it was last seen, who waits, in which collective. */
 export const hangLine = (h) => `${ranks(h.late)} late: ${ranks(h.waiting)} wait in ${h.op} #${h.seq} (group ${h.group}, ${num(h.count)} × ${h.dtype})${
   Object.entries(h.where).map(([r, w]) => ` · rank ${r} last seen at ${w}`).join("")}`;
 
-/** A collective in a line: op #seq, size, last rank and lag, DDP bucket. */
-export function describe(c) {
-  const b = c.bucket;
-  return [`${c.op} #${c.seq} (group ${c.group})`, `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
-    c.last_rank == null ? (c.complete ? null : "waiting") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
-    b && `bucket ${b.index}: ${b.params.join(", ")}`].filter(Boolean).join(" · ");
-}
+/** A collective in a line: op #seq, size, last rank and lag (or that it waits), DDP bucket. */
+export const describe = (c, b = c.bucket) => [`${c.op} #${c.seq} (group ${c.group})`, `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
+  c.last_rank == null ? (c.complete ? null : "waiting") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
+  b && `bucket ${b.index}: ${b.params.join(", ")}`].filter(Boolean).join(" · ");
 
 /** Ranks by host, in rank order: [[host, [rank...]]]. */
 export function byHost(rs) {
@@ -46,7 +49,7 @@ export function byHost(rs) {
   return [...hosts];
 }
 
-/** The index that key `e` moves to among `n` from `i` (-1: none yet): ↑ ← back, ↓ → on, Home, End; else null. */
+/** The index key `e` moves to among `n` from `i` (-1: none yet): ↑ ← back, ↓ → on, Home, End; else null. */
 export function moved(e, i, n) {
   const to = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i < 0 ? n - 1 : i - 1, Home: 0, End: n - 1 }[e.key];
   if (to == null || !n) return null;
@@ -55,16 +58,12 @@ export function moved(e, i, n) {
   return Math.max(0, Math.min(n - 1, to));
 }
 
-/** A rank's state in a word: connected, exited with its code, or gone. */
-const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
-const first = (c) => Math.min(...Object.values(c.issued));
-
 export class Jobs {
   shown = null; // the open job's detail, its collectives merged as they arrive
   loading = null; // {id, early: collectives that came before its GET answered}
-  marks = new Map(); // index: the <g> of its marks
-  at = null; // the collective the lanes' cursor is on
-  t1 = 0; // the lanes' right edge, seconds since the job's start
+  marks = new Map(); // index: its paths on the lanes
+  at = null; // the collective under the lanes' cursor
+  t1 = 0; // the lanes' right edge, seconds since the start
   hang = null; // {hang, heard: ms} while one is shown
   fetched = 0;
   routes = { snapshot: () => this.refresh(), job: (m) => this.onJob(m), job_collectives: (m) => this.onCollectives(m),
@@ -72,9 +71,7 @@ export class Jobs {
 
   /** `state`: the page's; `onShown()`: another job is open (the presenter's view says which). */
   constructor(state, onShown) {
-    this.state = state;
-    this.onShown = onShown;
-    this.svg = $("job-lanes");
+    Object.assign(this, { state, onShown, svg: $("job-lanes") });
     this.g = this.svg.querySelector(".marks");
     $("job-list").onkeydown = (e) => { // Enter opens: a button's own
       const rows = [...$("job-list").querySelectorAll("button")], to = moved(e, rows.indexOf(document.activeElement), rows.length);
@@ -85,10 +82,11 @@ export class Jobs {
       const kept = this.shown?.collectives ?? [], to = moved(e, kept.indexOf(this.at), kept.length);
       if (to != null) this.cursor(kept[to]);
     };
-    $("job-perfetto").onclick = () => this.shown && openInPerfetto(this.trace(), `Ringside ${this.shown.job.id}: ${this.shown.job.script}`, "job-perfetto-status");
+    $("job-perfetto").onclick = () => this.job && openInPerfetto(this.trace(), `Ringside ${this.job.id}: ${this.job.script}`, "job-perfetto-status");
   }
 
-  trace() { return `/api/jobs/${this.shown.job.id}/trace`; }
+  get job() { return this.shown?.job; }
+  trace() { return `/api/jobs/${this.job.id}/trace`; }
 
   /** J: the view over everything (in lecture mode too), or not. */
   show(on) { document.body.classList.toggle("jobs-shown", on); }
@@ -101,44 +99,49 @@ export class Jobs {
     } catch (err) {
       return say("jobs-status", `Could not list the watched jobs: ${err.reason ?? err}`);
     }
-    for (const j of [...jobs].reverse()) this.listed(j);
+    jobs.reverse().forEach((j) => this.listed(j));
     say("jobs-status", jobs.length ? "" : "No watched job yet: torchrun -m ringside.watch --server URL train.py");
-    const open = this.shown?.job.id ?? this.loading?.id ?? (jobs.find((j) => j.state === "running") ?? jobs[0])?.id;
-    if (open) this.open(open);
+    const id = this.job?.id ?? this.loading?.id ?? (jobs.findLast((j) => j.state === "running") ?? jobs.at(-1))?.id;
+    if (id) this.open(id);
   }
 
   // ---- live
 
   onJob({ job, ranks }) {
     const was = this.listed(job);
-    if (this.shown?.job.id === job.id) {
-      Object.assign(this.shown, { job, ranks });
-      if (job.hang && !this.hang) this.setHang(job.hang);
-      if (job.state !== "running" && job.state !== was) this.open(job.id); // its last totals
-      else if (job.state === "running" && Date.now() - this.fetched > REFETCH_MS) this.detail(job.id, 1).then((d) => d && this.update(d));
-      this.later();
-    } else if (job.state === "running" && was !== "running" && this.state.driver === "live") this.open(job.id);
+    if (this.job?.id !== job.id) {
+      if (job.state === "running" && was !== "running" && this.state.driver === "live") this.open(job.id); // it started
+      return;
+    }
+    Object.assign(this.shown, { job, ranks });
+    if (job.hang && !this.hang) this.setHang(job.hang);
+    if (job.state !== "running" && job.state !== was) this.open(job.id); // ended: its last totals
+    else if (Date.now() - this.fetched > REFETCH_MS) {
+      this.detail(job.id, 1).then((d) => { // totals and links, which no message carries
+        if (d && this.job?.id === d.job.id) Object.assign(this.shown, { totals: d.totals, links: d.links, events: d.events, groups: d.groups });
+      });
+    }
+    this.later();
   }
 
   onCollectives({ job_id: id, collectives }) {
     if (this.loading?.id === id) this.loading.early.push(...collectives);
-    if (this.shown?.job.id !== id) return;
+    if (this.job?.id !== id) return;
     this.shown.collectives = merge(this.shown.collectives, collectives);
-    for (const c of collectives) this.draw(c);
+    collectives.forEach((c) => this.draw(c));
     this.later();
   }
 
   onHang({ job_id: id, hang, text }) {
-    if (this.shown?.job.id !== id) return;
-    this.shown.job.hang = hang;
+    if (this.job?.id !== id) return;
+    this.job.hang = hang;
     this.setHang(hang, text);
-    this.shown.events.push({ t: Date.now() / 1e3 - this.shown.job.started_at, text: hang?.text ?? text });
-    this.later();
+    this.shown.events.push({ t: Date.now() / 1e3 - this.job.started_at, text: hang?.text ?? text });
   }
 
   /** The presenter's page shows job `id`. */
   follow(id) {
-    if (id && id !== this.shown?.job.id && id !== this.loading?.id) this.open(id);
+    if (id && id !== this.job?.id && id !== this.loading?.id) this.open(id);
   }
 
   // ---- the list
@@ -148,9 +151,8 @@ export class Jobs {
     const list = $("job-list"), old = list.querySelector(`[data-job="${job.id}"]`), was = old?.dataset.state;
     const row = old ?? html("button", { type: "button", "data-job": job.id, onclick: () => this.pick(job.id) });
     row.dataset.state = job.state;
-    row.replaceChildren(html("b", {}, job.script), " ", html("span", { class: "pill", "data-state": job.state }, job.state),
-      html("br"), `${job.world_size} ranks · ${job.nodes} node${job.nodes > 1 ? "s" : ""} · ${num(job.collectives)} collectives · `,
-      new Date(job.started_at * 1e3).toLocaleTimeString(), ` · ${job.id}`);
+    row.replaceChildren(html("b", {}, job.script), " ", pill(job.state), html("br"),
+      `${size(job)} · ${new Date(job.started_at * 1e3).toLocaleTimeString()} · ${job.id}`);
     if (!old) list.prepend(html("li", {}, row));
     $("jobs-open").dataset.state = list.querySelector("[data-state=running]") ? "running" : "";
     return was;
@@ -166,11 +168,7 @@ export class Jobs {
 
   async detail(id, limit = 500) {
     this.fetched = Date.now();
-    try {
-      return await api(`/api/jobs/${id}?limit=${limit}`);
-    } catch (err) {
-      say("jobs-status", `Could not open job ${id}: ${err.reason ?? err}`);
-    }
+    return api(`/api/jobs/${id}?limit=${limit}`).catch((err) => say("jobs-status", `Could not open job ${id}: ${err.reason ?? err}`));
   }
 
   /** Open a job: its detail from the server, then whatever the feed adds. */
@@ -180,7 +178,7 @@ export class Jobs {
     if (this.loading !== loading) return; // a newer one was asked for meanwhile
     this.loading = null;
     if (!d) return;
-    const again = this.shown?.job.id === id;
+    const again = this.job?.id === id;
     d.collectives = merge(again ? this.shown.collectives : [], [...d.collectives, ...loading.early]);
     this.shown = d;
     this.g.replaceChildren();
@@ -190,38 +188,28 @@ export class Jobs {
     say("job-mark", "");
     if (!again) { this.hang = null; $("job-hang").replaceChildren(); }
     if (d.job.hang || this.hang) this.setHang(d.job.hang, "the hang is over");
-    for (const c of d.collectives) this.draw(c);
+    d.collectives.forEach((c) => this.draw(c));
     $("job").hidden = false;
     this.render();
     if (!again) this.onShown();
   }
 
-  /** The detail's totals and links (which no live message carries). */
-  update(d) {
-    if (this.shown?.job.id !== d.job.id) return;
-    Object.assign(this.shown, { totals: d.totals, links: d.links, events: d.events, groups: d.groups });
-    this.later();
-  }
-
   later() { this.flushing ??= setTimeout(() => { this.flushing = null; this.render(); }, FLUSH_MS); }
 
   render() {
-    const d = this.shown;
+    const d = this.shown, job = d?.job;
     if (!d) return;
-    const { job } = d;
-    for (const li of $("job-list").children) li.firstChild.toggleAttribute("aria-current", li.firstChild.dataset.job === job.id);
-    $("job-title").replaceChildren(html("b", {}, job.script), " ", html("span", { class: "pill", "data-state": job.state }, job.state),
-      ` ${job.world_size} ranks on ${job.nodes} node${job.nodes > 1 ? "s" : ""} · ${job.backend} · ${num(job.collectives)} collectives · ${bytes(job.bytes)} · ${job.id}`);
+    for (const b of $("job-list").querySelectorAll("button")) b.toggleAttribute("aria-current", b.dataset.job === job.id);
+    $("job-title").replaceChildren(html("b", {}, job.script), " ", pill(job.state), ` ${size(job)} · ${job.backend} · ${bytes(job.bytes)} · ${job.id}`);
     $("job-trace").href = this.trace();
     this.showRanks(d.ranks);
     this.lanes();
-    const recent = d.collectives.slice(-RECENT).reverse();
-    table("job-recent", ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"], recent.map((c) =>
+    table("job-recent", ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"], d.collectives.slice(-RECENT).reverse().map((c) =>
       [c.seq, c.group, c.op, c.dtype, num(c.count), bytes(c.bytes), c.last_rank ?? (c.complete ? "–" : "waiting"), seconds(c.lag_s),
-        c.busbw_gbps == null ? "–" : bandwidth(c.busbw_gbps * 1e9), c.bucket ? `${c.bucket.index}: ${c.bucket.params.join(", ")}` : "–"]));
+        gbps(c.busbw_gbps), c.bucket ? `${c.bucket.index}: ${c.bucket.params.join(", ")}` : "–"]));
     table("job-totals", ["group", "op", "count", "bytes", "lag max", "lag mean", "time mean", "busbw"], d.totals.map((t) =>
-      [`${t.group} (${members(d.groups[t.group] ?? [])})`, t.op, num(t.count), bytes(t.bytes), seconds(t.lag_max_s), seconds(t.lag_mean_s),
-        seconds(t.duration_mean_s), t.busbw_gbps == null ? "–" : bandwidth(t.busbw_gbps * 1e9)]));
+      [`${t.group} (${members(d.groups[t.group])})`, t.op, num(t.count), bytes(t.bytes), seconds(t.lag_max_s),
+        seconds(t.lag_mean_s), seconds(t.duration_mean_s), gbps(t.busbw_gbps)]));
     table("job-links", ["from", "to", "messages", "bytes"], d.links.map((l) => [l.src, l.dst, num(l.count), bytes(l.bytes)]));
     $("job-p2p").hidden = !d.links.length;
     $("job-events").replaceChildren(...d.events.slice(-8).map((e) => html("li", {}, `${seconds(e.t)}: ${e.text}`)));
@@ -233,22 +221,22 @@ export class Jobs {
     if (this.hang) say("job-hang-for", ` · for ${seconds(this.hang.hang.since_s + (Date.now() - this.hang.heard) / 1e3)}`);
   }
 
-  /** The ranks by node: each one's state, exit code, where its script is, its last issued seq. */
+  /** The ranks by node: each one's state or exit code, where its script is, its last issued seq per group. */
   showRanks(rs) {
     const late = this.hang?.hang.late ?? [];
     $("job-ranks").replaceChildren(...byHost(rs).map(([host, mine]) => html("div", { class: "host" },
-      html("h3", {}, `node ${host} · ${mine.length} rank${mine.length > 1 ? "s" : ""}`),
+      html("h3", {}, `node ${host} · ${ranks(mine.map((r) => r.rank))}`),
       mine.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-state": rankState(r), ...(late.includes(r.rank) && { "data-late": "" }) },
         html("span", { title: `pid ${r.pid} · ${r.launcher}` }, html("span", { class: "dot", style: `background: ${colour(r.rank)}` }), r.rank),
         html("span", { title: "local rank / ranks on this node" }, `local ${r.local_rank}/${r.local_world_size}`),
-        html("span", {}, `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`),
-        html("span", { class: "usage", title: `last report ${seconds(r.seen_s)} after the start${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
+        `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`,
+        html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
           Object.entries(r.issued).map(([g, s]) => `g${g} #${s}`).join(" ") || "–"))))));
   }
 
-  // ---- the lanes: x seconds since the start, a rank a lane (1 unit), each collective a mark
+  // ---- the lanes: x in seconds since the start, a lane (1 unit) a rank
 
-  /** A collective's marks: one path of a tick per rank that issued it, one of its durations' bars. */
+  /** A collective's marks: a path of a tick per rank that issued it, and one of its durations' bars. */
   draw(c) {
     this.marks.get(c.index)?.forEach((p) => p.remove());
     const ticks = [], bars = [];
@@ -263,33 +251,31 @@ export class Jobs {
       el("path", { d: d.join(""), stroke, "data-ranks": ranks, ...(i && { class: "span" }) }, this.g)));
   }
 
-  /** The lanes' extent, their names and legend; marks of collectives no longer kept go. */
+  /** The lanes' extent, names and legend; the marks of collectives no longer kept go. */
   lanes() {
-    const { job, collectives: kept } = this.shown, n = job.world_size;
+    const { job: { world_size: n }, collectives: kept } = this.shown, names = $("job-names");
     for (const [i, ps] of this.marks) if (i < (kept[0]?.index ?? Infinity)) { ps.forEach((p) => p.remove()); this.marks.delete(i); }
-    const t0 = kept[0] && kept[0].index > 0 ? first(kept[0]) : 0, t1 = Math.max(this.t1, t0 + 1e-3) * 1.02;
+    const t0 = kept[0]?.index > 0 ? first(kept[0]) : 0, t1 = Math.max(this.t1, t0 + 1e-3) * 1.02;
     this.svg.setAttribute("viewBox", `${t0} 0 ${t1 - t0} ${n}`);
-    this.svg.style.setProperty("--lanes", n);
     $("job-timeline").style.setProperty("--lanes", n);
     this.span = [t0, t1 - t0];
     const late = this.hang?.hang.late ?? [];
-    if ($("job-names").childElementCount !== n || $("job-names").dataset.late !== String(late)) {
-      $("job-names").dataset.late = late;
-      $("job-names").replaceChildren(...Array.from({ length: n }, (_, r) =>
+    if (names.childElementCount !== n || names.dataset.late !== String(late)) {
+      names.dataset.late = late;
+      names.replaceChildren(...Array.from({ length: n }, (_, r) =>
         html("span", { style: `border-color: ${colour(r)}`, ...(late.includes(r) && { class: "late" }) }, `rank ${r}`)));
     }
     this.svg.querySelector(".late").replaceChildren(...late.map((r) => el("rect", { x: t0, width: t1 - t0, y: r, height: 1 })));
     say("job-t0", `${+t0.toPrecision(3)} s`);
     say("job-t1", `${+t1.toPrecision(3)} s`);
-    const ops = [...new Set(kept.map((c) => c.op))];
-    $("job-legend").replaceChildren(...ops.map((op) => html("span", { style: `border-color: ${opColour(op)}` }, op)));
+    $("job-legend").replaceChildren(...[...new Set(kept.map((c) => c.op))].map((op) => html("span", { style: `border-color: ${opColour(op)}` }, op)));
     if (this.at) this.cursor(this.at);
   }
 
   /** The mark under the pointer: its rank's collective issued nearest in time. */
   point(e) {
     if (!this.span) return;
-    const box = this.svg.getBoundingClientRect(), rank = Math.floor(((e.clientY - box.top) / box.height) * this.shown.job.world_size);
+    const box = this.svg.getBoundingClientRect(), rank = Math.floor(((e.clientY - box.top) / box.height) * this.job.world_size);
     const t = this.span[0] + ((e.clientX - box.left) / box.width) * this.span[1];
     let best = null, gap = Infinity;
     for (const c of this.shown.collectives) {
@@ -303,10 +289,8 @@ export class Jobs {
   cursor(c, rank) {
     this.at = c;
     const t = c.issued[rank] ?? first(c), line = this.svg.querySelector(".cursor");
-    for (const k of ["x1", "x2"]) line.setAttribute(k, t);
-    line.setAttribute("y2", this.shown.job.world_size);
-    const when = Object.entries(c.issued).map(([r, s]) => `${r}: ${seconds(s)}`).join(", ");
-    say("job-mark", `${describe(c)} · issued ${when}`);
+    for (const [k, v] of [["x1", t], ["x2", t], ["y2", this.job.world_size]]) line.setAttribute(k, v);
+    say("job-mark", `${describe(c)} · issued ${Object.entries(c.issued).map(([r, s]) => `${r}: ${seconds(s)}`).join(", ")}`);
   }
 
   // ---- the hang
@@ -315,7 +299,7 @@ export class Jobs {
   setHang(hang, text) {
     const banner = $("job-hang");
     banner.dataset.state = hang ? "hang" : "clear";
-    this.hang = hang ? { hang, heard: Date.now() } : null;
+    this.hang = hang && { hang, heard: Date.now() };
     clearInterval(this.ticking);
     if (hang) this.ticking = setInterval(() => this.tick(), 1000);
     banner.replaceChildren(...(hang ? [html("b", {}, "Hang "), hangLine(hang), html("span", { id: "job-hang-for" })] : [text]));
