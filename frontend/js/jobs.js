@@ -33,9 +33,10 @@ const first = (c) => Math.min(...Object.values(c.issued));
 /** A rank's state in a word: connected, exited with its code, or gone. */
 const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
 
-/** A hang in a line: who is late and where it was last seen, who waits, in which collective. */
-export const hangLine = (h) => `${ranks(h.late)} late: ${ranks(h.waiting)} wait in ${h.op} #${h.seq} (group ${h.group}, ${num(h.count)} × ${h.dtype})${
-  Object.entries(h.where).map(([r, w]) => ` · rank ${r} last seen at ${w}`).join("")}`;
+/** A hang's headline: who is late (or silent: a stopped process), and who waits in which collective (or goes on). */
+export const hangLine = (h, s = h.waiting.length > 1 ? "" : "s") => (h.kind === "silent"
+  ? `${ranks(h.late)} silent: ${ranks(h.waiting)} go${s ? "es" : ""} on`
+  : `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} #${h.seq} (group ${h.group}, ${num(h.count)} × ${h.dtype})`);
 
 /** A collective in a line: op #seq, size, last rank and lag (or that it waits), DDP bucket. */
 export const describe = (c, b = c.bucket) => [`${c.op} #${c.seq} (group ${c.group})`, `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
@@ -127,6 +128,7 @@ export class Jobs {
   onCollectives({ job_id: id, collectives }) {
     if (this.loading?.id === id) this.loading.early.push(...collectives);
     if (this.job?.id !== id) return;
+    if (collectives[0]?.index > (this.shown.collectives.at(-1)?.index ?? -1) + 1) return this.open(id); // a burst cut short: read it
     this.shown.collectives = merge(this.shown.collectives, collectives);
     collectives.forEach((c) => this.draw(c));
     this.later();
@@ -302,7 +304,7 @@ export class Jobs {
     this.hang = hang && { hang, heard: Date.now() };
     clearInterval(this.ticking);
     if (hang) this.ticking = setInterval(() => this.tick(), 1000);
-    banner.replaceChildren(...(hang ? [html("b", {}, "Hang "), hangLine(hang), html("span", { id: "job-hang-for" })] : [text]));
+    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang)}`), html("span", { id: "job-hang-for" }), html("br"), hang.text] : [text]));
     this.later();
   }
 }

@@ -22,12 +22,14 @@ test("an op has one colour on every page, and the common ops have different ones
   assert.ok(!ops.map(opColour).includes("#D55E00"), "the hang's vermilion is no op's");
 });
 
-test("a hang names the late rank, the waiting ones, the collective and its seq, and where the late one was", () => {
-  const line = hangLine({ group: "0", seq: 412, op: "all_reduce", dtype: "float32", count: 1314570, waiting: [0, 2, 3],
+test("a hang names the late rank, the waiting ones, the collective and its seq; a silence, who stopped", () => {
+  const line = hangLine({ kind: "wait", group: "0", seq: 412, op: "all_reduce", dtype: "float32", count: 1314570, waiting: [0, 2, 3],
     late: [1], since_s: 1.8, where: { 1: "train.py:87" } });
-  assert.equal(line, "rank 1 late: ranks 0, 2, 3 wait in all_reduce #412 (group 0, 1,314,570 × float32) · rank 1 last seen at train.py:87");
+  assert.equal(line, "rank 1 late: ranks 0, 2, 3 wait in all_reduce #412 (group 0, 1,314,570 × float32)");
   assert.match(hangLine({ group: "1", seq: 3, op: "barrier", dtype: "uint8", count: 1, waiting: [0], late: [1, 2], where: {} }),
-    /^ranks 1, 2 late: rank 0 wait in barrier #3/);
+    /^ranks 1, 2 late: rank 0 waits in barrier #3 /);
+  assert.equal(hangLine({ kind: "silent", group: "", seq: -1, op: "", dtype: "", count: 0, waiting: [0], late: [1], where: {} }),
+    "rank 1 silent: rank 0 goes on");
 });
 
 test("a collective in words: op #seq, size, its last rank and lag or that it waits, its bucket", () => {
