@@ -100,8 +100,8 @@ export class Jobs {
     } catch (err) {
       return say("jobs-status", `Could not list the watched jobs: ${err.reason ?? err}`);
     }
+    if (!jobs.length) say("jobs-status", "No watched job yet: torchrun -m ringside.watch --server URL train.py");
     jobs.reverse().forEach((j) => this.listed(j));
-    say("jobs-status", jobs.length ? "" : "No watched job yet: torchrun -m ringside.watch --server URL train.py");
     const id = this.job?.id ?? this.loading?.id ?? (jobs.findLast((j) => j.state === "running") ?? jobs.at(-1))?.id;
     if (id) this.open(id);
   }
@@ -156,6 +156,7 @@ export class Jobs {
     row.replaceChildren(html("b", {}, job.script), " ", pill(job.state), html("br"),
       `${size(job)} · ${new Date(job.started_at * 1e3).toLocaleTimeString()} · ${job.id}`);
     if (!old) list.prepend(html("li", {}, row));
+    say("jobs-status", "");
     $("jobs-open").dataset.state = list.querySelector("[data-state=running]") ? "running" : "";
     return was;
   }
@@ -257,7 +258,7 @@ export class Jobs {
   lanes() {
     const { job: { world_size: n }, collectives: kept } = this.shown, names = $("job-names");
     for (const [i, ps] of this.marks) if (i < (kept[0]?.index ?? Infinity)) { ps.forEach((p) => p.remove()); this.marks.delete(i); }
-    const t0 = kept[0]?.index > 0 ? first(kept[0]) : 0, t1 = Math.max(this.t1, t0 + 1e-3) * 1.02;
+    const t0 = kept[0]?.index > 0 ? first(kept[0]) : 0, t1 = Math.max(this.t1, t0 + 1e-3, ...this.shown.ranks.map((r) => r.seen_s)) * 1.02; // on to the last report: a stall shows
     this.svg.setAttribute("viewBox", `${t0} 0 ${t1 - t0} ${n}`);
     $("job-timeline").style.setProperty("--lanes", n);
     this.span = [t0, t1 - t0];
@@ -304,7 +305,7 @@ export class Jobs {
     this.hang = hang && { hang, heard: Date.now() };
     clearInterval(this.ticking);
     if (hang) this.ticking = setInterval(() => this.tick(), 1000);
-    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang)}`), html("span", { id: "job-hang-for" }), html("br"), hang.text] : [text]));
+    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang)}`), html("span", { id: "job-hang-for" }), html("small", {}, hang.text)] : [text]));
     this.later();
   }
 }
