@@ -4,12 +4,13 @@ step's gradient sync as a run for the stage. Async, on the event loop, like the 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Path, Query, Response
+from pydantic import BaseModel
 from ringside.worker_agent.core.protocol import TrainSpec
 
 from .auth import need_presenter, need_viewer
 from .errors import found, refuse
 from .hub import Hub, hub_of
-from .runs import Run
+from .runs import Run, RunState
 from .trainings import Training
 
 router = APIRouter(prefix="/api/trainings")
@@ -30,6 +31,18 @@ async def list_trainings(limit: int = Query(20, ge=1, le=200), hub: Hub = Depend
 @router.get("/{training_id}", dependencies=[watch], response_model=Training)
 async def get_training(training_id: str = Path(max_length=40), hub: Hub = Depends(hub_of)) -> Response:
     return Response(found(hub.trainings.find(training_id), "training", training_id).model_dump_json(), media_type="application/json")
+
+
+class CancelAnswer(BaseModel):
+    id: str
+    state: RunState
+    cancel_requested: bool
+
+
+@router.post("/{training_id}/cancel", dependencies=[present])
+async def cancel_training(training_id: str = Path(max_length=40), hub: Hub = Depends(hub_of)) -> CancelAnswer:
+    training = found(hub.trainings.cancel(training_id), "training", training_id)
+    return CancelAnswer(id=training.id, state=training.state, cancel_requested=training.cancel_requested)
 
 
 @router.get("/{training_id}/steps/{step}/sync", dependencies=[watch], response_model=Run)

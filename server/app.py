@@ -11,20 +11,24 @@ from fastapi.exceptions import RequestValidationError
 from ringside.worker_agent.core.validation import SpecError
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
-from . import api_cluster, api_compare, api_model, api_perturb, api_runs, api_training, guard, sockets
+from . import api_cluster, api_compare, api_jobs, api_model, api_perturb, api_runs, api_training, guard, sockets
 from .config import Settings
 from .errors import REFUSALS, invalid_request, spec_refused
 from .hub import Hub
 from .pages import mount_frontend
+from .watching import Watching
 
 
 def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        app.state.hub = Hub(settings)  # made here: it needs the server's event loop
-        app.state.hub.start()
+        hub = app.state.hub = Hub(settings)  # made here: it needs the server's event loop
+        app.state.watching = Watching(hub.store, hub.fanout)
+        hub.start()
+        app.state.watching.start()
         yield
-        await app.state.hub.stop()
+        await app.state.watching.stop()
+        await hub.stop()
 
     app = FastAPI(title="Ringside", version=str(PROTOCOL_VERSION), lifespan=lifespan, docs_url=None, redoc_url=None,
                   responses=REFUSALS,
@@ -33,7 +37,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(SpecError, spec_refused)  # NotReady and Busy too: errors.status_of
     for router in (api_cluster.router, api_runs.router, api_compare.router, api_perturb.router, api_model.router, api_training.router,
-                   sockets.router):
+                   api_jobs.router, sockets.router):
         app.include_router(router)
     mount_frontend(app)
     guard.install(app, settings)

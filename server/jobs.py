@@ -3,8 +3,8 @@
 A job holds the cluster for a while: a run, a training. Its kind (run_jobs.py,
 training_jobs.py) says what the ranks are sent, which of their events are its own, what
 is unfinished, how it ends and what it stores. The dispatcher owns what every kind
-shares, once: the queue, the wait for the ranks, lost ranks, the deadline, a stopping
-server, and the rule that what a stopped server left unfinished is interrupted.
+shares, once: the queue, cancelling, the wait for the ranks, lost ranks, the deadline, a
+stopping server, and the rule that what a stopped server left unfinished is interrupted.
 
 Jobs run one at a time, in the order accepted, on every rank. A kind that `queues`
 waits its turn; one that does not is refused (409) while anything holds the cluster.
@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import ClassVar
 
-from ringside.worker_agent.core.protocol import Message
+from ringside.worker_agent.core.protocol import Cancel, Message
 
 from .errors import Busy, NotReady
 from .registry import Cluster
@@ -37,7 +37,7 @@ log = logging.getLogger("ringside.server")
 
 class Job(ABC):
     """One job of some kind around its record (a Run, a Training): the record carries its
-    id, state, error and which ranks have not finished; the kind says the rest."""
+    id, state, error, cancel_requested and which ranks have not finished; the kind says the rest."""
 
     kind: ClassVar[str]  # "run", "training": in the words the dispatcher says of it
     queues: ClassVar[bool] = True  # waits behind others; False: refused while the cluster is held
@@ -84,6 +84,7 @@ class Dispatcher:
         self.current: Job | None = None
         self.stopping = False  # Ctrl-C or SIGTERM (serve.Server): what is cut short now is interrupted
         self.changed = asyncio.Event()  # something a waiting job may care about happened
+        self.telling: set[asyncio.Task] = set()  # cancels on their way to the ranks (the loop keeps weak references)
 
     def recover(self, left: Iterable[Job]) -> None:
         """What a previous server left running or queued: interrupted, never lost, never silent."""
@@ -135,6 +136,18 @@ class Dispatcher:
     def cancel_queued(self, job: Job) -> None:
         self.queue.remove(job)
         job.end(RunState.CANCELLED, None)
+
+    def cancel(self, job: Job) -> None:
+        """Queued: cancelled now. Running: the ranks are told, stop together at their next check
+        (between a run's iterations, a training's steps), and the job ends cancelled once they
+        have (or have finished: what they are doing is never cut short)."""
+        if job.record.state == RunState.QUEUED:
+            self.cancel_queued(job)
+        elif not job.record.cancel_requested:
+            job.record.cancel_requested = True
+            task = asyncio.create_task(self.tell(Cancel(run_id=job.id).model_dump_json()))
+            self.telling.add(task)
+            task.add_done_callback(self.telling.discard)
 
     def on_event(self, event) -> None:
         """A rank's event: the current job's own, or late news of one that has ended (dropped)."""

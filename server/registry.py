@@ -10,10 +10,9 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from ringside.worker_agent.core.protocol import Heartbeat, Hello
+from ringside.worker_agent.core.protocol import MAX_WORLD, Heartbeat, Hello
 
 SPARKLINE = 60  # heartbeats kept per rank for the dashboard's sparklines
-MAX_WORLD = 4096  # ranks a cluster may claim: a hello is only a claim, and the server sizes things by it
 MAX_PID = 1 << 32  # a process id, on any system
 MAX_TEXT = 256  # characters of a hello's host, device, backend and torch version (shown to every viewer)
 

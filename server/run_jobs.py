@@ -9,12 +9,11 @@ over the stored runs. A training step's gradient sync is opened as a run too
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING
 
 from ringside.worker_agent.core.validation import validate
-from ringside.worker_agent.core.protocol import (Arrived, Cancel, ErrorEvent, RunCancelled, RunCommand,
+from ringside.worker_agent.core.protocol import (Arrived, ErrorEvent, RunCancelled, RunCommand,
                                                  RunFinished, RunSpec, RunStarted, StepEvent)
 from ringside.worker_agent.core.simulate import Sharing
 
@@ -106,7 +105,6 @@ class Runs:
     def __init__(self, hub: Hub):
         self.hub = hub
         self.next_id = hub.store.last_number() + 1
-        self.telling: set[asyncio.Task] = set()
 
     def left_unfinished(self) -> list[RunJob]:
         return [RunJob(run, self.hub) for run in self.hub.store.unfinished()]
@@ -150,22 +148,12 @@ class Runs:
         return job.run if isinstance(job, RunJob) else None
 
     def cancel(self, run_id: str) -> Run | None:
-        """Queued: cancelled now. Running: the ranks are told, stop together at their next
-        check between iterations (runner.py), and the run is marked cancelled when they have
-        (or have finished: a single iteration is never cut short)."""
-        dispatcher = self.hub.dispatcher
-        job = dispatcher.find(run_id)
+        """Cancel a run queued or running (jobs.Dispatcher.cancel: the ranks stop between iterations, runner.py)."""
+        job = self.hub.dispatcher.find(run_id)
         if not isinstance(job, RunJob):
             return self.find(run_id)  # ended, or none: nothing to cancel
-        run = job.run
-        if run.state == RunState.QUEUED:
-            dispatcher.cancel_queued(job)
-        elif not run.cancel_requested:
-            run.cancel_requested = True
-            task = asyncio.create_task(self.hub.tell_workers(Cancel(run_id=run_id).model_dump_json()))
-            self.telling.add(task)  # held until done: the loop keeps only weak references
-            task.add_done_callback(self.telling.discard)
-        return run
+        self.hub.dispatcher.cancel(job)
+        return job.run
 
 
 def nonsense(event, run: Run) -> str | None:

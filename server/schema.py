@@ -56,6 +56,25 @@ TRAININGS = [
     ) WITHOUT ROWID""",
 ]
 
+JOBS = [
+    """CREATE TABLE IF NOT EXISTS jobs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT UNIQUE NOT NULL,
+        key TEXT NOT NULL,  -- what the job's ranks share (ringside.watch): a restarted server finds it again
+        state TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        body TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS jobs_by_key ON jobs (key, seq)",
+    "CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state)",
+    """CREATE TABLE IF NOT EXISTS job_collectives (
+        job TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        body TEXT NOT NULL,  -- watched.Collective
+        PRIMARY KEY (job, idx)
+    ) WITHOUT ROWID""",
+]
+
 
 def _columns(db: sqlite3.Connection, table: str) -> set[str]:
     return {c[1] for c in db.execute(f"PRAGMA table_info({table})")}
@@ -104,8 +123,14 @@ def _figures_by_spec(db: sqlite3.Connection) -> bool:
     return False
 
 
+def _jobs(db: sqlite3.Connection) -> bool:
+    for statement in JOBS:
+        db.execute(statement)
+    return False
+
+
 # a new change is a new step at the end, never an edit to one before it
-STEPS = [_runs, _figures, _trainings, _figures_by_spec]
+STEPS = [_runs, _figures, _trainings, _figures_by_spec, _jobs]
 VERSION = len(STEPS)
 
 

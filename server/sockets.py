@@ -11,7 +11,7 @@ import asyncio
 import json
 
 from fastapi import APIRouter
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ringside.worker_agent.core.protocol import EVENT, PROTOCOL_VERSION, Hello, no_constant
@@ -143,7 +143,8 @@ async def accept(ws: WebSocket) -> bool:
         return False
 
 
-async def receive_hello(ws: WebSocket) -> Hello | None:
+async def receive_hello(ws: WebSocket, kind: type = Hello, adapter: TypeAdapter = EVENT):
+    """The first frame, which must be a `kind` (one of `adapter`'s); None once the socket is closed."""
     try:
         message = await asyncio.wait_for(ws.receive(), HELLO_TIMEOUT_S)
     except asyncio.TimeoutError:
@@ -154,9 +155,9 @@ async def receive_hello(ws: WebSocket) -> Hello | None:
     if message["type"] == "websocket.disconnect":
         return None  # it left before saying hello: nobody to answer
     try:
-        event = parse_event(message)
-        if not isinstance(event, Hello):
-            raise Refused(POLICY, "the first message must be a hello")
+        event = parse_event(message, adapter)
+        if not isinstance(event, kind):
+            raise Refused(POLICY, f"the first message must be a {kind.model_fields['type'].default}")
     except Refused as refused:
         await close(ws, refused.code, refused.reason)
         return None
@@ -171,8 +172,9 @@ class Refused(Exception):
         self.code, self.reason = code, reason[:120]
 
 
-def parse_event(message: dict):
-    """The event a worker's frame holds, or Refused: 1007 for a malformed one, 1008 for another protocol."""
+def parse_event(message: dict, adapter: TypeAdapter = EVENT):
+    """The event a worker's frame holds (one of `adapter`'s), or Refused: 1007 for a malformed
+    one, 1008 for another protocol."""
     text = message.get("text")
     if text is None:
         raise Refused(INVALID, "malformed frame: events are JSON text")
@@ -184,7 +186,7 @@ def parse_event(message: dict):
     if isinstance(raw, dict) and raw.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
         raise Refused(POLICY, f"protocol version {bounded(repr(raw.get('v')), 20)} is not {PROTOCOL_VERSION}")
     try:
-        return EVENT.validate_python(raw)
+        return adapter.validate_python(raw)
     except ValidationError as e:
         err = first_error(e.errors())
         raise Refused(INVALID, f"malformed event: {err['field']}: {err['message']}") from None

@@ -4,6 +4,7 @@ a track per rank, a slice per step, a flow arrow per transfer."""
 from __future__ import annotations
 
 from .runs import Run
+from .watched import Collective, Job
 
 US = 1e6
 
@@ -53,3 +54,24 @@ def _iterations(run: Run, events: list[dict]) -> None:
             events.append({"ph": "X", "name": f"{run.spec.collective} (native) #{i}", "cat": "native",
                            "pid": int(rank), "tid": 0, "ts": at * US, "dur": seconds * US})
             at += seconds
+
+
+def job_trace(job: Job, collectives: list[Collective]) -> dict:
+    """A watched job: a process per rank named with its host, a thread per process group, a
+    slice per collective where the backend timed it, an instant where it gave only the issue."""
+    events: list[dict] = []
+    by_host = sorted(job.ranks.values(), key=lambda r: (r.host, r.rank))
+    for order, info in enumerate(by_host):
+        name = f"rank {info.rank} ({info.host}, local {info.local_rank})"
+        events.append({"ph": "M", "name": "process_name", "pid": info.rank, "tid": 0, "args": {"name": name}})
+        events.append({"ph": "M", "name": "process_sort_index", "pid": info.rank, "tid": 0, "args": {"sort_index": order}})
+    for c in collectives:
+        args = {"group": c.group, "seq": c.seq, "count": c.count, "dtype": c.dtype, "bytes": c.bytes, "lag_s": c.lag_s,
+                "last_rank": c.last_rank, **({"bucket": c.bucket.index} if c.bucket else {})}
+        for rank, t in c.issued.items():
+            event = {"name": f"{c.op} #{c.seq}", "cat": c.op, "pid": int(rank), "tid": int(c.group) if c.group.isdigit() else 0,
+                     "ts": t * US, "args": args}
+            duration = c.durations.get(rank)
+            events.append({**event, "ph": "X", "dur": duration * US} if duration is not None else {**event, "ph": "i", "s": "t"})
+    return {"traceEvents": events, "displayTimeUnit": "ms",
+            "metadata": {"job": job.id, "script": job.script, "backend": job.backend, "world_size": job.world_size}}

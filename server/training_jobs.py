@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ringside.worker_agent.core.protocol import ErrorEvent, TrainCommand, TrainFinished, TrainSpec, TrainStep
+from ringside.worker_agent.core.protocol import ErrorEvent, RunCancelled, TrainCommand, TrainFinished, TrainSpec, TrainStep
 from ringside.worker_agent.training.rules import check as check_training, sync_every
 
 from .jobs import Job
@@ -26,7 +26,7 @@ KEPT_SYNCS = 16  # steps' syncs made into runs lately, kept for an audience that
 class TrainingJob(Job):
     kind = "training"
     queues = False
-    events = (TrainStep, TrainFinished, ErrorEvent)
+    events = (TrainStep, TrainFinished, RunCancelled, ErrorEvent)
 
     def __init__(self, training: Training, hub: Hub):
         super().__init__(training)
@@ -50,7 +50,9 @@ class TrainingJob(Job):
 
     def take(self, event) -> None:
         training = self.training
-        if not isinstance(event, TrainStep):
+        if isinstance(event, RunCancelled):
+            training.on_cancelled(event)
+        elif not isinstance(event, TrainStep):
             (training.on_finished if isinstance(event, TrainFinished) else training.on_error)(event)
         elif not 0 <= event.step < training.spec.steps or not 0 <= event.rank < training.world_size:
             why = f"rank {event.rank} reported step {event.step} of {training.spec.steps}"
@@ -89,6 +91,16 @@ class Trainings:
         await hub.dispatcher.submit(TrainingJob(training, hub))  # refused (Busy) while the cluster is held
         hub.fanout.publish(TrainingMessage(training=training.summary()))
         return training
+
+    def cancel(self, training_id: str) -> Training | None:
+        """Cancel a training (jobs.Dispatcher.cancel: its ranks stop together after their current step)."""
+        job = self.hub.dispatcher.find(training_id)
+        if not isinstance(job, TrainingJob):
+            return self.find(training_id)  # ended, or none: nothing to cancel
+        self.hub.dispatcher.cancel(job)
+        if job.training.state == RunState.RUNNING:
+            job.announce()  # every page hears that it is stopping
+        return job.training
 
     def current(self) -> TrainingJob | None:
         job = self.hub.dispatcher.current

@@ -14,8 +14,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel
 
-from ringside.worker_agent.core.protocol import (ErrorEvent, Real, RunSpec, SyncCapture, Timings, TrainFinished, TrainSpec,
-                                            TrainStep)
+from ringside.worker_agent.core.protocol import (ErrorEvent, Real, RunCancelled, RunSpec, SyncCapture, Timings,
+                                                 TrainFinished, TrainSpec, TrainStep)
 from ringside.worker_agent.training.rules import (combine_step, methods, parameters, result_of,
                                                   through_servers)
 
@@ -63,6 +63,7 @@ class TrainingSummary(BaseModel):
     created_at: float
     finished_at: Optional[float] = None
     error: Optional[str] = None
+    cancel_requested: bool = False
     result: Optional[TrainResult] = None
 
 
@@ -74,12 +75,13 @@ class Training(TrainingSummary):
     steps: list[TrainRow] = []
     evaluation: dict[str, tuple[Real, Real]] = {}  # worker rank -> held-out (loss, accuracy)
     finished_ranks: list[int] = []
+    cancelled_ranks: list[int] = []  # stopped at the same step on a cancel
 
     def summary(self) -> TrainingSummary:
         return TrainingSummary(**self.model_dump(include=set(TrainingSummary.model_fields)))
 
     def unfinished(self) -> list[int]:
-        return [r for r in range(self.world_size) if r not in self.finished_ranks]
+        return [r for r in range(self.world_size) if r not in self.finished_ranks and r not in self.cancelled_ranks]
 
     def on_finished(self, event: TrainFinished) -> None:
         if event.rank not in self.finished_ranks:
@@ -91,8 +93,13 @@ class Training(TrainingSummary):
         if self.error is None:
             self.error = bounded(event.message if event.field is None else f"{event.field}: {event.message}", 1000)
 
+    def on_cancelled(self, event: RunCancelled) -> None:
+        if event.rank not in self.cancelled_ranks:
+            self.cancelled_ranks.append(event.rank)
+
     def conclude(self, state: RunState, error: str | None = None) -> None:
-        self.state, self.finished_at = state, time.time()
+        self.state = RunState.CANCELLED if self.cancel_requested and state == RunState.DONE else state
+        self.finished_at = time.time()
         if error:  # the hub's account (a lost rank) says more than a rank's own words
             self.error = bounded(error, 1000)
         if state == RunState.DONE and self.steps and self.evaluation:

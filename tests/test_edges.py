@@ -4,6 +4,7 @@ and more connections than an address may keep. A real server, raw sockets, its r
 
 from __future__ import annotations
 
+import argparse
 import base64
 import json
 import os
@@ -19,9 +20,11 @@ from ringside.server import model
 from ringside.server.hub import SNAPSHOT_QUEUE
 from ringside.server.jobs import MAX_QUEUE, STORE_WITHIN_S
 from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
-from ringside.worker_agent.core.protocol import PROTOCOL_VERSION, RunSpec
-from ringside.worker_agent.core.validation import SpecError
-from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve
+from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION, RunSpec
+from ringside.worker_agent.core.validation import MAX_BUFFER_BYTES, SpecError, validate
+from ringside.worker_agent.rank.launch import RESTARTS_PER_WINDOW, RestartBudget
+from ringside.worker_agent.spec_args import SPEC_FLAGS, chunks, spec_from_args
+from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve, start_up
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -334,3 +337,146 @@ def test_auto_is_resolved_only_for_a_spec_that_could_run(ask):
     with pytest.raises(SpecError) as refused:
         model.resolve(RunSpec(collective="all_reduce", **ask), 4, "gloo", model.Fit([]), [("host", 1)] * 4)
     assert refused.value.field == "group"
+
+
+def summaries(chunks: int) -> list[dict]:
+    return [{"chunk": c, "preview": [c], "min": c, "max": c, "sum": c, "checksum": c} for c in range(chunks)]
+
+
+def test_a_worker_frame_past_its_bound_is_refused_naming_the_field_and_the_largest_run_passes(tmp_path):
+    """A forged step of 160,000 states is closed with 1007 naming `states`, its list checked against the bound
+    and no further; a run cut into as many chunks as a run may have (MAX_RANK_CHUNKS) reports them all."""
+    server = start_serve(tmp_path)
+    p = 8  # all_to_all's 2P blocks of 1024 pieces: the most chunks a rank's buffer may have
+    ranks = [ScriptedRank(server, r, p) for r in range(p)]
+    try:
+        server.wait_ranks(p, timeout=10)
+        status, body = server.call("POST", "/api/runs", {"collective": "all_to_all", "algorithm": "pairwise",
+                                                          "count": 1024, "chunks": 1024})
+        assert status == 202, body
+        commands = [rank.command() for rank in ranks]
+        for rank, command in zip(ranks, commands):
+            rank.start(command, inputs=summaries(MAX_RANK_CHUNKS) if rank.rank == 0 else [])
+        steps = len(server.call("GET", f"/api/runs/{body['id']}")[1]["steps"])
+        for rank, command in zip(ranks, commands):
+            for step in range(steps):
+                rank.step(command, step, states=summaries(MAX_RANK_CHUNKS) if (rank.rank, step) == (0, 0) else [])
+            rank.send(type="run_finished", run_id=command["run_id"], verified=True, timings={"iterations": [0.001]},
+                      output=summaries(MAX_RANK_CHUNKS) if rank.rank == 0 else [])
+        run = server.wait(body["id"], timeout=30)
+        assert run["state"] == "done", run["error"]
+        assert len(run["inputs"]["0"]) == len(run["steps"][0]["ranks"]["0"]["states"]) == MAX_RANK_CHUNKS
+        forged = {"type": "step", "run_id": "r-999999", "step": 0, "t0": 0, "t1": 1, "states": summaries(160_000)}
+        ranks[1].send(**forged)
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                ranks[1].ws.recv(timeout=10)
+        assert closed.value.rcvd.code == 1007 and "states" in closed.value.rcvd.reason, closed.value.rcvd
+        assert f"at most {MAX_RANK_CHUNKS}" in closed.value.rcvd.reason
+    finally:
+        for rank in ranks:
+            rank.close()
+        server.stop()
+
+
+def test_a_run_cut_into_more_chunks_than_a_rank_reports_is_refused():
+    with pytest.raises(SpecError) as refused:
+        validate(RunSpec(collective="all_to_all", algorithm="pairwise", count=1024, chunks=1024), 16, "gloo")
+    assert refused.value.field == "chunks" and str(MAX_RANK_CHUNKS) in refused.value.message
+    validate(RunSpec(collective="all_to_all", algorithm="pairwise", count=1024, chunks=1024), 8, "gloo")
+
+
+@pytest.mark.parametrize("ask, field", [
+    ({"root": True}, "root"), ({"group": [False, 1]}, "group.0"), ({"count": "16"}, "count"),
+    ({"count": "١٦"}, "count"), ({"chunks": "١٦"}, "chunks"), ({"chunks": "4"}, "chunks"), ({"count": 16.0}, "count"),
+    ({"seed": True}, "seed"), ({"verify": 1}, "verify"), ({"timeout": "30"}, "timeout"), ({"iterations": "2"}, "iterations"),
+    ({"perturb": {"hang": {"rank": True, "step": 0}}}, "perturb.hang.rank"),
+    ({"perturb": {"straggler": {"rank": 1, "delay_s": "0.1"}}}, "perturb.straggler.delay_s")])
+def test_a_number_is_a_json_number(server, ask, field):
+    """A boolean is not a rank, and a string of digits (any script's) is not a count: 422 naming the field."""
+    status, answer = server.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", **ask})
+    assert status == 422 and answer["detail"]["field"] == field, answer
+
+
+def test_json_numbers_as_the_page_and_the_cli_send_them_pass_the_types(server):
+    """What the page's form sends (Number() of every numeric field) reaches the cluster's check (503: no ranks here)."""
+    ask = {"collective": "all_reduce", "algorithm": "ring", "count": 16, "root": 0, "group": [0, 1], "chunks": 2,
+           "seed": 3, "iterations": 2, "warmup": 0, "verify": True, "timeout": 30, "perturb": {"straggler": {"rank": 1, "delay_s": 1}}}
+    status, answer = server.call("POST", "/api/runs", ask)
+    assert status == 503 and answer["detail"]["field"] == "group", answer
+    assert spec_from_args(argparse.Namespace(**{**dict.fromkeys(SPEC_FLAGS), "spec": None, "group": "0,1", "collective": "all_reduce",
+                                                "count": 16, "chunks": chunks("auto"), "timeout": 5.0})).count == 16
+
+
+@pytest.mark.parametrize("ask, field", [({"steps": "10"}, "steps"), ({"hidden": True}, "hidden"),
+                                        ({"lr": "0.5"}, "lr"), ({"sync_every": 2.0}, "sync_every")])
+def test_a_training_number_is_a_json_number(server, ask, field):
+    status, answer = server.call("POST", "/api/trainings", ask)
+    assert status == 422 and answer["detail"]["field"] == field, answer
+
+
+def test_restarts_are_budgeted_per_window():
+    budget = RestartBudget(allowed=3, window_s=600)
+    assert [budget.spend(t) for t in (0, 10, 20, 30)] == [True, True, True, False], "a crash loop stops"
+    assert budget.free_in(30) == 570
+    assert not budget.spend(599) and budget.spend(600), "and goes on once the window lets it"
+    assert budget.spend(610) and not budget.spend(611)
+
+
+def test_hang_runs_in_a_row_leave_every_rank_connected(tmp_path):
+    """25 runs that hang (more than a window's restarts of crashes): every one fails naming the
+    rank that never arrived, the group comes back each time, and the next plain run is done."""
+    up = start_up(tmp_path, ranks=2)
+    try:
+        hang = {"collective": "all_reduce", "algorithm": "ring", "count": 4, "timeout": 1,
+                "perturb": {"hang": {"rank": 1, "step": 0}}}
+        for _ in range(RESTARTS_PER_WINDOW + 5):
+            pids = {r["pid"] for r in up.cluster()["ranks"]}
+            status, body = up.call("POST", "/api/runs", hang)
+            assert status == 202, body
+            run = up.wait(body["id"], timeout=60)
+            assert run["state"] == "failed" and "rank 1 never arrived" in run["error"], run["error"]
+            up.wait_ranks(2, exclude_pids=pids, timeout=60)
+        assert up.run(collective="all_reduce", algorithm="ring", count=4)["state"] == "done"
+        assert "restarts in" not in up.log_text(), "no hang spent a restart"
+    finally:
+        up.stop()
+
+
+def test_a_training_is_cancelled_like_a_run_and_the_queue_moves_on(tmp_path):
+    """The presenter cancels a running training: its ranks stop together after a step, it ends
+    cancelled with the steps it made, the run queued behind it runs, and no rank restarted."""
+    up = start_up(tmp_path, ranks=2)
+    try:
+        pids = {r["pid"] for r in up.cluster()["ranks"]}
+        status, body = up.call("POST", "/api/trainings", {"method": "ring", "steps": 1000, "hidden": 512})
+        assert status == 202, body
+        while not up.call("GET", f"/api/trainings/{body['id']}")[1]["steps"]:
+            time.sleep(0.05)
+        status, queued = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 4})
+        assert status == 202 and queued["state"] == "queued", queued
+        assert up.call("POST", f"/api/trainings/{body['id']}/cancel", token=None)[0] == 401
+        assert up.call("POST", "/api/trainings/t-999999/cancel")[0] == 404
+        status, answer = up.call("POST", f"/api/trainings/{body['id']}/cancel")
+        assert status == 200 and answer["cancel_requested"] is True, answer
+        deadline = time.monotonic() + 60
+        while (training := up.call("GET", f"/api/trainings/{body['id']}")[1])["state"] == "running":
+            assert time.monotonic() < deadline, "the training never stopped"
+            time.sleep(0.05)
+        assert training["state"] == "cancelled" and 0 < len(training["steps"]) < 1000, training["state"]
+        assert training["error"] is None and sorted(training["cancelled_ranks"]) == [0, 1]
+        assert up.wait(queued["id"], timeout=60)["state"] == "done", "the queue moves on"
+        assert {r["pid"] for r in up.cluster()["ranks"]} == pids, "the group was never broken"
+    finally:
+        up.stop()
+
+
+def test_the_buffer_cap_is_what_four_local_ranks_can_hold():
+    """At the cap, 16 bytes a byte of buffer per rank (bench/peak_memory.py measured up to 16.3) and a rank's
+    own 350 MiB: four ranks within 6 GiB. Past the cap, refused naming it."""
+    assert 4 * (350 * MiB + 16 * MAX_BUFFER_BYTES) < 6 << 30
+    validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4), 4, "gloo")
+    with pytest.raises(SpecError) as refused:
+        validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "gloo")
+    assert refused.value.field == "count" and f"over the cap of {MAX_BUFFER_BYTES} (64 MiB) on gloo" in refused.value.message
+    validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "nccl")

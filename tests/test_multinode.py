@@ -8,95 +8,23 @@ Needs root and iproute2 (CI's container has both); skips cleanly without them.""
 from __future__ import annotations
 
 import os
-import shutil
-import socket
 import subprocess
 import sys
 
-import pytest
+from netns import NODES, Bridge, bridge, on_node  # noqa: F401 (bridge: a fixture)
 from server_helpers import WORKER_TOKEN, start_serve
 
-NODES = ("node-a", "node-b")
 RANKS_PER_NODE = 2
-
-
-def sh(*cmd: str) -> None:
-    subprocess.run(cmd, check=True, capture_output=True, text=True)
-
-
-class Bridge:
-    """A bridge on this host at SUBNET.1 and one namespace per node at SUBNET.10, .11, …"""
-
-    def __init__(self):
-        tag = os.getpid() % 100_000
-        self.subnet = f"10.213.{os.getpid() % 250}"
-        self.bridge = f"rsb{tag}"
-        self.nodes = [(f"rs{tag}{i}", f"rs{tag}{i}n", f"{self.subnet}.{10 + i}") for i in range(len(NODES))]
-
-    @property
-    def host_ip(self) -> str:
-        return f"{self.subnet}.1"
-
-    def up(self) -> None:
-        sh("ip", "link", "add", self.bridge, "type", "bridge")
-        sh("ip", "addr", "add", f"{self.host_ip}/24", "dev", self.bridge)
-        sh("ip", "link", "set", self.bridge, "up")
-        for ns, inside, ip in self.nodes:
-            sh("ip", "netns", "add", ns)
-            sh("ip", "link", "add", f"{ns}h", "type", "veth", "peer", "name", inside)
-            sh("ip", "link", "set", f"{ns}h", "master", self.bridge, "up")
-            sh("ip", "link", "set", inside, "netns", ns)
-            sh("ip", "netns", "exec", ns, "ip", "addr", "add", f"{ip}/24", "dev", inside)
-            sh("ip", "netns", "exec", ns, "ip", "link", "set", inside, "up")
-            sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
-
-    def usable(self) -> bool:
-        """Whether every node can name itself and open a TCP connection to this host across the bridge."""
-        with socket.create_server((self.host_ip, 0)) as listener:
-            probe = f"import socket; socket.create_connection(('{self.host_ip}', {listener.getsockname()[1]}), timeout=3)"
-            for ns, _, _ in self.nodes:
-                named = subprocess.run(["ip", "netns", "exec", ns, "unshare", "--uts", "sh", "-c", "hostname probe && hostname"],
-                                       capture_output=True, text=True)
-                reached = subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", probe], capture_output=True)
-                if named.stdout.strip() != "probe" or reached.returncode != 0:
-                    return False
-        return True
-
-    def down(self) -> None:
-        for ns, _, _ in self.nodes:  # deleting a namespace deletes its veth pair
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
-
-
-@pytest.fixture
-def bridge():
-    if not sys.platform.startswith("linux") or os.geteuid() != 0 or not (shutil.which("ip") and shutil.which("unshare")):
-        pytest.skip("two-node test needs Linux, root, iproute2 and unshare")
-    net = Bridge()
-    try:
-        net.up()
-    except subprocess.CalledProcessError as e:
-        net.down()
-        pytest.skip(f"cannot make network namespaces here: {e.stderr.strip()}")
-    if not net.usable():
-        net.down()
-        pytest.skip("the namespaces cannot name themselves or reach this host across the bridge")
-    try:
-        yield net
-    finally:
-        net.down()
 
 
 def start_rank(net: Bridge, rank: int, server_url: str) -> subprocess.Popen:
     node = rank // RANKS_PER_NODE
-    ns, inside, _ = net.nodes[node]
+    inside = net.nodes[node][1]
     env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": str(len(NODES) * RANKS_PER_NODE),
            "LOCAL_RANK": str(rank % RANKS_PER_NODE), "LOCAL_WORLD_SIZE": str(RANKS_PER_NODE),
            "MASTER_ADDR": net.nodes[0][2], "MASTER_PORT": "29500", "GLOO_SOCKET_IFNAME": inside,
            "OMP_NUM_THREADS": "1", "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN}
-    # a UTS namespace of its own gives the node its host name; every step execs, so the pid is the worker's
-    cmd = ["ip", "netns", "exec", ns, "unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', NODES[node],
-           sys.executable, "-m", "ringside.worker_agent", "--server", server_url]
+    cmd = on_node(net, node, sys.executable, "-m", "ringside.worker_agent", "--server", server_url)
     return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL)
 
 

@@ -193,3 +193,21 @@ def test_compare_all_methods_waits_for_a_busy_cluster_then_trains_each_method_on
     assert min(t["created_at"] for t in compared) >= held["finished_at"], "nothing was submitted over the busy cluster"
     presenter.locator("#train-compare").scroll_into_view_if_needed()
     presenter.screenshot(path=str(ARTIFACTS / "training-compare.png"))
+
+
+def test_the_presenter_cancels_a_training_from_the_page(up, page_for):
+    presenter = page_for(f"{up.url}/?token={up.presenter}")
+    audience = page_for(f"{up.url}/")
+    for page in (presenter, audience):
+        page.wait_for_function("() => window.ringside?.training?.catalog")
+    status, body = up.call("POST", "/api/trainings", {"method": "ring", "steps": 1000, "hidden": 512})
+    assert status == 202, body
+    expect(presenter.locator("#train-cancel")).to_be_visible(timeout=30_000)
+    expect(audience.locator("#train-status")).to_have_attribute("data-state", "running", timeout=30_000)
+    expect(audience.locator("#train-cancel")).to_be_hidden()
+    presenter.click("#train-cancel")
+    for page in (presenter, audience):
+        expect(page.locator("#train-status")).to_have_attribute("data-state", "cancelled", timeout=60_000)
+    expect(presenter.locator("#train-cancel")).to_be_hidden()
+    _, stored = up.call("GET", f"/api/trainings/{body['id']}")
+    assert stored["state"] == "cancelled" and len(stored["steps"]) < 1000

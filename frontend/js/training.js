@@ -29,6 +29,7 @@ export class Training {
     this.form = new TrainForm(this, state);
     this.charts = new TrainCharts(this);
     $("train-open").onclick = () => this.openStep(Number($("train-step").value));
+    $("train-cancel").onclick = () => this.cancel();
   }
 
   // ---- the catalog, the late joiner
@@ -118,6 +119,18 @@ export class Training {
     say("train-status", parts.filter(Boolean).join(" · "));
     $("train-status").dataset.state = t.state;
     $("train-step").max = Math.max(0, t.steps.length - 1);
+    $("train-cancel").hidden = !this.state.presenter || this.state.ended.has(t.state) || t.cancel_requested;
+  }
+
+  /** The presenter stops the training on the charts: its ranks stop together after their current step. */
+  async cancel() {
+    const t = this.shown;
+    $("train-cancel").hidden = true;
+    try {
+      await api(`/api/trainings/${t.id}/cancel`, { method: "POST" });
+    } catch (err) {
+      say("train-status", `Could not cancel ${t.id}: ${err.reason ?? err}`);
+    }
   }
 
   /** The presenter's page shows training `id`. */

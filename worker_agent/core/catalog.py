@@ -10,7 +10,7 @@ from .algorithms import AUTO, CUSTOM, algorithms, build
 from .collectives import COLLECTIVES
 from .protocol import MAX_FULL_CAPTURE, MAX_STEPS, MAX_TRANSFERS, Capture, Pattern
 from .schedule import ScheduleError
-from .validation import MAX_BUFFER_BYTES
+from .validation import buffer_cap
 from .vocabulary import DTYPES, OPS
 
 def catalog(backend: str, world_size: int) -> dict:
@@ -36,7 +36,7 @@ def catalog(backend: str, world_size: int) -> dict:
         "integer_dtypes": sorted(name for name, dtype in DTYPES.items() if dtype.integer),
         "patterns": list(get_args(Pattern)),
         "captures": list(get_args(Capture)),
-        "max_buffer_bytes": MAX_BUFFER_BYTES,
+        "max_buffer_bytes": buffer_cap(backend),
         "max_full_capture": MAX_FULL_CAPTURE,
         "custom": {"algorithm": CUSTOM, "max_steps": MAX_STEPS, "max_transfers": MAX_TRANSFERS},
         "auto": {"algorithm": AUTO, "chunks": AUTO},  # resolved by the server's model when a run is submitted

@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 MIN_DELAY_S, MAX_DELAY_S = 0.001, 10.0
 MIN_RATE, MAX_RATE = 1e3, 1e11  # bytes per second: a modem to a fast NVLink
@@ -38,20 +38,20 @@ class _Option(BaseModel):
 
 
 class Straggler(_Option):
-    rank: int = Field(description="global rank that arrives late")
-    delay_s: float = Field(description=f"seconds it waits before each of its steps ({MIN_DELAY_S:g} to {MAX_DELAY_S:g}, "
+    rank: StrictInt = Field(description="global rank that arrives late")
+    delay_s: StrictFloat = Field(description=f"seconds it waits before each of its steps ({MIN_DELAY_S:g} to {MAX_DELAY_S:g}, "
                                        "below the run's timeout)")
 
 
 class SlowLink(_Option):
-    a: int = Field(description="global rank at one end")
-    b: int = Field(description="global rank at the other end")
-    bytes_per_s: float = Field(description=f"the link's rate in each direction ({MIN_RATE:g} to {MAX_RATE:g})")
+    a: StrictInt = Field(description="global rank at one end")
+    b: StrictInt = Field(description="global rank at the other end")
+    bytes_per_s: StrictFloat = Field(description=f"the link's rate in each direction ({MIN_RATE:g} to {MAX_RATE:g})")
 
 
 class Hang(_Option):
-    rank: int = Field(description="global rank that never arrives")
-    step: int = Field(description="the index of the step it never arrives at (0 is the first; the page calls it step 1)")
+    rank: StrictInt = Field(description="global rank that never arrives")
+    step: StrictInt = Field(description="the index of the step it never arrives at (0 is the first; the page calls it step 1)")
 
 
 class Perturb(_Option):

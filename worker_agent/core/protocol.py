@@ -9,9 +9,11 @@ Times are seconds since the run's barrier-aligned start on that rank.
 from __future__ import annotations
 
 import math
+from urllib.parse import urlsplit, urlunsplit
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, TypeAdapter, WithJsonSchema
+from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, StrictBool, StrictFloat, StrictInt,
+                      TypeAdapter, WithJsonSchema)
 
 from .collectives import COLLECTIVES
 from .perturb import Perturb
@@ -47,13 +49,10 @@ def no_constant(word: str):
 
 def _chunks(value):
     """A whole number of chunks, or "auto" (the server's model picks it): one check, so that a
-    refusal names the field "chunks" and not one member of a union."""
+    refusal names the field "chunks" and not one member of a union. A JSON number, never a
+    string of digits, a float or a boolean (strict, as RunSpec's other numbers are)."""
     if value == "auto":
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
-        return int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise ValueError('must be a whole number of chunks or "auto"')
@@ -72,6 +71,10 @@ MAX_CHUNKS = 1024  # pieces per block or segment: more than any picture can show
 MAX_FULL_CAPTURE = 4096  # elements per rank's buffer that `full` capture will ship
 MAX_RUN_VALUES = 1 << 20  # values a `full` run may ship in all: what every viewer receives and the store keeps
 MAX_MISMATCHES = 5  # differing positions a rank reports, for a viewer to see in red
+MAX_WORLD = 4096  # ranks a world may have: a hello is only a claim, and the server sizes things by it
+MAX_RANK_CHUNKS = 16384  # chunks of one rank's buffer (blocks × pieces) that a run may cut: more than a stage draws
+MAX_RUN_STEPS = 2 * MAX_WORLD  # steps of a planned run: a ring all_reduce's 2(P-1) at the largest world
+MAX_ITERATIONS = 10_000  # timed iterations of a run
 Index = Annotated[int, Field(ge=0, lt=1 << 31)]  # a rank or chunk number sent as data
 
 
@@ -97,23 +100,23 @@ class RunSpec(Strict):
     collective: Collective
     algorithm: str = Field("native", description="native, a stepwise algorithm, or \"auto\": the server picks the one its "
                            "model predicts fastest and the run says which and why (predict.py)")
-    count: int = Field(16, description="elements per block (see collectives/base.py)")
+    count: StrictInt = Field(16, description="elements per block (see collectives/base.py)")
     dtype: DType = "float32"
     op: Op = Field("SUM", description="reduction; only collectives that reduce take one")
-    root: int = Field(0, description="global rank of the root (send_recv: the sender)")
-    peer: Optional[int] = Field(None, description="send_recv: global rank of the receiver (default: the next rank)")
-    servers: Optional[int] = Field(None, description="parameter_server: how many ranks are servers, from the root on "
+    root: StrictInt = Field(0, description="global rank of the root (send_recv: the sender)")
+    peer: Optional[StrictInt] = Field(None, description="send_recv: global rank of the receiver (default: the next rank)")
+    servers: Optional[StrictInt] = Field(None, description="parameter_server: how many ranks are servers, from the root on "
                                    "(default 1); they shard the model, count elements, in equal parts")
-    group: Optional[list[int]] = Field(None, description="global ranks taking part (default: all)")
+    group: Optional[list[StrictInt]] = Field(None, max_length=MAX_WORLD, description="global ranks taking part (default: all)")
     pattern: Pattern = "index"
-    seed: int = 0
+    seed: StrictInt = 0
     capture: Capture = "summary"
     chunks: Chunks = Field(1, description="chunks per segment or pieces per block, as the algorithm uses "
                                                 "them; \"auto\": the server's model picks the count (predict.py)")
-    iterations: int = 1
-    warmup: int = 0
-    verify: bool = True
-    timeout: float = Field(30.0, description="seconds a rank waits for a peer before the run fails")
+    iterations: StrictInt = 1
+    warmup: StrictInt = 0
+    verify: StrictBool = True
+    timeout: StrictFloat = Field(30.0, description="seconds a rank waits for a peer before the run fails")
     schedule: Optional[ScheduleDoc] = Field(None, description="algorithm \"custom\": the schedule itself, as data")
     perturb: Optional[Perturb] = Field(None, description="a straggler, a slow link or a hang to cause (perturb.py)")
     purpose: Literal["show", "sweep"] = Field("show", description="sweep: one measurement of many, kept off the stage and the audience's pages")
@@ -184,9 +187,9 @@ class RunStarted(Message):
     schedule: Optional[dict] = Field(None, description="Schedule.to_json() in global ranks, for readers of the JSON lines "
                                      "(a server plans runs itself); sent by the group's rank 0 only, but by every rank "
                                      "for traced send/recv code, whose schedule only its ranks know")
-    chunk_bounds: list[tuple[int, int]] = []
-    inputs: list[ChunkState] = Field([], description="this rank's buffer before the first step")
-    input_chunks: list[int] = Field([], description="the chunks this rank's own input fills")
+    chunk_bounds: list[tuple[int, int]] = Field([], max_length=MAX_RANK_CHUNKS)
+    inputs: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS, description="this rank's buffer before the first step")
+    input_chunks: list[int] = Field([], max_length=MAX_RANK_CHUNKS, description="the chunks this rank's own input fills")
     calls: list[CallTime] = Field([], max_length=MAX_CALLS, description="traced send/recv code: this rank's calls")
 
 
@@ -197,7 +200,7 @@ class StepEvent(Message):
     step: int
     t0: float
     t1: float
-    states: list[ChunkState] = Field([], description="chunks of this rank that the step changed")
+    states: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS, description="chunks of this rank that the step changed")
 
 
 class Arrived(Message):
@@ -212,15 +215,16 @@ class Arrived(Message):
 
 
 class Timings(Strict):
-    iterations: list[float] = Field(description="seconds per timed iteration on this rank")
-    steps: list[float] = Field([], description="seconds per step of the first iteration")
+    iterations: list[float] = Field(max_length=MAX_ITERATIONS, description="seconds per timed iteration on this rank")
+    steps: list[float] = Field([], max_length=MAX_RUN_STEPS, description="seconds per step of the first iteration")
 
 
 class RunFinished(Message):
     type: Literal["run_finished"] = "run_finished"
     run_id: str
     rank: int
-    output: list[ChunkState] = Field([], description="summary of this rank's output, one entry per output chunk")
+    output: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS,
+                                     description="summary of this rank's output, one entry per output chunk")
     checksum: Optional[int] = None
     verified: Optional[bool] = None
     max_diff: Optional[Real] = None
@@ -241,12 +245,12 @@ class ErrorEvent(Message):
 
 
 class RunCancelled(Message):
-    """The group stopped between iterations because the server asked it to."""
+    """The group stopped between iterations (a training: between steps) because the server asked it to."""
 
     type: Literal["run_cancelled"] = "run_cancelled"
     run_id: str
     rank: int
-    done: int = Field(description="iterations run (warm-up included) before the group stopped")
+    done: int = Field(description="iterations run (warm-up included), or a training's steps, before the group stopped")
     total: int
 
 
@@ -255,17 +259,17 @@ class TrainSpec(Strict):
 
     method: str = Field("native", description="gradient sync: an all_reduce algorithm (native, ring, tree, ...) "
                                               "or parameter_server")
-    servers: int = Field(1, description="parameter_server: ranks that hold a shard of the weights (the rest compute)")
-    hidden: int = Field(64, description="width of the MLP's two hidden layers")
-    steps: int = 100
-    lr: float = 0.5
-    batch: int = Field(64, description="samples per step over all the ranks that compute")
-    seed: int = 0
-    chunks: int = Field(1, description="a stepwise all_reduce's chunks per block")
-    sync_every: Optional[int] = Field(None, description="keep one in k steps' gradient syncs for the stage (summary "
+    servers: StrictInt = Field(1, description="parameter_server: ranks that hold a shard of the weights (the rest compute)")
+    hidden: StrictInt = Field(64, description="width of the MLP's two hidden layers")
+    steps: StrictInt = 100
+    lr: StrictFloat = 0.5
+    batch: StrictInt = Field(64, description="samples per step over all the ranks that compute")
+    seed: StrictInt = 0
+    chunks: StrictInt = Field(1, description="a stepwise all_reduce's chunks per block")
+    sync_every: Optional[StrictInt] = Field(None, description="keep one in k steps' gradient syncs for the stage (summary "
                                                       "capture costs the ranks time); default: every step of a model "
                                                       "up to 250 K parameters, one in four beyond")
-    timeout: float = 30.0
+    timeout: StrictFloat = 30.0
 
 
 MAX_REPORTED_SECONDS = 1e7  # a time a rank reports (115 days): beyond it, no chart or sum means anything
@@ -276,16 +280,16 @@ class SyncStep(Strict):
     step: int
     t0: float
     t1: float
-    states: list[ChunkState] = Field([], max_length=MAX_STEPS)
+    states: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS)
 
 
 class SyncCapture(Strict):
     """One training step's gradient sync on this rank, as a run's events would carry it
     (summary states): the gradient before, every schedule step, the gradient after."""
 
-    inputs: list[ChunkState] = Field([], max_length=MAX_STEPS)
-    steps: list[SyncStep] = Field([], max_length=MAX_STEPS)
-    output: list[ChunkState] = Field([], max_length=MAX_STEPS)
+    inputs: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS)
+    steps: list[SyncStep] = Field([], max_length=MAX_RUN_STEPS)
+    output: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS)
 
 
 class TrainStep(Message):
@@ -346,3 +350,10 @@ class TrainCommand(Message):
 
 Command = Annotated[Union[RunCommand, TrainCommand, Cancel, Shutdown], Field(discriminator="type")]
 COMMAND = TypeAdapter(Command)
+
+
+def socket_url(url: str, path: str) -> str:
+    """A server's address as given (http://host:port[/], or host:port) -> the websocket at `path`."""
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
+    return urlunsplit((scheme, parts.netloc, parts.path.rstrip("/") + path, "", ""))

@@ -9,13 +9,18 @@ from . import perturb
 from .algorithms import CUSTOM, Algorithm, Kind, UnknownAlgorithm, algorithm_of
 from .collectives import get
 from .predict import left_to_model
-from .protocol import MAX_CHUNKS, MAX_FULL_CAPTURE, MAX_RUN_VALUES, MAX_TRANSFERS, RunSpec
+from .protocol import (MAX_CHUNKS, MAX_FULL_CAPTURE, MAX_ITERATIONS, MAX_RANK_CHUNKS, MAX_RUN_STEPS, MAX_RUN_VALUES,
+                       MAX_TRANSFERS, RunSpec)
 from .run_shape import group_of, peer_of, perturb_plan, schedule_of
 from .schedule import ScheduleError
 from .vocabulary import BACKENDS, DTYPES, ITEMSIZE, OPS
 
-MAX_BUFFER_BYTES = 1 << 30  # one rank's working buffer; far beyond what a lecture needs
-MAX_ITERATIONS = 10_000
+# One rank's working buffer. Local CPU ranks share the host's memory, and a run holds up to about
+# 16 times its buffer per rank above the rank's own 350 MiB (bench/peak_memory.py: ring all_reduce,
+# summary, verified): 64 MiB keeps four ranks within about 5.5 GiB, which a 16 GiB laptop holds
+# beside its browser. NCCL ranks hold their buffers in the GPU's memory: 1 GiB there.
+MAX_BUFFER_BYTES = 64 << 20
+MAX_DEVICE_BUFFER_BYTES = 1 << 30
 MIN_TIMEOUT = 1.0
 MAX_SEED = (1 << 63) - 1
 
@@ -57,7 +62,7 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
     check_servers(spec, collective.has_servers, len(group))
     record = _algorithm(spec)
     _validate_op(spec, backend, record)
-    _validate_size(spec, world_size, record)
+    _validate_size(spec, world_size, backend, record)
     for name, value, low in (("iterations", spec.iterations, 1), ("warmup", spec.warmup, 0)):
         if not low <= value <= MAX_ITERATIONS:
             raise SpecError(name, f"must be between {low} and {MAX_ITERATIONS}, not {value}")
@@ -146,16 +151,22 @@ def _validate_op(spec: RunSpec, backend: str, record: Algorithm) -> None:
                               f"(its @traced says so), not {spec.op}")
 
 
-def _validate_size(spec: RunSpec, world_size: int, record: Algorithm) -> None:
+def buffer_cap(backend: str) -> int:
+    """The most bytes one rank's working buffer may hold on this backend."""
+    return MAX_DEVICE_BUFFER_BYTES if backend == "nccl" else MAX_BUFFER_BYTES
+
+
+def _validate_size(spec: RunSpec, world_size: int, backend: str, record: Algorithm) -> None:
     collective, p = get(spec.collective, spec.servers), len(group_of(spec, world_size))
     count = collective.count(spec)
     if count < 1:
         raise SpecError("count", f"must be at least 1, not {count}")
     blocks = collective.blocks(p)
     nbytes = blocks * count * ITEMSIZE[collective.dtype(spec)]
-    if nbytes > MAX_BUFFER_BYTES:
-        raise SpecError("count", f"{count} elements make a {nbytes} byte buffer per rank, "
-                                 f"over the cap of {MAX_BUFFER_BYTES}")
+    cap = buffer_cap(backend)
+    if nbytes > cap:
+        raise SpecError("count", f"{count} elements make a {nbytes} byte buffer per rank, over the cap of {cap} "
+                                 f"({cap >> 20} MiB) on {backend}: a run holds up to 16 times its buffer per rank")
     if spec.capture == "full" and blocks * count > MAX_FULL_CAPTURE:
         raise SpecError(
             "capture",
@@ -174,12 +185,15 @@ def _validate_size(spec: RunSpec, world_size: int, record: Algorithm) -> None:
         raise SpecError("schedule" if spec.schedule else "algorithm", str(e)) from None
     except ValueError as e:
         raise SpecError("chunks", str(e)) from None
+    cut = "schedule" if spec.schedule else "chunks"
+    if schedule.blocks * schedule.pieces > MAX_RANK_CHUNKS or len(schedule.steps) > MAX_RUN_STEPS:
+        # what a rank reports is bounded where the server parses it (protocol.py): a run past it could not report
+        raise SpecError(cut, f"{spec.algorithm} cuts each rank's buffer into {schedule.blocks * schedule.pieces} chunks "
+                             f"over {len(schedule.steps)} steps; a run has at most {MAX_RANK_CHUNKS} chunks and "
+                             f"{MAX_RUN_STEPS} steps")
     if schedule.pieces > count:
-        raise SpecError(
-            "schedule" if spec.schedule else "chunks",
-            f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, "
-            f"more than count={count} elements",
-        )
+        raise SpecError(cut, f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, "
+                             f"more than count={count} elements")
     shipped = len(schedule.steps) * p * blocks * count  # at most: every rank's whole buffer at every step
     if spec.capture == "full" and shipped > MAX_RUN_VALUES:
         raise SpecError("capture", f"'full' would ship up to {shipped} values over {len(schedule.steps)} "

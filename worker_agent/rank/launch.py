@@ -2,7 +2,10 @@
 
 If one dies, the process group is broken for all, so the whole group is
 stopped and started again on a fresh rendezvous port, as torchrun's restarts
-do; the cluster view shows the ranks go lost and come back. Ranks fork from
+do; the cluster view shows the ranks go lost and come back. Crashes may restart
+the group RESTARTS_PER_WINDOW times in any RESTART_WINDOW_S (a crash loop stops there
+until the window lets it go on); a group broken by a run's injected hang (a rank exits
+EXIT_HANG) restarts without spending one, so a lecture's hangs never use them up. Ranks fork from
 a server that has imported torch once (`local.rank_processes`), so a group
 starts, and restarts, in well under the time one torch import takes per rank.
 Workers run in their own session (a terminal's Ctrl-C is ours to handle) and
@@ -17,21 +20,46 @@ import os
 import sys
 import threading
 import time
+from collections import deque
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from .local import free_port, rank_processes
 
 STOP_GRACE_S = 5.0
+RESTARTS_PER_WINDOW, RESTART_WINDOW_S = 20, 600.0
+EXIT_BROKEN_GROUP = 3  # a rank's exit code when its group broke under it (server_link.py)
+EXIT_HANG = 4  # ... when it broke on the hang a run asked for (perturb.py): the group is fine, only stuck
+
+
+class RestartBudget:
+    """Restarts allowed in any window of `window_s` seconds."""
+
+    def __init__(self, allowed: int = RESTARTS_PER_WINDOW, window_s: float = RESTART_WINDOW_S):
+        self.allowed, self.window_s = allowed, window_s
+        self.spent: deque[float] = deque()
+
+    def spend(self, now: float) -> bool:
+        """Take one restart at `now` if the window has one left."""
+        while self.spent and self.spent[0] <= now - self.window_s:
+            self.spent.popleft()
+        if len(self.spent) >= self.allowed:
+            return False
+        self.spent.append(now)
+        return True
+
+    def free_in(self, now: float) -> float:
+        """Seconds until the next restart is allowed."""
+        return max(0.0, self.spent[0] + self.window_s - now) if len(self.spent) >= self.allowed else 0.0
 
 
 class LocalWorkers:
-    def __init__(self, n: int, server_url: str, token: str, backend: str | None = None, max_restarts: int = 20,
-                 algorithms: list[str] = ()):
+    def __init__(self, n: int, server_url: str, token: str, backend: str | None = None,
+                 budget: RestartBudget | None = None, algorithms: list[str] = ()):
         self.n, self.server_url, self.token, self.backend = n, server_url, token, backend
         self.algorithms = [str(Path(a).resolve()) for a in algorithms]  # users' files, which every rank loads
-        self.max_restarts = max_restarts
-        self.restarts = 0
+        self.budget = budget or RestartBudget()
+        self.restarts = 0  # all of them, hangs' too
         self.procs: list[BaseProcess] = []
         self.lock = threading.Lock()
 
@@ -47,17 +75,24 @@ class LocalWorkers:
         return p
 
     def watch(self, stopping: threading.Event, say=print) -> None:
-        """Until `stopping` is set: restart the group whenever a rank exits."""
+        """Until `stopping` is set: restart the group whenever a rank exits, within the budget."""
+        waiting = False  # said that the budget is spent, and waiting for the window
         while not stopping.wait(0.5):
             with self.lock:
                 dead = [(r, p.exitcode) for r, p in enumerate(self.procs) if p.exitcode is not None]
             if not dead:
                 continue
-            if self.restarts >= self.max_restarts:
-                say(f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); {self.max_restarts} restarts used up, not restarting")
-                return
+            hang = all(code == EXIT_HANG for _, code in dead)  # the hang a run asked for: no crash
+            if not hang and not self.budget.spend(time.monotonic()):
+                if not waiting:
+                    say(f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); {self.budget.allowed} restarts in "
+                        f"{self.budget.window_s:g} s used up, restarting in {self.budget.free_in(time.monotonic()):.0f} s")
+                waiting = True
+                continue
+            waiting = False
             self.restarts += 1
-            say(f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); restarting the group (restart {self.restarts})")
+            why = "failed on a run's injected hang" if hang else f"exited ({dead[0][1]})"
+            say(f"ringside: rank {dead[0][0]} {why}; restarting the group (restart {self.restarts})")
             self.stop()
             if not stopping.is_set():
                 self.start()

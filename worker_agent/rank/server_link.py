@@ -6,7 +6,8 @@ queue, so the step loop never waits on the network, and a reader thread takes
 commands in, so a cancel reaches the runner while it runs. When the server goes
 away the worker reconnects with backoff. When the process group breaks (a
 peer died) it exits non-zero: `ringside up`, like torchrun, then restarts
-the whole group.
+the whole group. A run that failed on the hang it was asked to cause exits with a code of
+its own (EXIT_HANG), so that the launcher does not count it as a crash.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import queue
 import sys
 import threading
 import time
-from urllib.parse import urlsplit, urlunsplit
 
 import psutil
 import torch
@@ -34,19 +34,18 @@ from ..core.protocol import (
     RunCommand,
     Shutdown,
     TrainCommand,
+    socket_url,
 )
+from .launch import EXIT_BROKEN_GROUP, EXIT_HANG
 from .runner import RunFailed, Runner, failure_reason
 
 HEARTBEAT_S = 1.0
 BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0)
-EXIT_BROKEN_GROUP = 3
 
 
 def worker_url(url: str) -> str:
     """http://host:port[/] -> ws://host:port/ws/worker (https -> wss)."""
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
-    return urlunsplit((scheme, parts.netloc, parts.path.rstrip("/") + "/ws/worker", "", ""))
+    return socket_url(url, "/ws/worker")
 
 
 class Link:
@@ -152,8 +151,8 @@ def _session(ws: ClientConnection, world: World) -> int | None:
             busy.set()
             try:
                 _run(runner, command, link, world)
-            except RunFailed:
-                return EXIT_BROKEN_GROUP  # the group is unusable: exit so the launcher restarts it
+            except RunFailed:  # the group is unusable: exit so the launcher restarts it
+                return EXIT_HANG if _hangs(command) else EXIT_BROKEN_GROUP
             finally:
                 busy.clear()
     finally:
@@ -161,21 +160,27 @@ def _session(ws: ClientConnection, world: World) -> int | None:
         link.close()
 
 
+def _hangs(command: RunCommand | TrainCommand) -> bool:
+    """Whether the command asked one of its ranks to hang (a perturbed run)."""
+    perturb = command.spec.perturb if isinstance(command, RunCommand) else None
+    return perturb is not None and perturb.hang is not None
+
+
 def _run(runner: Runner, command: RunCommand | TrainCommand, link: Link, world: World) -> None:
     try:
         if isinstance(command, TrainCommand):
-            _train(command, link, world)
+            _train(command, link, world, lambda: runner.cancelled == command.run_id)
         else:
             runner.run(command.run_id, command.spec)
     except SpecError as e:  # every rank refuses alike, before talking: the group is fine
         link.emit(ErrorEvent(run_id=command.run_id, rank=world.rank, field=e.field, message=e.message))
 
 
-def _train(command: TrainCommand, link: Link, world: World) -> None:
+def _train(command: TrainCommand, link: Link, world: World, stop) -> None:
     from ..training.trainer import train_and_report  # the model's code: loaded by the first training only
 
     try:
-        train_and_report(world, command.run_id, command.spec, link.emit)
+        train_and_report(world, command.run_id, command.spec, link.emit, stop)
     except SpecError:
         raise
     except Exception as e:  # a peer died or timed out mid-step: report it; the group is broken

@@ -9,7 +9,7 @@ from ..core.algorithms import Algorithm, algorithm_of, algorithms, build
 from ..core.algorithms.parameter_server import NAME as PULL_PUSH
 from ..core.collectives import get
 from ..core.collectives.parameter_server import PARAMETER_SERVER as SERVERS
-from ..core.protocol import MAX_CHUNKS, TrainSpec
+from ..core.protocol import MAX_CHUNKS, MAX_RANK_CHUNKS, TrainSpec
 from ..core.validation import MAX_SEED, MIN_TIMEOUT, SpecError
 from .data import CLASSES, FEATURES, TRAIN
 
@@ -69,10 +69,13 @@ def check(spec: TrainSpec, world_size: int) -> None:
         raise SpecError("batch", f"must be {workers} (one sample per worker) to {TRAIN}, not {spec.batch}")
     if not 1 <= spec.chunks <= MAX_CHUNKS:
         raise SpecError("chunks", f"must be 1 to {MAX_CHUNKS}, not {spec.chunks}")
-    shards = spec.servers if ps else 1 if sync.reference else build(sync.collective, sync.name, world_size, 0,
-                                                                     spec.chunks).pieces
+    cut = None if ps or sync.reference else build(sync.collective, sync.name, world_size, 0, spec.chunks)
+    shards = spec.servers if ps else 1 if cut is None else cut.pieces
     if shards > parameters(spec.hidden):
         raise SpecError("servers" if ps else "chunks", f"cuts {parameters(spec.hidden)} parameters into {shards} parts")
+    if cut is not None and cut.blocks * cut.pieces > MAX_RANK_CHUNKS:  # a step's sync is reported chunk by chunk
+        raise SpecError("chunks", f"cuts the gradient into {cut.blocks * cut.pieces} chunks, "
+                                  f"more than the {MAX_RANK_CHUNKS} a rank reports")
     if spec.sync_every is not None and not 1 <= spec.sync_every <= MAX_STEPS:
         raise SpecError("sync_every", f"must be 1 to {MAX_STEPS}, not {spec.sync_every}")
     if not 0 <= spec.seed <= MAX_SEED:

@@ -18,12 +18,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 import torch
 import torch.distributed as dist
 
 from .gradient_sync import make_sync
-from ..core.protocol import TrainFinished, TrainSpec, TrainStep
+from ..core.protocol import RunCancelled, TrainFinished, TrainSpec, TrainStep
 from .data import CLASSES, FEATURES, Dataset, make_dataset
 from .rules import check, sync_every
 
@@ -76,6 +77,14 @@ def part(batch: int, workers: int, me: int) -> slice:
     return slice(start, start + base + (me < extra))
 
 
+class Stopped(Exception):
+    """The ranks agreed to stop the training after `done` steps (a cancel)."""
+
+    def __init__(self, done: int):
+        super().__init__(f"stopped after {done} steps")
+        self.done = done
+
+
 class Trainer:
     """One rank's side of a training run; gradient_sync.py moves the gradients."""
 
@@ -117,15 +126,27 @@ class Trainer:
         return StepRecord(step, loss, accuracy, len(y), computed - began - pulled, pulled + time.perf_counter() - computed,
                           sent, received)
 
-    def run(self, on_step: Callable[[StepRecord], None] | None = None) -> list[StepRecord]:
+    def run(self, on_step: Callable[[StepRecord], None] | None = None,
+            stop: Callable[[], bool] | None = None) -> list[StepRecord]:
+        """Every step; with `stop`, the ranks ask each other after each step whether any was told
+        to stop, and raise Stopped together if one was."""
         dist.barrier()
         records = []
         for i in range(self.spec.steps):
             records.append(self.step(i))
             if on_step is not None:
                 on_step(records[-1])
+            if stop is not None and i + 1 < self.spec.steps and self._anyone(stop()):
+                raise Stopped(i + 1)
         self.sync.finish(self.weights)
         return records
+
+    def _anyone(self, wants: bool) -> bool:
+        """Whether any rank wants to stop: one element's all_reduce, outside the step's timing, so every
+        rank stops after the same step."""
+        asked = torch.tensor([float(wants)], device=self.weights.device)
+        dist.all_reduce(asked, dist.ReduceOp.MAX, async_op=True).wait(timedelta(seconds=self.spec.timeout))
+        return bool(asked.item())
 
     @torch.no_grad()
     def evaluate(self) -> tuple[float, float]:
@@ -146,11 +167,15 @@ def reporter(trainer: Trainer, run_id: str, rank: int, emit: Callable) -> Callab
     return report
 
 
-def train_and_report(world, run_id: str, spec: TrainSpec, emit: Callable) -> None:
+def train_and_report(world, run_id: str, spec: TrainSpec, emit: Callable, stop: Callable[[], bool] | None = None) -> None:
     """A training run for a server: every step as a TrainStep (with its gradient sync at
     summary level, one in sync_every(spec)), then TrainFinished with the held-out figures
-    (a server's are None)."""
+    (a server's are None); or, once `stop` says so on any rank, RunCancelled after that step."""
     trainer = Trainer(spec, world.rank, world.world_size, capture=True)
-    trainer.run(reporter(trainer, run_id, world.rank, emit))
+    try:
+        trainer.run(reporter(trainer, run_id, world.rank, emit), stop)
+    except Stopped as e:
+        emit(RunCancelled(run_id=run_id, rank=world.rank, done=e.done, total=spec.steps))
+        return
     test_loss, test_accuracy = trainer.evaluate() if trainer.sync.worker is not None else (None, None)
     emit(TrainFinished(run_id=run_id, rank=world.rank, test_loss=test_loss, test_accuracy=test_accuracy))

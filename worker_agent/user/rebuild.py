@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
 from ..core.algorithms.captions import named
-from ..core.protocol import MAX_CHUNKS, MAX_STEPS, MAX_TRANSFERS
+from ..core.protocol import MAX_CHUNKS, MAX_RANK_CHUNKS, MAX_STEPS, MAX_TRANSFERS
 from ..core.schedule import Schedule, ScheduleError, Step, check, chunk_bounds
 
 Region = tuple[int, int]  # [start, stop) in elements of the working buffer
@@ -268,7 +268,7 @@ def _chunks(transfers: list[_Transfer], blocks: int, count: int):
     """The fewest near-equal pieces per block whose bounds fall on every part's bounds and pair
     each transfer's chunks one to one; and region -> its chunks."""
     needed = {x for t in transfers for r in (t.src_region, t.dst_region) for x in r}
-    for pieces in range(1, min(count, MAX_CHUNKS) + 1):
+    for pieces in range(1, min(count, MAX_CHUNKS, MAX_RANK_CHUNKS // blocks) + 1):  # as many as a rank may report
         bounds = chunk_bounds(blocks, pieces, count)
         starts = {a: i for i, (a, _) in enumerate(bounds)}
         stops = {b: i for i, (_, b) in enumerate(bounds)}

@@ -1,0 +1,318 @@
+"""Watching a user's own job (ringside.watch): real jobs under real torchrun (gloo, four
+ranks), a real server on a loopback port, its real SQLite file. The jobs are the
+examples a user would copy, and one with a comm hook of its own that keeps the record
+the Flight Recorder's view of the buckets is checked against."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
+from ringside.server.store import Store
+from ringside.server.watch_store import KEPT, WatchStore
+from ringside.server.watched import Collective
+from server_helpers import WORKER_TOKEN, messages, start_serve
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
+
+ROOT = Path(__file__).parents[1]
+EXAMPLES, FIXTURES = ROOT / "examples", Path(__file__).parent / "fixtures"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def torchrun(server_url: str, script: Path, *args: str, nproc: int = 4, token: str = WORKER_TOKEN,
+             launcher=("--ddp-hook",)) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", f"--master-port={free_port()}",
+           "-m", "ringside.watch", "--server", server_url, *launcher, str(script), *args]
+    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": token, "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """torchrun and its ranks, whatever state they are in (a failed test leaves none behind)."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGCONT)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
+def wait_for(what, timeout: float = 60, every: float = 0.1):
+    """What `what()` returns once it is truthy."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := what():
+            return value
+        time.sleep(every)
+    raise AssertionError(f"not within {timeout} s: {what.__doc__ or what}")
+
+
+def jobs(server) -> list[dict]:
+    return server.call("GET", "/api/jobs?limit=200")[1]["jobs"]
+
+
+def newest_job(server, script: str, after: set[str]) -> dict | None:
+    fresh = [j for j in jobs(server) if j["script"] == script and j["id"] not in after]
+    return fresh[0] if fresh else None
+
+
+def job(server, job_id: str, limit: int = 2000) -> dict:
+    return server.call("GET", f"/api/jobs/{job_id}?limit={limit}")[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    up = start_serve(tmp_path_factory.mktemp("watch"))
+    yield up
+    up.stop()
+
+
+def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(server, tmp_path):
+    before = {j["id"] for j in jobs(server)}
+    with connect(server.ws_url("/ws")) as viewer:
+        proc = torchrun(server.url, FIXTURES / "ddp_hooked.py", str(tmp_path), "60", "0.1", launcher=())
+        try:
+            found = wait_for(lambda: newest_job(server, "ddp_hooked.py", before))
+            ranks = wait_for(lambda: len(r := job(server, found["id"])["ranks"]) == 4 and r)
+            wait_for(lambda: job(server, found["id"])["job"]["collectives"] > 30)
+            pid = next(r["pid"] for r in ranks if r["rank"] == 2)
+            os.kill(pid, signal.SIGSTOP)
+            stopped = time.monotonic()
+            hang = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"], timeout=30)
+            named_after = time.monotonic() - stopped
+            os.kill(pid, signal.SIGCONT)
+            over = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"] is None, timeout=30)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            stop(proc)
+    print(f"the stopped rank was named {named_after:.2f} s after SIGSTOP")  # bench/watch_overhead.py measures it too
+    assert proc.returncode == 0, err[-3000:]
+    assert hang["job_id"] == found["id"] and hang["hang"]["late"] == [2] and hang["hang"]["waiting"] == [0, 1, 3]
+    assert "ddp_hooked.py:" in hang["text"], hang["text"]
+    if hang["hang"]["kind"] == "wait":  # stopped between collectives (mostly: it sleeps between steps)
+        assert hang["hang"]["op"] == "all_reduce" and "rank 2 last reported #" in hang["text"], hang["text"]
+    else:  # stopped inside one it had issued: the others wait in it, and it has gone silent
+        assert "rank 2 has said nothing for" in hang["text"], hang["text"]
+    assert "rank 2 caught up" in over["text"]
+
+    done = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
+    assert {r["rank"]: r["exit_code"] for r in done["ranks"]} == {0: 0, 1: 0, 2: 0, 3: 0}
+    assert done["job"]["hang"] is None
+    assert any("caught up" in e["text"] for e in done["events"])
+
+    # every bucket, on every rank, in order, with its element count: the job's own hook says which
+    noted = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(4)]
+    assert all(n == noted[0] for n in noted)
+    reduces = [c for c in done["collectives"] if c["op"] == "all_reduce" and c["group"] == "0"]
+    assert [c["count"] for c in reduces] == [numel for _, numel in noted[0]]
+    assert len({n for _, n in noted[0]}) > 1, "the model should make buckets of more than one size"
+    assert all(sorted(c["issued"]) == ["0", "1", "2", "3"] and c["complete"] for c in reduces)
+    assert [c["seq"] for c in reduces] == sorted(c["seq"] for c in reduces)
+    assert all(c["bytes"] == 4 * c["count"] and c["dtype"] == "float32" for c in reduces)
+
+
+def wait_for_message(viewer, match, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            frame = viewer.recv(timeout=max(0.1, deadline - time.monotonic()))
+        except TimeoutError:
+            break
+        for message in messages(frame):
+            if match(message):
+                return message
+    raise AssertionError("no such message")
+
+
+def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(server):
+    before = {j["id"] for j in jobs(server)}
+    proc = torchrun(server.url, EXAMPLES / "ddp_train.py", "--steps", "6", "--width", "256", "--bucket-mb", "0.25",
+                    nproc=2)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-3000:]
+    found = wait_for(lambda: (j := newest_job(server, "ddp_train.py", before)) and j["state"] == "done" and j)
+    shown = job(server, found["id"])
+    buckets = [c for c in shown["collectives"] if c["bucket"] is not None]
+    assert buckets and all(c["op"] == "all_reduce" and c["bucket"]["numel"] == c["count"] for c in buckets)
+    assert {c["bucket"]["index"] for c in buckets} == {0, 1}, "two buckets a step at 0.25 MB"
+    assert all(p.endswith(("weight", "bias")) for c in buckets for p in c["bucket"]["params"])
+    assert all(sorted(c["durations"]) == ["0", "1"] and c["busbw_gbps"] > 0 for c in buckets[:-2])
+    totals = {(t["group"], t["op"]): t for t in shown["totals"]}
+    assert totals[("0", "all_reduce")]["count"] == len(buckets) and totals[("0", "all_reduce")]["busbw_gbps"] > 0
+
+    status, trace = server.call("GET", f"/api/jobs/{found['id']}/trace", token=None)
+    assert status == 200
+    names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"}
+    host = socket.gethostname()
+    assert names == {0: f"rank 0 ({host}, local 0)", 1: f"rank 1 ({host}, local 1)"}
+    slices = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
+    assert len(slices) >= 2 * (len(buckets) - 2) and all(e["name"].startswith("all_reduce #") for e in slices)
+
+
+def test_a_job_outlives_its_server_and_carries_on_with_the_next(tmp_path):
+    port = free_port()
+    first = start_serve(tmp_path, port=port)
+    proc = torchrun(first.url, EXAMPLES / "ddp_train.py", "--steps", "400", "--width", "128", "--pace", "0.02", nproc=2)
+    try:
+        found = wait_for(lambda: newest_job(first, "ddp_train.py", set()))
+        wait_for(lambda: job(first, found["id"])["job"]["collectives"] > 20)
+        first.proc.kill()  # kill -9: no goodbye to anyone
+        first.proc.wait(timeout=30)
+        time.sleep(1)
+        second = start_serve(tmp_path, port=port)
+        try:
+            out, err = proc.communicate(timeout=180)
+            assert proc.returncode == 0, err[-3000:]
+            again = wait_for(lambda: (j := job(second, found["id"]))["job"]["state"] == "done" and j)
+            assert [j["id"] for j in jobs(second)] == [found["id"]], "the ranks came back to the same job"
+            # what was in flight as the server died is lost; the rest is there, to the last step
+            assert again["job"]["collectives"] > 350 and max(c["seq"] for c in again["collectives"]) >= 400
+            assert any("came back" in e["text"] for e in again["events"])
+            assert err.count("the job runs on and reporting retries") == 2, "once per rank"
+            assert err.count("reporting to") == 2, "and once when it is back"
+        finally:
+            second.stop()
+    finally:
+        stop(proc)
+
+
+def test_a_job_with_two_groups_on_two_nodes_is_grouped_by_host_and_group(tmp_path, bridge):
+    server = start_serve(tmp_path, "--host", "0.0.0.0")
+    port = server.url.rsplit(":", 1)[1]
+    url = f"http://{bridge.host_ip}:{port}"
+    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"}
+    nodes = []
+    for node in range(2):
+        env_node = {**env, "GLOO_SOCKET_IFNAME": bridge.nodes[node][1]}
+        cmd = on_node(bridge, node, sys.executable, "-m", "torch.distributed.run", "--nnodes=2", f"--node-rank={node}",
+                      "--nproc-per-node=2", f"--master-addr={bridge.nodes[0][2]}", "--master-port=29511",
+                      "-m", "ringside.watch", "--server", url, str(EXAMPLES / "two_groups.py"), "--steps", "5")
+        nodes.append(subprocess.Popen(cmd, env=env_node, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    try:
+        for proc in nodes:
+            out, err = proc.communicate(timeout=180)
+            assert proc.returncode == 0, err[-3000:]
+        found = wait_for(lambda: (j := newest_job(server, "two_groups.py", set())) and j["state"] == "done" and j)
+        shown = job(server, found["id"])
+    finally:
+        server.stop()
+    assert found["nodes"] == 2 and found["world_size"] == 4
+    assert {r["rank"]: (r["host"], r["local_rank"]) for r in shown["ranks"]} == {
+        0: (NODES[0], 0), 1: (NODES[0], 1), 2: (NODES[1], 0), 3: (NODES[1], 1)}
+    groups = {name: members for name, members in shown["groups"].items()}
+    assert sorted(groups.values()) == [[0, 1], [0, 1, 2, 3], [0, 2], [2, 3]]
+    leaders = next(name for name, members in groups.items() if members == [0, 2])
+    by_group = {}
+    for c in shown["collectives"]:
+        by_group.setdefault(c["group"], []).append(c)
+    assert [c["op"] for c in by_group[leaders]] == ["all_reduce"] * 5
+    assert all(c["ranks"] == [0, 2] and sorted(c["issued"]) == ["0", "2"] and c["complete"] for c in by_group[leaders])
+    node_groups = [name for name, members in groups.items() if members in ([0, 1], [2, 3])]
+    for name in node_groups:
+        assert [c["op"] for c in by_group[name]] == ["all_reduce", "broadcast"] * 5
+        assert all(c["count"] == 1 << 16 and c["bytes"] == 4 << 16 for c in by_group[name])
+
+
+def test_pipeline_traffic_is_counted_per_link(server):
+    before = {j["id"] for j in jobs(server)}
+    steps, micro, width = 3, 2, 64
+    proc = torchrun(server.url, EXAMPLES / "pipeline_train.py", "--steps", str(steps), "--micro", str(micro),
+                    "--width", str(width), nproc=3)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-3000:]
+    found = wait_for(lambda: (j := newest_job(server, "pipeline_train.py", before)) and j["state"] == "done" and j)
+    links = {(link["src"], link["dst"]): (link["count"], link["bytes"]) for link in job(server, found["id"])["links"]}
+    one = steps * micro, steps * micro * 8 * width * 4  # a float32 (8, width) tensor per micro-batch each way
+    assert links == {(0, 1): one, (1, 2): one, (2, 1): one, (1, 0): one}
+
+
+def test_the_job_runs_on_when_the_server_refuses_its_token(server):
+    proc = torchrun(server.url, EXAMPLES / "two_groups.py", "--steps", "2", nproc=2, token="not-the-token")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-3000:]
+    assert "every rank holds" in out
+    assert err.count("refused the worker token") == 2, "once per rank"
+
+
+def test_the_launcher_runs_the_program_as_python_would(server, tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text("import sys\nprint(__name__, sys.argv)\nsys.exit(int(sys.argv[2]))\n")
+    cmd = [sys.executable, "-m", "ringside.watch", "--server", server.url, str(script), "--flag", "3"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3 and done.stdout.strip() == f"__main__ ['{script}', '--flag', '3']"
+    script.write_text("raise KeyError('boom')\n")
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "KeyError: 'boom'" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "ringside.watch", str(script)], capture_output=True, text=True,
+                          timeout=60, env={k: v for k, v in os.environ.items() if k != "RINGSIDE_SERVER"})
+    assert done.returncode != 0 and "name the server" in done.stderr
+
+
+def hello(**fields) -> str:
+    return json.dumps({"type": "watch_hello", "job": "k-forged", "rank": 0, "world_size": 2, "host": "h", "pid": 1,
+                       "launcher": "script", "backend": "gloo", "started_ns": 1, **fields})
+
+
+def closed_with(server, frames: list[str]) -> tuple[int, str]:
+    with connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}")) as ws:
+        try:
+            for frame in frames:
+                ws.send(frame)
+            ws.recv(timeout=10)
+        except ConnectionClosed as closed:
+            return closed.rcvd.code, closed.rcvd.reason
+    raise AssertionError("the socket stayed open")
+
+
+def test_forged_reports_close_their_socket_and_change_nothing(server):
+    before = len(jobs(server))
+    with pytest.raises(InvalidStatus) as refused:  # closed before it is accepted: the handshake is answered 403
+        connect(server.ws_url("/ws/watch"))
+    assert refused.value.response.status_code == 403
+    assert closed_with(server, ['{"type": "watch_report", "rank": 0, "t_ns": 1}'])[0] == 1008
+    code, reason = closed_with(server, [hello(world_size=0)])
+    assert code == 1007 and "world_size" in reason
+    report = {"type": "watch_report", "rank": 0, "t_ns": 1,
+              "issued": [{"group": "0", "seq": i, "op": "all_reduce", "t_ns": 1} for i in range(1025)]}
+    code, reason = closed_with(server, [hello(job="k-long"), json.dumps(report)])
+    assert code == 1007 and "issued" in reason
+    code, reason = closed_with(server, [hello(job="k-other"), json.dumps({**report, "rank": 1, "issued": []})])
+    assert code == 1008 and "reports as itself" in reason
+    code, reason = closed_with(server, [hello(job="k-long", world_size=3)])
+    assert code == 4409 and "has 2 ranks, not 3" in reason
+    assert len(jobs(server)) == before + 2, "only the two well-formed hellos made jobs"
+    assert server.call("GET", "/api/jobs/j-999999", token=None)[0] == 404
+
+
+def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    kept = WatchStore(store)
+    n = KEPT + 5_000
+    made = [Collective(index=i, group="0", seq=i + 1, op="all_reduce", dtype="float32", count=256, bytes=1024,
+                       ranks=[0, 1], issued={"0": i / 1e3, "1": i / 1e3}, complete=True) for i in range(n)]
+    for at in range(0, n, 1_000):
+        kept.add("j-000001", made[at:at + 1_000])
+    store.flush()
+    assert store.db.execute("SELECT COUNT(*) FROM job_collectives").fetchone()[0] == KEPT
+    newest = kept.collectives("j-000001", 500)
+    assert [c.index for c in newest] == list(range(n - 500, n))
+    page = kept.collectives("j-000001", 500, before=newest[0].index)
+    assert [c.index for c in page] == list(range(n - 1000, n - 500))
+    assert kept.collectives("j-000001", 500, before=n - KEPT) == [], "the oldest are gone"
+    plan = " ".join(r[-1] for r in store.db.execute(
+        "EXPLAIN QUERY PLAN SELECT body FROM job_collectives WHERE job = ? AND idx < ? ORDER BY idx DESC LIMIT ?",
+        ("j-000001", n, 500)))
+    assert "PRIMARY KEY" in plan and "TEMP B-TREE" not in plan, plan
+    store.close()

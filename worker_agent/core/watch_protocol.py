@@ -1,0 +1,98 @@
+"""What a watched job's reporter (ringside.watch) tells the server over /ws/watch: a hello
+naming the job and the rank, then a report per poll (the collectives the rank issued
+since the last, its process groups, its point-to-point traffic, where its main thread
+is), then a goodbye with the exit code. Nothing flows back: the server never sends a
+watched job anything to do.
+
+Every list is bounded where it is parsed, so a forged frame costs the server little.
+Times are the rank's wall clock in nanoseconds (Flight Recorder's clock)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Optional, Union
+
+from pydantic import Field, TypeAdapter
+
+from .protocol import PROTOCOL_VERSION, Index, Strict
+
+MAX_WORLD = 1 << 16
+MAX_ISSUED = 1024  # collectives in one report: a reporter sends more as more reports
+MAX_GROUPS = 256  # process groups a job may name
+MAX_PARAMS = 8  # parameter names kept per DDP bucket
+Name = Annotated[str, Field(max_length=64)]
+Nanos = Annotated[int, Field(ge=0, lt=1 << 63)]
+Size = Annotated[int, Field(ge=0, lt=1 << 62)]
+Ranks = Annotated[list[Index], Field(max_length=MAX_WORLD)]
+
+
+class Bucket(Strict):
+    """A DDP gradient bucket, as the comm hook saw it."""
+
+    index: Annotated[int, Field(ge=0, lt=1 << 20)]
+    numel: Size
+    params: list[Annotated[str, Field(max_length=200)]] = Field([], max_length=MAX_PARAMS)
+
+
+class Issued(Strict):
+    """One collective, as one rank issued it: matched across ranks by (group, seq)."""
+
+    group: Name  # the process group's name ("0" is the default group)
+    seq: Size  # the group's collective sequence number
+    op: Name  # "all_reduce", "broadcast", "barrier", ...
+    dtype: Name = ""
+    count: Size = 0  # elements this rank put in
+    bytes: Size = 0
+    t_ns: Nanos  # when it was issued
+    duration_s: Optional[Annotated[float, Field(ge=0, le=1e6)]] = None  # where the backend times it (NCCL)
+    bucket: Optional[Bucket] = None
+
+
+class Link(Strict):
+    """Point-to-point traffic with one peer since the last report."""
+
+    peer: Index
+    sent: Size = 0
+    received: Size = 0
+    sends: Size = 0
+    receives: Size = 0
+
+
+class WatchHello(Strict):
+    type: Literal["watch_hello"] = "watch_hello"
+    v: int = PROTOCOL_VERSION
+    job: Name  # the key every rank of the job shares (rank 0 picks it)
+    rank: Index
+    world_size: Annotated[int, Field(ge=1, le=MAX_WORLD)]
+    local_rank: Index = 0
+    local_world_size: Annotated[int, Field(ge=1, le=MAX_WORLD)] = 1
+    host: Annotated[str, Field(max_length=255)]
+    pid: Annotated[int, Field(ge=0, lt=1 << 31)]
+    launcher: Literal["torchrun", "script"]
+    backend: Name
+    script: Annotated[str, Field(max_length=200)] = ""
+    started_ns: Nanos
+    mechanisms: list[Literal["flight_recorder", "p2p", "ddp_hook", "nccl_timing"]] = Field([], max_length=4)
+
+
+class WatchReport(Strict):
+    type: Literal["watch_report"] = "watch_report"
+    v: int = PROTOCOL_VERSION
+    rank: Index
+    t_ns: Nanos  # when the report was made
+    where: Optional[Annotated[str, Field(max_length=300)]] = None  # the main thread's line in user code
+    groups: dict[Name, Ranks] = Field({}, max_length=MAX_GROUPS)  # groups new since the last report
+    issued: list[Issued] = Field([], max_length=MAX_ISSUED)
+    links: list[Link] = Field([], max_length=1024)
+    missed: Size = 0  # collectives the recorder's ring lost before they were read, in all
+    dropped: Size = 0  # reports this rank could not send (the server away), in all
+
+
+class WatchBye(Strict):
+    type: Literal["watch_bye"] = "watch_bye"
+    v: int = PROTOCOL_VERSION
+    rank: Index
+    exit_code: Optional[Annotated[int, Field(ge=-256, le=256)]] = None
+    error: Optional[Annotated[str, Field(max_length=300)]] = None
+
+
+WATCH_MESSAGE = TypeAdapter(Annotated[Union[WatchHello, WatchReport, WatchBye], Field(discriminator="type")])

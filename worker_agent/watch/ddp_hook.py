@@ -1,0 +1,84 @@
+"""DDP's gradient buckets by name, when the user lets Ringside install a comm hook
+(`--ddp-hook`, or `ringside.watch(..., ddp_hook=True)`).
+
+The hook is DDP's own all-reduce (default_hooks.allreduce_hook) with a note taken
+around it: the bucket's index, its element count and its parameters' names, and how
+long the all-reduce took until its future completed, which gloo's Flight Recorder
+cannot say. It is opt-in because DDP takes one comm hook per model: a job that
+registers its own would be refused by DDP once Ringside's is in place.
+
+The reporter gives each all-reduce the Flight Recorder reads to the oldest note of the
+same group and element count (DDP issues its buckets in order on every rank)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+import torch
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+from ringside.worker_agent.core.watch_protocol import MAX_PARAMS, Bucket
+
+MAX_NOTES = 4096  # notes not yet matched; the oldest go first
+
+
+@dataclass
+class Note:
+    group: str
+    bucket: Bucket
+    started: float = field(default_factory=time.perf_counter)
+    duration_s: float | None = None
+
+
+class Buckets:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.notes: deque[Note] = deque(maxlen=MAX_NOTES)
+
+    def note(self, note: Note) -> None:
+        with self.lock:
+            self.notes.append(note)
+
+    def match(self, group: str, numel: int) -> Note | None:
+        """The oldest note of this group and size, taken."""
+        with self.lock:
+            for note in self.notes:
+                if note.group == group and note.bucket.numel == numel:
+                    self.notes.remove(note)
+                    return note
+        return None
+
+
+class _State:
+    def __init__(self, ddp, buckets: Buckets):
+        self.process_group = ddp.process_group
+        self.group = str(torch.distributed.distributed_c10d._get_process_group_name(ddp.process_group))
+        self.names = {id(p): name for name, p in ddp.module.named_parameters()}
+        self.buckets = buckets
+
+
+def _hook(state: _State, bucket):
+    tensor = bucket.buffer()
+    note = Note(state.group, Bucket(index=bucket.index(), numel=tensor.numel(),
+                                    params=[state.names.get(id(p), "?") for p in bucket.parameters()][:MAX_PARAMS]))
+    state.buckets.note(note)
+    future = default_hooks.allreduce_hook(state.process_group, bucket)
+
+    def done(fut):
+        note.duration_s = time.perf_counter() - note.started
+        return fut.value()
+    return future.then(done)
+
+
+def install(buckets: Buckets) -> None:
+    """Every DistributedDataParallel built from now on registers the hook."""
+    ddp = torch.nn.parallel.DistributedDataParallel
+    original = ddp.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.register_comm_hook(_State(self, buckets), _hook)
+    ddp.__init__ = init

@@ -1,0 +1,76 @@
+"""The collectives a rank issued, read from PyTorch's c10d Flight Recorder in this process.
+
+The recorder keeps a ring of the last N collectives of every process group (gloo and
+NCCL; on by default, N from TORCH_FR_BUFFER_SIZE). Each read dumps the whole ring, so
+its cost grows with N while it holds the GIL (measured here: 1.5 ms at 256 entries,
+12.5 ms at 2,000): the launcher sets a smaller ring when the user has not chosen one,
+and the reporter spaces its reads by what they cost (reporter.py).
+
+gloo records each collective's group, sequence number, op, sizes and dtypes and the
+time it was issued, but no durations. NCCL with TORCH_NCCL_ENABLE_TIMING=1 adds when it
+started and completed: such an entry is read again until it has completed, and sent a
+second time with its duration. Point-to-point ops are left to p2p.py, which knows the
+peer."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+from torch._C._distributed_c10d import _dump_fr_trace
+
+from ringside.worker_agent.core.watch_protocol import Issued
+
+DEFAULT_RING = 512  # entries, when the launcher chooses (TORCH_FR_BUFFER_SIZE unset)
+MAX_TIMING = 4096  # NCCL entries waited on for their duration at most
+ITEMSIZE = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Int": 4, "Long": 8, "Short": 2,
+            "Char": 1, "Byte": 1, "Bool": 1, "ComplexFloat": 8, "ComplexDouble": 16}
+DTYPE = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Int": "int32",
+         "Long": "int64", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
+         "ComplexFloat": "complex64", "ComplexDouble": "complex128"}
+
+
+class FlightReader:
+    def __init__(self):
+        self.last = -1  # the last record id read
+        self.missed = 0  # records the ring overwrote before a read saw them
+        self.timing: set[int] = set()  # record ids sent without a duration that the backend will time
+
+    def read(self) -> list[Issued]:
+        """The collectives issued since the last read (and any newly timed), oldest first."""
+        entries = pickle.loads(_dump_fr_trace(includeCollectives=True, includeStackTraces=False, onlyActive=False))
+        records = sorted(entries.get("entries", ()), key=lambda e: e["record_id"])
+        out = []
+        if records and self.last >= 0 and records[0]["record_id"] > self.last + 1:
+            self.missed += records[0]["record_id"] - self.last - 1
+        for entry in records:
+            record = entry["record_id"]
+            if record > self.last and not entry.get("is_p2p"):
+                out.append(issued(entry))
+                if _timed(entry) and len(self.timing) < MAX_TIMING:
+                    self.timing.add(record)
+            elif record in self.timing and entry.get("state") == "completed":
+                self.timing.discard(record)
+                out.append(issued(entry))
+        if records:
+            self.last = max(self.last, records[-1]["record_id"])
+            self.timing.intersection_update(e["record_id"] for e in records)  # what fell out of the ring is gone
+        return out
+
+
+def _timed(entry: dict) -> bool:
+    """Whether the backend times this entry (NCCL with timing on starts its clock)."""
+    return entry.get("state") != "completed" and "duration_ms" in entry
+
+
+def issued(entry: dict) -> Issued:
+    sizes_in, sizes_out = entry.get("input_sizes") or [], entry.get("output_sizes") or []
+    dtypes = entry.get("input_dtypes") or entry.get("output_dtypes") or [""]
+    itemsize = ITEMSIZE.get(dtypes[0], 0)
+    count = sum(math.prod(s) for s in sizes_in)
+    out = sum(math.prod(s) for s in sizes_out)
+    duration = entry.get("duration_ms")
+    return Issued(group=str(entry["process_group"][0]), seq=entry["collective_seq_id"],
+                  op=entry["profiling_name"].rpartition(":")[2], dtype=DTYPE.get(dtypes[0], dtypes[0].lower()),
+                  count=count, bytes=max(count, out) * itemsize, t_ns=entry["time_created_ns"],
+                  duration_s=duration / 1e3 if isinstance(duration, (int, float)) and duration > 0 else None)

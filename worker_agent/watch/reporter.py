@@ -1,0 +1,240 @@
+"""The reporter: one daemon thread beside a user's job that reads what the rank issued
+and sends it to a Ringside server. It never harms the job: it only reads, a failure of
+its own ends reporting and nothing else, it never makes the user's threads wait, and a
+server that is away, refuses the token or goes mid-job is said once on stderr while
+the job runs on. Reports made while the server is away wait in a bounded backlog; what
+falls out of it is counted (`dropped`). Nothing the server sends is read.
+
+Each poll: the Flight Recorder's new entries (flight.py), the point-to-point traffic
+(p2p.py), DDP buckets (ddp_hook.py, opt-in), new process groups, and the line of user
+code the main thread is on, which is what names a rank that everyone waits for."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import sysconfig
+import threading
+import time
+import uuid
+from collections import deque
+from datetime import timedelta
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+import torch.distributed.distributed_c10d as c10d
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+
+from ringside.worker_agent.core.protocol import socket_url
+from ringside.worker_agent.core.watch_protocol import MAX_ISSUED, Issued, WatchBye, WatchHello, WatchReport
+from .ddp_hook import Buckets
+from .flight import FlightReader
+from .p2p import Traffic
+
+MIN_INTERVAL_S, MAX_INTERVAL_S = 0.2, 1.0
+COST_SHARE = 0.01  # a poll waits at least 100x what the last one cost: reading holds the GIL
+BACKLOG = 64  # reports kept while the server is away
+RETRY_S = 2.0
+JOB_KEY = "ringside/watch/job"
+LIBRARIES = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")} |
+                  {str(Path(torch.__file__).parent), str(Path(__file__).parents[1])})
+
+
+def say(text: str) -> None:
+    print(f"ringside.watch: {text}", file=sys.stderr, flush=True)
+
+
+def where(thread_id: int | None) -> str | None:
+    """The innermost line of user code that thread is on ("train.py:87")."""
+    frame = sys._current_frames().get(thread_id)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(("<", *LIBRARIES)):
+            return f"{os.path.basename(name)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+def job_key() -> str:
+    """The key every rank of the job shares: rank 0 picks it and leaves it in the job's store."""
+    try:
+        store = c10d._get_default_store()
+        if dist.get_rank() == 0:
+            store.set(JOB_KEY, uuid.uuid4().hex[:16])
+        else:
+            store.wait([JOB_KEY], timedelta(seconds=30))
+        return store.get(JOB_KEY).decode()
+    except Exception:  # a store that cannot be reached: what torchrun gives every rank alike
+        env = os.environ
+        return f"{env.get('MASTER_ADDR', '')}:{env.get('MASTER_PORT', '')}:{env.get('TORCHELASTIC_RUN_ID', '')}"[:64]
+
+
+class Reporter(threading.Thread):
+    def __init__(self, server: str, token: str | None, traffic: Traffic | None = None, buckets: Buckets | None = None):
+        super().__init__(name="ringside-watch", daemon=True)
+        self.url, self.token = socket_url(server, "/ws/watch"), token
+        self.traffic, self.buckets = traffic, buckets
+        self.flight = FlightReader()
+        self.main = threading.main_thread().ident
+        self.started_ns = time.time_ns()
+        self.stopping = threading.Event()
+        self.hello: WatchHello | None = None
+        self.groups: dict[str, list[int]] = {}  # every group known, by name
+        self.groups_sent: set[str] = set()
+        self.groups_lock = threading.Lock()  # learnt on the user's thread too (new_group)
+        self.untimed: list[tuple[Issued, object]] = []  # buckets sent before their all-reduce completed
+        self.backlog: deque[WatchReport] = deque(maxlen=BACKLOG)  # the oldest goes when full
+        self.dropped = 0
+        self.ws: ClientConnection | None = None
+        self.refused = False
+        self.unreachable_said = False
+        self.retry_at = 0.0
+        self.lock = threading.Lock()  # one poll at a time: the thread's and the last, from close()
+
+    # --- the thread ------------------------------------------------------------
+
+    def run(self) -> None:
+        try:
+            interval = MIN_INTERVAL_S
+            while not self.stopping.wait(interval):
+                began = time.perf_counter()
+                self.poll()
+                interval = min(MAX_INTERVAL_S, max(MIN_INTERVAL_S, (time.perf_counter() - began) / COST_SHARE))
+        except Exception as e:  # reporting ends; the job goes on
+            say(f"reporting stopped ({type(e).__name__}: {e}); the job runs on")
+
+    def close(self, exit_code: int | None, error: str | None = None, within: float = 2.0) -> None:
+        """The last report and the goodbye, waiting at most `within` seconds: the job is ending."""
+        self.stopping.set()
+        self.join(within)
+        if self.is_alive():  # stuck on the network: the job does not wait for it
+            return
+        try:
+            self.poll()
+            if self.ws is not None and self.hello is not None:
+                self.ws.send(WatchBye(rank=self.hello.rank, exit_code=exit_code, error=error).model_dump_json())
+                self.ws.close()
+        except Exception:
+            pass
+
+    def attach(self) -> None:
+        """Say who this rank is, once its process group is up (the launcher calls this as soon as
+        init_process_group returns: a job shorter than a poll is seen too)."""
+        with self.lock:
+            if self.hello is None and dist.is_initialized():
+                self.hello = self._hello()
+
+    def poll(self) -> None:
+        self.attach()
+        with self.lock:
+            if self.hello is None:
+                return
+            for report in self._reports():  # the recorder outlives destroy_process_group: its last collectives too
+                self.dropped += len(self.backlog) == BACKLOG  # the deque lets its oldest go
+                self.backlog.append(report)
+            self._send()
+
+    # --- what a rank says ------------------------------------------------------
+
+    def _hello(self) -> WatchHello:
+        env, backend = os.environ, str(dist.get_backend())
+        mechanisms = ["flight_recorder"] + ["p2p"] * (self.traffic is not None) + ["ddp_hook"] * (self.buckets is not None)
+        if backend == "nccl" and env.get("TORCH_NCCL_ENABLE_TIMING") == "1":
+            mechanisms.append("nccl_timing")
+        return WatchHello(job=job_key(), rank=dist.get_rank(), world_size=dist.get_world_size(),
+                          local_rank=int(env.get("LOCAL_RANK", 0)), local_world_size=int(env.get("LOCAL_WORLD_SIZE", 1)),
+                          host=socket.gethostname()[:255], pid=os.getpid(),
+                          launcher="torchrun" if "TORCHELASTIC_RUN_ID" in env else "script", backend=backend[:64],
+                          script=os.path.basename(sys.argv[0])[:200], started_ns=self.started_ns, mechanisms=mechanisms)
+
+    def _reports(self) -> list[WatchReport]:
+        """What the rank did since the last poll: one report, more if it issued more than one holds."""
+        issued = self._timed_since() + [self._named(one) for one in self.flight.read()]
+        first = WatchReport(rank=self.hello.rank, t_ns=time.time_ns(), where=where(self.main), groups=self._new_groups(),
+                            issued=issued[:MAX_ISSUED], links=self.traffic.take() if self.traffic else [],
+                            missed=self.flight.missed, dropped=self.dropped)
+        rest = range(MAX_ISSUED, len(issued), MAX_ISSUED)
+        return [first, *(first.model_copy(update={"issued": issued[i:i + MAX_ISSUED], "groups": {}, "links": []})
+                         for i in rest)]
+
+    def _named(self, one: Issued) -> Issued:
+        """An all-reduce with the DDP bucket it carried, where the hook noted one; one whose
+        all-reduce has not completed yet is sent again, timed, once it has."""
+        if self.buckets is None or one.op != "all_reduce" or one.bucket is not None:
+            return one
+        note = self.buckets.match(one.group, one.count)
+        if note is None:
+            return one
+        named = one.model_copy(update={"bucket": note.bucket, "duration_s": one.duration_s or note.duration_s})
+        if named.duration_s is None:
+            self.untimed.append((named, note))
+        return named
+
+    def _timed_since(self) -> list[Issued]:
+        """The buckets sent untimed whose all-reduce has completed since."""
+        timed = [one.model_copy(update={"duration_s": note.duration_s}) for one, note in self.untimed
+                 if note.duration_s is not None]
+        self.untimed = [(one, note) for one, note in self.untimed if note.duration_s is None][-MAX_ISSUED:]
+        return timed
+
+    def learn_groups(self) -> None:
+        """Note the process groups that exist now (the launcher calls this after every new_group:
+        a group of a short job is gone by the next poll)."""
+        with self.groups_lock:
+            for pg, name in list(c10d._world.pg_names.items()):
+                if name not in self.groups and pg in c10d._world.pg_group_ranks:
+                    self.groups[name] = sorted(c10d._world.pg_group_ranks[pg])
+
+    def _new_groups(self) -> dict[str, list[int]]:
+        self.learn_groups()
+        with self.groups_lock:
+            new = {name: ranks for name, ranks in self.groups.items() if name not in self.groups_sent}
+            self.groups_sent.update(new)
+        return new
+
+    # --- the connection --------------------------------------------------------
+
+    def _send(self) -> None:
+        if self.refused or not self._connected():
+            return
+        try:
+            while self.backlog:
+                self.ws.send(self.backlog[0].model_dump_json())
+                self.backlog.popleft()
+        except Exception as e:
+            self.ws = None
+            self._away(f"lost the server at {self.url}", e)
+
+    def _away(self, what: str, error: Exception) -> None:
+        """The server is away: said once until it is back; tried again in a while."""
+        self.retry_at = time.monotonic() + RETRY_S
+        if not self.unreachable_said:
+            self.unreachable_said = True
+            say(f"{what} ({type(error).__name__}); the job runs on and reporting retries")
+
+    def _connected(self) -> bool:
+        if self.ws is not None:
+            return True
+        if time.monotonic() < self.retry_at:
+            return False
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        try:
+            self.ws = connect(self.url, additional_headers=headers, open_timeout=2, close_timeout=1, max_size=1 << 16)
+            self.ws.send(self.hello.model_dump_json())
+        except InvalidStatus as e:
+            self.ws, self.refused = None, e.response.status_code in (401, 403)
+            say(f"the server at {self.url} refused the worker token (RINGSIDE_WORKER_TOKEN): the job runs on, unwatched"
+                if self.refused else f"the server at {self.url} answered {e.response.status_code}; retrying")
+            self.retry_at = time.monotonic() + RETRY_S
+            return False
+        except Exception as e:
+            self.ws = None
+            self._away(f"cannot reach the server at {self.url}", e)
+            return False
+        if self.unreachable_said:
+            say(f"reporting to {self.url} again")
+            self.unreachable_said = False
+        return True
