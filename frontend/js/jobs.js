@@ -1,6 +1,5 @@
-// Watched jobs (J): a user's own torchrun job, each collective streamed per rank as it is issued.
-// The jobs, and the open one: its hang, ranks by node, a lane per rank grown as collectives come,
-// the latest ones' last rank and lag, totals, p2p links, trace. The server matches and judges.
+// Watched jobs (J): users' own torchrun jobs, every collective of every rank as it is issued. The open
+// one's hang, ranks by node, lanes, latest collectives, totals, p2p links, trace. The server judges.
 
 import { api } from "rs/api.js";
 import { $, el, html, say, table } from "rs/dom.js";
@@ -9,18 +8,18 @@ import { openInPerfetto } from "rs/perfetto.js";
 
 const KEEP = 2000; // collectives kept, and drawn
 const RECENT = 30; // rows of the latest
-const FLUSH_MS = 250; // the tables redrawn at most this often
-const REFETCH_MS = 5000; // totals and links come only with the detail: asked again while it runs
-const HUES = PALETTE.filter((_, i) => i !== 3 && i !== 5); // no yellow on a light panel, no hang's vermilion
+const FLUSH_MS = 250; // tables redrawn at most this often
+const REFETCH_MS = 5000; // totals and links come with the detail only: asked again while it runs
+const HUES = PALETTE.filter((_, i) => i !== 3 && i !== 5); // no yellow, no hang's vermilion
 
-/** Collectives `incoming` merged into `kept` (index order): an update replaces its index's; the last `keep` kept. */
+/** `incoming` merged into `kept` by index (an update replaces), in index order, the last `keep`. */
 export function merge(kept, incoming, keep = KEEP) {
   const all = new Map(kept.map((c) => [c.index, c]));
   for (const c of incoming) all.set(c.index, c);
   return [...all.values()].sort((a, b) => a.index - b.index).slice(-keep);
 }
 
-/** An op's colour, the same on every page (a hash of its name). */
+/** An op's colour, the same on every page. */
 export const opColour = (op) => HUES[[...op].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 113) % HUES.length];
 
 const ranks = (rs) => `rank${rs.length > 1 ? "s" : ""} ${rs.join(", ")}`;
@@ -30,18 +29,18 @@ const gbps = (v) => (v == null ? "–" : bandwidth(v * 1e9));
 const pill = (state) => html("span", { class: "pill", "data-state": state }, state);
 const size = (j) => `${j.world_size} ranks · ${j.nodes} node${j.nodes > 1 ? "s" : ""} · ${num(j.collectives)} collectives`;
 const first = (c) => Math.min(...Object.values(c.issued));
-/** A rank's state in a word: connected, exited with its code, or gone. */
 const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
 
-/** A hang's headline: who is late (or silent: a stopped process), and who waits in which collective (or goes on). */
+/** A hang's headline: who is late (or silent: stopped), who waits in which collective (or goes on). */
 export const hangLine = (h, s = h.waiting.length > 1 ? "" : "s") => (h.kind === "silent"
   ? `${ranks(h.late)} silent: ${ranks(h.waiting)} go${s ? "es" : ""} on`
   : `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} #${h.seq} (group ${h.group}, ${num(h.count)} × ${h.dtype})`);
 
+const bucket = (b) => b && `${b.index}: ${b.params.join(", ")}`;
 /** A collective in a line: op #seq, size, last rank and lag (or that it waits), DDP bucket. */
-export const describe = (c, b = c.bucket) => [`${c.op} #${c.seq} (group ${c.group})`, `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
+export const describe = (c) => [`${c.op} #${c.seq} (group ${c.group})`, `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
   c.last_rank == null ? (c.complete ? null : "waiting") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
-  b && `bucket ${b.index}: ${b.params.join(", ")}`].filter(Boolean).join(" · ");
+  c.bucket && `bucket ${bucket(c.bucket)}`].filter(Boolean).join(" · ");
 
 /** Ranks by host, in rank order: [[host, [rank...]]]. */
 export function byHost(rs) {
@@ -50,7 +49,7 @@ export function byHost(rs) {
   return [...hosts];
 }
 
-/** The index key `e` moves to among `n` from `i` (-1: none yet): ↑ ← back, ↓ → on, Home, End; else null. */
+/** Where key `e` moves among `n` from `i` (-1: none): ↑ ← back, ↓ → on, Home, End; else null. */
 export function moved(e, i, n) {
   const to = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i < 0 ? n - 1 : i - 1, Home: 0, End: n - 1 }[e.key];
   if (to == null || !n) return null;
@@ -60,17 +59,17 @@ export function moved(e, i, n) {
 }
 
 export class Jobs {
-  shown = null; // the open job's detail, its collectives merged as they arrive
-  loading = null; // {id, early: collectives that came before its GET answered}
-  marks = new Map(); // index: its paths on the lanes
-  at = null; // the collective under the lanes' cursor
-  t1 = 0; // the lanes' right edge, seconds since the start
-  hang = null; // {hang, heard: ms} while one is shown
+  shown = null; // the open job's detail, grown by the feed
+  loading = null; // {id, early: collectives heard before its GET answered}
+  marks = new Map(); // index: its paths
+  at = null; // the collective under the cursor
+  t1 = 0; // the lanes' right edge (s)
+  hang = null; // {hang, heard: ms}
   fetched = 0;
   routes = { snapshot: () => this.refresh(), job: (m) => this.onJob(m), job_collectives: (m) => this.onCollectives(m),
     job_hang: (m) => this.onHang(m) };
 
-  /** `state`: the page's; `onShown()`: another job is open (the presenter's view says which). */
+  /** `onShown()`: another job is open (the presenter's view says which). */
   constructor(state, onShown) {
     Object.assign(this, { state, onShown, svg: $("job-lanes") });
     this.g = this.svg.querySelector(".marks");
@@ -92,7 +91,7 @@ export class Jobs {
   /** J: the view over everything (in lecture mode too), or not. */
   show(on) { document.body.classList.toggle("jobs-shown", on); }
 
-  /** The live feed (re)opened: the list again, and the open job's detail (what came meanwhile). */
+  /** The feed (re)opened: the list, and the open job again. */
   async refresh() {
     let jobs;
     try {
@@ -178,7 +177,7 @@ export class Jobs {
   async open(id) {
     const loading = (this.loading = { id, early: [] });
     const d = await this.detail(id);
-    if (this.loading !== loading) return; // a newer one was asked for meanwhile
+    if (this.loading !== loading) return; // a newer one was asked for
     this.loading = null;
     if (!d) return;
     const again = this.job?.id === id;
@@ -209,7 +208,7 @@ export class Jobs {
     this.lanes();
     table("job-recent", ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"], d.collectives.slice(-RECENT).reverse().map((c) =>
       [c.seq, c.group, c.op, c.dtype, num(c.count), bytes(c.bytes), c.last_rank ?? (c.complete ? "–" : "waiting"), seconds(c.lag_s),
-        gbps(c.busbw_gbps), c.bucket ? `${c.bucket.index}: ${c.bucket.params.join(", ")}` : "–"]));
+        gbps(c.busbw_gbps), bucket(c.bucket) ?? "–"]));
     table("job-totals", ["group", "op", "count", "bytes", "lag max", "lag mean", "time mean", "busbw"], d.totals.map((t) =>
       [`${t.group} (${members(d.groups[t.group])})`, t.op, num(t.count), bytes(t.bytes), seconds(t.lag_max_s),
         seconds(t.lag_mean_s), seconds(t.duration_mean_s), gbps(t.busbw_gbps)]));
@@ -219,19 +218,19 @@ export class Jobs {
     this.tick();
   }
 
-  /** How long the hang has lasted, counted on between messages. */
+  /** How long the hang has lasted. */
   tick() {
     if (this.hang) say("job-hang-for", ` · for ${seconds(this.hang.hang.since_s + (Date.now() - this.hang.heard) / 1e3)}`);
   }
 
-  /** The ranks by node: each one's state or exit code, where its script is, its last issued seq per group. */
+  /** Ranks by node: state or exit code, where, last issued seq per group. */
   showRanks(rs) {
     const late = this.hang?.hang.late ?? [];
     $("job-ranks").replaceChildren(...byHost(rs).map(([host, mine]) => html("div", { class: "host" },
       html("h3", {}, `node ${host} · ${ranks(mine.map((r) => r.rank))}`),
       mine.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-state": rankState(r), ...(late.includes(r.rank) && { "data-late": "" }) },
         html("span", { title: `pid ${r.pid} · ${r.launcher}` }, html("span", { class: "dot", style: `background: ${colour(r.rank)}` }), r.rank),
-        html("span", { title: "local rank / ranks on this node" }, `local ${r.local_rank}/${r.local_world_size}`),
+        `local ${r.local_rank}/${r.local_world_size}`,
         `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`,
         html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
           Object.entries(r.issued).map(([g, s]) => `g${g} #${s}`).join(" ") || "–"))))));
@@ -239,7 +238,7 @@ export class Jobs {
 
   // ---- the lanes: x in seconds since the start, a lane (1 unit) a rank
 
-  /** A collective's marks: a path of a tick per rank that issued it, and one of its durations' bars. */
+  /** A collective's marks: a path of ticks (a rank's issue), one of bars (durations). */
   draw(c) {
     this.marks.get(c.index)?.forEach((p) => p.remove());
     const ticks = [], bars = [];
@@ -254,7 +253,7 @@ export class Jobs {
       el("path", { d: d.join(""), stroke, "data-ranks": ranks, ...(i && { class: "span" }) }, this.g)));
   }
 
-  /** The lanes' extent, names and legend; the marks of collectives no longer kept go. */
+  /** The lanes' extent, names, legend; marks no longer kept go. */
   lanes() {
     const { job: { world_size: n }, collectives: kept } = this.shown, names = $("job-names");
     for (const [i, ps] of this.marks) if (i < (kept[0]?.index ?? Infinity)) { ps.forEach((p) => p.remove()); this.marks.delete(i); }
@@ -275,7 +274,7 @@ export class Jobs {
     if (this.at) this.cursor(this.at);
   }
 
-  /** The mark under the pointer: its rank's collective issued nearest in time. */
+  /** Under the pointer: its lane's collective issued nearest in time. */
   point(e) {
     if (!this.span) return;
     const box = this.svg.getBoundingClientRect(), rank = Math.floor(((e.clientY - box.top) / box.height) * this.job.world_size);
@@ -288,7 +287,7 @@ export class Jobs {
     if (best) this.cursor(best, rank);
   }
 
-  /** The cursor on collective `c` (at `rank`'s issue), and what it is, in words. */
+  /** The cursor on `c` (at `rank`'s issue), and `c` in words. */
   cursor(c, rank) {
     this.at = c;
     const t = c.issued[rank] ?? first(c), line = this.svg.querySelector(".cursor");
@@ -298,14 +297,14 @@ export class Jobs {
 
   // ---- the hang
 
-  /** The banner: a hang's verdict at once, and the words that clear it ("caught up after 3.2 s"). */
+  /** The banner: a hang at once, and the words that clear it ("caught up … after 3.2 s"). */
   setHang(hang, text) {
     const banner = $("job-hang");
     banner.dataset.state = hang ? "hang" : "clear";
     this.hang = hang && { hang, heard: Date.now() };
     clearInterval(this.ticking);
     if (hang) this.ticking = setInterval(() => this.tick(), 1000);
-    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang)}`), html("span", { id: "job-hang-for" }), html("small", {}, hang.text)] : [text]));
+    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang)}`), html("span", { id: "job-hang-for", "aria-hidden": "true" }), html("small", {}, hang.text)] : [text]));
     this.later();
   }
 }
