@@ -15,14 +15,14 @@ from pydantic import Field, TypeAdapter
 
 from .protocol import PROTOCOL_VERSION, Index, Strict
 
-MAX_WORLD = 1 << 16
+MAX_JOB_WORLD = 1 << 16  # a watched job is a user's: larger than any world Ringside runs (protocol.MAX_WORLD)
 MAX_ISSUED = 1024  # collectives in one report: a reporter sends more as more reports
 MAX_GROUPS = 256  # process groups a job may name
 MAX_PARAMS = 8  # parameter names kept per DDP bucket
 Name = Annotated[str, Field(max_length=64)]
 Nanos = Annotated[int, Field(ge=0, lt=1 << 63)]
 Size = Annotated[int, Field(ge=0, lt=1 << 62)]
-Ranks = Annotated[list[Index], Field(max_length=MAX_WORLD)]
+Ranks = Annotated[list[Index], Field(max_length=MAX_JOB_WORLD)]
 
 
 class Bucket(Strict):
@@ -62,9 +62,9 @@ class WatchHello(Strict):
     v: int = PROTOCOL_VERSION
     job: Name  # the key every rank of the job shares (rank 0 picks it)
     rank: Index
-    world_size: Annotated[int, Field(ge=1, le=MAX_WORLD)]
+    world_size: Annotated[int, Field(ge=1, le=MAX_JOB_WORLD)]
     local_rank: Index = 0
-    local_world_size: Annotated[int, Field(ge=1, le=MAX_WORLD)] = 1
+    local_world_size: Annotated[int, Field(ge=1, le=MAX_JOB_WORLD)] = 1
     host: Annotated[str, Field(max_length=255)]
     pid: Annotated[int, Field(ge=0, lt=1 << 31)]
     launcher: Literal["torchrun", "script"]
