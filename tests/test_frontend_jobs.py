@@ -74,7 +74,7 @@ def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server,
     expect(page.locator("#jobs-status")).to_contain_text("No watched job yet")
 
     # A DDP training: it opens itself as it starts (the page follows live), its lanes grow.
-    ddp = watch(server, "--ddp-hook", str(DDP), "--steps", "60", "--width", "256", "--pace", "0.1")
+    ddp = watch(server, "--ddp-hook", str(DDP), "--steps", "80", "--width", "256", "--pace", "0.1")
     try:
         title = page.locator("#job-title")
         expect(title).to_contain_text("ddp_train.py", timeout=60_000)
