@@ -1,4 +1,5 @@
-"""The size of the project's own frontend (JS, CSS, HTML), against its 200 KB budget.
+"""The size of the project's own frontend (JS, CSS, HTML), against its 216 KiB budget
+(200 KiB until the watched-jobs view, issue 19, came).
 plotly.js is not counted: the server serves it from the installed plotly package.
 Prints figures; asserts nothing.
 
@@ -11,7 +12,7 @@ import gzip
 from pathlib import Path
 
 FRONTEND = Path(__file__).resolve().parent.parent / "frontend"
-BUDGET = 200 * 1024
+BUDGET = 216 * 1024  # 200 KiB held everything before the watched-jobs view (jobs.js)
 
 
 def main() -> None:

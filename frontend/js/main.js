@@ -16,6 +16,7 @@ import { bindCompare, compare, showCompare } from "rs/compare.js";
 import { openInPerfetto } from "rs/perfetto.js";
 import * as perturbation from "rs/perturbation.js";
 import { Training } from "rs/training.js";
+import { Jobs } from "rs/jobs.js";
 import { PageState } from "rs/state.js";
 import { $, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 
@@ -35,11 +36,12 @@ const controls = new Controls(state, (id) => { state.submitted = id; }, sweep);
 bindPlayer(player);
 // The training charted is part of the presenter's view.
 const training = new Training(state, (run) => { player.own(); showRun(run); }, () => lead(player));
+const jobs = new Jobs(state, () => lead(player));
 bindCompare(state, player);
 perturbation.bindPerturbation({ state, player, stage, controls }); // its caption after the page's
 state.addEventListener("change", showLead);
 // A read-only handle on the page for tests and benchmarks: no module reads it.
-window.ringside = Object.freeze({ state, player, stage, controls, training });
+window.ringside = Object.freeze({ state, player, stage, controls, training, jobs });
 
 /** Whether a run is this page's: the one on its stage, or the last it submitted. */
 const mine = (run) => [player.run?.id, state.submitted].includes(run.id);
@@ -59,7 +61,7 @@ async function openRun(id, step) {
 function lead(p) {
   if (!state.presenter || !p.run) return;
   const view = { type: "presenter", run_id: p.run.id, step: p.step, playing: p.playing, speed: p.speed,
-    overlay: state.overlay, training: training.shown?.id, demo: perturbation.demoIds() };
+    overlay: state.overlay, training: training.shown?.id, job: jobs.shown?.job.id, demo: perturbation.demoIds() };
   const text = JSON.stringify(view);
   if (text !== state.sent && state.send(view)) state.sent = text;
 }
@@ -70,6 +72,7 @@ async function follow(view) {
   perturbation.follow(view.demo ?? []); // data, not a view: heard even when detached
   if (!following()) return;
   training.follow(view.training);
+  jobs.follow(view.job);
   overlay(view.overlay ?? null);
   if (player.run?.id === view.run_id) return player.mirror();
   if (state.opening === view.run_id) return; // the latest view is applied when it lands
@@ -99,10 +102,11 @@ function overlay(name) {
   state.overlay = name;
   showCompare(name === "compare");
   training.charts.showOverlay(name === "training");
+  jobs.show(name === "jobs");
   lead(player);
 }
 
-/** C, T: an audience page that toggles one itself leaves the presenter's view. */
+/** C, T, J: an audience page that toggles one itself leaves the presenter's view. */
 function toggle(name) {
   if (following()) state.set({ attached: false });
   overlay(state.overlay === name ? null : name);
@@ -204,7 +208,7 @@ const ROUTES = {
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
 const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbation.routes, ROUTES,
-  training.routes];
+  training.routes, jobs.routes];
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
 function onCluster(cluster) {
@@ -264,12 +268,12 @@ $("theme").onclick = () => theme(document.documentElement.dataset.theme === "dar
 const flipLecture = () => lecture(!document.body.classList.contains("present"), true);
 $("present").onclick = flipLecture;
 $("help").onclick = () => $("keys").showModal();
+$("jobs-open").onclick = $("jobs-close").onclick = () => toggle("jobs");
 $("export").onclick = () => player.run && download(player.run);
 $("follow-presenter").onclick = reattach;
 $("perfetto").onclick = () => {
   if (!player.run) return;
-  const status = (text, how) => { say("perfetto-status", text); $("perfetto-status").dataset.state = how; };
-  openInPerfetto(`/api/runs/${player.run.id}/trace`, `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, status);
+  openInPerfetto(`/api/runs/${player.run.id}/trace`, `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, "perfetto-status");
 };
 $("cancel").onclick = async () => {
   $("cancel").hidden = true;
@@ -287,7 +291,7 @@ $("share").onclick = async () => {
 const KEYS = { // in either case; the player binds its own (Space, arrows, + and -)
   r: () => controls.again(), enter: () => controls.again(), a: () => controls.cycleAlgorithm(), o: () => controls.cycleOp(),
   p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
-  f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"),
+  f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"), j: () => toggle("jobs"),
   d: () => state.presenter && perturbation.runDemo(),
   "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()),
 };
