@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import segno
 from server_helpers import messages, start_up
 from websockets.sync.client import connect
 
@@ -115,3 +116,22 @@ def test_bad_polls_and_votes_are_refused_naming_what_was_wrong(up, ring):
         assert status == 422 and body["detail"]["field"] == field, (bad, body)
     assert vote(up, "p-999999", "phone-eeee-5", 0)[0] == 404
     assert up.call("GET", f"/api/polls/{poll['id']}", token=None)[1]["poll"]["votes"] == 0, "nothing refused counted"
+
+
+def test_lecture_mode_listens_for_the_hall_and_hands_the_presenter_its_link(tmp_path):
+    hall = start_up(tmp_path, ranks=1, flags=("--lecture",))
+    try:
+        log = hall.log_text()
+        assert "Ringside is listening on 0.0.0.0" in log and "K on the presenter's page" in log
+        status, lecture = hall.call("GET", "/api/lecture")
+        assert status == 200 and lecture["exposed"] is True
+        link = lecture["audience"][0]
+        token = link.rsplit("?token=", 1)[1]
+        assert len(token) >= 16 and token != hall.presenter, "the link carries the viewer token, not the presenter's"
+        assert lecture["qr_svg"] == segno.make(link, error="m").svg_inline(scale=8, border=2, dark="#000", light="#fff")
+        assert hall.call("GET", "/api/lecture", token=None)[0] == 401, "watching needs the token the link carries"
+        assert hall.call("GET", "/api/lecture", token=token)[0] == 403, "and the link is the presenter's to hand out"
+        assert hall.call("GET", "/api/cluster", token=token)[0] == 200
+        assert hall.call("GET", "/api/cluster", token=None)[0] == 401
+    finally:
+        hall.stop()
