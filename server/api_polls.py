@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel
 
 from .auth import need_presenter, need_viewer
-from .errors import found
+from .errors import Busy, found
 from .fanout import Fanout
 from .hub import Hub, hub_of
 from .polls import Poll, PollRecord, PollSpec, PollState, Vote, ask
@@ -23,6 +23,7 @@ watch, present = Depends(need_viewer), Depends(need_presenter)
 PollId = Path(max_length=40)
 Voter = Query(None, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
 TALLY_S = 0.25  # a burst of votes is told to the pages at most this often
+MAX_LIVE = 64  # polls held in memory (their votes too); older ones are read from the file and take no votes
 
 
 class PollMessage(BaseModel):
@@ -51,6 +52,8 @@ class Polls:
         record = ask(f"p-{self.number + 1:06d}", spec, run, hub.store)
         self.number += 1
         self.live[record.poll.id], self.current = record, record.poll.id
+        while len(self.live) > MAX_LIVE:  # the oldest, already saved, is closed
+            del self.live[next(iter(self.live))]
         self._save(record)
         self.fanout.publish(PollMessage(poll=record.public()))
         return record.public()
@@ -68,7 +71,10 @@ class Polls:
         return [self.find(i).public() for i in ids]
 
     def vote(self, poll_id: str, vote: Vote) -> PollRecord:
-        record = found(self.live.get(poll_id), "poll", poll_id)  # a poll of an earlier server takes no votes
+        record = self.live.get(poll_id)
+        if record is None:
+            found(self.find(poll_id), "poll", poll_id)
+            raise Busy("poll", "this poll is closed: it takes no more votes")  # an old one, or an earlier server's
         record.vote(vote)
         if poll_id not in self.telling:
             self.telling.add(poll_id)
@@ -76,7 +82,10 @@ class Polls:
         return record
 
     def reveal(self, poll_id: str) -> Poll:
-        record = found(self.live.get(poll_id), "poll", poll_id)
+        record = self.live.get(poll_id)
+        if record is None:
+            found(self.find(poll_id), "poll", poll_id)
+            raise Busy("poll", "this poll is closed")
         record.poll.state = PollState.REVEALED
         self._save(record)
         self.fanout.publish(PollMessage(poll=record.public()))
