@@ -93,7 +93,9 @@ class Polls:
 
     def _tell(self, poll_id: str) -> None:
         self.telling.discard(poll_id)
-        record = self.live[poll_id]
+        record = self.live.get(poll_id)
+        if record is None:  # closed meanwhile: its last tally was saved then
+            return
         self._save(record)
         self.fanout.publish(TallyMessage(poll_id=poll_id, counts=record.counts(), votes=len(record.voters)))
 
