@@ -52,8 +52,8 @@ class Polls:
         record = ask(f"p-{self.number + 1:06d}", spec, run, hub.store)
         self.number += 1
         self.live[record.poll.id], self.current = record, record.poll.id
-        while len(self.live) > MAX_LIVE:  # the oldest, already saved, is closed
-            del self.live[next(iter(self.live))]
+        while len(self.live) > MAX_LIVE:  # the oldest is closed, its last votes saved
+            self._save(self.live.pop(next(iter(self.live))))
         self._save(record)
         self.fanout.publish(PollMessage(poll=record.public()))
         return record.public()
