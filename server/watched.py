@@ -219,8 +219,8 @@ class Watched:
         self.connected.add(hello.rank)
         self.heard[hello.rank] = time.monotonic()
         self.left_at = None
-        if job.state is JobState.INTERRUPTED:
-            job.state = JobState.RUNNING
+        if job.state in (JobState.INTERRUPTED, JobState.LOST):
+            job.state, job.ended_at = JobState.RUNNING, None
             self.note(f"rank {hello.rank} came back: watching again")
 
     def report(self, report: WatchReport) -> None:
