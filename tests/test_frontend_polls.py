@@ -5,6 +5,7 @@ rank holds after a step; three 390x844 phones (viewers, no token) vote with a ta
 presenter's card tallies them live, the stage holds, and Enter reveals the server's answer (the
 rank's buffer) on every page and plays on to that step. A phone that reloads keeps its vote; a
 second tab of the same phone is refused. Home, End and a number then Enter go where they say.
+A question of bytes holds the run at its inputs, and the reveal plays it through.
 Screenshots go to artifacts/screenshots/poll-*.png (not committed)."""
 
 from __future__ import annotations
@@ -177,6 +178,7 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
         expect(page.locator("#outcome td:nth-child(3)").first).not_to_have_text("?")
     presenter.wait_for_function("!window.ringside.stage.pending")
     presenter.screenshot(path=str(SHOTS / "poll-presenter-revealed.png"))
+    phones[1].evaluate("scrollTo(0, 0)")
     phones[1].screenshot(path=str(SHOTS / "poll-phone-revealed.png"))
     assert presenter.evaluate("getComputedStyle(document.querySelector('#poll li.right .choice')).borderTopColor") != \
         presenter.evaluate("getComputedStyle(document.querySelector('#poll li.wrong .choice')).borderTopColor")
@@ -196,5 +198,17 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     key("Home")
     presenter.wait_for_function("window.ringside.player.step === -1")
     expect(presenter.locator("#step-label")).to_have_text("inputs")
+
+    # A question of bytes holds the run at its inputs, with its formula out of sight, and the reveal plays it through.
+    key("End")
+    key("q")
+    key("2")
+    expect(card.locator("h2")).to_contain_text("How many bytes cross the busiest link")
+    presenter.wait_for_function("window.ringside.player.step === -1")
+    expect(presenter.locator("#formula")).to_be_hidden()
+    key("v")
+    expect(card.locator("li.right")).to_contain_text(f"{run['traffic']['busiest_link']['bytes']:,} B")
+    expect(presenter.locator("#formula")).to_be_visible()
+    presenter.wait_for_function(f"window.ringside.player.step === {steps - 1} && !window.ringside.player.playing", timeout=30_000)
     twin.close()
     assert errors == []
