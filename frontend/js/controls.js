@@ -64,6 +64,9 @@ export class Controls {
     this.render(entry, overrides);
   }
 
+  /** What is picked, for pick(...) to put back. */
+  picked() { return [this.collective, Object.fromEntries(new FormData($("spec")))]; }
+
   pickIndex(i) {
     const entry = this.catalog?.collectives[i];
     if (entry) this.pick(entry.name);
@@ -199,7 +202,7 @@ export class Controls {
     const parts = [this.collective, spec.algorithm, `${ranks} ranks`, `${spec.count} × ${spec.dtype}`, spec.op,
       this.preset ? "lecture data: a digit a block" : null];
     strip.replaceChildren(html("b", {}, parts.filter(Boolean).join(" · ")), "  —  ",
-      html("span", { class: "keys" }, `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · 1–0 [ ] pick`));
+      html("span", { class: "keys" }, `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · 1–0 [ ] pick · Q asks the room`));
     strip.dataset.preset = this.preset;
     strip.hidden = !this.canRun; // the audience runs nothing
   }

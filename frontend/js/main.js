@@ -17,6 +17,7 @@ import { openInPerfetto } from "rs/perfetto.js";
 import * as perturbation from "rs/perturbation.js";
 import { Training } from "rs/training.js";
 import { Jobs } from "rs/jobs.js";
+import { Polls } from "rs/polls.js";
 import { PageState } from "rs/state.js";
 import { $, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 
@@ -38,10 +39,18 @@ bindPlayer(player);
 const training = new Training(state, (run) => { player.own(); showRun(run); }, () => lead(player));
 const jobs = new Jobs(state, () => lead(player));
 bindCompare(state, player);
+// A poll opened, revealed or closed: what the page hides of its run changes, and no page shows a
+// step past the presenter's while it is open.
+const polls = new Polls(state, player, () => {
+  if (!player.run) return;
+  showOutcome(player.run, player);
+  if (player.step > player.limit()) player.show(player.step);
+  player.changed();
+});
 perturbation.bindPerturbation({ state, player, stage, controls }); // its caption after the page's
 state.addEventListener("change", showLead);
 // A read-only handle on the page for tests and benchmarks: no module reads it.
-window.ringside = Object.freeze({ state, player, stage, controls, training, jobs });
+window.ringside = Object.freeze({ state, player, stage, controls, training, jobs, polls });
 
 /** Whether a run is this page's: the one on its stage, or the last it submitted. */
 const mine = (run) => [player.run?.id, state.submitted].includes(run.id);
@@ -127,6 +136,7 @@ function showRun(run, step) {
   $("run-state").dataset.state = run.state;
   $("cancel").hidden = !state.presenter || ended(run) || run.cancel_requested;
   showOutcome(run, player);
+  polls.render(); // whether it hides anything of this run
   document.querySelectorAll("#history li").forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
   if (ended(run)) { timeline(run); totals(run); compare(); }
 }
@@ -208,7 +218,7 @@ const ROUTES = {
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
 const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbation.routes, ROUTES,
-  training.routes, jobs.routes];
+  training.routes, jobs.routes, polls.routes];
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
 function onCluster(cluster) {
@@ -292,13 +302,30 @@ const KEYS = { // in either case; the player binds its own (Space, arrows, + and
   r: () => controls.again(), enter: () => controls.again(), a: () => controls.cycleAlgorithm(), o: () => controls.cycleOp(),
   p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
   f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"), j: () => toggle("jobs"),
-  d: () => state.presenter && perturbation.runDemo(),
+  d: () => state.presenter && perturbation.runDemo(), q: () => polls.ask(),
+  home: () => { player.pause(); player.go(-1); }, end: () => { player.pause(); player.go(player.available() - 1); },
   "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()),
 };
+// A poll's card takes its keys first (its menu, Enter reveals, the stage held).
+document.addEventListener("keydown", (e) => {
+  if (!notAShortcut(e) && !$("keys").open && polls.key(e)) { e.preventDefault(); e.stopImmediatePropagation(); }
+}, true);
+// A digit picks a collective; digits then Enter go to that step (1-based, as shown) and put the pick back.
+let typed = { digits: "", at: 0, pick: null };
 document.addEventListener("keydown", (e) => {
   if (notAShortcut(e) || (e.key === "Enter" && e.target.closest?.("button, a"))) return; // Enter on a button presses it
-  if (/^[0-9]$/.test(e.key)) controls.pickIndex((Number(e.key) + 9) % 10);
-  else KEYS[e.key?.toLowerCase()]?.();
+  const recent = performance.now() - typed.at < 3000;
+  if (/^[0-9]$/.test(e.key)) {
+    typed = { digits: (recent ? typed.digits : "") + e.key, at: performance.now(), pick: recent ? typed.pick : controls.picked() };
+    controls.pickIndex((Number(e.key) + 9) % 10);
+    return;
+  }
+  if (e.key === "Enter" && recent && typed.digits && player.run) {
+    controls.pick(...typed.pick);
+    player.pause();
+    player.go(Number(typed.digits) - 1);
+  } else KEYS[e.key?.toLowerCase()]?.();
+  typed = { digits: "", at: 0, pick: null };
 });
 
 await refreshCatalog(); // the ended states, before the first run arrives
