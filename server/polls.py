@@ -56,6 +56,8 @@ class Poll(BaseModel):
     id: str
     run_id: str
     question: Question
+    rank: Optional[int] = None  # holds: the rank asked about, and after which step (0-based)
+    step: Optional[int] = None
     text: str
     choices: list[str]
     state: PollState = PollState.OPEN
@@ -104,7 +106,7 @@ def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:
         raise Busy("question", "this run gives no wrong answer to set beside the right one")
     choices = [right, *wrong]
     random.Random(poll_id).shuffle(choices)
-    poll = Poll(id=poll_id, run_id=run.id, question=spec.question, text=text, choices=choices,
+    poll = Poll(id=poll_id, run_id=run.id, question=spec.question, rank=spec.rank, step=spec.step, text=text, choices=choices,
                 counts=[0] * len(choices), created_at=time.time())
     return PollRecord(poll=poll, answers=[choices.index(right)])
 
