@@ -13,6 +13,16 @@ from .schedule import ScheduleError
 from .validation import buffer_cap
 from .vocabulary import DTYPES, OPS
 
+LECTURE_ALGORITHM = "ring"  # the README's "press all_reduce, pick ring"; the seeds' first algorithm
+
+
+def lecture_algorithm(collective: str) -> str:
+    """What the page opens a collective on: ring where it has one, else its last stepwise
+    algorithm (its list ends with native, which draws no transfers)."""
+    names = [a.name for a in algorithms(collective)]
+    return LECTURE_ALGORITHM if LECTURE_ALGORITHM in names else names[-1]
+
+
 def catalog(backend: str, world_size: int) -> dict:
     """What the frontend builds its controls from."""
     return {
@@ -22,6 +32,7 @@ def catalog(backend: str, world_size: int) -> dict:
             {
                 "name": c.name,
                 "algorithms": [a.name for a in algorithms(c.name)],  # auto: the server picks (predict.py)
+                "lecture": lecture_algorithm(c.name),  # what a lecture opens it on
                 "reduces": c.reduces,
                 "rooted": c.rooted,
                 "peer": c.has_peer,
