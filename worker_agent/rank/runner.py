@@ -106,8 +106,10 @@ class _Run:
         self.count, self.op = collective.count(spec), collective.op(spec)
         self.timeout = timedelta(seconds=spec.timeout)
         self.next_ask = 1  # the iteration after which the group next asks whether to cancel
-        blocks = collective.blocks(self.p)
-        self.initial = torch.zeros(blocks * self.count, dtype=TORCH_DTYPE[collective.dtype(spec)], device=world.device)
+        self.bounds = chunk_bounds(spec, world.world_size)
+        self.own = collective.blocks(self.p) * self.count  # the collective's blocks; a schedule's scratch lies after them
+        size = max(self.own, self.bounds[-1][1] if self.bounds else 0)
+        self.initial = torch.zeros(size, dtype=TORCH_DTYPE[collective.dtype(spec)], device=world.device)
         mine = collective.input_blocks(self.me, self.p, self.root)
         self.in_range = (mine.start * self.count, mine.stop * self.count) if len(mine) else None
         if self.in_range is not None:
@@ -115,7 +117,6 @@ class _Run:
         self.buffer = self.initial.clone()
         out = collective.output_blocks(self.me, self.p, self.root, self.peer)
         self.out_range = (out.start * self.count, out.stop * self.count) if len(out) else None
-        self.bounds = chunk_bounds(spec, world.world_size)
         record = algorithm_of(spec.collective, spec.algorithm)
         self.strategy = STRATEGIES[record.kind](self, record)
 
@@ -215,7 +216,7 @@ class _Run:
 
     def _verify(self, output: torch.Tensor | None):
         """Run the collective's reference call once on the same input and compare."""
-        reference = self.initial.clone()
+        reference = self.initial[: self.own].clone()
         call, want = native.prepare(self.collective, reference, self.count, self.ranks, self.me, self.root, self.peer,
                                     self.group, self.op, reference=True)
         call(self.timeout)
