@@ -20,7 +20,7 @@ from ringside.worker_agent.core.simulate import Sharing
 from . import model, wavefront
 from .jobs import Job
 from .messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
-from .runs import Choice, Prediction, Run, RunState, fits, new_run
+from .runs import Choice, Place, Prediction, Run, RunState, fits, new_run
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -49,6 +49,7 @@ class RunJob(Job):
 
     def begin(self) -> None:
         self.run.state, self.run.started_at = RunState.RUNNING, time.time()
+        self.run.places = {r: Place(**place) for r, place in self.hub.cluster.places(self.run.group).items()}
         self.hub.store.save(self.run)
 
     def take(self, event) -> None:

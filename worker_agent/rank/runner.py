@@ -124,12 +124,14 @@ class _Run:
         spec = self.spec
         self.strategy.start()
         times, total = [], spec.warmup + spec.iterations
+        self.starts: list[float] = []  # when each timed iteration began, as the barrier let it go
         for i in range(total):
             timed = i - spec.warmup  # steps are reported from the first timed iteration
             began = time.perf_counter()
             result = self._iteration(report=timed == 0)
             if timed >= 0:
                 times.append(result)
+                self.starts.append(self.released)
             self._maybe_stop(i + 1, total, time.perf_counter() - began)
         return self._finish(times)
 
@@ -167,7 +169,8 @@ class _Run:
             max_diff=verdict.max_diff if verdict else None,
             tolerance=verdict.tolerance if verdict else None,
             mismatches=list(verdict.mismatches) if verdict else [],
-            timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in steps]),
+            timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in steps],
+                            starts=[s - self.starts[0] for s in self.starts]),
             bytes_sent=sent,
             bytes_received=received,
         )
@@ -179,7 +182,8 @@ class _Run:
         self.buffer.copy_(self.initial)
         dist.barrier(self.group, async_op=True).wait(self.timeout)
         self.synchronize()
-        return self.strategy.once(time.perf_counter(), report)
+        self.released = time.perf_counter()
+        return self.strategy.once(self.released, report)
 
     def synchronize(self) -> None:
         """Wait for the device: on a GPU, what was launched is not yet done."""
