@@ -44,6 +44,11 @@ def test_msccl_files_run_on_the_cluster_and_the_model_answers_at_any_p(up):
     assert status == 422 and refused["detail"]["field"] == "world_size" and "written for 4 ranks" in refused["detail"]["message"]
     status, refused = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": RING, "group": [0, 1, 2]})
     assert status == 422 and "written for 4 ranks" in refused["detail"]["message"]
+    for group, offered in (([0, 1, 2], False), ([0, 1, 2, 3], True)):  # auto weighs it only where it fits
+        status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "auto", "group": group})
+        assert status == 202, body
+        chose = up.wait(body["id"])
+        assert chose["state"] == "done" and (RING in {c["algorithm"] for c in chose["choice"]["candidates"]}) is offered
 
 
 def test_traces_name_each_rank_with_its_host_and_local_rank(up):

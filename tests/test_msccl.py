@@ -16,8 +16,10 @@ from distributed import run_ranks, unwrap
 
 from ringside.worker_agent.core import predict
 from ringside.worker_agent.core.algorithms import algorithm_of, algorithms, build, registry
+from ringside.worker_agent.core.algorithms import Built
 from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.schedule import Step, Transfer
 from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.user.msccl import MscclError, load_xml
 from ringside.worker_agent.user.user_algorithms import load
@@ -170,3 +172,20 @@ def test_the_bench_skips_a_file_written_for_another_world_size_and_says_so():
     assert [r["algorithm"] for r in rows] == ["native", "ring", name] and rows[2]["wrong"] == 0
     alone = bench("-n", "8", *common[:3], name, *common[4:])
     assert alone.returncode == 2 and f"none of {name} runs on 8 ranks" in alone.stderr
+
+
+def test_a_chunk_moved_into_another_piece_needs_blocks_that_split_evenly():
+    """Through scratch a chunk may land in another piece of a block: with a count that does not
+    split evenly those chunks differ by an element, so the run is refused naming count."""
+    def swap_through_scratch(p, root, chunks):  # all_gather on 2 ranks; rank 1's scratch block holds 0's pieces swapped
+        across = Step("x", "", [Transfer(0, 1, 0, 5, False), Transfer(0, 1, 1, 4, False),
+                                Transfer(1, 0, 2, 2, False), Transfer(1, 0, 3, 3, False)])
+        back = Step("x", "", [Transfer(1, 1, 5, 0, False), Transfer(1, 1, 4, 1, False)])
+        return Built(2, (across, back), scratch=1)
+
+    registry.register("all_gather", "swap_through_scratch", user=True)(swap_through_scratch)
+    assert build("all_gather", "swap_through_scratch", 2).blocks == 3
+    validate(RunSpec(collective="all_gather", algorithm="swap_through_scratch", count=4), 2, "gloo")
+    with pytest.raises(SpecError) as uneven:
+        validate(RunSpec(collective="all_gather", algorithm="swap_through_scratch", count=3), 2, "gloo")
+    assert uneven.value.field == "count" and "count must be a multiple of 2, not 3" in uneven.value.message
