@@ -172,7 +172,8 @@ def nonsense(event, run: Run) -> str | None:
         if not fits(event.output, run.chunk_bounds):
             return f"rank {event.rank} ended with a chunk the run's buffer does not have"
         timings = event.timings
-        if len(timings.iterations) > run.spec.iterations or len(timings.steps) > len(run.steps):
+        if len(timings.iterations) > run.spec.iterations or len(timings.steps) > len(run.steps) or \
+                len(timings.starts) > len(timings.iterations):
             return (f"rank {event.rank} reported {len(timings.iterations)} iterations "
                     f"and {len(timings.steps)} steps; "
                     f"the run has {run.spec.iterations} and {len(run.steps)}")
@@ -180,7 +181,7 @@ def nonsense(event, run: Run) -> str | None:
             return f"rank {event.rank} reported bytes or a checksum outside 0 to 2^64"
         if not all(t >= 0 for t in timings.iterations):
             return f"rank {event.rank} reported an iteration that took negative time"
-        times = (*timings.iterations, *timings.steps)
+        times = (*timings.iterations, *timings.steps, *timings.starts)
     else:
         return None
     if not all(-MAX_SECONDS <= t <= MAX_SECONDS for t in times):  # NaN fails both
