@@ -189,3 +189,15 @@ def test_a_chunk_moved_into_another_piece_needs_blocks_that_split_evenly():
     with pytest.raises(SpecError) as uneven:
         validate(RunSpec(collective="all_gather", algorithm="swap_through_scratch", count=3), 2, "gloo")
     assert uneven.value.field == "count" and "count must be a multiple of 2, not 3" in uneven.value.message
+
+
+def test_a_training_syncs_with_it_only_where_it_fits():
+    from ringside.worker_agent.core.protocol import TrainSpec
+    from ringside.worker_agent.training.rules import check
+
+    name = "msccl_allreduce_recursive_doubling_halving"
+    check(TrainSpec(method=name), 4)
+    for world, chunks, field, words in ((8, 1, "method", "written for 4 ranks"), (4, 2, "chunks", "one chunk")):
+        with pytest.raises(SpecError) as refused:
+            check(TrainSpec(method=name, chunks=chunks), world)
+        assert refused.value.field == field and words in refused.value.message
