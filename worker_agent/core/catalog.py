@@ -31,7 +31,8 @@ def catalog(backend: str, world_size: int) -> dict:
         "collectives": [
             {
                 "name": c.name,
-                "algorithms": [a.name for a in algorithms(c.name)],  # auto: the server picks (predict.py)
+                # auto: the server picks (predict.py); one written for another world size is not offered
+                "algorithms": [a.name for a in algorithms(c.name) if a.fits(world_size)],
                 "lecture": lecture_algorithm(c.name),  # what a lecture opens it on
                 "reduces": c.reduces,
                 "rooted": c.rooted,
@@ -62,7 +63,7 @@ def pieces_of(collective: str, world_size: int) -> dict[str, int]:
         return {}
     out = {}
     for record in algorithms(collective):
-        if not record.built:
+        if not record.built or not record.fits(world_size):
             continue
         try:
             out[record.name] = build(collective, record.name, world_size).pieces
