@@ -75,7 +75,7 @@ def job_trace(job: Job, collectives: list[Collective]) -> dict:
     events: list[dict] = []
     by_host = sorted(job.ranks.values(), key=lambda r: (r.host, r.rank))
     for order, info in enumerate(by_host):
-        name = f"rank {info.rank} ({info.host}, local {info.local_rank})"
+        name = f"rank {info.rank} · {info.host} · local rank {info.local_rank}"  # as a run's ranks are named
         events.append({"ph": "M", "name": "process_name", "pid": info.rank, "tid": 0, "args": {"name": name}})
         events.append({"ph": "M", "name": "process_sort_index", "pid": info.rank, "tid": 0, "args": {"sort_index": order}})
     for c in collectives:

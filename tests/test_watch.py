@@ -156,7 +156,7 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
     assert status == 200
     names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"}
     host = socket.gethostname()
-    assert names == {0: f"rank 0 ({host}, local 0)", 1: f"rank 1 ({host}, local 1)"}
+    assert names == {0: f"rank 0 · {host} · local rank 0", 1: f"rank 1 · {host} · local rank 1"}
     slices = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
     assert len(slices) >= 2 * (len(buckets) - 2) and all(e["name"].startswith("all_reduce #") for e in slices)
 
