@@ -70,21 +70,23 @@ def _iterations(run: Run, events: list[dict]) -> None:
 
 
 def job_trace(job: Job, collectives: list[Collective]) -> dict:
-    """A watched job: a process per rank named with its host, a thread per process group, a
-    slice per collective where the backend timed it, an instant where it gave only the issue."""
+    """A watched job: a process per rank named with its host, and each collective as an async
+    slice on its rank (DDP's buckets overlap in flight, which thread slices may not): from when
+    the rank issued it for as long as the backend timed it, or, untimed (gloo), until the last
+    rank issued it, which is how long this rank waited there at least."""
     events: list[dict] = []
-    by_host = sorted(job.ranks.values(), key=lambda r: (r.host, r.rank))
-    for order, info in enumerate(by_host):
+    for order, info in enumerate(sorted(job.ranks.values(), key=lambda r: (r.host, r.rank))):
         name = f"rank {info.rank} · {info.host} · local rank {info.local_rank}"  # as a run's ranks are named
         events.append({"ph": "M", "name": "process_name", "pid": info.rank, "tid": 0, "args": {"name": name}})
         events.append({"ph": "M", "name": "process_sort_index", "pid": info.rank, "tid": 0, "args": {"sort_index": order}})
     for c in collectives:
         args = {"group": c.group, "seq": c.seq, "count": c.count, "dtype": c.dtype, "bytes": c.bytes, "lag_s": c.lag_s,
                 "last_rank": c.last_rank, **({"bucket": c.bucket.index} if c.bucket else {})}
+        last = max(c.issued.values(), default=0.0)
         for rank, t in c.issued.items():
-            event = {"name": f"{c.op} #{c.seq}", "cat": c.op, "pid": int(rank), "tid": int(c.group) if c.group.isdigit() else 0,
-                     "ts": t * US, "args": args}
-            duration = c.durations.get(rank)
-            events.append({**event, "ph": "X", "dur": duration * US} if duration is not None else {**event, "ph": "i", "s": "t"})
+            end = t + c.durations[rank] if rank in c.durations else max(last, t)
+            slice_ = {"name": f"{c.op} #{c.seq}", "cat": f"group {c.group}", "id": f"{c.group}:{c.seq}", "pid": int(rank),
+                      "tid": 0}
+            events += [{**slice_, "ph": "b", "ts": t * US, "args": args}, {**slice_, "ph": "e", "ts": end * US}]
     return {"traceEvents": events, "displayTimeUnit": "ms",
             "metadata": {"job": job.id, "script": job.script, "backend": job.backend, "world_size": job.world_size}}

@@ -53,6 +53,12 @@ class WatchStore:
                               (key, JobState.RUNNING.value, JobState.INTERRUPTED.value, JobState.LOST.value)).fetchone()
         return self.get(row[0]) if row else None
 
+    def next_index(self, job_id: str) -> int:
+        """One past the newest kept collective's index: a job resumed after its server was killed
+        goes on from there, whatever its record (saved once a second) last said."""
+        row = self.db.execute("SELECT MAX(idx) FROM job_collectives WHERE job = ?", (job_id,)).fetchone()
+        return 0 if row[0] is None else row[0] + 1
+
     def collectives(self, job_id: str, limit: int, before: int | None = None) -> list[Collective]:
         """The newest `limit` kept collectives before index `before`, oldest first."""
         rows = self.db.execute("SELECT body FROM job_collectives WHERE job = ? AND idx < ? ORDER BY idx DESC LIMIT ?",

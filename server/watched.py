@@ -16,7 +16,6 @@ import time
 from collections import OrderedDict
 from enum import Enum
 from typing import Literal
-from statistics import fmean
 
 from pydantic import BaseModel
 from ringside.worker_agent.core.collectives import COLLECTIVES
@@ -79,6 +78,8 @@ class Collective(BaseModel):
     busbw_gbps: float | None = None
     bucket: Bucket | None = None
     complete: bool = False
+    unseen: list[int] = []  # ranks whose report of it was lost (the recorder's ring overwrote it first)
+    mismatch: dict[str, str] = {}  # rank -> what it issued, where ranks disagree on what #seq is
 
 
 class Total(BaseModel):
@@ -88,19 +89,16 @@ class Total(BaseModel):
     bytes: int = 0
     lag_max_s: float = 0.0
     lag_sum_s: float = 0.0
-    timed: int = 0
+    timed: int = 0  # of them, timed by the backend (or the DDP hook)
+    timed_bytes: int = 0
     duration_sum_s: float = 0.0
-    busbw_sum_gbps: float = 0.0
-
-    @property
-    def lag_mean_s(self) -> float:
-        return self.lag_sum_s / self.count if self.count else 0.0
+    factor: float = 1.0  # nccl-tests' bus factor for this op on this group
 
     def shown(self) -> dict:
         return {"group": self.group, "op": self.op, "count": self.count, "bytes": self.bytes,
-                "lag_max_s": self.lag_max_s, "lag_mean_s": self.lag_mean_s,
+                "lag_max_s": self.lag_max_s, "lag_mean_s": self.lag_sum_s / self.count if self.count else 0.0,
                 "duration_mean_s": self.duration_sum_s / self.timed if self.timed else None,
-                "busbw_gbps": self.busbw_sum_gbps / self.timed if self.timed else None}
+                "busbw_gbps": self.timed_bytes / self.duration_sum_s * self.factor / 1e9 if self.duration_sum_s else None}
 
 
 class Link(BaseModel):
@@ -111,10 +109,12 @@ class Link(BaseModel):
 
 
 class Hang(BaseModel):
-    """A wait (ranks inside a collective that others have not issued) or a silence (a rank that stopped
-    reporting, as a stopped or frozen process does, even one stopped inside a collective it issued)."""
+    """A wait (ranks inside a collective that others have not issued), a silence (a rank that stopped
+    reporting, as a stopped or frozen process does, even one stopped inside a collective it issued),
+    or a mismatch (ranks that issued different collectives as the same #seq of a group: they hang
+    until the backend's timeout, as Flight Recorder's analysis would say)."""
 
-    kind: Literal["wait", "silent"] = "wait"
+    kind: Literal["wait", "silent", "mismatch"] = "wait"
     group: str
     seq: int
     op: str
@@ -138,6 +138,7 @@ class JobSummary(BaseModel):
     script: str
     collectives: int
     bytes: int
+    missed: int = 0  # at least this many collectives were not seen (a rank's recorder overwrote them unread)
     hang: Hang | None = None
 
 
@@ -165,21 +166,30 @@ class Job(BaseModel):
         return JobSummary(id=self.id, state=self.state, started_at=self.started_at, ended_at=self.ended_at,
                           world_size=self.world_size, nodes=len({r.host for r in self.ranks.values()}),
                           backend=self.backend, script=self.script, collectives=self.matched,
-                          bytes=sum(t.bytes for t in self.totals.values()), hang=self.hang)
+                          bytes=sum(t.bytes for t in self.totals.values()),
+                          missed=max((r.missed for r in self.ranks.values()), default=0), hang=self.hang)
 
 
 def op_name(op: str) -> str:
     return NATIVE_NAMES.get(op, op)
 
 
-def busbw(collective: Collective, world: int) -> float | None:
-    """nccl-tests' bus bandwidth from the ranks' mean duration, where the backend timed it."""
-    if not collective.durations or not collective.bytes:
-        return None
-    seconds = fmean(collective.durations.values())
+def moving_s(collective: Collective) -> float:
+    """How long the collective itself took: the shortest of the ranks' durations, for a rank's clock
+    starts when it issued, and the early ones wait there for the last (nccl-tests starts all at once)."""
+    return min(collective.durations.values())
+
+
+def bus_factor(collective: Collective) -> float:
     known = COLLECTIVES.get(collective.op)
-    factor = known.bus_factor(len(collective.ranks)) if known is not None else 1.0
-    return collective.bytes / seconds * factor / 1e9 if seconds > 0 else None
+    return known.bus_factor(len(collective.ranks)) if known is not None else 1.0
+
+
+def busbw(collective: Collective) -> float | None:
+    """nccl-tests' bus bandwidth, where the backend timed it."""
+    if not collective.durations or not collective.bytes or moving_s(collective) <= 0:
+        return None
+    return collective.bytes / moving_s(collective) * bus_factor(collective) / 1e9
 
 
 class Watched:
@@ -193,6 +203,7 @@ class Watched:
         self.changed: dict[int, Collective] = {}  # index -> what viewers and the store have not had
         self.connected: set[int] = set()
         self.heard: dict[int, float] = {}  # rank -> when its last report came (server clock)
+        self.mismatched: Collective | None = None  # the last collective its ranks disagreed on
         self.left_at: float | None = None  # when the last rank went without a goodbye
 
     @classmethod
@@ -249,6 +260,8 @@ class Watched:
         info = self.job.ranks.get(str(rank))
         if info is not None:
             info.connected = False
+            if not info.ended:
+                self.note(f"rank {rank} went without a goodbye (killed, or its way to the server lost)")
         if not self.connected:
             self.left_at = time.monotonic()
 
@@ -260,9 +273,15 @@ class Watched:
         if collective is None:
             collective = self._open(one)
         collective.issued.setdefault(str(rank), round((one.t_ns - self.job.t0_ns) / 1e9, 6))
+        mine = _what(one.op, one.count, one.dtype)
+        if mine != _what(collective.op, collective.count, collective.dtype) and not collective.mismatch.get(str(rank)):
+            first = next(iter(collective.issued))
+            collective.mismatch = {first: _what(collective.op, collective.count, collective.dtype),
+                                   **collective.mismatch, str(rank): mine}
+            self.mismatched = collective
         if one.duration_s is not None:
             collective.durations[str(rank)] = one.duration_s
-            collective.busbw_gbps = busbw(collective, self.job.world_size)
+            collective.busbw_gbps = busbw(collective)
         if one.bucket is not None:
             collective.bucket = one.bucket
         if not collective.complete and all(str(r) in collective.issued for r in collective.ranks):
@@ -300,8 +319,9 @@ class Watched:
         total.lag_sum_s += collective.lag_s
         if collective.busbw_gbps is not None:
             total.timed += 1
-            total.duration_sum_s += fmean(collective.durations.values())
-            total.busbw_sum_gbps += collective.busbw_gbps
+            total.timed_bytes += collective.bytes
+            total.duration_sum_s += moving_s(collective)
+            total.factor = bus_factor(collective)
 
     def _link(self, src: int, dst: int, nbytes: int, count: int) -> None:
         link = self.job.links.setdefault(f"{src}>{dst}", Link(src=src, dst=dst))
@@ -332,20 +352,59 @@ class Watched:
     def _hang(self) -> Hang | None:
         if self.job.state.ended:
             return None
+        if self.mismatched is not None and not self._passed(self.mismatched):
+            return self._disagree(self.mismatched)
         now = time.monotonic()
-        for key, collective in self.open.items():  # oldest first
+        for key, collective in list(self.open.items()):  # oldest first
             since = now - self.first_seen.get(key, now)
             if since < HANG_S:
                 break
             late = [r for r in collective.ranks if str(r) not in collective.issued]
+            if all(self._went_past(r, collective) for r in late):  # their reports of it were lost
+                self._unseen(collective, late)
+                continue
+            late = [r for r in late if r in self.connected and not self.job.ranks[str(r)].ended]
             if late:
                 return self._hang_of(collective, late, since)
         return self._silence(now)
 
+    def left_open(self) -> list[Collective]:
+        """At the job's end, what never completed, oldest first: lost from some rank's reports (it
+        went past it), or what the job ended waiting in."""
+        for c in list(self.open.values()):
+            late = [r for r in c.ranks if str(r) not in c.issued]
+            if all(self._went_past(r, c) for r in late):
+                self._unseen(c, late)
+        return sorted([*self.open.values(), *(c for c in self.recent.values() if c.unseen)], key=lambda c: c.index)
+
+    def _went_past(self, rank: int, c: Collective) -> bool:
+        info = self.job.ranks.get(str(rank))
+        return info is not None and info.issued.get(c.group, -1) > c.seq
+
+    def _passed(self, c: Collective) -> bool:
+        """Whether a later collective of its group has completed: the job went on after all."""
+        return any(o.group == c.group and o.seq > c.seq and o.complete for o in list(self.recent.values())[-64:])
+
+    def _unseen(self, c: Collective, ranks: list[int]) -> None:
+        """A collective some ranks issued and reported lost: kept, incomplete, saying whose."""
+        self.open.pop((c.group, c.seq), None)
+        self.first_seen.pop((c.group, c.seq), None)
+        c.unseen = ranks
+        self.recent[(c.group, c.seq)] = c
+        self.changed[c.index] = c
+
+    def _disagree(self, c: Collective) -> Hang:
+        said = "; ".join(f"rank {r} {what}" for r, what in sorted(c.mismatch.items(), key=lambda kv: int(kv[0])))
+        ranks = sorted(int(r) for r in c.issued)
+        return Hang(kind="mismatch", group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count, waiting=ranks,
+                    late=sorted(int(r) for r in c.mismatch), since_s=0.0, where={},
+                    text=f"ranks disagree on #{c.seq} of group {c.group}: {said}; they wait until the backend's timeout"[:1000])
+
     def _silence(self, now: float) -> Hang | None:
         """The ranks that stopped reporting while the others go on."""
-        silent = sorted(r for r in self.connected if now - self.heard.get(r, now) > SILENT_S)
-        talking = sorted(r for r in self.connected if r not in silent)
+        present = [r for r in self.connected if not self.job.ranks[str(r)].ended]
+        silent = sorted(r for r in present if now - self.heard.get(r, now) > SILENT_S)
+        talking = sorted(r for r in present if r not in silent)
         if not silent or not talking:
             return None
         job = self.job
@@ -378,10 +437,10 @@ class Watched:
         if job.state.ended:
             return True
         ended = [r for r in job.ranks.values() if r.ended]
-        if self.connected or (len(ended) < job.world_size and
-                              (self.left_at is None or time.monotonic() - self.left_at < lost_after)):
-            return False
         failed = len(ended) < job.world_size or any(r.exit_code not in (0, None) or r.error for r in ended)
+        gone = self.left_at is not None and time.monotonic() - self.left_at >= lost_after
+        if self.connected or (failed and not gone and not any(r.exit_code not in (0, None) for r in ended)):
+            return False
         job.state = JobState.LOST if not ended else JobState.FAILED if failed else JobState.DONE
         job.ended_at, job.hang = time.time(), None
         self.note(f"the job ended: {job.state.value}")
@@ -408,8 +467,13 @@ class Watched:
 
 
 def _last(info: RankInfo) -> str:
-    issued = ", ".join(f"#{seq} in group {group}" for group, seq in info.issued.items())
-    return (f" (it last reported {issued}" if issued else " (") + (f", last seen at {info.where})" if info.where else ")")
+    said = ["it last reported " + ", ".join(f"#{seq} in group {g}" for g, seq in info.issued.items())] * bool(info.issued)
+    said += [f"last seen at {info.where}"] * bool(info.where)
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def _what(op: str, count: int, dtype: str) -> str:
+    return f"{op_name(op)} of {count:,} {dtype}".rstrip()
 
 
 def _ranks(ranks: list[int]) -> str:

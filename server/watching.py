@@ -81,6 +81,8 @@ class Watching:
             if len(self.live) >= MAX_LIVE:
                 return None, f"{MAX_LIVE} jobs are watched already"
             job = self.store.resumable(hello.job)
+            if job is not None:
+                job.matched = max(job.matched, self.store.next_index(job.id))
             watched, created = (Watched(job), False) if job else (Watched.start(f"j-{self.number + 1:06d}", hello), True)
         problem = watched.conflict(hello)
         if problem:
@@ -144,7 +146,7 @@ class Watching:
         if change is not None:
             self.fanout.publish(JobHangMessage(job_id=watched.job.id, hang=change[0], text=change[1]))
         if watched.ended(LOST_AFTER_S):
-            self.store.add(watched.job.id, sorted(watched.open.values(), key=lambda c: c.index))  # the waits it ended in
+            self.store.add(watched.job.id, watched.left_open())  # the waits it ended in, and the unseen
             del self.live[key]
             summarise = True
         if summarise:

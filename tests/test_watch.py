@@ -157,8 +157,13 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
     names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"}
     host = socket.gethostname()
     assert names == {0: f"rank 0 · {host} · local rank 0", 1: f"rank 1 · {host} · local rank 1"}
-    slices = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
-    assert len(slices) >= 2 * (len(buckets) - 2) and all(e["name"].startswith("all_reduce #") for e in slices)
+    begins = {(e["pid"], e["id"]): e for e in trace["traceEvents"] if e.get("ph") == "b"}
+    ends = {(e["pid"], e["id"]): e for e in trace["traceEvents"] if e.get("ph") == "e"}
+    assert begins.keys() == ends.keys() and len(begins) == 2 * shown["job"]["collectives"], "a slice a rank a collective"
+    for c in buckets[:-2]:  # timed by the hook: the slice lasts what the rank measured
+        for rank, seconds in c["durations"].items():
+            key = (int(rank), f"{c['group']}:{c['seq']}")
+            assert abs(ends[key]["ts"] - begins[key]["ts"] - seconds * 1e6) < 1, (key, seconds)
 
 
 def test_a_job_outlives_its_server_and_carries_on_with_the_next(tmp_path):
@@ -180,6 +185,8 @@ def test_a_job_outlives_its_server_and_carries_on_with_the_next(tmp_path):
             # what was in flight as the server died is lost; the rest is there, to the last step
             assert again["job"]["collectives"] > 350 and max(c["seq"] for c in again["collectives"]) >= 400
             assert any("came back" in e["text"] for e in again["events"])
+            indices = [c["index"] for c in again["collectives"]]
+            assert indices == sorted(set(indices)), "indices go on after the kill, none taken twice"
             assert err.count("the job runs on and reporting retries") == 2, "once per rank"
             assert err.count("reporting to") == 2, "and once when it is back"
         finally:
@@ -331,3 +338,57 @@ def test_one_line_in_the_script_watches_it_under_plain_torchrun(server):
     assert len(reduces) == 20 and all(c["count"] == 1024 and c["complete"] for c in reduces)
     assert {r["rank"]: (r["launcher"], r["ended"], r["exit_code"]) for r in shown["ranks"]} == {
         0: ("torchrun", True, None), 1: ("torchrun", True, None)}, "atexit says goodbye, without a code to give"
+
+
+def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server):
+    before = {j["id"] for j in jobs(server)}
+    with connect(server.ws_url("/ws")) as viewer:
+        proc = torchrun(server.url, FIXTURES / "desync.py", "6", nproc=2, launcher=())
+        try:
+            said = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"], timeout=60)
+            proc.communicate(timeout=120)
+        finally:
+            stop(proc)
+    assert proc.returncode != 0, "gloo's timeout ends it"
+    assert said["hang"]["kind"] == "mismatch" and said["hang"]["late"] == [0, 1]
+    assert "rank 0 broadcast of 1,000 float32" in said["text"] and "rank 1 all_reduce of 1,000 float32" in said["text"]
+    found = wait_for(lambda: (j := newest_job(server, "desync.py", before)) and j["state"] == "failed" and j)
+    assert any("went without" in e["text"] or "ended with exit code 1" in e["text"] for e in job(server, found["id"])["events"])
+
+
+def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang(server):
+    before = {j["id"] for j in jobs(server)}
+    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1", "TORCH_FR_BUFFER_SIZE": "16"}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2", f"--master-port={free_port()}",
+           "-m", "ringside.watch", "--server", server.url, str(FIXTURES / "tiny.py"), "3000"]
+    with connect(server.ws_url("/ws")) as viewer:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        found = wait_for(lambda: (j := newest_job(server, "tiny.py", before)) and j["state"] == "done" and j)
+        hangs = []
+        try:
+            while True:
+                hangs += [m for m in messages(viewer.recv(timeout=0.5)) if m["type"] == "job_hang" and m["hang"]
+                          and m["job_id"] == found["id"]]
+        except TimeoutError:
+            pass
+    assert found["missed"] > 0, "a 16-entry ring cannot keep 3,000 back-to-back collectives between reads"
+    assert hangs == [], "a collective some rank's report lost is not a hang"
+    shown = job(server, found["id"])
+    assert all(c["complete"] or c["unseen"] for c in shown["collectives"])
+
+
+def test_a_job_stopped_by_sigterm_says_so_and_ends_failed_at_once(server):
+    before = {j["id"] for j in jobs(server)}
+    proc = torchrun(server.url, EXAMPLES / "ddp_train.py", "--steps", "2000", "--width", "64", "--pace", "0.01", nproc=2)
+    try:
+        found = wait_for(lambda: newest_job(server, "ddp_train.py", before))
+        wait_for(lambda: job(server, found["id"])["job"]["collectives"] > 10)
+        proc.send_signal(signal.SIGTERM)  # as a scheduler stops a job: torchrun passes it to its ranks
+        proc.communicate(timeout=60)
+    finally:
+        stop(proc)
+    ended = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] != "running" and j, timeout=8)
+    assert ended["job"]["state"] == "failed", "every rank said it ended, with 143: no wait for a lost job"
+    assert {r["rank"]: r["exit_code"] for r in ended["ranks"]} == {0: 143, 1: 143}
+    assert all(r["error"] == "SIGTERM" for r in ended["ranks"])

@@ -27,14 +27,17 @@ const members = (m = []) => (m.length > 8 ? `${m.length} ranks` : ranks(m));
 const num = (n) => n.toLocaleString("en");
 const gbps = (v) => (v == null ? "–" : bandwidth(v * 1e9));
 const pill = (state) => html("span", { class: "pill", "data-state": state }, state);
-const size = (j) => `${j.world_size} ranks · ${j.nodes} node${j.nodes > 1 ? "s" : ""} · ${num(j.collectives)} collectives`;
+const size = (j) => `${j.world_size} ranks · ${j.nodes} node${j.nodes > 1 ? "s" : ""} · ${num(j.collectives)} collectives${
+  j.missed ? ` (${num(j.missed)} more unseen: the recorder overwrote them unread)` : ""}`;
 const first = (c) => Math.min(...Object.values(c.issued));
 const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
 
-/** A hang's headline: who is late (or silent: stopped), who waits in which collective (or goes on). */
-export const hangLine = (h, s = h.waiting.length > 1 ? "" : "s") => (h.kind === "silent"
-  ? `${ranks(h.late)} silent: ${ranks(h.waiting)} go${s ? "es" : ""} on`
-  : `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} #${h.seq} (group ${h.group}, ${num(h.count)} × ${h.dtype})`);
+/** A hang's headline: who is late (or silent: stopped), who waits in which collective (or goes on);
+ * or which ranks disagree on what a collective is. */
+export const hangLine = (h, s = h.waiting.length > 1 ? "" : "s") => ({
+  silent: () => `${ranks(h.late)} silent: ${ranks(h.waiting)} go${s ? "es" : ""} on`,
+  mismatch: () => `${ranks(h.late)} disagree on #${h.seq} of group ${h.group}`,
+}[h.kind] ?? (() => `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} #${h.seq} (group ${h.group}, ${num(h.count)} × ${h.dtype})`))();
 
 const bucket = (b) => b && `${b.index}: ${b.params.join(", ")}`;
 /** A collective in a line: op #seq, size, last rank and lag (or that it waits), DDP bucket. */

@@ -14,28 +14,32 @@ same function."""
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import sys
 import types
 
+import torch.distributed as dist
+import torch.distributed.distributed_c10d as c10d
+
 from . import ddp_hook
 from .reporter import Reporter
 
-_reporter: Reporter | None = None
+_reporter: Reporter | None = None  # this process's: the launcher's, or the one line's
 
 
 def watch(server: str | None = None, token: str | None = None, ddp_hook: bool = False) -> Reporter:
     """Report this rank's collectives to the server (default $RINGSIDE_SERVER) with the worker
-    token (default $RINGSIDE_WORKER_TOKEN). Once per process; later calls return the reporter.
-    Point-to-point traffic is counted only under the launcher (p2p.py says why)."""
-    global _reporter
+    token (default $RINGSIDE_WORKER_TOKEN). Once per process: a later call, or the line in a
+    script the launcher runs, gets the reporter there is. Point-to-point traffic is counted
+    only under the launcher (p2p.py says why)."""
     if _reporter is None:
-        _reporter = start(server, token, ddp_hook=ddp_hook)  # its thread says hello at its first look, not this one
-        atexit.register(_reporter.close, None)
+        atexit.register(start(server, token, ddp_hook=ddp_hook).close, None)
     return _reporter
 
 
 def start(server: str | None, token: str | None, traffic=None, ddp_hook: bool = False) -> Reporter:
+    global _reporter
     server = server or os.environ.get("RINGSIDE_SERVER")
     if not server:
         raise ValueError("ringside.watch needs the server's address: server=\"http://HOST:8000\" or $RINGSIDE_SERVER")
@@ -43,9 +47,24 @@ def start(server: str | None, token: str | None, traffic=None, ddp_hook: bool = 
     if ddp_hook:
         buckets = _ddp_hook.Buckets()
         _ddp_hook.install(buckets)
-    reporter = Reporter(server, token or os.environ.get("RINGSIDE_WORKER_TOKEN"), traffic, buckets)
-    reporter.start()
-    return reporter
+    _reporter = Reporter(server, token or os.environ.get("RINGSIDE_WORKER_TOKEN"), traffic, buckets)
+    _reporter.start()
+    after("new_group", _reporter.learn_groups)  # a group made and gone between two polls is still known
+    return _reporter
+
+
+def after(name: str, then) -> None:
+    """torch.distributed's `name` (and distributed_c10d's, which the rest of torch calls) calls
+    `then` once it has returned."""
+    original = getattr(c10d, name)
+
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        result = original(*args, **kwargs)
+        then()
+        return result
+    setattr(c10d, name, wrapper)
+    setattr(dist, name, wrapper)
 
 
 _ddp_hook = ddp_hook  # the parameter of the same name shadows the module inside the functions

@@ -5,15 +5,12 @@ and signals are its own: the launcher only says goodbye to the server on the way
 
 from __future__ import annotations
 
-import functools
 import os
 import runpy
+import signal
 import sys
 
-import torch.distributed as dist
-import torch.distributed.distributed_c10d as c10d
-
-from . import p2p, start
+from . import after, p2p, start
 from .flight import DEFAULT_RING
 
 USAGE = """usage: python -m ringside.watch [--server URL] [--token T] [--ddp-hook] (SCRIPT | -m MODULE) [ARGS...]
@@ -60,22 +57,15 @@ def exit_code(code) -> int:
     return 0 if code is None else code if isinstance(code, int) else 1
 
 
-def tell_reporter(reporter) -> None:
-    """The reporter says hello as soon as the job's process group is up, and learns every group
-    as it is made."""
-    def after(name: str, then):
-        original = getattr(c10d, name)
-
-        @functools.wraps(original)
-        def wrapper(*args, **kwargs):
-            result = original(*args, **kwargs)
-            then()
-            return result
-        setattr(c10d, name, wrapper)
-        setattr(dist, name, wrapper)
-
-    after("init_process_group", reporter.attach)
-    after("new_group", reporter.learn_groups)
+def goodbye_on_sigterm(reporter) -> None:
+    """A scheduler's SIGTERM: the goodbye first (code 143), then the signal as it would have ended
+    the program. Only where nothing else handles SIGTERM yet; the program may set its own."""
+    def on_term(signum, frame):
+        reporter.close(128 + signum, "SIGTERM")
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, on_term)
 
 
 def main(argv: list[str]) -> None:
@@ -86,7 +76,8 @@ def main(argv: list[str]) -> None:
     traffic = p2p.Traffic()
     p2p.install(traffic)
     reporter = start(options["server"], options["token"], traffic, ddp_hook=options["ddp_hook"])
-    tell_reporter(reporter)
+    after("init_process_group", reporter.attach)  # hello at once: a job shorter than a poll is seen too
+    goodbye_on_sigterm(reporter)
     code, error = 0, None
     try:
         if options["module"]:

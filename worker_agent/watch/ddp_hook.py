@@ -4,8 +4,9 @@
 The hook is DDP's own all-reduce (default_hooks.allreduce_hook) with a note taken
 around it: the bucket's index, its element count and its parameters' names, and how
 long the all-reduce took until its future completed, which gloo's Flight Recorder
-cannot say. It is opt-in because DDP takes one comm hook per model: a job that
-registers its own would be refused by DDP once Ringside's is in place.
+cannot say. DDP takes one comm hook per model, so Ringside's is registered at a model's
+first forward, and only if the job has not registered its own by then. It is opt-in:
+a job that registers its hook after its first forward would be refused by DDP.
 
 The reporter gives each all-reduce the Flight Recorder reads to the oldest note of the
 same group and element count (DDP issues its buckets in order on every rank)."""
@@ -74,11 +75,24 @@ def _hook(state: _State, bucket):
 
 
 def install(buckets: Buckets) -> None:
-    """Every DistributedDataParallel built from now on registers the hook."""
+    """Every DistributedDataParallel model takes the hook at its first forward, unless the job has
+    registered a hook of its own by then: DDP takes one per model, and the job's comes first."""
     ddp = torch.nn.parallel.DistributedDataParallel
-    original = ddp.__init__
+    register, builtin, forward = ddp.register_comm_hook, ddp._register_builtin_comm_hook, ddp.forward
 
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        self.register_comm_hook(_State(self, buckets), _hook)
-    ddp.__init__ = init
+    def register_comm_hook(self, *args, **kwargs):
+        self._ringside_hooked = True  # the job's own: Ringside's steps aside
+        return register(self, *args, **kwargs)
+
+    def register_builtin_comm_hook(self, *args, **kwargs):
+        self._ringside_hooked = True
+        return builtin(self, *args, **kwargs)
+
+    def first_forward(self, *args, **kwargs):
+        if not getattr(self, "_ringside_hooked", False):
+            self._ringside_hooked = True
+            register(self, _State(self, buckets), _hook)
+        return forward(self, *args, **kwargs)
+
+    ddp.register_comm_hook, ddp._register_builtin_comm_hook = register_comm_hook, register_builtin_comm_hook
+    ddp.forward = first_forward

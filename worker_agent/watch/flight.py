@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import time
 
 from torch._C._distributed_c10d import _dump_fr_trace
 
@@ -35,10 +36,14 @@ class FlightReader:
         self.last = -1  # the last record id read
         self.missed = 0  # records the ring overwrote before a read saw them
         self.timing: set[int] = set()  # record ids sent without a duration that the backend will time
+        self.cost = 0.0  # seconds the last read held the GIL for
+        self.filling = False  # the last read found half the ring new: read again soon, or lose some
 
     def read(self) -> list[Issued]:
         """The collectives issued since the last read (and any newly timed), oldest first."""
+        began = time.perf_counter()
         entries = pickle.loads(_dump_fr_trace(includeCollectives=True, includeStackTraces=False, onlyActive=False))
+        self.cost = time.perf_counter() - began
         records = sorted(entries.get("entries", ()), key=lambda e: e["record_id"])
         out = []
         if records and self.last >= 0 and records[0]["record_id"] > self.last + 1:
@@ -52,6 +57,7 @@ class FlightReader:
             elif record in self.timing and entry.get("state") == "completed":
                 self.timing.discard(record)
                 out.append(issued(entry))
+        self.filling = 2 * sum(e["record_id"] > self.last for e in records) >= max(len(records), 2)
         if records:
             self.last = max(self.last, records[-1]["record_id"])
             self.timing.intersection_update(e["record_id"] for e in records)  # what fell out of the ring is gone

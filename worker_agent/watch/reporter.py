@@ -35,7 +35,8 @@ from .flight import FlightReader
 from .p2p import Traffic
 
 MIN_INTERVAL_S, MAX_INTERVAL_S = 0.2, 1.0
-COST_SHARE = 0.01  # a poll waits at least 100x what the last one cost: reading holds the GIL
+COST_SHARE = 0.01  # a read waits at least 100x what the last one cost: reading holds the GIL
+FILLING_S, FILLING_SHARE = 0.02, 0.1  # while the ring fills: sooner, at up to a tenth of the time
 BACKLOG = 64  # reports kept while the server is away
 RETRY_S = 2.0
 JOB_KEY = "ringside/watch/job"
@@ -100,11 +101,17 @@ class Reporter(threading.Thread):
         try:
             interval = MIN_INTERVAL_S
             while not self.stopping.wait(interval):
-                began = time.perf_counter()
                 self.poll()
-                interval = min(MAX_INTERVAL_S, max(MIN_INTERVAL_S, (time.perf_counter() - began) / COST_SHARE))
+                interval = self._interval()
         except Exception as e:  # reporting ends; the job goes on
             say(f"reporting stopped ({type(e).__name__}: {e}); the job runs on")
+
+    def _interval(self) -> float:
+        """Till the next read: its cost a small share of the time (it holds the GIL), sooner while the
+        ring fills faster than reads keep up (what it overwrites unread is lost)."""
+        if self.flight.filling:
+            return max(FILLING_S, self.flight.cost / FILLING_SHARE)
+        return min(MAX_INTERVAL_S, max(MIN_INTERVAL_S, self.flight.cost / COST_SHARE))
 
     def close(self, exit_code: int | None, error: str | None = None, within: float = 2.0) -> None:
         """The last report and the goodbye, waiting at most `within` seconds: the job is ending."""
