@@ -23,7 +23,7 @@ def test_no_request_makes_the_server_fail(tmp_path):
         done = subprocess.run(
             [str(st), "run", f"{up.url}/openapi.json", "--checks", "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance",
              "--max-examples", "25",
-             "--phases", "examples,coverage,fuzzing", "--workers", "1", "--no-color"],
+             "--phases", "examples,coverage,fuzzing", "--workers", "2", "--no-color"],
             capture_output=True, text=True, timeout=600, cwd=tmp_path,
         )
         assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
