@@ -1,8 +1,10 @@
 """A soak: `ringside up --ranks 4` runs small collectives back to back for N minutes
 (default 10) while V viewer websockets (default 200) watch, and one rank is SIGKILLed every
-K minutes (default 2; its pid from /api/cluster). Prints: runs by final state (every run
+K minutes (default 2; its pid from /api/cluster), and a client floods beside them (polls and as many
+votes as it can send, bodies where no route reads one, 20 stalled bodies at a time). Prints: runs by final state (every run
 must end done, or failed with a reason), the server's and the ranks' memory at start and
-end (and the server's each minute), and for every viewer session whether it received the
+end (and the server's each minute), the flood's answers by status and every poll's tally against
+the votes it accepted, and for every viewer session whether it received the
 run_ended of every run that ended while it watched, or was told it fell behind (1013; it
 then reconnects, as the page does). Asserts nothing.
 
@@ -126,6 +128,38 @@ async def drive(up, runs: list[Run], until: float, kill_every: float, kills: lis
             await asyncio.sleep(0.02)
 
 
+async def flood(up, stop: asyncio.Event, seen: Counter, polls: list) -> None:
+    """A client that floods beside the lecture: a poll on the newest done run now and then, as
+    many votes as it can send (each with a new page id, as a script would), bodies where no
+    route reads one, and connections that send half a body and stall."""
+    port = int(up.url.rsplit(":", 1)[1])
+    while not stop.is_set():
+        poll = None
+        for run in up.call("GET", "/api/runs?limit=5")[1]["runs"]:
+            status, body = await asyncio.to_thread(up.call, "POST", "/api/polls",
+                                                   {"run_id": run["id"], "question": "busiest_link"})
+            if status == 201:
+                poll = body
+                break
+        stalled = [await asyncio.open_connection("127.0.0.1", port) for _ in range(20)]
+        for _, writer in stalled:
+            writer.write(b"POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n{")
+        accepted, began = 0, time.monotonic()
+        while time.monotonic() - began < 20 and not stop.is_set():
+            if poll is not None:
+                status, _ = await asyncio.to_thread(up.call, "POST", f"/api/polls/{poll['id']}/votes",
+                                                    {"choice": accepted % len(poll["choices"]), "voter": os.urandom(8).hex()}, None)
+                seen[status] += 1
+                accepted += status == 202
+            status, _ = await asyncio.to_thread(up.call, "POST", "/api/nonexistent", b"x" * 65536, None)
+            seen[status] += 1
+        for _, writer in stalled:
+            writer.close()
+        if poll is not None:
+            revealed = (await asyncio.to_thread(up.call, "POST", f"/api/polls/{poll['id']}/reveal"))[1]
+            polls.append((poll["id"], accepted, revealed["votes"], sum(revealed["counts"])))
+
+
 async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
     sessions: list[Session] = []
     runs: list[Run] = []
@@ -138,6 +172,8 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
         await asyncio.sleep(0.1)
     began = time.monotonic()
     driver = asyncio.create_task(drive(up, runs, began + minutes * 60, kill_every * 60, kills))
+    flooded, polls = Counter(), []
+    flooder = asyncio.create_task(flood(up, stop, flooded, polls))
     while not (await asyncio.wait({driver}, timeout=60))[0]:
         print(f"# {time.monotonic() - began:4.0f} s: {len(runs)} runs, server RSS {mib(memory(up)[0])}, "
               f"viewer sessions {len(sessions)}", flush=True)
@@ -146,7 +182,7 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
     while time.monotonic() < deadline and any(s.closed is None and runs[-1].id not in s.ended for s in sessions):
         await asyncio.sleep(0.2)
     stop.set()
-    await asyncio.gather(*watchers)
+    await asyncio.gather(*watchers, flooder)
     elapsed = time.monotonic() - began
 
     server_end, ranks_end = memory(up)
@@ -158,6 +194,7 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
     for r in [r for r in runs if r.state == "failed"][:5]:
         print(f"#   {r.id} failed: {r.error}")
     print(f"# kills (s, rank, pid, run in flight): {kills}")
+    print(f"# flood: answers by status {dict(flooded)}; polls (id, votes accepted, tally's votes, sum of counts): {polls}")
     print(f"# end: server RSS {mib(server_end)} (start {mib(server_rss)}), ranks RSS {', '.join(mib(r) for r in ranks_end)} "
           f"(start {', '.join(mib(r) for r in rank_rss)})")
 

@@ -11,11 +11,12 @@ from fastapi.exceptions import RequestValidationError
 from ringside.worker_agent.core.validation import SpecError
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
-from . import api_cluster, api_compare, api_jobs, api_model, api_perturb, api_runs, api_training, guard, sockets
+from . import api_cluster, api_compare, api_jobs, api_lecture, api_model, api_perturb, api_polls, api_runs, api_training, guard, sockets
 from .config import Settings
 from .errors import REFUSALS, invalid_request, spec_refused
 from .hub import Hub
 from .pages import mount_frontend
+from .api_polls import Polls
 from .watching import Watching
 
 
@@ -24,6 +25,7 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI):
         hub = app.state.hub = Hub(settings)  # made here: it needs the server's event loop
         app.state.watching = Watching(hub.store, hub.fanout)
+        app.state.polls = Polls(hub.store, hub.fanout)
         hub.start()
         app.state.watching.start()
         yield
@@ -37,7 +39,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(SpecError, spec_refused)  # NotReady and Busy too: errors.status_of
     for router in (api_cluster.router, api_runs.router, api_compare.router, api_perturb.router, api_model.router, api_training.router,
-                   api_jobs.router, sockets.router):
+                   api_jobs.router, api_polls.router, api_lecture.router, sockets.router):
         app.include_router(router)
     mount_frontend(app)
     guard.install(app, settings)

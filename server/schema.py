@@ -75,6 +75,15 @@ JOBS = [
     ) WITHOUT ROWID""",
 ]
 
+POLLS = [
+    """CREATE TABLE IF NOT EXISTS polls (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        body TEXT NOT NULL  -- polls.PollRecord: the poll, its answer, its votes
+    )""",
+    "CREATE INDEX IF NOT EXISTS polls_by_run ON polls (run_id)",
+]
+
 
 def _columns(db: sqlite3.Connection, table: str) -> set[str]:
     return {c[1] for c in db.execute(f"PRAGMA table_info({table})")}
@@ -129,8 +138,14 @@ def _jobs(db: sqlite3.Connection) -> bool:
     return False
 
 
+def _polls(db: sqlite3.Connection) -> bool:
+    for statement in POLLS:
+        db.execute(statement)
+    return False
+
+
 # a new change is a new step at the end, never an edit to one before it
-STEPS = [_runs, _figures, _trainings, _figures_by_spec, _jobs]
+STEPS = [_runs, _figures, _trainings, _figures_by_spec, _jobs, _polls]
 VERSION = len(STEPS)
 
 

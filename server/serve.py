@@ -31,6 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                         help="a name the server answers to besides localhost and --host, such as a proxy's (repeatable); "
                              "requests for any other name are refused, against DNS rebinding")
+    parser.add_argument("--lecture", action="store_true",
+                        help="for a lecture hall: listen on this machine's network addresses (as --host 0.0.0.0) with a "
+                             "viewer token, and print the audience link that carries it; the presenter's page shows it "
+                             "as a QR code (key K)")
     parser.add_argument("--open-viewing", action="store_true",
                         help="beyond loopback, let anyone who can reach the server watch without a token "
                              "(default: a viewer token is made and the audience link carries it)")
@@ -74,7 +78,8 @@ def seconds(text: str) -> float:
 def settings_from(args: argparse.Namespace) -> Settings:
     """Tokens come from the environment when set (so restarts keep them), else fresh ones."""
     allow = tuple(host_name(n) or n.lower() for n in args.allow_host)  # a name, even if given as name:port
-    settings = Settings(host=args.host, port=args.port, db=args.db or default_db(), viewer_token=args.viewer_token,
+    host = WILDCARDS[0] if args.lecture and args.host == DEFAULT_HOST else args.host  # a hall reaches it
+    settings = Settings(host=host, port=args.port, db=args.db or default_db(), viewer_token=args.viewer_token,
                         viewer_queue=args.viewer_queue, lost_after=args.lost_after, world_hold=args.world_hold,
                         allow_hosts=allow,
                         open_viewing=args.open_viewing)

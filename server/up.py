@@ -56,6 +56,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"  audience (watch only):           {settings.audience_url()}")
         for url in settings.public_urls():
             print(f"  audience, from other machines:   {settings.audience_url(url)}")
+        if args.lecture:
+            print("  students open that link, or scan it: K on the presenter's page shows it as a QR code")
         print(f"  worker token (what joins as a rank needs it): RINGSIDE_WORKER_TOKEN={settings.worker_token}")
         print(f"  runs kept in {settings.db}; Ctrl-C stops everything", flush=True)
         if args.open:

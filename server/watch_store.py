@@ -47,9 +47,10 @@ class WatchStore:
         return Job.model_validate_json(row[0]) if row else None
 
     def resumable(self, key: str) -> Job | None:
-        """The job of this key that a restarted server left interrupted (its ranks came back)."""
-        row = self.db.execute("SELECT id FROM jobs WHERE key = ? AND state IN (?, ?) ORDER BY seq DESC LIMIT 1",
-                              (key, JobState.RUNNING.value, JobState.INTERRUPTED.value)).fetchone()
+        """The job of this key that its ranks come back to: one a restarted server left interrupted,
+        or one given up as lost while they could not reach the server."""
+        row = self.db.execute("SELECT id FROM jobs WHERE key = ? AND state IN (?, ?, ?) ORDER BY seq DESC LIMIT 1",
+                              (key, JobState.RUNNING.value, JobState.INTERRUPTED.value, JobState.LOST.value)).fetchone()
         return self.get(row[0]) if row else None
 
     def collectives(self, job_id: str, limit: int, before: int | None = None) -> list[Collective]:

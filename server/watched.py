@@ -219,8 +219,8 @@ class Watched:
         self.connected.add(hello.rank)
         self.heard[hello.rank] = time.monotonic()
         self.left_at = None
-        if job.state is JobState.INTERRUPTED:
-            job.state = JobState.RUNNING
+        if job.state in (JobState.INTERRUPTED, JobState.LOST):
+            job.state, job.ended_at = JobState.RUNNING, None
             self.note(f"rank {hello.rank} came back: watching again")
 
     def report(self, report: WatchReport) -> None:
@@ -371,18 +371,18 @@ class Watched:
                     since_s=round(since, 2), where=where, text=text[:1000])
 
     def ended(self, lost_after: float) -> bool:
-        """Whether the job is over: every rank said goodbye, or all went silent `lost_after` s ago."""
+        """Whether the job is over: every rank said goodbye, or all are gone and `lost_after` s have
+        passed. A rank gone without one crashed, or lost its way to the server: the job failed if
+        any other rank said it ended, and is lost if none did."""
         job = self.job
         if job.state.ended:
             return True
         ended = [r for r in job.ranks.values() if r.ended]
-        if len(ended) == job.world_size and not self.connected:
-            failed = any(r.exit_code not in (0, None) or r.error for r in ended)
-            job.state = JobState.FAILED if failed else JobState.DONE
-        elif self.left_at is not None and time.monotonic() - self.left_at > lost_after:
-            job.state = JobState.LOST
-        else:
+        if self.connected or (len(ended) < job.world_size and
+                              (self.left_at is None or time.monotonic() - self.left_at < lost_after)):
             return False
+        failed = len(ended) < job.world_size or any(r.exit_code not in (0, None) or r.error for r in ended)
+        job.state = JobState.LOST if not ended else JobState.FAILED if failed else JobState.DONE
         job.ended_at, job.hang = time.time(), None
         self.note(f"the job ended: {job.state.value}")
         return True

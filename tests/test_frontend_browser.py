@@ -424,22 +424,26 @@ def test_the_presenter_pastes_a_schedule_and_watches_it_run(up, page_for):
     expect(page.locator("#run-title")).to_contain_text("custom")
 
 
-def test_each_collective_opens_on_a_stepwise_algorithm_and_the_form_keeps_its_width(up, page_for):
-    """Going from a collective to one that lacks the algorithm shown must not fall back to
-    native (which draws no transfers); the schedule box, hidden, takes no room."""
+def test_each_collective_opens_on_its_lecture_algorithm_and_the_form_keeps_its_width(up, page_for):
+    """A collective picked anew opens on ring where it has one, else on a stepwise algorithm,
+    never on native (which draws no transfers), whatever was picked before (the README's
+    "press all_reduce, pick ring"); the schedule box, hidden, takes no room."""
     page = page_for(f"{up.url}/?token={up.presenter}", viewport=(1440, 900))
     page.wait_for_selector("#collectives button")
     presenting(page)
     catalog = up.call("GET", "/api/catalog")[1]
     for entry in catalog["collectives"]:
         page.click(f"button[data-collective={entry['name']}]")
-        expect(page.locator("#field-algorithm"), entry["name"]).to_have_value(entry["algorithms"][-1])
+        lecture = "ring" if "ring" in entry["algorithms"] else entry["algorithms"][-1]
+        expect(page.locator("#field-algorithm"), entry["name"]).to_have_value(lecture)
         assert page.eval_on_selector("#field-algorithm", "s => s.getBoundingClientRect().width") > 120
         expect(page.locator("#spec input[type=file]")).to_be_hidden()
     page.select_option("#field-algorithm", "native")
     page.click("button[data-collective=all_reduce]")
-    kept = "a choice the next collective has is kept"
-    expect(page.locator("#field-algorithm"), kept).to_have_value("native")
+    expect(page.locator("#field-algorithm"), "all_reduce opens on ring, whatever came before").to_have_value("ring")
+    page.select_option("#field-algorithm", "tree")
+    page.click("button[data-collective=all_reduce]")
+    expect(page.locator("#field-algorithm"), "picked again, it keeps what was chosen").to_have_value("tree")
 
 
 def test_the_presenters_loop_in_lecture_mode_from_the_keyboard(up, page_for):

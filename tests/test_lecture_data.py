@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ringside.worker_agent.core.catalog import catalog
+from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.run_shape import chunk_bounds
 from ringside.worker_agent.core.validation import validate
 from ringside.worker_agent.core.inputs import numpy_input
@@ -47,3 +48,18 @@ def test_the_catalogs_pieces_put_one_value_in_every_chunk(entry):
 
 def test_the_catalog_leaves_pieces_out_beyond_a_lectures_world():
     assert all(e["pieces"] == {} for e in catalog("gloo", 1000)["collectives"])
+
+
+def seed(collective: str, pattern: str, **fields) -> tuple[list, list]:
+    """Each rank's input in the seed's own pattern, and what the collective makes of them."""
+    spec = RunSpec(collective=collective, count=1, pattern=pattern, dtype="int64", **fields)
+    given = [numpy_input(spec, r, P) for r in range(P)]
+    return [g.tolist() for g in given], [o.tolist() for o in get(collective).reference(given, "SUM", 0, 1)]
+
+
+def test_the_seeds_own_inputs_give_the_seeds_own_answers():
+    given, summed = seed("all_reduce", "own_rank")
+    assert given == [[0], [1], [2], [3]] and summed == [[6]] * P, "torch.ones(1) * rank, summed: 6 on every rank"
+    given, scattered = seed("reduce_scatter", "powers")
+    assert given[2] == [2, 20, 200, 2000], "torch.tensor([1, 10, 100, 1000]) * rank on rank 2"
+    assert scattered == [[6], [60], [600], [6000]], "the seed's reduce_scatter: rank 0: 6, rank 1: 60, ..."

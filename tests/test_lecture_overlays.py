@@ -7,12 +7,14 @@ methods table fits a phone."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
 import pytest
 from ringside.worker_agent.core.algorithms import parameter_server as ps
 from server_helpers import start_up
+from websockets.sync.client import connect
 from test_lecture_audience import PHONE, SETTLE_MS, on_run, refused, viewer_snapshot
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -171,3 +173,20 @@ def test_the_methods_table_fits_a_phone(up, page_for):
     box = phone.evaluate("(() => { const t = document.getElementById('train-table'); return [t.scrollWidth, t.clientWidth]; })()")
     assert box[0] <= box[1], box
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+
+
+def test_the_presenters_jobs_view_reaches_the_audience(up):
+    """J over the stage, with the job open, is part of the presenter's view like C and T."""
+    run = up.run(collective="broadcast", algorithm="ring", count=2)
+    frame = {"type": "presenter", "run_id": run["id"], "step": 0, "playing": False, "speed": 1.0,
+             "overlay": "jobs", "job": "j-000001"}
+    with connect(up.ws_url("/ws") + f"?token={up.presenter}") as presenter:
+        presenter.recv(timeout=10)  # the snapshot
+        presenter.send(json.dumps(frame))
+        heard = None
+        for _ in range(50):
+            heard = viewer_snapshot(up)["presenter"]
+            if heard and heard.get("overlay") == "jobs":
+                break
+            time.sleep(0.1)
+    assert heard["overlay"] == "jobs" and heard["job"] == "j-000001"

@@ -316,3 +316,18 @@ def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tm
         ("j-000001", n, 500)))
     assert "PRIMARY KEY" in plan and "TEMP B-TREE" not in plan, plan
     store.close()
+
+
+def test_one_line_in_the_script_watches_it_under_plain_torchrun(server):
+    before = {j["id"] for j in jobs(server)}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2", f"--master-port={free_port()}",
+           str(FIXTURES / "one_line.py"), server.url, "20"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = wait_for(lambda: (j := newest_job(server, "one_line.py", before)) and j["state"] == "done" and j)
+    shown = job(server, found["id"])
+    reduces = [c for c in shown["collectives"] if c["op"] == "all_reduce"]
+    assert len(reduces) == 20 and all(c["count"] == 1024 and c["complete"] for c in reduces)
+    assert {r["rank"]: (r["launcher"], r["ended"], r["exit_code"]) for r in shown["ranks"]} == {
+        0: ("torchrun", True, None), 1: ("torchrun", True, None)}, "atexit says goodbye, without a code to give"

@@ -55,3 +55,9 @@ export function stripes(group, origins, w, h) {
   const sw = w / Math.max(origins.length, 1);
   origins.forEach((r, i) => el("rect", { x: i * sw, width: sw + 0.4, height: h, fill: colour(r) }, group));
 }
+
+/** Table `id`'s rows of cells under `heads`, each cell headed on a phone (CSS .reflow: data-head). */
+export function table(id, heads, rows) {
+  $(id).replaceChildren(html("tr", {}, heads.map((h) => html("th", {}, h))),
+    ...rows.map((cells) => html("tr", {}, cells.map((c, i) => html("td", { "data-head": heads[i] }, c)))));
+}

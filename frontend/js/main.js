@@ -16,6 +16,8 @@ import { bindCompare, compare, showCompare } from "rs/compare.js";
 import { openInPerfetto } from "rs/perfetto.js";
 import * as perturbation from "rs/perturbation.js";
 import { Training } from "rs/training.js";
+import { Jobs } from "rs/jobs.js";
+import { Polls } from "rs/polls.js";
 import { PageState } from "rs/state.js";
 import { $, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 
@@ -35,11 +37,20 @@ const controls = new Controls(state, (id) => { state.submitted = id; }, sweep);
 bindPlayer(player);
 // The training charted is part of the presenter's view.
 const training = new Training(state, (run) => { player.own(); showRun(run); }, () => lead(player));
+const jobs = new Jobs(state, () => lead(player));
 bindCompare(state, player);
+// A poll opened, revealed or closed: what the page hides of its run changes, and no page shows a
+// step past the presenter's while it is open.
+const polls = new Polls(state, player, () => {
+  if (!player.run) return;
+  showOutcome(player.run, player);
+  if (player.step > player.limit()) player.show(player.step);
+  player.changed();
+});
 perturbation.bindPerturbation({ state, player, stage, controls }); // its caption after the page's
 state.addEventListener("change", showLead);
 // A read-only handle on the page for tests and benchmarks: no module reads it.
-window.ringside = Object.freeze({ state, player, stage, controls, training });
+window.ringside = Object.freeze({ state, player, stage, controls, training, jobs, polls });
 
 /** Whether a run is this page's: the one on its stage, or the last it submitted. */
 const mine = (run) => [player.run?.id, state.submitted].includes(run.id);
@@ -59,7 +70,7 @@ async function openRun(id, step) {
 function lead(p) {
   if (!state.presenter || !p.run) return;
   const view = { type: "presenter", run_id: p.run.id, step: p.step, playing: p.playing, speed: p.speed,
-    overlay: state.overlay, training: training.shown?.id, demo: perturbation.demoIds() };
+    overlay: state.overlay, training: training.shown?.id, job: jobs.shown?.job.id, demo: perturbation.demoIds() };
   const text = JSON.stringify(view);
   if (text !== state.sent && state.send(view)) state.sent = text;
 }
@@ -70,6 +81,7 @@ async function follow(view) {
   perturbation.follow(view.demo ?? []); // data, not a view: heard even when detached
   if (!following()) return;
   training.follow(view.training);
+  jobs.follow(view.job);
   overlay(view.overlay ?? null);
   if (player.run?.id === view.run_id) return player.mirror();
   if (state.opening === view.run_id) return; // the latest view is applied when it lands
@@ -99,10 +111,11 @@ function overlay(name) {
   state.overlay = name;
   showCompare(name === "compare");
   training.charts.showOverlay(name === "training");
+  jobs.show(name === "jobs");
   lead(player);
 }
 
-/** C, T: an audience page that toggles one itself leaves the presenter's view. */
+/** C, T, J: an audience page that toggles one itself leaves the presenter's view. */
 function toggle(name) {
   if (following()) state.set({ attached: false });
   overlay(state.overlay === name ? null : name);
@@ -123,6 +136,7 @@ function showRun(run, step) {
   $("run-state").dataset.state = run.state;
   $("cancel").hidden = !state.presenter || ended(run) || run.cancel_requested;
   showOutcome(run, player);
+  polls.render(); // whether it hides anything of this run
   document.querySelectorAll("#history li").forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
   if (ended(run)) { timeline(run); totals(run); compare(); }
 }
@@ -204,7 +218,7 @@ const ROUTES = {
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
 const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbation.routes, ROUTES,
-  training.routes];
+  training.routes, jobs.routes, polls.routes];
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
 function onCluster(cluster) {
@@ -264,12 +278,12 @@ $("theme").onclick = () => theme(document.documentElement.dataset.theme === "dar
 const flipLecture = () => lecture(!document.body.classList.contains("present"), true);
 $("present").onclick = flipLecture;
 $("help").onclick = () => $("keys").showModal();
+$("jobs-open").onclick = $("jobs-close").onclick = () => toggle("jobs");
 $("export").onclick = () => player.run && download(player.run);
 $("follow-presenter").onclick = reattach;
 $("perfetto").onclick = () => {
   if (!player.run) return;
-  const status = (text, how) => { say("perfetto-status", text); $("perfetto-status").dataset.state = how; };
-  openInPerfetto(`/api/runs/${player.run.id}/trace`, `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, status);
+  openInPerfetto(`/api/runs/${player.run.id}/trace`, `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, "perfetto-status");
 };
 $("cancel").onclick = async () => {
   $("cancel").hidden = true;
@@ -287,14 +301,31 @@ $("share").onclick = async () => {
 const KEYS = { // in either case; the player binds its own (Space, arrows, + and -)
   r: () => controls.again(), enter: () => controls.again(), a: () => controls.cycleAlgorithm(), o: () => controls.cycleOp(),
   p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
-  f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"),
-  d: () => state.presenter && perturbation.runDemo(),
+  f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"), j: () => toggle("jobs"),
+  d: () => state.presenter && perturbation.runDemo(), q: () => polls.ask(),
+  home: () => { player.pause(); player.go(-1); }, end: () => { player.pause(); player.go(player.available() - 1); },
   "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()),
 };
+// A poll's card takes its keys first (its menu, Enter reveals, the stage held).
+document.addEventListener("keydown", (e) => {
+  if (!notAShortcut(e) && !$("keys").open && polls.key(e)) { e.preventDefault(); e.stopImmediatePropagation(); }
+}, true);
+// A digit picks a collective; digits then Enter go to that step (1-based, as shown) and put the pick back.
+let typed = { digits: "", at: 0, pick: null };
 document.addEventListener("keydown", (e) => {
   if (notAShortcut(e) || (e.key === "Enter" && e.target.closest?.("button, a"))) return; // Enter on a button presses it
-  if (/^[0-9]$/.test(e.key)) controls.pickIndex((Number(e.key) + 9) % 10);
-  else KEYS[e.key?.toLowerCase()]?.();
+  const recent = performance.now() - typed.at < 3000;
+  if (/^[0-9]$/.test(e.key)) {
+    typed = { digits: (recent ? typed.digits : "") + e.key, at: performance.now(), pick: recent ? typed.pick : controls.picked() };
+    controls.pickIndex((Number(e.key) + 9) % 10);
+    return;
+  }
+  if (e.key === "Enter" && recent && typed.digits && player.run) {
+    controls.pick(...typed.pick);
+    player.pause();
+    player.go(Number(typed.digits) - 1);
+  } else KEYS[e.key?.toLowerCase()]?.();
+  typed = { digits: "", at: 0, pick: null };
 });
 
 await refreshCatalog(); // the ended states, before the first run arrives

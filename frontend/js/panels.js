@@ -103,12 +103,14 @@ export function showOutcome(run, player) {
   const box = $("outcome");
   box.replaceChildren();
   if (!run) return;
-  const rows = outcomes(run).map((o) => row("td", [`r${o.rank}`, values(o.inputs.flat()), values(o.outputs.flat()),
+  // While a poll about this run is open its outputs and figures are the answers: "?" (polls.js).
+  const hide = player.state.hiding(run), q = (text) => (hide ? "?" : text);
+  const rows = outcomes(run).map((o) => row("td", [`r${o.rank}`, values(o.inputs.flat()), q(values(o.outputs.flat())),
     html("td", { class: o.verified === false ? "differs" : "ok", "data-verified": String(o.verified) },
       o.verified === true ? "✓" : o.verified === false ? differences(o) : "")]));
   box.append(...verdicts(run, player), html("table", {}, row("th", ["rank", "in", "out", "vs native"]), rows));
   const t = run.traffic, p = run.prediction;
-  $("traffic").replaceChildren(html("table", {},
+  $("traffic").replaceChildren(hide ? html("p", { class: "why" }, "? until the poll's answer is revealed") : html("table", {},
     row("td", ["time", seconds(run.time)]),
     row("td", ["predicted", html("td", { title: p?.source ?? "" },
       p?.time != null ? `${seconds(p.time)} (${p.error >= 0 ? "+" : ""}${Math.round(p.error * 100)}%)` : "–")], { "data-model": "prediction" }),

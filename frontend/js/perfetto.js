@@ -1,14 +1,17 @@
 // A run's trace into the Perfetto UI as Perfetto documents it: open its page, PING it until it
 // answers PONG, then post the trace; plain words when it cannot be reached (an offline hall).
 
+import { $ } from "rs/dom.js";
+
 const PERFETTO = "https://ui.perfetto.dev";
 const PING_MS = 250;
 const SLOW_MS = 5000; // no answer by then: say it may be unreachable, and keep trying a while
 const GIVE_UP_MS = 30000;
 
-/** Fetch the trace at `url` and hand it to Perfetto. `say(text, state)` reports progress ("waiting",
- * "slow", "opened" or "failed"); resolves with the final state. */
-export async function openInPerfetto(url, title, say) {
+/** Fetch the trace at `url` and hand it to Perfetto. Element `status` says how it goes, its
+ * data-state "waiting", "slow", "opened" or "failed"; resolves with the final state. */
+export async function openInPerfetto(url, title, status) {
+  const say = (text, state) => { $(status).textContent = text; $(status).dataset.state = state; };
   // Opened first, in the click's own turn: a browser blocks a window opened after an await.
   const win = window.open(PERFETTO, "_blank");
   if (!win) {

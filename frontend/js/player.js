@@ -37,7 +37,7 @@ export class Player extends EventTarget {
     if (!same) this.step = -1;
     // Newer data of a run in flight: the step being animated shows itself when it lands.
     if (!(drawn && step === undefined && this.stage.pending)) {
-      this.step = Math.min(step ?? this.step, this.available() - 1);
+      this.step = Math.min(step ?? this.step, this.available() - 1, this.limit());
       this.stage.show(this.step + 1);
       this.stage.mark(this.step);
     }
@@ -59,6 +59,14 @@ export class Player extends EventTarget {
   /** A followed live run plays on as its steps arrive (even after a pause), unless the presenter leads. */
   followLive() {
     if (this.state.live && this.run.state === "running" && !this.leading() && !this.playing) this.loopFrom();
+  }
+
+  /** The last step this page may show: while a poll about its run is open, none past the
+   * presenter's (the presenter's page holds where it is), for the answer lies there. */
+  limit() {
+    if (!this.state.hiding(this.run)) return Infinity;
+    const { presenter, view } = this.state;
+    return presenter ? this.step : view?.run_id === this.run.id ? view.step : -1;
   }
 
   /** Steps that every rank has reported, each with its frame. */
@@ -101,7 +109,7 @@ export class Player extends EventTarget {
   show(step) {
     if (!this.run) return;
     this.stage.stopAnimation();
-    this.step = Math.max(-1, Math.min(step, this.available() - 1));
+    this.step = Math.max(-1, Math.min(step, this.available() - 1, this.limit()));
     this.stage.show(this.step + 1);
     this.stage.mark(this.step);
   }
@@ -109,7 +117,7 @@ export class Player extends EventTarget {
   async forward() { this.own(); return this.advance(); }
 
   async advance() {
-    if (!this.run || this.step + 1 >= this.available()) return false;
+    if (!this.run || this.step + 1 >= Math.min(this.available(), this.limit() + 1)) return false;
     this.step += 1;
     this.changed();
     await this.stage.animate(this.step, STEP_MS / this.speed);

@@ -13,6 +13,7 @@ export class PageState extends EventTarget {
   opening = null; // the presenter's run being fetched
   send = () => false; // a view to the server, over the live socket once it is open
   sent = ""; // the view last sent
+  poll = null; // the poll on this page's card (polls.js): while open, its run shows no step past the presenter's
 
   constructor(fields = {}) {
     super();
@@ -27,6 +28,9 @@ export class PageState extends EventTarget {
     if (!this.presenter && this.attached && this.view) return "presenter";
     return this.live ? "live" : "self";
   }
+
+  /** Whether an open poll asks about `run`: its answer (a later step, the outputs, the bytes) stays hidden. */
+  hiding(run) { return this.poll?.state === "open" && this.poll.run_id === run?.id; }
 
   /** Change some of the state: listeners hear "change", and "role" where the role changed. */
   set(fields) {

@@ -20,6 +20,10 @@ def pattern_values(pattern: str, seed: int, rank: int, size: int, count: int = 1
     `count`: elements per block (the rank's input is size // count blocks)."""
     if pattern == "rank":
         return np.full(size, rank + 1, dtype=np.int64)
+    if pattern == "own_rank":  # the seed's `torch.ones(n) * rank`: its all_reduce of 4 ranks gives 0+1+2+3 = 6
+        return np.full(size, rank, dtype=np.int64)
+    if pattern == "powers":  # the seed's `torch.tensor([1, 10, 100, 1000]) * rank`, a power of ten a block
+        return 10 ** ((np.arange(size, dtype=np.int64) // max(count, 1)) % 8) * rank
     if pattern == "digits":  # one digit a block: rank + 1 where a rank has one block, 1, 2, 3 … along several
         blocks = max(size // max(count, 1), 1)
         return 1 + (rank * blocks + np.arange(size, dtype=np.int64) // max(count, 1)) % 9

@@ -26,7 +26,9 @@ Collective = Literal[tuple(COLLECTIVES)]  # type: ignore[valid-type]
 DType = Literal[tuple(DTYPES)]  # type: ignore[valid-type]
 Op = Literal[tuple(OPS)]  # type: ignore[valid-type]
 LayoutName = Literal[tuple(LAYOUTS)]  # type: ignore[valid-type]
-Pattern = Literal["rank", "index", "random_int", "random_float", "digits"]
+# the seed's own: "own_rank" (every value is the rank: torch.ones(n) * rank) and "powers"
+# (block j holds 10^j * rank: torch.tensor([1, 10, 100, 1000]) * rank), inputs.py
+Pattern = Literal["rank", "index", "random_int", "random_float", "digits", "own_rank", "powers"]
 Capture = Literal["full", "summary", "none"]
 
 

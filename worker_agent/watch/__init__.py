@@ -30,8 +30,7 @@ def watch(server: str | None = None, token: str | None = None, ddp_hook: bool = 
     Point-to-point traffic is counted only under the launcher (p2p.py says why)."""
     global _reporter
     if _reporter is None:
-        _reporter = start(server, token, ddp_hook=ddp_hook)
-        _reporter.attach()
+        _reporter = start(server, token, ddp_hook=ddp_hook)  # its thread says hello at its first look, not this one
         atexit.register(_reporter.close, None)
     return _reporter
 
