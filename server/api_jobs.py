@@ -4,17 +4,15 @@ a page of its collectives) and exports one to Perfetto."""
 
 from __future__ import annotations
 
-import asyncio
-
 from fastapi import APIRouter, Depends, Path, Query, Request
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ringside.worker_agent.core.watch_protocol import WATCH_MESSAGE, WatchHello
 
-from .auth import need_viewer, origin_allowed, role_of, settings_of
+from .auth import need_viewer
 from .errors import refuse
 from .fanout import close
-from .sockets import CONFLICT, POLICY, Refused, accept, parse_event, receive_hello
+from .sockets import CONFLICT, events, worker_hello
 from .trace import job_trace
 from .watched import Job
 from .watching import Watching
@@ -61,13 +59,8 @@ async def get_job_trace(job_id: str = JobId, watching: Watching = Depends(watchi
 
 @router.websocket("/ws/watch")
 async def watch_socket(ws: WebSocket):
-    settings, watching = settings_of(ws), ws.app.state.watching
-    if role_of(ws, settings) != "worker" or not origin_allowed(ws, settings):
-        await close(ws, POLICY, "the worker token is needed")
-        return
-    if not await accept(ws):
-        return
-    hello = await receive_hello(ws, WatchHello, WATCH_MESSAGE)
+    watching = ws.app.state.watching
+    hello = await worker_hello(ws, WatchHello, WATCH_MESSAGE)
     if hello is None:
         return
     watched, problem = watching.join(hello, ws)
@@ -75,21 +68,9 @@ async def watch_socket(ws: WebSocket):
         await close(ws, CONFLICT, problem)
         return
     try:
-        while True:
-            message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            try:
-                said = parse_event(message, WATCH_MESSAGE)
-                if isinstance(said, WatchHello) or said.rank != hello.rank:
-                    raise Refused(POLICY, f"rank {hello.rank} said hello already, and reports as itself only")
-            except Refused as refused:
-                await close(ws, refused.code, refused.reason)
-                break
+        async for said in events(ws, hello, WATCH_MESSAGE):
             watching.report(watched, said)
-            await asyncio.sleep(0)  # the viewers' senders between reports
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
         watching.left(watched, hello.rank, ws)
-

@@ -78,9 +78,10 @@ def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = (
     if not get(q.collective).payload:
         raise SpecError("collective", f"{q.collective} moves no message of the user's: there is no size to predict against")
     itemsize = ITEMSIZE[q.dtype]
-    algorithms = pm.stepwise(q.collective)
+    algorithms = pm.stepwise(q.collective, q.p)  # one written for another world size (an MSCCL file) is left out
     by_size = pm.versus_size(q.collective, algorithms, q.p, sizes, itemsize, params, sharing)
-    by_p = pm.versus_p(q.collective, algorithms, q.size, itemsize, params)  # every schedule up to P=1024, once: cached
+    # every schedule up to P=1024, once: cached; a fixed-size one only at its own P
+    by_p = pm.versus_p(q.collective, pm.stepwise(q.collective), q.size, itemsize, params)
     crossings = pm.crossovers(q.collective, algorithms, q.p, itemsize, params, sizes[0], sizes[-1], sharing)
     native = fit.native.get((q.collective, q.p)) if q.preset is None else None
     return {

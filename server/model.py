@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 from ringside.worker_agent.core import predict as pm
-from ringside.worker_agent.core.algorithms import NATIVE, build
+from ringside.worker_agent.core.algorithms import NATIVE, algorithm_of, build
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import Collective, DType, RunSpec
 from ringside.worker_agent.core.run_shape import group_of
@@ -167,6 +167,9 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
     if q.algorithm not in stepwise:
         raise SpecError("algorithm", f"the model needs a stepwise algorithm of {q.collective} "
                                      f"({', '.join(stepwise)})")
+    record = algorithm_of(q.collective, q.algorithm)
+    if not record.fits(q.world_size):
+        raise SpecError("world_size", record.misfit(q.world_size))
     if q.root >= q.world_size:
         raise SpecError("root", f"rank {q.root} is outside a world of {q.world_size}")
     shape = q.world_size ** 2 * q.chunks
@@ -241,7 +244,7 @@ def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit,
     sharing = Sharing.of([placement[r] for r in group]) if placement else ALONE
     asked = {"algorithm": spec.algorithm, "chunks": spec.chunks}
     if "algorithm" in left:
-        names = [a for a in pm.stepwise(spec.collective)
+        names = [a for a in pm.stepwise(spec.collective, p)
                  if _valid(spec.model_copy(update={"algorithm": a, "chunks": first}), world_size, backend)]
         choice = pm.pick(spec.collective, p, root, size, itemsize, fitted.model, fitted.native.get((spec.collective, p)),
                          names, spec.chunks, sharing)

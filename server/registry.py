@@ -134,6 +134,11 @@ class Cluster:
         live = set(self.live())
         return [r for r in range(self.world_size) if r not in live]
 
+    def places(self, ranks: list[int]) -> dict[str, dict]:
+        """Where each of `ranks` runs now, by rank: its host and local rank (what a run keeps)."""
+        return {str(r): {"host": info.hello.host, "local_rank": info.hello.local_rank}
+                for r in ranks if (info := self.ranks.get(r)) is not None}
+
     def placement(self) -> list[tuple[str, int]]:
         """Each rank's (host, CPU cores it may run on), in rank order: which ranks share cores
         (simulate.Sharing.of)."""

@@ -20,7 +20,7 @@ from ringside.worker_agent.core.simulate import Sharing
 from . import model, wavefront
 from .jobs import Job
 from .messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
-from .runs import Choice, Prediction, Run, RunState, fits, new_run
+from .runs import Choice, Place, Prediction, Run, RunState, fits, new_run
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -49,6 +49,7 @@ class RunJob(Job):
 
     def begin(self) -> None:
         self.run.state, self.run.started_at = RunState.RUNNING, time.time()
+        self.run.places = {r: Place(**place) for r, place in self.hub.cluster.places(self.run.group).items()}
         self.hub.store.save(self.run)
 
     def take(self, event) -> None:
@@ -171,7 +172,8 @@ def nonsense(event, run: Run) -> str | None:
         if not fits(event.output, run.chunk_bounds):
             return f"rank {event.rank} ended with a chunk the run's buffer does not have"
         timings = event.timings
-        if len(timings.iterations) > run.spec.iterations or len(timings.steps) > len(run.steps):
+        if len(timings.iterations) > run.spec.iterations or len(timings.steps) > len(run.steps) or \
+                len(timings.starts) > len(timings.iterations):
             return (f"rank {event.rank} reported {len(timings.iterations)} iterations "
                     f"and {len(timings.steps)} steps; "
                     f"the run has {run.spec.iterations} and {len(run.steps)}")
@@ -179,7 +181,7 @@ def nonsense(event, run: Run) -> str | None:
             return f"rank {event.rank} reported bytes or a checksum outside 0 to 2^64"
         if not all(t >= 0 for t in timings.iterations):
             return f"rank {event.rank} reported an iteration that took negative time"
-        times = (*timings.iterations, *timings.steps)
+        times = (*timings.iterations, *timings.steps, *timings.starts)
     else:
         return None
     if not all(-MAX_SECONDS <= t <= MAX_SECONDS for t in times):  # NaN fails both

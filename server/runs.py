@@ -81,6 +81,13 @@ class RankResult(BaseModel):
     bytes_received: int = 0
 
 
+class Place(BaseModel):
+    """Where a rank ran: its host and its local rank there (from the cluster registry as the run began)."""
+
+    host: str
+    local_rank: int
+
+
 class Layout(BaseModel):
     """How a viewer places the ranks (run_shape.layout_of): global ranks."""
 
@@ -171,6 +178,7 @@ class Run(BaseModel):
     choice: Optional[Choice] = None  # what `auto` chose, when the run asked it to choose
     prediction: Optional[Prediction] = None  # the model's time for it, made when it ended done
     sharing: list[tuple[list[int], int]] = []  # hosts whose ranks outnumbered their cores when it ran: [[ranks], cores] (simulate.Sharing)
+    places: dict[str, Place] = {}  # each rank's host and local rank as the run began (traces and metrics name them)
 
     @model_validator(mode="after")
     def _plan_old_run(self) -> "Run":

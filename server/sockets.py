@@ -69,13 +69,8 @@ async def viewer_socket(ws: WebSocket):
 
 @router.websocket("/ws/worker")
 async def worker_socket(ws: WebSocket):
-    settings, hub = settings_of(ws), ws.app.state.hub
-    if role_of(ws, settings) != "worker" or not origin_allowed(ws, settings):
-        await close(ws, POLICY, "the worker token is needed")
-        return
-    if not await accept(ws):
-        return
-    hello = await receive_hello(ws)
+    hub = ws.app.state.hub
+    hello = await worker_hello(ws)
     if hello is None:
         return
     problem = hub.cluster.conflict(hello)
@@ -84,23 +79,43 @@ async def worker_socket(ws: WebSocket):
         return
     hub.worker_joined(hello, ws)
     try:
-        while True:
-            message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            try:
-                event = parse_event(message)
-                if event.rank != hello.rank:
-                    raise Refused(POLICY, f"rank {hello.rank} sent an event as rank {event.rank}")
-            except Refused as refused:
-                await close(ws, refused.code, refused.reason)
-                break
+        async for event in events(ws, hello):
             hub.on_event(event)
-            await asyncio.sleep(0)  # let the viewers' senders run between events: a burst from a rank must not starve them
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
         hub.worker_left(hello.rank, ws)
+
+
+async def worker_hello(ws: WebSocket, kind: type = Hello, adapter: TypeAdapter = EVENT):
+    """The hello on a socket that needs the worker token (a rank's, or a watched job's rank's);
+    None once the socket is closed."""
+    if role_of(ws, settings_of(ws)) != "worker" or not origin_allowed(ws, settings_of(ws)):
+        await close(ws, POLICY, "the worker token is needed")
+        return None
+    if not await accept(ws):
+        return None
+    return await receive_hello(ws, kind, adapter)
+
+
+async def events(ws: WebSocket, hello, adapter: TypeAdapter = EVENT):
+    """What a worker's socket says after its hello, each as the rank that said hello, until it
+    goes; a frame refused closes the socket."""
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        try:
+            event = parse_event(message, adapter)
+            if event.rank != hello.rank:
+                raise Refused(POLICY, f"rank {hello.rank} sent an event as rank {event.rank}")
+            if isinstance(event, type(hello)):
+                raise Refused(POLICY, f"rank {hello.rank} said hello already")
+        except Refused as refused:
+            await close(ws, refused.code, refused.reason)
+            return
+        yield event
+        await asyncio.sleep(0)  # let the viewers' senders run between events: a burst from a rank must not starve them
 
 
 def lead(hub, role: str, text: str | None) -> tuple[int, str] | None:

@@ -1,5 +1,8 @@
 """A run as Chrome Trace Event JSON (opens in Perfetto or chrome://tracing):
-a track per rank, a slice per step, a flow arrow per transfer."""
+a track per rank, named "rank r · host · local rank l" and grouped by host, a slice per
+step, a flow arrow per transfer. Every rank's times count from the barrier that let its
+first timed iteration go, so the ranks' tracks line up: a step at its t0, a native call at
+the time its iteration began."""
 
 from __future__ import annotations
 
@@ -11,9 +14,10 @@ US = 1e6
 
 def chrome_trace(run: Run) -> dict:
     events: list[dict] = []
-    for rank in run.group:
-        events.append({"ph": "M", "name": "process_name", "pid": rank, "tid": 0, "args": {"name": f"rank {rank}"}})
-        events.append({"ph": "M", "name": "process_sort_index", "pid": rank, "tid": 0, "args": {"sort_index": rank}})
+    by_host = sorted(run.group, key=lambda r: (run.places[str(r)].host, r) if str(r) in run.places else ("", r))
+    for order, rank in enumerate(by_host):
+        events.append({"ph": "M", "name": "process_name", "pid": rank, "tid": 0, "args": {"name": process_name(run, rank)}})
+        events.append({"ph": "M", "name": "process_sort_index", "pid": rank, "tid": 0, "args": {"sort_index": order}})
     if run.steps:
         _steps(run, events)
     else:
@@ -46,14 +50,23 @@ def _steps(run: Run, events: list[dict]) -> None:
                            "ts": d.t1 * US})
 
 
+def process_name(run: Run, rank: int) -> str:
+    """rank 3 · node-b · local rank 1 (a run kept before places were: rank 3)."""
+    place = run.places.get(str(rank))
+    return f"rank {rank}" if place is None else f"rank {rank} · {place.host} · local rank {place.local_rank}"
+
+
 def _iterations(run: Run, events: list[dict]) -> None:
-    """A native run has no steps: one slice per timed iteration, laid end to end."""
+    """A native run has no steps: one slice per timed iteration, at the time it began on its rank
+    (a run kept before ranks reported their starts: laid end to end)."""
     for rank, result in run.results.items():
-        at = 0.0
-        for i, seconds in enumerate(result.timings.iterations):
+        timings, at = result.timings, 0.0
+        starts = timings.starts if len(timings.starts) == len(timings.iterations) else None
+        for i, seconds in enumerate(timings.iterations):
+            begin = starts[i] if starts is not None else at
             events.append({"ph": "X", "name": f"{run.spec.collective} (native) #{i}", "cat": "native",
-                           "pid": int(rank), "tid": 0, "ts": at * US, "dur": seconds * US})
-            at += seconds
+                           "pid": int(rank), "tid": 0, "ts": begin * US, "dur": seconds * US})
+            at = begin + seconds
 
 
 def job_trace(job: Job, collectives: list[Collective]) -> dict:
@@ -62,7 +75,7 @@ def job_trace(job: Job, collectives: list[Collective]) -> dict:
     events: list[dict] = []
     by_host = sorted(job.ranks.values(), key=lambda r: (r.host, r.rank))
     for order, info in enumerate(by_host):
-        name = f"rank {info.rank} ({info.host}, local {info.local_rank})"
+        name = f"rank {info.rank} · {info.host} · local rank {info.local_rank}"  # as a run's ranks are named
         events.append({"ph": "M", "name": "process_name", "pid": info.rank, "tid": 0, "args": {"name": name}})
         events.append({"ph": "M", "name": "process_sort_index", "pid": info.rank, "tid": 0, "args": {"sort_index": order}})
     for c in collectives:

@@ -434,8 +434,8 @@ def test_each_collective_opens_on_its_lecture_algorithm_and_the_form_keeps_its_w
     catalog = up.call("GET", "/api/catalog")[1]
     for entry in catalog["collectives"]:
         page.click(f"button[data-collective={entry['name']}]")
-        lecture = "ring" if "ring" in entry["algorithms"] else entry["algorithms"][-1]
-        expect(page.locator("#field-algorithm"), entry["name"]).to_have_value(lecture)
+        assert entry["lecture"] == ("ring" if "ring" in entry["algorithms"] else entry["algorithms"][-1])
+        expect(page.locator("#field-algorithm"), entry["name"]).to_have_value(entry["lecture"])
         assert page.eval_on_selector("#field-algorithm", "s => s.getBoundingClientRect().width") > 120
         expect(page.locator("#spec input[type=file]")).to_be_hidden()
     page.select_option("#field-algorithm", "native")

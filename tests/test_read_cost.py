@@ -50,8 +50,11 @@ def seed(db, n: int, readable: int = 0) -> dict[tuple[str, str], int]:
     return counts
 
 
-def metric(text: str, line: str) -> float:
-    return float(re.search(rf"^{re.escape(line)} (\S+)$", text, re.MULTILINE).group(1))
+def metric(text: str, line: str, missing: float | None = None) -> float:
+    found = re.search(rf"^{re.escape(line)} (\S+)$", text, re.MULTILINE)
+    if found is None and missing is not None:  # a series not yet observed
+        return missing
+    return float(found.group(1))
 
 
 def run_scripted(server, steps: int = 2) -> dict:
@@ -107,7 +110,10 @@ def test_reads_do_not_read_the_stored_runs(tmp_path):
         after = server.call("GET", "/metrics")[1]
         done = 'ringside_runs{state="done",collective="all_reduce"}'
         assert metric(after, done) == metric(before, done) + 1
-        assert metric(after, "ringside_step_seconds_count") == metric(before, "ringside_step_seconds_count") + 4
+        steps = 'ringside_step_seconds_count{collective="all_reduce",algorithm="ring",host="scripted"}'
+        assert metric(after, steps) == metric(before, steps, 0) + 4
+        runs = 'ringside_busbw_bytes_per_second_count{collective="all_reduce",algorithm="ring"}'
+        assert metric(after, runs) == metric(before, runs, 0) + 1
         assert metric(after, 'ringside_last_busbw_bytes_per_second{collective="all_reduce"}') == pytest.approx(run["busbw"])
         assert server.call("GET", "/api/runs?limit=1")[1]["total"] == STORED + 1
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 
@@ -244,5 +245,6 @@ def test_cancel_trace_model_and_metrics(up):
     assert model["steps"] == 14 and model["time"] == pytest.approx(14 * 1e-5 + 1e-9 * 14 * 400)
     assert up.call("GET", "/api/model?collective=all_reduce&algorithm=native")[1]["detail"]["field"] == "algorithm"
     _, text = up.call("GET", "/metrics")
-    assert 'ringside_runs{state="done",collective="all_reduce"}' in text and 'ringside_ranks{status="lost"} 0' in text
+    assert 'ringside_runs{state="done",collective="all_reduce"}' in text
+    assert re.search(r'^ringside_ranks\{host="[^"]+",status="lost"\} 0$', text, re.MULTILINE)
     assert "ringside_step_seconds_count" in text

@@ -112,8 +112,9 @@ def test_the_msccl_ring_equals_the_built_in_ring():
 
 
 @pytest.mark.parametrize("change,words", [
-    (('coll="allreduce"', 'coll="alltoall"'), "coll='alltoall' is not imported"),
-    (('dstbuf="i" dstoff="1"', 'dstbuf="s" dstoff="1"'), "scratch buffer"),
+    (('coll="allreduce"', 'coll="alltoall"'), "in-place alltoall is not imported"),
+    (('coll="allreduce"', 'coll="reduce"'), "coll='reduce' is not imported"),
+    (('dstbuf="i" dstoff="1"', 'dstbuf="s" dstoff="1"'), "outside the scratch buffer's 0"),
     (('type="rrc"', 'type="zap"'), "operation type 'zap'"),
     (('ngpus="4"', 'ngpus="four"'), "needs an integer ngpus"),
     (('<step s="0" type="s"', '<step s="0" type="r"'), "wait for each other"),

@@ -111,6 +111,20 @@ def default_algorithms(collective: str) -> list[str]:
     return [a.name for a in algorithms(collective) if a.reference or a.built] + [AUTO]
 
 
+def fitting(collective: str, names: list[str], p: int) -> list[str]:
+    """The named algorithms that run on `p` ranks; each one written for another world size (an
+    MSCCL file's) is skipped, saying so on stderr. None left to run is refused."""
+    kept = []
+    for record in records(collective, names):
+        if record.fits(p):
+            kept.append(record.name)
+        else:
+            print(f"skipped: {record.misfit(p)}", file=sys.stderr, flush=True)
+    if not [n for n in kept if not algorithm_of(collective, n).chosen]:
+        raise SpecError("algorithm", f"none of {', '.join(names)} runs on {p} ranks")
+    return kept
+
+
 def records(collective: str, names: list[str]) -> list[Algorithm]:
     """The named algorithms, each once, native first so that every other row has its ratio;
     a name the collective lacks is refused as a run's would be."""
@@ -225,7 +239,7 @@ def pick(a: argparse.Namespace, p: int, size: int, fitted: predict.Fitted, nativ
          sharing: Sharing = ALONE) -> predict.Choice:
     """What auto runs at this size: the stepwise algorithms that can run it, ranked by the model."""
     names = []
-    for algorithm in predict.stepwise(a.collective):
+    for algorithm in predict.stepwise(a.collective, p):
         try:
             validate(spec_for(a, size, algorithm, p), p, a.backend or "gloo")
         except SpecError:
@@ -295,6 +309,7 @@ def main(args: argparse.Namespace) -> int:
     names = args.only.split(",") if args.only else default_algorithms(args.collective)
     size_list = sizes(args.collective, args.min_bytes, args.max_bytes, args.factor)
     try:
+        names = fitting(args.collective, names, args.ranks)
         check(args, names, size_list)
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)

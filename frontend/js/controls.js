@@ -7,10 +7,6 @@ import { $, html, refused, say, select } from "rs/dom.js";
 const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "group", "pattern", "capture", "chunks"];
 const changed = (field) => field.dispatchEvent(new Event("change", { bubbles: true }));
 
-/** What a lecture shows first: ring where the collective has one, else its last stepwise algorithm
- * (the list ends with native, which draws no transfers). */
-const lectured = (entry) => (entry.algorithms.includes("ring") ? "ring" : entry.algorithms.at(-1));
-
 export class Controls {
   catalog = null;
   collective = null; // the catalog's first until one is picked
@@ -57,8 +53,8 @@ export class Controls {
   pick(name, overrides = {}) {
     const entry = this.entry(name);
     if (!entry) return;
-    // a collective picked anew opens on its lecture algorithm (ring where it has one), whatever came before
-    if (name !== this.collective && !overrides.algorithm) overrides = { ...overrides, algorithm: lectured(entry) };
+    // a collective picked anew opens on its lecture algorithm (the catalog's), whatever came before
+    if (name !== this.collective && !overrides.algorithm) overrides = { ...overrides, algorithm: entry.lecture };
     this.collective = name;
     document.querySelectorAll("#collectives button").forEach((b) => b.classList.toggle("active", b.dataset.collective === name));
     this.render(entry, overrides);
@@ -89,7 +85,7 @@ export class Controls {
     const algorithms = [...entry.algorithms, ...(this.canRun && c.custom ? [c.custom.algorithm] : [])];
     const rows = [
       // the one asked for or shown before, else the last stepwise one (native draws no transfers)
-      ["algorithm", select(algorithms, algorithms.includes(v("algorithm")) ? v("algorithm") : lectured(entry))],
+      ["algorithm", select(algorithms, algorithms.includes(v("algorithm")) ? v("algorithm") : entry.lecture)],
       ["count", input("number", v("count", 8), { min: 1 })],
       ["dtype", select(c.dtypes, v("dtype", "int32"))],
       entry.reduces ? ["op", select(c.ops, v("op", "SUM"))] : null,

@@ -13,6 +13,16 @@ from .schedule import ScheduleError
 from .validation import buffer_cap
 from .vocabulary import DTYPES, OPS
 
+LECTURE_ALGORITHM = "ring"  # the README's "press all_reduce, pick ring"; the seeds' first algorithm
+
+
+def lecture_algorithm(collective: str) -> str:
+    """What the page opens a collective on: ring where it has one, else its last stepwise
+    algorithm (its list ends with native, which draws no transfers)."""
+    names = [a.name for a in algorithms(collective)]
+    return LECTURE_ALGORITHM if LECTURE_ALGORITHM in names else names[-1]
+
+
 def catalog(backend: str, world_size: int) -> dict:
     """What the frontend builds its controls from."""
     return {
@@ -21,7 +31,9 @@ def catalog(backend: str, world_size: int) -> dict:
         "collectives": [
             {
                 "name": c.name,
-                "algorithms": [a.name for a in algorithms(c.name)],  # auto: the server picks (predict.py)
+                # auto: the server picks (predict.py); one written for another world size is not offered
+                "algorithms": [a.name for a in algorithms(c.name) if a.fits(world_size)],
+                "lecture": lecture_algorithm(c.name),  # what a lecture opens it on
                 "reduces": c.reduces,
                 "rooted": c.rooted,
                 "peer": c.has_peer,
@@ -51,7 +63,7 @@ def pieces_of(collective: str, world_size: int) -> dict[str, int]:
         return {}
     out = {}
     for record in algorithms(collective):
-        if not record.built:
+        if not record.built or not record.fits(world_size):
             continue
         try:
             out[record.name] = build(collective, record.name, world_size).pieces

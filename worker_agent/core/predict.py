@@ -81,10 +81,10 @@ def left_to_model(spec) -> list[str]:
     return [name for name in ("algorithm", "chunks") if getattr(spec, name) == AUTO]
 
 
-def stepwise(collective: str) -> list[str]:
+def stepwise(collective: str, p: int | None = None) -> list[str]:
     """The algorithms of a collective whose schedules are built from a run's shape: what the model
-    predicts."""
-    return [a.name for a in algorithms(collective) if a.built]
+    predicts; with `p`, only those that run on `p` ranks (an MSCCL file is written for one size)."""
+    return [a.name for a in algorithms(collective) if a.built and (p is None or a.fits(p))]
 
 
 @lru_cache(maxsize=4096)
@@ -373,7 +373,11 @@ def versus_p(collective: str, algorithms: list[str], size: float, itemsize: int,
     out = {}
     for algorithm in algorithms:
         row = []
+        fits = algorithm_of(collective, algorithm).fits
         for p in points:
+            if not fits(p):
+                row.append(None)
+                continue
             try:
                 row.append(params.time(terms(collective, algorithm, p, size, itemsize)))
             except (ValueError, ZeroDivisionError):

@@ -219,6 +219,8 @@ class Arrived(Message):
 class Timings(Strict):
     iterations: list[float] = Field(max_length=MAX_ITERATIONS, description="seconds per timed iteration on this rank")
     steps: list[float] = Field([], max_length=MAX_RUN_STEPS, description="seconds per step of the first iteration")
+    starts: list[float] = Field([], max_length=MAX_ITERATIONS, description="when each timed iteration began, seconds after "
+                                "the first began; each begins as a barrier lets the group go, so ranks' starts align")
 
 
 class RunFinished(Message):

@@ -20,7 +20,7 @@ def initial_buffers(schedule: Schedule, inputs: list[np.ndarray], count: int) ->
     """Rank r's working buffer (a row) with its input in place and zeros elsewhere."""
     p, collective = schedule.world_size, get(schedule.collective, schedule.servers)
     dtype = np.result_type(*[x.dtype for x in inputs])
-    buffers = np.zeros((p, collective.blocks(p) * count), dtype=dtype)
+    buffers = np.zeros((p, schedule.blocks * count), dtype=dtype)  # a scratch buffer's blocks too
     for r, x in enumerate(inputs):
         blocks = collective.input_blocks(r, p, schedule.root)
         if len(blocks):

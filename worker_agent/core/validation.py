@@ -194,6 +194,15 @@ def _validate_size(spec: RunSpec, world_size: int, backend: str, record: Algorit
     if schedule.pieces > count:
         raise SpecError(cut, f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, "
                              f"more than count={count} elements")
+    if count % schedule.pieces:  # chunks then differ by an element: one may only move into a chunk of its size
+        columns = schedule.columns()
+        if (columns[3] % schedule.pieces != columns[4] % schedule.pieces).any():
+            raise SpecError("count", f"{spec.algorithm} moves chunks into chunks of another piece of a block, so each "
+                                     f"block must split evenly: count must be a multiple of {schedule.pieces}, not {count}")
+    if schedule.blocks > blocks and schedule.blocks * count * ITEMSIZE[collective.dtype(spec)] > cap:
+        raise SpecError("count", f"{count} elements make a {schedule.blocks * count * ITEMSIZE[collective.dtype(spec)]} "
+                                 f"byte buffer per rank with {spec.algorithm}'s scratch, over the cap of {cap} "
+                                 f"({cap >> 20} MiB) on {backend}")
     shipped = len(schedule.steps) * p * blocks * count  # at most: every rank's whole buffer at every step
     if spec.capture == "full" and shipped > MAX_RUN_VALUES:
         raise SpecError("capture", f"'full' would ship up to {shipped} values over {len(schedule.steps)} "

@@ -106,8 +106,10 @@ class _Run:
         self.count, self.op = collective.count(spec), collective.op(spec)
         self.timeout = timedelta(seconds=spec.timeout)
         self.next_ask = 1  # the iteration after which the group next asks whether to cancel
-        blocks = collective.blocks(self.p)
-        self.initial = torch.zeros(blocks * self.count, dtype=TORCH_DTYPE[collective.dtype(spec)], device=world.device)
+        self.bounds = chunk_bounds(spec, world.world_size)
+        self.own = collective.blocks(self.p) * self.count  # the collective's blocks; a schedule's scratch lies after them
+        size = max(self.own, self.bounds[-1][1] if self.bounds else 0)
+        self.initial = torch.zeros(size, dtype=TORCH_DTYPE[collective.dtype(spec)], device=world.device)
         mine = collective.input_blocks(self.me, self.p, self.root)
         self.in_range = (mine.start * self.count, mine.stop * self.count) if len(mine) else None
         if self.in_range is not None:
@@ -115,7 +117,6 @@ class _Run:
         self.buffer = self.initial.clone()
         out = collective.output_blocks(self.me, self.p, self.root, self.peer)
         self.out_range = (out.start * self.count, out.stop * self.count) if len(out) else None
-        self.bounds = chunk_bounds(spec, world.world_size)
         record = algorithm_of(spec.collective, spec.algorithm)
         self.strategy = STRATEGIES[record.kind](self, record)
 
@@ -123,12 +124,14 @@ class _Run:
         spec = self.spec
         self.strategy.start()
         times, total = [], spec.warmup + spec.iterations
+        self.starts: list[float] = []  # when each timed iteration began, as the barrier let it go
         for i in range(total):
             timed = i - spec.warmup  # steps are reported from the first timed iteration
             began = time.perf_counter()
             result = self._iteration(report=timed == 0)
             if timed >= 0:
                 times.append(result)
+                self.starts.append(self.released)
             self._maybe_stop(i + 1, total, time.perf_counter() - began)
         return self._finish(times)
 
@@ -166,7 +169,8 @@ class _Run:
             max_diff=verdict.max_diff if verdict else None,
             tolerance=verdict.tolerance if verdict else None,
             mismatches=list(verdict.mismatches) if verdict else [],
-            timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in steps]),
+            timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in steps],
+                            starts=[s - self.starts[0] for s in self.starts]),
             bytes_sent=sent,
             bytes_received=received,
         )
@@ -178,7 +182,8 @@ class _Run:
         self.buffer.copy_(self.initial)
         dist.barrier(self.group, async_op=True).wait(self.timeout)
         self.synchronize()
-        return self.strategy.once(time.perf_counter(), report)
+        self.released = time.perf_counter()
+        return self.strategy.once(self.released, report)
 
     def synchronize(self) -> None:
         """Wait for the device: on a GPU, what was launched is not yet done."""
@@ -215,7 +220,7 @@ class _Run:
 
     def _verify(self, output: torch.Tensor | None):
         """Run the collective's reference call once on the same input and compare."""
-        reference = self.initial.clone()
+        reference = self.initial[: self.own].clone()
         call, want = native.prepare(self.collective, reference, self.count, self.ranks, self.me, self.root, self.peer,
                                     self.group, self.op, reference=True)
         call(self.timeout)

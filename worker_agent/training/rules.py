@@ -69,7 +69,12 @@ def check(spec: TrainSpec, world_size: int) -> None:
         raise SpecError("batch", f"must be {workers} (one sample per worker) to {TRAIN}, not {spec.batch}")
     if not 1 <= spec.chunks <= MAX_CHUNKS:
         raise SpecError("chunks", f"must be 1 to {MAX_CHUNKS}, not {spec.chunks}")
-    cut = None if ps or sync.reference else build(sync.collective, sync.name, world_size, 0, spec.chunks)
+    if not sync.fits(world_size):  # an MSCCL file written for another world size
+        raise SpecError("method", sync.misfit(world_size))
+    try:
+        cut = None if ps or sync.reference else build(sync.collective, sync.name, world_size, 0, spec.chunks)
+    except ValueError as e:  # a user's schedule that cannot be cut so (an MSCCL file takes one chunk)
+        raise SpecError("chunks", str(e)) from None
     shards = spec.servers if ps else 1 if cut is None else cut.pieces
     if shards > parameters(spec.hidden):
         raise SpecError("servers" if ps else "chunks", f"cuts {parameters(spec.hidden)} parameters into {shards} parts")

@@ -43,6 +43,7 @@ from ..core.algorithms import Built, Kind, algorithms, register
 from ..core.schedule import Step, Transfer
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+_loading: str | None = None  # the file `load` is running: what its algorithms register as their source
 Pieces = Union[int, Callable[[int, int], int], None]
 
 
@@ -65,7 +66,7 @@ def algorithm(collective: str, name: str, pieces: Pieces = None, layout: str = "
     """Register the decorated function as algorithm `name` of `collective`. `pieces`:
     chunks per block, a number or a function of (world size, chunks); default `chunks`.
     `layout`: how the page places the ranks (one of vocabulary.LAYOUTS)."""
-    registering = register(collective, _checked(name), layout=layout, user=True)
+    registering = register(collective, _checked(name), layout=layout, user=True, source=_loading)
 
     def wrap(fn: Callable[[int, int, int], Iterable[Step]]):
         def build(p: int, root: int = 0, chunks: int = 1) -> Built:
@@ -89,7 +90,7 @@ def traced(collective: str, name: str, layout: str = "ring", ops: Iterable[str] 
     ranks and traced (traced_run.py). A function that also takes `root` and `peer` gets them
     (group ranks). `ops`: the reductions it computes correctly (it adds with `+=`, so by
     default SUM, and AVG, which the runner divides at the end)."""
-    return register(collective, _checked(name), kind=Kind.TRACED, layout=layout, ops=ops, user=True)
+    return register(collective, _checked(name), kind=Kind.TRACED, layout=layout, ops=ops, user=True, source=_loading)
 
 
 def _checked(name: str) -> str:
@@ -101,7 +102,9 @@ def _checked(name: str) -> str:
 
 def load(path: str | Path) -> list[tuple[str, str]]:
     """Run a file of user algorithms (Python) or import an MSCCL algorithm (XML);
-    returns the (collective, name) pairs it registered."""
+    returns the (collective, name) pairs it registered. A name that another file already
+    gave is refused naming both files."""
+    global _loading
     path = Path(path)
     before = _registered()
     if path.suffix == ".xml":
@@ -112,7 +115,11 @@ def load(path: str | Path) -> list[tuple[str, str]]:
         spec = importlib.util.spec_from_file_location(f"ringside_user_{abs(hash(path.resolve()))}", path)
         if spec is None or spec.loader is None:
             raise ValueError(f"{path}: not a Python file")
-        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+        _loading = str(path.resolve())
+        try:
+            spec.loader.exec_module(importlib.util.module_from_spec(spec))
+        finally:
+            _loading = None
     return sorted(_registered() - before)
 
 

@@ -43,6 +43,7 @@ class Built(NamedTuple):
 
     pieces: int  # chunks each block is cut into
     steps: tuple[Step, ...]
+    scratch: int = 0  # blocks of working space after the collective's own (an MSCCL file's scratch buffer)
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,8 @@ class Algorithm:
     layout: str = "ring"  # how the page places the ranks (a custom schedule brings its own)
     ops: tuple[str, ...] | None = None  # the reductions it computes; None: every one the backend has
     user: bool = False  # a user's: checked against its collective's definition whenever it is built
+    world_sizes: frozenset[int] | None = None  # the only world sizes it is written for (an MSCCL file's); None: any
+    source: str | None = None  # the file a user's algorithm came from, named when another gives the same name
 
     # What code asks of it. planned: its schedule is known before it runs, so the server plans the
     # run with it. built: a function of the run's shape builds that schedule (the model predicts it, a
@@ -68,13 +71,23 @@ class Algorithm:
     reference = property(lambda self: self.kind is Kind.NATIVE)
     chosen = property(lambda self: self.kind is Kind.AUTO)
 
+    def fits(self, p: int) -> bool:
+        """Whether it can run on a group of `p` ranks: a fixed-size algorithm (an MSCCL file
+        written for 4 ranks) is offered only there; catalog, bench, model and auto skip it elsewhere."""
+        return self.world_sizes is None or p in self.world_sizes
+
+    def misfit(self, p: int) -> str:
+        """Why it does not fit `p` ranks, in words."""
+        sizes = " or ".join(map(str, sorted(self.world_sizes or ())))
+        return f"{self.name} is written for {sizes} ranks (its file fixes the world size), not {p}"
+
     def schedule(self, p: int, root: int = 0, chunks: int = 1, servers: int | None = None) -> Schedule:
         """Its schedule for one run's shape, unchecked (`build` checks it). `servers`: RunSpec.servers,
         for a collective with servers; None: the builder's default."""
         collective = get(self.collective, servers)
-        pieces, steps = self.builder(p, root, chunks, **({} if servers is None else {"servers": servers}))
-        return Schedule(self.collective, self.name, p, root, collective.blocks(p), pieces, tuple(steps),
-                        self.layout, collective.servers)
+        built = Built(*self.builder(p, root, chunks, **({} if servers is None else {"servers": servers})))
+        return Schedule(self.collective, self.name, p, root, collective.blocks(p) + built.scratch, built.pieces,
+                        tuple(built.steps), self.layout, collective.servers)
 
 
 def _general(collective: Collective) -> dict[str, Algorithm]:
@@ -90,29 +103,43 @@ _TABLE: dict[str, dict[str, Algorithm]] = {name: _general(c) for name, c in COLL
 
 
 def register(collective: str, name: str | None = None, *, kind: Kind = Kind.SCHEDULE, layout: str = "ring",
-             formula: Formula | None = None, ops: Iterable[str] | None = None, user: bool = False):
+             formula: Formula | None = None, ops: Iterable[str] | None = None, user: bool = False,
+             world_sizes: Iterable[int] | None = None, source: str | None = None):
     """Register the decorated function as algorithm `name` (default: the function's own name) of
     `collective`: a builder, (p, root, chunks) -> Built, or with kind TRACED, send/recv code. What
-    can be refused when it is called is refused then: an unknown collective or layout, a taken name."""
+    can be refused when it is called is refused then: an unknown collective or layout, a taken name
+    (naming both files when both came from one). `world_sizes`: the only ones it is written for;
+    `source`: the file it comes from."""
     get(collective)
     if layout not in LAYOUTS:
         raise ValueError(f"layout {layout!r} is not one of {', '.join(LAYOUTS)}")
     if name is not None:
-        _free(collective, name)
+        _free(collective, name, source)
 
     def wrap(fn: Callable) -> Callable:
         record = Algorithm(collective, name or fn.__name__, kind, fn, formula, layout,
-                           None if ops is None else tuple(ops), user)
-        _free(collective, record.name)
+                           None if ops is None else tuple(ops), user,
+                           None if world_sizes is None else frozenset(world_sizes), source)
+        _free(collective, record.name, source)
         _TABLE[collective][record.name] = record
         return fn
 
     return wrap
 
 
-def _free(collective: str, name: str) -> None:
-    if name in _TABLE[collective]:
-        raise ValueError(f"{collective} already has an algorithm called {name!r}")
+class NameTaken(ValueError):
+    """A second algorithm of a collective by a name that one already has."""
+
+
+def _free(collective: str, name: str, source: str | None = None) -> None:
+    taken = _TABLE[collective].get(name)
+    if taken is None:
+        return
+    if taken.source is not None and source is not None:
+        raise NameTaken(f"{collective} already has an algorithm called {name!r}, from {taken.source}; "
+                        f"{source} gives the same name")
+    raise NameTaken(f"{collective} already has an algorithm called {name!r}"
+                    + (f" (from {taken.source})" if taken.source else "") + (f"; {source} gives it again" if source else ""))
 
 
 class UnknownAlgorithm(ValueError):
@@ -162,6 +189,8 @@ def build(collective: str, name: str, world_size: int, root: int = 0, chunks: in
         raise ValueError(f"root must be a rank of the group, 0..{world_size - 1}, not {root}")
     if chunks < 1:
         raise ValueError(f"chunks must be at least 1, not {chunks}")
+    if not record.fits(world_size):
+        raise ScheduleError(record.misfit(world_size))
     if not record.user:
         schedule = record.schedule(world_size, root, chunks, servers)
         check(schedule)
