@@ -11,6 +11,7 @@ import os
 import socket
 import sqlite3
 import struct
+import threading
 import time
 
 import psutil
@@ -22,7 +23,7 @@ from ringside.server.jobs import MAX_QUEUE, STORE_WITHIN_S
 from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
 from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION, RunSpec
 from ringside.worker_agent.core.validation import MAX_BUFFER_BYTES, SpecError, validate
-from ringside.worker_agent.rank.launch import RESTARTS_PER_WINDOW, RestartBudget
+from ringside.worker_agent.rank.launch import RESTARTS_PER_WINDOW, LocalWorkers, RestartBudget
 from ringside.worker_agent.spec_args import SPEC_FLAGS, chunks, spec_from_args
 from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve, start_up
 from websockets.exceptions import ConnectionClosed
@@ -424,23 +425,37 @@ def test_restarts_are_budgeted_per_window():
 
 
 def test_hang_runs_in_a_row_leave_every_rank_connected(tmp_path):
-    """25 runs that hang (more than a window's restarts of crashes): every one fails naming the
-    rank that never arrived, the group comes back each time, and the next plain run is done."""
-    up = start_up(tmp_path, ranks=2)
+    """More hang runs in a row than a window's restarts of crashes: every one fails naming the
+    rank that never arrived, the group comes back each time, and the next plain run is done.
+    The ranks are what `ringside up` runs (LocalWorkers, forked and watched), with a budget of
+    two restarts a window instead of RESTARTS_PER_WINDOW: a hang that spent one would leave the
+    third waiting out the window."""
+    server = start_serve(tmp_path)
+    budget, said, stopping = RestartBudget(allowed=2, window_s=600), [], threading.Event()
+    workers = LocalWorkers(2, server.url, WORKER_TOKEN, budget=budget)
+    workers.start()
+    watcher = threading.Thread(target=workers.watch, args=(stopping, said.append), daemon=True)
+    watcher.start()
     try:
+        server.wait_ranks(2, timeout=60)
         hang = {"collective": "all_reduce", "algorithm": "ring", "count": 4, "timeout": 1,
                 "perturb": {"hang": {"rank": 1, "step": 0}}}
-        for _ in range(RESTARTS_PER_WINDOW + 5):
-            pids = {r["pid"] for r in up.cluster()["ranks"]}
-            status, body = up.call("POST", "/api/runs", hang)
+        for _ in range(budget.allowed + 3):
+            pids = {r["pid"] for r in server.cluster()["ranks"]}
+            status, body = server.call("POST", "/api/runs", hang)
             assert status == 202, body
-            run = up.wait(body["id"], timeout=60)
+            run = server.wait(body["id"], timeout=60)
             assert run["state"] == "failed" and "rank 1 never arrived" in run["error"], run["error"]
-            up.wait_ranks(2, exclude_pids=pids, timeout=60)
-        assert up.run(collective="all_reduce", algorithm="ring", count=4)["state"] == "done"
-        assert "restarts in" not in up.log_text(), "no hang spent a restart"
+            server.wait_ranks(2, exclude_pids=pids, timeout=60)
+        assert server.run(collective="all_reduce", algorithm="ring", count=4)["state"] == "done"
+        assert workers.restarts == budget.allowed + 3 and not budget.spent, "no hang spent a restart"
+        assert not any("restarts in" in line for line in said), said
     finally:
-        up.stop()
+        stopping.set()
+        watcher.join(timeout=10)
+        workers.stop()
+        server.stop()
+    assert RESTARTS_PER_WINDOW == RestartBudget().allowed == 20, "`ringside up`'s budget, which the README states"
 
 
 def test_a_training_is_cancelled_like_a_run_and_the_queue_moves_on(tmp_path):
