@@ -67,6 +67,9 @@ class WatchStore:
 
     def page(self, limit: int, offset: int) -> tuple[list[JobSummary], int]:
         rows = self.db.execute("SELECT id, summary FROM jobs ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)).fetchall()
+        if offset == 0:  # a job saved and not yet in the file is listed too (ids grow: newest first)
+            landed = {i for i, _ in rows}
+            rows = sorted([*rows, *((i, None) for i, _ in self.latest.items() if i not in landed)], reverse=True)[:limit]
         return [JobSummary.model_validate_json(given[1] if (given := self.latest.get(i)) else s) for i, s in rows], self.total
 
     def interrupt_running(self) -> list[Job]:

@@ -45,6 +45,10 @@ class Latest:
         with self.lock:
             return self.values.get(key)
 
+    def items(self) -> list[tuple[str, object]]:
+        with self.lock:
+            return list(self.values.items())
+
 
 async def landed_within(save: Callable[[Callable[[], None]], None], within: float,
                         late: Callable[[], None]) -> bool:
