@@ -79,7 +79,7 @@ def traffic(run: Run) -> RunTraffic | None:
     if run.schedule is None:
         return None
     collective = get(run.spec.collective)
-    schedule = Schedule.from_json(run.schedule, run.world_size)
+    schedule = Schedule.from_doc(run.schedule, run.world_size)
     itemsize = vocabulary.ITEMSIZE[collective.dtype(run.spec)]
     moved = simulate.traffic(schedule, collective.count(run.spec), itemsize).to_json()
     return RunTraffic(sent={str(r): moved["sent"][r] for r in run.group},
@@ -94,10 +94,7 @@ def departure(run: Run) -> Departure | None:
     traced = algorithm_of(run.spec.collective, run.spec.algorithm).traced
     if run.verified is not False or run.schedule is None or not traced:
         return None
-    local = {g: i for i, g in enumerate(run.group)}
-    plan = {**run.schedule, "root": local[run.schedule["root"]],
-            "steps": [{**s, "transfers": [[local[a], local[b], c, i, r] for a, b, c, i, r in s["transfers"]]}
-                      for s in run.schedule["steps"]]}
-    peer = local[run_shape.peer_of(run.spec, run.group)]
-    found = provenance.first_departure(Schedule.from_json(plan, len(run.group)), run.group, peer)
+    schedule = Schedule.from_doc(run.schedule, len(run.group), ranks=run.group)  # in group ranks
+    peer = run.group.index(run_shape.peer_of(run.spec, run.group))
+    found = provenance.first_departure(schedule, run.group, peer)
     return None if found is None else Departure(**vars(found))

@@ -92,7 +92,7 @@ def row_of(run: Run) -> Row | None:
     size = collective.message_bytes(count, itemsize, p)
     if run.schedule is None:
         return Row(run.spec.collective, run.spec.algorithm, p, size, None, None, None, run.time)
-    terms = cost(Schedule.from_json(run.schedule, run.world_size), count, itemsize, Sharing.from_json(run.sharing))
+    terms = cost(Schedule.from_doc(run.schedule, run.world_size), count, itemsize, Sharing.from_json(run.sharing))
     return Row(run.spec.collective, run.spec.algorithm, p, size, terms.steps, terms.bytes, terms.reduced, run.time)
 
 

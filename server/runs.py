@@ -15,12 +15,12 @@ from typing import Optional, Union
 
 from pydantic import BaseModel, model_validator
 
-from ringside.worker_agent.core import protocol, run_shape
+from ringside.worker_agent.core import run_shape
 from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
-from ringside.worker_agent.core.protocol import (MAX_STEPS, LayoutName, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent, Real,
-                                                 RunCancelled, RunFinished, RunSpec, RunStarted, StepEvent, Timings)
-from ringside.worker_agent.core.schedule import Schedule
+from ringside.worker_agent.core.protocol import (MAX_CHUNKS, MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent,
+                                                 LayoutName, PlanDoc, Real, RunCancelled, RunFinished, RunSpec, RunStarted,
+                                                 StepEvent, Timings)
 
 from . import figures, stage_data
 from .figures import Departure, RunTraffic
@@ -160,7 +160,7 @@ class Run(BaseModel):
     group: list[int]
     op: Optional[str] = None  # the op its reductions apply (a barrier's own); None: it only moves data
     layout: Optional[Layout] = None  # filled on load for runs stored before layouts were kept
-    schedule: Optional[dict] = None  # Schedule.to_json in global ranks; None for native
+    schedule: Optional[PlanDoc] = None  # in global ranks; None for native (and traced code, until it starts)
     chunk_bounds: list[tuple[int, int]] = []
     inputs: dict[str, list[ChunkState]] = {}  # each rank's buffer before step 0, from its RunStarted
     input_chunks: dict[str, list[int]] = {}
@@ -221,31 +221,24 @@ class Run(BaseModel):
 
     def _learn(self, event: RunStarted) -> str | None:
         """Take the schedule that traced code made from the first rank that brings it, with its
-        chunks and a skeleton per step; or say why it cannot be taken (and nothing is)."""
+        chunks and a skeleton per step; or say why it cannot be taken (and nothing is). Its form
+        (PlanDoc) was checked where the rank's frame was parsed; here, whether it is this run's: its
+        ranks, the chunks its bounds cut, and no larger than a schedule sent as data may be."""
         if self.schedule is not None or event.schedule is None:
             return None
         plan, bounds = event.schedule, event.chunk_bounds
         collective = get(self.spec.collective, self.spec.servers)
         values = collective.blocks(len(self.group)) * collective.count(self.spec)
-        try:  # every question asked of it inside: a forged plan's `root: [0]` or `pieces: 1e300` is as unreadable
-            steps = [RunStep(step=i, phase=str(s["phase"]), caption=str(s["caption"]), transfers=s["transfers"])
-                     for i, s in enumerate(plan["steps"][:MAX_STEPS + 1])]
-            blocks, chunks = int(plan["blocks"]), int(plan["blocks"]) * int(plan["pieces"])
-            if len(steps) <= MAX_STEPS:  # what the run's figures will read it as (conclude)
-                Schedule.from_json(plan, self.world_size)
-            ok_bounds = 1 <= len(bounds) == chunks <= protocol.MAX_CHUNKS * blocks and bounds[-1][1] == values and \
-                all(a == (bounds[i - 1][1] if i else 0) and a <= b for i, (a, b) in enumerate(bounds))
-            known = set(self.group)
-            transfers = [t for s in steps for t in s.transfers]
-            outside = len(steps) > MAX_STEPS or len(transfers) > MAX_TRANSFERS or not ok_bounds or \
-                type(plan["root"]) is not int or plan["root"] not in known or any(
-                    len(t) != 5 or t[0] not in known or t[1] not in known or not (0 <= t[2] < chunks and 0 <= t[3] < chunks)
-                    for t in transfers)
-        except (KeyError, TypeError, ValueError, OverflowError):
-            return f"rank {event.rank} sent a traced schedule that cannot be read"
-        if outside:
+        chunks, known = plan.blocks * plan.pieces, set(self.group)
+        transfers = [t for s in plan.steps for t in s.transfers]
+        ok_bounds = 1 <= len(bounds) == chunks <= MAX_CHUNKS * plan.blocks and bounds[-1][1] == values and \
+            all(a == (bounds[i - 1][1] if i else 0) and a <= b for i, (a, b) in enumerate(bounds))
+        if len(plan.steps) > MAX_STEPS or len(transfers) > MAX_TRANSFERS or not ok_bounds or plan.root not in known or \
+                any(t[0] not in known or t[1] not in known or t[2] >= chunks or t[3] >= chunks for t in transfers):
             return f"rank {event.rank} sent a traced schedule outside the run's ranks, chunks or limits"
-        self.schedule, self.steps, self.chunk_bounds = plan, steps, [tuple(b) for b in bounds]
+        self.schedule, self.chunk_bounds = plan, [tuple(b) for b in bounds]
+        self.steps = [RunStep(step=i, phase=s.phase, caption=s.caption, transfers=s.transfers)
+                      for i, s in enumerate(plan.steps)]
         return None
 
     def on_step(self, event: StepEvent) -> RankStep:
@@ -290,8 +283,8 @@ def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> Run:
     """A queued run, planned: its schedule, chunks, layout and a skeleton per step. The spec
     must be valid (validation.validate)."""
     plan = run_shape.plan(spec, world_size)
-    steps = [RunStep(step=i, phase=s["phase"], caption=s["caption"], transfers=s["transfers"])
-             for i, s in enumerate(plan["steps"] if plan else [])]
+    steps = [RunStep(step=i, phase=s.phase, caption=s.caption, transfers=s.transfers)
+             for i, s in enumerate(plan.steps if plan else [])]
     return Run(
         id=run_id, spec=spec, created_at=time.time(), backend=backend, world_size=world_size,
         group=run_shape.group_of(spec, world_size), op=get(spec.collective).op(spec),

@@ -76,7 +76,7 @@ def test_layout_of_native_runs_and_unrooted_rings():
 def test_the_plan_is_in_global_ranks_and_its_chunks_tile_the_buffer():
     spec = RunSpec(collective="send_recv", algorithm="direct", group=[1, 2, 3], root=3, peer=1, count=6)
     doc = plan(spec, 4)
-    assert doc["steps"][0]["transfers"] == [[3, 1, 0, 0, 0]] and doc["layout"] == "star"
+    assert doc.steps[0].transfers == [(3, 1, 0, 0, 0)] and doc.layout == "star"
     assert plan(RunSpec(collective="all_reduce"), 4) is None
     spec = RunSpec(collective="all_gather", algorithm="ring", count=5, chunks=2)
     bounds = chunk_bounds(spec, 4)

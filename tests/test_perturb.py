@@ -63,9 +63,9 @@ def test_a_straggler_arrives_last_at_every_step_and_costs_what_the_schedule_pred
     for i, (spec, straggler) in enumerate(((ring, 2), (tree, 1))):
         results = [mine[i] for mine in per_rank]
         steps = steps_of(results)
-        assert len(steps) == len(run_shape.plan(spec, P)["steps"])
+        assert len(steps) == len(run_shape.plan(spec, P).steps)
         for k, reports in steps.items():
-            takes_part = perturb.peers(run_shape.plan(spec, P)["steps"][k]["transfers"])
+            takes_part = perturb.peers(run_shape.plan(spec, P).steps[k].transfers)
             if straggler not in takes_part:
                 continue
             t0 = {r: reports[r].t0 for r in takes_part}
@@ -126,7 +126,7 @@ def test_a_hang_is_named_by_the_wavefront_of_the_ranks_live_reports():
                 wavefront.observe(run, e)
     front = run.perturbed.wavefront
     assert (front.rank, front.step, front.waiting) == (2, 3, [0, 1, 3])
-    sent = [(c, dst) for src, dst, c, *_ in run_shape.plan(spec, P)["steps"][3]["transfers"] if src == 2]
+    sent = [(c, dst) for src, dst, c, *_ in run_shape.plan(spec, P).steps[3].transfers if src == 2]
     assert front.sends == sent and front.text.startswith("rank 2 has not arrived at step 4; ranks 0, 1, 3 wait for it")
     run.error = errors[0]
     wavefront.blame(run, None)

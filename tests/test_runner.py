@@ -72,8 +72,8 @@ def test_only_the_groups_rank_zero_sends_the_schedule_in_global_ranks():
     schedules = [runs[r][0][0].schedule for r in (1, 2, 3)]
     assert schedules[1] is None and schedules[2] is None
     doc = schedules[0]
-    assert doc["root"] == 3 and {t[0] for s in doc["steps"] for t in s["transfers"]} <= {1, 2, 3}
-    assert doc["steps"][0]["transfers"][0][0] == 3
+    assert doc.root == 3 and {t[0] for s in doc.steps for t in s.transfers} <= {1, 2, 3}
+    assert doc.steps[0].transfers[0][0] == 3
 
 
 def replay_cases(p: int) -> list[RunSpec]:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from ringside.worker_agent.core.collectives import COLLECTIVES, get
 from ringside.worker_agent.core.collectives.barrier import BARRIER
 from ringside.worker_agent.core.algorithms import algorithms, build
+from ringside.worker_agent.core.protocol import MAX_CAPTION, MAX_PLANNED_CAPTION, MAX_WORLD, PlanDoc, StepDoc
 from ringside.worker_agent.core.schedule import Schedule, ScheduleError, Step, Transfer, check
 from ringside.worker_agent.core.simulate import simulate
 
@@ -75,6 +76,30 @@ def test_captions_name_the_ranks_only_when_few_talk():
     assert fold["phase"] == "fold" and fold["caption"].endswith("(rank 4 to rank 0)")
     big = build("all_reduce", "ring", 8).to_json()["steps"][0]["caption"]
     assert big == "every rank sends one chunk to its right neighbour, which combines it with its own"
+
+
+@pytest.mark.parametrize("collective,algorithm", PAIRS)
+def test_every_schedule_fits_the_form_a_run_carries_it_in(collective, algorithm):
+    """At several world sizes, roots and chunks, in rank numbers as long as a world's get: the
+    schedule's doc reads back through JSON as a PlanDoc (its bounds hold), and at one piece every
+    step's words would fit a schedule sent as data (StepDoc)."""
+    with_servers = get(collective).has_servers
+    for p in (2, 3, 5, 8, 16, 33):
+        widest = list(range(MAX_WORLD - p, MAX_WORLD))
+        for chunks in (1,) if collective == "barrier" else (1, 4):  # a barrier moves one token
+            for root, servers in {(0, None), (p - 1, None)} | ({(0, p // 2)} if with_servers and p > 2 else set()):
+                doc = build(collective, algorithm, p, root, chunks, servers).to_doc(widest)
+                doc = PlanDoc.model_validate_json(doc.model_dump_json())
+                if chunks == 1:
+                    for step in doc.steps:
+                        StepDoc(phase=step.phase, caption=step.caption, transfers=[])
+
+
+def test_a_pipelined_caption_names_every_piece_in_flight_within_a_runs_bound():
+    schedule = build("broadcast", "ring", 32, 0, 64)  # a chain: 31 pieces in flight at once
+    doc = PlanDoc.model_validate_json(schedule.to_doc(range(MAX_WORLD - 32, MAX_WORLD)).model_dump_json())
+    longest = max(doc.steps, key=lambda s: len(s.caption)).caption
+    assert MAX_CAPTION < len(longest) <= MAX_PLANNED_CAPTION and longest.count("piece ") == 31
 
 
 @pytest.mark.parametrize("collective,algorithm", PAIRS)
@@ -172,10 +197,13 @@ def test_check_agrees_with_the_rules_read_plainly(steps):
 @pytest.mark.parametrize("collective,algorithm", [("all_reduce", "ring"), ("broadcast", "binomial_tree"), ("all_to_all", "pairwise")])
 def test_a_schedule_read_back_from_its_json_is_the_same_in_global_ranks(collective, algorithm):
     schedule, ranks = build(collective, algorithm, 3, 1, 2), [2, 5, 7]  # group ranks 0, 1, 2 are global 2, 5, 7
-    back = Schedule.from_json(schedule.to_json(ranks), world_size=8)
+    doc = PlanDoc.model_validate_json(schedule.to_doc(ranks).model_dump_json())
+    back = Schedule.from_doc(doc, world_size=8)
     assert (back.collective, back.algorithm, back.world_size, back.root) == (collective, algorithm, 8, 5)
     assert (back.blocks, back.pieces, len(back.steps)) == (schedule.blocks, schedule.pieces, len(schedule.steps))
     for ours, theirs in zip(schedule.steps, back.steps):
         g = np.array(ranks)
         assert (theirs.table[:, :2] == g[ours.table[:, :2]]).all() and (theirs.table[:, 2:] == ours.table[:, 2:]).all()
         assert theirs.phase == ours.phase
+    mine = Schedule.from_doc(doc, 3, ranks=ranks)  # and in group ranks, as it was built
+    assert mine.root == schedule.root and all((a.table == b.table).all() for a, b in zip(mine.steps, schedule.steps))

@@ -82,6 +82,6 @@ def test_a_run_stored_before_layouts_were_kept_gets_its_layout_and_op_when_read(
     run = new_run("r-1", RunSpec(collective="broadcast", algorithm="binomial_tree", root=2, count=4), "gloo", 4)
     old = run.model_dump(mode="json", exclude={"layout", "op"})
     again = Run.model_validate_json(json.dumps(old))
-    assert again.layout == run.layout and again.layout.root == 2 and again.layout.shape == run.schedule["layout"]
+    assert again.layout == run.layout and again.layout.root == 2 and again.layout.shape == run.schedule.layout
     assert again.op is None and Run.model_validate(
         new_run("r-2", RunSpec(collective="barrier"), "gloo", 4).model_dump(exclude={"layout", "op"})).op == "BOR"

@@ -1,5 +1,6 @@
 """The store's schema versions (server/schema.py), on a real SQLite file."""
 
+import json
 import sqlite3
 
 import pytest
@@ -34,3 +35,34 @@ def test_a_store_from_a_newer_version_is_refused_and_left_as_it_is(tmp_path):
     with pytest.raises(RuntimeError, match="newer Ringside"):
         Store(tmp_path / "runs.db")
     assert db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+
+
+def test_a_run_whose_schedule_an_earlier_version_stored_as_a_dict_reads_back(tmp_path):
+    """Before PlanDoc, a run kept Schedule.to_json's dict: the same JSON, its keys in another order, and
+    before layouts and servers were kept, without them. Such a row reads back as the run it was."""
+    from ringside.server import figures
+    from ringside.server.runs import new_run
+    from ringside.worker_agent.core.protocol import RunSpec
+
+    run = new_run("r-1", RunSpec(collective="broadcast", algorithm="binomial_tree", group=[1, 2, 3], root=3, count=4),
+                  "gloo", 4)
+    plan = run.schedule
+    written = {"collective": plan.collective, "algorithm": plan.algorithm, "world_size": plan.world_size,
+               "root": plan.root, "blocks": plan.blocks, "pieces": plan.pieces, "layout": plan.layout,
+               "servers": plan.servers, "steps": [{"phase": s.phase, "caption": s.caption,
+                                                   "transfers": [list(t) for t in s.transfers]} for s in plan.steps]}
+    earliest = {k: v for k, v in written.items() if k not in ("layout", "servers")}
+    Store(tmp_path / "runs.db").close()
+    db = sqlite3.connect(tmp_path / "runs.db")
+    for i, schedule in enumerate((written, earliest)):
+        body = json.loads(run.model_dump_json()) | {"id": f"r-{i}", "schedule": schedule}
+        db.execute("INSERT INTO runs (id, state, collective, created_at, body, summary) VALUES (?, ?, ?, ?, ?, ?)",
+                   (f"r-{i}", "queued", "broadcast", run.created_at, json.dumps(body), run.summary().model_dump_json()))
+    db.commit()
+    store = Store(tmp_path / "runs.db")
+    try:
+        again, oldest = store.get("r-0"), store.get("r-1")
+    finally:
+        store.close()
+    assert again.schedule == plan and again.steps == run.steps and figures.traffic(again) == figures.traffic(run)
+    assert oldest.schedule == plan.model_copy(update={"layout": "ring", "servers": 0})  # what from_json read it as

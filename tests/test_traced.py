@@ -17,9 +17,9 @@ from ringside.worker_agent.core.algorithms import algorithm_of, build
 from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.inputs import numpy_input
-from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.protocol import MAX_PHASE, PlanDoc, RunSpec, StepDoc
 from ringside.worker_agent.core.provenance import first_departure
-from ringside.worker_agent.user.rebuild import stuck
+from ringside.worker_agent.user.rebuild import _phase, stuck
 from ringside.worker_agent.core.schedule import Schedule
 from ringside.worker_agent.core.simulate import initial_buffers, states
 from ringside.worker_agent.user.user_algorithms import load, traced
@@ -137,7 +137,7 @@ def runs():
 
 def schedule_of(events) -> Schedule:
     started = of_type(events, "run_started")[0]
-    return Schedule.from_json(started["schedule"], 4)
+    return Schedule.from_doc(PlanDoc.model_validate(started["schedule"]), 4)
 
 
 def test_a_traced_ring_is_the_built_in_ring_and_equals_native(runs):
@@ -198,6 +198,21 @@ def test_what_happened_before_what_makes_the_steps(runs):
     assert blocking.layout == at_once.layout == "star"
     for events in runs[3] + runs[4]:
         assert of_type(events, "run_finished")[0]["verified"] is True
+
+
+def test_every_rank_brings_its_schedule_in_the_form_a_run_carries_it_in(runs):
+    brought = [started["schedule"] for events in runs for rank_events in events
+               for started in of_type(rank_events, "run_started")]
+    assert brought and all(PlanDoc.model_validate(plan).algorithm for plan in brought)
+    for plan in brought:  # and its words would fit a schedule sent as data
+        for s in plan["steps"]:
+            StepDoc(phase=s["phase"], caption=s["caption"], transfers=[])
+
+
+def test_a_phase_names_as_many_lines_as_it_holds():
+    lines = {(f"ring.py:{n}", "ring.py:1", "ring.py:1", False): None for n in range(100, 120)}
+    assert _phase(dict(list(lines.items())[:2])) == "lines 100, 101"
+    assert _phase(lines) == "lines 100, 101, 102, 103, 104, 105, …" and len(_phase(lines)) <= MAX_PHASE
 
 
 def test_a_change_the_tracer_cannot_see_is_caught_by_replaying_the_steps(runs):
@@ -309,20 +324,33 @@ def test_traced_code_joins_the_catalog_and_is_checked_like_any():
 
 
 def test_the_server_takes_a_traced_schedule_only_within_the_runs_ranks_chunks_and_limits():
+    import json
+
     from ringside.server.runs import new_run
+    from ringside.server.sockets import INVALID, Refused, parse_event
     from ringside.worker_agent.core.protocol import RunStarted
 
     load_examples()
     spec = RunSpec(collective="all_reduce", algorithm="tutorial_ring", count=8)
     good = build("all_reduce", "ring", 4).to_json()
     bounds = build("all_reduce", "ring", 4).chunk_bounds(8)
-    forged = [
+    malformed = [  # not a schedule at all: its frame is refused where it is parsed, naming the field
+        ({**good, "layout": "blob"}, "schedule.layout"),
+        ({**good, "root": [0]}, "schedule.root"),  # not a rank at all
+        ({**good, "pieces": 1e300}, "schedule.pieces"),  # a number no buffer is cut into
+        ({**good, "steps": [{"phase": "", "caption": "", "transfers": [[0, 1, 0, 0]]}]}, "schedule.steps.0.transfers.0"),
+    ]
+    for plan, field in malformed:
+        frame = {"type": "run_started", "run_id": "r-1", "rank": 2, "group_rank": 2, "spec": spec.model_dump(mode="json"),
+                 "schedule": plan, "chunk_bounds": bounds}
+        with pytest.raises(Refused) as refused:
+            parse_event({"text": json.dumps(frame)})
+        assert refused.value.code == INVALID and f"run_started.{field}" in refused.value.reason
+    forged = [  # a schedule, but not this run's
         {**good, "steps": [{"phase": "", "caption": "", "transfers": [[0, 9, 0, 0, 1]]}]},  # a rank outside the run
         {**good, "steps": [{"phase": "", "caption": "", "transfers": [[0, 1, 0, 0, 1]]}] * 600},  # too many steps
-        {**good, "layout": "blob"},
+        {**good, "steps": [{"phase": "", "caption": "", "transfers": [[0, 1, 9, 0, 1]]}]},  # a chunk outside the run
         {**good, "root": 7},
-        {**good, "root": [0]},  # not a rank at all
-        {**good, "pieces": 1e300},  # a number no buffer is cut into
     ]
     for plan, chunk_bounds in [(p, bounds) for p in forged] + [(good, [(0, 8)])]:
         run = new_run("r-1", spec, "gloo", 4)

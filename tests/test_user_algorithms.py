@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from distributed import run_ranks, unwrap
 
-from ringside.worker_agent.core.algorithms import build
+from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.user.msccl import MscclError, load_xml
-from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.protocol import MAX_PHASE, MAX_WORLD, PlanDoc, RunSpec, StepDoc
+from ringside.worker_agent.core.schedule import ScheduleError
 from ringside.worker_agent.user.user_algorithms import algorithm, load, reduce, send, step
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,6 +77,38 @@ def test_races_and_repeats_are_named_by_step_transfer_and_rank():
         validate(RunSpec(collective="broadcast", algorithm="racy"), 3, "gloo")
     with pytest.raises(SpecError, match="rank 0 holds chunk 0 with rank 0's contribution 2 times"):
         validate(RunSpec(collective="all_reduce", algorithm="twice"), 2, "gloo")
+
+
+def test_a_step_whose_phase_a_run_cannot_carry_is_refused_naming_the_step():
+    @algorithm("broadcast", "wordy")
+    def wordy(p, root, chunks):
+        return [step("root", [send(0, 1, 0)]), step("and then every other rank hands it on, one by one", [send(1, 2, 0)])]
+
+    with pytest.raises(SpecError, match=f"step 1: its phase is 49 characters, more than {MAX_PHASE}") as info:
+        validate(RunSpec(collective="broadcast", algorithm="wordy"), 3, "gloo")
+    assert info.value.field == "algorithm"
+
+
+def test_every_users_schedule_fits_the_form_a_run_carries_it_in():
+    """The examples' and MSCCL's, at the shapes each takes: the doc reads back through JSON as a
+    PlanDoc, in rank numbers as long as a world's get, and every step's words would fit a
+    schedule sent as data (StepDoc)."""
+    shapes = set()
+    for record in algorithms():
+        if not (record.built and record.user):
+            continue
+        for p in (2, 3, 4, 5, 8, 16):
+            for chunks in (1, 3):
+                try:
+                    schedule = build(record.collective, record.name, p, p - 1, chunks)
+                except ScheduleError:  # a shape it does not take (MSCCL's ring is for 4 ranks; broken_ring for none)
+                    continue
+                doc = PlanDoc.model_validate_json(schedule.to_doc(range(MAX_WORLD - p, MAX_WORLD)).model_dump_json())
+                for s in doc.steps:
+                    StepDoc(phase=s.phase, caption=s.caption, transfers=[])
+                shapes.add((record.name, p, chunks))
+    names = {name for name, *_ in shapes}
+    assert {"hierarchical", "double_binary_tree", "msccl_ring_allreduce"} <= names and len(shapes) >= 20
 
 
 def test_code_that_fails_or_returns_nonsense_is_refused_with_what_it_raised():

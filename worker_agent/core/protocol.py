@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 from typing import Annotated, Literal, Optional, Union
 
 from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, StrictBool, StrictFloat, StrictInt,
-                      TypeAdapter, WithJsonSchema)
+                      TypeAdapter, WithJsonSchema, model_validator)
 
 from .collectives import COLLECTIVES
 from .perturb import Perturb
@@ -80,11 +80,17 @@ MAX_ITERATIONS = 10_000  # timed iterations of a run
 Index = Annotated[int, Field(ge=0, lt=1 << 31)]  # a rank or chunk number sent as data
 
 
+MAX_PHASE, MAX_CAPTION = 40, 300  # a step's words: every built-in's and example's fit (test_schedules.py)
+# A pipelined step (schedule.pipelined) says what each piece in flight does: "piece 3: <its round's
+# caption>; piece 4: ...", so its caption grows with the pieces in flight, up to MAX_CHUNKS of them.
+MAX_PLANNED_CAPTION = MAX_CHUNKS * (len(f"piece {MAX_CHUNKS - 1}: ; ") + MAX_CAPTION)
+TransferDoc = tuple[Index, Index, Index, Index, Index]  # [src, dst, chunk, into, reduce]
+
+
 class StepDoc(Strict):
-    phase: str = Field("", max_length=40)
-    caption: str = Field("", max_length=300)
-    transfers: list[tuple[Index, Index, Index, Index, Index]] = Field(max_length=MAX_TRANSFERS,
-                                                                      description="[src, dst, chunk, into, reduce]")
+    phase: str = Field("", max_length=MAX_PHASE)
+    caption: str = Field("", max_length=MAX_CAPTION)
+    transfers: list[TransferDoc] = Field(max_length=MAX_TRANSFERS, description="[src, dst, chunk, into, reduce]")
 
 
 class ScheduleDoc(Strict):
@@ -94,6 +100,39 @@ class ScheduleDoc(Strict):
     pieces: int = Field(1, ge=1, le=MAX_CHUNKS)
     layout: LayoutName = "ring"
     steps: list[StepDoc] = Field(max_length=MAX_STEPS)
+
+
+class PlannedStep(StepDoc):
+    """A step of a run's schedule (PlanDoc): as bounded as a run's steps are, not as a schedule
+    sent as data is. A pipelined step's caption names every piece in flight, and one step may
+    move more chunks than a custom schedule's every step together (a flat broadcast of 1024
+    pieces to 63 ranks moves 64,512): the run's checks (validation.py) bound its size, and a
+    rank's frame (server/transport.py) the bytes it takes."""
+
+    caption: str = Field("", max_length=MAX_PLANNED_CAPTION)
+    transfers: list[TransferDoc] = Field(description="[src, dst, chunk, into, reduce], global ranks")
+
+
+class PlanDoc(ScheduleDoc):
+    """A run's schedule, the one form it has outside a rank (Schedule.to_doc): what rank 0 or
+    traced code reports in RunStarted, what the server plans, stores and sends to viewers.
+    A ScheduleDoc in global ranks, with what the run says of it. Whether its ranks and chunks
+    are the run's own is the run's question (server/runs.py: Run._learn)."""
+
+    collective: Collective
+    algorithm: str
+    world_size: int = Field(ge=1, le=MAX_WORLD, description="ranks of the schedule: the group's")
+    root: Index = Field(description="global rank")
+    blocks: int = Field(ge=1, le=MAX_RANK_CHUNKS)
+    pieces: int = Field(1, ge=1, le=MAX_RANK_CHUNKS)
+    servers: int = Field(0, ge=0, le=MAX_WORLD, description="a collective with servers: how many, from the root on")
+    steps: list[PlannedStep] = Field(max_length=MAX_RUN_STEPS)
+
+    @model_validator(mode="after")
+    def _within_a_run(self) -> "PlanDoc":
+        if self.blocks * self.pieces > MAX_RANK_CHUNKS:
+            raise ValueError(f"{self.blocks} blocks of {self.pieces} pieces: a run has at most {MAX_RANK_CHUNKS} chunks")
+        return self
 
 
 class RunSpec(Strict):
@@ -186,9 +225,9 @@ class RunStarted(Message):
     rank: int
     group_rank: int
     spec: RunSpec
-    schedule: Optional[dict] = Field(None, description="Schedule.to_json() in global ranks, for readers of the JSON lines "
-                                     "(a server plans runs itself); sent by the group's rank 0 only, but by every rank "
-                                     "for traced send/recv code, whose schedule only its ranks know")
+    schedule: Optional[PlanDoc] = Field(None, description="the run's schedule, for readers of the JSON lines (a server "
+                                        "plans runs itself); sent by the group's rank 0 only, but by every rank for "
+                                        "traced send/recv code, whose schedule only its ranks know")
     chunk_bounds: list[tuple[int, int]] = Field([], max_length=MAX_RANK_CHUNKS)
     inputs: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS, description="this rank's buffer before the first step")
     input_chunks: list[int] = Field([], max_length=MAX_RANK_CHUNKS, description="the chunks this rank's own input fills")

@@ -12,7 +12,7 @@ import numpy as np
 
 from .algorithms import CUSTOM, algorithm_of, build
 from .collectives import get
-from .protocol import RunSpec
+from .protocol import PlanDoc, RunSpec
 from .provenance import check_definition
 from .schedule import Schedule, ScheduleError, Step, check, chunk_bounds as split_blocks
 from .vocabulary import ITEMSIZE, LAYOUTS
@@ -77,19 +77,19 @@ def from_doc(collective: str, doc: dict, p: int, root: int, servers: int | None 
     return _from_doc(collective, json.dumps(doc, sort_keys=True), p, root, servers)
 
 
-def plan(spec: RunSpec, world_size: int) -> dict | None:
-    """The run's schedule as JSON in global ranks (Schedule.to_json); None for native."""
+def plan(spec: RunSpec, world_size: int) -> PlanDoc | None:
+    """The run's schedule in global ranks (Schedule.to_doc); None for native."""
     schedule = schedule_of(spec, world_size)
-    return None if schedule is None else schedule.to_json(schedule_ranks(spec, group_of(spec, world_size)))
+    return None if schedule is None else schedule.to_doc(schedule_ranks(spec, group_of(spec, world_size)))
 
 
-def perturb_plan(spec: RunSpec, world_size: int) -> tuple[list[list[list[int]]] | None, list[int]]:
+def perturb_plan(spec: RunSpec, world_size: int) -> tuple[list[list[tuple[int, ...]]] | None, list[int]]:
     """What perturb.py reads of a run: its steps' transfers in global ranks (None for native)
     and every chunk's size in bytes."""
     itemsize = ITEMSIZE[get(spec.collective).dtype(spec)]
     chunk_bytes = [(b - a) * itemsize for a, b in chunk_bounds(spec, world_size)]
     shown = plan(spec, world_size)
-    return (None if shown is None else [s["transfers"] for s in shown["steps"]]), chunk_bytes
+    return (None if shown is None else [s.transfers for s in shown.steps]), chunk_bytes
 
 
 def chunk_bounds(spec: RunSpec, world_size: int) -> list[tuple[int, int]]:

@@ -25,6 +25,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
 
+from .protocol import MAX_PHASE, MAX_PLANNED_CAPTION, MAX_WORLD, PlanDoc, PlannedStep
 from .vocabulary import LAYOUTS
 
 
@@ -105,35 +106,46 @@ class Schedule:
         """Element range [start, stop) of every chunk for blocks of `count` elements."""
         return chunk_bounds(self.blocks, self.pieces, count)
 
-    def to_json(self, ranks: Sequence[int] | None = None) -> dict:
-        """Plain JSON for the browser: a transfer is [src, dst, chunk, into, reduce].
-        With `ranks` (the global rank of every schedule rank), ranks and captions are global."""
+    def to_doc(self, ranks: Sequence[int] | None = None) -> PlanDoc:
+        """The schedule as it leaves a rank (protocol.PlanDoc): a transfer is (src, dst, chunk,
+        into, reduce). With `ranks` (the global rank of every schedule rank), ranks and captions
+        are global. Made from a checked schedule, so not validated again (a ring over a thousand
+        ranks has two million transfers): it is where a frame carrying it is parsed."""
         to_global = list(ranks) if ranks is not None else list(range(self.world_size))
-        return {
-            "collective": self.collective,
-            "algorithm": self.algorithm,
-            "world_size": self.world_size,
-            "root": to_global[self.root] if self.world_size else self.root,
-            "blocks": self.blocks,
-            "pieces": self.pieces,
-            "layout": self.layout,
-            "servers": self.servers,
-            "steps": [
-                {
-                    "phase": s.phase,
-                    "caption": s.caption.format(*to_global),
-                    "transfers": [[to_global[a], to_global[b], c, i, r] for a, b, c, i, r in s.table.tolist()],
-                }
-                for s in self.steps
-            ],
-        }
+        as_global = np.asarray(to_global, dtype=np.int64)
+        steps = []
+        for s in self.steps:
+            table = s.table.copy()
+            table[:, :2] = as_global[table[:, :2]]
+            steps.append(PlannedStep.model_construct(phase=s.phase, caption=s.caption.format(*to_global),
+                                                     transfers=list(map(tuple, table.tolist()))))
+        return PlanDoc.model_construct(
+            collective=self.collective, algorithm=self.algorithm, world_size=self.world_size,
+            root=to_global[self.root] if self.world_size else self.root, blocks=self.blocks, pieces=self.pieces,
+            layout=self.layout, servers=self.servers, steps=steps)
+
+    def to_json(self, ranks: Sequence[int] | None = None) -> dict:
+        """to_doc's, as plain JSON."""
+        return self.to_doc(ranks).model_dump(mode="json")
 
     @classmethod
-    def from_json(cls, plan: dict, world_size: int) -> "Schedule":
-        """The schedule `to_json(ranks)` wrote, in global ranks: `world_size` is the world's."""
-        steps = tuple(Step(s["phase"], s["caption"], np.asarray(s["transfers"], dtype=np.int64)) for s in plan["steps"])
-        return cls(plan["collective"], plan["algorithm"], world_size, plan["root"], plan["blocks"], plan["pieces"], steps,
-                   plan.get("layout", "ring"), plan.get("servers", 0))
+    def from_doc(cls, doc: PlanDoc, world_size: int, ranks: Sequence[int] | None = None) -> "Schedule":
+        """The schedule that `to_doc` wrote. Without `ranks` it stays in global ranks, of a world of
+        `world_size`; with them (the global rank of every schedule rank) it is read back in schedule
+        ranks, and `world_size` is theirs."""
+        to_local = None
+        if ranks is not None:
+            to_local = np.full(max(ranks) + 1, -1, dtype=np.int64)
+            to_local[list(ranks)] = np.arange(len(ranks))
+        steps = []
+        for s in doc.steps:
+            table = np.asarray(s.transfers, dtype=np.int64).reshape(-1, 5)
+            if to_local is not None:
+                table[:, :2] = to_local[table[:, :2]]
+            steps.append(Step(s.phase, s.caption, table))
+        root = doc.root if to_local is None else int(to_local[doc.root])
+        return cls(doc.collective, doc.algorithm, world_size, root, doc.blocks, doc.pieces, tuple(steps),
+                   doc.layout, doc.servers)
 
 
 def piece_sizes(count: int, pieces: int) -> list[int]:
@@ -153,7 +165,7 @@ def chunk_bounds(blocks: int, pieces: int, count: int) -> list[tuple[int, int]]:
 
 
 def rank(i: int) -> str:
-    """A rank named in a caption: a placeholder that to_json fills in with its global number."""
+    """A rank named in a caption: a placeholder that to_doc fills in with its global number."""
     return f"rank {{{i}}}"
 
 
@@ -202,6 +214,18 @@ def check(schedule: Schedule) -> None:
     if clash.any():
         row = copies[clash.argmax()]
         raise ScheduleError(f"step {step[row]}: rank {dst[row]} copies into chunk {into[row]} while sending it")
+
+
+def check_words(schedule: Schedule) -> None:
+    """Raise ScheduleError if a step's words are longer than a run's schedule carries (protocol.PlannedStep),
+    its caption's ranks named as widely as a world's can be: a schedule that only its own code builds (a
+    user's) is refused when built, not when a rank reports it."""
+    widest = [MAX_WORLD - 1] * schedule.world_size
+    for k, s in enumerate(schedule.steps):
+        if len(s.phase) > MAX_PHASE:
+            raise ScheduleError(f"step {k}: its phase is {len(s.phase)} characters, more than {MAX_PHASE}")
+        if len(s.caption.format(*widest)) > MAX_PLANNED_CAPTION:
+            raise ScheduleError(f"step {k}: its caption is over {MAX_PLANNED_CAPTION} characters")
 
 
 # --- building blocks shared by the algorithm modules -------------------------

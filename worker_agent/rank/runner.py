@@ -21,7 +21,7 @@ from . import capture, native
 from ..core.algorithms import algorithm_of
 from ..core.collectives import get
 from ..core.inputs import numpy_input
-from ..core.protocol import ErrorEvent, Message, RunCancelled, RunFinished, RunSpec, RunStarted, Timings
+from ..core.protocol import ErrorEvent, Message, PlanDoc, RunCancelled, RunFinished, RunSpec, RunStarted, Timings
 from ..core.run_shape import chunk_bounds, group_of, peer_of, plan
 from ..core.validation import validate
 from ..core.vocabulary import DTYPES
@@ -135,7 +135,7 @@ class _Run:
             self._maybe_stop(i + 1, total, time.perf_counter() - began)
         return self._finish(times)
 
-    def started(self, schedule: dict | None = None, calls: list | None = None) -> None:
+    def started(self, schedule: PlanDoc | None = None, calls: list | None = None) -> None:
         """RunStarted: the buffer before the first step (chunked as the schedule cuts it); the
         group's rank 0 brings the planned schedule."""
         spec = self.spec

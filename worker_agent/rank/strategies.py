@@ -133,7 +133,7 @@ class TracedCode(Strategy):
         schedule = self.traced.learn(run.run_id)
         run.bounds = schedule.chunk_bounds(run.count)
         run.buffer.copy_(run.initial)
-        run.started(schedule.to_json(run.ranks), self.traced.calls())
+        run.started(schedule.to_doc(run.ranks), self.traced.calls())
         for index, (t0, t1) in enumerate(self.traced.times()):
             run.emit(StepEvent(run_id=run.run_id, rank=run.rank, step=index, t0=t0, t1=t1,
                                states=capture.states(self.traced.states(index), run.spec.capture)))

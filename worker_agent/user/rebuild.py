@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
 from ..core.algorithms.captions import named
-from ..core.protocol import MAX_CHUNKS, MAX_RANK_CHUNKS, MAX_STEPS, MAX_TRANSFERS
+from ..core.protocol import MAX_CHUNKS, MAX_PHASE, MAX_RANK_CHUNKS, MAX_STEPS, MAX_TRANSFERS
 from ..core.schedule import Schedule, ScheduleError, Step, check, chunk_bounds
 
 Region = tuple[int, int]  # [start, stop) in elements of the working buffer
@@ -287,8 +287,13 @@ def _chunks(transfers: list[_Transfer], blocks: int, count: int):
 
 
 def _phase(lines: dict) -> str:
+    """The lines that sent, as many as a phase holds (protocol.MAX_PHASE)."""
     sent = list(dict.fromkeys(sent.split(":")[-1] for sent, *_ in lines))
-    return f"line{'s' if len(sent) > 1 else ''} {', '.join(sent)}"
+    phase = f"line{'s' if len(sent) > 1 else ''} {', '.join(sent)}"
+    while len(phase) > MAX_PHASE:
+        sent.pop()
+        phase = f"lines {', '.join(sent)}, …"
+    return phase
 
 
 def _caption(lines: dict) -> str:

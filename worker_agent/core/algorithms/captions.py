@@ -1,6 +1,6 @@
 """Captions that name the ranks when few take part, so that a lecture can read a
 step out loud: "every rank at depth 1 sends ... (rank 1 to rank 0 and rank 2 to
-rank 0)". Rank names are placeholders that Schedule.to_json fills in with
+rank 0)". Rank names are placeholders that Schedule.to_doc fills in with
 global ranks."""
 
 from __future__ import annotations

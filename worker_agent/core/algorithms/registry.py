@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..collectives import COLLECTIVES, Collective, get
 from ..provenance import check_definition
-from ..schedule import Schedule, ScheduleError, Step, check
+from ..schedule import Schedule, ScheduleError, Step, check, check_words
 from ..vocabulary import LAYOUTS
 
 if TYPE_CHECKING:
@@ -201,5 +201,6 @@ def build(collective: str, name: str, world_size: int, root: int = 0, chunks: in
         raise ScheduleError(f"{name} could not build its steps for {world_size} ranks: "
                             f"{type(e).__name__}: {e}") from e
     check(schedule)
+    check_words(schedule)
     check_definition(schedule)
     return schedule
