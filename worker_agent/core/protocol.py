@@ -80,7 +80,8 @@ MAX_ITERATIONS = 10_000  # timed iterations of a run
 Index = Annotated[int, Field(ge=0, lt=1 << 31)]  # a rank or chunk number sent as data
 
 
-MAX_PHASE, MAX_CAPTION = 40, 300  # a step's words: every built-in's and example's fit (test_schedules.py)
+# a step's words: every built-in's and example's fit (test_schedules.py, test_user_algorithms.py)
+MAX_PHASE, MAX_CAPTION = 40, 300
 # A pipelined step (schedule.pipelined) says what each piece in flight does: "piece 3: <its round's
 # caption>; piece 4: ...", so its caption grows with the pieces in flight, up to MAX_CHUNKS of them.
 MAX_PLANNED_CAPTION = MAX_CHUNKS * (len(f"piece {MAX_CHUNKS - 1}: ; ") + MAX_CAPTION)

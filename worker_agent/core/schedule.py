@@ -224,7 +224,12 @@ def check_words(schedule: Schedule) -> None:
     for k, s in enumerate(schedule.steps):
         if len(s.phase) > MAX_PHASE:
             raise ScheduleError(f"step {k}: its phase is {len(s.phase)} characters, more than {MAX_PHASE}")
-        if len(s.caption.format(*widest)) > MAX_PLANNED_CAPTION:
+        try:
+            caption = s.caption.format(*widest)
+        except (IndexError, KeyError, ValueError) as e:  # a brace that names no rank (schedule.rank)
+            raise ScheduleError(f"step {k}: its caption cannot be read ({type(e).__name__}: {e}); "
+                                "write a brace as {{ or }}") from None
+        if len(caption) > MAX_PLANNED_CAPTION:
             raise ScheduleError(f"step {k}: its caption is over {MAX_PLANNED_CAPTION} characters")
 
 
