@@ -49,7 +49,8 @@ def main() -> None:
     sizes = [16 << 20, 64 << 20]
     medians = unwrap(run_ranks(measure, args.ranks, sizes, args.rounds, timeout=3600))[0]
     print(f"all_reduce float32, {args.ranks} ranks, gloo; median of {args.rounds} runs (slowest rank)")
-    print(f"{'size':>8} {'native ms':>10} {'ring/none ms':>13} {'ring/summary ms':>16} {'none/native':>12} {'summary/native':>15} {'summary/none':>13}")
+    print(f"{'size':>8} {'native ms':>10} {'ring/none ms':>13} {'ring/summary ms':>16} {'none/native':>12} "
+          f"{'summary/native':>15} {'summary/none':>13}")
     for size, m in medians.items():
         native, none, summary = (m[v] for v in VARIANTS)
         print(f"{size >> 20:>5} MiB {native * 1e3:>10.2f} {none * 1e3:>13.2f} {summary * 1e3:>16.2f} "

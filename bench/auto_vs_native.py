@@ -26,8 +26,8 @@ def measure(world, collectives, sizes, iterations, warmup):
     """On every rank: the sweep with auto, then native again, for every collective."""
     out = {}
     for collective in collectives:
-        a = {"collective": collective, "dtype": "float32", "op": "SUM", "iterations": iterations, "warmup": warmup,
-             "backend": None, "algorithms": []}
+        a = {"collective": collective, "dtype": "float32", "op": "SUM", "iterations": iterations,
+             "warmup": warmup, "backend": None, "algorithms": []}
         rows = bench.sweep(world, a, bench.default_algorithms(collective), sizes)
         again = {}
         for size in sizes:
@@ -47,11 +47,12 @@ def main() -> None:
     parser.add_argument("--save", help="write every measured row here, as JSON lines")
     args = parser.parse_args()
     sizes = bench.sizes("all_reduce", 1 << 10, args.max_bytes, 4)
-    results = unwrap(run_ranks(measure, args.ranks, args.collectives.split(","), sizes, args.iterations, args.warmup,
-                               timeout=6 * 3600))[0]
-    print(f"# auto vs native, P={args.ranks}, float32, gloo; {args.iterations} timed iterations (+{args.warmup} warm-up), "
-          "median of the slowest rank's iterations")
-    print(f"{'collective':>15} {'size':>10} {'native us':>11} {'auto us':>11} {'auto/native':>11} {'native2/native1':>15}  auto ran")
+    results = unwrap(run_ranks(measure, args.ranks, args.collectives.split(","), sizes, args.iterations,
+                               args.warmup, timeout=6 * 3600))[0]
+    print(f"# auto vs native, P={args.ranks}, float32, gloo; {args.iterations} timed iterations "
+          f"(+{args.warmup} warm-up), median of the slowest rank's iterations")
+    print(f"{'collective':>15} {'size':>10} {'native us':>11} {'auto us':>11} {'auto/native':>11} "
+          f"{'native2/native1':>15}  auto ran")
     saved = []
     for collective, (rows, again) in results.items():
         ratios, floors = [], []
@@ -61,9 +62,10 @@ def main() -> None:
             ratio, floor = auto["time_median"] / native["time_median"], again[size] / native["time_median"]
             ratios.append(ratio)
             floors.append(floor)
-            print(f"{collective:>15} {size:>10} {native['time_median'] * 1e6:>11.1f} {auto['time_median'] * 1e6:>11.1f} "
-                  f"{ratio:>11.2f} {floor:>15.2f}  {auto['ran']}")
-        print(f"{collective:>15} {'worst':>10} {'':>11} {'':>11} {max(ratios):>11.2f} {max(max(floors), 1 / min(floors)):>15.2f}")
+            print(f"{collective:>15} {size:>10} {native['time_median'] * 1e6:>11.1f} "
+                  f"{auto['time_median'] * 1e6:>11.1f} {ratio:>11.2f} {floor:>15.2f}  {auto['ran']}")
+        print(f"{collective:>15} {'worst':>10} {'':>11} {'':>11} {max(ratios):>11.2f} "
+              f"{max(max(floors), 1 / min(floors)):>15.2f}")
         saved += [dict(r, collective=collective) for r in rows]
     if args.save:
         with open(args.save, "w") as f:

@@ -56,8 +56,10 @@ def main() -> None:
             for _ in range(args.loads):
                 page = browser.new_page(viewport={"width": 1280, "height": 720})
                 page.goto(f"{up.url}/{query}")
-                page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'")
-                entries = dict(page.evaluate("performance.getEntriesByType('paint').map(e => [e.name, e.startTime])"))
+                page.wait_for_function("() => window.ringside.player.run && "
+                                       f"window.ringside.player.run.id === '{run['id']}'")
+                entries = dict(page.evaluate("performance.getEntriesByType('paint').map(e "
+                                             "=> [e.name, e.startTime])"))
                 ready = page.evaluate("performance.now()")
                 paints.append((entries.get("first-paint"), entries.get("first-contentful-paint"), ready))
                 last = page
@@ -68,11 +70,13 @@ def main() -> None:
     chunks = len(run["chunk_bounds"])
     elapsed = figures["elapsed"] / 1000
     gaps = sorted(figures["gaps"])
-    print(f"ring all_reduce, {args.ranks} ranks x {chunks} chunks, {'lecture mode' if args.present else 'default view'}, 1280x720")
+    print(f"ring all_reduce, {args.ranks} ranks x {chunks} chunks, "
+          f"{'lecture mode' if args.present else 'default view'}, 1280x720")
     print(f"  stage ticks: {figures['ticks']} in {elapsed:.2f} s = {figures['ticks'] / elapsed:.1f} fps")
     print(f"  frames drawn: {len(gaps) + 1}, median gap {statistics.median(gaps):.1f} ms, "
           f"p95 {gaps[int(0.95 * (len(gaps) - 1))]:.1f} ms, worst {gaps[-1]:.1f} ms")
-    print(f"  long tasks (page script over 50 ms): {len(figures['long'])}, {sum(figures['long']):.0f} ms in all")
+    print(f"  long tasks (page script over 50 ms): {len(figures['long'])}, "
+          f"{sum(figures['long']):.0f} ms in all")
     print(f"  machine load while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     fp, fcp, ready = (statistics.median(x for x in col if x is not None) for col in zip(*paints))
     print(f"  first paint {fp:.0f} ms, first contentful paint {fcp:.0f} ms, run on stage {ready:.0f} ms "

@@ -33,11 +33,15 @@ MEASURE = """async ({ ranks, steps, values, way }) => {
   const data = (rank, chunk, step) => Array.from({ length: values }, (_, i) => rank + chunk + step + i);
   const run = {
     group, chunk_bounds: group.map((c) => [c * values, (c + 1) * values]),
-    inputs: Object.fromEntries(group.map((r) => [r, group.map((c) => ({ chunk: c, values: data(r, c, -1) }))])),
+    inputs: Object.fromEntries(group.map((r) => [r,
+      group.map((c) => ({ chunk: c, values: data(r, c, -1) }))])),
     input_chunks: Object.fromEntries(group.map((r) => [r, group])),
     steps: Array.from({ length: steps }, (_, k) => ({
       step: k, phase: "ring", caption: "", ranks: {},
-      transfers: group.map((r) => [r, (r + 1) % ranks, (r - k + steps * ranks) % ranks, (r - k + steps * ranks) % ranks, 1]),
+      transfers: group.map((r) => {
+        const c = (r - k + steps * ranks) % ranks;
+        return [r, (r + 1) % ranks, c, c, 1];
+      }),
     })),
   };
   let frames = [firstFrame(run)], ms = 0;
@@ -71,7 +75,8 @@ def main() -> None:
         route.fulfill(path=FRONTEND / path.lstrip("/"), content_type="text/javascript")
 
     def ms(way, steps):
-        figures = pages[way].evaluate(MEASURE, {"ranks": args.ranks, "steps": steps, "values": args.values, "way": way})
+        figures = pages[way].evaluate(MEASURE, {"ranks": args.ranks, "steps": steps, "values": args.values,
+                                                "way": way})
         assert figures["frames"] == steps + 1
         return figures["ms"]
 
@@ -87,11 +92,14 @@ def main() -> None:
         ms("new", args.steps)  # compiled before it is timed
         for steps in sizes:
             # The new way is quick enough to take the median of a few; the old one is not.
-            rows.append((steps, ms("old", steps), statistics.median(ms("new", steps) for _ in range(args.repeat))))
+            rows.append((steps, ms("old", steps),
+                         statistics.median(ms("new", steps) for _ in range(args.repeat))))
         version = browser.version
         browser.close()
-    print(f"a live run's frames, {args.ranks} ranks x {args.ranks} chunks of {args.values} values, Chromium {version}")
-    print(f"{'steps':>6} {'old: replay all (ms)':>21} {'per step':>9} {'new: extend (ms)':>17} {'per step':>9} {'old / new':>10}")
+    print(f"a live run's frames, {args.ranks} ranks x {args.ranks} chunks of {args.values} "
+          f"values, Chromium {version}")
+    print(f"{'steps':>6} {'old: replay all (ms)':>21} {'per step':>9} {'new: extend (ms)':>17} "
+          f"{'per step':>9} {'old / new':>10}")
     for steps, old, new in rows:
         print(f"{steps:6} {old:21.1f} {old / steps:9.3f} {new:17.1f} {new / steps:9.3f} {old / new:10.1f}")
     # The last two sizes: a ring's first `ranks` steps are cheaper (its chunks' origins still grow).

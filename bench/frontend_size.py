@@ -26,7 +26,8 @@ def main() -> None:
         zipped += z
         print(f"{str(p.relative_to(FRONTEND)):32} {len(raw):8} {z:8}")
     print(f"{'total':32} {total:8} {zipped:8}")
-    print(f"{total / 1024:.1f} KiB of {BUDGET // 1024} KiB budget ({100 * total / BUDGET:.0f}%), {len(files)} files, {zipped / 1024:.1f} KiB gzipped")
+    print(f"{total / 1024:.1f} KiB of {BUDGET // 1024} KiB budget ({100 * total / BUDGET:.0f}%), "
+          f"{len(files)} files, {zipped / 1024:.1f} KiB gzipped")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,8 @@ def measure(world, elements, rounds):
         times = {name: [] for name, *_ in VARIANTS}
         for _ in range(rounds):
             for name, collective, algorithm, servers in VARIANTS:
-                spec = RunSpec(collective=collective, algorithm=algorithm, servers=servers, count=count, dtype="float32",
+                spec = RunSpec(collective=collective, algorithm=algorithm, servers=servers, count=count,
+                               dtype="float32",
                                pattern="random_float", capture="none", iterations=1, warmup=1, verify=False)
                 t = torch.tensor(runner.run("bench", spec).timings.iterations, dtype=torch.float64)
                 dist.all_reduce(t, op=dist.ReduceOp.MAX)  # an iteration lasts as long as its slowest rank
@@ -58,24 +59,29 @@ def main() -> None:
     args = parser.parse_args()
     p = args.ranks
     medians = unwrap(run_ranks(measure, p, ELEMENTS, args.rounds, timeout=3600))[0]
-    print(f"parameter server vs ring all_reduce, float32, {p} ranks, gloo; median of {args.rounds} runs (slowest rank)")
-    print(f"{'N':>8} {'ring ms':>9} {'ps S=1 ms':>10} {'ps S=3 ms':>10} {'S=1/ring':>9} {'S=3/ring':>9} {'S=1/S=3':>8}"
-          f" {'link: ring':>11} {'S=1':>9} {'S=3':>9}")
+    print(f"parameter server vs ring all_reduce, float32, {p} ranks, gloo; median of "
+          f"{args.rounds} runs (slowest rank)")
+    print(f"{'N':>8} {'ring ms':>9} {'ps S=1 ms':>10} {'ps S=3 ms':>10} {'S=1/ring':>9} {'S=3/ring':>9} "
+          f"{'S=1/S=3':>8} {'link: ring':>11} {'S=1':>9} {'S=3':>9}")
     for count, m in medians.items():
         n = count * 4
         ring, one, three = (m[name] for name, *_ in VARIANTS)
-        link = [formulas.evaluate("all_reduce", "ring", n, p)["value"], ps.formula(n, p, 1)["value"], ps.formula(n, p, 3)["value"]]
-        print(f"{_size(n):>8} {ring * 1e3:>9.2f} {one * 1e3:>10.2f} {three * 1e3:>10.2f} {one / ring:>9.2f} {three / ring:>9.2f}"
-              f" {one / three:>8.2f} {_size(link[0]):>11} {_size(link[1]):>9} {_size(link[2]):>9}")
+        link = [formulas.evaluate("all_reduce", "ring", n, p)["value"], ps.formula(n, p, 1)["value"],
+                ps.formula(n, p, 3)["value"]]
+        print(f"{_size(n):>8} {ring * 1e3:>9.2f} {one * 1e3:>10.2f} {three * 1e3:>10.2f} {one / ring:>9.2f} "
+              f"{three / ring:>9.2f} {one / three:>8.2f} {_size(link[0]):>11} "
+              f"{_size(link[1]):>9} {_size(link[2]):>9}")
 
 
     net = PRESETS["net-100gbps"]
     print(f"\nthe model's times on a 100 Gb/s network ({net.source.split(';')[0]} ...)")
-    print(f"{'N':>8} {'ring ms':>9} {'ps S=1 ms':>10} {'ps S=3 ms':>10} {'S=1/ring':>9} {'S=3/ring':>9} {'S=1/S=3':>8}")
+    print(f"{'N':>8} {'ring ms':>9} {'ps S=1 ms':>10} {'ps S=3 ms':>10} {'S=1/ring':>9} "
+          f"{'S=3/ring':>9} {'S=1/S=3':>8}")
     for count in ELEMENTS:
-        ring, one, three = (_predicted(collective, algorithm, servers, count, p, net) for _, collective, algorithm, servers in VARIANTS)
-        print(f"{_size(count * 4):>8} {ring * 1e3:>9.2f} {one * 1e3:>10.2f} {three * 1e3:>10.2f} {one / ring:>9.2f}"
-              f" {three / ring:>9.2f} {one / three:>8.2f}")
+        ring, one, three = (_predicted(collective, algorithm, servers, count, p, net)
+                            for _, collective, algorithm, servers in VARIANTS)
+        print(f"{_size(count * 4):>8} {ring * 1e3:>9.2f} {one * 1e3:>10.2f} {three * 1e3:>10.2f} "
+              f"{one / ring:>9.2f} {three / ring:>9.2f} {one / three:>8.2f}")
 
 
 def _predicted(collective: str, algorithm: str, servers: int | None, count: int, p: int, net) -> float:

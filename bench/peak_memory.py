@@ -51,8 +51,10 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) * MiB for s in args.sizes.split(",")]
     ranks = unwrap(run_ranks(measure, args.ranks, sizes, args.algorithms.split(","), timeout=3600))
-    print(f"all_reduce float32, capture summary, verified; {args.ranks} ranks, gloo; the largest rank's memory")
-    print(f"{'buffer':>8} {'algorithm':>10} {'before MiB':>11} {'peak MiB':>9} {'run MiB':>8} {'run/buffer':>11}")
+    print(f"all_reduce float32, capture summary, verified; {args.ranks} ranks, gloo; "
+          "the largest rank's memory")
+    print(f"{'buffer':>8} {'algorithm':>10} {'before MiB':>11} {'peak MiB':>9} "
+          f"{'run MiB':>8} {'run/buffer':>11}")
     for i, (size, algorithm, _, _) in enumerate(ranks[0]):
         before, peak = (max(rows[i][k] for rows in ranks) for k in (2, 3))
         run = max(rows[i][3] - rows[i][2] for rows in ranks)

@@ -41,8 +41,8 @@ def measure(world, collectives, sizes, iterations, warmup, rounds):
     rows = []
     for round_ in range(rounds):
         for collective in collectives:
-            a = {"collective": collective, "dtype": "float32", "op": "SUM", "iterations": iterations, "warmup": warmup,
-                 "backend": None, "algorithms": []}
+            a = {"collective": collective, "dtype": "float32", "op": "SUM", "iterations": iterations,
+                 "warmup": warmup, "backend": None, "algorithms": []}
             rows += [dict(r, collective=collective, round=round_)
                      for r in bench.sweep(world, a, predict.stepwise(collective), sizes)]
     return rows, bench.sharing_of(world).to_json()
@@ -67,7 +67,8 @@ def samples_of(rows, key: str, sharing: Sharing) -> list[tuple[str, predict.Samp
     out = []
     for r in rows:
         if r["algorithm"] in predict.stepwise(r["collective"]):
-            terms = cost(build(r["collective"], r["algorithm"], r["ranks"]), r["count"], ITEMSIZE[r["dtype"]], sharing)
+            terms = cost(build(r["collective"], r["algorithm"], r["ranks"]), r["count"],
+                         ITEMSIZE[r["dtype"]], sharing)
             out.append((f"{r['collective']}/{r['algorithm']}",
                         predict.Sample(terms.steps, terms.bytes, terms.reduced, r[key], r["size"])))
     return out
@@ -78,11 +79,13 @@ def report(rows: list[dict], key: str, sharing: Sharing) -> predict.Params:
     labelled = samples_of(rows.values(), key, sharing)
     fitted = predict.solve([s for _, s in labelled])
     held, p = fitted.heldout, fitted.params
-    print(f"\n## {key} ({'ranks share cores: ' + str(sharing.to_json()) if sharing else 'every rank alone'}); "
-          f"noise floor (one round against another): {floor:.1%}")
-    print(f"# fit over {fitted.runs} stepwise rows: alpha {p.alpha * 1e6:.1f} us, beta {p.beta * 1e9:.3f} ns/B, "
-          f"gamma {p.gamma * 1e9:.3f} ns/B; RMS relative error {fitted.rms_error:.1%}")
-    print(f"# held out ({held['method']}): median {held['median']:.1%}, worst {held['worst']:.1%} over {held['runs']} rows")
+    print(f"\n## {key} "
+          f"({'ranks share cores: ' + str(sharing.to_json()) if sharing else 'every rank alone'}); noise "
+          f"floor (one round against another): {floor:.1%}")
+    print(f"# fit over {fitted.runs} stepwise rows: alpha {p.alpha * 1e6:.1f} us, beta {p.beta * 1e9:.3f} "
+          f"ns/B, gamma {p.gamma * 1e9:.3f} ns/B; RMS relative error {fitted.rms_error:.1%}")
+    print(f"# held out ({held['method']}): median {held['median']:.1%}, worst {held['worst']:.1%} "
+          f"over {held['runs']} rows")
     print(f"{'held-out size':>14} {'rows':>5} {'median':>8} {'worst':>8}")
     for s in held["by_size"]:
         print(f"{int(s['size']):>14} {s['runs']:>5} {s['median']:>8.1%} {s['worst']:>8.1%}")
@@ -99,7 +102,8 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--alone", action="store_true", help="read the terms as if every rank had a core of its own")
+    parser.add_argument("--alone", action="store_true",
+                        help="read the terms as if every rank had a core of its own")
     parser.add_argument("--rows", help="JSON lines from bench/auto_vs_native.py --save instead of measuring "
                                        "(taken as measured on this machine's cores)")
     parser.add_argument("--save", help="write the measured rows here (JSON lines), to --rows them again")

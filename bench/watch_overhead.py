@@ -60,8 +60,8 @@ def free_port() -> int:
 
 def torchrun(ranks: int, mode: list[str] | None, server: str, *args: str, **popen) -> subprocess.Popen:
     watch = [] if mode is None else ["-m", "ringside.watch", "--server", server, *mode]
-    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={ranks}", f"--master-port={free_port()}",
-           *watch, __file__, "--train", *args]
+    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={ranks}",
+           f"--master-port={free_port()}", *watch, __file__, "--train", *args]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, **popen)
 
 
@@ -85,7 +85,8 @@ def named_after(ranks: int, server) -> float:
             pid = None
             while pid is None:  # the last rank's pid, once the job's ranks have said hello and issued
                 for message in messages(viewer.recv(timeout=60)):
-                    if message["type"] == "job" and len(message["ranks"]) == ranks and message["job"]["collectives"] > 20:
+                    if message["type"] == "job" and len(message["ranks"]) == ranks \
+                            and message["job"]["collectives"] > 20:
                         pid = next(r["pid"] for r in message["ranks"] if r["rank"] == ranks - 1)
             os.kill(pid, signal.SIGSTOP)
             stopped = time.monotonic()
@@ -111,7 +112,8 @@ def main() -> None:
     server = start_serve(Path(tempfile.mkdtemp(prefix="watch-bench-")))
     os.environ["RINGSIDE_WORKER_TOKEN"] = WORKER_TOKEN
     try:
-        print(f"DDP on gloo, P={args.ranks}, {args.rounds} rounds x {args.steps} steps, medians (rank 0's step time)")
+        print(f"DDP on gloo, P={args.ranks}, {args.rounds} rounds x {args.steps} steps, "
+              "medians (rank 0's step time)")
         print(f"{'model':>6} {'mode':>16} {'step ms':>9} {'vs plain':>9}")
         for label, hidden in HIDDEN.items():
             times = {mode: [] for mode in MODES}

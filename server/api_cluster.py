@@ -27,10 +27,11 @@ async def health(hub: Hub = Depends(hub_of)) -> dict:
     writes that wait (a file another process holds locked makes them wait, and for how long)."""
     cluster, writer = hub.cluster, hub.store.writer
     stuck = writer.stuck_since
-    return {"status": "ok" if hub.dispatching() and stuck is None else "degraded", "protocol": PROTOCOL_VERSION,
-            "world_size": cluster.world_size, "live_ranks": len(cluster.live()),
+    return {"status": "ok" if hub.dispatching() and stuck is None else "degraded",
+            "protocol": PROTOCOL_VERSION, "world_size": cluster.world_size, "live_ranks": len(cluster.live()),
             "dispatcher": {"running": hub.dispatching(), "restarts": hub.restarts},
-            "store": {"waiting_writes": writer.waiting(), "locked_for_s": round(time.monotonic() - stuck, 1) if stuck else 0}}
+            "store": {"waiting_writes": writer.waiting(),
+                      "locked_for_s": round(time.monotonic() - stuck, 1) if stuck else 0}}
 
 
 @router.get("/api/cluster", dependencies=[watch])

@@ -26,7 +26,8 @@ router = APIRouter()
 
 COLLECTIVE = "all_reduce"
 ALGORITHMS = ("master_worker", "ring", "tree")  # the three a lecture sets side by side
-SERVER = (ps_collective.PARAMETER_SERVER.name, ps.NAME, 1)  # and the parameter server they replaced, one server
+# and the parameter server they replaced, one server
+SERVER = (ps_collective.PARAMETER_SERVER.name, ps.NAME, 1)
 WORLDS = range(2, 65)
 PER_ELEMENT = 1  # byte: with count = N elements, a byte count divided by count is in units of N
 
@@ -38,14 +39,16 @@ def _figures(sent: list[int], received: list[int], busiest: int, n: int) -> dict
 
 @lru_cache(maxsize=1)
 def curves() -> list[dict]:
-    """Per algorithm, its figures at every P in WORLDS: [{collective, algorithm, p, per_rank, busiest_link}]."""
+    """Per algorithm, its figures at every P in WORLDS: [{collective, algorithm, p, per_rank,
+    busiest_link}]."""
     out = []
     for algorithm in ALGORITHMS:
         points = {"p": [], "per_rank": [], "busiest_link": []}
         for p in WORLDS:
             count = 64 * p  # splits evenly into every schedule's pieces
             t = simulate.traffic(build(COLLECTIVE, algorithm, p), count, PER_ELEMENT)
-            figures = _figures(t.sent.tolist(), t.received.tolist(), t.busiest_link[1] if t.busiest_link else 0, count)
+            figures = _figures(t.sent.tolist(), t.received.tolist(),
+                               t.busiest_link[1] if t.busiest_link else 0, count)
             points["p"].append(p)
             for k, v in figures.items():
                 points[k].append(v)
@@ -55,11 +58,13 @@ def curves() -> list[dict]:
     for p in WORLDS:
         count = 64 * p  # the model, N elements: one block, with one server
         t = simulate.traffic(build(collective, algorithm, p, 0, 1, servers), count, PER_ELEMENT)
-        figures = _figures(t.sent.tolist(), t.received.tolist(), t.busiest_link[1] if t.busiest_link else 0, count)
+        figures = _figures(t.sent.tolist(), t.received.tolist(),
+                           t.busiest_link[1] if t.busiest_link else 0, count)
         points["p"].append(p)
         for k, v in figures.items():
             points[k].append(v)
-    out.append({"collective": collective, "algorithm": algorithm, "label": f"parameter server (S={servers})", **points})
+    out.append({"collective": collective, "algorithm": algorithm,
+                "label": f"parameter server (S={servers})", **points})
     return out
 
 
@@ -71,8 +76,8 @@ def measured(run: Run) -> dict | None:
     sent = [r.bytes_sent for r in run.results.values()]
     received = [r.bytes_received for r in run.results.values()]
     link = run.traffic.busiest_link.bytes if run.traffic.busiest_link else 0
-    return {"collective": run.spec.collective, "algorithm": run.spec.algorithm, "p": len(run.group), "run": run.id,
-            **_figures(sent, received, link, n)}
+    return {"collective": run.spec.collective, "algorithm": run.spec.algorithm, "p": len(run.group),
+            "run": run.id, **_figures(sent, received, link, n)}
 
 
 @router.get("/api/compare", dependencies=[Depends(need_viewer)])
@@ -80,8 +85,10 @@ async def get_compare(hub: Annotated[Hub, Depends(hub_of)]) -> dict:
     series = await asyncio.to_thread(curves)  # the first call builds 189 schedules: off the event loop
     shown = [(COLLECTIVE, a, None) for a in ALGORITHMS] + [SERVER]
     runs = [hub.store.newest_done(c, a) for c, a, _ in shown]
-    points = [measured(run) for run in runs if run is not None and run.spec.servers in (None, SERVER[2])]  # on its curve
-    return {"unit": "N (bytes of one rank's buffer: the model)", "series": series, "measured": [p for p in points if p]}
+    # on its curve
+    points = [measured(run) for run in runs if run is not None and run.spec.servers in (None, SERVER[2])]
+    return {"unit": "N (bytes of one rank's buffer: the model)", "series": series,
+            "measured": [p for p in points if p]}
 
 
 @router.get("/api/compare/beside", dependencies=[Depends(need_viewer)])
@@ -96,8 +103,8 @@ async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[H
         raise refuse(422, "run", f"{run} is not a parameter-server run")
     spec, p = shown.spec, len(shown.group)
     model_bytes = spec.count * shown.display.itemsize
-    rows = [{"algorithm": spec.algorithm, "label": f"parameter server (S={spec.servers or 1})", "run": shown.id,
-             **(shown.display.formula.model_dump() if shown.display.formula else {})}]
+    rows = [{"algorithm": spec.algorithm, "label": f"parameter server (S={spec.servers or 1})",
+             "run": shown.id, **(shown.display.formula.model_dump() if shown.display.formula else {})}]
     for algorithm in ALGORITHMS:
         same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p)
         formula = formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}

@@ -43,7 +43,8 @@ async def list_jobs(limit: int = Query(50, ge=1, le=200), offset: int = Query(0,
 
 @router.get("/api/jobs/{job_id}", dependencies=[watch])
 async def get_job(job_id: str = JobId, limit: int = Query(500, ge=1, le=2000),
-                  before: int | None = Query(None, ge=0, le=1 << 62), watching: Watching = Depends(watching_of)) -> dict:
+                  before: int | None = Query(None, ge=0, le=1 << 62),
+                  watching: Watching = Depends(watching_of)) -> dict:
     job = found_job(watching, job_id)
     return {"job": job.summary(), "ranks": list(job.ranks.values()), "groups": job.groups,
             "totals": [t.shown() for t in job.totals.values()], "links": list(job.links.values()),

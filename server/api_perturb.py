@@ -56,11 +56,13 @@ async def demo(ask: DemoAsk | None = None, hub: Hub = Depends(hub_of)) -> DemoAn
     """Queue the demo's runs with the same straggler; both are checked before either is queued."""
     world = hub.cluster.world_size
     straggler = (ask.straggler if ask else None) or Straggler(rank=max(world - 1, 0), delay_s=DEMO_DELAY_S)
-    pieces = pieces_of(DEMO_COLLECTIVE, world)  # the lecture's data: a digit a cell (the straggler's delay is the time)
-    specs = [RunSpec(collective=DEMO_COLLECTIVE, algorithm=a, count=pieces.get(a, max(world, 1)), pattern="digits",
-                     perturb=Perturb(straggler=straggler)) for a in DEMO_ALGORITHMS]
+    # the lecture's data: a digit a cell (the straggler's delay is the time)
+    pieces = pieces_of(DEMO_COLLECTIVE, world)
+    specs = [RunSpec(collective=DEMO_COLLECTIVE, algorithm=a, count=pieces.get(a, max(world, 1)),
+                     pattern="digits", perturb=Perturb(straggler=straggler)) for a in DEMO_ALGORITHMS]
     for spec in specs:
         validate(spec, world, hub.cluster.backend or "gloo")
     runs = [await hub.runs.submit(spec) for spec in specs]
     return DemoAnswer(runs=[DemoRun(id=r.id, algorithm=r.spec.algorithm,
-                                    predicted_extra_s=r.perturbed.predicted_extra_s if r.perturbed else None) for r in runs])
+                                    predicted_extra_s=r.perturbed.predicted_extra_s if r.perturbed else None)
+                            for r in runs])

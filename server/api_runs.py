@@ -53,7 +53,8 @@ async def list_runs(limit: int = Query(20, ge=1, le=200), offset: int = Query(0,
 @router.get("/{run_id}", dependencies=[watch], response_model=Run)
 async def get_run(run_id: str, hub: Hub = Depends(hub_of)) -> Response:
     # serialised once, by pydantic: a run of many steps is large
-    return Response(found(hub.runs.find(run_id), "run", run_id).model_dump_json(), media_type="application/json")
+    return Response(found(hub.runs.find(run_id), "run", run_id).model_dump_json(),
+                    media_type="application/json")
 
 
 @router.post("/{run_id}/cancel", dependencies=[present])
@@ -65,4 +66,5 @@ async def cancel_run(run_id: str, hub: Hub = Depends(hub_of)) -> CancelAnswer:
 @router.get("/{run_id}/trace", dependencies=[watch])
 async def get_trace(run_id: str, hub: Hub = Depends(hub_of)) -> JSONResponse:
     run = found(hub.runs.find(run_id), "run", run_id)
-    return JSONResponse(trace.chrome_trace(run), headers={"Content-Disposition": f'attachment; filename="{run_id}.trace.json"'})
+    saved = {"Content-Disposition": f'attachment; filename="{run_id}.trace.json"'}
+    return JSONResponse(trace.chrome_trace(run), headers=saved)

@@ -30,7 +30,8 @@ async def list_trainings(limit: int = Query(20, ge=1, le=200), hub: Hub = Depend
 
 @router.get("/{training_id}", dependencies=[watch], response_model=Training)
 async def get_training(training_id: str = Path(max_length=40), hub: Hub = Depends(hub_of)) -> Response:
-    return Response(found(hub.trainings.find(training_id), "training", training_id).model_dump_json(), media_type="application/json")
+    return Response(found(hub.trainings.find(training_id), "training", training_id).model_dump_json(),
+                    media_type="application/json")
 
 
 class CancelAnswer(BaseModel):

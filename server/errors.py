@@ -13,7 +13,8 @@ from .guard import bounded
 
 
 class Detail(BaseModel):
-    field: str = Field(description="what was wrong: a field of the request, or token, host, body, cluster, queue, store")
+    field: str = Field(description="what was wrong: a field of the request, or token, host, "
+                                   "body, cluster, queue, store")
     message: str = Field(description="why, in words")
 
 
@@ -58,7 +59,8 @@ def refuse(status: int, field: str, message: str) -> HTTPException:
 
 
 def status_of(e: SpecError) -> int:
-    """What the server will not do: ask again later (503), wait for the cluster (409), or ask otherwise (422)."""
+    """What the server will not do: ask again later (503), wait for the cluster (409), or ask otherwise
+    (422)."""
     return 503 if isinstance(e, NotReady) else 409 if isinstance(e, Busy) else 422
 
 

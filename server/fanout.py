@@ -61,7 +61,8 @@ class Fanout:
         self.limit = limit
         self.viewers: set[Viewer] = set()
         self.closing: set[asyncio.Task] = set()
-        self.presenter: BaseModel | None = None  # the presenter's view, last heard (messages.PresenterMessage)
+        # the presenter's view, last heard (messages.PresenterMessage)
+        self.presenter: BaseModel | None = None
         self.presenters = 0  # presenter pages connected: the view is forgotten when the last goes
         self.presenter_steps = 0  # the step count of the run in that view
 
@@ -97,15 +98,18 @@ class Fanout:
 
     def steps_of(self, run_id: str) -> int | None:
         """The step count of the run the presenter shows, if `run_id` is it."""
-        return self.presenter_steps if self.presenter is not None and self.presenter.run_id == run_id else None
+        shown = self.presenter is not None and self.presenter.run_id == run_id
+        return self.presenter_steps if shown else None
 
     def _drop(self, viewer: Viewer) -> None:
         """Routine (a laptop asleep, a slow link): one quiet line, and the viewer is told."""
         self.viewers.discard(viewer)
         viewer.offer_stop()
         client = viewer.ws.client
-        log.info("viewer %s dropped: %d messages behind", f"{client.host}:{client.port}" if client else "?", self.limit)
-        task = asyncio.get_running_loop().create_task(close(viewer.ws, DROPPED, "viewer fell behind; reconnect for a snapshot"))
+        log.info("viewer %s dropped: %d messages behind",
+                 f"{client.host}:{client.port}" if client else "?", self.limit)
+        task = asyncio.get_running_loop().create_task(close(viewer.ws, DROPPED,
+                                                            "viewer fell behind; reconnect for a snapshot"))
         self.closing.add(task)  # held until done: the loop keeps only weak references to tasks
         task.add_done_callback(self.closing.discard)
 

@@ -49,7 +49,8 @@ Routes = list[tuple[set[str], re.Pattern]]  # (methods, path pattern) of some ro
 def install(app, settings: Settings) -> None:
     """Put the guard in front of every route (call once every route is included)."""
     routes = _api_routes(app.routes)
-    presenter = [(r.methods, r.path_regex) for r in routes if any(d.dependency is need_presenter for d in r.dependencies)]
+    presenter = [(r.methods, r.path_regex) for r in routes
+                 if any(d.dependency is need_presenter for d in r.dependencies)]
     bodies = [(r.methods, r.path_regex) for r in routes if r.body_field is not None]
     app.add_middleware(Guard, settings=settings, presenter_only=presenter, bodies=bodies)
 
@@ -99,7 +100,8 @@ def json_problem(body: bytes) -> str | None:
     except UnicodeDecodeError as e:
         return f"the body is not UTF-8 (at byte {e.start})"
     try:
-        json.loads(text, parse_constant=no_constant, parse_float=_finite, parse_int=_bounded, object_pairs_hook=_unique)
+        json.loads(text, parse_constant=no_constant, parse_float=_finite, parse_int=_bounded,
+                   object_pairs_hook=_unique)
     except RecursionError:
         return "the body is nested too deeply"
     except json.JSONDecodeError as e:  # its msg is json's own words, never the input
@@ -175,7 +177,8 @@ class Guard:
                 return
         if not matches(self.bodies, method, path):
             if _declares_body(conn.headers):  # refused unread: a stalled body on any path held memory
-                await _refuse(scope, receive, send, 413, "body", f"{method} {bounded(path, 80)} takes no body")
+                await _refuse(scope, receive, send, 413, "body",
+                              f"{method} {bounded(path, 80)} takes no body")
             else:
                 await self.app(scope, receive, send)
             return

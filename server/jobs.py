@@ -84,7 +84,8 @@ class Dispatcher:
         self.current: Job | None = None
         self.stopping = False  # Ctrl-C or SIGTERM (serve.Server): what is cut short now is interrupted
         self.changed = asyncio.Event()  # something a waiting job may care about happened
-        self.telling: set[asyncio.Task] = set()  # cancels on their way to the ranks (the loop keeps weak references)
+        # cancels on their way to the ranks (the loop keeps weak references)
+        self.telling: set[asyncio.Task] = set()
 
     def recover(self, left: Iterable[Job]) -> None:
         """What a previous server left running or queued: interrupted, never lost, never silent."""

@@ -37,8 +37,10 @@ FIT_WINDOW = 500  # stepwise runs the fit reads, newest first (and as many nativ
 # at this cap that is about 260 k transfers. The costliest shape it lets through (all_to_all over
 # 362 ranks) takes ~0.25 s and ~50 MB to build, check and simulate on one laptop core.
 MAX_SHAPE = 1 << 17
-CACHED_SHAPE = 1 << 12  # shapes up to this use algorithms.build's cache; a larger one is built, used and let go
-BUILDS = threading.BoundedSemaphore(2)  # predictions that build at once: memory stays bounded however many ask
+# shapes up to this use algorithms.build's cache; a larger one is built, used and let go
+CACHED_SHAPE = 1 << 12
+# predictions that build at once: memory stays bounded however many ask
+BUILDS = threading.BoundedSemaphore(2)
 
 
 class Row(NamedTuple):
@@ -65,10 +67,15 @@ class ModelQuery(BaseModel):
     dtype: DType = "float32"
     chunks: int = Field(1, ge=1, le=1024)
     root: int = Field(0, ge=0)
-    servers: int | None = Field(None, ge=1, le=1023, description="parameter_server: ranks that hold a shard (default 1)")
-    alpha: float | None = Field(None, ge=0, le=3600, allow_inf_nan=False, description="seconds per step; fitted when omitted")
-    beta: float | None = Field(None, ge=0, le=1, allow_inf_nan=False, description="seconds per byte; fitted when omitted")
-    gamma: float | None = Field(None, ge=0, le=1, allow_inf_nan=False, description="seconds per byte reduced; when omitted, fitted, or 0 if alpha or beta is given")
+    servers: int | None = Field(None, ge=1, le=1023,
+                                description="parameter_server: ranks that hold a shard (default 1)")
+    alpha: float | None = Field(None, ge=0, le=3600, allow_inf_nan=False,
+                                description="seconds per step; fitted when omitted")
+    beta: float | None = Field(None, ge=0, le=1, allow_inf_nan=False,
+                               description="seconds per byte; fitted when omitted")
+    gamma: float | None = Field(None, ge=0, le=1, allow_inf_nan=False,
+                                description="seconds per byte reduced; when omitted, fitted, or 0 "
+                                            "if alpha or beta is given")
 
 
 def features(collective: str, algorithm: str, p: int, root: int, chunks: int, count: int, itemsize: int):
@@ -92,8 +99,10 @@ def row_of(run: Run) -> Row | None:
     size = collective.message_bytes(count, itemsize, p)
     if run.schedule is None:
         return Row(run.spec.collective, run.spec.algorithm, p, size, None, None, None, run.time)
-    terms = cost(Schedule.from_doc(run.schedule, run.world_size), count, itemsize, Sharing.from_json(run.sharing))
-    return Row(run.spec.collective, run.spec.algorithm, p, size, terms.steps, terms.bytes, terms.reduced, run.time)
+    terms = cost(Schedule.from_doc(run.schedule, run.world_size), count, itemsize,
+                 Sharing.from_json(run.sharing))
+    return Row(run.spec.collective, run.spec.algorithm, p, size, terms.steps, terms.bytes,
+               terms.reduced, run.time)
 
 
 def solve(rows: Iterable) -> tuple[float, float, int]:
@@ -135,7 +144,8 @@ class Fit:
     def to_json(self) -> dict:
         """The fit, its error over its own runs and on sizes held out of it, and the native lines."""
         return {**self.model.to_json(), "native": [
-            {"collective": c, "ranks": p, "latency": f.latency, "per_byte": f.per_byte, "runs": f.runs, "rms_error": f.rms_error}
+            {"collective": c, "ranks": p, "latency": f.latency, "per_byte": f.per_byte, "runs": f.runs,
+             "rms_error": f.rms_error}
             for (c, p), f in sorted(self.native.items())]}
 
 
@@ -151,12 +161,14 @@ def prediction_of(row: Row, fitted: Fit) -> dict:
     if row.steps is None:
         line = fitted.native.get((row.collective, row.ranks))
         if line is None:
-            return {"time": None, "source": f"no native {row.collective} runs at {row.ranks} ranks at two sizes yet"}
+            return {"time": None, "source": f"no native {row.collective} runs at "
+                                            f"{row.ranks} ranks at two sizes yet"}
         seconds, source = line.time(row.size), f"native line fitted to {line.runs} runs"
     else:
         if fitted.model.runs == 0:
             return {"time": None, "source": "no stepwise runs fitted yet"}
-        seconds, source = fitted.model.params.time((row.steps, row.bytes, row.reduced)), fitted.model.params.source
+        seconds, source = fitted.model.params.time((row.steps, row.bytes,
+                                                    row.reduced)), fitted.model.params.source
     return {"time": seconds, "measured": row.time, "error": (seconds - row.time) / row.time, "source": source}
 
 
@@ -180,11 +192,12 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
     collective = get(q.collective, q.servers)
     check_servers(RunSpec(collective=q.collective, algorithm=q.algorithm, count=q.count, servers=q.servers),
                   collective.has_servers, q.world_size)
-    count, itemsize = collective.count(q), ITEMSIZE[collective.dtype(q)]  # a barrier's own, whatever was asked
+    # a barrier's own, whatever was asked
+    count, itemsize = collective.count(q), ITEMSIZE[collective.dtype(q)]
     with BUILDS:
         try:
-            schedule = (build if shape <= CACHED_SHAPE else build.__wrapped__)(q.collective, q.algorithm, q.world_size, q.root,
-                                                                               q.chunks, q.servers)
+            builder = build if shape <= CACHED_SHAPE else build.__wrapped__
+            schedule = builder(q.collective, q.algorithm, q.world_size, q.root, q.chunks, q.servers)
         except ValueError as e:
             raise SpecError("chunks", str(e)) from None
         if schedule.pieces > count:
@@ -196,7 +209,8 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
     if isinstance(fitted, tuple):
         fitted = pm.Fitted(pm.Params(fitted[0], fitted[1], 0.0, "given"), fitted[2], None)
     given = fitted.params
-    chosen = (q.alpha, q.beta) != (None, None)  # the alpha-beta model a caller names: no gamma unless named too
+    # the alpha-beta model a caller names: no gamma unless named too
+    chosen = (q.alpha, q.beta) != (None, None)
     alpha, beta = given.alpha if q.alpha is None else q.alpha, given.beta if q.beta is None else q.beta
     gamma = q.gamma if q.gamma is not None else 0.0 if chosen else given.gamma
     seconds = terms.time(alpha, beta, gamma)
@@ -204,10 +218,12 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
     return {
         "collective": q.collective, "algorithm": q.algorithm, "world_size": q.world_size, "count": count,
         "dtype": collective.dtype(q), "bytes": size, "steps": terms.steps, "terms": asdict(terms),
-        "time": seconds, "algbw": size / seconds if seconds > 0 else None, "alpha": alpha, "beta": beta, "gamma": gamma,
+        "time": seconds, "algbw": size / seconds if seconds > 0 else None, "alpha": alpha, "beta": beta,
+        "gamma": gamma,
         "fitted_from_runs": fitted.runs if (q.alpha, q.beta, q.gamma) == (None, None, None) else 0,
         "rms_error": fitted.rms_error, "traffic": moved, "sharing": sharing.to_json(),
-        "source": given.source if (q.alpha, q.beta, q.gamma) == (None, None, None) else "given in the request, the rest "
+        "source": given.source if (q.alpha, q.beta, q.gamma) == (None, None, None)
+        else "given in the request, the rest "
                   f"{given.source}",
     }
 
@@ -246,16 +262,18 @@ def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit,
     if "algorithm" in left:
         names = [a for a in pm.stepwise(spec.collective, p)
                  if _valid(spec.model_copy(update={"algorithm": a, "chunks": first}), world_size, backend)]
-        choice = pm.pick(spec.collective, p, root, size, itemsize, fitted.model, fitted.native.get((spec.collective, p)),
-                         names, spec.chunks, sharing)
+        choice = pm.pick(spec.collective, p, root, size, itemsize, fitted.model,
+                         fitted.native.get((spec.collective, p)), names, spec.chunks, sharing)
         algorithm, chunks, why = choice.algorithm, choice.chunks, choice.why
-        candidates = [{"algorithm": c.algorithm, "chunks": c.chunks, "time": c.time} for c in choice.candidates]
+        candidates = [{"algorithm": c.algorithm, "chunks": c.chunks, "time": c.time}
+                      for c in choice.candidates]
     else:
         if spec.algorithm not in pm.stepwise(spec.collective):
-            raise SpecError("chunks", f'"auto" chooses how a schedule is cut; {spec.algorithm} takes a number of chunks')
+            raise SpecError("chunks", f'"auto" chooses how a schedule is cut; {spec.algorithm} '
+                                      'takes a number of chunks')
         algorithm = spec.algorithm
-        chunks, tried = pm.best_chunks(spec.collective, algorithm, p, root, size, itemsize, fitted.model.params,
-                                       sharing=sharing)
+        chunks, tried = pm.best_chunks(spec.collective, algorithm, p, root, size, itemsize,
+                                       fitted.model.params, sharing=sharing)
         listed = ", ".join(f"{k}: {pm.seconds(t)}" for k, t in tried.items())
         why = f"{chunks} chunks: predicted fastest of {listed} (with {fitted.model.params.source})"
         candidates = [{"algorithm": algorithm, "chunks": k, "time": t} for k, t in tried.items()]

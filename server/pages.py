@@ -23,7 +23,8 @@ def mount_frontend(app: FastAPI) -> None:
 
     @app.get("/vendor/plotly.min.js", include_in_schema=False)
     def plotly_bundle() -> FileResponse:
-        return FileResponse(plotly_js, media_type="text/javascript", headers={"Cache-Control": "max-age=86400"})
+        return FileResponse(plotly_js, media_type="text/javascript",
+                            headers={"Cache-Control": "max-age=86400"})
 
     app.mount("/vendor/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
 

@@ -67,7 +67,8 @@ class Cluster:
             return f"host, device, backend and torch version must be at most {MAX_TEXT} characters"
         current = self.ranks.get(hello.rank)
         if current is not None and current.connected:
-            return f"rank {hello.rank} is already connected (pid {current.hello.pid} on {current.hello.host[:40]})"[:120]
+            return (f"rank {hello.rank} is already connected (pid {current.hello.pid} on "
+                    f"{current.hello.host[:40]})")[:120]
         others = [r.hello for r in self.ranks.values() if r.connected]
         if others and others[0].world_size != hello.world_size:
             return f"world size {hello.world_size} differs from the cluster's {others[0].world_size}"
@@ -86,7 +87,8 @@ class Cluster:
         return 0.0 if last is None else max(0.0, self.hold - (time.monotonic() - last))
 
     def join(self, hello: Hello) -> None:
-        if self.ranks and not any(r.connected for r in self.ranks.values()) and self.world_size != hello.world_size:
+        if self.ranks and not any(r.connected for r in self.ranks.values()) \
+                and self.world_size != hello.world_size:
             self.forget()  # a new world replaces one that is entirely gone (and no longer held: conflict)
         self.ranks[hello.rank] = Rank(hello)
         self.complete = self.complete or sum(r.connected for r in self.ranks.values()) == hello.world_size
@@ -97,7 +99,8 @@ class Cluster:
             return
         rank.last_seen = time.monotonic()
         rank.busy = beat.status == "busy"
-        rank.cpu_percent, rank.rss_bytes, rank.gpu_memory_bytes = beat.cpu_percent, beat.rss_bytes, beat.gpu_memory_bytes
+        rank.cpu_percent, rank.rss_bytes = beat.cpu_percent, beat.rss_bytes
+        rank.gpu_memory_bytes = beat.gpu_memory_bytes
         rank.history.append((round(time.time(), 1), beat.cpu_percent, beat.rss_bytes, beat.gpu_memory_bytes))
 
     def seen(self, rank: int) -> None:
@@ -142,7 +145,8 @@ class Cluster:
     def placement(self) -> list[tuple[str, int]]:
         """Each rank's (host, CPU cores it may run on), in rank order: which ranks share cores
         (simulate.Sharing.of)."""
-        return [(r.hello.host, r.hello.cores) if (r := self.ranks.get(i)) else ("", 0) for i in range(self.world_size)]
+        return [(r.hello.host, r.hello.cores) if (r := self.ranks.get(i)) else ("", 0)
+                for i in range(self.world_size)]
 
     def to_json(self) -> dict:
         now = time.monotonic()

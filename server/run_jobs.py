@@ -73,7 +73,8 @@ class RunJob(Job):
             run.on_cancelled(event)
         elif isinstance(event, ErrorEvent):
             run.on_error(event)
-        if (front := wavefront.observe(run, event)) is not None:  # a hang's ranks report steps and arrivals live
+        # a hang's ranks report steps and arrivals live
+        if (front := wavefront.observe(run, event)) is not None:
             publish(wavefront.WavefrontMessage(run_id=run.id, wavefront=front))
 
     def end(self, state: RunState, error: str | None) -> None:
@@ -82,7 +83,8 @@ class RunJob(Job):
             wavefront.blame(run, error)  # a hang: the run failed on the rank the others waited for
         run.conclude(state, error)
         self._save_ended()
-        ended = EndedMessage(run=run) if run.started_at else SummaryMessage(run=run.summary())  # cancelled queued
+        # cancelled queued
+        ended = EndedMessage(run=run) if run.started_at else SummaryMessage(run=run.summary())
         self.hub.fanout.publish(ended)
 
     def _save_ended(self) -> None:
@@ -129,7 +131,8 @@ class Runs:
         return run
 
     def find(self, run_id: str) -> Run | None:
-        """A run by id: one not yet ended (newer than the store's), a training step's sync, or a stored one."""
+        """A run by id: one not yet ended (newer than the store's), a training step's sync, or a stored
+        one."""
         job = self.hub.dispatcher.find(run_id)
         if isinstance(job, RunJob):
             return job.run
@@ -149,7 +152,8 @@ class Runs:
         return job.run if isinstance(job, RunJob) else None
 
     def cancel(self, run_id: str) -> Run | None:
-        """Cancel a run queued or running (jobs.Dispatcher.cancel: the ranks stop between iterations, runner.py)."""
+        """Cancel a run queued or running (jobs.Dispatcher.cancel: the ranks stop between iterations,
+        runner.py)."""
         job = self.hub.dispatcher.find(run_id)
         if not isinstance(job, RunJob):
             return self.find(run_id)  # ended, or none: nothing to cancel
@@ -177,7 +181,8 @@ def nonsense(event, run: Run) -> str | None:
             return (f"rank {event.rank} reported {len(timings.iterations)} iterations "
                     f"and {len(timings.steps)} steps; "
                     f"the run has {run.spec.iterations} and {len(run.steps)}")
-        if not all(0 <= n <= MAX_BYTES for n in (event.bytes_sent, event.bytes_received, event.checksum or 0)):
+        if not all(0 <= n <= MAX_BYTES for n in (event.bytes_sent, event.bytes_received,
+                                                 event.checksum or 0)):
             return f"rank {event.rank} reported bytes or a checksum outside 0 to 2^64"
         if not all(t >= 0 for t in timings.iterations):
             return f"rank {event.rank} reported an iteration that took negative time"

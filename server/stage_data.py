@@ -53,7 +53,8 @@ def _chunks_in(bounds: list[tuple[int, int]], blocks: range, count: int) -> list
 def _regions(collective, p: int, root: int, bounds, count: int) -> list[Region]:
     """Labelled parts of every rank's buffer: only where each rank's input and output are the
     same two disjoint spans (one buffer holding a send half and a receive half)."""
-    spans = {(tuple(collective.input_blocks(r, p, root)), tuple(collective.output_blocks(r, p, root, root))) for r in range(p)}
+    spans = {(tuple(collective.input_blocks(r, p, root)), tuple(collective.output_blocks(r, p, root, root)))
+             for r in range(p)}
     if len(spans) != 1:
         return []
     (ins, outs), = spans
@@ -76,7 +77,8 @@ def display(spec: RunSpec, world_size: int) -> Display:
         formula = parameter_server.formula(spec.count * itemsize, p, spec.servers or 1)
     elif schedule is not None:
         # count is one block: N for a buffer of one block, B for a buffer of a block per rank
-        formula = formulas.evaluate(spec.collective, spec.algorithm, count * itemsize, p, schedule.pieces, elements=count)
+        formula = formulas.evaluate(spec.collective, spec.algorithm, count * itemsize, p, schedule.pieces,
+                                    elements=count)
     return Display(
         output_chunks={str(r): _chunks_in(bounds, collective.output_blocks(me, p, root, peer), count)
                        for me, r in enumerate(group)},

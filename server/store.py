@@ -35,7 +35,8 @@ class Store:
         self.db = sqlite3.connect(path, isolation_level=None, timeout=READ_BUSY_S)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self.new_figures = schema.migrate(self.db)  # a store whose figures must be filled from its runs (hub.py)
+        # a store whose figures must be filled from its runs (hub.py)
+        self.new_figures = schema.migrate(self.db)
         self._counts = Counter({(s, c): n for s, c, n in self.db.execute(
             "SELECT state, collective, COUNT(*) FROM runs GROUP BY state, collective")})
         self.writer = Writer(path)
@@ -49,9 +50,11 @@ class Store:
         body, summary = run.model_dump_json(), run.summary().model_dump_json()
         # UPDATE, not an upsert: an upsert takes a new AUTOINCREMENT number even when it
         # updates, so seq ran three times faster than the ids
-        write = (("INSERT INTO runs (id, state, collective, created_at, body, summary) VALUES (?, ?, ?, ?, ?, ?)",
+        write = (("INSERT INTO runs (id, state, collective, created_at, body, summary) "
+                  "VALUES (?, ?, ?, ?, ?, ?)",
                   (run.id, *key, run.created_at, body, summary)) if old is None else
-                 ("UPDATE runs SET state = ?, body = ?, summary = ? WHERE id = ?", (key[0], body, summary, run.id)))
+                 ("UPDATE runs SET state = ?, body = ?, summary = ? WHERE id = ?",
+                  (key[0], body, summary, run.id)))
         forget = self.latest.put(run.id, (key[0], body, summary))
 
         def done() -> None:
@@ -73,11 +76,13 @@ class Store:
 
     def add_figures(self, run: Run, row: tuple | None) -> None:
         """The small row of a run that ended done; `row` is model.row_of(run) (None: no measured time)."""
-        algorithm, ranks, size, steps, nbytes, reduced, seconds = row[1:] if row else (run.spec.algorithm, len(run.group), *(None,) * 5)
-        self.writer.put([("INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, steps, bytes, "
-                          "reduced, time, count, dtype) SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
-                          (run.spec.collective, run.busbw, algorithm, ranks, size, steps, nbytes, reduced, seconds,
-                           run.spec.count, run.spec.dtype, run.id))])
+        unmeasured = (run.spec.algorithm, len(run.group), *(None,) * 5)
+        algorithm, ranks, size, steps, nbytes, reduced, seconds = row[1:] if row else unmeasured
+        self.writer.put([("INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, "
+                          "steps, bytes, reduced, time, count, dtype) "
+                          "SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
+                          (run.spec.collective, run.busbw, algorithm, ranks, size, steps, nbytes,
+                           reduced, seconds, run.spec.count, run.spec.dtype, run.id))])
 
     def get(self, run_id: str) -> Run | None:
         if (given := self.latest.get(run_id)) is not None:
@@ -88,8 +93,9 @@ class Store:
     def page(self, limit: int, offset: int) -> tuple[list[tuple[str, str]], int]:
         """(id, RunSummary JSON) of the newest runs, and how many are stored. The offset is
         walked in the narrow seq index, not over the rows."""
-        rows = self.db.execute("SELECT seq, id, summary FROM runs WHERE seq IN (SELECT seq FROM runs INDEXED BY runs_by_seq "
-                               "ORDER BY seq DESC LIMIT ? OFFSET ?) ORDER BY seq DESC", (limit, offset)).fetchall()
+        newest = "SELECT seq FROM runs INDEXED BY runs_by_seq ORDER BY seq DESC LIMIT ? OFFSET ?"
+        rows = self.db.execute(f"SELECT seq, id, summary FROM runs WHERE seq IN ({newest}) ORDER BY seq DESC",
+                               (limit, offset)).fetchall()
         page = []
         for seq, run_id, summary in rows:
             given = self.latest.get(run_id)  # newer than the file's
@@ -134,8 +140,9 @@ class Store:
         shape = [("f.ranks", ranks), ("f.count", count), ("f.dtype", dtype)]
         where = "".join(f" AND {column} = ?" for column, v in shape if v is not None)
         row = self.db.execute(  # newest first down the index; the first that matches ends the walk
-            f"SELECT r.body FROM figures f JOIN runs r ON r.seq = f.seq WHERE f.collective = ? AND f.algorithm = ?{where} "
-            "ORDER BY f.seq DESC LIMIT 1", (collective, algorithm, *[v for _, v in shape if v is not None])).fetchone()
+            "SELECT r.body FROM figures f JOIN runs r ON r.seq = f.seq "
+            f"WHERE f.collective = ? AND f.algorithm = ?{where} ORDER BY f.seq DESC LIMIT 1",
+            (collective, algorithm, *[v for _, v in shape if v is not None])).fetchone()
         return Run.model_validate_json(row[0]) if row else None
 
     def fit_rows(self, limit: int) -> list[tuple]:
@@ -143,14 +150,15 @@ class Store:
         runs and the last `limit` done native ones."""
         rows = []
         for kind in ("steps IS NOT NULL", "steps IS NULL"):
-            rows += self.db.execute("SELECT seq, collective, algorithm, ranks, size, steps, bytes, reduced, time FROM figures "
-                                    f"WHERE size IS NOT NULL AND {kind} ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
+            rows += self.db.execute("SELECT seq, collective, algorithm, ranks, size, steps, bytes, reduced, "
+                                    f"time FROM figures WHERE size IS NOT NULL AND {kind} "
+                                    "ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
         return [r[1:] for r in sorted(rows)]
 
     def last_busbw(self) -> dict[str, float]:
         """Bus bandwidth of the newest done run of each collective that has one (read once, at start)."""
-        return dict(self.db.execute("SELECT collective, busbw FROM figures WHERE seq IN "
-                                    "(SELECT MAX(seq) FROM figures WHERE busbw IS NOT NULL GROUP BY collective)"))
+        return dict(self.db.execute("SELECT collective, busbw FROM figures WHERE seq IN (SELECT MAX(seq) "
+                                    "FROM figures WHERE busbw IS NOT NULL GROUP BY collective)"))
 
     def flush(self) -> None:
         """Until every write so far is in the file (tests, benchmarks, and close)."""

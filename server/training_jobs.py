@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ringside.worker_agent.core.protocol import ErrorEvent, RunCancelled, TrainCommand, TrainFinished, TrainSpec, TrainStep
+from ringside.worker_agent.core.protocol import (ErrorEvent, RunCancelled, TrainCommand, TrainFinished,
+                                                 TrainSpec, TrainStep)
 from ringside.worker_agent.training.rules import check as check_training, sync_every
 
 from .jobs import Job

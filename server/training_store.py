@@ -31,16 +31,17 @@ class TrainingStore:
             if landed is not None:
                 landed()
 
-        self.writer.put([("INSERT INTO trainings (id, state, summary, body) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE "
-                          "SET state = excluded.state, summary = excluded.summary, body = excluded.body",
+        self.writer.put([("INSERT INTO trainings (id, state, summary, body) VALUES (?, ?, ?, ?) ON "
+                          "CONFLICT(id) DO UPDATE SET state = excluded.state, summary = "
+                          "excluded.summary, body = excluded.body",
                           (training.id, training.state.value, summary, body))], done)
 
     def save_syncs(self, training_id: str, syncs: dict[int, dict[str, SyncCapture]]) -> None:
         rows = [(training_id, step, json.dumps({r: s.model_dump(mode="json") for r, s in by_rank.items()}))
                 for step, by_rank in syncs.items()]
         forget = self.latest.put(f"{training_id}/syncs", syncs)
-        self.writer.put([("INSERT OR REPLACE INTO training_syncs (training, step, body) VALUES (?, ?, ?)", row)
-                         for row in rows], forget)
+        insert = "INSERT OR REPLACE INTO training_syncs (training, step, body) VALUES (?, ?, ?)"
+        self.writer.put([(insert, row) for row in rows], forget)
 
     def get(self, training_id: str) -> Training | None:
         if (given := self.latest.get(training_id)) is not None:
@@ -51,11 +52,13 @@ class TrainingStore:
     def sync(self, training_id: str, step: int) -> dict[str, SyncCapture] | None:
         if (given := self.latest.get(f"{training_id}/syncs")) is not None:
             return given.get(step)
-        row = self.db.execute("SELECT body FROM training_syncs WHERE training = ? AND step = ?", (training_id, step)).fetchone()
+        row = self.db.execute("SELECT body FROM training_syncs WHERE training = ? AND step = ?",
+                              (training_id, step)).fetchone()
         return {r: SyncCapture.model_validate(s) for r, s in json.loads(row[0]).items()} if row else None
 
     def newest(self, limit: int) -> list[TrainingSummary]:
-        rows = self.db.execute("SELECT id, summary FROM trainings ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
+        rows = self.db.execute("SELECT id, summary FROM trainings ORDER BY seq DESC LIMIT ?",
+                               (limit,)).fetchall()
         return [TrainingSummary.model_validate_json(given[1] if (given := self.latest.get(i)) else summary)
                 for i, summary in rows]
 

@@ -14,8 +14,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel
 
-from ringside.worker_agent.core.protocol import (ErrorEvent, Real, RunCancelled, RunSpec, SyncCapture, Timings,
-                                                 TrainFinished, TrainSpec, TrainStep)
+from ringside.worker_agent.core.protocol import (ErrorEvent, Real, RunCancelled, RunSpec,
+                                                 SyncCapture, Timings, TrainFinished, TrainSpec, TrainStep)
 from ringside.worker_agent.training.rules import (combine_step, methods, parameters, result_of,
                                                   through_servers)
 
@@ -81,7 +81,8 @@ class Training(TrainingSummary):
         return TrainingSummary(**self.model_dump(include=set(TrainingSummary.model_fields)))
 
     def unfinished(self) -> list[int]:
-        return [r for r in range(self.world_size) if r not in self.finished_ranks and r not in self.cancelled_ranks]
+        return [r for r in range(self.world_size)
+                if r not in self.finished_ranks and r not in self.cancelled_ranks]
 
     def on_finished(self, event: TrainFinished) -> None:
         if event.rank not in self.finished_ranks:
@@ -91,7 +92,8 @@ class Training(TrainingSummary):
 
     def on_error(self, event: ErrorEvent) -> None:
         if self.error is None:
-            self.error = bounded(event.message if event.field is None else f"{event.field}: {event.message}", 1000)
+            self.error = bounded(event.message if event.field is None
+                                 else f"{event.field}: {event.message}", 1000)
 
     def on_cancelled(self, event: RunCancelled) -> None:
         if event.rank not in self.cancelled_ranks:
@@ -134,8 +136,10 @@ class Pending:
 
 def new_training(training_id: str, spec: TrainSpec, backend: str, world_size: int) -> Training:
     servers = list(range(spec.servers)) if through_servers(spec.method) else []
-    return Training(id=training_id, spec=spec, world_size=world_size, backend=backend, parameters=parameters(spec.hidden),
-                    created_at=time.time(), servers=servers, workers=[r for r in range(world_size) if r not in servers])
+    return Training(id=training_id, spec=spec, world_size=world_size, backend=backend,
+                    parameters=parameters(spec.hidden),
+                    created_at=time.time(), servers=servers,
+                    workers=[r for r in range(world_size) if r not in servers])
 
 
 SYNC_ID = re.compile(r"^(t-\d{6,9})-s(\d{1,9})$")  # the id sync_run gives step k's sync of a training
@@ -166,7 +170,8 @@ def sync_run(training: Training, step: int, syncs: dict[str, SyncCapture]) -> Ru
             run.steps[s.step].ranks[rank] = RankStep(t0=s.t0, t1=s.t1, states=s.states)
         mine = row.ranks[rank]
         run.results[rank] = RankResult(output=sync.output, timings=Timings(iterations=[mine.comm_s]),
-                                       bytes_sent=mine.bytes_sent or 0, bytes_received=mine.bytes_received or 0)
+                                       bytes_sent=mine.bytes_sent or 0,
+                                       bytes_received=mine.bytes_received or 0)
     run.conclude(RunState.DONE)
     return run
 

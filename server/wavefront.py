@@ -62,7 +62,8 @@ def record(run: Run) -> Perturbed | None:
     steps = [s.transfers for s in run.steps] if run.schedule is not None else None
     extra = perturb.predicted_extra(option, steps, chunk_bytes, run.group)
     start = {str(r): -1 for r in run.group}
-    return Perturbed(predicted_extra_s=extra, wavefront=Wavefront(done=start, arrived=dict(start)) if option.live else None)
+    return Perturbed(predicted_extra_s=extra, wavefront=Wavefront(done=start, arrived=dict(start))
+                     if option.live else None)
 
 
 def observe(run: Run, event) -> Wavefront | None:
@@ -70,7 +71,8 @@ def observe(run: Run, event) -> Wavefront | None:
     front = run.perturbed.wavefront if run.perturbed is not None else None
     if front is None or not isinstance(event, (Arrived, StepEvent)) or str(event.rank) not in front.done:
         return None
-    if not 0 <= event.step < len(run.steps):  # a step beyond the plan names nothing (hub.nonsense fails the run)
+    # a step beyond the plan names nothing (hub.nonsense fails the run)
+    if not 0 <= event.step < len(run.steps):
         return None
     kind = "arrived" if isinstance(event, Arrived) else "done"
     mine = getattr(front, kind)

@@ -25,7 +25,8 @@ def page_for(browser):
 
     def open_page(url, allow=(), viewport=(1280, 720)):
         page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" and not any(a in m.text for a in allow) else None)
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error"
+                and not any(a in m.text for a in allow) else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url)
         pages.append(page)

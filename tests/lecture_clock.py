@@ -8,7 +8,8 @@ from __future__ import annotations
 LOG = """() => {
   window.changes = [];
   const p = window.ringside.player;
-  p.addEventListener("change", () => window.changes.push([Date.now(), p.run?.id, p.step, p.playing, p.speed]));
+  p.addEventListener("change",
+    () => window.changes.push([Date.now(), p.run?.id, p.step, p.playing, p.speed]));
 }"""
 
 
@@ -25,7 +26,8 @@ def mark(page) -> int:
 def first(page, since: int, test: str, timeout: float = 10_000) -> int:
     """The time of the first change after `since` for which `test` holds ((run_id, step, playing,
     speed) => bool), waiting for it to happen."""
-    find = f"window.changes.slice({since}).find(([t, run_id, step, playing, speed]) => ({test})(run_id, step, playing, speed))"
+    find = (f"window.changes.slice({since}).find(([t, run_id, step, playing, speed]) => "
+            f"({test})(run_id, step, playing, speed))")
     page.wait_for_function(f"() => !!{find}", timeout=timeout)
     return page.evaluate(f"{find}[0]")
 

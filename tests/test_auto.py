@@ -58,10 +58,12 @@ def test_a_model_that_errs_more_asks_more_of_a_schedule():
     assert share == pytest.approx(max(0.0, min(pm.MARGIN, 1 - rough.heldout["median"]))) and share < pm.MARGIN
     assert "on sizes held out" in why and pm.margin(fitted())[0] == pytest.approx(pm.MARGIN)
     size = 1 << 20
-    for model_, chosen in ((rough, False), (fitted(), True)):  # a schedule predicted at a share between the two margins
+    # a schedule predicted at a share between the two margins
+    for model_, chosen in ((rough, False), (fitted(), True)):
         best = min(model_.params.time(pm.terms("all_reduce", a, 4, size, 4)) for a in ALGORITHMS)
         between = pm.NativeFit(latency=best / ((share + pm.MARGIN) / 2), per_byte=0.0, runs=3, rms_error=0.0)
-        assert (pm.pick("all_reduce", 4, 0, size, 4, model_, between, ALGORITHMS).algorithm != "native") == chosen
+        assert (pm.pick("all_reduce", 4, 0, size, 4, model_, between,
+                        ALGORITHMS).algorithm != "native") == chosen
 
 
 def test_chunks_auto_pipelines_a_large_broadcast_and_not_a_small_one():
@@ -76,10 +78,12 @@ def test_resolve_makes_auto_concrete_and_keeps_the_why():
     fit = model.Fit()
     fit.model = fitted()
     fit.native = {("all_reduce", 4): pm.NativeFit(1.0, 0.0, 3, 0.0)}
-    spec, choice = model.resolve(RunSpec(collective="all_reduce", algorithm="auto", count=1 << 20), 4, "gloo", fit)
+    spec, choice = model.resolve(RunSpec(collective="all_reduce", algorithm="auto", count=1 << 20), 4,
+                                 "gloo", fit)
     times = predicted(4 << 20)
     assert spec.algorithm == min(times, key=times.get) == choice["algorithm"] and spec.chunks == 1
-    assert choice["asked"] == {"algorithm": "auto", "chunks": 1} and choice["label"] == f"algorithm auto → {spec.algorithm}"
+    assert choice["asked"] == {"algorithm": "auto", "chunks": 1} \
+        and choice["label"] == f"algorithm auto → {spec.algorithm}"
     assert {c["algorithm"] for c in choice["candidates"]} == {"native", *ALGORITHMS}
     same, none = model.resolve(RunSpec(collective="all_reduce", algorithm="ring"), 4, "gloo", fit)
     assert same.algorithm == "ring" and none is None
@@ -101,10 +105,12 @@ def up(tmp_path_factory):
 def test_a_served_auto_run_records_its_choice(up):
     first = up.run(collective="all_reduce", algorithm="auto", count=4096)
     assert first["state"] == "done" and first["choice"]["asked"]["algorithm"] == "auto"
-    assert first["spec"]["algorithm"] == first["choice"]["algorithm"] == "native"  # nothing measured yet: native, and why
+    # nothing measured yet: native, and why
+    assert first["spec"]["algorithm"] == first["choice"]["algorithm"] == "native"
     assert "no stepwise runs fitted" in first["choice"]["why"]
     for algorithm, count in (("ring", 256), ("tree", 4096), ("rabenseifner", 16384), ("native", 64)):
-        assert up.run(collective="all_reduce", algorithm=algorithm, count=count, iterations=2)["state"] == "done"
+        assert up.run(collective="all_reduce", algorithm=algorithm, count=count,
+                      iterations=2)["state"] == "done"
     ran = up.run(collective="all_reduce", algorithm="tree", count=1024, iterations=2)
     assert ran["prediction"]["time"] > 0 and ran["prediction"]["measured"] == ran["time"]
     placement = [(r["host"], r["cores"]) for r in up.cluster()["ranks"]]
@@ -113,8 +119,10 @@ def test_a_served_auto_run_records_its_choice(up):
     auto = up.run(collective="all_reduce", algorithm="auto", count=2048)
     choice = auto["choice"]
     assert auto["state"] == "done" and auto["spec"]["algorithm"] == choice["algorithm"]
-    assert "this cluster's runs" in choice["params"]["source"] and len(choice["candidates"]) == len(ALGORITHMS) + 1
-    stepwise = sorted((c for c in choice["candidates"] if c["algorithm"] != "native"), key=lambda c: c["time"])
+    assert "this cluster's runs" in choice["params"]["source"] \
+        and len(choice["candidates"]) == len(ALGORITHMS) + 1
+    stepwise = sorted((c for c in choice["candidates"] if c["algorithm"] != "native"),
+                      key=lambda c: c["time"])
     assert choice["algorithm"] in ("native", stepwise[0]["algorithm"])
     _, fit = up.call("GET", "/api/model/fit")
     assert fit["fitted_from_runs"] >= 4 and fit["rms_error"] is not None and fit["heldout"]["sizes"] >= 2
@@ -124,8 +132,10 @@ def test_a_served_auto_run_records_its_choice(up):
 def test_a_served_chunks_auto_run_records_the_count(up):
     run = up.run(collective="broadcast", algorithm="ring", count=1 << 16, chunks="auto")
     assert run["state"] == "done" and run["verified"] is True
-    assert run["spec"]["chunks"] == run["choice"]["chunks"] >= 1 and run["choice"]["asked"]["chunks"] == "auto"
-    assert run["schedule"]["pieces"] == run["spec"]["chunks"] and "chunks: predicted fastest" in run["choice"]["why"]
+    assert run["spec"]["chunks"] == run["choice"]["chunks"] >= 1 \
+        and run["choice"]["asked"]["chunks"] == "auto"
+    assert run["schedule"]["pieces"] == run["spec"]["chunks"] \
+        and "chunks: predicted fastest" in run["choice"]["why"]
 
 
 @pytest.mark.parametrize("spec,field", [
@@ -157,7 +167,8 @@ def test_the_page_shows_the_choice_and_predicts_at_scale(up):
             page.wait_for_function("document.getElementById('run-title').textContent.includes('auto →')")
             assert page.get_attribute("#run-title", "title") == run["choice"]["why"]
             assert run["choice"]["why"] in page.inner_text("#traffic")
-            page.wait_for_selector("#predict-form select[name=preset] option[value=net-100gbps]", state="attached")
+            page.wait_for_selector("#predict-form select[name=preset] option[value=net-100gbps]",
+                                   state="attached")
             page.select_option("#predict-form select[name=collective]", "all_reduce")
             page.select_option("#predict-form select[name=preset]", "net-100gbps")
             page.fill("#predict-form input[name=p]", "64")

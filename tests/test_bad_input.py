@@ -23,7 +23,8 @@ BAD = [
     (dict(collective="all_reduce", count=0), "count", "at least 1"),
     (dict(collective="all_reduce", count=-3), "count", "at least 1"),
     (dict(collective="all_reduce", count=1 << 40), "count", "over the cap"),
-    (dict(collective="all_reduce", algorithm="bogus"), "algorithm", "'bogus' is not an algorithm of all_reduce"),
+    (dict(collective="all_reduce", algorithm="bogus"), "algorithm",
+     "'bogus' is not an algorithm of all_reduce"),
     (dict(collective="all_reduce", op="BAND", dtype="float32"), "op", "BAND needs an integer dtype"),
     (dict(collective="all_reduce", op="AVG", dtype="int32"), "op", "AVG needs a floating dtype"),
     (dict(collective="all_gather", capture="full", count=2000), "capture", "limited to 4096 elements"),
@@ -36,7 +37,8 @@ BAD = [
     (dict(collective="all_reduce", timeout=0.001), "timeout", "between 1 and 3600"),
     (dict(collective="all_reduce", timeout=float("nan")), "timeout", "between 1 and 3600"),
     (dict(collective="all_reduce", seed=-1), "seed", "between 0 and"),
-    (dict(collective="all_reduce", algorithm="ring", chunks=10**9, count=10**6), "chunks", "between 1 and 1024"),
+    (dict(collective="all_reduce", algorithm="ring", chunks=10**9, count=10**6), "chunks",
+     "between 1 and 1024"),
 ]
 
 
@@ -89,7 +91,8 @@ def long_ring(world, marker_dir):
         if event.type == "step":
             open(os.path.join(marker_dir, f"rank{world.rank}.pid"), "w").write(str(os.getpid()))
 
-    spec = RunSpec(collective="all_reduce", algorithm="ring", count=1 << 20, iterations=1000, capture="none", timeout=5)
+    spec = RunSpec(collective="all_reduce", algorithm="ring", count=1 << 20, iterations=1000,
+                   capture="none", timeout=5)
     started = time.monotonic()
     try:
         Runner(world, emit).run("doomed", spec)
@@ -132,6 +135,8 @@ def test_full_capture_is_bounded_over_the_whole_run():
     hundreds of megabytes for every viewer and the store."""
     plan = {"pieces": 1, "steps": [{"transfers": [[0, 1, 0, 0, 0], [0, 2, 0, 0, 0], [0, 3, 0, 0, 0]]}] * 512}
     with pytest.raises(SpecError) as info:
-        validate(RunSpec(collective="broadcast", algorithm="custom", schedule=plan, count=4096, capture="full"), 4, "gloo")
+        validate(RunSpec(collective="broadcast", algorithm="custom", schedule=plan, count=4096,
+                         capture="full"), 4, "gloo")
     assert info.value.field == "capture" and "use 'summary'" in info.value.message
-    validate(RunSpec(collective="broadcast", algorithm="custom", schedule=plan, count=4096, capture="summary"), 4, "gloo")
+    validate(RunSpec(collective="broadcast", algorithm="custom", schedule=plan, count=4096,
+                     capture="summary"), 4, "gloo")

@@ -80,7 +80,8 @@ def test_the_plan_is_in_global_ranks_and_its_chunks_tile_the_buffer():
     assert plan(RunSpec(collective="all_reduce"), 4) is None
     spec = RunSpec(collective="all_gather", algorithm="ring", count=5, chunks=2)
     bounds = chunk_bounds(spec, 4)
-    assert bounds[0][0] == 0 and bounds[-1][1] == 4 * 5 and all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+    assert bounds[0][0] == 0 and bounds[-1][1] == 4 * 5 \
+        and all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
     chunks = input_chunks(spec, 4)
     assert chunks == {r: [2 * r, 2 * r + 1] for r in range(4)}
     native = RunSpec(collective="scatter", algorithm=NATIVE, count=3, root=2)
@@ -105,6 +106,7 @@ def test_the_reference_is_the_definition_on_known_values(name):
         "all_to_all": [[1, 11, 21], [2, 12, 22], [3, 13, 23]],
         "barrier": [[1 | 11 | 21]] * 3,  # its own op, BOR, whatever the run asked
         "send_recv": [None, [1], None],
-        "parameter_server": [[1 + 11 + 21], [1], [1]],  # one server, rank 0: the workers pull, then push into it
+        # one server, rank 0: the workers pull, then push into it
+        "parameter_server": [[1 + 11 + 21], [1], [1]],
     }[name]
     assert [None if o is None else o.tolist() for o in out] == want

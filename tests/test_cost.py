@@ -52,7 +52,8 @@ def test_rabenseifner_all_reduce(p):
 def test_binomial_broadcast(p):
     count = 7
     n = count * ITEM
-    assert terms("broadcast", "binomial_tree", p, count) == Cost(ceil_log2(p), ceil_log2(p) * n, 0)  # lg P·(α + nβ)
+    # lg P·(α + nβ)
+    assert terms("broadcast", "binomial_tree", p, count) == Cost(ceil_log2(p), ceil_log2(p) * n, 0)
 
 
 @pytest.mark.parametrize("p", WORLDS)

@@ -48,7 +48,8 @@ def rss(server) -> int:
 
 
 def connect_from(server, source: str) -> socket.socket:
-    """A connection from `source`, one of loopback's addresses (127.0.0.0/8): each is a client address of its own."""
+    """A connection from `source`, one of loopback's addresses (127.0.0.0/8): each is a client address of its
+    own."""
     return socket.create_connection(("127.0.0.1", port_of(server)), timeout=10, source_address=(source, 0))
 
 
@@ -80,7 +81,8 @@ def test_a_body_no_route_reads_is_refused_unread(server):
     try:
         for i in range(1000):
             sock = connect_from(server, f"127.0.0.{10 + i // 200}")
-            sock.sendall(b"POST /nonexistent HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n" % (MiB - 1))
+            sock.sendall(b"POST /nonexistent HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         b"Content-Length: %d\r\n\r\n" % (MiB - 1))
             try:
                 sock.sendall(os.urandom(64 << 10))  # what the kernel takes before the server's answer
             except OSError:
@@ -103,7 +105,8 @@ def test_an_unfinished_viewer_frame_is_refused_by_its_length(server):
         for _ in range(150):
             sock = connect_from(server, "127.0.0.20")
             key = base64.b64encode(os.urandom(16))
-            sock.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            sock.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: "
+                         b"websocket\r\nConnection: Upgrade\r\n"
                          b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key)
             handshake = b""
             while b"\r\n\r\n" not in handshake:
@@ -218,7 +221,8 @@ def test_a_world_whose_ranks_all_went_is_held_for_them(server):
     while server.call("GET", "/api/health")[1]["live_ranks"] and time.monotonic() < deadline:
         time.sleep(0.1)
     with connect(server.ws_url(f"/ws/worker?token={WORKER_TOKEN}")) as hijack:
-        hijack.send(json.dumps({"v": PROTOCOL_VERSION, "type": "hello", "rank": 0, "world_size": 1, "host": "evil",
+        hijack.send(json.dumps({"v": PROTOCOL_VERSION, "type": "hello", "rank": 0, "world_size": 1,
+                                "host": "evil",
                                 "pid": 1, "backend": "gloo", "device": "cpu", "torch_version": "x"}))
         with pytest.raises(ConnectionClosed) as closed:
             hijack.recv(timeout=10)
@@ -237,12 +241,14 @@ def test_the_queue_has_a_limit_and_a_joining_viewer_hears_its_head(server):
     try:
         server.wait_ranks(2, timeout=10)
         ask = {"collective": "all_reduce", "algorithm": "ring", "count": 8}
-        ids = [server.call("POST", "/api/runs", ask)[1]["id"] for _ in range(MAX_QUEUE + 1)]  # one runs, the rest wait
+        # one runs, the rest wait
+        ids = [server.call("POST", "/api/runs", ask)[1]["id"] for _ in range(MAX_QUEUE + 1)]
         status, body = server.call("POST", "/api/runs", ask)
         assert status == 409 and body["detail"]["field"] == "queue", body
         with connect(server.ws_url()) as viewer:
             snapshot = json.loads(viewer.recv(timeout=10))
-        assert snapshot["queued"] == MAX_QUEUE and [r["id"] for r in snapshot["queue"]] == ids[1:1 + SNAPSHOT_QUEUE]
+        assert snapshot["queued"] == MAX_QUEUE \
+            and [r["id"] for r in snapshot["queue"]] == ids[1:1 + SNAPSHOT_QUEUE]
         assert server.call("POST", f"/api/runs/{ids[-1]}/cancel")[0] == 200
         assert server.call("POST", "/api/runs", ask)[0] == 202, "a place freed is a place taken"
     finally:
@@ -291,7 +297,8 @@ def test_a_store_locked_by_another_process_loses_no_run(tmp_path):
             for step in range(2):
                 rank.step(command, step)
             rank.finish(command, seconds=0.004)
-        assert server.wait(first["id"], timeout=10)["state"] == "done", "read from memory while the file is locked"
+        assert server.wait(first["id"], timeout=10)["state"] == "done", \
+            "read from memory while the file is locked"
         for _ in range(30):  # the writer's first try waits a quarter of a second for the lock
             began = time.monotonic()
             health = server.call("GET", "/api/health")[1]
@@ -319,15 +326,18 @@ def test_a_store_locked_by_another_process_loses_no_run(tmp_path):
         server.stop()
     stored = dict(sqlite3.connect(server.db).execute("SELECT id, state FROM runs"))
     assert stored[first["id"]] == "done" and stored[after["id"]] == "done"
-    assert all(state in ("done", "cancelled") for state in stored.values()), stored  # the refused one, if at all: never run
+    # the refused one, if at all: never run
+    assert all(state in ("done", "cancelled") for state in stored.values()), stored
 
 
 def test_a_body_that_names_a_key_twice_or_an_integer_of_thousands_of_digits_is_refused(server):
-    for body, why in ((b'{"collective": "all_reduce", "collective": "broadcast"}', "names 'collective' twice"),
+    for body, why in ((b'{"collective": "all_reduce", "collective": "broadcast"}',
+                       "names 'collective' twice"),
                       (b'{"collective": "all_reduce", "count": ' + b"9" * 4300 + b"}", "more than 40 digits"),
                       (b'{"collective": "all_reduce", "count": ' + b"9" * 41 + b"}", "more than 40 digits")):
         status, answer = server.call("POST", "/api/runs", body)
-        assert status == 422 and answer["detail"]["field"] == "body" and why in answer["detail"]["message"], answer
+        assert status == 422 and answer["detail"]["field"] == "body" \
+            and why in answer["detail"]["message"], answer
 
 
 @pytest.mark.parametrize("ask", [dict(algorithm="ring", chunks="auto", group=[9]),
@@ -361,13 +371,16 @@ def test_a_worker_frame_past_its_bound_is_refused_naming_the_field_and_the_large
         steps = len(server.call("GET", f"/api/runs/{body['id']}")[1]["steps"])
         for rank, command in zip(ranks, commands):
             for step in range(steps):
-                rank.step(command, step, states=summaries(MAX_RANK_CHUNKS) if (rank.rank, step) == (0, 0) else [])
-            rank.send(type="run_finished", run_id=command["run_id"], verified=True, timings={"iterations": [0.001]},
+                rank.step(command, step, states=summaries(MAX_RANK_CHUNKS)
+                          if (rank.rank, step) == (0, 0) else [])
+            rank.send(type="run_finished", run_id=command["run_id"], verified=True,
+                      timings={"iterations": [0.001]},
                       output=summaries(MAX_RANK_CHUNKS) if rank.rank == 0 else [])
         run = server.wait(body["id"], timeout=30)
         assert run["state"] == "done", run["error"]
         assert len(run["inputs"]["0"]) == len(run["steps"][0]["ranks"]["0"]["states"]) == MAX_RANK_CHUNKS
-        forged = {"type": "step", "run_id": "r-999999", "step": 0, "t0": 0, "t1": 1, "states": summaries(160_000)}
+        forged = {"type": "step", "run_id": "r-999999", "step": 0, "t0": 0, "t1": 1,
+                  "states": summaries(160_000)}
         ranks[1].send(**forged)
         with pytest.raises(ConnectionClosed) as closed:
             while True:
@@ -389,24 +402,32 @@ def test_a_run_cut_into_more_chunks_than_a_rank_reports_is_refused():
 
 @pytest.mark.parametrize("ask, field", [
     ({"root": True}, "root"), ({"group": [False, 1]}, "group.0"), ({"count": "16"}, "count"),
-    ({"count": "١٦"}, "count"), ({"chunks": "١٦"}, "chunks"), ({"chunks": "4"}, "chunks"), ({"count": 16.0}, "count"),
-    ({"seed": True}, "seed"), ({"verify": 1}, "verify"), ({"timeout": "30"}, "timeout"), ({"iterations": "2"}, "iterations"),
+    ({"count": "١٦"}, "count"), ({"chunks": "١٦"}, "chunks"), ({"chunks": "4"}, "chunks"),
+    ({"count": 16.0}, "count"),
+    ({"seed": True}, "seed"), ({"verify": 1}, "verify"), ({"timeout": "30"}, "timeout"),
+    ({"iterations": "2"}, "iterations"),
     ({"perturb": {"hang": {"rank": True, "step": 0}}}, "perturb.hang.rank"),
     ({"perturb": {"straggler": {"rank": 1, "delay_s": "0.1"}}}, "perturb.straggler.delay_s")])
 def test_a_number_is_a_json_number(server, ask, field):
     """A boolean is not a rank, and a string of digits (any script's) is not a count: 422 naming the field."""
-    status, answer = server.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", **ask})
+    status, answer = server.call("POST", "/api/runs",
+                                 {"collective": "all_reduce", "algorithm": "ring", **ask})
     assert status == 422 and answer["detail"]["field"] == field, answer
 
 
 def test_json_numbers_as_the_page_and_the_cli_send_them_pass_the_types(server):
-    """What the page's form sends (Number() of every numeric field) reaches the cluster's check (503: no ranks here)."""
-    ask = {"collective": "all_reduce", "algorithm": "ring", "count": 16, "root": 0, "group": [0, 1], "chunks": 2,
-           "seed": 3, "iterations": 2, "warmup": 0, "verify": True, "timeout": 30, "perturb": {"straggler": {"rank": 1, "delay_s": 1}}}
+    """What the page's form sends (Number() of every numeric field) reaches the cluster's check (503: no ranks
+    here)."""
+    ask = {"collective": "all_reduce", "algorithm": "ring", "count": 16, "root": 0, "group": [0, 1],
+           "chunks": 2,
+           "seed": 3, "iterations": 2, "warmup": 0, "verify": True, "timeout": 30,
+           "perturb": {"straggler": {"rank": 1, "delay_s": 1}}}
     status, answer = server.call("POST", "/api/runs", ask)
     assert status == 503 and answer["detail"]["field"] == "group", answer
-    assert spec_from_args(argparse.Namespace(**{**dict.fromkeys(SPEC_FLAGS), "spec": None, "group": "0,1", "collective": "all_reduce",
-                                                "count": 16, "chunks": chunks("auto"), "timeout": 5.0})).count == 16
+    assert spec_from_args(argparse.Namespace(**{**dict.fromkeys(SPEC_FLAGS), "spec": None, "group": "0,1",
+                                                "collective": "all_reduce",
+                                                "count": 16, "chunks": chunks("auto"),
+                                                "timeout": 5.0})).count == 16
 
 
 @pytest.mark.parametrize("ask, field", [({"steps": "10"}, "steps"), ({"hidden": True}, "hidden"),
@@ -468,7 +489,8 @@ def test_a_training_is_cancelled_like_a_run_and_the_queue_moves_on(tmp_path):
         assert status == 202, body
         while not up.call("GET", f"/api/trainings/{body['id']}")[1]["steps"]:
             time.sleep(0.05)
-        status, queued = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 4})
+        status, queued = up.call("POST", "/api/runs",
+                                 {"collective": "all_reduce", "algorithm": "ring", "count": 4})
         assert status == 202 and queued["state"] == "queued", queued
         assert up.call("POST", f"/api/trainings/{body['id']}/cancel", token=None)[0] == 401
         assert up.call("POST", "/api/trainings/t-999999/cancel")[0] == 404
@@ -492,6 +514,8 @@ def test_the_buffer_cap_is_what_four_local_ranks_can_hold():
     assert 4 * (350 * MiB + 16 * MAX_BUFFER_BYTES) < 6 << 30
     validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4), 4, "gloo")
     with pytest.raises(SpecError) as refused:
-        validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "gloo")
-    assert refused.value.field == "count" and f"over the cap of {MAX_BUFFER_BYTES} (64 MiB) on gloo" in refused.value.message
+        validate(RunSpec(collective="all_reduce", algorithm="ring",
+                         count=MAX_BUFFER_BYTES // 4 + 1), 4, "gloo")
+    assert refused.value.field == "count" \
+        and f"over the cap of {MAX_BUFFER_BYTES} (64 MiB) on gloo" in refused.value.message
     validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "nccl")

@@ -48,11 +48,12 @@ def port_of(server) -> int:
     return int(server.url.rsplit(":", 1)[1])
 
 
-def request(server, method: str, path: str, body: bytes | None = None, token: str | None = None, host: str | None = None,
-            chunked: bool = False, headers=None) -> tuple[int, bytes]:
+def request(server, method: str, path: str, body: bytes | None = None, token: str | None = None,
+            host: str | None = None, chunked: bool = False, headers=None) -> tuple[int, bytes]:
     """One request on a fresh connection; host: the Host header to send (default: the server's own)."""
     conn = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=30)
-    hdrs = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {}), **(headers or {})}
+    hdrs = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {}),
+            **(headers or {})}
     if host is not None:
         hdrs["Host"] = host
     if chunked:
@@ -86,13 +87,16 @@ def test_a_request_for_another_name_is_refused(serve):
     for path in ("/api/cluster", "/api/runs", "/api/health", "/"):
         status, raw = request(serve, "GET", path, host=evil, headers={"Origin": f"http://{evil}"})
         assert status == 403 and detail(raw)["field"] == "host" and b"evil" not in raw, (path, status, raw)
-    for own in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"LOCALHOST:{port}", "localhost:9999"):
+    for own in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"LOCALHOST:{port}",
+                "localhost:9999"):
         assert request(serve, "GET", "/api/cluster", host=own)[0] == 200, own
-    assert request(serve, "GET", "/api/cluster", host=f"{PROXY}:{port}")[0] == 403, "only names given with --allow-host"
+    assert request(serve, "GET", "/api/cluster", host=f"{PROXY}:{port}")[0] == 403, \
+        "only names given with --allow-host"
 
     with pytest.raises(InvalidStatus) as refused:  # the viewer websocket, with a matching Origin
         ws_as(serve, evil, origin=f"http://{evil}")
-    assert refused.value.response.status_code == 403 and detail(refused.value.response.body)["field"] == "host"
+    assert refused.value.response.status_code == 403 \
+        and detail(refused.value.response.body)["field"] == "host"
     with pytest.raises(InvalidStatus):
         ws_as(serve, evil, f"/ws/worker?token={WORKER_TOKEN}")
     with ws_as(serve, f"localhost:{port}", origin=f"http://localhost:{port}") as ws:
@@ -106,7 +110,8 @@ def test_names_given_with_allow_host_are_the_servers_own(proxied):
     assert request(proxied, "GET", "/api/cluster", host=f"evil.example:{port}")[0] == 403
     with ws_as(proxied, f"{PROXY}:{port}", origin=f"http://{PROXY}:{port}") as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
-    with ws_as(proxied, f"127.0.0.1:{port}", origin=f"https://{PROXY}") as ws:  # a TLS proxy that passes on the server's Host
+    # a TLS proxy that passes on the server's Host
+    with ws_as(proxied, f"127.0.0.1:{port}", origin=f"https://{PROXY}") as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
     with pytest.raises(InvalidStatus):
         ws_as(proxied, f"127.0.0.1:{port}", origin="https://evil.example")
@@ -131,7 +136,8 @@ def test_bodies_over_the_cap_are_refused_before_they_are_read(serve):
     big = b'{"collective":"all_reduce","algorithm":"' + b"x" * (2 * MiB) + b'"}'
     for chunked in (False, True):  # a declared length, and a chunked body that declares none
         status, raw = request(serve, "POST", "/api/runs", big, token=PRESENTER_TOKEN, chunked=chunked)
-        assert status == 413 and detail(raw)["field"] == "body" and len(raw) < 300, (chunked, status, raw[:200])
+        assert status == 413 and detail(raw)["field"] == "body" and len(raw) < 300, \
+            (chunked, status, raw[:200])
     rss = psutil.Process(serve.proc.pid).memory_info().rss
     assert rss < 400 * MiB, f"server RSS {rss >> 20} MiB"
 
@@ -173,7 +179,8 @@ def test_a_trickled_body_is_cut_off_and_cannot_hold_up_a_shutdown(tmp_path):
             answer = waiting.recv(4096)
             while not answer.endswith(b"}") and (more := waiting.recv(4096)):
                 answer += more
-        assert answer.startswith(b"HTTP/1.1 408") and b'"field": "body"' in answer and b"did not arrive" in answer, answer
+        assert answer.startswith(b"HTTP/1.1 408") and b'"field": "body"' in answer \
+            and b"did not arrive" in answer, answer
         with stall(server):  # Ctrl-C with a request still waiting for its body: the server stops all the same
             time.sleep(0.5)
             server.proc.send_signal(signal.SIGINT)
@@ -188,7 +195,8 @@ def test_a_trickled_body_is_cut_off_and_cannot_hold_up_a_shutdown(tmp_path):
 def network_urls(log: str) -> list[str]:
     """The links printed for other machines: those whose host is not a loopback address."""
     found = re.findall(r"(http://\[?[0-9a-fA-F.:]+\]?:\d+/\S*)", log)
-    return [u for u in found if not ipaddress.ip_address(re.match(r"http://\[?([^\]/]+?)\]?:\d+", u).group(1)).is_loopback]
+    host = re.compile(r"http://\[?([^\]/]+?)\]?:\d+")
+    return [u for u in found if not ipaddress.ip_address(host.match(u).group(1)).is_loopback]
 
 
 def test_serve_beyond_loopback_warns_and_needs_a_viewer_token(tmp_path):
@@ -196,7 +204,8 @@ def test_serve_beyond_loopback_warns_and_needs_a_viewer_token(tmp_path):
     try:
         log = (tmp_path / f"serve-{port_of(server)}.log").read_text()
         assert "WARNING" in log and "0.0.0.0" in log, log
-        assert request(server, "GET", "/api/cluster")[0] == 401, "watching takes a token once others can reach the server"
+        assert request(server, "GET", "/api/cluster")[0] == 401, \
+            "watching takes a token once others can reach the server"
         assert request(server, "GET", "/api/cluster", token=PRESENTER_TOKEN)[0] == 200
         links = network_urls(log)
         if not [a for addrs in psutil.net_if_addrs().values() for a in addrs
@@ -205,7 +214,8 @@ def test_serve_beyond_loopback_warns_and_needs_a_viewer_token(tmp_path):
         assert links and all("?token=" in u for u in links), log
         viewer = links[0].split("?token=")[1]
         with urllib.request.urlopen(links[0].split("?")[0] + f"api/cluster?token={viewer}", timeout=10) as r:
-            assert r.status == 200  # from the printed address: its Host is that address, which the server answers to
+            # from the printed address: its Host is that address, which the server answers to
+            assert r.status == 200
     finally:
         server.stop()
 
@@ -224,7 +234,8 @@ def test_up_beyond_loopback_warns_and_its_audience_link_carries_the_viewer_token
     port = free_port()
     log = tmp_path / "up.log"
     with open(log, "w") as out:
-        proc = subprocess.Popen([*CLI, "up", "--ranks", "1", "--host", "0.0.0.0", "--port", str(port), "--db", str(tmp_path / "runs.db")],
+        proc = subprocess.Popen([*CLI, "up", "--ranks", "1", "--host", "0.0.0.0", "--port", str(port),
+                                 "--db", str(tmp_path / "runs.db")],
                                 stdout=out, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 120
@@ -235,7 +246,8 @@ def test_up_beyond_loopback_warns_and_its_audience_link_carries_the_viewer_token
         assert "WARNING" in text
         audience = re.search(r"audience \(watch only\): +(\S+)", text).group(1)
         assert "?token=" in audience, text
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/cluster?token={audience.split('?token=')[1]}", timeout=10) as r:
+        token = audience.split("?token=")[1]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/cluster?token={token}", timeout=10) as r:
             assert json.load(r)["world_size"] == 1
     finally:
         proc.terminate()
@@ -248,12 +260,13 @@ def test_up_beyond_loopback_warns_and_its_audience_link_carries_the_viewer_token
 def test_local_ranks_listen_on_loopback_only(tmp_path):
     up = start_up(tmp_path, ranks=2)
     try:
-        assert up.run(collective="all_reduce", algorithm="ring", count=8)["verified"] is True  # gloo's pairs are up
+        # gloo's pairs are up
+        assert up.run(collective="all_reduce", algorithm="ring", count=8)["verified"] is True
         pids = [up.proc.pid, *up.descendants()]
         ranks = {r["pid"] for r in up.cluster()["ranks"]}
         assert ranks <= set(pids)
-        listening = [(pid, c.laddr.ip, c.laddr.port) for pid in pids for c in psutil.Process(pid).net_connections("inet")
-                     if c.status == psutil.CONN_LISTEN]
+        listening = [(pid, c.laddr.ip, c.laddr.port) for pid in pids
+                     for c in psutil.Process(pid).net_connections("inet") if c.status == psutil.CONN_LISTEN]
         assert {pid for pid, _, _ in listening} & ranks, "rank 0 holds the rendezvous store"
         exposed = [x for x in listening if not ipaddress.ip_address(x[1].removeprefix("::ffff:")).is_loopback]
         assert exposed == [], f"listening beyond loopback: {exposed}"
@@ -273,7 +286,8 @@ def sockets():
 def hello(serve, sockets, rank: int, world_size: int, **fields):
     """A worker websocket that has said hello: (the socket, None), or (None, the close's (code, reason))."""
     ws = sockets.enter_context(connect(serve.ws_url(f"/ws/worker?token={WORKER_TOKEN}")))
-    ws.send(json.dumps({"type": "hello", "v": PROTOCOL_VERSION, "rank": rank, "world_size": world_size, "host": "claim",
+    ws.send(json.dumps({"type": "hello", "v": PROTOCOL_VERSION, "rank": rank, "world_size": world_size,
+                        "host": "claim",
                         "pid": 1, "backend": "gloo", "device": "cpu", "torch_version": "x", **fields}))
     try:
         ws.recv(timeout=1)
@@ -312,7 +326,8 @@ def test_a_claimed_world_is_forgotten_when_its_ranks_are_gone(serve, sockets):
     ws.close()
     assert wait_for(lambda: world_size(serve) == 0), f"world size still {world_size(serve)}"
 
-    whole = [hello(serve, sockets, r, 2)[0] for r in range(2)]  # a world that was whole stays, its ranks shown lost
+    # a world that was whole stays, its ranks shown lost
+    whole = [hello(serve, sockets, r, 2)[0] for r in range(2)]
     for ws in whole:
         ws.close()
     assert wait_for(lambda: all(r["status"] == "lost" for r in serve.cluster()["ranks"]))

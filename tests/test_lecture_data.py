@@ -41,7 +41,8 @@ def test_the_catalogs_pieces_put_one_value_in_every_chunk(entry):
     leaves exactly one element in every chunk."""
     assert entry["pieces"] and set(entry["pieces"]) <= set(entry["algorithms"]) - {"native"}
     for algorithm, pieces in entry["pieces"].items():
-        spec = RunSpec(collective=entry["name"], algorithm=algorithm, count=pieces, pattern="digits", capture="full", dtype="int32")
+        spec = RunSpec(collective=entry["name"], algorithm=algorithm, count=pieces, pattern="digits",
+                       capture="full", dtype="int32")
         validate(spec, P, "gloo")
         assert {b - a for a, b in chunk_bounds(spec, P)} == {1}, (entry["name"], algorithm)
 

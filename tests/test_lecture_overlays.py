@@ -104,7 +104,8 @@ def test_phones_open_and_close_the_presenters_overlays_with_the_same_content(up,
     expect(phone.locator("#compare")).to_be_visible()
     phone.screenshot(path=str(SHOTS / "phone-compare.png"))
     phone.locator("#beside").scroll_into_view_if_needed()
-    assert phone.evaluate("document.getElementById('beside').scrollWidth <= innerWidth")  # its rows as lines: nothing cut
+    # its rows as lines: nothing cut
+    assert phone.evaluate("document.getElementById('beside').scrollWidth <= innerWidth")
     phone.screenshot(path=str(SHOTS / "phone-compare-beside.png"))
 
     # T: the training's charts instead, the presenter's training; then nothing.
@@ -149,7 +150,8 @@ def test_only_the_presenters_token_sets_the_overlay(up, page_for):
     code, reason = refused(up, {**frame, "overlay": "compare"})
     assert code == 1008 and "presenter token" in reason
     for bad, field in (({"overlay": "stage"}, "overlay"), ({"training": "t 1"}, "training"),
-                       ({"demo": [run["id"]] * 5}, "demo"), ({"demo": run["id"]}, "demo"), ({"caption": "hi"}, "caption")):
+                       ({"demo": [run["id"]] * 5}, "demo"), ({"demo": run["id"]}, "demo"),
+                       ({"caption": "hi"}, "caption")):
         code, reason = refused(up, {**frame, **bad}, token=up.presenter)
         assert code == 1007 and reason.startswith(f"malformed presenter frame: {field}"), (bad, reason)
     assert viewer_snapshot(up)["presenter"] == before, "nothing changed"
@@ -165,12 +167,15 @@ def test_the_methods_table_fits_a_phone(up, page_for):
     table = phone.locator("#train-table")
     table.scroll_into_view_if_needed()
     phone.screenshot(path=str(SHOTS / "phone-methods.png"))
-    cut = phone.evaluate("""() => [...document.querySelectorAll('#train-table th, #train-table td')].filter((c) => {
+    cut = phone.evaluate("""() => [...document.querySelectorAll('#train-table th, #train-table td')]
+      .filter((c) => {
         const box = c.getBoundingClientRect();
-        return c.offsetParent && (box.left < 0 || box.right > innerWidth || c.scrollWidth > c.clientWidth + 1);
+        const out = box.left < 0 || box.right > innerWidth || c.scrollWidth > c.clientWidth + 1;
+        return c.offsetParent && out;
       }).map((c) => c.textContent)""")
     assert cut == [], f"cells cut off on a phone: {cut}"
-    box = phone.evaluate("(() => { const t = document.getElementById('train-table'); return [t.scrollWidth, t.clientWidth]; })()")
+    box = phone.evaluate("(() => { const t = document.getElementById('train-table'); return "
+                         "[t.scrollWidth, t.clientWidth]; })()")
     assert box[0] <= box[1], box
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
 

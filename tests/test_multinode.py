@@ -31,7 +31,8 @@ def start_rank(net: Bridge, rank: int, server_url: str) -> subprocess.Popen:
 def test_ranks_on_two_nodes_run_collectives_across_them(tmp_path, bridge):
     server = start_serve(tmp_path, "--host", "0.0.0.0")
     port = server.url.rsplit(":", 1)[1]
-    workers = [start_rank(bridge, r, f"http://{bridge.host_ip}:{port}") for r in range(len(NODES) * RANKS_PER_NODE)]
+    workers = [start_rank(bridge, r, f"http://{bridge.host_ip}:{port}")
+               for r in range(len(NODES) * RANKS_PER_NODE)]
     try:
         cluster = server.wait_ranks(4)
         hosts = {r["rank"]: r["host"] for r in cluster["ranks"]}
@@ -40,7 +41,8 @@ def test_ranks_on_two_nodes_run_collectives_across_them(tmp_path, bridge):
         ring = server.run(collective="all_reduce", algorithm="ring", count=64, capture="full")
         assert ring["state"] == "done" and ring["verified"] is True
         node_of = {r: r // RANKS_PER_NODE for r in range(4)}
-        links = {(src, dst) for step in ring["steps"] for src, dst, *_ in step["transfers"]}  # [src, dst, chunk, into, reduce]
+        # [src, dst, chunk, into, reduce]
+        links = {(src, dst) for step in ring["steps"] for src, dst, *_ in step["transfers"]}
         crossing = {(src, dst) for src, dst in links if node_of[src] != node_of[dst]}
         assert crossing == {(1, 2), (3, 0)}, "a ring over two nodes crosses between them twice"
 

@@ -27,7 +27,8 @@ def test_every_schedule_equals_nccl():
     p = GPUS
     specs = [
         RunSpec(collective=c, algorithm=a, count=build(c, a, p, 0, 2 if c != "barrier" else 1).pieces * 3 + 1,
-                chunks=2 if c != "barrier" else 1, dtype=d, pattern="random_float" if d != "int64" else "random_int",
+                chunks=2 if c != "barrier" else 1, dtype=d,
+                pattern="random_float" if d != "int64" else "random_int",
                 op="MAX" if d == "int64" else "SUM", capture="summary")
         for c in COLLECTIVES if not (c == "send_recv" and p < 2)
         for a in [x.name for x in algorithms(c) if x.reference or x.built]
@@ -35,4 +36,5 @@ def test_every_schedule_equals_nccl():
     ]
     for rank_results in unwrap(run_ranks(run_all, p, specs, backend="nccl", timeout=600)):
         for spec, finished in zip(specs, rank_results):
-            assert finished.verified in (True, None), f"{spec.collective}/{spec.algorithm} {spec.dtype}: {finished.max_diff}"
+            assert finished.verified in (True, None), \
+                f"{spec.collective}/{spec.algorithm} {spec.dtype}: {finished.max_diff}"

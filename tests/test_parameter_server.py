@@ -31,7 +31,8 @@ PS = "parameter_server"
 def test_servers_and_shards_are_laid_out_from_the_root():
     c = get(PS, 2)
     assert c.server_ranks(5, 3) == [3, 4] and c.workers(5, 3) == [0, 1, 2]
-    assert (c.blocks(5), c.input_blocks(4, 5, 3), c.output_blocks(4, 5, 3, 0)) == (4, range(1, 2), range(1, 2))
+    assert (c.blocks(5), c.input_blocks(4, 5, 3), c.output_blocks(4, 5, 3, 0)) == \
+        (4, range(1, 2), range(1, 2))
     assert (c.input_blocks(0, 5, 3), c.output_blocks(0, 5, 3, 0)) == (range(2, 4), range(2))
     assert c.count(RunSpec(collective=PS, servers=2, count=10)) == 5  # one block is one shard
     assert get(PS) is get(PS, 1) and get("all_reduce", 3) is get("all_reduce")
@@ -56,14 +57,16 @@ def test_simulation_equals_the_definition_for_every_number_of_servers(p):
             for chunks in (1, 2):
                 schedule = build(PS, ps.NAME, p, root, chunks, servers)
                 check_definition(schedule)  # symbolically, every (rank, chunk) once
-                assert schedule.layout == "servers" and schedule.servers == servers and len(schedule.steps) == 1 + chunks
+                assert schedule.layout == "servers" and schedule.servers == servers \
+                    and len(schedule.steps) == 1 + chunks
                 count = chunks + int(rng.integers(0, 3))
                 inputs = [rng.integers(-9, 10, len(c.input_blocks(r, p, root)) * count) for r in range(p)]
                 for op in ("SUM", "MAX", "BXOR", "PRODUCT"):
                     got = simulate(schedule, inputs, count, op)
                     want = c.reference(inputs, op, root, 0)
                     for r in range(p):
-                        np.testing.assert_array_equal(got[r], want[r], err_msg=f"P={p} S={servers} root={root} {op} rank {r}")
+                        np.testing.assert_array_equal(got[r], want[r],
+                                                      err_msg=f"P={p} S={servers} root={root} {op} rank {r}")
 
 
 @pytest.mark.parametrize("p", range(2, 9))
@@ -85,7 +88,8 @@ def test_each_servers_link_carries_p_minus_s_times_n_over_s_each_way(p):
                                       dict(enumerate(moved.received.tolist()))) == want["value"]
         workers = get(PS, servers).workers(p, p - 1)
         both_ways = {(s, w) for s in hosts for w in workers} | {(w, s) for s in hosts for w in workers}
-        assert moved.links == dict.fromkeys(both_ways, shard * item)  # every worker talks to every shard, once each way
+        # every worker talks to every shard, once each way
+        assert moved.links == dict.fromkeys(both_ways, shard * item)
 
 
 def test_the_chapters_formulas_side_by_side():
@@ -144,16 +148,18 @@ def real_cases() -> list[RunSpec]:
         n = servers * SHARD
         for algorithm in (ps.NAME, "native"):
             for dtype, op, pattern in (("int64", "SUM", "random_int"), ("int32", "MAX", "random_int"),
-                                       ("int64", "PRODUCT", "random_int"), ("float32", "SUM", "random_float")):
-                specs.append(RunSpec(collective=PS, algorithm=algorithm, servers=servers, count=n, dtype=dtype, op=op,
+                                       ("int64", "PRODUCT", "random_int"),
+                                       ("float32", "SUM", "random_float")):
+                specs.append(RunSpec(collective=PS, algorithm=algorithm, servers=servers, count=n,
+                                     dtype=dtype, op=op,
                                      pattern=pattern, seed=servers, root=servers % P, capture="full",
                                      chunks=2 if algorithm == ps.NAME else 1))
     # the all_reduce the chapter sets beside it, for the same N (the S=3 model) and P
     specs += [RunSpec(collective="all_reduce", algorithm=a, count=3 * SHARD, dtype="int64", capture="none")
               for a in ps.BESIDE]
     # a subgroup, its servers from a root in the middle of it
-    specs.append(RunSpec(collective=PS, algorithm=ps.NAME, servers=2, count=4, dtype="int64", pattern="random_int",
-                         group=[3, 0, 2], root=2, capture="full"))
+    specs.append(RunSpec(collective=PS, algorithm=ps.NAME, servers=2, count=4, dtype="int64",
+                         pattern="random_int", group=[3, 0, 2], root=2, capture="full"))
     return specs
 
 
@@ -207,7 +213,8 @@ def test_real_bytes_equal_the_formulas(real):
             received = {r: results[r][i].bytes_received for r in range(P)}
             f = ps.formula(n, P, spec.servers)
             assert ps.measured_by_servers(hosts, sent, received) == f["value"], spec
-            assert formulas.measured(f["measure"], sent, received, spec.root, [], []) == f["value"]  # as the stage reads it
+            # as the stage reads it
+            assert formulas.measured(f["measure"], sent, received, spec.root, [], []) == f["value"]
             assert all(sent[r] == received[r] == n for r in range(P) if r not in hosts)
     beside = ps.formulas_beside(3 * SHARD * item, P, 3)
     for i, spec in enumerate(specs):
@@ -234,8 +241,8 @@ def up(tmp_path_factory):
 
 def test_a_bad_s_gets_a_422_naming_the_field_and_nothing_runs(up):
     _, before = up.call("GET", "/api/runs")
-    for body, field in [({"servers": 0}, "servers"), ({"servers": P}, "servers"), ({"servers": -1}, "servers"),
-                        ({"servers": 3, "count": 8}, "count")]:
+    for body, field in [({"servers": 0}, "servers"), ({"servers": P}, "servers"),
+                        ({"servers": -1}, "servers"), ({"servers": 3, "count": 8}, "count")]:
         status, answer = up.call("POST", "/api/runs", {"collective": PS, "algorithm": ps.NAME, **body})
         assert status == 422 and answer["detail"]["field"] == field, (body, answer)
     status, answer = up.call("POST", "/api/runs", {"collective": "broadcast", "servers": 1})
@@ -249,7 +256,8 @@ def test_a_served_run_shows_its_servers_and_its_bytes(up):
     assert run["layout"] == {"shape": "servers", "root": 1, "servers": [1, 2]}
     assert [s["phase"] for s in run["steps"]] == ["pull", "push"]
     n = 8 * 4
-    assert run["traffic"]["sent"] == {r: x["bytes_sent"] for r, x in run["results"].items()}  # simulated = counted
+    # simulated = counted
+    assert run["traffic"]["sent"] == {r: x["bytes_sent"] for r, x in run["results"].items()}
     assert run["traffic"]["sent"]["1"] == run["traffic"]["received"]["2"] == ps.formula(n, P, 2)["value"]
     assert run["results"]["0"]["output"] and run["results"]["3"]["bytes_sent"] == n
     shown = run["display"]["formula"]  # what the stage writes beside the measurement
@@ -265,14 +273,18 @@ def test_the_page_draws_the_servers_above_their_workers_with_the_runs_values(up,
     run = up.run(collective=PS, algorithm=ps.NAME, servers=2, root=1, count=8, dtype="int32", pattern="rank",
                  capture="full")
     page = page_for(f"{up.url}/?run={run['id']}&step=0")
-    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}' && window.ringside.player.step === 0")
+    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}' && "
+                           "window.ringside.player.step === 0")
     servers, workers = ["1", "2"], ["0", "3"]
-    page.wait_for_function("() => document.querySelector('#stage g.card[data-rank]')?.getBoundingClientRect().height > 0")
+    page.wait_for_function("() => document.querySelector('#stage "
+                           "g.card[data-rank]')?.getBoundingClientRect().height > 0")
     tops = dict(page.eval_on_selector_all("#stage svg g.card[data-rank]",
-                                          "cards => cards.map(c => [c.dataset.rank, c.getBoundingClientRect().top])"))
+                                          "cards => cards.map(c => [c.dataset.rank, "
+                                          "c.getBoundingClientRect().top])"))
     assert max(tops[r] for r in servers) < min(tops[r] for r in workers), tops
     cells = page.eval_on_selector_all("#stage svg g.cell[data-rank][data-chunk]",
-                                      "cells => cells.map(c => [c.dataset.rank, +c.dataset.chunk, c.dataset.values])")
+                                      "cells => cells.map(c => [c.dataset.rank, "
+                                      "+c.dataset.chunk, c.dataset.values])")
     held = {(rank, chunk): json.loads(values) for rank, chunk, values in cells if values}
     for w in workers:  # shard j came from server j: group rank 1 (values 2) and 2 (values 3)
         assert held[w, 0] == [2] * 4 and held[w, 1] == [3] * 4, held
@@ -283,15 +295,18 @@ def test_the_compare_view_sets_the_servers_bytes_beside_the_all_reduces(up, page
     beside ring's, tree's and master-worker's all_reduce at the same N and P, each equal."""
     run = up.run(collective=PS, algorithm=ps.NAME, servers=1, count=12, dtype="float32")
     for algorithm in ps.BESIDE:
-        assert up.run(collective="all_reduce", algorithm=algorithm, count=12, dtype="float32")["state"] == "done"
+        assert up.run(collective="all_reduce", algorithm=algorithm, count=12,
+                      dtype="float32")["state"] == "done"
     expect = pytest.importorskip("playwright.sync_api").expect
     page = page_for(f"{up.url}/?run={run['id']}&step=0")
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
     page.keyboard.press("c")
     page.wait_for_selector("#beside tr:nth-child(5)")
-    rows = page.eval_on_selector_all("#beside tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+    rows = page.eval_on_selector_all("#beside tr",
+                                     "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
     n = 12 * 4
-    want = {"parameter server (S=1)": (P - 1) * n, "ring": 2 * n * (P - 1) // P, "tree": 2 * 2 * n, "master_worker": (P - 1) * n}
+    want = {"parameter server (S=1)": (P - 1) * n, "ring": 2 * n * (P - 1) // P, "tree": 2 * 2 * n,
+            "master_worker": (P - 1) * n}
     got = {r[0]: r for r in rows[1:]}
     assert set(got) == set(want)
     for label, value in want.items():
@@ -301,5 +316,6 @@ def test_the_compare_view_sets_the_servers_bytes_beside_the_all_reduces(up, page
     # a model of 2 elements cannot be cut into a ring's 4 chunks: the row says why and offers no run
     small = up.run(collective=PS, algorithm=ps.NAME, servers=1, count=2, dtype="float32")
     rows = {r["algorithm"]: r for r in up.call("GET", f"/api/compare/beside?run={small['id']}")[1]["rows"]}
-    assert rows["ring"]["spec"] is None and "count=2" in rows["ring"]["why"] and rows["ring"].get("formula") is None
+    assert rows["ring"]["spec"] is None and "count=2" in rows["ring"]["why"] \
+        and rows["ring"].get("formula") is None
     assert rows["master_worker"]["spec"]["count"] == 2 and rows["master_worker"]["why"] is None

@@ -56,8 +56,10 @@ def extra(spec: RunSpec, world_size: int = P) -> float | None:
 
 
 def test_a_straggler_arrives_last_at_every_step_and_costs_what_the_schedule_predicts():
-    ring = RunSpec(collective="all_reduce", algorithm="ring", count=16, perturb={"straggler": {"rank": 2, "delay_s": 0.2}})
-    tree = RunSpec(**{**ring.model_dump(), "algorithm": "tree", "perturb": {"straggler": {"rank": 1, "delay_s": 0.2}}})
+    ring = RunSpec(collective="all_reduce", algorithm="ring", count=16,
+                   perturb={"straggler": {"rank": 2, "delay_s": 0.2}})
+    tree = RunSpec(**{**ring.model_dump(), "algorithm": "tree",
+                      "perturb": {"straggler": {"rank": 1, "delay_s": 0.2}}})
     native = RunSpec(collective="all_reduce", count=16, perturb={"straggler": {"rank": 3, "delay_s": 0.2}})
     per_rank = unwrap(run_ranks(record_all, P, [ring, tree, native]))
     for i, (spec, straggler) in enumerate(((ring, 2), (tree, 1))):
@@ -114,9 +116,11 @@ def test_a_hang_is_named_by_the_wavefront_of_the_ranks_live_reports():
     assert all(errors), "every rank failed"
     assert "held back from step 4" in errors[2]
     # the first to give up says it timed out; the others may hear of that one's exit first
-    assert any("timeout of 2 s" in errors[r] for r in (0, 1, 3)) and not any("held back" in errors[r] for r in (0, 1, 3))
+    assert any("timeout of 2 s" in errors[r] for r in (0, 1, 3)) \
+        and not any("held back" in errors[r] for r in (0, 1, 3))
     arrived, done = steps_of(results, Arrived), steps_of(results)
-    assert 2 not in arrived.get(3, {}) and sorted(done[2]) == list(range(P)), "rank 2 finished index 2 and never began 3"
+    assert 2 not in arrived.get(3, {}) and sorted(done[2]) == list(range(P)), \
+        "rank 2 finished index 2 and never began 3"
     # the server's view, fed the ranks' events in the order each rank sent them
     run = new_run("r-1", spec, "gloo", P)
     run.perturbed = wavefront.record(run)
@@ -127,15 +131,17 @@ def test_a_hang_is_named_by_the_wavefront_of_the_ranks_live_reports():
     front = run.perturbed.wavefront
     assert (front.rank, front.step, front.waiting) == (2, 3, [0, 1, 3])
     sent = [(c, dst) for src, dst, c, *_ in run_shape.plan(spec, P).steps[3].transfers if src == 2]
-    assert front.sends == sent and front.text.startswith("rank 2 has not arrived at step 4; ranks 0, 1, 3 wait for it")
+    assert front.sends == sent and front.text.startswith("rank 2 has not arrived at step 4; "
+                                                         "ranks 0, 1, 3 wait for it")
     run.error = errors[0]
     wavefront.blame(run, None)
-    assert run.error.startswith(f"rank 2 never arrived at step 4; ranks 0, 1, 3 waited for it: it was to send chunk {sent[0][0]} "
-                                f"to rank {sent[0][1]}")
+    assert run.error.startswith("rank 2 never arrived at step 4; ranks 0, 1, 3 waited for it: it was to "
+                                f"send chunk {sent[0][0]} to rank {sent[0][1]}")
 
 
 def test_the_wavefront_waits_until_one_rank_holds_the_others_up():
-    spec = RunSpec(collective="all_reduce", algorithm="ring", count=16, perturb={"hang": {"rank": 1, "step": 0}})
+    spec = RunSpec(collective="all_reduce", algorithm="ring", count=16,
+                   perturb={"hang": {"rank": 1, "step": 0}})
     run = new_run("r-1", spec, "gloo", P)
     run.perturbed = wavefront.record(run)
     arrive = [wavefront.observe(run, Arrived(run_id="r-1", rank=r, step=0, t0=0)) for r in (0, 2, 3)]
@@ -143,25 +149,38 @@ def test_the_wavefront_waits_until_one_rank_holds_the_others_up():
     assert arrive[2] is not None and (arrive[2].rank, arrive[2].step, arrive[2].waiting) == (1, 0, [0, 2])
     assert wavefront.observe(run, Arrived(run_id="r-1", rank=1, step=0, t0=0)) is not None
     assert run.perturbed.wavefront.rank is None, "1 arrived: nobody holds 0 up now"
-    assert wavefront.observe(run, Arrived(run_id="r-1", rank=1, step=99, t0=0)) is None, "a step outside the plan names nobody"
+    assert wavefront.observe(run, Arrived(run_id="r-1", rank=1, step=99, t0=0)) is None, \
+        "a step outside the plan names nobody"
     plain = new_run("r-2", RunSpec(collective="all_reduce", algorithm="ring", count=16), "gloo", P)
-    assert wavefront.record(plain) is None and wavefront.observe(plain, Arrived(run_id="r-2", rank=0, step=0, t0=0)) is None
+    arrived = Arrived(run_id="r-2", rank=0, step=0, t0=0)
+    assert wavefront.record(plain) is None and wavefront.observe(plain, arrived) is None
 
 
 @pytest.mark.parametrize("spec, field", [
     ({"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": 0}}}, "perturb.straggler.delay_s"),
-    ({"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": 11}}}, "perturb.straggler.delay_s"),
-    ({"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": math.nan}}}, "perturb.straggler.delay_s"),
-    ({"algorithm": "ring", "timeout": 2, "perturb": {"straggler": {"rank": 1, "delay_s": 2}}}, "perturb.straggler.delay_s"),
-    # each delay shorter than the timeout, but all of them together past it (ring: 6 steps; a tree's leaf waits on 4)
-    ({"algorithm": "ring", "timeout": 2, "perturb": {"straggler": {"rank": 3, "delay_s": 1}}}, "perturb.straggler.delay_s"),
-    ({"algorithm": "tree", "timeout": 10, "perturb": {"straggler": {"rank": 1, "delay_s": 4}}}, "perturb.straggler.delay_s"),
+    ({"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": 11}}},
+     "perturb.straggler.delay_s"),
+    ({"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": math.nan}}},
+     "perturb.straggler.delay_s"),
+    ({"algorithm": "ring", "timeout": 2, "perturb": {"straggler": {"rank": 1, "delay_s": 2}}},
+     "perturb.straggler.delay_s"),
+    # each delay shorter than the timeout, but all of them together past it (ring: 6 steps; a tree's leaf
+    # waits on 4)
+    ({"algorithm": "ring", "timeout": 2, "perturb": {"straggler": {"rank": 3, "delay_s": 1}}},
+     "perturb.straggler.delay_s"),
+    ({"algorithm": "tree", "timeout": 10, "perturb": {"straggler": {"rank": 1, "delay_s": 4}}},
+     "perturb.straggler.delay_s"),
     ({"algorithm": "ring", "perturb": {"straggler": {"rank": 4, "delay_s": 0.1}}}, "perturb.straggler.rank"),
-    ({"algorithm": "ring", "group": [0, 1, 2], "perturb": {"straggler": {"rank": 3, "delay_s": 0.1}}}, "perturb.straggler.rank"),
-    ({"algorithm": "ring", "perturb": {"slow_link": {"a": 1, "b": 1, "bytes_per_s": 1e6}}}, "perturb.slow_link.b"),
-    ({"algorithm": "ring", "perturb": {"slow_link": {"a": -1, "b": 1, "bytes_per_s": 1e6}}}, "perturb.slow_link.a"),
-    ({"algorithm": "ring", "perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 10}}}, "perturb.slow_link.bytes_per_s"),
-    ({"algorithm": "ring", "count": 1 << 16, "timeout": 2, "perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1e4}}},
+    ({"algorithm": "ring", "group": [0, 1, 2], "perturb": {"straggler": {"rank": 3, "delay_s": 0.1}}},
+     "perturb.straggler.rank"),
+    ({"algorithm": "ring", "perturb": {"slow_link": {"a": 1, "b": 1, "bytes_per_s": 1e6}}},
+     "perturb.slow_link.b"),
+    ({"algorithm": "ring", "perturb": {"slow_link": {"a": -1, "b": 1, "bytes_per_s": 1e6}}},
+     "perturb.slow_link.a"),
+    ({"algorithm": "ring", "perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 10}}},
+     "perturb.slow_link.bytes_per_s"),
+    ({"algorithm": "ring", "count": 1 << 16, "timeout": 2,
+      "perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1e4}}},
      "perturb.slow_link.bytes_per_s"),
     ({"perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1e6}}}, "perturb.slow_link"),
     ({"algorithm": "ring", "perturb": {"hang": {"rank": 1, "step": 6}}}, "perturb.hang.step"),
@@ -179,12 +198,15 @@ def test_bad_perturbations_are_refused_naming_the_field(spec, field):
 
 def test_the_prediction_reads_the_schedule_at_any_world_size():
     for p in (2, 3, 5, 8, 16):
-        ring = RunSpec(collective="all_reduce", algorithm="ring", count=64 * p, perturb={"straggler": {"rank": p - 1, "delay_s": 0.01}})
+        ring = RunSpec(collective="all_reduce", algorithm="ring", count=64 * p,
+                       perturb={"straggler": {"rank": p - 1, "delay_s": 0.01}})
         assert extra(ring, p) == pytest.approx(2 * (p - 1) * 0.01)
         link = RunSpec(collective="all_gather", algorithm="ring", count=64,
                        perturb={"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1e6}})
-        assert extra(link, p) == pytest.approx((p - 1) * 64 * 4 / 1e6), "one block over the link at every step"
-    assert extra(RunSpec(collective="all_reduce", algorithm="ring", count=64, perturb={"hang": {"rank": 0, "step": 0}})) is None
+        assert extra(link, p) == pytest.approx((p - 1) * 64 * 4 / 1e6), \
+            "one block over the link at every step"
+    assert extra(RunSpec(collective="all_reduce", algorithm="ring", count=64,
+                         perturb={"hang": {"rank": 0, "step": 0}})) is None
 
 
 def test_the_page_tells_who_arrived_last_and_who_waited_for_whom():
@@ -202,13 +224,15 @@ def test_the_page_tells_who_arrived_last_and_who_waited_for_whom():
               'const { arrivals, lastArrivals } = await import("rs/timeline.js");\n'
               f'const run = {json.dumps(run)};\n'
               'console.log(JSON.stringify({ arrivals: arrivals(run), last: lastArrivals(run) }));\n')
-    done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60, cwd=ROOT, check=False)
+    done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     first, second = out["arrivals"]
     assert (first["step"], first["last"]) == (0, 2) and first["late"] == pytest.approx(0.3)
     # 0 meets only 1 (0.1 s later); 1 meets 0 and 2 and waits for the later, 2; 2 waits for nobody
-    assert [(w["rank"], w["waitedFor"], round(w["seconds"], 6)) for w in first["waits"]] == [(0, 1, 0.1), (1, 2, 0.2)]
+    waits = [(w["rank"], w["waitedFor"], round(w["seconds"], 6)) for w in first["waits"]]
+    assert waits == [(0, 1, 0.1), (1, 2, 0.2)]
     assert (second["last"], [(w["rank"], w["waitedFor"]) for w in second["waits"]]) == (0, [(2, 0)])
     assert out["last"] == {"0": 1, "1": 0, "2": 1}, "a step one rank reported, or a local copy, names nobody"
 
@@ -219,8 +243,8 @@ def test_a_perturbed_run_is_not_a_measurement_for_the_model():
 
     spec = RunSpec(collective="all_reduce", algorithm="ring", count=16)
     for perturbation, learnt in ((None, True), ({"straggler": {"rank": 1, "delay_s": 0.1}}, False)):
-        run = new_run("r-1", spec.model_copy(update={"perturb": perturbation and RunSpec(collective="all_reduce",
-                                                                                          perturb=perturbation).perturb}), "gloo", P)
+        made = perturbation and RunSpec(collective="all_reduce", perturb=perturbation).perturb
+        run = new_run("r-1", spec.model_copy(update={"perturb": made}), "gloo", P)
         run.conclude(RunState.DONE)
         run.time = 0.01
         assert (model.row_of(run) is not None) == learnt

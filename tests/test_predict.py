@@ -44,7 +44,9 @@ def test_recursive_doubling_all_reduce(p):
     lg = p2.bit_length() - 1
     if p == p2:  # lg P·α + n·lg P·(β + γ)
         check("all_reduce", "recursive_doubling", p, n, lg, n * lg, n * lg)
-    else:  # P' = the largest power of two below P: the extra ranks fold in first (one reduce) and get the result last
+    # P' = the largest power of two below P: the extra ranks fold in first (one reduce) and get the result
+    # last
+    else:
         check("all_reduce", "recursive_doubling", p, n, lg + 2, n * (lg + 2), n * (lg + 1))
 
 
@@ -55,7 +57,8 @@ def test_rabenseifner_all_reduce(p):
     if p == p2:  # 2 lg P·α + 2((P-1)/P)nβ + ((P-1)/P)nγ
         check("all_reduce", "rabenseifner", p, n, 2 * lg, 2 * (p - 1) / p * n, (p - 1) / p * n)
     else:  # the form at P', plus a fold (n reduced) and an unfold (n copied)
-        check("all_reduce", "rabenseifner", p, n, 2 * lg + 2, 2 * n + 2 * (p2 - 1) / p2 * n, n + (p2 - 1) / p2 * n)
+        check("all_reduce", "rabenseifner", p, n, 2 * lg + 2, 2 * n + 2 * (p2 - 1) / p2 * n,
+              n + (p2 - 1) / p2 * n)
 
 
 @pytest.mark.parametrize("p", WORLDS)
@@ -71,19 +74,24 @@ def test_ring_all_gather(p):  # (P-1)α + ((P-1)/P)nβ
 
 
 @pytest.mark.parametrize("collective,algorithm,p,count", [
-    ("all_reduce", "ring", 5, 1003), ("all_reduce", "tree", 7, 999), ("broadcast", "ring", 6, 77), ("all_gather", "recursive_doubling", 6, 13),
+    ("all_reduce", "ring", 5, 1003), ("all_reduce", "tree", 7, 999), ("broadcast", "ring", 6, 77),
+    ("all_gather", "recursive_doubling", 6, 13),
     ("reduce_scatter", "recursive_halving", 12, 101), ("all_to_all", "pairwise", 5, 9)])
-def test_the_fast_path_is_the_schedule_read_whole_within_an_element_per_chunk(collective, algorithm, p, count):
+def test_the_fast_path_is_the_schedule_read_whole_within_an_element_per_chunk(collective, algorithm, p,
+                                                                              count):
     schedule = build(collective, algorithm, p, 0, 3)
     exact = cost(schedule, count, 4)
     size = pm.get(collective).message_bytes(count, 4, p)
     steps, nbytes, reduced = pm.terms(collective, algorithm, p, size, 4, chunks=3)
-    slack = 4 * schedule.num_chunks * len(schedule.steps)  # every chunk of every step one element off, at most
-    assert steps == exact.steps and abs(nbytes - exact.bytes) <= slack and abs(reduced - exact.reduced) <= slack
+    # every chunk of every step one element off, at most
+    slack = 4 * schedule.num_chunks * len(schedule.steps)
+    assert steps == exact.steps and abs(nbytes - exact.bytes) <= slack \
+        and abs(reduced - exact.reduced) <= slack
 
 
 def synthetic(params: pm.Params, noise: float, seed: int = 0) -> list[pm.Sample]:
-    """Timings generated from known parameters, times (1 ± noise), over several collectives, algorithms and sizes."""
+    """Timings generated from known parameters, times (1 ± noise), over several collectives, algorithms and
+    sizes."""
     rng, out = random.Random(seed), []
     for collective, algorithms in (("all_reduce", ("ring", "tree", "recursive_doubling", "rabenseifner")),
                                    ("broadcast", ("binomial_tree", "ring")), ("all_gather", ("ring",))):
@@ -97,7 +105,8 @@ def synthetic(params: pm.Params, noise: float, seed: int = 0) -> list[pm.Sample]
 
 def test_ranks_that_each_have_a_core_read_the_closed_forms():
     """Sharing lists only hosts whose ranks outnumber their cores: a rank per core is ALONE."""
-    assert Sharing.of([("a", 4)] * 4) == ALONE and Sharing.of([("a", 0)] * 4) == ALONE  # 0: a GPU each, or unknown
+    # 0: a GPU each, or unknown
+    assert Sharing.of([("a", 4)] * 4) == ALONE and Sharing.of([("a", 0)] * 4) == ALONE
     assert Sharing.of([("a", 2), ("b", 2), ("a", 2), ("b", 2)]) == ALONE
     assert Sharing.of([("a", 2), ("b", 8), ("a", 2), ("a", 2)]) == Sharing((((0, 2, 3), 2),))
     assert Sharing.from_json(Sharing.of([("a", 2)] * 4).to_json()) == Sharing((((0, 1, 2, 3), 2),))
@@ -111,8 +120,10 @@ def test_ranks_sharing_a_hosts_cores_share_its_copies_reductions_and_turns(p, co
     sharing = Sharing.of([("host", cores)] * p)
     got = cost(build("all_reduce", "ring", p), n // 4, 4, sharing)
     steps = 2 * (p - 1)
-    assert (got.steps, got.bytes, got.reduced) == pytest.approx((steps * p / cores, steps * n / cores, (p - 1) * n / cores))
-    assert pm.terms("all_reduce", "ring", p, n, 4, sharing=sharing) == pytest.approx((got.steps, got.bytes, got.reduced))
+    assert (got.steps, got.bytes, got.reduced) == \
+        pytest.approx((steps * p / cores, steps * n / cores, (p - 1) * n / cores))
+    assert pm.terms("all_reduce", "ring", p, n, 4,
+                    sharing=sharing) == pytest.approx((got.steps, got.bytes, got.reduced))
     # a binomial broadcast's first step has two ranks taking part: a turn each when there are two cores
     tree = cost(build("broadcast", "binomial_tree", 4), n // 4, 4, Sharing.of([("host", 2)] * 4))
     assert tree.steps == pytest.approx(1 + 2) and tree.bytes == pytest.approx(n / 2 + n)
@@ -121,11 +132,14 @@ def test_ranks_sharing_a_hosts_cores_share_its_copies_reductions_and_turns(p, co
 def test_the_fit_recovers_alpha_beta_gamma():
     truth = pm.Params(40e-6, 1.5e-9, 0.4e-9, "truth")
     exact = pm.solve(synthetic(truth, 0.0))
-    assert (exact.params.alpha, exact.params.beta, exact.params.gamma) == pytest.approx((truth.alpha, truth.beta, truth.gamma), rel=1e-9)
-    assert exact.rms_error == pytest.approx(0, abs=1e-9) and exact.heldout["worst"] == pytest.approx(0, abs=1e-9)
+    assert (exact.params.alpha, exact.params.beta,
+            exact.params.gamma) == pytest.approx((truth.alpha, truth.beta, truth.gamma), rel=1e-9)
+    assert exact.rms_error == pytest.approx(0, abs=1e-9) \
+        and exact.heldout["worst"] == pytest.approx(0, abs=1e-9)
     noisy = pm.solve(synthetic(truth, 0.02))
     assert noisy.runs == 56
-    assert (noisy.params.alpha, noisy.params.beta, noisy.params.gamma) == pytest.approx((truth.alpha, truth.beta, truth.gamma), rel=0.1)
+    assert (noisy.params.alpha, noisy.params.beta,
+            noisy.params.gamma) == pytest.approx((truth.alpha, truth.beta, truth.gamma), rel=0.1)
     assert 0 < noisy.rms_error < 0.02 and noisy.heldout["median"] < 0.03 and noisy.heldout["sizes"] == 4
 
 
@@ -149,10 +163,11 @@ def test_crossovers_are_where_the_fastest_changes():
     found = pm.crossovers("all_reduce", algorithms, 64, 4, params)
     assert found, "at P=64 on a network, latency-bound and bandwidth-bound algorithms must trade places"
     for c in found:
-        below, above = pm.line("all_reduce", c["below"], 64, params), pm.line("all_reduce", c["above"], 64, params)
+        below, above = (pm.line("all_reduce", c[side], 64, params) for side in ("below", "above"))
         assert below[0] + below[1] * c["size"] == pytest.approx(above[0] + above[1] * c["size"], rel=1e-9)
         times = pm.versus_size("all_reduce", algorithms, 64, [c["size"] * 0.9, c["size"] * 1.1], 4, params)
-        assert min(times, key=lambda a: times[a][0]) == c["below"] and min(times, key=lambda a: times[a][1]) == c["above"]
+        assert min(times, key=lambda a: times[a][0]) == c["below"] \
+            and min(times, key=lambda a: times[a][1]) == c["above"]
         assert c["text"] == f"{c['below']} beats {c['above']} below {pm.size_words(c['size'])} at P=64"
     assert [c["size"] for c in found] == sorted(c["size"] for c in found)
 
@@ -167,7 +182,8 @@ def test_prediction_reaches_1024_ranks():
 def test_every_preset_says_where_its_numbers_come_from():
     for name, params in pm.PRESETS.items():
         assert params.alpha > 0 and params.beta > 0 and params.gamma > 0
-        assert "tuning.cc" in params.source and ("datasheet" in params.source or "IEEE" in params.source), name
+        assert "tuning.cc" in params.source and ("datasheet" in params.source
+                                                 or "IEEE" in params.source), name
 
 
 @pytest.fixture(scope="module")
@@ -178,9 +194,11 @@ def served(tmp_path_factory):
 
 
 def test_the_served_prediction_names_crossovers(served):
-    status, body = served.call("GET", "/api/model/predict?collective=all_reduce&p=64&preset=net-100gbps&sizes=1K,64K,1M,64M")
+    status, body = served.call("GET", "/api/model/predict?collective=all_reduce&p=64&preset=net-100gbps"
+                                      "&sizes=1K,64K,1M,64M")
     assert status == 200, body
-    assert body["sizes"] == [1024, 65536, 1 << 20, 64 << 20] and set(body["versus_size"]) == set(pm.stepwise("all_reduce"))
+    assert body["sizes"] == [1024, 65536, 1 << 20, 64 << 20] \
+        and set(body["versus_size"]) == set(pm.stepwise("all_reduce"))
     assert body["ps"][-1] == 1024 and len(body["versus_p"]["ring"]) == len(body["ps"])
     assert body["crossovers"] and all("at P=64" in c["text"] for c in body["crossovers"])
     assert body["params"]["source"] == pm.PRESETS["net-100gbps"].source
@@ -190,9 +208,10 @@ def test_the_served_prediction_names_crossovers(served):
 
 @pytest.mark.parametrize("query,field", [
     ("collective=all_reduce&preset=infiniband-9000", "preset"), ("collective=all_reduce&p=1025", "p"),
-    ("collective=all_reduce&p=1", "p"), ("collective=all_reduce&sizes=0", "sizes"), ("collective=all_reduce&sizes=2T", "sizes"),
-    ("collective=all_reduce&sizes=128G", "sizes"), ("collective=all_reduce&size=0", "size"), ("collective=allreduce", "collective"),
-    ("collective=barrier", "collective")])
+    ("collective=all_reduce&p=1", "p"), ("collective=all_reduce&sizes=0", "sizes"),
+    ("collective=all_reduce&sizes=2T", "sizes"),
+    ("collective=all_reduce&sizes=128G", "sizes"), ("collective=all_reduce&size=0", "size"),
+    ("collective=allreduce", "collective"), ("collective=barrier", "collective")])
 def test_bad_prediction_queries_name_the_field(served, query, field):
     status, body = served.call("GET", f"/api/model/predict?{query}")
     assert status == 422 and body["detail"]["field"] == field, body

@@ -18,7 +18,8 @@ def test_ctrl_c_stops_everything_and_leaves_no_process(tmp_path):
     ranks = {r["rank"]: r["pid"] for r in up.wait_ranks(3)["ranks"]}
     started = up.descendants()
     assert set(ranks.values()) <= set(started)
-    assert {open(f"/proc/{pid}/comm").read().strip() for pid in ranks.values()} == {"ringside-r0", "ringside-r1", "ringside-r2"}
+    names = {open(f"/proc/{pid}/comm").read().strip() for pid in ranks.values()}
+    assert names == {"ringside-r0", "ringside-r1", "ringside-r2"}
     assert up.stop(signal.SIGINT) == 0
     assert wait_gone(started) == []
 
@@ -40,7 +41,8 @@ def test_ctrl_c_during_a_run_marks_it_interrupted_not_failed(tmp_path):
     """The ranks leave with the server, and the run they were in the middle of did not fail."""
     db = tmp_path / "runs.db"
     up = start_up(tmp_path, ranks=2, db=db)
-    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 1 << 20, "iterations": 10_000})
+    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 1 << 20,
+                                                 "iterations": 10_000})
     while up.call("GET", f"/api/runs/{body['id']}")[1]["state"] != "running":
         time.sleep(0.05)
     pids = up.descendants()
@@ -48,7 +50,8 @@ def test_ctrl_c_during_a_run_marks_it_interrupted_not_failed(tmp_path):
     again = start_up(tmp_path, ranks=2, db=db)
     try:
         run = again.call("GET", f"/api/runs/{body['id']}")[1]
-        assert run["state"] == "interrupted" and run["error"] == "the server stopped before this run finished", run["error"]
+        assert run["state"] == "interrupted" \
+            and run["error"] == "the server stopped before this run finished", run["error"]
     finally:
         again.stop()
 
@@ -57,7 +60,8 @@ def test_a_restarted_server_keeps_history_and_marks_the_interrupted_run(tmp_path
     db = tmp_path / "runs.db"
     up = start_up(tmp_path, ranks=2, db=db)
     finished = up.run(collective="all_gather", algorithm="ring", count=4)
-    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 1 << 20, "iterations": 10_000})
+    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 1 << 20,
+                                                 "iterations": 10_000})
     assert status == 202
     while up.call("GET", f"/api/runs/{body['id']}")[1]["state"] != "running":
         time.sleep(0.05)
@@ -89,7 +93,8 @@ def test_workers_rejoin_a_server_that_comes_back(tmp_path):
         assert first.stop() == 0
         second = start_serve(tmp_path, port=port)
         try:
-            assert sorted(r["pid"] for r in second.wait_ranks(2, timeout=30)["ranks"]) == pids  # the same processes
+            # the same processes
+            assert sorted(r["pid"] for r in second.wait_ranks(2, timeout=30)["ranks"]) == pids
             assert second.call("GET", f"/api/runs/{run['id']}")[1] == run
             assert second.run(collective="all_reduce", algorithm="ring", count=4)["verified"] is True
         finally:

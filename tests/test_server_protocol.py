@@ -23,7 +23,8 @@ def serve(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("serve")
     (tmp / "page").mkdir()
     (tmp / "page" / "index.html").write_text("<!doctype html><title>scripted page</title>")
-    server = start_serve(tmp, "--lost-after", "1", "--world-hold", "0", "--viewer-queue", "64", env={"RINGSIDE_FRONTEND": str(tmp / "page")})
+    server = start_serve(tmp, "--lost-after", "1", "--world-hold", "0", "--viewer-queue", "64",
+                         env={"RINGSIDE_FRONTEND": str(tmp / "page")})
     yield server
     server.stop()
 
@@ -78,9 +79,11 @@ def test_ranks_that_outnumber_their_cores_are_modelled_as_sharing_them(serve, ra
 def test_the_model_answers_for_a_parameter_server_and_names_bad_servers(serve):
     query = "/api/model?collective=parameter_server&algorithm=pull_push&world_size=4&count=12"
     status, answer = serve.call("GET", query + "&servers=3")
-    assert status == 200 and answer["count"] == 4 and answer["terms"]["steps"] == 2  # a shard each: pull, then push
+    # a shard each: pull, then push
+    assert status == 200 and answer["count"] == 4 and answer["terms"]["steps"] == 2
     assert serve.call("GET", query)[1]["count"] == 12  # one server by default
-    for bad, field in (("&servers=4", "servers"), ("&servers=0", "servers"), ("&count=13&servers=2", "count")):
+    for bad, field in (("&servers=4", "servers"), ("&servers=0", "servers"),
+                       ("&count=13&servers=2", "count")):
         status, body = serve.call("GET", query + bad)
         assert status == 422 and body["detail"]["field"] == field, (bad, body)
     status, body = serve.call("GET", "/api/model?collective=all_reduce&algorithm=ring&servers=2")
@@ -99,7 +102,8 @@ def test_a_run_merges_every_rank_and_reports_the_slowest(serve, ranks):
     run = serve.wait(run_id, timeout=10)
     assert run["state"] == "done" and run["verified"] is True
     assert run["time"] == pytest.approx(0.004)  # the slowest rank's median
-    assert run["algbw"] == pytest.approx(8 * 4 / 0.004) and run["busbw"] == pytest.approx(run["algbw"] * 2 * (2 - 1) / 2)
+    assert run["algbw"] == pytest.approx(8 * 4 / 0.004) \
+        and run["busbw"] == pytest.approx(run["algbw"] * 2 * (2 - 1) / 2)
     assert sorted(run["steps"][0]["ranks"]) == ["0", "1"]
 
 
@@ -160,7 +164,8 @@ def test_viewers_hear_a_run_start_once_every_rank_has_and_then_each_step(serve, 
         a.start(command, inputs=[{"chunk": 0, "preview": [1, 2]}])
         a.step(command, 0)
         deadline = time.monotonic() + 10
-        while "0" not in serve.call("GET", f"/api/runs/{run_id}")[1]["steps"][0]["ranks"]:  # merged, not yet sent
+        # merged, not yet sent
+        while "0" not in serve.call("GET", f"/api/runs/{run_id}")[1]["steps"][0]["ranks"]:
             assert time.monotonic() < deadline
             time.sleep(0.02)
         b.start(command)
@@ -180,17 +185,20 @@ def test_viewers_hear_a_run_start_once_every_rank_has_and_then_each_step(serve, 
     queued, started, step, done = ours
     assert queued["run"]["state"] == "queued" and "steps" not in queued["run"]  # a summary
     assert started["run"]["state"] == "running" and started["run"]["inputs"]["0"][0]["preview"] == [1, 2]
-    assert [list(s["ranks"]) for s in started["run"]["steps"]] == [["0"], []]  # rank 0's step came before rank 1 started
+    # rank 0's step came before rank 1 started
+    assert [list(s["ranks"]) for s in started["run"]["steps"]] == [["0"], []]
     assert started["run"]["steps"][1]["transfers"] and started["run"]["schedule"]["algorithm"] == "ring"
     assert (step["step"], step["rank"], step["t0"], step["t1"]) == (0, 1, 0, 0.5)
     assert done["run"]["state"] == "done" and sorted(done["run"]["steps"][0]["ranks"]) == ["0", "1"]
     assert [m["type"] for m in seen if m.get("run", {}).get("id") == failing] == ["run", "run_ended"]
-    assert seen[-1]["run"]["state"] == "failed" and seen[-1]["run"]["error"] == "scripted refusal before starting"
+    assert seen[-1]["run"]["state"] == "failed" \
+        and seen[-1]["run"]["error"] == "scripted refusal before starting"
 
 
 def test_the_catalog_names_the_run_states(serve):
     _, catalog = serve.call("GET", "/api/catalog")
-    assert catalog["run_states"] == {"all": ["queued", "running", "done", "failed", "cancelled", "interrupted"],
+    assert catalog["run_states"] == {"all": ["queued", "running", "done", "failed", "cancelled",
+                                             "interrupted"],
                                      "ended": ["done", "failed", "cancelled", "interrupted"]}
 
 
@@ -201,7 +209,8 @@ def test_a_silent_rank_is_lost_and_comes_back(serve, ranks):
     while {r["rank"]: r["status"] for r in serve.cluster()["ranks"]} != {0: "idle", 1: "lost"}:
         assert time.monotonic() < deadline, serve.cluster()
         time.sleep(0.05)
-    assert serve.call("POST", "/api/runs", SMALL)[1]["detail"]["message"].startswith("ranks [1] of the world are not connected")
+    refused = serve.call("POST", "/api/runs", SMALL)[1]["detail"]["message"]
+    assert refused.startswith("ranks [1] of the world are not connected")
     b.beating.set()
     serve.wait_ranks(2, timeout=10)
     b.close()  # gone for good; a new process reconnects as rank 1
@@ -231,8 +240,9 @@ class StalledViewer:
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         self.sock.connect((host, int(port)))
-        self.sock.sendall(f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                          "Sec-WebSocket-Key: c3RhbGxlZCB2aWV3ZXIhIQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+        self.sock.sendall(f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: "
+                          "Upgrade\r\nSec-WebSocket-Key: "
+                          "c3RhbGxlZCB2aWV3ZXIhIQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
 
     def close_frame(self) -> tuple[int, str]:
         """Read what piled up, frame by frame, to the close frame: its code and reason."""
@@ -262,7 +272,8 @@ def test_a_stalled_viewer_is_dropped_and_the_others_get_every_step(serve, ranks)
         while True:
             batch = messages(watcher.recv(timeout=30))
             seen += [m["step"] for m in batch if m["type"] == "step" and m["run_id"] == run_id]
-            if any(m["type"] == "run_ended" and m["run"]["id"] == run_id and m["run"]["state"] == "done" for m in batch):
+            if any(m["type"] == "run_ended" and m["run"]["id"] == run_id and m["run"]["state"] == "done"
+                   for m in batch):
                 break
     assert seen == list(range(steps))
     assert stalled.close_frame() == (1013, "viewer fell behind; reconnect for a snapshot")
@@ -288,7 +299,8 @@ def test_a_configured_viewer_token_guards_watching(tmp_path):
 
 
 @pytest.mark.parametrize("report,words", [
-    (dict(timings={"iterations": [0.001] * 2}), "2 iterations"),  # within the frame's bound (protocol.MAX_ITERATIONS), past the run's
+    # within the frame's bound (protocol.MAX_ITERATIONS), past the run's
+    (dict(timings={"iterations": [0.001] * 2}), "2 iterations"),
     (dict(timings={"iterations": [-1.0]}), "negative time"),
     (dict(timings={"iterations": [0.001], "starts": [0.0, 0.5]}), "1 iterations"),  # a start per iteration at most
     (dict(timings={"iterations": [0.001], "starts": [1e300]}), "not a number of seconds"),
@@ -333,7 +345,8 @@ def test_the_page_and_plotly_are_served(serve):
 @pytest.mark.parametrize("report,words", [
     (dict(step=10**6), "outside the run's 2 planned steps"),
     (dict(step=0, states=[{"chunk": 99, "preview": [1]}]), "a chunk the run's buffer does not have"),
-    (dict(step=0, states=[{"chunk": 0, "values": list(range(4000))}]), "a chunk the run's buffer does not have"),
+    (dict(step=0, states=[{"chunk": 0, "values": list(range(4000))}]),
+     "a chunk the run's buffer does not have"),
 ])
 def test_a_forged_step_fails_the_run_and_grows_nothing(serve, ranks, report, words):
     a, b = ranks(2)

@@ -41,11 +41,13 @@ SEEN = """() => {
     };
     const hidden = q('#stage path.arrow').filter((a) => cards.some((c) => inside(middle(a), c)))
         .map((a) => `${a.dataset.src}->${a.dataset.dst}`);
-    return { covered, labels: labels.length, names: least(q('#stage text.name')), bytes: least(q('#stage text.bytes')),
-             arith: least(q('#stage .arith text')), digits: least(values) / innerWidth, shown: q('#stage text.bytes').length,
+    return { covered, labels: labels.length, names: least(q('#stage text.name')),
+             bytes: least(q('#stage text.bytes')), arith: least(q('#stage .arith text')),
+             digits: least(values) / innerWidth, shown: q('#stage text.bytes').length,
              rows: new Set(cards.map((c) => Math.round(c.top))).size, cards: cards.length,
-             narrowest: Math.min(...cards.map((c) => c.width)) / stage.width, tall: stage.height / stage.width,
-             across: document.querySelector('#stage').viewBox.baseVal.width, hidden };
+             narrowest: Math.min(...cards.map((c) => c.width)) / stage.width,
+             tall: stage.height / stage.width, across: document.querySelector('#stage').viewBox.baseVal.width,
+             hidden };
 }"""
 
 
@@ -67,7 +69,8 @@ def clusters(tmp_path_factory):
 
 def heard(presenter, run_id: str) -> None:
     """Wait for the presenter's page to have followed a live run to its end (every message of it handled)."""
-    presenter.wait_for_function(f"window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'")
+    presenter.wait_for_function(f"window.ringside.player.run?.id === '{run_id}' && "
+                                "window.ringside.player.run.state === 'done'")
 
 
 def frames(presenter, run_id: str) -> int:
@@ -83,7 +86,8 @@ def frames(presenter, run_id: str) -> int:
 def show(presenter, phone, run_id: str, step: int) -> tuple[dict, dict]:
     """The presenter's page at `step` of the run, the phone following it: what each sees."""
     go(presenter, step)
-    phone.wait_for_function(f"""window.ringside.player.run?.id === '{run_id}' && window.ringside.player.step === {step}
+    phone.wait_for_function(f"""window.ringside.player.run?.id === '{run_id}'
+                                && window.ringside.player.step === {step}
                                 && !window.ringside.stage.pending""", timeout=15_000)
     return presenter.evaluate(SEEN), phone.evaluate(SEEN)
 
@@ -92,14 +96,18 @@ def assert_readable(run: dict, step: int, projector: dict, phone: dict) -> None:
     where = f"{run['spec']['collective']} {run['spec']['algorithm']} P={len(run['group'])} step {step}"
     for seen, size in ((projector, "projector"), (phone, "phone")):
         assert seen["covered"] == [], f"{where} on the {size}: {seen['covered']}"
-    assert projector["across"] == 1200 and phone["across"] < 1200, "the projector keeps its landscape stage; the phone has its own"
-    assert phone["rows"] == phone["cards"] and phone["tall"] > 1.3, f"{where}: the phone stacks its ranks down its height: {phone}"
+    assert projector["across"] == 1200 and phone["across"] < 1200, \
+        "the projector keeps its landscape stage; the phone has its own"
+    assert phone["rows"] == phone["cards"] and phone["tall"] > 1.3, \
+        f"{where}: the phone stacks its ranks down its height: {phone}"
     assert phone["narrowest"] > 0.55, f"{where}: cards take most of the phone's width"
     assert phone["hidden"] == [], f"{where}: arrows behind the phone's cards: {phone['hidden']}"
     for kind in ("names", "bytes", "arith"):
-        assert phone[kind] is None or phone[kind] >= LEAST_PX, f"{where}: {kind} at {phone[kind]:.1f} px on the phone"
+        assert phone[kind] is None or phone[kind] >= LEAST_PX, \
+            f"{where}: {kind} at {phone[kind]:.1f} px on the phone"
     assert phone["shown"] == len(run["group"]), f"{where}: every rank's bytes on the phone"
-    assert phone["digits"] >= projector["digits"], f"{where}: digits smaller for the screen than the projector's"
+    assert phone["digits"] >= projector["digits"], \
+        f"{where}: digits smaller for the screen than the projector's"
 
 
 CASES = {  # cluster size -> runs covering every shape the server hands out, 2 to 8 ranks
@@ -151,16 +159,21 @@ def test_the_perturbation_demos_root_keeps_its_bytes_and_the_straggler_its_label
                 assert seen["covered"] == [], f"{run['spec']['algorithm']} step {step}: {seen['covered']}"
                 assert seen["labels"] >= 1, "the straggler's label is on the stage"
             root = presenter.evaluate("""() => {
-                const card = document.querySelector('#stage .card.root'), frame = card.querySelector('rect.frame').getBoundingClientRect();
+                const card = document.querySelector('#stage .card.root');
+                const frame = card.querySelector('rect.frame').getBoundingClientRect();
                 const text = [...document.querySelectorAll('#stage text.bytes')].find((t) => {
                     const b = t.getBoundingClientRect();
-                    return b.top >= frame.top - 5 && b.bottom <= frame.bottom && b.left >= frame.left && b.right <= frame.right;
+                    return b.top >= frame.top - 5 && b.bottom <= frame.bottom && b.left >= frame.left
+                        && b.right <= frame.right;
                 });
-                return { text: text?.textContent ?? null, sent: +card.querySelector('.bar.sent').dataset.bytes,
-                         received: +card.querySelector('.bar.received').dataset.bytes, root: card.dataset.rank };
+                return { text: text?.textContent ?? null,
+                         sent: +card.querySelector('.bar.sent').dataset.bytes,
+                         received: +card.querySelector('.bar.received').dataset.bytes,
+                         root: card.dataset.rank };
             }""") if run["layout"]["root"] is not None else None
             if root:
-                assert root["text"] == f"↑{size(root['sent'])} ↓{size(root['received'])}", f"step {step}: the root's bytes: {root}"
+                assert root["text"] == f"↑{size(root['sent'])} ↓{size(root['received'])}", \
+                    f"step {step}: the root's bytes: {root}"
             assert phone_seen["bytes"] >= LEAST_PX and phone_seen["shown"] == len(run["group"])
         phone.screenshot(path=str(ARTIFACTS / f"demo_{run['spec']['algorithm']}_phone.png"))
         presenter.screenshot(path=str(ARTIFACTS / f"demo_{run['spec']['algorithm']}_projector.png"))

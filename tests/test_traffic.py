@@ -144,4 +144,5 @@ def test_alpha_beta_prediction_counts_steps_and_busiest_rank():
     assert predict(s, 400, 4, alpha=1e-5, beta=0.0) == pytest.approx(6 * 1e-5)
     assert predict(s, 400, 4, alpha=0.0, beta=1e-9) == pytest.approx(6 * 400 * 1e-9)
     mw = build("all_reduce", "master_worker", 4)
-    assert predict(mw, 400, 4, 0.0, 1e-9) == pytest.approx(2 * 3 * 1600 * 1e-9)  # the master is the bottleneck
+    # the master is the bottleneck
+    assert predict(mw, 400, 4, 0.0, 1e-9) == pytest.approx(2 * 3 * 1600 * 1e-9)

@@ -40,11 +40,13 @@ def train_every_method(world, specs: list[str]) -> list[dict]:
         def compare(record, trainer=trainer, agreed=agreed, spec=spec):
             everyone = [torch.empty_like(trainer.weights) for _ in range(world.world_size)]
             dist.all_gather(everyone, trainer.weights)
-            holders = [r for r in range(world.world_size) if spec.method != PARAMETER_SERVER or r >= spec.servers]
+            holders = [r for r in range(world.world_size)
+                       if spec.method != PARAMETER_SERVER or r >= spec.servers]
             agreed.append(all(torch.equal(everyone[r], everyone[holders[0]]) for r in holders))
 
         records = trainer.run(compare)
-        out.append({"weights": trainer.weights.numpy().copy(), "agreed": agreed, "records": records,  # not a tensor: its
+        # not a tensor: its
+        out.append({"weights": trainer.weights.numpy().copy(), "agreed": agreed, "records": records,
                     # storage would cross the queue as a file descriptor the exiting rank takes with it
                     "worker": trainer.sync.worker is not None})
     return out
@@ -82,7 +84,8 @@ def test_the_loss_falls_below_the_stated_threshold(trained):
         by_step: dict[int, list] = {}
         for r in parts:
             by_step.setdefault(r.step, []).append(r)
-        losses = [sum(r.loss * r.samples for r in rs) / sum(r.samples for r in rs) for _, rs in sorted(by_step.items())]
+        losses = [sum(r.loss * r.samples for r in rs) / sum(r.samples for r in rs)
+                  for _, rs in sorted(by_step.items())]
         assert losses[0] > 2.0, "an untrained model guesses among 10 classes"
         assert min(losses) < LOSS_BELOW, f"{spec.method}: best batch loss {min(losses):.3f} in {WITHIN} steps"
 
@@ -106,8 +109,10 @@ def test_ring_moves_what_its_formula_says(trained):
     specs, results = trained
     i = next(k for k, s in enumerate(specs) if s.method == "ring")
     records = [results[rank][i]["records"][0] for rank in range(P)]
-    # 2·(N/P)·(P-1) per rank: exactly in all, and per rank within a chunk's rounding (N is not a multiple of P)
-    assert sum(r.bytes_sent for r in records) == 2 * (P - 1) * N_BYTES == sum(r.bytes_received for r in records)
+    # 2·(N/P)·(P-1) per rank: exactly in all, and per rank within a chunk's rounding (N is not a
+    # multiple of P)
+    received = sum(r.bytes_received for r in records)
+    assert sum(r.bytes_sent for r in records) == 2 * (P - 1) * N_BYTES == received
     for r in records:
         assert abs(r.bytes_sent - 2 * (P - 1) * N_BYTES / P) <= 2 * (P - 1) * 4
 
@@ -130,13 +135,14 @@ def test_bad_training_input_names_its_field(field, change, words):
 
 
 def test_the_command_compares_methods_and_refuses_bad_input():
-    cmd = [sys.executable, "-m", "ringside.worker_agent.cli", "train", "-n", "3", "--steps", "5", "--hidden", "8"]
+    cmd = [sys.executable, "-m", "ringside.worker_agent.cli", "train", "-n", "3", "--steps", "5",
+           "--hidden", "8"]
     done = subprocess.run([*cmd, "--compare"], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].split()[:3] == ["method", "step", "ms"]
     assert {line.split()[0] for line in lines[1:]} >= {"native", "ring", PARAMETER_SERVER}
     assert any("S=2" in line for line in lines), "P-1 servers are compared too"
-    bad = subprocess.run([*cmd, "--method", PARAMETER_SERVER, "--servers", "3"], capture_output=True, text=True, timeout=60,
-                         check=False)
+    bad = subprocess.run([*cmd, "--method", PARAMETER_SERVER, "--servers", "3"], capture_output=True,
+                         text=True, timeout=60, check=False)
     assert bad.returncode == 2 and "servers" in bad.stderr and "Traceback" not in bad.stderr

@@ -39,11 +39,12 @@ def run_on_ranks(world, files, specs):
 
 
 def test_the_examples_run_for_real_and_equal_native():
-    files = [str(EXAMPLES / "hierarchical_all_reduce.py"), str(EXAMPLES / "double_binary_tree.py"), str(FIXTURE)]
+    files = [str(EXAMPLES / "hierarchical_all_reduce.py"), str(EXAMPLES / "double_binary_tree.py"),
+             str(FIXTURE)]
     specs = [RunSpec(collective="all_reduce", algorithm=a, count=10, chunks=c, dtype=d, op=o,
                      pattern="random_int" if d == "int64" else "random_float")
-             for a, c in (("hierarchical", 1), ("hierarchical", 2), ("double_binary_tree", 1), ("double_binary_tree", 3),
-                          ("msccl_ring_allreduce", 1))
+             for a, c in (("hierarchical", 1), ("hierarchical", 2), ("double_binary_tree", 1),
+                          ("double_binary_tree", 3), ("msccl_ring_allreduce", 1))
              for d, o in (("int64", "SUM"), ("float32", "AVG"), ("int64", "MAX"))]
     results = unwrap(run_ranks(run_on_ranks, 4, files, specs))
     for i, spec in enumerate(specs):
@@ -82,7 +83,8 @@ def test_races_and_repeats_are_named_by_step_transfer_and_rank():
 def test_a_step_whose_phase_a_run_cannot_carry_is_refused_naming_the_step():
     @algorithm("broadcast", "wordy")
     def wordy(p, root, chunks):
-        return [step("root", [send(0, 1, 0)]), step("and then every other rank hands it on, one by one", [send(1, 2, 0)])]
+        return [step("root", [send(0, 1, 0)]), step("and then every other rank hands it on, one by one",
+                                                    [send(1, 2, 0)])]
 
     with pytest.raises(SpecError, match=f"step 1: its phase is 49 characters, more than {MAX_PHASE}") as info:
         validate(RunSpec(collective="broadcast", algorithm="wordy"), 3, "gloo")
@@ -101,9 +103,11 @@ def test_every_users_schedule_fits_the_form_a_run_carries_it_in():
             for chunks in (1, 3):
                 try:
                     schedule = build(record.collective, record.name, p, p - 1, chunks)
-                except ScheduleError:  # a shape it does not take (MSCCL's ring is for 4 ranks; broken_ring for none)
+                # a shape it does not take (MSCCL's ring is for 4 ranks; broken_ring for none)
+                except ScheduleError:
                     continue
-                doc = PlanDoc.model_validate_json(schedule.to_doc(range(MAX_WORLD - p, MAX_WORLD)).model_dump_json())
+                widest = range(MAX_WORLD - p, MAX_WORLD)  # rank numbers as long as a world's get
+                doc = PlanDoc.model_validate_json(schedule.to_doc(widest).model_dump_json())
                 for s in doc.steps:
                     StepDoc(phase=s.phase, caption=s.caption, transfers=[])
                 shapes.add((record.name, p, chunks))
@@ -127,8 +131,10 @@ def test_code_that_fails_or_returns_nonsense_is_refused_with_what_it_raised():
 
 
 def test_names_are_checked_when_registered():
-    for collective, name, words in (("all_shuffle", "x", "unknown collective"), ("all_reduce", "Ring!", "lower-case"),
-                                    ("all_reduce", "ring", "already has"), ("all_reduce", "native", "already has")):
+    for collective, name, words in (("all_shuffle", "x", "unknown collective"),
+                                    ("all_reduce", "Ring!", "lower-case"),
+                                    ("all_reduce", "ring", "already has"),
+                                    ("all_reduce", "native", "already has")):
         with pytest.raises(ValueError, match=words):
             algorithm(collective, name)(lambda p, root, chunks: [])
     with pytest.raises(ValueError, match="layout 'blob'"):
@@ -163,12 +169,13 @@ def ring_doc(p: int) -> dict:
     """The built-in ring, written out as the data a page or a script would send."""
     ring = build("all_reduce", "ring", p).to_json()
     return {"pieces": ring["pieces"], "layout": "ring",
-            "steps": [{"phase": s["phase"], "caption": s["caption"], "transfers": s["transfers"]} for s in ring["steps"]]}
+            "steps": [{"phase": s["phase"], "caption": s["caption"], "transfers": s["transfers"]}
+                      for s in ring["steps"]]}
 
 
 def test_a_schedule_sent_as_data_runs_for_real_and_equals_native():
-    specs = [RunSpec(collective="all_reduce", algorithm="custom", schedule=ring_doc(4), count=9, dtype=d, op=o,
-                     pattern="random_int" if d == "int64" else "random_float")
+    specs = [RunSpec(collective="all_reduce", algorithm="custom", schedule=ring_doc(4), count=9,
+                     dtype=d, op=o, pattern="random_int" if d == "int64" else "random_float")
              for d, o in (("int64", "SUM"), ("float32", "AVG"))]
     results = unwrap(run_ranks(run_on_ranks, 4, [], specs))
     assert all(results[rank][i].verified is True for rank in range(4) for i in range(len(specs)))

@@ -75,20 +75,31 @@ def at_least(low: int):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-n", "--ranks", type=at_least(1), default=4, help="local ranks to spawn (default %(default)s)")
+    parser.add_argument("-n", "--ranks", type=at_least(1), default=4,
+                        help="local ranks to spawn (default %(default)s)")
     parser.add_argument("-c", "--collective", default="all_reduce", choices=list(COLLECTIVES))
-    parser.add_argument("-a", "--only", metavar="NAMES", help="algorithms to run, comma-separated (default: native, every stepwise one and auto)")
+    parser.add_argument("-a", "--only", metavar="NAMES",
+                        help="algorithms to run, comma-separated (default: native, "
+                             "every stepwise one and auto)")
     parser.add_argument("-d", "--dtype", default="float32", choices=sorted(ITEMSIZE))
     parser.add_argument("-o", "--op", default="SUM", help="reduction (default %(default)s)")
-    parser.add_argument("-b", "--min-bytes", type=parse_size, default=parse_size("1K"), help="smallest size per rank (default 1K)")
-    parser.add_argument("-e", "--max-bytes", type=parse_size, default=parse_size("16M"), help="largest size per rank (default 16M)")
-    parser.add_argument("-f", "--factor", type=at_least(2), default=4, help="size multiplier between rows (default %(default)s)")
-    parser.add_argument("--iterations", type=at_least(1), default=20, help="timed iterations per row (default %(default)s)")
-    parser.add_argument("--warmup", type=at_least(0), default=5, help="untimed iterations first (default %(default)s)")
-    parser.add_argument("--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo")
-    parser.add_argument("--json", action="store_true", help="print one JSON object per row instead of the table")
+    parser.add_argument("-b", "--min-bytes", type=parse_size, default=parse_size("1K"),
+                        help="smallest size per rank (default 1K)")
+    parser.add_argument("-e", "--max-bytes", type=parse_size, default=parse_size("16M"),
+                        help="largest size per rank (default 16M)")
+    parser.add_argument("-f", "--factor", type=at_least(2), default=4,
+                        help="size multiplier between rows (default %(default)s)")
+    parser.add_argument("--iterations", type=at_least(1), default=20,
+                        help="timed iterations per row (default %(default)s)")
+    parser.add_argument("--warmup", type=at_least(0), default=5,
+                        help="untimed iterations first (default %(default)s)")
+    parser.add_argument("--backend", choices=("gloo", "nccl"),
+                        help="default: nccl when every local rank has a GPU, else gloo")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object per row instead of the table")
     parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
-                        help="a file of your own algorithms (Python, or MSCCL's XML) to load first; repeatable")
+                        help="a file of your own algorithms (Python, or MSCCL's XML) "
+                             "to load first; repeatable")
 
 
 def sizes(collective: str, low: int, high: int, factor: int) -> list[int]:
@@ -136,14 +147,17 @@ def records(collective: str, names: list[str]) -> list[Algorithm]:
 
 
 def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int, chunks: int = 1) -> RunSpec:
-    reference = algorithm_of(a.collective, algorithm).reference  # native verifies nothing: it is the reference
+    # native verifies nothing: it is the reference
+    reference = algorithm_of(a.collective, algorithm).reference
     return RunSpec(collective=a.collective, algorithm=algorithm, dtype=a.dtype, op=a.op,
                    count=count_for(a.collective, size, ITEMSIZE[a.dtype], p),
                    pattern="random_int" if a.dtype.startswith("int") else "random_float",
-                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=not reference, chunks=chunks)
+                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=not reference,
+                   chunks=chunks)
 
 
-def measure(world, a: argparse.Namespace, size: int, algorithm: str, chunks: int = 1) -> tuple[list[float], int]:
+def measure(world, a: argparse.Namespace, size: int, algorithm: str,
+            chunks: int = 1) -> tuple[list[float], int]:
     """On every rank, together: one run; (each iteration's slowest-rank time, ranks wrong)."""
     import torch
     import torch.distributed as dist
@@ -219,7 +233,8 @@ def sweep(world, args_dict: dict, names: list[str], size_list: list[int]) -> lis
     return sorted(rows, key=lambda r: (r["size"], order[r["algorithm"]]))
 
 
-def model_of(rows: list[dict], collective: str, p: int, sharing: Sharing = ALONE) -> tuple[predict.Fitted, predict.NativeFit | None]:
+def model_of(rows: list[dict], collective: str, p: int,
+             sharing: Sharing = ALONE) -> tuple[predict.Fitted, predict.NativeFit | None]:
     """The model as the server fits it, from this table's rows: alpha, beta and gamma from the
     stepwise ones (terms read from their schedules, on ranks sharing cores as `sharing` says),
     a line from native's."""
@@ -229,9 +244,11 @@ def model_of(rows: list[dict], collective: str, p: int, sharing: Sharing = ALONE
         if algorithm.reference:
             points.append((r["size"], r["time_median"]))
         elif algorithm.built:
-            terms = cost(build(collective, r["algorithm"], p), r["count"], ITEMSIZE[r["dtype"]], sharing) if r["dtype"] else None
+            schedule = build(collective, r["algorithm"], p)
+            terms = cost(schedule, r["count"], ITEMSIZE[r["dtype"]], sharing) if r["dtype"] else None
             if terms is not None:
-                samples.append(predict.Sample(terms.steps, terms.bytes, terms.reduced, r["time_median"], r["size"]))
+                samples.append(predict.Sample(terms.steps, terms.bytes, terms.reduced,
+                                              r["time_median"], r["size"]))
     return predict.solve(samples, "fitted to this table's stepwise runs"), predict.fit_native(points)
 
 
@@ -246,7 +263,8 @@ def pick(a: argparse.Namespace, p: int, size: int, fitted: predict.Fitted, nativ
             continue
         names.append(algorithm)
     collective, itemsize = get(a.collective), ITEMSIZE[a.dtype]
-    nbytes = collective.message_bytes(count_for(a.collective, size, itemsize, p), itemsize, p) if collective.payload else 0
+    count = count_for(a.collective, size, itemsize, p)
+    nbytes = collective.message_bytes(count, itemsize, p) if collective.payload else 0
     return predict.pick(a.collective, p, 0, nbytes, itemsize, fitted, native, names, sharing=sharing)
 
 
@@ -255,7 +273,8 @@ def progress(done: int, total: int, width: int = 30) -> None:
     if not sys.stderr.isatty():
         return
     filled = width * done // total
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}" + ("\r\033[K" if done == total else ""))
+    end = "\r\033[K" if done == total else ""
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}{end}")
     sys.stderr.flush()
 
 
@@ -264,17 +283,18 @@ def table(rows: list[dict], collective: str) -> str:
         return "-" if value is None else format(value * scale, fmt)
 
     lines = [
-        f"# ringside bench: {collective}, {rows[0]['ranks']} ranks, {rows[0]['backend']}; time in us (each iteration's slowest rank: "
-        "median, min, max), bandwidth in GB/s",
+        f"# ringside bench: {collective}, {rows[0]['ranks']} ranks, {rows[0]['backend']}; time in us (each "
+        "iteration's slowest rank: median, min, max), bandwidth in GB/s",
         f"{'size':>12} {'count':>11} {'type':>8} {'redop':>7} {'algorithm':>19} {'median':>10} {'min':>10} "
         f"{'max':>10} {'algbw':>8} {'busbw':>8} {'#wrong':>6} {'x native':>8}  auto ran",
     ]
     for r in rows:
         lines.append(
-            f"{r['size']:>12} {r['count']:>11} {r['dtype'] or '-':>8} {r['op'] or '-':>7} {r['algorithm']:>19} "
-            f"{r['time_median'] * 1e6:>10.1f} {r['time_min'] * 1e6:>10.1f} {r['time_max'] * 1e6:>10.1f} "
-            f"{num(r['algbw'], 1e-9, '.3f'):>8} {num(r['busbw'], 1e-9, '.3f'):>8} "
-            f"{'-' if r['wrong'] is None else r['wrong']:>6} {num(r['vs_native'], 1, '.2f'):>8}"
+            f"{r['size']:>12} {r['count']:>11} {r['dtype'] or '-':>8} {r['op'] or '-':>7} "
+            f"{r['algorithm']:>19} {r['time_median'] * 1e6:>10.1f} {r['time_min'] * 1e6:>10.1f} "
+            f"{r['time_max'] * 1e6:>10.1f} {num(r['algbw'], 1e-9, '.3f'):>8} "
+            f"{num(r['busbw'], 1e-9, '.3f'):>8} {'-' if r['wrong'] is None else r['wrong']:>6} "
+            f"{num(r['vs_native'], 1, '.2f'):>8}"
             + (f"  {r['ran']}" if r.get("ran") else "")
         )
     return "\n".join(lines)

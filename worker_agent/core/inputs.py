@@ -40,8 +40,10 @@ def pattern_values(pattern: str, seed: int, rank: int, size: int, count: int = 1
 def numpy_input(spec: RunSpec, group_rank: int, world_size: int) -> np.ndarray:
     """This rank's input as numpy, shaped as its collective's input_blocks say (maybe empty)."""
     collective, group = get(spec.collective, spec.servers), group_of(spec, world_size)
-    size = len(collective.input_blocks(group_rank, len(group), group.index(spec.root))) * collective.count(spec)
-    values = collective.input_values(pattern_values(spec.pattern, spec.seed, group_rank, size, collective.count(spec)), group_rank)
+    blocks = collective.input_blocks(group_rank, len(group), group.index(spec.root))
+    size = len(blocks) * collective.count(spec)
+    values = collective.input_values(pattern_values(spec.pattern, spec.seed, group_rank, size,
+                                                    collective.count(spec)), group_rank)
     name = collective.dtype(spec)
     dtype = DTYPES[name]
     if dtype.exact_up_to and values.dtype.kind == "i":  # a long index would overflow to inf

@@ -3,8 +3,8 @@ fitted to a cluster's runs or taken from a named preset, and the choices `auto` 
 
 A schedule's time is steps·α + bytes·β + reduced·γ, the three terms read from the
 schedule itself (simulate.cost), on the cluster's ranks as they share cores (simulate.Sharing:
-none at scales a cluster cannot run, where every rank is taken to have its own). Reading them at P=1024 means building a schedule of
-two million transfers, so they are read once per shape with every chunk one byte
+none at scales a cluster cannot run, where every rank is taken to have its own). Reading them at P=1024 means
+building a schedule of two million transfers, so they are read once per shape with every chunk one byte
 (`unit_terms`, cached) and scaled to the message: exact whenever the count is a multiple
 of the schedule's pieces, within one element per chunk otherwise. So a time is a line in
 the message size, t(n) = c0 + c1·n, and two algorithms cross at one size at most.
@@ -30,7 +30,8 @@ CHUNK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # what `chunks: auto` tries
 # A schedule replaces native only when predicted at most this share of native's time, and less
 # still when the model's own error on held-out sizes is larger (margin): auto must not lose to native.
 MARGIN = 0.8
-P_POINTS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 512, 1024)  # P=1024 builds take seconds: few past 256
+# P=1024 builds take seconds: few past 256
+P_POINTS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 512, 1024)
 
 
 @dataclass(frozen=True)
@@ -58,18 +59,20 @@ PRESETS = {
     # gamma: the same datasheet: HBM2 1,555 GB/s (A100 40GB); a reduction reads two bytes and
     #        writes one for every byte it reduces.
     "nvlink-a100-8gpu": Params(3.4e-6, 1 / 300e9, 3 / 1555e9,
-                               "NCCL src/graph/tuning.cc hwLat NVLink ring 3.4 us; A100 datasheet: NVLink 600 GB/s "
-                               "(300 GB/s each way), HBM2 1,555 GB/s (3 bytes moved per byte reduced)"),
+                               "NCCL src/graph/tuning.cc hwLat NVLink ring 3.4 us; A100 datasheet: NVLink "
+                               "600 GB/s (300 GB/s each way), HBM2 1,555 GB/s (3 "
+                               "bytes moved per byte reduced)"),
     # Ranks on separate hosts over a 100 Gb/s network (100 Gigabit Ethernet or InfiniBand EDR).
     # alpha: NCCL src/graph/tuning.cc, hwLat[NET][Ring][Simple] = 9.6 us per ring step.
     # beta:  IEEE 802.3ba-2010 (100 Gb/s Ethernet) line rate: 100e9 / 8 = 12.5 GB/s per port each way.
     # gamma: the A100 datasheet's HBM2 1,555 GB/s, as above (the reduction runs on the GPU).
     "net-100gbps": Params(9.6e-6, 8 / 100e9, 3 / 1555e9,
-                          "NCCL src/graph/tuning.cc hwLat network ring 9.6 us; IEEE 802.3ba 100 Gb/s line rate "
-                          "(12.5 GB/s); A100 HBM2 1,555 GB/s for the reduction"),
+                          "NCCL src/graph/tuning.cc hwLat network ring 9.6 us; IEEE 802.3ba 100 Gb/s line "
+                          "rate (12.5 GB/s); A100 HBM2 1,555 GB/s for the reduction"),
 }
 # Until a cluster has measured runs: a loopback-ish guess (no document; said so).
-DEFAULT = Params(50e-6, 1e-9, 0.25e-9, "default guess (50 us a step, 1 GB/s, 4 GB/s reduced): no runs fitted yet")
+DEFAULT = Params(50e-6, 1e-9, 0.25e-9, "default guess (50 us a step, 1 GB/s, 4 GB/s "
+                                       "reduced): no runs fitted yet")
 
 
 # --- the terms, from the schedule ----------------------------------------------
@@ -157,7 +160,8 @@ def _log_misfit(x: np.ndarray, y: np.ndarray, theta: np.ndarray) -> float:
     return math.inf if (pred <= 0).any() else float((np.log(pred / y) ** 2).sum())
 
 
-def nnls_log(x: np.ndarray, y: np.ndarray, rounds: int = 30, start: np.ndarray | None = None) -> np.ndarray | None:
+def nnls_log(x: np.ndarray, y: np.ndarray, rounds: int = 30,
+             start: np.ndarray | None = None) -> np.ndarray | None:
     """Non-negative θ minimising Σ log²(x·θ / y): an error by a factor counts the same over as
     under, and a 1 KiB run as much as a 64 MiB one. (Plain relative least squares, Σ((x·θ − y)/y)²,
     is its start: it errs low on noisy runs, as an overshoot can cost more than an undershoot's
@@ -217,7 +221,8 @@ class Fitted:
             params = solve(rest, start=self.params, rounds=5).params  # near the whole fit: a few steps
             mine = relative_errors(params, [s for s in self.samples if s.size == size])
             errors += mine
-            by_size.append({"size": size, "runs": len(mine), "median": float(np.median(mine)), "worst": max(mine)})
+            by_size.append({"size": size, "runs": len(mine), "median": float(np.median(mine)),
+                            "worst": max(mine)})
         if not errors:
             return None
         return {"method": "leave one size out", "sizes": len(by_size), "runs": len(errors),
@@ -228,7 +233,8 @@ class Fitted:
                 "heldout": self.heldout if heldout else None}
 
 
-def solve(samples, source: str = "fitted to this cluster's runs", start: Params | None = None, rounds: int = 30) -> Fitted:
+def solve(samples, source: str = "fitted to this cluster's runs", start: Params | None = None,
+          rounds: int = 30) -> Fitted:
     """alpha, beta, gamma (non-negative) by least squares on the log of the times (nnls_log); the
     defaults when the runs cannot tell."""
     samples = tuple(s for s in samples if s.time > 0)
@@ -282,8 +288,9 @@ class Candidate:
     time: float | None  # predicted seconds; None: nothing to predict it from
 
 
-def best_chunks(collective: str, algorithm: str, p: int, root: int, size: float, itemsize: int, params: Params,
-                choices=CHUNK_CHOICES, sharing: Sharing = ALONE) -> tuple[int, dict[int, float]]:
+def best_chunks(collective: str, algorithm: str, p: int, root: int, size: float, itemsize: int,
+                params: Params, choices=CHUNK_CHOICES,
+                sharing: Sharing = ALONE) -> tuple[int, dict[int, float]]:
     """The chunk count predicted fastest (the fewest on a tie) and every count's time. A count
     that cuts a block into more chunks than it has elements is not tried."""
     count = count_of(collective, size, itemsize, p)
@@ -308,7 +315,8 @@ class Choice:
     candidates: list[Candidate]
 
 
-def pick(collective: str, p: int, root: int, size: float, itemsize: int, fitted: Fitted, native: NativeFit | None,
+def pick(collective: str, p: int, root: int, size: float, itemsize: int, fitted: Fitted,
+         native: NativeFit | None,
          algorithms: list[str], chunks: int | str = 1, sharing: Sharing = ALONE) -> Choice:
     """The algorithm `auto` runs (and its chunks, when `chunks` is AUTO): the schedule predicted
     fastest when it is predicted under margin()'s share of native's time, else native. With no
@@ -317,34 +325,42 @@ def pick(collective: str, p: int, root: int, size: float, itemsize: int, fitted:
     reason to leave the backend's own call."""
     candidates = []
     for algorithm in algorithms:
-        k, tried = (best_chunks(collective, algorithm, p, root, size, itemsize, fitted.params, sharing=sharing) if chunks == AUTO
-                    else (chunks, {chunks: fitted.params.time(terms(collective, algorithm, p, size, itemsize, chunks, root, sharing))}))
+        if chunks == AUTO:
+            k, tried = best_chunks(collective, algorithm, p, root, size, itemsize, fitted.params,
+                                   sharing=sharing)
+        else:
+            shape = terms(collective, algorithm, p, size, itemsize, chunks, root, sharing)
+            k, tried = chunks, {chunks: fitted.params.time(shape)}
         candidates.append(Candidate(algorithm, k, tried[k]))
     candidates.sort(key=lambda c: c.time)
     native_time = native.time(size) if native is not None else None
     listed = [Candidate(NATIVE, 1, native_time), *candidates]
-    times = "; ".join(f"{c.algorithm}{f' ×{c.chunks} chunks' if c.chunks > 1 else ''} {seconds(c.time)}" for c in listed)
+    times = "; ".join(f"{c.algorithm}{f' ×{c.chunks} chunks' if c.chunks > 1 else ''} {seconds(c.time)}"
+                      for c in listed)
     best = candidates[0] if candidates else None
     if best is None:
         return Choice(NATIVE, 1, f"{collective} has no schedule that runs here: native", listed)
     if fitted.runs == 0:
-        return Choice(NATIVE, 1, f"native: no stepwise runs fitted yet, so the model cannot rank the schedules "
-                                 f"(with {fitted.params.source}: {times})", listed)
+        return Choice(NATIVE, 1, "native: no stepwise runs fitted yet, so the model cannot rank the "
+                                 f"schedules (with {fitted.params.source}: {times})", listed)
     if native_time is None:
-        return Choice(NATIVE, 1, f"native: no native {collective} runs at {p} ranks measured at two sizes yet, so it "
-                                 f"cannot be compared; predicted: {times}", listed)
+        return Choice(NATIVE, 1, f"native: no native {collective} runs at {p} ranks measured at two sizes "
+                                 f"yet, so it cannot be compared; predicted: {times}", listed)
     share, because = margin(fitted)
     if best.time < share * native_time:
-        return Choice(best.algorithm, best.chunks, f"{best.algorithm}: predicted fastest, under {share:.0%} of native's "
+        return Choice(best.algorithm, best.chunks,
+                      f"{best.algorithm}: predicted fastest, under {share:.0%} of native's "
                                                    f"time ({because}; {times})", listed)
-    return Choice(NATIVE, 1, f"native: no schedule is predicted under {share:.0%} of native's time ({because}; {times})", listed)
+    return Choice(NATIVE, 1, f"native: no schedule is predicted under {share:.0%} of native's time "
+                             f"({because}; {times})", listed)
 
 
 def margin(fitted: Fitted) -> tuple[float, str]:
     """The share of native's predicted time a schedule must beat, and why: MARGIN, less the
     model's median error on held-out sizes (its RMS error over its own runs when none is held out)."""
     held = fitted.heldout
-    error, what = (held["median"], "on sizes held out") if held else (fitted.rms_error or 0.0, "RMS over its runs")
+    error, what = ((held["median"], "on sizes held out") if held
+                   else (fitted.rms_error or 0.0, "RMS over its runs"))
     share = max(0.0, min(MARGIN, 1 - error))
     return share, f"the model errs by {error:.0%} {what}"
 

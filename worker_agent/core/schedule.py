@@ -121,8 +121,8 @@ class Schedule:
                                                      transfers=list(map(tuple, table.tolist()))))
         return PlanDoc.model_construct(
             collective=self.collective, algorithm=self.algorithm, world_size=self.world_size,
-            root=to_global[self.root] if self.world_size else self.root, blocks=self.blocks, pieces=self.pieces,
-            layout=self.layout, servers=self.servers, steps=steps)
+            root=to_global[self.root] if self.world_size else self.root, blocks=self.blocks,
+            pieces=self.pieces, layout=self.layout, servers=self.servers, steps=steps)
 
     def to_json(self, ranks: Sequence[int] | None = None) -> dict:
         """to_doc's, as plain JSON."""
@@ -213,7 +213,8 @@ def check(schedule: Schedule) -> None:
     clash = reads[at] == written[copies]
     if clash.any():
         row = copies[clash.argmax()]
-        raise ScheduleError(f"step {step[row]}: rank {dst[row]} copies into chunk {into[row]} while sending it")
+        raise ScheduleError(f"step {step[row]}: rank {dst[row]} copies into chunk "
+                            f"{into[row]} while sending it")
 
 
 def check_words(schedule: Schedule) -> None:

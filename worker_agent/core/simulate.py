@@ -35,10 +35,12 @@ def _element_moves(step: Step, starts: np.ndarray, sizes: np.ndarray):
     lengths = sizes[chunk]
     which = np.repeat(np.arange(len(t)), lengths)
     offset = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return src[which], starts[chunk][which] + offset, dst[which], starts[into][which] + offset, reduces[which] == 1
+    return (src[which], starts[chunk][which] + offset, dst[which], starts[into][which] + offset,
+            reduces[which] == 1)
 
 
-def states(schedule: Schedule, buffers: np.ndarray, count: int, op: str | None = "SUM") -> Iterator[np.ndarray]:
+def states(schedule: Schedule, buffers: np.ndarray, count: int,
+           op: str | None = "SUM") -> Iterator[np.ndarray]:
     """Apply the steps to `buffers` in place, yielding it after each step (op None: nothing reduces)."""
     bounds = np.asarray(schedule.chunk_bounds(count), dtype=np.int64).reshape(-1, 2)
     starts, sizes = bounds[:, 0], bounds[:, 1] - bounds[:, 0]
@@ -47,11 +49,13 @@ def states(schedule: Schedule, buffers: np.ndarray, count: int, op: str | None =
         src, src_col, dst, dst_col, reduces = _element_moves(step, starts, sizes)
         values = buffers[src, src_col]  # every send reads the buffers as they were before the step
         buffers[dst[~reduces], dst_col[~reduces]] = values[~reduces]
-        ufunc.at(buffers, (dst[reduces], dst_col[reduces]), values[reduces])  # in transfer order, as the executor
+        # in transfer order, as the executor
+        ufunc.at(buffers, (dst[reduces], dst_col[reduces]), values[reduces])
         yield buffers
 
 
-def outputs(schedule: Schedule, buffers: np.ndarray, count: int, op: str | None, peer: int) -> list[np.ndarray | None]:
+def outputs(schedule: Schedule, buffers: np.ndarray, count: int, op: str | None,
+            peer: int) -> list[np.ndarray | None]:
     p, collective = schedule.world_size, get(schedule.collective, schedule.servers)
     result = []
     for r in range(p):
@@ -93,7 +97,8 @@ class Traffic:
             "sent": self.sent.tolist(),
             "received": self.received.tolist(),
             "total": self.total,
-            "busiest_link": None if link is None else {"src": link[0][0], "dst": link[0][1], "bytes": link[1]},
+            "busiest_link": None if link is None else {"src": link[0][0], "dst": link[0][1],
+                                                       "bytes": link[1]},
             "step_bytes": self.step_bytes.tolist(),
             "step_reduced": self.step_reduced.tolist(),
         }
@@ -167,7 +172,8 @@ class Sharing:
         for index, (host, c) in enumerate(ranks):
             by_host.setdefault(host, []).append(index)
             cores[host] = max(cores.get(host, 0), c)
-        return cls(tuple((tuple(mine), cores[host]) for host, mine in by_host.items() if 0 < cores[host] < len(mine)))
+        return cls(tuple((tuple(mine), cores[host]) for host, mine in by_host.items()
+                         if 0 < cores[host] < len(mine)))
 
     def to_json(self) -> list:
         return [[list(ranks), cores] for ranks, cores in self.hosts]
@@ -192,7 +198,8 @@ class Cost:
 
     steps: float  # alpha's term: the steps, each weighted by its ranks per core where they share
     bytes: float  # beta's term: busiest rank's (or sharing host's per core) bytes, summed over the steps
-    reduced: float  # gamma's term: busiest reducer's (or sharing host's per core) bytes, summed over the steps
+    # gamma's term: busiest reducer's (or sharing host's per core) bytes, summed over the steps
+    reduced: float
 
     def time(self, alpha: float, beta: float, gamma: float = 0.0) -> float:
         return self.steps * alpha + self.bytes * beta + self.reduced * gamma
@@ -228,12 +235,14 @@ def _shared_cost(schedule: Schedule, sharing: Sharing, step, src, dst, nbytes, r
         out, into = on[src], on[dst]
         copied = np.bincount(step[out], nbytes[out], steps) + np.bincount(step[into], nbytes[into], steps)
         np.maximum(step_bytes, copied / (2 * cores), out=step_bytes)
-        np.maximum(step_reduced, np.bincount(step[into & reduces], nbytes[into & reduces], steps) / cores, out=step_reduced)
+        np.maximum(step_reduced, np.bincount(step[into & reduces], nbytes[into & reduces], steps) / cores,
+                   out=step_reduced)
         taking_part = np.unique(np.concatenate([step[out] * p + src[out], step[into] * p + dst[into]])) // p
         np.maximum(weights, np.bincount(taking_part, minlength=steps) / cores, out=weights)
     return Cost(float(weights.sum()), float(step_bytes.sum()), float(step_reduced.sum()))
 
 
-def predict(schedule: Schedule, count: int, itemsize: int, alpha: float, beta: float, gamma: float = 0.0) -> float:
+def predict(schedule: Schedule, count: int, itemsize: int, alpha: float, beta: float,
+            gamma: float = 0.0) -> float:
     """Predicted seconds for one run of the schedule (Cost.time)."""
     return cost(schedule, count, itemsize).time(alpha, beta, gamma)

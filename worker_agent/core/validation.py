@@ -9,8 +9,8 @@ from . import perturb
 from .algorithms import CUSTOM, Algorithm, Kind, UnknownAlgorithm, algorithm_of
 from .collectives import get
 from .predict import left_to_model
-from .protocol import (MAX_CHUNKS, MAX_FULL_CAPTURE, MAX_ITERATIONS, MAX_RANK_CHUNKS, MAX_RUN_STEPS, MAX_RUN_VALUES,
-                       MAX_TRANSFERS, RunSpec)
+from .protocol import (MAX_CHUNKS, MAX_FULL_CAPTURE, MAX_ITERATIONS, MAX_RANK_CHUNKS, MAX_RUN_STEPS,
+                       MAX_RUN_VALUES, MAX_TRANSFERS, RunSpec)
 from .run_shape import group_of, peer_of, perturb_plan, schedule_of
 from .schedule import ScheduleError
 from .vocabulary import BACKENDS, DTYPES, ITEMSIZE, OPS
@@ -165,8 +165,9 @@ def _validate_size(spec: RunSpec, world_size: int, backend: str, record: Algorit
     nbytes = blocks * count * ITEMSIZE[collective.dtype(spec)]
     cap = buffer_cap(backend)
     if nbytes > cap:
-        raise SpecError("count", f"{count} elements make a {nbytes} byte buffer per rank, over the cap of {cap} "
-                                 f"({cap >> 20} MiB) on {backend}: a run holds up to 16 times its buffer per rank")
+        raise SpecError("count", f"{count} elements make a {nbytes} byte buffer per rank, over the cap of "
+                                 f"{cap} ({cap >> 20} MiB) on {backend}: a run holds up to 16 "
+                                 "times its buffer per rank")
     if spec.capture == "full" and blocks * count > MAX_FULL_CAPTURE:
         raise SpecError(
             "capture",
@@ -187,10 +188,11 @@ def _validate_size(spec: RunSpec, world_size: int, backend: str, record: Algorit
         raise SpecError("chunks", str(e)) from None
     cut = "schedule" if spec.schedule else "chunks"
     if schedule.blocks * schedule.pieces > MAX_RANK_CHUNKS or len(schedule.steps) > MAX_RUN_STEPS:
-        # what a rank reports is bounded where the server parses it (protocol.py): a run past it could not report
-        raise SpecError(cut, f"{spec.algorithm} cuts each rank's buffer into {schedule.blocks * schedule.pieces} chunks "
-                             f"over {len(schedule.steps)} steps; a run has at most {MAX_RANK_CHUNKS} chunks and "
-                             f"{MAX_RUN_STEPS} steps")
+        # what a rank reports is bounded where the server parses it (protocol.py): a run past it could not
+        # report
+        raise SpecError(cut, f"{spec.algorithm} cuts each rank's buffer into "
+                             f"{schedule.blocks * schedule.pieces} chunks over {len(schedule.steps)} steps; "
+                             f"a run has at most {MAX_RANK_CHUNKS} chunks and {MAX_RUN_STEPS} steps")
     if schedule.pieces > count:
         raise SpecError(cut, f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, "
                              f"more than count={count} elements")

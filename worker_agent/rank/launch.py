@@ -85,8 +85,9 @@ class LocalWorkers:
             hang = all(code == EXIT_HANG for _, code in dead)  # the hang a run asked for: no crash
             if not hang and not self.budget.spend(time.monotonic()):
                 if not waiting:
-                    say(f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); {self.budget.allowed} restarts in "
-                        f"{self.budget.window_s:g} s used up, restarting in {self.budget.free_in(time.monotonic()):.0f} s")
+                    say(f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); {self.budget.allowed} restarts "
+                        f"in {self.budget.window_s:g} s used up, restarting in "
+                        f"{self.budget.free_in(time.monotonic()):.0f} s")
                 waiting = True
                 continue
             waiting = False
@@ -116,7 +117,8 @@ def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backe
     (the ranks share the cores), then `ringside worker --server`."""
     if hasattr(os, "setsid"):  # POSIX: out of the terminal's process group
         os.setsid()
-    with contextlib.suppress(OSError):  # forked ranks share the fork server's command line; name them for ps and top
+    # forked ranks share the fork server's command line; name them for ps and top
+    with contextlib.suppress(OSError):
         Path("/proc/self/comm").write_text(f"ringside-r{rank}")
     # a loopback MASTER_ADDR keeps the store, gloo and NCCL listening on loopback alone (process_group.py)
     os.environ.update(RANK=str(rank), WORLD_SIZE=str(n), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(n),

@@ -64,8 +64,8 @@ class Died:
 
 def _child(fn, rank, world_size, port, backend, timeout, args, results):
     # a loopback MASTER_ADDR keeps the store, gloo and NCCL listening on loopback alone (process_group.py)
-    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(world_size),
-                      MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_RANK=str(rank),
+                      LOCAL_WORLD_SIZE=str(world_size), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     import torch
     import torch.distributed as dist
 
@@ -87,7 +87,8 @@ def run_ranks(fn, world_size: int, *args, timeout: float = TIMEOUT, pg_timeout: 
     ctx = rank_processes()
     results = ctx.Queue()
     port = free_port()
-    procs = [ctx.Process(target=_child, args=(fn, r, world_size, port, backend, pg_timeout, args, results), daemon=True)
+    procs = [ctx.Process(target=_child, daemon=True,
+                         args=(fn, r, world_size, port, backend, pg_timeout, args, results))
              for r in range(world_size)]
     for p in procs:
         p.start()

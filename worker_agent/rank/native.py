@@ -39,7 +39,8 @@ def prepare(
 ) -> tuple[Call, torch.Tensor | None]:
     """(call, output): `call(timeout)` runs the collective once (with `reference`, the call
     a stepwise run is checked against); `me`, `root` and `peer` are group ranks."""
-    args = NativeArgs(dist=dist, buffer=buffer, blocks=list(buffer.split(count)), p=len(ranks), me=me, root=root,
+    args = NativeArgs(dist=dist, buffer=buffer, blocks=list(buffer.split(count)), p=len(ranks),
+                      me=me, root=root,
                       peer=peer, ranks=ranks, group=group, op=REDUCE_OPS[op] if op else None,
                       all_gather_into=_all_gather, reduce_scatter_into=_reduce_scatter)
     start, output = collective.native_reference(args) if reference else collective.native(args)

@@ -88,8 +88,8 @@ class Heart(threading.Thread):
         while not self.stopped.wait(HEARTBEAT_S):
             gpu = torch.cuda.memory_allocated(self.world.device) if self.world.device.type == "cuda" else None
             self.link.emit(Heartbeat(rank=self.world.rank, status="busy" if self.busy.is_set() else "idle",
-                                     cpu_percent=self.process.cpu_percent(), rss_bytes=self.process.memory_info().rss,
-                                     gpu_memory_bytes=gpu))
+                                     cpu_percent=self.process.cpu_percent(),
+                                     rss_bytes=self.process.memory_info().rss, gpu_memory_bytes=gpu))
 
 
 def serve(url: str, token: str | None, world: World) -> int:
@@ -106,7 +106,8 @@ def serve(url: str, token: str | None, world: World) -> int:
                     return outcome
         except InvalidStatus as e:
             if e.response.status_code in (401, 403):
-                print(f"rank {world.rank}: the server refused the worker token ({e.response.status_code})", file=sys.stderr)
+                print(f"rank {world.rank}: the server refused the worker token ({e.response.status_code})",
+                      file=sys.stderr)
                 return 2
         except (OSError, ConnectionClosed, TimeoutError):
             pass
@@ -125,7 +126,8 @@ def _read(ws: ClientConnection, runner: Runner, link: Link, inbox: queue.SimpleQ
         try:
             command = COMMAND.validate_json(frame)
         except ValidationError as e:
-            link.emit(ErrorEvent(rank=runner.world.rank, message=f"unreadable command: {e.errors()[0]['msg']}"))
+            link.emit(ErrorEvent(rank=runner.world.rank,
+                                 message=f"unreadable command: {e.errors()[0]['msg']}"))
             continue
         if isinstance(command, Cancel):
             runner.cancel(command.run_id)

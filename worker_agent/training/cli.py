@@ -23,22 +23,27 @@ from .rules import PARAMETER_SERVER, check, combine_step, methods, parameters, r
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-n", "--ranks", type=at_least(1), default=4, help="local ranks to spawn (default %(default)s)")
+    parser.add_argument("-n", "--ranks", type=at_least(1), default=4,
+                        help="local ranks to spawn (default %(default)s)")
     parser.add_argument("-m", "--method", default="native", help=f"gradient sync: {', '.join(methods())}")
-    parser.add_argument("-S", "--servers", type=at_least(1), default=1, help="parameter_server: ranks that hold a shard")
+    parser.add_argument("-S", "--servers", type=at_least(1), default=1,
+                        help="parameter_server: ranks that hold a shard")
     parser.add_argument("--hidden", type=at_least(1), default=64, help="width of the MLP's two hidden layers")
     parser.add_argument("--steps", type=at_least(1), default=100)
     parser.add_argument("--lr", type=float, default=0.5)
     parser.add_argument("--batch", type=at_least(1), default=64, help="samples per step over all workers")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--every", type=at_least(1), default=10, help="print every this many steps (default %(default)s)")
-    parser.add_argument("--compare", action="store_true", help="run every method (and 1 and P-1 servers) and compare")
-    parser.add_argument("--json", action="store_true", help="one JSON object per step (or per method with --compare)")
+    parser.add_argument("--every", type=at_least(1), default=10,
+                        help="print every this many steps (default %(default)s)")
+    parser.add_argument("--compare", action="store_true",
+                        help="run every method (and 1 and P-1 servers) and compare")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per step (or per method with --compare)")
 
 
 def spec_of(a: argparse.Namespace, method: str | None = None, servers: int | None = None) -> TrainSpec:
-    return TrainSpec(method=method or a.method, servers=servers or a.servers, hidden=a.hidden, steps=a.steps, lr=a.lr,
-                     batch=a.batch, seed=a.seed)
+    return TrainSpec(method=method or a.method, servers=servers or a.servers, hidden=a.hidden,
+                     steps=a.steps, lr=a.lr, batch=a.batch, seed=a.seed)
 
 
 def train(world, spec_json: str) -> dict:
@@ -117,6 +122,7 @@ def main(args: argparse.Namespace) -> int:
         if args.json:
             print("\n".join(json.dumps(s) for s in summaries))
         else:
-            print(f"{'method':>22} {'step ms':>9} {'comm':>7} {'busiest B':>12} {'final loss':>10} {'held-out':>9}")
+            print(f"{'method':>22} {'step ms':>9} {'comm':>7} {'busiest B':>12} "
+                  f"{'final loss':>10} {'held-out':>9}")
             print("\n".join(summary_text(s) for s in summaries))
     return 0

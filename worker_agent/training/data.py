@@ -16,7 +16,8 @@ if TYPE_CHECKING:  # the shape constants are read by the server, which loads no 
 
 FEATURES, CLASSES = 64, 10
 TRAIN, TEST = 2048, 512
-NOISE = 2.0  # against prototypes of unit spread: classes overlap, so accuracy climbs (to about 95 %) rather than jumps
+# against prototypes of unit spread: classes overlap, so accuracy climbs (to about 95 %) rather than jumps
+NOISE = 2.0
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,8 @@ class AllReduceSync:
         else:
             self.executor.run(time.perf_counter(), self.timeout, self._recorder(steps) if self.keep else None)
             moved = _moved(self.executor)
-        self.captured = SyncCapture(inputs=before, steps=steps, output=self._states(grads)) if self.keep else None
+        self.captured = SyncCapture(inputs=before, steps=steps,
+                                    output=self._states(grads)) if self.keep else None
         weights.add_(grads, alpha=-lr)
         return moved
 
@@ -131,9 +132,11 @@ class ParameterServerSync:
         if self.worker is not None:
             torch.mul(grads, -lr, out=self.gradient)
         if self.keep:  # the gradient's shards as the push finds them
-            gradient = states(chunk_views(self.buffer, self.bounds, range(self.servers, 2 * self.servers)), "summary")
+            gradient = states(chunk_views(self.buffer, self.bounds,
+                                          range(self.servers, 2 * self.servers)), "summary")
         self.push.run(time.perf_counter(), self.timeout, self._recorder(self.push, 1) if self.keep else None)
-        self.captured = SyncCapture(inputs=self.before + gradient, steps=self.steps, output=self._output()) if self.keep else None
+        self.captured = SyncCapture(inputs=self.before + gradient, steps=self.steps,
+                                    output=self._output()) if self.keep else None
         pulled, pushed = _moved(self.pull), _moved(self.push)
         return pulled[0] + pushed[0], pulled[1] + pushed[1]
 
@@ -142,7 +145,8 @@ class ParameterServerSync:
         self.prepare(weights)
 
     def _output(self) -> list:
-        blocks = get(PARAMETER_SERVER, self.servers).output_blocks(self.rank, self.servers + self.workers, 0, 0)
+        collective = get(PARAMETER_SERVER, self.servers)
+        blocks = collective.output_blocks(self.rank, self.servers + self.workers, 0, 0)
         return states(chunk_views(self.buffer, self.bounds, blocks), "summary")
 
     def _recorder(self, executor: Executor, step: int):
@@ -153,8 +157,8 @@ class ParameterServerSync:
         return on_step
 
 
-def make_sync(method: str, servers: int, rank: int, world_size: int, weights: torch.Tensor, grads: torch.Tensor,
-              chunks: int, timeout: float, capture: bool = False):
+def make_sync(method: str, servers: int, rank: int, world_size: int, weights: torch.Tensor,
+              grads: torch.Tensor, chunks: int, timeout: float, capture: bool = False):
     if through_servers(method):
         return ParameterServerSync(servers, rank, world_size, weights, timeout, capture)
     return AllReduceSync(methods()[method], rank, world_size, grads, chunks, timeout, capture)

@@ -25,7 +25,8 @@ def parameters(hidden: int) -> int:
 
 
 
-EVERY_STEP_UP_TO = 250_000  # parameters: beyond, keeping every step's sync costs a step more than 10 % (bench/training.py)
+# parameters: beyond, keeping every step's sync costs a step more than 10 % (bench/training.py)
+EVERY_STEP_UP_TO = 250_000
 
 
 def sync_every(spec: TrainSpec) -> int:
@@ -52,12 +53,14 @@ def check(spec: TrainSpec, world_size: int) -> None:
     """Raise SpecError naming the first field that cannot train on this world."""
     known = methods()
     if spec.method not in known:
-        raise SpecError("method", f"{spec.method!r} is not a way to sync gradients (known: {', '.join(known)})")
+        raise SpecError("method", f"{spec.method!r} is not a way to sync gradients "
+                                  f"(known: {', '.join(known)})")
     sync, ps = known[spec.method], through_servers(spec.method)
     if ps and world_size < 2:
         raise SpecError("servers", "a parameter server needs at least 2 ranks: one server and one worker")
     if ps and not 1 <= spec.servers <= world_size - 1:
-        raise SpecError("servers", f"must be 1 to {world_size - 1} (P-1), leaving at least one worker, not {spec.servers}")
+        raise SpecError("servers", f"must be 1 to {world_size - 1} (P-1), leaving at least one "
+                                   f"worker, not {spec.servers}")
     if not 1 <= spec.hidden <= MAX_HIDDEN:
         raise SpecError("hidden", f"must be 1 to {MAX_HIDDEN}, not {spec.hidden}")
     if not 1 <= spec.steps <= MAX_STEPS:
@@ -65,7 +68,8 @@ def check(spec: TrainSpec, world_size: int) -> None:
     if not 0 < spec.lr <= 10:
         raise SpecError("lr", f"the learning rate must be above 0 and at most 10, not {spec.lr}")
     workers = world_size - spec.servers if ps else world_size
-    if not workers <= spec.batch <= TRAIN:  # every worker's shard of a batch holds a sample; a batch, at most the data set
+    # every worker's shard of a batch holds a sample; a batch, at most the data set
+    if not workers <= spec.batch <= TRAIN:
         raise SpecError("batch", f"must be {workers} (one sample per worker) to {TRAIN}, not {spec.batch}")
     if not 1 <= spec.chunks <= MAX_CHUNKS:
         raise SpecError("chunks", f"must be 1 to {MAX_CHUNKS}, not {spec.chunks}")
@@ -77,8 +81,10 @@ def check(spec: TrainSpec, world_size: int) -> None:
         raise SpecError("chunks", str(e)) from None
     shards = spec.servers if ps else 1 if cut is None else cut.pieces
     if shards > parameters(spec.hidden):
-        raise SpecError("servers" if ps else "chunks", f"cuts {parameters(spec.hidden)} parameters into {shards} parts")
-    if cut is not None and cut.blocks * cut.pieces > MAX_RANK_CHUNKS:  # a step's sync is reported chunk by chunk
+        raise SpecError("servers" if ps else "chunks",
+                        f"cuts {parameters(spec.hidden)} parameters into {shards} parts")
+    # a step's sync is reported chunk by chunk
+    if cut is not None and cut.blocks * cut.pieces > MAX_RANK_CHUNKS:
         raise SpecError("chunks", f"cuts the gradient into {cut.blocks * cut.pieces} chunks, "
                                   f"more than the {MAX_RANK_CHUNKS} a rank reports")
     if spec.sync_every is not None and not 1 <= spec.sync_every <= MAX_STEPS:
@@ -112,7 +118,8 @@ def result_of(rows: list[dict], test_loss: float, test_accuracy: float) -> dict:
     """The chapter's trade-off for one run: time per step (median), communication share,
     busiest link, final batch loss, and the held-out figures."""
     step_s = [r["compute_s"] + r["comm_s"] for r in rows]
-    return {"step_ms": statistics.median(step_s) * 1e3, "comm_share": sum(r["comm_s"] for r in rows) / sum(step_s),
+    return {"step_ms": statistics.median(step_s) * 1e3,
+            "comm_share": sum(r["comm_s"] for r in rows) / sum(step_s),
             "busiest_link_bytes": rows[-1]["busiest_link_bytes"], "final_loss": rows[-1]["loss"],
             "test_loss": test_loss, "test_accuracy": test_accuracy}
 

@@ -88,7 +88,8 @@ class Stopped(Exception):
 class Trainer:
     """One rank's side of a training run; gradient_sync.py moves the gradients."""
 
-    def __init__(self, spec: TrainSpec, rank: int, world_size: int, data: Dataset | None = None, capture: bool = False):
+    def __init__(self, spec: TrainSpec, rank: int, world_size: int, data: Dataset | None = None,
+                 capture: bool = False):
         check(spec, world_size)  # the same verdict on every rank, before any talk
         self.keep_every = sync_every(spec)
         self.spec, self.rank = spec, rank
@@ -96,9 +97,10 @@ class Trainer:
         torch.manual_seed(spec.seed)  # the same initial weights on every rank
         self.model = Mlp(spec.hidden)
         self.weights, self.grads = flatten(self.model)
-        self.sync = make_sync(spec.method, spec.servers, rank, world_size, self.weights, self.grads, spec.chunks,
-                              spec.timeout, capture)
-        self.order = torch.randperm(len(self.data.train_x), generator=torch.Generator().manual_seed(spec.seed + 1))
+        self.sync = make_sync(spec.method, spec.servers, rank, world_size, self.weights, self.grads,
+                              spec.chunks, spec.timeout, capture)
+        self.order = torch.randperm(len(self.data.train_x),
+                                    generator=torch.Generator().manual_seed(spec.seed + 1))
 
     def batch(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
         """This rank's part of step `step`'s global batch (empty on a rank that computes none)."""
@@ -123,8 +125,8 @@ class Trainer:
             loss, accuracy = total.item() / len(y), (logits.argmax(1) == y).float().mean().item()
         computed = time.perf_counter()
         sent, received = self.sync.apply(self.weights, self.grads, self.spec.lr)
-        return StepRecord(step, loss, accuracy, len(y), computed - began - pulled, pulled + time.perf_counter() - computed,
-                          sent, received)
+        return StepRecord(step, loss, accuracy, len(y), computed - began - pulled,
+                          pulled + time.perf_counter() - computed, sent, received)
 
     def run(self, on_step: Callable[[StepRecord], None] | None = None,
             stop: Callable[[], bool] | None = None) -> list[StepRecord]:
@@ -160,14 +162,16 @@ def reporter(trainer: Trainer, run_id: str, rank: int, emit: Callable) -> Callab
     """on_step for Trainer.run: each step as a TrainStep, with its gradient sync if it was kept."""
 
     def report(r: StepRecord) -> None:
-        emit(TrainStep(run_id=run_id, rank=rank, step=r.step, loss=r.loss, accuracy=r.accuracy, samples=r.samples,
-                       compute_s=r.compute_s, comm_s=r.comm_s, bytes_sent=r.bytes_sent, bytes_received=r.bytes_received,
-                       sync=trainer.sync.captured))
+        emit(TrainStep(run_id=run_id, rank=rank, step=r.step, loss=r.loss, accuracy=r.accuracy,
+                       samples=r.samples,
+                       compute_s=r.compute_s, comm_s=r.comm_s, bytes_sent=r.bytes_sent,
+                       bytes_received=r.bytes_received, sync=trainer.sync.captured))
 
     return report
 
 
-def train_and_report(world, run_id: str, spec: TrainSpec, emit: Callable, stop: Callable[[], bool] | None = None) -> None:
+def train_and_report(world, run_id: str, spec: TrainSpec, emit: Callable,
+                     stop: Callable[[], bool] | None = None) -> None:
     """A training run for a server: every step as a TrainStep (with its gradient sync at
     summary level, one in sync_every(spec)), then TrainFinished with the held-out figures
     (a server's are None); or, once `stop` says so on any rank, RunCancelled after that step."""

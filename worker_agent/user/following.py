@@ -43,7 +43,8 @@ class Flow:
     def region(self, t: torch.Tensor, line: str, strict: bool = True) -> Region | None:
         """The part of the buffer `t` views; None for a tensor that is not the buffer's. A view
         that is no contiguous run of the buffer is refused where it is sent or written (`strict`)."""
-        if not isinstance(t, torch.Tensor) or t.numel() == 0 or t.untyped_storage().data_ptr() != self.storage:
+        if not isinstance(t, torch.Tensor) or t.numel() == 0 \
+                or t.untyped_storage().data_ptr() != self.storage:
             return None
         if t.dtype != self.buffer.dtype or not t.is_contiguous():
             if not strict:

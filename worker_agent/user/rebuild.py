@@ -70,7 +70,8 @@ class Record:
             return None if r is None else tuple(r)
 
         calls = [Call(**{**c, "region": region(c["region"])}) for c in doc["calls"]]
-        writes = [Write(**{**w, "region": region(w["region"]), "local": region(w["local"])}) for w in doc["writes"]]
+        writes = [Write(**{**w, "region": region(w["region"]), "local": region(w["local"])})
+                  for w in doc["writes"]]
         return cls(calls, writes)
 
 
@@ -85,8 +86,10 @@ def stuck(statuses: list[dict], ranks: list[int]) -> str | None:
 
     def waits(r: int) -> str:
         c = blocked[r]
-        where = c["line"] if c["waited_at"] in (None, c["line"]) else f"{c['line']}, waited for at {c['waited_at']}"
-        return f"rank {ranks[r]} waits in {c['name']} {'to' if c['kind'] == 'send' else 'from'} rank {ranks[c['peer']]} ({where})"
+        waited = c["waited_at"] not in (None, c["line"])
+        where = f"{c['line']}, waited for at {c['waited_at']}" if waited else c["line"]
+        return (f"rank {ranks[r]} waits in {c['name']} {'to' if c['kind'] == 'send' else 'from'} rank "
+                f"{ranks[c['peer']]} ({where})")
 
     for start in sorted(blocked):
         path, r = [], start
@@ -156,8 +159,9 @@ def rebuild(records: list[Record], collective, algorithm: str, root: int, count:
         lines[k].setdefault(t.lines + (t.reduce,), None)
     steps = tuple(Step(_phase(ls), named(_caption(ls), table), table) for ls, table in zip(lines, tables))
     if len(steps) > MAX_STEPS or sum(len(t) for t in tables) > MAX_TRANSFERS:
-        raise TraceError(f"the code's transfers make {len(steps)} steps of {sum(len(t) for t in tables)} chunk transfers, "
-                         f"more than Ringside draws ({MAX_STEPS} steps, {MAX_TRANSFERS} transfers)")
+        raise TraceError(f"the code's transfers make {len(steps)} steps of {sum(len(t) for t in tables)} "
+                         f"chunk transfers, more than Ringside draws ({MAX_STEPS} steps, "
+                         f"{MAX_TRANSFERS} transfers)")
     schedule = Schedule(collective.name, algorithm, p, root, blocks, pieces, steps, layout)
     try:
         check(schedule)
@@ -180,8 +184,8 @@ def _pair(records: list[Record]) -> tuple[list[tuple[int, int, int, int]], dict]
         for s, q in zip(out, into):
             sc, rc = records[a].calls[s], records[b].calls[q]
             if sc.numel != rc.numel:
-                raise TraceError(f"rank {a} sends {sc.numel} elements ({sc.line}) that rank {b} receives into "
-                                 f"{rc.numel} ({rc.line})")
+                raise TraceError(f"rank {a} sends {sc.numel} elements ({sc.line}) that rank {b} receives "
+                                 f"into {rc.numel} ({rc.line})")
             node_of[(a, s)] = node_of[(b, q)] = len(messages)
             messages.append((a, s, b, q))
         for r, extra in ((a, out[len(into):]), (b, into[len(out):])):
@@ -197,7 +201,8 @@ def _transfers(records, messages, node_of) -> list[_Transfer]:
     for r, rec in enumerate(records):
         for w_index, w in enumerate(rec.writes):
             if w.local is not None:
-                out.append(_Transfer(node, r, r, w.local, w.region, False, r, w_index, (w.line, w.line, w.line)))
+                out.append(_Transfer(node, r, r, w.local, w.region, False, r, w_index,
+                                     (w.line, w.line, w.line)))
                 node_of[(r, "write", w_index)] = node
                 node += 1
                 continue
@@ -205,10 +210,11 @@ def _transfers(records, messages, node_of) -> list[_Transfer]:
                 a, s, _, _ = messages[node_of[(r, q)]]
                 sent, got = records[a].calls[s], rec.calls[q]
                 if sent.region is None:
-                    raise TraceError(f"rank {a} sends ({sent.line}) a tensor that holds no part of its buffer")
+                    raise TraceError(f"rank {a} sends ({sent.line}) a tensor that holds no part of its "
+                                     "buffer")
                 if size(sent.region) != size(w.region):
-                    raise TraceError(f"rank {r} writes {got.numel} received elements ({w.line}) into a part of "
-                                     f"{size(w.region)}")
+                    raise TraceError(f"rank {r} writes {got.numel} received elements ({w.line}) into a "
+                                     f"part of {size(w.region)}")
                 out.append(_Transfer(node_of[(r, q)], a, r, sent.region, w.region, w.reduce, r, w_index,
                                      (sent.line, got.line, w.line)))
     return out
@@ -268,7 +274,8 @@ def _chunks(transfers: list[_Transfer], blocks: int, count: int):
     """The fewest near-equal pieces per block whose bounds fall on every part's bounds and pair
     each transfer's chunks one to one; and region -> its chunks."""
     needed = {x for t in transfers for r in (t.src_region, t.dst_region) for x in r}
-    for pieces in range(1, min(count, MAX_CHUNKS, MAX_RANK_CHUNKS // blocks) + 1):  # as many as a rank may report
+    # as many as a rank may report
+    for pieces in range(1, min(count, MAX_CHUNKS, MAX_RANK_CHUNKS // blocks) + 1):
         bounds = chunk_bounds(blocks, pieces, count)
         starts = {a: i for i, (a, _) in enumerate(bounds)}
         stops = {b: i for i, (_, b) in enumerate(bounds)}
@@ -280,7 +287,8 @@ def _chunks(transfers: list[_Transfer], blocks: int, count: int):
             return range(starts[region[0]], stops[region[1]] + 1)
 
         sizes = [b - a for a, b in bounds]
-        if all([sizes[c] for c in chunks_of(t.src_region)] == [sizes[c] for c in chunks_of(t.dst_region)] for t in transfers):
+        if all([sizes[c] for c in chunks_of(t.src_region)] == [sizes[c] for c in chunks_of(t.dst_region)]
+               for t in transfers):
             return pieces, chunks_of
     raise TraceError(f"the parts of the buffer the code sends do not fit {MAX_CHUNKS} near-equal chunks "
                      "per block")

@@ -68,8 +68,8 @@ class TracedRun:
     """The traced algorithm of one run on this rank: the recorded pass (which learns the
     schedule), then plain passes for the timed iterations."""
 
-    def __init__(self, algorithm: Algorithm, spec, collective, buffer: torch.Tensor, me: int, ranks: list[int],
-                 group, root: int, count: int, world_size: int, peer: int):
+    def __init__(self, algorithm: Algorithm, spec, collective, buffer: torch.Tensor, me: int,
+                 ranks: list[int], group, root: int, count: int, world_size: int, peer: int):
         self.fn, self.layout = algorithm.builder, algorithm.layout
         self.spec, self.collective, self.buffer = spec, collective, buffer
         taken = inspect.signature(self.fn).parameters
@@ -82,7 +82,8 @@ class TracedRun:
     def learn(self, run_id: str) -> Schedule:
         """Run the code once, recorded, on every rank; pool the records; rebuild the steps."""
         spec = self.spec
-        c10d.barrier(self.group, async_op=True).wait(timedelta(seconds=spec.timeout))  # one start: times compare
+        # one start: times compare
+        c10d.barrier(self.group, async_op=True).wait(timedelta(seconds=spec.timeout))
         tracer = Tracer(self.fn, self.buffer, self.me, self.ranks, self.group, spec.timeout, record=True,
                         roles=self.roles)
         tracer.flow.keep = spec.capture != "none"
@@ -130,8 +131,8 @@ class TracedRun:
             return None
         i, got, wanted = verdict.mismatches[0]
         return (f"the recorded calls do not explain rank {self.ranks[self.me]}'s buffer: at element {i} it "
-                f"holds {got:g} where the rebuilt steps give {wanted:g}; the code changed it in a way Ringside "
-                "does not follow")
+                f"holds {got:g} where the rebuilt steps give {wanted:g}; the code changed it in a way "
+                "Ringside does not follow")
 
     def states(self, step: int) -> list[tuple[int, torch.Tensor]]:
         """(chunk, values) of every chunk this rank wrote in `step`, as the step left it (none
@@ -169,8 +170,8 @@ class TracedRun:
                    roles=self.roles).run()
         except Blocked as e:
             raise TraceError(f"rank {self.ranks[self.me]} blocked in {e.call.name} with rank "
-                             f"{self.ranks[e.call.peer]} ({e.call.line}) in a timed pass, though the recorded "
-                             "pass finished") from None
+                             f"{self.ranks[e.call.peer]} ({e.call.line}) in a timed pass, though the "
+                             "recorded pass finished") from None
 
 
 def _where(e: Exception, file: str) -> str:

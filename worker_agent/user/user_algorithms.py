@@ -74,7 +74,8 @@ def algorithm(collective: str, name: str, pieces: Pieces = None, layout: str = "
             steps = tuple(fn(p, root, chunks))
             for i, s in enumerate(steps):
                 if not isinstance(s, Step):
-                    raise TypeError(f"step {i} is a {type(s).__name__}; make steps with step(phase, transfers)")
+                    raise TypeError(f"step {i} is a {type(s).__name__}; make steps "
+                                    "with step(phase, transfers)")
             return Built(int(k), tuple(s for s in steps if len(s.table)))
 
         build.__doc__ = fn.__doc__

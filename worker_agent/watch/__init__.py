@@ -1,7 +1,8 @@
 """Watch your own job: every collective a torchrun job issues, rank by rank, live in
 Ringside, with no change to its code:
 
-    RINGSIDE_WORKER_TOKEN=… torchrun --nproc-per-node=4 -m ringside.watch --server http://HOST:8000 train.py ARGS…
+    RINGSIDE_WORKER_TOKEN=… torchrun --nproc-per-node=4 -m ringside.watch --server http://HOST:8000 train.py
+    ARGS…
 
 or, for those who prefer a line in the script, after init_process_group:
 
@@ -42,7 +43,8 @@ def start(server: str | None, token: str | None, traffic=None, ddp_hook: bool = 
     global _reporter
     server = server or os.environ.get("RINGSIDE_SERVER")
     if not server:
-        raise ValueError("ringside.watch needs the server's address: server=\"http://HOST:8000\" or $RINGSIDE_SERVER")
+        raise ValueError("ringside.watch needs the server's address: "
+                         "server=\"http://HOST:8000\" or $RINGSIDE_SERVER")
     buckets = None
     if ddp_hook:
         buckets = _ddp_hook.Buckets()

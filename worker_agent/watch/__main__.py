@@ -13,7 +13,8 @@ import sys
 from . import after, p2p, start
 from .flight import DEFAULT_RING
 
-USAGE = """usage: python -m ringside.watch [--server URL] [--token T] [--ddp-hook] (SCRIPT | -m MODULE) [ARGS...]
+USAGE = """usage: python -m ringside.watch [--server URL] [--token T] [--ddp-hook]
+                               (SCRIPT | -m MODULE) [ARGS...]
 
   --server URL  the Ringside server (default $RINGSIDE_SERVER)
   --token T     its worker token (default $RINGSIDE_WORKER_TOKEN, which keeps it out of `ps`)
@@ -44,7 +45,8 @@ def parse(argv: list[str]) -> dict:
                 return options
             options[name[2:]] = value
         elif word.startswith("-"):
-            sys.exit(f"{USAGE}\n\nringside.watch: unknown option {word} (the program's own options go after it)")
+            sys.exit(f"{USAGE}\n\nringside.watch: unknown option {word} (the program's "
+                     "own options go after it)")
         else:
             options["script"], options["args"] = word, argv[i + 1:]
             return options

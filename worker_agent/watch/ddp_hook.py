@@ -64,7 +64,8 @@ class _State:
 def _hook(state: _State, bucket):
     tensor = bucket.buffer()
     note = Note(state.group, Bucket(index=bucket.index(), numel=tensor.numel(),
-                                    params=[state.names.get(id(p), "?") for p in bucket.parameters()][:MAX_PARAMS]))
+                                    params=[state.names.get(id(p), "?")
+                                            for p in bucket.parameters()][:MAX_PARAMS]))
     state.buckets.note(note)
     future = default_hooks.allreduce_hook(state.process_group, bucket)
 

@@ -22,7 +22,8 @@ from ringside.worker_agent.core.watch_protocol import Link
 class Traffic:
     def __init__(self):
         self.lock = threading.Lock()  # counted on the user's threads, taken on the reporter's
-        self.links: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # peer -> sent, received, sends, receives
+        # peer -> sent, received, sends, receives
+        self.links: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
 
     def count(self, peer: int | None, nbytes: int, sending: bool) -> None:
         if peer is None or peer < 0:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from . import all_gather, all_reduce, all_to_all, barrier, broadcast, p2p, parameter_server  # noqa: F401
 from . import reduce, reduce_scatter, scatter_gather, send_recv  # noqa: F401
-from .registry import (AUTO, CUSTOM, NATIVE, Algorithm, Built, Kind, UnknownAlgorithm, algorithm_of, algorithms,
-                       build, register)
+from .registry import (AUTO, CUSTOM, NATIVE, Algorithm, Built, Kind, UnknownAlgorithm,
+                       algorithm_of, algorithms, build, register)
 
 __all__ = ["AUTO", "CUSTOM", "NATIVE", "Algorithm", "Built", "Kind", "UnknownAlgorithm", "algorithm_of",
            "algorithms", "build", "register"]

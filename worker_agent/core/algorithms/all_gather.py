@@ -32,6 +32,6 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Built:
         held = {v: sorted(held[v] + held[v ^ d]) for v in range(p2)}
         d *= 2
     if p > p2:
-        rounds.append(narrated("unfold", "every partner sends all the blocks to the rank it folded in",
-                            [Transfer(v - p2, v, b, b, False) for v in range(p2, p) for b in range(p) if b != v]))
+        back = [Transfer(v - p2, v, b, b, False) for v in range(p2, p) for b in range(p) if b != v]
+        rounds.append(narrated("unfold", "every partner sends all the blocks to the rank it folded in", back))
     return Built(chunks, blocked(rounds, chunks))

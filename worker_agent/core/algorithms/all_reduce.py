@@ -37,13 +37,16 @@ def tree(p: int, root: int = 0, chunks: int = 1) -> Built:
     depth = [(v + 1).bit_length() - 1 for v in range(p)]
     levels = range(max(depth, default=0), 0, -1)
     up = [
-        narrated("reduce", f"every rank at depth {d} sends its partial result to its parent, which combines it with its own",
-              [Transfer(real(v, root, p), real((v - 1) // 2, root, p), 0, 0, True) for v in range(p) if depth[v] == d])
+        narrated("reduce", f"every rank at depth {d} sends its partial result to its parent, which "
+                           "combines it with its own",
+              [Transfer(real(v, root, p), real((v - 1) // 2, root, p), 0, 0, True) for v in range(p)
+               if depth[v] == d])
         for d in levels
     ]
     down = [
         narrated("broadcast", f"every rank at depth {d - 1} sends the result down to its children",
-              [Transfer(real((v - 1) // 2, root, p), real(v, root, p), 0, 0, False) for v in range(p) if depth[v] == d])
+              [Transfer(real((v - 1) // 2, root, p), real(v, root, p), 0, 0, False) for v in range(p)
+               if depth[v] == d])
         for d in reversed(levels)
     ]
     return Built(chunks, pipelined(up + down, chunks))
@@ -84,7 +87,8 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Built:
     rounds = [_fold(p, p2, range(1))] if p > p2 else []
     d = 1
     while d < p2:
-        rounds.append(narrated("exchange", f"every rank swaps its buffer with the rank {d} away (its rank XOR {d}) and combines",
+        rounds.append(narrated("exchange", f"every rank swaps its buffer with the rank {d} away (its "
+                                           f"rank XOR {d}) and combines",
                             [Transfer(v, v ^ d, 0, 0, True) for v in range(p2)]))
         d *= 2
     if p > p2:
@@ -110,14 +114,16 @@ def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Built:
             keep, give = ((lo, mid), (mid, hi)) if v & d == 0 else ((mid, hi), (lo, mid))
             parts.append(sends(v, v ^ d, seg(*give), True))
             held[v] = keep
-        rounds.append(narrated("reduce-scatter", f"every rank sends half of its part to the rank {d} away, which combines it with its own",
+        rounds.append(narrated("reduce-scatter", f"every rank sends half of its part to the rank {d} away, "
+                                                 "which combines it with its own",
                             np.concatenate(parts)))
         d //= 2
     d = 1
     while d < p2:
         parts = [sends(v, v ^ d, seg(*held[v]), False) for v in range(p2)]
         held = {v: (min(held[v][0], held[v ^ d][0]), max(held[v][1], held[v ^ d][1])) for v in range(p2)}
-        rounds.append(narrated("all-gather", f"every rank sends its finished part to the rank {d} away, doubling what each holds",
+        rounds.append(narrated("all-gather", f"every rank sends its finished part to the rank {d} away, "
+                                             "doubling what each holds",
                             np.concatenate(parts)))
         d *= 2
     if p > p2:

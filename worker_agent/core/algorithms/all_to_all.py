@@ -15,6 +15,7 @@ def pairwise(p: int, root: int = 0, chunks: int = 1) -> Built:
     rounds = [Round("local copy", "every rank keeps the block addressed to itself",
                     [Transfer(r, r, r, p + r, False) for r in range(p)])]
     for s in range(1, p):
-        rounds.append(narrated("exchange", f"every rank sends the block addressed to the rank {s} ahead of it",
+        rounds.append(narrated("exchange",
+                               f"every rank sends the block addressed to the rank {s} ahead of it",
                             [Transfer(r, (r + s) % p, (r + s) % p, p + r, False) for r in range(p)]))
     return Built(chunks, blocked(rounds, chunks))

@@ -14,7 +14,8 @@ from .registry import Built, register
 def flat(p: int, root: int = 0, chunks: int = 1) -> Built:
     """The root sends the whole buffer to every other rank: (P-1)·N leave the root."""
     sends = [Transfer(root, r, 0, 0, False) for r in range(p) if r != root]
-    rounds = [narrated("broadcast", f"{rank(root)} sends its buffer to every other rank", sends)] if sends else []
+    caption = f"{rank(root)} sends its buffer to every other rank"
+    rounds = [narrated("broadcast", caption, sends)] if sends else []
     return Built(chunks, pipelined(rounds, chunks))
 
 
@@ -24,8 +25,10 @@ def binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Every rank that has the data sends it on, doubling the holders each round: ceil(log2 P) rounds."""
     rounds, mask = [], 1
     while mask < p:
-        sends = [Transfer(real(v, root, p), real(v + mask, root, p), 0, 0, False) for v in range(mask) if v + mask < p]
-        caption = f"the ranks holding the data send it {counted(mask, 'place')} further from the root, doubling the holders"
+        sends = [Transfer(real(v, root, p), real(v + mask, root, p), 0, 0, False) for v in range(mask)
+                 if v + mask < p]
+        caption = (f"the ranks holding the data send it {counted(mask, 'place')} further from the "
+                   "root, doubling the holders")
         rounds.append(narrated("broadcast", caption, sends))
         mask *= 2
     return Built(chunks, pipelined(rounds, chunks))
@@ -37,5 +40,6 @@ def ring(p: int, root: int = 0, chunks: int = 1) -> Built:
     rounds = []
     for v in range(p - 1):
         src, dst = real(v, root, p), real(v + 1, root, p)
-        rounds.append(Round("broadcast", f"{rank(src)} passes the data on to {rank(dst)}", [Transfer(src, dst, 0, 0, False)]))
+        rounds.append(Round("broadcast", f"{rank(src)} passes the data on to {rank(dst)}",
+                            [Transfer(src, dst, 0, 0, False)]))
     return Built(chunks, pipelined(rounds, chunks))

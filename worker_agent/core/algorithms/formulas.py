@@ -28,7 +28,8 @@ class Formula:
     text: str  # as written on the board, in N (or B) and P
     what: str  # what it counts, in words
     measure: str  # one of the kinds above
-    bytes: Callable[[int, int], Fraction | int | None]  # (N or B in bytes, P) -> bytes; None: no closed form here
+    # (N or B in bytes, P) -> bytes; None: no closed form here
+    bytes: Callable[[int, int], Fraction | int | None]
     one_piece: bool = False  # holds only when the buffer is not cut into pipelined pieces
     even: bool = False  # holds only when the buffer splits into P equal parts (N/P)
 

@@ -46,10 +46,10 @@ def _pull_caption(hosts: list[int]) -> str:
 
 def _push_caption(hosts: list[int]) -> str:
     if len(hosts) == 1:
-        return (f"push gradients (fan-in), aggregate and update: every worker sends its gradient to the server, "
-                f"{rank(hosts[0])}, which folds each into the weights as it lands")
-    return ("push gradients (fan-in), aggregate and update: every worker sends each shard of its gradient to that "
-            "shard's server, which folds it into its shard of the weights")
+        return ("push gradients (fan-in), aggregate and update: every worker sends its gradient to the "
+                f"server, {rank(hosts[0])}, which folds each into the weights as it lands")
+    return ("push gradients (fan-in), aggregate and update: every worker sends each shard of its gradient to "
+            "that shard's server, which folds it into its shard of the weights")
 
 
 # --- the traffic formulas, for one run's N and P ------------------------------
@@ -63,8 +63,8 @@ def formula(model_bytes: int, p: int, servers: int) -> dict | None:
     if value.denominator != 1:
         return None
     text = "(P-1)·N" if servers == 1 else "(P-S)·N/S"
-    return {"formula": text, "what": "sent by each server (and as much received)", "measure": formulas.SENT_ROOT,
-            "unit": "N", "unit_bytes": model_bytes, "value": int(value)}
+    return {"formula": text, "what": "sent by each server (and as much received)",
+            "measure": formulas.SENT_ROOT, "unit": "N", "unit_bytes": model_bytes, "value": int(value)}
 
 
 def measured_by_servers(servers: list[int], sent: dict[int, int], received: dict[int, int]) -> int | None:

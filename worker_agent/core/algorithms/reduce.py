@@ -13,7 +13,8 @@ from .registry import Built, register
 def flat(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Every rank sends its buffer to the root, which combines them: (P-1)·N arrive at the root."""
     sends = [Transfer(r, root, 0, 0, True) for r in range(p) if r != root]
-    rounds = [narrated("reduce", f"every rank sends its buffer to {rank(root)}, which combines them", sends)] if sends else []
+    caption = f"every rank sends its buffer to {rank(root)}, which combines them"
+    rounds = [narrated("reduce", caption, sends)] if sends else []
     return Built(chunks, pipelined(rounds, chunks))
 
 
@@ -23,9 +24,10 @@ def binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Binomial broadcast run backwards: half of the remaining ranks fold into the other half each round."""
     rounds, mask = [], 1
     while mask < p:
-        sends = [Transfer(real(v, root, p), real(v - mask, root, p), 0, 0, True) for v in range(mask, p, 2 * mask)]
-        caption = (f"every other rank still holding a partial result sends it to the rank {counted(mask, 'place')}"
-                   " nearer the root, which combines it with its own")
+        sends = [Transfer(real(v, root, p), real(v - mask, root, p), 0, 0, True)
+                 for v in range(mask, p, 2 * mask)]
+        caption = ("every other rank still holding a partial result sends it to the rank "
+                   f"{counted(mask, 'place')} nearer the root, which combines it with its own")
         rounds.append(narrated("reduce", caption, sends))
         mask *= 2
     return Built(chunks, pipelined(rounds, chunks))

@@ -34,7 +34,8 @@ def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Built:
             give = [b for b in held[v] if owner(b) & d != v & d]
             sends += [Transfer(v, v ^ d, b, b, True) for b in give]
             held[v] = [b for b in held[v] if owner(b) & d == v & d]
-        rounds.append(narrated("reduce-scatter", f"every rank sends the blocks that belong on the other side to the rank {d} away, which combines them", sends))
+        rounds.append(narrated("reduce-scatter", "every rank sends the blocks that belong on the other side "
+                                                 f"to the rank {d} away, which combines them", sends))
         d //= 2
     if p > p2:
         rounds.append(narrated("unfold", "every partner hands the finished block to the rank it folded in",

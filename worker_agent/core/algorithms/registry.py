@@ -147,7 +147,8 @@ class UnknownAlgorithm(ValueError):
 
 
 _RAISE = object()
-_RUN_ORDER = (Kind.NATIVE, Kind.SCHEDULE, Kind.TRACED)  # what a rank runs, as an unknown name's answer lists it
+# what a rank runs, as an unknown name's answer lists it
+_RUN_ORDER = (Kind.NATIVE, Kind.SCHEDULE, Kind.TRACED)
 
 
 def algorithm_of(collective: str, name: str, default=_RAISE) -> Algorithm:

@@ -31,7 +31,8 @@ def scatter_binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Built:
             if v + mask < p
             for u in range(v + mask, min(v + 2 * mask, p))
         ]
-        caption = f"every rank holding blocks hands the far half of them to the rank {counted(mask, 'place')} further from the root"
+        caption = ("every rank holding blocks hands the far half of them to the rank "
+                   f"{counted(mask, 'place')} further from the root")
         rounds.append(narrated("scatter", caption, sends))
     return Built(chunks, pipelined(rounds, chunks))
 
@@ -57,5 +58,6 @@ def gather_binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Built:
             for v in range(mask, p, 2 * mask)
             for u in range(v, min(v + mask, p))
         ]
-        rounds.append(narrated("gather", f"ranks pass every block they hold {counted(mask, 'place')} back toward the root", sends))
+        rounds.append(narrated("gather", f"ranks pass every block they hold {counted(mask, 'place')} back "
+                                         "toward the root", sends))
     return Built(chunks, pipelined(rounds, chunks))

@@ -120,7 +120,8 @@ class Collective(ABC):
         return values
 
     @abstractmethod
-    def reference(self, inputs: list[np.ndarray], op: str | None, root: int, peer: int) -> list[np.ndarray | None]:
+    def reference(self, inputs: list[np.ndarray], op: str | None, root: int,
+                  peer: int) -> list[np.ndarray | None]:
         """Each rank's output by the collective's definition; `inputs[r]` is rank r's input
         (empty for ranks that have none), shaped as `input_blocks` says."""
 

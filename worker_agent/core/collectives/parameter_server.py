@@ -89,7 +89,8 @@ class ParameterServer(Collective):
         gradients = {w: np.array_split(inputs[w], self.servers) for w in workers}
         out: list = [np.concatenate(weights) if w in gradients else None for w in range(p)]
         for j, s in enumerate(servers):
-            out[s] = combine(op, [weights[j]] + [gradients[w][j] for w in workers]) if workers else weights[j].copy()
+            pushed = [gradients[w][j] for w in workers]
+            out[s] = combine(op, [weights[j]] + pushed) if workers else weights[j].copy()
         return out
 
     def sources(self, rank, p, root, peer):
@@ -105,13 +106,17 @@ class ParameterServer(Collective):
         servers, s = self.server_ranks(a.p, a.root), self.servers
         j = self.shard_of(a.me, a.p, a.root)
         # what this rank gives to shard k's reduce, made before the clock starts
-        pushed = [a.blocks[k] if k == j else a.blocks[s + k] if j is None else _identity(a.blocks[k], a.op, a.dist)
-                  for k in range(s)]
+        pushed = [a.blocks[k] if k == j else a.blocks[s + k] if j is None
+                  else _identity(a.blocks[k], a.op, a.dist) for k in range(s)]
 
         def start():
-            pulls = [a.dist.broadcast(a.blocks[k], a.ranks[servers[k]], a.group, async_op=True) for k in range(s)]
-            return _Then(pulls, lambda: [a.dist.reduce(pushed[k], a.ranks[servers[k]], a.op, a.group, async_op=True)
-                                         for k in range(s)])
+            pulls = [a.dist.broadcast(a.blocks[k], a.ranks[servers[k]], a.group, async_op=True)
+                     for k in range(s)]
+            return _Then(pulls, push)
+
+        def push():
+            return [a.dist.reduce(pushed[k], a.ranks[servers[k]], a.op, a.group, async_op=True)
+                    for k in range(s)]
 
         return start, a.blocks[j] if j is not None else a.buffer[: a.buffer.numel() // 2]
 
