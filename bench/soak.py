@@ -1,8 +1,8 @@
 """A soak: `ringside up --ranks 4` runs small collectives back to back for N minutes
 (default 10) while V viewer websockets (default 200) watch, and one rank is SIGKILLed every
 K minutes (default 2; its pid from /api/cluster), and a client floods beside them (polls and as many
-votes as it can send, bodies where no route reads one, 20 stalled bodies at a time). Prints: runs by final state (every run
-must end done, or failed with a reason), the server's and the ranks' memory at start and
+votes as it can send, bodies where no route reads one, 20 stalled bodies at a time). Prints: runs by final
+state (every run must end done, or failed with a reason), the server's and the ranks' memory at start and
 end (and the server's each minute), the flood's answers by status and every poll's tally against
 the votes it accepted, and for every viewer session whether it received the
 run_ended of every run that ended while it watched, or was told it fell behind (1013; it
@@ -39,7 +39,8 @@ SPECS = [  # small, so that runs follow each other quickly; kept varied
     {"collective": "all_reduce", "algorithm": "native", "count": 4096, "iterations": 5},
     {"collective": "all_to_all", "algorithm": "pairwise", "count": 16},
 ]
-ENDED = re.compile(r'"type":"run_ended","run":\{"id":"([^"]+)"')  # pydantic writes no spaces: no parse per frame
+# pydantic writes no spaces: no parse per frame
+ENDED = re.compile(r'"type":"run_ended","run":\{"id":"([^"]+)"')
 DROPPED = 1013
 
 
@@ -84,7 +85,8 @@ async def viewer(url: str, sessions: list[Session], stop: asyncio.Event) -> None
             async with websockets.connect(url, max_size=None, max_queue=64, open_timeout=60) as ws:
                 snapshot = json.loads(await ws.recv())
                 session.opened = time.monotonic()
-                session.expected_from = {r["id"] for r in snapshot["queue"]} | ({snapshot["current"]["id"]} if snapshot["current"] else set())
+                current = {snapshot["current"]["id"]} if snapshot["current"] else set()
+                session.expected_from = {r["id"] for r in snapshot["queue"]} | current
                 sessions.append(session)
                 while not stop.is_set():
                     try:
@@ -148,7 +150,8 @@ async def flood(up, stop: asyncio.Event, seen: Counter, polls: list) -> None:
         while time.monotonic() - began < 20 and not stop.is_set():
             if poll is not None:
                 status, _ = await asyncio.to_thread(up.call, "POST", f"/api/polls/{poll['id']}/votes",
-                                                    {"choice": accepted % len(poll["choices"]), "voter": os.urandom(8).hex()}, None)
+                                                    {"choice": accepted % len(poll["choices"]),
+                                                     "voter": os.urandom(8).hex()}, None)
                 seen[status] += 1
                 accepted += status == 202
             status, _ = await asyncio.to_thread(up.call, "POST", "/api/nonexistent", b"x" * 65536, None)
@@ -166,7 +169,8 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
     kills: list = []
     stop = asyncio.Event()
     server_rss, rank_rss = memory(up)
-    print(f"# start: server RSS {mib(server_rss)}, ranks RSS {', '.join(mib(r) for r in rank_rss)}", flush=True)
+    print(f"# start: server RSS {mib(server_rss)}, ranks RSS {', '.join(mib(r) for r in rank_rss)}",
+          flush=True)
     watchers = [asyncio.create_task(viewer(up.ws_url(), sessions, stop)) for _ in range(viewers)]
     while len(sessions) < viewers:
         await asyncio.sleep(0.1)
@@ -179,7 +183,8 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
               f"viewer sessions {len(sessions)}", flush=True)
     await driver
     deadline = time.monotonic() + 30  # until the last run_ended has reached every viewer still watching
-    while time.monotonic() < deadline and any(s.closed is None and runs[-1].id not in s.ended for s in sessions):
+    while time.monotonic() < deadline and any(s.closed is None and runs[-1].id not in s.ended
+                                              for s in sessions):
         await asyncio.sleep(0.2)
     stop.set()
     await asyncio.gather(*watchers, flooder)
@@ -187,21 +192,24 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
 
     server_end, ranks_end = memory(up)
     states = Counter(r.state for r in runs)
-    unexplained = [r for r in runs if r.state not in ("done", "failed") or (r.state == "failed" and not r.error)]
+    unexplained = [r for r in runs if r.state not in ("done", "failed")
+                   or (r.state == "failed" and not r.error)]
     wrong = [r for r in runs if r.state == "done" and r.verified is False]
     print(f"# {elapsed:.0f} s, {len(runs)} runs ({len(runs) / elapsed:.1f}/s): {dict(states)}; "
           f"without an end or a reason: {len(unexplained)}; done but wrong: {len(wrong)}")
     for r in [r for r in runs if r.state == "failed"][:5]:
         print(f"#   {r.id} failed: {r.error}")
     print(f"# kills (s, rank, pid, run in flight): {kills}")
-    print(f"# flood: answers by status {dict(flooded)}; polls (id, votes accepted, tally's votes, sum of counts): {polls}")
-    print(f"# end: server RSS {mib(server_end)} (start {mib(server_rss)}), ranks RSS {', '.join(mib(r) for r in ranks_end)} "
-          f"(start {', '.join(mib(r) for r in rank_rss)})")
+    print(f"# flood: answers by status {dict(flooded)}; "
+          f"polls (id, votes accepted, tally's votes, sum of counts): {polls}")
+    print(f"# end: server RSS {mib(server_end)} (start {mib(server_rss)}), ranks RSS "
+          f"{', '.join(mib(r) for r in ranks_end)} (start {', '.join(mib(r) for r in rank_rss)})")
 
     ended_at = {r.id: r.submitted for r in runs if r.state}
     complete = told = missed = other = 0
     codes = Counter()
-    for s in sessions:  # a run is expected by a session whose snapshot had it, or that was watching when it was submitted
+    # a run is expected by a session whose snapshot had it, or that was watching when it was submitted
+    for s in sessions:
         expected = {rid for rid, t in ended_at.items() if rid in s.expected_from or t > s.opened}
         if s.close_code == DROPPED:
             told += 1
@@ -213,7 +221,8 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
         else:
             missed += 1
     print(f"# viewer sessions {len(sessions)} ({viewers} viewers): received every run_ended {complete}, "
-          f"told they fell behind (1013) {told}, missed events without being told {missed}, closed otherwise {other} {dict(codes) or ''}")
+          f"told they fell behind (1013) {told}, missed events without being told {missed}, closed otherwise "
+          f"{other} {dict(codes) or ''}")
 
 
 def main() -> None:
@@ -231,7 +240,8 @@ def main() -> None:
     finally:
         up.stop()
     log = up.log_text()
-    print(f"# server log: {log.count('Traceback')} tracebacks, {log.count('restarting the group')} group restarts; {up.log}")
+    print(f"# server log: {log.count('Traceback')} tracebacks, {log.count('restarting the group')} group "
+          f"restarts; {up.log}")
 
 
 if __name__ == "__main__":

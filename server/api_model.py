@@ -34,11 +34,15 @@ CURVE_WAIT_S = 2.0
 
 class PredictQuery(BaseModel):
     collective: Collective
-    p: int = Field(64, ge=pm.MIN_P, le=pm.MAX_P, description="world size of the size curve and the crossovers")
-    sizes: str | None = Field(None, max_length=2000, description="bytes per rank, comma-separated (1K, 4M ... allowed); "
-                                 "default 1 KiB to 1 GiB by 4")
-    size: int = Field(1 << 20, ge=pm.MIN_SIZE, le=pm.MAX_SIZE, description="bytes per rank of the curve against P")
-    preset: str | None = Field(None, max_length=80, description=f"one of {', '.join(pm.PRESETS)}; default: this cluster's fit")
+    p: int = Field(64, ge=pm.MIN_P, le=pm.MAX_P,
+                   description="world size of the size curve and the crossovers")
+    sizes: str | None = Field(None, max_length=2000,
+                              description="bytes per rank, comma-separated (1K, 4M ... allowed); "
+                                          "default 1 KiB to 1 GiB by 4")
+    size: int = Field(1 << 20, ge=pm.MIN_SIZE, le=pm.MAX_SIZE,
+                      description="bytes per rank of the curve against P")
+    preset: str | None = Field(None, max_length=80,
+                               description=f"one of {', '.join(pm.PRESETS)}; default: this cluster's fit")
     dtype: DType = "float32"
 
 
@@ -52,7 +56,8 @@ def parse_sizes(text: str | None) -> list[float]:
         try:
             value = float(clean[:-1]) * units[clean[-1]] if clean and clean[-1] in units else float(clean)
         except ValueError:
-            raise SpecError("sizes", f"{part.strip()[:20]!r} is not a size (bytes, or with K, M, G)") from None
+            raise SpecError("sizes",
+                            f"{part.strip()[:20]!r} is not a size (bytes, or with K, M, G)") from None
         if not pm.MIN_SIZE <= value <= pm.MAX_SIZE:
             raise SpecError("sizes", f"each size must be {pm.MIN_SIZE} to {pm.MAX_SIZE} bytes, not {value:g}")
         out.append(value)
@@ -63,7 +68,8 @@ def parse_sizes(text: str | None) -> list[float]:
 
 def params_of(preset: str | None, fit: model.Fit) -> tuple[pm.Params, dict]:
     if preset is None:
-        return fit.model.params, {"kind": "cluster", "fitted_from_runs": fit.model.runs, "rms_error": fit.model.rms_error}
+        return fit.model.params, {"kind": "cluster", "fitted_from_runs": fit.model.runs,
+                                  "rms_error": fit.model.rms_error}
     if preset not in pm.PRESETS:
         raise SpecError("preset", f"no preset {preset[:40]!r} (known: {', '.join(pm.PRESETS)})")
     return pm.PRESETS[preset], {"kind": "preset", "name": preset}
@@ -76,9 +82,11 @@ def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = (
     sharing = model.sharing_at(placement if q.preset is None else [], q.p)
     sizes = parse_sizes(q.sizes)
     if not get(q.collective).payload:
-        raise SpecError("collective", f"{q.collective} moves no message of the user's: there is no size to predict against")
+        raise SpecError("collective",
+                        f"{q.collective} moves no message of the user's: there is no size to predict against")
     itemsize = ITEMSIZE[q.dtype]
-    algorithms = pm.stepwise(q.collective, q.p)  # one written for another world size (an MSCCL file) is left out
+    # one written for another world size (an MSCCL file) is left out
+    algorithms = pm.stepwise(q.collective, q.p)
     by_size = pm.versus_size(q.collective, algorithms, q.p, sizes, itemsize, params, sharing)
     # every schedule up to P=1024, once: cached; a fixed-size one only at its own P
     by_p = pm.versus_p(q.collective, pm.stepwise(q.collective), q.size, itemsize, params)
@@ -105,5 +113,6 @@ def get_prediction(query: Annotated[PredictQuery, Query()], hub: Hub = Depends(h
 
 @router.get("/fit", dependencies=[watch])
 def get_fit(hub: Hub = Depends(hub_of)) -> dict:
-    """alpha, beta, gamma with their error over the runs fitted and on sizes held out, the native lines, the presets."""
+    """alpha, beta, gamma with their error over the runs fitted and on sizes held out, the native lines, the
+    presets."""
     return {**hub.fit.to_json(), "presets": {name: p.to_json() for name, p in pm.PRESETS.items()}}

@@ -41,7 +41,8 @@ class TallyMessage(BaseModel):
 class Polls:
     def __init__(self, store: Store, fanout: Fanout):
         self.db, self.writer, self.fanout = store.db, store.writer, fanout
-        self.live: dict[str, PollRecord] = {}  # polls opened since the server started: read from here, not the file
+        # polls opened since the server started: read from here, not the file
+        self.live: dict[str, PollRecord] = {}
         self.current: str | None = None  # the newest, what a page that (re)loads is shown
         self.telling: set[str] = set()  # polls whose tally is due to be told
         row = self.db.execute("SELECT id FROM polls ORDER BY rowid DESC LIMIT 1").fetchone()
@@ -66,15 +67,18 @@ class Polls:
         return PollRecord.model_validate_json(row[0]) if row else None
 
     def of_run(self, run_id: str) -> list[Poll]:
-        rows = self.db.execute("SELECT id FROM polls WHERE run_id = ? ORDER BY rowid LIMIT 100", (run_id,)).fetchall()
-        ids = dict.fromkeys([r[0] for r in rows] + [p for p, r in self.live.items() if r.poll.run_id == run_id])
+        rows = self.db.execute("SELECT id FROM polls WHERE run_id = ? ORDER BY rowid LIMIT 100",
+                               (run_id,)).fetchall()
+        ids = dict.fromkeys([r[0] for r in rows]
+                            + [p for p, r in self.live.items() if r.poll.run_id == run_id])
         return [self.find(i).public() for i in ids]
 
     def vote(self, poll_id: str, vote: Vote) -> PollRecord:
         record = self.live.get(poll_id)
         if record is None:
             found(self.find(poll_id), "poll", poll_id)
-            raise Busy("poll", "this poll is closed: it takes no more votes")  # an old one, or an earlier server's
+            # an old one, or an earlier server's
+            raise Busy("poll", "this poll is closed: it takes no more votes")
         record.vote(vote)
         if poll_id not in self.telling:
             self.telling.add(poll_id)
@@ -101,7 +105,8 @@ class Polls:
 
     def _save(self, record: PollRecord) -> None:
         self.writer.put([("INSERT INTO polls (id, run_id, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE "
-                          "SET body = excluded.body", (record.poll.id, record.poll.run_id, record.model_dump_json()))])
+                          "SET body = excluded.body",
+                          (record.poll.id, record.poll.run_id, record.model_dump_json()))])
 
 
 async def polls_of(request: Request) -> Polls:
@@ -130,7 +135,8 @@ async def current_poll(voter: str | None = Voter, polls: Polls = Depends(polls_o
 
 
 @router.get("/{poll_id}", dependencies=[watch])
-async def get_poll(poll_id: str = PollId, voter: str | None = Voter, polls: Polls = Depends(polls_of)) -> dict:
+async def get_poll(poll_id: str = PollId, voter: str | None = Voter,
+                   polls: Polls = Depends(polls_of)) -> dict:
     record = found(polls.find(poll_id), "poll", poll_id)
     return {"poll": record.public(), "voted": voted(record, voter)}
 

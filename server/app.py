@@ -11,7 +11,8 @@ from fastapi.exceptions import RequestValidationError
 from ringside.worker_agent.core.validation import SpecError
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
-from . import api_cluster, api_compare, api_jobs, api_lecture, api_model, api_perturb, api_polls, api_runs, api_training, guard, sockets
+from . import (api_cluster, api_compare, api_jobs, api_lecture, api_model, api_perturb, api_polls, api_runs,
+               api_training, guard, sockets)
 from .config import Settings
 from .errors import REFUSALS, invalid_request, spec_refused
 from .hub import Hub
@@ -32,14 +33,15 @@ def create_app(settings: Settings) -> FastAPI:
         await app.state.watching.stop()
         await hub.stop()
 
-    app = FastAPI(title="Ringside", version=str(PROTOCOL_VERSION), lifespan=lifespan, docs_url=None, redoc_url=None,
-                  responses=REFUSALS,
+    app = FastAPI(title="Ringside", version=str(PROTOCOL_VERSION), lifespan=lifespan, docs_url=None,
+                  redoc_url=None, responses=REFUSALS,
                   description="Real torch.distributed collectives, step by step.")
     app.state.settings = settings
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(SpecError, spec_refused)  # NotReady and Busy too: errors.status_of
-    for router in (api_cluster.router, api_runs.router, api_compare.router, api_perturb.router, api_model.router, api_training.router,
-                   api_jobs.router, api_polls.router, api_lecture.router, sockets.router):
+    for router in (api_cluster.router, api_runs.router, api_compare.router, api_perturb.router,
+                   api_model.router, api_training.router, api_jobs.router, api_polls.router,
+                   api_lecture.router, sockets.router):
         app.include_router(router)
     mount_frontend(app)
     guard.install(app, settings)

@@ -18,7 +18,8 @@ import math
 from .runs import Run
 
 BUCKETS = (1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0)  # seconds: a step on a rank, a run
-BUSBW_BUCKETS = (1e6, 1e7, 1e8, 3e8, 1e9, 3e9, 1e10, 3e10, 1e11, 3e11, 1e12)  # bytes per second: 1 MB/s .. 1 TB/s
+# bytes per second: 1 MB/s .. 1 TB/s
+BUSBW_BUCKETS = (1e6, 1e7, 1e8, 3e8, 1e9, 3e9, 1e10, 3e10, 1e11, 3e11, 1e12)
 MAX_HOSTS = 64
 OTHER_HOST = "other"
 
@@ -93,7 +94,8 @@ def render(hub) -> str:
     def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
         lines.extend([f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"])
         # every digit: a count past a million, a busbw in bytes per second, must not round
-        lines.extend(f"{name}{labels} {value if isinstance(value, int) else repr(float(value))}" for labels, value in samples)
+        lines.extend(f"{name}{labels} {value if isinstance(value, int) else repr(float(value))}"
+                     for labels, value in samples)
 
     def histograms(name: str, help_text: str, series: dict[tuple, Histogram], names: tuple[str, ...]) -> None:
         metric(name, "histogram", help_text,
@@ -102,13 +104,17 @@ def render(hub) -> str:
     m: Metrics = hub.metrics
     metric("ringside_runs", "gauge", "Stored runs by state and collective.",
            [(f'{{state="{s}",collective="{c}"}}', n) for (s, c), n in sorted(hub.store.counts().items())])
-    histograms("ringside_step_seconds", "Duration of a step on a rank, in runs that ended done since the server started, "
+    histograms("ringside_step_seconds",
+               "Duration of a step on a rank, in runs that ended done since the server started, "
                "by collective, algorithm and the rank's host.", m.steps, ("collective", "algorithm", "host"))
-    histograms("ringside_run_seconds", "A run's time (its slowest rank's median iteration), in runs that ended done since "
+    histograms("ringside_run_seconds",
+               "A run's time (its slowest rank's median iteration), in runs that ended done since "
                "the server started.", m.runs, ("collective", "algorithm"))
-    histograms("ringside_busbw_bytes_per_second", "Bus bandwidth of runs that ended done since the server started "
+    histograms("ringside_busbw_bytes_per_second",
+               "Bus bandwidth of runs that ended done since the server started "
                "(nccl-tests' busbw).", m.busbw, ("collective", "algorithm"))
-    metric("ringside_last_busbw_bytes_per_second", "gauge", "Bus bandwidth of the last finished run of each collective.",
+    metric("ringside_last_busbw_bytes_per_second", "gauge",
+           "Bus bandwidth of the last finished run of each collective.",
            [(f'{{collective="{c}"}}', v) for c, v in sorted(m.last_busbw.items())])
     statuses: dict[tuple[str, str], int] = {}
     for rank in hub.cluster.to_json()["ranks"]:

@@ -76,7 +76,9 @@ class PollRecord(BaseModel):
 
     def public(self) -> Poll:
         shown = self.poll.model_copy(update={"counts": self.counts(), "votes": len(self.voters)})
-        return shown.model_copy(update={"answers": self.answers}) if self.poll.state is PollState.REVEALED else shown
+        if self.poll.state is PollState.REVEALED:
+            return shown.model_copy(update={"answers": self.answers})
+        return shown
 
     def counts(self) -> list[int]:
         counts = [0] * len(self.poll.choices)
@@ -106,8 +108,8 @@ def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:
         raise Busy("question", "this run gives no wrong answer to set beside the right one")
     choices = [right, *wrong]
     random.Random(poll_id).shuffle(choices)
-    poll = Poll(id=poll_id, run_id=run.id, question=spec.question, rank=spec.rank, step=spec.step, text=text, choices=choices,
-                counts=[0] * len(choices), created_at=time.time())
+    poll = Poll(id=poll_id, run_id=run.id, question=spec.question, rank=spec.rank, step=spec.step, text=text,
+                choices=choices, counts=[0] * len(choices), created_at=time.time())
     return PollRecord(poll=poll, answers=[choices.index(right)])
 
 
@@ -143,7 +145,8 @@ def holds(spec: PollSpec, run: Run, store) -> tuple[str, str, list[str]]:
     if right is None:
         raise Busy("run_id", "run it with capture full (the lecture data) to ask what a rank holds")
     # the wrong choices a student could make: a step too early or too late, the end, another rank
-    nearby = [(rank, step - 1), (rank, step + 1), (rank, len(run.steps) - 1), *((r, step) for r in run.group if r != rank)]
+    nearby = [(rank, step - 1), (rank, step + 1), (rank, len(run.steps) - 1),
+              *((r, step) for r in run.group if r != rank)]
     others = [buffer_after(run, r, s) for r, s in nearby if s < len(run.steps)]
     return (f"What does rank {rank} hold after step {step + 1}?", _shown(right),
             [_shown(v) for v in others if v is not None])
@@ -165,10 +168,13 @@ def _buffer_bytes(run: Run) -> int:
 def busiest_link(spec: PollSpec, run: Run, store) -> tuple[str, str, list[str]]:
     link = run.traffic.busiest_link if run.traffic else None
     if link is None:
-        raise Busy("run_id", "only a stepwise run says what crosses each link (native's wires are the backend's)")
+        raise Busy("run_id",
+                   "only a stepwise run says what crosses each link (native's wires are the backend's)")
     p, n = len(run.group), _buffer_bytes(run)
-    formulas = [n, 2 * (p - 1) * n // p, (p - 1) * n, n // p, 2 * n]  # the seed's counts, one of which is right
-    text = f"How many bytes cross the busiest link ({run.spec.collective} by {run.spec.algorithm}, P={p}, N={_bytes(n)})?"
+    # the seed's counts, one of which is right
+    formulas = [n, 2 * (p - 1) * n // p, (p - 1) * n, n // p, 2 * n]
+    text = (f"How many bytes cross the busiest link ({run.spec.collective} by {run.spec.algorithm}, "
+            f"P={p}, N={_bytes(n)})?")
     return text, _bytes(link.bytes), [_bytes(w) for w in formulas if w > 0]
 
 
@@ -183,7 +189,8 @@ def bottleneck(spec: PollSpec, run: Run, store) -> tuple[str, str, list[str]]:
     ranks = sorted(moved)[:MAX_CHOICES]
     if heaviest[0] not in ranks:
         ranks[-1] = heaviest[0]
-    return ("Which rank moves the most bytes?", f"rank {heaviest[0]}", [f"rank {r}" for r in ranks if r != heaviest[0]])
+    return ("Which rank moves the most bytes?", f"rank {heaviest[0]}",
+            [f"rank {r}" for r in ranks if r != heaviest[0]])
 
 
 def faster(spec: PollSpec, run: Run, store: Store) -> tuple[str, str, list[str]]:
@@ -197,8 +204,8 @@ def faster(spec: PollSpec, run: Run, store: Store) -> tuple[str, str, list[str]]
         raise Busy("question", f"run {s.collective} by two algorithms or more at count {s.count}, {s.dtype}, "
                         f"{len(run.group)} ranks first: the answer is what they measured")
     fastest = min(measured, key=measured.get)
-    return (f"Which finishes first: {s.collective} of {_bytes(_buffer_bytes(run))} on {len(run.group)} ranks?", fastest,
-            [a for a in measured if a != fastest])
+    return (f"Which finishes first: {s.collective} of {_bytes(_buffer_bytes(run))} "
+            f"on {len(run.group)} ranks?", fastest, [a for a in measured if a != fastest])
 
 
 QUESTIONS = {"holds": holds, "busiest_link": busiest_link, "bottleneck": bottleneck, "faster": faster}

@@ -18,9 +18,9 @@ from pydantic import BaseModel, model_validator
 from ringside.worker_agent.core import run_shape
 from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
-from ringside.worker_agent.core.protocol import (MAX_CHUNKS, MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState, ErrorEvent,
-                                                 LayoutName, PlanDoc, Real, RunCancelled, RunFinished, RunSpec, RunStarted,
-                                                 StepEvent, Timings)
+from ringside.worker_agent.core.protocol import (MAX_CHUNKS, MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState,
+                                                 ErrorEvent, LayoutName, PlanDoc, Real, RunCancelled,
+                                                 RunFinished, RunSpec, RunStarted, StepEvent, Timings)
 
 from . import figures, stage_data
 from .figures import Departure, RunTraffic
@@ -172,13 +172,17 @@ class Run(BaseModel):
     busbw: Optional[float] = None
     traffic: Optional[RunTraffic] = None
     departure: Optional[Departure] = None  # traced code with a wrong result: where it began (_departure)
-    calls: dict[str, list[CallTime]] = {}  # traced code: each rank's point-to-point calls, for where it blocked
-    perturbed: Optional[Perturbed] = None  # a perturbed run's predicted extra time and hang wavefront (wavefront.py)
+    # traced code: each rank's point-to-point calls, for where it blocked
+    calls: dict[str, list[CallTime]] = {}
+    # a perturbed run's predicted extra time and hang wavefront (wavefront.py)
+    perturbed: Optional[Perturbed] = None
     display: Optional[Display] = None  # what the stage draws that differs by collective (stage_data.py)
     choice: Optional[Choice] = None  # what `auto` chose, when the run asked it to choose
     prediction: Optional[Prediction] = None  # the model's time for it, made when it ended done
-    sharing: list[tuple[list[int], int]] = []  # hosts whose ranks outnumbered their cores when it ran: [[ranks], cores] (simulate.Sharing)
-    places: dict[str, Place] = {}  # each rank's host and local rank as the run began (traces and metrics name them)
+    # hosts whose ranks outnumbered their cores when it ran: [[ranks], cores] (simulate.Sharing)
+    sharing: list[tuple[list[int], int]] = []
+    # each rank's host and local rank as the run began (traces and metrics name them)
+    places: dict[str, Place] = {}
 
     @model_validator(mode="after")
     def _plan_old_run(self) -> "Run":
@@ -211,11 +215,13 @@ class Run(BaseModel):
             if why is not None:
                 self.on_error(ErrorEvent(run_id=self.id, rank=event.rank, message=why))
                 return
-            self.input_chunks[str(event.rank)] = [c for c in event.input_chunks if 0 <= c < len(self.chunk_bounds)]
+            self.input_chunks[str(event.rank)] = [c for c in event.input_chunks
+                                                  if 0 <= c < len(self.chunk_bounds)]
             self.calls[str(event.rank)] = event.calls
         if not fits(event.inputs, self.chunk_bounds):
-            self.on_error(ErrorEvent(run_id=self.id, rank=event.rank, message=f"rank {event.rank} started with a chunk "
-                                                                              "the run's buffer does not have"))
+            self.on_error(ErrorEvent(run_id=self.id, rank=event.rank,
+                                     message=f"rank {event.rank} started with a chunk "
+                                             "the run's buffer does not have"))
             return
         self.inputs[str(event.rank)] = event.inputs
 
@@ -233,8 +239,10 @@ class Run(BaseModel):
         transfers = [t for s in plan.steps for t in s.transfers]
         ok_bounds = 1 <= len(bounds) == chunks <= MAX_CHUNKS * plan.blocks and bounds[-1][1] == values and \
             all(a == (bounds[i - 1][1] if i else 0) and a <= b for i, (a, b) in enumerate(bounds))
-        if len(plan.steps) > MAX_STEPS or len(transfers) > MAX_TRANSFERS or not ok_bounds or plan.root not in known or \
-                any(t[0] not in known or t[1] not in known or t[2] >= chunks or t[3] >= chunks for t in transfers):
+        if len(plan.steps) > MAX_STEPS or len(transfers) > MAX_TRANSFERS or not ok_bounds \
+                or plan.root not in known \
+                or any(t[0] not in known or t[1] not in known or t[2] >= chunks or t[3] >= chunks
+                       for t in transfers):
             return f"rank {event.rank} sent a traced schedule outside the run's ranks, chunks or limits"
         self.schedule, self.chunk_bounds = plan, [tuple(b) for b in bounds]
         self.steps = [RunStep(step=i, phase=s.phase, caption=s.caption, transfers=s.transfers)
@@ -251,7 +259,8 @@ class Run(BaseModel):
 
     def on_error(self, event: ErrorEvent) -> None:
         if self.error is None:  # cut short: a rank's words are shown to every viewer and kept
-            self.error = bounded(event.message if event.field is None else f"{event.field}: {event.message}", 1000)
+            message = event.message if event.field is None else f"{event.field}: {event.message}"
+            self.error = bounded(message, 1000)
 
     def on_cancelled(self, event: RunCancelled) -> None:
         if event.rank not in self.cancelled_ranks:
@@ -276,7 +285,8 @@ def fits(states: list[ChunkState], bounds: list) -> bool:
     """What the plan lets a buffer hold: a forged report must not grow the run (a chunk past the
     end, or more values than a chunk has, would make one small frame allocate a billion)."""
     return len(states) <= len(bounds) and all(
-        0 <= s.chunk < len(bounds) and len(s.values or ()) <= bounds[s.chunk][1] - bounds[s.chunk][0] for s in states)
+        0 <= s.chunk < len(bounds) and len(s.values or ()) <= bounds[s.chunk][1] - bounds[s.chunk][0]
+        for s in states)
 
 
 def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> Run:

@@ -22,36 +22,42 @@ from .auth import host_name
 from .config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
 from .transport import MAX_FRAME, BoundedHTTP, BoundedWebSocket
 
-SHUTDOWN_WITHIN_S = 5  # Ctrl-C waits this long for open requests, then cuts them: a stalled client cannot hold the server up
+# Ctrl-C waits this long for open requests, then cuts them: a stalled client cannot hold the server up
+SHUTDOWN_WITHIN_S = 5
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default=DEFAULT_HOST,
-                        help="interface to listen on (default %(default)s; anything else exposes a server that makes workers run code)")
+                        help="interface to listen on (default %(default)s; anything else exposes a server "
+                             "that makes workers run code)")
     parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                        help="a name the server answers to besides localhost and --host, such as a proxy's (repeatable); "
-                             "requests for any other name are refused, against DNS rebinding")
+                        help="a name the server answers to besides localhost and --host, such as a proxy's "
+                             "(repeatable); requests for any other name are refused, against DNS rebinding")
     parser.add_argument("--lecture", action="store_true",
-                        help="for a lecture hall: listen on this machine's network addresses (as --host 0.0.0.0) with a "
-                             "viewer token, and print the audience link that carries it; the presenter's page shows it "
-                             "as a QR code (key K)")
+                        help="for a lecture hall: listen on this machine's network addresses (as --host "
+                             "0.0.0.0) with a viewer token, and print the audience link that carries it; the "
+                             "presenter's page shows it as a QR code (key K)")
     parser.add_argument("--open-viewing", action="store_true",
                         help="beyond loopback, let anyone who can reach the server watch without a token "
                              "(default: a viewer token is made and the audience link carries it)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    parser.add_argument("--db", type=Path, default=None, help=f"SQLite file for the runs (default {default_db()})")
+    parser.add_argument("--db", type=Path, default=None,
+                        help=f"SQLite file for the runs (default {default_db()})")
     parser.add_argument("--viewer-token", default=os.environ.get("RINGSIDE_VIEWER_TOKEN"),
-                        help="require this token to watch (default: anyone who can reach the server may watch)")
+                        help="require this token to watch "
+                             "(default: anyone who can reach the server may watch)")
     parser.add_argument("--viewer-queue", type=positive, default=Settings.viewer_queue,
                         help="messages a viewer may fall behind before it is dropped (default %(default)s)")
     parser.add_argument("--lost-after", type=seconds, default=Settings.lost_after,
                         help="seconds of silence before a rank is shown lost (default %(default)s)")
     parser.add_argument("--world-hold", type=nonnegative, default=Settings.world_hold,
-                        help="seconds a whole world whose ranks have all gone is held for them: ranks of another world size "
-                             "are refused meanwhile, so none can take the cluster over while they restart (default %(default)s)")
+                        help="seconds a whole world whose ranks have all gone is held for them: ranks of "
+                             "another world size are refused meanwhile, so none can take the cluster over "
+                             "while they restart (default %(default)s)")
     parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
-                        help="a file of your own algorithms (Python, or MSCCL's XML) to offer beside the built-in ones; "
-                             "repeatable. Workers load the same files (ringside worker --algorithms FILE)")
+                        help="a file of your own algorithms (Python, or MSCCL's XML) to offer beside the "
+                             "built-in ones; repeatable. Workers load the same files (ringside worker "
+                             "--algorithms FILE)")
 
 
 def positive(text: str) -> int:
@@ -80,8 +86,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
     allow = tuple(host_name(n) or n.lower() for n in args.allow_host)  # a name, even if given as name:port
     host = WILDCARDS[0] if args.lecture and args.host == DEFAULT_HOST else args.host  # a hall reaches it
     settings = Settings(host=host, port=args.port, db=args.db or default_db(), viewer_token=args.viewer_token,
-                        viewer_queue=args.viewer_queue, lost_after=args.lost_after, world_hold=args.world_hold,
-                        allow_hosts=allow,
+                        viewer_queue=args.viewer_queue, lost_after=args.lost_after,
+                        world_hold=args.world_hold, allow_hosts=allow,
                         open_viewing=args.open_viewing)
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
@@ -104,7 +110,8 @@ class Server(uvicorn.Server):
 
     def handle_exit(self, sig, frame) -> None:
         hub = getattr(self.config.app.state, "hub", None)
-        if hub is not None:  # before uvicorn closes the workers' sockets: a run cut short is interrupted, not failed
+        # before uvicorn closes the workers' sockets: a run cut short is interrupted, not failed
+        if hub is not None:
             hub.dispatcher.stopping = True
         super().handle_exit(sig, frame)
 
@@ -123,7 +130,8 @@ class Server(uvicorn.Server):
 
 def server_for(settings: Settings) -> Server:
     if not port_free(settings.host, settings.port):
-        raise SystemExit(f"error: port {settings.port} on {settings.host} is in use; choose another with --port")
+        raise SystemExit(f"error: port {settings.port} on {settings.host} is in use; "
+                         "choose another with --port")
     config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="warning",
                             http=BoundedHTTP, ws=BoundedWebSocket, ws_max_size=MAX_FRAME, lifespan="on",
                             timeout_graceful_shutdown=SHUTDOWN_WITHIN_S)
@@ -136,14 +144,17 @@ def warn_if_exposed(settings: Settings) -> None:
         return
     where = "every network interface" if settings.host in WILDCARDS else settings.host
     watching = ("anyone who can reach it may watch (--open-viewing): host names, pids and every run"
-                if settings.viewer_token is None else "watching needs the viewer token, which the links below carry")
+                if settings.viewer_token is None
+                else "watching needs the viewer token, which the links below carry")
     lines = [
         f"WARNING: Ringside is listening on {settings.host} ({where}), not only on this machine.",
         "  The presenter token lets its holder run code on every worker; the worker token lets its",
         f"  holder join as a rank. Keep both secret; {watching}.",
-        "  Keep the server, and a cluster's ranks, on a private network (README: \"Security, and exposed to a network\").",
+        "  Keep the server, and a cluster's ranks, on a private network "
+        "(README: \"Security, and exposed to a network\").",
         "  Others open:",
-        *([f"    {settings.audience_url(url)}" for url in settings.public_urls()] or ["    (this machine has no network address)"]),
+        *([f"    {settings.audience_url(url)}" for url in settings.public_urls()]
+          or ["    (this machine has no network address)"]),
     ]
     bar = "=" * max(map(len, lines))
     print("\n".join([bar, *lines, bar]), file=sys.stderr, flush=True)
@@ -152,7 +163,8 @@ def warn_if_exposed(settings: Settings) -> None:
 def join_command(settings: Settings) -> str:
     """How ranks on other nodes join: the worker token and an address they can reach."""
     reach = (settings.public_urls() or [settings.url])[0]
-    return f"RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N -m ringside.worker_agent --server {reach}"
+    return (f"RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N "
+            f"-m ringside.worker_agent --server {reach}")
 
 
 def load_algorithms(paths: list[str], world_size: int | None = None) -> None:

@@ -25,7 +25,8 @@ from .messages import PresenterMessage
 HELLO_TIMEOUT_S = 10.0
 POLICY, UNSUPPORTED, INVALID, CONFLICT = 1008, 1003, 1007, 4409
 PINGS = ('{"type":"ping"}', '{"type": "ping"}')
-MAX_VIEW_FRAME = 512  # a presenter frame is about 80 bytes, 400 at most with every id it may name (messages.py)
+# a presenter frame is about 80 bytes, 400 at most with every id it may name (messages.py)
+MAX_VIEW_FRAME = 512
 
 router = APIRouter()
 
@@ -115,7 +116,8 @@ async def events(ws: WebSocket, hello, adapter: TypeAdapter = EVENT):
             await close(ws, refused.code, refused.reason)
             return
         yield event
-        await asyncio.sleep(0)  # let the viewers' senders run between events: a burst from a rank must not starve them
+        # let the viewers' senders run between events: a burst from a rank must not starve them
+        await asyncio.sleep(0)
 
 
 def lead(hub, role: str, text: str | None) -> tuple[int, str] | None:
@@ -144,7 +146,8 @@ def lead(hub, role: str, text: str | None) -> tuple[int, str] | None:
             return None
         steps = len(run.steps)
     if view.step > steps:  # one past the last: a run that averages shows its division by P after it
-        return INVALID, f"malformed presenter frame: step: run {view.run_id} has {steps} steps, not {view.step + 1}"
+        return INVALID, (f"malformed presenter frame: step: run {view.run_id} has {steps} steps, "
+                         f"not {view.step + 1}")
     hub.fanout.lead(view, steps)
     return None
 
@@ -196,8 +199,9 @@ def parse_event(message: dict, adapter: TypeAdapter = EVENT):
     try:
         raw = json.loads(text, parse_constant=no_constant)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
-        raise Refused(INVALID, "malformed frame: not JSON (NaN and Infinity are not: a rank says \"nan\", \"inf\"), "
-                               "or nested too deeply") from None
+        raise Refused(INVALID,
+                      "malformed frame: not JSON (NaN and Infinity are not: a rank says \"nan\", \"inf\"), "
+                      "or nested too deeply") from None
     if isinstance(raw, dict) and raw.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
         raise Refused(POLICY, f"protocol version {bounded(repr(raw.get('v')), 20)} is not {PROTOCOL_VERSION}")
     try:

@@ -14,10 +14,13 @@ US = 1e6
 
 def chrome_trace(run: Run) -> dict:
     events: list[dict] = []
-    by_host = sorted(run.group, key=lambda r: (run.places[str(r)].host, r) if str(r) in run.places else ("", r))
+    by_host = sorted(run.group,
+                     key=lambda r: (run.places[str(r)].host, r) if str(r) in run.places else ("", r))
     for order, rank in enumerate(by_host):
-        events.append({"ph": "M", "name": "process_name", "pid": rank, "tid": 0, "args": {"name": process_name(run, rank)}})
-        events.append({"ph": "M", "name": "process_sort_index", "pid": rank, "tid": 0, "args": {"sort_index": order}})
+        events.append({"ph": "M", "name": "process_name", "pid": rank, "tid": 0,
+                       "args": {"name": process_name(run, rank)}})
+        events.append({"ph": "M", "name": "process_sort_index", "pid": rank, "tid": 0,
+                       "args": {"sort_index": order}})
     if run.steps:
         _steps(run, events)
     else:
@@ -45,9 +48,10 @@ def _steps(run: Run, events: list[dict]) -> None:
                 continue
             flow += 1
             name = f"chunk {chunk} -> {into}" + (" (reduce)" if reduce else "")
-            events.append({"ph": "s", "id": flow, "name": name, "cat": "transfer", "pid": src, "tid": 0, "ts": s.t0 * US})
-            events.append({"ph": "f", "bp": "e", "id": flow, "name": name, "cat": "transfer", "pid": dst, "tid": 0,
-                           "ts": d.t1 * US})
+            events.append({"ph": "s", "id": flow, "name": name, "cat": "transfer", "pid": src, "tid": 0,
+                           "ts": s.t0 * US})
+            events.append({"ph": "f", "bp": "e", "id": flow, "name": name, "cat": "transfer", "pid": dst,
+                           "tid": 0, "ts": d.t1 * US})
 
 
 def process_name(run: Run, rank: int) -> str:
@@ -78,15 +82,19 @@ def job_trace(job: Job, collectives: list[Collective]) -> dict:
     for order, info in enumerate(sorted(job.ranks.values(), key=lambda r: (r.host, r.rank))):
         name = f"rank {info.rank} · {info.host} · local rank {info.local_rank}"  # as a run's ranks are named
         events.append({"ph": "M", "name": "process_name", "pid": info.rank, "tid": 0, "args": {"name": name}})
-        events.append({"ph": "M", "name": "process_sort_index", "pid": info.rank, "tid": 0, "args": {"sort_index": order}})
+        events.append({"ph": "M", "name": "process_sort_index", "pid": info.rank, "tid": 0,
+                       "args": {"sort_index": order}})
     for c in collectives:
-        args = {"group": c.group, "seq": c.seq, "count": c.count, "dtype": c.dtype, "bytes": c.bytes, "lag_s": c.lag_s,
-                "last_rank": c.last_rank, **({"bucket": c.bucket.index} if c.bucket else {})}
+        args = {"group": c.group, "seq": c.seq, "count": c.count, "dtype": c.dtype, "bytes": c.bytes,
+                "lag_s": c.lag_s, "last_rank": c.last_rank,
+                **({"bucket": c.bucket.index} if c.bucket else {})}
         last = max(c.issued.values(), default=0.0)
         for rank, t in c.issued.items():
             end = t + c.durations[rank] if rank in c.durations else max(last, t)
-            slice_ = {"name": f"{c.op} #{c.seq}", "cat": f"group {c.group}", "id": f"{c.group}:{c.seq}", "pid": int(rank),
-                      "tid": 0}
-            events += [{**slice_, "ph": "b", "ts": t * US, "args": args}, {**slice_, "ph": "e", "ts": end * US}]
+            slice_ = {"name": f"{c.op} #{c.seq}", "cat": f"group {c.group}", "id": f"{c.group}:{c.seq}",
+                      "pid": int(rank), "tid": 0}
+            events += [{**slice_, "ph": "b", "ts": t * US, "args": args},
+                       {**slice_, "ph": "e", "ts": end * US}]
     return {"traceEvents": events, "displayTimeUnit": "ms",
-            "metadata": {"job": job.id, "script": job.script, "backend": job.backend, "world_size": job.world_size}}
+            "metadata": {"job": job.id, "script": job.script, "backend": job.backend,
+                         "world_size": job.world_size}}

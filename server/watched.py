@@ -22,7 +22,8 @@ from ringside.worker_agent.core.collectives import COLLECTIVES
 from ringside.worker_agent.core.watch_protocol import Bucket, WatchBye, WatchHello, WatchReport
 
 HANG_S = 1.0  # a collective open this long, some of its ranks not in it, is a hang
-SILENT_S = 3.0  # a rank unheard this long, while others report, is stopped (a reporter reports every second at least)
+# a rank unheard this long, while others report, is stopped (a reporter reports every second at least)
+SILENT_S = 3.0
 RECENT = 2000
 MAX_OPEN = 10000
 MAX_EVENTS = 200
@@ -98,7 +99,8 @@ class Total(BaseModel):
         return {"group": self.group, "op": self.op, "count": self.count, "bytes": self.bytes,
                 "lag_max_s": self.lag_max_s, "lag_mean_s": self.lag_sum_s / self.count if self.count else 0.0,
                 "duration_mean_s": self.duration_sum_s / self.timed if self.timed else None,
-                "busbw_gbps": self.timed_bytes / self.duration_sum_s * self.factor / 1e9 if self.duration_sum_s else None}
+                "busbw_gbps": (self.timed_bytes / self.duration_sum_s * self.factor / 1e9
+                               if self.duration_sum_s else None)}
 
 
 class Link(BaseModel):
@@ -225,7 +227,8 @@ class Watched:
         job.t0_ns = min(job.t0_ns, hello.started_ns)
         old = job.ranks.get(str(hello.rank))
         job.ranks[str(hello.rank)] = RankInfo(
-            rank=hello.rank, host=hello.host, local_rank=hello.local_rank, local_world_size=hello.local_world_size,
+            rank=hello.rank, host=hello.host, local_rank=hello.local_rank,
+            local_world_size=hello.local_world_size,
             pid=hello.pid, launcher=hello.launcher, issued=old.issued if old else {}, seen_s=self.now_s())
         self.connected.add(hello.rank)
         self.heard[hello.rank] = time.monotonic()
@@ -251,7 +254,8 @@ class Watched:
     def bye(self, bye: WatchBye) -> None:
         info = self.job.ranks[str(bye.rank)]
         info.ended, info.exit_code, info.error = True, bye.exit_code, bye.error
-        self.note(f"rank {bye.rank} ended" + (f" with exit code {bye.exit_code}" if bye.exit_code is not None else "")
+        self.note(f"rank {bye.rank} ended"
+                  + (f" with exit code {bye.exit_code}" if bye.exit_code is not None else "")
                   + (f": {bye.error}" if bye.error else ""))
 
     def left(self, rank: int) -> None:
@@ -274,7 +278,8 @@ class Watched:
             collective = self._open(one)
         collective.issued.setdefault(str(rank), round((one.t_ns - self.job.t0_ns) / 1e9, 6))
         mine = _what(one.op, one.count, one.dtype)
-        if mine != _what(collective.op, collective.count, collective.dtype) and not collective.mismatch.get(str(rank)):
+        theirs = _what(collective.op, collective.count, collective.dtype)
+        if mine != theirs and not collective.mismatch.get(str(rank)):
             first = next(iter(collective.issued))
             collective.mismatch = {first: _what(collective.op, collective.count, collective.dtype),
                                    **collective.mismatch, str(rank): mine}
@@ -290,8 +295,8 @@ class Watched:
 
     def _open(self, one) -> Collective:
         ranks = self.job.groups.get(one.group) or list(range(self.job.world_size))
-        collective = Collective(index=self.job.matched, group=one.group, seq=one.seq, op=op_name(one.op), dtype=one.dtype,
-                                count=one.count, bytes=one.bytes, ranks=ranks)
+        collective = Collective(index=self.job.matched, group=one.group, seq=one.seq, op=op_name(one.op),
+                                dtype=one.dtype, count=one.count, bytes=one.bytes, ranks=ranks)
         self.job.matched += 1
         key = (one.group, one.seq)
         self.open[key] = collective
@@ -312,7 +317,8 @@ class Watched:
         self.recent[key] = collective
         while len(self.recent) > RECENT:
             self.recent.popitem(last=False)
-        total = self.job.totals.setdefault(f"{collective.group}/{collective.op}", Total(group=collective.group, op=collective.op))
+        total = self.job.totals.setdefault(f"{collective.group}/{collective.op}",
+                                           Total(group=collective.group, op=collective.op))
         total.count += 1
         total.bytes += collective.bytes
         total.lag_max_s = max(total.lag_max_s, collective.lag_s)
@@ -331,7 +337,8 @@ class Watched:
     # --- hangs and endings ---------------------------------------------------------
 
     def check(self) -> tuple[Hang | None, str | None] | None:
-        """A hang that began or ended since the last check: (the hang or None, what to say); None if nothing changed."""
+        """A hang that began or ended since the last check: (the hang or None, what to say); None if nothing
+        changed."""
         hang = self._hang()
         old = self.job.hang
         if hang is None and old is None:
@@ -375,7 +382,8 @@ class Watched:
             late = [r for r in c.ranks if str(r) not in c.issued]
             if all(self._went_past(r, c) for r in late):
                 self._unseen(c, late)
-        return sorted([*self.open.values(), *(c for c in self.recent.values() if c.unseen)], key=lambda c: c.index)
+        return sorted([*self.open.values(), *(c for c in self.recent.values() if c.unseen)],
+                      key=lambda c: c.index)
 
     def _went_past(self, rank: int, c: Collective) -> bool:
         info = self.job.ranks.get(str(rank))
@@ -383,7 +391,8 @@ class Watched:
 
     def _passed(self, c: Collective) -> bool:
         """Whether a later collective of its group has completed: the job went on after all."""
-        return any(o.group == c.group and o.seq > c.seq and o.complete for o in list(self.recent.values())[-64:])
+        return any(o.group == c.group and o.seq > c.seq and o.complete
+                   for o in list(self.recent.values())[-64:])
 
     def _unseen(self, c: Collective, ranks: list[int]) -> None:
         """A collective some ranks issued and reported lost: kept, incomplete, saying whose."""
@@ -394,11 +403,13 @@ class Watched:
         self.changed[c.index] = c
 
     def _disagree(self, c: Collective) -> Hang:
-        said = "; ".join(f"rank {r} {what}" for r, what in sorted(c.mismatch.items(), key=lambda kv: int(kv[0])))
+        said = "; ".join(f"rank {r} {what}"
+                         for r, what in sorted(c.mismatch.items(), key=lambda kv: int(kv[0])))
         ranks = sorted(int(r) for r in c.issued)
-        return Hang(kind="mismatch", group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count, waiting=ranks,
-                    late=sorted(int(r) for r in c.mismatch), since_s=0.0, where={},
-                    text=f"ranks disagree on #{c.seq} of group {c.group}: {said}; they wait until the backend's timeout"[:1000])
+        return Hang(kind="mismatch", group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count,
+                    waiting=ranks, late=sorted(int(r) for r in c.mismatch), since_s=0.0, where={},
+                    text=(f"ranks disagree on #{c.seq} of group {c.group}: {said}; "
+                          "they wait until the backend's timeout")[:1000])
 
     def _silence(self, now: float) -> Hang | None:
         """The ranks that stopped reporting while the others go on."""
@@ -410,24 +421,29 @@ class Watched:
         job = self.job
         where = {str(r): job.ranks[str(r)].where for r in silent if job.ranks[str(r)].where}
         since = min(now - self.heard[r] for r in silent)
-        said = [f"rank {r} has said nothing for {now - self.heard[r]:.1f} s" + _last(job.ranks[str(r)]) for r in silent]
+        said = [f"rank {r} has said nothing for {now - self.heard[r]:.1f} s" + _last(job.ranks[str(r)])
+                for r in silent]
         return Hang(kind="silent", group="", seq=-1, op="", dtype="", count=0, waiting=talking, late=silent,
-                    since_s=round(since, 2), where=where, text=("; ".join(said) + f"; {_ranks(talking)} go on")[:1000])
+                    since_s=round(since, 2), where=where,
+                    text=("; ".join(said) + f"; {_ranks(talking)} go on")[:1000])
 
     def _hang_of(self, c: Collective, late: list[int], since: float) -> Hang:
         job, waiting = self.job, sorted(int(r) for r in c.issued)
-        where = {str(r): job.ranks[str(r)].where for r in late if str(r) in job.ranks and job.ranks[str(r)].where}
+        where = {str(r): job.ranks[str(r)].where for r in late
+                 if str(r) in job.ranks and job.ranks[str(r)].where}
         what = f"{c.count:,} {c.dtype}" + (f", bucket {c.bucket.index}" if c.bucket else "")
         said = []
         for r in late:
             info = job.ranks.get(str(r))
             last = info.issued.get(c.group) if info else None
-            said.append(f"rank {r} last reported " + (f"#{last}" if last is not None else "nothing in this group")
-                        + (f", last seen at {info.where} {self.now_s() - info.seen_s:.1f} s ago" if info and info.where else ""))
+            said.append(f"rank {r} last reported "
+                        + (f"#{last}" if last is not None else "nothing in this group")
+                        + (f", last seen at {info.where} {self.now_s() - info.seen_s:.1f} s ago"
+                           if info and info.where else ""))
         text = (f"{_ranks(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} ({what}); "
                 + "; ".join(said))
-        return Hang(group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count, waiting=waiting, late=late,
-                    since_s=round(since, 2), where=where, text=text[:1000])
+        return Hang(group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count, waiting=waiting,
+                    late=late, since_s=round(since, 2), where=where, text=text[:1000])
 
     def ended(self, lost_after: float) -> bool:
         """Whether the job is over: every rank said goodbye, or all are gone and `lost_after` s have
@@ -467,7 +483,8 @@ class Watched:
 
 
 def _last(info: RankInfo) -> str:
-    said = ["it last reported " + ", ".join(f"#{seq} in group {g}" for g, seq in info.issued.items())] * bool(info.issued)
+    issued = ", ".join(f"#{seq} in group {g}" for g, seq in info.issued.items())
+    said = ["it last reported " + issued] * bool(info.issued)
     said += [f"last seen at {info.where}"] * bool(info.where)
     return f" ({'; '.join(said)})" if said else ""
 

@@ -54,7 +54,8 @@ class Watching:
     def __init__(self, store: Store, fanout: Fanout):
         self.store, self.fanout = WatchStore(store), fanout
         self.live: dict[str, Watched] = {}  # by the key the job's ranks share
-        self.sockets: dict[tuple[str, int], object] = {}  # (job id, rank) -> its socket: a reconnect replaces it
+        # (job id, rank) -> its socket: a reconnect replaces it
+        self.sockets: dict[tuple[str, int], object] = {}
         self.number = self.store.last_number()
         self.interrupted = len(self.store.interrupt_running())
         self.task: asyncio.Task | None = None
@@ -83,7 +84,8 @@ class Watching:
             job = self.store.resumable(hello.job)
             if job is not None:
                 job.matched = max(job.matched, self.store.next_index(job.id))
-            watched, created = (Watched(job), False) if job else (Watched.start(f"j-{self.number + 1:06d}", hello), True)
+            watched, created = ((Watched(job), False) if job
+                                else (Watched.start(f"j-{self.number + 1:06d}", hello), True))
         problem = watched.conflict(hello)
         if problem:
             return None, problem

@@ -476,7 +476,8 @@ def test_hang_runs_in_a_row_leave_every_rank_connected(tmp_path):
         watcher.join(timeout=10)
         workers.stop()
         server.stop()
-    assert RESTARTS_PER_WINDOW == RestartBudget().allowed == 20, "`ringside up`'s budget, which the README states"
+    assert RESTARTS_PER_WINDOW == RestartBudget().allowed == 20, \
+        "`ringside up`'s budget, which the README states"
 
 
 def test_a_training_is_cancelled_like_a_run_and_the_queue_moves_on(tmp_path):

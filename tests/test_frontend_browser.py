@@ -471,7 +471,8 @@ def test_each_collective_opens_on_its_lecture_algorithm_and_the_form_keeps_its_w
         expect(page.locator("#spec input[type=file]")).to_be_hidden()
     page.select_option("#field-algorithm", "native")
     page.click("button[data-collective=all_reduce]")
-    expect(page.locator("#field-algorithm"), "all_reduce opens on ring, whatever came before").to_have_value("ring")
+    expect(page.locator("#field-algorithm"),
+           "all_reduce opens on ring, whatever came before").to_have_value("ring")
     page.select_option("#field-algorithm", "tree")
     page.click("button[data-collective=all_reduce]")
     expect(page.locator("#field-algorithm"), "picked again, it keeps what was chosen").to_have_value("tree")

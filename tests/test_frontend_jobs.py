@@ -37,7 +37,8 @@ def watch(server, *program: str, **env: str) -> subprocess.Popen:
     """`torchrun --nproc-per-node=2 -m ringside.watch --server URL PROGRAM…`, in a session of its own."""
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={P}",
            "-m", "ringside.watch", "--server", server.url, *program]
-    return subprocess.Popen(cmd, env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1", **env},
+    return subprocess.Popen(cmd, env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,
+                                      "OMP_NUM_THREADS": "1", **env},
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
 
 
@@ -63,7 +64,8 @@ def marks(page) -> list[int]:
 
 def grows(page, before: list[int]) -> None:
     """Every lane gains marks, the job still running."""
-    page.wait_for_function(f"() => [...Array({P}).keys()].every(r => ({MARKS})(r) > {before}[r])", timeout=60_000)
+    page.wait_for_function(f"() => [...Array({P}).keys()].every(r => ({MARKS})(r) > {before}[r])",
+                           timeout=60_000)
 
 
 def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server, page_for, tmp_path):
@@ -82,7 +84,8 @@ def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server,
         page.wait_for_function(f"() => [...Array({P}).keys()].every(r => ({MARKS})(r) > 0)", timeout=60_000)
         grows(page, marks(page))
         expect(page.locator("#job-ranks .rank-row")).to_have_count(P)
-        expect(page.locator("#job-recent td[data-head=bucket]").filter(has_text=re.compile(r"weight|bias")).first).to_be_visible()
+        buckets = page.locator("#job-recent td[data-head=bucket]")
+        expect(buckets.filter(has_text=re.compile(r"weight|bias")).first).to_be_visible()
         assert ddp.wait(120) == 0
     finally:
         stop(ddp)

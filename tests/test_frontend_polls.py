@@ -64,22 +64,26 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
             break
         key("a")
     expect(pick).to_have_text(re.compile(r"^all_reduce · ring · .*lecture data"))
-    with presenter.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
+    with presenter.expect_response(lambda r: r.url.endswith("/api/runs")
+                                   and r.request.method == "POST") as posted:
         key("r")
     run_id = posted.value.json()["id"]
-    presenter.wait_for_function(f"window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
+    presenter.wait_for_function(f"window.ringside.player.run?.id === '{run_id}' && "
+                                "window.ringside.player.run.state === 'done'",
                                 timeout=60_000)
     run = up.wait(run_id)
     assert run["spec"]["capture"] == "full"
     steps = len(run["steps"])
 
     phones = [page_for(f"{up.url}/", allow=REFUSED, viewport=PHONE) for _ in range(2)]
-    twin = browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})  # one phone, two tabs: one voter id
+    # one phone, two tabs: one voter id
+    twin = browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
     errors = []
     tabs = [twin.new_page() for _ in range(2)]
     for tab in tabs:
         tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" and "409" not in m.text else None)
+        tab.on("console",
+               lambda m: errors.append(m.text) if m.type == "error" and "409" not in m.text else None)
         tab.goto(f"{up.url}/")
     audience = [*phones, *tabs]
     for page in audience:
@@ -117,7 +121,8 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
         expect(page.locator("#poll .count")).to_have_count(0)
         fits(page, PHONE[0])
         box = page.locator("#poll").bounding_box()
-        assert box["y"] < PHONE[1] and box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0], "the card is on the phone's first screen"
+        assert box["y"] < PHONE[1] and box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0], \
+            "the card is on the phone's first screen"
         cells = page.locator("#outcome td:nth-child(3)").all_inner_texts()
         assert cells and set(cells) == {"?"}, "the before/after panel keeps the outputs back"
         expect(page.locator("#traffic")).to_contain_text("?")
@@ -134,7 +139,8 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     tally = ["2", "1"] + ["0"] * (len(poll["choices"]) - 2)
     for page in (presenter, *audience):
         page.wait_for_function(f"document.querySelectorAll('#poll li .count').length && "
-                               f"[...document.querySelectorAll('#poll li .count')].map(c => c.textContent).join() === '{','.join(tally)}'")
+                               "[...document.querySelectorAll('#poll li .count')].map(c => "
+                               f"c.textContent).join() === '{','.join(tally)}'")
     expect(card.locator(".votes")).to_have_text("3 votes")
     phones[0].screenshot(path=str(SHOTS / "poll-phone-voted.png"))
 
@@ -142,12 +148,14 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     for k in (" ", "ArrowRight", "r"):
         key(k)
     presenter.wait_for_timeout(600)
-    assert presenter.evaluate("[window.ringside.player.step, window.ringside.player.playing, window.ringside.player.run.id]") == \
+    assert presenter.evaluate("[window.ringside.player.step, window.ringside.player.playing, "
+                              "window.ringside.player.run.id]") == \
         [-1, False, run_id]
     expect(card.locator(".why")).to_contain_text("Enter reveals")
     phones[1].click("#forward")
     phones[1].wait_for_timeout(600)
-    assert phones[1].evaluate("window.ringside.player.step") == -1, "no step past the presenter's while the poll is open"
+    assert phones[1].evaluate("window.ringside.player.step") == -1, \
+        "no step past the presenter's while the poll is open"
     phones[1].click("#follow-presenter")
     presenter.screenshot(path=str(SHOTS / "poll-presenter-open.png"))
     fits(presenter, PROJECTOR[0])
@@ -163,7 +171,8 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     key("Enter")
     expect(card).to_have_attribute("data-state", "revealed")
     answers = up.call("GET", f"/api/polls/{poll['id']}", token=None)[1]["poll"]["answers"]
-    assert len(answers) == 1 and poll["choices"][answers[0]] == held(run, rank, step), "the answer is the rank's buffer"
+    assert len(answers) == 1 and poll["choices"][answers[0]] == held(run, rank, step), \
+        "the answer is the rank's buffer"
     for page in (presenter, *audience):
         right = page.locator("#poll li.right")
         expect(right).to_have_count(1)
@@ -172,7 +181,8 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
         expect(right).to_contain_text(held(run, rank, step))
         expect(page.locator("#poll .count")).to_have_count(len(poll["choices"]))
     # It plays on to the step asked about, and the phones with it.
-    presenter.wait_for_function(f"window.ringside.player.step === {step} && !window.ringside.player.playing", timeout=20_000)
+    presenter.wait_for_function(f"window.ringside.player.step === {step} && !window.ringside.player.playing",
+                                timeout=20_000)
     for page in audience:
         page.wait_for_function(f"window.ringside.player.step === {step}")
         expect(page.locator("#outcome td:nth-child(3)").first).not_to_have_text("?")
@@ -180,15 +190,16 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     presenter.screenshot(path=str(SHOTS / "poll-presenter-revealed.png"))
     phones[1].evaluate("scrollTo(0, 0)")
     phones[1].screenshot(path=str(SHOTS / "poll-phone-revealed.png"))
-    assert presenter.evaluate("getComputedStyle(document.querySelector('#poll li.right .choice')).borderTopColor") != \
-        presenter.evaluate("getComputedStyle(document.querySelector('#poll li.wrong .choice')).borderTopColor")
+    border = "getComputedStyle(document.querySelector('#poll li.{} .choice')).borderTopColor"
+    assert presenter.evaluate(border.format("right")) != presenter.evaluate(border.format("wrong"))
 
     # Esc closes the card; Home, End and a number then Enter go where they say, the pick unchanged.
     key("Escape")
     expect(card).to_be_hidden()
     strip = pick.inner_text()
     key("End")
-    presenter.wait_for_function(f"window.ringside.player.step === {steps - 1} && !window.ringside.player.playing")
+    presenter.wait_for_function(f"window.ringside.player.step === {steps - 1} && "
+                                "!window.ringside.player.playing")
     key("3")
     key("Enter")
     presenter.wait_for_function("window.ringside.player.step === 2")
@@ -199,7 +210,8 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     presenter.wait_for_function("window.ringside.player.step === -1")
     expect(presenter.locator("#step-label")).to_have_text("inputs")
 
-    # A question of bytes holds the run at its inputs, with its formula out of sight, and the reveal plays it through.
+    # A question of bytes holds the run at its inputs, with its formula out of sight, and the reveal plays it
+    # through.
     key("End")
     key("q")
     key("2")
@@ -209,6 +221,7 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     key("v")
     expect(card.locator("li.right")).to_contain_text(f"{run['traffic']['busiest_link']['bytes']:,} B")
     expect(presenter.locator("#formula")).to_be_visible()
-    presenter.wait_for_function(f"window.ringside.player.step === {steps - 1} && !window.ringside.player.playing", timeout=30_000)
+    presenter.wait_for_function(f"window.ringside.player.step === {steps - 1} && "
+                                "!window.ringside.player.playing", timeout=30_000)
     twin.close()
     assert errors == []

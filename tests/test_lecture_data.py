@@ -60,7 +60,8 @@ def seed(collective: str, pattern: str, **fields) -> tuple[list, list]:
 
 def test_the_seeds_own_inputs_give_the_seeds_own_answers():
     given, summed = seed("all_reduce", "own_rank")
-    assert given == [[0], [1], [2], [3]] and summed == [[6]] * P, "torch.ones(1) * rank, summed: 6 on every rank"
+    assert given == [[0], [1], [2], [3]] and summed == [[6]] * P, \
+        "torch.ones(1) * rank, summed: 6 on every rank"
     given, scattered = seed("reduce_scatter", "powers")
     assert given[2] == [2, 20, 200, 2000], "torch.tensor([1, 10, 100, 1000]) * rank on rank 2"
     assert scattered == [[6], [60], [600], [6000]], "the seed's reduce_scatter: rank 0: 6, rank 1: 60, ..."

@@ -302,7 +302,8 @@ def test_a_configured_viewer_token_guards_watching(tmp_path):
     # within the frame's bound (protocol.MAX_ITERATIONS), past the run's
     (dict(timings={"iterations": [0.001] * 2}), "2 iterations"),
     (dict(timings={"iterations": [-1.0]}), "negative time"),
-    (dict(timings={"iterations": [0.001], "starts": [0.0, 0.5]}), "1 iterations"),  # a start per iteration at most
+    # a start per iteration at most
+    (dict(timings={"iterations": [0.001], "starts": [0.0, 0.5]}), "1 iterations"),
     (dict(timings={"iterations": [0.001], "starts": [1e300]}), "not a number of seconds"),
     (dict(timings={"iterations": [0.001]}, output=[{"chunk": 10**9, "values": [1]}]), "ended with a chunk"),
     (dict(timings={"iterations": [0.001]}, bytes_sent=10**30), "outside 0 to 2^64"),

@@ -66,8 +66,9 @@ def live_steps(seen: list[dict]) -> list[tuple[int, int, dict]]:
 def test_a_viewer_sees_every_step_of_a_ring_all_reduce_in_order(up):
     watcher = Watcher(up, until="r-pending")
     assert watcher.messages[0]["type"] == "snapshot" and watcher.messages[0]["role"] == "viewer"
-    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 8 * P,
-                                                  "dtype": "int64", "capture": "full"})
+    status, body = up.call("POST", "/api/runs",
+                           {"collective": "all_reduce", "algorithm": "ring", "count": 8 * P,
+                            "dtype": "int64", "capture": "full"})
     assert status == 202 and body["state"] == "queued"
     watcher.until = body["id"]
     assert watcher.done.wait(120)
@@ -80,7 +81,8 @@ def test_a_viewer_sees_every_step_of_a_ring_all_reduce_in_order(up):
     run = up.wait(body["id"])
     assert run["verified"] is True and run["time"] > 0 and run["busbw"] > 0
     per_rank = 2 * (P - 1) * 8 * P * 8 // P  # 2(P-1)/P * N bytes, N = count * 8
-    assert run["traffic"]["sent"] == {str(r): per_rank for r in range(P)} == {r: x["bytes_sent"] for r, x in run["results"].items()}
+    sent = {r: x["bytes_sent"] for r, x in run["results"].items()}
+    assert run["traffic"]["sent"] == {str(r): per_rank for r in range(P)} == sent
     assert run["traffic"]["received"] == {r: x["bytes_received"] for r, x in run["results"].items()}
     assert run["traffic"]["total"] == P * per_rank and run["traffic"]["busiest_link"]["bytes"] == per_rank
     for step in run["steps"]:
@@ -88,7 +90,8 @@ def test_a_viewer_sees_every_step_of_a_ring_all_reduce_in_order(up):
         assert "right neighbour" in step["caption"]
     last = {int(r): v for r, v in run["steps"][-1]["ranks"].items()}
     # what a viewer saw live is what the stored run says
-    assert [v["states"] for step, r, v in steps if step == len(run["steps"]) - 1 and r == 0] == [last[0]["states"]]
+    live_last = [v["states"] for step, r, v in steps if step == len(run["steps"]) - 1 and r == 0]
+    assert live_last == [last[0]["states"]]
 
 
 @pytest.mark.parametrize("spec", [
@@ -138,18 +141,23 @@ def test_every_collective_runs_and_verifies_through_the_server(up, collective):
     _, catalog = up.call("GET", "/api/catalog")
     entry = next(c for c in catalog["collectives"] if c["name"] == collective)
     algorithm = entry["algorithms"][-1]
-    run = up.run(collective=collective, algorithm=algorithm, count=8, dtype="int32", capture="summary", root=1)
+    run = up.run(collective=collective, algorithm=algorithm, count=8, dtype="int32", capture="summary",
+                 root=1)
     assert run["state"] == "done", run["error"]
     assert run["verified"] is True
     assert len(run["results"]) == P and run["steps"] and run["schedule"]["algorithm"] == algorithm
-    assert run["traffic"]["sent"] == {r: x["bytes_sent"] for r, x in run["results"].items()}  # simulated = counted
+    # simulated = counted
+    assert run["traffic"]["sent"] == {r: x["bytes_sent"] for r, x in run["results"].items()}
 
 
 def test_bad_specs_are_refused_naming_the_field_and_change_nothing(up):
     _, before = up.call("GET", "/api/runs")
-    for spec, field in [({"collective": "broadcast", "root": 9}, "root"), ({"collective": "all_reduce", "count": 0}, "count"),
-                        ({"collective": "all_reduce", "op": "BAND"}, "op"), ({"collective": "nope"}, "collective"),
-                        ({"collective": "all_reduce", "extra": 1}, "extra"), ({"collective": "all_reduce", "group": [0, 8]}, "group")]:
+    for spec, field in [({"collective": "broadcast", "root": 9}, "root"),
+                        ({"collective": "all_reduce", "count": 0}, "count"),
+                        ({"collective": "all_reduce", "op": "BAND"}, "op"),
+                        ({"collective": "nope"}, "collective"),
+                        ({"collective": "all_reduce", "extra": 1}, "extra"),
+                        ({"collective": "all_reduce", "group": [0, 8]}, "group")]:
         status, body = up.call("POST", "/api/runs", spec)
         assert status == 422 and body["detail"]["field"] == field, (spec, body)
     status, body = up.call("POST", "/api/runs", b"not json")
@@ -212,11 +220,13 @@ def test_malformed_worker_frames_close_only_that_connection(up, frames, code, wo
 def test_garbage_from_a_viewer_closes_only_that_viewer(up):
     assert close_code(up.ws_url(), "this is not JSON")[0] == 1003
     native = up.run(collective="all_reduce", count=4)
-    assert native["state"] == "done" and native["traffic"] is None  # only the backend knows a native op's wires
+    # only the backend knows a native op's wires
+    assert native["state"] == "done" and native["traffic"] is None
 
 
 def test_a_running_run_stops_on_cancel_and_the_ranks_go_on(up):
-    long = {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16, "iterations": 5000, "capture": "none"}
+    long = {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16, "iterations": 5000,
+            "capture": "none"}
     pids = {r["pid"] for r in up.cluster()["ranks"]}
     run_id = up.call("POST", "/api/runs", long)[1]["id"]
     while up.call("GET", f"/api/runs/{run_id}")[1]["state"] == "queued":
@@ -230,7 +240,9 @@ def test_a_running_run_stops_on_cancel_and_the_ranks_go_on(up):
 
 
 def test_cancel_trace_model_and_metrics(up):
-    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16, "iterations": 50})
+    status, body = up.call("POST", "/api/runs",
+                           {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16,
+                            "iterations": 50})
     queued = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 4})[1]
     assert up.call("POST", f"/api/runs/{queued['id']}/cancel")[1]["state"] in ("cancelled", "running", "done")
     assert up.wait(queued["id"])["state"] in ("cancelled", "done")
@@ -241,9 +253,11 @@ def test_cancel_trace_model_and_metrics(up):
     flows = [e for e in trace["traceEvents"] if e["ph"] in "sf"]
     assert len(slices) == P * 2 * (P - 1) and len(flows) == 2 * P * 2 * (P - 1)
     assert {e["pid"] for e in slices} == set(range(P))
-    _, model = up.call("GET", "/api/model?collective=all_reduce&algorithm=ring&world_size=8&count=800&alpha=1e-5&beta=1e-9")
+    _, model = up.call("GET", "/api/model?collective=all_reduce&algorithm=ring&world_size=8&count=800"
+                              "&alpha=1e-5&beta=1e-9")
     assert model["steps"] == 14 and model["time"] == pytest.approx(14 * 1e-5 + 1e-9 * 14 * 400)
-    assert up.call("GET", "/api/model?collective=all_reduce&algorithm=native")[1]["detail"]["field"] == "algorithm"
+    refused = up.call("GET", "/api/model?collective=all_reduce&algorithm=native")[1]
+    assert refused["detail"]["field"] == "algorithm"
     _, text = up.call("GET", "/metrics")
     assert 'ringside_runs{state="done",collective="all_reduce"}' in text
     assert re.search(r'^ringside_ranks\{host="[^"]+",status="lost"\} 0$', text, re.MULTILINE)

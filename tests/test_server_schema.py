@@ -22,7 +22,8 @@ def schemathesis(url: str, tmp_path: Path, *headers: str) -> None:
     st = Path(sys.executable).parent / "st"
     done = subprocess.run(
         [str(st), "run", f"{url}/openapi.json", *headers,
-         "--checks", "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance",
+         "--checks",
+         "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance",
          "--max-examples", "25", "--phases", "examples,coverage,fuzzing", "--workers", "2", "--no-color"],
         capture_output=True, text=True, timeout=600, cwd=tmp_path,
     )

@@ -35,10 +35,12 @@ def free_port() -> int:
 
 def torchrun(server_url: str, script: Path, *args: str, nproc: int = 4, token: str = WORKER_TOKEN,
              launcher=("--ddp-hook",)) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}", f"--master-port={free_port()}",
-           "-m", "ringside.watch", "--server", server_url, *launcher, str(script), *args]
+    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}",
+           f"--master-port={free_port()}", "-m", "ringside.watch", "--server", server_url, *launcher,
+           str(script), *args]
     env = {**os.environ, "RINGSIDE_WORKER_TOKEN": token, "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -93,13 +95,16 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
             hang = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"], timeout=30)
             named_after = time.monotonic() - stopped
             os.kill(pid, signal.SIGCONT)
-            over = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"] is None, timeout=30)
+            over = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"] is None,
+                                    timeout=30)
             out, err = proc.communicate(timeout=120)
         finally:
             stop(proc)
-    print(f"the stopped rank was named {named_after:.2f} s after SIGSTOP")  # bench/watch_overhead.py measures it too
+    # bench/watch_overhead.py measures it too
+    print(f"the stopped rank was named {named_after:.2f} s after SIGSTOP")
     assert proc.returncode == 0, err[-3000:]
-    assert hang["job_id"] == found["id"] and hang["hang"]["late"] == [2] and hang["hang"]["waiting"] == [0, 1, 3]
+    assert hang["job_id"] == found["id"] and hang["hang"]["late"] == [2] \
+        and hang["hang"]["waiting"] == [0, 1, 3]
     assert "ddp_hooked.py:" in hang["text"], hang["text"]
     if hang["hang"]["kind"] == "wait":  # stopped between collectives (mostly: it sleeps between steps)
         assert hang["hang"]["op"] == "all_reduce" and "rank 2 last reported #" in hang["text"], hang["text"]
@@ -138,8 +143,8 @@ def wait_for_message(viewer, match, timeout: float) -> dict:
 
 def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(server):
     before = {j["id"] for j in jobs(server)}
-    proc = torchrun(server.url, EXAMPLES / "ddp_train.py", "--steps", "6", "--width", "256", "--bucket-mb", "0.25",
-                    nproc=2)
+    proc = torchrun(server.url, EXAMPLES / "ddp_train.py", "--steps", "6", "--width", "256",
+                    "--bucket-mb", "0.25", nproc=2)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err[-3000:]
     found = wait_for(lambda: (j := newest_job(server, "ddp_train.py", before)) and j["state"] == "done" and j)
@@ -150,7 +155,8 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
     assert all(p.endswith(("weight", "bias")) for c in buckets for p in c["bucket"]["params"])
     assert all(sorted(c["durations"]) == ["0", "1"] and c["busbw_gbps"] > 0 for c in buckets[:-2])
     totals = {(t["group"], t["op"]): t for t in shown["totals"]}
-    assert totals[("0", "all_reduce")]["count"] == len(buckets) and totals[("0", "all_reduce")]["busbw_gbps"] > 0
+    assert totals[("0", "all_reduce")]["count"] == len(buckets) \
+        and totals[("0", "all_reduce")]["busbw_gbps"] > 0
 
     status, trace = server.call("GET", f"/api/jobs/{found['id']}/trace", token=None)
     assert status == 200
@@ -159,7 +165,8 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
     assert names == {0: f"rank 0 · {host} · local rank 0", 1: f"rank 1 · {host} · local rank 1"}
     begins = {(e["pid"], e["id"]): e for e in trace["traceEvents"] if e.get("ph") == "b"}
     ends = {(e["pid"], e["id"]): e for e in trace["traceEvents"] if e.get("ph") == "e"}
-    assert begins.keys() == ends.keys() and len(begins) == 2 * shown["job"]["collectives"], "a slice a rank a collective"
+    assert begins.keys() == ends.keys() and len(begins) == 2 * shown["job"]["collectives"], \
+        "a slice a rank a collective"
     for c in buckets[:-2]:  # timed by the hook: the slice lasts what the rank measured
         for rank, seconds in c["durations"].items():
             key = (int(rank), f"{c['group']}:{c['seq']}")
@@ -169,7 +176,8 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
 def test_a_job_outlives_its_server_and_carries_on_with_the_next(tmp_path):
     port = free_port()
     first = start_serve(tmp_path, port=port)
-    proc = torchrun(first.url, EXAMPLES / "ddp_train.py", "--steps", "400", "--width", "128", "--pace", "0.02", nproc=2)
+    proc = torchrun(first.url, EXAMPLES / "ddp_train.py", "--steps", "400", "--width", "128",
+                    "--pace", "0.02", nproc=2)
     try:
         found = wait_for(lambda: newest_job(first, "ddp_train.py", set()))
         wait_for(lambda: job(first, found["id"])["job"]["collectives"] > 20)
@@ -203,15 +211,18 @@ def test_a_job_with_two_groups_on_two_nodes_is_grouped_by_host_and_group(tmp_pat
     nodes = []
     for node in range(2):
         env_node = {**env, "GLOO_SOCKET_IFNAME": bridge.nodes[node][1]}
-        cmd = on_node(bridge, node, sys.executable, "-m", "torch.distributed.run", "--nnodes=2", f"--node-rank={node}",
-                      "--nproc-per-node=2", f"--master-addr={bridge.nodes[0][2]}", "--master-port=29511",
-                      "-m", "ringside.watch", "--server", url, str(EXAMPLES / "two_groups.py"), "--steps", "5")
-        nodes.append(subprocess.Popen(cmd, env=env_node, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        cmd = on_node(bridge, node, sys.executable, "-m", "torch.distributed.run", "--nnodes=2",
+                      f"--node-rank={node}", "--nproc-per-node=2", f"--master-addr={bridge.nodes[0][2]}",
+                      "--master-port=29511", "-m", "ringside.watch", "--server", url,
+                      str(EXAMPLES / "two_groups.py"), "--steps", "5")
+        nodes.append(subprocess.Popen(cmd, env=env_node, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
     try:
         for proc in nodes:
             out, err = proc.communicate(timeout=180)
             assert proc.returncode == 0, err[-3000:]
-        found = wait_for(lambda: (j := newest_job(server, "two_groups.py", set())) and j["state"] == "done" and j)
+        found = wait_for(lambda: (j := newest_job(server, "two_groups.py", set()))
+                         and j["state"] == "done" and j)
         shown = job(server, found["id"])
     finally:
         server.stop()
@@ -225,7 +236,8 @@ def test_a_job_with_two_groups_on_two_nodes_is_grouped_by_host_and_group(tmp_pat
     for c in shown["collectives"]:
         by_group.setdefault(c["group"], []).append(c)
     assert [c["op"] for c in by_group[leaders]] == ["all_reduce"] * 5
-    assert all(c["ranks"] == [0, 2] and sorted(c["issued"]) == ["0", "2"] and c["complete"] for c in by_group[leaders])
+    assert all(c["ranks"] == [0, 2] and sorted(c["issued"]) == ["0", "2"] and c["complete"]
+               for c in by_group[leaders])
     node_groups = [name for name, members in groups.items() if members in ([0, 1], [2, 3])]
     for name in node_groups:
         assert [c["op"] for c in by_group[name]] == ["all_reduce", "broadcast"] * 5
@@ -239,8 +251,10 @@ def test_pipeline_traffic_is_counted_per_link(server):
                     "--width", str(width), nproc=3)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err[-3000:]
-    found = wait_for(lambda: (j := newest_job(server, "pipeline_train.py", before)) and j["state"] == "done" and j)
-    links = {(link["src"], link["dst"]): (link["count"], link["bytes"]) for link in job(server, found["id"])["links"]}
+    found = wait_for(lambda: (j := newest_job(server, "pipeline_train.py", before))
+                     and j["state"] == "done" and j)
+    links = {(link["src"], link["dst"]): (link["count"], link["bytes"])
+             for link in job(server, found["id"])["links"]}
     one = steps * micro, steps * micro * 8 * width * 4  # a float32 (8, width) tensor per micro-batch each way
     assert links == {(0, 1): one, (1, 2): one, (2, 1): one, (1, 0): one}
 
@@ -262,14 +276,15 @@ def test_the_launcher_runs_the_program_as_python_would(server, tmp_path):
     script.write_text("raise KeyError('boom')\n")
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "KeyError: 'boom'" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "ringside.watch", str(script)], capture_output=True, text=True,
-                          timeout=60, env={k: v for k, v in os.environ.items() if k != "RINGSIDE_SERVER"})
+    done = subprocess.run([sys.executable, "-m", "ringside.watch", str(script)], capture_output=True,
+                          text=True, timeout=60,
+                          env={k: v for k, v in os.environ.items() if k != "RINGSIDE_SERVER"})
     assert done.returncode != 0 and "name the server" in done.stderr
 
 
 def hello(**fields) -> str:
-    return json.dumps({"type": "watch_hello", "job": "k-forged", "rank": 0, "world_size": 2, "host": "h", "pid": 1,
-                       "launcher": "script", "backend": "gloo", "started_ns": 1, **fields})
+    return json.dumps({"type": "watch_hello", "job": "k-forged", "rank": 0, "world_size": 2, "host": "h",
+                       "pid": 1, "launcher": "script", "backend": "gloo", "started_ns": 1, **fields})
 
 
 def closed_with(server, frames: list[str]) -> tuple[int, str]:
@@ -285,7 +300,8 @@ def closed_with(server, frames: list[str]) -> tuple[int, str]:
 
 def test_forged_reports_close_their_socket_and_change_nothing(server):
     before = len(jobs(server))
-    with pytest.raises(InvalidStatus) as refused:  # closed before it is accepted: the handshake is answered 403
+    # closed before it is accepted: the handshake is answered 403
+    with pytest.raises(InvalidStatus) as refused:
         connect(server.ws_url("/ws/watch"))
     assert refused.value.response.status_code == 403
     assert closed_with(server, ['{"type": "watch_report", "rank": 0, "t_ns": 1}'])[0] == 1008
@@ -295,7 +311,8 @@ def test_forged_reports_close_their_socket_and_change_nothing(server):
               "issued": [{"group": "0", "seq": i, "op": "all_reduce", "t_ns": 1} for i in range(1025)]}
     code, reason = closed_with(server, [hello(job="k-long"), json.dumps(report)])
     assert code == 1007 and "issued" in reason
-    code, reason = closed_with(server, [hello(job="k-other"), json.dumps({**report, "rank": 1, "issued": []})])
+    code, reason = closed_with(server,
+                               [hello(job="k-other"), json.dumps({**report, "rank": 1, "issued": []})])
     assert code == 1008 and "rank 0 sent an event as rank 1" in reason
     code, reason = closed_with(server, [hello(job="k-long", world_size=3)])
     assert code == 4409 and "has 2 ranks, not 3" in reason
@@ -319,7 +336,8 @@ def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tm
     assert [c.index for c in page] == list(range(n - 1000, n - 500))
     assert kept.collectives("j-000001", 500, before=n - KEPT) == [], "the oldest are gone"
     plan = " ".join(r[-1] for r in store.db.execute(
-        "EXPLAIN QUERY PLAN SELECT body FROM job_collectives WHERE job = ? AND idx < ? ORDER BY idx DESC LIMIT ?",
+        "EXPLAIN QUERY PLAN SELECT body FROM job_collectives WHERE job = ? AND idx < ? "
+        "ORDER BY idx DESC LIMIT ?",
         ("j-000001", n, 500)))
     assert "PRIMARY KEY" in plan and "TEMP B-TREE" not in plan, plan
     store.close()
@@ -327,8 +345,8 @@ def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tm
 
 def test_one_line_in_the_script_watches_it_under_plain_torchrun(server):
     before = {j["id"] for j in jobs(server)}
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2", f"--master-port={free_port()}",
-           str(FIXTURES / "one_line.py"), server.url, "20"]
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2",
+           f"--master-port={free_port()}", str(FIXTURES / "one_line.py"), server.url, "20"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
@@ -337,7 +355,8 @@ def test_one_line_in_the_script_watches_it_under_plain_torchrun(server):
     reduces = [c for c in shown["collectives"] if c["op"] == "all_reduce"]
     assert len(reduces) == 20 and all(c["count"] == 1024 and c["complete"] for c in reduces)
     assert {r["rank"]: (r["launcher"], r["ended"], r["exit_code"]) for r in shown["ranks"]} == {
-        0: ("torchrun", True, None), 1: ("torchrun", True, None)}, "atexit says goodbye, without a code to give"
+        0: ("torchrun", True, None), 1: ("torchrun", True, None)}, \
+        "atexit says goodbye, without a code to give"
 
 
 def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server):
@@ -351,16 +370,20 @@ def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server)
             stop(proc)
     assert proc.returncode != 0, "gloo's timeout ends it"
     assert said["hang"]["kind"] == "mismatch" and said["hang"]["late"] == [0, 1]
-    assert "rank 0 broadcast of 1,000 float32" in said["text"] and "rank 1 all_reduce of 1,000 float32" in said["text"]
+    assert "rank 0 broadcast of 1,000 float32" in said["text"] \
+        and "rank 1 all_reduce of 1,000 float32" in said["text"]
     found = wait_for(lambda: (j := newest_job(server, "desync.py", before)) and j["state"] == "failed" and j)
-    assert any("went without" in e["text"] or "ended with exit code 1" in e["text"] for e in job(server, found["id"])["events"])
+    assert any("went without" in e["text"] or "ended with exit code 1" in e["text"]
+               for e in job(server, found["id"])["events"])
 
 
 def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang(server):
     before = {j["id"] for j in jobs(server)}
-    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1", "TORCH_FR_BUFFER_SIZE": "16"}
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2", f"--master-port={free_port()}",
-           "-m", "ringside.watch", "--server", server.url, str(FIXTURES / "tiny.py"), "3000"]
+    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1",
+           "TORCH_FR_BUFFER_SIZE": "16"}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2",
+           f"--master-port={free_port()}", "-m", "ringside.watch", "--server", server.url,
+           str(FIXTURES / "tiny.py"), "3000"]
     with connect(server.ws_url("/ws")) as viewer:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
         assert done.returncode == 0, done.stderr[-3000:]
@@ -368,8 +391,8 @@ def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang
         hangs = []
         try:
             while True:
-                hangs += [m for m in messages(viewer.recv(timeout=0.5)) if m["type"] == "job_hang" and m["hang"]
-                          and m["job_id"] == found["id"]]
+                hangs += [m for m in messages(viewer.recv(timeout=0.5))
+                          if m["type"] == "job_hang" and m["hang"] and m["job_id"] == found["id"]]
         except TimeoutError:
             pass
     assert found["missed"] > 0, "a 16-entry ring cannot keep 3,000 back-to-back collectives between reads"
@@ -380,7 +403,8 @@ def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang
 
 def test_a_job_stopped_by_sigterm_says_so_and_ends_failed_at_once(server):
     before = {j["id"] for j in jobs(server)}
-    proc = torchrun(server.url, EXAMPLES / "ddp_train.py", "--steps", "2000", "--width", "64", "--pace", "0.01", nproc=2)
+    proc = torchrun(server.url, EXAMPLES / "ddp_train.py", "--steps", "2000", "--width", "64",
+                    "--pace", "0.01", nproc=2)
     try:
         found = wait_for(lambda: newest_job(server, "ddp_train.py", before))
         wait_for(lambda: job(server, found["id"])["job"]["collectives"] > 10)

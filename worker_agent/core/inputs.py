@@ -20,7 +20,8 @@ def pattern_values(pattern: str, seed: int, rank: int, size: int, count: int = 1
     `count`: elements per block (the rank's input is size // count blocks)."""
     if pattern == "rank":
         return np.full(size, rank + 1, dtype=np.int64)
-    if pattern == "own_rank":  # the seed's `torch.ones(n) * rank`: its all_reduce of 4 ranks gives 0+1+2+3 = 6
+    # the seed's `torch.ones(n) * rank`: its all_reduce of 4 ranks gives 0+1+2+3 = 6
+    if pattern == "own_rank":
         return np.full(size, rank, dtype=np.int64)
     if pattern == "powers":  # the seed's `torch.tensor([1, 10, 100, 1000]) * rank`, a power of ten a block
         return 10 ** ((np.arange(size, dtype=np.int64) // max(count, 1)) % 8) * rank

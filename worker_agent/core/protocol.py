@@ -12,8 +12,8 @@ import math
 from urllib.parse import urlsplit, urlunsplit
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, StrictBool, StrictFloat, StrictInt,
-                      TypeAdapter, WithJsonSchema, model_validator)
+from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, StrictBool, StrictFloat,
+                      StrictInt, TypeAdapter, WithJsonSchema, model_validator)
 
 from .collectives import COLLECTIVES
 from .perturb import Perturb
@@ -71,10 +71,12 @@ class Strict(BaseModel):
 MAX_STEPS, MAX_TRANSFERS = 512, 16384  # a schedule sent as data: more than any lecture draws
 MAX_CHUNKS = 1024  # pieces per block or segment: more than any picture can show
 MAX_FULL_CAPTURE = 4096  # elements per rank's buffer that `full` capture will ship
-MAX_RUN_VALUES = 1 << 20  # values a `full` run may ship in all: what every viewer receives and the store keeps
+# values a `full` run may ship in all: what every viewer receives and the store keeps
+MAX_RUN_VALUES = 1 << 20
 MAX_MISMATCHES = 5  # differing positions a rank reports, for a viewer to see in red
 MAX_WORLD = 4096  # ranks a world may have: a hello is only a claim, and the server sizes things by it
-MAX_RANK_CHUNKS = 16384  # chunks of one rank's buffer (blocks × pieces) that a run may cut: more than a stage draws
+# chunks of one rank's buffer (blocks × pieces) that a run may cut: more than a stage draws
+MAX_RANK_CHUNKS = 16384
 MAX_RUN_STEPS = 2 * MAX_WORLD  # steps of a planned run: a ring all_reduce's 2(P-1) at the largest world
 MAX_ITERATIONS = 10_000  # timed iterations of a run
 Index = Annotated[int, Field(ge=0, lt=1 << 31)]  # a rank or chunk number sent as data
@@ -91,7 +93,8 @@ TransferDoc = tuple[Index, Index, Index, Index, Index]  # [src, dst, chunk, into
 class StepDoc(Strict):
     phase: str = Field("", max_length=MAX_PHASE)
     caption: str = Field("", max_length=MAX_CAPTION)
-    transfers: list[TransferDoc] = Field(max_length=MAX_TRANSFERS, description="[src, dst, chunk, into, reduce]")
+    transfers: list[TransferDoc] = Field(max_length=MAX_TRANSFERS,
+                                         description="[src, dst, chunk, into, reduce]")
 
 
 class ScheduleDoc(Strict):
@@ -126,13 +129,15 @@ class PlanDoc(ScheduleDoc):
     root: Index = Field(description="global rank")
     blocks: int = Field(ge=1, le=MAX_RANK_CHUNKS)
     pieces: int = Field(1, ge=1, le=MAX_RANK_CHUNKS)
-    servers: int = Field(0, ge=0, le=MAX_WORLD, description="a collective with servers: how many, from the root on")
+    servers: int = Field(0, ge=0, le=MAX_WORLD,
+                         description="a collective with servers: how many, from the root on")
     steps: list[PlannedStep] = Field(max_length=MAX_RUN_STEPS)
 
     @model_validator(mode="after")
     def _within_a_run(self) -> "PlanDoc":
         if self.blocks * self.pieces > MAX_RANK_CHUNKS:
-            raise ValueError(f"{self.blocks} blocks of {self.pieces} pieces: a run has at most {MAX_RANK_CHUNKS} chunks")
+            raise ValueError(f"{self.blocks} blocks of {self.pieces} pieces: a run has at most "
+                             f"{MAX_RANK_CHUNKS} chunks")
         return self
 
 
@@ -140,28 +145,37 @@ class RunSpec(Strict):
     """One collective to run on every rank of the group. Checked by validation.validate."""
 
     collective: Collective
-    algorithm: str = Field("native", description="native, a stepwise algorithm, or \"auto\": the server picks the one its "
-                           "model predicts fastest and the run says which and why (predict.py)")
+    algorithm: str = Field("native", description="native, a stepwise algorithm, or \"auto\": the server "
+                                                 "picks the one its model predicts fastest and the run says "
+                                                 "which and why (predict.py)")
     count: StrictInt = Field(16, description="elements per block (see collectives/base.py)")
     dtype: DType = "float32"
     op: Op = Field("SUM", description="reduction; only collectives that reduce take one")
     root: StrictInt = Field(0, description="global rank of the root (send_recv: the sender)")
-    peer: Optional[StrictInt] = Field(None, description="send_recv: global rank of the receiver (default: the next rank)")
-    servers: Optional[StrictInt] = Field(None, description="parameter_server: how many ranks are servers, from the root on "
-                                   "(default 1); they shard the model, count elements, in equal parts")
-    group: Optional[list[StrictInt]] = Field(None, max_length=MAX_WORLD, description="global ranks taking part (default: all)")
+    peer: Optional[StrictInt] = Field(None, description="send_recv: global rank of the receiver (default: "
+                                                        "the next rank)")
+    servers: Optional[StrictInt] = Field(None, description="parameter_server: how many ranks are servers, "
+                                                           "from the root on (default 1); they shard the "
+                                                           "model, count elements, in equal parts")
+    group: Optional[list[StrictInt]] = Field(None, max_length=MAX_WORLD,
+                                             description="global ranks taking part (default: all)")
     pattern: Pattern = "index"
     seed: StrictInt = 0
     capture: Capture = "summary"
     chunks: Chunks = Field(1, description="chunks per segment or pieces per block, as the algorithm uses "
-                                                "them; \"auto\": the server's model picks the count (predict.py)")
+                                                "them; \"auto\": the server's model picks the count "
+                                                "(predict.py)")
     iterations: StrictInt = 1
     warmup: StrictInt = 0
     verify: StrictBool = True
     timeout: StrictFloat = Field(30.0, description="seconds a rank waits for a peer before the run fails")
-    schedule: Optional[ScheduleDoc] = Field(None, description="algorithm \"custom\": the schedule itself, as data")
-    perturb: Optional[Perturb] = Field(None, description="a straggler, a slow link or a hang to cause (perturb.py)")
-    purpose: Literal["show", "sweep"] = Field("show", description="sweep: one measurement of many, kept off the stage and the audience's pages")
+    schedule: Optional[ScheduleDoc] = Field(None,
+                                            description="algorithm \"custom\": the schedule itself, as data")
+    perturb: Optional[Perturb] = Field(None,
+                                       description="a straggler, a slow link or a hang to cause (perturb.py)")
+    purpose: Literal["show", "sweep"] = Field("show",
+                                              description="sweep: one measurement of many, kept off the "
+                                                          "stage and the audience's pages")
 
 
 class ChunkState(Strict):
@@ -192,8 +206,10 @@ class Hello(Message):
     torch_version: str
     local_world_size: int = 1
     master: str = Field("", max_length=256, description="MASTER_ADDR:MASTER_PORT, where the ranks met")
-    launcher: str = Field("", max_length=80, description="what started this rank (torchrun, ringside up, a spawning script)")
-    cores: int = Field(0, ge=0, le=1 << 16, description="CPU cores this rank may run on, when it runs on the CPU; 0: a device of its own, or unknown")
+    launcher: str = Field("", max_length=80,
+                          description="what started this rank (torchrun, ringside up, a spawning script)")
+    cores: int = Field(0, ge=0, le=1 << 16, description="CPU cores this rank may run on, when it runs on the "
+                                                        "CPU; 0: a device of its own, or unknown")
 
 
 class Heartbeat(Message):
@@ -226,13 +242,18 @@ class RunStarted(Message):
     rank: int
     group_rank: int
     spec: RunSpec
-    schedule: Optional[PlanDoc] = Field(None, description="the run's schedule, for readers of the JSON lines (a server "
-                                        "plans runs itself); sent by the group's rank 0 only, but by every rank for "
-                                        "traced send/recv code, whose schedule only its ranks know")
+    schedule: Optional[PlanDoc] = Field(None, description="the run's schedule, for readers of the JSON lines "
+                                                          "(a server plans runs itself); sent by the group's "
+                                                          "rank 0 only, but by every rank for traced "
+                                                          "send/recv code, whose schedule only its "
+                                                          "ranks know")
     chunk_bounds: list[tuple[int, int]] = Field([], max_length=MAX_RANK_CHUNKS)
-    inputs: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS, description="this rank's buffer before the first step")
-    input_chunks: list[int] = Field([], max_length=MAX_RANK_CHUNKS, description="the chunks this rank's own input fills")
-    calls: list[CallTime] = Field([], max_length=MAX_CALLS, description="traced send/recv code: this rank's calls")
+    inputs: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS,
+                                     description="this rank's buffer before the first step")
+    input_chunks: list[int] = Field([], max_length=MAX_RANK_CHUNKS,
+                                    description="the chunks this rank's own input fills")
+    calls: list[CallTime] = Field([], max_length=MAX_CALLS,
+                                  description="traced send/recv code: this rank's calls")
 
 
 class StepEvent(Message):
@@ -242,7 +263,8 @@ class StepEvent(Message):
     step: int
     t0: float
     t1: float
-    states: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS, description="chunks of this rank that the step changed")
+    states: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS,
+                                     description="chunks of this rank that the step changed")
 
 
 class Arrived(Message):
@@ -257,10 +279,14 @@ class Arrived(Message):
 
 
 class Timings(Strict):
-    iterations: list[float] = Field(max_length=MAX_ITERATIONS, description="seconds per timed iteration on this rank")
-    steps: list[float] = Field([], max_length=MAX_RUN_STEPS, description="seconds per step of the first iteration")
-    starts: list[float] = Field([], max_length=MAX_ITERATIONS, description="when each timed iteration began, seconds after "
-                                "the first began; each begins as a barrier lets the group go, so ranks' starts align")
+    iterations: list[float] = Field(max_length=MAX_ITERATIONS,
+                                    description="seconds per timed iteration on this rank")
+    steps: list[float] = Field([], max_length=MAX_RUN_STEPS,
+                               description="seconds per step of the first iteration")
+    starts: list[float] = Field([], max_length=MAX_ITERATIONS,
+                                description="when each timed iteration began, seconds after the first "
+                                            "began; each begins as a barrier lets the group go, so ranks' "
+                                            "starts align")
 
 
 class RunFinished(Message):
@@ -274,7 +300,8 @@ class RunFinished(Message):
     max_diff: Optional[Real] = None
     tolerance: Optional[Real] = None
     mismatches: list[tuple[int, Real, Real]] = Field([], max_length=MAX_MISMATCHES,
-                                                     description="the first positions that differ from native: (index, got, native)")
+                                                     description="the first positions that differ from "
+                                                                 "native: (index, got, native)")
     timings: Timings
     bytes_sent: int = 0
     bytes_received: int = 0
@@ -294,25 +321,29 @@ class RunCancelled(Message):
     type: Literal["run_cancelled"] = "run_cancelled"
     run_id: str
     rank: int
-    done: int = Field(description="iterations run (warm-up included), or a training's steps, before the group stopped")
+    done: int = Field(description="iterations run (warm-up included), or a training's steps, before the "
+                                  "group stopped")
     total: int
 
 
 class TrainSpec(Strict):
     """One data-parallel training run on every rank of the world. Checked by training_rules.check."""
 
-    method: str = Field("native", description="gradient sync: an all_reduce algorithm (native, ring, tree, ...) "
+    method: str = Field("native",
+                        description="gradient sync: an all_reduce algorithm (native, ring, tree, ...) "
                                               "or parameter_server")
-    servers: StrictInt = Field(1, description="parameter_server: ranks that hold a shard of the weights (the rest compute)")
+    servers: StrictInt = Field(1, description="parameter_server: ranks that hold a shard of the weights (the "
+                                              "rest compute)")
     hidden: StrictInt = Field(64, description="width of the MLP's two hidden layers")
     steps: StrictInt = 100
     lr: StrictFloat = 0.5
     batch: StrictInt = Field(64, description="samples per step over all the ranks that compute")
     seed: StrictInt = 0
     chunks: StrictInt = Field(1, description="a stepwise all_reduce's chunks per block")
-    sync_every: Optional[StrictInt] = Field(None, description="keep one in k steps' gradient syncs for the stage (summary "
-                                                      "capture costs the ranks time); default: every step of a model "
-                                                      "up to 250 K parameters, one in four beyond")
+    sync_every: Optional[StrictInt] = Field(None, description="keep one in k steps' gradient syncs for the "
+                                                              "stage (summary capture costs the ranks time); "
+                                                              "default: every step of a model up to 250 K "
+                                                              "parameters, one in four beyond")
     timeout: StrictFloat = 30.0
 
 
@@ -349,7 +380,8 @@ class TrainStep(Message):
     samples: int = Field(0, ge=0, le=1 << 20)
     compute_s: Real = Field(ge=0, le=MAX_REPORTED_SECONDS)
     comm_s: Real = Field(ge=0, le=MAX_REPORTED_SECONDS)
-    bytes_sent: Optional[int] = Field(None, ge=0, le=MAX_REPORTED_BYTES)  # None: the backend does not say (native)
+    # None: the backend does not say (native)
+    bytes_sent: Optional[int] = Field(None, ge=0, le=MAX_REPORTED_BYTES)
     bytes_received: Optional[int] = Field(None, ge=0, le=MAX_REPORTED_BYTES)
     sync: Optional[SyncCapture] = None
 

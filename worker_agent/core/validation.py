@@ -196,14 +196,18 @@ def _validate_size(spec: RunSpec, world_size: int, backend: str, record: Algorit
     if schedule.pieces > count:
         raise SpecError(cut, f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, "
                              f"more than count={count} elements")
-    if count % schedule.pieces:  # chunks then differ by an element: one may only move into a chunk of its size
+    # chunks then differ by an element: one may only move into a chunk of its size
+    if count % schedule.pieces:
         columns = schedule.columns()
         if (columns[3] % schedule.pieces != columns[4] % schedule.pieces).any():
-            raise SpecError("count", f"{spec.algorithm} moves chunks into chunks of another piece of a block, so each "
-                                     f"block must split evenly: count must be a multiple of {schedule.pieces}, not {count}")
+            raise SpecError("count",
+                            f"{spec.algorithm} moves chunks into chunks of another piece of a block, so each "
+                                     "block must split evenly: count must be a multiple of "
+                                     f"{schedule.pieces}, not {count}")
     if schedule.blocks > blocks and schedule.blocks * count * ITEMSIZE[collective.dtype(spec)] > cap:
-        raise SpecError("count", f"{count} elements make a {schedule.blocks * count * ITEMSIZE[collective.dtype(spec)]} "
-                                 f"byte buffer per rank with {spec.algorithm}'s scratch, over the cap of {cap} "
+        raise SpecError("count", f"{count} elements make a "
+                                 f"{schedule.blocks * count * ITEMSIZE[collective.dtype(spec)]} byte buffer "
+                                 f"per rank with {spec.algorithm}'s scratch, over the cap of {cap} "
                                  f"({cap >> 20} MiB) on {backend}")
     shipped = len(schedule.steps) * p * blocks * count  # at most: every rank's whole buffer at every step
     if spec.capture == "full" and shipped > MAX_RUN_VALUES:

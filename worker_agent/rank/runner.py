@@ -21,7 +21,8 @@ from . import capture, native
 from ..core.algorithms import algorithm_of
 from ..core.collectives import get
 from ..core.inputs import numpy_input
-from ..core.protocol import ErrorEvent, Message, PlanDoc, RunCancelled, RunFinished, RunSpec, RunStarted, Timings
+from ..core.protocol import (ErrorEvent, Message, PlanDoc, RunCancelled, RunFinished, RunSpec, RunStarted,
+                             Timings)
 from ..core.run_shape import chunk_bounds, group_of, peer_of, plan
 from ..core.validation import validate
 from ..core.vocabulary import DTYPES
@@ -77,7 +78,8 @@ class Runner:
             self.emit(cancelled)
             return cancelled
         except Exception as e:  # a broken peer, a timeout, a backend that refuses: report, don't hang
-            message = f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: {failure_reason(e, spec.timeout)}"
+            message = (f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: "
+                       f"{failure_reason(e, spec.timeout)}")
             self.emit(ErrorEvent(run_id=run_id, rank=world.rank, message=message))
             raise RunFailed(message) from e
 
@@ -107,13 +109,15 @@ class _Run:
         self.timeout = timedelta(seconds=spec.timeout)
         self.next_ask = 1  # the iteration after which the group next asks whether to cancel
         self.bounds = chunk_bounds(spec, world.world_size)
-        self.own = collective.blocks(self.p) * self.count  # the collective's blocks; a schedule's scratch lies after them
+        # the collective's blocks; a schedule's scratch lies after them
+        self.own = collective.blocks(self.p) * self.count
         size = max(self.own, self.bounds[-1][1] if self.bounds else 0)
         self.initial = torch.zeros(size, dtype=TORCH_DTYPE[collective.dtype(spec)], device=world.device)
         mine = collective.input_blocks(self.me, self.p, self.root)
         self.in_range = (mine.start * self.count, mine.stop * self.count) if len(mine) else None
         if self.in_range is not None:
-            self.initial[self.in_range[0] : self.in_range[1]] = torch_input(spec, self.me, world.world_size, world.device)
+            self.initial[self.in_range[0] : self.in_range[1]] = torch_input(spec, self.me, world.world_size,
+                                                                            world.device)
         self.buffer = self.initial.clone()
         out = collective.output_blocks(self.me, self.p, self.root, self.peer)
         self.out_range = (out.start * self.count, out.stop * self.count) if len(out) else None
@@ -197,7 +201,8 @@ class _Run:
         CANCEL_WITHIN_S, however short or long the iterations are."""
         if not self.runner.cancellable or done == total or done < self.next_ask:
             return
-        asked = torch.tensor([float(self.runner.cancelled == self.run_id), seconds], dtype=torch.float64, device=self.device)
+        asked = torch.tensor([float(self.runner.cancelled == self.run_id), seconds], dtype=torch.float64,
+                             device=self.device)
         dist.all_reduce(asked, dist.ReduceOp.MAX, self.group, async_op=True).wait(self.timeout)
         cancel, slowest = asked.tolist()
         if cancel:
@@ -221,8 +226,8 @@ class _Run:
     def _verify(self, output: torch.Tensor | None):
         """Run the collective's reference call once on the same input and compare."""
         reference = self.initial[: self.own].clone()
-        call, want = native.prepare(self.collective, reference, self.count, self.ranks, self.me, self.root, self.peer,
-                                    self.group, self.op, reference=True)
+        call, want = native.prepare(self.collective, reference, self.count, self.ranks, self.me, self.root,
+                                    self.peer, self.group, self.op, reference=True)
         call(self.timeout)
         if output is None or want is None:
             return None

@@ -107,18 +107,19 @@ def parse(algo: ElementTree.Element, where: str) -> tuple[str, str, int, Built]:
     """(name, collective, the world size it was written for, its steps)."""
     coll = algo.get("coll", "")
     if coll not in COLLECTIVES:
-        raise MscclError(f"{where}: coll={coll!r} is not imported (imported: allreduce, allgather, reducescatter, "
-                         "alltoall)")
+        raise MscclError(f"{where}: coll={coll!r} is not imported (imported: allreduce, allgather, "
+                         "reducescatter, alltoall)")
     collective = get(COLLECTIVES[coll])
     inplace = algo.get("inplace", "1") == "1"
     if inplace and collective.name == "all_to_all":
-        raise MscclError(f"{where}: an in-place alltoall is not imported: Ringside's all_to_all keeps what a rank "
-                         "sends apart from what it receives (inplace=\"0\" files are)")
+        raise MscclError(f"{where}: an in-place alltoall is not imported: Ringside's all_to_all keeps what a "
+                         "rank sends apart from what it receives (inplace=\"0\" files are)")
     p, per_loop = _int(algo, "ngpus", where), _int(algo, "nchunksperloop", where)
     pieces, uneven = divmod(per_loop, collective.message_blocks(p))  # MSCCL's chunks are a whole message's
     if p < 1 or pieces < 1 or uneven:
         raise MscclError(f"{where}: nchunksperloop={per_loop} does not split over {p} GPUs")
-    scratch = max((_int(g, "s_chunks", where) for g in algo.iter("gpu") if g.get("s_chunks") is not None), default=0)
+    scratch = max((_int(g, "s_chunks", where) for g in algo.iter("gpu") if g.get("s_chunks") is not None),
+                  default=0)
     layout = _Buffers(collective, p, pieces, scratch)
     ops: dict[tuple[int, int], list[Op]] = {}
     for gpu in algo.iter("gpu"):
@@ -171,11 +172,14 @@ def _ops(g: int, tb: ElementTree.Element, layout: _Buffers, where: str) -> list[
         if kind not in KNOWN:
             raise MscclError(f"{here}: operation type {kind!r} is not known")
         if kind == "re":
-            raise MscclError(f"{here}: a local reduce (re) is not imported: a schedule combines only what arrives "
-                             "from another rank")
-        if kind in SENDS and not 0 <= send_to < layout.p or kind in RECEIVES and not 0 <= recv_from < layout.p:
-            raise MscclError(f"{here}: a {kind} on a thread block whose peers are send={send_to} recv={recv_from}")
-        after = [] if st.get("depid", "-1") == "-1" else [(g, _int(st, "depid", where), _int(st, "deps", where))]
+            raise MscclError(f"{here}: a local reduce (re) is not imported: a schedule combines only what "
+                             "arrives from another rank")
+        if kind in SENDS and not 0 <= send_to < layout.p \
+                or kind in RECEIVES and not 0 <= recv_from < layout.p:
+            raise MscclError(f"{here}: a {kind} on a thread block whose peers are send={send_to} "
+                             f"recv={recv_from}")
+        after = [] if st.get("depid", "-1") == "-1" else [(g, _int(st, "depid", where),
+                                                           _int(st, "deps", where))]
         if kind == "nop" or cnt == 0:
             out.append(Op(key, "nop", send_to, recv_from, chan, [], [], [], after))
             continue
@@ -184,10 +188,11 @@ def _ops(g: int, tb: ElementTree.Element, layout: _Buffers, where: str) -> list[
             return layout.chunk(g, st.get(f"{which}buf", "i"), _int(st, f"{which}off", here), cnt, here)
 
         src = chunks("src") if kind in {"s", "cpy"} | REDUCING else []  # a receive's own src is the sender's
-        dst = chunks("dst") if kind in {"r", "rcs", "rrc", "rrcs", "cpy"} else []  # a send's dst is the receiver's
+        # a send's dst is the receiver's
+        dst = chunks("dst") if kind in {"r", "rcs", "rrc", "rrcs", "cpy"} else []
         if kind in ("rrc", "rrcs") and src != dst:
-            raise MscclError(f"{here}: {kind} combines chunks {src} with what arrives into chunks {dst}; a schedule "
-                             "reduces into the chunk it combines with")
+            raise MscclError(f"{here}: {kind} combines chunks {src} with what arrives into chunks {dst}; a "
+                             "schedule reduces into the chunk it combines with")
         written = src if kind == "rrs" else dst  # an rrs keeps its partial result where it read its own
         sends = src if kind in ("s", "rrs") else dst if kind in FUSED else []
         out.append(Op(key, kind, send_to, recv_from, chan, sends, written if kind in RECEIVES else [],
@@ -212,18 +217,20 @@ class _Player:
         self.queues = {tb: list(q) for tb, q in ops.items()}
         self.where = where
         self.done: set[OpKey] = set()
-        self.fifo: dict[tuple[int, int, int], list[tuple[Op, list[int]]]] = {}  # (src, dst, chan) -> posted sends
+        # (src, dst, chan) -> posted sends
+        self.fifo: dict[tuple[int, int, int], list[tuple[Op, list[int]]]] = {}
         self.in_flight: dict[tuple[int, int], int] = {}  # (gpu, chunk) -> sends from it not yet received
         self.known = {op.key for q in ops.values() for op in q}
         for q in ops.values():
             for op in q:
                 for dep in op.after:
                     if dep not in self.known:
-                        raise MscclError(f"{where}: gpu {op.key[0]} tb {op.key[1]} step {op.key[2]} depends on "
-                                         f"tb {dep[1]} step {dep[2]}, which gpu {dep[0]} does not have")
+                        raise MscclError(f"{where}: gpu {op.key[0]} tb {op.key[1]} step {op.key[2]} depends "
+                                         f"on tb {dep[1]} step {dep[2]}, which gpu {dep[0]} does not have")
 
     def ready(self, op: Op) -> bool:
-        return all(d in self.done for d in op.after) and not any(self.in_flight.get((op.key[0], c)) for c in op.writes)
+        return all(d in self.done for d in op.after) and not any(self.in_flight.get((op.key[0], c))
+                                                                 for c in op.writes)
 
     def post(self, op: Op) -> None:
         self.fifo.setdefault((op.key[0], op.send_to, op.chan), []).append((op, op.sends))
@@ -236,7 +243,8 @@ class _Player:
             if not any(self.queues.values()):
                 return steps
             transfers, finished, moved = [], [], False
-            for q in self.queues.values():  # every send first: a receive this round may meet one posted this round
+            # every send first: a receive this round may meet one posted this round
+            for q in self.queues.values():
                 while q and (q[0].kind == "s" and self.ready(q[0]) or q[0].kind in FUSED and q[0].received):
                     self.post(q.pop(0))  # a send is done when received; a fused one was when it received
                     moved = True
@@ -250,9 +258,9 @@ class _Player:
                         continue
                     send, chunks = waiting.pop(0)
                     if len(chunks) != len(op.writes):
-                        raise MscclError(f"{self.where}: gpu {send.key[0]} tb {send.key[1]} step {send.key[2]} sends "
-                                         f"{len(chunks)} chunks where gpu {op.key[0]} tb {op.key[1]} step {op.key[2]} "
-                                         f"receives {len(op.writes)}")
+                        raise MscclError(f"{self.where}: gpu {send.key[0]} tb {send.key[1]} step "
+                                         f"{send.key[2]} sends {len(chunks)} chunks where gpu {op.key[0]} tb "
+                                         f"{op.key[1]} step {op.key[2]} receives {len(op.writes)}")
                     for c, into in zip(chunks, op.writes):
                         transfers.append(Transfer(send.key[0], op.key[0], c, into, op.kind in REDUCING))
                         self.in_flight[(send.key[0], c)] -= 1

@@ -91,7 +91,8 @@ def traced(collective: str, name: str, layout: str = "ring", ops: Iterable[str] 
     ranks and traced (traced_run.py). A function that also takes `root` and `peer` gets them
     (group ranks). `ops`: the reductions it computes correctly (it adds with `+=`, so by
     default SUM, and AVG, which the runner divides at the end)."""
-    return register(collective, _checked(name), kind=Kind.TRACED, layout=layout, ops=ops, user=True, source=_loading)
+    return register(collective, _checked(name), kind=Kind.TRACED, layout=layout, ops=ops, user=True,
+                    source=_loading)
 
 
 def _checked(name: str) -> str:

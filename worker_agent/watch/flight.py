@@ -42,7 +42,8 @@ class FlightReader:
     def read(self) -> list[Issued]:
         """The collectives issued since the last read (and any newly timed), oldest first."""
         began = time.perf_counter()
-        entries = pickle.loads(_dump_fr_trace(includeCollectives=True, includeStackTraces=False, onlyActive=False))
+        entries = pickle.loads(_dump_fr_trace(includeCollectives=True, includeStackTraces=False,
+                                              onlyActive=False))
         self.cost = time.perf_counter() - began
         records = sorted(entries.get("entries", ()), key=lambda e: e["record_id"])
         out = []
@@ -60,7 +61,8 @@ class FlightReader:
         self.filling = 2 * sum(e["record_id"] > self.last for e in records) >= max(len(records), 2)
         if records:
             self.last = max(self.last, records[-1]["record_id"])
-            self.timing.intersection_update(e["record_id"] for e in records)  # what fell out of the ring is gone
+            # what fell out of the ring is gone
+            self.timing.intersection_update(e["record_id"] for e in records)
         return out
 
 
@@ -77,6 +79,7 @@ def issued(entry: dict) -> Issued:
     out = sum(math.prod(s) for s in sizes_out)
     duration = entry.get("duration_ms")
     return Issued(group=str(entry["process_group"][0]), seq=entry["collective_seq_id"],
-                  op=entry["profiling_name"].rpartition(":")[2], dtype=DTYPE.get(dtypes[0], dtypes[0].lower()),
+                  op=entry["profiling_name"].rpartition(":")[2],
+                  dtype=DTYPE.get(dtypes[0], dtypes[0].lower()),
                   count=count, bytes=max(count, out) * itemsize, t_ns=entry["time_created_ns"],
                   duration_s=duration / 1e3 if isinstance(duration, (int, float)) and duration > 0 else None)

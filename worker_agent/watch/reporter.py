@@ -70,11 +70,13 @@ def job_key() -> str:
         return store.get(JOB_KEY).decode()
     except Exception:  # a store that cannot be reached: what torchrun gives every rank alike
         env = os.environ
-        return f"{env.get('MASTER_ADDR', '')}:{env.get('MASTER_PORT', '')}:{env.get('TORCHELASTIC_RUN_ID', '')}"[:64]
+        return (f"{env.get('MASTER_ADDR', '')}:{env.get('MASTER_PORT', '')}:"
+                f"{env.get('TORCHELASTIC_RUN_ID', '')}")[:64]
 
 
 class Reporter(threading.Thread):
-    def __init__(self, server: str, token: str | None, traffic: Traffic | None = None, buckets: Buckets | None = None):
+    def __init__(self, server: str, token: str | None, traffic: Traffic | None = None,
+                 buckets: Buckets | None = None):
         super().__init__(name="ringside-watch", daemon=True)
         self.url, self.token = socket_url(server, "/ws/watch"), token
         self.traffic, self.buckets = traffic, buckets
@@ -122,7 +124,8 @@ class Reporter(threading.Thread):
         try:
             self.poll()
             if self.ws is not None and self.hello is not None:
-                self.ws.send(WatchBye(rank=self.hello.rank, exit_code=exit_code, error=error).model_dump_json())
+                bye = WatchBye(rank=self.hello.rank, exit_code=exit_code, error=error)
+                self.ws.send(bye.model_dump_json())
                 self.ws.close()
         except Exception:
             pass
@@ -139,7 +142,8 @@ class Reporter(threading.Thread):
         with self.lock:
             if self.hello is None:
                 return
-            for report in self._reports():  # the recorder outlives destroy_process_group: its last collectives too
+            # the recorder outlives destroy_process_group: its last collectives too
+            for report in self._reports():
                 self.dropped += len(self.backlog) == BACKLOG  # the deque lets its oldest go
                 self.backlog.append(report)
             self._send()
@@ -148,23 +152,29 @@ class Reporter(threading.Thread):
 
     def _hello(self) -> WatchHello:
         env, backend = os.environ, str(dist.get_backend())
-        mechanisms = ["flight_recorder"] + ["p2p"] * (self.traffic is not None) + ["ddp_hook"] * (self.buckets is not None)
+        mechanisms = (["flight_recorder"] + ["p2p"] * (self.traffic is not None)
+                      + ["ddp_hook"] * (self.buckets is not None))
         if backend == "nccl" and env.get("TORCH_NCCL_ENABLE_TIMING") == "1":
             mechanisms.append("nccl_timing")
         return WatchHello(job=job_key(), rank=dist.get_rank(), world_size=dist.get_world_size(),
-                          local_rank=int(env.get("LOCAL_RANK", 0)), local_world_size=int(env.get("LOCAL_WORLD_SIZE", 1)),
+                          local_rank=int(env.get("LOCAL_RANK", 0)),
+                          local_world_size=int(env.get("LOCAL_WORLD_SIZE", 1)),
                           host=socket.gethostname()[:255], pid=os.getpid(),
-                          launcher="torchrun" if "TORCHELASTIC_RUN_ID" in env else "script", backend=backend[:64],
-                          script=os.path.basename(sys.argv[0])[:200], started_ns=self.started_ns, mechanisms=mechanisms)
+                          launcher="torchrun" if "TORCHELASTIC_RUN_ID" in env else "script",
+                          backend=backend[:64],
+                          script=os.path.basename(sys.argv[0])[:200], started_ns=self.started_ns,
+                          mechanisms=mechanisms)
 
     def _reports(self) -> list[WatchReport]:
         """What the rank did since the last poll: one report, more if it issued more than one holds."""
         issued = self._timed_since() + [self._named(one) for one in self.flight.read()]
-        first = WatchReport(rank=self.hello.rank, t_ns=time.time_ns(), where=where(self.main), groups=self._new_groups(),
+        first = WatchReport(rank=self.hello.rank, t_ns=time.time_ns(), where=where(self.main),
+                            groups=self._new_groups(),
                             issued=issued[:MAX_ISSUED], links=self.traffic.take() if self.traffic else [],
                             missed=self.flight.missed, dropped=self.dropped)
         rest = range(MAX_ISSUED, len(issued), MAX_ISSUED)
-        return [first, *(first.model_copy(update={"issued": issued[i:i + MAX_ISSUED], "groups": {}, "links": []})
+        return [first,
+                *(first.model_copy(update={"issued": issued[i:i + MAX_ISSUED], "groups": {}, "links": []})
                          for i in rest)]
 
     def _named(self, one: Issued) -> Issued:
@@ -175,7 +185,8 @@ class Reporter(threading.Thread):
         note = self.buckets.match(one.group, one.count)
         if note is None:
             return one
-        named = one.model_copy(update={"bucket": note.bucket, "duration_s": one.duration_s or note.duration_s})
+        named = one.model_copy(update={"bucket": note.bucket,
+                                       "duration_s": one.duration_s or note.duration_s})
         if named.duration_s is None:
             self.untimed.append((named, note))
         return named
@@ -229,11 +240,13 @@ class Reporter(threading.Thread):
             return False
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         try:
-            self.ws = connect(self.url, additional_headers=headers, open_timeout=2, close_timeout=1, max_size=1 << 16)
+            self.ws = connect(self.url, additional_headers=headers, open_timeout=2, close_timeout=1,
+                              max_size=1 << 16)
             self.ws.send(self.hello.model_dump_json())
         except InvalidStatus as e:
             self.ws, self.refused = None, e.response.status_code in (401, 403)
-            say(f"the server at {self.url} refused the worker token (RINGSIDE_WORKER_TOKEN): the job runs on, unwatched"
+            say(f"the server at {self.url} refused the worker token (RINGSIDE_WORKER_TOKEN): "
+                "the job runs on, unwatched"
                 if self.refused else f"the server at {self.url} answered {e.response.status_code}; retrying")
             self.retry_at = time.monotonic() + RETRY_S
             return False

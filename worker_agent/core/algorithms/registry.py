@@ -57,7 +57,8 @@ class Algorithm:
     layout: str = "ring"  # how the page places the ranks (a custom schedule brings its own)
     ops: tuple[str, ...] | None = None  # the reductions it computes; None: every one the backend has
     user: bool = False  # a user's: checked against its collective's definition whenever it is built
-    world_sizes: frozenset[int] | None = None  # the only world sizes it is written for (an MSCCL file's); None: any
+    # the only world sizes it is written for (an MSCCL file's); None: any
+    world_sizes: frozenset[int] | None = None
     source: str | None = None  # the file a user's algorithm came from, named when another gives the same name
 
     # What code asks of it. planned: its schedule is known before it runs, so the server plans the
@@ -86,8 +87,8 @@ class Algorithm:
         for a collective with servers; None: the builder's default."""
         collective = get(self.collective, servers)
         built = Built(*self.builder(p, root, chunks, **({} if servers is None else {"servers": servers})))
-        return Schedule(self.collective, self.name, p, root, collective.blocks(p) + built.scratch, built.pieces,
-                        tuple(built.steps), self.layout, collective.servers)
+        return Schedule(self.collective, self.name, p, root, collective.blocks(p) + built.scratch,
+                        built.pieces, tuple(built.steps), self.layout, collective.servers)
 
 
 def _general(collective: Collective) -> dict[str, Algorithm]:
@@ -139,7 +140,8 @@ def _free(collective: str, name: str, source: str | None = None) -> None:
         raise NameTaken(f"{collective} already has an algorithm called {name!r}, from {taken.source}; "
                         f"{source} gives the same name")
     raise NameTaken(f"{collective} already has an algorithm called {name!r}"
-                    + (f" (from {taken.source})" if taken.source else "") + (f"; {source} gives it again" if source else ""))
+                    + (f" (from {taken.source})" if taken.source else "")
+                    + (f"; {source} gives it again" if source else ""))
 
 
 class UnknownAlgorithm(ValueError):
