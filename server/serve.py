@@ -160,11 +160,12 @@ def warn_if_exposed(settings: Settings) -> None:
     print("\n".join([bar, *lines, bar]), file=sys.stderr, flush=True)
 
 
-def join_command(settings: Settings) -> str:
-    """How ranks on other nodes join: the worker token and an address they can reach."""
+def join_command(settings: Settings, module: str = "ringside.worker_agent", program: str = "") -> str:
+    """How torchrun starts `module` on other nodes (workers, or ringside.watch beside a user's
+    `program`): the worker token and an address they can reach."""
     reach = (settings.public_urls() or [settings.url])[0]
     return (f"RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N "
-            f"-m ringside.worker_agent --server {reach}")
+            f"-m {module} --server {reach}{program}")
 
 
 def load_algorithms(paths: list[str], world_size: int | None = None) -> None:
@@ -197,6 +198,7 @@ def main(args: argparse.Namespace) -> int:
     print(f"  presenter:  {settings.presenter_url()}")
     print(f"  audience:   {settings.audience_url()}")
     print(f"  workers:    {join_command(settings)}")
+    print(f"  your job:   {join_command(settings, 'ringside.watch', ' train.py ARGS')}")
     print(f"  runs kept in {settings.db}", flush=True)
     server.run()
     return 0 if server.started else 1
