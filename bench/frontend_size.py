@@ -1,5 +1,5 @@
-"""The size of the project's own frontend (JS, CSS, HTML), against its 232 KiB budget
-(216 KiB until the polls, issue 20; 200 KiB until the watched-jobs view, issue 19).
+"""The size of the project's own frontend (JS, CSS, HTML), against its 236 KiB budget
+(232 KiB until the hall's QR code; 216 KiB until the polls, issue 20; 200 KiB until the watched-jobs view, issue 19).
 plotly.js is not counted: the server serves it from the installed plotly package.
 Prints figures; asserts nothing.
 
@@ -12,7 +12,7 @@ import gzip
 from pathlib import Path
 
 FRONTEND = Path(__file__).resolve().parent.parent / "frontend"
-BUDGET = 232 * 1024  # 216 KiB before the polls (polls.js), 200 KiB before the watched-jobs view (jobs.js)
+BUDGET = 236 * 1024  # 232 KiB before the QR code (K), 216 KiB before the polls (polls.js), 200 KiB before the watched-jobs view (jobs.js)
 
 
 def main() -> None:

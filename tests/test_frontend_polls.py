@@ -223,5 +223,29 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     expect(presenter.locator("#formula")).to_be_visible()
     presenter.wait_for_function(f"window.ringside.player.step === {steps - 1} && "
                                 "!window.ringside.player.playing", timeout=30_000)
+    for page in audience:
+        expect(page.locator("#poll")).to_be_visible()
+    key("Escape")
+    key("r")  # another run on the stage: the phones' revealed card goes with the run it asked about
+    for page in audience:
+        expect(page.locator("#poll")).to_be_hidden(timeout=60_000)
     twin.close()
     assert errors == []
+
+
+def test_k_shows_the_audience_link_as_a_qr_code_to_the_presenter_only(up, page_for):
+    presenter = page_for(f"{up.url}/?token={up.presenter}&present=1", viewport=PROJECTOR)
+    presenter.wait_for_selector("#collectives button", state="attached")
+    presenter.locator("#stage").click()
+    presenter.keyboard.press("k")
+    hall = presenter.locator("#hall")
+    expect(hall).to_be_visible()
+    expect(hall.locator("p")).to_have_text(up.call("GET", "/api/lecture")[1]["audience"][0])
+    side = hall.locator(".qr svg").evaluate("s => s.getBoundingClientRect().width")
+    assert side >= 0.7 * PROJECTOR[1] - 20, "the size of the screen, for the back row's phones"
+    presenter.keyboard.press("Escape")
+    expect(hall).to_be_hidden()
+    phone = page_for(f"{up.url}/", viewport=PHONE)
+    phone.wait_for_selector("#collectives button", state="attached")
+    phone.keyboard.press("k")
+    expect(phone.locator("#hall")).to_be_hidden()

@@ -79,6 +79,7 @@ function lead(p) {
 async function follow(view) {
   state.set({ view });
   perturbation.follow(view.demo ?? []); // data, not a view: heard even when detached
+  polls.moved(view.run_id);
   if (!following()) return;
   training.follow(view.training);
   jobs.follow(view.job);
@@ -298,11 +299,26 @@ $("share").onclick = async () => {
   say("share", "Link copied");
   setTimeout(() => say("share", "Copy link"), 1500);
 };
+/** K: the audience's link as a QR code, the size of the screen, for a hall to scan (the presenter's). */
+async function showHall() {
+  const box = $("hall");
+  if (box.open) return box.close();
+  if (!state.presenter) return;
+  try {
+    const { audience, qr_svg: qr } = await api("/api/lecture");
+    box.querySelector(".qr").innerHTML = qr; // the server's own SVG (segno), not a client's
+    box.querySelector("p").textContent = audience[0];
+    box.showModal();
+  } catch (err) {
+    say("caption", `No audience link: ${err.reason ?? err}`);
+  }
+}
+
 const KEYS = { // in either case; the player binds its own (Space, arrows, + and -)
   r: () => controls.again(), enter: () => controls.again(), a: () => controls.cycleAlgorithm(), o: () => controls.cycleOp(),
   p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
   f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"), j: () => toggle("jobs"),
-  d: () => state.presenter && perturbation.runDemo(), q: () => polls.ask(),
+  d: () => state.presenter && perturbation.runDemo(), q: () => polls.ask(), k: showHall,
   home: () => { player.pause(); player.go(-1); }, end: () => { player.pause(); player.go(player.available() - 1); },
   "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()),
 };
@@ -311,7 +327,8 @@ document.addEventListener("keydown", (e) => {
   if (!notAShortcut(e) && !$("keys").open && polls.key(e)) { e.preventDefault(); e.stopImmediatePropagation(); }
 }, true);
 // A digit picks a collective; digits then Enter go to that step (1-based, as shown) and put the pick back.
-let typed = { digits: "", at: 0, pick: null };
+const untyped = () => ({ digits: "", at: -Infinity, pick: null });
+let typed = untyped();
 document.addEventListener("keydown", (e) => {
   if (notAShortcut(e) || (e.key === "Enter" && e.target.closest?.("button, a"))) return; // Enter on a button presses it
   const recent = performance.now() - typed.at < 3000;
@@ -325,7 +342,7 @@ document.addEventListener("keydown", (e) => {
     player.pause();
     player.go(Number(typed.digits) - 1);
   } else KEYS[e.key?.toLowerCase()]?.();
-  typed = { digits: "", at: 0, pick: null };
+  typed = untyped();
 });
 
 await refreshCatalog(); // the ended states, before the first run arrives

@@ -145,6 +145,12 @@ export class Polls {
     this.onChange();
   }
 
+  /** The presenter shows another run: a revealed card closes (an open one stays: it takes votes). */
+  moved(runId) {
+    const poll = this.state.poll;
+    if (poll?.state === "revealed" && poll.run_id !== runId) this.close();
+  }
+
   /** Keys while the menu or a card is up, before the page's own: whether it took `e`. */
   key(e) {
     const k = e.key, poll = this.state.poll, moved = this.asking && moveAsk(this.asking, k, this.player.run);

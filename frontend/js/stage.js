@@ -59,8 +59,8 @@ export class Stage extends EventTarget {
   fitToBox() {
     const [w, h] = this.box();
     if (!this.run || (w === this.width && Math.abs(h - this.height) < 0.02 * this.height)) return;
+    this.stopAnimation(); // first: a step mid-flight lands, and that is the step to show again
     const { shown, marked } = this;
-    this.stopAnimation();
     this.load(this.run, this.frames);
     this.show(shown);
     this.mark(marked);
