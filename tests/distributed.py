@@ -1,5 +1,25 @@
-"""Real gloo ranks for the tests: see worker_agent/rank/local.py."""
+"""Real gloo ranks for the tests (see worker_agent/rank/local.py), and users' algorithms
+registered for one test module only."""
 
+import contextlib
+
+from ringside.worker_agent.core import predict
+from ringside.worker_agent.core.algorithms import algorithms, build, registry
 from ringside.worker_agent.rank.local import Died, RankError, free_port, run_ranks, unwrap
 
-__all__ = ["Died", "RankError", "free_port", "run_ranks", "unwrap"]
+__all__ = ["Died", "RankError", "free_port", "run_ranks", "unwrap", "registered_here"]
+
+
+@contextlib.contextmanager
+def registered_here(load_all):
+    """What `load_all()` registers, for the `with` only: the modules after it, in whatever order a
+    test process runs them (pytest-xdist gives a process modules in any order), see the built-ins."""
+    before = {(a.collective, a.name) for a in algorithms()}
+    load_all()
+    try:
+        yield
+    finally:
+        for collective, name in {(a.collective, a.name) for a in algorithms()} - before:
+            registry._TABLE[collective].pop(name)
+        build.cache_clear()
+        predict.unit_terms.cache_clear()

@@ -520,3 +520,12 @@ def test_the_buffer_cap_is_what_four_local_ranks_can_hold():
     assert refused.value.field == "count" \
         and f"over the cap of {MAX_BUFFER_BYTES} (64 MiB) on gloo" in refused.value.message
     validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "nccl")
+
+
+def test_a_count_past_what_the_store_holds_is_refused_even_where_the_collective_takes_none():
+    """The fuzz found it: a barrier of 2^63 elements was accepted, and its figures could not be stored."""
+    for count in (1 << 63, -(1 << 63) - 1, 10 ** 40):
+        with pytest.raises(SpecError) as refused:
+            validate(RunSpec(collective="barrier", count=count), 4, "gloo")
+        assert refused.value.field == "count"
+    validate(RunSpec(collective="barrier", count=8), 4, "gloo")

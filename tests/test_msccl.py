@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from distributed import run_ranks, unwrap
+from distributed import registered_here, run_ranks, unwrap
 
 from ringside.worker_agent.core import predict
-from ringside.worker_agent.core.algorithms import algorithm_of, algorithms, build, registry
+from ringside.worker_agent.core.algorithms import algorithm_of, build, registry
 from ringside.worker_agent.core.algorithms import Built
 from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.protocol import RunSpec
@@ -45,14 +45,8 @@ FILES = {
 @pytest.fixture(scope="module", autouse=True)
 def fixtures():
     """The files' algorithms, for this module only: the modules after it see the built-in ones."""
-    before = {(a.collective, a.name) for a in algorithms()}
-    for f in FILES:
-        load(FIXTURES / f)
-    yield
-    for collective, name in {(a.collective, a.name) for a in algorithms()} - before:
-        registry._TABLE[collective].pop(name)
-    build.cache_clear()
-    predict.unit_terms.cache_clear()
+    with registered_here(lambda: [load(FIXTURES / f) for f in FILES]):
+        yield
 
 
 @pytest.mark.parametrize("file", FILES)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from distributed import run_ranks, unwrap
+from distributed import registered_here, run_ranks, unwrap
 
 from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.catalog import catalog
@@ -24,9 +24,12 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "msccl_ring_allreduce_4
 
 @pytest.fixture(scope="module", autouse=True)
 def examples():
-    for name in ("hierarchical_all_reduce", "double_binary_tree", "broken_ring"):
-        load(EXAMPLES / f"{name}.py")
-    load_xml(FIXTURE)
+    def load_all():
+        for name in ("hierarchical_all_reduce", "double_binary_tree", "broken_ring"):
+            load(EXAMPLES / f"{name}.py")
+        load_xml(FIXTURE)
+    with registered_here(load_all):
+        yield
 
 
 def run_on_ranks(world, files, specs):

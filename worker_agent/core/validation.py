@@ -34,10 +34,15 @@ class SpecError(ValueError):
         self.message = message
 
 
+MAX_COUNT = 1 << 62  # what the store's integers hold, with room
+
+
 def validate(spec: RunSpec, world_size: int, backend: str) -> None:
     """Raise SpecError naming the first field that cannot run on this world and backend."""
     if world_size < 1:
         raise SpecError("group", "no ranks are connected")
+    if abs(spec.count) >= MAX_COUNT:  # even where the collective takes no count (a barrier): it is stored
+        raise SpecError("count", f"must be below 2^62 elements, not {spec.count:.3g}")
     group = group_of(spec, world_size)
     if not group:
         raise SpecError("group", "must name at least one rank")
