@@ -94,9 +94,10 @@ def named_after(ranks: int, server) -> float:
                 for message in messages(viewer.recv(timeout=60)):
                     if message["type"] == "job_hang" and message["hang"]:
                         return time.monotonic() - stopped
-        finally:
-            os.killpg(proc.pid, signal.SIGCONT)
-            os.killpg(proc.pid, signal.SIGKILL)
+        finally:  # torchrun's ranks are sessions of their own: the stopped one is let go, then torchrun ends them
+            if pid is not None:
+                os.kill(pid, signal.SIGCONT)
+            proc.terminate()
             proc.wait()
 
 

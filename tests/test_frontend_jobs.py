@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from distributed import stop_torchrun
 from server_helpers import WORKER_TOKEN, start_serve
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -40,17 +41,6 @@ def watch(server, *program: str, **env: str) -> subprocess.Popen:
     return subprocess.Popen(cmd, env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,
                                       "OMP_NUM_THREADS": "1", **env},
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGCONT)  # a stopped rank would not hear SIGTERM
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
 
 
 MARKS = ("r => [...document.querySelectorAll('#job-lanes .marks path:not(.span)')]"
@@ -88,7 +78,7 @@ def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server,
         expect(buckets.filter(has_text=re.compile(r"weight|bias")).first).to_be_visible()
         assert ddp.wait(120) == 0
     finally:
-        stop(ddp)
+        stop_torchrun(ddp)
     expect(title.locator(".pill")).to_have_text("done", timeout=30_000)
     expect(page.locator("#job-totals td[data-head=op]").first).to_be_visible()
     first = page.evaluate("window.ringside.jobs.job.id")
@@ -127,7 +117,7 @@ def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server,
         until.touch()
         assert loop.wait(60) == 0
     finally:
-        stop(loop)
+        stop_torchrun(loop)
     expect(title.locator(".pill")).to_have_text("done", timeout=30_000)
 
     # The keyboard alone: to the list, down to the older job, Enter opens it.

@@ -19,6 +19,7 @@ from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
 from ringside.server.store import Store
 from ringside.server.watch_store import KEPT, WatchStore
 from ringside.server.watched import Collective
+from distributed import stop_torchrun
 from server_helpers import WORKER_TOKEN, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
@@ -41,14 +42,6 @@ def torchrun(server_url: str, script: Path, *args: str, nproc: int = 4, token: s
     env = {**os.environ, "RINGSIDE_WORKER_TOKEN": token, "OMP_NUM_THREADS": "1"}
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    """torchrun and its ranks, whatever state they are in (a failed test leaves none behind)."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGCONT)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
 
 
 def wait_for(what, timeout: float = 60, every: float = 0.1):
@@ -99,7 +92,7 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
                                     timeout=30)
             out, err = proc.communicate(timeout=120)
         finally:
-            stop(proc)
+            stop_torchrun(proc)
     # bench/watch_overhead.py measures it too
     print(f"the stopped rank was named {named_after:.2f} s after SIGSTOP")
     assert proc.returncode == 0, err[-3000:]
@@ -200,7 +193,7 @@ def test_a_job_outlives_its_server_and_carries_on_with_the_next(tmp_path):
         finally:
             second.stop()
     finally:
-        stop(proc)
+        stop_torchrun(proc)
 
 
 def test_a_job_with_two_groups_on_two_nodes_is_grouped_by_host_and_group(tmp_path, bridge):
@@ -367,7 +360,7 @@ def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server)
             said = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"], timeout=60)
             proc.communicate(timeout=120)
         finally:
-            stop(proc)
+            stop_torchrun(proc)
     assert proc.returncode != 0, "gloo's timeout ends it"
     assert said["hang"]["kind"] == "mismatch" and said["hang"]["late"] == [0, 1]
     assert "rank 0 broadcast of 1,000 float32" in said["text"] \
@@ -411,7 +404,7 @@ def test_a_job_stopped_by_sigterm_says_so_and_ends_failed_at_once(server):
         proc.send_signal(signal.SIGTERM)  # as a scheduler stops a job: torchrun passes it to its ranks
         proc.communicate(timeout=60)
     finally:
-        stop(proc)
+        stop_torchrun(proc)
     ended = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] != "running" and j, timeout=8)
     assert ended["job"]["state"] == "failed", "every rank said it ended, with 143: no wait for a lost job"
     assert {r["rank"]: r["exit_code"] for r in ended["ranks"]} == {0: 143, 1: 143}
