@@ -6,8 +6,9 @@ names the straggler. A collective that some ranks of its group have issued and o
 have not, for longer than HANG_S, is a hang while it lasts: the ranks that wait, the
 ranks they wait for, and where those were last seen.
 
-Memory is bounded whatever the job's length: the last RECENT collectives are kept
-whole (the live view, the API's first page), collectives still open at most MAX_OPEN,
+Memory is bounded whatever the job's length and size: the last RECENT collectives are kept
+whole (the live view, the API's first page), collectives still open at most MAX_OPEN (fewer
+for a job of many ranks: RANKS_HELD rank entries in all),
 and everything else is folded into totals per (group, op), per p2p link, as it goes."""
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ HANG_S = 1.0  # a collective open this long, some of its ranks not in it, is a h
 SILENT_S = 3.0
 RECENT = 2000
 MAX_OPEN = 10000
+RANKS_HELD = 2_000_000  # rank entries held in memory per job: a job of many ranks keeps fewer collectives
 MAX_EVENTS = 200
 NATIVE_NAMES = {"allreduce": "all_reduce", "allgather": "all_gather", "_allgather_base": "all_gather",
                 "allgather_into_tensor_coalesced": "all_gather", "_reduce_scatter_base": "reduce_scatter",
@@ -213,6 +215,10 @@ class Watched:
         return cls(Job(id=job_id, key=hello.job, started_at=time.time(), t0_ns=hello.started_ns,
                        world_size=hello.world_size, backend=hello.backend, script=hello.script))
 
+    def held(self, most: int) -> int:
+        """How many collectives of a kind this job keeps in memory: `most`, fewer as its world grows."""
+        return max(16, min(most, RANKS_HELD // self.job.world_size))
+
     # --- what ranks say ------------------------------------------------------------
 
     def conflict(self, hello: WatchHello) -> str | None:
@@ -301,7 +307,7 @@ class Watched:
         key = (one.group, one.seq)
         self.open[key] = collective
         self.first_seen[key] = time.monotonic()
-        if len(self.open) > MAX_OPEN:  # a rank far behind the rest: the oldest waits are forgotten
+        if len(self.open) > self.held(MAX_OPEN):  # a rank far behind the rest: the oldest waits are forgotten
             old, _ = self.open.popitem(last=False)
             self.first_seen.pop(old, None)
         return collective
@@ -315,7 +321,7 @@ class Watched:
         collective.last_rank = int(last)
         collective.lag_s = round(collective.issued[last] - min(collective.issued.values()), 6)
         self.recent[key] = collective
-        while len(self.recent) > RECENT:
+        while len(self.recent) > self.held(RECENT):
             self.recent.popitem(last=False)
         total = self.job.totals.setdefault(f"{collective.group}/{collective.op}",
                                            Total(group=collective.group, op=collective.op))

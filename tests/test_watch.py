@@ -18,7 +18,8 @@ import pytest
 from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
 from ringside.server.store import Store
 from ringside.server.watch_store import KEPT, WatchStore
-from ringside.server.watched import Collective
+from ringside.server.watched import MAX_OPEN, RANKS_HELD, Collective, Watched
+from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from distributed import stop_torchrun
 from server_helpers import WORKER_TOKEN, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -409,3 +410,15 @@ def test_a_job_stopped_by_sigterm_says_so_and_ends_failed_at_once(server):
     assert ended["job"]["state"] == "failed", "every rank said it ended, with 143: no wait for a lost job"
     assert {r["rank"]: r["exit_code"] for r in ended["ranks"]} == {0: 143, 1: 143}
     assert all(r["error"] == "SIGTERM" for r in ended["ranks"])
+
+
+def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
+    """A hello may claim 65,536 ranks: what the server holds of its open collectives stays bounded."""
+    hello = WatchHello(job="k-wide", rank=0, world_size=1 << 16, host="h", pid=1, launcher="script", backend="gloo",
+                       started_ns=1)
+    watched = Watched.start("j-000001", hello)
+    watched.joined(hello)
+    watched.report(WatchReport(rank=0, t_ns=2, issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i)
+                                                      for i in range(1000)]))
+    assert len(watched.open) == watched.held(MAX_OPEN) == RANKS_HELD // (1 << 16)
+    assert sum(len(c.ranks) for c in watched.open.values()) <= RANKS_HELD
