@@ -12,6 +12,7 @@ host name or of the first network interface.
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import socket
@@ -41,10 +42,18 @@ class World:
     _groups: dict = field(default_factory=dict, repr=False)
 
     def close(self) -> None:
-        """Leave the group together: exiting with gloo's threads still up can abort the
-        process ("terminate called without an active exception") after a good run."""
+        """Leave the group together, and end gloo's threads while Python is still whole: a
+        thread that drops its last work's tensors during interpreter shutdown cannot take the
+        GIL and aborts the process ("terminate called without an active exception") after a
+        good run. The group lives on in reference cycles until collected, hence gc.collect."""
         dist.barrier()
+        self.leave()
+
+    def leave(self) -> None:
+        """Leave without waiting for the others (they may be gone), threads ended as close() says."""
         dist.destroy_process_group()
+        self._groups.clear()
+        gc.collect()  # frees the group objects, whose destructors join gloo's threads
 
     def hello(self) -> Hello:
         return Hello(

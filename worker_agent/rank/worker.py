@@ -52,7 +52,10 @@ def main(args: argparse.Namespace) -> int:
         world = init_from_env(args.backend, args.pg_timeout)
         from .server_link import serve  # the server's protocol lives there; plain runs never load it
 
-        return serve(args.server, args.token, world)
+        try:
+            return serve(args.server, args.token, world)
+        finally:
+            world.leave()
     try:
         spec = spec_from_args(args)
     except (ValidationError, ValueError) as e:
