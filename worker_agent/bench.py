@@ -1,16 +1,28 @@
-"""`ringside bench`: spawn P local ranks and print an nccl-tests-style table.
+"""`ringside bench`: nccl-tests' table for every algorithm of a collective, on local ranks
+(`ringside bench --ranks P`) or on any cluster under torchrun (`torchrun ... -m ringside.bench
+ARGS`): every rank measures, and rank 0 prints one table of all the ranks' numbers.
 
-`auto` (in the default list) runs after every other algorithm has been measured at
-every size: at each size it runs what the model (predict.py) picks, fitted as the
-server fits it to a swept cluster, to this table's own runs (alpha, beta and gamma to
-the stepwise ones, a line per size to native's), and the row says what it ran.
+Timing is nccl-tests' by default: on each rank the iterations run back to back (no barrier), a
+row's time is each rank's mean over its iterations, combined across ranks as -a says (the mean
+by default). With -z 1 every iteration starts at a barrier and counts as its slowest rank's
+time. Unlike nccl-tests, each iteration waits for the device before the next begins: when the
+table compares algorithms their iterations take turns (native ring tree native ring tree ...)
+so that drift on a busy machine hits all of them alike. Each ratio to native carries a 95%
+bootstrap interval over those iterations (paired, seeded: the same samples give the same
+interval), and the table marks a difference only where the interval excludes 1.
 
-Size is one rank's buffer in bytes, as nccl-tests count it (the larger of a
-rank's input and output). Every iteration's time is the slowest rank's;
-algbw = size / time and busbw = algbw x the collective's factor, so busbw
-compares with the link's speed whatever the collective. Each (size,
-algorithm) is one Runner.run with capture none: warm-up, timed iterations,
-then one verification against native outside the timed part.
+Size is one rank's message in bytes and count its elements (the larger of input and output),
+as nccl-tests count them; algbw = size / time, busbw = algbw x the collective's factor. A row's
+numbers sit in nccl-tests' in-place or out-of-place columns as the descriptor says its run is
+laid out (a schedule's working buffer is in place, all_to_all's halves are apart; native is
+torch's own call: all_reduce is in place, all_gather_into_tensor from a copy is not). With
+-c 1, #wrong counts the elements of one run's output, on every rank and for every algorithm,
+native included, that are off the collective's definition (collectives/, from every rank's
+input) by more than verify.py's tolerance.
+
+`auto` runs after every other algorithm has been measured at every size: at each size it runs
+what the model (predict.py) picks, fitted as the server fits it to a swept cluster, to this
+table's own runs, taking turns with native once more for its ratio; the row says what it ran.
 """
 
 from __future__ import annotations
@@ -19,36 +31,29 @@ import argparse
 import json
 import statistics
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+
+import numpy as np
 
 from .core import predict
-from .core.algorithms import AUTO, Algorithm, UnknownAlgorithm, algorithm_of, algorithms, build
+from .core.algorithms import AUTO, NATIVE, Algorithm, UnknownAlgorithm, algorithm_of, algorithms, build
 from .core.collectives import COLLECTIVES, get
 from .core.protocol import RunSpec
+from .core.run_shape import peer_of
 from .core.simulate import ALONE, Sharing, cost
 from .core.validation import MAX_ITERATIONS, SpecError, validate
-from .core.vocabulary import ITEMSIZE
+from .core.vocabulary import ITEMSIZE, OPS
 from .user.user_algorithms import load
 
-
-@dataclass
-class Row:
-    size: int  # bytes in one rank's message
-    count: int  # elements per block (collectives.py)
-    dtype: str | None  # None for barrier, which moves no data of the user's
-    op: str | None
-    algorithm: str
-    time_median: float  # seconds
-    time_min: float
-    time_max: float
-    algbw: float | None  # bytes/s; None for barrier
-    busbw: float | None
-    wrong: int | None  # ranks whose output differs from native; None for native, the reference
-    vs_native: float | None  # this row's median over native's at the same size
-    ranks: int
-    backend: str
-    ran: str | None = None  # auto: the algorithm (and chunks) it chose
-    why: str | None = None  # auto: the candidates' predicted times
+# nccl-tests' -a: how a row's time combines the ranks' (each rank's mean over its iterations)
+AVERAGING = {0: "rank 0's", 1: "the mean over ranks", 2: "the fastest rank's", 3: "the slowest rank's"}
+DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "int": "int32",
+                 "bf16": "bfloat16"}  # nccl-tests' -d names
+CONFIDENCE = 0.95
+RESAMPLES = 2000
+MIN_SAMPLES = 5  # fewer iterations give no interval: a bootstrap over two or three is no evidence
+# what bench/ scripts that call sweep() may leave out
+SWEEP_DEFAULTS = {"check": 1, "average": 1, "blocking": 0, "root": 0, "algorithms": []}
 
 
 def parse_size(text: str) -> int:
@@ -74,41 +79,81 @@ def at_least(low: int):
     return check
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-n", "--ranks", type=at_least(1), default=4,
-                        help="local ranks to spawn (default %(default)s)")
-    parser.add_argument("-c", "--collective", default="all_reduce", choices=list(COLLECTIVES))
-    parser.add_argument("-a", "--only", metavar="NAMES",
-                        help="algorithms to run, comma-separated (default: native, "
-                             "every stepwise one and auto)")
-    parser.add_argument("-d", "--dtype", default="float32", choices=sorted(ITEMSIZE))
-    parser.add_argument("-o", "--op", default="SUM", help="reduction (default %(default)s)")
-    parser.add_argument("-b", "--min-bytes", type=parse_size, default=parse_size("1K"),
+def one_of(values: tuple[int, ...]):
+    def check(text: str) -> int:
+        if text.strip() not in {str(v) for v in values}:
+            raise argparse.ArgumentTypeError(f"must be one of {', '.join(map(str, values))}, not {text!r}")
+        return int(text)
+
+    return check
+
+
+def dtype_name(text: str) -> str:
+    name = DTYPE_ALIASES.get(text.lower(), text.lower())
+    if name not in ITEMSIZE:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a dtype (one of {', '.join(sorted(ITEMSIZE))}, "
+                                         f"or nccl-tests' {', '.join(DTYPE_ALIASES)})")
+    return name
+
+
+def op_name(text: str) -> str:
+    if text.upper() not in OPS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a reduction (one of {', '.join(OPS)})")
+    return text.upper()
+
+
+def add_arguments(parser: argparse.ArgumentParser, local: bool = True) -> None:
+    """nccl-tests' flags where they mean the same; Ringside's own by long names only."""
+    if local:
+        parser.add_argument("--ranks", type=at_least(1), default=4,
+                            help="local ranks to spawn (default %(default)s; a long name only: "
+                                 "nccl-tests' -t, -g and -p mean threads, GPUs and parallel init). "
+                                 "Under torchrun the ranks are torchrun's: python -m ringside.bench")
+    parser.add_argument("--collective", default="all_reduce", choices=list(COLLECTIVES))
+    parser.add_argument("--only", metavar="NAMES",
+                        help="algorithms to run, comma-separated (default: native, every stepwise one "
+                             "and auto)")
+    parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
+                        help="a file of your own algorithms (Python, or MSCCL's XML) to load first; "
+                             "repeatable, as for serve and worker")
+    parser.add_argument("-b", "--minbytes", dest="min_bytes", type=parse_size, default=parse_size("1K"),
                         help="smallest size per rank (default 1K)")
-    parser.add_argument("-e", "--max-bytes", type=parse_size, default=parse_size("16M"),
+    parser.add_argument("-e", "--maxbytes", dest="max_bytes", type=parse_size, default=parse_size("16M"),
                         help="largest size per rank (default 16M)")
-    parser.add_argument("-f", "--factor", type=at_least(2), default=4,
-                        help="size multiplier between rows (default %(default)s)")
-    parser.add_argument("--iterations", type=at_least(1), default=20,
-                        help="timed iterations per row (default %(default)s)")
-    parser.add_argument("--warmup", type=at_least(0), default=5,
+    parser.add_argument("-f", "--stepfactor", dest="factor", type=at_least(2),
+                        help="multiplication factor between sizes (default 4)")
+    parser.add_argument("-i", "--stepbytes", dest="step", type=parse_size,
+                        help="increment between sizes instead of -f")
+    parser.add_argument("-n", "--iters", "--iterations", dest="iterations", type=at_least(1), default=20,
+                        help="timed iterations (default %(default)s)")
+    parser.add_argument("-w", "--warmup_iters", "--warmup", dest="warmup", type=at_least(0), default=5,
                         help="untimed iterations first (default %(default)s)")
+    parser.add_argument("-c", "--check", type=one_of((0, 1)), default=1,
+                        help="count wrong elements of one run per row, every algorithm's (default 1)")
+    parser.add_argument("-o", "--op", type=op_name, default="SUM", help="reduction (default sum)")
+    parser.add_argument("-d", "--datatype", "--dtype", dest="dtype", type=dtype_name, default="float32",
+                        help="element type (default float32)")
+    parser.add_argument("-r", "--root", type=at_least(0), default=0, help="root rank (default 0)")
+    parser.add_argument("-a", "--average", type=one_of(tuple(AVERAGING)), default=1,
+                        help="a row's time across ranks: 0 rank 0's, 1 the mean, 2 the min, 3 the max "
+                             "(of each rank's mean over its iterations; default 1)")
+    parser.add_argument("-z", "--blocking", type=one_of((0, 1)), default=0,
+                        help="1: every iteration starts at a barrier and counts as its slowest rank's "
+                             "time (then -a does not apply); 0: back to back, as nccl-tests time "
+                             "(default). Each iteration waits for the device either way")
     parser.add_argument("--backend", choices=("gloo", "nccl"),
                         help="default: nccl when every local rank has a GPU, else gloo")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object per row instead of the table")
-    parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
-                        help="a file of your own algorithms (Python, or MSCCL's XML) "
-                             "to load first; repeatable")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write every row as JSON to FILE ('-': to stdout, instead of the table)")
 
 
-def sizes(collective: str, low: int, high: int, factor: int) -> list[int]:
+def sizes(collective: str, low: int, high: int, factor: int, step: int | None = None) -> list[int]:
     if not get(collective).payload:
         return [0]  # a barrier carries no message of the user's: one row
     out, size = [], max(low, 1)
     while size <= high:
         out.append(size)
-        size *= factor
+        size = size + step if step else size * factor
     return out
 
 
@@ -147,30 +192,184 @@ def records(collective: str, names: list[str]) -> list[Algorithm]:
 
 
 def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int, chunks: int = 1) -> RunSpec:
-    # native verifies nothing: it is the reference
-    reference = algorithm_of(a.collective, algorithm).reference
+    rooted = get(a.collective).rooted
     return RunSpec(collective=a.collective, algorithm=algorithm, dtype=a.dtype, op=a.op,
-                   count=count_for(a.collective, size, ITEMSIZE[a.dtype], p),
+                   count=count_for(a.collective, size, ITEMSIZE[a.dtype], p), root=a.root if rooted else 0,
                    pattern="random_int" if a.dtype.startswith("int") else "random_float",
-                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=not reference,
-                   chunks=chunks)
+                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=False, chunks=chunks)
 
 
-def measure(world, a: argparse.Namespace, size: int, algorithm: str,
-            chunks: int = 1) -> tuple[list[float], int]:
-    """On every rank, together: one run; (each iteration's slowest-rank time, ranks wrong)."""
+# --- on every rank ----------------------------------------------------------------------------
+
+
+def expected(spec: RunSpec, me: int, p: int):
+    """This rank's output by the collective's definition, from every rank's input (a tensor, or
+    None where the rank has no output)."""
+    import torch
+
+    from .rank.runner import torch_input
+
+    collective, cpu = get(spec.collective, spec.servers), torch.device("cpu")
+    inputs = []
+    for rank in range(p):  # as the ranks hold them: in the run's dtype (numpy has no bfloat16)
+        x = torch_input(spec, rank, p, cpu)
+        inputs.append((x.float() if x.dtype == torch.bfloat16 else x).numpy())
+    want = collective.reference(inputs, collective.op(spec), spec.root, peer_of(spec, list(range(p))))[me]
+    return None if want is None else torch.from_numpy(np.ascontiguousarray(want))
+
+
+def count_wrong(spec: RunSpec, me: int, p: int, output) -> int:
+    """Elements of this rank's `output` off the collective's definition (nccl-tests' #wrong)."""
+    from .rank.verify import wrong_elements
+
+    want = expected(spec, me, p)
+    if output is None or want is None:  # a native barrier leaves nothing to check
+        return 0
+    got = output.cpu()
+    return wrong_elements(get(spec.collective).reduces, got, want.to(got.dtype), p)
+
+
+def interleaved(passes: list, iterations: int, warmup: int, blocking: int) -> list[list[float]]:
+    """Each run's per-iteration seconds on this rank, the runs taking turns (A B C A B C ...)."""
+    import torch.distributed as dist
+
+    for _ in range(warmup):
+        for run in passes:
+            run.once()
+    times: list[list[float]] = [[] for _ in passes]
+    for _ in range(iterations):
+        for seconds, run in zip(times, passes):
+            if blocking:
+                dist.barrier()
+            seconds.append(run.once())
+    return times
+
+
+def measure(world, a: argparse.Namespace, size: int, runs: list[tuple[str, int]]) -> list[tuple]:
+    """On every rank together: `runs` ((algorithm, chunks) each) at one size, taking turns; for
+    each, every rank's seconds ([rank, iteration], on every rank) and its elements wrong on all
+    ranks together (None with -c 0)."""
     import torch
     import torch.distributed as dist
 
     from .rank.runner import Runner
 
-    spec = spec_for(a, size, algorithm, world.world_size, chunks)
-    finished = Runner(world, lambda event: None).run(f"bench-{algorithm}-{size}", spec)
-    times = torch.tensor(finished.timings.iterations, dtype=torch.float64)
-    wrong = torch.tensor([0 if finished.verified in (True, None) else 1])
-    dist.all_reduce(times, op=dist.ReduceOp.MAX)
-    dist.all_reduce(wrong)
-    return times.tolist(), int(wrong)
+    runner, p = Runner(world, lambda event: None), world.world_size
+    passes = [runner.open(f"bench-{algorithm}-{size}", spec_for(a, size, algorithm, p, chunks))
+              for algorithm, chunks in runs]
+    mine = torch.tensor(interleaved(passes, a.iterations, a.warmup, a.blocking), dtype=torch.float64,
+                        device=world.device)
+    everyone = [torch.empty_like(mine) for _ in range(p)]
+    dist.all_gather(everyone, mine)
+    times = torch.stack(everyone).cpu().numpy()  # [rank, run, iteration]
+    wrong: list = [None] * len(runs)
+    if a.check:
+        counts = torch.tensor([count_wrong(run.spec, world.rank, p, run.output_once()) for run in passes],
+                              dtype=torch.int64, device=world.device)
+        dist.all_reduce(counts)
+        wrong = counts.tolist()
+    return [(times[:, i, :], wrong[i]) for i in range(len(runs))]
+
+
+def combined(times: np.ndarray, average: int, blocking: int) -> tuple[float, np.ndarray]:
+    """From [rank, iteration] seconds: (the row's time, one sample per iteration). nccl-tests: each
+    rank's mean over its iterations, combined across ranks as -a says; -z 1: the slowest rank's."""
+    if blocking:
+        samples = times.max(axis=0)
+        return float(samples.mean()), samples
+    across = {0: lambda x: x[0], 1: lambda x: x.mean(axis=0), 2: lambda x: x.min(axis=0),
+              3: lambda x: x.max(axis=0)}[average]
+    return float(across(times.mean(axis=1))), across(times)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A row's time over native's, with its bootstrap interval (None: too few iterations)."""
+
+    ratio: float
+    low: float | None
+    high: float | None
+
+    @property
+    def marked(self) -> bool:
+        """A difference the table shows: the interval excludes 1."""
+        return self.low is not None and (self.low > 1 or self.high < 1)
+
+    def to_json(self) -> dict:
+        return {"ratio": self.ratio, "low": self.low, "high": self.high, "marked": self.marked}
+
+
+def ratio_to(samples, native, seed: int = 0) -> Ratio:
+    """mean(samples) / mean(native), with a 95% bootstrap interval that resamples iterations in
+    pairs (the two ran side by side, so drift cancels), seeded: the same samples, the same interval."""
+    a, b = np.asarray(samples, dtype=float), np.asarray(native, dtype=float)
+    ratio = float(a.mean() / b.mean())
+    n = min(len(a), len(b))
+    if n < MIN_SAMPLES:
+        return Ratio(ratio, None, None)
+    picks = np.random.default_rng(seed).integers(0, n, (RESAMPLES, n))
+    boot = a[picks].mean(axis=1) / b[picks].mean(axis=1)
+    tail = (1 - CONFIDENCE) / 2
+    low, high = np.quantile(boot, [tail, 1 - tail])
+    return Ratio(ratio, float(low), float(high))
+
+
+def row(a: argparse.Namespace, p: int, backend: str, size: int, algorithm: Algorithm, times: np.ndarray,
+        wrong: int | None, native_times: np.ndarray | None) -> dict:
+    spec, collective = spec_for(a, size, algorithm.name, p), get(a.collective)
+    moves, itemsize = collective.payload, ITEMSIZE[collective.dtype(spec)]
+    nbytes = collective.message_bytes(spec.count, itemsize, p) if moves else 0
+    seconds, samples = combined(times, a.average, a.blocking)
+    algbw = (nbytes / seconds if seconds > 0 else 0.0) if moves else None
+    busbw = None if algbw is None else algbw * collective.bus_factor(p)
+    result = {"time": seconds, "algbw": algbw, "busbw": busbw, "wrong": wrong}
+    in_place = collective.native_in_place if algorithm.reference else collective.in_place
+    vs = None
+    if algorithm.reference:  # native against itself: 1, no interval to draw
+        vs = Ratio(1.0, None, None)
+    elif native_times is not None:
+        vs = ratio_to(samples, combined(native_times, a.average, a.blocking)[1])
+    return {"size": nbytes, "count": nbytes // itemsize if moves else 0, "block": spec.count if moves else 0,
+            "type": a.dtype if moves else None, "redop": collective.op(spec) if moves else None,
+            "root": spec.root if collective.rooted else -1, "algorithm": algorithm.name,
+            "out_of_place": None if in_place else result, "in_place": result if in_place else None,
+            "time": seconds, "time_median": float(np.median(samples)), "time_min": float(samples.min()),
+            "iterations": samples.tolist(), "vs_native": vs and vs.to_json(), "ranks": p,
+            "backend": backend, "ran": None, "why": None}
+
+
+def sweep(world, args_dict: dict, names: list[str], size_list: list[int]) -> list[dict]:
+    """On every rank: the whole table, size by size, the algorithms taking turns at each; then auto
+    at every size, taking turns with native; rows in size order."""
+    a = argparse.Namespace(**{**SWEEP_DEFAULTS, **args_dict})
+    for path in a.algorithms:  # ranks fork from a server that has not seen the user's files
+        load(path)
+    asked = records(a.collective, names)
+    measured = [x for x in asked if not x.chosen]
+    rows, total, p = [], len(size_list) * len(asked), world.world_size
+    for size in size_list:
+        results = measure(world, a, size, [(x.name, 1) for x in measured])
+        native = next((times for x, (times, _) in zip(measured, results) if x.reference), None)
+        for algorithm, (times, wrong) in zip(measured, results):
+            rows.append(row(a, p, world.backend, size, algorithm, times, wrong, native))
+        if world.rank == 0:
+            progress(len(rows), total)
+    auto = next((x for x in asked if x.chosen), None)
+    if auto is not None:
+        sharing = sharing_of(world)
+        fitted, native_fit = model_of(rows, a.collective, p, sharing)
+        for size in size_list:
+            choice = pick(a, p, size, fitted, native_fit, sharing)
+            (native, _), (times, wrong) = measure(world, a, size, [(NATIVE, 1),
+                                                                   (choice.algorithm, choice.chunks)])
+            r = row(a, p, world.backend, size, auto, times, wrong, native)
+            r["ran"] = choice.algorithm + (f" x{choice.chunks}" if choice.chunks > 1 else "")
+            r["why"] = choice.why
+            rows.append(r)
+            if world.rank == 0:
+                progress(len(rows), total)
+    order = {x.name: i for i, x in enumerate(asked)}
+    return sorted(rows, key=lambda r: (r["size"], order[r["algorithm"]]))
 
 
 def sharing_of(world) -> Sharing:
@@ -182,57 +381,6 @@ def sharing_of(world) -> Sharing:
     return Sharing.of(everyone)
 
 
-def row(a: argparse.Namespace, world, size: int, algorithm: Algorithm, times: list[float], wrong: int,
-        native_time: float | None) -> Row:
-    p = world.world_size
-    spec, collective = spec_for(a, size, algorithm.name, p), get(a.collective)
-    moves = collective.payload
-    nbytes = collective.message_bytes(spec.count, ITEMSIZE[collective.dtype(spec)], p) if moves else 0
-    median = statistics.median(times)
-    algbw = (nbytes / median if median > 0 else 0.0) if moves else None
-    return Row(size=nbytes, count=spec.count if moves else 0, dtype=a.dtype if moves else None,
-               op=collective.op(spec) if moves else None, algorithm=algorithm.name,
-               time_median=median, time_min=min(times), time_max=max(times), algbw=algbw,
-               busbw=None if algbw is None else algbw * collective.bus_factor(p),
-               wrong=None if algorithm.reference else wrong,
-               vs_native=1.0 if algorithm.reference else (median / native_time if native_time else None),
-               ranks=p, backend=world.backend)
-
-
-def sweep(world, args_dict: dict, names: list[str], size_list: list[int]) -> list[dict]:
-    """On every rank: the whole table, every size and algorithm in turn (native first), then
-    auto at every size; rows in size order."""
-    a = argparse.Namespace(**args_dict)
-    for path in a.algorithms:  # ranks fork from a server that has not seen the user's files
-        load(path)
-    asked = records(a.collective, names)
-    rows, total = [], len(size_list) * len(asked)
-    native_time = {}
-    for size in size_list:
-        for algorithm in (x for x in asked if not x.chosen):
-            times, wrong = measure(world, a, size, algorithm.name)
-            r = row(a, world, size, algorithm, times, wrong, native_time.get(size))
-            native_time[size] = r.time_median if algorithm.reference else native_time.get(size)
-            rows.append(asdict(r))
-            if world.rank == 0:
-                progress(len(rows), total)
-    auto = next((x for x in asked if x.chosen), None)
-    if auto is not None:
-        sharing = sharing_of(world)
-        fitted, native = model_of(rows, a.collective, world.world_size, sharing)
-        for size in size_list:
-            choice = pick(a, world.world_size, size, fitted, native, sharing)
-            times, wrong = measure(world, a, size, choice.algorithm, choice.chunks)
-            r = row(a, world, size, auto, times, wrong, native_time.get(size))
-            r.ran = choice.algorithm + (f" x{choice.chunks}" if choice.chunks > 1 else "")
-            r.why = choice.why
-            rows.append(asdict(r))
-            if world.rank == 0:
-                progress(len(rows), total)
-    order = {x.name: i for i, x in enumerate(asked)}
-    return sorted(rows, key=lambda r: (r["size"], order[r["algorithm"]]))
-
-
 def model_of(rows: list[dict], collective: str, p: int,
              sharing: Sharing = ALONE) -> tuple[predict.Fitted, predict.NativeFit | None]:
     """The model as the server fits it, from this table's rows: alpha, beta and gamma from the
@@ -242,13 +390,12 @@ def model_of(rows: list[dict], collective: str, p: int,
     for r in rows:
         algorithm = algorithm_of(collective, r["algorithm"])
         if algorithm.reference:
-            points.append((r["size"], r["time_median"]))
+            points.append((r["size"], r["time"]))
         elif algorithm.built:
             schedule = build(collective, r["algorithm"], p)
-            terms = cost(schedule, r["count"], ITEMSIZE[r["dtype"]], sharing) if r["dtype"] else None
+            terms = cost(schedule, r["block"], ITEMSIZE[r["type"]], sharing) if r["type"] else None
             if terms is not None:
-                samples.append(predict.Sample(terms.steps, terms.bytes, terms.reduced,
-                                              r["time_median"], r["size"]))
+                samples.append(predict.Sample(terms.steps, terms.bytes, terms.reduced, r["time"], r["size"]))
     return predict.solve(samples, "fitted to this table's stepwise runs"), predict.fit_native(points)
 
 
@@ -278,34 +425,101 @@ def progress(done: int, total: int, width: int = 30) -> None:
     sys.stderr.flush()
 
 
-def table(rows: list[dict], collective: str) -> str:
-    def num(value, scale: float, fmt: str) -> str:
-        return "-" if value is None else format(value * scale, fmt)
+# --- the report ---------------------------------------------------------------------------------
 
+
+def gbps(value: float | None) -> str:
+    """Bytes/s as nccl-tests print them, GB/s with two decimals; three significant digits below
+    0.01 GB/s, so a slow link never reads 0.00."""
+    if value is None:
+        return "-"
+    gb = value / 1e9
+    return f"{gb:.2f}" if gb >= 0.01 or gb == 0 else f"{gb:.3g}"
+
+
+def timing(a: argparse.Namespace) -> str:
+    if a.blocking:
+        return "-z 1: each iteration from a barrier, the slowest rank's time"
+    return f"back to back; a row's time is {AVERAGING[a.average]} of each rank's mean (-a {a.average})"
+
+
+def out_of_bounds(rows: list[dict]) -> int | None:
+    counts = [r[k]["wrong"] for r in rows for k in ("out_of_place", "in_place") if r[k]]
+    return None if any(c is None for c in counts) else sum(counts)
+
+
+def average_busbw(rows: list[dict]) -> dict[str, float]:
+    """Per algorithm, its busbw averaged over its sizes and both placements (nccl-tests' footer)."""
+    seen: dict[str, list[float]] = {}
+    for r in rows:
+        for k in ("out_of_place", "in_place"):
+            if r[k] and r[k]["busbw"] is not None:
+                seen.setdefault(r["algorithm"], []).append(r[k]["busbw"])
+    return {name: statistics.fmean(values) for name, values in seen.items()}
+
+
+def table(rows: list[dict], a: argparse.Namespace) -> str:
+    width = max(9, *(len(r["algorithm"]) for r in rows))
+    cell = " {:>10} {:>8} {:>8} {:>6}"
     lines = [
-        f"# ringside bench: {collective}, {rows[0]['ranks']} ranks, {rows[0]['backend']}; time in us (each "
-        "iteration's slowest rank: median, min, max), bandwidth in GB/s",
-        f"{'size':>12} {'count':>11} {'type':>8} {'redop':>7} {'algorithm':>19} {'median':>10} {'min':>10} "
-        f"{'max':>10} {'algbw':>8} {'busbw':>8} {'#wrong':>6} {'x native':>8}  auto ran",
+        f"# ringside bench: {a.collective}, {rows[0]['ranks']} ranks, {rows[0]['backend']}; "
+        f"{a.iterations} iterations (+{a.warmup} warm-up), {timing(a)}",
+        "# x native: time over native's, iterations taking turns; * where its 95% interval excludes 1",
+        "#",
+        f"# {'':>48}{'':>{width}}{'out-of-place':^36}{'in-place':^36}".rstrip(),
+        f"# {'size':>10} {'count':>12} {'type':>8} {'redop':>6} {'root':>6}  {'algorithm':<{width}}"
+        + cell.format("time", "algbw", "busbw", "#wrong") * 2 + f" {'x native':>8} {'95% CI':>11}  auto ran",
+        (f"# {'(B)':>10} {'(elements)':>12} {'':>8} {'':>6} {'':>6}  {'':<{width}}"
+         + cell.format("(us)", "(GB/s)", "(GB/s)", "") * 2).rstrip(),
     ]
     for r in rows:
-        lines.append(
-            f"{r['size']:>12} {r['count']:>11} {r['dtype'] or '-':>8} {r['op'] or '-':>7} "
-            f"{r['algorithm']:>19} {r['time_median'] * 1e6:>10.1f} {r['time_min'] * 1e6:>10.1f} "
-            f"{r['time_max'] * 1e6:>10.1f} {num(r['algbw'], 1e-9, '.3f'):>8} "
-            f"{num(r['busbw'], 1e-9, '.3f'):>8} {'-' if r['wrong'] is None else r['wrong']:>6} "
-            f"{num(r['vs_native'], 1, '.2f'):>8}"
-            + (f"  {r['ran']}" if r.get("ran") else "")
-        )
+        line = (f"{r['size']:>12} {r['count']:>12} {r['type'] or '-':>8} {(r['redop'] or '-').lower():>6} "
+                f"{r['root']:>6}  {r['algorithm']:<{width}}")
+        for k in ("out_of_place", "in_place"):
+            m = r[k]
+            line += cell.format("-", "-", "-", "-") if m is None else cell.format(
+                f"{m['time'] * 1e6:.2f}", gbps(m["algbw"]), gbps(m["busbw"]),
+                "N/A" if m["wrong"] is None else m["wrong"])
+        vs = r["vs_native"]
+        interval = "" if not vs or vs["low"] is None else f"{vs['low']:.2f}-{vs['high']:.2f}"
+        line += (f" {'-' if not vs else format(vs['ratio'], '.2f'):>8} {interval:>11}"
+                 f"{' *' if vs and vs['marked'] else '  '}" + (f"{r['ran']}" if r.get("ran") else ""))
+        lines.append(line.rstrip())
+    bad, averages = out_of_bounds(rows), average_busbw(rows)
+    lines.append(f"# Out of bounds values : {'N/A' if bad is None else bad} {'OK' if not bad else 'FAILED'}")
+    if averages:
+        first = next(iter(averages))
+        lines.append(f"# Avg bus bandwidth    : {gbps(averages[first])} ({first}, GB/s)")
+        lines += [f"#   {name:<18} : {gbps(value)}" for name, value in averages.items() if name != first]
+    lines.append("#")
     return "\n".join(lines)
+
+
+def report(rows: list[dict], a: argparse.Namespace) -> int:
+    """The table (and --json); 1 where any element was wrong, as nccl-tests fail."""
+    document = {"collective": a.collective, "ranks": rows[0]["ranks"], "backend": rows[0]["backend"],
+                "iterations": a.iterations, "warmup": a.warmup, "average": a.average, "blocking": a.blocking,
+                "rows": rows, "out_of_bounds": out_of_bounds(rows), "avg_busbw": average_busbw(rows)}
+    if a.json == "-":
+        print(json.dumps(document))
+    else:
+        print(table(rows, a))
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(document, f, indent=1)
+    return 1 if out_of_bounds(rows) else 0
 
 
 def check(args: argparse.Namespace, names: list[str], size_list: list[int]) -> None:
     """Refuse what no rank could run, before any rank starts (SpecError names the field)."""
+    if args.step and args.factor:
+        raise SpecError("stepbytes", "give -f (a factor) or -i (an increment), not both")
     if not size_list:
-        raise SpecError("max-bytes", f"must be at least min-bytes ({args.min_bytes})")
+        raise SpecError("maxbytes", f"must be at least minbytes ({args.min_bytes})")
     if args.iterations > MAX_ITERATIONS or args.warmup > MAX_ITERATIONS:
-        raise SpecError("iterations", f"iterations and warmup are at most {MAX_ITERATIONS}")
+        raise SpecError("iters", f"iterations and warmup are at most {MAX_ITERATIONS}")
+    if get(args.collective).rooted and args.root >= args.ranks:
+        raise SpecError("root", f"must be a rank, below {args.ranks}, not {args.root}")
     for algorithm in (x for x in records(args.collective, names) if not x.chosen):  # auto runs one of them
         for size in size_list:  # small sizes can be too few elements for a schedule's chunks
             try:
@@ -316,21 +530,26 @@ def check(args: argparse.Namespace, names: list[str], size_list: list[int]) -> N
                 raise SpecError(e.field, f"{e.message} ({algorithm.name} at {size} bytes per rank)") from None
 
 
+def prepare(args: argparse.Namespace, p: int) -> tuple[list[str], list[int]]:
+    """(algorithms, sizes) for `p` ranks, the user's files loaded; raises SpecError or the file's own."""
+    for path in args.algorithms:
+        try:
+            load(path)
+        except Exception as e:  # the user's file: whatever it raised, said plainly
+            raise SpecError("algorithms", f"{path}: {type(e).__name__}: {e}") from None
+    names = args.only.split(",") if args.only else default_algorithms(args.collective)
+    size_list = sizes(args.collective, args.min_bytes, args.max_bytes, args.factor or 4, args.step)
+    names = fitting(args.collective, names, p)
+    check(argparse.Namespace(**{**vars(args), "ranks": p}), names, size_list)
+    return names, size_list
+
+
 def main(args: argparse.Namespace) -> int:
+    """`ringside bench`: local ranks."""
     from .rank.local import RankError, run_ranks
 
     try:
-        for path in args.algorithms:
-            load(path)
-    except Exception as e:  # the user's file: whatever it raised, said plainly
-        print(f"error: --algorithms: {type(e).__name__}: {e}", file=sys.stderr)
-        return 2
-
-    names = args.only.split(",") if args.only else default_algorithms(args.collective)
-    size_list = sizes(args.collective, args.min_bytes, args.max_bytes, args.factor)
-    try:
-        names = fitting(args.collective, names, args.ranks)
-        check(args, names, size_list)
+        names, size_list = prepare(args, args.ranks)
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -340,9 +559,18 @@ def main(args: argparse.Namespace) -> int:
     if failed:
         print(f"error: {failed[0]}", file=sys.stderr)
         return 2 if all(isinstance(r, RankError) and r.kind == "SpecError" for r in failed) else 1
-    rows = results[0]
-    if args.json:
-        print("\n".join(json.dumps(r) for r in rows))
-    else:
-        print(table(rows, args.collective))
-    return 0
+    return report(results[0], args)
+
+
+def on_cluster(world, args: argparse.Namespace) -> int:
+    """`python -m ringside.bench` on every rank of a torchrun job: rank 0 reports for all."""
+    try:
+        names, size_list = prepare(args, world.world_size)  # the same verdict on every rank
+    except SpecError as e:
+        if world.rank == 0:
+            print(f"error: {e}", file=sys.stderr)
+        return 2
+    rows = sweep(world, {**vars(args), "algorithms": []}, names, size_list)  # files loaded above
+    if world.rank == 0:
+        return report(rows, args)
+    return 1 if out_of_bounds(rows) else 0

@@ -63,6 +63,14 @@ class Runner:
     def cancel(self, run_id: str) -> None:
         self.cancelled = run_id
 
+    def open(self, run_id: str, spec: RunSpec) -> "_Run":
+        """A run of the whole world laid out and started, whose passes the caller drives itself
+        (`ringside bench` times them as nccl-tests do: no barrier, no events)."""
+        validate(spec, self.world.world_size, self.world.backend)
+        run = _Run(self, run_id, spec, group_of(spec, self.world.world_size), None)
+        run.strategy.start()
+        return run
+
     def run(self, run_id: str, spec: RunSpec) -> RunFinished | RunCancelled:
         world = self.world
         validate(spec, world.world_size, world.backend)  # the same verdict on every rank, before any talk
@@ -188,6 +196,20 @@ class _Run:
         self.synchronize()
         self.released = time.perf_counter()
         return self.strategy.once(self.released, report)
+
+    def once(self) -> float:
+        """One pass straight after the last (no barrier, the buffer as it left it): seconds on
+        this rank until it is done, the device included."""
+        began = time.perf_counter()
+        self.strategy.once(began, False)
+        self.synchronize()
+        return time.perf_counter() - began
+
+    def output_once(self) -> torch.Tensor | None:
+        """This rank's output after one pass from the run's input."""
+        self.buffer.copy_(self.initial)
+        self.once()
+        return self._output()
 
     def synchronize(self) -> None:
         """Wait for the device: on a GPU, what was launched is not yet done."""

@@ -30,6 +30,19 @@ def tolerance(reduces: bool, dtype: torch.dtype, group_size: int, magnitude: flo
     return 4.0 * group_size * torch.finfo(dtype).eps * max(1.0, magnitude)
 
 
+def wrong_elements(reduces: bool, got: torch.Tensor, want: torch.Tensor, group_size: int) -> int:
+    """How many elements of `got` are off from `want` by more than compare's tolerance (nccl-tests'
+    #wrong); every element when the shapes differ."""
+    if got.shape != want.shape:
+        return max(got.numel(), want.numel())
+    a, b = got.double(), want.double()
+    same = (a == b) | (torch.isnan(a) & torch.isnan(b))
+    diff = torch.where(same, torch.zeros_like(a), (a - b).abs().nan_to_num(float("inf")))
+    finite = b[torch.isfinite(b)]
+    magnitude = float(finite.abs().max()) if finite.numel() else 0.0
+    return int((diff > tolerance(reduces, got.dtype, group_size, magnitude)).sum())
+
+
 def compare(reduces: bool, got: torch.Tensor, want: torch.Tensor, group_size: int) -> Verdict:
     """`reduces`: the collective combines values (else it only moves them, and must match exactly)."""
     if got.shape != want.shape:

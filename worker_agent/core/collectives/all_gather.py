@@ -9,6 +9,7 @@ from .base import BlockPerRank
 
 class AllGather(BlockPerRank):
     name = "all_gather"
+    native_in_place = False  # all_gather_into_tensor from a copy of the rank's block
 
     def input_blocks(self, rank, p, root):
         return range(rank, rank + 1)

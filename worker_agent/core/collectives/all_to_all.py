@@ -12,6 +12,7 @@ from .base import BlockPerRank, split
 
 class AllToAll(BlockPerRank):
     name = "all_to_all"
+    in_place = native_in_place = False  # send and receive halves apart
 
     def blocks(self, p):
         return 2 * p

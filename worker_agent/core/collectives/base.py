@@ -70,6 +70,9 @@ class Collective(ABC):
     has_servers = False  # some ranks serve the others (parameter_server: the run says how many)
     servers = 0  # how many do
     min_ranks = 1
+    # nccl-tests' columns: whether the output lands on the input (in place) or in a buffer apart
+    in_place = True  # a schedule's, in the working buffer
+    native_in_place = True  # torch's own call, as native() makes it
 
     # --- the buffer ----------------------------------------------------------
 

@@ -9,6 +9,7 @@ from .base import BlockPerRank
 
 class Gather(BlockPerRank):
     name = "gather"
+    native_in_place = False  # gather from a copy of the rank's block
     rooted = True
 
     def input_blocks(self, rank, p, root):

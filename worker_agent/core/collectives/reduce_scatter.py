@@ -7,6 +7,7 @@ from .base import BlockPerRank, combine, split
 
 class ReduceScatter(BlockPerRank):
     name = "reduce_scatter"
+    native_in_place = False  # reduce_scatter_tensor into a tensor of its own
     reduces = True
 
     def input_blocks(self, rank, p, root):
