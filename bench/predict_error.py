@@ -67,8 +67,8 @@ def samples_of(rows, key: str, sharing: Sharing) -> list[tuple[str, predict.Samp
     out = []
     for r in rows:
         if r["algorithm"] in predict.stepwise(r["collective"]):
-            terms = cost(build(r["collective"], r["algorithm"], r["ranks"]), r["count"],
-                         ITEMSIZE[r["dtype"]], sharing)
+            terms = cost(build(r["collective"], r["algorithm"], r["ranks"]), r["block"],
+                         ITEMSIZE[r["type"]], sharing)
             out.append((f"{r['collective']}/{r['algorithm']}",
                         predict.Sample(terms.steps, terms.bytes, terms.reduced, r[key], r["size"])))
     return out

@@ -13,6 +13,6 @@ from ringside.worker_agent.cli import main
 
 if __name__ == "__main__":
     ranks = sys.argv[sys.argv.index("--ranks") + 1] if "--ranks" in sys.argv else "4"
-    sys.exit(main(["bench", "-n", ranks, "--collective", "all_reduce", "--only",
+    sys.exit(main(["bench", "--ranks", ranks, "--collective", "all_reduce", "--only",
                    "native,tree,master_worker,ring",
-                   "-b", "1K", "-e", "64K", "-f", "4", "--iterations", "30", "--warmup", "5"]))
+                   "-b", "1K", "-e", "64K", "-f", "4", "-n", "30", "-w", "5"]))

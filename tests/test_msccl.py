@@ -166,17 +166,17 @@ def bench(*args: str) -> subprocess.CompletedProcess:
 
 def test_the_bench_skips_a_file_written_for_another_world_size_and_says_so():
     name = "msccl_allreduce_recursive_doubling_halving"
-    common = ["--algorithms", str(FIXTURES / "allreduce_recursive_doubling_halving.xml"), "-a",
-              f"native,ring,{name}", "-b", "4K", "-e", "4K", "--iterations", "2", "--warmup", "0", "--json"]
-    wide = bench("-n", "8", *common)
+    common = ["--algorithms", str(FIXTURES / "allreduce_recursive_doubling_halving.xml"), "--only",
+              f"native,ring,{name}", "-b", "4K", "-e", "4K", "-n", "2", "-w", "0", "--json", "-"]
+    wide = bench("--ranks", "8", *common)
     assert wide.returncode == 0, wide.stderr
     assert f"skipped: {name} is written for 4 ranks" in wide.stderr
-    assert [json.loads(line)["algorithm"] for line in wide.stdout.splitlines()] == ["native", "ring"]
-    fits = bench("-n", "4", *common)
+    assert [r["algorithm"] for r in json.loads(wide.stdout)["rows"]] == ["native", "ring"]
+    fits = bench("--ranks", "4", *common)
     assert fits.returncode == 0, fits.stderr
-    rows = [json.loads(line) for line in fits.stdout.splitlines()]
-    assert [r["algorithm"] for r in rows] == ["native", "ring", name] and rows[2]["wrong"] == 0
-    alone = bench("-n", "8", *common[:3], name, *common[4:])
+    rows = json.loads(fits.stdout)["rows"]
+    assert [r["algorithm"] for r in rows] == ["native", "ring", name] and rows[2]["in_place"]["wrong"] == 0
+    alone = bench("--ranks", "8", *common[:3], name, *common[4:])
     assert alone.returncode == 2 and f"none of {name} runs on 8 ranks" in alone.stderr
 
 

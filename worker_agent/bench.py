@@ -315,7 +315,8 @@ def ratio_to(samples, native, seed: int = 0) -> Ratio:
 
 
 def row(a: argparse.Namespace, p: int, backend: str, size: int, algorithm: Algorithm, times: np.ndarray,
-        wrong: int | None, native_times: np.ndarray | None) -> dict:
+        wrong: int | None, native_times: np.ndarray | None, ran: Algorithm | None = None) -> dict:
+    """One row of the table; `ran`: what auto ran, whose layout puts it in its columns."""
     spec, collective = spec_for(a, size, algorithm.name, p), get(a.collective)
     moves, itemsize = collective.payload, ITEMSIZE[collective.dtype(spec)]
     nbytes = collective.message_bytes(spec.count, itemsize, p) if moves else 0
@@ -323,7 +324,7 @@ def row(a: argparse.Namespace, p: int, backend: str, size: int, algorithm: Algor
     algbw = (nbytes / seconds if seconds > 0 else 0.0) if moves else None
     busbw = None if algbw is None else algbw * collective.bus_factor(p)
     result = {"time": seconds, "algbw": algbw, "busbw": busbw, "wrong": wrong}
-    in_place = collective.native_in_place if algorithm.reference else collective.in_place
+    in_place = collective.native_in_place if (ran or algorithm).reference else collective.in_place
     vs = None
     if algorithm.reference:  # native against itself: 1, no interval to draw
         vs = Ratio(1.0, None, None)
@@ -334,8 +335,9 @@ def row(a: argparse.Namespace, p: int, backend: str, size: int, algorithm: Algor
             "root": spec.root if collective.rooted else -1, "algorithm": algorithm.name,
             "out_of_place": None if in_place else result, "in_place": result if in_place else None,
             "time": seconds, "time_median": float(np.median(samples)), "time_min": float(samples.min()),
-            "iterations": samples.tolist(), "vs_native": vs and vs.to_json(), "ranks": p,
-            "backend": backend, "ran": None, "why": None}
+            "iterations": samples.tolist(), "rank_times": times.mean(axis=1).tolist(),
+            "vs_native": vs and vs.to_json(), "ranks": p, "backend": backend, "hosts": {}, "ran": None,
+            "why": None}
 
 
 def sweep(world, args_dict: dict, names: list[str], size_list: list[int]) -> list[dict]:
@@ -347,6 +349,7 @@ def sweep(world, args_dict: dict, names: list[str], size_list: list[int]) -> lis
     asked = records(a.collective, names)
     measured = [x for x in asked if not x.chosen]
     rows, total, p = [], len(size_list) * len(asked), world.world_size
+    hosts = hosts_of(world)
     for size in size_list:
         results = measure(world, a, size, [(x.name, 1) for x in measured])
         native = next((times for x, (times, _) in zip(measured, results) if x.reference), None)
@@ -362,14 +365,26 @@ def sweep(world, args_dict: dict, names: list[str], size_list: list[int]) -> lis
             choice = pick(a, p, size, fitted, native_fit, sharing)
             (native, _), (times, wrong) = measure(world, a, size, [(NATIVE, 1),
                                                                    (choice.algorithm, choice.chunks)])
-            r = row(a, p, world.backend, size, auto, times, wrong, native)
+            r = row(a, p, world.backend, size, auto, times, wrong, native,
+                    ran=algorithm_of(a.collective, choice.algorithm))
             r["ran"] = choice.algorithm + (f" x{choice.chunks}" if choice.chunks > 1 else "")
             r["why"] = choice.why
             rows.append(r)
             if world.rank == 0:
                 progress(len(rows), total)
     order = {x.name: i for i, x in enumerate(asked)}
+    for r in rows:
+        r["hosts"] = hosts
     return sorted(rows, key=lambda r: (r["size"], order[r["algorithm"]]))
+
+
+def hosts_of(world) -> dict[str, int]:
+    """How many of the table's ranks run on each host, in rank order."""
+    import torch.distributed as dist
+
+    everyone = [None] * world.world_size
+    dist.all_gather_object(everyone, world.host)
+    return {host: everyone.count(host) for host in everyone}
 
 
 def sharing_of(world) -> Sharing:
@@ -462,7 +477,9 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
     width = max(9, *(len(r["algorithm"]) for r in rows))
     cell = " {:>10} {:>8} {:>8} {:>6}"
     lines = [
-        f"# ringside bench: {a.collective}, {rows[0]['ranks']} ranks, {rows[0]['backend']}; "
+        f"# ringside bench: {a.collective}, {rows[0]['ranks']} ranks on "
+        f"{', '.join(f'{host} ({n})' for host, n in rows[0]['hosts'].items()) or 'one host'}, "
+        f"{rows[0]['backend']}; "
         f"{a.iterations} iterations (+{a.warmup} warm-up), {timing(a)}",
         "# x native: time over native's, iterations taking turns; * where its 95% interval excludes 1",
         "#",
@@ -497,7 +514,8 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
 
 def report(rows: list[dict], a: argparse.Namespace) -> int:
     """The table (and --json); 1 where any element was wrong, as nccl-tests fail."""
-    document = {"collective": a.collective, "ranks": rows[0]["ranks"], "backend": rows[0]["backend"],
+    document = {"collective": a.collective, "ranks": rows[0]["ranks"], "hosts": rows[0]["hosts"],
+                "backend": rows[0]["backend"],
                 "iterations": a.iterations, "warmup": a.warmup, "average": a.average, "blocking": a.blocking,
                 "rows": rows, "out_of_bounds": out_of_bounds(rows), "avg_busbw": average_busbw(rows)}
     if a.json == "-":
