@@ -481,11 +481,14 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
         f"{', '.join(f'{host} ({n})' for host, n in rows[0]['hosts'].items()) or 'one host'}, "
         f"{rows[0]['backend']}; "
         f"{a.iterations} iterations (+{a.warmup} warm-up), {timing(a)}",
+        f"# minBytes {a.min_bytes} maxBytes {a.max_bytes} step: "
+        f"{f'{a.step}(bytes)' if a.step else f'{a.factor or 4}(factor)'} warmup iters: {a.warmup} "
+        f"iters: {a.iterations} validation: {a.check} average: {a.average} blocking: {a.blocking}",
         "# x native: time over native's, iterations taking turns; * where its 95% interval excludes 1",
         "#",
         f"# {'':>48}{'':>{width}}{'out-of-place':^36}{'in-place':^36}".rstrip(),
         f"# {'size':>10} {'count':>12} {'type':>8} {'redop':>6} {'root':>6}  {'algorithm':<{width}}"
-        + cell.format("time", "algbw", "busbw", "#wrong") * 2 + f" {'x native':>8} {'95% CI':>11}  auto ran",
+        + cell.format("time", "algbw", "busbw", "#wrong") * 2 + f" {'x native':>8} {'95% CI':>11}    auto ran",
         (f"# {'(B)':>10} {'(elements)':>12} {'':>8} {'':>6} {'':>6}  {'':<{width}}"
          + cell.format("(us)", "(GB/s)", "(GB/s)", "") * 2).rstrip(),
     ]
@@ -499,8 +502,8 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
                 "N/A" if m["wrong"] is None else m["wrong"])
         vs = r["vs_native"]
         interval = "" if not vs or vs["low"] is None else f"{vs['low']:.2f}-{vs['high']:.2f}"
-        line += (f" {'-' if not vs else format(vs['ratio'], '.2f'):>8} {interval:>11}"
-                 f"{' *' if vs and vs['marked'] else '  '}" + (f"{r['ran']}" if r.get("ran") else ""))
+        line += (f" {'-' if not vs else format(vs['ratio'], '.2f'):>8} {interval:>11} "
+                 f"{'*' if vs and vs['marked'] else ' '}  {r['ran'] or ''}")
         lines.append(line.rstrip())
     bad, averages = out_of_bounds(rows), average_busbw(rows)
     lines.append(f"# Out of bounds values : {'N/A' if bad is None else bad} {'OK' if not bad else 'FAILED'}")
