@@ -42,7 +42,8 @@ def test_nccl_tests_flags_mean_what_they_mean_there(capsys):
     assert (a.min_bytes, a.max_bytes, a.factor, a.iterations, a.warmup, a.check, a.op, a.dtype, a.average,
             a.blocking, a.root, a.ranks) == (1024, 4096, 2, 7, 2, 0, "MAX", "float16", 3, 1, 1, 3)
     assert parse().ranks == 4 and parse().iterations == 20 and parse().check == 1
-    for argv, words in ((["-c", "2"], "-c/--check: must be one of 0, 1"), (["-a", "4"], "must be one of 0, 1, 2, 3"),
+    for argv, words in ((["-c", "2"], "-c/--check: must be one of 0, 1"),
+                        (["-a", "4"], "must be one of 0, 1, 2, 3"),
                         (["-z", "yes"], "must be one of 0, 1"), (["-d", "float128"], "is not a dtype"),
                         (["-o", "mean"], "is not a reduction"), (["-n", "0"], "at least 1")):
         with pytest.raises(SystemExit):
@@ -56,8 +57,8 @@ def test_nccl_tests_flags_mean_what_they_mean_there(capsys):
 
 def test_the_table_its_footer_and_every_row_in_json(tmp_path):
     out = tmp_path / "rows.json"
-    done = run_bench("--ranks", "3", "-b", "1K", "-e", "4K", "--only", "ring,native,tree", "-n", "5", "-w", "1",
-                     "--json", str(out))
+    done = run_bench("--ranks", "3", "-b", "1K", "-e", "4K", "--only", "ring,native,tree", "-n", "5",
+                     "-w", "1", "--json", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
     rows = data_lines(done.stdout)
     assert [(int(r.split()[0]), r.split()[5]) for r in rows] == [(s, a) for s in (1024, 4096)
@@ -115,9 +116,11 @@ def test_a_wrong_native_result_shows_its_elements_in_wrong():
     assert counts == [0, 3, 0]
     a = argparse.Namespace(**{**bench.SWEEP_DEFAULTS, **vars(parse("--ranks", "3", "-b", "256", "-n", "5"))})
     times = np.full((3, 5), 1e-3)
-    row = bench.row(a, 3, "gloo", 256, algorithm_of("all_reduce", "native"), times, sum(counts), times)
-    text = bench.table([row], a)
-    assert data_lines(text)[0].split()[13] == "3" and "# Out of bounds values : 3 FAILED" in text
+    rows = [bench.row(a, 3, "gloo", 256, algorithm_of("all_reduce", name), times, wrong, times)
+            for name, wrong in (("native", sum(counts)), ("ring", None))]
+    text = bench.table(rows, a)
+    assert [line.split()[13] for line in data_lines(text)] == ["3", "N/A"]
+    assert "# Out of bounds values : 3 FAILED (1 results not checked" in text
 
 
 def test_a_ratio_is_marked_only_where_its_interval_excludes_one():
@@ -153,7 +156,8 @@ def test_torchrun_on_two_nodes_prints_one_table_of_every_rank(tmp_path, bridge):
                       f"--node-rank={node}", "--nproc-per-node=2", f"--master-addr={bridge.nodes[0][2]}",
                       "--master-port=29512", "-m", "ringside.bench", "--only", "native,ring", "-b", "1K",
                       "-e", "4K", "-n", "3", "-w", "1", "--json", str(out))
-        nodes.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        nodes.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
     try:
         (first, err), (second, _) = [proc.communicate(timeout=240) for proc in nodes]
         assert [proc.returncode for proc in nodes] == [0, 0], err[-3000:]

@@ -51,6 +51,8 @@ DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "in
                  "bf16": "bfloat16"}  # nccl-tests' -d names
 CONFIDENCE = 0.95
 RESAMPLES = 2000
+# -c rebuilds every rank's input on each rank (P x size for all_reduce): past this, N/A
+CHECK_CAP = 2 << 30
 MIN_SAMPLES = 5  # fewer iterations give no interval: a bootstrap over two or three is no evidence
 # what bench/ scripts that call sweep() may leave out
 SWEEP_DEFAULTS = {"check": 1, "average": 1, "blocking": 0, "root": 0, "algorithms": []}
@@ -218,11 +220,19 @@ def expected(spec: RunSpec, me: int, p: int):
     return None if want is None else torch.from_numpy(np.ascontiguousarray(want))
 
 
-def count_wrong(spec: RunSpec, me: int, p: int, output) -> int:
-    """Elements of this rank's `output` off the collective's definition (nccl-tests' #wrong)."""
+def reference_bytes(spec: RunSpec, p: int) -> int:
+    """What expected() holds on each rank: every rank's input."""
+    collective = get(spec.collective, spec.servers)
+    blocks = sum(len(collective.input_blocks(r, p, spec.root)) for r in range(p))
+    return blocks * collective.count(spec) * ITEMSIZE[collective.dtype(spec)]
+
+
+def count_wrong(spec: RunSpec, me: int, p: int, output, want=None) -> int:
+    """Elements of this rank's `output` off the collective's definition (nccl-tests' #wrong);
+    `want`: expected(spec, me, p), if already made."""
     from .rank.verify import wrong_elements
 
-    want = expected(spec, me, p)
+    want = expected(spec, me, p) if want is None else want
     if output is None or want is None:  # a native barrier leaves nothing to check
         return 0
     got = output.cpu()
@@ -263,9 +273,10 @@ def measure(world, a: argparse.Namespace, size: int, runs: list[tuple[str, int]]
     dist.all_gather(everyone, mine)
     times = torch.stack(everyone).cpu().numpy()  # [rank, run, iteration]
     wrong: list = [None] * len(runs)
-    if a.check:
-        counts = torch.tensor([count_wrong(run.spec, world.rank, p, run.output_once()) for run in passes],
-                              dtype=torch.int64, device=world.device)
+    if a.check and reference_bytes(passes[0].spec, p) <= CHECK_CAP:
+        want = expected(passes[0].spec, world.rank, p)  # one input for all of them: same seed, same count
+        mine = [count_wrong(run.spec, world.rank, p, run.output_once(), want) for run in passes]
+        counts = torch.tensor(mine, dtype=torch.int64, device=world.device)
         dist.all_reduce(counts)
         wrong = counts.tolist()
     return [(times[:, i, :], wrong[i]) for i in range(len(runs))]
@@ -458,9 +469,13 @@ def timing(a: argparse.Namespace) -> str:
     return f"back to back; a row's time is {AVERAGING[a.average]} of each rank's mean (-a {a.average})"
 
 
-def out_of_bounds(rows: list[dict]) -> int | None:
-    counts = [r[k]["wrong"] for r in rows for k in ("out_of_place", "in_place") if r[k]]
-    return None if any(c is None for c in counts) else sum(counts)
+def out_of_bounds(rows: list[dict]) -> int:
+    """Wrong elements over the table (its unchecked results count none)."""
+    return sum(r[k]["wrong"] or 0 for r in rows for k in ("out_of_place", "in_place") if r[k])
+
+
+def unchecked(rows: list[dict]) -> int:
+    return sum(r[k]["wrong"] is None for r in rows for k in ("out_of_place", "in_place") if r[k])
 
 
 def average_busbw(rows: list[dict]) -> dict[str, float]:
@@ -488,7 +503,8 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
         "#",
         f"# {'':>48}{'':>{width}}{'out-of-place':^36}{'in-place':^36}".rstrip(),
         f"# {'size':>10} {'count':>12} {'type':>8} {'redop':>6} {'root':>6}  {'algorithm':<{width}}"
-        + cell.format("time", "algbw", "busbw", "#wrong") * 2 + f" {'x native':>8} {'95% CI':>11}    auto ran",
+        + cell.format("time", "algbw", "busbw", "#wrong") * 2
+        + f" {'x native':>8} {'95% CI':>11}    auto ran",
         (f"# {'(B)':>10} {'(elements)':>12} {'':>8} {'':>6} {'':>6}  {'':<{width}}"
          + cell.format("(us)", "(GB/s)", "(GB/s)", "") * 2).rstrip(),
     ]
@@ -506,7 +522,10 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
                  f"{'*' if vs and vs['marked'] else ' '}  {r['ran'] or ''}")
         lines.append(line.rstrip())
     bad, averages = out_of_bounds(rows), average_busbw(rows)
-    lines.append(f"# Out of bounds values : {'N/A' if bad is None else bad} {'OK' if not bad else 'FAILED'}")
+    skipped = unchecked(rows)
+    lines.append(f"# Out of bounds values : {bad} {'FAILED' if bad else 'OK'}"
+                 + (f" ({skipped} results not checked: -c 0, or every rank's input over "
+                    f"{CHECK_CAP >> 30} GiB)" if skipped else ""))
     if averages:
         first = next(iter(averages))
         lines.append(f"# Avg bus bandwidth    : {gbps(averages[first])} ({first}, GB/s)")
@@ -520,7 +539,8 @@ def report(rows: list[dict], a: argparse.Namespace) -> int:
     document = {"collective": a.collective, "ranks": rows[0]["ranks"], "hosts": rows[0]["hosts"],
                 "backend": rows[0]["backend"],
                 "iterations": a.iterations, "warmup": a.warmup, "average": a.average, "blocking": a.blocking,
-                "rows": rows, "out_of_bounds": out_of_bounds(rows), "avg_busbw": average_busbw(rows)}
+                "rows": rows, "out_of_bounds": out_of_bounds(rows), "unchecked": unchecked(rows),
+                "avg_busbw": average_busbw(rows)}
     if a.json == "-":
         print(json.dumps(document))
     else:
