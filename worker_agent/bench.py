@@ -106,47 +106,47 @@ def op_name(text: str) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser, local: bool = True) -> None:
     """nccl-tests' flags where they mean the same; Ringside's own by long names only."""
+    add = parser.add_argument
     if local:
-        parser.add_argument("--ranks", type=at_least(1), default=4,
-                            help="local ranks to spawn (default %(default)s; a long name only: "
-                                 "nccl-tests' -t, -g and -p mean threads, GPUs and parallel init). "
-                                 "Under torchrun the ranks are torchrun's: python -m ringside.bench")
-    parser.add_argument("--collective", default="all_reduce", choices=list(COLLECTIVES))
-    parser.add_argument("--only", metavar="NAMES",
-                        help="algorithms to run, comma-separated (default: native, every stepwise one "
-                             "and auto)")
-    parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
-                        help="a file of your own algorithms (Python, or MSCCL's XML) to load first; "
-                             "repeatable, as for serve and worker")
-    parser.add_argument("-b", "--minbytes", dest="min_bytes", type=parse_size, default=parse_size("1K"),
-                        help="smallest size per rank (default 1K)")
-    parser.add_argument("-e", "--maxbytes", dest="max_bytes", type=parse_size, default=parse_size("16M"),
-                        help="largest size per rank (default 16M)")
-    parser.add_argument("-f", "--stepfactor", dest="factor", type=at_least(2),
-                        help="multiplication factor between sizes (default 4)")
-    parser.add_argument("-i", "--stepbytes", dest="step", type=parse_size,
-                        help="increment between sizes instead of -f")
-    parser.add_argument("-n", "--iters", "--iterations", dest="iterations", type=at_least(1), default=20,
-                        help="timed iterations (default %(default)s)")
-    parser.add_argument("-w", "--warmup_iters", "--warmup", dest="warmup", type=at_least(0), default=5,
-                        help="untimed iterations first (default %(default)s)")
-    parser.add_argument("-c", "--check", type=one_of((0, 1)), default=1,
-                        help="count wrong elements of one run per row, every algorithm's (default 1)")
-    parser.add_argument("-o", "--op", type=op_name, default="SUM", help="reduction (default sum)")
-    parser.add_argument("-d", "--datatype", "--dtype", dest="dtype", type=dtype_name, default="float32",
-                        help="element type (default float32)")
-    parser.add_argument("-r", "--root", type=at_least(0), default=0, help="root rank (default 0)")
-    parser.add_argument("-a", "--average", type=one_of(tuple(AVERAGING)), default=1,
-                        help="a row's time across ranks: 0 rank 0's, 1 the mean, 2 the min, 3 the max "
-                             "(of each rank's mean over its iterations; default 1)")
-    parser.add_argument("-z", "--blocking", type=one_of((0, 1)), default=0,
-                        help="1: every iteration starts at a barrier and counts as its slowest rank's "
-                             "time (then -a does not apply); 0: back to back, as nccl-tests time "
-                             "(default). Each iteration waits for the device either way")
-    parser.add_argument("--backend", choices=("gloo", "nccl"),
-                        help="default: nccl when every local rank has a GPU, else gloo")
-    parser.add_argument("--json", metavar="FILE",
-                        help="also write every row as JSON to FILE ('-': to stdout, instead of the table)")
+        add("--ranks", metavar="P", type=at_least(1), default=4,
+            help="local ranks to spawn (default %(default)s; a long name only: nccl-tests' -t, -g and -p "
+                 "mean threads, GPUs and parallel init). Under torchrun the ranks are torchrun's: "
+                 "python -m ringside.bench")
+    add("--collective", default="all_reduce", choices=list(COLLECTIVES))
+    add("--only", metavar="NAMES",
+        help="algorithms to run, comma-separated (default: native, every stepwise one and auto)")
+    add("--algorithms", action="append", default=[], metavar="FILE",
+        help="a file of your own algorithms (Python, or MSCCL's XML) to load first; repeatable, as for "
+             "serve and worker")
+    add("-b", "--minbytes", dest="min_bytes", metavar="SIZE", type=parse_size, default=parse_size("1K"),
+        help="smallest size per rank (default 1K)")
+    add("-e", "--maxbytes", dest="max_bytes", metavar="SIZE", type=parse_size, default=parse_size("16M"),
+        help="largest size per rank (default 16M)")
+    add("-f", "--stepfactor", dest="factor", metavar="N", type=at_least(2),
+        help="multiplication factor between sizes (default 4)")
+    add("-i", "--stepbytes", dest="step", metavar="SIZE", type=parse_size,
+        help="increment between sizes instead of -f")
+    add("-n", "--iters", "--iterations", dest="iterations", metavar="N", type=at_least(1), default=20,
+        help="timed iterations (default %(default)s)")
+    add("-w", "--warmup_iters", "--warmup", dest="warmup", metavar="N", type=at_least(0), default=5,
+        help="untimed iterations first (default %(default)s)")
+    add("-c", "--check", metavar="0|1", type=one_of((0, 1)), default=1,
+        help="count wrong elements of one run per row, every algorithm's (default 1)")
+    add("-o", "--op", metavar="OP", type=op_name, default="SUM", help="reduction (default sum)")
+    add("-d", "--datatype", "--dtype", dest="dtype", metavar="TYPE", type=dtype_name, default="float32",
+        help="element type (default float32)")
+    add("-r", "--root", metavar="RANK", type=at_least(0), default=0, help="root rank (default 0)")
+    add("-a", "--average", metavar="0-3", type=one_of(tuple(AVERAGING)), default=1,
+        help="a row's time across ranks: 0 rank 0's, 1 the mean, 2 the min, 3 the max (of each rank's "
+             "mean over its iterations; default 1)")
+    add("-z", "--blocking", metavar="0|1", type=one_of((0, 1)), default=0,
+        help="1: every iteration starts at a barrier and counts as its slowest rank's time (then -a "
+             "does not apply); 0: back to back, as nccl-tests time (default). Each iteration waits "
+             "for the device either way")
+    add("--backend", choices=("gloo", "nccl"),
+        help="default: nccl when every local rank has a GPU, else gloo")
+    add("--json", metavar="FILE",
+        help="also write every row as JSON to FILE ('-': to stdout, instead of the table)")
 
 
 def sizes(collective: str, low: int, high: int, factor: int, step: int | None = None) -> list[int]:
