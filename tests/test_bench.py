@@ -80,10 +80,18 @@ def test_the_table_its_footer_and_every_row_in_json(tmp_path):
             assert vs["low"] <= vs["ratio"] <= vs["high"]
 
 
+def test_times_combine_across_ranks_as_a_says():
+    times = np.array([[1.0, 3.0], [4.0, 6.0]])  # [rank, iteration]
+    assert [bench.combined(times, average, 0)[0] for average in range(4)] == [2.0, 3.5, 2.0, 5.0]
+    assert bench.combined(times, 1, 0)[1].tolist() == [2.5, 4.5]
+    assert bench.combined(times, 0, 1)[0] == 5.0 and bench.combined(times, 0, 1)[1].tolist() == [4.0, 6.0]
+
+
 def test_native_sits_where_torch_puts_it_and_long_names_keep_the_columns():
     done = run_bench("--ranks", "2", "--collective", "all_gather", "-b", "2K", "-e", "2K", "-n", "2",
-                     "-w", "0")
+                     "-w", "0", "-z", "1")
     assert done.returncode == 0, done.stderr[-2000:]
+    assert "-z 1: each iteration from a barrier, the slowest rank's time" in done.stdout
     header = next(line for line in done.stdout.splitlines() if line.startswith("#") and "algorithm" in line)
     rows = {line.split()[5]: line for line in data_lines(done.stdout)}
     assert set(rows) == {"native", "ring", "recursive_doubling", "auto"}

@@ -169,14 +169,14 @@ def default_algorithms(collective: str) -> list[str]:
     return [a.name for a in algorithms(collective) if a.reference or a.built] + [AUTO]
 
 
-def fitting(collective: str, names: list[str], p: int) -> list[str]:
+def fitting(collective: str, names: list[str], p: int, say: bool = True) -> list[str]:
     """The named algorithms that run on `p` ranks; each one written for another world size (an
-    MSCCL file's) is skipped, saying so on stderr. None left to run is refused."""
+    MSCCL file's) is skipped, saying so on stderr (`say`). None left to run is refused."""
     kept = []
     for record in records(collective, names):
         if record.fits(p):
             kept.append(record.name)
-        else:
+        elif say:
             print(f"skipped: {record.misfit(p)}", file=sys.stderr, flush=True)
     if not [n for n in kept if not algorithm_of(collective, n).chosen]:
         raise SpecError("algorithm", f"none of {', '.join(names)} runs on {p} ranks")
@@ -275,8 +275,8 @@ def measure(world, a: argparse.Namespace, size: int, runs: list[tuple[str, int]]
     wrong: list = [None] * len(runs)
     if a.check and reference_bytes(passes[0].spec, p) <= CHECK_CAP:
         want = expected(passes[0].spec, world.rank, p)  # one input for all of them: same seed, same count
-        mine = [count_wrong(run.spec, world.rank, p, run.output_once(), want) for run in passes]
-        counts = torch.tensor(mine, dtype=torch.int64, device=world.device)
+        here = [count_wrong(run.spec, world.rank, p, run.output_once(), want) for run in passes]
+        counts = torch.tensor(here, dtype=torch.int64, device=world.device)
         dist.all_reduce(counts)
         wrong = counts.tolist()
     return [(times[:, i, :], wrong[i]) for i in range(len(runs))]
@@ -571,8 +571,9 @@ def check(args: argparse.Namespace, names: list[str], size_list: list[int]) -> N
                 raise SpecError(e.field, f"{e.message} ({algorithm.name} at {size} bytes per rank)") from None
 
 
-def prepare(args: argparse.Namespace, p: int) -> tuple[list[str], list[int]]:
-    """(algorithms, sizes) for `p` ranks, the user's files loaded; raises SpecError or the file's own."""
+def prepare(args: argparse.Namespace, p: int, say: bool = True) -> tuple[list[str], list[int]]:
+    """(algorithms, sizes) for `p` ranks, the user's files loaded; raises SpecError. `say`: what is
+    skipped goes to stderr (one rank of a cluster says it)."""
     for path in args.algorithms:
         try:
             load(path)
@@ -580,7 +581,7 @@ def prepare(args: argparse.Namespace, p: int) -> tuple[list[str], list[int]]:
             raise SpecError("algorithms", f"{path}: {type(e).__name__}: {e}") from None
     names = args.only.split(",") if args.only else default_algorithms(args.collective)
     size_list = sizes(args.collective, args.min_bytes, args.max_bytes, args.factor or 4, args.step)
-    names = fitting(args.collective, names, p)
+    names = fitting(args.collective, names, p, say)
     check(argparse.Namespace(**{**vars(args), "ranks": p}), names, size_list)
     return names, size_list
 
@@ -606,7 +607,7 @@ def main(args: argparse.Namespace) -> int:
 def on_cluster(world, args: argparse.Namespace) -> int:
     """`python -m ringside.bench` on every rank of a torchrun job: rank 0 reports for all."""
     try:
-        names, size_list = prepare(args, world.world_size)  # the same verdict on every rank
+        names, size_list = prepare(args, world.world_size, world.rank == 0)  # the same on every rank
     except SpecError as e:
         if world.rank == 0:
             print(f"error: {e}", file=sys.stderr)
