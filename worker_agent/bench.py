@@ -501,16 +501,17 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
         f"iters: {a.iterations} validation: {a.check} average: {a.average} blocking: {a.blocking}",
         "# x native: time over native's, iterations taking turns; * where its 95% interval excludes 1",
         "#",
-        f"# {'':>48}{'':>{width}}{'out-of-place':^36}{'in-place':^36}".rstrip(),
-        f"# {'size':>10} {'count':>12} {'type':>8} {'redop':>6} {'root':>6}  {'algorithm':<{width}}"
+        f"#{'':>{53 + width}}{'out-of-place':^36}{'in-place':^36}".rstrip(),
+        f"#{'size':>11}  {'count':>12}  {'type':>8}  {'redop':>6}  {'root':>6}  {'algorithm':<{width}}"
         + cell.format("time", "algbw", "busbw", "#wrong") * 2
         + f" {'x native':>8} {'95% CI':>11}    auto ran",
-        (f"# {'(B)':>10} {'(elements)':>12} {'':>8} {'':>6} {'':>6}  {'':<{width}}"
+        (f"#{'(B)':>11}  {'(elements)':>12}  {'':>8}  {'':>6}  {'':>6}  {'':<{width}}"
          + cell.format("(us)", "(GB/s)", "(GB/s)", "") * 2).rstrip(),
     ]
     for r in rows:
-        line = (f"{r['size']:>12} {r['count']:>12} {r['type'] or '-':>8} {(r['redop'] or '-').lower():>6} "
-                f"{r['root']:>6}  {r['algorithm']:<{width}}")
+        redop = (r["redop"] or "-").lower()
+        line = (f"{r['size']:>12}  {r['count']:>12}  {r['type'] or '-':>8}  {redop:>6}  {r['root']:>6}  "
+                f"{r['algorithm']:<{width}}")
         for k in ("out_of_place", "in_place"):
             m = r[k]
             line += cell.format("-", "-", "-", "-") if m is None else cell.format(
@@ -526,10 +527,9 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
     lines.append(f"# Out of bounds values : {bad} {'FAILED' if bad else 'OK'}"
                  + (f" ({skipped} results not checked: -c 0, or every rank's input over "
                     f"{CHECK_CAP >> 30} GiB)" if skipped else ""))
-    if averages:
-        first = next(iter(averages))
-        lines.append(f"# Avg bus bandwidth    : {gbps(averages[first])} ({first}, GB/s)")
-        lines += [f"#   {name:<18} : {gbps(value)}" for name, value in averages.items() if name != first]
+    if averages:  # the number last on its line, as scripts read nccl-tests': native's (listed first)
+        lines.append(f"# Avg bus bandwidth    : {gbps(next(iter(averages.values())))}")
+        lines += [f"#   {name:<18} : {gbps(value)}" for name, value in averages.items()]
     lines.append("#")
     return "\n".join(lines)
 
