@@ -31,7 +31,8 @@ def test_the_wheel_holds_one_import_name_and_the_page(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names if not n.startswith("ringside-")} == {"ringside"}
     for page in ("ringside/frontend/index.html", "ringside/frontend/js/main.js",
-                 "ringside/frontend/css/ringside.css"):
+                 "ringside/frontend/css/ringside.css", "ringside/bench/__main__.py",
+                 "ringside/watch/__main__.py"):
         assert page in names
 
 
