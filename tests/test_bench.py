@@ -37,6 +37,7 @@ def data_lines(text: str) -> list[str]:
 
 
 def test_nccl_tests_flags_mean_what_they_mean_there(capsys):
+    assert parse("-o", "prod").op == "PRODUCT" and parse("-d", "bf16").dtype == "bfloat16"
     a = parse("-b", "1K", "-e", "4K", "-f", "2", "-n", "7", "-w", "2", "-c", "0", "-o", "max", "-d", "half",
               "-a", "3", "-z", "1", "-r", "1", "--ranks", "3")
     assert (a.min_bytes, a.max_bytes, a.factor, a.iterations, a.warmup, a.check, a.op, a.dtype, a.average,

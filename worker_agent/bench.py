@@ -99,9 +99,10 @@ def dtype_name(text: str) -> str:
 
 
 def op_name(text: str) -> str:
-    if text.upper() not in OPS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a reduction (one of {', '.join(OPS)})")
-    return text.upper()
+    name = "PRODUCT" if text.lower() == "prod" else text.upper()  # nccl-tests' name for it
+    if name not in OPS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a reduction (one of {', '.join(OPS)}, or prod)")
+    return name
 
 
 def add_arguments(parser: argparse.ArgumentParser, local: bool = True) -> None:
@@ -509,7 +510,7 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
          + cell.format("(us)", "(GB/s)", "(GB/s)", "") * 2).rstrip(),
     ]
     for r in rows:
-        redop = (r["redop"] or "-").lower()
+        redop = {"PRODUCT": "prod"}.get(r["redop"], (r["redop"] or "-").lower())  # as nccl-tests name it
         line = (f"{r['size']:>12}  {r['count']:>12}  {r['type'] or '-':>8}  {redop:>6}  {r['root']:>6}  "
                 f"{r['algorithm']:<{width}}")
         for k in ("out_of_place", "in_place"):
