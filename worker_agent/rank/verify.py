@@ -35,24 +35,27 @@ def wrong_elements(reduces: bool, got: torch.Tensor, want: torch.Tensor, group_s
     #wrong); every element when the shapes differ."""
     if got.shape != want.shape:
         return max(got.numel(), want.numel())
+    diff, magnitude = differences(got, want)
+    return int((diff > tolerance(reduces, got.dtype, group_size, magnitude)).sum())
+
+
+def differences(got: torch.Tensor, want: torch.Tensor) -> tuple[torch.Tensor, float]:
+    """|got - want| per element (0 where equal, NaN to NaN and equal infinities too), and the
+    largest finite magnitude in `want`, which scales the tolerance."""
     a, b = got.double(), want.double()
-    same = (a == b) | (torch.isnan(a) & torch.isnan(b))
+    same = (a == b) | (torch.isnan(a) & torch.isnan(b))  # equal infinities count as equal
     diff = torch.where(same, torch.zeros_like(a), (a - b).abs().nan_to_num(float("inf")))
     finite = b[torch.isfinite(b)]
-    magnitude = float(finite.abs().max()) if finite.numel() else 0.0
-    return int((diff > tolerance(reduces, got.dtype, group_size, magnitude)).sum())
+    return diff, float(finite.abs().max()) if finite.numel() else 0.0
 
 
 def compare(reduces: bool, got: torch.Tensor, want: torch.Tensor, group_size: int) -> Verdict:
     """`reduces`: the collective combines values (else it only moves them, and must match exactly)."""
     if got.shape != want.shape:
         return Verdict(False, float("inf"), 0.0)  # no position to point at
-    a, b = got.double(), want.double()
-    same = (a == b) | (torch.isnan(a) & torch.isnan(b))  # equal infinities count as equal
-    diff = torch.where(same, torch.zeros_like(a), (a - b).abs().nan_to_num(float("inf")))
+    diff, magnitude = differences(got, want)
     max_diff = float(diff.max()) if diff.numel() else 0.0
-    finite = b[torch.isfinite(b)]
-    magnitude = float(finite.abs().max()) if finite.numel() else 0.0
     tol = tolerance(reduces, got.dtype, group_size, magnitude)
     wrong = (diff > tol).nonzero().flatten()[:MAX_MISMATCHES].tolist()
-    return Verdict(max_diff <= tol, max_diff, tol, tuple((i, a[i].item(), b[i].item()) for i in wrong))
+    return Verdict(max_diff <= tol, max_diff, tol,
+                   tuple((i, float(got[i]), float(want[i])) for i in wrong))
