@@ -36,6 +36,16 @@ def data_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line and not line.startswith("#")]
 
 
+def assert_aligned(table: str) -> None:
+    """Every right-aligned column ends where its heading does, whatever the algorithms' names."""
+    header = next(line for line in table.splitlines() if line.startswith("#") and "algorithm" in line)
+    ends = [header.index(word) + len(word) for word in ("time", "algbw", "busbw", "#wrong", "x native")]
+    ends.insert(4, header.index("time", ends[3]) + 4)
+    for line in data_lines(table):
+        for end in ends:
+            assert line[end - 1] != " " and (end == len(line) or line[end] == " "), (line, end)
+
+
 def test_nccl_tests_flags_mean_what_they_mean_there(capsys):
     assert parse("-o", "prod").op == "PRODUCT" and parse("-d", "bf16").dtype == "bfloat16"
     a = parse("-b", "1K", "-e", "4K", "-f", "2", "-n", "7", "-w", "2", "-c", "0", "-o", "max", "-d", "half",
@@ -93,19 +103,13 @@ def test_native_sits_where_torch_puts_it_and_long_names_keep_the_columns():
                      "-w", "0", "-z", "1")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "-z 1: each iteration from a barrier, the slowest rank's time" in done.stdout
-    header = next(line for line in done.stdout.splitlines() if line.startswith("#") and "algorithm" in line)
     rows = {line.split()[5]: line for line in data_lines(done.stdout)}
     assert set(rows) == {"native", "ring", "recursive_doubling", "auto"}
     # all_gather_into_tensor from a copy: out of place; a schedule's buffer: in place
     assert rows["native"].split()[6] != "-" and rows["native"].split()[10] == "-"
     assert rows["ring"].split()[6] == "-" and rows["ring"].split()[10] != "-"
     assert rows["auto"].split()[-1] in {"native", "ring", "recursive_doubling"}
-    # every right-aligned column ends where its heading does, whatever the algorithm's name
-    ends = [header.index(word) + len(word) for word in ("time", "algbw", "busbw", "#wrong", "x native")]
-    ends.insert(4, header.index("time", ends[3]) + 4)
-    for line in rows.values():
-        for end in ends:
-            assert line[end - 1] != " " and (end == len(line) or line[end] == " "), (line, end)
+    assert_aligned(done.stdout)
 
 
 def corrupted_native(world):
@@ -127,7 +131,9 @@ def test_a_wrong_native_result_shows_its_elements_in_wrong():
     times = np.full((3, 5), 1e-3)
     rows = [bench.row(a, 3, "gloo", 256, algorithm_of("all_reduce", name), times, wrong, times)
             for name, wrong in (("native", sum(counts)), ("ring", None))]
+    rows[1]["algorithm"] = "msccl_allreduce_ring_1channelsperring_2instances"  # a name past any width
     text = bench.table(rows, a)
+    assert_aligned(text)
     assert [line.split()[13] for line in data_lines(text)] == ["3", "N/A"]
     assert "# Out of bounds values : 3 FAILED (1 results not checked" in text
 
