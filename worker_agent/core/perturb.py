@@ -204,7 +204,7 @@ class OnRank:
         iteration only, until the others have given up on it, then fails it."""
         if self.hang_at == step and reported:
             time.sleep(timeout + HANG_GRACE_S)
-            raise TimeoutError(f"rank {self.rank} was held back from step {step + 1} by the run's hang "
+            raise TimeoutError(f"rank {self.rank} was held back from step {step} by the run's hang "
                                f"option past the timeout of {timeout:g} s")
         if self.before[step]:
             time.sleep(self.before[step])
