@@ -82,7 +82,8 @@ class RunJob(Job):
     def end(self, state: RunState, error: str | None) -> None:
         run = self.run
         if state == RunState.FAILED:
-            wavefront.blame(run, error, self.reports)  # a hang: the run failed on the rank the others waited for
+            # a hang: the run failed on the rank the others waited for
+            wavefront.blame(run, error, self.reports)
         run.conclude(state, error)
         self._save_ended()
         # cancelled queued

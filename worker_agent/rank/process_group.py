@@ -77,7 +77,9 @@ class World:
     def regroup_asked(self) -> bool:
         """Whether some rank has broken this generation's group (cheap: one look at the store)."""
         try:
-            return self.store.check([GENERATION_KEY]) and int(self.store.get(GENERATION_KEY)) > self.generation
+            if not self.store.check([GENERATION_KEY]):
+                return False
+            return int(self.store.get(GENERATION_KEY)) > self.generation
         except (RuntimeError, OSError):  # the store's host has left (a shutdown): nothing to join
             return False
 
@@ -175,8 +177,9 @@ def init_from_env(backend: str | None = None, timeout: float = DEFAULT_TIMEOUT) 
     else:
         raise RuntimeError(f"unknown backend {backend!r}: use gloo or nccl")
     master = f"{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}"
-    world = World(rank, world_size, local_rank, backend, device, local_world_size=_env_int("LOCAL_WORLD_SIZE", 1),
-                  master=master, launcher=launcher(), store=_store(rank, world_size, timeout), timeout=timeout)
+    world = World(rank, world_size, local_rank, backend, device,
+                  local_world_size=_env_int("LOCAL_WORLD_SIZE", 1), master=master, launcher=launcher(),
+                  store=_store(rank, world_size, timeout), timeout=timeout)
     world.join()
     return world
 
@@ -221,7 +224,7 @@ def loopback_interface() -> str:
 def _loopback_store(rank: int, world_size: int, timeout: float) -> dist.Store | None:
     """For a loopback rendezvous: a store whose server (rank 0) listens on loopback alone, and
     gloo and NCCL kept on the loopback interface. None (torch's env:// as usual) for any other
-    MASTER_ADDR, or under torchrun, whose agent already holds the store."""
+    MASTER_ADDR, or under torchrun, whose agent already holds the store: then _store takes env://'s."""
     addr = os.environ["MASTER_ADDR"]
     if not _is_loopback(addr):
         return None
