@@ -75,7 +75,7 @@ class World:
             pass
 
     def regroup_asked(self) -> bool:
-        """Whether some rank has broken this generation's group (cheap: one look at the store)."""
+        """Whether some rank has broken this generation's group (cheap: a look or two at the store)."""
         try:
             if not self.store.check([GENERATION_KEY]):
                 return False
