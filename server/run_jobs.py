@@ -36,6 +36,7 @@ class RunJob(Job):
     def __init__(self, run: Run, hub: Hub):
         super().__init__(run)
         self.run, self.hub = run, hub
+        self.reports: dict[int, str] = {}  # each rank's first error, for a hang's verdict (wavefront.blame)
 
     def save(self, landed) -> None:
         self.hub.store.save(self.run, landed)
@@ -73,6 +74,7 @@ class RunJob(Job):
             run.on_cancelled(event)
         elif isinstance(event, ErrorEvent):
             run.on_error(event)
+            self.reports.setdefault(event.rank, event.message)
         # a hang's ranks report steps and arrivals live
         if (front := wavefront.observe(run, event)) is not None:
             publish(wavefront.WavefrontMessage(run_id=run.id, wavefront=front))
@@ -80,7 +82,8 @@ class RunJob(Job):
     def end(self, state: RunState, error: str | None) -> None:
         run = self.run
         if state == RunState.FAILED:
-            wavefront.blame(run, error)  # a hang: the run failed on the rank the others waited for
+            # a hang: the run failed on the rank the others waited for
+            wavefront.blame(run, error, self.reports)
         run.conclude(state, error)
         self._save_ended()
         # cancelled queued

@@ -126,25 +126,28 @@ def _reach(start: int, waits_for: dict[int, set[int]]) -> set[int]:
 
 
 def describe(front: Wavefront, final: bool) -> str:
-    """'rank 2 never arrived at step 4; ranks 0, 1, 3 waited for it: it was to send chunk 1 to rank 3'.
-    In words steps count from 1, as the page's player counts them (step index 3 is "step 4")."""
+    """'rank 2 never arrived at step 3 (step 4 counting from 1); ranks 0, 1, 3 waited for it: it was to
+    send chunk 1 to rank 3'. The step as the run's hang option gives it (from 0), and as the page's
+    player counts it (from 1)."""
     waiting = ", ".join(map(str, front.waiting))
     who = f"rank{'s' if len(front.waiting) > 1 else ''} {waiting}"
     sends = " and ".join(f"chunk {c} to rank {d}" for c, d in front.sends)
     receives = " and ".join(f"chunk {c} from rank {s}" for c, s in front.receives)
     duty = f"send {sends}" if sends else f"receive {receives}"
-    step = front.step + 1
+    step = f"{front.step} (step {front.step + 1} counting from 1)"
     if final:
         return f"rank {front.rank} never arrived at step {step}; {who} waited for it: it was to {duty}"
     return f"rank {front.rank} has not arrived at step {step}; {who} wait for it: it is to {duty}"
 
 
-def blame(run: Run, error: str | None) -> None:
-    """A failed hang run names the rank and step the others waited for, before the first
-    report of its failure (a rank's, or `error`, the server's)."""
+def blame(run: Run, error: str | None, reports: dict[int, str]) -> None:
+    """A failed hang run names the rank and step the others waited for, before that rank's own
+    report of it if it came (`reports`: each rank's first error), else the first report of the
+    failure (a rank's, or `error`, the server's): the ranks that gave up on it first say only
+    that a peer did not answer."""
     front = run.perturbed.wavefront if run.perturbed is not None else None
     if front is None or front.rank is None:
         return
-    first = run.error or error
-    said = f" (first report: {first})" if first else ""
+    own, first = reports.get(front.rank), run.error or error
+    said = f" (its own report: {own})" if own else f" (first report: {first})" if first else ""
     run.error = bounded(describe(front, final=True) + said, 1000)

@@ -114,7 +114,7 @@ def test_a_hang_is_named_by_the_wavefront_of_the_ranks_live_reports():
     assert not any(isinstance(r, RankError) for r in results), results
     errors = [error for _, error in results]
     assert all(errors), "every rank failed"
-    assert "held back from step 4" in errors[2]
+    assert "held back from step 3" in errors[2], "the step as the hang option gives it"
     # the first to give up says it timed out; the others may hear of that one's exit first
     assert any("timeout of 2 s" in errors[r] for r in (0, 1, 3)) \
         and not any("held back" in errors[r] for r in (0, 1, 3))
@@ -131,12 +131,16 @@ def test_a_hang_is_named_by_the_wavefront_of_the_ranks_live_reports():
     front = run.perturbed.wavefront
     assert (front.rank, front.step, front.waiting) == (2, 3, [0, 1, 3])
     sent = [(c, dst) for src, dst, c, *_ in run_shape.plan(spec, P).steps[3].transfers if src == 2]
-    assert front.sends == sent and front.text.startswith("rank 2 has not arrived at step 4; "
-                                                         "ranks 0, 1, 3 wait for it")
+    assert front.sends == sent and front.text.startswith("rank 2 has not arrived at step 3 (step 4 counting "
+                                                         "from 1); ranks 0, 1, 3 wait for it")
+    verdict = (f"rank 2 never arrived at step 3 (step 4 counting from 1); ranks 0, 1, 3 waited for it: it "
+               f"was to send chunk {sent[0][0]} to rank {sent[0][1]}")
     run.error = errors[0]
-    wavefront.blame(run, None)
-    assert run.error.startswith("rank 2 never arrived at step 4; ranks 0, 1, 3 waited for it: it was to "
-                                f"send chunk {sent[0][0]} to rank {sent[0][1]}")
+    wavefront.blame(run, None, {0: errors[0]})
+    assert run.error == f"{verdict} (first report: {errors[0]})", "without its own report, the first"
+    run.error = errors[0]
+    wavefront.blame(run, None, {0: errors[0], 2: errors[2]})
+    assert run.error == f"{verdict} (its own report: {errors[2]})", "the hung rank's report names it"
 
 
 def test_the_wavefront_waits_until_one_rank_holds_the_others_up():

@@ -10,8 +10,9 @@ the run, and predicted from the schedule alone:
   busier direction's bytes over `bytes_per_s` longer on both ends (the wire
   limits each direction alone, as a full-duplex link does);
 - hang: `rank` never arrives at `step`; the others wait out the run's timeout
-  and the run fails naming it. Such a run reports every step as it happens,
-  and every arrival, so the server sees the wavefront before the timeout.
+  and the run fails naming it (the held-back rank fails once a peer has given up).
+  Such a run reports every step as it happens, and every arrival, so the server
+  sees the wavefront before the timeout.
 
 Schedules here are plain data in global ranks: per step, a list of
 [src, dst, chunk, into, reduce]. Nothing in this module imports the protocol
@@ -21,14 +22,15 @@ Schedules here are plain data in global ranks: per step, a list of
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 MIN_DELAY_S, MAX_DELAY_S = 0.001, 10.0
 MIN_RATE, MAX_RATE = 1e3, 1e11  # bytes per second: a modem to a fast NVLink
-HANG_GRACE_S = 1.0  # a held-back rank sleeps this long past the run's timeout, then gives up itself
+HANG_GRACE_S = 1.0  # a held-back rank sleeps at most this long past the run's timeout, then gives up itself
+HANG_POLL_S = 0.05  # how often a held-back rank looks whether its peers have given up on it
 
 Steps = Sequence[Sequence[Sequence[int]]]  # per step: [src, dst, chunk, into, reduce], global ranks
 
@@ -198,14 +200,18 @@ class OnRank:
     after: list[float]
     hang_at: int | None
     live: bool
+    given_up: Callable[[], bool] = lambda: False  # whether a peer has given up on this rank's group
 
     def arrive(self, step: int, timeout: float, reported: bool) -> None:
         """Called before step `step` starts. A hang holds the rank back, in the reported
-        iteration only, until the others have given up on it, then fails it."""
+        iteration only, until a peer has given up on it (or the timeout and a grace have
+        passed), then fails it."""
         if self.hang_at == step and reported:
-            time.sleep(timeout + HANG_GRACE_S)
-            raise TimeoutError(f"rank {self.rank} was held back from step {step + 1} by the run's hang "
-                               f"option past the timeout of {timeout:g} s")
+            deadline = time.monotonic() + timeout + HANG_GRACE_S
+            while not self.given_up() and time.monotonic() < deadline:
+                time.sleep(HANG_POLL_S)
+            raise TimeoutError(f"rank {self.rank} was held back from step {step} by the run's hang "
+                               f"option until its peers gave up on it (timeout {timeout:g} s)")
         if self.before[step]:
             time.sleep(self.before[step])
 
@@ -215,15 +221,17 @@ class OnRank:
             time.sleep(self.after[step])
 
 
-def on_rank(perturb: Perturb, rank: int, steps: Steps, chunk_bytes: Sequence[int]) -> OnRank:
-    """Rank `rank`'s part of the perturbation over a stepwise schedule (global ranks)."""
+def on_rank(perturb: Perturb, rank: int, steps: Steps, chunk_bytes: Sequence[int],
+            given_up: Callable[[], bool] = lambda: False) -> OnRank:
+    """Rank `rank`'s part of the perturbation over a stepwise schedule (global ranks); a hung
+    rank asks `given_up` whether its peers have given up on it yet."""
     s, link, hang = perturb.straggler, perturb.slow_link, perturb.hang
     mine = [rank in peers(transfers) for transfers in steps]
     before = [s.delay_s if s is not None and s.rank == rank and takes_part else 0.0 for takes_part in mine]
     on_link = link is not None and rank in (link.a, link.b)
     linger = link_seconds(link, steps, chunk_bytes) if on_link else [0.0] * len(steps)
     hangs_at = hang.step if hang is not None and hang.rank == rank else None
-    return OnRank(rank, before, linger, hangs_at, perturb.live)
+    return OnRank(rank, before, linger, hangs_at, perturb.live, given_up)
 
 
 def native_delay(perturb: Perturb | None, rank: int) -> float:

@@ -1,11 +1,11 @@
 """Local ranks for `ringside up`: N worker processes on this machine, watched.
 
-If one dies, the process group is broken for all, so the whole group is
-stopped and started again on a fresh rendezvous port, as torchrun's restarts
+A group broken by a fault its ranks survive (a run's injected hang, a timeout) is built again
+inside the ranks (server_link.py). If a rank dies, the process group is broken for all, so the
+whole group is stopped and started again on a fresh rendezvous port, as torchrun's restarts
 do; the cluster view shows the ranks go lost and come back. Crashes may restart
 the group RESTARTS_PER_WINDOW times in any RESTART_WINDOW_S (a crash loop stops there
-until the window lets it go on); a group broken by a run's injected hang (a rank exits
-EXIT_HANG) restarts without spending one, so a lecture's hangs never use them up. Ranks fork from
+until the window lets it go on). Ranks fork from
 a server that has imported torch once (`local.rank_processes`), so a group
 starts, and restarts, in well under the time one torch import takes per rank.
 Workers run in their own session (a terminal's Ctrl-C is ours to handle) and
@@ -28,8 +28,7 @@ from .local import free_port, rank_processes
 
 STOP_GRACE_S = 5.0
 RESTARTS_PER_WINDOW, RESTART_WINDOW_S = 20, 600.0
-EXIT_BROKEN_GROUP = 3  # a rank's exit code when its group broke under it (server_link.py)
-EXIT_HANG = 4  # ... when it broke on the hang a run asked for (perturb.py): the group is fine, only stuck
+EXIT_BROKEN_GROUP = 3  # a rank's exit code when its group broke and could not be built again (server_link.py)
 
 
 class RestartBudget:
@@ -59,7 +58,7 @@ class LocalWorkers:
         self.n, self.server_url, self.token, self.backend = n, server_url, token, backend
         self.algorithms = [str(Path(a).resolve()) for a in algorithms]  # users' files, which every rank loads
         self.budget = budget or RestartBudget()
-        self.restarts = 0  # all of them, hangs' too
+        self.restarts = 0
         self.procs: list[BaseProcess] = []
         self.lock = threading.Lock()
 
@@ -82,8 +81,7 @@ class LocalWorkers:
                 dead = [(r, p.exitcode) for r, p in enumerate(self.procs) if p.exitcode is not None]
             if not dead:
                 continue
-            hang = all(code == EXIT_HANG for _, code in dead)  # the hang a run asked for: no crash
-            if not hang and not self.budget.spend(time.monotonic()):
+            if not self.budget.spend(time.monotonic()):
                 if not waiting:
                     say(f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); {self.budget.allowed} restarts "
                         f"in {self.budget.window_s:g} s used up, restarting in "
@@ -92,8 +90,8 @@ class LocalWorkers:
                 continue
             waiting = False
             self.restarts += 1
-            why = "failed on a run's injected hang" if hang else f"exited ({dead[0][1]})"
-            say(f"ringside: rank {dead[0][0]} {why}; restarting the group (restart {self.restarts})")
+            say(f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); restarting the group "
+                f"(restart {self.restarts})")
             self.stop()
             if not stopping.is_set():
                 self.start()

@@ -8,6 +8,15 @@ are all on this machine, so nothing of theirs listens beyond loopback: torch's o
 rendezvous store would listen on every interface, where anyone on the network could
 read, set and delete its keys, and gloo and NCCL would listen on the address of the
 host name or of the first network interface.
+
+A group broken by a fault (a hang that a run asked for, a peer that timed out) is built
+again in process, never by restarting the rank, so a torchrun job with torchrun's
+default settings (no restarts) survives it: the rank that broke it says so on the store
+the ranks met on (`broken`), every rank sees that (`regroup_asked`: the failed ones at
+once, the others between commands) and joins a fresh group under the next generation's
+prefix of that store (`regroup`). The store outlives the group: torchrun's agent holds
+it, or rank 0 does (a loopback rendezvous, or MASTER_ADDR set by hand), and every rank
+of a broken group is still alive.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import torch.distributed as dist
 from ..core.protocol import Hello
 
 DEFAULT_TIMEOUT = 30.0
+GENERATION_KEY = "ringside/generation"  # on the store: the generation every rank is to be in
 
 
 @dataclass
@@ -39,7 +49,47 @@ class World:
     local_world_size: int = 1
     master: str = ""  # MASTER_ADDR:MASTER_PORT
     launcher: str = ""
+    store: dist.Store | None = field(default=None, repr=False)  # where the ranks meet, for every generation
+    timeout: float = DEFAULT_TIMEOUT
+    generation: int = 0  # groups built so far, less one: the first is 0
     _groups: dict = field(default_factory=dict, repr=False)
+
+    def join(self) -> None:
+        """Build this generation's group with the others, under a prefix of its own on the store
+        (a group's keys, its name among them, would otherwise be the last generation's)."""
+        dist.init_process_group(
+            self.backend,
+            rank=self.rank,
+            world_size=self.world_size,
+            timeout=timedelta(seconds=self.timeout),
+            store=dist.PrefixStore(f"ringside/{self.generation}/", self.store),
+            **({"device_id": self.device} if self.backend == "nccl" else {}),
+        )
+
+    def broken(self) -> None:
+        """Tell every rank that this generation's group is broken: each will regroup. Said before
+        the failure is reported, so a rank sent the next command after it asks and hears it."""
+        try:
+            self.store.set(GENERATION_KEY, str(self.generation + 1))
+        except (RuntimeError, OSError):  # the store is gone with its host: regroup() will say so
+            pass
+
+    def regroup_asked(self) -> bool:
+        """Whether some rank has broken this generation's group (cheap: a look or two at the store)."""
+        try:
+            if not self.store.check([GENERATION_KEY]):
+                return False
+            return int(self.store.get(GENERATION_KEY)) > self.generation
+        except (RuntimeError, OSError):  # the store's host has left (a shutdown): nothing to join
+            return False
+
+    def regroup(self) -> None:
+        """Leave the broken group (which frees gloo ops still waiting on a peer) and join the next
+        generation's with every other rank. Raises if they do not all come within the timeout."""
+        self.broken()
+        self.leave()
+        self.generation += 1
+        self.join()
 
     def close(self) -> None:
         """Leave the group together, and end gloo's threads while Python is still whole: a
@@ -51,7 +101,8 @@ class World:
 
     def leave(self) -> None:
         """Leave without waiting for the others (they may be gone), threads ended as close() says."""
-        dist.destroy_process_group()
+        if dist.is_initialized():  # not after a regroup that failed
+            dist.destroy_process_group()
         self._groups.clear()
         gc.collect()  # frees the group objects, whose destructors join gloo's threads
 
@@ -125,17 +176,21 @@ def init_from_env(backend: str | None = None, timeout: float = DEFAULT_TIMEOUT) 
         device = torch.device("cpu")
     else:
         raise RuntimeError(f"unknown backend {backend!r}: use gloo or nccl")
-    dist.init_process_group(
-        backend,
-        rank=rank,
-        world_size=world_size,
-        timeout=timedelta(seconds=timeout),
-        store=_loopback_store(rank, world_size, timeout),
-        **({"device_id": device} if backend == "nccl" else {}),
-    )
     master = f"{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}"
-    return World(rank, world_size, local_rank, backend, device,
-                 local_world_size=_env_int("LOCAL_WORLD_SIZE", 1), master=master, launcher=launcher())
+    world = World(rank, world_size, local_rank, backend, device,
+                  local_world_size=_env_int("LOCAL_WORLD_SIZE", 1), master=master, launcher=launcher(),
+                  store=_store(rank, world_size, timeout), timeout=timeout)
+    world.join()
+    return world
+
+
+def _store(rank: int, world_size: int, timeout: float) -> dist.Store:
+    """The store the ranks meet on, kept for the rank's life: a loopback one (below), or torch's
+    env:// rendezvous store (torchrun's agent's, or one that rank 0 serves)."""
+    store = _loopback_store(rank, world_size, timeout)
+    if store is None:
+        store, _, _ = next(dist.rendezvous("env://", rank, world_size, timeout=timedelta(seconds=timeout)))
+    return store
 
 
 def launcher() -> str:
@@ -169,7 +224,7 @@ def loopback_interface() -> str:
 def _loopback_store(rank: int, world_size: int, timeout: float) -> dist.Store | None:
     """For a loopback rendezvous: a store whose server (rank 0) listens on loopback alone, and
     gloo and NCCL kept on the loopback interface. None (torch's env:// as usual) for any other
-    MASTER_ADDR, or under torchrun, whose agent already holds the store."""
+    MASTER_ADDR, or under torchrun, whose agent already holds the store: then _store takes env://'s."""
     addr = os.environ["MASTER_ADDR"]
     if not _is_loopback(addr):
         return None

@@ -88,6 +88,7 @@ class Runner:
         except Exception as e:  # a broken peer, a timeout, a backend that refuses: report, don't hang
             message = (f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: "
                        f"{failure_reason(e, spec.timeout)}")
+            world.broken()  # before the report: whoever hears of the failure can find the group broken
             self.emit(ErrorEvent(run_id=run_id, rank=world.rank, message=message))
             raise RunFailed(message) from e
 

@@ -5,9 +5,12 @@ Runs happen on this (the main) thread; a sender thread drains the outgoing
 queue, so the step loop never waits on the network, and a reader thread takes
 commands in, so a cancel reaches the runner while it runs. When the server goes
 away the worker reconnects with backoff. When the process group breaks (a
-peer died) it exits non-zero: `ringside up`, like torchrun, then restarts
-the whole group. A run that failed on the hang it was asked to cause exits with a code of
-its own (EXIT_HANG), so that the launcher does not count it as a crash.
+hang a run asked for, a peer that timed out) the rank builds it again in process with
+every other rank (process_group.World.regroup), keeps its connection and is back for
+the next command; the ranks that did not fail hear of it from the store while idle, or
+before their next command. Only a group that cannot be built again (a peer died) makes
+it exit non-zero (EXIT_BROKEN_GROUP): `ringside up`, or torchrun with restarts, then
+restarts the whole group.
 """
 
 from __future__ import annotations
@@ -36,10 +39,11 @@ from ..core.protocol import (
     TrainCommand,
     socket_url,
 )
-from .launch import EXIT_BROKEN_GROUP, EXIT_HANG
+from .launch import EXIT_BROKEN_GROUP
 from .runner import RunFailed, Runner, failure_reason
 
 HEARTBEAT_S = 1.0
+REGROUP_POLL_S = 0.2  # how often an idle rank looks whether another rank broke the group
 BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0)
 
 
@@ -145,7 +149,15 @@ def _session(ws: ClientConnection, world: World) -> int | None:
     threading.Thread(target=_read, args=(ws, runner, link, inbox), daemon=True).start()
     try:
         while True:
-            command = inbox.get()
+            try:
+                command = inbox.get(timeout=REGROUP_POLL_S)
+            except queue.Empty:
+                command = IDLE
+            # another rank broke the group (this one may have had no part in the run): join it anew
+            if world.regroup_asked() and not _regroup(world, busy):
+                return EXIT_BROKEN_GROUP
+            if command is IDLE:
+                continue
             if command is None:
                 return None
             if isinstance(command, Shutdown):
@@ -153,8 +165,9 @@ def _session(ws: ClientConnection, world: World) -> int | None:
             busy.set()
             try:
                 _run(runner, command, link, world)
-            except RunFailed:  # the group is unusable: exit so the launcher restarts it
-                return EXIT_HANG if _hangs(command) else EXIT_BROKEN_GROUP
+            except RunFailed:  # the group is unusable: every rank builds it again
+                if not _regroup(world, busy):
+                    return EXIT_BROKEN_GROUP
             finally:
                 busy.clear()
     finally:
@@ -162,10 +175,21 @@ def _session(ws: ClientConnection, world: World) -> int | None:
         link.close()
 
 
-def _hangs(command: RunCommand | TrainCommand) -> bool:
-    """Whether the command asked one of its ranks to hang (a perturbed run)."""
-    perturb = command.spec.perturb if isinstance(command, RunCommand) else None
-    return perturb is not None and perturb.hang is not None
+IDLE = object()  # no command came within REGROUP_POLL_S
+
+
+def _regroup(world: World, busy: threading.Event) -> bool:
+    """Build the group again with the others (busy meanwhile); False if it cannot be: a peer died
+    or never came, so the launcher must restart the ranks."""
+    busy.set()
+    try:
+        world.regroup()
+        return True
+    except Exception as e:  # whatever torch raised (a timeout, a refused connection): say it, then exit
+        print(f"rank {world.rank}: the process group could not be built again: {e}", file=sys.stderr)
+        return False
+    finally:
+        busy.clear()
 
 
 def _run(runner: Runner, command: RunCommand | TrainCommand, link: Link, world: World) -> None:
@@ -187,5 +211,6 @@ def _train(command: TrainCommand, link: Link, world: World, stop) -> None:
         raise
     except Exception as e:  # a peer died or timed out mid-step: report it; the group is broken
         message = f"rank {world.rank}: training failed: {failure_reason(e, command.spec.timeout)}"
+        world.broken()  # before the report, as runner.py says
         link.emit(ErrorEvent(run_id=command.run_id, rank=world.rank, message=message))
         raise RunFailed(message) from e

@@ -90,8 +90,9 @@ class ScheduleSteps(Strategy):
     def __init__(self, run: _Run, record: Algorithm):
         super().__init__(run, record)
         spec, world_size = run.spec, run.world_size
+        # a hung rank is held back until a peer gives up on it: that peer says so on the store
         perturbation = None if spec.perturb is None else \
-            on_rank(spec.perturb, run.rank, *perturb_plan(spec, world_size))
+            on_rank(spec.perturb, run.rank, *perturb_plan(spec, world_size), run.runner.world.regroup_asked)
         self.executor = Executor(schedule_of(spec, world_size), run.count, run.buffer,
                                  schedule_ranks(spec, run.ranks), run.group, run.op,
                                  record_states=spec.capture != "none", perturbation=perturbation)
