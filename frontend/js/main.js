@@ -259,6 +259,7 @@ function lecture(on, gesture = false) {
   document.body.classList.toggle("present", on);
   $("present").classList.toggle("active", on);
   controls.setLecture(on);
+  stage.fitToBox(true); // its names and bytes at a projector's size, or back
   if (player.run) remember(player);
   const full = () => document.body.classList.contains("present") && !document.fullscreenElement && document.documentElement.requestFullscreen?.().catch(() => {});
   if (on && gesture) full();
