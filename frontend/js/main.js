@@ -131,7 +131,8 @@ function showRun(run, step) {
   // A fetched run that answers after the feed announced its end is older than the stage's.
   if (player.run?.id === run.id && ended(player.run) && !ended(run)) return;
   player.load(run, { step });
-  say("run-title", `${run.spec.collective} · ${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`);
+  const op = run.op ? ` · ${run.op}` : ""; // the reduction the numbers on stage go through
+  say("run-title", `${run.spec.collective}${op} · ${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`);
   $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
   say("run-state", run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
   $("run-state").dataset.state = run.state;
