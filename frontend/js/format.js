@@ -116,11 +116,13 @@ function briefly(chunks, chars) {
  * `sent`: each sender's values; `had`, `now`: the receiving cell's before and after. A line whose
  * numbers are rounded says "≈": rounded figures never read as wrong arithmetic. */
 export function arithmetic(op, sent, had, now, chars = 6) {
-  if (now.length <= 2 && sent.every((v) => v.length === now.length) && had.length === now.length) {
-    return once(now.map((_, i) => {
+  if (sent.every((v) => v.length === now.length) && had.length === now.length) {
+    const lines = now.map((_, i) => {
       const [texts, rounded] = written([...sent.map((v) => v[i]), had[i], now[i]], chars);
       return combination(op, texts.slice(0, -1), texts.at(-1), rounded);
-    }));
+    });
+    // every element alike (a digit a block): said once, however many
+    if (now.length <= 2 || once(lines).length === 1) return once(lines);
   }
   const [texts, inexact] = briefly([...sent, had, now], sent.length > 1 ? 7 : 9);
   return [combination(op, texts.slice(0, -1), texts.at(-1), inexact)];
@@ -139,11 +141,12 @@ export function wrap(line, chars) {
 /** A sum divided into its average, one line per element where a cell holds one or two; "≈"
  * where a number is rounded ("1 ÷ 4 ≈ 0.251" for a sum of 1.005, never "= 0.251"). */
 export function division(sums, divisor, averages, chars = 6) {
-  if (averages.length <= 2 && sums.length === averages.length) {
-    return once(averages.map((a, i) => {
+  if (sums.length === averages.length) {
+    const lines = averages.map((a, i) => {
       const [[sum, average], rounded] = written([sums[i], a], chars);
       return `${sum} ÷ ${divisor} ${rounded ? "≈" : "="} ${average}`;
-    }));
+    });
+    if (averages.length <= 2 || once(lines).length === 1) return once(lines);
   }
   const [[sum, average], inexact] = briefly([sums, averages], 9);
   return [`${sum} ÷ ${divisor} ${inexact ? "≈" : "="} ${average}`];
