@@ -77,8 +77,8 @@ class Polls:
             if summary["id"] == poll.run_id:
                 return True
             run = hub.runs.find(poll.run_id) if poll.question == "faster" else None
-            if run is not None and (summary["collective"], summary["count"], summary["dtype"], len(summary["group"])) \
-                    == (run.spec.collective, run.spec.count, run.spec.dtype, len(run.group)):
+            shape = (summary["collective"], summary["count"], summary["dtype"], len(summary["group"]))
+            if run is not None and shape == (run.spec.collective, run.spec.count, run.spec.dtype, len(run.group)):
                 return True
         return False
 

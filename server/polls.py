@@ -122,9 +122,10 @@ def withheld(run: Run, poll: Poll) -> dict:
     steps = [step if i < keep else step.model_copy(update={"ranks": {}}) for i, step in enumerate(run.steps)]
     display = run.display
     if display is not None and display.formula is not None:
-        display = display.model_copy(update={"formula": display.formula.model_copy(update={"measured": None})})
-    shown = run.model_copy(update={"steps": steps, "results": {}, "traffic": None, "time": None, "algbw": None,
-                                   "busbw": None, "verified": None, "display": display})
+        formula = display.formula.model_copy(update={"measured": None})
+        display = display.model_copy(update={"formula": formula})
+    shown = run.model_copy(update={"steps": steps, "results": {}, "traffic": None, "time": None,
+                                   "algbw": None, "busbw": None, "verified": None, "display": display})
     return {**shown.model_dump(mode="json"), "held_for": poll.id}
 
 

@@ -81,6 +81,10 @@ def test_keys_work_after_the_mouse_and_esc_closes_every_overlay(up, page_for):
     key("Enter")
     page.wait_for_function("window.ringside.player.step === 1")
     assert page.evaluate("document.activeElement === document.body"), "no control keeps the keys"
+    page.locator("#follow").click()
+    with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as again:
+        key("r")  # R after a click on a checkbox
+    on_stage(page, again.value.json()["id"])
 
     key("?")
     keys = page.locator("#keys")
@@ -130,6 +134,9 @@ def test_a_poll_from_the_last_step_holds_at_the_inputs_and_shows_viewers_no_answ
     listed = next(r for r in as_viewer(up, "/api/runs?limit=30")[1]["runs"] if r["id"] == run["id"])
     assert listed["time"] is None and listed["busbw"] is None
     assert as_viewer(up, f"/api/runs/{run['id']}/trace")[0] == 409
+    assert run["id"] not in [p["run"] for p in as_viewer(up, "/api/compare")[1]["measured"]], \
+        "nor its bytes among the compare view's points"
+    assert run["id"] in [p["run"] for p in up.call("GET", "/api/compare")[1]["measured"]]
     assert up.call("GET", f"/api/runs/{run['id']}")[1]["results"], "the presenter reads it whole"
     # a phone that joins (or reloads) now: the presenter's run, at its inputs, with no step's data
     late = page_for(f"{up.url}/?token={VIEWER}", allow=("409",), viewport=PHONE)

@@ -45,7 +45,8 @@ HEADS = """() => {
     const out = texts.filter((t) => { const b = box(t); return b.left < stage.left || b.right > stage.right || b.top < stage.top; });
     return { names: names.map((t) => t.textContent), bytes: bytes.map((t) => t.textContent),
              name_px: Math.min(...names.map(px)), bytes_px: Math.min(...bytes.map(px)), crossed, cardsCrossed,
-             out: out.length, root: q('#stage .card.root').map((c) => +c.dataset.rank) };
+             out: out.length, root: q('#stage .card.root').map((c) => +c.dataset.rank),
+             strokes: [...new Set(q('#stage .card:not(.outside) rect.frame').map((r) => getComputedStyle(r).stroke))] };
 }"""
 
 
@@ -88,6 +89,7 @@ def test_names_and_bytes_read_at_the_back_in_every_layout_at_eight_ranks(up, lec
         root = run["layout"]["root"]
         if root is not None:
             assert seen["root"] == [root], said
+            assert len(seen["strokes"]) == 2, f"the root's frame stands out: {said}"
             named = [n for n in seen["names"] if n.startswith(f"rank {root} ")]
             assert named and ("root" in named[0] or "server" in named[0]), f"the root is named: {said}"
         print(f"{shape:8} {collective} {algorithm}: names {seen['name_px']:.1f} px, bytes {seen['bytes_px']:.1f} px")

@@ -28,13 +28,14 @@ export function drawnChunks(run, rank) {
 
 /** The names a card may go by, longest first: "rank 3 (g1) · root" … "3". */
 function namesOf(run, rank, isRoot) {
-  const local = run.world_size > run.group.length ? ` (g${run.group.indexOf(rank)})` : ""; // its number in the group
+  const local = run.world_size > run.group.length ? ` (g${run.group.indexOf(rank)})` : ""; // in the group
   // a parameter server's: its role says more than "root"
   const root = (run.layout?.servers ?? []).includes(rank) ? " · server" : isRoot ? " · root" : "";
   return [`rank ${rank}${local}${root}`, `rank ${rank}${local}`, `${rank}${local}`, `${rank}`];
 }
 
-/** A rank's bytes so far: "↑48 B ↓1.5 KiB", or `short`, one unit said once where both share it: "↑48 ↓40 B". */
+/** A rank's bytes so far: "↑48 B ↓1.5 KiB", or `short`, one unit said once where both share
+ * it: "↑48 ↓40 B". */
 export function moved(sent, received, short = false) {
   const [up, down] = [bytes(sent), bytes(received)], unit = up.split(" ")[1];
   return short && unit === down.split(" ")[1] ? `↑${up.split(" ")[0]} ↓${down}` : `↑${up} ↓${down}`;
@@ -53,7 +54,8 @@ export function headOf(stage, head, least) {
   const beside = stage.traffic ? 10 + textWidth(moved(stage.most, stage.most, true), small) : 0;
   const wide = Math.max(...run.group.map((r) => textWidth(namesOf(run, r, r === root)[0], name) * 0.95));
   const two = Math.min(8, card.w * 0.06) + wide + beside > card.w - 8;
-  return { band: two ? (name + small) * 1.25 : Math.max(head, name * 1.35), name, bytes: small, two, short: true, swatch: false };
+  const band = two ? (name + small) * 1.25 : Math.max(head, name * 1.35);
+  return { band, name, bytes: small, two, short: true, swatch: false };
 }
 
 /** A card's header in the layer over the tokens: its name, as long as fits ("rank 3 (g1) · root"
@@ -65,7 +67,8 @@ function drawHead(stage, left, top, choices, cls = "name", traffic = false) {
   const x = left + Math.min(8, w * 0.06), y = top + (two ? font * 1.05 : band * 0.5 + font * 0.36);
   const wide = (t) => textWidth(t, font) * 0.95;
   const right = w - (swatch && w >= 60 ? 20 : 4); // where the bytes end: left of the swatch
-  const beside = traffic && !two ? x - left + 10 + textWidth(moved(stage.most, stage.most, short), small) : Infinity;
+  const most = moved(stage.most, stage.most, short);
+  const beside = traffic && !two ? x - left + 10 + textWidth(most, small) : Infinity;
   const withBytes = two && traffic ? choices[0] : choices.slice(0, 2).find((t) => wide(t) + beside <= right);
   el("text", { class: cls, x, y, "font-size": font }, stage.names).textContent =
     withBytes ?? choices.find((t) => wide(t) <= w - (w >= 60 ? 22 : 6)) ?? choices.at(-1);

@@ -36,7 +36,8 @@ export class Controls {
   presetFields(spec) {
     const pieces = Object.values(this.entry(spec.collective)?.pieces ?? {});
     const gcd = (a, b) => (b ? gcd(b, a % b) : a), lcm = pieces.reduce((a, b) => (a * b) / gcd(a, b), 1);
-    const count = !pieces.length ? Math.max(1, this.catalog.world_size) : lcm <= 64 ? lcm : Math.max(...pieces);
+    const count = !pieces.length ? Math.max(1, this.catalog.world_size)
+      : lcm <= 64 ? lcm : Math.max(...pieces);
     return { count, pattern: "digits", capture: "full", chunks: 1 };
   }
 

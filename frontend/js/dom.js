@@ -17,12 +17,15 @@ export const notAShortcut = (e) => e.target.closest?.("input, select, textarea")
 export function keysAfterClicks() {
   const controls = "button, select, input[type=checkbox], input[type=radio], input[type=range]";
   let touched = false;
-  document.addEventListener("pointerdown", (e) => { touched = !!e.target.closest?.(`${controls}, label`); }, true);
+  const touch = (e) => { touched = !!e.target.closest?.(`${controls}, label`); };
+  document.addEventListener("pointerdown", touch, true);
+  document.addEventListener("keydown", () => { touched = false; }, true); // a key's click is the keyboard's
   const release = (e) => {
     const used = document.activeElement;
     if (!touched || (e.type === "click" && used?.matches("select"))) return; // a select gives back on change
+    if (!used?.matches(controls) || used.closest("dialog")) return; // a dialog keeps its own focus
     touched = false;
-    if (used?.matches(controls) && !used.closest("dialog")) used.blur(); // a dialog keeps its own focus
+    used.blur();
   };
   document.addEventListener("click", release);
   document.addEventListener("change", release);

@@ -139,7 +139,8 @@ function showRun(run, step) {
   if (player.run?.id === run.id && ended(player.run) && !ended(run)) return;
   player.load(run, { step });
   const op = run.op ? ` · ${run.op}` : ""; // the reduction the numbers on stage go through
-  say("run-title", `${run.spec.collective}${op} · ${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`);
+  const how = `${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks`;
+  say("run-title", `${run.spec.collective}${op} · ${how} · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`);
   $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
   say("run-state", run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
   $("run-state").dataset.state = run.state;

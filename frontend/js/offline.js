@@ -10,7 +10,8 @@ const stage = new Stage($("stage"));
 const player = new Player(stage, new PageState({ live: false })); // no feed, no presenter: it drives itself
 player.addEventListener("change", () => showStep(player));
 bindPlayer(player); // Space, ← and →
-say("run-title", `${run.spec.collective}${run.op ? ` · ${run.op}` : ""} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);
+const op = run.op ? ` · ${run.op}` : "";
+say("run-title", `${run.spec.collective}${op} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);
 player.load(run);
 showOutcome(run, player);
 window.ringside = Object.freeze({ player, stage, run }); // read by tests

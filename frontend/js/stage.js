@@ -60,7 +60,8 @@ export class Stage extends EventTarget {
   /** CSS px a stage unit takes on screen. */
   scale() {
     const { width, height } = this.svg.getBoundingClientRect();
-    return width > 0 && height > 0 ? Math.min(width / this.width, height / this.height) : 1; // the viewBox's "meet"
+    // the viewBox's "meet": the smaller of the two
+    return width > 0 && height > 0 ? Math.min(width / this.width, height / this.height) : 1;
   }
 
   /** Draw the run again where the box has changed shape (or `anyway`: lecture mode came or went). */
