@@ -9,7 +9,7 @@ import asyncio
 from functools import lru_cache
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 from ringside.worker_agent.core import simulate
 from ringside.worker_agent.core.algorithms import build, formulas
 from ringside.worker_agent.core.algorithms import parameter_server as ps
@@ -17,7 +17,7 @@ from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.collectives import parameter_server as ps_collective
 from ringside.worker_agent.core.protocol import RunSpec
 
-from .auth import need_viewer
+from .auth import need_viewer, role_of, settings_of
 from .errors import refuse
 from .hub import Hub, hub_of
 from .runs import Run
@@ -81,12 +81,14 @@ def measured(run: Run) -> dict | None:
 
 
 @router.get("/api/compare", dependencies=[Depends(need_viewer)])
-async def get_compare(hub: Annotated[Hub, Depends(hub_of)]) -> dict:
+async def get_compare(request: Request, hub: Annotated[Hub, Depends(hub_of)]) -> dict:
     series = await asyncio.to_thread(curves)  # the first call builds 189 schedules: off the event loop
     shown = [(COLLECTIVE, a, None) for a in ALGORITHMS] + [SERVER]
     runs = [hub.store.newest_done(c, a) for c, a, _ in shown]
     # on its curve
     points = [measured(run) for run in runs if run is not None and run.spec.servers in (None, SERVER[2])]
+    if role_of(request, settings_of(request)) != "presenter":  # a run held for a poll: its bytes wait
+        points = [p for p in points if p is None or request.app.state.polls.holding(p["run"]) is None]
     return {"unit": "N (bytes of one rank's buffer: the model)", "series": series,
             "measured": [p for p in points if p]}
 

@@ -59,6 +59,29 @@ class Polls:
         self.fanout.publish(PollMessage(poll=record.public()))
         return record.public()
 
+    def holding_any(self) -> bool:
+        return any(r.poll.state is PollState.OPEN for r in self.live.values())
+
+    def holding(self, run_id: str) -> Poll | None:
+        """The open poll about this run, if any: until its reveal, viewers read none of its answer."""
+        return next((r.poll for r in reversed(self.live.values())
+                     if r.poll.run_id == run_id and r.poll.state is PollState.OPEN), None)
+
+    def hides_times(self, summary: dict, hub: Hub) -> bool:
+        """Whether a run's times stay off the list while a poll is open: the held run's, and for
+        a question of which algorithm is faster, those of the runs it compares."""
+        for record in self.live.values():
+            poll = record.poll
+            if poll.state is not PollState.OPEN:
+                continue
+            if summary["id"] == poll.run_id:
+                return True
+            run = hub.runs.find(poll.run_id) if poll.question == "faster" else None
+            shape = (summary["collective"], summary["count"], summary["dtype"], len(summary["group"]))
+            if run is not None and shape == (run.spec.collective, run.spec.count, run.spec.dtype, len(run.group)):
+                return True
+        return False
+
     def find(self, poll_id: str) -> PollRecord | None:
         """A poll of this server (in memory) or of an earlier one (in the file)."""
         if poll_id in self.live:

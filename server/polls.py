@@ -113,6 +113,27 @@ def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:
     return PollRecord(poll=poll, answers=[choices.index(right)])
 
 
+def withheld(run: Run, poll: Poll) -> dict:
+    """What a viewer may read of a run while a poll about it is open: its plan and inputs, and no
+    answer: no rank's report of the step asked about or any later one (of any step, for a question
+    of bytes or speed, asked at the inputs), no outputs, traffic, measured bytes nor times.
+    `held_for` names the poll: after its reveal the page reads the run again."""
+    keep = poll.step if poll.question == "holds" and poll.step is not None else 0
+    steps = [step if i < keep else step.model_copy(update={"ranks": {}}) for i, step in enumerate(run.steps)]
+    display = run.display
+    if display is not None and display.formula is not None:
+        formula = display.formula.model_copy(update={"measured": None})
+        display = display.model_copy(update={"formula": formula})
+    shown = run.model_copy(update={"steps": steps, "results": {}, "traffic": None, "time": None,
+                                   "algbw": None, "busbw": None, "verified": None, "display": display})
+    return {**shown.model_dump(mode="json"), "held_for": poll.id}
+
+
+def withheld_summary(summary: dict) -> dict:
+    """A run's line in a list while a poll holds it: no times (the answer to which is faster)."""
+    return {**summary, "time": None, "algbw": None, "busbw": None, "verified": None}
+
+
 # --- the questions: (text, the right choice, wrong ones), each from the run ----------------------
 
 def buffer_after(run: Run, rank: int, step: int) -> list | None:

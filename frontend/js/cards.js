@@ -26,22 +26,57 @@ export function drawnChunks(run, rank) {
   return keep.size ? all.filter((c) => keep.has(c)) : all;
 }
 
+/** The names a card may go by, longest first: "rank 3 (g1) · root" … "3". */
+function namesOf(run, rank, isRoot) {
+  const local = run.world_size > run.group.length ? ` (g${run.group.indexOf(rank)})` : ""; // in the group
+  // a parameter server's: its role says more than "root"
+  const root = (run.layout?.servers ?? []).includes(rank) ? " · server" : isRoot ? " · root" : "";
+  return [`rank ${rank}${local}${root}`, `rank ${rank}${local}`, `${rank}${local}`, `${rank}`];
+}
+
+/** A rank's bytes so far: "↑48 B ↓1.5 KiB", or `short`, one unit said once where both share
+ * it: "↑48 ↓40 B". */
+export function moved(sent, received, short = false) {
+  const [up, down] = [bytes(sent), bytes(received)], unit = up.split(" ")[1];
+  return short && unit === down.split(" ")[1] ? `↑${up.split(" ")[0]} ↓${down}` : `↑${up} ↓${down}`;
+}
+
+/** The cards' header, in stage units: {band: its height, name, bytes: their fonts, two: the bytes
+ * on a line of their own, short: their unit said once}. `least`: the smallest a name or byte count
+ * may be (lecture mode, for a back row): both at least that, in short, without the colour swatch
+ * (the cells show the colour), and the bytes under the name where the card is still too narrow,
+ * so that neither is dropped nor the root's mark. Else they scale with the card, and what does
+ * not fit gives way. */
+export function headOf(stage, head, least) {
+  const name = Math.max(head * 0.72, least), small = Math.max(head * 0.6, least);
+  if (!least) return { band: head, name, bytes: small, two: false, short: false, swatch: true };
+  const { run, card } = stage, root = run.layout?.root;
+  const beside = stage.traffic ? 10 + textWidth(moved(stage.most, stage.most, true), small) : 0;
+  const wide = Math.max(...run.group.map((r) => textWidth(namesOf(run, r, r === root)[0], name) * 0.95));
+  const two = Math.min(8, card.w * 0.06) + wide + beside > card.w - 8;
+  const band = two ? (name + small) * 1.25 : Math.max(head, name * 1.35);
+  return { band, name, bytes: small, two, short: true, swatch: false };
+}
+
 /** A card's header in the layer over the tokens: its name, as long as fits ("rank 3 (g1) · root"
- * … "3"), and with `traffic` its bytes so far right of it ("↑48 B ↓48 B"), returned: "rank 3"
- * rather than no bytes, though not a bare number. The whole band is kept clear of labels. */
+ * … "3"), and with `traffic` its bytes so far right of it ("↑48 B ↓48 B"), or under it where the
+ * header has two lines, returned: "rank 3" rather than no bytes, though not a bare number. The
+ * whole band is kept clear of labels. */
 function drawHead(stage, left, top, choices, cls = "name", traffic = false) {
-  const { w } = stage.card, { head } = stage, font = head * 0.72;
-  const x = left + Math.min(8, w * 0.06), y = top + head * 0.55;
+  const { w } = stage.card, { band, name: font, bytes: small, two, short, swatch } = stage.header;
+  const x = left + Math.min(8, w * 0.06), y = top + (two ? font * 1.05 : band * 0.5 + font * 0.36);
   const wide = (t) => textWidth(t, font) * 0.95;
-  const most = bytes(stage.most);
-  const beside = traffic ? x - left + 10 + textWidth(`↑${most} ↓${most}`, head * 0.6) : Infinity;
-  const withBytes = choices.slice(0, 2).find((t) => wide(t) + beside <= w - (w >= 60 ? 20 : 4));
+  const right = w - (swatch && w >= 60 ? 20 : 4); // where the bytes end: left of the swatch
+  const most = moved(stage.most, stage.most, short);
+  const beside = traffic && !two ? x - left + 10 + textWidth(most, small) : Infinity;
+  const withBytes = two && traffic ? choices[0] : choices.slice(0, 2).find((t) => wide(t) + beside <= right);
   el("text", { class: cls, x, y, "font-size": font }, stage.names).textContent =
     withBytes ?? choices.find((t) => wide(t) <= w - (w >= 60 ? 22 : 6)) ?? choices.at(-1);
   // glyphs rise about 1 em over the baseline
-  stage.nameBoxes.push({ x: left, y: top - head * 0.2, w, h: head * 1.2 });
+  stage.nameBoxes.push({ x: left, y: top - font * 0.2, w, h: band + font * 0.2 });
   if (!withBytes) return null;
-  return el("text", { class: "bytes", x: left + w - (w >= 60 ? 20 : 4), y, "font-size": head * 0.6 }, stage.names);
+  const under = two ? { y: top + band - small * 0.3 } : { y };
+  return el("text", { class: "bytes", x: left + right, ...under, "font-size": small }, stage.names);
 }
 
 /** A rank outside the run's group: greyed in place, no buffer. */
@@ -57,21 +92,16 @@ export function drawOutsider(stage, parent, rank) {
 }
 
 export function drawCard(stage, parent, rank, isRoot) {
-  const { run, head } = stage;
+  const { run } = stage, head = stage.header.band;
   const { x, y } = stage.positions[rank];
   const { w, h } = stage.card;
   const left = x - w / 2, top = y - h / 2;
   const g = el("g", { class: `card${isRoot ? " root" : ""}`, "data-rank": rank,
     transform: `translate(${left},${top})` }, parent);
   el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
-  // its number inside the group
-  const local = run.world_size > run.group.length ? ` (g${run.group.indexOf(rank)})` : "";
-  // a parameter server's: its role says more than "root"
-  const server = (run.layout?.servers ?? []).includes(rank);
-  const root = server ? " · server" : isRoot ? " · root" : "";
-  const names = [`rank ${rank}${local}${root}`, `rank ${rank}${local}`, `${rank}${local}`, `${rank}`];
+  const names = namesOf(run, rank, isRoot);
   const text = drawHead(stage, left, top, names, "name", !!stage.traffic);
-  if (w >= 60) {
+  if (w >= 60 && stage.header.swatch) {
     el("rect", { class: "swatch", x: w - 14, y: head / 2 - 4, width: 8, height: 8, rx: 2, fill: colour(rank) }, g);
   }
   const pad = Math.max(2, Math.min(6, w * 0.02));
@@ -154,7 +184,7 @@ function showBars(stage, rank, index) {
   bars.sent.setAttribute("width", (bars.full * sent) / stage.most);
   bars.received.setAttribute("width", (bars.full * received) / stage.most);
   bars.title.textContent = `rank ${rank} so far: sent ${bytes(sent)}, received ${bytes(received)}`;
-  if (bars.text) bars.text.textContent = `↑${bytes(sent)} ↓${bytes(received)}`;
+  if (bars.text) bars.text.textContent = moved(sent, received, stage.header.short);
   bars.sent.dataset.bytes = sent;
   bars.received.dataset.bytes = received;
 }

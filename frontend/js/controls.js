@@ -29,10 +29,16 @@ export class Controls {
   setLecture(on) { this.lecture = on; this.showPick(); }
   togglePreset() { this.presetOn = !this.presetOn; this.showPick(); }
 
-  /** Numbers a back row can read: one digit a block, and one value in every chunk (as many
-   * elements a block as the catalog's pieces, else one a rank, enough for any algorithm). */
+  /** Numbers a back row can read: one digit a block, and as many elements a block for every
+   * algorithm of a collective, so that a lecture compares like with like (ring against tree at
+   * the same N): the fewest that give each algorithm's chunks (the catalog's pieces) as many
+   * values each, else one a rank. */
   presetFields(spec) {
-    return { count: this.entry(spec.collective)?.pieces?.[spec.algorithm] ?? Math.max(1, this.catalog.world_size), pattern: "digits", capture: "full", chunks: 1 };
+    const pieces = Object.values(this.entry(spec.collective)?.pieces ?? {});
+    const gcd = (a, b) => (b ? gcd(b, a % b) : a), lcm = pieces.reduce((a, b) => (a * b) / gcd(a, b), 1);
+    const count = !pieces.length ? Math.max(1, this.catalog.world_size)
+      : lcm <= 64 ? lcm : Math.max(...pieces);
+    return { count, pattern: "digits", capture: "full", chunks: 1 };
   }
 
   setCatalog(catalog) {

@@ -7,7 +7,9 @@ const ENTRY = "offline.js"; // it and what it imports travel inline
 const LAYOUT = `main.offline { grid-template-columns: 1fr 320px; }
 body.present main.offline { grid-template-columns: 1fr; }
 @media (max-width: 900px) { main.offline { grid-template-columns: 1fr; padding: .3rem; } main.offline #stage { height: auto; aspect-ratio: 15 / 8; }
-  body.present main.offline #caption { font-size: 1.1rem; min-height: 0; } }`;
+  body.present main.offline #caption { font-size: 1.1rem; min-height: 0; } }
+@media (max-width: 900px) and (orientation: portrait) {
+  main.offline #stage { aspect-ratio: auto; height: min(150vw, 68vh); } }`; // a phone: its column
 
 const PAGE = (title, css, importmap, data) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

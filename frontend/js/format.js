@@ -89,25 +89,43 @@ export function brief(values, chars = 12, none = "…") {
 
 const INFIX = { SUM: "+", AVG: "+", PRODUCT: "×", BAND: "&", BOR: "|", BXOR: "^" };
 
-/** The arithmetic of a reduction in words: "3 + 4 = 7", "max(3, 4) = 4". */
-export function combination(op, operands, result) {
+/** The arithmetic of a reduction in words: "3 + 4 = 7", "max(3, 4) = 4", "0.1 + 0.2 ≈ 0.3"
+ * (`approx`: some number is rounded, so the words do not add up exactly). */
+export function combination(op, operands, result, approx = false) {
   const lhs = INFIX[op] ? operands.join(` ${INFIX[op]} `) : `${(op ?? "op").toLowerCase()}(${operands.join(", ")})`;
-  return `${lhs} = ${result}`;
+  return `${lhs} ${approx ? "≈" : "="} ${result}`;
 }
 
 /** Two elements with the same arithmetic say it once. */
 const once = (lines) => (lines.every((l) => l === lines[0]) ? lines.slice(0, 1) : lines);
 
+/** Values as a label writes them, in at most `chars` each: [texts, whether any is rounded]. */
+function written(values, chars) {
+  const texts = values.map((v) => compact(v, chars) || formatValue(v));
+  return [texts, values.some((v, i) => typeof v === "number" && Number(texts[i]) !== v)];
+}
+
+/** Chunks as a label writes them (their values or range): [texts, whether any is not exact]. */
+function briefly(chunks, chars) {
+  const inexact = chunks.flat().some((v) => typeof v === "number" && !Number.isInteger(v));
+  return [chunks.map((v) => brief(v, chars)), inexact];
+}
+
 /** A reduction element by element, one line per element where a cell holds one or two
  * ("3 + 4 = 7", "max(3, 4) = 4"); ranges in one line beyond that ("0–7 + 8–15 = 8–22").
- * `sent`: each sender's values; `had`, `now`: the receiving cell's before and after. */
+ * `sent`: each sender's values; `had`, `now`: the receiving cell's before and after. A line whose
+ * numbers are rounded says "≈": rounded figures never read as wrong arithmetic. */
 export function arithmetic(op, sent, had, now, chars = 6) {
-  if (now.length <= 2 && sent.every((v) => v.length === now.length) && had.length === now.length) {
-    const num = (v) => compact(v, chars) || formatValue(v);
-    return once(now.map((_, i) => combination(op, [...sent.map((v) => num(v[i])), num(had[i])], num(now[i]))));
+  if (sent.every((v) => v.length === now.length) && had.length === now.length) {
+    const lines = now.map((_, i) => {
+      const [texts, rounded] = written([...sent.map((v) => v[i]), had[i], now[i]], chars);
+      return combination(op, texts.slice(0, -1), texts.at(-1), rounded);
+    });
+    // every element alike (a digit a block): said once, however many
+    if (now.length <= 2 || once(lines).length === 1) return once(lines);
   }
-  const chunk = (v) => brief(v, sent.length > 1 ? 7 : 9);
-  return [combination(op, [...sent, had].map(chunk), chunk(now))];
+  const [texts, inexact] = briefly([...sent, had, now], sent.length > 1 ? 7 : 9);
+  return [combination(op, texts.slice(0, -1), texts.at(-1), inexact)];
 }
 
 /** `line` in lines of at most `chars` where it can, broken before an operator: "1 + 2", "+ 3 = 6". */
@@ -120,9 +138,16 @@ export function wrap(line, chars) {
   return out.map((l) => l.replaceAll("\u00a0", " "));
 }
 
-/** A sum divided into its average, one line per element where a cell holds one or two. */
+/** A sum divided into its average, one line per element where a cell holds one or two; "≈"
+ * where a number is rounded ("1 ÷ 4 ≈ 0.251" for a sum of 1.005, never "= 0.251"). */
 export function division(sums, divisor, averages, chars = 6) {
-  const num = (v) => compact(v, chars) || formatValue(v);
-  if (averages.length <= 2 && sums.length === averages.length) return once(averages.map((a, i) => `${num(sums[i])} ÷ ${divisor} = ${num(a)}`));
-  return [`${brief(sums, 9)} ÷ ${divisor} = ${brief(averages, 9)}`];
+  if (sums.length === averages.length) {
+    const lines = averages.map((a, i) => {
+      const [[sum, average], rounded] = written([sums[i], a], chars);
+      return `${sum} ÷ ${divisor} ${rounded ? "≈" : "="} ${average}`;
+    });
+    if (averages.length <= 2 || once(lines).length === 1) return once(lines);
+  }
+  const [[sum, average], inexact] = briefly([sums, averages], 9);
+  return [`${sum} ÷ ${divisor} ${inexact ? "≈" : "="} ${average}`];
 }

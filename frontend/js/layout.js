@@ -5,7 +5,8 @@
 
 const MARGIN = 6; // between a card and the stage's edge
 export const GAP = 10; // at least this much between two cards
-const ASPECTS = [2.6, 1.8, 1.2, 0.8]; // card width / height, widest first: chunks sit side by side
+// card width / height, widest first: chunks sit side by side, a name beside its bytes
+const ASPECTS = [3.6, 2.6, 1.8, 1.2, 0.8];
 const MAX = { w: 440, h: 170 };
 const COLUMN = 8; // up to this many ranks, a portrait box (a phone) stacks them in a column
 export const BESIDE = 0.38; // of a column's width, kept right of the cards for the labels

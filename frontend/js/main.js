@@ -19,7 +19,7 @@ import { Training } from "rs/training.js";
 import { Jobs } from "rs/jobs.js";
 import { Polls } from "rs/polls.js";
 import { PageState } from "rs/state.js";
-import { $, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
+import { $, keysAfterClicks, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 
 const params = new URLSearchParams(location.search);
 // An audience page follows the presenter until it moves by itself (or opens on a run's link).
@@ -43,6 +43,8 @@ bindCompare(state, player);
 // step past the presenter's while it is open.
 const polls = new Polls(state, player, () => {
   if (!player.run) return;
+  // A viewer's copy of a run held for a poll lacks the answer (the server's): revealed, read it whole.
+  if (player.run.held_for && !state.hiding(player.run)) reread(player.run.id);
   showOutcome(player.run, player);
   if (player.step > player.limit()) player.show(player.step);
   player.changed();
@@ -64,6 +66,11 @@ async function openRun(id, step) {
   } catch (err) {
     say("caption", `Could not open run ${id}: ${err.reason ?? err}`);
   }
+}
+
+async function reread(id) {
+  const run = await api(`/api/runs/${id}`).catch(() => null);
+  if (run && player.run?.id === id) { showRun(run); player.mirror(); }
 }
 
 /** The presenter's page: what it shows goes to every audience page. */
@@ -131,7 +138,9 @@ function showRun(run, step) {
   // A fetched run that answers after the feed announced its end is older than the stage's.
   if (player.run?.id === run.id && ended(player.run) && !ended(run)) return;
   player.load(run, { step });
-  say("run-title", `${run.spec.collective} · ${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`);
+  const op = run.op ? ` · ${run.op}` : ""; // the reduction the numbers on stage go through
+  const how = `${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks`;
+  say("run-title", `${run.spec.collective}${op} · ${how} · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`);
   $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
   say("run-state", run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
   $("run-state").dataset.state = run.state;
@@ -259,6 +268,7 @@ function lecture(on, gesture = false) {
   document.body.classList.toggle("present", on);
   $("present").classList.toggle("active", on);
   controls.setLecture(on);
+  stage.fitToBox(true); // its names and bytes at a projector's size, or back
   if (player.run) remember(player);
   const full = () => document.body.classList.contains("present") && !document.fullscreenElement && document.documentElement.requestFullscreen?.().catch(() => {});
   if (on && gesture) full();
@@ -319,9 +329,11 @@ const KEYS = { // in either case; the player binds its own (Space, arrows, + and
   p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
   f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"), j: () => toggle("jobs"),
   d: () => state.presenter && perturbation.runDemo(), q: () => polls.ask(), k: showHall,
+  escape: () => state.overlay && toggle(state.overlay), // Esc closes C, T and J as the dialogs close
   home: () => { player.pause(); player.go(-1); }, end: () => { player.pause(); player.go(player.available() - 1); },
   "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()),
 };
+keysAfterClicks();
 // A poll's card takes its keys first (its menu, Enter reveals, the stage held).
 document.addEventListener("keydown", (e) => {
   if (!notAShortcut(e) && !$("keys").open && polls.key(e)) { e.preventDefault(); e.stopImmediatePropagation(); }

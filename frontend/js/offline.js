@@ -10,13 +10,15 @@ const stage = new Stage($("stage"));
 const player = new Player(stage, new PageState({ live: false })); // no feed, no presenter: it drives itself
 player.addEventListener("change", () => showStep(player));
 bindPlayer(player); // Space, ← and →
-say("run-title", `${run.spec.collective} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);
+const op = run.op ? ` · ${run.op}` : "";
+say("run-title", `${run.spec.collective}${op} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);
 player.load(run);
 showOutcome(run, player);
 window.ringside = Object.freeze({ player, stage, run }); // read by tests
 
 function lecture() {
   $("present").classList.toggle("active", document.body.classList.toggle("present"));
+  stage.fitToBox(true); // names and bytes at a projector's size, or back
 }
 
 $("present").onclick = lecture;

@@ -90,6 +90,8 @@ export class Polls {
     if (!this.state.presenter || !run) return;
     this.player.pause();
     this.close();
+    // At the result every answer is on show: the room predicts from the inputs, step 1 first.
+    if (this.player.step >= run.steps.length - 1) this.player.go(-1);
     this.asking = firstAsk(run, this.player.step);
     this.render();
   }

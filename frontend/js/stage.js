@@ -7,13 +7,14 @@
 
 import { arrange } from "rs/layout.js";
 import { el } from "rs/dom.js";
-import { drawCard, drawOutsider, paintCard } from "rs/cards.js";
+import { drawCard, drawOutsider, headOf, paintCard } from "rs/cards.js";
 import { drawArrows, drawSums, flights, moveTokens, hideTokens } from "rs/transfers.js";
 import { showFormula } from "rs/formulas.js";
 
 export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
 const NARROW = 600; // CSS px: a stage narrower, and taller than wide (a phone), counts a unit a pixel
 const LEAST = 12; // px: a phone's smallest name, bytes or label
+const PROJECTED = 18; // px: on a projector (lecture mode), the smallest rank name or byte count
 export const COLOUR_ONLY = 16; // from this many ranks on, cells are colours only, their values on hover
 
 /** Bytes each rank has sent and received by every frame: {sent: {rank: [per frame]}, received}. */
@@ -56,9 +57,17 @@ export class Stage extends EventTarget {
     return width < NARROW && height > width ? [inner, Math.floor((height * inner) / width)] : [WIDTH, Math.round(Math.min(1100, Math.max(420, (WIDTH * height) / width)))];
   }
 
-  fitToBox() {
+  /** CSS px a stage unit takes on screen. */
+  scale() {
+    const { width, height } = this.svg.getBoundingClientRect();
+    // the viewBox's "meet": the smaller of the two
+    return width > 0 && height > 0 ? Math.min(width / this.width, height / this.height) : 1;
+  }
+
+  /** Draw the run again where the box has changed shape (or `anyway`: lecture mode came or went). */
+  fitToBox(anyway = false) {
     const [w, h] = this.box();
-    if (!this.run || (w === this.width && Math.abs(h - this.height) < 0.02 * this.height)) return;
+    if (!this.run || (!anyway && w === this.width && Math.abs(h - this.height) < 0.02 * this.height)) return;
     this.stopAnimation(); // first: a step mid-flight lands, and that is the step to show again
     const { shown, marked } = this;
     this.load(this.run, this.frames);
@@ -93,8 +102,13 @@ export class Stage extends EventTarget {
     this.column = column; // a phone's: marks over it read from the cards' left edge, at a phone's size
     this.card = card;
     this.positions = positions;
-    // A card's header: its name 0.72 of it, its bytes 0.6; in a phone's column, the bytes LEAST px.
-    this.head = column && !this.colourOnly ? LEAST / 0.6 : Math.max(11, Math.min(30, card.h * 0.24));
+    // A card's header: its name 0.72 of it, its bytes 0.6; in a phone's column, the bytes LEAST px;
+    // on a projector, names and bytes PROJECTED px at least, however small the cards.
+    const band = column && !this.colourOnly ? LEAST / 0.6 : Math.max(11, Math.min(30, card.h * 0.24));
+    const projected = !column && !this.colourOnly && document.body.classList.contains("present");
+    // 3% over: the box may shrink by 2% before the stage is drawn again (fitToBox)
+    this.header = headOf(this, band, projected ? (1.03 * PROJECTED) / this.scale() : 0);
+    this.head = this.header.band;
     const defs = el("defs", {}, scene);
     const head = el("marker", { id: "head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse" }, defs);
     el("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }, head);

@@ -31,10 +31,15 @@ test("reductions element by element: '3 + 4 = 7', one line per element, said onc
   assert.deepEqual(arithmetic("SUM", [[3]], [4], [7]), ["3 + 4 = 7"]);
   assert.deepEqual(arithmetic("MAX", [[3, 9]], [4, 2], [4, 9]), ["max(3, 4) = 4", "max(9, 2) = 9"]);
   assert.deepEqual(arithmetic("SUM", [[1, 1], [2, 2]], [3, 3], [6, 6]), ["1 + 2 + 3 = 6"]);
-  assert.deepEqual(arithmetic("AVG", [[1 / 3]], [1], [4 / 3]), ["0.333 + 1 = 1.33"]);
+  assert.deepEqual(arithmetic("AVG", [[1 / 3]], [1], [4 / 3]), ["0.333 + 1 ≈ 1.33"], "rounded: it says so");
+  assert.deepEqual(arithmetic("BXOR", [[6]], [3], [5]), ["6 ^ 3 = 5"]);
+  assert.deepEqual(arithmetic("MAX", [[4, 4, 4, 4], [3, 3, 3, 3]], [1, 1, 1, 1], [4, 4, 4, 4]), ["max(4, 3, 1) = 4"],
+    "a digit a block: every element alike, said once");
+  assert.deepEqual(arithmetic("SUM", [[0.5]], [0.25], [0.75]), ["0.5 + 0.25 = 0.75"], "exact floats: =");
   const eight = (k) => Array.from({ length: 8 }, (_, i) => i + k);
   assert.deepEqual(arithmetic("SUM", [eight(0)], eight(10), eight(10).map((v, i) => v + i)), ["0–7 + 10–17 = 10–24"], "many values: ranges");
   assert.deepEqual(division([10, 6], 4, [2.5, 1.5]), ["10 ÷ 4 = 2.5", "6 ÷ 4 = 1.5"]);
+  assert.deepEqual(division([1.005], 4, [0.25125]), ["1 ÷ 4 ≈ 0.251"], "the issue's '1 ÷ 4 = 0.251' (sum 1.005)");
 });
 
 test("labels are placed clear of every value, name and other label", () => {
