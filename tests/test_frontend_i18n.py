@@ -90,6 +90,9 @@ def test_every_built_in_algorithms_lecture_run_reads_in_korean_and_chinese_on_ph
         for lang, phone in phones.items():
             title = phone.locator("#run-title").inner_text()
             assert title.startswith(f"{collective} · ") and SCRIPT[lang].search(title), title
+            if (run.get("display") or {}).get("formula"):  # the formula line under the stage, in words
+                said = phone.locator("#formula .said").inner_text()
+                assert said.startswith(run["display"]["formula"]["formula"]) and SCRIPT[lang].search(said), said
     for lang, phone in phones.items():
         phone.screenshot(path=str(SHOTS / f"phone-{lang}.png"))
 
@@ -106,7 +109,9 @@ def test_the_picker_switches_without_a_reload_and_a_reload_keeps_the_pick(up, co
     assert page.evaluate("document.documentElement.lang") == "ko"
     assert page.get_attribute("#back", "title") == "한 단계 뒤로 (←)"
     run = up.run(collective="broadcast", algorithm="binomial_tree", count=4, pattern="digits", capture="full")
-    page.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}'")
+    page.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}' && "
+                           f"window.ringside.player.available() >= {len(run['steps'])}")
+    page.evaluate("window.ringside.player.pause()")
     go(page, 0)
     expect(page.locator("#caption")).to_contain_text("단계")
     page.select_option("#lang", "zh")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ringside.worker_agent.core.algorithms import algorithms, build
+from ringside.worker_agent.core.algorithms.parameter_server import formula
 from ringside.worker_agent.core.schedule import ScheduleError
 from ringside.worker_agent.user.rebuild import _caption, _phase
 
@@ -49,12 +50,12 @@ def traced_steps() -> set[tuple[str, str]]:
     return {(_phase(ls), _caption(ls).format()) for ls in lines}
 
 
-def missed(steps: set[tuple[str, str]]) -> dict[str, list[str]]:
+def missed(steps: set[tuple[str, str]], texts: list[str] = ()) -> dict[str, list[str]]:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
     done = subprocess.run([node, str(ROOT / "tests" / "js" / "i18n-cover.mjs")], capture_output=True, text=True,
-                          input=json.dumps({"captions": sorted(steps)}), timeout=120)
+                          input=json.dumps({"captions": sorted(steps), "texts": list(texts)}), timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 
@@ -68,8 +69,19 @@ def test_every_built_in_caption_is_translated_in_every_language():
         assert captions == [], f"{len(captions)} captions left in English in {lang}, e.g. {captions[:3]}"
 
 
+def test_every_formulas_line_under_the_stage_is_translated():
+    """The formula line says what its formula counts (algorithms/formulas.py, parameter_server.py)."""
+    whats = {r.formula.what for r in algorithms() if r.formula}
+    whats.add(formula(1024, 4, 1)["what"])
+    lines = [f"(P-1)·N = 1.5 KiB {what}" for what in sorted(whats)]
+    lines += ["(N = 16 B, P = 4) · measured 24 B", "(N = 16 B, P = 4) · measured when the run ends"]
+    left = missed(set(), lines)
+    assert left == {"ko": [], "zh": []}
+
+
 def test_a_caption_no_template_knows_fails_the_check():
     """The check itself: a user's caption, and a built-in one with a word changed, are caught."""
     left = missed({("exchange", "every rank swaps its buffer with a friend"),
                    ("reduce", "every rank sends its buffer to rank 2, which adds them")})
     assert all(len(captions) == 2 for captions in left.values()), left
+    assert all(len(lines) == 1 for lines in missed(set(), ["(P-1)·N = 1 KiB over the rainbow"]).values())

@@ -93,6 +93,19 @@ export default {
     "{c1} ✗": "{c1} ✗",
     "R runs it · A algorithm · O op · P {c1} · 1–0 [ ] pick · Q asks the room":
       "R 실행 · A 알고리즘 · O 연산 · P {c1} · 1–0 [ ] 선택 · Q 청중에게 질문",
+    // the formula line under the stage (formulas.js; the "what" of algorithms/formulas.py)
+    "{s1} = {s2} sent by every rank": "{s1} = {s2}: 각 랭크가 보내는 양",
+    "{s1} = {s2} sent by the root": "{s1} = {s2}: 루트가 보내는 양",
+    "{s1} = {s2} into the master": "{s1} = {s2}: 마스터로 들어오는 양",
+    "{s1} = {s2} into the root": "{s1} = {s2}: 루트로 들어오는 양",
+    "{s1} = {s2} on the critical path": "{s1} = {s2}: 임계 경로 위의 양",
+    "{s1} = {s2} on the critical path (up the tree, then down)": "{s1} = {s2}: 임계 경로 위의 양 (트리를 올라갔다가 내려옴)",
+    "{s1} = {s2} sent by each server (and as much received)": "{s1} = {s2}: 각 서버가 보내는 양 (받는 양도 같음)",
+    "({s1}) · measured {s2}": "({s1}) · 측정값 {s2}",
+    "({s1}) · measured when the run ends": "({s1}) · 실행이 끝나면 측정",
+    "{s1} · {s2} · {n1} ranks · {s3} · lecture data: a digit a block": "{s1} · {s2} · 랭크 {n1}개 · {s3} · 강의용 데이터: 블록마다 숫자 하나",
+    "{s1} = {s2} sent by the root, in ⌈log2 P⌉ steps": "{s1} = {s2}: 루트가 ⌈log2 P⌉단계에 걸쳐 보내는 양",
+    "{s1} = {s2} into the root, in ⌈log2 P⌉ steps": "{s1} = {s2}: ⌈log2 P⌉단계에 걸쳐 루트로 들어오는 양",
     // polls (polls.js, server/polls.py)
     "What does {r1} hold after step {n1}?": "{n1}단계 후 {r1}에는 무엇이 있을까요?",
     "How many bytes cross the busiest link ({s1} by {s2}, P={n1}, N={s3})?":
@@ -105,6 +118,7 @@ export default {
   words: {
     // phases
     "local copy": "로컬 복사", exchange: "교환", fold: "접기", unfold: "펼치기", signal: "신호", pull: "가져오기(pull)", push: "보내기(push)", send: "보내기",
+    sent: "보냄", received: "받음", "ring against tree all_reduce under one straggler": "straggler 하나가 있을 때 ring과 tree의 all_reduce 비교",
     // run states, roles, the connection
     queued: "대기 중", running: "실행 중", done: "완료", failed: "실패", cancelled: "취소됨",
     presenter: "발표자", audience: "청중", "audience · following the presenter": "청중 · 발표자를 따라가는 중",

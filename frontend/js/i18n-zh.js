@@ -91,6 +91,19 @@ export default {
     "{c1} ✗": "{c1} ✗",
     "R runs it · A algorithm · O op · P {c1} · 1–0 [ ] pick · Q asks the room":
       "R 运行 · A 算法 · O 运算 · P {c1} · 1–0 [ ] 选择 · Q 向全场提问",
+    // the formula line under the stage (formulas.js; the "what" of algorithms/formulas.py)
+    "{s1} = {s2} sent by every rank": "{s1} = {s2}：每个 rank 发送的量",
+    "{s1} = {s2} sent by the root": "{s1} = {s2}：根发送的量",
+    "{s1} = {s2} into the master": "{s1} = {s2}：流入主节点的量",
+    "{s1} = {s2} into the root": "{s1} = {s2}：流入根的量",
+    "{s1} = {s2} on the critical path": "{s1} = {s2}：关键路径上的量",
+    "{s1} = {s2} on the critical path (up the tree, then down)": "{s1} = {s2}：关键路径上的量（沿树向上，再向下）",
+    "{s1} = {s2} sent by each server (and as much received)": "{s1} = {s2}：每个服务器发送的量（接收的同样多）",
+    "({s1}) · measured {s2}": "（{s1}）· 实测 {s2}",
+    "({s1}) · measured when the run ends": "（{s1}）· 运行结束后实测",
+    "{s1} · {s2} · {n1} ranks · {s3} · lecture data: a digit a block": "{s1} · {s2} · {n1} 个 rank · {s3} · 讲课数据：每块一个数字",
+    "{s1} = {s2} sent by the root, in ⌈log2 P⌉ steps": "{s1} = {s2}：根分 ⌈log2 P⌉ 步发送的量",
+    "{s1} = {s2} into the root, in ⌈log2 P⌉ steps": "{s1} = {s2}：分 ⌈log2 P⌉ 步流入根的量",
     // polls (polls.js, server/polls.py)
     "What does {r1} hold after step {n1}?": "第 {n1} 步之后，{r1} 持有什么？",
     "How many bytes cross the busiest link ({s1} by {s2}, P={n1}, N={s3})?":
@@ -103,6 +116,7 @@ export default {
   words: {
     // phases
     "local copy": "本地复制", exchange: "交换", fold: "折叠", unfold: "展开", signal: "信号", pull: "拉取（pull）", push: "推送（push）", send: "发送",
+    sent: "发送", received: "接收", "ring against tree all_reduce under one straggler": "一个 straggler 下 ring 与 tree 的 all_reduce 对比",
     // run states, roles, the connection
     queued: "排队中", running: "运行中", done: "完成", failed: "失败", cancelled: "已取消",
     presenter: "主讲人", audience: "听众", "audience · following the presenter": "听众 · 跟随主讲人",

@@ -92,7 +92,7 @@ let lang = "en";
 const shown = new WeakMap(); // text node or element -> {en, now}: its English and what it shows
 const ATTRS = ["title", "aria-label", "placeholder"];
 const WATCHED = ["header", "#left", "#right", "#title", "#pick", "#caption", "#player", "#phases", "#poll",
-  "#bottom", "#keys", "#hall"];
+  "#bottom", "#keys", "#hall", "#formula"];
 
 export const language = () => lang;
 
@@ -160,7 +160,12 @@ export function startLanguages() {
     if (lang === "en") return;
     for (const r of records) r.addedNodes.forEach(localize);
   });
-  for (const root of roots()) watch.observe(root, { childList: true, subtree: true });
+  const observe = (root) => watch.observe(root, { childList: true, subtree: true });
+  roots().forEach(observe);
+  // #formula is made on first use, beside the stage: watched from then on (the stage's own nodes are not)
+  new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => {
+    if (n.matches?.(WATCHED.join())) { localize(n); observe(n); }
+  }))).observe(document.getElementById("center"), { childList: true });
   const asked = Object.hasOwn(LANGUAGES, new URLSearchParams(location.search).get("lang") ?? ""); // a link's pick
   setLanguage(pickLanguage({ search: location.search, session: sessionStorage, local: localStorage,
     languages: navigator.languages ?? [navigator.language] }), asked);

@@ -1,4 +1,4 @@
-// For tests/test_i18n.py: reads {"captions": [[phase, caption], ...]} on stdin and writes, per language,
+// For tests/test_i18n.py: reads {"captions": [[phase, caption], ...], "texts": [...]} on stdin and writes, per language,
 // every step that the page would not show wholly in that language (a template missing or English left).
 import "./rs.mjs";
 
@@ -11,7 +11,7 @@ const kept = { ko: new RegExp(KEPT, "g"), zh: new RegExp(`rank|${KEPT}`, "g") };
 
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
-const { captions } = JSON.parse(input);
+const { captions = [], texts = [] } = JSON.parse(input);
 const missed = {};
 for (const [lang, table] of Object.entries(tables)) {
   missed[lang] = [];
@@ -20,6 +20,10 @@ for (const [lang, table] of Object.entries(tables)) {
     const phaseDone = translate(phase, table) ?? phase, captionDone = translate(caption, table);
     const english = (s) => /[A-Za-z]{2,}/.test(s.replace(kept[lang], ""));
     if (captionDone == null || english(done) || english(phaseDone)) missed[lang].push(`${phase}: ${caption} -> ${done}`);
+  }
+  for (const text of texts) { // the page's own sentences, as they are shown
+    const done = translate(text, table);
+    if (done == null || /[A-Za-z]{2,}/.test(done.replace(kept[lang], "").replace(/KiB|MiB|log2/g, ""))) missed[lang].push(`${text} -> ${done}`);
   }
 }
 process.stdout.write(JSON.stringify(missed));
