@@ -54,15 +54,17 @@ def missed(steps: set[tuple[str, str]], texts: list[str] = ()) -> dict[str, list
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    done = subprocess.run([node, str(ROOT / "tests" / "js" / "i18n-cover.mjs")], capture_output=True, text=True,
-                          input=json.dumps({"captions": sorted(steps), "texts": list(texts)}), timeout=120)
+    done = subprocess.run([node, str(ROOT / "tests" / "js" / "i18n-cover.mjs")], capture_output=True,
+                          text=True, timeout=120,
+                          input=json.dumps({"captions": sorted(steps), "texts": list(texts)}))
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 
 
 def test_every_built_in_caption_is_translated_in_every_language():
     steps, seen = built_in_steps()
-    assert seen == {(r.collective, r.name) for r in algorithms() if r.built and not r.user}, "every one was built"
+    assert seen == {(r.collective, r.name) for r in algorithms() if r.built and not r.user}, \
+        "every built-in schedule was built"
     left = missed(steps | traced_steps())
     assert set(left) == {"ko", "zh"}
     for lang, captions in left.items():

@@ -31,13 +31,15 @@ export function pickLanguage({ search = "", session = null, local = null, langua
 
 // --- templates ---------------------------------------------------------------------------------
 // A pattern's placeholders, by their first letter: {n1} a number, {r1} a rank ("rank 3", written the
-// language's way), {s1} text kept as it is (a collective's name, a size; never a "; "), {t1} text translated in
-// turn (a piece's caption: the pattern fails where it cannot be), {c1} text translated where a pattern
-// knows it and else kept (a step's phase and caption in the page's sentence: a user's stays English).
+// language's way), {s1} text kept as it is (a collective's name, a size; never a "; "), {t1} text
+// translated in turn (a piece's caption: the pattern fails where it cannot be), {c1} text translated
+// where a pattern knows it and else kept (a step's phase and caption in the page's sentence: a user's
+// caption stays English).
 const SLOT = /\{([nrstc]\d*)\}/g;
 const CATCH = { n: "(\\d+)", r: "rank (\\d+)", s: "([^;]+?)", t: "(.+?)", c: "(.+?)" };
 const PAIRS = /^(.*) \((rank \d+ to rank \d+(?:(?:, | and )rank \d+ to rank \d+)*)\)$/;
 const compiled = new WeakMap();
+const escape = (literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 function compile(table) {
   if (!compiled.has(table)) {
@@ -45,7 +47,7 @@ function compile(table) {
     const patterns = Object.entries(table.templates).sort((a, b) => literal(b[0]) - literal(a[0]));
     compiled.set(table, patterns.map(([english, into]) => {
       const names = [...english.matchAll(SLOT)].map((m) => m[1]);
-      const source = english.split(SLOT).map((part, i) => (i % 2 ? CATCH[part[0]] : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+      const source = english.split(SLOT).map((part, i) => (i % 2 ? CATCH[part[0]] : escape(part)));
       return { re: new RegExp(`^${source.join("")}$`), names, into };
     }));
   }
@@ -75,9 +77,10 @@ export function translate(text, table) {
     const done = parts.map((p) => translate(p, table));
     return done.every((p) => p != null) ? done.join(table.semicolon) : null;
   }
-  const phases = text.split(" + "); // a step of two phases
-  if (phases.length > 1) return phases.map((p) => translate(p, table) ?? p).join(" + ");
-  return null;
+  const phases = text.split(" + "); // a step of two phases, of which a collective's name stays as it is
+  if (phases.length === 1) return null;
+  const done = phases.map((p) => translate(p, table));
+  return done.some((p) => p != null) ? done.map((p, i) => p ?? phases[i]).join(" + ") : null;
 }
 
 function slot(kind, value, table) {
@@ -94,10 +97,8 @@ const ATTRS = ["title", "aria-label", "placeholder"];
 const WATCHED = ["header", "#left", "#right", "#title", "#pick", "#caption", "#player", "#phases", "#poll",
   "#bottom", "#keys", "#hall", "#formula"];
 
-export const language = () => lang;
-
 /** `text` in the page's language (English where no template matches it). */
-export const tr = (text) => translate(text, TABLES[lang]) ?? text;
+const tr = (text) => translate(text, TABLES[lang]) ?? text;
 
 function localizeText(node) {
   const memo = shown.get(node), value = node.nodeValue;
@@ -139,13 +140,12 @@ const roots = () => WATCHED.map((s) => document.querySelector(s)).filter(Boolean
 
 /** Switch the page to `next`; picked, it is remembered for this tab and as this browser's last pick. */
 export function setLanguage(next, picked = true) {
-  if (!Object.hasOwn(LANGUAGES, next)) throw new Error(`no language ${next}: ${Object.keys(LANGUAGES).join(", ")}`);
+  if (!Object.hasOwn(LANGUAGES, next)) throw new Error(`no language ${next}: en, ko or zh`);
   lang = next;
   if (picked) for (const store of [sessionStorage, localStorage]) store.setItem(KEY, next);
   document.documentElement.lang = next === "zh" ? "zh-CN" : next; // the fonts' CJK glyphs follow it
   document.getElementById("lang").value = next;
   roots().forEach(localize);
-  window.dispatchEvent(new CustomEvent("ringside-language", { detail: next }));
 }
 
 /** The picker in the header, the page in its language, and what the modules write later too. */
@@ -154,7 +154,8 @@ export function startLanguages() {
   Object.assign(picker, { id: "lang", title: "language" });
   picker.setAttribute("aria-label", "language");
   picker.append(...Object.entries(LANGUAGES).map(([code, name]) => new Option(name, code)));
-  picker.addEventListener("change", () => { setLanguage(picker.value); picker.blur(); }); // keys go to the page again
+  // blurred: the page's keys work again at once
+  picker.addEventListener("change", () => { setLanguage(picker.value); picker.blur(); });
   document.querySelector("header").append(picker);
   const watch = new MutationObserver((records) => {
     if (lang === "en") return;
@@ -166,7 +167,7 @@ export function startLanguages() {
   new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => {
     if (n.matches?.(WATCHED.join())) { localize(n); observe(n); }
   }))).observe(document.getElementById("center"), { childList: true });
-  const asked = Object.hasOwn(LANGUAGES, new URLSearchParams(location.search).get("lang") ?? ""); // a link's pick
+  const asked = Object.hasOwn(LANGUAGES, new URLSearchParams(location.search).get("lang") ?? ""); // a pick
   setLanguage(pickLanguage({ search: location.search, session: sessionStorage, local: localStorage,
     languages: navigator.languages ?? [navigator.language] }), asked);
 }
