@@ -27,7 +27,8 @@ const shown = JSON.parse(input), out = {};
 for (const [lang, table] of Object.entries(tables)) {
   shown.forEach((s) => translate(s, table)); // compiled and warm
   const once = (s) => { const t0 = performance.now(); translate(s, table); return performance.now() - t0; };
-  const times = shown.map((s) => Math.min(...[0, 1, 2, 3, 4].map(() => once(s)))); // the best of 5: no GC's pause
+  // the best of 5: no GC's pause
+  const times = shown.map((s) => Math.min(...[0, 1, 2, 3, 4].map(() => once(s))));
   out[lang] = times;
 }
 process.stdout.write(JSON.stringify(out));
@@ -45,14 +46,15 @@ def captions() -> list[str]:
                     steps = build(record.collective, record.name, p, 0, chunks).to_doc().steps
                 except (ScheduleError, ValueError):  # a world or pieces it does not take
                     continue
-                shown.update(f"Step {k + 1} of {len(steps)} · {s.phase}: {s.caption}" for k, s in enumerate(steps))
+                shown.update(f"Step {k + 1} of {len(steps)} · {s.phase}: {s.caption}"
+                             for k, s in enumerate(steps))
     return sorted(shown)
 
 
 def main() -> None:
     shown = captions()
-    done = subprocess.run(["node", "--input-type=module", "-e", TIME, str(ROOT)], input=json.dumps(shown),
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(["node", "--input-type=module", "-e", TIME, str(ROOT)], check=True,
+                          input=json.dumps(shown), capture_output=True, text=True)
     times = json.loads(done.stdout)
     longest = max(range(len(shown)), key=lambda i: len(shown[i]))
     print(f"{len(shown)} captions as the page shows them, {len(shown[longest])} characters at most")
