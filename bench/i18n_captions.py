@@ -61,7 +61,8 @@ def main() -> None:
     for lang, t in times.items():
         ordered = sorted(t)
         slowest = max(range(len(t)), key=t.__getitem__)
-        print(f"  {lang}: median {ordered[len(t) // 2] * 1000:.0f} µs, slowest {ordered[-1] * 1000:.0f} µs, "
+        print(f"  {lang}: median {ordered[len(t) // 2] * 1000:.0f} µs, "
+              f"slowest {ordered[-1] * 1000:.0f} µs, "
               f"the longest caption {t[longest] * 1000:.0f} µs, all {sum(t):.1f} ms\n"
               f"    slowest: {shown[slowest][:100]}… ({len(shown[slowest])} characters)")
 
