@@ -30,8 +30,8 @@ def test_javascript_unit_tests_pass():
 def test_the_frontend_stays_small():
     """The project's own JS and CSS (plotly.js is served from the installed package). 280 KiB since
     the page speaks Korean and Chinese (issue 20, i18n.js and its two tables: 46 KiB, most of it the
-    tables' words at three bytes a character); 236 KiB since the hall's QR code (K); 232 KiB since the polls (issue 20, polls.js: the question's card, votes,
-    the tally, the reveal, the stage held);
+    tables' words at three bytes a character); 236 KiB since the hall's QR code (K); 232 KiB since
+    the polls (issue 20, polls.js: the question's card, votes, the tally, the reveal, the stage held);
     216 KiB since the watched-jobs view (issue 19, jobs.js); 200 KiB held everything before them."""
     size = sum(p.stat().st_size for p in (ROOT / "frontend").rglob("*")
                if p.suffix in (".js", ".css", ".html"))
