@@ -11,8 +11,8 @@
 //
 // The page's words are translated in place: the text and titles under a few containers, watched for
 // what the modules write later, so that modules keep writing English and nothing re-renders on a
-// switch. The stage's SVG is not watched (thousands of cells change per frame): its names and
-// numbers are ranks and values, which stay as they are.
+// switch. The stage's SVG is not watched (thousands of cells change per frame): its ranks and values
+// stay as they are, and so do its few words (a card's "root" or "server", a cell's "not output").
 
 import ko from "rs/i18n-ko.js";
 import zh from "rs/i18n-zh.js";
