@@ -3,8 +3,9 @@ of 4 gloo ranks: the presenter's page in English runs every built-in algorithm w
 and steps through it; a 390x844 phone in Korean and one in Chinese follow, and every step's caption
 and the title are in their language, with no English word left but the op and phase names. The
 picker switches a page without a reload, a reload keeps the pick, two pages of one browser keep
-their own, the browser's language is the default and ?lang= beats it; a poll's question and choices
-on a phone are in its language. Screenshots: artifacts/i18n/*.png (not committed)."""
+their own, the browser's language is the default and ?lang= beats it; an exported run's page picks
+its language too; a poll's question and choices on a phone are in its language. Screenshots:
+artifacts/i18n/*.png (not committed)."""
 
 from __future__ import annotations
 
@@ -158,6 +159,22 @@ def test_the_browsers_language_is_the_default_and_a_links_lang_beats_it(up, brow
         expect(page.locator("#present")).to_have_text("讲课")  # the link's pick is remembered
     finally:
         ctx.close()
+
+
+def test_an_exported_run_picks_its_language_too(up, page_for, tmp_path):
+    run = up.run(collective="reduce", algorithm="binomial_tree", count=4, pattern="digits", capture="full")
+    page = page_for(f"{up.url}/?run={run['id']}")
+    page.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}'")
+    exported = tmp_path / "run.html"
+    exported.write_text(page.evaluate("import('rs/export.js')"
+                                      ".then((m) => m.standalone(window.ringside.player.run))"))
+    offline = page_for(f"{exported.as_uri()}?lang=zh", viewport=PHONE)
+    offline.wait_for_function("window.ringside?.player.run")
+    offline.evaluate("window.ringside.player.pause(); window.ringside.player.go(0)")
+    expect(offline.locator("#caption")).to_contain_text("第 1 步")
+    offline.select_option("#lang", "ko")
+    expect(offline.locator("#caption")).to_contain_text("1단계")
+    expect(offline.locator("#present")).to_have_text("강의")
 
 
 def test_a_polls_question_and_choices_are_in_the_phones_language(up, page_for):
