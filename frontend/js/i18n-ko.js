@@ -1,5 +1,7 @@
 // Korean (i18n.js says how these are used). The seeds' terms: 랭크, 청크, 집합 통신, 그래디언트; op,
 // collective and algorithm names stay in English as the seeds keep them (reduce-scatter, all-gather).
+// Right after a number only particles that read alike after any number (에, 에서, 에게, 의, 만큼):
+// 로/으로, 를/을 and 가/이 depend on how the number is read.
 
 export default {
   rank: "랭크 {n}",
@@ -61,10 +63,10 @@ export default {
       "그래디언트 보내기(push, fan-in), 집계와 업데이트: 모든 워커가 그래디언트의 각 샤드를 그 샤드의 서버로 보내고, 서버는 그것을 자기 가중치 샤드에 반영합니다",
     "push gradients (fan-in), aggregate and update: every worker sends its gradient to the server, {r1}, which folds each into the weights as it lands":
       "그래디언트 보내기(push, fan-in), 집계와 업데이트: 모든 워커가 그래디언트를 서버인 {r1}에 보내고, 서버는 도착하는 대로 가중치에 반영합니다",
-    "{r1} passes the data on to {r2}": "{r1}에서 {r2}로 데이터를 넘겨줍니다",
+    "{r1} passes the data on to {r2}": "{r1}에서 {r2}에게 데이터를 넘겨줍니다",
     "{r1} sends every rank its own block": "{r1}에서 각 랭크로 그 랭크의 블록을 보냅니다",
     "{r1} sends its buffer to every other rank": "{r1}에서 다른 모든 랭크로 버퍼를 보냅니다",
-    "{r1} sends its buffer to {r2}": "{r1}에서 {r2}로 버퍼를 보냅니다",
+    "{r1} sends its buffer to {r2}": "{r1}에서 {r2}에게 버퍼를 보냅니다",
     "ranks pass every block they hold {n1} place back toward the root": "랭크들이 가진 블록을 모두 루트 쪽으로 {n1}칸 되돌려 넘깁니다",
     "ranks pass every block they hold {n1} places back toward the root": "랭크들이 가진 블록을 모두 루트 쪽으로 {n1}칸 되돌려 넘깁니다",
     "the ranks holding the data send it {n1} place further from the root, doubling the holders":
@@ -86,7 +88,7 @@ export default {
       "{s1} ({s2}): 첫 단계 전에 실패했습니다 (이유는 '전 / 후'에 있습니다).",
     "{s1} ({s2}): the backend's own call, timed as a whole.": "{s1} ({s2}): 백엔드 자체 호출로, 전체를 한 번에 측정했습니다.",
     "After step {n1}, every rank divides its sum by P = {n2}: the average, the run's output.":
-      "{n1}단계 후 모든 랭크가 합을 P = {n2}로 나눕니다: 그 평균이 이 실행의 출력입니다.",
+      "{n1}단계 후 모든 랭크가 합을 P로 나눕니다 (P = {n2}): 그 평균이 이 실행의 출력입니다.",
     "step {n1} / {n2}": "{n1} / {n2}단계",
     "{s1} · {s2} · {n1} ranks · {s3}": "{s1} · {s2} · 랭크 {n1}개 · {s3}",
     "{c1} ✓": "{c1} ✓",

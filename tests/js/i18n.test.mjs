@@ -22,7 +22,7 @@ test("a caption keeps its ranks and numbers, and who sends to whom, in each lang
   const caption = "every rank at depth 1 sends its partial result to its parent, which combines it with its own (rank 1 to rank 0 and rank 3 to rank 2)";
   assert.equal(translate(caption, ko), "깊이 1의 모든 랭크가 부분 결과를 부모에게 보내고, 부모는 그것을 자기 것과 합칩니다 (랭크 1 → 랭크 0, 랭크 3 → 랭크 2)");
   assert.equal(translate(caption, zh), "深度 1 的每个 rank 把部分结果发给父节点，父节点把它与自己的合并 (rank 1 → rank 0，rank 3 → rank 2)");
-  assert.equal(translate("rank 5 sends its buffer to rank 12", ko), "랭크 5에서 랭크 12로 버퍼를 보냅니다");
+  assert.equal(translate("rank 5 sends its buffer to rank 12", ko), "랭크 5에서 랭크 12에게 버퍼를 보냅니다");
 });
 
 test("a pipelined step's pieces and a step's sentence around its caption are translated part by part", () => {
