@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--present", action="store_true", help="in lecture mode (the stage is larger)")
     parser.add_argument("--loads", type=int, default=5, help="page loads to time the first paint over")
     parser.add_argument("--lang", choices=("en", "ko", "zh"), default="en",
-                        help="the page's language (ko, zh: its words and captions translated as they change)")
+                        help="the page's language (ko, zh: words and captions translated as they change)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
