@@ -2,7 +2,7 @@
 ring all_reduce of 16 ranks with 16 chunks (requestAnimationFrame callbacks per second while
 steps play at 1x), and the page's first paint on localhost. Prints figures; asserts nothing.
 
-    .venv/bin/python bench/frontend_fps.py [--ranks 16] [--steps 8] [--present]
+    .venv/bin/python bench/frontend_fps.py [--ranks 16] [--steps 8] [--present] [--lang ko]
 """
 
 from __future__ import annotations
@@ -43,13 +43,15 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=8, help="steps to play (each 1.4 s at 1x)")
     parser.add_argument("--present", action="store_true", help="in lecture mode (the stage is larger)")
     parser.add_argument("--loads", type=int, default=5, help="page loads to time the first paint over")
+    parser.add_argument("--lang", choices=("en", "ko", "zh"), default="en",
+                        help="the page's language (ko, zh: words and captions translated as they change)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     up = start_up(Path(tempfile.mkdtemp()), ranks=args.ranks, timeout=300)
     try:
         run = up.run(collective="all_reduce", algorithm="ring", count=args.ranks * 4, capture="full")
-        query = f"?run={run['id']}" + ("&present=1" if args.present else "")
+        query = f"?run={run['id']}&lang={args.lang}" + ("&present=1" if args.present else "")
         with sync_playwright() as p:
             browser = launch_chromium(p)
             paints = []
@@ -71,7 +73,7 @@ def main() -> None:
     elapsed = figures["elapsed"] / 1000
     gaps = sorted(figures["gaps"])
     print(f"ring all_reduce, {args.ranks} ranks x {chunks} chunks, "
-          f"{'lecture mode' if args.present else 'default view'}, 1280x720")
+          f"{'lecture mode' if args.present else 'default view'}, 1280x720, page in {args.lang}")
     print(f"  stage ticks: {figures['ticks']} in {elapsed:.2f} s = {figures['ticks'] / elapsed:.1f} fps")
     print(f"  frames drawn: {len(gaps) + 1}, median gap {statistics.median(gaps):.1f} ms, "
           f"p95 {gaps[int(0.95 * (len(gaps) - 1))]:.1f} ms, worst {gaps[-1]:.1f} ms")

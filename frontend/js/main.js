@@ -20,6 +20,9 @@ import { Jobs } from "rs/jobs.js";
 import { Polls } from "rs/polls.js";
 import { PageState } from "rs/state.js";
 import { $, keysAfterClicks, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
+import { startLanguages } from "rs/i18n.js";
+
+startLanguages(); // first: the page's words, and whatever the modules write from now on, in its language
 
 const params = new URLSearchParams(location.search);
 // An audience page follows the presenter until it moves by itself (or opens on a run's link).

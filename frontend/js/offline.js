@@ -5,6 +5,10 @@ import { Player, bindPlayer } from "rs/player.js";
 import { showStep, showOutcome } from "rs/panels.js";
 import { PageState } from "rs/state.js";
 import { $, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
+import { startLanguages } from "rs/i18n.js";
+
+startLanguages(); // the file's words and captions in its reader's language, as on the live page
+
 const run = JSON.parse($("run-data").textContent);
 const stage = new Stage($("stage"));
 const player = new Player(stage, new PageState({ live: false })); // no feed, no presenter: it drives itself
