@@ -1,6 +1,7 @@
 """`ringside bench`: nccl-tests' table for every algorithm of a collective, on local ranks
-(`ringside bench --ranks P`) or on any cluster under torchrun (`torchrun ... -m ringside.bench
-ARGS`): every rank measures, and rank 0 prints one table of all the ranks' numbers.
+(`ringside bench --ranks P`), on any cluster under torchrun (`torchrun ... -m ringside.bench
+ARGS`) or on a server's connected cluster (`ringside bench --server URL`, bench_remote.py): every
+rank measures, and rank 0 (under a server, the CLI) prints one table of all the ranks' numbers.
 
 Timing is nccl-tests' by default: on each rank the iterations run back to back (no barrier), a
 row's time is each rank's mean over its iterations, combined across ranks as -a says (the mean
