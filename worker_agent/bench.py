@@ -33,6 +33,7 @@ import json
 import os
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -359,7 +360,8 @@ def row(a: argparse.Namespace, p: int, backend: str, size: int, algorithm: Algor
             "why": None}
 
 
-def sweep(world, args_dict: dict, names: list[str], size_list: list[int], between=None) -> list[dict]:
+def sweep(world, args_dict: dict, names: list[str], size_list: list[int],
+          between: Callable[[int, int], None] | None = None) -> list[dict]:
     """On every rank: the whole table, size by size, the algorithms taking turns at each; then auto
     at every size, taking turns with native; rows in size order. `between(done, total)`, if given,
     is called on every rank before each size (a served bench asks there whether to stop)."""
