@@ -1,6 +1,7 @@
 """`ringside bench`: nccl-tests' table for every algorithm of a collective, on local ranks
-(`ringside bench --ranks P`) or on any cluster under torchrun (`torchrun ... -m ringside.bench
-ARGS`): every rank measures, and rank 0 prints one table of all the ranks' numbers.
+(`ringside bench --ranks P`), on any cluster under torchrun (`torchrun ... -m ringside.bench
+ARGS`) or on a server's connected cluster (`ringside bench --server URL`, bench_remote.py): every
+rank measures, and rank 0 (under a server, the CLI) prints one table of all the ranks' numbers.
 
 Timing is nccl-tests' by default: on each rank the iterations run back to back (no barrier), a
 row's time is each rank's mean over its iterations, combined across ranks as -a says (the mean
@@ -29,8 +30,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +48,7 @@ from .core.validation import MAX_ITERATIONS, SpecError, validate
 from .core.vocabulary import ITEMSIZE, OPS
 from .user.user_algorithms import load
 
+LOCAL_RANKS = 4  # --ranks' default
 # nccl-tests' -a: how a row's time combines the ranks' (each rank's mean over its iterations)
 AVERAGING = {0: "rank 0's", 1: "the mean over ranks", 2: "the fastest rank's", 3: "the slowest rank's"}
 DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "int": "int32",
@@ -109,10 +113,14 @@ def add_arguments(parser: argparse.ArgumentParser, local: bool = True) -> None:
     """nccl-tests' flags where they mean the same; Ringside's own by long names only."""
     add = parser.add_argument
     if local:
-        add("--ranks", metavar="P", type=at_least(1), default=4,
-            help="local ranks to spawn (default %(default)s; a long name only: nccl-tests' -t, -g and -p "
+        add("--ranks", metavar="P", type=at_least(1),
+            help=f"local ranks to spawn (default {LOCAL_RANKS}; a long name only: nccl-tests' -t, -g and -p "
                  "mean threads, GPUs and parallel init). Under torchrun the ranks are torchrun's: "
                  "python -m ringside.bench")
+        add("--server", metavar="URL",
+            help="run it on this server's connected cluster instead (its ranks, backend and algorithms)")
+        add("--token", default=os.environ.get("RINGSIDE_PRESENTER_TOKEN"),
+            help="with --server: the presenter token (default: $RINGSIDE_PRESENTER_TOKEN)")
     add("--collective", default="all_reduce", choices=list(COLLECTIVES))
     add("--only", metavar="NAMES",
         help="algorithms to run, comma-separated (default: native, every stepwise one and auto)")
@@ -352,9 +360,11 @@ def row(a: argparse.Namespace, p: int, backend: str, size: int, algorithm: Algor
             "why": None}
 
 
-def sweep(world, args_dict: dict, names: list[str], size_list: list[int]) -> list[dict]:
+def sweep(world, args_dict: dict, names: list[str], size_list: list[int],
+          between: Callable[[int, int], None] | None = None) -> list[dict]:
     """On every rank: the whole table, size by size, the algorithms taking turns at each; then auto
-    at every size, taking turns with native; rows in size order."""
+    at every size, taking turns with native; rows in size order. `between(done, total)`, if given,
+    is called on every rank before each size (a served bench asks there whether to stop)."""
     a = argparse.Namespace(**{**SWEEP_DEFAULTS, **args_dict})
     for path in a.algorithms:  # ranks fork from a server that has not seen the user's files
         load(path)
@@ -363,6 +373,8 @@ def sweep(world, args_dict: dict, names: list[str], size_list: list[int]) -> lis
     rows, total, p = [], len(size_list) * len(asked), world.world_size
     hosts = hosts_of(world)
     for size in size_list:
+        if between is not None:
+            between(len(rows), total)
         results = measure(world, a, size, [(x.name, 1) for x in measured])
         native = next((times for x, (times, _) in zip(measured, results) if x.reference), None)
         for algorithm, (times, wrong) in zip(measured, results):
@@ -374,6 +386,8 @@ def sweep(world, args_dict: dict, names: list[str], size_list: list[int]) -> lis
         sharing = sharing_of(world)
         fitted, native_fit = model_of(rows, a.collective, p, sharing)
         for size in size_list:
+            if between is not None:
+                between(len(rows), total)
             choice = pick(a, p, size, fitted, native_fit, sharing)
             (native, _), (times, wrong) = measure(world, a, size, [(NATIVE, 1),
                                                                    (choice.algorithm, choice.chunks)])
@@ -588,9 +602,14 @@ def prepare(args: argparse.Namespace, p: int, say: bool = True) -> tuple[list[st
 
 
 def main(args: argparse.Namespace) -> int:
-    """`ringside bench`: local ranks."""
+    """`ringside bench`: local ranks, or a server's cluster (bench_remote.py)."""
     from .rank.local import RankError, run_ranks
 
+    if args.server:
+        from . import bench_remote
+
+        return bench_remote.main(args)
+    args.ranks = args.ranks or LOCAL_RANKS
     try:
         names, size_list = prepare(args, args.ranks)
     except SpecError as e:

@@ -394,9 +394,87 @@ class TrainFinished(Message):
     test_accuracy: Optional[Real] = Field(None, ge=0, le=1)
 
 
+MAX_BENCH_SIZES = 64  # sizes of one served bench: -f 2 from 1 byte to 8 GiB is 34
+MAX_BENCH_ROWS = 1024  # rows of its table: sizes x algorithms
+MAX_BENCH_NUMBERS = 1 << 19  # per-iteration times its table carries in all: within a worker's frame
+MAX_BENCH_BYTES = 1 << 34  # one rank's largest message
+
+
+class BenchSpec(Strict):
+    """`ringside bench --server`: the bench's flags (bench.py, nccl-tests' meanings), checked by the
+    server against its cluster (server/bench_jobs.py) and sent to every rank."""
+
+    collective: Collective = "all_reduce"
+    only: Optional[list[Annotated[str, Field(min_length=1, max_length=200)]]] = Field(
+        None, max_length=64, description="algorithms to run (default: native, every stepwise one and auto)")
+    min_bytes: StrictInt = Field(1 << 10, ge=0, le=MAX_BENCH_BYTES, description="-b")
+    max_bytes: StrictInt = Field(16 << 20, ge=0, le=MAX_BENCH_BYTES, description="-e")
+    factor: Optional[StrictInt] = Field(None, ge=2, le=1 << 20, description="-f (default 4)")
+    step: Optional[StrictInt] = Field(None, ge=1, le=MAX_BENCH_BYTES, description="-i, instead of -f")
+    iterations: StrictInt = Field(20, ge=1, le=MAX_ITERATIONS, description="-n")
+    warmup: StrictInt = Field(5, ge=0, le=MAX_ITERATIONS, description="-w")
+    check: Literal[0, 1] = Field(1, description="-c")
+    op: Op = Field("SUM", description="-o")
+    dtype: DType = Field("float32", description="-d")
+    root: StrictInt = Field(0, ge=0, lt=MAX_WORLD, description="-r")
+    average: Literal[0, 1, 2, 3] = Field(1, description="-a")
+    blocking: Literal[0, 1] = Field(0, description="-z")
+
+
+class BenchCell(Strict):
+    """One placement's numbers (nccl-tests' out-of-place or in-place columns)."""
+
+    time: Real
+    algbw: Optional[Real] = None
+    busbw: Optional[Real] = None
+    wrong: Optional[int] = Field(None, ge=0)
+
+
+class BenchRatio(Strict):
+    ratio: Real
+    low: Optional[Real] = None
+    high: Optional[Real] = None
+    marked: bool
+
+
+class BenchRow(Strict):
+    """One row of the bench's table, as bench.row makes it: every rank's numbers merged."""
+
+    size: int = Field(ge=0)
+    count: int = Field(ge=0)
+    block: int = Field(ge=0)
+    type: Optional[DType] = None
+    redop: Optional[Op] = None
+    root: int
+    algorithm: str = Field(max_length=200)
+    out_of_place: Optional[BenchCell] = None
+    in_place: Optional[BenchCell] = None
+    time: Real
+    time_median: Real
+    time_min: Real
+    iterations: list[Real] = Field(max_length=MAX_ITERATIONS)
+    rank_times: list[Real] = Field(max_length=MAX_WORLD, description="each rank's mean, by rank")
+    vs_native: Optional[BenchRatio] = None
+    ranks: int = Field(ge=1, le=MAX_WORLD)
+    backend: str = Field(max_length=40)
+    hosts: dict[Annotated[str, Field(max_length=256)], int] = Field(max_length=MAX_WORLD)
+    ran: Optional[str] = Field(None, max_length=220)
+    why: Optional[str] = Field(None, max_length=2000)
+
+
+class BenchFinished(Message):
+    """A rank's end of a served bench: rank 0 carries the table (every rank's numbers merged, as
+    the sweep gathers them on every rank); the others only say they are done."""
+
+    type: Literal["bench_finished"] = "bench_finished"
+    run_id: str
+    rank: int
+    rows: list[BenchRow] = Field([], max_length=MAX_BENCH_ROWS)
+
+
 Event = Annotated[
     Union[Hello, Heartbeat, RunStarted, StepEvent, Arrived, RunFinished, RunCancelled, ErrorEvent, TrainStep,
-          TrainFinished], Field(discriminator="type")
+          TrainFinished, BenchFinished], Field(discriminator="type")
 ]
 EVENT = TypeAdapter(Event)
 
@@ -424,7 +502,19 @@ class TrainCommand(Message):
     spec: TrainSpec
 
 
-Command = Annotated[Union[RunCommand, TrainCommand, Cancel, Shutdown], Field(discriminator="type")]
+class BenchCommand(Message):
+    """Run the bench's sweep on every rank: the algorithms and sizes the server planned from `spec`."""
+
+    type: Literal["bench"] = "bench"
+    run_id: str
+    spec: BenchSpec
+    algorithms: list[Annotated[str, Field(max_length=200)]] = Field(min_length=1, max_length=64)
+    sizes: list[Annotated[int, Field(ge=0, le=MAX_BENCH_BYTES)]] = Field(min_length=1,
+                                                                         max_length=MAX_BENCH_SIZES)
+
+
+Command = Annotated[Union[RunCommand, TrainCommand, BenchCommand, Cancel, Shutdown],
+                    Field(discriminator="type")]
 COMMAND = TypeAdapter(Command)
 
 

@@ -30,6 +30,7 @@ from ..core.validation import SpecError
 from .process_group import World
 from ..core.protocol import (
     COMMAND,
+    BenchCommand,
     Cancel,
     ErrorEvent,
     Heartbeat,
@@ -192,10 +193,18 @@ def _regroup(world: World, busy: threading.Event) -> bool:
         busy.clear()
 
 
-def _run(runner: Runner, command: RunCommand | TrainCommand, link: Link, world: World) -> None:
+def _run(runner: Runner, command: RunCommand | TrainCommand | BenchCommand, link: Link,
+         world: World) -> None:
+    def stop() -> bool:  # whether the server told this rank to cancel this command
+        return runner.cancelled == command.run_id
+
     try:
         if isinstance(command, TrainCommand):
-            _train(command, link, world, lambda: runner.cancelled == command.run_id)
+            _train(command, link, world, stop)
+        elif isinstance(command, BenchCommand):
+            from .bench_rank import bench_and_report  # the bench's code: loaded by the first bench only
+
+            bench_and_report(world, command, link.emit, stop)
         else:
             runner.run(command.run_id, command.spec)
     except SpecError as e:  # every rank refuses alike, before talking: the group is fine
