@@ -73,8 +73,9 @@ def main() -> None:
               f"{_size(link[1]):>9} {_size(link[2]):>9}")
 
 
-    net = PRESETS["net-100gbps"]
-    print(f"\nthe model's times on a 100 Gb/s network ({net.source.split(';')[0]} ...)")
+    net = PRESETS["net-100gbps"].params("Simple")
+    print(f"\nthe model's times on a 100 Gb/s network, NCCL's Simple protocol "
+          f"({net.source.split(';')[0]} ...)")
     print(f"{'N':>8} {'ring ms':>9} {'ps S=1 ms':>10} {'ps S=3 ms':>10} {'S=1/ring':>9} "
           f"{'S=3/ring':>9} {'S=1/S=3':>8}")
     for count in ELEMENTS:

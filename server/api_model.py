@@ -1,11 +1,14 @@
 """Prediction at scales the cluster cannot run: GET /api/model/predict gives every algorithm
 of a collective against the world size (2..1024) and against the message size, and names
 the sizes where the fastest one changes, from this cluster's fit or from a named preset
-(predict.PRESETS, each number with its source). GET /api/model/fit: the fit and its errors."""
+(predict.PRESETS: two levels, inside a node and between nodes, each number with its source),
+with native's curve: the cluster's measured line, or under a preset NCCL's own choice.
+GET /api/model/fit: the fit and its errors."""
 
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
@@ -43,6 +46,8 @@ class PredictQuery(BaseModel):
                       description="bytes per rank of the curve against P")
     preset: str | None = Field(None, max_length=80,
                                description=f"one of {', '.join(pm.PRESETS)}; default: this cluster's fit")
+    per_node: int | None = Field(None, ge=1, le=pm.MAX_P,
+                                 description="ranks per node under a preset (default: the preset's own)")
     dtype: DType = "float32"
 
 
@@ -66,19 +71,43 @@ def parse_sizes(text: str | None) -> list[float]:
     return sorted(set(out))
 
 
-def params_of(preset: str | None, fit: model.Fit) -> tuple[pm.Params, dict]:
-    if preset is None:
+def model_of(q: PredictQuery, fit: model.Fit) -> tuple[pm.Model, dict]:
+    """The cluster's fitted parameters, or a preset with its ranks per node (the query's, if it gives one)."""
+    if q.preset is None:
+        if q.per_node is not None:
+            raise SpecError("per_node", "ranks per node shape a preset's two levels; this cluster's fit "
+                                        "has one level: choose a preset too")
         return fit.model.params, {"kind": "cluster", "fitted_from_runs": fit.model.runs,
                                   "rms_error": fit.model.rms_error}
-    if preset not in pm.PRESETS:
-        raise SpecError("preset", f"no preset {preset[:40]!r} (known: {', '.join(pm.PRESETS)})")
-    return pm.PRESETS[preset], {"kind": "preset", "name": preset}
+    if q.preset not in pm.PRESETS:
+        raise SpecError("preset", f"no preset {q.preset[:40]!r} (known: {', '.join(pm.PRESETS)})")
+    preset = pm.PRESETS[q.preset]
+    if q.per_node is not None:
+        preset = replace(preset, per_node=q.per_node)
+    return preset, {"kind": "preset", "name": q.preset, "per_node": preset.per_node}
+
+
+def native_of(q: PredictQuery, fit: model.Fit, chosen: pm.Model, sizes: list[float],
+              itemsize: int) -> dict | None:
+    """Native's curve: the line fitted to this cluster's native runs, or under a preset the algorithm and
+    protocol NCCL would choose at each size (None where neither can say)."""
+    if isinstance(chosen, pm.Preset):
+        picks = pm.nccl_native(q.collective, q.p, sizes, itemsize, chosen)
+        return None if picks is None else {
+            "times": [o.time(n) for o, n in zip(picks, sizes)], "kind": "nccl",
+            "chosen": [o.to_json() for o in picks],
+            "source": f"NCCL {chosen.nccl}'s choice (src/enqueue.cc: the algorithm and protocol of least "
+                      f"predicted time) of {', '.join(pm.NCCL_ALGORITHMS[q.collective])}, with this preset"}
+    line = fit.native.get((q.collective, q.p))
+    return None if line is None else {"times": [line.time(n) for n in sizes], "runs": line.runs,
+                                      "kind": "measured"}
 
 
 def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = ()) -> dict:
     """Every algorithm's time against size at P (on the cluster's ranks as they share cores when
-    P is its world size, and with a preset never) and against P (every rank with a core of its own)."""
-    params, origin = params_of(q.preset, fit)
+    P is its world size, and with a preset never) and against P (every rank with a core of its own),
+    each cut into the chunks (and under a preset with the protocol) it runs fastest with."""
+    chosen, origin = model_of(q, fit)
     sharing = model.sharing_at(placement if q.preset is None else [], q.p)
     sizes = parse_sizes(q.sizes)
     if not get(q.collective).payload:
@@ -87,15 +116,16 @@ def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = (
     itemsize = ITEMSIZE[q.dtype]
     # one written for another world size (an MSCCL file) is left out
     algorithms = pm.stepwise(q.collective, q.p)
-    by_size = pm.versus_size(q.collective, algorithms, q.p, sizes, itemsize, params, sharing)
+    ways = {a: pm.curve(q.collective, a, q.p, sizes, itemsize, chosen, sharing) for a in algorithms}
     # every schedule up to P=1024, once: cached; a fixed-size one only at its own P
-    by_p = pm.versus_p(q.collective, pm.stepwise(q.collective), q.size, itemsize, params)
-    crossings = pm.crossovers(q.collective, algorithms, q.p, itemsize, params, sizes[0], sizes[-1], sharing)
-    native = fit.native.get((q.collective, q.p)) if q.preset is None else None
+    by_p = pm.versus_p(q.collective, pm.stepwise(q.collective), q.size, itemsize, chosen)
+    crossings = pm.crossovers(q.collective, algorithms, q.p, itemsize, chosen, sizes[0], sizes[-1], sharing)
     return {
-        "collective": q.collective, "dtype": q.dtype, "params": params.to_json(), "origin": origin,
-        "p": q.p, "sizes": sizes, "versus_size": by_size, "sharing": sharing.to_json(),
-        "native": None if native is None else {"times": [native.time(n) for n in sizes], "runs": native.runs},
+        "collective": q.collective, "dtype": q.dtype, "params": chosen.to_json(), "origin": origin,
+        "p": q.p, "sizes": sizes, "sharing": sharing.to_json(),
+        "versus_size": {a: [o.time(n) for o, n in zip(w, sizes)] for a, w in ways.items()},
+        "ways": {a: [o.to_json() for o in w] for a, w in ways.items()},
+        "native": native_of(q, fit, chosen, sizes, itemsize),
         "size": q.size, "ps": list(pm.P_POINTS), "versus_p": by_p, "crossovers": crossings,
     }
 

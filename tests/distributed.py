@@ -47,4 +47,4 @@ def registered_here(load_all):
         for collective, name in {(a.collective, a.name) for a in algorithms()} - before:
             registry._TABLE[collective].pop(name)
         build.cache_clear()
-        predict.unit_terms.cache_clear()
+        predict.forget()

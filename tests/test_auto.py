@@ -66,6 +66,33 @@ def test_a_model_that_errs_more_asks_more_of_a_schedule():
                         ALGORITHMS).algorithm != "native") == chosen
 
 
+def test_auto_never_runs_what_measured_slower_at_that_size():
+    """Issue 21's table: native predicted within the margin of the best schedule, so the model keeps
+    native, but rabenseifner measured 0.69× native at 64 MiB in the same table: auto runs rabenseifner.
+    And a schedule the model ranks first gives way to native where native measured faster there."""
+    size, sizes = 64 << 20, (1 << 10, 1 << 16, 1 << 22, 64 << 20)
+    native_time = {n: 0.9 * min(TRUTH.time(pm.terms("all_reduce", a, 4, n, 4)) for a in ALGORITHMS)
+                   for n in sizes}
+    samples = [pm.Sample(*t, TRUTH.time(t), n) for n in sizes for a in ALGORITHMS
+               for t in [pm.terms("all_reduce", a, 4, n, 4)]]
+    rab = pm.terms("all_reduce", "rabenseifner", 4, size, 4)
+    samples = [s if (s.size, (s.steps, s.bytes, s.reduced)) != (size, rab)
+               else pm.Sample(*rab, 0.69 * native_time[size], size) for s in samples]
+    native = pm.fit_native(list(native_time.items()))
+    model_only = pm.pick("all_reduce", 4, 0, size, 4, pm.solve(samples[:-len(ALGORITHMS)]), native,
+                         ALGORITHMS)
+    assert model_only.algorithm == "native"  # nothing measured at 64 MiB: the prediction stands
+    choice = pm.pick("all_reduce", 4, 0, size, 4, pm.solve(samples), native, ALGORITHMS)
+    assert choice.algorithm == "rabenseifner" and "measured fastest at 64 MiB" in choice.why \
+        and "the model ranked native first" in choice.why
+    # the model's first choice, measured slower than native at this size: native
+    first = pm.pick("all_reduce", 4, 0, 1 << 22, 4, fitted(), pm.NativeFit(1.0, 0.0, 3, 0.0), ALGORITHMS)
+    assert first.algorithm != "native"
+    quick = pm.NativeFit(1.0, 0.0, 3, 0.0, points=((float(1 << 22), 1e-6),))
+    again = pm.pick("all_reduce", 4, 0, 1 << 22, 4, fitted(), quick, ALGORITHMS)
+    assert again.algorithm == "native" and f"the model ranked {first.algorithm} first" in again.why
+
+
 def test_chunks_auto_pipelines_a_large_broadcast_and_not_a_small_one():
     params = pm.Params(10e-6, 1e-9, 0.0, "test")
     big, tried = pm.best_chunks("broadcast", "ring", 8, 0, 64 << 20, 4, params)
@@ -170,14 +197,23 @@ def test_the_page_shows_the_choice_and_predicts_at_scale(up):
             page.wait_for_selector("#predict-form select[name=preset] option[value=net-100gbps]",
                                    state="attached")
             page.select_option("#predict-form select[name=collective]", "all_reduce")
+            assert not page.is_visible("#predict-form input[name=per_node]")  # the cluster's fit: one level
             page.select_option("#predict-form select[name=preset]", "net-100gbps")
+            assert page.input_value("#predict-form input[name=per_node]") == "1"  # the preset's own
+            page.fill("#predict-form input[name=per_node]", "8")
             page.fill("#predict-form input[name=p]", "64")
             page.click("#predict-form button[type=submit]")
             page.wait_for_selector("#predict-crossovers li[data-size]", timeout=60_000)
             crossings = page.locator("#predict-crossovers li").all_inner_texts()
             assert crossings and all("beats" in c and "at P=64" in c for c in crossings)
-            assert page.locator("#predict-size .trace").count() == len(pm.stepwise("all_reduce"))
+            # every schedule, and native as NCCL would run it, its hover naming tree and ring
+            assert page.locator("#predict-size .trace").count() == len(pm.stepwise("all_reduce")) + 1
             assert page.locator("#predict-p .trace").count() == len(pm.stepwise("all_reduce"))
-            assert "IEEE 802.3ba" in page.inner_text("#predict-why") and errors == []
+            native = page.evaluate("[...document.getElementById('predict-size').data]"
+                                   ".find((t) => t.name.startsWith('native')).text")
+            assert native[0].startswith("tree") and native[-1].startswith("ring")
+            why = page.inner_text("#predict-why")
+            assert "IEEE 802.3ba" in why and "NCCL 2.30.7" in why and "8 ranks a node" in why
+            assert "14.0 µs Simple" in why and errors == []
         finally:
             browser.close()

@@ -9,13 +9,19 @@ for all_reduce and broadcast, everything a rank ends with for all_gather (P bloc
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from distributed import registered_here
 from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.algorithms import build
 from ringside.worker_agent.core.schedule import ceil_log2, floor_pow2
 from ringside.worker_agent.core.simulate import ALONE, Sharing, cost
+from ringside.worker_agent.user.user_algorithms import load
 from server_helpers import start_serve
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 WORLDS = range(2, 65)
 ALPHA, BETA, GAMMA = 7e-6, 2e-10, 5e-11
@@ -163,9 +169,10 @@ def test_crossovers_are_where_the_fastest_changes():
     found = pm.crossovers("all_reduce", algorithms, 64, 4, params)
     assert found, "at P=64 on a network, latency-bound and bandwidth-bound algorithms must trade places"
     for c in found:
-        below, above = (pm.line("all_reduce", c[side], 64, params) for side in ("below", "above"))
-        assert below[0] + below[1] * c["size"] == pytest.approx(above[0] + above[1] * c["size"], rel=1e-9)
-        times = pm.versus_size("all_reduce", algorithms, 64, [c["size"] * 0.9, c["size"] * 1.1], 4, params)
+        below, above = (pm.fastest(pm.options("all_reduce", c[side], 64, params), c["size"])
+                        for side in ("below", "above"))
+        assert below.time(c["size"]) == pytest.approx(above.time(c["size"]), rel=1e-9)
+        times = pm.versus_size("all_reduce", algorithms, 64, [c["size"] * 0.99, c["size"] * 1.01], 4, params)
         assert min(times, key=lambda a: times[a][0]) == c["below"] \
             and min(times, key=lambda a: times[a][1]) == c["above"]
         assert c["text"] == f"{c['below']} beats {c['above']} below {pm.size_words(c['size'])} at P=64"
@@ -173,17 +180,117 @@ def test_crossovers_are_where_the_fastest_changes():
 
 
 def test_prediction_reaches_1024_ranks():
-    times = pm.versus_p("all_reduce", ["ring", "rabenseifner"], 1 << 20, 4, pm.PRESETS["nvlink-a100-8gpu"])
+    dgx = pm.PRESETS["nvlink-a100-8gpu"]
+    times = pm.versus_p("all_reduce", ["ring", "rabenseifner"], 1 << 20, 4, dgx)
     assert pm.P_POINTS[-1] == 1024 and None not in times["ring"]
-    assert times["ring"][-1] >= 2 * 1023 * pm.PRESETS["nvlink-a100-8gpu"].alpha  # 2(P-1) steps at P=1024
+    # 2(P-1) steps at P=1024, every one waiting on the network (the ring crosses nodes in each)
+    assert times["ring"][-1] >= 2 * 1023 * min(dgx.between.alpha)
     assert times["rabenseifner"][-1] < times["ring"][-1]  # the same bytes in 2 lg P steps instead of 2(P-1)
 
 
-def test_every_preset_says_where_its_numbers_come_from():
-    for name, params in pm.PRESETS.items():
-        assert params.alpha > 0 and params.beta > 0 and params.gamma > 0
-        assert "tuning.cc" in params.source and ("datasheet" in params.source
-                                                 or "IEEE" in params.source), name
+US = 1e-6
+
+
+def test_presets_carry_nccls_figures_per_protocol_and_say_where_they_come_from():
+    """NCCL 2.30.7 src/graph/tuning.cc, ncclTunerConstantsDefaults (LL, LL128, Simple): baseLat ring
+    6.6/14.0/8.4 µs; hwLat ring NVLink 0.6/1.9/3.4, PCI 1.0/2.5/5.7, network 2.7/4.0/14.0."""
+    assert pm.PROTOCOLS == ("LL", "LL128", "Simple") and pm.NCCL_VERSION == "2.30.7"
+    dgx, net = pm.PRESETS["nvlink-a100-8gpu"], pm.PRESETS["net-100gbps"]
+    for preset in (dgx, net):
+        assert preset.base == pytest.approx((6.6 * US, 14.0 * US, 8.4 * US))
+        assert preset.between.alpha == pytest.approx((2.7 * US, 4.0 * US, 14.0 * US))
+        assert preset.nccl == "2.30.7" and "NCCL 2.30.7 src/graph/tuning.cc" in preset.source
+        assert preset.gamma > 0 and preset.inside.beta < preset.between.beta
+        assert "datasheet" in preset.source or "IEEE" in preset.source
+    assert dgx.inside.alpha == pytest.approx((0.6 * US, 1.9 * US, 3.4 * US)) and dgx.per_node == 8
+    assert net.inside.alpha == pytest.approx((1.0 * US, 2.5 * US, 5.7 * US)) and net.per_node == 1
+    assert dgx.between.beta == pytest.approx(8 / 200e9) and net.between.beta == pytest.approx(8 / 100e9)
+    shown = net.to_json()
+    assert shown["between"]["alpha"] == pytest.approx({"LL": 2.7 * US, "LL128": 4.0 * US,
+                                                       "Simple": 14.0 * US})
+    assert shown["nccl"] == "2.30.7" and shown["per_node"] == 1
+
+
+def test_each_protocol_is_its_alpha_and_its_share_of_the_bandwidth():
+    """A one-node ring of 8 under the DGX preset: 2·7 NVLink steps at each protocol's alpha, NCCL's base
+    once, the bytes at beta over the protocol's share (LL half, LL128 0.92); the curve takes the least."""
+    dgx, n = pm.PRESETS["nvlink-a100-8gpu"], 1 << 30
+    pieces, lines = dgx.lines("all_reduce", "ring", 8, 4)
+    for i, (protocol, c0, c1) in enumerate(lines):
+        assert protocol == pm.PROTOCOLS[i]
+        assert c0 == pytest.approx(dgx.base[i] + 14 * dgx.inside.alpha[i])
+        link = 2 * 7 / 8 * dgx.inside.beta / pm.PROTOCOL_BANDWIDTH[i] + 7 / 8 * dgx.gamma
+        assert c1 == pytest.approx(link)
+    ways = pm.curve("all_reduce", "ring", 8, [1 << 10, n], 4, dgx)
+    assert [w.protocol for w in ways] == ["LL", "Simple"]  # latency first, then bandwidth
+
+
+def test_two_levels_cost_a_step_that_crosses_nodes_at_the_networks_figures():
+    """Ring all_reduce over 8 ranks: on one node no step crosses; on two nodes of 4 every step does (a
+    rank at each node's edge sends to the other), at the network's alpha and beta."""
+    from ringside.worker_agent.core.simulate import levels
+    schedule = build("all_reduce", "ring", 8)
+    one, two = levels(schedule, 8, 4, 8), levels(schedule, 8, 4, 4)
+    assert not one.crosses.any() and (one.between == 0).all() and (one.inside == 4).all()
+    assert two.crosses.all() and (two.between == 4).all() and (two.inside == 4).all()
+    net = pm.PRESETS["net-100gbps"]
+    one_node, two_nodes = (pm.curve("all_reduce", "ring", 8, [1 << 30], 4, replace(net, per_node=k))[0]
+                           for k in (8, 4))
+    assert two_nodes.time(1 << 30) > 2 * one_node.time(1 << 30)  # PCIe's 31.5 GB/s against 12.5 GB/s
+
+
+@pytest.fixture
+def hierarchical():
+    with registered_here(lambda: load(EXAMPLES / "hierarchical_all_reduce.py")):
+        yield "hierarchical"
+
+
+def test_a_hierarchical_all_reduce_beats_the_flat_ring_where_nodes_make_it(hierarchical):
+    """The example's two-level all_reduce (pairs of ranks a node: reduce to the node's leader, a ring of
+    leaders, back) at P=16 against the flat ring. Its ring is half as long, so it wins small messages
+    anywhere; but it moves about twice the ring's bytes per rank, so at 1 MiB it wins only where its
+    pairs are nodes (their traffic on NVLink, the ring's 30 steps all on the network), not with a rank a
+    node (all on the network) nor with one node (all on NVLink)."""
+    dgx = pm.PRESETS["nvlink-a100-8gpu"]
+    at = {k: pm.versus_size("all_reduce", ["ring", hierarchical], 16, [1 << 10, 1 << 20], 4,
+                            replace(dgx, per_node=k)) for k in (1, 2, 16)}
+    ratio = {k: [h / r for h, r in zip(t[hierarchical], t["ring"])] for k, t in at.items()}
+    assert all(r[0] < 0.7 for r in ratio.values())
+    assert ratio[2][1] < 0.8 and ratio[1][1] > 1.05 and ratio[16][1] > 1.05
+    # where the ring takes over: at least ten times further out with pairs a node
+    last = {k: pm.crossovers("all_reduce", ["ring", hierarchical], 16, 4, replace(dgx, per_node=k))[0]["size"]
+            for k in (1, 2, 16)}
+    assert last[2] > 10 * max(last[1], last[16])
+
+
+def test_native_under_a_preset_follows_nccls_own_choice():
+    """NCCL runs all_reduce as a ring or a tree, whichever (with its protocol) it predicts fastest: under
+    the 100 Gb/s preset at P=64, the tree's log P steps below some size, the ring's bandwidth above."""
+    net, sizes = pm.PRESETS["net-100gbps"], [float(1 << k) for k in range(10, 31, 2)]
+    native = pm.nccl_native("all_reduce", 64, sizes, 4, net)
+    assert native is not None and len(native) == len(sizes)
+    both = pm.versus_size("all_reduce", ["ring", "tree"], 64, sizes, 4, net)
+    for i, (way, n) in enumerate(zip(native, sizes)):
+        assert way.time(n) == pytest.approx(min(both["ring"][i], both["tree"][i]))
+        assert way.algorithm == min(("ring", "tree"), key=lambda a: both[a][i])
+    chosen = [w.algorithm for w in native]
+    assert chosen[0] == "tree" and chosen[-1] == "ring"
+    assert chosen == sorted(chosen, key=lambda a: a == "ring")  # one switch, tree to ring
+    assert {w.protocol for w in native} >= {"LL", "Simple"}
+    assert [w.algorithm for w in pm.nccl_native("broadcast", 64, sizes, 4, net)] == ["ring"] * len(sizes)
+    assert pm.nccl_native("all_to_all", 64, sizes, 4, net) is None  # NCCL's is point-to-point: no schedule
+
+
+@pytest.mark.parametrize("model", [pm.DEFAULT, pm.PRESETS["net-100gbps"]], ids=["default", "net-100gbps"])
+def test_curves_pipeline_a_ring_broadcast_into_chunks(model):
+    """A chain broadcast of 1 GiB at P=64, cut into chunks, costs about N·β plus a chunk per hop, not
+    (P-1)·N·β: within twice a binomial tree's time (which sends lg P·N from the root whatever the cut)."""
+    sizes = [float(1 << 30)]
+    ring, tree = (pm.curve("broadcast", a, 64, sizes, 4, model)[0] for a in ("ring", "binomial_tree"))
+    assert ring.chunks > 1 and ring.time(1 << 30) < 2 * tree.time(1 << 30)
+    uncut = pm.fastest([o for o in pm.options("broadcast", "ring", 64, model) if o.chunks == 1], 1 << 30)
+    assert uncut.time(1 << 30) > 20 * ring.time(1 << 30)
+    assert pm.curve("broadcast", "ring", 64, [1024.0], 4, model)[0].chunks <= 4  # a few elements a chunk
 
 
 @pytest.fixture(scope="module")
@@ -202,8 +309,26 @@ def test_the_served_prediction_names_crossovers(served):
     assert body["ps"][-1] == 1024 and len(body["versus_p"]["ring"]) == len(body["ps"])
     assert body["crossovers"] and all("at P=64" in c["text"] for c in body["crossovers"])
     assert body["params"]["source"] == pm.PRESETS["net-100gbps"].source
+    assert body["params"]["between"]["alpha"]["Simple"] == pytest.approx(14e-6) and body["params"]["nccl"]
+    # native: NCCL's own choice, the tree's latency below the ring's bandwidth
+    native = body["native"]
+    assert native["kind"] == "nccl" and len(native["times"]) == 4 and "NCCL 2.30.7" in native["source"]
+    assert native["chosen"][0]["algorithm"] == "tree" and native["chosen"][-1]["algorithm"] == "ring"
+    assert all(w["protocol"] in pm.PROTOCOLS and w["chunks"] >= 1 for w in body["ways"]["ring"])
     status, fit = served.call("GET", "/api/model/fit")
     assert status == 200 and fit["fitted_from_runs"] == 0 and "no runs fitted" in fit["source"]
+    assert fit["presets"]["nvlink-a100-8gpu"]["inside"]["alpha"]["LL"] == pytest.approx(0.6e-6)
+
+
+def test_the_served_prediction_takes_ranks_per_node(served):
+    """One node of 64 ranks on PCIe against the preset's one rank a host: a ring all_reduce of 1 MiB on
+    one node is faster, and the answer says which it used."""
+    query = "/api/model/predict?collective=all_reduce&p=64&preset=net-100gbps&sizes=1M"
+    (s1, apart), (s2, together) = (served.call("GET", query + extra) for extra in ("", "&per_node=64"))
+    assert s1 == s2 == 200 and apart["origin"]["per_node"] == 1 and together["origin"]["per_node"] == 64
+    assert together["versus_size"]["ring"][0] < apart["versus_size"]["ring"][0] / 2
+    status, body = served.call("GET", "/api/model/predict?collective=all_reduce&per_node=8")
+    assert status == 422 and body["detail"]["field"] == "per_node" and "preset" in body["detail"]["message"]
 
 
 @pytest.mark.parametrize("query,field", [
@@ -211,7 +336,8 @@ def test_the_served_prediction_names_crossovers(served):
     ("collective=all_reduce&p=1", "p"), ("collective=all_reduce&sizes=0", "sizes"),
     ("collective=all_reduce&sizes=2T", "sizes"),
     ("collective=all_reduce&sizes=128G", "sizes"), ("collective=all_reduce&size=0", "size"),
-    ("collective=allreduce", "collective"), ("collective=barrier", "collective")])
+    ("collective=allreduce", "collective"), ("collective=barrier", "collective"),
+    ("collective=all_reduce&preset=net-100gbps&per_node=0", "per_node")])
 def test_bad_prediction_queries_name_the_field(served, query, field):
     status, body = served.call("GET", f"/api/model/predict?{query}")
     assert status == 422 and body["detail"]["field"] == field, body

@@ -7,7 +7,10 @@ none at scales a cluster cannot run, where every rank is taken to have its own).
 building a schedule of two million transfers, so they are read once per shape with every chunk one byte
 (`unit_terms`, cached) and scaled to the message: exact whenever the count is a multiple
 of the schedule's pieces, within one element per chunk otherwise. So a time is a line in
-the message size, t(n) = c0 + c1·n, and two algorithms cross at one size at most.
+the message size, t(n) = c0 + c1·n, for one way of running a schedule (its chunk count, and under
+a preset its NCCL protocol); a curve takes the fastest way at each size, the lower envelope of
+those lines. A preset has two levels (simulate.Levels): a step that crosses nodes costs the
+network's α, and each level's bytes its own β.
 
 No torch here: the server, `ringside bench` and the tests share it.
 """
@@ -17,12 +20,13 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from .algorithms import AUTO, NATIVE, algorithm_of, algorithms, build
 from .collectives import get
-from .simulate import ALONE, Sharing, cost
+from .simulate import ALONE, Levels, Sharing, cost, levels
 
 MIN_P, MAX_P = 2, 1024
 MIN_SIZE, MAX_SIZE = 1, 1 << 36  # bytes per rank a prediction takes (64 GiB)
@@ -45,30 +49,112 @@ class Params:
         steps, nbytes, reduced = terms
         return steps * self.alpha + nbytes * self.beta + reduced * self.gamma
 
+    def lines(self, collective: str, algorithm: str, p: int, itemsize: int, chunks: int = 1,
+              sharing: Sharing = ALONE) -> tuple[int, list[tuple[str | None, float, float]]]:
+        """(pieces, [(protocol, c0, c1)]): no protocols here, one line in the size."""
+        pieces = unit_terms(collective, algorithm, p, 0, chunks, sharing)[3]
+        return pieces, [(None, *line(collective, algorithm, p, self, itemsize, chunks, sharing))]
+
     def to_json(self) -> dict:
         return asdict(self)
 
 
-# Named presets, each number with the document it comes from.
+# NCCL's protocols, in the order of its tables (src/graph/tuning.cc: LL, LL128, Simple), and the share
+# of a link's bandwidth each carries there: a ring's LL busBw × 0.5 (half of every 8 bytes is a flag),
+# LL128's × 0.92 (120 of 128 bytes are data), Simple's whole.
+PROTOCOLS = ("LL", "LL128", "Simple")
+PROTOCOL_BANDWIDTH = (0.5, 0.92, 1.0)
+NCCL_VERSION = "2.30.7"  # the release the presets' latencies are read from (src/graph/tuning.cc)
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level of a preset's topology: inside a node, or between nodes."""
+
+    alpha: tuple[float, float, float]  # seconds per step, per protocol (PROTOCOLS' order)
+    beta: float  # seconds per byte out of (or into) one rank at this level, with Simple
+    link: str  # what the level is, in words
+
+    def to_json(self) -> dict:
+        return {"alpha": dict(zip(PROTOCOLS, self.alpha)), "beta": self.beta, "link": self.link}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named cluster: ranks `per_node` to a node, each level with its own alpha (per NCCL protocol)
+    and beta, NCCL's per-call latency, gamma; every number with the document it comes from. A schedule's
+    time under it is its time with the protocol NCCL would pick for it: the fastest of the three."""
+
+    name: str
+    per_node: int  # ranks per node (a query may set another)
+    base: tuple[float, float, float]  # seconds per call, per protocol (NCCL's baseLat for a ring)
+    inside: Level
+    between: Level
+    gamma: float  # seconds per byte reduced on the busiest reducer
+    source: str
+    nccl: str = NCCL_VERSION
+
+    def lines(self, collective: str, algorithm: str, p: int, itemsize: int, chunks: int = 1,
+              sharing: Sharing = ALONE) -> tuple[int, list[tuple[str | None, float, float]]]:
+        """(pieces, [(protocol, c0, c1)] per protocol): the time is c0 + c1·size (ranks never share
+        cores here)."""
+        per_step = level_terms(collective, algorithm, p, min(self.per_node, p), 0, chunks)
+        at0, at1 = (chunk_bytes(collective, n, itemsize, p, per_step.pieces) for n in (0, 1))
+        out = []
+        for i, protocol in enumerate(PROTOCOLS):
+            share = PROTOCOL_BANDWIDTH[i]
+            latency, per_byte = per_step.levels.time(self.inside.alpha[i], self.between.alpha[i],
+                                                     self.inside.beta / share, self.between.beta / share,
+                                                     self.gamma)
+            out.append((protocol, self.base[i] + latency + per_byte * at0, per_byte * (at1 - at0)))
+        return per_step.pieces, out
+
+    def params(self, protocol: str = "Simple") -> Params:
+        """The one-level model of ranks on nodes of their own: the network's alpha and beta."""
+        i = PROTOCOLS.index(protocol)
+        return Params(self.between.alpha[i], self.between.beta / PROTOCOL_BANDWIDTH[i], self.gamma,
+                      f"{self.name}, between nodes, {protocol}: {self.source}")
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "nccl": self.nccl, "per_node": self.per_node,
+                "base": dict(zip(PROTOCOLS, self.base)), "inside": self.inside.to_json(),
+                "between": self.between.to_json(), "gamma": self.gamma, "source": self.source,
+                "protocol_bandwidth": dict(zip(PROTOCOLS, PROTOCOL_BANDWIDTH))}
+
+
+US = 1e-6
+# NCCL 2.30.7, src/graph/tuning.cc, ncclTunerConstantsDefaults (µs, LL / LL128 / Simple):
+#   baseLatencies[Ring] = 6.6 / 14.0 / 8.4, once per call;
+#   hwLatencies[NVLINK][Ring] = 0.6 / 1.9 / 3.4, [PCI][Ring] = 1.0 / 2.5 / 5.7, [NET][Ring] = 2.7 / 4.0 / 14.0
+#   per ring step (NCCL 2.7 to 2.17 had 9.6 for Simple on the network, 2.18 on 14.0).
+RING_BASE = (6.6 * US, 14.0 * US, 8.4 * US)
+NVLINK = (0.6 * US, 1.9 * US, 3.4 * US)
+PCI = (1.0 * US, 2.5 * US, 5.7 * US)
+NET = (2.7 * US, 4.0 * US, 14.0 * US)
+TUNING = f"NCCL {NCCL_VERSION} src/graph/tuning.cc"
+A100_HBM = 3 / 1555e9  # A100 datasheet: HBM2 1,555 GB/s; a reduction reads two bytes and writes one
+
 PRESETS = {
-    # One node of eight A100 GPUs joined by NVLink 3 (an NVIDIA DGX A100).
-    # alpha: NCCL's own tuning model, src/graph/tuning.cc (NCCL 2.x), hwLat[NVLINK][Ring][Simple]
-    #        = 3.4 us per ring step.
-    # beta:  NVIDIA A100 Tensor Core GPU datasheet (2020): NVLink 600 GB/s per GPU, counted both
-    #        ways, so 300 GB/s out of one rank.
-    # gamma: the same datasheet: HBM2 1,555 GB/s (A100 40GB); a reduction reads two bytes and
-    #        writes one for every byte it reduces.
-    "nvlink-a100-8gpu": Params(3.4e-6, 1 / 300e9, 3 / 1555e9,
-                               "NCCL src/graph/tuning.cc hwLat NVLink ring 3.4 us; A100 datasheet: NVLink "
-                               "600 GB/s (300 GB/s each way), HBM2 1,555 GB/s (3 "
-                               "bytes moved per byte reduced)"),
-    # Ranks on separate hosts over a 100 Gb/s network (100 Gigabit Ethernet or InfiniBand EDR).
-    # alpha: NCCL src/graph/tuning.cc, hwLat[NET][Ring][Simple] = 9.6 us per ring step.
-    # beta:  IEEE 802.3ba-2010 (100 Gb/s Ethernet) line rate: 100e9 / 8 = 12.5 GB/s per port each way.
-    # gamma: the A100 datasheet's HBM2 1,555 GB/s, as above (the reduction runs on the GPU).
-    "net-100gbps": Params(9.6e-6, 8 / 100e9, 3 / 1555e9,
-                          "NCCL src/graph/tuning.cc hwLat network ring 9.6 us; IEEE 802.3ba 100 Gb/s line "
-                          "rate (12.5 GB/s); A100 HBM2 1,555 GB/s for the reduction"),
+    # NVIDIA DGX A100 nodes: eight A100 GPUs on NVLink 3 (A100 datasheet: 600 GB/s per GPU, both ways
+    # counted, so 300 GB/s out of one), a 200 Gb/s HDR InfiniBand NIC per GPU between nodes (DGX A100
+    # datasheet: 8 single-port ConnectX-6), 25 GB/s each way.
+    "nvlink-a100-8gpu": Preset(
+        "nvlink-a100-8gpu", 8, RING_BASE,
+        Level(NVLINK, 1 / 300e9, "NVLink 3, 300 GB/s each way"),
+        Level(NET, 8 / 200e9, "HDR InfiniBand, 200 Gb/s per GPU"), A100_HBM,
+        f"{TUNING}: baseLat ring, hwLat NVLink ring (inside a node) and network ring (between nodes) "
+        "per protocol; A100 datasheet: NVLink 600 GB/s (300 GB/s each way), HBM2 1,555 GB/s (3 bytes "
+        "moved per byte reduced); DGX A100 datasheet: a 200 Gb/s HDR NIC per GPU"),
+    # One rank per host on a 100 Gb/s network (IEEE 802.3ba-2010 100 Gb/s Ethernet, or InfiniBand EDR:
+    # 12.5 GB/s each way); ranks that share a host (per_node > 1) talk over PCIe 4.0 x16 (PCI Express
+    # Base Specification 4.0: 16 GT/s a lane, 128b/130b: 31.5 GB/s each way).
+    "net-100gbps": Preset(
+        "net-100gbps", 1, RING_BASE,
+        Level(PCI, 130 / (16e9 * 16 * 128 / 8), "PCIe 4.0 x16, 31.5 GB/s each way"),
+        Level(NET, 8 / 100e9, "100 Gb/s Ethernet or EDR InfiniBand"), A100_HBM,
+        f"{TUNING}: baseLat ring, hwLat network ring (between hosts) and PCI ring (inside one) per "
+        "protocol; IEEE 802.3ba 100 Gb/s line rate (12.5 GB/s); PCIe 4.0 x16 (31.5 GB/s); A100 HBM2 "
+        "1,555 GB/s for the reduction"),
 }
 # Until a cluster has measured runs: a loopback-ish guess (no document; said so).
 DEFAULT = Params(50e-6, 1e-9, 0.25e-9, "default guess (50 us a step, 1 GB/s, 4 GB/s "
@@ -90,17 +176,53 @@ def stepwise(collective: str, p: int | None = None) -> list[str]:
     return [a.name for a in algorithms(collective) if a.built and (p is None or a.fits(p))]
 
 
+@lru_cache(maxsize=1)  # one shape's terms are read from one build (transfers_of, unit_terms, level_terms)
+def _schedule(collective: str, algorithm: str, p: int, root: int, chunks: int):
+    """A built-in schedule is built without the race check (the tests check every one); a user's is
+    checked."""
+    record = algorithm_of(collective, algorithm)
+    return build(collective, algorithm, p, root, chunks) if record.user else record.schedule(p, root, chunks)
+
+
 @lru_cache(maxsize=4096)
 def unit_terms(collective: str, algorithm: str, p: int, root: int = 0, chunks: int = 1,
                sharing: Sharing = ALONE) -> tuple[float, float, float, int]:
     """(steps, bytes, reduced, pieces) of the schedule with every chunk one byte, on ranks that
-    share cores as `sharing` says. A built-in schedule is built without the race check (the
-    tests check every one); a user's is checked."""
-    record = algorithm_of(collective, algorithm)
-    schedule = build(collective, algorithm, p, root, chunks) if record.user else \
-        record.schedule(p, root, chunks)
+    share cores as `sharing` says."""
+    schedule = _schedule(collective, algorithm, p, root, chunks)
     terms = cost(schedule, schedule.pieces, 1, sharing)
     return terms.steps, terms.bytes, terms.reduced, schedule.pieces
+
+
+class LevelTerms(NamedTuple):
+    levels: Levels  # per step, with every chunk one byte
+    pieces: int
+
+
+@lru_cache(maxsize=1024)
+def level_terms(collective: str, algorithm: str, p: int, per_node: int, root: int = 0,
+                chunks: int = 1) -> LevelTerms:
+    """The schedule's terms on nodes of `per_node` ranks (simulate.levels), every chunk one byte."""
+    schedule = _schedule(collective, algorithm, p, root, chunks)
+    return LevelTerms(levels(schedule, schedule.pieces, 1, per_node), schedule.pieces)
+
+
+@lru_cache(maxsize=4096)
+def transfers_of(collective: str, algorithm: str, p: int) -> int:
+    """Transfers in the schedule uncut: a cut into k chunks has about k times as many."""
+    return sum(len(step.table) for step in _schedule(collective, algorithm, p, 0, 1).steps)
+
+
+def chunk_bytes(collective: str, size: float, itemsize: int, p: int, pieces: int) -> float:
+    """Bytes in one chunk of a message of `size` bytes per rank cut into `pieces` a block (1: a
+    collective without a payload moves tokens, counted one byte each)."""
+    return count_of(collective, size, itemsize, p) / pieces * itemsize if get(collective).payload else 1
+
+
+def forget() -> None:
+    """Empty the caches of schedules' terms (a test that registers an algorithm and takes it away)."""
+    for cached in (_schedule, unit_terms, level_terms, transfers_of, options):
+        cached.cache_clear()
 
 
 def count_of(collective: str, size: float, itemsize: int, p: int) -> float:
@@ -113,7 +235,7 @@ def terms(collective: str, algorithm: str, p: int, size: float, itemsize: int, c
           root: int = 0, sharing: Sharing = ALONE) -> tuple[float, float, float]:
     """(steps, bytes, reduced) for a message of `size` bytes per rank."""
     steps, nbytes, reduced, pieces = unit_terms(collective, algorithm, p, root, chunks, sharing)
-    per_chunk = count_of(collective, size, itemsize, p) / pieces * itemsize if get(collective).payload else 1
+    per_chunk = chunk_bytes(collective, size, itemsize, p, pieces)
     return steps, nbytes * per_chunk, reduced * per_chunk
 
 
@@ -259,6 +381,7 @@ class NativeFit:
     per_byte: float
     runs: int
     rms_error: float
+    points: tuple[tuple[float, float], ...] = ()  # the (size, seconds) it was fitted to
 
     def time(self, size: float) -> float:
         return self.latency + self.per_byte * size
@@ -275,7 +398,8 @@ def fit_native(points: list[tuple[float, float]]) -> NativeFit | None:
     if theta is None:
         return None
     errors = np.abs(x @ theta - y) / y
-    return NativeFit(float(theta[0]), float(theta[1]), len(points), float(np.sqrt(np.mean(errors ** 2))))
+    return NativeFit(float(theta[0]), float(theta[1]), len(points), float(np.sqrt(np.mean(errors ** 2))),
+                     tuple(points))
 
 
 # --- the picks -----------------------------------------------------------------------
@@ -348,11 +472,50 @@ def pick(collective: str, p: int, root: int, size: float, itemsize: int, fitted:
                                  f"yet, so it cannot be compared; predicted: {times}", listed)
     share, because = margin(fitted)
     if best.time < share * native_time:
-        return Choice(best.algorithm, best.chunks,
-                      f"{best.algorithm}: predicted fastest, under {share:.0%} of native's "
-                                                   f"time ({because}; {times})", listed)
-    return Choice(NATIVE, 1, f"native: no schedule is predicted under {share:.0%} of native's time "
-                             f"({because}; {times})", listed)
+        choice = Choice(best.algorithm, best.chunks, f"{best.algorithm}: predicted fastest, under "
+                        f"{share:.0%} of native's time ({because}; {times})", listed)
+    else:
+        choice = Choice(NATIVE, 1, f"native: no schedule is predicted under {share:.0%} of native's time "
+                                   f"({because}; {times})", listed)
+    return measured_check(choice, collective, p, root, size, itemsize, fitted, native, sharing)
+
+
+def measured_here(collective: str, p: int, root: int, size: float, itemsize: int, fitted: Fitted,
+                  native: NativeFit | None, candidates: list[Candidate],
+                  sharing: Sharing = ALONE) -> dict[tuple[str, int], float]:
+    """The median measured time at this size of every candidate measured there, by (algorithm, chunks):
+    native's from its line's runs; a schedule's from the fitted runs of its very terms at this size
+    (within a thousandth: a count that does not divide into its chunks is read within an element per
+    chunk; the model cannot tell two runs of the same terms apart, so neither can this)."""
+    out = {}
+    if native is not None and (times := [t for n, t in native.points if n == size]):
+        out[(NATIVE, 1)] = float(np.median(times))
+    for c in candidates:
+        if c.algorithm == NATIVE:
+            continue
+        mine = np.array(terms(collective, c.algorithm, p, size, itemsize, c.chunks, root, sharing))
+        times = [s.time for s in fitted.samples if s.size == size
+                 and np.allclose((s.steps, s.bytes, s.reduced), mine, rtol=1e-3)]
+        if times:
+            out[(c.algorithm, c.chunks)] = float(np.median(times))
+    return out
+
+
+def measured_check(choice: Choice, collective: str, p: int, root: int, size: float, itemsize: int,
+                   fitted: Fitted, native: NativeFit | None, sharing: Sharing = ALONE) -> Choice:
+    """The model's choice, unless it was measured at this very size slower than another candidate: then
+    the one measured fastest. A measurement beats a prediction: auto never runs what measured slower."""
+    measured = measured_here(collective, p, root, size, itemsize, fitted, native, choice.candidates, sharing)
+    mine = measured.get((choice.algorithm, choice.chunks))
+    if mine is None:
+        return choice
+    (algorithm, chunks), least = min(measured.items(), key=lambda kv: (kv[1], kv[0][0] != NATIVE))
+    if least >= mine:
+        return choice
+    listed = "; ".join(f"{a}{f' ×{k} chunks' if k > 1 else ''} {seconds(t)}"
+                       for (a, k), t in measured.items())
+    return Choice(algorithm, chunks, f"{algorithm}: measured fastest at {size_words(size)} ({listed}), "
+                                     f"where the model ranked {choice.algorithm} first", choice.candidates)
 
 
 def margin(fitted: Fitted) -> tuple[float, str]:
@@ -381,9 +544,79 @@ def size_words(n: float) -> str:
 
 
 # --- curves and crossovers ---------------------------------------------------------------
+# A curve runs every schedule as a run would be cut to run it fastest: pipelined into the chunk count
+# (of CURVE_CHUNKS: every other of `chunks: auto`'s, as a curve builds them at every P) predicted best
+# at each size, and under a preset with the NCCL protocol predicted best (as NCCL picks one,
+# src/enqueue.cc: the least predicted time). The counts a curve tries stop where the schedule would
+# pass PIPELINE_CAP transfers (a P=1024 ring is cut less).
+CURVE_CHUNKS = CHUNK_CHOICES[::2]
+PIPELINE_CAP = 1 << 16
+Model = Params | Preset
+# the schedules NCCL's own algorithms are (tuning.cc: broadcast, reduce_scatter and all_gather run
+# rings; all_reduce a ring or a tree), by the names of this catalog's schedules of them
+NCCL_ALGORITHMS = {"all_reduce": ("ring", "tree"), "broadcast": ("ring",), "all_gather": ("ring",),
+                   "reduce_scatter": ("ring",)}
 
 
-def versus_p(collective: str, algorithms: list[str], size: float, itemsize: int, params: Params,
+@dataclass(frozen=True)
+class Option:
+    """One way to run an algorithm: cut into `chunks`, with a protocol under a preset; its time is
+    c0 + c1·size from `smallest` bytes per rank up (below, a block has fewer elements than chunks)."""
+
+    algorithm: str
+    chunks: int
+    protocol: str | None
+    c0: float
+    c1: float
+    smallest: float
+
+    def time(self, size: float) -> float:
+        return self.c0 + self.c1 * size
+
+    def to_json(self) -> dict:
+        return {"algorithm": self.algorithm, "chunks": self.chunks, "protocol": self.protocol}
+
+
+@lru_cache(maxsize=4096)
+def options(collective: str, algorithm: str, p: int, model: Model, itemsize: int = 4,
+            sharing: Sharing = ALONE) -> tuple[Option, ...]:
+    """Every chunk count (and protocol) a curve tries for `algorithm` at P."""
+    out, uncut, element = [], transfers_of(collective, algorithm, p), count_of(collective, 1, itemsize, p)
+    for k in CURVE_CHUNKS:
+        if k > 1 and uncut * k > PIPELINE_CAP:
+            break
+        try:
+            pieces, lines = model.lines(collective, algorithm, p, itemsize, k, sharing)
+        except ValueError:  # an algorithm with one chunk only (a barrier's token)
+            continue
+        smallest = 0.0 if k == 1 else pieces / element  # bytes per rank that give every chunk an element
+        out += [Option(algorithm, k, protocol, c0, c1, smallest) for protocol, c0, c1 in lines]
+    _schedule.cache_clear()  # its terms are kept; the schedule (millions of transfers at P=1024) is not
+    return tuple(out)
+
+
+def fastest(ways, size: float, tie: float = 1e-9) -> Option:
+    """The option of least time at `size` among those that run there; of options within `tie` of
+    it, the one that stays fastest above (least c1), then the fewest chunks."""
+    valid = [o for o in ways if o.smallest <= size]
+    least = min(o.time(size) for o in valid)
+    return min((o for o in valid if o.time(size) <= least * (1 + tie)), key=lambda o: (o.c1, o.chunks))
+
+
+def curve(collective: str, algorithm: str, p: int, sizes: list[float], itemsize: int, model: Model,
+          sharing: Sharing = ALONE) -> list[Option]:
+    ways = options(collective, algorithm, p, model, itemsize, sharing)
+    return [fastest(ways, n) for n in sizes]
+
+
+def versus_size(collective: str, algorithms: list[str], p: int, sizes: list[float], itemsize: int,
+                model: Model, sharing: Sharing = ALONE) -> dict[str, list[float]]:
+    """Predicted seconds at every size, per algorithm, each cut as it runs fastest (curve)."""
+    return {a: [o.time(n) for o, n in zip(curve(collective, a, p, sizes, itemsize, model, sharing), sizes)]
+            for a in algorithms}
+
+
+def versus_p(collective: str, algorithms: list[str], size: float, itemsize: int, model: Model,
              points=P_POINTS) -> dict[str, list[float | None]]:
     """Predicted seconds at every world size in `points`, per algorithm (None: it cannot run there)."""
     out = {}
@@ -395,38 +628,42 @@ def versus_p(collective: str, algorithms: list[str], size: float, itemsize: int,
                 row.append(None)
                 continue
             try:
-                row.append(params.time(terms(collective, algorithm, p, size, itemsize)))
+                row.append(fastest(options(collective, algorithm, p, model, itemsize), size).time(size))
             except (ValueError, ZeroDivisionError):
                 row.append(None)
         out[algorithm] = row
     return out
 
 
-def versus_size(collective: str, algorithms: list[str], p: int, sizes: list[float], itemsize: int,
-                params: Params, sharing: Sharing = ALONE) -> dict[str, list[float]]:
-    out = {}
-    for algorithm in algorithms:
-        c0, c1 = line(collective, algorithm, p, params, itemsize, sharing=sharing)
-        out[algorithm] = [c0 + c1 * n for n in sizes]
-    return out
+def nccl_native(collective: str, p: int, sizes: list[float], itemsize: int,
+                preset: Preset) -> list[Option] | None:
+    """What NCCL would run at each size under `preset`: of its algorithms for the collective, as this
+    catalog's schedules model them, and its protocols, the least predicted time (as NCCL chooses,
+    src/enqueue.cc); None for a collective NCCL runs with no schedule here."""
+    names = [a for a in NCCL_ALGORITHMS.get(collective, ()) if a in stepwise(collective, p)]
+    if not names:
+        return None
+    ways = [o for a in names for o in options(collective, a, p, preset, itemsize)]
+    return [fastest(ways, n) for n in sizes]
 
 
-def crossovers(collective: str, algorithms: list[str], p: int, itemsize: int, params: Params,
+def crossovers(collective: str, algorithms: list[str], p: int, itemsize: int, model: Model,
                low: float = MIN_SIZE, high: float = MAX_SIZE, sharing: Sharing = ALONE) -> list[dict]:
-    """Where the fastest algorithm changes between `low` and `high` bytes: times are lines in the
-    size, so the fastest is their lower envelope and each change is one exact crossing."""
-    lines = {a: line(collective, a, p, params, itemsize, sharing=sharing) for a in algorithms}
+    """Where the fastest algorithm changes between `low` and `high` bytes. Every option's time is a line
+    in the size from the size where it can run, so the fastest is their lower envelope: walked from
+    crossing to crossing (and from each size where another option starts), exact."""
+    ways = [o for a in algorithms for o in options(collective, a, p, model, itemsize, sharing)]
     out, size = [], float(low)
-    winner = min(lines, key=lambda a: (lines[a][0] + lines[a][1] * size, a))
+    winner = fastest(ways, size)
     while True:
-        c0, c1 = lines[winner]
-        later = [((lines[a][0] - c0) / (c1 - lines[a][1]), a) for a in lines
-                 if a != winner and lines[a][1] < c1 and (lines[a][0] - c0) / (c1 - lines[a][1]) > size]
-        if not later:
+        events = [o.smallest for o in ways if o.smallest > size]
+        events += [at for o in ways if o.c1 < winner.c1 and o.smallest <= size
+                   and (at := (o.c0 - winner.c0) / (winner.c1 - o.c1)) > size]
+        if not events or min(events) > high:
             return out
-        at, nxt = min(later)
-        if at > high:
-            return out
-        out.append({"size": at, "below": winner, "above": nxt,
-                    "text": f"{winner} beats {nxt} below {size_words(at)} at P={p}"})
-        winner, size = nxt, at
+        size = min(events)
+        nxt = fastest(ways, size)
+        if nxt.algorithm != winner.algorithm:
+            text = f"{winner.algorithm} beats {nxt.algorithm} below {size_words(size)} at P={p}"
+            out.append({"size": size, "below": winner.algorithm, "above": nxt.algorithm, "text": text})
+        winner = nxt

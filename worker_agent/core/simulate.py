@@ -242,6 +242,42 @@ def _shared_cost(schedule: Schedule, sharing: Sharing, step, src, dst, nbytes, r
     return Cost(float(weights.sum()), float(step_bytes.sum()), float(step_reduced.sum()))
 
 
+@dataclass(frozen=True)
+class Levels:
+    """The terms on a two-level topology, per step: ranks r // per_node share a node (NVLink or PCIe
+    inside it, a NIC per rank between nodes). A step waits on the network when any transfer in it
+    crosses nodes; each rank has a port at each level, so a step's bytes are its busiest rank's
+    inside a node and its busiest rank's between nodes, the slower of the two at their own speeds."""
+
+    crosses: np.ndarray  # per step: some transfer goes between nodes
+    inside: np.ndarray  # per step: the most bytes one rank sends or receives inside its node
+    between: np.ndarray  # per step: the most bytes one rank sends or receives between nodes
+    reduced: np.ndarray  # per step: the most bytes one rank reduces
+
+    def time(self, alpha_inside: float, alpha_between: float, beta_inside: float, beta_between: float,
+             gamma: float) -> tuple[float, float]:
+        """(latency, seconds per byte of every chunk): the steps' alphas, and their bytes at each level's
+        beta (the slower level of each step) with their reductions at gamma."""
+        latency = float(np.where(self.crosses, alpha_between, alpha_inside).sum())
+        per_byte = np.maximum(self.inside * beta_inside, self.between * beta_between).sum()
+        return latency, float(per_byte + self.reduced.sum() * gamma)
+
+
+def levels(schedule: Schedule, count: int, itemsize: int, per_node: int) -> Levels:
+    """Levels for ranks `per_node` to a node, numbered node by node."""
+    steps, p = len(schedule.steps), schedule.world_size
+    step, src, dst, nbytes, reduces = _moves(schedule, count, itemsize)
+    out = src // per_node != dst // per_node
+    crosses = np.bincount(step[out], minlength=steps) > 0
+
+    def busiest(mask: np.ndarray) -> np.ndarray:
+        return np.maximum(_busiest(step[mask], src[mask], nbytes[mask], p, steps),
+                          _busiest(step[mask], dst[mask], nbytes[mask], p, steps))
+
+    reduced = _busiest(step[reduces], dst[reduces], nbytes[reduces], p, steps)
+    return Levels(crosses, busiest(~out), busiest(out), reduced)
+
+
 def predict(schedule: Schedule, count: int, itemsize: int, alpha: float, beta: float,
             gamma: float = 0.0) -> float:
     """Predicted seconds for one run of the schedule (Cost.time)."""
