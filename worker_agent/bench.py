@@ -7,8 +7,8 @@ Timing is nccl-tests' by default: on each rank the iterations run back to back (
 row's time is each rank's mean over its iterations, combined across ranks as -a says (the mean
 by default). With -z 1 every iteration starts at a barrier and counts as its slowest rank's
 time. Unlike nccl-tests, each iteration waits for the device before the next begins: when the
-table compares algorithms their iterations take turns (native ring tree native ring tree ...)
-so that drift on a busy machine hits all of them alike. Each ratio to native carries a 95%
+table compares algorithms their iterations take turns (native ring tree, ring tree native, ...)
+so that drift on a busy machine, and the skew a turn's first run absorbs, hit all of them alike. Each ratio to native carries a 95%
 bootstrap interval over those iterations (paired, seeded: the same samples give the same
 interval), and the table marks a difference only where the interval excludes 1.
 
@@ -249,18 +249,23 @@ def count_wrong(spec: RunSpec, me: int, p: int, output, want=None) -> int:
 
 
 def interleaved(passes: list, iterations: int, warmup: int, blocking: int) -> list[list[float]]:
-    """Each run's per-iteration seconds on this rank, the runs taking turns (A B C A B C ...)."""
+    """Each run's per-iteration seconds on this rank, the runs taking turns and each turn starting
+    one further on (A B C, B C A, C A B, ...): with no barrier between them, the first of a turn
+    absorbs the ranks' skew from the last, so a fixed order would charge that to one run alone
+    (native against itself measured 0.07x, 'marked', when native always went first)."""
     import torch.distributed as dist
 
     for _ in range(warmup):
         for run in passes:
             run.once()
     times: list[list[float]] = [[] for _ in passes]
-    for _ in range(iterations):
-        for seconds, run in zip(times, passes):
+    n = len(passes)
+    for i in range(iterations):
+        for k in range(n):
+            j = (i + k) % n  # the same order on every rank: they must call the same collectives
             if blocking:
                 dist.barrier()
-            seconds.append(run.once())
+            times[j].append(passes[j].once())
     return times
 
 
