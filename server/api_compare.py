@@ -147,6 +147,7 @@ async def get_formulas(run: Annotated[str, Query(max_length=40)], hub: Annotated
         except SpecError as e:
             ask, why = None, e.message
         rows.append({"algorithm": algorithm, "formula": formula, "counts": counts,
+                     "put_in": seed.put_in(algorithm, count * itemsize, p),
                      "value": value, "exact": float(value).is_integer(),
                      "simulated": await asyncio.to_thread(seed.simulated, algorithm, count, itemsize, p),
                      "measured": seed.measured(same, algorithm) if same else None,

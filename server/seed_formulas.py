@@ -27,6 +27,11 @@ def count_for(count: int, p: int) -> int:
     return max(p, math.ceil(count / p) * p)
 
 
+def put_in(algorithm: str, n: int, p: int) -> str:
+    """The formula with N (bytes) and P written in: "(4−1)·16 B"."""
+    return {"master_worker": f"({p}−1)·{n} B", "ring": f"2·({n} B/{p})·({p}−1)"}.get(algorithm, f"log2({p})·{n} B")
+
+
 def value(algorithm: str, n: int, p: int) -> float:
     """The seed's formula in bytes; the tree's is whole only where P is a power of two."""
     if algorithm == "master_worker":

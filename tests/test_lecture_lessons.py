@@ -159,6 +159,12 @@ def groups_root_count_servers(page) -> None:
     served = run(page)
     assert served["spec"]["servers"] == 2 and len(served["layout"]["servers"]) == 2
     expect(page.locator("#stage text.name", has_text="server")).to_have_count(2)
+    # the seed's words and update: weights w, each worker pushing −η·g, w ← w − η·Σg
+    expect(page.locator("#stage text.region", has_text="weights w")).to_have_count(P)
+    expect(page.locator("#stage text.region", has_text="−η·g")).to_have_count(P - 2)
+    expect(page.locator("#caption")).to_contain_text("w ← w − η·Σg")
+    sums = page.evaluate("[...document.querySelectorAll('#stage .sums text')].map(t => t.textContent).join(' ')")
+    assert "w ← 1 − (5 + 7) = −11" in sums and "w ← 2 − (6 + 8) = −12" in sums, sums
     shot(page, "3-servers")
 
 
@@ -218,9 +224,11 @@ def training_sync_export(page) -> None:
     """N trains (its charts over the stage), Y opens a step's gradient sync on the stage, E exports it."""
     for k, v in TRAIN.items():  # the Train panel's settings, kept small (the form is the mouse's)
         page.evaluate(f"document.getElementById('train-{k}').value = {v}")
+    before = page.evaluate("window.ringside.training.shown?.id ?? ''")
     page.keyboard.press("n")
-    page.wait_for_function("window.ringside.training.shown?.state === 'done'", timeout=120_000)
-    assert page.evaluate("window.ringside.state.overlay") == "training"
+    page.wait_for_function(f"(t => t && t.id !== '{before}' && t.state === 'done')(window.ringside.training.shown)",
+                           timeout=120_000)
+    assert page.evaluate("window.ringside.state.overlay") == "training", page.inner_text("#train-why")
     page.keyboard.press("y")
     page.wait_for_function(f"{RUN}?.spec.purpose !== undefined && document.getElementById('caption').textContent.includes('step 0')")
     assert page.evaluate("window.ringside.state.overlay") is None, "the stage shows"

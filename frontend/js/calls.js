@@ -6,7 +6,7 @@
 import { seconds } from "rs/format.js";
 import { $, html } from "rs/dom.js";
 
-const senderWait = {}; // send_recv algorithm -> the sender's wait in its last run this page showed
+const senderWait = {}; // collective -> algorithm -> its root's wait in the last run this page showed
 
 /** The rows of `calls` (rank -> [CallTime]), or null where no rank made a call. */
 export function callTimeline(calls) {
@@ -36,9 +36,10 @@ export function showCalls(run) {
   const rows = callTimeline(run?.calls ?? {});
   box.hidden = !rows;
   box.replaceChildren(...(rows ? [rows] : []));
-  if (!rows || run.spec.collective !== "send_recv") return;
-  const sender = run.calls[String(run.layout?.root ?? run.spec.root)] ?? [];
-  senderWait[run.spec.algorithm] = sender.reduce((sum, c) => sum + Math.max(0, c.done - c.waited), 0);
-  const known = Object.entries(senderWait);
-  if (known.length > 1) rows.append(html("p", { class: "versus" }, `the sender waited: ${known.map(([a, s]) => `${a} ${seconds(s)}`).join(" · ")}`));
+  const sender = run?.calls?.[String(run.layout?.root ?? run.spec.root)];
+  if (!rows || !sender?.length) return;
+  const waits = (senderWait[run.spec.collective] ??= {});
+  waits[run.spec.algorithm] = sender.reduce((sum, c) => sum + Math.max(0, c.done - c.waited), 0);
+  const known = Object.entries(waits);
+  if (known.length > 1) rows.append(html("p", { class: "versus" }, `rank ${run.layout?.root ?? run.spec.root}, the sender, waited: ${known.map(([a, s]) => `${a} ${seconds(s)}`).join(" · ")}`));
 }

@@ -18,11 +18,7 @@ export function nextView(overlay) {
 }
 
 /** The formula with this run's N and P put in: "(4−1)·16 B = 48 B" ("≈" where it is not whole). */
-function putIn(row, n, p) {
-  const v = Number.isInteger(row.value) ? `= ${bytes(row.value)}` : `≈ ${bytes(Math.round(row.value))}`;
-  const body = { master_worker: `(${p}−1)·${n} B`, ring: `2·(${n} B/${p})·(${p}−1)`, tree: `log2(${p})·${n} B` };
-  return `${body[row.algorithm]} ${v}`;
-}
+const putIn = (row) => `${row.put_in} ${Number.isInteger(row.value) ? `= ${bytes(row.value)}` : `≈ ${bytes(Math.round(row.value))}`}`;
 
 let shown = 0; // the newest drawing asked for: an older answer is dropped
 
@@ -65,7 +61,7 @@ function table(data, view, presenter) {
     const expected = counts ? (Number.isInteger(r.value) ? r.value : null) : r.simulated[view];
     const verdict = got == null || expected == null ? "" : got === expected ? " ✓" : " ≠";
     const measured = got != null ? `${bytes(got)}${verdict}` : r.why ?? (presenter ? "running it…" : "not run at this N and P yet");
-    const cells = counts ? [r.algorithm, r.formula, r.counts, putIn(r, data.n, data.p), measured]
+    const cells = counts ? [r.algorithm, r.formula, r.counts, putIn(r), measured]
       : [r.algorithm, bytes(r.simulated[view]), measured, got != null ? `${+(got / data.n).toFixed(2)}·N` : ""];
     const tr = html("tr", { "data-algorithm": r.algorithm }, cells.map((c) => html("td", {}, c)));
     if (got != null) tr.dataset.measured = String(got);
