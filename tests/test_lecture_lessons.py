@@ -257,8 +257,19 @@ def test_the_seeds_inputs_and_where_values_came_from(lecture):
     seed_inputs(lecture)
 
 
-def test_the_seeds_formulas(lecture):
+def test_the_seeds_formulas(up, lecture, page_for):
+    """And a phone that follows the presenter shows the same rows, view by view."""
     formulas(lecture)
+    phone = page_for(f"{up.url}/", viewport=(390, 844))
+    phone.wait_for_function("document.getElementById('role').textContent.includes('following')")
+    lecture.keyboard.press("m")
+    for view in ("counts", "total"):
+        expect(phone.locator("#seed-formulas")).to_have_attribute("data-view", view)
+        expect(phone.locator('#seed-formulas tr[data-algorithm="tree"]')).to_have_attribute(
+            "data-measured", lecture.get_attribute('#seed-formulas tr[data-algorithm="tree"]', "data-measured"))
+        lecture.keyboard.press("m")
+    phone.screenshot(path=str(SHOTS / "5-formulas-phone.png"))
+    expect(lecture.locator("#connection")).to_have_text("live")
 
 
 def test_a_training_its_sync_and_export(lecture):
