@@ -141,6 +141,8 @@ def groups_root_count_servers(page) -> None:
     assert first["group"] == [0, 2]
     expect(page.locator("#stage .card.outside")).to_have_count(2)
     expect(page.locator("#pick")).to_contain_text("ranks 0,2")
+    press_until(page, "g", "document.getElementById('caption').textContent.startsWith('group: one per node')")
+    assert page.input_value("#field-group") == "0,2", "rank 0 of node-a, rank 2 of node-b"
     press_until(page, "x", "document.getElementById('field-root').value === '2'")
     rooted = run(page)
     assert rooted["spec"]["root"] == 2
@@ -280,3 +282,8 @@ def test_the_seed_lecture_walked_from_the_keyboard(lecture):
     for lesson in (blocking_against_isend, rank_terms, groups_root_count_servers, seed_inputs, formulas,
                    training_sync_export):
         lesson(lecture)
+    lecture.keyboard.press("?")  # the keys dialog lists the lessons' keys
+    for key in ("G", "X", ", .", "S", "I", "M", "N", "Y", "E"):
+        expect(lecture.locator("#keys dt", has_text=key).first).to_be_visible()
+    shot(lecture, "keys")
+    lecture.keyboard.press("?")
