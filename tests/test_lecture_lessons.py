@@ -65,7 +65,7 @@ def up(tmp_path_factory):
 def lecture(up, page_for):
     """The presenter's page in lecture mode, its keys going to the page (no click)."""
     page = page_for(f"{up.url}/?token={up.presenter}&present=1")
-    page.wait_for_function("window.ringside?.controls.catalog?.world_size === 4")
+    page.wait_for_function("window.ringside?.controls.catalog?.world_size === 4 && window.ringside.state.presenter")
     return page
 
 
@@ -86,10 +86,10 @@ def pick(page, collective: str, algorithm: str | None = None) -> None:
 
 def run(page) -> dict:
     """R, then the run it started once it has ended, on the stage at its result."""
-    before = page.evaluate(f"{RUN}?.id ?? ''")
+    before = page.evaluate("window.ringside.state.submitted ?? ''")
     page.keyboard.press("r")
-    page.wait_for_function(f"{RUN} && {RUN}.id !== '{before}' && window.ringside.state.ended.has({RUN}.state)",
-                           timeout=60_000)
+    page.wait_for_function(f"(s => s.submitted && s.submitted !== '{before}' && {RUN}?.id === s.submitted "
+                           f"&& s.ended.has({RUN}.state))(window.ringside.state)", timeout=60_000)
     page.keyboard.press("End")
     page.wait_for_function(f"window.ringside.player.step === window.ringside.player.available() - 1")
     got = page.evaluate(RUN)
@@ -155,6 +155,7 @@ def groups_root_count_servers(page) -> None:
     page.keyboard.press(",")
     page.keyboard.press("s")  # picks the parameter server
     assert page.evaluate("window.ringside.controls.collective") == "parameter_server"
+    press_until(page, "x", "document.getElementById('field-root').value === '0'")
     page.keyboard.press("s")
     expect(page.locator("#field-servers")).to_have_value("2")
     expect(page.locator("#pick")).to_contain_text("S = 2")
@@ -224,6 +225,7 @@ def formulas(page) -> None:
 
 def training_sync_export(page) -> None:
     """N trains (its charts over the stage), Y opens a step's gradient sync on the stage, E exports it."""
+    page.wait_for_selector("#train-hidden", state="attached")
     for k, v in TRAIN.items():  # the Train panel's settings, kept small (the form is the mouse's)
         page.evaluate(f"document.getElementById('train-{k}').value = {v}")
     before = page.evaluate("window.ringside.training.shown?.id ?? ''")

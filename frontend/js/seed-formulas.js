@@ -31,8 +31,9 @@ export function showFormulas(name, page) {
   box.hidden = !view;
   const mine = ++shown;
   if (!view) return;
-  if (!page.player.run) box.replaceChildren(html("p", {}, "Run something first: the formulas take its N and P."));
-  else draw(box, page.player.run, view, page, mine, 0);
+  if (page.player.run) return draw(box, page.player.run, view, page, mine, 0);
+  box.replaceChildren(html("p", {}, "Run something first: the formulas take its N and P."));
+  page.player.addEventListener("change", () => mine === shown && showFormulas(name, page), { once: true }); // a phone's run may be on its way
 }
 
 async function draw(box, run, view, page, mine, polls) {
