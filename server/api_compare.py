@@ -123,7 +123,8 @@ async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[H
 
 
 @router.get("/api/compare/formulas", dependencies=[Depends(need_viewer)])
-async def get_formulas(run: Annotated[str, Query(max_length=40)], hub: Annotated[Hub, Depends(hub_of)]) -> dict:
+async def get_formulas(run: Annotated[str, Query(max_length=40)],
+                       hub: Annotated[Hub, Depends(hub_of)]) -> dict:
     """The seed's three all_reduce formulas for the N and P of run `run` (any run: its buffer is N),
     each beside this cluster's newest done run of that algorithm at that N and P, and the spec that
     runs it where there is none (or why it cannot run)."""

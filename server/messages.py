@@ -48,7 +48,8 @@ class PresenterMessage(BaseModel):
     speed: float = Field(ge=0.05, le=20)
     # what covers the stage (keys C, T, J; M: the seed's formulas, counting what each counts,
     # the total, the busiest link), or nothing
-    overlay: Literal["compare", "training", "jobs", "formulas", "formulas:total", "formulas:link"] | None = None
+    overlay: Literal["compare", "training", "jobs",
+                     "formulas", "formulas:total", "formulas:link"] | None = None
     training: Id | None = None  # the training on the charts
     job: Id | None = None  # the watched job open in the jobs view
     demo: list[Id] = Field(default=[], max_length=4)  # the lecture demo's runs (key D): their result line

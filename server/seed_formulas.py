@@ -29,7 +29,8 @@ def count_for(count: int, p: int) -> int:
 
 def put_in(algorithm: str, n: int, p: int) -> str:
     """The formula with N (bytes) and P written in: "(4−1)·16 B"."""
-    return {"master_worker": f"({p}−1)·{n} B", "ring": f"2·({n} B/{p})·({p}−1)"}.get(algorithm, f"log2({p})·{n} B")
+    written = {"master_worker": f"({p}−1)·{n} B", "ring": f"2·({n} B/{p})·({p}−1)"}
+    return written.get(algorithm, f"log2({p})·{n} B")
 
 
 def value(algorithm: str, n: int, p: int) -> float:

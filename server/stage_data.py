@@ -66,7 +66,8 @@ def _regions(collective, p: int, root: int, bounds, count: int) -> list[Region]:
             Region(label="output", chunks=_chunks_in(bounds, range(outs[0], outs[-1] + 1), count))]
 
 
-UPDATE = "w ← w − η·Σg"  # the seed's, with each worker's −η·g (η = 1) in its buffer (collectives/parameter_server.py)
+# the seed's, each worker's buffer holding −η·g (η = 1): collectives/parameter_server.py
+UPDATE = "w ← w − η·Σg"
 
 
 def _server_regions(collective, bounds, count: int) -> list[Region]:

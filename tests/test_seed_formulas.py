@@ -13,7 +13,8 @@ from ringside.worker_agent.core.protocol import RunSpec
 def test_the_formulas_with_n_and_p_put_in():
     n, p = 16, 4
     assert [seed.value(a, n, p) for a, _, _ in seed.SEED] == [48, 24, 32]
-    assert [seed.put_in(a, n, p) for a, _, _ in seed.SEED] == ["(4−1)·16 B", "2·(16 B/4)·(4−1)", "log2(4)·16 B"]
+    assert [seed.put_in(a, n, p) for a, _, _ in seed.SEED] == \
+        ["(4−1)·16 B", "2·(16 B/4)·(4−1)", "log2(4)·16 B"]
     assert not float(seed.value("tree", n, 6)).is_integer(), "log2(6)·N is no whole number of bytes"
     assert [seed.count_for(c, 4) for c in (1, 4, 5, 8)] == [4, 4, 8, 8], "ring's N/P splits evenly"
 
@@ -31,4 +32,5 @@ def test_workers_push_minus_eta_g_so_the_servers_sum_is_the_seeds_update():
     weights, g2, g3 = np.concatenate(inputs[:2]), -inputs[2], -inputs[3]
     assert (g2 > 0).all() and (g3 > 0).all(), "the pattern's gradients, negated"
     out = get("parameter_server", 2).reference(inputs, "SUM", 0, 0)
-    np.testing.assert_array_equal(np.concatenate(out[:2]), weights - 1 * (g2 + g3))  # w ← w − η·Σg, η = 1
+    eta = 1
+    np.testing.assert_array_equal(np.concatenate(out[:2]), weights - eta * (g2 + g3))  # w ← w − η·Σg

@@ -15,10 +15,12 @@ export function callTimeline(calls) {
   const end = Math.max(...ranks.flatMap(([, list]) => list.map((c) => c.done))) || 1;
   const share = (t) => `${(100 * Math.max(0, t)) / end}%`;
   const rows = ranks.map(([rank, list]) => {
-    const blocked = list.reduce((sum, c) => sum + Math.max(0, c.done - c.waited), 0);
+    const blocked = waited(list);
     const bars = list.flatMap((c) => {
-      const title = `${c.name} ${c.name.endsWith("send") ? "to" : "from"} rank ${c.peer} (${c.line}): posted ${seconds(c.posted)}, waited from ${seconds(c.waited)}, done ${seconds(c.done)}`;
-      const bar = (cls, from, to) => html("span", { class: cls, title, style: `left:${share(from)};width:${share(to - from)}` });
+      const title = `${c.name} ${c.name.endsWith("send") ? "to" : "from"} rank ${c.peer} (${c.line}): `
+        + `posted ${seconds(c.posted)}, waited from ${seconds(c.waited)}, done ${seconds(c.done)}`;
+      const bar = (cls, from, to) => html("span", { class: cls, title,
+        style: `left:${share(from)};width:${share(to - from)}` });
       return [bar("flight", c.posted, c.waited), bar("blocked", c.waited, c.done)];
     });
     const what = list.map((c) => `${c.name} ${c.name.endsWith("send") ? "→" : "←"} ${c.peer}`).join(", ");
@@ -26,7 +28,9 @@ export function callTimeline(calls) {
       html("span", { class: "who" }, `rank ${rank}: ${what}`), html("span", { class: "track" }, bars),
       html("span", { class: "waited" }, `waited ${seconds(blocked)}`));
   });
-  return html("div", { class: "calls" }, html("p", {}, `Each rank's calls, ${seconds(end)} in all: grey while in flight, red while the rank waits in the call`), rows);
+  const key = `Each rank's calls, ${seconds(end)} in all: grey while in flight, `
+    + "red while the rank waits in the call";
+  return html("div", { class: "calls" }, html("p", {}, key), rows);
 }
 
 /** The #calls box under the stage (made on first use) for the run on it; hidden without calls. */
@@ -36,10 +40,14 @@ export function showCalls(run) {
   const rows = callTimeline(run?.calls ?? {});
   box.hidden = !rows;
   box.replaceChildren(...(rows ? [rows] : []));
-  const sender = run?.calls?.[String(run.layout?.root ?? run.spec.root)];
+  const root = run?.layout?.root ?? run?.spec.root, sender = run?.calls?.[String(root)];
   if (!rows || !sender?.length) return;
   const waits = (senderWait[run.spec.collective] ??= {});
-  waits[run.spec.algorithm] = sender.reduce((sum, c) => sum + Math.max(0, c.done - c.waited), 0);
-  const known = Object.entries(waits);
-  if (known.length > 1) rows.append(html("p", { class: "versus" }, `rank ${run.layout?.root ?? run.spec.root}, the sender, waited: ${known.map(([a, s]) => `${a} ${seconds(s)}`).join(" · ")}`));
+  waits[run.spec.algorithm] = waited(sender);
+  const known = Object.entries(waits).map(([a, s]) => `${a} ${seconds(s)}`);
+  const versus = `rank ${root}, the sender, waited: ${known.join(" · ")}`;
+  if (known.length > 1) rows.append(html("p", { class: "versus" }, versus));
 }
+
+/** How long a rank waited in its calls, in all. */
+const waited = (list) => list.reduce((sum, c) => sum + Math.max(0, c.done - c.waited), 0);

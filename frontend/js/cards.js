@@ -51,12 +51,15 @@ function drawHead(stage, left, top, choices, cls = "name", traffic = false) {
 function drawTerms(stage, left, top, rank) {
   const { run, card: { w }, head } = stage, places = run.places ?? {}, at = places[String(rank)];
   const hosts = new Set(Object.values(places).map((p) => p.host));
-  if (!at || (hosts.size < 2 && Object.entries(places).every(([r, p]) => p.local_rank === Number(r)))) return 0;
+  const plain = hosts.size < 2 && Object.entries(places).every(([r, p]) => p.local_rank === Number(r));
+  if (!at || plain) return 0;
   const font = Math.max(LEAST_TERMS, head * 0.62), x = left + Math.min(8, w * 0.06);
-  const choices = [`node ${at.host} · local ${at.local_rank} · global ${rank} of ${run.world_size}`,
-    `${at.host} · local ${at.local_rank} · global ${rank}/${run.world_size}`, `${at.host} · L${at.local_rank} · G${rank}`, `L${at.local_rank}`];
-  el("text", { class: "terms", "data-rank": rank, x, y: top + font * 0.85, "font-size": font }, stage.names).textContent =
-    choices.find((t) => textWidth(t, font) <= w - 12) ?? choices.at(-1);
+  const { host, local_rank: local } = at, world = run.world_size;
+  const choices = [`node ${host} · local ${local} · global ${rank} of ${world}`,
+    `${host} · local ${local} · global ${rank}/${world}`, `${host} · L${local} · G${rank}`, `L${local}`];
+  const attrs = { class: "terms", "data-rank": rank, x, y: top + font * 0.85, "font-size": font };
+  const fits = choices.find((t) => textWidth(t, font) <= w - 12);
+  el("text", attrs, stage.names).textContent = fits ?? choices.at(-1);
   stage.nameBoxes.push({ x: left, y: top - font * 0.1, w, h: font * 1.2 });
   return font * 1.15;
 }
@@ -124,7 +127,8 @@ export function drawCard(stage, parent, rank, isRoot) {
       const y = top + band + font * 0.85;
       const attrs = { class: "region", "data-rank": rank, x: at + 3, y, "font-size": font };
       el("text", attrs, stage.names).textContent = label;
-      stage.nameBoxes.push({ x: at + 3, y: top + band - font * 0.2, w: textWidth(label, font), h: font * 1.3 });
+      const box = { x: at + 3, y: top + band - font * 0.2, w: textWidth(label, font), h: font * 1.3 };
+      stage.nameBoxes.push(box);
     }
   });
   // Slots the rank's buffer does not really have stay in the page, undrawn: every chunk keeps its hook.

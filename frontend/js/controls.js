@@ -4,7 +4,8 @@
 import { api } from "rs/api.js";
 import { $, html, refused, say, select } from "rs/dom.js";
 
-const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "servers", "group", "pattern", "capture", "chunks"];
+const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "servers", "group", "pattern", "capture",
+  "chunks"];
 // the lecture preset's inputs (I), as the strip names them
 export const PATTERN_WORDS = { digits: "a digit a block", own_rank: "each value its rank",
   powers: "[1, 10, 100, 1000]·rank", origin: "r2c3: rank 2's chunk 3" };
@@ -37,8 +38,10 @@ export class Controls {
   /** Numbers a back row can read: one digit a block, and one value in every chunk (as many
    * elements a block as the catalog's pieces, else one a rank, enough for any algorithm). */
   presetFields(spec) {
-    const pieces = this.entry(spec.collective)?.pieces?.[spec.algorithm] ?? Math.max(1, this.catalog.world_size);
-    return { count: pieces * this.scale * (spec.servers ?? 1), pattern: this.presetPattern, capture: "full", chunks: 1 };
+    const world = Math.max(1, this.catalog.world_size);
+    const pieces = this.entry(spec.collective)?.pieces?.[spec.algorithm] ?? world;
+    const count = pieces * this.scale * (spec.servers ?? 1); // a parameter server's model: S shards
+    return { count, pattern: this.presetPattern, capture: "full", chunks: 1 };
   }
 
   setCatalog(catalog) {
@@ -97,7 +100,8 @@ export class Controls {
       entry.reduces ? ["op", select(c.ops, v("op", "SUM"))] : null,
       entry.rooted ? ["root", input("number", v("root", 0), { min: 0, max: world - 1 })] : null,
       entry.peer ? ["peer", input("number", v("peer", 1 % world), { min: 0, max: world - 1 })] : null,
-      entry.servers ? ["servers", input("number", v("servers", 1), { min: 1, max: Math.max(1, world - 1) })] : null,
+      entry.servers ? ["servers", input("number", v("servers", 1), { min: 1, max: Math.max(1, world - 1) })]
+        : null,
       ["group", input("text", v("group", ""), { placeholder: `all ${world} ranks, or e.g. 0,2,3` })],
       ["pattern", select(c.patterns, v("pattern", "index"))],
       ["capture", select(c.captures, v("capture", "full"))],
@@ -202,9 +206,12 @@ export class Controls {
     if (!strip || !this.catalog || !this.collective) return;
     const spec = this.specShown();
     const ranks = spec.group ? spec.group.length : this.catalog.world_size;
-    const parts = [this.collective, spec.algorithm, spec.group ? `ranks ${spec.group.join(",")}` : `${ranks} ranks`,
-      `${spec.count} × ${spec.dtype}`, spec.op, spec.root != null && this.entry()?.rooted ? `root ${spec.root}` : null,
-      spec.servers ? `S = ${spec.servers}` : null, this.preset ? `lecture data: ${PATTERN_WORDS[this.presetPattern]}` : null];
+    const rooted = spec.root != null && this.entry()?.rooted;
+    const who = spec.group ? `ranks ${spec.group.join(",")}` : `${ranks} ranks`;
+    const parts = [this.collective, spec.algorithm, who,
+      `${spec.count} × ${spec.dtype}`, spec.op, rooted ? `root ${spec.root}` : null,
+      spec.servers ? `S = ${spec.servers}` : null,
+      this.preset ? `lecture data: ${PATTERN_WORDS[this.presetPattern]}` : null];
     strip.replaceChildren(html("b", {}, parts.filter(Boolean).join(" · ")), "  —  ",
       html("span", { class: "keys" }, `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · 1–0 [ ] pick · Q asks the room`));
     strip.dataset.preset = this.preset;

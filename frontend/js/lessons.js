@@ -32,7 +32,8 @@ export class Lessons {
   constructor({ state, controls, training, player, toggle }) {
     Object.assign(this, { state, controls, training, player, toggle });
     player.addEventListener("change", () => this.calls());
-    this.keys = { g: () => this.cycleGroup(), x: () => this.cycleRoot(), ",": () => this.scale(0.5), ".": () => this.scale(2),
+    this.keys = { g: () => this.cycleGroup(), x: () => this.cycleRoot(),
+      ",": () => this.scale(0.5), ".": () => this.scale(2),
       s: () => this.cycleServers(), i: () => this.cyclePattern(), m: () => toggle(nextView(state.overlay)),
       n: () => this.train(), y: () => this.openSync(), e: () => player.run && download(player.run) };
     this.routes = { snapshot: (m) => this.cluster(m.cluster), cluster: (m) => this.cluster(m) };
@@ -60,10 +61,12 @@ export class Lessons {
     const ranks = this.presets.find(([n]) => n === this.preset)[1];
     f.group.value = this.preset === "all" ? "" : ranks.join(",");
     for (const [field, taken] of [["root", -1], ["peer", Number(f.root?.value)]]) {
-      if (f[field] && !ranks.includes(Number(f[field].value))) f[field].value = ranks.find((r) => r !== taken);
+      const outside = f[field] && !ranks.includes(Number(f[field].value));
+      if (outside) f[field].value = ranks.find((r) => r !== taken);
     }
     changed(f.group);
-    say("caption", `group: ${this.preset} (${ranks.join(", ")}) — the others are greyed on the stage once R runs it`);
+    const which = `${this.preset} (${ranks.join(", ")})`;
+    say("caption", `group: ${which}: the others greyed on the stage once R runs it`);
   }
 
   /** X: the next rank of the group as the root (a peer it lands on moves on too). */

@@ -193,7 +193,8 @@ export function drawSums(stage, k) {
     if (had == null || now == null || sent.some((v) => v == null)) continue; // nothing captured to show
     const key = `${dst}:${into}`;
     const update = stage.run.display?.update;
-    if (stage.cells[key]) labels.push({ key, lines: update ? descent(sent, had, now) : arithmetic(opOf(stage.run), sent, had, now) });
+    const lines = update ? descent(sent, had, now) : arithmetic(opOf(stage.run), sent, had, now);
+    if (stage.cells[key]) labels.push({ key, lines });
   }
   drawLabels(stage, byRank(labels));
 }
@@ -219,5 +220,7 @@ function drawDivision(stage, before, after) {
 function descent(sent, had, now) {
   if (now.length > 2 || had.length !== now.length) return arithmetic("SUM", sent, had, now);
   const num = (v) => formatValue(v).replace(/^-/, "−");
-  return [...new Set(now.map((_, i) => `w ← ${num(had[i])} − (${sent.map((v) => num(-v[i])).join(" + ")}) = ${num(now[i])}`))];
+  const gs = (i) => sent.map((v) => num(-v[i])).join(" + ");
+  const line = (i) => `w ← ${num(had[i])} − (${gs(i)}) = ${num(now[i])}`;
+  return [...new Set(now.map((_, i) => line(i)))];
 }
