@@ -233,6 +233,8 @@ def training_sync_export(page) -> None:
         page.evaluate(f"document.getElementById('train-{k}').value = {v}")
     before = page.evaluate("window.ringside.training.shown?.id ?? ''")
     page.keyboard.press("n")
+    page.wait_for_function("document.getElementById('train-why').textContent")  # its answer
+    assert page.inner_text("#train-why").startswith("t-"), page.inner_text("#train-why")
     page.wait_for_function(f"(t => t && t.id !== '{before}' && t.state === 'done')"
                            "(window.ringside.training.shown)", timeout=120_000)
     assert page.evaluate("window.ringside.state.overlay") == "training", page.inner_text("#train-why")
