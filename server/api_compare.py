@@ -21,6 +21,7 @@ from .auth import need_viewer, role_of, settings_of
 from .errors import refuse
 from .hub import Hub, hub_of
 from .runs import Run
+from . import seed_formulas as seed
 
 router = APIRouter()
 
@@ -121,3 +122,39 @@ async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[H
         rows.append({"algorithm": algorithm, "label": algorithm, "run": same.id if same else None, **formula,
                      "measured": mine.measured if mine else None, "spec": ask, "why": why})
     return {"n": model_bytes, "p": p, "rows": rows}
+
+
+@router.get("/api/compare/formulas", dependencies=[Depends(need_viewer)])
+async def get_formulas(run: Annotated[str, Query(max_length=40)],
+                       hub: Annotated[Hub, Depends(hub_of)]) -> dict:
+    """The seed's three all_reduce formulas for the N and P of run `run` (any run: its buffer is N),
+    each beside this cluster's newest done run of that algorithm at that N and P, and the spec that
+    runs it where there is none (or why it cannot run)."""
+    shown = hub.runs.find(run)
+    if shown is None:
+        raise refuse(404, "run", f"no run {run!r}")
+    if not shown.display or not shown.display.itemsize:
+        raise refuse(422, "run", f"{run} has no buffer to size N by")
+    p, itemsize, dtype = len(shown.group), shown.display.itemsize, shown.spec.dtype
+    count = seed.count_for(shown.spec.count, p)
+    rows = []
+    for algorithm, formula, counts in seed.SEED:
+        value = seed.value(algorithm, count * itemsize, p)
+        same = hub.store.newest_done(COLLECTIVE, algorithm, count, dtype, p)
+        ask = {"collective": COLLECTIVE, "algorithm": algorithm, "count": count, "dtype": dtype,
+               "group": shown.group if p < shown.world_size else None, "pattern": shown.spec.pattern,
+               "purpose": "sweep"}
+        why = None
+        try:  # what cannot run at this N and P is said, not offered
+            validate(RunSpec(**ask), shown.world_size, shown.backend)
+        except SpecError as e:
+            ask, why = None, e.message
+        rows.append({"algorithm": algorithm, "formula": formula, "counts": counts,
+                     "put_in": seed.put_in(algorithm, count * itemsize, p),
+                     "value": value, "exact": float(value).is_integer(),
+                     "simulated": await asyncio.to_thread(seed.simulated, algorithm, count, itemsize, p),
+                     "measured": seed.measured(same, algorithm) if same else None,
+                     "run": same.id if same else None, "spec": None if same else ask, "why": why})
+    return {"n": count * itemsize, "count": count, "itemsize": itemsize, "p": p,
+            "resized": count != shown.spec.count, "rows": rows}
+

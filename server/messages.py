@@ -46,8 +46,10 @@ class PresenterMessage(BaseModel):
     step: int = Field(ge=-1, le=1_000_000)
     playing: bool
     speed: float = Field(ge=0.05, le=20)
-    # what covers the stage (keys C, T, J), or nothing
-    overlay: Literal["compare", "training", "jobs"] | None = None
+    # what covers the stage (keys C, T, J; M: the seed's formulas, counting what each counts,
+    # the total, the busiest link), or nothing
+    overlay: Literal["compare", "training", "jobs",
+                     "formulas", "formulas:total", "formulas:link"] | None = None
     training: Id | None = None  # the training on the charts
     job: Id | None = None  # the watched job open in the jobs view
     demo: list[Id] = Field(default=[], max_length=4)  # the lecture demo's runs (key D): their result line

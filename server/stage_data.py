@@ -43,6 +43,8 @@ class Display(BaseModel):
     divisor: Optional[int] = None  # AVG's schedules add; the ranks divide by P at the end
     itemsize: Optional[int] = None
     formula: Optional[Formula] = None
+    # the parameter server's update under SUM, its arithmetic drawn as the seed writes it
+    update: Optional[str] = None
 
 
 def _chunks_in(bounds: list[tuple[int, int]], blocks: range, count: int) -> list[int]:
@@ -64,6 +66,17 @@ def _regions(collective, p: int, root: int, bounds, count: int) -> list[Region]:
             Region(label="output", chunks=_chunks_in(bounds, range(outs[0], outs[-1] + 1), count))]
 
 
+# the seed's, each worker's buffer holding −η·g (η = 1): collectives/parameter_server.py
+UPDATE = "w ← w − η·Σg"
+
+
+def _server_regions(collective, bounds, count: int) -> list[Region]:
+    """A parameter server's buffer: the weights' shards, then the gradient's (what a worker pushes)."""
+    s = collective.servers
+    return [Region(label="weights w", chunks=_chunks_in(bounds, range(0, s), count)),
+            Region(label="−η·g (η = 1)", chunks=_chunks_in(bounds, range(s, 2 * s), count))]
+
+
 def display(spec: RunSpec, world_size: int) -> Display:
     """The run's stage data (global ranks)."""
     collective, group = get(spec.collective, spec.servers), run_shape.group_of(spec, world_size)
@@ -82,10 +95,12 @@ def display(spec: RunSpec, world_size: int) -> Display:
     return Display(
         output_chunks={str(r): _chunks_in(bounds, collective.output_blocks(me, p, root, peer), count)
                        for me, r in enumerate(group)},
-        regions=_regions(collective, p, root, bounds, count),
+        regions=_server_regions(collective, bounds, count) if collective.has_servers
+        else _regions(collective, p, root, bounds, count),
         divisor=p if collective.op(spec) == "AVG" else None,
         itemsize=itemsize,
         formula=Formula(**formula) if formula else None,
+        update=UPDATE if collective.has_servers and collective.op(spec) == "SUM" else None,
     )
 
 

@@ -28,17 +28,19 @@ def test_javascript_unit_tests_pass():
 
 
 def test_the_frontend_stays_small():
-    """The project's own JS and CSS (plotly.js is served from the installed package). 288 KiB since
-    the page speaks Korean and Chinese (issue 20, i18n.js and its two tables: 46 KiB, most of it the
-    tables' words at three bytes a character); 240 KiB since a lecturer's pass (issue 20:
-    projector-sized names and bytes, "≈" where a label rounds, keys after a mouse touch, a viewer's
-    copy of a run held for a poll read again at the reveal); 236 KiB since the hall's QR code (K);
-    232 KiB since the polls (issue 20, polls.js: the question's card, votes, the tally, the reveal,
-    the stage held); 216 KiB since the watched-jobs view (issue 19, jobs.js); 200 KiB held
-    everything before them."""
+    """The project's own JS and CSS (plotly.js is served from the installed package). 304 KiB since
+    the seed's lessons from the keyboard (issue 20: lessons.js, seed-formulas.js, calls.js,
+    lessons.css: groups, root, count, S, inputs, the formulas, training and export by key: 15 KiB);
+    288 KiB since the page speaks Korean and Chinese (issue 20, i18n.js and its two tables: 46 KiB,
+    most of it the tables' words at three bytes a character); 240 KiB since a lecturer's pass
+    (issue 20: projector-sized names and bytes, "≈" where a label rounds, keys after a mouse touch, a
+    viewer's copy of a run held for a poll read again at the reveal); 236 KiB since the hall's QR
+    code (K); 232 KiB since the polls (issue 20, polls.js: the question's card, votes, the tally,
+    the reveal, the stage held); 216 KiB since the watched-jobs view (issue 19, jobs.js); 200 KiB
+    held everything before them."""
     size = sum(p.stat().st_size for p in (ROOT / "frontend").rglob("*")
                if p.suffix in (".js", ".css", ".html"))
-    assert size < 288 * 1024, f"{size} bytes"
+    assert size < 304 * 1024, f"{size} bytes"
 
 
 @pytest.mark.parametrize("collective, algorithm, shape", [

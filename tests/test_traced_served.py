@@ -116,7 +116,7 @@ def test_the_page_shows_the_departure_and_the_cycle(up, runs, page_for):
     page.goto(f"{up.url}/?run={runs['bug']['id']}")
     page.click("#outcome p.departure button")
     page.wait_for_function("window.ringside.player.step === 0")
-    page.goto(f"{up.url}/?run={runs['lesson']['id']}")  # where the blocking sender waited
-    row = page.wait_for_selector('#outcome .calls .call-row[data-rank="0"]')
-    assert float(row.get_attribute("data-blocked")) > 0.1 and "blocked" in row.inner_text()
-    expect(page.locator("#outcome .calls .call-row")).to_have_count(2)  # the ranks that made calls
+    page.goto(f"{up.url}/?run={runs['lesson']['id']}")  # where the blocking sender waited: under the stage
+    row = page.wait_for_selector('#calls .call-row[data-rank="0"]')
+    assert float(row.get_attribute("data-blocked")) > 0.1 and "waited" in row.inner_text()
+    expect(page.locator("#calls .call-row")).to_have_count(2)  # the ranks that made calls

@@ -8,6 +8,7 @@ import { textWidth } from "rs/labels.js";
 const MIN_FONT = 9; // the smallest value text drawn, in stage units
 const READABLE = 14; // a value rounded harder to be drawn at least this large is worth it
 const MAX_TITLE_VALUES = 256;
+const LEAST_TERMS = 12; // px: a card's terms line at its smallest
 
 /** The chunks of `rank`'s buffer worth drawing: its input and output, and any slot the
  * schedule uses there as scratch. A scatter's receiver draws one block, not P slots. All of
@@ -79,6 +80,25 @@ function drawHead(stage, left, top, choices, cls = "name", traffic = false) {
   return el("text", { class: "bytes", x: left + right, ...under, "font-size": small }, stage.names);
 }
 
+/** The rank's terms where they differ from its number alone (several nodes, or local ranks that
+ * are not the global ones): "node-b · local 0 · global 2 of 4", as long as fits, under its name.
+ * Returns the height it took (0: none). */
+function drawTerms(stage, left, top, rank) {
+  const { run, card: { w }, head } = stage, places = run.places ?? {}, at = places[String(rank)];
+  const hosts = new Set(Object.values(places).map((p) => p.host));
+  const plain = hosts.size < 2 && Object.entries(places).every(([r, p]) => p.local_rank === Number(r));
+  if (!at || plain) return 0;
+  const font = Math.max(LEAST_TERMS, head * 0.62), x = left + Math.min(8, w * 0.06);
+  const { host, local_rank: local } = at, world = run.world_size;
+  const choices = [`node ${host} · local ${local} · global ${rank} of ${world}`,
+    `${host} · local ${local} · global ${rank}/${world}`, `${host} · L${local} · G${rank}`, `L${local}`];
+  const attrs = { class: "terms", "data-rank": rank, x, y: top + font * 0.85, "font-size": font };
+  const fits = choices.find((t) => textWidth(t, font) <= w - 12);
+  el("text", attrs, stage.names).textContent = fits ?? choices.at(-1);
+  stage.nameBoxes.push({ x: left, y: top - font * 0.1, w, h: font * 1.2 });
+  return font * 1.15;
+}
+
 /** A rank outside the run's group: greyed in place, no buffer. */
 export function drawOutsider(stage, parent, rank) {
   const { x, y } = stage.positions[rank];
@@ -101,6 +121,7 @@ export function drawCard(stage, parent, rank, isRoot) {
   el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
   const names = namesOf(run, rank, isRoot);
   const text = drawHead(stage, left, top, names, "name", !!stage.traffic);
+  const band = head + drawTerms(stage, left, top + head, rank); // the cells start under the terms, if any
   if (w >= 60 && stage.header.swatch) {
     el("rect", { class: "swatch", x: w - 14, y: head / 2 - 4, width: 8, height: 8, rx: 2, fill: colour(rank) }, g);
   }
@@ -110,14 +131,14 @@ export function drawCard(stage, parent, rank, isRoot) {
   const chunks = drawnChunks(run, rank);
   const mine = new Set([...(run.input_chunks?.[String(rank)] ?? []),
     ...(run.display?.output_chunks?.[String(rank)] ?? [])]);
-  const cw = (w - 2 * pad) / chunks.length, ch = h - head - pad - barsRoom;
+  const cw = (w - 2 * pad) / chunks.length, ch = h - band - pad - barsRoom;
   const regions = run.display?.regions ?? [];
   const regionOf = new Map(regions.flatMap((reg) => reg.chunks.map((c) => [c, reg.label])));
   chunks.forEach((c, i) => {
     const cx0 = pad + i * cw;
     const scratch = run.display && !mine.has(c);
     const cell = el("g", { class: `cell${scratch ? " scratch" : ""}`, "data-rank": rank, "data-chunk": c,
-      transform: `translate(${cx0},${head})` }, g);
+      transform: `translate(${cx0},${band})` }, g);
     const fill = el("g", {}, cell);
     el("rect", { class: "spare-mark", width: cw, height: ch }, cell);
     el("rect", { class: "edge", width: cw, height: ch }, cell);
@@ -125,18 +146,19 @@ export function drawCard(stage, parent, rank, isRoot) {
     const small = Math.min(14, ch * 0.18);
     const note = el("text", { class: "note", x: cw / 2, y: ch - small * 0.7, "font-size": small }, cell);
     stage.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, note, w: cw, h: ch,
-      maxFont: Math.min(ch * 0.55, 40), cx: left + cx0 + cw / 2, cy: top + head + ch / 2 };
+      maxFont: Math.min(ch * 0.55, 40), cx: left + cx0 + cw / 2, cy: top + band + ch / 2 };
     // A buffer in labelled parts (an input half and an output half): the label at each part's start.
     const label = regionOf.get(c);
     if (label && regionOf.get(chunks[i - 1]) !== label) {
       const font = Math.max(9, Math.min(14, ch * 0.2)), at = left + cx0;
       // over every cell and token (the names' layer), so no later cell paints over the word
-      const y1 = top + head - 2, y2 = top + head + ch + 2;
+      const y1 = top + band - 2, y2 = top + band + ch + 2;
       if (i) el("line", { class: "divider", x1: at, x2: at, y1, y2 }, stage.names);
-      const y = top + head + font * 0.85;
+      const y = top + band + font * 0.85;
       const attrs = { class: "region", "data-rank": rank, x: at + 3, y, "font-size": font };
       el("text", attrs, stage.names).textContent = label;
-      stage.nameBoxes.push({ x: at + 3, y: top + head - font * 0.2, w: textWidth(label, font), h: font * 1.3 });
+      const box = { x: at + 3, y: top + band - font * 0.2, w: textWidth(label, font), h: font * 1.3 };
+      stage.nameBoxes.push(box);
     }
   });
   // Slots the rank's buffer does not really have stay in the page, undrawn: every chunk keeps its hook.
@@ -200,8 +222,10 @@ function paint(stage, rank, chunk, values, origins, stats, spare = false) {
   // Values rounded to what fits at a size a back row reads (else at the smallest), then the
   // largest type that text fits at. A large chunk ships a summary: its range says more.
   const chars = (font) => Math.floor((cell.w - 6) / (font * 0.62));
+  // "origin" inputs (100·rank + block) of a run that only moves data say where each came from
+  const whence = stage.run.spec?.pattern === "origin" && !stage.run.op;
   const write = (font, least) => (stats ? range(stats.min, stats.max, chars(font))
-    : cellText(values, chars(font), least));
+    : whence ? whereFrom(from.length ? values : [], chars(font)) : cellText(values, chars(font), least));
   const text = stage.colourOnly || cell.unused ? ""
     : write(Math.min(READABLE, cell.maxFont), 2) || write(MIN_FONT, 1);
   if (cell.text.textContent !== text) cell.text.textContent = text;
@@ -227,4 +251,10 @@ function size(cells, font) {
     const tw = textWidth(cell.text.textContent, font);
     cell.box = tw ? { x: cell.cx - tw / 2, y: cell.cy - font * 0.6, w: tw, h: font * 1.2 } : null;
   }
+}
+
+/** "r2c3" for 203 (rank 2's chunk 3), each value once, if it fits in `chars`; else "". */
+function whereFrom(values, chars) {
+  const text = [...new Set(values ?? [])].map((v) => `r${Math.floor(v / 100)}c${v % 100}`).join(" ");
+  return text.length <= chars ? text : "";
 }

@@ -4,7 +4,11 @@
 import { api } from "rs/api.js";
 import { $, html, refused, say, select } from "rs/dom.js";
 
-const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "group", "pattern", "capture", "chunks"];
+const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "servers", "group", "pattern", "capture",
+  "chunks"];
+// the lecture preset's inputs (I), as the strip names them
+export const PATTERN_WORDS = { digits: "a digit a block", own_rank: "each value its rank",
+  powers: "[1, 10, 100, 1000]·rank", origin: "r2c3: rank 2's chunk 3" };
 const changed = (field) => field.dispatchEvent(new Event("change", { bubbles: true }));
 
 export class Controls {
@@ -12,6 +16,8 @@ export class Controls {
   collective = null; // the catalog's first until one is picked
   lecture = false; // R runs the pick with the lecture preset, if it is on
   presetOn = true;
+  presetPattern = "digits"; // I: the preset's inputs (lessons.js)
+  scale = 1; // , and .: the preset's values a chunk
 
   /** `state`: the page's, whose role says whether this page may run. */
   constructor(state, onSubmitted, onSweep) {
@@ -38,7 +44,9 @@ export class Controls {
     const gcd = (a, b) => (b ? gcd(b, a % b) : a), lcm = pieces.reduce((a, b) => (a * b) / gcd(a, b), 1);
     const count = !pieces.length ? Math.max(1, this.catalog.world_size)
       : lcm <= 64 ? lcm : Math.max(...pieces);
-    return { count, pattern: "digits", capture: "full", chunks: 1 };
+    // scaled by , and .; a parameter server's model has S shards
+    return { count: count * this.scale * (spec.servers ?? 1), pattern: this.presetPattern, capture: "full",
+             chunks: 1 };
   }
 
   setCatalog(catalog) {
@@ -97,6 +105,8 @@ export class Controls {
       entry.reduces ? ["op", select(c.ops, v("op", "SUM"))] : null,
       entry.rooted ? ["root", input("number", v("root", 0), { min: 0, max: world - 1 })] : null,
       entry.peer ? ["peer", input("number", v("peer", 1 % world), { min: 0, max: world - 1 })] : null,
+      entry.servers ? ["servers", input("number", v("servers", 1), { min: 1, max: Math.max(1, world - 1) })]
+        : null,
       ["group", input("text", v("group", ""), { placeholder: `all ${world} ranks, or e.g. 0,2,3` })],
       ["pattern", select(c.patterns, v("pattern", "index"))],
       ["capture", select(c.captures, v("capture", "full"))],
@@ -201,8 +211,12 @@ export class Controls {
     if (!strip || !this.catalog || !this.collective) return;
     const spec = this.specShown();
     const ranks = spec.group ? spec.group.length : this.catalog.world_size;
-    const parts = [this.collective, spec.algorithm, `${ranks} ranks`, `${spec.count} × ${spec.dtype}`, spec.op,
-      this.preset ? "lecture data: a digit a block" : null];
+    const rooted = spec.root != null && this.entry()?.rooted;
+    const who = spec.group ? `ranks ${spec.group.join(",")}` : `${ranks} ranks`;
+    const parts = [this.collective, spec.algorithm, who,
+      `${spec.count} × ${spec.dtype}`, spec.op, rooted ? `root ${spec.root}` : null,
+      spec.servers ? `S = ${spec.servers}` : null,
+      this.preset ? `lecture data: ${PATTERN_WORDS[this.presetPattern]}` : null];
     strip.replaceChildren(html("b", {}, parts.filter(Boolean).join(" · ")), "  —  ",
       html("span", { class: "keys" }, `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · 1–0 [ ] pick · Q asks the room`));
     strip.dataset.preset = this.preset;

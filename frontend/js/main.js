@@ -19,6 +19,8 @@ import { Training } from "rs/training.js";
 import { Jobs } from "rs/jobs.js";
 import { Polls } from "rs/polls.js";
 import { PageState } from "rs/state.js";
+import { Lessons } from "rs/lessons.js";
+import { showFormulas } from "rs/seed-formulas.js";
 import { $, keysAfterClicks, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 import { startLanguages } from "rs/i18n.js";
 
@@ -54,6 +56,7 @@ const polls = new Polls(state, player, () => {
 });
 perturbation.bindPerturbation({ state, player, stage, controls }); // its caption after the page's
 state.addEventListener("change", showLead);
+const lessons = new Lessons({ state, controls, training, player, toggle }); // G X , . S I M N Y E
 // A read-only handle on the page for tests and benchmarks: no module reads it.
 window.ringside = Object.freeze({ state, player, stage, controls, training, jobs, polls });
 
@@ -123,6 +126,7 @@ function overlay(name) {
   showCompare(name === "compare");
   training.charts.showOverlay(name === "training");
   jobs.show(name === "jobs");
+  showFormulas(name, { player, state });
   lead(player);
 }
 
@@ -231,7 +235,7 @@ const ROUTES = {
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
 const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbation.routes, ROUTES,
-  training.routes, jobs.routes, polls.routes];
+  training.routes, jobs.routes, polls.routes, lessons.routes];
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
 function onCluster(cluster) {
@@ -334,7 +338,7 @@ const KEYS = { // in either case; the player binds its own (Space, arrows, + and
   d: () => state.presenter && perturbation.runDemo(), q: () => polls.ask(), k: showHall,
   escape: () => state.overlay && toggle(state.overlay), // Esc closes C, T and J as the dialogs close
   home: () => { player.pause(); player.go(-1); }, end: () => { player.pause(); player.go(player.available() - 1); },
-  "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()),
+  "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()), ...lessons.keys,
 };
 keysAfterClicks();
 // A poll's card takes its keys first (its menu, Enter reveals, the stage held).

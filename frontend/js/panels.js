@@ -69,33 +69,7 @@ function verdicts(run, player) {
       `First departure: ${d.words}. `, d.step >= 0 ? html("button", { type: "button", onclick: show }, `show step ${d.step + 1}`) : null));
   }
   if (run.state === "failed" && run.error) out.push(html("p", { class: "failure differs" }, run.error));
-  const calls = callTimeline(run.calls ?? {});
-  if (calls) out.push(calls);
   return out;
-}
-
-/** Send/recv code's calls, a row per rank: light from post to wait (the rank worked meanwhile),
- * red from wait to completion (the rank was blocked). */
-function callTimeline(calls) {
-  const ranks = Object.entries(calls).filter(([, list]) => list.length);
-  if (!ranks.length) return null;
-  const end = Math.max(...ranks.flatMap(([, list]) => list.map((c) => c.done))) || 1;
-  const share = (t) => `${(100 * Math.max(0, t)) / end}%`;
-  const rows = ranks.map(([rank, list]) => {
-    const blocked = list.reduce((sum, c) => sum + Math.max(0, c.done - c.waited), 0);
-    const bars = list.flatMap((c) => {
-      const title = `${c.name} ${c.name.endsWith("send") ? "to" : "from"} rank ${c.peer} (${c.line}): posted ${seconds(c.posted)}, waited from ${seconds(c.waited)}, done ${seconds(c.done)}`;
-      const bar = (cls, from, to, style) => html("span", { class: cls, title,
-        style: `position:absolute;left:${share(from)};width:${share(to - from)};${style}` });
-      return [bar("flight", c.posted, c.waited, "top:3px;height:8px;background:var(--muted, #999);opacity:.45"),
-        bar("blocked", c.waited, c.done, "top:1px;height:12px;min-width:1px;background:var(--bad, #c33)")];
-    });
-    return html("div", { class: "call-row", "data-rank": rank, "data-blocked": blocked.toFixed(4), style: "display:flex;gap:6px;align-items:center" },
-      html("span", { style: "width:2.5em" }, `r${rank}`),
-      html("span", { class: "track", style: "position:relative;flex:1;height:14px;border-bottom:1px solid currentColor" }, bars),
-      html("span", { style: "width:7em;text-align:right" }, `blocked ${seconds(blocked)}`));
-  });
-  return html("div", { class: "calls" }, html("p", {}, `Send/recv calls, ${seconds(end)} in all: light while in flight, red while the rank waits`), rows);
 }
 
 /** The run's verdicts, each rank's input and output, and its traffic; `player` shows a step. */

@@ -3,7 +3,7 @@
 // reduction the arithmetic over the receiving cell: "3 + 4 = 7". A copy just lands.
 
 import { el, stripes } from "rs/dom.js";
-import { arithmetic, cellText, division, wrap } from "rs/format.js";
+import { arithmetic, cellText, division, formatValue, wrap } from "rs/format.js";
 import { BESIDE } from "rs/layout.js";
 import { place, textWidth } from "rs/labels.js";
 import { opOf, reductions } from "rs/replay.js";
@@ -192,7 +192,9 @@ export function drawSums(stage, k) {
     const had = before.values[String(dst)]?.[into], now = after.values[String(dst)]?.[into];
     if (had == null || now == null || sent.some((v) => v == null)) continue; // nothing captured to show
     const key = `${dst}:${into}`;
-    if (stage.cells[key]) labels.push({ key, lines: arithmetic(opOf(stage.run), sent, had, now) });
+    const update = stage.run.display?.update;
+    const lines = update ? descent(sent, had, now) : arithmetic(opOf(stage.run), sent, had, now);
+    if (stage.cells[key]) labels.push({ key, lines });
   }
   drawLabels(stage, byRank(labels));
 }
@@ -211,4 +213,14 @@ function drawDivision(stage, before, after) {
     if (labels.length === MAX_SUMS) break;
   }
   drawLabels(stage, byRank(labels));
+}
+
+/** The parameter server's update as the seed writes it, "w ← 1 − (5 + 7) = −11": the workers
+ * pushed −η·g (η = 1), so each g is a pushed value negated. Beyond two values a cell: the sum. */
+function descent(sent, had, now) {
+  if (now.length > 2 || had.length !== now.length) return arithmetic("SUM", sent, had, now);
+  const num = (v) => formatValue(v).replace(/^-/, "−");
+  const gs = (i) => sent.map((v) => num(-v[i])).join(" + ");
+  const line = (i) => `w ← ${num(had[i])} − (${gs(i)}) = ${num(now[i])}`;
+  return [...new Set(now.map((_, i) => line(i)))];
 }

@@ -15,6 +15,9 @@ from .run_shape import group_of
 from .vocabulary import DTYPES
 
 
+ORIGIN = 100  # "origin": a value's hundreds are its rank, the rest its block
+
+
 def pattern_values(pattern: str, seed: int, rank: int, size: int, count: int = 1) -> np.ndarray:
     """float64 or int64 values; small enough to read, distinct where the pattern says.
     `count`: elements per block (the rank's input is size // count blocks)."""
@@ -25,6 +28,8 @@ def pattern_values(pattern: str, seed: int, rank: int, size: int, count: int = 1
         return np.full(size, rank, dtype=np.int64)
     if pattern == "powers":  # the seed's `torch.tensor([1, 10, 100, 1000]) * rank`, a power of ten a block
         return 10 ** ((np.arange(size, dtype=np.int64) // max(count, 1)) % 8) * rank
+    if pattern == "origin":  # 100·rank + block: the page writes it "r2c3" (rank 2's chunk 3)
+        return ORIGIN * rank + np.arange(size, dtype=np.int64) // max(count, 1) % ORIGIN
     if pattern == "digits":  # one digit a block: rank + 1 where a rank has one block, 1, 2, 3 … along several
         blocks = max(size // max(count, 1), 1)
         return 1 + (rank * blocks + np.arange(size, dtype=np.int64) // max(count, 1)) % 9
@@ -43,10 +48,13 @@ def numpy_input(spec: RunSpec, group_rank: int, world_size: int) -> np.ndarray:
     collective, group = get(spec.collective, spec.servers), group_of(spec, world_size)
     blocks = collective.input_blocks(group_rank, len(group), group.index(spec.root))
     size = len(blocks) * collective.count(spec)
-    values = collective.input_values(pattern_values(spec.pattern, spec.seed, group_rank, size,
+    # "origin" names the rank as the cards do: its global rank
+    rank = group[group_rank] if spec.pattern == "origin" else group_rank
+    values = collective.input_values(pattern_values(spec.pattern, spec.seed, rank, size,
                                                     collective.count(spec)), group_rank)
     name = collective.dtype(spec)
     dtype = DTYPES[name]
     if dtype.exact_up_to and values.dtype.kind == "i":  # a long index would overflow to inf
         values = values % dtype.exact_up_to
+    values = collective.given(values, group_rank, len(group), group.index(spec.root))
     return values.astype(dtype.generated_as or name)

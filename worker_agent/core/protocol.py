@@ -27,8 +27,9 @@ DType = Literal[tuple(DTYPES)]  # type: ignore[valid-type]
 Op = Literal[tuple(OPS)]  # type: ignore[valid-type]
 LayoutName = Literal[tuple(LAYOUTS)]  # type: ignore[valid-type]
 # the seed's own: "own_rank" (every value is the rank: torch.ones(n) * rank) and "powers"
-# (block j holds 10^j * rank: torch.tensor([1, 10, 100, 1000]) * rank), inputs.py
-Pattern = Literal["rank", "index", "random_int", "random_float", "digits", "own_rank", "powers"]
+# (block j holds 10^j * rank: torch.tensor([1, 10, 100, 1000]) * rank), inputs.py; and "origin"
+# (block j of rank r holds 100·r + j, which the page writes r2c3: where a copied value came from)
+Pattern = Literal["rank", "index", "random_int", "random_float", "digits", "own_rank", "powers", "origin"]
 Capture = Literal["full", "summary", "none"]
 
 

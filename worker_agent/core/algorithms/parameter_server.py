@@ -46,10 +46,11 @@ def _pull_caption(hosts: list[int]) -> str:
 
 def _push_caption(hosts: list[int]) -> str:
     if len(hosts) == 1:
-        return ("push gradients (fan-in), aggregate and update: every worker sends its gradient to the "
-                f"server, {rank(hosts[0])}, which folds each into the weights as it lands")
-    return ("push gradients (fan-in), aggregate and update: every worker sends each shard of its gradient to "
-            "that shard's server, which folds it into its shard of the weights")
+        return ("push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends "
+                f"−η·g (η = 1) to the server, {rank(hosts[0])}, which adds each to the weights as it "
+                "lands")
+    return ("push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends each "
+            "shard of −η·g (η = 1) to that shard's server, which adds it to its shard of the weights")
 
 
 # --- the traffic formulas, for one run's N and P ------------------------------

@@ -122,6 +122,11 @@ class Collective(ABC):
         """A rank's input from the run's pattern; a collective with inputs of its own replaces them."""
         return values
 
+    def given(self, values: np.ndarray, rank: int, p: int, root: int) -> np.ndarray:
+        """What the rank's buffer starts with, from its input in the run's dtype: the input itself
+        unless the collective's lesson says otherwise."""
+        return values
+
     @abstractmethod
     def reference(self, inputs: list[np.ndarray], op: str | None, root: int,
                   peer: int) -> list[np.ndarray | None]:

@@ -14,7 +14,9 @@ What a run computes, precisely: every worker ends with the weights as the server
 them before (what it pulled: [W_0 ... W_{S-1}]); server j ends with W_j op g_a,j op g_b,j
 ... over the workers a < b < ... in group order. With SUM that is aggregate and update
 in one: a worker that pushes -lr/K times its gradient makes it an SGD step on the mean
-of K workers' gradients. AVG is not taken: it would divide the weights too.
+of K workers' gradients. A run's workers start from their pattern negated (`given`): they
+push -η·g with η = 1, so the servers' SUM is the seed's w ← w − η·Σg. AVG is not taken: it
+would divide the weights too.
 """
 
 from __future__ import annotations
@@ -64,6 +66,11 @@ class ParameterServer(Collective):
 
     def blocks(self, p):
         return 2 * self.servers
+
+    def given(self, values, rank, p, root):
+        """A worker's gradient blocks hold what it pushes, −η·g (η = 1): the servers' SUM is then
+        the seed's update, w ← w − η·Σg."""
+        return values if self.shard_of(rank, p, root) is not None else -values
 
     def input_blocks(self, rank, p, root):
         j = self.shard_of(rank, p, root)
