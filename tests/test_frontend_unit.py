@@ -28,9 +28,9 @@ def test_javascript_unit_tests_pass():
 
 
 def test_the_frontend_stays_small():
-    """The project's own JS and CSS (plotly.js is served from the installed package). 304 KiB since
+    """The project's own JS and CSS (plotly.js is served from the installed package). 308 KiB since
     the seed's lessons from the keyboard (issue 20: lessons.js, seed-formulas.js, calls.js,
-    lessons.css: groups, root, count, S, inputs, the formulas, training and export by key: 15 KiB);
+    lessons.css: groups, root, count, S, inputs, the formulas, training and export by key: 19 KiB);
     288 KiB since the page speaks Korean and Chinese (issue 20, i18n.js and its two tables: 46 KiB,
     most of it the tables' words at three bytes a character); 240 KiB since a lecturer's pass
     (issue 20: projector-sized names and bytes, "≈" where a label rounds, keys after a mouse touch, a
@@ -40,7 +40,7 @@ def test_the_frontend_stays_small():
     held everything before them."""
     size = sum(p.stat().st_size for p in (ROOT / "frontend").rglob("*")
                if p.suffix in (".js", ".css", ".html"))
-    assert size < 304 * 1024, f"{size} bytes"
+    assert size < 308 * 1024, f"{size} bytes"
 
 
 @pytest.mark.parametrize("collective, algorithm, shape", [

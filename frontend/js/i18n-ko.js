@@ -59,10 +59,10 @@ export default {
       "가중치 가져오기(pull, fan-out): 모든 서버가 자기 가중치 샤드를 모든 워커에 보냅니다",
     "pull weights (fan-out): the server, {r1}, sends the weights to every worker":
       "가중치 가져오기(pull, fan-out): 서버인 {r1}에서 모든 워커로 가중치를 보냅니다",
-    "push gradients (fan-in), aggregate and update: every worker sends each shard of its gradient to that shard's server, which folds it into its shard of the weights":
-      "그래디언트 보내기(push, fan-in), 집계와 업데이트: 모든 워커가 그래디언트의 각 샤드를 그 샤드의 서버로 보내고, 서버는 그것을 자기 가중치 샤드에 반영합니다",
-    "push gradients (fan-in), aggregate and update: every worker sends its gradient to the server, {r1}, which folds each into the weights as it lands":
-      "그래디언트 보내기(push, fan-in), 집계와 업데이트: 모든 워커가 그래디언트를 서버인 {r1}에 보내고, 서버는 도착하는 대로 가중치에 반영합니다",
+    "push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends each shard of −η·g (η = 1) to that shard's server, which adds it to its shard of the weights":
+      "그래디언트 보내기(push, fan-in), 집계와 업데이트, w ← w − η·Σg: 모든 워커가 −η·g (η = 1)의 각 샤드를 그 샤드의 서버로 보내고, 서버는 그것을 자기 가중치 샤드에 더합니다",
+    "push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends −η·g (η = 1) to the server, {r1}, which adds each to the weights as it lands":
+      "그래디언트 보내기(push, fan-in), 집계와 업데이트, w ← w − η·Σg: 모든 워커가 −η·g (η = 1)를 서버인 {r1}에 보내고, 서버는 도착하는 대로 가중치에 더합니다",
     "{r1} passes the data on to {r2}": "{r1}에서 {r2}에게 데이터를 넘겨줍니다",
     "{r1} sends every rank its own block": "{r1}에서 각 랭크로 그 랭크의 블록을 보냅니다",
     "{r1} sends its buffer to every other rank": "{r1}에서 다른 모든 랭크로 버퍼를 보냅니다",
@@ -157,6 +157,13 @@ export default {
     "ask the room (1–4 a question; ↑ ↓ ← → its rank and step); the stage holds":
       "청중에게 질문 (1–4 질문 고르기; ↑ ↓ ← → 랭크와 단계); 화면은 멈춥니다",
     "reveal the answer, play on": "정답 공개 후 계속 재생", "close the poll": "투표 닫기", fullscreen: "전체 화면",
+    "close the poll, this help, J, C, T, K": "투표, 이 도움말, J, C, T, K 닫기",
+    "group: all, evens, odds, first half, one per node": "그룹: 전체, 짝수, 홀수, 앞쪽 절반, 노드마다 하나",
+    "the next root": "다음 루트", "half / twice the count": "개수 절반 / 두 배",
+    "the parameter server's S (servers)": "파라미터 서버의 S (서버 수)",
+    "inputs: a digit, its rank, [1, 10, 100, 1000]·rank, r2c3": "입력: 숫자 하나, 자기 랭크, [1, 10, 100, 1000]·랭크, r2c3",
+    "the seed's formulas; again: total, busiest link": "강의 자료의 공식; 다시: 전체, 가장 바쁜 링크",
+    train: "학습", "a training step's gradient sync": "학습 스텝의 그래디언트 동기화", "export as HTML": "HTML로 내보내기",
     "lecture mode": "강의 모드", "this help": "이 도움말", language: "언어",
     // polls
     "Ask the room about this run": "이 실행에 대해 청중에게 묻기", "How many bytes cross the busiest link?": "가장 바쁜 링크로 몇 바이트가 지나갈까요?",

@@ -56,10 +56,10 @@ export default {
       "拉取权重（pull，fan-out）：每个服务器把自己那份权重分片发给每个工作节点",
     "pull weights (fan-out): the server, {r1}, sends the weights to every worker":
       "拉取权重（pull，fan-out）：服务器 {r1} 把权重发给每个工作节点",
-    "push gradients (fan-in), aggregate and update: every worker sends each shard of its gradient to that shard's server, which folds it into its shard of the weights":
-      "推送梯度（push，fan-in）、聚合并更新：每个工作节点把梯度的每个分片发给该分片的服务器，服务器把它并入自己那份权重",
-    "push gradients (fan-in), aggregate and update: every worker sends its gradient to the server, {r1}, which folds each into the weights as it lands":
-      "推送梯度（push，fan-in）、聚合并更新：每个工作节点把梯度发给服务器 {r1}，服务器每收到一份就并入权重",
+    "push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends each shard of −η·g (η = 1) to that shard's server, which adds it to its shard of the weights":
+      "推送梯度（push，fan-in）、聚合并更新，w ← w − η·Σg：每个工作节点把 −η·g（η = 1）的每个分片发给该分片的服务器，服务器把它加到自己那份权重上",
+    "push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends −η·g (η = 1) to the server, {r1}, which adds each to the weights as it lands":
+      "推送梯度（push，fan-in）、聚合并更新，w ← w − η·Σg：每个工作节点把 −η·g（η = 1）发给服务器 {r1}，服务器每收到一份就加到权重上",
     "{r1} passes the data on to {r2}": "{r1} 把数据继续传给 {r2}",
     "{r1} sends every rank its own block": "{r1} 把每个 rank 各自的块发给它",
     "{r1} sends its buffer to every other rank": "{r1} 把自己的缓冲区发给其他每个 rank",
@@ -153,6 +153,13 @@ export default {
     "ask the room (1–4 a question; ↑ ↓ ← → its rank and step); the stage holds":
       "向全场提问（1–4 选问题；↑ ↓ ← → 选 rank 和步）；画面暂停",
     "reveal the answer, play on": "揭晓答案并继续播放", "close the poll": "关闭投票", fullscreen: "全屏",
+    "close the poll, this help, J, C, T, K": "关闭投票、本帮助、J、C、T、K",
+    "group: all, evens, odds, first half, one per node": "分组：全部、偶数、奇数、前一半、每个节点一个",
+    "the next root": "下一个根", "half / twice the count": "元素数减半 / 加倍",
+    "the parameter server's S (servers)": "参数服务器的 S（服务器数）",
+    "inputs: a digit, its rank, [1, 10, 100, 1000]·rank, r2c3": "输入：一个数字、自己的 rank、[1, 10, 100, 1000]·rank、r2c3",
+    "the seed's formulas; again: total, busiest link": "讲义里的公式；再按：总量、最忙的链路",
+    train: "训练", "a training step's gradient sync": "训练步的梯度同步", "export as HTML": "导出为 HTML",
     "lecture mode": "讲课模式", "this help": "本帮助", language: "语言",
     // polls
     "Ask the room about this run": "就本次运行向全场提问", "How many bytes cross the busiest link?": "最繁忙的链路上传输多少字节？",
