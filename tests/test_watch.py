@@ -157,8 +157,10 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
     names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"}
     host = socket.gethostname()
     assert names == {0: f"rank 0 · {host} · local rank 0", 1: f"rank 1 · {host} · local rank 1"}
-    begins = {(e["pid"], e["id"]): e for e in trace["traceEvents"] if e.get("ph") == "b"}
-    ends = {(e["pid"], e["id"]): e for e in trace["traceEvents"] if e.get("ph") == "e"}
+    slices = [e for e in trace["traceEvents"] if e["ph"] in "be"]
+    assert all("id" not in e for e in slices), "ids local to a rank's process: Perfetto takes a plain id as global"
+    begins = {(e["pid"], e["id2"]["local"]): e for e in slices if e["ph"] == "b"}
+    ends = {(e["pid"], e["id2"]["local"]): e for e in slices if e["ph"] == "e"}
     assert begins.keys() == ends.keys() and len(begins) == 2 * shown["job"]["collectives"], \
         "a slice a rank a collective"
     for c in buckets[:-2]:  # timed by the hook: the slice lasts what the rank measured
