@@ -91,8 +91,10 @@ def job_trace(job: Job, collectives: list[Collective]) -> dict:
         last = max(c.issued.values(), default=0.0)
         for rank, t in c.issued.items():
             end = t + c.durations[rank] if rank in c.durations else max(last, t)
-            slice_ = {"name": f"{c.op} #{c.seq}", "cat": f"group {c.group}", "id": f"{c.group}:{c.seq}",
-                      "pid": int(rank), "tid": 0}
+            # a process-local id: a plain "id" is global to Perfetto, which would put every rank's slice of
+            # this collective on one track of the first rank's process
+            slice_ = {"name": f"{c.op} #{c.seq}", "cat": f"group {c.group}",
+                      "id2": {"local": f"{c.group}:{c.seq}"}, "pid": int(rank), "tid": 0}
             events += [{**slice_, "ph": "b", "ts": t * US, "args": args},
                        {**slice_, "ph": "e", "ts": end * US}]
     return {"traceEvents": events, "displayTimeUnit": "ms",

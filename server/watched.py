@@ -285,10 +285,10 @@ class Watched:
         collective.issued.setdefault(str(rank), round((one.t_ns - self.job.t0_ns) / 1e9, 6))
         mine = _what(one.op, one.count, one.dtype)
         theirs = _what(collective.op, collective.count, collective.dtype)
-        if mine != theirs and not collective.mismatch.get(str(rank)):
-            first = next(iter(collective.issued))
-            collective.mismatch = {first: _what(collective.op, collective.count, collective.dtype),
-                                   **collective.mismatch, str(rank): mine}
+        if mine != theirs or collective.mismatch:  # once ranks disagree, what each issued
+            if not collective.mismatch:  # every rank before this one issued what the first did
+                collective.mismatch = {r: theirs for r in collective.issued if r != str(rank)}
+            collective.mismatch.setdefault(str(rank), mine)
             self.mismatched = collective
         if one.duration_s is not None:
             collective.durations[str(rank)] = one.duration_s
@@ -409,11 +409,22 @@ class Watched:
         self.changed[c.index] = c
 
     def _disagree(self, c: Collective) -> Hang:
-        said = "; ".join(f"rank {r} {what}"
-                         for r, what in sorted(c.mismatch.items(), key=lambda kv: int(kv[0])))
+        """The ranks apart from the most that issued one thing are the odd ones (`late`); with no
+        such most (a tie), every rank that issued it is."""
+        sides: dict[str, list[int]] = {}
+        for r, what in sorted(c.mismatch.items(), key=lambda kv: int(kv[0])):
+            sides.setdefault(what, []).append(int(r))
+        by_size = sorted(sides.items(), key=lambda side: len(side[1]))  # the odd ones first
+        most = by_size[-1][1] if len(by_size[-1][1]) > len(by_size[-2][1]) else []
+
+        def side(what: str, ranks: list[int]) -> str:
+            many = ranks is most and len(ranks) > 8
+            return f"{f'the other {len(ranks)} ranks' if many else _ranks(ranks)} {what}"
+
+        said = "; ".join(side(what, ranks) for what, ranks in by_size)
         ranks = sorted(int(r) for r in c.issued)
         return Hang(kind="mismatch", group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count,
-                    waiting=ranks, late=sorted(int(r) for r in c.mismatch), since_s=0.0, where={},
+                    waiting=ranks, late=[r for r in ranks if r not in most], since_s=0.0, where={},
                     text=(f"ranks disagree on #{c.seq} of group {c.group}: {said}; "
                           "they wait until the backend's timeout")[:1000])
 

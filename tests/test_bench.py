@@ -109,7 +109,14 @@ def test_native_sits_where_torch_puts_it_and_long_names_keep_the_columns():
     assert rows["native"].split()[6] != "-" and rows["native"].split()[10] == "-"
     assert rows["ring"].split()[6] == "-" and rows["ring"].split()[10] != "-"
     assert rows["auto"].split()[-1] in {"native", "ring", "recursive_doubling"}
+    assert {line.split()[1] for line in rows.values()} == {"256"}, "count: one rank's block, as nccl-tests'"
     assert_aligned(done.stdout)
+    scattered = run_bench("--ranks", "2", "--collective", "scatter", "-b", "2K", "-e", "2K", "-n", "2",
+                          "-w", "0", "--only", "native")
+    assert scattered.returncode == 0, scattered.stderr[-2000:]
+    (native,) = data_lines(scattered.stdout)
+    # scatter into a tensor of its own: out of place
+    assert native.split()[6] != "-" and native.split()[10] == "-" and native.split()[1] == "256"
 
 
 def corrupted_native(world):

@@ -157,8 +157,10 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
     names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"}
     host = socket.gethostname()
     assert names == {0: f"rank 0 · {host} · local rank 0", 1: f"rank 1 · {host} · local rank 1"}
-    begins = {(e["pid"], e["id"]): e for e in trace["traceEvents"] if e.get("ph") == "b"}
-    ends = {(e["pid"], e["id"]): e for e in trace["traceEvents"] if e.get("ph") == "e"}
+    slices = [e for e in trace["traceEvents"] if e["ph"] in "be"]
+    assert all("id" not in e for e in slices), "ids local to a rank's process: Perfetto takes a plain id as global"
+    begins = {(e["pid"], e["id2"]["local"]): e for e in slices if e["ph"] == "b"}
+    ends = {(e["pid"], e["id2"]["local"]): e for e in slices if e["ph"] == "e"}
     assert begins.keys() == ends.keys() and len(begins) == 2 * shown["job"]["collectives"], \
         "a slice a rank a collective"
     for c in buckets[:-2]:  # timed by the hook: the slice lasts what the rank measured
@@ -422,3 +424,21 @@ def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
                                                       for i in range(1000)]))
     assert len(watched.open) == watched.held(MAX_OPEN) == RANKS_HELD // (1 << 16)
     assert sum(len(c.ranks) for c in watched.open.values()) <= RANKS_HELD
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2, 3), (2, 0, 1, 3), (3, 2, 1, 0)])
+def test_the_rank_that_issued_another_collective_is_the_one_named(order):
+    """Three ranks all-reduce as #9 while rank 2 broadcasts: rank 2 is named, whichever rank reports first."""
+    watched = None
+    for rank in range(4):
+        hello = WatchHello(job="k-odd", rank=rank, world_size=4, host="h", pid=rank + 1, launcher="torchrun",
+                           backend="gloo", started_ns=1)
+        watched = watched or Watched.start("j-000001", hello)
+        watched.joined(hello)
+    for rank in order:
+        op = "broadcast" if rank == 2 else "allreduce"
+        watched.report(WatchReport(rank=rank, t_ns=10, issued=[Issued(group="0", seq=9, op=op, dtype="float32",
+                                                                      count=1000, t_ns=5)]))
+    hang, text = watched.check()
+    assert hang.kind == "mismatch" and hang.late == [2] and hang.waiting == [0, 1, 2, 3]
+    assert "rank 2 broadcast of 1,000 float32; ranks 0, 1, 3 all_reduce of 1,000 float32" in text

@@ -12,8 +12,9 @@ so that drift on a busy machine, and the skew a turn's first run absorbs, hit al
 bootstrap interval over those iterations (paired, seeded: the same samples give the same
 interval), and the table marks a difference only where the interval excludes 1.
 
-Size is one rank's message in bytes and count its elements (the larger of input and output),
-as nccl-tests count them; algbw = size / time, busbw = algbw x the collective's factor. A row's
+Size is one rank's message in bytes (the larger of input and output) and count the elements of
+one block of it (all_gather's input, reduce_scatter's output, all_to_all's to each peer), as
+nccl-tests count them; algbw = size / time, busbw = algbw x the collective's factor. A row's
 numbers sit in nccl-tests' in-place or out-of-place columns as the descriptor says its run is
 laid out (a schedule's working buffer is in place, all_to_all's halves are apart; native is
 torch's own call: all_reduce is in place, all_gather_into_tensor from a copy is not). With
@@ -355,7 +356,7 @@ def row(a: argparse.Namespace, p: int, backend: str, size: int, algorithm: Algor
         vs = Ratio(1.0, None, None)
     elif native_times is not None:
         vs = ratio_to(samples, combined(native_times, a.average, a.blocking)[1])
-    return {"size": nbytes, "count": nbytes // itemsize if moves else 0, "block": spec.count if moves else 0,
+    return {"size": nbytes, "count": spec.count if moves else 0, "block": spec.count if moves else 0,
             "type": a.dtype if moves else None, "redop": collective.op(spec) if moves else None,
             "root": spec.root if collective.rooted else -1, "algorithm": algorithm.name,
             "out_of_place": None if in_place else result, "in_place": result if in_place else None,

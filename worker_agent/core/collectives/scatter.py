@@ -8,6 +8,7 @@ from .base import BlockPerRank, split
 class Scatter(BlockPerRank):
     name = "scatter"
     rooted = True
+    native_in_place = False  # scatter into a tensor of its own
 
     def input_blocks(self, rank, p, root):
         return range(0, p) if rank == root else range(0)
