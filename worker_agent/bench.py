@@ -9,8 +9,8 @@ by default). With -z 1 every iteration starts at a barrier and counts as its slo
 time. Unlike nccl-tests, each iteration waits for the device before the next begins: when the
 table compares algorithms their iterations take turns (native ring tree, ring tree native, ...)
 so that drift on a busy machine, and the skew a turn's first run absorbs, hit all of them alike. Each ratio to native carries a 95%
-bootstrap interval over those iterations (paired, seeded: the same samples give the same
-interval), and the table marks a difference only where the interval excludes 1.
+bootstrap interval over those iterations (paired, in runs of consecutive ones, seeded: the same
+samples give the same interval), and the table marks a difference only where the interval excludes 1.
 
 Size is one rank's message in bytes (the larger of input and output) and count the elements of
 one block of it (all_gather's input, reduce_scatter's output, all_to_all's to each peer), as
@@ -56,6 +56,8 @@ DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "in
                  "bf16": "bfloat16"}  # nccl-tests' -d names
 CONFIDENCE = 0.95
 RESAMPLES = 2000
+# the type column in nccl-tests' words (the JSON keeps torch's)
+NCCL_TYPE = {"float32": "float", "float16": "half", "float64": "double"}
 # -c rebuilds every rank's input on each rank (P x size for all_reduce): past this, N/A
 CHECK_CAP = 2 << 30
 MIN_SAMPLES = 5  # fewer iterations give no interval: a bootstrap over two or three is no evidence
@@ -150,9 +152,9 @@ def add_arguments(parser: argparse.ArgumentParser, local: bool = True) -> None:
         help="a row's time across ranks: 0 rank 0's, 1 the mean, 2 the min, 3 the max (of each rank's "
              "mean over its iterations; default 1)")
     add("-z", "--blocking", metavar="0|1", type=one_of((0, 1)), default=0,
-        help="1: every iteration starts at a barrier and counts as its slowest rank's time (then -a "
-             "does not apply); 0: back to back, as nccl-tests time (default). Each iteration waits "
-             "for the device either way")
+        help="1: the ranks meet at a barrier between iterations (outside the time), as nccl-tests' -z 1 "
+             "syncs them; 0: back to back (default). -a combines ranks either way (-z 1 -a 3: each "
+             "iteration's slowest rank). Each iteration waits for the device either way")
     add("--backend", choices=("gloo", "nccl"),
         help="default: nccl when every local rank has a GPU, else gloo")
     add("--json", metavar="FILE",
@@ -299,10 +301,8 @@ def measure(world, a: argparse.Namespace, size: int, runs: list[tuple[str, int]]
 
 def combined(times: np.ndarray, average: int, blocking: int) -> tuple[float, np.ndarray]:
     """From [rank, iteration] seconds: (the row's time, one sample per iteration). nccl-tests: each
-    rank's mean over its iterations, combined across ranks as -a says; -z 1: the slowest rank's."""
-    if blocking:
-        samples = times.max(axis=0)
-        return float(samples.mean()), samples
+    rank's mean over its iterations, combined across ranks as -a says, with -z (`blocking`, which
+    only syncs the ranks between iterations) or without."""
     across = {0: lambda x: x[0], 1: lambda x: x.mean(axis=0), 2: lambda x: x.min(axis=0),
               3: lambda x: x.max(axis=0)}[average]
     return float(across(times.mean(axis=1))), across(times)
@@ -326,14 +326,19 @@ class Ratio:
 
 
 def ratio_to(samples, native, seed: int = 0) -> Ratio:
-    """mean(samples) / mean(native), with a 95% bootstrap interval that resamples iterations in
-    pairs (the two ran side by side, so drift cancels), seeded: the same samples, the same interval."""
+    """mean(samples) / mean(native), with a 95% bootstrap interval, seeded (the same samples, the
+    same interval). Iterations are resampled in pairs (the two ran side by side, so drift cancels)
+    and in runs of about √n consecutive ones: a busy machine's slow spells last several
+    iterations, and resampling iterations one by one, as if independent, drew intervals so narrow
+    that one table marked an algorithm faster than native and the next one slower."""
     a, b = np.asarray(samples, dtype=float), np.asarray(native, dtype=float)
     ratio = float(a.mean() / b.mean())
     n = min(len(a), len(b))
     if n < MIN_SAMPLES:
         return Ratio(ratio, None, None)
-    picks = np.random.default_rng(seed).integers(0, n, (RESAMPLES, n))
+    block = max(1, round(n ** 0.5))
+    starts = np.random.default_rng(seed).integers(0, n - block + 1, (RESAMPLES, -(-n // block)))
+    picks = (starts[:, :, None] + np.arange(block)).reshape(RESAMPLES, -1)[:, :n]
     boot = a[picks].mean(axis=1) / b[picks].mean(axis=1)
     tail = (1 - CONFIDENCE) / 2
     low, high = np.quantile(boot, [tail, 1 - tail])
@@ -485,14 +490,14 @@ def gbps(value: float | None) -> str:
 
 
 def timing(a: argparse.Namespace) -> str:
-    if a.blocking:
-        return "-z 1: each iteration from a barrier, the slowest rank's time"
-    return f"back to back; a row's time is {AVERAGING[a.average]} of each rank's mean (-a {a.average})"
+    start = "-z 1: each iteration from a barrier" if a.blocking else "back to back"
+    return f"{start}; a row's time is {AVERAGING[a.average]} of each rank's mean (-a {a.average})"
 
 
 def out_of_bounds(rows: list[dict]) -> int:
-    """Wrong elements over the table (its unchecked results count none)."""
-    return sum(r[k]["wrong"] or 0 for r in rows for k in ("out_of_place", "in_place") if r[k])
+    """Results with a wrong element, as nccl-tests' footer counts them (#wrong says how many
+    elements); unchecked results count none."""
+    return sum(bool(r[k]["wrong"]) for r in rows for k in ("out_of_place", "in_place") if r[k])
 
 
 def unchecked(rows: list[dict]) -> int:
@@ -530,8 +535,9 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
          + cell.format("(us)", "(GB/s)", "(GB/s)", "") * 2).rstrip(),
     ]
     for r in rows:
-        redop = {"PRODUCT": "prod"}.get(r["redop"], (r["redop"] or "-").lower())  # as nccl-tests name it
-        line = (f"{r['size']:>12}  {r['count']:>12}  {r['type'] or '-':>8}  {redop:>6}  {r['root']:>6}  "
+        redop = {"PRODUCT": "prod"}.get(r["redop"], (r["redop"] or "none").lower())  # as nccl-tests name it
+        kind = NCCL_TYPE.get(r["type"], r["type"] or "none")
+        line = (f"{r['size']:>12}  {r['count']:>12}  {kind:>8}  {redop:>6}  {r['root']:>6}  "
                 f"{r['algorithm']:<{width}}")
         for k in ("out_of_place", "in_place"):
             m = r[k]

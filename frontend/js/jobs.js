@@ -33,10 +33,10 @@ const first = (c) => Math.min(...Object.values(c.issued));
 const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
 
 /** A hang's headline: who is late (or silent: stopped), who waits in which collective (or goes on);
- * or which ranks disagree on what a collective is. */
+ * or which ranks issued something else than the others as one collective. */
 export const hangLine = (h, s = h.waiting.length > 1 ? "" : "s") => ({
   silent: () => `${ranks(h.late)} silent: ${ranks(h.waiting)} go${s ? "es" : ""} on`,
-  mismatch: () => `${ranks(h.late)} disagree on #${h.seq} of group ${h.group}`,
+  mismatch: () => `mismatch on #${h.seq} of group ${h.group}: ${ranks(h.late)}`, // those off the majority
 }[h.kind] ?? (() => `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} #${h.seq} (group ${h.group}, ${num(h.count)} × ${h.dtype})`))();
 
 const bucket = (b) => b && `${b.index}: ${b.params.join(", ")}`;

@@ -31,7 +31,7 @@ test("a hang names the late rank, the waiting ones, the collective and its seq; 
   assert.equal(hangLine({ kind: "silent", group: "", seq: -1, op: "", dtype: "", count: 0, waiting: [0], late: [1], where: {} }),
     "rank 1 silent: rank 0 goes on");
   assert.equal(hangLine({ kind: "mismatch", group: "0", seq: 21, op: "broadcast", dtype: "float32", count: 1000, waiting: [0, 1],
-    late: [0, 1], where: {} }), "ranks 0, 1 disagree on #21 of group 0");
+    late: [0, 1], where: {} }), "mismatch on #21 of group 0: ranks 0, 1");
 });
 
 test("a collective in words: op #seq, size, its last rank and lag or that it waits, its bucket", () => {
