@@ -5,8 +5,8 @@ rank measures, and rank 0 (under a server, the CLI) prints one table of all the 
 
 Timing is nccl-tests' by default: on each rank the iterations run back to back (no barrier), a
 row's time is each rank's mean over its iterations, combined across ranks as -a says (the mean
-by default). With -z 1 every iteration starts at a barrier and counts as its slowest rank's
-time. Unlike nccl-tests, each iteration waits for the device before the next begins: when the
+by default). With -z 1 every iteration starts at a barrier, outside its time (-z 1 -a 3: each
+iteration's slowest rank). Unlike nccl-tests, each iteration waits for the device before the next begins: when the
 table compares algorithms their iterations take turns (native ring tree, ring tree native, ...)
 so that drift on a busy machine, and the skew a turn's first run absorbs, hit all of them alike. Each ratio to native carries a 95%
 bootstrap interval over those iterations (paired, in runs of consecutive ones, seeded: the same
