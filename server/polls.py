@@ -116,7 +116,8 @@ def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:
 def withheld(run: Run, poll: Poll) -> dict:
     """What a viewer may read of a run while a poll about it is open: its plan and inputs, and no
     answer: no rank's report of the step asked about or any later one (of any step, for a question
-    of bytes or speed, asked at the inputs), no outputs, traffic, measured bytes nor times.
+    of bytes or speed, asked at the inputs), no outputs, traffic, measured bytes nor times (nor the
+    model's account of the run, which carries its measured time, nor traced code's timed calls).
     `held_for` names the poll: after its reveal the page reads the run again."""
     keep = poll.step if poll.question == "holds" and poll.step is not None else 0
     steps = [step if i < keep else step.model_copy(update={"ranks": {}}) for i, step in enumerate(run.steps)]
@@ -125,7 +126,8 @@ def withheld(run: Run, poll: Poll) -> dict:
         formula = display.formula.model_copy(update={"measured": None})
         display = display.model_copy(update={"formula": formula})
     shown = run.model_copy(update={"steps": steps, "results": {}, "traffic": None, "time": None,
-                                   "algbw": None, "busbw": None, "verified": None, "display": display})
+                                   "algbw": None, "busbw": None, "verified": None, "display": display,
+                                   "prediction": None, "calls": {}})
     return {**shown.model_dump(mode="json"), "held_for": poll.id}
 
 
