@@ -23,6 +23,7 @@ from ringside.worker_agent.core.validation import SpecError
 
 from .errors import Busy
 from .runs import Run, RunState
+from .trainings import SYNC_ID
 
 if TYPE_CHECKING:
     from .store import Store
@@ -102,6 +103,9 @@ def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:
     """The poll a spec asks of a run, its choices shuffled (the same for every page)."""
     if run.state is not RunState.DONE:
         raise Busy("run_id", f"run {run.id} is {run.state.value}: ask about a run that is done")
+    if SYNC_ID.match(run.id):  # its bytes and times are in its training's steps, which every page has
+        raise SpecError("run_id", f"{run.id} is a training step's sync, told to every page as the training "
+                                  "ran: ask about a run of its own")
     text, right, wrong = QUESTIONS[spec.question](spec, run, store)
     wrong = [w for w in dict.fromkeys(wrong) if w != right][:MAX_CHOICES - 1]
     if not wrong:

@@ -5,6 +5,8 @@ that carries a time (the run, its trace, the list, the model's account, /metrics
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from server_helpers import start_up
 
@@ -59,3 +61,19 @@ def test_a_race_holds_the_times_of_every_run_it_compares_until_the_reveal(up):
     assert up.call("GET", f"/api/runs/{again['id']}", token=None)[1]["prediction"] == again["prediction"]
     assert up.call("GET", f"/api/runs/{ring['id']}/trace", token=None)[0] == 200
     assert len(run_seconds(up, None)) == len(run_seconds(up, "presenter"))
+
+
+def test_a_training_steps_sync_is_not_asked_about(up):
+    """Its training told every page each step's busiest link and times as it ran (and reads them
+    to anyone who may watch): a poll about it could hold nothing back."""
+    status, training = up.call("POST", "/api/trainings", {"method": "ring", "hidden": 16, "steps": 2})
+    assert status == 202, training
+    deadline = time.monotonic() + 120
+    while up.call("GET", f"/api/trainings/{training['id']}")[1]["state"] in ("queued", "running"):
+        assert time.monotonic() < deadline, "the training did not end"
+        time.sleep(0.2)
+    sync = f"{training['id']}-s1"
+    assert up.call("GET", f"/api/runs/{sync}", token=None)[1]["state"] == "done"
+    status, refused = up.call("POST", "/api/polls", {"run_id": sync, "question": "busiest_link"})
+    assert status == 422 and refused["detail"]["field"] == "run_id" \
+        and "training step's sync" in refused["detail"]["message"], refused
