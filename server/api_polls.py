@@ -55,6 +55,17 @@ class Polls:
         self.shapes: dict[str, tuple] = {}
         row = self.db.execute("SELECT id FROM polls ORDER BY rowid DESC LIMIT 1").fetchone()
         self.number = int(re.search(r"(\d+)$", row[0]).group(1)) if row else 0
+        self._carry_on(store)
+
+    def _carry_on(self, store: Store) -> None:
+        """A restarted server carries on with the newest polls left open: they hold their runs,
+        take votes and are revealed as before (else a poll was open for ever and its run read whole)."""
+        rows = self.db.execute("SELECT body FROM polls ORDER BY rowid DESC LIMIT ?", (MAX_LIVE,)).fetchall()
+        for record in reversed([PollRecord.model_validate_json(r[0]) for r in rows]):
+            run = store.get(record.poll.run_id)
+            if record.poll.state is PollState.OPEN and run is not None:
+                self.live[record.poll.id], self.current = record, record.poll.id
+                self.shapes[record.poll.id] = shape(run)
 
     def open(self, spec: PollSpec, hub: Hub) -> Poll:
         run = found(hub.runs.find(spec.run_id), "run", spec.run_id)
@@ -126,14 +137,19 @@ class Polls:
         return record
 
     def reveal(self, poll_id: str) -> Poll:
-        record = self.live.get(poll_id)
-        if record is None:
-            found(self.find(poll_id), "poll", poll_id)
-            raise Busy("poll", "this poll is closed")
+        # one no longer live (64 newer ones opened) takes no votes, but its answer is still shown
+        record = self.live.get(poll_id) or found(self.find(poll_id), "poll", poll_id)
         record.poll.state = PollState.REVEALED
         self._save(record)
         self.fanout.publish(PollMessage(poll=record.public()))
         return record.public()
+
+    def flush(self) -> None:
+        """Save the votes not yet told (the server stops): they would be lost with the timer."""
+        for poll_id in self.telling:
+            if (record := self.live.get(poll_id)) is not None:
+                self._save(record)
+        self.telling.clear()
 
     def _tell(self, poll_id: str) -> None:
         self.telling.discard(poll_id)

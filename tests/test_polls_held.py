@@ -77,3 +77,29 @@ def test_a_training_steps_sync_is_not_asked_about(up):
     status, refused = up.call("POST", "/api/polls", {"run_id": sync, "question": "busiest_link"})
     assert status == 422 and refused["detail"]["field"] == "run_id" \
         and "training step's sync" in refused["detail"]["message"], refused
+
+
+def test_a_poll_left_open_carries_on_after_a_restart_holding_its_run(tmp_path):
+    first = start_up(tmp_path, ranks=2)
+    try:
+        ring = first.run(algorithm="ring", **LECTURE)
+        status, poll = first.call("POST", "/api/polls", {"run_id": ring["id"], "question": "busiest_link"})
+        assert status == 201, poll
+        assert first.call("POST", f"/api/polls/{poll['id']}/votes", {"choice": 0, "voter": "phone-aaaa-1"},
+                          token=None)[0] == 202
+    finally:
+        first.stop()
+    again = start_up(tmp_path, ranks=2, db=first.db)
+    try:
+        seen = again.call("GET", f"/api/runs/{ring['id']}", token=None)[1]
+        assert seen["held_for"] == poll["id"] and seen["traffic"] is None, "the hold outlives the server"
+        assert again.call("GET", "/api/polls/current", token=None)[1]["poll"]["id"] == poll["id"]
+        assert again.call("POST", f"/api/polls/{poll['id']}/votes", {"choice": 1, "voter": "phone-aaaa-1"},
+                          token=None)[0] == 409, "and so do its votes"
+        assert again.call("POST", f"/api/polls/{poll['id']}/votes", {"choice": 1, "voter": "phone-bbbb-2"},
+                          token=None)[0] == 202
+        status, revealed = again.call("POST", f"/api/polls/{poll['id']}/reveal")
+        assert status == 200 and revealed["answers"] and revealed["votes"] == 2, revealed
+        assert again.call("GET", f"/api/runs/{ring['id']}", token=None)[1]["traffic"] == ring["traffic"]
+    finally:
+        again.stop()
