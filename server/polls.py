@@ -129,15 +129,19 @@ def withheld(run: Run, poll: Poll) -> dict:
     if display is not None and display.formula is not None:
         formula = display.formula.model_copy(update={"measured": None})
         display = display.model_copy(update={"formula": formula})
+    # its wall-clock span too: run against another's, it ranks them as their times do
     shown = run.model_copy(update={"steps": steps, "results": {}, "traffic": None, "time": None,
+                                   "started_at": None, "finished_at": None,
                                    "algbw": None, "busbw": None, "verified": None, "display": display,
                                    "prediction": None, "calls": {}})
     return {**shown.model_dump(mode="json"), "held_for": poll.id}
 
 
 def withheld_summary(summary: dict) -> dict:
-    """A run's line in a list while a poll holds it: no times (the answer to which is faster)."""
-    return {**summary, "time": None, "algbw": None, "busbw": None, "verified": None}
+    """A run's line in a list while a poll holds it: no times (the answer to which is faster), nor
+    when it started and finished."""
+    return {**summary, "time": None, "algbw": None, "busbw": None, "verified": None,
+            "started_at": None, "finished_at": None}
 
 
 # --- the questions: (text, the right choice, wrong ones), each from the run ----------------------

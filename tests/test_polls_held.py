@@ -40,13 +40,16 @@ def test_a_race_holds_the_times_of_every_run_it_compares_until_the_reveal(up):
         "the model's account of a held run carries its measured time"
     for run in (ring, master, tree):  # the runs the race compares: their times are its answer
         seen = up.call("GET", f"/api/runs/{run['id']}", token=None)[1]
-        assert seen["held_for"] == race["id"] and seen["time"] is None and seen["busbw"] is None, run["id"]
+        assert seen["held_for"] == race["id"] and seen["time"] is None and seen["busbw"] is None \
+            and seen["finished_at"] is None, run["id"]
         assert all(step["ranks"] == {} for step in seen["steps"]), "a step's t0 and t1 are times"
         assert up.call("GET", f"/api/runs/{run['id']}/trace", token=None)[0] == 409
     assert up.call("GET", f"/api/runs/{ring['id']}")[1]["time"] == ring["time"], \
         "the presenter reads it whole"
     listed = up.call("GET", "/api/runs", token=None)[1]["runs"]
-    assert all(s["time"] is None for s in listed if s["collective"] == "all_reduce")
+    raced = [s for s in listed if s["collective"] == "all_reduce"]
+    assert all(s["time"] is None and s["finished_at"] is None for s in raced), \
+        "nor the span from start to finish, which ranks them as their times do"
     assert run_seconds(up, None) == [], "a viewer's scrape leaves out the times of the collective asked"
     assert run_seconds(up, "presenter"), "the presenter's scrape keeps them"
     measured = up.call("GET", "/api/compare", token=None)[1]["measured"]
