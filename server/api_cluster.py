@@ -6,14 +6,14 @@ from __future__ import annotations
 import time
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 from ringside.worker_agent.training import rules as training_rules
 from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 from . import metrics, model
-from .auth import need_viewer
+from .auth import need_viewer, role_of, settings_of
 from .hub import Hub, hub_of
 from .runs import ENDED_STATES, RunState
 
@@ -57,5 +57,7 @@ def get_model(query: Annotated[model.ModelQuery, Query()], hub: Hub = Depends(hu
 
 
 @router.get("/metrics", response_class=PlainTextResponse, dependencies=[watch])
-async def get_metrics(hub: Hub = Depends(hub_of)) -> str:
-    return metrics.render(hub)
+async def get_metrics(request: Request, hub: Hub = Depends(hub_of)) -> str:
+    presenter = role_of(request, settings_of(request)) == "presenter"
+    # a viewer's scrape while a poll is open leaves out the times that would answer it
+    return metrics.render(hub, set() if presenter else request.app.state.polls.held_collectives())

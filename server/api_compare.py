@@ -81,21 +81,27 @@ def measured(run: Run) -> dict | None:
             "run": run.id, **_figures(sent, received, link, n)}
 
 
+def held(request: Request, run: Run | None) -> bool:
+    """Whether an open poll holds this run from this request (not the presenter's): its bytes wait."""
+    return (run is not None and role_of(request, settings_of(request)) != "presenter"
+            and request.app.state.polls.holding(run) is not None)
+
+
 @router.get("/api/compare", dependencies=[Depends(need_viewer)])
 async def get_compare(request: Request, hub: Annotated[Hub, Depends(hub_of)]) -> dict:
     series = await asyncio.to_thread(curves)  # the first call builds 189 schedules: off the event loop
     shown = [(COLLECTIVE, a, None) for a in ALGORITHMS] + [SERVER]
     runs = [hub.store.newest_done(c, a) for c, a, _ in shown]
+    runs = [run for run in runs if not held(request, run)]
     # on its curve
     points = [measured(run) for run in runs if run is not None and run.spec.servers in (None, SERVER[2])]
-    if role_of(request, settings_of(request)) != "presenter":  # a run held for a poll: its bytes wait
-        points = [p for p in points if p is None or request.app.state.polls.holding(p["run"]) is None]
     return {"unit": "N (bytes of one rank's buffer: the model)", "series": series,
             "measured": [p for p in points if p]}
 
 
 @router.get("/api/compare/beside", dependencies=[Depends(need_viewer)])
-async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[Hub, Depends(hub_of)]) -> dict:
+async def get_beside(request: Request, run: Annotated[str, Query(max_length=40)],
+                     hub: Annotated[Hub, Depends(hub_of)]) -> dict:
     """The chapter's table for a parameter-server run: its formula and measured bytes beside
     ring's, tree's and master-worker's all_reduce for the same N and P, each measured by this
     cluster's newest done run of that shape (and the spec that runs it, where none is)."""
@@ -106,12 +112,16 @@ async def get_beside(run: Annotated[str, Query(max_length=40)], hub: Annotated[H
         raise refuse(422, "run", f"{run} is not a parameter-server run")
     spec, p = shown.spec, len(shown.group)
     model_bytes = spec.count * shown.display.itemsize
+    own = shown.display.formula.model_dump() if shown.display.formula else {}
+    if own and held(request, shown):
+        own["measured"] = None
     rows = [{"algorithm": spec.algorithm, "label": f"parameter server (S={spec.servers or 1})",
-             "run": shown.id, **(shown.display.formula.model_dump() if shown.display.formula else {})}]
+             "run": shown.id, **own}]
     for algorithm in ALGORITHMS:
         same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p)
         formula = formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
-        mine = same.display.formula if same is not None and same.display and same.display.formula else None
+        mine = same.display.formula if same is not None and same.display and same.display.formula \
+            and not held(request, same) else None
         ask = {"collective": COLLECTIVE, "algorithm": algorithm, "count": spec.count, "dtype": spec.dtype,
                "group": shown.group if len(shown.group) < shown.world_size else None}
         why = None if formula else f"{spec.count} elements do not split into {p} equal chunks, one a rank"

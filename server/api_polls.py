@@ -16,6 +16,7 @@ from .errors import Busy, found
 from .fanout import Fanout
 from .hub import Hub, hub_of
 from .polls import Poll, PollRecord, PollSpec, PollState, Vote, ask
+from .runs import Run
 from .store import Store
 
 router = APIRouter(prefix="/api/polls")
@@ -38,6 +39,11 @@ class TallyMessage(BaseModel):
     votes: int
 
 
+def shape(run: Run) -> tuple:
+    """What a `faster` question compares across algorithms: (collective, count, dtype, P)."""
+    return run.spec.collective, run.spec.count, run.spec.dtype, len(run.group)
+
+
 class Polls:
     def __init__(self, store: Store, fanout: Fanout):
         self.db, self.writer, self.fanout = store.db, store.writer, fanout
@@ -45,16 +51,32 @@ class Polls:
         self.live: dict[str, PollRecord] = {}
         self.current: str | None = None  # the newest, what a page that (re)loads is shown
         self.telling: set[str] = set()  # polls whose tally is due to be told
+        # each live poll's run's shape (collective, count, dtype, P): a `faster` poll holds every run of it
+        self.shapes: dict[str, tuple] = {}
         row = self.db.execute("SELECT id FROM polls ORDER BY rowid DESC LIMIT 1").fetchone()
         self.number = int(re.search(r"(\d+)$", row[0]).group(1)) if row else 0
+        self._carry_on(store)
+
+    def _carry_on(self, store: Store) -> None:
+        """A restarted server carries on with the newest polls left open: they hold their runs,
+        take votes and are revealed as before (else a poll was open for ever and its run read whole)."""
+        rows = self.db.execute("SELECT body FROM polls ORDER BY rowid DESC LIMIT ?", (MAX_LIVE,)).fetchall()
+        for record in reversed([PollRecord.model_validate_json(r[0]) for r in rows]):
+            run = store.get(record.poll.run_id)
+            if record.poll.state is PollState.OPEN and run is not None:
+                self.live[record.poll.id], self.current = record, record.poll.id
+                self.shapes[record.poll.id] = shape(run)
 
     def open(self, spec: PollSpec, hub: Hub) -> Poll:
         run = found(hub.runs.find(spec.run_id), "run", spec.run_id)
         record = ask(f"p-{self.number + 1:06d}", spec, run, hub.store)
         self.number += 1
         self.live[record.poll.id], self.current = record, record.poll.id
+        self.shapes[record.poll.id] = shape(run)
         while len(self.live) > MAX_LIVE:  # the oldest is closed, its last votes saved
-            self._save(self.live.pop(next(iter(self.live))))
+            closed = self.live.pop(next(iter(self.live)))
+            self.shapes.pop(closed.poll.id, None)
+            self._save(closed)
         self._save(record)
         self.fanout.publish(PollMessage(poll=record.public()))
         return record.public()
@@ -62,25 +84,31 @@ class Polls:
     def holding_any(self) -> bool:
         return any(r.poll.state is PollState.OPEN for r in self.live.values())
 
-    def holding(self, run_id: str) -> Poll | None:
-        """The open poll about this run, if any: until its reveal, viewers read none of its answer."""
-        return next((r.poll for r in reversed(self.live.values())
-                     if r.poll.run_id == run_id and r.poll.state is PollState.OPEN), None)
+    def holding(self, run: Run) -> Poll | None:
+        """The open poll that holds this run, if any: until its reveal, viewers read none of its
+        answer. A poll holds its own run and, for a question of which algorithm is faster, every
+        run of the same shape (its times are the answer)."""
+        for record in reversed(self.live.values()):
+            poll = record.poll
+            if poll.state is PollState.OPEN and (poll.run_id == run.id or self._races(poll, shape(run))):
+                return poll
+        return None
 
-    def hides_times(self, summary: dict, hub: Hub) -> bool:
+    def _races(self, poll: Poll, run_shape: tuple) -> bool:
+        """Whether `poll` asks which algorithm is faster at this shape of run."""
+        return poll.question == "faster" and self.shapes.get(poll.id) == run_shape
+
+    def held_collectives(self) -> set[str]:
+        """The collectives an open poll asks about: /metrics leaves out their times for viewers."""
+        return {self.shapes[i][0] for i, r in self.live.items() if r.poll.state is PollState.OPEN}
+
+    def hides_times(self, summary: dict) -> bool:
         """Whether a run's times stay off the list while a poll is open: the held run's, and for
         a question of which algorithm is faster, those of the runs it compares."""
-        for record in self.live.values():
-            poll = record.poll
-            if poll.state is not PollState.OPEN:
-                continue
-            if summary["id"] == poll.run_id:
-                return True
-            run = hub.runs.find(poll.run_id) if poll.question == "faster" else None
-            shape = (summary["collective"], summary["count"], summary["dtype"], len(summary["group"]))
-            if run is not None and shape == (run.spec.collective, run.spec.count, run.spec.dtype, len(run.group)):
-                return True
-        return False
+        same = (summary["collective"], summary["count"], summary["dtype"], len(summary["group"]))
+        return any(r.poll.state is PollState.OPEN
+                   and (summary["id"] == r.poll.run_id or self._races(r.poll, same))
+                   for r in self.live.values())
 
     def find(self, poll_id: str) -> PollRecord | None:
         """A poll of this server (in memory) or of an earlier one (in the file)."""
@@ -109,14 +137,19 @@ class Polls:
         return record
 
     def reveal(self, poll_id: str) -> Poll:
-        record = self.live.get(poll_id)
-        if record is None:
-            found(self.find(poll_id), "poll", poll_id)
-            raise Busy("poll", "this poll is closed")
+        # one no longer live (64 newer ones opened) takes no votes, but its answer is still shown
+        record = self.live.get(poll_id) or found(self.find(poll_id), "poll", poll_id)
         record.poll.state = PollState.REVEALED
         self._save(record)
         self.fanout.publish(PollMessage(poll=record.public()))
         return record.public()
+
+    def flush(self) -> None:
+        """Save the votes not yet told (the server stops): they would be lost with the timer."""
+        for poll_id in self.telling:
+            if (record := self.live.get(poll_id)) is not None:
+                self._save(record)
+        self.telling.clear()
 
     def _tell(self, poll_id: str) -> None:
         self.telling.discard(poll_id)

@@ -57,7 +57,7 @@ async def list_runs(request: Request, limit: int = Query(20, ge=1, le=200),
     runs = [live[i].summary().model_dump_json() if i in live else summary for i, summary in rows]
     polls = request.app.state.polls
     if polls.holding_any() and viewer(request):  # a poll is open: its answer stays off the list
-        runs = [json.dumps(withheld_summary(s)) if polls.hides_times(s, hub) else json.dumps(s)
+        runs = [json.dumps(withheld_summary(s)) if polls.hides_times(s) else json.dumps(s)
                 for s in map(json.loads, runs)]
     return Response(f'{{"runs":[{",".join(runs)}],"total":{total}}}', media_type="application/json")
 
@@ -65,7 +65,7 @@ async def list_runs(request: Request, limit: int = Query(20, ge=1, le=200),
 @router.get("/{run_id}", dependencies=[watch], response_model=Run)
 async def get_run(request: Request, run_id: str, hub: Hub = Depends(hub_of)) -> Response:
     run = found(hub.runs.find(run_id), "run", run_id)
-    poll = request.app.state.polls.holding(run_id)
+    poll = request.app.state.polls.holding(run)
     if poll is not None and viewer(request):
         return JSONResponse(withheld(run, poll))
     # serialised once, by pydantic: a run of many steps is large
@@ -81,7 +81,7 @@ async def cancel_run(run_id: str, hub: Hub = Depends(hub_of)) -> CancelAnswer:
 @router.get("/{run_id}/trace", dependencies=[watch])
 async def get_trace(request: Request, run_id: str, hub: Hub = Depends(hub_of)) -> JSONResponse:
     run = found(hub.runs.find(run_id), "run", run_id)
-    if request.app.state.polls.holding(run_id) is not None and viewer(request):
+    if request.app.state.polls.holding(run) is not None and viewer(request):
         raise Busy("run_id", f"run {run_id} is held for a poll: its trace comes with the reveal")
     saved = {"Content-Disposition": f'attachment; filename="{run_id}.trace.json"'}
     return JSONResponse(trace.chrome_trace(run), headers=saved)

@@ -33,6 +33,7 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.watching.start()
         yield
         await app.state.watching.stop()
+        app.state.polls.flush()
         await hub.stop()
 
     app = FastAPI(title="Ringside", version=str(PROTOCOL_VERSION), lifespan=lifespan, docs_url=None,

@@ -165,7 +165,7 @@ class Benches:
         return job.bench if isinstance(job, BenchJob) else self.ended.get(bench_id)
 
     def cancel(self, bench_id: str) -> Bench | None:
-        """Cancel a bench: its ranks stop together before their next size (jobs.Dispatcher.cancel)."""
+        """Cancel a bench: its ranks stop together within a few iterations (jobs.Dispatcher.cancel)."""
         job = self.hub.dispatcher.find(bench_id)
         if not isinstance(job, BenchJob):
             return self.ended.get(bench_id)  # ended, or none: nothing to cancel

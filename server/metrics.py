@@ -88,7 +88,8 @@ def labels(**pairs: str) -> str:
     return ",".join(f'{k}="{label(v)}"' for k, v in pairs.items())
 
 
-def render(hub) -> str:
+def render(hub, withheld: set[str] = frozenset()) -> str:
+    """`withheld`: collectives whose times and bandwidths are left out (an open poll asks about them)."""
     lines: list[str] = []
 
     def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
@@ -99,7 +100,8 @@ def render(hub) -> str:
 
     def histograms(name: str, help_text: str, series: dict[tuple, Histogram], names: tuple[str, ...]) -> None:
         metric(name, "histogram", help_text,
-               [s for key, h in sorted(series.items()) for s in h.samples(labels(**dict(zip(names, key))))])
+               [s for key, h in sorted(series.items()) if key[0] not in withheld
+                for s in h.samples(labels(**dict(zip(names, key))))])
 
     m: Metrics = hub.metrics
     metric("ringside_runs", "gauge", "Stored runs by state and collective.",
@@ -115,7 +117,7 @@ def render(hub) -> str:
                "(nccl-tests' busbw).", m.busbw, ("collective", "algorithm"))
     metric("ringside_last_busbw_bytes_per_second", "gauge",
            "Bus bandwidth of the last finished run of each collective.",
-           [(f'{{collective="{c}"}}', v) for c, v in sorted(m.last_busbw.items())])
+           [(f'{{collective="{c}"}}', v) for c, v in sorted(m.last_busbw.items()) if c not in withheld])
     statuses: dict[tuple[str, str], int] = {}
     for rank in hub.cluster.to_json()["ranks"]:
         for status in ("idle", "busy", "lost"):

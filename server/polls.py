@@ -23,6 +23,7 @@ from ringside.worker_agent.core.validation import SpecError
 
 from .errors import Busy
 from .runs import Run, RunState
+from .trainings import SYNC_ID
 
 if TYPE_CHECKING:
     from .store import Store
@@ -102,6 +103,9 @@ def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:
     """The poll a spec asks of a run, its choices shuffled (the same for every page)."""
     if run.state is not RunState.DONE:
         raise Busy("run_id", f"run {run.id} is {run.state.value}: ask about a run that is done")
+    if SYNC_ID.match(run.id):  # its bytes and times are in its training's steps, which every page has
+        raise SpecError("run_id", f"{run.id} is a training step's sync, told to every page as the training "
+                                  "ran: ask about a run of its own")
     text, right, wrong = QUESTIONS[spec.question](spec, run, store)
     wrong = [w for w in dict.fromkeys(wrong) if w != right][:MAX_CHOICES - 1]
     if not wrong:
@@ -116,7 +120,8 @@ def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:
 def withheld(run: Run, poll: Poll) -> dict:
     """What a viewer may read of a run while a poll about it is open: its plan and inputs, and no
     answer: no rank's report of the step asked about or any later one (of any step, for a question
-    of bytes or speed, asked at the inputs), no outputs, traffic, measured bytes nor times.
+    of bytes or speed, asked at the inputs), no outputs, traffic, measured bytes nor times (nor the
+    model's account of the run, which carries its measured time, nor traced code's timed calls).
     `held_for` names the poll: after its reveal the page reads the run again."""
     keep = poll.step if poll.question == "holds" and poll.step is not None else 0
     steps = [step if i < keep else step.model_copy(update={"ranks": {}}) for i, step in enumerate(run.steps)]
@@ -124,14 +129,19 @@ def withheld(run: Run, poll: Poll) -> dict:
     if display is not None and display.formula is not None:
         formula = display.formula.model_copy(update={"measured": None})
         display = display.model_copy(update={"formula": formula})
+    # its wall-clock span too: run against another's, it ranks them as their times do
     shown = run.model_copy(update={"steps": steps, "results": {}, "traffic": None, "time": None,
-                                   "algbw": None, "busbw": None, "verified": None, "display": display})
+                                   "started_at": None, "finished_at": None,
+                                   "algbw": None, "busbw": None, "verified": None, "display": display,
+                                   "prediction": None, "calls": {}})
     return {**shown.model_dump(mode="json"), "held_for": poll.id}
 
 
 def withheld_summary(summary: dict) -> dict:
-    """A run's line in a list while a poll holds it: no times (the answer to which is faster)."""
-    return {**summary, "time": None, "algbw": None, "busbw": None, "verified": None}
+    """A run's line in a list while a poll holds it: no times (the answer to which is faster), nor
+    when it started and finished."""
+    return {**summary, "time": None, "algbw": None, "busbw": None, "verified": None,
+            "started_at": None, "finished_at": None}
 
 
 # --- the questions: (text, the right choice, wrong ones), each from the run ----------------------

@@ -43,7 +43,7 @@ async def viewer_socket(ws: WebSocket):
     viewer = hub.fanout.add(ws)
     snapshot = hub.snapshot("presenter" if role == "presenter" else "viewer")
     snapshot.presenter = hub.fanout.presenter  # a late joiner follows the presenter at once
-    held = snapshot.current and role != "presenter" and ws.app.state.polls.holding(snapshot.current.id)
+    held = snapshot.current and role != "presenter" and ws.app.state.polls.holding(snapshot.current)
     if held:  # a poll is open about the run on stage: a viewer reads it as GET /api/runs/{id} gives it
         snapshot.current = None
     viewer.offer(snapshot.model_dump_json())

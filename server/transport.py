@@ -9,7 +9,9 @@ route it is for. Three bounds an anonymous client could otherwise push past:
   behind one NAT address shares them);
 - a viewer's websocket takes frames of at most MAX_VIEWER_FRAME bytes (a viewer sends
   a ping or the presenter's view), refused as the frame's header says its length, before
-  any of it is buffered; a worker's takes up to MAX_FRAME.
+  any of it is buffered; a worker's takes up to MAX_FRAME;
+- a websocket message begun arrives whole within MESSAGE_WITHIN_S, or the connection is
+  closed: a frame left unfinished held what had come of it (up to MAX_FRAME) for ever.
 
 These are uvicorn's own protocol classes (h11 and websockets' sans-I/O), each with a
 few lines more, given to uvicorn.Config as `http` and `ws`."""
@@ -27,6 +29,7 @@ HEADERS_WITHIN_S = 10.0
 MAX_PER_CLIENT = 256
 MAX_FRAME = 16 << 20  # a worker's frame beyond this is refused (close 1009)
 MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes (sockets.py)
+MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10 Mbit/s link in 14 s
 VIEWER_PATH = "/ws"
 
 _open: Counter[str] = Counter()  # connections held per client address (this process serves one app)
@@ -106,12 +109,36 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     """websockets' sans-I/O protocol whose largest frame depends on the route: a viewer's is small."""
 
     counted: str | None = None  # handed over by the HTTP connection it was upgraded from
+    deadline: asyncio.TimerHandle | None = None  # for the message in progress
 
     def handle_connect(self, event) -> None:
         if event.path.split("?", 1)[0] == VIEWER_PATH:
             self.conn.max_message_size = MAX_VIEWER_FRAME
         super().handle_connect(event)
 
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if not self._unfinished():
+            self._disarm()
+        elif self.deadline is None and not self.transport.is_closing():
+            self.deadline = self.loop.call_later(MESSAGE_WITHIN_S, self._late)
+
     def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
         _release(self)
         super().connection_lost(exc)
+
+    def _unfinished(self) -> bool:
+        """Whether a message has begun and not ended: part of a frame waits in websockets' reader,
+        or a fragmented message awaits its last frame."""
+        return bool(self.conn.reader.buffer) or self.conn.current_size is not None
+
+    def _disarm(self) -> None:
+        if self.deadline is not None:
+            self.deadline.cancel()
+            self.deadline = None
+
+    def _late(self) -> None:
+        self.deadline = None
+        if self._unfinished() and not self.transport.is_closing():
+            self.transport.close()

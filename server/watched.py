@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 from ringside.worker_agent.core.collectives import COLLECTIVES
-from ringside.worker_agent.core.watch_protocol import Bucket, WatchBye, WatchHello, WatchReport
+from ringside.worker_agent.core.watch_protocol import MAX_GROUPS, Bucket, WatchBye, WatchHello, WatchReport
 
 HANG_S = 1.0  # a collective open this long, some of its ranks not in it, is a hang
 # a rank unheard this long, while others report, is stopped (a reporter reports every second at least)
@@ -28,6 +28,9 @@ SILENT_S = 3.0
 RECENT = 2000
 MAX_OPEN = 10000
 RANKS_HELD = 2_000_000  # rank entries held in memory per job: a job of many ranks keeps fewer collectives
+# rank entries in a job's process groups, in all: a few groups a rank in the largest world (a report
+# names only new groups, but a forged one could name 256 of 65,536 ranks in every report)
+GROUP_RANKS = 1 << 18
 MAX_EVENTS = 200
 NATIVE_NAMES = {"allreduce": "all_reduce", "allgather": "all_gather", "_allgather_base": "all_gather",
                 "allgather_into_tensor_coalesced": "all_gather", "_reduce_scatter_base": "reduce_scatter",
@@ -209,6 +212,7 @@ class Watched:
         self.heard: dict[int, float] = {}  # rank -> when its last report came (server clock)
         self.mismatched: Collective | None = None  # the last collective its ranks disagreed on
         self.left_at: float | None = None  # when the last rank went without a goodbye
+        self.groups_dropped = False  # whether a group past the bounds was dropped (and said)
 
     @classmethod
     def start(cls, job_id: str, hello: WatchHello) -> Watched:
@@ -249,13 +253,28 @@ class Watched:
         info.where, info.seen_s = report.where, self.now_s()
         self.heard[rank] = time.monotonic()
         info.missed, info.dropped = report.missed, report.dropped
-        job.groups.update(report.groups)
+        self._groups(rank, report.groups)
         for link in report.links:  # as the sender says it: the receiver, a rank of the job too, says it again
             if link.sent or link.sends:
                 self._link(rank, link.peer, link.sent, link.sends)
         for one in report.issued:
             info.issued[one.group] = max(info.issued.get(one.group, -1), one.seq)
             self._issued(rank, one)
+
+    def _groups(self, rank: int, groups: dict[str, list[int]]) -> None:
+        """Keep the groups a report names, each of the job's own ranks, up to MAX_GROUPS names and
+        GROUP_RANKS rank entries in all; one past them is dropped, said once (its collectives are
+        matched as the world's)."""
+        job = self.job
+        for name, ranks in groups.items():
+            held = sum(len(r) for n, r in job.groups.items() if n != name)
+            fits = name in job.groups or len(job.groups) < MAX_GROUPS
+            if fits and held + len(ranks) <= GROUP_RANKS and all(r < job.world_size for r in ranks):
+                job.groups[name] = ranks
+            elif not self.groups_dropped:
+                self.groups_dropped = True
+                self.note(f"rank {rank} named a process group beyond what a job keeps ({MAX_GROUPS} groups, "
+                          f"{GROUP_RANKS} ranks in all, each below the world size): it is dropped")
 
     def bye(self, bye: WatchBye) -> None:
         info = self.job.ranks[str(bye.rank)]

@@ -130,6 +130,22 @@ def test_a_bench_holds_the_cluster_and_a_cancel_stops_every_rank_together(up):
     assert up.wait(queued["id"])["verified"] is True  # the run ran after the bench
 
 
+def test_a_cancel_stops_a_bench_within_one_size(up):
+    """One size of 10,000 + 10,000 iterations (tens of minutes here) gives no moment before a next
+    size: the ranks ask whether to stop every few rounds of iterations instead."""
+    one = {"only": ["native", "ring"], "min_bytes": 8 << 20, "max_bytes": 8 << 20,
+           "iterations": 10_000, "warmup": 10_000}
+    status, body = up.call("POST", "/api/bench", one)
+    assert status == 202 and body["sizes"] == [8 << 20], body
+    wait_running(up, body["id"])
+    time.sleep(3)  # past the ask before the size: the ranks are inside it (a cancel sooner stops it there)
+    assert up.call("POST", f"/api/bench/{body['id']}/cancel")[1]["cancel_requested"] is True
+    ended = wait_bench(up, body["id"])
+    assert ended["state"] == "cancelled" and sorted(ended["cancelled_ranks"]) == list(range(P)), ended
+    assert up.run(collective="all_reduce", algorithm="ring", count=8)["verified"] is True, \
+        "the ranks stopped together: their group runs the next run"
+
+
 def test_a_rank_killed_mid_bench_fails_it_naming_the_rank_and_the_cluster_comes_back(up):
     ranks = {r["rank"]: r["pid"] for r in up.wait_ranks(P)["ranks"]}
     status, body = up.call("POST", "/api/bench", LONG)

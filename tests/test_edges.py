@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 from ringside.server import model
 from ringside.server.hub import SNAPSHOT_QUEUE
 from ringside.server.jobs import MAX_QUEUE, STORE_WITHIN_S
-from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT
+from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT, MESSAGE_WITHIN_S
 from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION, RunSpec
 from ringside.worker_agent.core.validation import MAX_BUFFER_BYTES, SpecError, validate
 from ringside.worker_agent.rank.launch import RESTARTS_PER_WINDOW, LocalWorkers, RestartBudget
@@ -147,6 +147,50 @@ def close_code(sock: socket.socket) -> int | None:
             data = data[start + length:]
         if not more:
             return None
+
+
+def masked(payload: bytes, opcode: int = 0x1, fin: bool = True) -> bytes:
+    """A client's websocket frame (a zero mask: the payload as it is)."""
+    n, head = len(payload), bytes([(0x80 if fin else 0) | opcode])
+    size = bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n) if n < 65536 \
+        else bytes([0x80 | 127]) + struct.pack(">Q", n)
+    return head + size + b"\0\0\0\0" + payload
+
+
+def test_a_websocket_message_never_finished_is_closed_though_its_peer_answers_pings(server):
+    """A worker-token socket begins a fragmented message of 8 MiB and never ends it, sending a byte
+    more now and then and answering every ping: it held its 8 MiB for as long as it liked (256
+    such from one address: 4 GiB). A message must be whole within MESSAGE_WITHIN_S."""
+    sock = connect_from(server, "127.0.0.40")
+    key = base64.b64encode(os.urandom(16))
+    sock.sendall(b"GET /ws/watch?token=%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                 b"Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                 % (WORKER_TOKEN.encode(), key))
+    handshake = b""
+    while b"\r\n\r\n" not in handshake:
+        handshake += sock.recv(4096)
+    assert handshake.startswith(b"HTTP/1.1 101"), handshake[:200]
+    hello = {"type": "watch_hello", "job": "k-unfinished", "rank": 0, "world_size": 1, "host": "h",
+             "pid": 1, "launcher": "script", "backend": "gloo", "started_ns": 0}
+    sock.sendall(masked(json.dumps(hello).encode()) + masked(b"x" * (8 * MiB), fin=False))
+    began, closed = time.monotonic(), False
+    sock.settimeout(2)
+    while not closed and time.monotonic() - began < MESSAGE_WITHIN_S + 30:
+        try:
+            data = sock.recv(65536)
+            closed = data == b""
+            if data[:1] == b"\x89":  # a ping: its pong goes between the message's fragments
+                sock.sendall(masked(data[2:2 + data[1]], opcode=0xA))
+        except TimeoutError:
+            pass
+        try:
+            if not closed:
+                sock.sendall(masked(b"y", opcode=0x0, fin=False))
+        except OSError:
+            closed = True
+    sock.close()
+    assert closed, f"still open after {MESSAGE_WITHIN_S + 30:g} s"
+    assert health_within(server, 1.0)
 
 
 def test_requests_whose_headers_never_end_are_closed_and_health_answers_meanwhile(server):

@@ -18,7 +18,7 @@ import pytest
 from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
 from ringside.server.store import Store
 from ringside.server.watch_store import KEPT, WatchStore
-from ringside.server.watched import MAX_OPEN, RANKS_HELD, Collective, Watched
+from ringside.server.watched import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Collective, Watched
 from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from distributed import stop_torchrun
 from server_helpers import WORKER_TOKEN, messages, start_serve
@@ -314,6 +314,28 @@ def test_forged_reports_close_their_socket_and_change_nothing(server):
     assert code == 4409 and "has 2 ranks, not 3" in reason
     assert len(jobs(server)) == before + 2, "only the two well-formed hellos made jobs"
     assert server.call("GET", "/api/jobs/j-999999", token=None)[0] == 404
+
+
+def test_process_groups_past_a_jobs_bounds_are_dropped_and_said_once(server):
+    """A report names only new groups, at most 256: a forged rank that names 256 more of every rank
+    in each report grew the server by hundreds of megabytes and its job's page to 100 MB."""
+    world = 4096
+    every = list(range(world))
+    with connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}"), max_size=None) as ws:
+        ws.send(hello(job="k-groups", world_size=world, script="groups.py"))
+        ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 1,
+                            "groups": {"past": [0, world], "tp": [0, 1]}}))
+        for first in range(0, 512, 64):  # 512 groups of the whole world: twice the names, 8 M ranks
+            ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 2,
+                                "groups": {f"g{i}": every for i in range(first, first + 64)}}))
+        ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 3, "groups": {"tp": [2, 3]}}))
+        found = wait_for(lambda: newest_job(server, "groups.py", set()))
+        groups = wait_for(lambda: (g := job(server, found["id"])["groups"]).get("tp") == [2, 3] and g)
+    assert "past" not in groups, "a group of a rank beyond the world is dropped"
+    assert sum(len(r) for r in groups.values()) <= GROUP_RANKS
+    assert len(groups) == GROUP_RANKS // world, "tp, and the 63 more that fit"
+    said = [e["text"] for e in job(server, found["id"])["events"] if "process group beyond" in e["text"]]
+    assert len(said) == 1, said
 
 
 def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tmp_path):

@@ -34,7 +34,7 @@ import json
 import os
 import statistics
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +61,7 @@ NCCL_TYPE = {"float32": "float", "float16": "half", "float64": "double"}
 # -c rebuilds every rank's input on each rank (P x size for all_reduce): past this, N/A
 CHECK_CAP = 2 << 30
 MIN_SAMPLES = 5  # fewer iterations give no interval: a bootstrap over two or three is no evidence
+PAUSE_EVERY = 10  # rounds of iterations between a served bench's asks whether to stop
 # what bench/ scripts that call sweep() may leave out
 SWEEP_DEFAULTS = {"check": 1, "average": 1, "blocking": 0, "root": 0, "algorithms": []}
 
@@ -251,19 +252,30 @@ def count_wrong(spec: RunSpec, me: int, p: int, output, want=None) -> int:
     return wrong_elements(get(spec.collective).reduces, got, want.to(got.dtype), p)
 
 
-def interleaved(passes: list, iterations: int, warmup: int, blocking: int) -> list[list[float]]:
+def rounds(n: int, pause: Callable[[], None] | None) -> Iterator[int]:
+    """range(n), calling `pause` (on every rank alike, outside any timed part) before every
+    PAUSE_EVERY-th round: one size of a served bench may take hours, and its cancel must not wait
+    for the size to end."""
+    for i in range(n):
+        if pause is not None and i and i % PAUSE_EVERY == 0:
+            pause()
+        yield i
+
+
+def interleaved(passes: list, iterations: int, warmup: int, blocking: int,
+                pause: Callable[[], None] | None = None) -> list[list[float]]:
     """Each run's per-iteration seconds on this rank, the runs taking turns and each turn starting
     one further on (A B C, B C A, C A B, ...): with no barrier between them, the first of a turn
     absorbs the ranks' skew from the last, so a fixed order would charge that to one run alone
     (native against itself measured 0.07x, 'marked', when native always went first)."""
     import torch.distributed as dist
 
-    for _ in range(warmup):
+    for _ in rounds(warmup, pause):
         for run in passes:
             run.once()
     times: list[list[float]] = [[] for _ in passes]
     n = len(passes)
-    for i in range(iterations):
+    for i in rounds(iterations, pause):
         for k in range(n):
             j = (i + k) % n  # the same order on every rank: they must call the same collectives
             if blocking:
@@ -272,10 +284,11 @@ def interleaved(passes: list, iterations: int, warmup: int, blocking: int) -> li
     return times
 
 
-def measure(world, a: argparse.Namespace, size: int, runs: list[tuple[str, int]]) -> list[tuple]:
+def measure(world, a: argparse.Namespace, size: int, runs: list[tuple[str, int]],
+            pause: Callable[[], None] | None = None) -> list[tuple]:
     """On every rank together: `runs` ((algorithm, chunks) each) at one size, taking turns; for
     each, every rank's seconds ([rank, iteration], on every rank) and its elements wrong on all
-    ranks together (None with -c 0)."""
+    ranks together (None with -c 0). `pause`: see rounds."""
     import torch
     import torch.distributed as dist
 
@@ -284,7 +297,7 @@ def measure(world, a: argparse.Namespace, size: int, runs: list[tuple[str, int]]
     runner, p = Runner(world, lambda event: None), world.world_size
     passes = [runner.open(f"bench-{algorithm}-{size}", spec_for(a, size, algorithm, p, chunks))
               for algorithm, chunks in runs]
-    mine = torch.tensor(interleaved(passes, a.iterations, a.warmup, a.blocking), dtype=torch.float64,
+    mine = torch.tensor(interleaved(passes, a.iterations, a.warmup, a.blocking, pause), dtype=torch.float64,
                         device=world.device)
     everyone = [torch.empty_like(mine) for _ in range(p)]
     dist.all_gather(everyone, mine)
@@ -375,7 +388,8 @@ def sweep(world, args_dict: dict, names: list[str], size_list: list[int],
           between: Callable[[int, int], None] | None = None) -> list[dict]:
     """On every rank: the whole table, size by size, the algorithms taking turns at each; then auto
     at every size, taking turns with native; rows in size order. `between(done, total)`, if given,
-    is called on every rank before each size (a served bench asks there whether to stop)."""
+    is called on every rank before each size and every few rounds of iterations within one (a served
+    bench asks there whether to stop)."""
     a = argparse.Namespace(**{**SWEEP_DEFAULTS, **args_dict})
     for path in a.algorithms:  # ranks fork from a server that has not seen the user's files
         load(path)
@@ -383,10 +397,14 @@ def sweep(world, args_dict: dict, names: list[str], size_list: list[int],
     measured = [x for x in asked if not x.chosen]
     rows, total, p = [], len(size_list) * len(asked), world.world_size
     hosts = hosts_of(world)
+
+    def pause(done: int) -> Callable[[], None] | None:
+        return None if between is None else lambda: between(done, total)
+
     for size in size_list:
         if between is not None:
             between(len(rows), total)
-        results = measure(world, a, size, [(x.name, 1) for x in measured])
+        results = measure(world, a, size, [(x.name, 1) for x in measured], pause(len(rows)))
         native = next((times for x, (times, _) in zip(measured, results) if x.reference), None)
         for algorithm, (times, wrong) in zip(measured, results):
             rows.append(row(a, p, world.backend, size, algorithm, times, wrong, native))
@@ -400,8 +418,8 @@ def sweep(world, args_dict: dict, names: list[str], size_list: list[int],
             if between is not None:
                 between(len(rows), total)
             choice = pick(a, p, size, fitted, native_fit, sharing)
-            (native, _), (times, wrong) = measure(world, a, size, [(NATIVE, 1),
-                                                                   (choice.algorithm, choice.chunks)])
+            turns = [(NATIVE, 1), (choice.algorithm, choice.chunks)]
+            (native, _), (times, wrong) = measure(world, a, size, turns, pause(len(rows)))
             r = row(a, p, world.backend, size, auto, times, wrong, native,
                     ran=algorithm_of(a.collective, choice.algorithm))
             r["ran"] = choice.algorithm + (f" x{choice.chunks}" if choice.chunks > 1 else "")

@@ -1,7 +1,7 @@
 """`ringside bench --server URL`: the bench on a server's connected cluster (server/bench_jobs.py).
 The server plans it and refuses bad flags before any rank hears of it; every rank runs the sweep;
 the merged table comes back here and is printed as the local bench prints its own (bench.report).
-Ctrl-C cancels it: the ranks stop together before their next size."""
+Ctrl-C cancels it: the ranks stop together within a few iterations."""
 
 from __future__ import annotations
 

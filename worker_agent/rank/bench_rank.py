@@ -1,7 +1,8 @@
 """A served bench on this rank (`ringside bench --server`): the bench's own sweep (bench.py), which
 gathers every rank's numbers on every rank, then one event. Rank 0's carries the table; the
-others' only say they are done. Between sizes the ranks ask each other whether any was told to
-cancel, outside the timed part, so all stop before the same size."""
+others' only say they are done. Before each size, and every few rounds of iterations within one
+(bench.rounds), the ranks ask each other whether any was told to cancel, outside the timed part,
+so all stop at the same point."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from .runner import RunFailed, failure_reason
 
 
 class Stopped(Exception):
-    """The ranks agreed to stop the bench before a size (a cancel)."""
+    """The ranks agreed to stop the bench (a cancel)."""
 
 
 def bench_and_report(world: World, command: BenchCommand, emit: Callable[[Message], None],
