@@ -124,13 +124,13 @@ class Polls:
                             + [p for p, r in self.live.items() if r.poll.run_id == run_id])
         return [self.find(i).public() for i in ids]
 
-    def vote(self, poll_id: str, vote: Vote) -> PollRecord:
+    def vote(self, poll_id: str, vote: Vote, address: str) -> PollRecord:
         record = self.live.get(poll_id)
         if record is None:
             found(self.find(poll_id), "poll", poll_id)
             # an old one, or an earlier server's
             raise Busy("poll", "this poll is closed: it takes no more votes")
-        record.vote(vote)
+        record.vote(vote, address)
         if poll_id not in self.telling:
             self.telling.add(poll_id)
             asyncio.get_running_loop().call_later(TALLY_S, self._tell, poll_id)
@@ -198,8 +198,9 @@ async def get_poll(poll_id: str = PollId, voter: str | None = Voter,
 
 
 @router.post("/{poll_id}/votes", status_code=202, dependencies=[watch])
-async def vote(vote: Vote, poll_id: str = PollId, polls: Polls = Depends(polls_of)) -> dict:
-    record = polls.vote(poll_id, vote)
+async def vote(request: Request, vote: Vote, poll_id: str = PollId,
+               polls: Polls = Depends(polls_of)) -> dict:
+    record = polls.vote(poll_id, vote, request.client.host if request.client else "")
     return {"counted": True, "votes": len(record.voters)}
 
 

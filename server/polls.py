@@ -14,7 +14,7 @@ import time
 from enum import Enum
 from typing import TYPE_CHECKING, Literal, Optional
 
-from pydantic import BaseModel, Field, StrictInt
+from pydantic import BaseModel, Field, PrivateAttr, StrictInt
 from ringside.worker_agent.core import vocabulary
 from ringside.worker_agent.core.algorithms import algorithms
 from ringside.worker_agent.core.collectives import get
@@ -22,6 +22,7 @@ from ringside.worker_agent.core.protocol import Strict
 from ringside.worker_agent.core.validation import SpecError
 
 from .errors import Busy
+from .transport import MAX_PER_CLIENT
 from .runs import Run, RunState
 from .trainings import SYNC_ID
 
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
 
 MAX_CHOICES = 6
 MAX_VOTERS = 5000  # pages that may vote in one poll: more than any hall holds
+# votes one address may cast in a poll: a hall behind one NAT address has as many pages as that
+# address may hold connections, and one viewer token cannot fill a poll alone
+MAX_PER_ADDRESS = MAX_PER_CLIENT
 Question = Literal["holds", "busiest_link", "bottleneck", "faster"]
 
 
@@ -74,6 +78,7 @@ class PollRecord(BaseModel):
     poll: Poll
     answers: list[int]
     voters: dict[str, int] = {}
+    _addresses: dict[str, int] = PrivateAttr(default_factory=dict)  # votes per address, this server's life
 
     def public(self) -> Poll:
         shown = self.poll.model_copy(update={"counts": self.counts(), "votes": len(self.voters)})
@@ -87,7 +92,7 @@ class PollRecord(BaseModel):
             counts[choice] += 1
         return counts
 
-    def vote(self, vote: Vote) -> None:
+    def vote(self, vote: Vote, address: str) -> None:
         if vote.choice >= len(self.poll.choices):
             raise SpecError("choice", f"this poll has {len(self.poll.choices)} choices, numbered from 0")
         if self.poll.state is not PollState.OPEN:
@@ -96,7 +101,11 @@ class PollRecord(BaseModel):
             raise Busy("voter", "this page has voted in this poll already")
         if len(self.voters) >= MAX_VOTERS:
             raise Busy("poll", f"this poll has its {MAX_VOTERS} votes")
+        if self._addresses.get(address, 0) >= MAX_PER_ADDRESS:
+            raise Busy("voter", f"{MAX_PER_ADDRESS} votes came from this address already, as many as "
+                                "it may hold pages")
         self.voters[vote.voter] = vote.choice
+        self._addresses[address] = self._addresses.get(address, 0) + 1
 
 
 def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:

@@ -151,3 +151,19 @@ def test_lecture_mode_listens_for_the_hall_and_hands_the_presenter_its_link(tmp_
         assert hall.call("GET", "/api/cluster", token=None)[0] == 401
     finally:
         hall.stop()
+
+
+def test_one_address_casts_at_most_as_many_votes_as_it_may_hold_pages(up, ring):
+    """A viewer token is in every student's link: fresh page ids from one address stop at 256
+    votes, so no one fills a poll's 5,000 and locks the hall out."""
+    from ringside.server.polls import MAX_PER_ADDRESS
+
+    status, poll = up.call("POST", "/api/polls", {"run_id": ring["id"], "question": "busiest_link"})
+    assert status == 201, poll
+    for i in range(MAX_PER_ADDRESS):
+        assert vote(up, poll["id"], f"stuffer-{i:05d}", 0)[0] == 202
+    status, refused = vote(up, poll["id"], "stuffer-99999", 0)
+    assert status == 409 and refused["detail"]["field"] == "voter", refused
+    counted = up.call("GET", f"/api/polls/{poll['id']}", token=None)[1]["poll"]
+    assert counted["votes"] == MAX_PER_ADDRESS and sum(counted["counts"]) == MAX_PER_ADDRESS
+    up.call("POST", f"/api/polls/{poll['id']}/reveal")
