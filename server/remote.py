@@ -4,15 +4,13 @@ print its result table and the URL that shows it."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
-import urllib.error
-import urllib.request
 
 from pydantic import ValidationError
 
+from ringside.worker_agent.http_call import call
 from ringside.worker_agent.spec_args import add_spec_arguments, first_error, spec_from_args
 
 from .runs import Run, RunState
@@ -24,18 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the presenter token (default: $RINGSIDE_PRESENTER_TOKEN)")
     parser.add_argument("--no-wait", action="store_true", help="print the run id and return at once")
     add_spec_arguments(parser)
-
-
-def call(method: str, url: str, token: str | None, body: dict | None = None) -> tuple[int, dict]:
-    request = urllib.request.Request(url, method=method,
-                                     data=json.dumps(body).encode() if body is not None else None,
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {token}"} if token else {})})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as r:
-            return r.status, json.load(r)
-    except urllib.error.HTTPError as e:
-        return e.code, json.load(e)
 
 
 def table(run: Run) -> str:

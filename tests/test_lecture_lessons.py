@@ -92,7 +92,7 @@ def run(page) -> dict:
     page.wait_for_function(f"(s => s.submitted && s.submitted !== '{before}' && {RUN}?.id === s.submitted "
                            f"&& s.ended.has({RUN}.state))(window.ringside.state)", timeout=60_000)
     page.keyboard.press("End")
-    page.wait_for_function(f"window.ringside.player.step === window.ringside.player.available() - 1")
+    page.wait_for_function("window.ringside.player.step === window.ringside.player.available() - 1")
     got = page.evaluate(RUN)
     assert got["state"] == "done", got.get("error")
     return got

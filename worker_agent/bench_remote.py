@@ -6,35 +6,18 @@ Ctrl-C cancels it: the ranks stop together within a few iterations."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-import urllib.error
-import urllib.request
 
 from pydantic import ValidationError
 
 from .core.protocol import BenchSpec
+from .http_call import call
 
 POLL_S = 0.2
 ENDED = ("done", "failed", "cancelled", "interrupted")
 # local flags a served bench takes from the cluster instead: its ranks, its backend, its algorithms
 NOT_SERVED = {"ranks": "--ranks", "backend": "--backend", "algorithms": "--algorithms"}
-
-
-def call(method: str, url: str, token: str | None, body: dict | None = None) -> tuple[int, dict]:
-    request = urllib.request.Request(url, method=method,
-                                     data=json.dumps(body).encode() if body is not None else None,
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {token}"} if token else {})})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as r:
-            return r.status, json.load(r)
-    except urllib.error.HTTPError as e:
-        try:
-            return e.code, json.load(e)
-        except ValueError:
-            return e.code, {"detail": {"field": "server", "message": e.reason}}
 
 
 def spec_of(args: argparse.Namespace) -> BenchSpec:
