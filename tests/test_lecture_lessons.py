@@ -120,6 +120,11 @@ def blocking_against_isend(page) -> None:
     assert float(sender.get_attribute("data-blocked")) < 0.1, "isend's sender worked on meanwhile"
     expect(calls.locator(".versus")).to_contain_text("blocking")
     expect(calls.locator(".versus")).to_contain_text("isend")
+    # the calls' rows take the stage's room, never the strip's: it stays whole, above the stage
+    strip, stage = page.locator("#pick").bounding_box(), page.locator("#stage").bounding_box()
+    assert strip["y"] + strip["height"] <= stage["y"], "the stage covers the strip"
+    assert page.evaluate("(p => p.scrollHeight <= p.clientHeight)(document.getElementById('pick'))"), \
+        "the strip is cut short"
     shot(page, "1-isend")
 
 
