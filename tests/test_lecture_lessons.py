@@ -125,6 +125,10 @@ def blocking_against_isend(page) -> None:
     assert strip["y"] + strip["height"] <= stage["y"], "the stage covers the strip"
     assert page.evaluate("(p => p.scrollHeight <= p.clientHeight)(document.getElementById('pick'))"), \
         "the strip is cut short"
+    # the rows came after the stage was drawn, shrinking it: it is drawn again, its names still 18 px
+    least = page.evaluate("Math.min(...[...document.querySelectorAll('#stage :is(text.name, text.bytes)')]"
+                          ".map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))")
+    assert least >= 18, f"a rank's name or bytes at {least:.1f} px on the projector"
     shot(page, "1-isend")
 
 
