@@ -179,6 +179,9 @@ def groups_root_count_servers(page) -> None:
     expect(page.locator("#caption")).to_contain_text("w ← w − η·Σg")
     sums = " ".join(page.locator("#stage .sums text").all_text_contents())
     assert "w ← 1 − (5 + 7) = −11" in sums and "w ← 2 − (6 + 8) = −12" in sums, sums
+    # three lines of caption: the stage gives way, the caption's last line is not cut under the player
+    cut = page.evaluate("(c => c.scrollHeight - c.clientHeight)(document.getElementById('caption'))")
+    assert cut <= 1, f"the caption's last line cut by {cut} px"
     shot(page, "3-servers")
 
 
