@@ -284,9 +284,12 @@ def test_an_exported_run_replays_with_the_server_stopped(tmp_path, browser, page
     exported.write_text(html)
     offline = page_for(exported.as_uri())
     offline.wait_for_function("window.ringside && window.ringside.player.run")
-    go(offline, len(run["steps"]) - 1)
+    offline.keyboard.press("End")  # the lecturer's keys, as on the live page: End, the result
+    offline.wait_for_function(f"window.ringside.player.step === {len(run['steps']) - 1}")
     assert stage_values(offline) == {r: v for r, v in expected_values(run, len(run["steps"]) - 1).items()}
     expect(offline.locator("#step-label")).to_have_text(f"step {len(run['steps'])} / {len(run['steps'])}")
+    offline.keyboard.press("Home")  # and Home, the inputs
+    expect(offline.locator("#step-label")).to_have_text("inputs")
 
 
 def test_phases_summaries_and_a_sweep_chart(up, page_for):

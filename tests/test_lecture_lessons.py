@@ -120,6 +120,15 @@ def blocking_against_isend(page) -> None:
     assert float(sender.get_attribute("data-blocked")) < 0.1, "isend's sender worked on meanwhile"
     expect(calls.locator(".versus")).to_contain_text("blocking")
     expect(calls.locator(".versus")).to_contain_text("isend")
+    # the calls' rows take the stage's room, never the strip's: it stays whole, above the stage
+    strip, stage = page.locator("#pick").bounding_box(), page.locator("#stage").bounding_box()
+    assert strip["y"] + strip["height"] <= stage["y"], "the stage covers the strip"
+    assert page.evaluate("(p => p.scrollHeight <= p.clientHeight)(document.getElementById('pick'))"), \
+        "the strip is cut short"
+    # the rows came after the stage was drawn, shrinking it: it is drawn again, its names still 18 px
+    least = page.evaluate("Math.min(...[...document.querySelectorAll('#stage :is(text.name, text.bytes)')]"
+                          ".map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))")
+    assert least >= 18, f"a rank's name or bytes at {least:.1f} px on the projector"
     shot(page, "1-isend")
 
 
@@ -170,6 +179,9 @@ def groups_root_count_servers(page) -> None:
     expect(page.locator("#caption")).to_contain_text("w ← w − η·Σg")
     sums = " ".join(page.locator("#stage .sums text").all_text_contents())
     assert "w ← 1 − (5 + 7) = −11" in sums and "w ← 2 − (6 + 8) = −12" in sums, sums
+    # three lines of caption: the stage gives way, the caption's last line is not cut under the player
+    cut = page.evaluate("(c => c.scrollHeight - c.clientHeight)(document.getElementById('caption'))")
+    assert cut <= 1, f"the caption's last line cut by {cut} px"
     shot(page, "3-servers")
 
 

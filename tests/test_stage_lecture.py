@@ -86,6 +86,9 @@ def test_names_and_bytes_read_at_the_back_in_every_layout_at_eight_ranks(up, lec
             assert seen["crossed"] == [] and seen["cardsCrossed"] == 0 and seen["out"] == 0, said
             if step == 0:
                 page.screenshot(path=str(SHOTS / f"projector-8-{shape}-{collective}-{algorithm}.png"))
+        phases = page.evaluate("[...document.querySelectorAll('#phases span')]"
+                               ".map((s) => parseFloat(getComputedStyle(s).fontSize))")
+        assert min(phases, default=LEAST_PX) >= LEAST_PX, f"the phases (reduce-scatter …) at {phases} px"
         root = run["layout"]["root"]
         if root is not None:
             assert seen["root"] == [root], said

@@ -23,7 +23,7 @@ const PAGE = (title, css, importmap, data) => `<!doctype html>
 <div id="player"><button id="first">|◀</button><button id="back">◀</button><button id="play">▶</button><button id="forward">▶|</button>
 <input id="slider" type="range" min="-1" max="-1" value="-1"><span id="step-label"></span>
 <label>speed <select id="speed"><option value="0.25">0.25×</option><option value="0.5">0.5×</option><option value="1" selected>1×</option><option value="2">2×</option><option value="5">5×</option></select></label></div>
-<div id="phases"></div><p class="why">← → step · Space play · L lecture mode · F fullscreen</p></section>
+<div id="phases"></div><p class="why">← → step · Home End inputs / result · Space play · L lecture mode · F fullscreen</p></section>
 <aside class="secondary"><h2>This step</h2><ol id="log"></ol><h2>Before / after</h2><div id="outcome"></div><h2>Traffic</h2><div id="traffic"></div><a id="trace" hidden></a></aside>
 </main>
 <script type="application/json" id="run-data">${data}</script>

@@ -30,4 +30,8 @@ document.addEventListener("keydown", (e) => {
   if (notAShortcut(e)) return;
   if (e.key === "l" || e.key === "L") lecture();
   else if (e.key === "f" || e.key === "F") toggleFullscreen();
+  else if (e.key === "Home" || e.key === "End") { // as on the live page: to the inputs, to the result
+    player.pause();
+    player.go(e.key === "Home" ? -1 : player.available() - 1);
+  }
 });

@@ -66,8 +66,11 @@ export class Stage extends EventTarget {
 
   /** Draw the run again where the box has changed shape (or `anyway`: lecture mode came or went). */
   fitToBox(anyway = false) {
-    const [w, h] = this.box();
-    if (!this.run || (!anyway && w === this.width && Math.abs(h - this.height) < 0.02 * this.height)) return;
+    const [w, h] = this.box(), scale = this.scale();
+    // the scale too: a box at its least height (420 units) shrinks its units, and a projector's names
+    const same = w === this.width && Math.abs(h - this.height) < 0.02 * this.height
+      && Math.abs(scale - this.drawnAt) < 0.02 * this.drawnAt;
+    if (!this.run || (!anyway && same)) return;
     this.stopAnimation(); // first: a step mid-flight lands, and that is the step to show again
     const { shown, marked } = this;
     this.load(this.run, this.frames);
@@ -81,6 +84,7 @@ export class Stage extends EventTarget {
     this.frames = frames;
     [this.width, this.height] = this.box();
     this.svg.setAttribute("viewBox", `0 0 ${this.width} ${this.height}`);
+    this.drawnAt = this.scale(); // CSS px a unit took when drawn (fitToBox)
     this.svg.replaceChildren();
     // One inner <svg> holds the scene, so the page's hooks read alike as "#stage g.cell" and "#stage svg g.cell".
     const scene = el("svg", { class: "scene", x: 0, y: 0, width: this.width, height: this.height, overflow: "visible" }, this.svg);
