@@ -16,15 +16,13 @@ import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Optional
 
-from pydantic import BaseModel
-
 from ringside.worker_agent import bench
 from ringside.worker_agent.core.protocol import (MAX_BENCH_NUMBERS, MAX_BENCH_ROWS, MAX_BENCH_SIZES,
                                                  BenchCommand, BenchFinished, BenchRow, BenchSpec, ErrorEvent,
                                                  RunCancelled)
 from ringside.worker_agent.core.validation import SpecError
 
-from .guard import bounded
+from .job_record import RankedRecord
 from .jobs import Job
 from .runs import RunState
 
@@ -35,7 +33,7 @@ KEPT = 16  # ended benches whose tables wait for their clients
 ALLOWED_S = 24 * 3600.0  # as the local bench allows its ranks: a sweep's length is the user's choice
 
 
-class Bench(BaseModel):
+class Bench(RankedRecord):
     """One bench on the cluster: what was asked, what the server planned, and the merged table."""
 
     id: str
@@ -51,34 +49,15 @@ class Bench(BaseModel):
     created_at: float
     started_at: Optional[float] = None
     finished_at: Optional[float] = None
-    finished_ranks: list[int] = []
-    cancelled_ranks: list[int] = []
     rows: list[BenchRow] = []
 
-    def unfinished(self) -> list[int]:
-        return [r for r in range(self.world_size)
-                if r not in self.finished_ranks and r not in self.cancelled_ranks]
-
     def on_finished(self, event: BenchFinished) -> None:
-        if event.rank not in self.finished_ranks:
-            self.finished_ranks.append(event.rank)
+        self.finished(event.rank)
         if event.rank == 0:
             self.rows = event.rows
 
-    def on_error(self, event: ErrorEvent) -> None:
-        if self.error is None:
-            self.error = bounded(event.message if event.field is None
-                                 else f"{event.field}: {event.message}", 1000)
-
-    def on_cancelled(self, event: RunCancelled) -> None:
-        if event.rank not in self.cancelled_ranks:
-            self.cancelled_ranks.append(event.rank)
-
     def conclude(self, state: RunState, error: str | None) -> None:
-        self.state = RunState.CANCELLED if self.cancel_requested and state == RunState.DONE else state
-        self.finished_at = time.time()
-        if error:  # the dispatcher's account (a lost rank) says more than a rank's own words
-            self.error = bounded(error, 1000)
+        self.ended(state, error)
         if self.state == RunState.DONE and not self.rows:  # every rank finished, rank 0 sent nothing
             self.state, self.error = RunState.FAILED, "rank 0 finished without sending the table"
 

@@ -14,12 +14,12 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel
 
-from ringside.worker_agent.core.protocol import (ErrorEvent, Real, RunCancelled, RunSpec,
-                                                 SyncCapture, Timings, TrainFinished, TrainSpec, TrainStep)
+from ringside.worker_agent.core.protocol import (Real, RunSpec, SyncCapture, Timings, TrainFinished, TrainSpec,
+                                                 TrainStep)
 from ringside.worker_agent.training.rules import (combine_step, methods, parameters, result_of,
                                                   through_servers)
 
-from .guard import bounded
+from .job_record import RankedRecord
 from .runs import RankResult, RankStep, Run, RunState, new_run
 
 
@@ -67,43 +67,24 @@ class TrainingSummary(BaseModel):
     result: Optional[TrainResult] = None
 
 
-class Training(TrainingSummary):
+class Training(TrainingSummary, RankedRecord):
     backend: str
     servers: list[int]
     workers: list[int]
     started_at: Optional[float] = None
     steps: list[TrainRow] = []
     evaluation: dict[str, tuple[Real, Real]] = {}  # worker rank -> held-out (loss, accuracy)
-    finished_ranks: list[int] = []
-    cancelled_ranks: list[int] = []  # stopped at the same step on a cancel
 
     def summary(self) -> TrainingSummary:
         return TrainingSummary(**self.model_dump(include=set(TrainingSummary.model_fields)))
 
-    def unfinished(self) -> list[int]:
-        return [r for r in range(self.world_size)
-                if r not in self.finished_ranks and r not in self.cancelled_ranks]
-
     def on_finished(self, event: TrainFinished) -> None:
-        if event.rank not in self.finished_ranks:
-            self.finished_ranks.append(event.rank)
+        self.finished(event.rank)
         if event.test_loss is not None and event.test_accuracy is not None:
             self.evaluation[str(event.rank)] = (event.test_loss, event.test_accuracy)
 
-    def on_error(self, event: ErrorEvent) -> None:
-        if self.error is None:
-            self.error = bounded(event.message if event.field is None
-                                 else f"{event.field}: {event.message}", 1000)
-
-    def on_cancelled(self, event: RunCancelled) -> None:
-        if event.rank not in self.cancelled_ranks:
-            self.cancelled_ranks.append(event.rank)
-
     def conclude(self, state: RunState, error: str | None = None) -> None:
-        self.state = RunState.CANCELLED if self.cancel_requested and state == RunState.DONE else state
-        self.finished_at = time.time()
-        if error:  # the hub's account (a lost rank) says more than a rank's own words
-            self.error = bounded(error, 1000)
+        self.ended(state, error)
         if state == RunState.DONE and self.steps and self.evaluation:
             rows = [row.model_dump() for row in self.steps]
             self.result = TrainResult(**result_of(rows, *next(iter(self.evaluation.values()))))
