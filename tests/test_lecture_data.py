@@ -3,6 +3,7 @@ counts the catalog gives so that the page can put one value in every chunk."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ringside.worker_agent.core.catalog import catalog
@@ -65,3 +66,8 @@ def test_the_seeds_own_inputs_give_the_seeds_own_answers():
     given, scattered = seed("reduce_scatter", "powers")
     assert given[2] == [2, 20, 200, 2000], "torch.tensor([1, 10, 100, 1000]) * rank on rank 2"
     assert scattered == [[6], [60], [600], [6000]], "the seed's reduce_scatter: rank 0: 6, rank 1: 60, ..."
+    spec = RunSpec(collective="all_reduce", count=4, pattern="powers", dtype="int64")
+    given = [numpy_input(spec, r, P).tolist() for r in range(P)]
+    assert given[2] == [2, 20, 200, 2000], "all_reduce's one block holds the seed's tensor too"
+    assert get("all_reduce").reference([np.array(g) for g in given], "SUM", 0, 4)[0].tolist() \
+        == [6, 60, 600, 6000]

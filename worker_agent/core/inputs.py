@@ -26,10 +26,13 @@ def pattern_values(pattern: str, seed: int, rank: int, size: int, count: int = 1
     # the seed's `torch.ones(n) * rank`: its all_reduce of 4 ranks gives 0+1+2+3 = 6
     if pattern == "own_rank":
         return np.full(size, rank, dtype=np.int64)
-    if pattern == "powers":  # the seed's `torch.tensor([1, 10, 100, 1000]) * rank`, a power of ten a block
-        return 10 ** ((np.arange(size, dtype=np.int64) // max(count, 1)) % 8) * rank
-    if pattern == "origin":  # 100·rank + block: the page writes it "r2c3" (rank 2's chunk 3)
-        return ORIGIN * rank + np.arange(size, dtype=np.int64) // max(count, 1) % ORIGIN
+    # a block, or an element where the rank holds one block (all_reduce's buffer): else these
+    # two would hold one value throughout
+    unit = max(count, 1) if size > count else 1
+    if pattern == "powers":  # the seed's `torch.tensor([1, 10, 100, 1000]) * rank`, a power of ten a unit
+        return 10 ** ((np.arange(size, dtype=np.int64) // unit) % 8) * rank
+    if pattern == "origin":  # 100·rank + unit: the page writes it "r2c3" (rank 2's chunk 3)
+        return ORIGIN * rank + np.arange(size, dtype=np.int64) // unit % ORIGIN
     if pattern == "digits":  # one digit a block: rank + 1 where a rank has one block, 1, 2, 3 … along several
         blocks = max(size // max(count, 1), 1)
         return 1 + (rank * blocks + np.arange(size, dtype=np.int64) // max(count, 1)) % 9
