@@ -290,6 +290,10 @@ def test_the_seeds_formulas(up, lecture, page_for):
         tree = '#seed-formulas tr[data-algorithm="tree"]'
         measured = lecture.get_attribute(tree, "data-measured")
         expect(phone.locator(tree)).to_have_attribute("data-measured", measured)
+        # every cell within the phone's width, each headed (the table as lines "heading  value")
+        right = phone.evaluate("Math.max(...[...document.querySelectorAll('#seed-formulas td')]"
+                               ".map((td) => td.getBoundingClientRect().right))")
+        assert right <= 390, f"a formula's cell ends at {right} px on a 390 px phone"
         lecture.keyboard.press("m")
     phone.screenshot(path=str(SHOTS / "5-formulas-phone.png"))
     expect(lecture.locator("#connection")).to_have_text("live")

@@ -60,7 +60,7 @@ async function draw(box, run, view, page, mine, polls) {
   const at = `N = ${bytes(data.n)} (${data.count} × ${run.spec.dtype}), P = ${data.p}`;
   const resized = `N made ${data.count} elements (the run had ${run.spec.count}): ring's N/P splits evenly`;
   box.replaceChildren(html("h2", {}, `The seed's all_reduce formulas at ${at}: ${HEADS[view]}`),
-    data.resized ? html("p", {}, resized) : "", html("table", {}, table(data, view, page.state.presenter)),
+    data.resized ? html("p", {}, resized) : "", html("table", { class: "reflow" }, table(data, view, page.state.presenter)),
     html("p", { class: "keys" }, "M: the next count · measured here by runs of this N and P"));
   box.dataset.view = view;
 }
@@ -78,7 +78,9 @@ function table(data, view, presenter) {
     const inN = got == null ? "" : `${+(got / data.n).toFixed(2)}·N`;
     const cells = counts ? [r.algorithm, r.formula, r.counts, putIn(r), measured]
       : [r.algorithm, bytes(r.simulated[view]), measured, inN];
-    const tr = html("tr", { "data-algorithm": r.algorithm }, cells.map((c) => html("td", {}, c)));
+    // each cell headed on a phone, where the table is too wide (CSS .reflow)
+    const tr = html("tr", { "data-algorithm": r.algorithm },
+      cells.map((c, i) => html("td", heads[i] ? { "data-head": heads[i] } : {}, c)));
     if (got != null) tr.dataset.measured = String(got);
     if (verdict === " ✓") tr.cells[counts ? 4 : 2].className = "ok";
     return tr;
