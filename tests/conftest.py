@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from browser import browser_or_skip
+from netns import interfaces
 
 
 @pytest.fixture(scope="module")
@@ -14,6 +15,16 @@ def browser():
         b = browser_or_skip(p)
         yield b
         b.close()
+
+
+@pytest.fixture(autouse=True)
+def interfaces_calm(request):
+    """A page test runs while no bridge comes or goes (netns.py says why)."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    with interfaces(changing=False):
+        yield
 
 
 @pytest.fixture

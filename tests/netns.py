@@ -4,15 +4,33 @@ unshare (CI's container has them); the `bridge` fixture skips cleanly without th
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import socket
 import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
 NODES = ("node-a", "node-b")
+# Chromium aborts its page loads (net::ERR_NETWORK_CHANGED) when this host's interfaces change:
+# a bridge comes up or goes only while no page test of the other pytest worker is in flight
+CALM = Path(tempfile.gettempdir()) / "ringside-tests-interfaces.lock"
+
+
+@contextlib.contextmanager
+def interfaces(changing: bool):
+    """Held shared by a page test for its length, exclusively while the interfaces change."""
+    with open(CALM, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX if changing else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def sh(*cmd: str) -> None:
@@ -33,6 +51,10 @@ class Bridge:
         return f"{self.subnet}.1"
 
     def up(self) -> None:
+        with interfaces(changing=True):
+            self._up()
+
+    def _up(self) -> None:
         sh("ip", "link", "add", self.bridge, "type", "bridge")
         sh("ip", "addr", "add", f"{self.host_ip}/24", "dev", self.bridge)
         sh("ip", "link", "set", self.bridge, "up")
@@ -61,9 +83,10 @@ class Bridge:
         return True
 
     def down(self) -> None:
-        for ns, _, _ in self.nodes:  # deleting a namespace deletes its veth pair
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
+        with interfaces(changing=True):
+            for ns, _, _ in self.nodes:  # deleting a namespace deletes its veth pair
+                subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+            subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
 
 
 @pytest.fixture
