@@ -15,7 +15,7 @@ export class Training {
   catalog = null; // catalog.training
   world = 0;
   shown = null; // the training on the charts, grown by train_step
-  loading = null; // {id, early: train_steps that came before its GET answered}
+  loading = null; // {id, early: train_steps that came before its GET answered, summary: its latest}
   /** The live messages it hears, by type. */
   routes = { snapshot: () => this.connected(), training: (m) => this.onSummary(m.training),
     train_step: (m) => this.onStep(m.id, m.step) };
@@ -69,6 +69,8 @@ export class Training {
     if (this.shown?.id === summary.id) {
       Object.assign(this.shown, summary);
       this.status();
+    } else if (this.loading?.id === summary.id) {
+      this.loading.summary = summary; // newer than the detail on its way, maybe: a quick one's end
     } else if (summary.state === "running" || (!this.shown && !this.loading)) {
       this.open(summary.id);
     }
@@ -102,6 +104,8 @@ export class Training {
     }
     if (this.loading !== loading) return; // a newer one was asked for meanwhile
     this.loading = null;
+    // a training that ended while its detail was fetched: the detail may predate that
+    if (loading.summary && !this.state.ended.has(detail.state)) Object.assign(detail, loading.summary);
     this.shown = detail;
     this.charts.reset(); // drawn after the steps that came early
     this.onShown();
