@@ -17,14 +17,15 @@ from pathlib import Path
 import pytest
 
 NODES = ("node-a", "node-b")
-# Chromium aborts its page loads (net::ERR_NETWORK_CHANGED) when this host's interfaces change:
-# a bridge comes up or goes only while no page test of the other pytest worker is in flight
+# Chromium aborts its page loads (net::ERR_NETWORK_CHANGED) when this host's interfaces change,
+# and a bridge's change for seconds after it is up (its ports' carrier, IPv6's duplicate address
+# detection): a bridge lives only while no page test of the other pytest worker is in flight
 CALM = Path(tempfile.gettempdir()) / "ringside-tests-interfaces.lock"
 
 
 @contextlib.contextmanager
 def interfaces(changing: bool):
-    """Held shared by a page test for its length, exclusively while the interfaces change."""
+    """Held shared by a page test for its length, exclusively by a bridge for its life."""
     with open(CALM, "a") as f:
         fcntl.flock(f, fcntl.LOCK_EX if changing else fcntl.LOCK_SH)
         try:
@@ -51,10 +52,6 @@ class Bridge:
         return f"{self.subnet}.1"
 
     def up(self) -> None:
-        with interfaces(changing=True):
-            self._up()
-
-    def _up(self) -> None:
         sh("ip", "link", "add", self.bridge, "type", "bridge")
         sh("ip", "addr", "add", f"{self.host_ip}/24", "dev", self.bridge)
         sh("ip", "link", "set", self.bridge, "up")
@@ -83,10 +80,9 @@ class Bridge:
         return True
 
     def down(self) -> None:
-        with interfaces(changing=True):
-            for ns, _, _ in self.nodes:  # deleting a namespace deletes its veth pair
-                subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-            subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
+        for ns, _, _ in self.nodes:  # deleting a namespace deletes its veth pair
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
 
 
 @pytest.fixture
@@ -94,19 +90,20 @@ def bridge():
     if not sys.platform.startswith("linux") or os.geteuid() != 0 \
             or not (shutil.which("ip") and shutil.which("unshare")):
         pytest.skip("two-node test needs Linux, root, iproute2 and unshare")
-    net = Bridge()
-    try:
-        net.up()
-    except subprocess.CalledProcessError as e:
-        net.down()
-        pytest.skip(f"cannot make network namespaces here: {e.stderr.strip()}")
-    if not net.usable():
-        net.down()
-        pytest.skip("the namespaces cannot name themselves or reach this host across the bridge")
-    try:
-        yield net
-    finally:
-        net.down()
+    with interfaces(changing=True):
+        net = Bridge()
+        try:
+            net.up()
+        except subprocess.CalledProcessError as e:
+            net.down()
+            pytest.skip(f"cannot make network namespaces here: {e.stderr.strip()}")
+        if not net.usable():
+            net.down()
+            pytest.skip("the namespaces cannot name themselves or reach this host across the bridge")
+        try:
+            yield net
+        finally:
+            net.down()
 
 
 def on_node(net: Bridge, node: int, *cmd: str) -> list[str]:
