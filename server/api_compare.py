@@ -148,8 +148,8 @@ async def get_formulas(run: Annotated[str, Query(max_length=40)],
     p, itemsize, dtype = len(shown.group), shown.display.itemsize, shown.spec.dtype
     count = seed.count_for(shown.spec.count, p)
     rows = []
-    for algorithm, formula, counts in seed.SEED:
-        value = seed.value(algorithm, count * itemsize, p)
+    for row in seed.SEED:
+        algorithm, value = row.algorithm, row.bytes(count * itemsize, p)
         same = hub.store.newest_done(COLLECTIVE, algorithm, count, dtype, p)
         ask = {"collective": COLLECTIVE, "algorithm": algorithm, "count": count, "dtype": dtype,
                "group": shown.group if p < shown.world_size else None, "pattern": shown.spec.pattern,
@@ -159,11 +159,11 @@ async def get_formulas(run: Annotated[str, Query(max_length=40)],
             validate(RunSpec(**ask), shown.world_size, shown.backend)
         except SpecError as e:
             ask, why = None, e.message
-        rows.append({"algorithm": algorithm, "formula": formula, "counts": counts,
-                     "put_in": seed.put_in(algorithm, count * itemsize, p),
+        rows.append({"algorithm": algorithm, "formula": row.text, "counts": row.counts,
+                     "put_in": row.put_in(count * itemsize, p),
                      "value": value, "exact": float(value).is_integer(),
                      "simulated": await asyncio.to_thread(seed.simulated, algorithm, count, itemsize, p),
-                     "measured": seed.measured(same, algorithm) if same else None,
+                     "measured": seed.measured(same, row) if same else None,
                      "run": same.id if same else None, "spec": None if same else ask, "why": why})
     return {"n": count * itemsize, "count": count, "itemsize": itemsize, "p": p,
             "resized": count != shown.spec.count, "rows": rows}

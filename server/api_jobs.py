@@ -14,7 +14,7 @@ from .errors import refuse
 from .fanout import close
 from .sockets import CONFLICT, events, worker_hello
 from .trace import job_trace
-from .watched import Job
+from .watch_record import Job
 from .watching import Watching
 
 router = APIRouter()

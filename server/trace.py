@@ -7,7 +7,7 @@ the time its iteration began."""
 from __future__ import annotations
 
 from .runs import Run
-from .watched import Collective, Job
+from .watch_record import Collective, Job
 
 US = 1e6
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .store import Store
-from .watched import Collective, Job, JobState, JobSummary
+from .watch_record import Collective, Job, JobState, JobSummary
 from .writer import Latest
 
 KEPT = 20_000

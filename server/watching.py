@@ -21,7 +21,9 @@ from ringside.worker_agent.core.watch_protocol import WatchBye, WatchHello, Watc
 from .fanout import Fanout
 from .store import Store
 from .watch_store import WatchStore
-from .watched import Collective, Hang, Job, JobState, JobSummary, RankInfo, Watched
+from .watch_record import Collective, Hang, Job, JobState, JobSummary, RankInfo
+from . import watch_hangs as hangs
+from .watched import Watched
 
 log = logging.getLogger("ringside.server")
 TICK_S = 0.25
@@ -144,11 +146,11 @@ class Watching:
 
     def _tick_job(self, key: str, watched: Watched, summarise: bool) -> None:
         self._flush(watched)
-        change = watched.check()
+        change = hangs.check(watched)
         if change is not None:
             self.fanout.publish(JobHangMessage(job_id=watched.job.id, hang=change[0], text=change[1]))
         if watched.ended(LOST_AFTER_S):
-            self.store.add(watched.job.id, watched.left_open())  # the waits it ended in, and the unseen
+            self.store.add(watched.job.id, hangs.left_open(watched))  # the waits it ended in, and the unseen
             del self.live[key]
             summarise = True
         if summarise:

@@ -12,16 +12,16 @@ from ringside.worker_agent.core.protocol import RunSpec
 
 def test_the_formulas_with_n_and_p_put_in():
     n, p = 16, 4
-    assert [seed.value(a, n, p) for a, _, _ in seed.SEED] == [48, 24, 32]
-    assert [seed.put_in(a, n, p) for a, _, _ in seed.SEED] == \
-        ["(4−1)·16 B", "2·(16 B/4)·(4−1)", "log2(4)·16 B"]
-    assert not float(seed.value("tree", n, 6)).is_integer(), "log2(6)·N is no whole number of bytes"
+    assert [s.bytes(n, p) for s in seed.SEED] == [48, 24, 32]
+    assert [s.put_in(n, p) for s in seed.SEED] == ["(4−1)·16 B", "2·(16 B/4)·(4−1)", "log2(4)·16 B"]
+    tree = next(s for s in seed.SEED if s.algorithm == "tree")
+    assert not float(tree.bytes(n, 6)).is_integer(), "log2(6)·N is no whole number of bytes"
     assert [seed.count_for(c, 4) for c in (1, 4, 5, 8)] == [4, 4, 8, 8], "ring's N/P splits evenly"
 
 
 def test_what_the_schedules_move_in_total_and_on_the_busiest_link():
     # every rank of the three sends 2·(P-1)/P·N, (P-1)·N or N in all: 6·N over four ranks each
-    figures = {a: seed.simulated(a, 4, 4, 4) for a, _, _ in seed.SEED}
+    figures = {s.algorithm: seed.simulated(s.algorithm, 4, 4, 4) for s in seed.SEED}
     assert figures == {"master_worker": {"total": 96, "link": 16}, "ring": {"total": 96, "link": 24},
                        "tree": {"total": 96, "link": 16}}
 

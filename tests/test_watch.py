@@ -18,7 +18,9 @@ import pytest
 from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
 from ringside.server.store import Store
 from ringside.server.watch_store import KEPT, WatchStore
-from ringside.server.watched import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Collective, Watched
+from ringside.server import watch_hangs as hangs
+from ringside.server.watch_record import Collective
+from ringside.server.watched import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
 from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from distributed import stop_torchrun
 from server_helpers import WORKER_TOKEN, messages, start_serve
@@ -461,6 +463,6 @@ def test_the_rank_that_issued_another_collective_is_the_one_named(order):
         op = "broadcast" if rank == 2 else "allreduce"
         watched.report(WatchReport(rank=rank, t_ns=10, issued=[Issued(group="0", seq=9, op=op, dtype="float32",
                                                                       count=1000, t_ns=5)]))
-    hang, text = watched.check()
+    hang, text = hangs.check(watched)
     assert hang.kind == "mismatch" and hang.late == [2] and hang.waiting == [0, 1, 2, 3]
     assert "rank 2 broadcast of 1,000 float32; ranks 0, 1, 3 all_reduce of 1,000 float32" in text

@@ -1,0 +1,190 @@
+"""What is kept of a watched job (ringside.watch): the job, its ranks, its collectives as
+matched across ranks, its totals per (group, op) and per p2p link, and a hang while it lasts.
+The figures a collective carries are nccl-tests' (bus bandwidth from the backend's times)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel
+from ringside.worker_agent.core.collectives import COLLECTIVES
+from ringside.worker_agent.core.watch_protocol import Bucket
+
+NATIVE_NAMES = {"allreduce": "all_reduce", "allgather": "all_gather", "_allgather_base": "all_gather",
+                "allgather_into_tensor_coalesced": "all_gather", "_reduce_scatter_base": "reduce_scatter",
+                "reduce_scatter_tensor_coalesced": "reduce_scatter", "alltoall": "all_to_all",
+                "alltoall_base": "all_to_all", "all_to_all_single": "all_to_all"}
+
+
+class JobState(str, Enum):
+    RUNNING = "running"
+    DONE = "done"  # every rank ended with 0
+    FAILED = "failed"  # a rank ended otherwise
+    LOST = "lost"  # every rank went without a goodbye
+    INTERRUPTED = "interrupted"  # the server stopped while it ran (its ranks may come back)
+
+    @property
+    def ended(self) -> bool:
+        return self not in (JobState.RUNNING, JobState.INTERRUPTED)
+
+
+class RankInfo(BaseModel):
+    rank: int
+    host: str
+    local_rank: int
+    local_world_size: int
+    pid: int
+    launcher: str
+    connected: bool = True
+    where: str | None = None
+    seen_s: float = 0.0  # seconds since the job's start of its last report
+    ended: bool = False  # it said goodbye
+    exit_code: int | None = None  # None: ended without saying (ringside.watch() in a script)
+    error: str | None = None
+    issued: dict[str, int] = {}  # the last sequence number issued, per group
+    missed: int = 0
+    dropped: int = 0
+
+
+class Collective(BaseModel):
+    index: int  # the job's order of first sight
+    group: str
+    seq: int
+    op: str
+    dtype: str
+    count: int
+    bytes: int
+    ranks: list[int]
+    issued: dict[str, float] = {}  # rank -> seconds since the job's start
+    durations: dict[str, float] = {}
+    last_rank: int | None = None
+    lag_s: float | None = None
+    busbw_gbps: float | None = None
+    bucket: Bucket | None = None
+    complete: bool = False
+    unseen: list[int] = []  # ranks whose report of it was lost (the recorder's ring overwrote it first)
+    mismatch: dict[str, str] = {}  # rank -> what it issued, where ranks disagree on what #seq is
+
+
+class Total(BaseModel):
+    group: str
+    op: str
+    count: int = 0
+    bytes: int = 0
+    lag_max_s: float = 0.0
+    lag_sum_s: float = 0.0
+    timed: int = 0  # of them, timed by the backend (or the DDP hook)
+    timed_bytes: int = 0
+    duration_sum_s: float = 0.0
+    factor: float = 1.0  # nccl-tests' bus factor for this op on this group
+
+    def add(self, collective: Collective) -> None:
+        """Count a complete collective in."""
+        self.count += 1
+        self.bytes += collective.bytes
+        self.lag_max_s = max(self.lag_max_s, collective.lag_s)
+        self.lag_sum_s += collective.lag_s
+        if collective.busbw_gbps is not None:
+            self.timed += 1
+            self.timed_bytes += collective.bytes
+            self.duration_sum_s += moving_s(collective)
+            self.factor = bus_factor(collective)
+
+    def shown(self) -> dict:
+        return {"group": self.group, "op": self.op, "count": self.count, "bytes": self.bytes,
+                "lag_max_s": self.lag_max_s, "lag_mean_s": self.lag_sum_s / self.count if self.count else 0.0,
+                "duration_mean_s": self.duration_sum_s / self.timed if self.timed else None,
+                "busbw_gbps": (self.timed_bytes / self.duration_sum_s * self.factor / 1e9
+                               if self.duration_sum_s else None)}
+
+
+class Link(BaseModel):
+    src: int
+    dst: int
+    count: int = 0
+    bytes: int = 0
+
+
+class Hang(BaseModel):
+    """A wait (ranks inside a collective that others have not issued), a silence (a rank that stopped
+    reporting, as a stopped or frozen process does, even one stopped inside a collective it issued),
+    or a mismatch (ranks that issued different collectives as the same #seq of a group: they hang
+    until the backend's timeout, as Flight Recorder's analysis would say)."""
+
+    kind: Literal["wait", "silent", "mismatch"] = "wait"
+    group: str
+    seq: int
+    op: str
+    dtype: str
+    count: int
+    waiting: list[int]
+    late: list[int]
+    since_s: float
+    where: dict[str, str]
+    text: str
+
+
+class JobSummary(BaseModel):
+    id: str
+    state: JobState
+    started_at: float
+    ended_at: float | None = None
+    world_size: int
+    nodes: int
+    backend: str
+    script: str
+    collectives: int
+    bytes: int
+    missed: int = 0  # at least this many collectives were not seen (a rank's recorder overwrote them unread)
+    hang: Hang | None = None
+
+
+class Job(BaseModel):
+    """What is kept of a job (its collectives apart: watch_store.py)."""
+
+    id: str
+    key: str
+    state: JobState = JobState.RUNNING
+    started_at: float
+    ended_at: float | None = None
+    t0_ns: int  # the job's start on the ranks' clocks: times are seconds since
+    world_size: int
+    backend: str
+    script: str
+    ranks: dict[str, RankInfo] = {}
+    groups: dict[str, list[int]] = {}
+    totals: dict[str, Total] = {}  # "group/op" ->
+    links: dict[str, Link] = {}  # "src>dst" ->
+    events: list[tuple[float, str]] = []
+    matched: int = 0  # collectives seen, in all (the next index)
+    hang: Hang | None = None
+
+    def summary(self) -> JobSummary:
+        return JobSummary(id=self.id, state=self.state, started_at=self.started_at, ended_at=self.ended_at,
+                          world_size=self.world_size, nodes=len({r.host for r in self.ranks.values()}),
+                          backend=self.backend, script=self.script, collectives=self.matched,
+                          bytes=sum(t.bytes for t in self.totals.values()),
+                          missed=max((r.missed for r in self.ranks.values()), default=0), hang=self.hang)
+
+
+def op_name(op: str) -> str:
+    return NATIVE_NAMES.get(op, op)
+
+
+def moving_s(collective: Collective) -> float:
+    """How long the collective itself took: the shortest of the ranks' durations, for a rank's clock
+    starts when it issued, and the early ones wait there for the last (nccl-tests starts all at once)."""
+    return min(collective.durations.values())
+
+
+def bus_factor(collective: Collective) -> float:
+    known = COLLECTIVES.get(collective.op)
+    return known.bus_factor(len(collective.ranks)) if known is not None else 1.0
+
+
+def busbw(collective: Collective) -> float | None:
+    """nccl-tests' bus bandwidth, where the backend timed it."""
+    if not collective.durations or not collective.bytes or moving_s(collective) <= 0:
+        return None
+    return collective.bytes / moving_s(collective) * bus_factor(collective) / 1e9
