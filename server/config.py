@@ -11,6 +11,8 @@ from pathlib import Path
 
 import platformdirs
 
+from .transport import HEADERS_WITHIN_S, MESSAGE_WITHIN_S
+
 DEFAULT_HOST = "127.0.0.1"  # the server makes workers run code: loopback unless told otherwise
 DEFAULT_PORT = 8000
 WILDCARDS = ("0.0.0.0", "::", "")  # every interface
@@ -54,6 +56,8 @@ class Settings:
     # seconds a whole world whose ranks all went is held for them (registry.Cluster.held)
     world_hold: float = 30.0
     viewer_queue: int = 2048  # messages a viewer may fall behind before it is dropped
+    headers_within: float = HEADERS_WITHIN_S  # seconds a request's headers may take (transport.py)
+    message_within: float = MESSAGE_WITHIN_S  # seconds a websocket message begun may take to end
 
     def __post_init__(self):
         # Watching shows host names, pids and every run: once other hosts can reach the

@@ -20,7 +20,7 @@ from ringside.worker_agent.user.user_algorithms import load
 from .app import create_app
 from .auth import host_name
 from .config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
-from .transport import MAX_FRAME, BoundedHTTP, BoundedWebSocket
+from .transport import protocols
 
 # Ctrl-C waits this long for open requests, then cuts them: a stalled client cannot hold the server up
 SHUTDOWN_WITHIN_S = 5
@@ -54,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds a whole world whose ranks have all gone is held for them: ranks of "
                              "another world size are refused meanwhile, so none can take the cluster over "
                              "while they restart (default %(default)s)")
+    parser.add_argument("--headers-within", type=seconds, default=Settings.headers_within,
+                        help="seconds a client may take to send a request's headers before its connection is "
+                             "closed (default %(default)s)")
+    parser.add_argument("--message-within", type=seconds, default=Settings.message_within,
+                        help="seconds a websocket message, once begun, may take to arrive whole before its "
+                             "connection is closed (default %(default)s: a rank's largest frame on a slow "
+                             "link)")
     parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
                         help="a file of your own algorithms (Python, or MSCCL's XML) to offer beside the "
                              "built-in ones; repeatable. Workers load the same files (ringside worker "
@@ -88,6 +95,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     settings = Settings(host=host, port=args.port, db=args.db or default_db(), viewer_token=args.viewer_token,
                         viewer_queue=args.viewer_queue, lost_after=args.lost_after,
                         world_hold=args.world_hold, allow_hosts=allow,
+                        headers_within=args.headers_within, message_within=args.message_within,
                         open_viewing=args.open_viewing)
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
@@ -133,7 +141,7 @@ def server_for(settings: Settings) -> Server:
         raise SystemExit(f"error: port {settings.port} on {settings.host} is in use; "
                          "choose another with --port")
     config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="warning",
-                            http=BoundedHTTP, ws=BoundedWebSocket, ws_max_size=MAX_FRAME, lifespan="on",
+                            **protocols(settings.headers_within, settings.message_within), lifespan="on",
                             timeout_graceful_shutdown=SHUTDOWN_WITHIN_S)
     return Server(config)
 

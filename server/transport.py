@@ -3,23 +3,25 @@ body's size (guard.py does) but not the time a client takes to send its request'
 headers, nor how many connections one address keeps open, nor a websocket frame by the
 route it is for. Three bounds an anonymous client could otherwise push past:
 
-- the headers of every request arrive within HEADERS_WITHIN_S of the connection (or of
-  the last response on a kept-alive one), or the connection is closed;
+- the headers of every request arrive within HEADERS_WITHIN_S (`serve --headers-within`) of
+  the connection (or of the last response on a kept-alive one), or the connection is closed;
 - one client address holds at most MAX_PER_CLIENT connections at once (a lecture hall
   behind one NAT address shares them);
 - a viewer's websocket takes frames of at most MAX_VIEWER_FRAME bytes (a viewer sends
   a ping or the presenter's view), refused as the frame's header says its length, before
   any of it is buffered; a worker's takes up to MAX_FRAME;
-- a websocket message begun arrives whole within MESSAGE_WITHIN_S, or the connection is
-  closed: a frame left unfinished held what had come of it (up to MAX_FRAME) for ever.
+- a websocket message begun arrives whole within MESSAGE_WITHIN_S (`serve --message-within`),
+  or the connection is closed: a frame left unfinished held what had come of it (up to
+  MAX_FRAME) for ever.
 
 These are uvicorn's own protocol classes (h11 and websockets' sans-I/O), each with a
-few lines more, given to uvicorn.Config as `http` and `ws`."""
+few lines more, given to uvicorn.Config as `http` and `ws` (`protocols`)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Callable
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -49,14 +51,43 @@ def _release(protocol) -> None:
         protocol.counted = None
 
 
+class Deadline:
+    """A connection's timer: when it runs out while `overdue()` holds, the connection is closed."""
+
+    def __init__(self, protocol, overdue: Callable[[], bool]):
+        self.protocol, self.overdue = protocol, overdue
+        self.timer: asyncio.TimerHandle | None = None
+
+    @property
+    def armed(self) -> bool:
+        return self.timer is not None
+
+    def arm(self, seconds: float) -> None:
+        """Start it again from now."""
+        self.disarm()
+        if not self.protocol.transport.is_closing():
+            self.timer = self.protocol.loop.call_later(seconds, self._run_out)
+
+    def disarm(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def _run_out(self) -> None:
+        self.timer = None
+        if self.overdue() and not self.protocol.transport.is_closing():
+            self.protocol.transport.close()
+
+
 class BoundedHTTP(H11Protocol):
     """h11 with a deadline on each request's headers and a cap on connections per address."""
 
     counted: str | None = None
-    deadline: asyncio.TimerHandle | None = None
+    within_s = HEADERS_WITHIN_S
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
+        self.headers_due = Deadline(self, lambda: self.conn.their_state is h11.IDLE)
         address = _address(self)
         if address is not None and _open[address] >= MAX_PER_CLIENT:
             transport.close()  # refused before a byte is read; the client sees the connection reset
@@ -64,52 +95,42 @@ class BoundedHTTP(H11Protocol):
         if address is not None:
             self.counted = address
             _open[address] += 1
-        self._arm()
+        self.headers_due.arm(self.within_s)
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
-        if self.conn.their_state is h11.IDLE:  # a request begun but its headers not complete
-            if self.deadline is None:
-                self._arm()
-        else:
-            self._disarm()
+        if self.conn.their_state is not h11.IDLE:
+            self.headers_due.disarm()
+        elif not self.headers_due.armed:  # a request begun but its headers not complete
+            self.headers_due.arm(self.within_s)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        self._arm()  # the next request's headers have their own deadline (keep-alive's idle timer may be off)
+        # the next request's headers have their own deadline (keep-alive's idle timer may be off)
+        self.headers_due.arm(self.within_s)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
+        self.headers_due.disarm()
         _release(self)
         super().connection_lost(exc)
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
-        self._disarm()
+        self.headers_due.disarm()
         counted, self.counted = self.counted, None  # the websocket holds the connection now, and the count
         super().handle_websocket_upgrade(event)
         self.transport.get_protocol().counted = counted
 
-    def _arm(self) -> None:
-        self._disarm()
-        if not self.transport.is_closing():
-            self.deadline = self.loop.call_later(HEADERS_WITHIN_S, self._late)
-
-    def _disarm(self) -> None:
-        if self.deadline is not None:
-            self.deadline.cancel()
-            self.deadline = None
-
-    def _late(self) -> None:
-        self.deadline = None
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            self.transport.close()
-
 
 class BoundedWebSocket(WebSocketsSansIOProtocol):
-    """websockets' sans-I/O protocol whose largest frame depends on the route: a viewer's is small."""
+    """websockets' sans-I/O protocol whose largest frame depends on the route (a viewer's is
+    small), and whose messages, once begun, must end in time."""
 
     counted: str | None = None  # handed over by the HTTP connection it was upgraded from
-    deadline: asyncio.TimerHandle | None = None  # for the message in progress
+    within_s = MESSAGE_WITHIN_S
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.message_due = Deadline(self, self._unfinished)  # for the message in progress
 
     def handle_connect(self, event) -> None:
         if event.path.split("?", 1)[0] == VIEWER_PATH:
@@ -119,12 +140,12 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         if not self._unfinished():
-            self._disarm()
-        elif self.deadline is None and not self.transport.is_closing():
-            self.deadline = self.loop.call_later(MESSAGE_WITHIN_S, self._late)
+            self.message_due.disarm()
+        elif not self.message_due.armed:
+            self.message_due.arm(self.within_s)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
+        self.message_due.disarm()
         _release(self)
         super().connection_lost(exc)
 
@@ -133,12 +154,9 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         or a fragmented message awaits its last frame."""
         return bool(self.conn.reader.buffer) or self.conn.current_size is not None
 
-    def _disarm(self) -> None:
-        if self.deadline is not None:
-            self.deadline.cancel()
-            self.deadline = None
 
-    def _late(self) -> None:
-        self.deadline = None
-        if self._unfinished() and not self.transport.is_closing():
-            self.transport.close()
+def protocols(headers_within_s: float = HEADERS_WITHIN_S, message_within_s: float = MESSAGE_WITHIN_S) -> dict:
+    """uvicorn.Config's protocol arguments: the bounded protocols with these deadlines."""
+    return {"http": type("BoundedHTTP", (BoundedHTTP,), {"within_s": headers_within_s}),
+            "ws": type("BoundedWebSocket", (BoundedWebSocket,), {"within_s": message_within_s}),
+            "ws_max_size": MAX_FRAME}

@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 from ringside.server import model
 from ringside.server.hub import SNAPSHOT_QUEUE
 from ringside.server.jobs import MAX_QUEUE, STORE_WITHIN_S
-from ringside.server.transport import HEADERS_WITHIN_S, MAX_PER_CLIENT, MESSAGE_WITHIN_S
+from ringside.server.transport import MAX_PER_CLIENT
 from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION, RunSpec
 from ringside.worker_agent.core.validation import MAX_BUFFER_BYTES, SpecError, validate
 from ringside.worker_agent.rank.launch import RESTARTS_PER_WINDOW, LocalWorkers, RestartBudget
@@ -34,9 +34,14 @@ MiB = 1 << 20
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    up = start_serve(tmp_path_factory.mktemp("edges"))
+    # deadlines shorter than the defaults (10 and 30 s), so the tests of them wait less
+    up = start_serve(tmp_path_factory.mktemp("edges"), "--headers-within", str(HEADERS_WITHIN_S),
+                     "--message-within", str(MESSAGE_WITHIN_S))
     yield up
     up.stop()
+
+
+HEADERS_WITHIN_S, MESSAGE_WITHIN_S = 3.0, 5.0
 
 
 def port_of(server) -> int:
