@@ -54,6 +54,7 @@ def fits(page, width: int) -> None:
 def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_page(up, page_for, browser):
     presenter = page_for(f"{up.url}/?token={up.presenter}&present=1", allow=REFUSED, viewport=PROJECTOR)
     presenter.wait_for_selector("#collectives button", state="attached")
+    presenter.wait_for_function("window.ringside.state.presenter")  # R does nothing until the token is known
     key = presenter.keyboard.press
     names = presenter.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
     key(str((names.index("all_reduce") + 1) % 10))
