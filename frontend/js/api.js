@@ -28,8 +28,8 @@ export async function api(path, { method = "GET", body } = {}) {
   const headers = { "Content-Type": "application/json" };
   const t = token();
   if (t) headers.Authorization = `Bearer ${t}`;
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined
-    : JSON.stringify(body) });
+  const response = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const data = await response.json().catch(() => null);
   if (!response.ok) throw new ApiError(response.status, data?.detail ?? response.statusText);
   return data;

@@ -233,13 +233,13 @@ function paint(stage, rank, chunk, values, origins, stats, spare = false) {
   cell.group.classList.toggle("empty", !from.length); // holds no rank's data yet: its zeros are dimmed
   cell.group.classList.toggle("spare", spare);
   // said where it fits under the value; the hatching and the hover say it everywhere
-  const note = "not output", fits = cell.h >= 40
-    && textWidth(note, Math.min(14, cell.h * 0.18)) <= cell.w - 4;
+  const note = "not output",
+    fits = cell.h >= 40 && textWidth(note, Math.min(14, cell.h * 0.18)) <= cell.w - 4;
   cell.note.textContent = spare && fits ? note : "";
   const all = (values ?? []).slice(0, MAX_TITLE_VALUES).map(exact).join(" ")
     + ((values?.length ?? 0) > MAX_TITLE_VALUES ? " …" : "");
-  const summary = stats ? `min ${exact(stats.min)}, max ${exact(stats.max)}, sum ${exact(stats.sum)}; first `
-    : "";
+  const summary = stats
+    ? `min ${exact(stats.min)}, max ${exact(stats.max)}, sum ${exact(stats.sum)}; first ` : "";
   const whose = `from ${from.join(", ") || "nobody"}${spare ? " (not part of the output)" : ""}`;
   const tip = `rank ${rank} chunk ${chunk} ${whose}`;
   (cell.title ??= el("title", {}, cell.group)).textContent = `${tip}: ${summary}${all}`;

@@ -25,7 +25,7 @@ export function chartTheme() {
   const ink = css.getPropertyValue("--ink").trim(), line = css.getPropertyValue("--line").trim();
   return { paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font: { color: ink, size: 12 },
     margin: { l: 60, r: 12, t: 34, b: 40 }, xaxis: { gridcolor: line, zerolinecolor: line },
-      yaxis: { gridcolor: line, zerolinecolor: line } };
+    yaxis: { gridcolor: line, zerolinecolor: line } };
 }
 
 export const CONFIG = { displayModeBar: false, responsive: true };
@@ -72,13 +72,13 @@ async function drawTimeline(run) {
     marker: { color: PHASE_COLOURS[phases[mine[0].phase] % PHASE_COLOURS.length],
       opacity: mine[0].step % 2 ? 0.65 : 1,
       line: { width: mine.map((b) => (b.last ? 2 : 0)), color: t.font.color } },
-    hovertemplate: `step ${mine[0].step + 1} (${mine[0].phase})<br>%{base:.0f} µs + %{x:.0f} `
-      + `µs<extra></extra>`,
+    hovertemplate: `step ${mine[0].step + 1} (${mine[0].phase})<br>`
+      + `%{base:.0f} µs + %{x:.0f} µs<extra></extra>`,
   }));
   await Plotly.react(el, traces, { ...t,
     title: { text: "timeline: a bar per step, outlined where a rank finished last", font: { size: 13 } },
-    barmode: "overlay", yaxis: { ...t.yaxis, autorange: "reversed" }, xaxis: { ...t.xaxis,
-      title: { text: "µs since the aligned start" } } }, CONFIG);
+    barmode: "overlay", yaxis: { ...t.yaxis, autorange: "reversed" },
+    xaxis: { ...t.xaxis, title: { text: "µs since the aligned start" } } }, CONFIG);
 }
 
 /** Per rank: the median iteration time, the time inside steps, and the bytes it sent and received. */
@@ -91,8 +91,8 @@ async function drawTotals(run) {
   const [scale, unit] = byteUnit(Math.max(...rows.map((r) => Math.max(r.sent, r.received))));
   const t = chartTheme();
   // offsetgroup keeps the bars on the right-hand axis beside, not over, the others
-  const bar = (name, y, offsetgroup, color, yaxis) => ({ type: "bar", name, x: ranks, y, offsetgroup, yaxis,
-    marker: { color } });
+  const bar = (name, y, offsetgroup, color, yaxis) =>
+    ({ type: "bar", name, x: ranks, y, offsetgroup, yaxis, marker: { color } });
   await Plotly.react(el, [
     bar("iteration (µs)", rows.map((r) => r.time), 1, "#0072B2"),
     bar("in steps (µs)", rows.map((r) => r.busy), 2, "#56B4E9"),

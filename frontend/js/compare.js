@@ -28,7 +28,7 @@ function compareTraces(data) {
         { mode: "markers", name: `${name}: measured here`, x, y: mine.map((m) => m.per_rank),
           marker, legendgroup,
           hovertemplate: "measured here (run %{text}): %{y:.2f}·N<extra></extra>",
-            text: mine.map((m) => m.run) },
+          text: mine.map((m) => m.run) },
         { mode: "markers", x, y: mine.map((m) => m.busiest_link), marker, ...link,
           hovertemplate: "measured here: %{y:.2f}·N<extra></extra>" },
       ] : []),
@@ -54,8 +54,8 @@ async function beside() {
     const same = r.measured != null && r.measured === r.value;
     const tr = html("tr", {}, [r.label, r.formula ?? r.why ?? "no closed form here", r.what ?? "",
       r.value != null ? `${r.value} B` : "–",
-      r.measured != null ? `${r.measured} B ${same ? "✓" : "≠"}`
-        : "not run at this N and P"].map((text) => html("td", {}, text)));
+      r.measured != null ? `${r.measured} B ${same ? "✓" : "≠"}` : "not run at this N and P"]
+      .map((text) => html("td", {}, text)));
     heads.forEach((h, i) => h && (tr.cells[i].dataset.head = h)); // for a phone (CSS .reflow)
     if (same) tr.lastChild.className = "ok";
     if (r.measured == null && r.spec && page.state.presenter) {
@@ -77,13 +77,13 @@ async function draw(el) {
   const narrow = matchMedia("(max-width: 900px)").matches; // a phone: one chart under the other
   const [x1, x2, y1, y2] = narrow ? [[0, 1], [0, 1], [0.62, 1], [0, 0.38]]
     : [[0, 0.46], [0.54, 1], [0, 1], [0, 1]];
-  const axis = (title, domain, anchor) => ({ ...t.xaxis, title: { text: title }, domain, anchor, type: "log",
-    dtick: Math.log10(2) });
+  const axis = (title, domain, anchor) =>
+    ({ ...t.xaxis, title: { text: title }, domain, anchor, type: "log", dtick: Math.log10(2) });
   await Plotly.react(el, compareTraces(data), {
-    ...t, font: { ...t.font, size: narrow ? 12 : 16 }, legend: { orientation: "h", yanchor: "top", y: narrow
-      ? -0.12 : -0.3 }, // under the axes' titles
-    title: { text: `bytes against P, in units of N (one rank's buffer):`
-      + `${narrow ? "<br>" : " "}lines simulated, diamonds measured here`, font: { size: narrow ? 13 : 17 } },
+    ...t, font: { ...t.font, size: narrow ? 12 : 16 },
+    legend: { orientation: "h", yanchor: "top", y: narrow ? -0.12 : -0.3 }, // under the axes' titles
+    title: { text: `bytes against P, in units of N (one rank's buffer):${narrow ? "<br>" : " "}`
+      + `lines simulated, diamonds measured here`, font: { size: narrow ? 13 : 17 } },
     xaxis: axis("P (ranks)", x1, "y"), xaxis2: axis("P (ranks)", x2, "y2"),
     // every tick its whole number
     yaxis: { ...t.yaxis, title: { text: "busiest rank (× N)" }, type: "log", anchor: "x", domain: y1,

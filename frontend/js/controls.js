@@ -69,11 +69,11 @@ export class Controls {
     const entry = this.entry(name);
     if (!entry) return;
     // a collective picked anew opens on its lecture algorithm (the catalog's), whatever came before
-    if (name !== this.collective && !overrides.algorithm) overrides =
-      { ...overrides, algorithm: entry.lecture };
+    if (name !== this.collective && !overrides.algorithm)
+      overrides = { ...overrides, algorithm: entry.lecture };
     this.collective = name;
-    document.querySelectorAll("#collectives button").forEach((b) => b.classList.toggle("active",
-      b.dataset.collective === name));
+    document.querySelectorAll("#collectives button")
+      .forEach((b) => b.classList.toggle("active", b.dataset.collective === name));
     this.render(entry, overrides);
   }
 
@@ -114,22 +114,22 @@ export class Controls {
       ["pattern", select(c.patterns, v("pattern", "index"))],
       ["capture", select(c.captures, v("capture", "full"))],
       ["chunks", input("number", v("chunks", 1), { min: 1 })],
-      algorithms.length > entry.algorithms.length ? ["schedule",
-        scheduleBox(v("schedule", ""), c.custom)] : null,
+      algorithms.length > entry.algorithms.length
+        ? ["schedule", scheduleBox(v("schedule", ""), c.custom)] : null,
     ].filter(Boolean);
     form.replaceChildren();
     for (const [name, control] of rows) {
       Object.assign(control, { name, id: `field-${name}` });
       const label = html("label", { for: control.id }, name);
       if ("forCustom" in control.dataset) label.dataset.forCustom = "";
-      form.append(...[label, control, control.companion, html("div",
-        { class: "error", "data-error-for": name })].filter(Boolean));
+      form.append(...[label, control, control.companion,
+        html("div", { class: "error", "data-error-for": name })].filter(Boolean));
     }
     const submit = html("button", { type: "submit", id: "run" }, `Run ${entry.name}`);
     const sweep = html("button", { type: "button", id: "sweep-run",
       onclick: () => this.onSweep(entry, this.spec()),
       title: "run every algorithm of this collective at growing sizes, then chart time and busbw" },
-        "Sweep sizes, every algorithm");
+      "Sweep sizes, every algorithm");
     submit.disabled = sweep.disabled = !this.canRun || !c.world_size;
     form.append(submit, sweep);
     say("run-why", !c.world_size ? "No ranks are connected yet."
@@ -150,8 +150,8 @@ export class Controls {
     };
     dtype.addEventListener("change", refreshOps);
     refreshOps();
-    const showSchedule = () => form.querySelectorAll("[data-for-custom]").forEach((el) => { el.hidden =
-      form.elements.algorithm.value !== c.custom?.algorithm; });
+    const showSchedule = () => form.querySelectorAll("[data-for-custom]").forEach((el) => {
+      el.hidden = form.elements.algorithm.value !== c.custom?.algorithm; });
     form.elements.algorithm.addEventListener("change", showSchedule);
     showSchedule();
     form.onchange = () => this.showPick();
@@ -167,8 +167,8 @@ export class Controls {
       if (name === "group") spec.group = field.value.split(",").map((s) => Number(s.trim()));
       else spec[name] = field.type === "number" ? Number(field.value) : field.value;
     }
-    if (spec.algorithm === this.catalog?.custom?.algorithm) spec.schedule =
-      parseSchedule(form.elements.schedule.value);
+    if (spec.algorithm === this.catalog?.custom?.algorithm)
+      spec.schedule = parseSchedule(form.elements.schedule.value);
     else if (this.preset) Object.assign(spec, this.presetFields(spec));
     return spec;
   }
@@ -205,10 +205,11 @@ export class Controls {
     const next = usable[(usable.indexOf(f.op.value) + 1) % usable.length];
     if (this.preset) {
       const integer = this.catalog.integer_dtypes.includes(f.dtype.value);
-      const want = next === "AVG" ? (integer ? this.catalog.dtypes.find((d) => d.startsWith("float")
-        && d !== "float16") : f.dtype.value)
-        : (integer ? f.dtype.value : this.catalog.integer_dtypes.find((d) => d.endsWith("32"))
-        ?? f.dtype.value);
+      const want = next === "AVG"
+        ? (integer ? this.catalog.dtypes.find((d) => d.startsWith("float") && d !== "float16")
+          : f.dtype.value)
+        : (integer ? f.dtype.value
+          : this.catalog.integer_dtypes.find((d) => d.endsWith("32")) ?? f.dtype.value);
       if (want !== f.dtype.value) {
         f.dtype.value = want;
         changed(f.dtype);
@@ -231,8 +232,9 @@ export class Controls {
       spec.servers ? `S = ${spec.servers}` : null,
       this.preset ? `lecture data: ${PATTERN_WORDS[this.presetPattern]}` : null];
     strip.replaceChildren(html("b", {}, parts.filter(Boolean).join(" · ")), "  —  ",
-      html("span", { class: "keys" }, `R runs it · A algorithm · O op · P `
-        + `${this.preset ? "own data" : "lecture data"} · 1–0 [ ] pick · Q asks the room`));
+      html("span", { class: "keys" },
+        `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · `
+        + `1–0 [ ] pick · Q asks the room`));
     strip.dataset.preset = this.preset;
     strip.hidden = !this.canRun; // the audience runs nothing
   }
@@ -252,8 +254,8 @@ function parseSchedule(text) {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw Object.assign(new Error(`not JSON: ${e.message}`), { field: "schedule",
-      reason: `not JSON: ${e.message}` });
+    throw Object.assign(new Error(`not JSON: ${e.message}`),
+      { field: "schedule", reason: `not JSON: ${e.message}` });
   }
 }
 
@@ -261,8 +263,8 @@ function parseSchedule(text) {
 function scheduleBox(value, limits) {
   const box = html("textarea", { rows: 6, "data-for-custom": "",
     placeholder: '{"pieces": 4, "steps": [{"phase": "reduce-scatter", "caption": "…", '
-    + `"transfers": [[0, 1, 3, 3, 1], …]}]}  (src, dst, chunk, into, reduce); at most `
-    + `${limits.max_steps} steps` });
+      + `"transfers": [[0, 1, 3, 3, 1], …]}]}  (src, dst, chunk, into, reduce); `
+      + `at most ${limits.max_steps} steps` });
   box.value = value;
   box.companion = html("input", { type: "file", accept: ".json,application/json", "data-for-custom": "",
     title: "load a schedule from a JSON file",

@@ -9,8 +9,8 @@ export const $ = (id) => document.getElementById(id);
 export const say = (id, text) => { $(id).textContent = text; };
 
 /** A key typed into a field, or with a modifier: none of the page's shortcuts. */
-export const notAShortcut = (e) => e.target.closest?.("input, select, textarea") || e.ctrlKey
-  || e.metaKey || e.altKey;
+export const notAShortcut = (e) => e.target.closest?.("input, select, textarea")
+  || e.ctrlKey || e.metaKey || e.altKey;
 
 /** A checkbox, select, slider or button used with the mouse gives the focus back, so that the
  * page's keys (R, A, Space, arrows, digits) work on at once: none is typed into, and Space or

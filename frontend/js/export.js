@@ -29,8 +29,8 @@ const PAGE = (title, css, importmap, data) => `<!doctype html>
   + `<option value="1" selected>1×</option><option value="2">2×</option>`
   + `<option value="5">5×</option></select></label></div>
 <div id="phases"></div>`
-  + `<p class="why">← → step · Home End inputs / result `
-  + `· Space play · L lecture mode · F fullscreen</p></section>
+  + `<p class="why">← → step · Home End inputs / result · Space play · `
+  + `L lecture mode · F fullscreen</p></section>
 <aside class="secondary"><h2>This step</h2><ol id="log"></ol><h2>Before / after</h2><div id="outcome"></div>`
   + `<h2>Traffic</h2><div id="traffic"></div><a id="trace" hidden></a></aside>
 </main>
@@ -56,12 +56,12 @@ async function modules(entry) {
 export async function standalone(run) {
   const sources = await modules(ENTRY);
   const css = await fetch("/css/ringside.css").then((r) => r.text());
-  const imports = Object.fromEntries(Object.entries(sources).map(([m, text]) => [`rs/${m}`,
-    `data:text/javascript;base64,${b64(text)}`]));
+  const imports = Object.fromEntries(Object.entries(sources).map(([m, text]) =>
+    [`rs/${m}`, `data:text/javascript;base64,${b64(text)}`]));
   const data = JSON.stringify(run).replaceAll("<", "\\u003c"); // no "</script>" can end the data early
   // a loaded run file's names are anyone's text: in the title, never markup
-  const title = `Ringside: ${run.spec.collective} ${run.spec.algorithm} (${run.id})`.replace(/[&<>]/g,
-    (c) => `&#${c.charCodeAt(0)};`);
+  const title = `Ringside: ${run.spec.collective} ${run.spec.algorithm} (${run.id})`
+    .replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`);
   return PAGE(title, css, JSON.stringify({ imports }), data);
 }
 

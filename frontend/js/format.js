@@ -1,8 +1,8 @@
 // How the page writes values, ranks' colours and reductions. Pure functions (node tests them).
 
 // Okabe-Ito, then Paul Tol's muted set: colour-blind-safe for the first 16 ranks.
-export const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00",
-  "#CC79A7", "#999999",
+export const PALETTE = [
+  "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999",
   "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499"];
 export const colour = (rank) => PALETTE[rank % PALETTE.length];
 
@@ -45,8 +45,8 @@ export function cellText(values, chars, least = 1) {
 }
 
 /** The binary unit that suits byte counts up to `max`: [bytes in one, its name]. */
-export const byteUnit = (max) => [[1 << 30, "GiB"], [1 << 20, "MiB"],
-  [1024, "KiB"]].find(([s]) => max >= s) ?? [1, "B"];
+export const byteUnit = (max) =>
+  [[1 << 30, "GiB"], [1 << 20, "MiB"], [1024, "KiB"]].find(([s]) => max >= s) ?? [1, "B"];
 export function bytes(n) {
   if (n == null) return "–";
   const [scale, unit] = byteUnit(n);
@@ -58,8 +58,10 @@ export function bandwidth(bps) {
   const [scale, unit] = [[1e9, "GB/s"], [1e6, "MB/s"], [1e3, "kB/s"]].find(([s]) => bps >= s) ?? [1, "B/s"];
   return `${+(bps / scale).toPrecision(3)} ${unit}`;
 }
-export const seconds = (s) => (s == null ? "–" : s >= 1 ? `${s.toFixed(2)} s` : s >= 1e-3
-  ? `${(s * 1e3).toFixed(2)} ms` : `${(s * 1e6).toFixed(1)} µs`);
+export const seconds = (s) => (s == null ? "–"
+  : s >= 1 ? `${s.toFixed(2)} s`
+  : s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms`
+  : `${(s * 1e6).toFixed(1)} µs`);
 
 /** As many of the values as fit in `chars` characters, with an ellipsis for the rest ("" if none fits). */
 export function fit(values, chars) {

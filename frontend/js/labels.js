@@ -33,6 +33,6 @@ export function place(labels, avoid, bounds, { step = 6, pad = 3 } = {}) {
   });
 }
 
-/** The width of `text` in a monospace font of size `font` (glyphs about 0.6 em; a margin for fonts that run
- * wider). */
+/** The width of `text` in a monospace font of size `font` (glyphs about 0.6 em; a margin for fonts
+ * that run wider). */
 export const textWidth = (text, font) => text.length * font * 0.62;

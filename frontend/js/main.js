@@ -84,7 +84,7 @@ function lead(p) {
   if (!state.presenter || !p.run) return;
   const view = { type: "presenter", run_id: p.run.id, step: p.step, playing: p.playing, speed: p.speed,
     overlay: state.overlay, training: training.shown?.id, job: jobs.shown?.job.id,
-      demo: perturbation.demoIds() };
+    demo: perturbation.demoIds() };
   const text = JSON.stringify(view);
   if (text !== state.sent && state.send(view)) state.sent = text;
 }
@@ -117,8 +117,8 @@ async function follow(view) {
 /** The page's role, and for a detached audience page a button back to the presenter's view. */
 function showLead() {
   $("follow-presenter").hidden = state.presenter || state.attached || !state.view;
-  say("role", state.presenter ? "presenter" : following()
-    ? "audience · following the presenter" : "audience");
+  say("role", state.presenter ? "presenter"
+    : following() ? "audience · following the presenter" : "audience");
 }
 
 /** One overlay over the stage at most; the presenter's page tells the audience. */
@@ -149,16 +149,16 @@ function showRun(run, step) {
   player.load(run, { step });
   const op = run.op ? ` · ${run.op}` : ""; // the reduction the numbers on stage go through
   const how = `${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks`;
-  say("run-title", `${run.spec.collective}${op} · ${how} · ${run.spec.count} × `
-    + `${run.spec.dtype} · ${run.id}`);
+  say("run-title",
+    `${run.spec.collective}${op} · ${how} · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`);
   $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
   say("run-state", run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
   $("run-state").dataset.state = run.state;
   $("cancel").hidden = !state.presenter || ended(run) || run.cancel_requested;
   showOutcome(run, player);
   polls.render(); // whether it hides anything of this run
-  document.querySelectorAll("#history li").forEach((li) => li.classList.toggle("current",
-    li.dataset.run === run.id));
+  document.querySelectorAll("#history li")
+    .forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
   if (ended(run)) { timeline(run); totals(run); compare(); }
 }
 
@@ -255,13 +255,13 @@ function onCluster(cluster) {
 function applyShared() {
   if (params.get("collective")) {
     const fields = {};
-    for (const k of ["algorithm", "count", "dtype", "op", "root",
-      "chunks"]) if (params.get(k)) fields[k] = params.get(k);
+    for (const k of ["algorithm", "count", "dtype", "op", "root", "chunks"])
+      if (params.get(k)) fields[k] = params.get(k);
     if (params.get("ranks")) fields.group = params.get("ranks");
     controls.pick(params.get("collective"), fields);
   }
-  if (params.get("run")) openRun(params.get("run"), params.has("step")
-    ? Number(params.get("step")) : undefined);
+  if (params.get("run"))
+    openRun(params.get("run"), params.has("step") ? Number(params.get("step")) : undefined);
 }
 
 /** The address bar: a link to what is on screen. */
@@ -299,8 +299,8 @@ function theme(name) {
   training.charts.themed();
 }
 
-theme(localStorage.getItem("ringside-theme") ?? (matchMedia("(prefers-color-scheme: dark)").matches
-  ? "dark" : "light"));
+theme(localStorage.getItem("ringside-theme")
+  ?? (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
 lecture(params.get("present") === "1");
 $("theme").onclick = () => theme(document.documentElement.dataset.theme === "dark" ? "light" : "dark");
 const flipLecture = () => lecture(!document.body.classList.contains("present"), true);
@@ -345,21 +345,22 @@ async function showHall() {
 
 const KEYS = { // in either case; the player binds its own (Space, arrows, + and -)
   r: () => controls.again(), enter: () => controls.again(), a: () => controls.cycleAlgorithm(),
-    o: () => controls.cycleOp(),
+  o: () => controls.cycleOp(),
   p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
   f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"),
-    j: () => toggle("jobs"),
+  j: () => toggle("jobs"),
   d: () => state.presenter && perturbation.runDemo(), q: () => polls.ask(), k: showHall,
   escape: () => state.overlay && toggle(state.overlay), // Esc closes C, T and J as the dialogs close
-  home: () => { player.pause(); player.go(-1); }, end: () => { player.pause();
-    player.go(player.available() - 1); },
+  home: () => { player.pause(); player.go(-1); },
+  end: () => { player.pause(); player.go(player.available() - 1); },
   "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()), ...lessons.keys,
 };
 keysAfterClicks();
 // A poll's card takes its keys first (its menu, Enter reveals, the stage held).
 document.addEventListener("keydown", (e) => {
-  if (!notAShortcut(e) && !$("keys").open && polls.key(e)) { e.preventDefault();
-    e.stopImmediatePropagation(); }
+  if (!notAShortcut(e) && !$("keys").open && polls.key(e)) {
+    e.preventDefault(); e.stopImmediatePropagation();
+  }
 }, true);
 // A digit picks a collective; digits then Enter go to that step (1-based, as shown) and put the pick back.
 const untyped = () => ({ digits: "", at: -Infinity, pick: null });
@@ -369,8 +370,8 @@ document.addEventListener("keydown", (e) => {
   if (notAShortcut(e) || (e.key === "Enter" && e.target.closest?.("button, a"))) return;
   const recent = performance.now() - typed.at < 3000;
   if (/^[0-9]$/.test(e.key)) {
-    typed = { digits: (recent ? typed.digits : "") + e.key, at: performance.now(), pick: recent ? typed.pick
-      : controls.picked() };
+    typed = { digits: (recent ? typed.digits : "") + e.key, at: performance.now(),
+      pick: recent ? typed.pick : controls.picked() };
     controls.pickIndex((Number(e.key) + 9) % 10);
     return;
   }

@@ -48,8 +48,8 @@ export async function openInPerfetto(url, title, status) {
       if (win.closed) return end("The Perfetto window was closed before it opened the trace.", "failed");
       const waited = Date.now() - started;
       if (waited > GIVE_UP_MS) return end(
-        `Could not reach ${PERFETTO}: no answer in ${GIVE_UP_MS / 1000} s. Download the trace and open it `
-        + `there later.`, "failed");
+        `Could not reach ${PERFETTO}: no answer in ${GIVE_UP_MS / 1000} s. `
+        + `Download the trace and open it there later.`, "failed");
       if (waited > SLOW_MS) say(`No answer from ${PERFETTO} yet: it may be unreachable from here (offline?). `
         + `Still trying; the download link works without it.`, "slow");
       win.postMessage("PING", PERFETTO);

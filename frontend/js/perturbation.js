@@ -49,8 +49,8 @@ export const routes = {
 function holdCaption() {
   const { player } = page, caption = $("caption"), front = player.run?.perturbed?.wavefront;
   if (!player.run || player.step + 1 < player.available()) return;
-  const verdict = front?.rank == null ? demoLine(player.run.id) : player.run.state === "running" ? front.text
-    : player.run.error;
+  const verdict = front?.rank == null ? demoLine(player.run.id)
+    : player.run.state === "running" ? front.text : player.run.error;
   if (verdict && caption.textContent !== verdict) caption.textContent = verdict;
 }
 
@@ -62,16 +62,16 @@ function draw() {
   const asked = run.spec.perturb, front = run.perturbed?.wavefront;
   if (!asked && !front) return;
   const g = el("g", { class: "perturbation", "pointer-events": "none" }, stage.svg);
-  if (asked?.straggler) outline(stage, g, asked.straggler.rank,
-    `straggler · +${seconds(asked.straggler.delay_s)} a step`);
+  if (asked?.straggler)
+    outline(stage, g, asked.straggler.rank, `straggler · +${seconds(asked.straggler.delay_s)} a step`);
   if (asked?.slow_link) link(stage, g, asked.slow_link);
   if (front?.rank != null) wave(stage, g, front);
   stage.overlaid();
 }
 
 const fontOf = (stage) => (stage.column ? 13 : Math.max(12, Math.min(20, stage.card.h * 0.16)));
-/** Where a mark's words start over a card: centred on it, or in a phone's narrow column from its left
- * edge. */
+/** Where a mark's words start over a card: centred on it, or in a phone's narrow
+ * column from its left edge. */
 const anchor = (stage, at) => (stage.column ? [at.x - stage.card.w / 2, "start"] : [at.x, "middle"]);
 
 function outline(stage, g, rank, label, dashed = "8 5", cls = "perturb-label") {
@@ -79,20 +79,19 @@ function outline(stage, g, rank, label, dashed = "8 5", cls = "perturb-label") {
   if (!at) return;
   const { w, h } = stage.card, pad = 5;
   el("rect", { class: "perturb-mark", "data-rank": rank, x: at.x - w / 2 - pad, y: at.y - h / 2 - pad,
-    width: w + 2 * pad,
-    height: h + 2 * pad, rx: 10, fill: "none", stroke: MARK, "stroke-width": 4,
-      "stroke-dasharray": dashed }, g);
+    width: w + 2 * pad, height: h + 2 * pad, rx: 10, fill: "none", stroke: MARK, "stroke-width": 4,
+    "stroke-dasharray": dashed }, g);
   text(g, anchor(stage, at), at.y - h / 2 - pad - 6, label, fontOf(stage), cls);
 }
 
 function link(stage, g, { a, b, bytes_per_s }) {
   const p = stage.positions[a], q = stage.positions[b];
   if (!p || !q) return;
-  el("line", { class: "perturb-link", "data-a": a, "data-b": b, x1: p.x, y1: p.y, x2: q.x,
-    y2: q.y, stroke: MARK,
+  el("line", { class: "perturb-link", "data-a": a, "data-b": b,
+    x1: p.x, y1: p.y, x2: q.x, y2: q.y, stroke: MARK,
     "stroke-width": 7, "stroke-opacity": 0.55, "stroke-dasharray": "14 8", "stroke-linecap": "round" }, g);
-  text(g, [(p.x + q.x) / 2, "middle"], (p.y + q.y) / 2 - 8, `slow link ${a}–${b} · ${bandwidth(bytes_per_s)}`,
-    fontOf(stage));
+  text(g, [(p.x + q.x) / 2, "middle"], (p.y + q.y) / 2 - 8,
+    `slow link ${a}–${b} · ${bandwidth(bytes_per_s)}`, fontOf(stage));
 }
 
 /** The hang: the rank everyone waits for outlined, every rank's last step done under its card. */
@@ -118,7 +117,7 @@ function text(g, [x, side], y, words, size, cls = "perturb-label") {
 const FIELDS = [ // option, field, label, default
   ["straggler", "rank", "rank", 0], ["straggler", "delay_s", "delay (s)", 0.1],
   ["slow_link", "a", "rank", 0], ["slow_link", "b", "and rank", 1],
-    ["slow_link", "bytes_per_s", "bytes/s", 1e6],
+  ["slow_link", "bytes_per_s", "bytes/s", 1e6],
   ["hang", "rank", "rank", 0], ["hang", "step", "at step", 1],
 ];
 const OPTIONS = { straggler: "Straggler", slow_link: "Slow link", hang: "Hang" };
@@ -130,7 +129,7 @@ async function mountPanel() {
   if (!panel) {
     panel = html("section", { id: "perturb-panel", "aria-label": "Perturb" }, html("h2", {}, "Perturb"),
       html("form", { id: "perturb-form" }), html("p", { id: "perturb-why", class: "why" }),
-        html("div", { id: "perturb-report" }));
+      html("div", { id: "perturb-report" }));
     ($("controls") ?? document.body).after(panel);
     const keys = [html("dt", {}, "D"), html("dd", {}, title ?? "the perturbation demo")];
     document.querySelector("#keys dl")?.append(...keys);
@@ -141,8 +140,8 @@ async function mountPanel() {
   for (const [option, title] of Object.entries(OPTIONS)) {
     const box = html("input", { type: "checkbox", name: `${option}.on` });
     const fields = FIELDS.filter(([o]) => o === option).map(([, name, label, value]) =>
-      html("label", {}, `${label} `, html("input", { type: "number", name: `${option}.${name}`, value,
-        step: "any", min: 0 })));
+      html("label", {}, `${label} `,
+        html("input", { type: "number", name: `${option}.${name}`, value, step: "any", min: 0 })));
     form.append(html("fieldset", {}, html("legend", {}, html("label", {}, box, ` ${title}`)), fields));
   }
   form.append(html("button", { type: "button", id: "perturb-run", onclick: runPerturbed }, "Run with these"),
@@ -172,8 +171,8 @@ async function runPerturbed() {
 export async function runDemo() {
   const ticked = page.state.presenter && $("perturb-form").elements["straggler.on"]?.checked;
   const straggler = ticked ? asked()?.straggler : undefined;
-  await submit(() => api("/api/perturb/demo", { method: "POST", body: straggler ? { straggler }
-    : {} }), (answer) => {
+  await submit(() => api("/api/perturb/demo",
+    { method: "POST", body: straggler ? { straggler } : {} }), (answer) => {
     demo = { ids: answer.runs.map((r) => r.id), ended: {} };
     page.controls.onSubmitted(answer.runs[0].id);
   });
@@ -205,8 +204,8 @@ function reportOf(run) {
   if (extra != null) lines.push(html("p", { class: "perturb-predicted" },
     `predicted extra: +${seconds(extra)} (from the schedule)`,
     run.time != null ? ` · measured time: ${seconds(run.time)}` : ""));
-  if (run.perturbed?.wavefront?.text) lines.push(html("p", { class: "perturb-wavefront" },
-    run.perturbed.wavefront.text));
+  if (run.perturbed?.wavefront?.text)
+    lines.push(html("p", { class: "perturb-wavefront" }, run.perturbed.wavefront.text));
   const steps = arrivals(run);
   if (!steps.length || run.state === "running") return lines;
   const counts = Object.entries(lastArrivals(run)).sort((a, b) => b[1] - a[1]);
@@ -215,8 +214,8 @@ function reportOf(run) {
   const items = steps.slice(0, SHOWN_STEPS).map((s) => html("li",
     { "data-step": s.step, "data-last": s.last },
     `step ${s.step + 1}: rank ${s.last} last (+${seconds(s.late)})`,
-    s.waits.length ? ` · ${s.waits.map((w) => `${w.rank} waited `
-      + `${seconds(w.seconds)} for ${w.waitedFor}`).join(", ")}` : ""));
+    s.waits.length ? ` · ${s.waits.map((w) =>
+      `${w.rank} waited ${seconds(w.seconds)} for ${w.waitedFor}`).join(", ")}` : ""));
   if (steps.length > SHOWN_STEPS) items.push(html("li", {}, `… ${steps.length - SHOWN_STEPS} more steps`));
   lines.push(html("ol", { class: "perturb-waits" }, items));
   return lines;

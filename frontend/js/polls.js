@@ -10,8 +10,8 @@ import { $, el, html } from "rs/dom.js";
 const ABC = "ABCDEF";
 const HELD = /^( |r|R|Arrow(Left|Right)|Home|End|q|Q)$/; // keys that would move the stage on, or ask again
 const ASKS = [["holds", (a) => `What does rank ${a.rank} hold after step ${a.step + 1}?`],
-  ["busiest_link", () => "How many bytes cross the busiest link?"], ["bottleneck",
-    () => "Which rank moves the most bytes?"],
+  ["busiest_link", () => "How many bytes cross the busiest link?"],
+  ["bottleneck", () => "Which rank moves the most bytes?"],
   ["faster", () => "Which algorithm finishes first at this size and P?"]];
 const why = (err) => err.reason ?? String(err);
 
@@ -31,14 +31,14 @@ export function firstAsk(run, shown) {
   return { rank: run.steps[step]?.transfers[0]?.[1] ?? run.group[0], step, from: step };
 }
 
-/** ↑ ↓ another rank of the group, ← → another step (none shown yet): the ask moved, or null for another
- * key. */
+/** ↑ ↓ another rank of the group, ← → another step (none shown yet): the ask moved, or null
+ * for another key. */
 export function moveAsk(ask, key, run) {
   const [dr, ds] = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[key] ?? [];
   if (dr == null) return null;
   const g = run.group, n = g.length;
-  return { ...ask, rank: g[(g.indexOf(ask.rank) + dr + n) % n], step: Math.max(ask.from,
-    Math.min(run.steps.length - 1, ask.step + ds)) };
+  return { ...ask, rank: g[(g.indexOf(ask.rank) + dr + n) % n],
+    step: Math.max(ask.from, Math.min(run.steps.length - 1, ask.step + ds)) };
 }
 
 /** Each choice's share of the votes, in percent (0 while none). */
@@ -104,8 +104,8 @@ export class Polls {
   async open(i) {
     const { rank, step } = this.asking, holds = !i;
     try {
-      const poll = await api("/api/polls", { method: "POST", body: { run_id: this.player.run.id,
-        question: ASKS[i][0], ...(holds && { rank, step }) } });
+      const poll = await api("/api/polls", { method: "POST",
+        body: { run_id: this.player.run.id, question: ASKS[i][0], ...(holds && { rank, step }) } });
       this.asked = { id: poll.id, rank: holds ? rank : null, step: holds ? step : null };
       if (!holds) this.player.go(-1); // bytes and speed: held at the inputs, no bar filled yet
       this.show(poll);
@@ -138,8 +138,8 @@ export class Polls {
       Object.assign(this, { voted: choice, note: "Your vote counted" });
     } catch (err) {
       this.note = { voter: "You voted already", poll: "Voting has closed" }[err.field] ?? why(err);
-      if (err.field === "voter") this.voted = (await api(`/api/polls/${poll.id}?voter=${this.voter}`).catch(
-        () => ({}))).voted ?? null;
+      if (err.field === "voter") this.voted = (await api(`/api/polls/${poll.id}?voter=${this.voter}`)
+        .catch(() => ({}))).voted ?? null;
     }
     this.render();
   }
@@ -170,16 +170,17 @@ export class Polls {
     else if (k === "Escape") this.close();
     else if (!this.state.presenter) return false;
     else if (/^(Enter|v|V)$/.test(k)) poll.state === "open" && this.reveal();
-    else if (poll.state === "open" && HELD.test(k)) { this.note = "The stage holds: Enter reveals the answer";
-      this.render(); }
+    else if (poll.state === "open" && HELD.test(k)) {
+      this.note = "The stage holds: Enter reveals the answer"; this.render();
+    }
     else return false;
     return true;
   }
 
   /** The card: the menu, or the question, its choices (a button each on a voter's page) and their tally. */
   render() {
-    const poll = this.state.poll, card = this.card, { presenter } = this.state, note = html("p",
-      { class: "why", role: "status" }, this.note);
+    const poll = this.state.poll, card = this.card, { presenter } = this.state,
+      note = html("p", { class: "why", role: "status" }, this.note);
     card.hidden = !(poll || this.asking);
     document.body.classList.toggle("poll-shown", !card.hidden);
     document.body.classList.toggle("poll-hiding", this.state.hiding(this.player.run));
@@ -203,19 +204,19 @@ export class Polls {
           html("span", { class: "tally" }, html("i", { style: `width:${pct[i]}%` }))] : null);
     });
     if (mine != null) note.append(` · your vote: ${ABC[mine]}`);
-    const foot = presenter ? (revealed ? "" : "Enter reveals · ") + "Esc closes" : !revealed ? (mine == null
-      ? "Tap your answer: one vote a phone" : "")
+    const foot = presenter ? (revealed ? "" : "Enter reveals · ") + "Esc closes"
+      : !revealed ? (mine == null ? "Tap your answer: one vote a phone" : "")
       : mine == null ? "" : right.has(mine) ? "You got it ✓" : "Not this time";
     card.dataset.state = poll.state;
     card.replaceChildren(html("h2", {}, poll.text), html("ol", { class: "choices" }, choices), note,
       html("p", { class: "foot" }, html("span", { class: "votes" },
         `${poll.votes} vote${poll.votes === 1 ? "" : "s"}`), foot && ` · ${foot}`),
-      revealed && !presenter ? html("button", { type: "button", class: "close", onclick: () => this.close() },
-        "Close") : "");
+      revealed && !presenter
+        ? html("button", { type: "button", class: "close", onclick: () => this.close() }, "Close") : "");
   }
 
-  /** On the presenter's stage, the rank asked about: outlined, with a "?" (its answer's place), ✓ once
-   * revealed. */
+  /** On the presenter's stage, the rank asked about: outlined, with a "?" (its answer's
+   * place), ✓ once revealed. */
   mark() {
     const stage = this.player.stage, a = this.asked;
     stage.svg.querySelector(".asked")?.remove();
@@ -225,7 +226,7 @@ export class Polls {
       g = el("g", { class: "asked" }, stage.names);
     el("rect", { x: at.x - w / 2 - 5, y: at.y - h / 2 - 5, width: w + 10, height: h + 10, rx: 10 }, g);
     el("circle", { cx: at.x + w / 2, cy: at.y - h / 2, r }, g);
-    el("text", { x: at.x + w / 2, y: at.y - h / 2, "font-size": r * 1.4 },
-      g).textContent = this.state.poll.state === "open" ? "?" : "✓";
+    el("text", { x: at.x + w / 2, y: at.y - h / 2, "font-size": r * 1.4 }, g).textContent =
+      this.state.poll.state === "open" ? "?" : "✓";
   }
 }

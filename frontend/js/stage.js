@@ -54,8 +54,8 @@ export class Stage extends EventTarget {
     const { width, height } = this.svg.getBoundingClientRect();
     const inner = this.svg.clientWidth || width; // inside its border: a unit is exactly a pixel
     if (!(width > 0 && height > 0)) return [this.width, this.height];
-    return width < NARROW && height > width ? [inner, Math.floor((height * inner) / width)] : [WIDTH,
-      Math.round(Math.min(1100, Math.max(420, (WIDTH * height) / width)))];
+    return width < NARROW && height > width ? [inner, Math.floor((height * inner) / width)]
+      : [WIDTH, Math.round(Math.min(1100, Math.max(420, (WIDTH * height) / width)))];
   }
 
   /** CSS px a stage unit takes on screen. */
@@ -87,8 +87,8 @@ export class Stage extends EventTarget {
     this.svg.setAttribute("viewBox", `0 0 ${this.width} ${this.height}`);
     this.drawnAt = this.scale(); // CSS px a unit took when drawn (fitToBox)
     this.svg.replaceChildren();
-    // One inner <svg> holds the scene, so the page's hooks read alike as "#stage g.cell" and "#stage svg
-    // g.cell".
+    // One inner <svg> holds the scene, so the page's hooks read alike as
+    // "#stage g.cell" and "#stage svg g.cell".
     const scene = el("svg", { class: "scene", x: 0, y: 0, width: this.width, height: this.height,
       overflow: "visible" }, this.svg);
     this.cells = {};
@@ -105,8 +105,8 @@ export class Stage extends EventTarget {
     const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
     const layout = run.layout ?? {}; // runs stored before the server gave layouts are drawn as rings
     // A group smaller than the world (new_group): every rank keeps its place, those outside greyed.
-    const world = run.world_size > run.group.length ? Array.from({ length: run.world_size },
-      (_, r) => r) : run.group;
+    const world = run.world_size > run.group.length
+      ? Array.from({ length: run.world_size }, (_, r) => r) : run.group;
     const { card, positions, column } = arrange(layout, world, this.width, this.height, edges);
     this.column = column; // a phone's: marks over it read from the cards' left edge, at a phone's size
     this.card = card;

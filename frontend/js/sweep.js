@@ -28,8 +28,8 @@ export async function runSweep(collective, algorithms, dtype, ended, onProgress)
     const ids = [];
     for (const algorithm of round)
       for (const count of COUNTS)
-        ids.push((await api("/api/runs", { method: "POST", body: { collective, algorithm, count, dtype,
-          ...SETTINGS } })).id);
+        ids.push((await api("/api/runs",
+          { method: "POST", body: { collective, algorithm, count, dtype, ...SETTINGS } })).id);
     for (const id of ids) {
       runs.push(await finished(id, ended));
       onProgress(runs.length, total);
@@ -66,23 +66,23 @@ const pct = (x) => (x == null ? "–" : `${Math.round(x * 100)}%`);
 function modelWords(fit) {
   if (!fit.fitted_from_runs) return "dotted: the model, with default parameters (no runs fitted yet)";
   const held = fit.heldout;
-  return `dotted: one α, β, γ for every schedule, fitted to ${fit.fitted_from_runs} runs: RMS error `
-    + `${pct(fit.rms_error)}` +
+  return `dotted: one α, β, γ for every schedule, fitted to ${fit.fitted_from_runs} runs: `
+    + `RMS error ${pct(fit.rms_error)}` +
     (held ? `, ${pct(held.median)} on sizes held out` : "");
 }
 
 /** Why the dotted lines may sit off the points, said under the chart. */
 function modelNote(fit) {
   const error = fit.heldout?.median ?? fit.rms_error;
-  const words = [`Model: α ${(fit.alpha * 1e6).toFixed(1)} µs a step, β `
-    + `${fit.beta ? (1 / fit.beta / 1e9).toFixed(2) : "∞"} GB/s, ` +
+  const words = [`Model: α ${(fit.alpha * 1e6).toFixed(1)} µs a step, `
+    + `β ${fit.beta ? (1 / fit.beta / 1e9).toFixed(2) : "∞"} GB/s, ` +
     `γ ${fit.gamma ? (1 / fit.gamma / 1e9).toFixed(2) : "∞"} GB/s reduced (${fit.source}).`];
-  if (error > 0.25) words.push(`It misses these points by ${pct(error)} (median): one latency per step for `
-    + `every schedule ` +
-    "cannot hold when the ranks outnumber the cores, as a step whose every rank waits on another pays the "
-      + "scheduler each time.");
-  words.push("The model's pick is drawn with the time it predicted when it chose; native with the line "
-    + "fitted to its runs.");
+  if (error > 0.25) words.push(`It misses these points by ${pct(error)} (median): `
+    + `one latency per step for every schedule ` +
+    "cannot hold when the ranks outnumber the cores, "
+    + "as a step whose every rank waits on another pays the scheduler each time.");
+  words.push("The model's pick is drawn with the time it predicted when it chose; "
+    + "native with the line fitted to its runs.");
   return words.join(" ");
 }
 
@@ -115,8 +115,9 @@ export async function plotSweep(runs, Plotly) {
   note.className = "why";
   note.textContent = modelNote(fit);
   await Plotly.react(el, traces, {
-    ...t, height: 460, title: { text: `${done[0]?.spec.collective ?? ""}: time and bus bandwidth against `
-      + `size<br><sub>${modelWords(fit)}</sub>`, font: { size: 13 } },
+    ...t, height: 460,
+    title: { text: `${done[0]?.spec.collective ?? ""}: time and bus bandwidth against size<br>`
+      + `<sub>${modelWords(fit)}</sub>`, font: { size: 13 } },
     margin: { ...t.margin, t: 56, r: 150 }, legend: { x: 1.02, y: 1 },
     xaxis: { ...t.xaxis, type: "log", anchor: "y2", title: { text: "bytes per rank" } },
     yaxis: { ...t.yaxis, type: "log", domain: [0.54, 1], title: { text: "time (µs)" } },

@@ -48,9 +48,9 @@ export function drawArrows(stage, step) {
     const a = stage.positions[src], b = stage.positions[dst];
     const c = stage.column ? aside(stage, a, b) : bendOf(a, b, 0.12 * Math.hypot(b.x - a.x, b.y - a.y));
     const from = edge(a, c, stage.card), to = edge(b, c, stage.card);
-    for (let t = 0.05; t < 1; t += 0.05) stage.arrowPoints.push({ x: (1 - t) ** 2 * from.x
-      + 2 * (1 - t) * t * c.x + t * t * to.x, y: (1 - t) ** 2 * from.y + 2 * (1 - t) * t * c.y
-      + t * t * to.y, w: 0, h: 0 });
+    for (let t = 0.05; t < 1; t += 0.05) stage.arrowPoints.push({
+      x: (1 - t) ** 2 * from.x + 2 * (1 - t) * t * c.x + t * t * to.x,
+      y: (1 - t) ** 2 * from.y + 2 * (1 - t) * t * c.y + t * t * to.y, w: 0, h: 0 });
     el("path", { class: "arrow", d: `M${from.x},${from.y} Q${c.x},${c.y} ${to.x},${to.y}`,
       "marker-end": "url(#head)",
       "data-src": src, "data-dst": dst }, stage.arrows);
@@ -85,8 +85,8 @@ export function flights(stage, k) {
       t.frame.setAttribute(n, v));
     const font = Math.min(h * 0.55, 20);
     t.text.setAttribute("font-size", font);
-    t.text.textContent = h >= 18 ? cellText(before.values[String(src)]?.[chunk],
-      Math.floor((w - 4) / (font * 0.62))) : "";
+    t.text.textContent = h >= 18
+      ? cellText(before.values[String(src)]?.[chunk], Math.floor((w - 4) / (font * 0.62))) : "";
     t.g.style.display = "";
     const bend = src === dst ? Math.max(40, stage.card.h * 0.6) : 0.12 * Math.hypot(b.cx - a.cx, b.cy - a.cy);
     const c = bendOf({ x: a.cx, y: a.cy }, { x: b.cx, y: b.cy }, bend);
@@ -119,8 +119,8 @@ function obstacles(stage) {
     const { x, y, width, height } = t.getBBox();
     hard.push({ x, y, w: width, h: height });
   }
-  const cards = Object.values(stage.positions).map(({ x, y }) => ({ x: x - stage.card.w / 2,
-    y: y - stage.card.h / 2, w: stage.card.w, h: stage.card.h }));
+  const cards = Object.values(stage.positions).map(({ x, y }) =>
+    ({ x: x - stage.card.w / 2, y: y - stage.card.h / 2, w: stage.card.w, h: stage.card.h }));
   return { hard, cards, arrows: stage.arrowPoints ?? [] };
 }
 
@@ -158,8 +158,8 @@ function drawLabels(stage, labels) {
   };
   // The size a back row reads, whatever the cards' size; a label with no room at it tries smaller,
   // then in lines as narrow as a phone's room beside its cards: smaller beside cards rather than on them.
-  const large = Math.max(17, Math.min(24, stage.card.h * 0.2)), narrow = (font) => [font,
-    (BESIDE * stage.width - 20) / (font * 0.62)];
+  const large = Math.max(17, Math.min(24, stage.card.h * 0.2)),
+    narrow = (font) => [font, (BESIDE * stage.width - 20) / (font * 0.62)];
   const sizes = [[large, Infinity], [large * 0.8, Infinity], narrow(large * 0.8),
     narrow(Math.max(13, large * 0.65))];
   const boxes = [], fonts = [], texts = [];
@@ -179,15 +179,16 @@ function drawLabels(stage, labels) {
       const cell = stage.cells[key];
       const lx = Math.max(box.x, Math.min(box.x + box.w, cell.cx)),
         ly = Math.max(box.y, Math.min(box.y + box.h, cell.cy));
-      el("line", { class: "leader", x1: lx, y1: ly, x2: cell.cx, y2: cell.cy > ly ? cell.cy - cell.h / 2
-        : cell.cy + cell.h / 2 }, stage.leaders);
+      el("line", { class: "leader", x1: lx, y1: ly, x2: cell.cx,
+        y2: cell.cy > ly ? cell.cy - cell.h / 2 : cell.cy + cell.h / 2 }, stage.leaders);
     }
     const g = el("g", { class: "sum arith", "data-cell": keys[0], "data-cells": keys.join(" "),
       transform: `translate(${box.x},${box.y})` }, stage.sums);
     el("rect", { width: box.w, height: box.h, rx: 6 }, g);
     const text = el("text", { "font-size": font, x: box.w / 2 }, g);
-    lines.forEach((line, j) => { el("tspan", { x: box.w / 2, y: 4 + font * (1.25 * j + 0.62) },
-      text).textContent = line; });
+    lines.forEach((line, j) => {
+      el("tspan", { x: box.w / 2, y: 4 + font * (1.25 * j + 0.62) }, text).textContent = line;
+    });
   });
 }
 
