@@ -28,7 +28,8 @@ export async function api(path, { method = "GET", body } = {}) {
   const headers = { "Content-Type": "application/json" };
   const t = token();
   if (t) headers.Authorization = `Bearer ${t}`;
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const data = await response.json().catch(() => null);
   if (!response.ok) throw new ApiError(response.status, data?.detail ?? response.statusText);
   return data;
@@ -41,7 +42,8 @@ export function live(onMessage, onState) {
   let ws = null;
   const open = () => {
     const t = token();
-    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${t ? `?token=${encodeURIComponent(t)}` : ""}`;
+    const url = `${location.protocol === "https:" ? "wss" : "ws"}://`
+      + `${location.host}/ws${t ? `?token=${encodeURIComponent(t)}` : ""}`;
     ws = new WebSocket(url);
     ws.onopen = () => { delay = 250; onState("open"); };
     ws.onmessage = (e) => {

@@ -123,7 +123,8 @@ export function drawCard(stage, parent, rank, isRoot) {
   const text = drawHead(stage, left, top, names, "name", !!stage.traffic);
   const band = head + drawTerms(stage, left, top + head, rank); // the cells start under the terms, if any
   if (w >= 60 && stage.header.swatch) {
-    el("rect", { class: "swatch", x: w - 14, y: head / 2 - 4, width: 8, height: 8, rx: 2, fill: colour(rank) }, g);
+    el("rect", { class: "swatch", x: w - 14, y: head / 2 - 4, width: 8, height: 8, rx: 2,
+      fill: colour(rank) }, g);
   }
   const pad = Math.max(2, Math.min(6, w * 0.02));
   const barH = stage.traffic ? Math.max(2.5, Math.min(7, h * 0.045)) : 0;
@@ -232,11 +233,13 @@ function paint(stage, rank, chunk, values, origins, stats, spare = false) {
   cell.group.classList.toggle("empty", !from.length); // holds no rank's data yet: its zeros are dimmed
   cell.group.classList.toggle("spare", spare);
   // said where it fits under the value; the hatching and the hover say it everywhere
-  const note = "not output", fits = cell.h >= 40 && textWidth(note, Math.min(14, cell.h * 0.18)) <= cell.w - 4;
+  const note = "not output",
+    fits = cell.h >= 40 && textWidth(note, Math.min(14, cell.h * 0.18)) <= cell.w - 4;
   cell.note.textContent = spare && fits ? note : "";
   const all = (values ?? []).slice(0, MAX_TITLE_VALUES).map(exact).join(" ")
     + ((values?.length ?? 0) > MAX_TITLE_VALUES ? " …" : "");
-  const summary = stats ? `min ${exact(stats.min)}, max ${exact(stats.max)}, sum ${exact(stats.sum)}; first ` : "";
+  const summary = stats
+    ? `min ${exact(stats.min)}, max ${exact(stats.max)}, sum ${exact(stats.sum)}; first ` : "";
   const whose = `from ${from.join(", ") || "nobody"}${spare ? " (not part of the output)" : ""}`;
   const tip = `rank ${rank} chunk ${chunk} ${whose}`;
   (cell.title ??= el("title", {}, cell.group)).textContent = `${tip}: ${summary}${all}`;

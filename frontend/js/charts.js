@@ -24,7 +24,8 @@ export function chartTheme() {
   const css = getComputedStyle(document.documentElement);
   const ink = css.getPropertyValue("--ink").trim(), line = css.getPropertyValue("--line").trim();
   return { paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font: { color: ink, size: 12 },
-    margin: { l: 60, r: 12, t: 34, b: 40 }, xaxis: { gridcolor: line, zerolinecolor: line }, yaxis: { gridcolor: line, zerolinecolor: line } };
+    margin: { l: 60, r: 12, t: 34, b: 40 }, xaxis: { gridcolor: line, zerolinecolor: line },
+    yaxis: { gridcolor: line, zerolinecolor: line } };
 }
 
 export const CONFIG = { displayModeBar: false, responsive: true };
@@ -36,7 +37,8 @@ export function whenShown(el, draw) {
   waiting.set(el, draw);
   observer ??= new IntersectionObserver((entries) => {
     for (const e of entries) {
-      if (e.intersectionRatio <= 0 || !waiting.has(e.target)) continue; // merely touching the fold is not in view
+      // merely touching the fold is not in view
+      if (e.intersectionRatio <= 0 || !waiting.has(e.target)) continue;
       const next = waiting.get(e.target);
       waiting.delete(e.target);
       observer.unobserve(e.target);
@@ -67,12 +69,16 @@ async function drawTimeline(run) {
   const traces = [...byStep.values()].map((mine) => ({
     type: "bar", orientation: "h", name: `step ${mine[0].step + 1}`, showlegend: false,
     y: mine.map((b) => `rank ${b.rank}`), base: mine.map((b) => b.start), x: mine.map((b) => b.length),
-    marker: { color: PHASE_COLOURS[phases[mine[0].phase] % PHASE_COLOURS.length], opacity: mine[0].step % 2 ? 0.65 : 1,
+    marker: { color: PHASE_COLOURS[phases[mine[0].phase] % PHASE_COLOURS.length],
+      opacity: mine[0].step % 2 ? 0.65 : 1,
       line: { width: mine.map((b) => (b.last ? 2 : 0)), color: t.font.color } },
-    hovertemplate: `step ${mine[0].step + 1} (${mine[0].phase})<br>%{base:.0f} µs + %{x:.0f} µs<extra></extra>`,
+    hovertemplate: `step ${mine[0].step + 1} (${mine[0].phase})<br>`
+      + `%{base:.0f} µs + %{x:.0f} µs<extra></extra>`,
   }));
-  await Plotly.react(el, traces, { ...t, title: { text: "timeline: a bar per step, outlined where a rank finished last", font: { size: 13 } },
-    barmode: "overlay", yaxis: { ...t.yaxis, autorange: "reversed" }, xaxis: { ...t.xaxis, title: { text: "µs since the aligned start" } } }, CONFIG);
+  await Plotly.react(el, traces, { ...t,
+    title: { text: "timeline: a bar per step, outlined where a rank finished last", font: { size: 13 } },
+    barmode: "overlay", yaxis: { ...t.yaxis, autorange: "reversed" },
+    xaxis: { ...t.xaxis, title: { text: "µs since the aligned start" } } }, CONFIG);
 }
 
 /** Per rank: the median iteration time, the time inside steps, and the bytes it sent and received. */
@@ -85,13 +91,16 @@ async function drawTotals(run) {
   const [scale, unit] = byteUnit(Math.max(...rows.map((r) => Math.max(r.sent, r.received))));
   const t = chartTheme();
   // offsetgroup keeps the bars on the right-hand axis beside, not over, the others
-  const bar = (name, y, offsetgroup, color, yaxis) => ({ type: "bar", name, x: ranks, y, offsetgroup, yaxis, marker: { color } });
+  const bar = (name, y, offsetgroup, color, yaxis) =>
+    ({ type: "bar", name, x: ranks, y, offsetgroup, yaxis, marker: { color } });
   await Plotly.react(el, [
     bar("iteration (µs)", rows.map((r) => r.time), 1, "#0072B2"),
     bar("in steps (µs)", rows.map((r) => r.busy), 2, "#56B4E9"),
     bar(`sent (${unit})`, rows.map((r) => r.sent / scale), 3, "#E69F00", "y2"),
     bar(`received (${unit})`, rows.map((r) => r.received / scale), 4, "#D55E00", "y2"),
-  ], { ...t, title: { text: "per-rank totals", font: { size: 13 } }, barmode: "group", legend: { orientation: "h", y: -0.2 },
+  ], { ...t, title: { text: "per-rank totals", font: { size: 13 } }, barmode: "group",
+    legend: { orientation: "h", y: -0.2 },
     margin: { ...t.margin, r: 60 }, yaxis: { ...t.yaxis, title: { text: "µs" } },
-    yaxis2: { overlaying: "y", side: "right", title: { text: unit }, showgrid: false, rangemode: "tozero" } }, CONFIG);
+    yaxis2: { overlaying: "y", side: "right", title: { text: unit }, showgrid: false,
+      rangemode: "tozero" } }, CONFIG);
 }

@@ -14,7 +14,8 @@ function sparkline(history) {
     const ys = history.map((p) => p[column]);
     if (ys.some((v) => v == null)) continue;
     const top = Math.max(floor, ...ys) || 1;
-    const points = ys.map((v, i) => `${((i / (ys.length - 1)) * W).toFixed(1)},${(H - 1 - (v / top) * (H - 2)).toFixed(1)}`);
+    const points = ys.map((v, i) =>
+      `${((i / (ys.length - 1)) * W).toFixed(1)},${(H - 1 - (v / top) * (H - 2)).toFixed(1)}`);
     el("polyline", { class: name, points: points.join(" ") }, svg);
   }
   return svg;
@@ -26,20 +27,29 @@ function origin(ranks) {
   const launchers = [...new Set(ranks.map((r) => r.launcher).filter(Boolean))].join(", ");
   return html("p", { class: "origin" },
     `world size ${first.world_size ?? ranks.length} · ${first.backend}` +
-    (first.master ? ` · MASTER_ADDR:PORT ${first.master}` : "") + (launchers ? ` · started by ${launchers}` : ""));
+    (first.master ? ` · MASTER_ADDR:PORT ${first.master}` : "") +
+    (launchers ? ` · started by ${launchers}` : ""));
 }
 
 export function showCluster(cluster) {
   const hosts = new Map();
-  for (const r of cluster.ranks) hosts.set(r.host, [...(hosts.get(r.host) ?? []), { ...r, world_size: cluster.world_size }]);
+  for (const r of cluster.ranks)
+    hosts.set(r.host, [...(hosts.get(r.host) ?? []), { ...r, world_size: cluster.world_size }]);
   const panel = $("cluster");
-  panel.replaceChildren(...(cluster.ranks.length ? [origin([...hosts.values()].flat())] : []), ...[...hosts].map(([host, ranks]) => html("div", { class: "host" },
+  panel.replaceChildren(...(cluster.ranks.length ? [origin([...hosts.values()].flat())] : []),
+    ...[...hosts].map(([host, ranks]) => html("div", { class: "host" },
     html("h3", {}, `node ${host} · torch ${ranks[0].torch_version}`),
     ranks.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-status": r.status },
-      html("span", { title: "global rank" }, html("span", { class: `dot ${r.status}`, style: `outline: 2px solid ${colour(r.rank)}` }), `${r.rank}`),
-      html("span", { class: "local", title: "local rank / ranks on this node" }, `local ${r.local_rank}/${r.local_world_size ?? ranks.length}`),
-      html("span", { title: `pid ${r.pid}` }, `${r.device} · ${r.status} · ♥ ${r.heartbeat_age.toFixed(1)} s`),
-      html("span", { class: "usage" }, `${Math.round(r.cpu_percent ?? 0)}% · ${bytes(r.rss_bytes)}${r.gpu_memory_bytes != null ? ` · GPU ${bytes(r.gpu_memory_bytes)}` : ""}`),
+      html("span", { title: "global rank" },
+        html("span", { class: `dot ${r.status}`, style: `outline: 2px solid ${colour(r.rank)}` }),
+        `${r.rank}`),
+      html("span", { class: "local", title: "local rank / ranks on this node" },
+        `local ${r.local_rank}/${r.local_world_size ?? ranks.length}`),
+      html("span", { title: `pid ${r.pid}` },
+        `${r.device} · ${r.status} · ♥ ${r.heartbeat_age.toFixed(1)} s`),
+      html("span", { class: "usage" },
+        `${Math.round(r.cpu_percent ?? 0)}% · ${bytes(r.rss_bytes)}`
+        + `${r.gpu_memory_bytes != null ? ` · GPU ${bytes(r.gpu_memory_bytes)}` : ""}`),
       sparkline(r.history ?? []))))));
   if (!cluster.ranks.length) panel.append(html("p", { class: "why" }, "No ranks are connected."));
   document.querySelectorAll(".card").forEach((c) => {

@@ -54,7 +54,8 @@ export class Controls {
     $("collectives").replaceChildren(...catalog.collectives.map((c, i) => {
       const alone = c.peer && catalog.world_size < 2;
       const b = html("button", { type: "button", "data-collective": c.name, onclick: () => this.pick(c.name),
-        title: alone ? `${c.name} needs at least two ranks` : `${i < 10 ? `key ${(i + 1) % 10}: ` : ""}${c.name}` }, c.name);
+        title: alone ? `${c.name} needs at least two ranks`
+          : `${i < 10 ? `key ${(i + 1) % 10}: ` : ""}${c.name}` }, c.name);
       b.disabled = alone;
       return b;
     }));
@@ -68,9 +69,11 @@ export class Controls {
     const entry = this.entry(name);
     if (!entry) return;
     // a collective picked anew opens on its lecture algorithm (the catalog's), whatever came before
-    if (name !== this.collective && !overrides.algorithm) overrides = { ...overrides, algorithm: entry.lecture };
+    if (name !== this.collective && !overrides.algorithm)
+      overrides = { ...overrides, algorithm: entry.lecture };
     this.collective = name;
-    document.querySelectorAll("#collectives button").forEach((b) => b.classList.toggle("active", b.dataset.collective === name));
+    document.querySelectorAll("#collectives button")
+      .forEach((b) => b.classList.toggle("active", b.dataset.collective === name));
     this.render(entry, overrides);
   }
 
@@ -111,22 +114,27 @@ export class Controls {
       ["pattern", select(c.patterns, v("pattern", "index"))],
       ["capture", select(c.captures, v("capture", "full"))],
       ["chunks", input("number", v("chunks", 1), { min: 1 })],
-      algorithms.length > entry.algorithms.length ? ["schedule", scheduleBox(v("schedule", ""), c.custom)] : null,
+      algorithms.length > entry.algorithms.length
+        ? ["schedule", scheduleBox(v("schedule", ""), c.custom)] : null,
     ].filter(Boolean);
     form.replaceChildren();
     for (const [name, control] of rows) {
       Object.assign(control, { name, id: `field-${name}` });
       const label = html("label", { for: control.id }, name);
       if ("forCustom" in control.dataset) label.dataset.forCustom = "";
-      form.append(...[label, control, control.companion, html("div", { class: "error", "data-error-for": name })].filter(Boolean));
+      form.append(...[label, control, control.companion,
+        html("div", { class: "error", "data-error-for": name })].filter(Boolean));
     }
     const submit = html("button", { type: "submit", id: "run" }, `Run ${entry.name}`);
-    const sweep = html("button", { type: "button", id: "sweep-run", onclick: () => this.onSweep(entry, this.spec()),
-      title: "run every algorithm of this collective at growing sizes, then chart time and busbw" }, "Sweep sizes, every algorithm");
+    const sweep = html("button", { type: "button", id: "sweep-run",
+      onclick: () => this.onSweep(entry, this.spec()),
+      title: "run every algorithm of this collective at growing sizes, then chart time and busbw" },
+      "Sweep sizes, every algorithm");
     submit.disabled = sweep.disabled = !this.canRun || !c.world_size;
     form.append(submit, sweep);
     say("run-why", !c.world_size ? "No ranks are connected yet."
-      : !this.canRun ? "Watching only: open the presenter link (the one with ?token=) to run collectives." : "");
+      : !this.canRun ? "Watching only: open the presenter link (the one with ?token=) to run collectives."
+      : "");
     form.onsubmit = (e) => { e.preventDefault(); this.submit(); };
     const dtype = form.elements.dtype, op = form.elements.op;
     const refreshOps = () => {
@@ -142,7 +150,8 @@ export class Controls {
     };
     dtype.addEventListener("change", refreshOps);
     refreshOps();
-    const showSchedule = () => form.querySelectorAll("[data-for-custom]").forEach((el) => { el.hidden = form.elements.algorithm.value !== c.custom?.algorithm; });
+    const showSchedule = () => form.querySelectorAll("[data-for-custom]").forEach((el) => {
+      el.hidden = form.elements.algorithm.value !== c.custom?.algorithm; });
     form.elements.algorithm.addEventListener("change", showSchedule);
     showSchedule();
     form.onchange = () => this.showPick();
@@ -158,7 +167,8 @@ export class Controls {
       if (name === "group") spec.group = field.value.split(",").map((s) => Number(s.trim()));
       else spec[name] = field.type === "number" ? Number(field.value) : field.value;
     }
-    if (spec.algorithm === this.catalog?.custom?.algorithm) spec.schedule = parseSchedule(form.elements.schedule.value);
+    if (spec.algorithm === this.catalog?.custom?.algorithm)
+      spec.schedule = parseSchedule(form.elements.schedule.value);
     else if (this.preset) Object.assign(spec, this.presetFields(spec));
     return spec;
   }
@@ -186,7 +196,8 @@ export class Controls {
     changed(select);
   }
 
-  /** O: the next op the dtype takes (with the preset every op: AVG brings a float dtype, the others an integer one). */
+  /** O: the next op the dtype takes (with the preset every op: AVG brings a float dtype, the others an
+   * integer one). */
   cycleOp() {
     const f = $("spec").elements;
     if (!f.op) return;
@@ -194,8 +205,11 @@ export class Controls {
     const next = usable[(usable.indexOf(f.op.value) + 1) % usable.length];
     if (this.preset) {
       const integer = this.catalog.integer_dtypes.includes(f.dtype.value);
-      const want = next === "AVG" ? (integer ? this.catalog.dtypes.find((d) => d.startsWith("float") && d !== "float16") : f.dtype.value)
-        : (integer ? f.dtype.value : this.catalog.integer_dtypes.find((d) => d.endsWith("32")) ?? f.dtype.value);
+      const want = next === "AVG"
+        ? (integer ? this.catalog.dtypes.find((d) => d.startsWith("float") && d !== "float16")
+          : f.dtype.value)
+        : (integer ? f.dtype.value
+          : this.catalog.integer_dtypes.find((d) => d.endsWith("32")) ?? f.dtype.value);
       if (want !== f.dtype.value) {
         f.dtype.value = want;
         changed(f.dtype);
@@ -218,7 +232,9 @@ export class Controls {
       spec.servers ? `S = ${spec.servers}` : null,
       this.preset ? `lecture data: ${PATTERN_WORDS[this.presetPattern]}` : null];
     strip.replaceChildren(html("b", {}, parts.filter(Boolean).join(" · ")), "  —  ",
-      html("span", { class: "keys" }, `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · 1–0 [ ] pick · Q asks the room`));
+      html("span", { class: "keys" },
+        `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · `
+        + `1–0 [ ] pick · Q asks the room`));
     strip.dataset.preset = this.preset;
     strip.hidden = !this.canRun; // the audience runs nothing
   }
@@ -238,17 +254,22 @@ function parseSchedule(text) {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw Object.assign(new Error(`not JSON: ${e.message}`), { field: "schedule", reason: `not JSON: ${e.message}` });
+    throw Object.assign(new Error(`not JSON: ${e.message}`),
+      { field: "schedule", reason: `not JSON: ${e.message}` });
   }
 }
 
 /** A text box for a schedule as JSON, and a button that loads one from a file. */
 function scheduleBox(value, limits) {
-  const box = html("textarea", { rows: 6, "data-for-custom": "", placeholder: '{"pieces": 4, "steps": [{"phase": "reduce-scatter", "caption": "…", '
-    + `"transfers": [[0, 1, 3, 3, 1], …]}]}  (src, dst, chunk, into, reduce); at most ${limits.max_steps} steps` });
+  const box = html("textarea", { rows: 6, "data-for-custom": "",
+    placeholder: '{"pieces": 4, "steps": [{"phase": "reduce-scatter", "caption": "…", '
+      + `"transfers": [[0, 1, 3, 3, 1], …]}]}  (src, dst, chunk, into, reduce); `
+      + `at most ${limits.max_steps} steps` });
   box.value = value;
-  box.companion = html("input", { type: "file", accept: ".json,application/json", "data-for-custom": "", title: "load a schedule from a JSON file",
-    onchange: async (e) => { const file = e.target.files[0]; if (file) box.value = await file.text(); } }); // placed under the box
+  box.companion = html("input", { type: "file", accept: ".json,application/json", "data-for-custom": "",
+    title: "load a schedule from a JSON file",
+    // placed under the box
+    onchange: async (e) => { const file = e.target.files[0]; if (file) box.value = await file.text(); } });
   return box;
 }
 

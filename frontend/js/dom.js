@@ -9,7 +9,8 @@ export const $ = (id) => document.getElementById(id);
 export const say = (id, text) => { $(id).textContent = text; };
 
 /** A key typed into a field, or with a modifier: none of the page's shortcuts. */
-export const notAShortcut = (e) => e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey;
+export const notAShortcut = (e) => e.target.closest?.("input, select, textarea")
+  || e.ctrlKey || e.metaKey || e.altKey;
 
 /** A checkbox, select, slider or button used with the mouse gives the focus back, so that the
  * page's keys (R, A, Space, arrows, digits) work on at once: none is typed into, and Space or
@@ -64,7 +65,8 @@ export function refused(err, attr, fallback) {
 }
 
 /** A <select> of `options` with `value` picked. */
-export const select = (options, value) => html("select", {}, options.map((o) => new Option(o, o, false, String(o) === String(value))));
+export const select = (options, value) => html("select", {},
+  options.map((o) => new Option(o, o, false, String(o) === String(value))));
 
 /** Vertical stripes, one per origin rank, repainted only when the origins change. */
 export function stripes(group, origins, w, h) {

@@ -1,7 +1,8 @@
 // How the page writes values, ranks' colours and reductions. Pure functions (node tests them).
 
 // Okabe-Ito, then Paul Tol's muted set: colour-blind-safe for the first 16 ranks.
-export const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999",
+export const PALETTE = [
+  "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999",
   "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499"];
 export const colour = (rank) => PALETTE[rank % PALETTE.length];
 
@@ -11,7 +12,8 @@ export function formatValue(v) {
   if (v == null) return "";
   if (typeof v !== "number") return NON_FINITE[v] ?? String(v);
   if (Number.isInteger(v)) return Math.abs(v) >= 1e6 ? v.toExponential(1) : String(v);
-  return Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(1) : String(+v.toPrecision(3));
+  return Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(1)
+    : String(+v.toPrecision(3));
 }
 
 /** Every digit of a value, for a hover: what the cell holds, unrounded. */
@@ -22,7 +24,8 @@ export const exact = (v) => (typeof v === "number" ? String(v) : formatValue(v))
 export function compact(v, chars, least = 1) {
   const full = formatValue(v);
   if (typeof v !== "number" || full.length <= chars) return full.length <= chars ? full : "";
-  const tries = Number.isInteger(v) ? [] : [2, 1].filter((d) => d >= least).map((d) => String(+v.toPrecision(d)));
+  const tries = Number.isInteger(v) ? []
+    : [2, 1].filter((d) => d >= least).map((d) => String(+v.toPrecision(d)));
   tries.push(v.toExponential(1));
   if (least < 2) tries.push(v.toExponential(0));
   return tries.find((t) => t.length <= chars && t !== "0" && t !== "-0") ?? "";
@@ -42,7 +45,8 @@ export function cellText(values, chars, least = 1) {
 }
 
 /** The binary unit that suits byte counts up to `max`: [bytes in one, its name]. */
-export const byteUnit = (max) => [[1 << 30, "GiB"], [1 << 20, "MiB"], [1024, "KiB"]].find(([s]) => max >= s) ?? [1, "B"];
+export const byteUnit = (max) =>
+  [[1 << 30, "GiB"], [1 << 20, "MiB"], [1024, "KiB"]].find(([s]) => max >= s) ?? [1, "B"];
 export function bytes(n) {
   if (n == null) return "–";
   const [scale, unit] = byteUnit(n);
@@ -54,7 +58,10 @@ export function bandwidth(bps) {
   const [scale, unit] = [[1e9, "GB/s"], [1e6, "MB/s"], [1e3, "kB/s"]].find(([s]) => bps >= s) ?? [1, "B/s"];
   return `${+(bps / scale).toPrecision(3)} ${unit}`;
 }
-export const seconds = (s) => (s == null ? "–" : s >= 1 ? `${s.toFixed(2)} s` : s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms` : `${(s * 1e6).toFixed(1)} µs`);
+export const seconds = (s) => (s == null ? "–"
+  : s >= 1 ? `${s.toFixed(2)} s`
+  : s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms`
+  : `${(s * 1e6).toFixed(1)} µs`);
 
 /** As many of the values as fit in `chars` characters, with an ellipsis for the rest ("" if none fits). */
 export function fit(values, chars) {
@@ -92,7 +99,8 @@ const INFIX = { SUM: "+", AVG: "+", PRODUCT: "×", BAND: "&", BOR: "|", BXOR: "^
 /** The arithmetic of a reduction in words: "3 + 4 = 7", "max(3, 4) = 4", "0.1 + 0.2 ≈ 0.3"
  * (`approx`: some number is rounded, so the words do not add up exactly). */
 export function combination(op, operands, result, approx = false) {
-  const lhs = INFIX[op] ? operands.join(` ${INFIX[op]} `) : `${(op ?? "op").toLowerCase()}(${operands.join(", ")})`;
+  const lhs = INFIX[op] ? operands.join(` ${INFIX[op]} `)
+    : `${(op ?? "op").toLowerCase()}(${operands.join(", ")})`;
   return `${lhs} ${approx ? "≈" : "="} ${result}`;
 }
 

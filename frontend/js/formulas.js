@@ -20,7 +20,8 @@ export function showFormula(run) {
   if (!stage) return;
   let box = $("formula");
   if (!box) stage.after((box = html("p", { id: "formula", "aria-live": "polite" })));
-  const f = run?.display?.formula, bars = !!run?.display?.itemsize; // the cards' bars come with the display data
+  // the cards' bars come with the display data
+  const f = run?.display?.formula, bars = !!run?.display?.itemsize;
   box.hidden = !f && !bars;
   for (const k of ["formula", "value", "measured", "what"]) delete box.dataset[k];
   const part = (cls, text) => html("span", { class: cls }, text);

@@ -14,9 +14,11 @@ export default {
       "超出最大 2 的幂（{n1}）的每个 rank 把整个缓冲区合并到搭档的缓冲区中",
     "each rank beyond the largest power of two, {n1}, hands its block to a partner":
       "超出最大 2 的幂（{n1}）的每个 rank 把自己的块交给搭档",
-    "every other rank still holding a partial result sends it to the rank {n1} place nearer the root, which combines it with its own":
+    ["every other rank still holding a partial result sends it to the rank {n1} place nearer the root, "
+      + "which combines it with its own"]:
       "仍持有部分结果的其他 rank 把它发给离根近 {n1} 位的 rank，后者把它与自己的合并",
-    "every other rank still holding a partial result sends it to the rank {n1} places nearer the root, which combines it with its own":
+    ["every other rank still holding a partial result sends it to the rank {n1} places nearer the root, "
+      + "which combines it with its own"]:
       "仍持有部分结果的其他 rank 把它发给离根近 {n1} 位的 rank，后者把它与自己的合并",
     "every partner hands the finished block to the rank it folded in": "每个搭档把完成的块交还给并入它的 rank",
     "every partner sends all the blocks to the rank it folded in": "每个搭档把所有块发给并入它的 rank",
@@ -29,7 +31,8 @@ export default {
     "every rank holding blocks hands the far half of them to the rank {n1} places further from the root":
       "持有块的每个 rank 把其中远端的一半交给离根再远 {n1} 位的 rank",
     "every rank keeps the block addressed to itself": "每个 rank 保留发给自己的块",
-    "every rank passes a finished chunk to its right neighbour, which copies it": "每个 rank 把一个完成的块传给右邻居，右邻居复制它",
+    "every rank passes a finished chunk to its right neighbour, which copies it":
+      "每个 rank 把一个完成的块传给右邻居，右邻居复制它",
     "every rank passes a finished segment ({n1} chunks) to its right neighbour, which copies it":
       "每个 rank 把一个完成的段（{n1} 个块）传给右邻居，右邻居复制它",
     "every rank sends one chunk to its right neighbour, which combines it with its own":
@@ -56,9 +59,11 @@ export default {
       "拉取权重（pull，fan-out）：每个服务器把自己那份权重分片发给每个工作节点",
     "pull weights (fan-out): the server, {r1}, sends the weights to every worker":
       "拉取权重（pull，fan-out）：服务器 {r1} 把权重发给每个工作节点",
-    "push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends each shard of −η·g (η = 1) to that shard's server, which adds it to its shard of the weights":
+    ["push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends each shard of "
+      + "−η·g (η = 1) to that shard's server, which adds it to its shard of the weights"]:
       "推送梯度（push，fan-in）、聚合并更新，w ← w − η·Σg：每个工作节点把 −η·g（η = 1）的每个分片发给该分片的服务器，服务器把它加到自己那份权重上",
-    "push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends −η·g (η = 1) to the server, {r1}, which adds each to the weights as it lands":
+    ["push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends −η·g (η = 1) to the "
+      + "server, {r1}, which adds each to the weights as it lands"]:
       "推送梯度（push，fan-in）、聚合并更新，w ← w − η·Σg：每个工作节点把 −η·g（η = 1）发给服务器 {r1}，服务器每收到一份就加到权重上",
     "{r1} passes the data on to {r2}": "{r1} 把数据继续传给 {r2}",
     "{r1} sends every rank its own block": "{r1} 把每个 rank 各自的块发给它",
@@ -81,7 +86,8 @@ export default {
     "Step {n1} of {n2} · {c1}: {c2}": "第 {n1} 步（共 {n2} 步）· {c1}：{c2}",
     "{s1} by {s2}: 1 step. Every rank starts with its input.": "{s1}（{s2}）：共 1 步。每个 rank 从自己的输入开始。",
     "{s1} by {s2}: {n1} steps. Every rank starts with its input.": "{s1}（{s2}）：共 {n1} 步。每个 rank 从自己的输入开始。",
-    "{s1} by {s2} failed before its first step (Before / after says why).": "{s1}（{s2}）在第一步之前失败了（原因见“前 / 后”）。",
+    "{s1} by {s2} failed before its first step (Before / after says why).":
+      "{s1}（{s2}）在第一步之前失败了（原因见“前 / 后”）。",
     "{s1} ({s2}): the backend's own call, timed as a whole.": "{s1}（{s2}）：后端自己的调用，整体计时。",
     "After step {n1}, every rank divides its sum by P = {n2}: the average, the run's output.":
       "第 {n1} 步之后，每个 rank 把和除以 P = {n2}：得到的平均值就是本次运行的输出。",
@@ -101,7 +107,8 @@ export default {
     "{s1} = {s2} sent by each server (and as much received)": "{s1} = {s2}：每个服务器发送的量（接收的同样多）",
     "({s1}) · measured {s2}": "（{s1}）· 实测 {s2}",
     "({s1}) · measured when the run ends": "（{s1}）· 运行结束后实测",
-    "{s1} · {s2} · {n1} ranks · {s3} · lecture data: a digit a block": "{s1} · {s2} · {n1} 个 rank · {s3} · 讲课数据：每块一个数字",
+    "{s1} · {s2} · {n1} ranks · {s3} · lecture data: a digit a block":
+      "{s1} · {s2} · {n1} 个 rank · {s3} · 讲课数据：每块一个数字",
     "{s1} = {s2} sent by the root, in ⌈log2 P⌉ steps": "{s1} = {s2}：根分 ⌈log2 P⌉ 步发送的量",
     "{s1} = {s2} into the root, in ⌈log2 P⌉ steps": "{s1} = {s2}：分 ⌈log2 P⌉ 步流入根的量",
     // the panels beside and under the stage (a phone shows them under it)
@@ -118,8 +125,10 @@ export default {
   },
   words: {
     // phases
-    "local copy": "本地复制", exchange: "交换", fold: "折叠", unfold: "展开", signal: "信号", pull: "拉取（pull）", push: "推送（push）", send: "发送",
-    sent: "发送", received: "接收", "ring against tree all_reduce under one straggler": "一个 straggler 下 ring 与 tree 的 all_reduce 对比",
+    "local copy": "本地复制", exchange: "交换", fold: "折叠", unfold: "展开", signal: "信号", pull: "拉取（pull）",
+      push: "推送（push）", send: "发送",
+    sent: "发送", received: "接收", "ring against tree all_reduce under one straggler":
+      "一个 straggler 下 ring 与 tree 的 all_reduce 对比",
     // run states, roles, the connection
     queued: "排队中", running: "运行中", done: "完成", failed: "失败", cancelled: "已取消",
     presenter: "主讲人", audience: "听众", "audience · following the presenter": "听众 · 跟随主讲人",
@@ -149,7 +158,8 @@ export default {
     "pick a collective (] next, [ previous)": "选择集合通信（] 下一个，[ 上一个）", "next algorithm": "下一个算法",
     "next reduction op": "下一个规约运算", "lecture data on / off (a digit a block)": "讲课数据 开 / 关（每块一个数字）",
     "compare: bytes against P": "对比：字节数随 P 变化", "the training's charts": "训练图表", "watched jobs": "监视的作业",
-    "the audience's link as a QR code": "听众链接的二维码", "to the inputs / the result": "回到输入 / 跳到结果", "to step 3": "跳到第 3 步",
+    "the audience's link as a QR code": "听众链接的二维码", "to the inputs / the result": "回到输入 / 跳到结果",
+      "to step 3": "跳到第 3 步",
     "ask the room (1–4 a question; ↑ ↓ ← → its rank and step); the stage holds":
       "向全场提问（1–4 选问题；↑ ↓ ← → 选 rank 和步）；画面暂停",
     "reveal the answer, play on": "揭晓答案并继续播放", "close the poll": "关闭投票", fullscreen: "全屏",
@@ -157,7 +167,8 @@ export default {
     "group: all, evens, odds, first half, one per node": "分组：全部、偶数、奇数、前一半、每个节点一个",
     "the next root": "下一个根", "half / twice the count": "元素数减半 / 加倍",
     "the parameter server's S (servers)": "参数服务器的 S（服务器数）",
-    "inputs: a digit, its rank, [1, 10, 100, 1000]·rank, r2c3": "输入：一个数字、自己的 rank、[1, 10, 100, 1000]·rank、r2c3",
+    "inputs: a digit, its rank, [1, 10, 100, 1000]·rank, r2c3":
+      "输入：一个数字、自己的 rank、[1, 10, 100, 1000]·rank、r2c3",
     "the seed's formulas; again: total, busiest link": "讲义里的公式；再按：总量、最忙的链路",
     train: "训练", "a training step's gradient sync": "训练步的梯度同步", "export as HTML": "导出为 HTML",
     "lecture mode": "讲课模式", "this help": "本帮助", language: "语言",
@@ -167,12 +178,14 @@ export default {
     "Which algorithm finishes first at this size and P?": "在这个大小和 P 下，哪个算法先完成？",
     "1–4 asks · ↑ ↓ rank · ← → step · Esc cancels": "1–4 提问 · ↑ ↓ rank · ← → 步 · Esc 取消",
     "Your vote counted": "你的投票已计入", "You voted already": "你已经投过票了", "Voting has closed": "投票已结束",
-    "The stage holds: Enter reveals the answer": "画面暂停：按 Enter 揭晓答案", "Enter reveals · Esc closes": "Enter 揭晓 · Esc 关闭",
+    "The stage holds: Enter reveals the answer": "画面暂停：按 Enter 揭晓答案",
+      "Enter reveals · Esc closes": "Enter 揭晓 · Esc 关闭",
     "Esc closes": "Esc 关闭", "Tap your answer: one vote a phone": "点选你的答案：每部手机一票", "You got it ✓": "答对了 ✓",
     "Not this time": "这次没答对", "1 vote": "1 票", "lecture data": "讲课数据", "own data": "自己的数据",
     // the panels beside and under the stage (a phone shows them under it)
     "Sweep sizes, every algorithm": "扫描各种大小，所有算法",
-    "Watching only: open the presenter link (the one with ?token=) to run collectives.": "仅观看：要运行集合通信，请打开主讲人链接（带 ?token= 的那个）。",
+    "Watching only: open the presenter link (the one with ?token=) to run collectives.":
+      "仅观看：要运行集合通信，请打开主讲人链接（带 ?token= 的那个）。",
     Perturb: "扰动",
     Straggler: "掉队者（straggler）",
     "delay (s)": "延迟 (s)",
@@ -194,7 +207,9 @@ export default {
     predicted: "预测",
     "total sent": "发送总量",
     "busiest link": "最繁忙的链路",
-    "Sweep sizes (in Run) to plot time and busbw against size for every algorithm, with the alpha-beta model over the measurements. A sweep's runs stay off the stage and the audience's pages.": "扫描各种大小（在“运行”中），为每个算法画出时间和 busbw 随大小的变化，并叠加基于测量的 alpha-beta 模型。扫描的运行不会出现在画面和听众页面上。",
+    ["Sweep sizes (in Run) to plot time and busbw against size for every algorithm, with the alpha-beta "
+      + "model over the measurements. A sweep's runs stay off the stage and the audience's pages."]:
+      "扫描各种大小（在“运行”中），为每个算法画出时间和 busbw 随大小的变化，并叠加基于测量的 alpha-beta 模型。扫描的运行不会出现在画面和听众页面上。",
     collective: "集合通信",
     "size for P curve": "P 曲线的大小",
     parameters: "参数量",

@@ -20,14 +20,16 @@ export function merge(kept, incoming, keep = KEEP) {
 }
 
 /** An op's colour, the same on every page. */
-export const opColour = (op) => HUES[[...op].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 113) % HUES.length];
+export const opColour = (op) =>
+  HUES[[...op].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 113) % HUES.length];
 
 const ranks = (rs) => `rank${rs.length > 1 ? "s" : ""} ${rs.join(", ")}`;
 const members = (m = []) => (m.length > 8 ? `${m.length} ranks` : ranks(m));
 const num = (n) => n.toLocaleString("en");
 const gbps = (v) => (v == null ? "–" : bandwidth(v * 1e9));
 const pill = (state) => html("span", { class: "pill", "data-state": state }, state);
-const size = (j) => `${j.world_size} ranks · ${j.nodes} node${j.nodes > 1 ? "s" : ""} · ${num(j.collectives)} collectives${
+const size = (j) => `${j.world_size} ranks · ${j.nodes} node${j.nodes > 1 ? "s" : ""} · `
+  + `${num(j.collectives)} collectives${
   j.missed ? ` (${num(j.missed)} more unseen: the recorder overwrote them unread)` : ""}`;
 const first = (c) => Math.min(...Object.values(c.issued));
 const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
@@ -37,24 +39,28 @@ const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exi
 export const hangLine = (h, s = h.waiting.length > 1 ? "" : "s") => ({
   silent: () => `${ranks(h.late)} silent: ${ranks(h.waiting)} go${s ? "es" : ""} on`,
   mismatch: () => `mismatch on #${h.seq} of group ${h.group}: ${ranks(h.late)}`, // those off the majority
-}[h.kind] ?? (() => `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} #${h.seq} (group ${h.group}, ${num(h.count)} × ${h.dtype})`))();
+}[h.kind] ?? (() => `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} #${h.seq} `
+  + `(group ${h.group}, ${num(h.count)} × ${h.dtype})`))();
 
 const bucket = (b) => b && `${b.index}: ${b.params.join(", ")}`;
 /** A collective in a line: op #seq, size, last rank and lag (or that it waits), DDP bucket. */
-export const describe = (c) => [`${c.op} #${c.seq} (group ${c.group})`, `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
+export const describe = (c) => [`${c.op} #${c.seq} (group ${c.group})`,
+  `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
   c.last_rank == null ? (c.complete ? null : "waiting") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
   c.bucket && `bucket ${bucket(c.bucket)}`].filter(Boolean).join(" · ");
 
 /** Ranks by host, in rank order: [[host, [rank...]]]. */
 export function byHost(rs) {
   const hosts = new Map();
-  for (const r of [...rs].sort((a, b) => a.rank - b.rank)) hosts.set(r.host, [...(hosts.get(r.host) ?? []), r]);
+  for (const r of [...rs].sort((a, b) => a.rank - b.rank))
+    hosts.set(r.host, [...(hosts.get(r.host) ?? []), r]);
   return [...hosts];
 }
 
 /** Where key `e` moves among `n` from `i` (-1: none): ↑ ← back, ↓ → on, Home, End; else null. */
 export function moved(e, i, n) {
-  const to = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i < 0 ? n - 1 : i - 1, Home: 0, End: n - 1 }[e.key];
+  const to = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i < 0 ? n - 1 : i - 1,
+    Home: 0, End: n - 1 }[e.key];
   if (to == null || !n) return null;
   e.preventDefault();
   e.stopPropagation(); // not the player's
@@ -69,15 +75,16 @@ export class Jobs {
   t1 = 0; // the lanes' right edge (s)
   hang = null; // {hang, heard: ms}
   fetched = 0;
-  routes = { snapshot: () => this.refresh(), job: (m) => this.onJob(m), job_collectives: (m) => this.onCollectives(m),
-    job_hang: (m) => this.onHang(m) };
+  routes = { snapshot: () => this.refresh(), job: (m) => this.onJob(m),
+    job_collectives: (m) => this.onCollectives(m), job_hang: (m) => this.onHang(m) };
 
   /** `onShown()`: another job is open (the presenter's view says which). */
   constructor(state, onShown) {
     Object.assign(this, { state, onShown, svg: $("job-lanes") });
     this.g = this.svg.querySelector(".marks");
     $("job-list").onkeydown = (e) => { // Enter opens: a button's own
-      const rows = [...$("job-list").querySelectorAll("button")], to = moved(e, rows.indexOf(document.activeElement), rows.length);
+      const rows = [...$("job-list").querySelectorAll("button")],
+        to = moved(e, rows.indexOf(document.activeElement), rows.length);
       if (to != null) rows[to].focus();
     };
     this.svg.onpointermove = (e) => this.point(e);
@@ -85,7 +92,8 @@ export class Jobs {
       const kept = this.shown?.collectives ?? [], to = moved(e, kept.indexOf(this.at), kept.length);
       if (to != null) this.cursor(kept[to]);
     };
-    $("job-perfetto").onclick = () => this.job && openInPerfetto(this.trace(), `Ringside ${this.job.id}: ${this.job.script}`, "job-perfetto-status");
+    $("job-perfetto").onclick = () => this.job
+      && openInPerfetto(this.trace(), `Ringside ${this.job.id}: ${this.job.script}`, "job-perfetto-status");
   }
 
   get job() { return this.shown?.job; }
@@ -102,9 +110,11 @@ export class Jobs {
     } catch (err) {
       return say("jobs-status", `Could not list the watched jobs: ${err.reason ?? err}`);
     }
-    if (!jobs.length) say("jobs-status", "No watched job yet: torchrun -m ringside.watch --server URL train.py");
+    if (!jobs.length)
+      say("jobs-status", "No watched job yet: torchrun -m ringside.watch --server URL train.py");
     jobs.reverse().forEach((j) => this.listed(j));
-    const id = this.job?.id ?? this.loading?.id ?? (jobs.findLast((j) => j.state === "running") ?? jobs.at(-1))?.id;
+    const id = this.job?.id ?? this.loading?.id
+      ?? (jobs.findLast((j) => j.state === "running") ?? jobs.at(-1))?.id;
     if (id) this.open(id);
   }
 
@@ -113,7 +123,8 @@ export class Jobs {
   onJob({ job, ranks }) {
     const was = this.listed(job);
     if (this.job?.id !== job.id) {
-      if (job.state === "running" && was !== "running" && this.state.driver === "live") this.open(job.id); // it started
+      // it started
+      if (job.state === "running" && was !== "running" && this.state.driver === "live") this.open(job.id);
       return;
     }
     Object.assign(this.shown, { job, ranks });
@@ -121,7 +132,8 @@ export class Jobs {
     if (job.state !== "running" && job.state !== was) this.open(job.id); // ended: its last totals
     else if (Date.now() - this.fetched > REFETCH_MS) {
       this.detail(job.id, 1).then((d) => { // totals and links, which no message carries
-        if (d && this.job?.id === d.job.id) Object.assign(this.shown, { totals: d.totals, links: d.links, events: d.events, groups: d.groups });
+        if (d && this.job?.id === d.job.id)
+          Object.assign(this.shown, { totals: d.totals, links: d.links, events: d.events, groups: d.groups });
       });
     }
     this.later();
@@ -130,7 +142,8 @@ export class Jobs {
   onCollectives({ job_id: id, collectives }) {
     if (this.loading?.id === id) this.loading.early.push(...collectives);
     if (this.job?.id !== id) return;
-    if (collectives[0]?.index > (this.shown.collectives.at(-1)?.index ?? -1) + 1) return this.open(id); // a burst cut short: read it
+    // a burst cut short: read it
+    if (collectives[0]?.index > (this.shown.collectives.at(-1)?.index ?? -1) + 1) return this.open(id);
     this.shown.collectives = merge(this.shown.collectives, collectives);
     collectives.forEach((c) => this.draw(c));
     this.later();
@@ -153,7 +166,8 @@ export class Jobs {
   /** A job's row in the list, made or updated; returns the state it had there. */
   listed(job) {
     const list = $("job-list"), old = list.querySelector(`[data-job="${job.id}"]`), was = old?.dataset.state;
-    const row = old ?? html("button", { type: "button", "data-job": job.id, onclick: () => this.pick(job.id) });
+    const row = old
+      ?? html("button", { type: "button", "data-job": job.id, onclick: () => this.pick(job.id) });
     row.dataset.state = job.state;
     row.replaceChildren(html("b", {}, job.script), " ", pill(job.state), html("br"),
       `${size(job)} · ${new Date(job.started_at * 1e3).toLocaleTimeString()} · ${job.id}`);
@@ -173,7 +187,8 @@ export class Jobs {
 
   async detail(id, limit = 500) {
     this.fetched = Date.now();
-    return api(`/api/jobs/${id}?limit=${limit}`).catch((err) => say("jobs-status", `Could not open job ${id}: ${err.reason ?? err}`));
+    return api(`/api/jobs/${id}?limit=${limit}`)
+      .catch((err) => say("jobs-status", `Could not open job ${id}: ${err.reason ?? err}`));
   }
 
   /** Open a job: its detail from the server, then whatever the feed adds. */
@@ -204,26 +219,33 @@ export class Jobs {
   render() {
     const d = this.shown, job = d?.job;
     if (!d) return;
-    for (const b of $("job-list").querySelectorAll("button")) b.toggleAttribute("aria-current", b.dataset.job === job.id);
-    $("job-title").replaceChildren(html("b", {}, job.script), " ", pill(job.state), ` ${size(job)} · ${job.backend} · ${bytes(job.bytes)} · ${job.id}`);
+    for (const b of $("job-list").querySelectorAll("button"))
+      b.toggleAttribute("aria-current", b.dataset.job === job.id);
+    $("job-title").replaceChildren(html("b", {}, job.script), " ", pill(job.state),
+      ` ${size(job)} · ${job.backend} · ${bytes(job.bytes)} · ${job.id}`);
     $("job-trace").href = this.trace();
     this.showRanks(d.ranks);
     this.lanes();
-    table("job-recent", ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"], d.collectives.slice(-RECENT).reverse().map((c) =>
-      [c.seq, c.group, c.op, c.dtype, num(c.count), bytes(c.bytes), c.last_rank ?? (c.complete ? "–" : "waiting"), seconds(c.lag_s),
+    table("job-recent",
+      ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"],
+      d.collectives.slice(-RECENT).reverse().map((c) => [c.seq, c.group, c.op, c.dtype, num(c.count),
+        bytes(c.bytes), c.last_rank ?? (c.complete ? "–" : "waiting"), seconds(c.lag_s),
         gbps(c.busbw_gbps), bucket(c.bucket) ?? "–"]));
-    table("job-totals", ["group", "op", "count", "bytes", "lag max", "lag mean", "time mean", "busbw"], d.totals.map((t) =>
-      [`${t.group} (${members(d.groups[t.group])})`, t.op, num(t.count), bytes(t.bytes), seconds(t.lag_max_s),
-        seconds(t.lag_mean_s), seconds(t.duration_mean_s), gbps(t.busbw_gbps)]));
-    table("job-links", ["from", "to", "messages", "bytes"], d.links.map((l) => [l.src, l.dst, num(l.count), bytes(l.bytes)]));
+    table("job-totals", ["group", "op", "count", "bytes", "lag max", "lag mean", "time mean", "busbw"],
+      d.totals.map((t) => [`${t.group} (${members(d.groups[t.group])})`, t.op, num(t.count), bytes(t.bytes),
+        seconds(t.lag_max_s), seconds(t.lag_mean_s), seconds(t.duration_mean_s), gbps(t.busbw_gbps)]));
+    table("job-links", ["from", "to", "messages", "bytes"],
+      d.links.map((l) => [l.src, l.dst, num(l.count), bytes(l.bytes)]));
     $("job-p2p").hidden = !d.links.length;
-    $("job-events").replaceChildren(...d.events.slice(-8).map((e) => html("li", {}, `${seconds(e.t)}: ${e.text}`)));
+    $("job-events").replaceChildren(...d.events.slice(-8).map((e) =>
+      html("li", {}, `${seconds(e.t)}: ${e.text}`)));
     this.tick();
   }
 
   /** How long the hang has lasted. */
   tick() {
-    if (this.hang) say("job-hang-for", ` · for ${seconds(this.hang.hang.since_s + (Date.now() - this.hang.heard) / 1e3)}`);
+    if (this.hang)
+      say("job-hang-for", ` · for ${seconds(this.hang.hang.since_s + (Date.now() - this.hang.heard) / 1e3)}`);
   }
 
   /** Ranks by node: state or exit code, where, last issued seq per group. */
@@ -231,11 +253,14 @@ export class Jobs {
     const late = this.hang?.hang.late ?? [];
     $("job-ranks").replaceChildren(...byHost(rs).map(([host, mine]) => html("div", { class: "host" },
       html("h3", {}, `node ${host} · ${ranks(mine.map((r) => r.rank))}`),
-      mine.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-state": rankState(r), ...(late.includes(r.rank) && { "data-late": "" }) },
-        html("span", { title: `pid ${r.pid} · ${r.launcher}` }, html("span", { class: "dot", style: `background: ${colour(r.rank)}` }), r.rank),
+      mine.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-state": rankState(r),
+        ...(late.includes(r.rank) && { "data-late": "" }) },
+        html("span", { title: `pid ${r.pid} · ${r.launcher}` },
+          html("span", { class: "dot", style: `background: ${colour(r.rank)}` }), r.rank),
         `local ${r.local_rank}/${r.local_world_size}`,
         `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`,
-        html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
+        html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}`
+          + `${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
           Object.entries(r.issued).map(([g, s]) => `g${g} #${s}`).join(" ") || "–"))))));
   }
 
@@ -259,8 +284,11 @@ export class Jobs {
   /** The lanes' extent, names, legend; marks no longer kept go. */
   lanes() {
     const { job: { world_size: n }, collectives: kept } = this.shown, names = $("job-names");
-    for (const [i, ps] of this.marks) if (i < (kept[0]?.index ?? Infinity)) { ps.forEach((p) => p.remove()); this.marks.delete(i); }
-    const t0 = kept[0]?.index > 0 ? first(kept[0]) : 0, t1 = Math.max(this.t1, t0 + 1e-3, ...this.shown.ranks.map((r) => r.seen_s)) * 1.02; // on to the last report: a stall shows
+    for (const [i, ps] of this.marks)
+      if (i < (kept[0]?.index ?? Infinity)) { ps.forEach((p) => p.remove()); this.marks.delete(i); }
+    const t0 = kept[0]?.index > 0 ? first(kept[0]) : 0,
+      // on to the last report: a stall shows
+      t1 = Math.max(this.t1, t0 + 1e-3, ...this.shown.ranks.map((r) => r.seen_s)) * 1.02;
     this.svg.setAttribute("viewBox", `${t0} 0 ${t1 - t0} ${n}`);
     $("job-timeline").style.setProperty("--lanes", n);
     this.span = [t0, t1 - t0];
@@ -268,19 +296,23 @@ export class Jobs {
     if (names.childElementCount !== n || names.dataset.late !== String(late)) {
       names.dataset.late = late;
       names.replaceChildren(...Array.from({ length: n }, (_, r) =>
-        html("span", { style: `border-color: ${colour(r)}`, ...(late.includes(r) && { class: "late" }) }, `rank ${r}`)));
+        html("span", { style: `border-color: ${colour(r)}`, ...(late.includes(r) && { class: "late" }) },
+          `rank ${r}`)));
     }
-    this.svg.querySelector(".late").replaceChildren(...late.map((r) => el("rect", { x: t0, width: t1 - t0, y: r, height: 1 })));
+    this.svg.querySelector(".late")
+      .replaceChildren(...late.map((r) => el("rect", { x: t0, width: t1 - t0, y: r, height: 1 })));
     say("job-t0", `${+t0.toPrecision(3)} s`);
     say("job-t1", `${+t1.toPrecision(3)} s`);
-    $("job-legend").replaceChildren(...[...new Set(kept.map((c) => c.op))].map((op) => html("span", { style: `border-color: ${opColour(op)}` }, op)));
+    $("job-legend").replaceChildren(...[...new Set(kept.map((c) => c.op))]
+      .map((op) => html("span", { style: `border-color: ${opColour(op)}` }, op)));
     if (this.at) this.cursor(this.at);
   }
 
   /** Under the pointer: its lane's collective issued nearest in time. */
   point(e) {
     if (!this.span) return;
-    const box = this.svg.getBoundingClientRect(), rank = Math.floor(((e.clientY - box.top) / box.height) * this.job.world_size);
+    const box = this.svg.getBoundingClientRect(),
+      rank = Math.floor(((e.clientY - box.top) / box.height) * this.job.world_size);
     const t = this.span[0] + ((e.clientX - box.left) / box.width) * this.span[1];
     let best = null, gap = Infinity;
     for (const c of this.shown.collectives) {
@@ -295,7 +327,8 @@ export class Jobs {
     this.at = c;
     const t = c.issued[rank] ?? first(c), line = this.svg.querySelector(".cursor");
     for (const [k, v] of [["x1", t], ["x2", t], ["y2", this.job.world_size]]) line.setAttribute(k, v);
-    say("job-mark", `${describe(c)} · issued ${Object.entries(c.issued).map(([r, s]) => `${r}: ${seconds(s)}`).join(", ")}`);
+    say("job-mark", `${describe(c)} · issued `
+      + `${Object.entries(c.issued).map(([r, s]) => `${r}: ${seconds(s)}`).join(", ")}`);
   }
 
   // ---- the hang
@@ -307,7 +340,8 @@ export class Jobs {
     this.hang = hang && { hang, heard: Date.now() };
     clearInterval(this.ticking);
     if (hang) this.ticking = setInterval(() => this.tick(), 1000);
-    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang)}`), html("span", { id: "job-hang-for", "aria-hidden": "true" }), html("small", {}, hang.text)] : [text]));
+    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang)}`),
+      html("span", { id: "job-hang-for", "aria-hidden": "true" }), html("small", {}, hang.text)] : [text]));
     this.later();
   }
 }

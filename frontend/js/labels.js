@@ -12,7 +12,8 @@ function spots(w, h, ax, ay, bounds, step) {
   for (let y = bounds.y; y + h <= bounds.y + bounds.h; y += step)
     for (let x = bounds.x; x + w <= bounds.x + bounds.w; x += step) {
       const dx = x + w / 2 - ax, dy = y + h / 2 - ay;
-      out.push({ x, y, w, h, d: dx * dx + dy * dy * 1.5 }); // a little wider than tall: labels sit beside rows more than across them
+      // a little wider than tall: labels sit beside rows more than across them
+      out.push({ x, y, w, h, d: dx * dx + dy * dy * 1.5 });
     }
   return out.sort((a, b) => a.d - b.d);
 }
@@ -32,5 +33,6 @@ export function place(labels, avoid, bounds, { step = 6, pad = 3 } = {}) {
   });
 }
 
-/** The width of `text` in a monospace font of size `font` (glyphs about 0.6 em; a margin for fonts that run wider). */
+/** The width of `text` in a monospace font of size `font` (glyphs about 0.6 em; a margin for fonts
+ * that run wider). */
 export const textWidth = (text, font) => text.length * font * 0.62;

@@ -46,7 +46,8 @@ export function treeOf(ranks, root, edges) {
 /** Leaves left to right in depth-first order, each parent centred over its children:
  * {x: {rank: x in [0, 1]}, leaves, pre: the ranks depth-first}. */
 function tidy(ranks, tree) {
-  const order = new Map(ranks.map((r, i) => [r, (i - ranks.indexOf(tree.root) + ranks.length) % ranks.length]));
+  const order = new Map(ranks.map((r, i) =>
+    [r, (i - ranks.indexOf(tree.root) + ranks.length) % ranks.length]));
   const children = new Map(ranks.map((r) => [r, []]));
   for (const r of ranks) if (tree.parent[r] != null) children.get(tree.parent[r]).push(r);
   for (const list of children.values()) list.sort((a, b) => order.get(a) - order.get(b));
@@ -75,14 +76,16 @@ function loop(n, rx, ry, q, card) {
     const a = -Math.PI / 2 + (2 * Math.PI * i) / samples;
     const c = Math.cos(a), s = Math.sin(a);
     path.push([rx * Math.sign(c) * Math.abs(c) ** (2 / q), ry * Math.sign(s) * Math.abs(s) ** (2 / q)]);
-    if (i) along.push(along[i - 1] + Math.max(Math.abs(path[i][0] - path[i - 1][0]) / (card.w + GAP), Math.abs(path[i][1] - path[i - 1][1]) / (card.h + GAP)));
+    if (i) along.push(along[i - 1] + Math.max(Math.abs(path[i][0] - path[i - 1][0]) / (card.w + GAP),
+      Math.abs(path[i][1] - path[i - 1][1]) / (card.h + GAP)));
   }
   const total = along[samples], out = [];
   for (let k = 0, i = 0; k < n; k++) {
     const want = (total * k) / n;
     while (along[i + 1] < want) i++;
     const f = (want - along[i]) / (along[i + 1] - along[i] || 1);
-    out.push([path[i][0] + f * (path[i + 1][0] - path[i][0]), path[i][1] + f * (path[i + 1][1] - path[i][1])]);
+    out.push([path[i][0] + f * (path[i + 1][0] - path[i][0]),
+      path[i][1] + f * (path[i + 1][1] - path[i][1])]);
   }
   return out;
 }
@@ -97,12 +100,14 @@ export function fits(positions, card, width, height, gapY = GAP) {
   }
   for (let i = 0; i < points.length; i++)
     for (let j = i + 1; j < points.length; j++)
-      if (Math.abs(points[i].x - points[j].x) < card.w + GAP - eps && Math.abs(points[i].y - points[j].y) < card.h + gapY - eps) return false;
+      if (Math.abs(points[i].x - points[j].x) < card.w + GAP - eps
+        && Math.abs(points[i].y - points[j].y) < card.h + gapY - eps) return false;
   return true;
 }
 
 /** How far from the centre a card's centre may go, across and down. */
-const radii = (width, height, card) => [Math.max(0, (width - card.w) / 2 - MARGIN), Math.max(0, (height - card.h) / 2 - MARGIN)];
+const radii = (width, height, card) =>
+  [Math.max(0, (width - card.w) / 2 - MARGIN), Math.max(0, (height - card.h) / 2 - MARGIN)];
 
 /** The tallest card of this aspect that `place` fits in the box (binary search: a smaller card
  * always fits better); `gapY(h)`: the room kept between rows of cards h high. */
@@ -123,10 +128,13 @@ function loops(around, centre, width, height) {
   const place = (q) => (card) => {
     const pos = centre == null ? {} : { [centre]: { x: width / 2, y: height / 2 } };
     const [rx, ry] = radii(width, height, card);
-    loop(around.length, rx, ry, q, card).forEach(([x, y], i) => { pos[around[i]] = { x: width / 2 + x, y: height / 2 + y }; });
+    loop(around.length, rx, ry, q, card).forEach(([x, y], i) => {
+      pos[around[i]] = { x: width / 2 + x, y: height / 2 + y };
+    });
     return pos;
   };
-  return [2, 4, 10].flatMap((q) => ASPECTS.map((aspect) => ({ place: place(q), round: q === 2, card: largest(place(q), width, height, aspect) })));
+  return [2, 4, 10].flatMap((q) => ASPECTS.map((aspect) =>
+    ({ place: place(q), round: q === 2, card: largest(place(q), width, height, aspect) })));
 }
 
 /** Ranks in rows of cells filling the box, each card its cell less the gap, at any aspect;
@@ -140,11 +148,14 @@ function rows(ranks, top, width, height) {
   for (let cols = Math.max(ranks.length, 1); cols >= 1; cols--) {
     const lines = Math.ceil(ranks.length / cols) + (top.length ? 1 : 0) + band;
     const cw = (width - 2 * MARGIN) / Math.max(cols, top.length), rh = (height - 2 * MARGIN) / lines;
-    const cell = (i, across, line) => ({ x: MARGIN + ((width - 2 * MARGIN) / across) * (i + 0.5), y: MARGIN + rh * (line + 0.5 + (line ? band : 0)) });
+    const cell = (i, across, line) => ({ x: MARGIN + ((width - 2 * MARGIN) / across) * (i + 0.5),
+      y: MARGIN + rh * (line + 0.5 + (line ? band : 0)) });
     const place = () => {
       const pos = {};
       top.forEach((r, i) => { pos[r] = cell(i, top.length, 0); });
-      ranks.forEach((r, i) => { pos[r] = cell(i % cols, cols, Math.floor(i / cols) + (top.length ? 1 : 0)); });
+      ranks.forEach((r, i) => {
+        pos[r] = cell(i % cols, cols, Math.floor(i / cols) + (top.length ? 1 : 0));
+      });
       return pos;
     };
     for (const aspect of ASPECTS) {
@@ -166,7 +177,8 @@ function tree(ranks, root, width, height, edges) {
     const y = (r) => (levels > 1 ? height / 2 - ry + (2 * ry * t.depth[r]) / (levels - 1) : height / 2);
     return Object.fromEntries(ranks.map((r) => [r, { x: width / 2 - span / 2 + span * x[r], y: y(r) }]));
   };
-  return ASPECTS.map((aspect) => ({ place, card: largest(place, width, height, aspect, (h) => Math.max(GAP, 0.45 * h)) }));
+  return ASPECTS.map((aspect) =>
+    ({ place, card: largest(place, width, height, aspect, (h) => Math.max(GAP, 0.45 * h)) }));
 }
 
 /** Each shape's candidate cards, each with the placement it was sized for: [{card, place, round}]. */
@@ -189,11 +201,16 @@ const OUTLINED = { tree: 1, star: 1 }; // shapes a column draws as an outline of
 /** Ranks one under another (an outline: each under its parent, indented), centred down the box. */
 function column(layout, ranks, width, height, edges) {
   const tree = treeOf(ranks, layout.root, edges), outline = OUTLINED[layout.shape];
-  const depth = (r) => (outline ? tree.depth[r] : 0), deepest = Math.max(...ranks.map(depth)), n = ranks.length;
-  const card = { w: Math.min(MAX.w, (width - 2 * MARGIN) * (1 - BESIDE)), h: Math.min(MAX.h, (height - 2 * MARGIN - (n - 1) * GAP) / n) };
-  const indent = deepest && Math.min(INDENT, (3 * INDENT) / deepest), top = (height - n * card.h - (n - 1) * GAP) / 2;
-  const at = (r, i) => [r, { x: MARGIN + indent * depth(r) + card.w / 2, y: top + i * (card.h + GAP) + card.h / 2 }];
-  return { card, positions: Object.fromEntries((outline ? tidy(ranks, tree).pre : ranks).map(at)), column: true };
+  const depth = (r) => (outline ? tree.depth[r] : 0), deepest = Math.max(...ranks.map(depth)),
+    n = ranks.length;
+  const card = { w: Math.min(MAX.w, (width - 2 * MARGIN) * (1 - BESIDE)),
+    h: Math.min(MAX.h, (height - 2 * MARGIN - (n - 1) * GAP) / n) };
+  const indent = deepest && Math.min(INDENT, (3 * INDENT) / deepest),
+    top = (height - n * card.h - (n - 1) * GAP) / 2;
+  const at = (r, i) => [r, { x: MARGIN + indent * depth(r) + card.w / 2,
+    y: top + i * (card.h + GAP) + card.h / 2 }];
+  return { card, positions: Object.fromEntries((outline ? tidy(ranks, tree).pre : ranks).map(at)),
+    column: true };
 }
 
 /**
@@ -205,7 +222,8 @@ function column(layout, ranks, width, height, edges) {
  * them at a width that reads, where a figure would shrink them to fit across.
  */
 export function arrange(layout, ranks, width, height, edges = []) {
-  if (height > width && ranks.length > 1 && ranks.length <= COLUMN) return column(layout, ranks, width, height, edges);
+  if (height > width && ranks.length > 1 && ranks.length <= COLUMN)
+    return column(layout, ranks, width, height, edges);
   const shape = ranks.length === 1 ? SHAPES.star : SHAPES[layout.shape] ?? SHAPES.ring;
   const options = shape(ranks, layout, width, height, edges);
   // The largest area wins; wide cards (chunks side by side read best) and round loops win near-ties.

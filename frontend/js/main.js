@@ -83,7 +83,8 @@ async function reread(id) {
 function lead(p) {
   if (!state.presenter || !p.run) return;
   const view = { type: "presenter", run_id: p.run.id, step: p.step, playing: p.playing, speed: p.speed,
-    overlay: state.overlay, training: training.shown?.id, job: jobs.shown?.job.id, demo: perturbation.demoIds() };
+    overlay: state.overlay, training: training.shown?.id, job: jobs.shown?.job.id,
+    demo: perturbation.demoIds() };
   const text = JSON.stringify(view);
   if (text !== state.sent && state.send(view)) state.sent = text;
 }
@@ -116,7 +117,8 @@ async function follow(view) {
 /** The page's role, and for a detached audience page a button back to the presenter's view. */
 function showLead() {
   $("follow-presenter").hidden = state.presenter || state.attached || !state.view;
-  say("role", state.presenter ? "presenter" : following() ? "audience · following the presenter" : "audience");
+  say("role", state.presenter ? "presenter"
+    : following() ? "audience · following the presenter" : "audience");
 }
 
 /** One overlay over the stage at most; the presenter's page tells the audience. */
@@ -147,14 +149,16 @@ function showRun(run, step) {
   player.load(run, { step });
   const op = run.op ? ` · ${run.op}` : ""; // the reduction the numbers on stage go through
   const how = `${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks`;
-  say("run-title", `${run.spec.collective}${op} · ${how} · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`);
+  say("run-title",
+    `${run.spec.collective}${op} · ${how} · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`);
   $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
   say("run-state", run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
   $("run-state").dataset.state = run.state;
   $("cancel").hidden = !state.presenter || ended(run) || run.cancel_requested;
   showOutcome(run, player);
   polls.render(); // whether it hides anything of this run
-  document.querySelectorAll("#history li").forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
+  document.querySelectorAll("#history li")
+    .forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
   if (ended(run)) { timeline(run); totals(run); compare(); }
 }
 
@@ -208,7 +212,8 @@ const ROUTES = {
     lead(player);
     // The run on stage may have ended while the feed was down.
     if (player.run && !ended(player.run) && player.run.id !== m.current?.id) openRun(player.run.id);
-    refreshHistory().then((runs) => params.get("run") || showLatest(runs.find((r) => ended(r) && r.purpose !== "sweep")));
+    refreshHistory().then((runs) => params.get("run")
+      || showLatest(runs.find((r) => ended(r) && r.purpose !== "sweep")));
   },
   cluster: onCluster,
   run: () => refreshHistory(),
@@ -250,11 +255,13 @@ function onCluster(cluster) {
 function applyShared() {
   if (params.get("collective")) {
     const fields = {};
-    for (const k of ["algorithm", "count", "dtype", "op", "root", "chunks"]) if (params.get(k)) fields[k] = params.get(k);
+    for (const k of ["algorithm", "count", "dtype", "op", "root", "chunks"])
+      if (params.get(k)) fields[k] = params.get(k);
     if (params.get("ranks")) fields.group = params.get("ranks");
     controls.pick(params.get("collective"), fields);
   }
-  if (params.get("run")) openRun(params.get("run"), params.has("step") ? Number(params.get("step")) : undefined);
+  if (params.get("run"))
+    openRun(params.get("run"), params.has("step") ? Number(params.get("step")) : undefined);
 }
 
 /** The address bar: a link to what is on screen. */
@@ -262,7 +269,8 @@ function remember(p) {
   if (!p.run) return;
   const q = new URLSearchParams();
   if (document.body.classList.contains("present")) q.set("present", "1");
-  if (following()) return history.replaceState(null, "", `${location.pathname}${q.size ? `?${q}` : ""}`); // a reload follows again
+  // a reload follows again
+  if (following()) return history.replaceState(null, "", `${location.pathname}${q.size ? `?${q}` : ""}`);
   for (const k of ["collective", "algorithm", "count", "dtype", "op"]) q.set(k, p.run.spec[k]);
   q.set("ranks", p.run.group.join(","));
   q.set("run", p.run.id);
@@ -277,7 +285,8 @@ function lecture(on, gesture = false) {
   controls.setLecture(on);
   stage.fitToBox(true); // its names and bytes at a projector's size, or back
   if (player.run) remember(player);
-  const full = () => document.body.classList.contains("present") && !document.fullscreenElement && document.documentElement.requestFullscreen?.().catch(() => {});
+  const full = () => document.body.classList.contains("present") && !document.fullscreenElement
+    && document.documentElement.requestFullscreen?.().catch(() => {});
   if (on && gesture) full();
   else if (on) document.addEventListener("pointerdown", full, { once: true });
   else if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
@@ -290,7 +299,8 @@ function theme(name) {
   training.charts.themed();
 }
 
-theme(localStorage.getItem("ringside-theme") ?? (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
+theme(localStorage.getItem("ringside-theme")
+  ?? (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
 lecture(params.get("present") === "1");
 $("theme").onclick = () => theme(document.documentElement.dataset.theme === "dark" ? "light" : "dark");
 const flipLecture = () => lecture(!document.body.classList.contains("present"), true);
@@ -301,7 +311,9 @@ $("export").onclick = () => player.run && download(player.run);
 $("follow-presenter").onclick = reattach;
 $("perfetto").onclick = () => {
   if (!player.run) return;
-  openInPerfetto(`/api/runs/${player.run.id}/trace`, `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, "perfetto-status");
+  openInPerfetto(`/api/runs/${player.run.id}/trace`,
+    `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`,
+    "perfetto-status");
 };
 $("cancel").onclick = async () => {
   $("cancel").hidden = true;
@@ -332,27 +344,34 @@ async function showHall() {
 }
 
 const KEYS = { // in either case; the player binds its own (Space, arrows, + and -)
-  r: () => controls.again(), enter: () => controls.again(), a: () => controls.cycleAlgorithm(), o: () => controls.cycleOp(),
+  r: () => controls.again(), enter: () => controls.again(), a: () => controls.cycleAlgorithm(),
+  o: () => controls.cycleOp(),
   p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
-  f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"), j: () => toggle("jobs"),
+  f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"),
+  j: () => toggle("jobs"),
   d: () => state.presenter && perturbation.runDemo(), q: () => polls.ask(), k: showHall,
   escape: () => state.overlay && toggle(state.overlay), // Esc closes C, T and J as the dialogs close
-  home: () => { player.pause(); player.go(-1); }, end: () => { player.pause(); player.go(player.available() - 1); },
+  home: () => { player.pause(); player.go(-1); },
+  end: () => { player.pause(); player.go(player.available() - 1); },
   "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()), ...lessons.keys,
 };
 keysAfterClicks();
 // A poll's card takes its keys first (its menu, Enter reveals, the stage held).
 document.addEventListener("keydown", (e) => {
-  if (!notAShortcut(e) && !$("keys").open && polls.key(e)) { e.preventDefault(); e.stopImmediatePropagation(); }
+  if (!notAShortcut(e) && !$("keys").open && polls.key(e)) {
+    e.preventDefault(); e.stopImmediatePropagation();
+  }
 }, true);
 // A digit picks a collective; digits then Enter go to that step (1-based, as shown) and put the pick back.
 const untyped = () => ({ digits: "", at: -Infinity, pick: null });
 let typed = untyped();
 document.addEventListener("keydown", (e) => {
-  if (notAShortcut(e) || (e.key === "Enter" && e.target.closest?.("button, a"))) return; // Enter on a button presses it
+  // Enter on a button presses it
+  if (notAShortcut(e) || (e.key === "Enter" && e.target.closest?.("button, a"))) return;
   const recent = performance.now() - typed.at < 3000;
   if (/^[0-9]$/.test(e.key)) {
-    typed = { digits: (recent ? typed.digits : "") + e.key, at: performance.now(), pick: recent ? typed.pick : controls.picked() };
+    typed = { digits: (recent ? typed.digits : "") + e.key, at: performance.now(),
+      pick: recent ? typed.pick : controls.picked() };
     controls.pickIndex((Number(e.key) + 9) % 10);
     return;
   }

@@ -15,7 +15,8 @@ const player = new Player(stage, new PageState({ live: false })); // no feed, no
 player.addEventListener("change", () => showStep(player));
 bindPlayer(player); // Space, ← and →
 const op = run.op ? ` · ${run.op}` : "";
-say("run-title", `${run.spec.collective}${op} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);
+say("run-title",
+  `${run.spec.collective}${op} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);
 player.load(run);
 showOutcome(run, player);
 window.ringside = Object.freeze({ player, stage, run }); // read by tests

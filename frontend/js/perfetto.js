@@ -15,7 +15,8 @@ export async function openInPerfetto(url, title, status) {
   // Opened first, in the click's own turn: a browser blocks a window opened after an await.
   const win = window.open(PERFETTO, "_blank");
   if (!win) {
-    say("The browser blocked the Perfetto window: allow pop-ups for this page, or download the trace.", "failed");
+    say("The browser blocked the Perfetto window: allow pop-ups for this page, or download the trace.",
+      "failed");
     return "failed";
   }
   let buffer;
@@ -39,14 +40,18 @@ export async function openInPerfetto(url, title, status) {
     };
     const onMessage = (e) => {
       if (e.source !== win || e.data !== "PONG") return;
-      win.postMessage({ perfetto: { buffer, title, fileName: url.split("/").slice(-2).join("-") } }, PERFETTO);
+      win.postMessage({ perfetto: { buffer, title, fileName: url.split("/").slice(-2).join("-") } },
+        PERFETTO);
       end(`Sent the trace to Perfetto (${buffer.byteLength} bytes): see its tab.`, "opened");
     };
     const timer = setInterval(() => {
       if (win.closed) return end("The Perfetto window was closed before it opened the trace.", "failed");
       const waited = Date.now() - started;
-      if (waited > GIVE_UP_MS) return end(`Could not reach ${PERFETTO}: no answer in ${GIVE_UP_MS / 1000} s. Download the trace and open it there later.`, "failed");
-      if (waited > SLOW_MS) say(`No answer from ${PERFETTO} yet: it may be unreachable from here (offline?). Still trying; the download link works without it.`, "slow");
+      if (waited > GIVE_UP_MS) return end(
+        `Could not reach ${PERFETTO}: no answer in ${GIVE_UP_MS / 1000} s. `
+        + `Download the trace and open it there later.`, "failed");
+      if (waited > SLOW_MS) say(`No answer from ${PERFETTO} yet: it may be unreachable from here (offline?). `
+        + `Still trying; the download link works without it.`, "slow");
       win.postMessage("PING", PERFETTO);
     }, PING_MS);
     window.addEventListener("message", onMessage);

@@ -49,7 +49,8 @@ export const routes = {
 function holdCaption() {
   const { player } = page, caption = $("caption"), front = player.run?.perturbed?.wavefront;
   if (!player.run || player.step + 1 < player.available()) return;
-  const verdict = front?.rank == null ? demoLine(player.run.id) : player.run.state === "running" ? front.text : player.run.error;
+  const verdict = front?.rank == null ? demoLine(player.run.id)
+    : player.run.state === "running" ? front.text : player.run.error;
   if (verdict && caption.textContent !== verdict) caption.textContent = verdict;
 }
 
@@ -61,41 +62,48 @@ function draw() {
   const asked = run.spec.perturb, front = run.perturbed?.wavefront;
   if (!asked && !front) return;
   const g = el("g", { class: "perturbation", "pointer-events": "none" }, stage.svg);
-  if (asked?.straggler) outline(stage, g, asked.straggler.rank, `straggler · +${seconds(asked.straggler.delay_s)} a step`);
+  if (asked?.straggler)
+    outline(stage, g, asked.straggler.rank, `straggler · +${seconds(asked.straggler.delay_s)} a step`);
   if (asked?.slow_link) link(stage, g, asked.slow_link);
   if (front?.rank != null) wave(stage, g, front);
   stage.overlaid();
 }
 
 const fontOf = (stage) => (stage.column ? 13 : Math.max(12, Math.min(20, stage.card.h * 0.16)));
-/** Where a mark's words start over a card: centred on it, or in a phone's narrow column from its left edge. */
+/** Where a mark's words start over a card: centred on it, or in a phone's narrow
+ * column from its left edge. */
 const anchor = (stage, at) => (stage.column ? [at.x - stage.card.w / 2, "start"] : [at.x, "middle"]);
 
 function outline(stage, g, rank, label, dashed = "8 5", cls = "perturb-label") {
   const at = stage.positions[rank];
   if (!at) return;
   const { w, h } = stage.card, pad = 5;
-  el("rect", { class: "perturb-mark", "data-rank": rank, x: at.x - w / 2 - pad, y: at.y - h / 2 - pad, width: w + 2 * pad,
-    height: h + 2 * pad, rx: 10, fill: "none", stroke: MARK, "stroke-width": 4, "stroke-dasharray": dashed }, g);
+  el("rect", { class: "perturb-mark", "data-rank": rank, x: at.x - w / 2 - pad, y: at.y - h / 2 - pad,
+    width: w + 2 * pad, height: h + 2 * pad, rx: 10, fill: "none", stroke: MARK, "stroke-width": 4,
+    "stroke-dasharray": dashed }, g);
   text(g, anchor(stage, at), at.y - h / 2 - pad - 6, label, fontOf(stage), cls);
 }
 
 function link(stage, g, { a, b, bytes_per_s }) {
   const p = stage.positions[a], q = stage.positions[b];
   if (!p || !q) return;
-  el("line", { class: "perturb-link", "data-a": a, "data-b": b, x1: p.x, y1: p.y, x2: q.x, y2: q.y, stroke: MARK,
+  el("line", { class: "perturb-link", "data-a": a, "data-b": b,
+    x1: p.x, y1: p.y, x2: q.x, y2: q.y, stroke: MARK,
     "stroke-width": 7, "stroke-opacity": 0.55, "stroke-dasharray": "14 8", "stroke-linecap": "round" }, g);
-  text(g, [(p.x + q.x) / 2, "middle"], (p.y + q.y) / 2 - 8, `slow link ${a}–${b} · ${bandwidth(bytes_per_s)}`, fontOf(stage));
+  text(g, [(p.x + q.x) / 2, "middle"], (p.y + q.y) / 2 - 8,
+    `slow link ${a}–${b} · ${bandwidth(bytes_per_s)}`, fontOf(stage));
 }
 
 /** The hang: the rank everyone waits for outlined, every rank's last step done under its card. */
 function wave(stage, g, front) {
-  outline(stage, g, front.rank, `everyone waits for it at step ${front.step + 1}`, "3 4", "perturb-label perturb-verdict");
+  outline(stage, g, front.rank, `everyone waits for it at step ${front.step + 1}`, "3 4",
+    "perturb-label perturb-verdict");
   for (const [rank, done] of Object.entries(front.done)) {
     const at = stage.positions[rank];
     if (!at) continue;
     const waits = front.waiting.includes(Number(rank)) ? ` · waits for ${front.rank}` : "";
-    text(g, anchor(stage, at), at.y + stage.card.h / 2 + fontOf(stage) + 4, `done: ${done < 0 ? "no step" : `step ${done + 1}`}${waits}`, fontOf(stage) * 0.85);
+    text(g, anchor(stage, at), at.y + stage.card.h / 2 + fontOf(stage) + 4,
+      `done: ${done < 0 ? "no step" : `step ${done + 1}`}${waits}`, fontOf(stage) * 0.85);
   }
 }
 
@@ -108,7 +116,8 @@ function text(g, [x, side], y, words, size, cls = "perturb-label") {
 
 const FIELDS = [ // option, field, label, default
   ["straggler", "rank", "rank", 0], ["straggler", "delay_s", "delay (s)", 0.1],
-  ["slow_link", "a", "rank", 0], ["slow_link", "b", "and rank", 1], ["slow_link", "bytes_per_s", "bytes/s", 1e6],
+  ["slow_link", "a", "rank", 0], ["slow_link", "b", "and rank", 1],
+  ["slow_link", "bytes_per_s", "bytes/s", 1e6],
   ["hang", "rank", "rank", 0], ["hang", "step", "at step", 1],
 ];
 const OPTIONS = { straggler: "Straggler", slow_link: "Slow link", hang: "Hang" };
@@ -119,7 +128,8 @@ async function mountPanel() {
   let panel = $("perturb-panel");
   if (!panel) {
     panel = html("section", { id: "perturb-panel", "aria-label": "Perturb" }, html("h2", {}, "Perturb"),
-      html("form", { id: "perturb-form" }), html("p", { id: "perturb-why", class: "why" }), html("div", { id: "perturb-report" }));
+      html("form", { id: "perturb-form" }), html("p", { id: "perturb-why", class: "why" }),
+      html("div", { id: "perturb-report" }));
     ($("controls") ?? document.body).after(panel);
     const keys = [html("dt", {}, "D"), html("dd", {}, title ?? "the perturbation demo")];
     document.querySelector("#keys dl")?.append(...keys);
@@ -130,7 +140,8 @@ async function mountPanel() {
   for (const [option, title] of Object.entries(OPTIONS)) {
     const box = html("input", { type: "checkbox", name: `${option}.on` });
     const fields = FIELDS.filter(([o]) => o === option).map(([, name, label, value]) =>
-      html("label", {}, `${label} `, html("input", { type: "number", name: `${option}.${name}`, value, step: "any", min: 0 })));
+      html("label", {}, `${label} `,
+        html("input", { type: "number", name: `${option}.${name}`, value, step: "any", min: 0 })));
     form.append(html("fieldset", {}, html("legend", {}, html("label", {}, box, ` ${title}`)), fields));
   }
   form.append(html("button", { type: "button", id: "perturb-run", onclick: runPerturbed }, "Run with these"),
@@ -142,7 +153,8 @@ function asked() {
   const f = $("perturb-form").elements, out = {};
   for (const option of Object.keys(OPTIONS)) {
     if (!f[`${option}.on`].checked) continue;
-    out[option] = Object.fromEntries(FIELDS.filter(([o]) => o === option).map(([, name]) => [name, Number(f[`${option}.${name}`].value)]));
+    out[option] = Object.fromEntries(FIELDS.filter(([o]) => o === option).map(([, name]) =>
+      [name, Number(f[`${option}.${name}`].value)]));
   }
   if (out.hang) out.hang.step -= 1; // the page counts steps from 1, the run's spec from 0
   return Object.keys(out).length ? out : null;
@@ -151,14 +163,16 @@ function asked() {
 async function runPerturbed() {
   const { controls } = page;
   const spec = { ...controls.spec(), perturb: asked() };
-  await submit(() => api("/api/runs", { method: "POST", body: spec }), (accepted) => controls.onSubmitted(accepted.id));
+  await submit(() => api("/api/runs", { method: "POST", body: spec }),
+    (accepted) => controls.onSubmitted(accepted.id));
 }
 
 /** The lecture demo (D, or its button), with the straggler the form asks for if it is ticked. */
 export async function runDemo() {
   const ticked = page.state.presenter && $("perturb-form").elements["straggler.on"]?.checked;
   const straggler = ticked ? asked()?.straggler : undefined;
-  await submit(() => api("/api/perturb/demo", { method: "POST", body: straggler ? { straggler } : {} }), (answer) => {
+  await submit(() => api("/api/perturb/demo",
+    { method: "POST", body: straggler ? { straggler } : {} }), (answer) => {
     demo = { ids: answer.runs.map((r) => r.id), ended: {} };
     page.controls.onSubmitted(answer.runs[0].id);
   });
@@ -187,16 +201,21 @@ function refresh() {
 function reportOf(run) {
   const lines = [];
   const extra = run.perturbed?.predicted_extra_s;
-  if (extra != null) lines.push(html("p", { class: "perturb-predicted" }, `predicted extra: +${seconds(extra)} (from the schedule)`,
+  if (extra != null) lines.push(html("p", { class: "perturb-predicted" },
+    `predicted extra: +${seconds(extra)} (from the schedule)`,
     run.time != null ? ` · measured time: ${seconds(run.time)}` : ""));
-  if (run.perturbed?.wavefront?.text) lines.push(html("p", { class: "perturb-wavefront" }, run.perturbed.wavefront.text));
+  if (run.perturbed?.wavefront?.text)
+    lines.push(html("p", { class: "perturb-wavefront" }, run.perturbed.wavefront.text));
   const steps = arrivals(run);
   if (!steps.length || run.state === "running") return lines;
   const counts = Object.entries(lastArrivals(run)).sort((a, b) => b[1] - a[1]);
-  lines.push(html("p", { class: "perturb-last" }, `rank ${counts[0][0]} arrived last at ${counts[0][1]} of ${steps.length} steps`));
-  const items = steps.slice(0, SHOWN_STEPS).map((s) => html("li", { "data-step": s.step, "data-last": s.last },
+  lines.push(html("p", { class: "perturb-last" },
+    `rank ${counts[0][0]} arrived last at ${counts[0][1]} of ${steps.length} steps`));
+  const items = steps.slice(0, SHOWN_STEPS).map((s) => html("li",
+    { "data-step": s.step, "data-last": s.last },
     `step ${s.step + 1}: rank ${s.last} last (+${seconds(s.late)})`,
-    s.waits.length ? ` · ${s.waits.map((w) => `${w.rank} waited ${seconds(w.seconds)} for ${w.waitedFor}`).join(", ")}` : ""));
+    s.waits.length ? ` · ${s.waits.map((w) =>
+      `${w.rank} waited ${seconds(w.seconds)} for ${w.waitedFor}`).join(", ")}` : ""));
   if (steps.length > SHOWN_STEPS) items.push(html("li", {}, `… ${steps.length - SHOWN_STEPS} more steps`));
   lines.push(html("ol", { class: "perturb-waits" }, items));
   return lines;

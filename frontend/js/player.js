@@ -25,7 +25,8 @@ export class Player extends EventTarget {
   /** Show a run, or newer data of the one on stage (a live run's end, a reload). */
   load(run, { step } = {}) {
     const same = this.run?.id === run.id;
-    const drawn = same && this.run.chunk_bounds.length === run.chunk_bounds.length && this.run.group.length === run.group.length;
+    const drawn = same && this.run.chunk_bounds.length === run.chunk_bounds.length
+      && this.run.group.length === run.group.length;
     // A step's frame never changes once every rank has reported it: newer data keeps the frames
     // built from steps it too has complete.
     const kept = drawn && stepComplete(run, this.frames.length - 2);
@@ -143,7 +144,8 @@ export class Player extends EventTarget {
       const moved = await this.advance();
       if (!going()) return; // paused, or taken over: whoever did says so
       if (!moved && this.run.state !== "running") break;
-      await new Promise((r) => setTimeout(r, moved ? 120 / this.speed : 100)); // unmoved: a live run's next step
+      // unmoved: a live run's next step
+      await new Promise((r) => setTimeout(r, moved ? 120 / this.speed : 100));
     }
     if (this.loop !== mine) return;
     this.playing = false;

@@ -10,7 +10,8 @@ import { $, el, html } from "rs/dom.js";
 const ABC = "ABCDEF";
 const HELD = /^( |r|R|Arrow(Left|Right)|Home|End|q|Q)$/; // keys that would move the stage on, or ask again
 const ASKS = [["holds", (a) => `What does rank ${a.rank} hold after step ${a.step + 1}?`],
-  ["busiest_link", () => "How many bytes cross the busiest link?"], ["bottleneck", () => "Which rank moves the most bytes?"],
+  ["busiest_link", () => "How many bytes cross the busiest link?"],
+  ["bottleneck", () => "Which rank moves the most bytes?"],
   ["faster", () => "Which algorithm finishes first at this size and P?"]];
 const why = (err) => err.reason ?? String(err);
 
@@ -30,12 +31,14 @@ export function firstAsk(run, shown) {
   return { rank: run.steps[step]?.transfers[0]?.[1] ?? run.group[0], step, from: step };
 }
 
-/** ↑ ↓ another rank of the group, ← → another step (none shown yet): the ask moved, or null for another key. */
+/** ↑ ↓ another rank of the group, ← → another step (none shown yet): the ask moved, or null
+ * for another key. */
 export function moveAsk(ask, key, run) {
   const [dr, ds] = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[key] ?? [];
   if (dr == null) return null;
   const g = run.group, n = g.length;
-  return { ...ask, rank: g[(g.indexOf(ask.rank) + dr + n) % n], step: Math.max(ask.from, Math.min(run.steps.length - 1, ask.step + ds)) };
+  return { ...ask, rank: g[(g.indexOf(ask.rank) + dr + n) % n],
+    step: Math.max(ask.from, Math.min(run.steps.length - 1, ask.step + ds)) };
 }
 
 /** Each choice's share of the votes, in percent (0 while none). */
@@ -46,7 +49,8 @@ export function shares(counts) {
 
 export class Polls {
   asking = null; // the presenter's menu while open: the holds question's {rank, step, from}
-  asked = null; // the presenter's last poll, {id, rank, step}: its rank marked on stage, played on to its step
+  // the presenter's last poll, {id, rank, step}: its rank marked on stage, played on to its step
+  asked = null;
   voted = null; // this page's choice in the poll on its card
   note = ""; // a line on the card: a refusal, a vote counted
   stopAt = null; // the step the reveal plays on to
@@ -100,7 +104,8 @@ export class Polls {
   async open(i) {
     const { rank, step } = this.asking, holds = !i;
     try {
-      const poll = await api("/api/polls", { method: "POST", body: { run_id: this.player.run.id, question: ASKS[i][0], ...(holds && { rank, step }) } });
+      const poll = await api("/api/polls", { method: "POST",
+        body: { run_id: this.player.run.id, question: ASKS[i][0], ...(holds && { rank, step }) } });
       this.asked = { id: poll.id, rank: holds ? rank : null, step: holds ? step : null };
       if (!holds) this.player.go(-1); // bytes and speed: held at the inputs, no bar filled yet
       this.show(poll);
@@ -133,7 +138,8 @@ export class Polls {
       Object.assign(this, { voted: choice, note: "Your vote counted" });
     } catch (err) {
       this.note = { voter: "You voted already", poll: "Voting has closed" }[err.field] ?? why(err);
-      if (err.field === "voter") this.voted = (await api(`/api/polls/${poll.id}?voter=${this.voter}`).catch(() => ({}))).voted ?? null;
+      if (err.field === "voter") this.voted = (await api(`/api/polls/${poll.id}?voter=${this.voter}`)
+        .catch(() => ({}))).voted ?? null;
     }
     this.render();
   }
@@ -164,24 +170,29 @@ export class Polls {
     else if (k === "Escape") this.close();
     else if (!this.state.presenter) return false;
     else if (/^(Enter|v|V)$/.test(k)) poll.state === "open" && this.reveal();
-    else if (poll.state === "open" && HELD.test(k)) { this.note = "The stage holds: Enter reveals the answer"; this.render(); }
+    else if (poll.state === "open" && HELD.test(k)) {
+      this.note = "The stage holds: Enter reveals the answer"; this.render();
+    }
     else return false;
     return true;
   }
 
   /** The card: the menu, or the question, its choices (a button each on a voter's page) and their tally. */
   render() {
-    const poll = this.state.poll, card = this.card, { presenter } = this.state, note = html("p", { class: "why", role: "status" }, this.note);
+    const poll = this.state.poll, card = this.card, { presenter } = this.state,
+      note = html("p", { class: "why", role: "status" }, this.note);
     card.hidden = !(poll || this.asking);
     document.body.classList.toggle("poll-shown", !card.hidden);
     document.body.classList.toggle("poll-hiding", this.state.hiding(this.player.run));
     if (this.asking) {
       return card.replaceChildren(html("h2", {}, "Ask the room about this run"), html("ol", { class: "menu" },
-        ASKS.map(([q, words], i) => html("li", { "data-question": q }, html("b", {}, i + 1), words(this.asking)))),
+        ASKS.map(([q, words], i) => html("li", { "data-question": q }, html("b", {}, i + 1),
+          words(this.asking)))),
       note, html("p", { class: "foot" }, "1–4 asks · ↑ ↓ rank · ← → step · Esc cancels"));
     }
     if (!poll) return card.replaceChildren();
-    const revealed = poll.state === "revealed", right = new Set(poll.answers), pct = shares(poll.counts), mine = this.voted;
+    const revealed = poll.state === "revealed", right = new Set(poll.answers), pct = shares(poll.counts),
+      mine = this.voted;
     const choices = poll.choices.map((text, i) => {
       const face = [html("b", {}, `${right.has(i) ? "✓ " : ""}${ABC[i]}`), html("span", {}, text)];
       const cls = [right.has(i) && "right", revealed && !right.has(i) && "wrong", mine === i && "chosen"];
@@ -193,23 +204,29 @@ export class Polls {
           html("span", { class: "tally" }, html("i", { style: `width:${pct[i]}%` }))] : null);
     });
     if (mine != null) note.append(` · your vote: ${ABC[mine]}`);
-    const foot = presenter ? (revealed ? "" : "Enter reveals · ") + "Esc closes" : !revealed ? (mine == null ? "Tap your answer: one vote a phone" : "")
+    const foot = presenter ? (revealed ? "" : "Enter reveals · ") + "Esc closes"
+      : !revealed ? (mine == null ? "Tap your answer: one vote a phone" : "")
       : mine == null ? "" : right.has(mine) ? "You got it ✓" : "Not this time";
     card.dataset.state = poll.state;
     card.replaceChildren(html("h2", {}, poll.text), html("ol", { class: "choices" }, choices), note,
-      html("p", { class: "foot" }, html("span", { class: "votes" }, `${poll.votes} vote${poll.votes === 1 ? "" : "s"}`), foot && ` · ${foot}`),
-      revealed && !presenter ? html("button", { type: "button", class: "close", onclick: () => this.close() }, "Close") : "");
+      html("p", { class: "foot" }, html("span", { class: "votes" },
+        `${poll.votes} vote${poll.votes === 1 ? "" : "s"}`), foot && ` · ${foot}`),
+      revealed && !presenter
+        ? html("button", { type: "button", class: "close", onclick: () => this.close() }, "Close") : "");
   }
 
-  /** On the presenter's stage, the rank asked about: outlined, with a "?" (its answer's place), ✓ once revealed. */
+  /** On the presenter's stage, the rank asked about: outlined, with a "?" (its answer's
+   * place), ✓ once revealed. */
   mark() {
     const stage = this.player.stage, a = this.asked;
     stage.svg.querySelector(".asked")?.remove();
     const at = a?.rank != null && this.state.poll?.id === a.id && stage.positions?.[a.rank];
     if (!at) return;
-    const { w, h } = stage.card, r = Math.max(16, stage.head * 0.7), g = el("g", { class: "asked" }, stage.names);
+    const { w, h } = stage.card, r = Math.max(16, stage.head * 0.7),
+      g = el("g", { class: "asked" }, stage.names);
     el("rect", { x: at.x - w / 2 - 5, y: at.y - h / 2 - 5, width: w + 10, height: h + 10, rx: 10 }, g);
     el("circle", { cx: at.x + w / 2, cy: at.y - h / 2, r }, g);
-    el("text", { x: at.x + w / 2, y: at.y - h / 2, "font-size": r * 1.4 }, g).textContent = this.state.poll.state === "open" ? "?" : "✓";
+    el("text", { x: at.x + w / 2, y: at.y - h / 2, "font-size": r * 1.4 }, g).textContent =
+      this.state.poll.state === "open" ? "?" : "✓";
   }
 }

@@ -7,7 +7,8 @@ import { combination, formatValue } from "rs/format.js";
 export const shown = (state) => state?.values ?? state?.preview ?? null;
 
 /** min, max and sum of a chunk captured as a summary (no values shipped); null otherwise. */
-const summaryOf = (state) => (state.values == null && state.min != null ? { min: state.min, max: state.max, sum: state.sum } : null);
+const summaryOf = (state) => (state.values == null && state.min != null
+  ? { min: state.min, max: state.max, sum: state.sum } : null);
 
 /** A frame: every rank's buffer before the first step (frames[0]) or after step k (frames[k + 1]):
  * { values: {rank: [chunkValues|null]}, stats: {rank: [{min, max, sum}|null]}, origins: {rank:
@@ -32,7 +33,8 @@ export function firstFrame(run) {
 /** A frame to make from `prev`, and `own(table, rank)`, which copies a rank's row the first time
  * it is changed: earlier frames are shared, never changed, so a step costs what it touches. */
 function successor(prev, mark = {}) {
-  const next = { values: { ...prev.values }, origins: { ...prev.origins }, stats: { ...prev.stats }, changed: new Set(), ...mark };
+  const next = { values: { ...prev.values }, origins: { ...prev.origins }, stats: { ...prev.stats },
+    changed: new Set(), ...mark };
   const copied = new Set();
   const own = (table, r) => {
     if (!copied.has(`${table}/${r}`)) {
@@ -59,7 +61,8 @@ export function nextFrame(prev, step) {
     row[into] = reduce ? new Set([...row[into], ...from]) : new Set(from);
     next.changed.add(`${dst}:${into}`);
   }
-  for (const [r, { states }] of Object.entries(step.ranks ?? {})) for (const state of states ?? []) report(r, state);
+  for (const [r, { states }] of Object.entries(step.ranks ?? {}))
+    for (const state of states ?? []) report(r, state);
   return next;
 }
 
@@ -91,7 +94,8 @@ export function replay(run) {
  * division once a run that averages has ended. Returns how many were added. */
 export function extend(frames, run) {
   const before = frames.length;
-  while (stepComplete(run, frames.length - 1)) frames.push(nextFrame(frames.at(-1), run.steps[frames.length - 1]));
+  while (stepComplete(run, frames.length - 1))
+    frames.push(nextFrame(frames.at(-1), run.steps[frames.length - 1]));
   if (frames.length - 1 === run.steps.length && !frames.at(-1).divisor) {
     const last = divisionFrame(run, frames.at(-1));
     if (last) frames.push(last);
@@ -114,7 +118,8 @@ export function outcomes(run) {
   });
 }
 
-/** The op a run's reductions apply (a barrier's is its own); runs stored before the server said, their spec's. */
+/** The op a run's reductions apply (a barrier's is its own); runs stored before
+ * the server said, their spec's. */
 export const opOf = (run) => run.op ?? run.spec.op;
 
 /** A step's reductions by the cell they combine into (several ranks may reduce into one), in
@@ -134,14 +139,16 @@ export function reductions(step) {
  * "rank 0 → rank 1: chunk 3 [6, 7] + [14, 15] = [20, 22]". */
 export function describeStep(run, frames, k, limit = Infinity) {
   const step = run.steps[k], before = frames[k], after = frames[k + 1];
-  const fmt = (v) => (v == null ? "?" : `[${v.slice(0, 3).map(formatValue).join(", ")}${v.length > 3 ? ", …" : ""}]`);
+  const fmt = (v) => (v == null ? "?"
+    : `[${v.slice(0, 3).map(formatValue).join(", ")}${v.length > 3 ? ", …" : ""}]`);
   const value = (frame, rank, chunk) => fmt(frame.values[String(rank)]?.[chunk]);
   const grouped = new Map(reductions(step).map((g) => [`${g.dst}:${g.into}`, g]));
   const lines = [];
   for (const [src, dst, chunk, into, reduce] of step.transfers) {
     if (lines.length >= limit) break;
     if (!reduce) {
-      lines.push(`rank ${src} → rank ${dst}: chunk ${chunk} ${value(before, src, chunk)} copied into chunk ${into}`);
+      lines.push(`rank ${src} → rank ${dst}: chunk ${chunk} ${value(before, src, chunk)} `
+        + `copied into chunk ${into}`);
       continue;
     }
     const g = grouped.get(`${dst}:${into}`);

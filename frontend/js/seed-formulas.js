@@ -60,7 +60,8 @@ async function draw(box, run, view, page, mine, polls) {
   const at = `N = ${bytes(data.n)} (${data.count} × ${run.spec.dtype}), P = ${data.p}`;
   const resized = `N made ${data.count} elements (the run had ${run.spec.count}): ring's N/P splits evenly`;
   box.replaceChildren(html("h2", {}, `The seed's all_reduce formulas at ${at}: ${HEADS[view]}`),
-    data.resized ? html("p", {}, resized) : "", html("table", { class: "reflow" }, table(data, view, page.state.presenter)),
+    data.resized ? html("p", {}, resized) : "",
+    html("table", { class: "reflow" }, table(data, view, page.state.presenter)),
     html("p", { class: "keys" }, "M: the next count · measured here by runs of this N and P"));
   box.dataset.view = view;
 }

@@ -54,7 +54,8 @@ export class Stage extends EventTarget {
     const { width, height } = this.svg.getBoundingClientRect();
     const inner = this.svg.clientWidth || width; // inside its border: a unit is exactly a pixel
     if (!(width > 0 && height > 0)) return [this.width, this.height];
-    return width < NARROW && height > width ? [inner, Math.floor((height * inner) / width)] : [WIDTH, Math.round(Math.min(1100, Math.max(420, (WIDTH * height) / width)))];
+    return width < NARROW && height > width ? [inner, Math.floor((height * inner) / width)]
+      : [WIDTH, Math.round(Math.min(1100, Math.max(420, (WIDTH * height) / width)))];
   }
 
   /** CSS px a stage unit takes on screen. */
@@ -86,8 +87,10 @@ export class Stage extends EventTarget {
     this.svg.setAttribute("viewBox", `0 0 ${this.width} ${this.height}`);
     this.drawnAt = this.scale(); // CSS px a unit took when drawn (fitToBox)
     this.svg.replaceChildren();
-    // One inner <svg> holds the scene, so the page's hooks read alike as "#stage g.cell" and "#stage svg g.cell".
-    const scene = el("svg", { class: "scene", x: 0, y: 0, width: this.width, height: this.height, overflow: "visible" }, this.svg);
+    // One inner <svg> holds the scene, so the page's hooks read alike as
+    // "#stage g.cell" and "#stage svg g.cell".
+    const scene = el("svg", { class: "scene", x: 0, y: 0, width: this.width, height: this.height,
+      overflow: "visible" }, this.svg);
     this.cells = {};
     this.nameBoxes = [];
     this.bars = {};
@@ -97,11 +100,13 @@ export class Stage extends EventTarget {
     this.colourOnly = run.group.length >= COLOUR_ONLY;
     const itemsize = run.display?.itemsize;
     this.traffic = itemsize ? trafficByFrame(run, itemsize) : null;
-    this.most = this.traffic ? Math.max(1, ...run.group.flatMap((r) => [this.traffic.sent[r].at(-1), this.traffic.received[r].at(-1)])) : 1;
+    this.most = this.traffic ? Math.max(1, ...run.group.flatMap((r) => [this.traffic.sent[r].at(-1),
+      this.traffic.received[r].at(-1)])) : 1;
     const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
     const layout = run.layout ?? {}; // runs stored before the server gave layouts are drawn as rings
     // A group smaller than the world (new_group): every rank keeps its place, those outside greyed.
-    const world = run.world_size > run.group.length ? Array.from({ length: run.world_size }, (_, r) => r) : run.group;
+    const world = run.world_size > run.group.length
+      ? Array.from({ length: run.world_size }, (_, r) => r) : run.group;
     const { card, positions, column } = arrange(layout, world, this.width, this.height, edges);
     this.column = column; // a phone's: marks over it read from the cards' left edge, at a phone's size
     this.card = card;
@@ -114,15 +119,18 @@ export class Stage extends EventTarget {
     this.header = headOf(this, band, projected ? (1.03 * PROJECTED) / this.scale() : 0);
     this.head = this.header.band;
     const defs = el("defs", {}, scene);
-    const head = el("marker", { id: "head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse" }, defs);
+    const head = el("marker", { id: "head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5,
+      markerHeight: 5, orient: "auto-start-reverse" }, defs);
     el("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }, head);
-    const hatch = el("pattern", { id: "hatch", width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
+    const hatch = el("pattern", { id: "hatch", width: 8, height: 8, patternUnits: "userSpaceOnUse",
+      patternTransform: "rotate(45)" }, defs);
     el("rect", { width: 8, height: 8, class: "hatch-back" }, hatch);
     el("line", { x1: 0, y1: 0, x2: 0, y2: 8, class: "hatch-line" }, hatch);
     this.arrows = el("g", { class: "arrows" }, scene);
     const cards = el("g", { class: "cards" }, scene);
     this.tokens = el("g", { class: "tokens" }, scene);
-    this.names = el("g", { class: "names" }, scene); // over the tokens: a flying chunk never hides whose card it is
+    // over the tokens: a flying chunk never hides whose card it is
+    this.names = el("g", { class: "names" }, scene);
     this.leaders = el("g", { class: "leaders" }, scene);
     this.sums = el("g", { class: "sums" }, scene);
     for (const rank of world) {

@@ -13,7 +13,8 @@ export class PageState extends EventTarget {
   opening = null; // the presenter's run being fetched
   send = () => false; // a view to the server, over the live socket once it is open
   sent = ""; // the view last sent
-  poll = null; // the poll on this page's card (polls.js): while open, its run shows no step past the presenter's
+  // the poll on this page's card (polls.js): while open, its run shows no step past the presenter's
+  poll = null;
 
   constructor(fields = {}) {
     super();
@@ -29,7 +30,8 @@ export class PageState extends EventTarget {
     return this.live ? "live" : "self";
   }
 
-  /** Whether an open poll asks about `run`: its answer (a later step, the outputs, the bytes) stays hidden. */
+  /** Whether an open poll asks about `run`: its answer (a later step, the outputs, the bytes) stays
+   * hidden. */
   hiding(run) { return this.poll?.state === "open" && this.poll.run_id === run?.id; }
 
   /** Change some of the state: listeners hear "change", and "role" where the role changed. */

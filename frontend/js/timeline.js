@@ -11,7 +11,8 @@ export function timelineBars(run) {
     const reports = run.group.filter((r) => step.ranks?.[String(r)]).map((r) => [r, step.ranks[String(r)]]);
     const end = Math.max(...reports.map(([, t]) => t.t1));
     for (const [rank, t] of reports)
-      bars.push({ rank, step: step.step, phase: step.phase, start: t.t0 * 1e6, length: (t.t1 - t.t0) * 1e6, last: reports.length > 1 && t.t1 === end });
+      bars.push({ rank, step: step.step, phase: step.phase, start: t.t0 * 1e6, length: (t.t1 - t.t0) * 1e6,
+        last: reports.length > 1 && t.t1 === end });
   }
   return bars;
 }
@@ -24,7 +25,8 @@ export function rankTotals(run) {
     return {
       rank,
       busy: mine.reduce((s, b) => s + b.length, 0),
-      span: mine.length ? Math.max(...mine.map((b) => b.start + b.length)) - Math.min(...mine.map((b) => b.start)) : 0,
+      span: mine.length ? Math.max(...mine.map((b) => b.start + b.length)) - Math.min(...mine.map(
+        (b) => b.start)) : 0,
       last: mine.filter((b) => b.last).length,
       time: median(result?.timings?.iterations ?? []) * 1e6,
       sent: run.traffic?.sent?.[rank] ?? result?.bytes_sent ?? 0,

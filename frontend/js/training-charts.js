@@ -73,7 +73,8 @@ export class TrainCharts {
   }
 
   chart(work) {
-    this.charting = this.charting.then(work).catch((err) => say("train-status", `charts: ${err.message ?? err}`));
+    this.charting = this.charting.then(work).catch((err) =>
+      say("train-status", `charts: ${err.message ?? err}`));
   }
 
   ranks() {
@@ -122,16 +123,19 @@ export class TrainCharts {
       ...servers.map((r) => line(`server ${r}: no loss`, [null], 1.2, colour(r), [0], "dot")),
     ];
     const react = (id, traces, ...titles) => Plotly.react($(id), traces, layout(...titles), CONFIG);
-    await react("train-loss", lines(ys["train-loss"]), "loss per rank (click a step to open its gradient sync)",
+    await react("train-loss", lines(ys["train-loss"]),
+      "loss per rank (click a step to open its gradient sync)",
       "cross-entropy");
-    await react("train-accuracy", lines(ys["train-accuracy"]), "accuracy per rank, on its part of the batch", "%",
+    await react("train-accuracy", lines(ys["train-accuracy"]),
+      "accuracy per rank, on its part of the batch", "%",
       { yaxis: { ...theme.yaxis, title: { text: "%" }, range: [0, 100] } });
     const [compute, comm] = ys["train-time"];
     await react("train-time", [
       { type: "bar", x: xs, y: compute, name: "compute", marker: { color: "#0072B2" } },
       { type: "bar", x: xs, y: comm, name: "communication", marker: { color: "#D55E00" } },
     ], "step time: compute and communication", "ms", { barmode: "stack", bargap: 0.1 });
-    const unreported = steps.length > 0 && steps.every((s) => all.every((r) => s.ranks[r]?.bytes_sent == null));
+    const unreported = steps.length > 0
+      && steps.every((s) => all.every((r) => s.ranks[r]?.bytes_sent == null));
     const why = "this method is the backend's own call: it does not report its bytes";
     const middle = { xref: "paper", yref: "paper", x: 0.5, y: 0.5, showarrow: false };
     const annotations = unreported ? [{ text: why, ...middle }] : [];
@@ -176,14 +180,16 @@ export class TrainCharts {
       if (!newest.has(key)) newest.set(key, t); // the list is newest first
     }
     const order = this.feed.catalog?.methods ?? [];
-    const rows = [...newest.values()].sort((a, b) => order.indexOf(a.spec.method) - order.indexOf(b.spec.method)
+    const rows = [...newest.values()].sort((a, b) =>
+      order.indexOf(a.spec.method) - order.indexOf(b.spec.method)
       || (a.spec.servers - b.spec.servers));
     $("train-compare").hidden = !rows.length;
     this.compared = rows.length ? rows : null;
     if (!rows.length) return;
     $("training").hidden = false;
     const methods = `${rows.length} method${rows.length > 1 ? "s" : ""} finished`;
-    say("train-compare-what", `hidden ${ref.spec.hidden} (${ref.parameters} parameters) · P = ${ref.world_size}`
+    say("train-compare-what", `hidden ${ref.spec.hidden} (${ref.parameters} parameters) · P = `
+      + `${ref.world_size}`
       + ` · ${ref.spec.steps} steps: ${methods}`);
     const heads = ["method", ...COMPARED.map(([, head]) => head), "training"];
     $("train-table").replaceChildren( // data-head: for a phone (CSS .reflow)
@@ -213,9 +219,11 @@ export class TrainCharts {
     const layout = { ...theme, height: narrow ? 260 * panels.length : 340, margin: { ...theme.margin, b: 20 },
       grid: { rows: narrow ? panels.length : 1, columns: narrow ? 1 : panels.length, pattern: "independent",
         ygap: 0.45 },
-      annotations: panels.map(([, title], i) => ({ text: title, xref: `x${i + 1} domain`, yref: `y${i + 1} domain`,
+      annotations: panels.map(([, title], i) => ({ text: title, xref: `x${i + 1} domain`,
+        yref: `y${i + 1} domain`,
         x: 0.5, y: 1.12, showarrow: false, font: { size: 12 } })) };
-    for (let i = 1; i <= panels.length; i++) { // plotly calls the first axes "xaxis" and "yaxis", not "xaxis1"
+    // plotly calls the first axes "xaxis" and "yaxis", not "xaxis1"
+    for (let i = 1; i <= panels.length; i++) {
       layout[`xaxis${i > 1 ? i : ""}`] = { ...theme.xaxis, tickangle: -40, automargin: true };
       layout[`yaxis${i > 1 ? i : ""}`] = { ...theme.yaxis, rangemode: "tozero" };
     }

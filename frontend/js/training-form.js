@@ -35,7 +35,8 @@ export class TrainForm {
       ["hidden", input("hidden", { min: 1, max: t.max_hidden }), "width of the MLP's two hidden layers"],
       ["steps", input("steps", { min: 1, max: t.max_steps }), "SGD steps"],
       ["lr", input("lr", { step: "any" }), "learning rate", "learning rate"],
-      ["batch", input("batch", { min: 1, max: t.max_batch }), "samples per step, over every rank that computes"],
+      ["batch", input("batch", { min: 1, max: t.max_batch }),
+        "samples per step, over every rank that computes"],
     ];
     form.replaceChildren();
     for (const [name, control, title, words = name] of rows) {
@@ -65,7 +66,8 @@ export class TrainForm {
     const f = $("train-form").elements;
     const spec = { method: f.method.value };
     if (spec.method === this.feed.catalog.parameter_server) spec.servers = Number(f.servers.value);
-    for (const k of ["hidden", "steps", "lr", "batch"]) spec[k] = f[k].value === "" ? null : Number(f[k].value);
+    for (const k of ["hidden", "steps", "lr", "batch"]) spec[k] = f[k].value === "" ? null
+      : Number(f[k].value);
     return spec;
   }
 

@@ -117,9 +117,11 @@ export class Training {
 
   status() {
     const t = this.shown, s = t.spec, last = t.steps.at(-1);
-    const parts = [`${t.id} · ${label(s, this.catalog)} · ${t.world_size} ranks · hidden ${s.hidden} (${t.parameters} parameters)`,
+    const parts = [`${t.id} · ${label(s, this.catalog)} · ${t.world_size} ranks · hidden `
+      + `${s.hidden} (${t.parameters} parameters)`,
       `${t.state}: step ${t.steps.length} of ${s.steps}`, last ? `loss ${fixed(last.loss, 3)}` : null,
-      t.result ? `held-out accuracy ${(t.result.test_accuracy * 100).toFixed(1)}%` : null, t.error ? `error: ${t.error}` : null];
+      t.result ? `held-out accuracy ${(t.result.test_accuracy * 100).toFixed(1)}%` : null, t.error
+        ? `error: ${t.error}` : null];
     say("train-status", parts.filter(Boolean).join(" · "));
     $("train-status").dataset.state = t.state;
     $("train-step").max = Math.max(0, t.steps.length - 1);
@@ -151,7 +153,8 @@ export class Training {
     try {
       this.openRun(await api(`/api/trainings/${t.id}/steps/${k}/sync`));
       scrollTo({ top: 0 }); // up to the stage, first in every layout
-      say("train-sync-why", `${t.id}, step ${k}: its gradient sync (${label(t.spec, this.catalog)}) is on the stage; step through it with the player`);
+      say("train-sync-why", `${t.id}, step ${k}: its gradient sync (`
+        + `${label(t.spec, this.catalog)}) is on the stage; step through it with the player`);
     } catch (err) {
       say("train-sync-why", `step ${k}: ${err.reason ?? err}`);
     }

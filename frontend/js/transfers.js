@@ -24,7 +24,8 @@ function bendOf(a, b, amount) {
 function aside(stage, a, b) {
   const right = Math.max(...Object.values(stage.positions).map((p) => p.x)) + stage.card.w / 2;
   const apex = right + 8 + 0.05 * Math.abs(b.y - a.y) + (b.y < a.y ? 14 : 0), y = (a.y + b.y) / 2;
-  const ends = edge(a, { x: apex, y }, stage.card).x + edge(b, { x: apex, y }, stage.card).x; // where it leaves and enters
+  // where it leaves and enters
+  const ends = edge(a, { x: apex, y }, stage.card).x + edge(b, { x: apex, y }, stage.card).x;
   return { x: Math.min(2 * apex - ends / 2, stage.width - 6), y };
 }
 
@@ -47,8 +48,11 @@ export function drawArrows(stage, step) {
     const a = stage.positions[src], b = stage.positions[dst];
     const c = stage.column ? aside(stage, a, b) : bendOf(a, b, 0.12 * Math.hypot(b.x - a.x, b.y - a.y));
     const from = edge(a, c, stage.card), to = edge(b, c, stage.card);
-    for (let t = 0.05; t < 1; t += 0.05) stage.arrowPoints.push({ x: (1 - t) ** 2 * from.x + 2 * (1 - t) * t * c.x + t * t * to.x, y: (1 - t) ** 2 * from.y + 2 * (1 - t) * t * c.y + t * t * to.y, w: 0, h: 0 });
-    el("path", { class: "arrow", d: `M${from.x},${from.y} Q${c.x},${c.y} ${to.x},${to.y}`, "marker-end": "url(#head)",
+    for (let t = 0.05; t < 1; t += 0.05) stage.arrowPoints.push({
+      x: (1 - t) ** 2 * from.x + 2 * (1 - t) * t * c.x + t * t * to.x,
+      y: (1 - t) ** 2 * from.y + 2 * (1 - t) * t * c.y + t * t * to.y, w: 0, h: 0 });
+    el("path", { class: "arrow", d: `M${from.x},${from.y} Q${c.x},${c.y} ${to.x},${to.y}`,
+      "marker-end": "url(#head)",
       "data-src": src, "data-dst": dst }, stage.arrows);
   }
 }
@@ -77,10 +81,12 @@ export function flights(stage, k) {
     const origins = [...(before.origins[String(src)]?.[chunk] ?? [])].sort((x, y) => x - y);
     stripes(t.fill, origins, w, h);
     t.fill.setAttribute("transform", `translate(${-w / 2},${-h / 2})`);
-    Object.entries({ x: -w / 2, y: -h / 2, width: w, height: h }).forEach(([n, v]) => t.frame.setAttribute(n, v));
+    Object.entries({ x: -w / 2, y: -h / 2, width: w, height: h }).forEach(([n, v]) =>
+      t.frame.setAttribute(n, v));
     const font = Math.min(h * 0.55, 20);
     t.text.setAttribute("font-size", font);
-    t.text.textContent = h >= 18 ? cellText(before.values[String(src)]?.[chunk], Math.floor((w - 4) / (font * 0.62))) : "";
+    t.text.textContent = h >= 18
+      ? cellText(before.values[String(src)]?.[chunk], Math.floor((w - 4) / (font * 0.62))) : "";
     t.g.style.display = "";
     const bend = src === dst ? Math.max(40, stage.card.h * 0.6) : 0.12 * Math.hypot(b.cx - a.cx, b.cy - a.cy);
     const c = bendOf({ x: a.cx, y: a.cy }, { x: b.cx, y: b.cy }, bend);
@@ -95,7 +101,8 @@ export function flights(stage, k) {
 export function moveTokens(moves, e) {
   const f = 1 - e;
   for (const { token, a, b, c } of moves) {
-    token.setAttribute("transform", `translate(${f * f * a.cx + 2 * f * e * c.x + e * e * b.cx},${f * f * a.cy + 2 * f * e * c.y + e * e * b.cy})`);
+    token.setAttribute("transform", `translate(${f * f * a.cx + 2 * f * e * c.x + e * e * b.cx},`
+      + `${f * f * a.cy + 2 * f * e * c.y + e * e * b.cy})`);
   }
 }
 
@@ -112,13 +119,15 @@ function obstacles(stage) {
     const { x, y, width, height } = t.getBBox();
     hard.push({ x, y, w: width, h: height });
   }
-  const cards = Object.values(stage.positions).map(({ x, y }) => ({ x: x - stage.card.w / 2, y: y - stage.card.h / 2, w: stage.card.w, h: stage.card.h }));
+  const cards = Object.values(stage.positions).map(({ x, y }) =>
+    ({ x: x - stage.card.w / 2, y: y - stage.card.h / 2, w: stage.card.w, h: stage.card.h }));
   return { hard, cards, arrows: stage.arrowPoints ?? [] };
 }
 
 const MAX_LINES = 4; // one rank's cells in one label, as long as it stays a glance
 
-/** One label per rank where a step writes several of its cells: [{keys, lines}], identical lines said once. */
+/** One label per rank where a step writes several of its cells: [{keys, lines}], identical lines said
+ * once. */
 export function byRank(labels) {
   const groups = new Map();
   for (const { key, lines } of labels) {
@@ -142,19 +151,24 @@ function drawLabels(stage, labels) {
   }
   const item = (keys, lines, font) => {
     const cells = keys.map((key) => stage.cells[key]);
-    const ax = cells.reduce((t, c) => t + c.cx, 0) / cells.length, ay = cells.reduce((t, c) => t + c.cy, 0) / cells.length;
-    return { w: Math.max(...lines.map((l) => textWidth(l, font))) + 14, h: lines.length * font * 1.25 + 8, ax, ay };
+    const ax = cells.reduce((t, c) => t + c.cx, 0) / cells.length,
+      ay = cells.reduce((t, c) => t + c.cy, 0) / cells.length;
+    return { w: Math.max(...lines.map((l) => textWidth(l, font))) + 14,
+      h: lines.length * font * 1.25 + 8, ax, ay };
   };
   // The size a back row reads, whatever the cards' size; a label with no room at it tries smaller,
   // then in lines as narrow as a phone's room beside its cards: smaller beside cards rather than on them.
-  const large = Math.max(17, Math.min(24, stage.card.h * 0.2)), narrow = (font) => [font, (BESIDE * stage.width - 20) / (font * 0.62)];
-  const sizes = [[large, Infinity], [large * 0.8, Infinity], narrow(large * 0.8), narrow(Math.max(13, large * 0.65))];
+  const large = Math.max(17, Math.min(24, stage.card.h * 0.2)),
+    narrow = (font) => [font, (BESIDE * stage.width - 20) / (font * 0.62)];
+  const sizes = [[large, Infinity], [large * 0.8, Infinity], narrow(large * 0.8),
+    narrow(Math.max(13, large * 0.65))];
   const boxes = [], fonts = [], texts = [];
   for (const avoid of [arrows.length && [...cards, ...arrows], cards, []].filter(Boolean))
     for (const [font, chars] of sizes) {
       const left = labels.map((_, i) => i).filter((i) => !boxes[i]);
       const lines = left.map((i) => labels[i].lines.flatMap((l) => wrap(l, chars)));
-      const found = place(left.map((i, j) => item(labels[i].keys, lines[j], font)), [...hard, ...avoid, ...boxes.filter(Boolean)],
+      const found = place(left.map((i, j) => item(labels[i].keys, lines[j], font)),
+        [...hard, ...avoid, ...boxes.filter(Boolean)],
         { x: 2, y: 2, w: stage.width - 4, h: stage.height - 4 });
       left.forEach((i, j) => { boxes[i] = found[j]; fonts[i] = font; texts[i] = lines[j]; });
     }
@@ -163,13 +177,18 @@ function drawLabels(stage, labels) {
     if (!box) return; // nowhere clear of the data: left out rather than drawn over it
     for (const key of keys) {
       const cell = stage.cells[key];
-      const lx = Math.max(box.x, Math.min(box.x + box.w, cell.cx)), ly = Math.max(box.y, Math.min(box.y + box.h, cell.cy));
-      el("line", { class: "leader", x1: lx, y1: ly, x2: cell.cx, y2: cell.cy > ly ? cell.cy - cell.h / 2 : cell.cy + cell.h / 2 }, stage.leaders);
+      const lx = Math.max(box.x, Math.min(box.x + box.w, cell.cx)),
+        ly = Math.max(box.y, Math.min(box.y + box.h, cell.cy));
+      el("line", { class: "leader", x1: lx, y1: ly, x2: cell.cx,
+        y2: cell.cy > ly ? cell.cy - cell.h / 2 : cell.cy + cell.h / 2 }, stage.leaders);
     }
-    const g = el("g", { class: "sum arith", "data-cell": keys[0], "data-cells": keys.join(" "), transform: `translate(${box.x},${box.y})` }, stage.sums);
+    const g = el("g", { class: "sum arith", "data-cell": keys[0], "data-cells": keys.join(" "),
+      transform: `translate(${box.x},${box.y})` }, stage.sums);
     el("rect", { width: box.w, height: box.h, rx: 6 }, g);
     const text = el("text", { "font-size": font, x: box.w / 2 }, g);
-    lines.forEach((line, j) => { el("tspan", { x: box.w / 2, y: 4 + font * (1.25 * j + 0.62) }, text).textContent = line; });
+    lines.forEach((line, j) => {
+      el("tspan", { x: box.w / 2, y: 4 + font * (1.25 * j + 0.62) }, text).textContent = line;
+    });
   });
 }
 
