@@ -32,6 +32,7 @@ def hierarchical(p, root, chunks):
         steps.append(step("leader all-gather", [send(leaders[i], leaders[(i + 1) % m], c)
                                                 for i in range(m) for c in segment(i + 1 - s)],
                           "every leader passes a finished segment on to the next leader"))
-    steps.append(step("node broadcast", [send(r - r % k, r, c) for r in range(p) if r % k for c in everything],
+    steps.append(step("node broadcast",
+                      [send(r - r % k, r, c) for r in range(p) if r % k for c in everything],
                       "every leader hands the result to the ranks of its node"))
     return steps

@@ -4,7 +4,8 @@ last stage. Runs under plain torchrun, or under Ringside's launcher, which shows
 traffic on every link between stages:
 
     torchrun --nproc-per-node=4 examples/pipeline_train.py --steps 20
-    RINGSIDE_WORKER_TOKEN=… torchrun --nproc-per-node=4 -m ringside.watch --server URL examples/pipeline_train.py"""
+    RINGSIDE_WORKER_TOKEN=… torchrun --nproc-per-node=4 -m ringside.watch --server URL \
+        examples/pipeline_train.py"""
 
 import argparse
 

@@ -4,7 +4,8 @@ them, then a broadcast back inside each node. Runs under plain torchrun (one nod
 several), or under Ringside's launcher, which matches each collective within its group:
 
     torchrun --nproc-per-node=4 examples/two_groups.py
-    RINGSIDE_WORKER_TOKEN=… torchrun --nproc-per-node=4 -m ringside.watch --server URL examples/two_groups.py"""
+    RINGSIDE_WORKER_TOKEN=… torchrun --nproc-per-node=4 -m ringside.watch --server URL \
+        examples/two_groups.py"""
 
 import argparse
 import os
