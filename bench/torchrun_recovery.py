@@ -14,7 +14,6 @@ next run. "After the failure" is from the failed run's end, as a client polling 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import statistics
 import subprocess
@@ -23,9 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import psutil
 
-from ringside.server.harness import WORKER_TOKEN, Up, start_serve
+from ringside.server.harness import WORKER_TOKEN, Up, start_serve, stop_torchrun
 
 
 def torchrun(server: Up, ranks: int, log: Path) -> subprocess.Popen:
@@ -34,20 +32,6 @@ def torchrun(server: Up, ranks: int, log: Path) -> subprocess.Popen:
            "-m", "ringside.worker_agent", "--server", server.url]
     return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=log.open("w"),
                             stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def stop(job: subprocess.Popen) -> None:
-    """torchrun stops its ranks (sessions of their own); any left after 30 s are killed."""
-    ranks = psutil.Process(job.pid).children(recursive=True)
-    job.terminate()
-    try:
-        job.wait(30)
-    except subprocess.TimeoutExpired:
-        for rank in ranks:
-            with contextlib.suppress(psutil.Error):
-                rank.kill()
-        job.kill()
-        job.wait()
 
 
 def once(server: Up, ranks: int, timeout: float) -> tuple[float, float]:
@@ -83,7 +67,7 @@ def main() -> None:
         rows = [once(server, args.ranks, args.timeout) for _ in range(args.tries)]
         same = {r["pid"] for r in server.cluster()["ranks"]} == pids and job.poll() is None
     finally:
-        stop(job)
+        stop_torchrun(job)
         server.stop()
     back, after = zip(*rows)
     print(f"torchrun --standalone --nproc-per-node={args.ranks} (default settings), {args.tries} hangs "

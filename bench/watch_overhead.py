@@ -76,7 +76,7 @@ def step_times(ranks: int, mode, server: str, hidden: int, steps: int) -> list[f
 
 def named_after(ranks: int, server) -> float:
     """Seconds from SIGSTOP of one rank to the viewers' job_hang naming it."""
-    from ringside.server.harness import messages
+    from ringside.server.harness import messages, stop_torchrun
     from websockets.sync.client import connect
 
     with connect(server.ws_url("/ws")) as viewer:
@@ -94,11 +94,8 @@ def named_after(ranks: int, server) -> float:
                 for message in messages(viewer.recv(timeout=60)):
                     if message["type"] == "job_hang" and message["hang"]:
                         return time.monotonic() - stopped
-        finally:  # torchrun's ranks are sessions of their own: the stopped one is let go, then torchrun ends them
-            if pid is not None:
-                os.kill(pid, signal.SIGCONT)
-            proc.terminate()
-            proc.wait()
+        finally:
+            stop_torchrun(proc)
 
 
 def main() -> None:

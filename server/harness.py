@@ -5,6 +5,7 @@ itself."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -17,6 +18,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 from ringside.worker_agent.rank.local import free_port
 
@@ -198,3 +201,23 @@ def launch_chromium(playwright):
     """A headless Chromium for page tests and benchmarks."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
+
+def stop_torchrun(proc: subprocess.Popen) -> None:
+    """torchrun and its ranks, whatever state they are in: a stopped rank is let go on first (it
+    would not hear the end), then torchrun is told to stop them. Its ranks are sessions of their
+    own, so a signal to torchrun's process group does not reach them."""
+    if proc.poll() is not None:
+        return
+    ranks = psutil.Process(proc.pid).children(recursive=True)
+    for rank in ranks:
+        with contextlib.suppress(psutil.Error):
+            rank.send_signal(signal.SIGCONT)
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        for rank in ranks:
+            with contextlib.suppress(psutil.Error):
+                rank.kill()
+        proc.kill()
+        proc.wait()
