@@ -1,11 +1,13 @@
 """What watching costs a job: a DDP training (gloo, P ranks by torchrun) timed per step
 plain, under the launcher (`-m ringside.watch`: Flight Recorder read in process, p2p
 counted, where each rank is), and under the launcher with the DDP comm hook, at models of
-about 1 M and 25 M parameters. Modes are interleaved round by round, so drift hits all
-alike; a step's time is rank 0's, the median over rounds x steps. Then how soon a stopped
-rank is named: SIGSTOP one rank mid-job, time until the server's viewers hear the hang.
+about 1 M and 25 M parameters. Modes take turns round by round, each round starting one
+further on, so drift and the first job's warm-up hit all alike; a step's time is rank 0's,
+the median over rounds x steps, and `rounds` the least and most of the rounds' own ratios
+(the noise). Then how soon a stopped rank is named: SIGSTOP one rank mid-job, time until
+the server's viewers hear the hang.
 
-    .venv/bin/python bench/watch_overhead.py [--ranks 4] [--rounds 4] [--steps 30]
+    .venv/bin/python bench/watch_overhead.py [--ranks 4] [--rounds 4] [--steps 30] [--models "1 M"]
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--stops", type=int, default=3, help="SIGSTOPs timed")
+    parser.add_argument("--models", nargs="+", choices=HIDDEN, default=list(HIDDEN),
+                        help="model sizes to time (default: all)")
     args = parser.parse_args()
     from ringside.server.harness import WORKER_TOKEN, start_serve
 
@@ -112,16 +116,22 @@ def main() -> None:
     try:
         print(f"DDP on gloo, P={args.ranks}, {args.rounds} rounds x {args.steps} steps, "
               "medians (rank 0's step time)")
-        print(f"{'model':>6} {'mode':>16} {'step ms':>9} {'vs plain':>9}")
-        for label, hidden in HIDDEN.items():
+        print(f"{'model':>6} {'mode':>16} {'step ms':>9} {'vs plain':>9} {'rounds':>13}")
+        for label in args.models:
             times = {mode: [] for mode in MODES}
-            for _ in range(args.rounds):
-                for mode, flags in MODES.items():
-                    times[mode] += step_times(args.ranks, flags, server.url, hidden, args.steps)
+            per_round = {mode: [] for mode in MODES}  # each round's median over plain's: the noise
+            order = list(MODES)
+            for r in range(args.rounds):
+                for mode in order[r % len(order):] + order[:r % len(order)]:  # each round starts one on
+                    steps = step_times(args.ranks, MODES[mode], server.url, HIDDEN[label], args.steps)
+                    times[mode] += steps
+                    per_round[mode].append(statistics.median(steps))
             plain = statistics.median(times["plain"])
             for mode in MODES:
                 median = statistics.median(times[mode])
-                print(f"{label:>6} {mode:>16} {median * 1e3:9.2f} {median / plain:9.3f}")
+                rounds = [m / p for m, p in zip(per_round[mode], per_round["plain"])]
+                print(f"{label:>6} {mode:>16} {median * 1e3:9.2f} {median / plain:9.3f} "
+                      f"{min(rounds):6.3f}-{max(rounds):.3f}")
         named = [named_after(args.ranks, server) for _ in range(args.stops)]
         print(f"a stopped rank named after {statistics.median(named):.2f} s (median of {len(named)}; "
               f"{', '.join(f'{s:.2f}' for s in named)})")
