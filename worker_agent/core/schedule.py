@@ -65,6 +65,13 @@ def as_table(transfers: Iterable[Transfer] | np.ndarray) -> np.ndarray:
     return np.fromiter(itertools.chain.from_iterable(transfers), dtype=np.int64).reshape(-1, 5)
 
 
+def table(src, dst, chunk, into, reduce: bool) -> np.ndarray:
+    """Table rows from whole arrays (or ints, broadcast against them): a builder that says its
+    transfers as arrays builds a thousand ranks' step in a few array operations."""
+    src, dst, chunk, into = np.broadcast_arrays(src, dst, chunk, into)
+    return np.stack([src, dst, chunk, into, np.full_like(src, int(reduce))], axis=1).astype(np.int64)
+
+
 def sends(src: int, dst: int, chunks: range, reduce: bool) -> np.ndarray:
     """Table rows for `src` sending every chunk in `chunks` to `dst`, into the same chunk there."""
     c = np.arange(chunks.start, chunks.stop, chunks.step)

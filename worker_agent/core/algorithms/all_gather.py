@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..schedule import Transfer, blocked, floor_pow2
+import numpy as np
+
+from ..schedule import blocked, floor_pow2, table
 from . import ring as _ring
 from .captions import beyond, narrated
 from .formulas import BLOCKS_BUT_ONE
@@ -21,17 +23,21 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Built:
     Extra ranks beyond a power of two fold their block in first and get everything at the end."""
     p2 = floor_pow2(p)
     rounds = []
-    held = {v: [v] + ([v + p2] if v + p2 < p else []) for v in range(p2)}
+    extra = np.arange(p2, p)
     if p > p2:
         rounds.append(narrated("fold", f"{beyond(p2)} hands its block to a partner",
-                            [Transfer(v, v - p2, v, v, False) for v in range(p2, p)]))
+                               table(extra, extra - p2, extra, extra, False)))
+    v, b = np.arange(p2)[:, None], np.arange(p)
+    home = np.where(b < p2, b, b - p2)  # the rank that holds block b once the fold is done
     d = 1
     while d < p2:
+        # rank v holds block b once it has swapped with every rank that differs from b's home below d
+        src, block = np.nonzero((home ^ v) < d)
         rounds.append(narrated("exchange", f"every rank swaps all the blocks it holds with the rank {d} away",
-                            [Transfer(v, v ^ d, b, b, False) for v in range(p2) for b in held[v]]))
-        held = {v: sorted(held[v] + held[v ^ d]) for v in range(p2)}
+                               table(src, src ^ d, block, block, False)))
         d *= 2
     if p > p2:
-        back = [Transfer(v - p2, v, b, b, False) for v in range(p2, p) for b in range(p) if b != v]
-        rounds.append(narrated("unfold", "every partner sends all the blocks to the rank it folded in", back))
+        partner, block = np.nonzero(b != extra[:, None])
+        rounds.append(narrated("unfold", "every partner sends all the blocks to the rank it folded in",
+                               table(partner, partner + p2, block, block, False)))
     return Built(chunks, blocked(rounds, chunks))

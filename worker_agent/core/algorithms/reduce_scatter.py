@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..schedule import Transfer, blocked, floor_pow2
+import numpy as np
+
+from ..schedule import blocked, floor_pow2, table
 from . import ring as _ring
 from .captions import beyond, narrated
 from .formulas import BLOCKS_BUT_ONE
@@ -21,23 +23,23 @@ def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Built:
     keeps: log2 P' steps (P' the largest power of two <= P). Extra ranks fold their
     buffer in first; block b > P' is owned by rank b-P' until the last step hands it over."""
     p2 = floor_pow2(p)
-    owner = lambda b: b if b < p2 else b - p2  # noqa: E731
     rounds = []
+    extra = np.arange(p2, p)
     if p > p2:
+        src, block = np.repeat(extra, p), np.tile(np.arange(p), p - p2)  # every block of every extra rank
         rounds.append(narrated("fold", f"{beyond(p2)} combines its whole buffer into a partner's",
-                            [Transfer(v, v - p2, b, b, True) for v in range(p2, p) for b in range(p)]))
-    held = {v: list(range(p)) for v in range(p2)}
+                               table(src, src - p2, block, block, True)))
+    v, b = np.arange(p2)[:, None], np.arange(p)
+    owner = np.where(b < p2, b, b - p2)  # who ends with block b before the unfold
     d = p2 // 2
     while d >= 1:
-        sends = []
-        for v in range(p2):
-            give = [b for b in held[v] if owner(b) & d != v & d]
-            sends += [Transfer(v, v ^ d, b, b, True) for b in give]
-            held[v] = [b for b in held[v] if owner(b) & d == v & d]
+        # rank v still holds the blocks whose owner agrees with it above d, and gives those that differ at d
+        src, block = np.nonzero((d <= owner ^ v) & (owner ^ v < 2 * d))
         rounds.append(narrated("reduce-scatter", "every rank sends the blocks that belong on the other side "
-                                                 f"to the rank {d} away, which combines them", sends))
+                                                 f"to the rank {d} away, which combines them",
+                               table(src, src ^ d, block, block, True)))
         d //= 2
     if p > p2:
         rounds.append(narrated("unfold", "every partner hands the finished block to the rank it folded in",
-                            [Transfer(v - p2, v, v, v, False) for v in range(p2, p)]))
+                               table(extra - p2, extra, extra, extra, False)))
     return Built(chunks, blocked(rounds, chunks))
