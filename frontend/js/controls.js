@@ -71,6 +71,8 @@ export class Controls {
     // a collective picked anew opens on its lecture algorithm (the catalog's), whatever came before
     if (name !== this.collective && !overrides.algorithm)
       overrides = { ...overrides, algorithm: entry.lecture };
+    // and the parameter server on SUM, whatever op came before: its caption's w ← w − η·Σg
+    if (name !== this.collective && entry.servers && !overrides.op) overrides = { ...overrides, op: "SUM" };
     this.collective = name;
     document.querySelectorAll("#collectives button")
       .forEach((b) => b.classList.toggle("active", b.dataset.collective === name));
