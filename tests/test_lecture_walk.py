@@ -1,11 +1,14 @@
 """A fresh lecturer's walk through the seed lecture, in a real Chromium against `ringside up` with
 4 gloo ranks: the barrier's title names the int64 its flags travel in (its bytes are 8 a
 message); S after a bitwise all_reduce opens the parameter server on SUM, the update its caption
-writes (w ← w − η·Σg)."""
+writes (w ← w − η·Σg); on the projector the parameter server's words (weights w, −η·g) and its
+updates read at 18 px or more, over no name, byte count or value. Screenshots go to /tmp/shots/
+(not committed)."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from browser import go
@@ -16,6 +19,27 @@ expect = playwright_api.expect
 
 PROJECTOR = (1280, 720)
 LECTURE = {"capture": "full", "pattern": "digits", "iterations": 1, "warmup": 0}
+SHOTS = Path("/tmp/shots")
+LEAST_PX = 18
+
+WORDS = """() => {
+    const q = (s) => [...document.querySelectorAll(s)];
+    const px = (t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
+    const box = (e) => e.getBoundingClientRect();
+    const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5
+        && b.top < a.bottom - 0.5;
+    const regions = q('#stage text.region'), sums = q('#stage .sum text');
+    const others = q('#stage text.name, #stage text.bytes, #stage g.cell:not(.unused) text.value')
+        .filter((t) => t.textContent);
+    const crossed = [];
+    regions.forEach((r) => others.forEach((o) =>
+        hit(box(r), box(o)) && crossed.push([r.textContent, o.textContent])));
+    const outside = regions.filter((r) => !hit(box(r), box(r.closest('svg').querySelector(
+        `.card[data-rank="${r.dataset.rank}"] rect.frame`)))).length;
+    return { regions: regions.map((t) => [t.textContent, px(t)]),
+             sums: sums.map((t) => [t.textContent, px(t)]),
+             names: q('#stage text.name').map((t) => t.textContent), crossed, outside };
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +62,8 @@ def test_the_barrier_names_the_int64_its_flags_travel_in(up, page_for):
     run = up.run(collective="barrier", algorithm="dissemination", count=1, **LECTURE)
     assert run["state"] == "done" and run["display"]["itemsize"] == 8, run["error"]
     page = open_run(page_for, up, run)
-    expect(page.locator("#run-title")).to_contain_text("barrier · BOR · dissemination · 4 ranks · 1 × int64")
+    title = page.locator("#run-title")
+    expect(title).to_contain_text("barrier · BOR · dissemination · 4 ranks · 1 × int64")
     go(page, len(run["steps"]) - 1)  # two messages of 8 B each way
     expect(page.locator("#stage text.bytes").first).to_have_text("↑16 ↓16 B")
 
@@ -58,8 +83,29 @@ def test_s_after_a_bitwise_all_reduce_opens_the_parameter_server_on_sum(up, page
     expect(pick).to_contain_text(" · BXOR · ")
     page.keyboard.press("s")
     expect(pick).to_have_text(re.compile(r"^parameter_server · pull_push · .* · SUM · "))
-    with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
+    posting = page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST")
+    with posting as posted:
         page.keyboard.press("r")
     run = up.wait(posted.value.json()["id"])
     assert run["spec"]["op"] == "SUM" and run["state"] == "done", run["spec"]
     expect(page.locator("#run-title")).to_contain_text("parameter_server · SUM · pull_push")
+
+
+@pytest.mark.parametrize("servers", [1, 2, 3])
+def test_the_parameter_servers_words_and_updates_read_at_the_back(up, page_for, servers):
+    run = up.run(collective="parameter_server", algorithm="pull_push", servers=servers, count=servers,
+                 **LECTURE)
+    assert run["state"] == "done" and run["verified"] is True, run["error"]
+    page = open_run(page_for, up, run)
+    updates = 0
+    for step in range(-1, len(run["steps"])):
+        go(page, step)
+        seen = page.evaluate(WORDS)
+        said = f"S = {servers} step {step}: {seen}"
+        assert seen["regions"] and min(px for _, px in seen["regions"]) >= LEAST_PX, said
+        assert all(px >= LEAST_PX for _, px in seen["sums"]), said
+        assert seen["crossed"] == [] and seen["outside"] == 0, said
+        updates += sum(text.startswith("w ← ") for text, _ in seen["sums"])
+    assert updates == servers, "every server's update written as the seed writes it"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"walk-parameter-server-{servers}.png"))
