@@ -2,8 +2,8 @@
 4 gloo ranks: the barrier's title names the int64 its flags travel in (its bytes are 8 a
 message); S after a bitwise all_reduce opens the parameter server on SUM, the update its caption
 writes (w ← w − η·Σg); on the projector the parameter server's words (weights w, −η·g) and its
-updates read at 18 px or more, over no name, byte count or value. Screenshots go to /tmp/shots/
-(not committed)."""
+updates read at 18 px or more, over no name, byte count or value; on a phone every server keeps
+its "· server". Screenshots go to /tmp/shots/ (not committed)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from server_helpers import start_up
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
-PROJECTOR = (1280, 720)
+PHONE, PROJECTOR = (390, 844), (1280, 720)
 LECTURE = {"capture": "full", "pattern": "digits", "iterations": 1, "warmup": 0}
 SHOTS = Path("/tmp/shots")
 LEAST_PX = 18
@@ -109,3 +109,9 @@ def test_the_parameter_servers_words_and_updates_read_at_the_back(up, page_for, 
     assert updates == servers, "every server's update written as the seed writes it"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"walk-parameter-server-{servers}.png"))
+    phone = open_run(page_for, up, run, viewport=PHONE, present=False)
+    go(phone, len(run["steps"]) - 1)
+    names = phone.evaluate(WORDS)["names"]
+    assert sorted(n for n in names if n.endswith(" · server")) == \
+        [f"rank {r} · server" for r in range(servers)], names
+    phone.screenshot(path=str(SHOTS / f"walk-parameter-server-{servers}-phone.png"))

@@ -50,10 +50,15 @@ export function moved(sent, received, short = false) {
  * not fit gives way. */
 export function headOf(stage, head, least) {
   const name = Math.max(head * 0.72, least), small = Math.max(head * 0.6, least);
-  if (!least) return { band: head, name, bytes: small, two: false, short: false, swatch: true };
   const { run, card } = stage, root = run.layout?.root;
-  const beside = stage.traffic ? 10 + textWidth(moved(stage.most, stage.most, true), small) : 0;
   const wide = Math.max(...run.group.map((r) => textWidth(namesOf(run, r, r === root)[0], name) * 0.95));
+  if (!least) { // the root's or a server's mark kept: the unit said once, then no swatch, before it goes
+    const fits = (short, swatch) => !stage.traffic || Math.min(8, card.w * 0.06) + wide + 10
+      + textWidth(moved(stage.most, stage.most, short), small) <= card.w - (swatch && card.w >= 60 ? 20 : 4);
+    const short = !fits(false, true) && fits(true, false), swatch = !short || fits(true, true);
+    return { band: head, name, bytes: small, two: false, short, swatch };
+  }
+  const beside = stage.traffic ? 10 + textWidth(moved(stage.most, stage.most, true), small) : 0;
   const two = Math.min(8, card.w * 0.06) + wide + beside > card.w - 8;
   const band = two ? (name + small) * 1.25 : Math.max(head, name * 1.35);
   return { band, name, bytes: small, two, short: true, swatch: false };
