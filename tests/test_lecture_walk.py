@@ -1,9 +1,10 @@
 """A fresh lecturer's walk through the seed lecture, in a real Chromium against `ringside up` with
 4 gloo ranks: the barrier's title names the int64 its flags travel in (its bytes are 8 a
 message); S after a bitwise all_reduce opens the parameter server on SUM, the update its caption
-writes (w ← w − η·Σg); on the projector the parameter server's words (weights w, −η·g) and its
-updates read at 18 px or more, over no name, byte count or value; on a phone every server keeps
-its "· server". Screenshots go to /tmp/shots/ (not committed)."""
+writes (w ← w − η·Σg), O never offers it the AVG the server refuses, and a refused R says why
+over the stage (lecture mode hides the form); on the projector the parameter server's words
+(weights w, −η·g) and its updates read at 18 px or more, over no name, byte count or value; on a
+phone every server keeps its "· server". Screenshots go to /tmp/shots/ (not committed)."""
 
 from __future__ import annotations
 
@@ -89,6 +90,27 @@ def test_s_after_a_bitwise_all_reduce_opens_the_parameter_server_on_sum(up, page
     run = up.wait(posted.value.json()["id"])
     assert run["spec"]["op"] == "SUM" and run["state"] == "done", run["spec"]
     expect(page.locator("#run-title")).to_contain_text("parameter_server · SUM · pull_push")
+
+
+def test_o_on_the_parameter_server_skips_avg_and_a_refused_r_says_why_on_stage(up, page_for):
+    page = page_for(f"{up.url}/?token={up.presenter}&present=1", viewport=PROJECTOR, allow=("422",))
+    page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
+    page.keyboard.press("s")
+    pick = page.locator("#pick")
+    expect(pick).to_have_text(re.compile(r"^parameter_server · .* · SUM · "))
+    ops = ["SUM"]
+    for _ in range(len(page.evaluate("window.ringside.controls.catalog.ops")) - 1):
+        page.keyboard.press("o")
+        page.wait_for_function(f"window.ringside.controls.picked()[1].op !== '{ops[-1]}'")
+        ops.append(page.evaluate("window.ringside.controls.picked()[1].op"))
+    assert "AVG" not in ops and ops[-1] == "SUM", f"O went {ops}: the server refuses AVG here"
+    # A run the server refuses (AVG, set as a mouse would): the form is hidden, the caption says why.
+    page.evaluate("""() => { const f = document.getElementById('spec').elements;
+        f.dtype.value = 'float32'; f.op.disabled = false; f.op.options[[...f.op.options]
+        .findIndex((o) => o.value === 'AVG')].disabled = false; f.op.value = 'AVG'; }""")
+    page.keyboard.press("r")
+    expect(page.locator("#caption")).to_contain_text("Not run: ")
+    expect(page.locator("#caption")).to_contain_text("AVG")
 
 
 @pytest.mark.parametrize("servers", [1, 2, 3])

@@ -144,7 +144,8 @@ export class Controls {
       const integer = c.integer_dtypes.includes(dtype.value);
       for (const o of op.options) {
         const why = c.bitwise_ops.includes(o.value) && !integer ? `${o.value} needs an integer dtype`
-          : o.value === "AVG" && integer ? "AVG needs a floating dtype" : "";
+          : o.value === "AVG" && entry.servers ? "servers add into their weights: AVG would divide them too"
+            : o.value === "AVG" && integer ? "AVG needs a floating dtype" : "";
         o.disabled = !!why;
         o.title = why;
       }
@@ -181,6 +182,8 @@ export class Controls {
       this.onSubmitted((await api("/api/runs", { method: "POST", body: this.spec() })).id);
     } catch (err) {
       refused(err, "data-error-for", "run-why");
+      // lecture mode hides the form: the caption says why R ran nothing
+      if (document.body.classList.contains("present")) say("caption", `Not run: ${err.reason ?? err}`);
     }
   }
 
@@ -203,7 +206,10 @@ export class Controls {
   cycleOp() {
     const f = $("spec").elements;
     if (!f.op) return;
-    const usable = [...f.op.options].filter((o) => this.preset || !o.disabled).map((o) => o.value);
+    // with the preset every op the collective takes (the dtype follows); the parameter server's no AVG
+    const taken = (o) => !(o.value === "AVG" && this.entry()?.servers);
+    const usable = [...f.op.options].filter((o) => taken(o) && (this.preset || !o.disabled))
+      .map((o) => o.value);
     const next = usable[(usable.indexOf(f.op.value) + 1) % usable.length];
     if (this.preset) {
       const integer = this.catalog.integer_dtypes.includes(f.dtype.value);
