@@ -2,9 +2,11 @@
 4 gloo ranks: the barrier's title names the int64 its flags travel in (its bytes are 8 a
 message); S after a bitwise all_reduce opens the parameter server on SUM, the update its caption
 writes (w ← w − η·Σg), O never offers it the AVG the server refuses, and a refused R says why
-over the stage (lecture mode hides the form); on the projector the parameter server's words
-(weights w, −η·g) and its updates read at 18 px or more, over no name, byte count or value; on a
-phone every server keeps its "· server". Screenshots go to /tmp/shots/ (not committed)."""
+over the stage (lecture mode hides the form); G to the odd ranks runs (all_reduce, all_to_all:
+the root the server wants in the group; send_recv: the peer off the new root); on the projector
+the parameter server's words (weights w, −η·g) and its updates read at 18 px or more, over no
+name, byte count or value; on a phone every server keeps its "· server". Screenshots go to
+/tmp/shots/ (not committed)."""
 
 from __future__ import annotations
 
@@ -111,6 +113,27 @@ def test_o_on_the_parameter_server_skips_avg_and_a_refused_r_says_why_on_stage(u
     page.keyboard.press("r")
     expect(page.locator("#caption")).to_contain_text("Not run: ")
     expect(page.locator("#caption")).to_contain_text("AVG")
+
+
+@pytest.mark.parametrize("collective", ["all_reduce", "all_to_all", "send_recv"])
+def test_g_to_the_odd_ranks_runs_what_r_runs(up, page_for, collective):
+    """G twice (evens, then odds: rank 0 out): the run goes, the root and a peer moved into the group."""
+    page = page_for(f"{up.url}/?token={up.presenter}&present=1", viewport=PROJECTOR)
+    page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
+    names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
+    page.keyboard.press(str((names.index(collective) + 1) % 10))
+    page.wait_for_function(f"window.ringside.controls.picked()[0] === '{collective}'")
+    for group in ("0,2", "1,3"):
+        page.keyboard.press("g")
+        page.wait_for_function(f"window.ringside.controls.picked()[1].group === '{group}'")
+    posting = page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST")
+    with posting as posted:
+        page.keyboard.press("r")
+    assert posted.value.status == 202, posted.value.json()
+    run = up.wait(posted.value.json()["id"])
+    assert run["state"] == "done" and run["group"] == [1, 3], (run["spec"], run["error"])
+    page.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}'")
+    expect(page.locator("#stage .card.outside")).to_have_count(2)
 
 
 @pytest.mark.parametrize("servers", [1, 2, 3])

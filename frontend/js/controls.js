@@ -170,6 +170,8 @@ export class Controls {
       if (name === "group") spec.group = field.value.split(",").map((s) => Number(s.trim()));
       else spec[name] = field.type === "number" ? Number(field.value) : field.value;
     }
+    // the server wants the root in the group even where the collective takes none (G: odds)
+    if (spec.group && spec.root == null) spec.root = spec.group[0];
     if (spec.algorithm === this.catalog?.custom?.algorithm)
       spec.schedule = parseSchedule(form.elements.schedule.value);
     else if (this.preset) Object.assign(spec, this.presetFields(spec));
