@@ -50,10 +50,15 @@ export function moved(sent, received, short = false) {
  * not fit gives way. */
 export function headOf(stage, head, least) {
   const name = Math.max(head * 0.72, least), small = Math.max(head * 0.6, least);
-  if (!least) return { band: head, name, bytes: small, two: false, short: false, swatch: true };
   const { run, card } = stage, root = run.layout?.root;
-  const beside = stage.traffic ? 10 + textWidth(moved(stage.most, stage.most, true), small) : 0;
   const wide = Math.max(...run.group.map((r) => textWidth(namesOf(run, r, r === root)[0], name) * 0.95));
+  if (!least) { // the root's or a server's mark kept: the unit said once, then no swatch, before it goes
+    const fits = (short, swatch) => !stage.traffic || Math.min(8, card.w * 0.06) + wide + 10
+      + textWidth(moved(stage.most, stage.most, short), small) <= card.w - (swatch && card.w >= 60 ? 20 : 4);
+    const short = !fits(false, true) && fits(true, false), swatch = !short || fits(true, true);
+    return { band: head, name, bytes: small, two: false, short, swatch };
+  }
+  const beside = stage.traffic ? 10 + textWidth(moved(stage.most, stage.most, true), small) : 0;
   const two = Math.min(8, card.w * 0.06) + wide + beside > card.w - 8;
   const band = two ? (name + small) * 1.25 : Math.max(head, name * 1.35);
   return { band, name, bytes: small, two, short: true, swatch: false };
@@ -144,14 +149,23 @@ export function drawCard(stage, parent, rank, isRoot) {
     el("rect", { class: "spare-mark", width: cw, height: ch }, cell);
     el("rect", { class: "edge", width: cw, height: ch }, cell);
     const text = el("text", { class: "value", x: cw / 2, y: ch / 2 }, cell);
-    const small = Math.min(14, ch * 0.18);
+    // "not output": on a projector at 18 px where it stays clear under the value
+    const least = stage.least, maxFont = Math.min(ch * 0.55, 40);
+    const small = least && ch * 0.5 - 1.45 * least > 0.36 * maxFont ? least : Math.min(14, ch * 0.18);
     const note = el("text", { class: "note", x: cw / 2, y: ch - small * 0.7, "font-size": small }, cell);
     stage.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, note, w: cw, h: ch,
-      maxFont: Math.min(ch * 0.55, 40), cx: left + cx0 + cw / 2, cy: top + band + ch / 2 };
+      noteFonts: [small, Math.min(14, ch * 0.18)],
+      maxFont, cx: left + cx0 + cw / 2, cy: top + band + ch / 2 };
     // A buffer in labelled parts (an input half and an output half): the label at each part's start.
     const label = regionOf.get(c);
     if (label && regionOf.get(chunks[i - 1]) !== label) {
-      const font = Math.max(9, Math.min(14, ch * 0.2)), at = left + cx0;
+      // on a projector at 18 px where the part is wide enough (weights w, −η·g)
+      const end = chunks.findIndex((d, j) => j > i && regionOf.get(d) !== label);
+      const room = ((end < 0 ? chunks.length : end) - i) * cw - 6;
+      const usual = Math.max(9, Math.min(14, ch * 0.2));
+      const clear = least && ch * 0.5 - 0.36 * maxFont > 1.1 * least && textWidth(label, least) <= room;
+      const font = clear ? Math.max(usual, least) : usual;
+      const at = left + cx0;
       // over every cell and token (the names' layer), so no later cell paints over the word
       const y1 = top + band - 2, y2 = top + band + ch + 2;
       if (i) el("line", { class: "divider", x1: at, x2: at, y1, y2 }, stage.names);
@@ -233,9 +247,9 @@ function paint(stage, rank, chunk, values, origins, stats, spare = false) {
   cell.group.classList.toggle("empty", !from.length); // holds no rank's data yet: its zeros are dimmed
   cell.group.classList.toggle("spare", spare);
   // said where it fits under the value; the hatching and the hover say it everywhere
-  const note = "not output",
-    fits = cell.h >= 40 && textWidth(note, Math.min(14, cell.h * 0.18)) <= cell.w - 4;
-  cell.note.textContent = spare && fits ? note : "";
+  const note = "not output", font = cell.noteFonts?.find((f) => textWidth(note, f) <= cell.w - 4);
+  if (font) { cell.note.setAttribute("font-size", font); cell.note.setAttribute("y", cell.h - font * 0.7); }
+  cell.note.textContent = spare && cell.h >= 40 && font ? note : "";
   const all = (values ?? []).slice(0, MAX_TITLE_VALUES).map(exact).join(" ")
     + ((values?.length ?? 0) > MAX_TITLE_VALUES ? " …" : "");
   const summary = stats

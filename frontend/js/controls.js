@@ -71,6 +71,8 @@ export class Controls {
     // a collective picked anew opens on its lecture algorithm (the catalog's), whatever came before
     if (name !== this.collective && !overrides.algorithm)
       overrides = { ...overrides, algorithm: entry.lecture };
+    // and the parameter server on SUM, whatever op came before: its caption's w ← w − η·Σg
+    if (name !== this.collective && entry.servers && !overrides.op) overrides = { ...overrides, op: "SUM" };
     this.collective = name;
     document.querySelectorAll("#collectives button")
       .forEach((b) => b.classList.toggle("active", b.dataset.collective === name));
@@ -142,7 +144,8 @@ export class Controls {
       const integer = c.integer_dtypes.includes(dtype.value);
       for (const o of op.options) {
         const why = c.bitwise_ops.includes(o.value) && !integer ? `${o.value} needs an integer dtype`
-          : o.value === "AVG" && integer ? "AVG needs a floating dtype" : "";
+          : o.value === "AVG" && entry.servers ? "servers add into their weights: AVG would divide them too"
+            : o.value === "AVG" && integer ? "AVG needs a floating dtype" : "";
         o.disabled = !!why;
         o.title = why;
       }
@@ -167,6 +170,8 @@ export class Controls {
       if (name === "group") spec.group = field.value.split(",").map((s) => Number(s.trim()));
       else spec[name] = field.type === "number" ? Number(field.value) : field.value;
     }
+    // the server wants the root in the group even where the collective takes none (G: odds)
+    if (spec.group && spec.root == null) spec.root = spec.group[0];
     if (spec.algorithm === this.catalog?.custom?.algorithm)
       spec.schedule = parseSchedule(form.elements.schedule.value);
     else if (this.preset) Object.assign(spec, this.presetFields(spec));
@@ -179,6 +184,8 @@ export class Controls {
       this.onSubmitted((await api("/api/runs", { method: "POST", body: this.spec() })).id);
     } catch (err) {
       refused(err, "data-error-for", "run-why");
+      // lecture mode hides the form: the caption says why R ran nothing
+      if (document.body.classList.contains("present")) say("caption", `Not run: ${err.reason ?? err}`);
     }
   }
 
@@ -201,7 +208,10 @@ export class Controls {
   cycleOp() {
     const f = $("spec").elements;
     if (!f.op) return;
-    const usable = [...f.op.options].filter((o) => this.preset || !o.disabled).map((o) => o.value);
+    // with the preset every op the collective takes (the dtype follows); the parameter server's no AVG
+    const taken = (o) => !(o.value === "AVG" && this.entry()?.servers);
+    const usable = [...f.op.options].filter((o) => taken(o) && (this.preset || !o.disabled))
+      .map((o) => o.value);
     const next = usable[(usable.indexOf(f.op.value) + 1) % usable.length];
     if (this.preset) {
       const integer = this.catalog.integer_dtypes.includes(f.dtype.value);

@@ -159,3 +159,12 @@ export function division(sums, divisor, averages, chars = 6) {
   const [[sum, average], inexact] = briefly([sums, averages], 9);
   return [`${sum} ÷ ${divisor} ${inexact ? "≈" : "="} ${average}`];
 }
+
+/** The dtype a run's buffers hold: the spec's, unless its collective keeps its own, which the
+ * item size tells (barrier: int64 flags ORed, whatever the run asked). */
+export function dtypeOf(run) {
+  const asked = run.spec.dtype, size = run.display?.itemsize, bits = Number(asked.match(/\d+$/)?.[0]);
+  if (!size || !bits || size * 8 === bits) return asked;
+  const integer = asked.includes("int") || ["BAND", "BOR", "BXOR"].includes(run.op);
+  return `${integer ? "int" : "float"}${size * 8}`;
+}

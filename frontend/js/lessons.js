@@ -60,9 +60,9 @@ export class Lessons {
     this.preset = names.includes(this.preset) ? after(names, this.preset) : names[0];
     const ranks = this.presets.find(([n]) => n === this.preset)[1];
     f.group.value = this.preset === "all" ? "" : ranks.join(",");
-    for (const [field, taken] of [["root", -1], ["peer", Number(f.root?.value)]]) {
-      const outside = f[field] && !ranks.includes(Number(f[field].value));
-      if (outside) f[field].value = ranks.find((r) => r !== taken);
+    for (const field of ["root", "peer"]) { // the peer, left outside or on the new root: another rank
+      const taken = field === "peer" ? Number(f.root?.value) : -1, at = Number(f[field]?.value);
+      if (f[field] && (!ranks.includes(at) || at === taken)) f[field].value = ranks.find((r) => r !== taken);
     }
     changed(f.group);
     const which = `${this.preset} (${ranks.join(", ")})`;

@@ -23,6 +23,7 @@ import { Lessons } from "rs/lessons.js";
 import { showFormulas } from "rs/seed-formulas.js";
 import { $, keysAfterClicks, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
 import { startLanguages } from "rs/i18n.js";
+import { dtypeOf } from "rs/format.js";
 
 startLanguages(); // first: the page's words, and whatever the modules write from now on, in its language
 
@@ -150,7 +151,7 @@ function showRun(run, step) {
   const op = run.op ? ` · ${run.op}` : ""; // the reduction the numbers on stage go through
   const how = `${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks`;
   say("run-title",
-    `${run.spec.collective}${op} · ${how} · ${run.spec.count} × ${run.spec.dtype} · ${run.id}`);
+    `${run.spec.collective}${op} · ${how} · ${run.spec.count} × ${dtypeOf(run)} · ${run.id}`);
   $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
   say("run-state", run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
   $("run-state").dataset.state = run.state;

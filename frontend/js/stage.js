@@ -116,7 +116,8 @@ export class Stage extends EventTarget {
     const band = column && !this.colourOnly ? LEAST / 0.6 : Math.max(11, Math.min(30, card.h * 0.24));
     const projected = !column && !this.colourOnly && document.body.classList.contains("present");
     // 3% over: the box may shrink by 2% before the stage is drawn again (fitToBox)
-    this.header = headOf(this, band, projected ? (1.03 * PROJECTED) / this.scale() : 0);
+    this.least = projected ? (1.03 * PROJECTED) / this.scale() : 0; // stage units: 18 px, or none
+    this.header = headOf(this, band, this.least);
     this.head = this.header.band;
     const defs = el("defs", {}, scene);
     const head = el("marker", { id: "head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5,

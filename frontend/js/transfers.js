@@ -158,10 +158,11 @@ function drawLabels(stage, labels) {
   };
   // The size a back row reads, whatever the cards' size; a label with no room at it tries smaller,
   // then in lines as narrow as a phone's room beside its cards: smaller beside cards rather than on them.
-  const large = Math.max(17, Math.min(24, stage.card.h * 0.2)),
+  // On a projector 18 px at least, but for the last try.
+  const large = Math.max(17, stage.least, Math.min(24, stage.card.h * 0.2)),
+    second = Math.max(large * 0.8, stage.least),
     narrow = (font) => [font, (BESIDE * stage.width - 20) / (font * 0.62)];
-  const sizes = [[large, Infinity], [large * 0.8, Infinity], narrow(large * 0.8),
-    narrow(Math.max(13, large * 0.65))];
+  const sizes = [[large, Infinity], [second, Infinity], narrow(second), narrow(Math.max(13, large * 0.65))];
   const boxes = [], fonts = [], texts = [];
   for (const avoid of [arrows.length && [...cards, ...arrows], cards, []].filter(Boolean))
     for (const [font, chars] of sizes) {

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bandwidth, byteUnit, bytes, brief, colour, combination, fit, formatValue, range, PALETTE } from "../../frontend/js/format.js";
+import { bandwidth, byteUnit, bytes, brief, colour, combination, dtypeOf, fit, formatValue, range, PALETTE }
+  from "../../frontend/js/format.js";
 
 test("values are written short", () => {
   assert.equal(formatValue(7), "7");
@@ -54,4 +55,13 @@ test("byte counts take the binary unit that suits the largest", () => {
   assert.equal(bytes(1536), "1.5 KiB");
   assert.equal(bytes(64 << 20), "64.0 MiB");
   assert.equal(bytes(null), "–");
+});
+
+test("a run's dtype is what its buffers hold: the barrier's int64 flags, whatever was asked", () => {
+  const run = (dtype, itemsize, op = "SUM") => ({ spec: { dtype }, display: { itemsize }, op });
+  assert.equal(dtypeOf(run("int32", 4)), "int32");
+  assert.equal(dtypeOf(run("float32", 8, "BOR")), "int64");
+  assert.equal(dtypeOf(run("int32", 8, "BOR")), "int64");
+  assert.equal(dtypeOf(run("float16", 2)), "float16");
+  assert.equal(dtypeOf({ spec: { dtype: "float32" }, op: null }), "float32"); // stored before item sizes
 });
