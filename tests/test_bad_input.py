@@ -17,6 +17,7 @@ from ringside.worker_agent.core.protocol import RunSpec
 
 BAD = [
     (dict(collective="broadcast", root=4), "root", "rank 4 is not in the group"),
+    (dict(collective="all_reduce", group=[1, 3]), "root", "(all_reduce has none, but its ranks count from one)"),
     (dict(collective="all_reduce", group=[0, 7]), "group", "rank 7 does not exist"),
     (dict(collective="all_reduce", group=[1, 1]), "group", "names a rank twice"),
     (dict(collective="all_reduce", group=[]), "group", "at least one rank"),

@@ -51,9 +51,10 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
             raise SpecError("group", f"rank {r} does not exist (ranks are 0..{world_size - 1})")
     if len(set(group)) != len(group):
         raise SpecError("group", "names a rank twice")
-    if spec.root not in group:
-        raise SpecError("root", f"rank {spec.root} is not in the group {group}")
     collective = get(spec.collective)
+    if spec.root not in group:  # root defaults to 0: a group without rank 0 must name one, rooted or not
+        why = "" if collective.rooted else f" ({collective.name} has none, but its ranks count from one)"
+        raise SpecError("root", f"rank {spec.root} is not in the group {group}{why}: give one of its ranks")
     if len(group) < collective.min_ranks:
         raise SpecError("group", f"{collective.name} needs at least {collective.min_ranks} ranks")
     if collective.has_peer:
