@@ -14,8 +14,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel
 
-from ringside.worker_agent.core.protocol import (Real, RunSpec, SyncCapture, Timings, TrainFinished, TrainSpec,
-                                                 TrainStep)
+from ringside.worker_agent.core.protocol import (Real, RunSpec, SyncCapture, Timings, TrainFinished,
+                                                 TrainSpec, TrainStep)
 from ringside.worker_agent.training.rules import (combine_step, methods, parameters, result_of,
                                                   through_servers)
 

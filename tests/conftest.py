@@ -13,7 +13,8 @@ from netns import interfaces
 LONGEST_FIRST = ("test_watch.py", "test_frontend_browser.py", "test_edges.py", "test_server_schema.py",
                  "test_stage_lecture.py", "test_server_protocol.py", "test_fuzz.py", "test_frontend_polls.py",
                  "test_exposed.py", "test_lecture_lessons.py", "test_frontend_i18n.py", "test_stage_phone.py",
-                 "test_lecture_audience.py", "test_stage.py", "test_perturb_served.py", "test_training_page.py")
+                 "test_lecture_audience.py", "test_stage.py", "test_perturb_served.py",
+                 "test_training_page.py")
 
 
 def pytest_collection_modifyitems(items):

@@ -141,7 +141,8 @@ def test_lecture_mode_listens_for_the_hall_and_hands_the_presenter_its_link(tmp_
         token = link.rsplit("?token=", 1)[1]
         assert len(token) >= 16 and token != hall.presenter, \
             "the link carries the viewer token, not the presenter's"
-        svg = segno.make(link, error="m").svg_inline(scale=8, border=2, dark="#000", light="#fff", omitsize=True)
+        svg = segno.make(link, error="m").svg_inline(scale=8, border=2, dark="#000", light="#fff",
+                                                     omitsize=True)
         assert lecture["qr_svg"] == svg
         assert hall.call("GET", "/api/lecture", token=None)[0] == 401, \
             "watching needs the token the link carries"
