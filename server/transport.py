@@ -12,7 +12,10 @@ route it is for. Three bounds an anonymous client could otherwise push past:
   any of it is buffered; a worker's takes up to MAX_FRAME;
 - a websocket message begun arrives whole within MESSAGE_WITHIN_S (`serve --message-within`),
   or the connection is closed: a frame left unfinished held what had come of it (up to
-  MAX_FRAME) for ever.
+  MAX_FRAME) for ever;
+- a ping is answered only while the peer reads what it is sent: uvicorn wrote every pong
+  whatever its write buffer held, so a viewer that sent pings and read nothing grew that buffer
+  by what it sent (600 MB in 40 s from one anonymous socket), held until it hung up.
 
 These are uvicorn's own protocol classes (h11 and websockets' sans-I/O), each with a
 few lines more, given to uvicorn.Config as `http` and `ws` (`protocols`)."""
@@ -143,6 +146,14 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
             self.message_due.disarm()
         elif not self.message_due.armed:
             self.message_due.arm(self.within_s)
+
+    def handle_ping(self) -> None:
+        """Pong only while the write buffer is below its high-water mark (RFC 6455 lets a pong answer
+        only the latest ping); a peer that reads none of our pongs would otherwise grow it unbounded."""
+        if self.writable.is_set():
+            super().handle_ping()
+        else:
+            self.conn.data_to_send()  # the pongs websockets queued: dropped, not buffered
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.message_due.disarm()

@@ -198,6 +198,29 @@ def test_a_websocket_message_never_finished_is_closed_though_its_peer_answers_pi
     assert health_within(server, 1.0)
 
 
+def test_a_viewer_that_pings_and_reads_nothing_holds_no_pongs(server):
+    """An anonymous viewer sends 96 MiB of pings and reads nothing: every pong was written to a
+    buffer that grew by what it sent (600 MB in 40 s), held until it hung up. Now a ping is answered
+    only while the peer reads what it is sent."""
+    sock = connect_from(server, "127.0.0.45")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    key = base64.b64encode(os.urandom(16))
+    sock.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key)
+    handshake = b""
+    while b"\r\n\r\n" not in handshake:
+        handshake += sock.recv(4096)
+    assert handshake.startswith(b"HTTP/1.1 101"), handshake[:200]
+    before, pings = rss(server), masked(b"p" * 125, opcode=0x9) * 8192
+    try:
+        for _ in range(96 * MiB // len(pings)):
+            sock.sendall(pings)
+        assert health_within(server, 5.0)  # every ping before it has been read
+        assert rss(server) - before < 32 * MiB, f"{(rss(server) - before) / MiB:.0f} MiB held"
+    finally:
+        sock.close()
+
+
 def test_requests_whose_headers_never_end_are_closed_and_health_answers_meanwhile(server):
     """2,000 connections that begin a request's headers and stall (from one address): those past
     the address's cap are refused at once, the rest closed at the headers' deadline; a request from
