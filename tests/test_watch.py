@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
 from ringside.server.store import Store
@@ -448,6 +449,26 @@ def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
                                                       for i in range(1000)]))
     assert len(watched.open) == watched.held(MAX_OPEN) == RANKS_HELD // (1 << 16)
     assert sum(len(c.ranks) for c in watched.open.values()) <= RANKS_HELD
+
+
+def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(server):
+    """One forged report of 1,024 collectives in a claimed world of 65,536 ranks: each copied the
+    world's ranks (67 M entries: 3 GB at its peak, 800 MB kept, the loop held for 29 s) and the viewers
+    were pushed 500 of them (182 MB). Now the collectives share the group's list, and those forgotten
+    at once (past what the job holds open) are never told."""
+    world = 1 << 16
+    server_rss = psutil.Process(server.proc.pid).memory_info().rss
+    issued = [{"group": "0", "seq": i, "op": "all_reduce", "t_ns": 2 + i} for i in range(1024)]
+    with connect(server.ws_url("/ws"), max_size=None) as viewer, \
+            connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}")) as ws:
+        ws.send(hello(job="k-wide-report", world_size=world, script="wide.py"))
+        ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 2, "issued": issued}))
+        told = []
+        while not told:
+            told = [m for m in messages(viewer.recv(timeout=60)) if m["type"] == "job_collectives"]
+        grown = psutil.Process(server.proc.pid).memory_info().rss - server_rss
+    assert len(told[0]["collectives"]) == RANKS_HELD // world, "what the job holds open, no more"
+    assert grown < 256 << 20, f"{grown >> 20} MiB held"
 
 
 @pytest.mark.parametrize("order", [(0, 1, 2, 3), (2, 0, 1, 3), (3, 2, 1, 0)])
