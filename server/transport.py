@@ -16,6 +16,9 @@ route it is for. Three bounds an anonymous client could otherwise push past:
 - a ping is answered only while the peer reads what it is sent: uvicorn wrote every pong
   whatever its write buffer held, so a viewer that sent pings and read nothing grew that buffer
   by what it sent (600 MB in 40 s from one anonymous socket), held until it hung up;
+- a websocket whose peer answers no keepalive ping in time is dropped at once: uvicorn closed it
+  gracefully, which waits until the peer reads what is buffered for it, and one that reads nothing
+  held its socket, its buffer and its handler for as long as it liked (256 from one address: 53 MB);
 - a refusal says nothing in the log: uvicorn wrote a traceback for each text message that was
   not UTF-8, and an ERROR line for each handshake refused with a body (a foreign Host), so
   an anonymous client could fill the log at a line or a traceback a connection.
@@ -165,6 +168,12 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         await super().send(message)
         if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
             self.handshake_complete = True  # answered (guard.py's refusal): else uvicorn logs an ERROR
+
+    def keepalive_timeout(self) -> None:
+        """As uvicorn's (close 1011), then the transport is dropped, not drained: a peer that answers no
+        ping reads nothing, and a graceful close waited for it to read what was buffered for ever."""
+        super().keepalive_timeout()
+        self.transport.abort()
 
     def handle_ping(self) -> None:
         """Pong only while the write buffer is below its high-water mark (RFC 6455 lets a pong answer
