@@ -451,6 +451,38 @@ def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
     assert sum(len(c.ranks) for c in watched.open.values()) <= RANKS_HELD
 
 
+class Walked(list):
+    """A group's ranks that count how often they are walked."""
+
+    walks = 0
+
+    def __iter__(self):
+        Walked.walks += 1
+        return super().__iter__()
+
+
+def test_a_wide_world_of_absent_ranks_is_checked_for_hangs_without_walking_it():
+    """A hello claims 65,536 ranks and its one rank issues 1,024 collectives: every tick's hang check
+    walked each open one's 65,536 ranks twice (1.4 s a check, four checks a second: the loop's all).
+    Nothing is walked while no rank of it that is here is late; a rank here that is late is named."""
+    hello = WatchHello(job="k-absent", rank=0, world_size=1 << 16, host="h", pid=1, launcher="script",
+                       backend="gloo", started_ns=1)
+    watched = Watched.start("j-000001", hello)
+    watched.joined(hello)
+    watched.world = Walked(range(1 << 16))  # the list the world group's collectives share
+    watched.report(WatchReport(rank=0, t_ns=2, issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i)
+                                                      for i in range(1024)]))
+    for key in watched.first_seen:
+        watched.first_seen[key] -= hangs.HANG_S + 1
+    Walked.walks = 0
+    hangs.check(watched)
+    assert Walked.walks == 0 and watched.job.hang is None
+    watched.joined(hello.model_copy(update={"rank": 7}))  # here, and in none of them
+    hangs.check(watched)
+    assert watched.job.hang is not None and watched.job.hang.late == [7]
+    assert Walked.walks == 1, "the first wait is named: one walk"
+
+
 def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(server):
     """One forged report of 1,024 collectives in a claimed world of 65,536 ranks: each copied the
     world's ranks (67 M entries: 3 GB at its peak, 800 MB kept, the loop held for 29 s) and the viewers
