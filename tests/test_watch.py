@@ -22,6 +22,7 @@ from ringside.server.watch_store import KEPT, WatchStore
 from ringside.server import watch_hangs as hangs
 from ringside.server.watch_record import Collective
 from ringside.server.watched import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
+from ringside.server.watching import MAX_PUSH_RANKS
 from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from distributed import stop_torchrun
 from server_helpers import WORKER_TOKEN, messages, start_serve
@@ -486,8 +487,9 @@ def test_a_wide_world_of_absent_ranks_is_checked_for_hangs_without_walking_it():
 def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(server):
     """One forged report of 1,024 collectives in a claimed world of 65,536 ranks: each copied the
     world's ranks (67 M entries: 3 GB at its peak, 800 MB kept, the loop held for 29 s) and the viewers
-    were pushed 500 of them (182 MB). Now the collectives share the group's list, and those forgotten
-    at once (past what the job holds open) are never told."""
+    were pushed 500 of them (182 MB). Now the collectives share the group's list, those forgotten at
+    once (past what the job holds open) are never told, and a push holds MAX_PUSH_RANKS rank entries:
+    a page reads the rest of what the job holds."""
     world = 1 << 16
     server_rss = psutil.Process(server.proc.pid).memory_info().rss
     issued = [{"group": "0", "seq": i, "op": "all_reduce", "t_ns": 2 + i} for i in range(1024)]
@@ -499,7 +501,9 @@ def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(ser
         while not told:
             told = [m for m in messages(viewer.recv(timeout=60)) if m["type"] == "job_collectives"]
         grown = psutil.Process(server.proc.pid).memory_info().rss - server_rss
-    assert len(told[0]["collectives"]) == RANKS_HELD // world, "what the job holds open, no more"
+        held = server.call("GET", f"/api/jobs/{told[0]['job_id']}?limit=2000")[1]["collectives"]
+    assert len(told[0]["collectives"]) == max(1, MAX_PUSH_RANKS // world)
+    assert len(held) == RANKS_HELD // world, "what the job holds open, no more"
     assert grown < 256 << 20, f"{grown >> 20} MiB held"
 
 
