@@ -12,7 +12,16 @@ route it is for. Three bounds an anonymous client could otherwise push past:
   any of it is buffered; a worker's takes up to MAX_FRAME;
 - a websocket message begun arrives whole within MESSAGE_WITHIN_S (`serve --message-within`),
   or the connection is closed: a frame left unfinished held what had come of it (up to
-  MAX_FRAME) for ever.
+  MAX_FRAME) for ever;
+- a ping is answered only while the peer reads what it is sent: uvicorn wrote every pong
+  whatever its write buffer held, so a viewer that sent pings and read nothing grew that buffer
+  by what it sent (600 MB in 40 s from one anonymous socket), held until it hung up;
+- a websocket whose peer answers no keepalive ping in time is dropped at once: uvicorn closed it
+  gracefully, which waits until the peer reads what is buffered for it, and one that reads nothing
+  held its socket, its buffer and its handler for as long as it liked (256 from one address: 53 MB);
+- a refusal says nothing in the log: uvicorn wrote a traceback for each text message that was
+  not UTF-8, and an ERROR line for each handshake refused with a body (a foreign Host), so
+  an anonymous client could fill the log at a line or a traceback a connection.
 
 These are uvicorn's own protocol classes (h11 and websockets' sans-I/O), each with a
 few lines more, given to uvicorn.Config as `http` and `ws` (`protocols`)."""
@@ -20,6 +29,7 @@ few lines more, given to uvicorn.Config as `http` and `ws` (`protocols`)."""
 from __future__ import annotations
 
 import asyncio
+import codecs
 from collections import Counter
 from collections.abc import Callable
 
@@ -144,6 +154,35 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         elif not self.message_due.armed:
             self.message_due.arm(self.within_s)
 
+    def send_receive_event_to_app(self) -> None:
+        """As uvicorn's, but a text message that is not UTF-8 closes its socket with 1007 quietly
+        (uvicorn logged a traceback for each)."""
+        if self.curr_msg_data_type == "text" and not _utf8(self.frames):
+            self.frames = []
+            self.conn.send_close(1007, "a text message must be UTF-8")
+            self.handle_parser_exception()
+            return
+        super().send_receive_event_to_app()
+
+    async def send(self, message) -> None:
+        await super().send(message)
+        if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
+            self.handshake_complete = True  # answered (guard.py's refusal): else uvicorn logs an ERROR
+
+    def keepalive_timeout(self) -> None:
+        """As uvicorn's (close 1011), then the transport is dropped, not drained: a peer that answers no
+        ping reads nothing, and a graceful close waited for it to read what was buffered for ever."""
+        super().keepalive_timeout()
+        self.transport.abort()
+
+    def handle_ping(self) -> None:
+        """Pong only while the write buffer is below its high-water mark (RFC 6455 lets a pong answer
+        only the latest ping); a peer that reads none of our pongs would otherwise grow it unbounded."""
+        if self.writable.is_set():
+            super().handle_ping()
+        else:
+            self.conn.data_to_send()  # the pongs websockets queued: dropped, not buffered
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.message_due.disarm()
         _release(self)
@@ -153,6 +192,21 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         """Whether a message has begun and not ended: part of a frame waits in websockets' reader,
         or a fragmented message awaits its last frame."""
         return bool(self.conn.reader.buffer) or self.conn.current_size is not None
+
+
+def _utf8(frames: list) -> bool:
+    """Whether a message's frames are UTF-8 together (a character may span two); ASCII, as JSON from
+    Python and browsers mostly is, is checked without decoding."""
+    if all((f if isinstance(f, (bytes, bytearray)) else bytes(f)).isascii() for f in frames):
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for frame in frames:
+            decoder.decode(frame)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def protocols(headers_within_s: float = HEADERS_WITHIN_S, message_within_s: float = MESSAGE_WITHIN_S) -> dict:

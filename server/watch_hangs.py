@@ -44,9 +44,8 @@ def left_open(w: Watched) -> list[Collective]:
     """At the job's end, what never completed, oldest first: lost from some rank's reports (it
     went past it), or what the job ended waiting in."""
     for c in list(w.open.values()):
-        late = [r for r in c.ranks if str(r) not in c.issued]
-        if all(went_past(w.job, r, c) for r in late):
-            w.unseen(c, late)
+        if all_went_past(w, c):
+            w.unseen(c, late_in(c))
     return sorted([*w.open.values(), *(c for c in w.recent.values() if c.unseen)],
                   key=lambda c: c.index)
 
@@ -62,14 +61,34 @@ def find(w: Watched) -> Hang | None:
         since = now - w.first_seen.get(key, now)
         if since < HANG_S:
             break
-        late = [r for r in collective.ranks if str(r) not in collective.issued]
-        if all(went_past(w.job, r, collective) for r in late):  # their reports of it were lost
-            w.unseen(collective, late)
+        if all_went_past(w, collective):  # their reports of it were lost
+            w.unseen(collective, late_in(collective))
             continue
-        late = [r for r in late if r in w.connected and not w.job.ranks[str(r)].ended]
+        late = waited_for(w, collective)
         if late:
             return wait(w, collective, late, since)
     return silence(w, now)
+
+
+# Each tick asks these of every open collective past HANG_S: none walks a group's ranks unless one of its
+# ranks may be late (a forged claim of 65,536 ranks, one connected, cost a second a tick: the loop's all).
+
+def late_in(c: Collective) -> list[int]:
+    """c's ranks that have not issued it."""
+    return [r for r in c.ranks if str(r) not in c.issued]
+
+
+def all_went_past(w: Watched, c: Collective) -> bool:
+    """Whether every rank of c that has not issued it went past it (their reports of it were lost).
+    Only a rank that said hello can have: a group of more ranks than said hello has one that did not."""
+    return len(c.ranks) <= len(w.job.ranks) and all(went_past(w.job, r, c) for r in late_in(c))
+
+
+def waited_for(w: Watched, c: Collective) -> list[int]:
+    """c's ranks that have not issued it and are here (connected, not ended), in c's order: found
+    among the connected ranks first, where most of a claimed world may never have come."""
+    here = {r for r in w.connected if str(r) not in c.issued and not w.job.ranks[str(r)].ended}
+    return [r for r in c.ranks if r in here] if here else []
 
 
 def went_past(job: Job, rank: int, c: Collective) -> bool:

@@ -31,6 +31,9 @@ SUMMARY_S = 1.0
 LOST_AFTER_S = 10.0
 MAX_LIVE = 32  # jobs watched at once
 MAX_PUSH = 500  # collectives in one message to viewers: a burst beyond is read from the API
+# and rank entries (their groups' ranks) in one: 500 of a 65,536-rank world, re-reported 4 times a
+# second by a forged rank of each of 4 jobs, held the loop for up to 4.3 s a push
+MAX_PUSH_RANKS = 1 << 16
 
 
 class JobMessage(BaseModel):
@@ -161,9 +164,21 @@ class Watching:
         """What changed: to the viewers, and the complete ones to the store."""
         changed = watched.take_changed()
         if changed:
-            self.fanout.publish(JobCollectivesMessage(job_id=watched.job.id, collectives=changed[-MAX_PUSH:]))
+            self.fanout.publish(JobCollectivesMessage(job_id=watched.job.id, collectives=pushed(changed)))
             self.store.add(watched.job.id, [c for c in changed if c.complete])
 
     def _publish_job(self, watched: Watched) -> None:
         job = watched.job
         self.fanout.publish(JobMessage(job=job.summary(), ranks=list(job.ranks.values())))
+
+
+def pushed(changed: list[Collective]) -> list[Collective]:
+    """The newest of the changed collectives that one message to viewers holds (MAX_PUSH, and
+    MAX_PUSH_RANKS rank entries, at least one); a page reads the rest from the API."""
+    kept, ranks = [], 0
+    for collective in reversed(changed[-MAX_PUSH:]):
+        ranks += len(collective.ranks)
+        if kept and ranks > MAX_PUSH_RANKS:
+            break
+        kept.append(collective)
+    return kept[::-1]

@@ -198,6 +198,58 @@ def test_a_websocket_message_never_finished_is_closed_though_its_peer_answers_pi
     assert health_within(server, 1.0)
 
 
+def test_a_viewer_that_pings_and_reads_nothing_holds_no_pongs(server):
+    """An anonymous viewer sends 96 MiB of pings and reads nothing: every pong was written to a
+    buffer that grew by what it sent (600 MB in 40 s), held until it hung up. Now a ping is answered
+    only while the peer reads what it is sent."""
+    sock = connect_from(server, "127.0.0.45")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    key = base64.b64encode(os.urandom(16))
+    sock.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key)
+    handshake = b""
+    while b"\r\n\r\n" not in handshake:
+        handshake += sock.recv(4096)
+    assert handshake.startswith(b"HTTP/1.1 101"), handshake[:200]
+    before, pings = rss(server), masked(b"p" * 125, opcode=0x9) * 8192
+    try:
+        for _ in range(96 * MiB // len(pings)):
+            sock.sendall(pings)
+        assert health_within(server, 5.0)  # every ping before it has been read
+        assert rss(server) - before < 32 * MiB, f"{(rss(server) - before) / MiB:.0f} MiB held"
+    finally:
+        sock.close()
+
+
+def test_refused_websockets_leave_the_log_quiet(server):
+    """A text frame that is not UTF-8 wrote a traceback to the server's log, and a handshake refused for
+    its Host an ERROR line: an anonymous client could fill the log, a connection at a time. Both are
+    refused as before (1007; 403), and say nothing there."""
+    before = server.log_text()
+    key = base64.b64encode(os.urandom(16))
+    for host, frames in ((b"127.0.0.1", [b"\xff\xfe", b"\xc3"]), (b"evil.example", [])):
+        for frame in frames or [b""]:
+            with connect_from(server, "127.0.0.46") as sock:
+                sock.sendall(b"GET /ws HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                             b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (host, key))
+                if not frames:
+                    assert read_all(sock).startswith(b"HTTP/1.1 403")
+                    continue
+                handshake = b""
+                while b"\r\n\r\n" not in handshake:
+                    handshake += sock.recv(4096)
+                sock.sendall(masked(frame))
+                assert close_code(sock) == 1007
+    with connect(server.ws_url("/ws"), max_size=None) as ws:  # text across fragments, a character split
+        ws.send(iter(["{\"type\": \"pi\u00e9", "ng\"}"]))
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                ws.recv(timeout=10)
+    assert closed.value.rcvd.code == 1003, "UTF-8 across fragments is read, and refused as any other frame"
+    said = server.log_text()[len(before):]
+    assert "Traceback" not in said and "ERROR" not in said, said[:2000]
+
+
 def test_requests_whose_headers_never_end_are_closed_and_health_answers_meanwhile(server):
     """2,000 connections that begin a request's headers and stall (from one address): those past
     the address's cap are refused at once, the rest closed at the headers' deadline; a request from

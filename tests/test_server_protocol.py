@@ -8,6 +8,7 @@ import json
 import socket
 import time
 
+import psutil
 import pytest
 from server_helpers import ScriptedRank, ended, flood, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -277,6 +278,30 @@ def test_a_stalled_viewer_is_dropped_and_the_others_get_every_step(serve, ranks)
                 break
     assert seen == list(range(steps))
     assert stalled.close_frame() == (1013, "viewer fell behind; reconnect for a snapshot")
+
+
+def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(serve, ranks):
+    """A viewer that never reads is told to go (1013) and then pinged; it answers nothing. uvicorn then
+    closed it gracefully, which waited until it read what was buffered for it: it held its socket, its
+    buffer and its handler for as long as it stayed (256 from one address: 53 MB). Now the server lets
+    go of it once the ping's answer is overdue (20 s, and 20 s more)."""
+    a, b = ranks(2)
+    stalled = StalledViewer(serve.url)
+    port = stalled.sock.getsockname()[1]
+
+    def held() -> bool:
+        return any(c.raddr and c.raddr.port == port
+                   for c in psutil.Process(serve.proc.pid).net_connections("tcp"))
+    try:
+        run_id = flood(serve, a, b, 500)  # ~11 MB: more than the kernel buffers hold
+        assert serve.wait(run_id, timeout=30)["state"] == "done"
+        assert held()
+        deadline = time.monotonic() + 20 + 20 + 30
+        while held() and time.monotonic() < deadline:
+            time.sleep(1)
+        assert not held(), "the server still holds the stalled viewer's socket"
+    finally:
+        stalled.sock.close()
 
 
 def test_a_configured_viewer_token_guards_watching(tmp_path):

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
 from ringside.server.store import Store
@@ -21,6 +22,7 @@ from ringside.server.watch_store import KEPT, WatchStore
 from ringside.server import watch_hangs as hangs
 from ringside.server.watch_record import Collective
 from ringside.server.watched import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
+from ringside.server.watching import MAX_PUSH_RANKS
 from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from distributed import stop_torchrun
 from server_helpers import WORKER_TOKEN, messages, start_serve
@@ -448,6 +450,61 @@ def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
                                                       for i in range(1000)]))
     assert len(watched.open) == watched.held(MAX_OPEN) == RANKS_HELD // (1 << 16)
     assert sum(len(c.ranks) for c in watched.open.values()) <= RANKS_HELD
+
+
+class Walked(list):
+    """A group's ranks that count how often they are walked."""
+
+    walks = 0
+
+    def __iter__(self):
+        Walked.walks += 1
+        return super().__iter__()
+
+
+def test_a_wide_world_of_absent_ranks_is_checked_for_hangs_without_walking_it():
+    """A hello claims 65,536 ranks and its one rank issues 1,024 collectives: every tick's hang check
+    walked each open one's 65,536 ranks twice (1.4 s a check, four checks a second: the loop's all).
+    Nothing is walked while no rank of it that is here is late; a rank here that is late is named."""
+    hello = WatchHello(job="k-absent", rank=0, world_size=1 << 16, host="h", pid=1, launcher="script",
+                       backend="gloo", started_ns=1)
+    watched = Watched.start("j-000001", hello)
+    watched.joined(hello)
+    watched.world = Walked(range(1 << 16))  # the list the world group's collectives share
+    watched.report(WatchReport(rank=0, t_ns=2, issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i)
+                                                      for i in range(1024)]))
+    for key in watched.first_seen:
+        watched.first_seen[key] -= hangs.HANG_S + 1
+    Walked.walks = 0
+    hangs.check(watched)
+    assert Walked.walks == 0 and watched.job.hang is None
+    watched.joined(hello.model_copy(update={"rank": 7}))  # here, and in none of them
+    hangs.check(watched)
+    assert watched.job.hang is not None and watched.job.hang.late == [7]
+    assert Walked.walks == 1, "the first wait is named: one walk"
+
+
+def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(server):
+    """One forged report of 1,024 collectives in a claimed world of 65,536 ranks: each copied the
+    world's ranks (67 M entries: 3 GB at its peak, 800 MB kept, the loop held for 29 s) and the viewers
+    were pushed 500 of them (182 MB). Now the collectives share the group's list, those forgotten at
+    once (past what the job holds open) are never told, and a push holds MAX_PUSH_RANKS rank entries:
+    a page reads the rest of what the job holds."""
+    world = 1 << 16
+    server_rss = psutil.Process(server.proc.pid).memory_info().rss
+    issued = [{"group": "0", "seq": i, "op": "all_reduce", "t_ns": 2 + i} for i in range(1024)]
+    with connect(server.ws_url("/ws"), max_size=None) as viewer, \
+            connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}")) as ws:
+        ws.send(hello(job="k-wide-report", world_size=world, script="wide.py"))
+        ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 2, "issued": issued}))
+        told = []
+        while not told:
+            told = [m for m in messages(viewer.recv(timeout=60)) if m["type"] == "job_collectives"]
+        grown = psutil.Process(server.proc.pid).memory_info().rss - server_rss
+        held = server.call("GET", f"/api/jobs/{told[0]['job_id']}?limit=2000")[1]["collectives"]
+    assert len(told[0]["collectives"]) == max(1, MAX_PUSH_RANKS // world)
+    assert len(held) == RANKS_HELD // world, "what the job holds open, no more"
+    assert grown < 256 << 20, f"{grown >> 20} MiB held"
 
 
 @pytest.mark.parametrize("order", [(0, 1, 2, 3), (2, 0, 1, 3), (3, 2, 1, 0)])
