@@ -126,7 +126,8 @@ class Runs:
         validate(spec, cluster.world_size, cluster.backend)
         run = new_run(f"r-{self.next_id:06d}", spec, cluster.backend, cluster.world_size)
         run.choice = Choice(**choice) if choice is not None else None
-        run.sharing = Sharing.of(placement).to_json()
+        # as the field's type holds it (a host a tuple): a list there made pydantic warn at each save
+        run.sharing = [(ranks, cores) for ranks, cores in Sharing.of(placement).to_json()]
         run.perturbed = wavefront.record(run)
         self.next_id += 1
         await hub.dispatcher.submit(RunJob(run, hub))

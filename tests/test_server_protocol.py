@@ -69,6 +69,7 @@ def test_ranks_that_outnumber_their_cores_are_modelled_as_sharing_them(serve, ra
     assert [r["cores"] for r in serve.cluster()["ranks"]] == [1, 1, 1]
     run_id = submit(serve)
     assert serve.call("GET", f"/api/runs/{run_id}")[1]["sharing"] == [[[0, 1, 2], 1]]
+    assert "PydanticSerializationUnexpectedValue" not in serve.log.read_text(), "stored as its type says"
     query = "/api/model?collective=all_reduce&algorithm=ring&count=12&world_size="
     here, elsewhere = serve.call("GET", query + "3")[1], serve.call("GET", query + "6")[1]
     assert here["sharing"] == [[[0, 1, 2], 1]] and here["terms"]["steps"] == 2 * 2 * 3
