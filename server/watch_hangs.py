@@ -1,6 +1,7 @@
 """Hangs of a watched job, named while they last (watched.py keeps the job): a wait (ranks
-inside a collective that others of its group have not issued for HANG_S), a silence (a rank
-that stopped reporting while others go on, as a stopped process does) or a mismatch (ranks
+inside a collective that others of its group have not issued for HANG_S, or have issued and not
+finished, silent: stopped inside it), a silence (a rank that stopped reporting while others go
+on, as a stopped process does) or a mismatch (ranks
 that issued different collectives as the same #seq of a group). Each says which ranks wait,
 which are late, and where the late ones were last seen."""
 
@@ -114,11 +115,37 @@ def silence(w: Watched, now: float) -> Hang | None:
         return None
     where = {str(r): job.ranks[str(r)].where for r in silent if job.ranks[str(r)].where}
     since = min(now - w.heard[r] for r in silent)
+    inside = stuck(w, silent, talking, since)
+    if inside is not None:
+        return inside
     said = [f"rank {r} has said nothing for {now - w.heard[r]:.1f} s" + _last(job.ranks[str(r)])
             for r in silent]
     return Hang(kind="silent", group="", seq=-1, op="", dtype="", count=0, waiting=talking, late=silent,
                 since_s=round(since, 2), where=where,
                 text=("; ".join(said) + f"; {ranks_words(talking)} go on")[:1000])
+
+
+def stuck(w: Watched, silent: list[int], talking: list[int], since: float) -> Hang | None:
+    """Talking ranks that wait in a collective every rank of its group issued, silent ones of the group
+    among them: stopped inside it. No rank is late to issue it, so no wait is seen; the ranks' pending
+    collectives (the recorder's unretired entries) say who waits in which."""
+    ranks = w.job.ranks
+    for group in sorted({g for r in talking for g in ranks[str(r)].pending}):
+        seq = min(p[group] for r in talking if group in (p := ranks[str(r)].pending))
+        c = w.recent.get((group, seq)) or w.open.get((group, seq))
+        late = [r for r in silent if c is not None and c.complete and r in c.ranks]
+        if not late:
+            continue
+        waiting = [r for r in talking if ranks[str(r)].pending.get(group) == seq]
+        where = {str(r): ranks[str(r)].where for r in late if ranks[str(r)].where}
+        said = [f"rank {r} has said nothing for {since:.1f} s"
+                + (f" (last seen at {where[str(r)]})" if str(r) in where else "") for r in late]
+        what = f"{c.count:,} {c.dtype}" + (f", bucket {c.bucket.index}" if c.bucket else "")
+        text = (f"{ranks_words(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} "
+                f"({what}), which every rank issued; " + "; ".join(said))
+        return Hang(group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count, waiting=waiting,
+                    late=late, since_s=round(since, 2), where=where, text=text[:1000])
+    return None
 
 
 def wait(w: Watched, c: Collective, late: list[int], since: float) -> Hang:
