@@ -67,6 +67,8 @@ def find(w: Watched) -> Hang | None:
         if all(went_past(w.job, r, collective) for r in late):  # their reports of it were lost
             w.unseen(collective, late)
             continue
+        if finished(w.job, collective):  # the late ones issued it: their reports are behind, not them
+            continue
         late = [r for r in late if r in w.connected and not w.job.ranks[str(r)].ended]
         if late:
             return wait(w, collective, late, since)
@@ -77,6 +79,18 @@ def went_past(job: Job, rank: int, c: Collective) -> bool:
     """Whether `rank` has issued a later collective of c's group than c."""
     info = job.ranks.get(str(rank))
     return info is not None and info.issued.get(c.group, -1) > c.seq
+
+
+def finished(job: Job, c: Collective) -> bool:
+    """Whether a rank finished c (its recorder retired it): a collective completes only once every rank
+    of its group has issued it, so the ranks not yet seen in it are late only in saying so (stopped
+    before their reporter read it), and whoever waits, waits in a later one."""
+    for rank in c.issued:
+        info = job.ranks.get(rank)
+        if info is not None and info.pending is not None and info.issued.get(c.group, -1) >= c.seq \
+                and info.pending.get(c.group, c.seq + 1) > c.seq:
+            return True
+    return False
 
 
 def passed(w: Watched, c: Collective) -> bool:
@@ -130,13 +144,14 @@ def stuck(w: Watched, silent: list[int], talking: list[int], since: float) -> Ha
     among them: stopped inside it. No rank is late to issue it, so no wait is seen; the ranks' pending
     collectives (the recorder's unretired entries) say who waits in which."""
     ranks = w.job.ranks
-    for group in sorted({g for r in talking for g in ranks[str(r)].pending}):
-        seq = min(p[group] for r in talking if group in (p := ranks[str(r)].pending))
+    pending = {r: ranks[str(r)].pending or {} for r in talking}
+    for group in sorted({g for r in talking for g in pending[r]}):
+        seq = min(pending[r][group] for r in talking if group in pending[r])
         c = w.recent.get((group, seq)) or w.open.get((group, seq))
         late = [r for r in silent if c is not None and c.complete and r in c.ranks]
         if not late:
             continue
-        waiting = [r for r in talking if ranks[str(r)].pending.get(group) == seq]
+        waiting = [r for r in talking if pending[r].get(group) == seq]
         where = {str(r): ranks[str(r)].where for r in late if ranks[str(r)].where}
         said = [f"rank {r} has said nothing for {since:.1f} s"
                 + (f" (last seen at {where[str(r)]})" if str(r) in where else "") for r in late]

@@ -142,11 +142,34 @@ def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_oth
     finally:
         stop_torchrun(proc)
     assert proc.returncode == 0, err[-3000:]
-    assert (hang["kind"], hang["op"], hang["seq"], hang["waiting"]) == ("wait", "all_reduce", 2, [0, 1, 2]), hang
+    assert (hang["kind"], hang["op"], hang["seq"], hang["waiting"]) == ("wait", "all_reduce", 2, [0, 1, 2]), \
+        hang
     assert hang["text"].startswith("ranks 0, 1, 2 wait in all_reduce #2 (1,000 float32), which every rank "
                                    "issued; rank 3 has said nothing for"), hang["text"]
     done = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
     assert any(e["text"].startswith("rank 3 caught up: all_reduce #2 went on") for e in done["events"])
+
+
+def test_the_others_wait_in_the_collective_they_wait_in_not_one_they_finished(server):
+    """Rank 3 stops as all-reduce #2 returns, before its reporter says it issued #2: ranks 0-2 finished
+    #2 (their recorders retired it, which needs every rank), so they wait in #3, and that is named."""
+    before = {j["id"] for j in jobs(server)}
+    proc = torchrun(server.url, FIXTURES / "stopped_after.py", launcher=())
+    try:
+        found = wait_for(lambda: newest_job(server, "stopped_after.py", before))
+        hang = wait_for(lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [3] and h,
+                        timeout=90)
+        pid = next(r["pid"] for r in job(server, found["id"])["ranks"] if r["rank"] == 3)
+        os.kill(pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        stop_torchrun(proc)
+    assert proc.returncode == 0, err[-3000:]
+    assert (hang["kind"], hang["seq"], hang["count"], hang["waiting"]) == ("wait", 3, 10, [0, 1, 2]), hang
+    assert hang["text"].startswith("ranks 0, 1, 2 wait in all_reduce #3 (10 float32); rank 3 last reported #"), \
+        hang["text"]
+    done = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
+    assert all(c["complete"] for c in done["collectives"])
 
 
 def wait_for_message(viewer, match, timeout: float) -> dict:
@@ -493,10 +516,11 @@ def test_the_rank_that_issued_another_collective_is_the_one_named(order):
     assert "rank 2 broadcast of 1,000 float32; ranks 0, 1, 3 all_reduce of 1,000 float32" in text
 
 
-@pytest.mark.parametrize("pending", [{"0": 5}, {}])
+@pytest.mark.parametrize("pending", [{"0": 5}, {}, None])
 def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_what_it_issued(pending):
     """Every rank issued #5 and rank 3 went silent: ranks 0-2 wait in #5 for it if their recorders have
-    not retired #5 (pending); if they have, they go on (computing), and rank 3 is only silent."""
+    not retired #5 (pending); if they have, they go on (computing), and rank 3 is only silent; so too
+    where their reporters do not say (None: an older reporter)."""
     watched = None
     for rank in range(4):
         hello = WatchHello(job="k-in", rank=rank, world_size=4, host="h", pid=rank + 1, launcher="torchrun",
