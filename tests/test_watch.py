@@ -5,6 +5,7 @@ the Flight Recorder's view of the buckets is checked against."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -539,3 +540,14 @@ def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_wha
         assert text.startswith("ranks 0, 1, 2 wait in all_reduce #5 (1,000 float32), which every rank issued")
     else:
         assert hang.kind == "silent" and text.endswith("ranks 0, 1, 2 go on")
+
+
+def test_the_overhead_bench_times_the_hang_that_names_the_stopped_rank():
+    """bench/watch_overhead.py times SIGSTOP to the hang naming that rank, not to any straggler's."""
+    spec = importlib.util.spec_from_file_location("watch_overhead", ROOT / "bench" / "watch_overhead.py")
+    overhead = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(overhead)
+    straggler = {"type": "job_hang", "job_id": "j-000001", "hang": {"late": [1], "waiting": [0, 2, 3]}}
+    stopped = {**straggler, "hang": {"late": [3], "waiting": [0, 1, 2]}}
+    assert not overhead.names(straggler, 3) and overhead.names(stopped, 3)
+    assert not overhead.names({"type": "job_hang", "job_id": "j-000001", "hang": None}, 3)
