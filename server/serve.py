@@ -207,6 +207,10 @@ def main(args: argparse.Namespace) -> int:
     print(f"  audience:   {settings.audience_url()}")
     print(f"  workers:    {join_command(settings)}")
     print(f"  your job:   {join_command(settings, 'ringside.watch', ' train.py ARGS')}")
+    if "RINGSIDE_WORKER_TOKEN" not in os.environ:  # made now: a restart makes another, which refuses the
+        # ranks already running (workers, watched jobs: they run on unwatched) instead of finding them again
+        print(f"  restarts:   restart it with RINGSIDE_WORKER_TOKEN={settings.worker_token} "
+              "in its environment, or the ranks running then are refused")
     print(f"  runs kept in {settings.db}", flush=True)
     server.run()
     return 0 if server.started else 1

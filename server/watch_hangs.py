@@ -1,6 +1,7 @@
 """Hangs of a watched job, named while they last (watched.py keeps the job): a wait (ranks
-inside a collective that others of its group have not issued for HANG_S), a silence (a rank
-that stopped reporting while others go on, as a stopped process does) or a mismatch (ranks
+inside a collective that others of its group have not issued for HANG_S, or have issued and not
+finished, silent: stopped inside it), a silence (a rank that stopped reporting while others go
+on, as a stopped process does) or a mismatch (ranks
 that issued different collectives as the same #seq of a group). Each says which ranks wait,
 which are late, and where the late ones were last seen."""
 
@@ -64,6 +65,8 @@ def find(w: Watched) -> Hang | None:
         if all_went_past(w, collective):  # their reports of it were lost
             w.unseen(collective, late_in(collective))
             continue
+        if finished(w.job, collective):  # the late ones issued it: their reports are behind, not them
+            continue
         late = waited_for(w, collective)
         if late:
             return wait(w, collective, late, since)
@@ -95,6 +98,18 @@ def went_past(job: Job, rank: int, c: Collective) -> bool:
     """Whether `rank` has issued a later collective of c's group than c."""
     info = job.ranks.get(str(rank))
     return info is not None and info.issued.get(c.group, -1) > c.seq
+
+
+def finished(job: Job, c: Collective) -> bool:
+    """Whether a rank finished c (its recorder retired it): a collective completes only once every rank
+    of its group has issued it, so the ranks not yet seen in it are late only in saying so (stopped
+    before their reporter read it), and whoever waits, waits in a later one."""
+    for rank in c.issued:
+        info = job.ranks.get(rank)
+        if info is not None and info.pending is not None and info.issued.get(c.group, -1) >= c.seq \
+                and info.pending.get(c.group, c.seq + 1) > c.seq:
+            return True
+    return False
 
 
 def passed(w: Watched, c: Collective) -> bool:
@@ -133,11 +148,38 @@ def silence(w: Watched, now: float) -> Hang | None:
         return None
     where = {str(r): job.ranks[str(r)].where for r in silent if job.ranks[str(r)].where}
     since = min(now - w.heard[r] for r in silent)
+    inside = stuck(w, silent, talking, since)
+    if inside is not None:
+        return inside
     said = [f"rank {r} has said nothing for {now - w.heard[r]:.1f} s" + _last(job.ranks[str(r)])
             for r in silent]
     return Hang(kind="silent", group="", seq=-1, op="", dtype="", count=0, waiting=talking, late=silent,
                 since_s=round(since, 2), where=where,
                 text=("; ".join(said) + f"; {ranks_words(talking)} go on")[:1000])
+
+
+def stuck(w: Watched, silent: list[int], talking: list[int], since: float) -> Hang | None:
+    """Talking ranks that wait in a collective every rank of its group issued, silent ones of the group
+    among them: stopped inside it. No rank is late to issue it, so no wait is seen; the ranks' pending
+    collectives (the recorder's unretired entries) say who waits in which."""
+    ranks = w.job.ranks
+    pending = {r: ranks[str(r)].pending or {} for r in talking}
+    for group in sorted({g for r in talking for g in pending[r]}):
+        seq = min(pending[r][group] for r in talking if group in pending[r])
+        c = w.recent.get((group, seq)) or w.open.get((group, seq))
+        late = [r for r in silent if c is not None and c.complete and r in c.ranks]
+        if not late:
+            continue
+        waiting = [r for r in talking if pending[r].get(group) == seq]
+        where = {str(r): ranks[str(r)].where for r in late if ranks[str(r)].where}
+        said = [f"rank {r} has said nothing for {since:.1f} s"
+                + (f" (last seen at {where[str(r)]})" if str(r) in where else "") for r in late]
+        what = f"{c.count:,} {c.dtype}" + (f", bucket {c.bucket.index}" if c.bucket else "")
+        text = (f"{ranks_words(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} "
+                f"({what}), which every rank issued; " + "; ".join(said))
+        return Hang(group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count, waiting=waiting,
+                    late=late, since_s=round(since, 2), where=where, text=text[:1000])
+    return None
 
 
 def wait(w: Watched, c: Collective, late: list[int], since: float) -> Hang:

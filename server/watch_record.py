@@ -43,6 +43,7 @@ class RankInfo(BaseModel):
     exit_code: int | None = None  # None: ended without saying (ringside.watch() in a script)
     error: str | None = None
     issued: dict[str, int] = {}  # the last sequence number issued, per group
+    pending: dict[str, int] | None = None  # per group, the oldest collective issued and not completed
     missed: int = 0
     dropped: int = 0
 

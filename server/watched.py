@@ -83,6 +83,7 @@ class Watched:
         info.where, info.seen_s = report.where, self.now_s()
         self.heard[rank] = time.monotonic()
         info.missed, info.dropped = report.missed, report.dropped
+        info.pending = report.pending
         self._groups(rank, report.groups)
         for link in report.links:  # as the sender says it: the receiver, a rank of the job too, says it again
             if link.sent or link.sends:

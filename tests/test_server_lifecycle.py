@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 
 from server_helpers import WORKER_TOKEN, start_serve, start_up, wait_gone
 
+from ringside.server.harness import CLI
 from ringside.worker_agent.rank.launch import LocalWorkers
 from ringside.worker_agent.rank.local import free_port
 
@@ -102,3 +104,23 @@ def test_workers_rejoin_a_server_that_comes_back(tmp_path):
     finally:
         workers.stop()
     assert wait_gone(pids) == []
+
+
+def test_serve_says_how_a_restart_keeps_the_worker_token(tmp_path):
+    """A token made fresh at start is made fresh again by a restart, which refuses the ranks already
+    running (workers, watched jobs: they run on unwatched); the banner says how to keep it."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "RINGSIDE_WORKER_TOKEN"}
+    log = tmp_path / "serve.log"
+    proc = subprocess.Popen([*CLI, "serve", "--port", str(port), "--db", str(tmp_path / "runs.db")],
+                            stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while "runs kept in" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    said = log.read_text()
+    token = said.split("RINGSIDE_WORKER_TOKEN=", 1)[1].split()[0]
+    assert f"restart it with RINGSIDE_WORKER_TOKEN={token} in its environment" in said, said

@@ -5,6 +5,7 @@ the Flight Recorder's view of the buckets is checked against."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -104,9 +105,12 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
     assert hang["job_id"] == found["id"] and hang["hang"]["late"] == [2] \
         and hang["hang"]["waiting"] == [0, 1, 3]
     assert "ddp_hooked.py:" in hang["text"], hang["text"]
-    if hang["hang"]["kind"] == "wait":  # stopped between collectives (mostly: it sleeps between steps)
-        assert hang["hang"]["op"] == "all_reduce" and "rank 2 last reported #" in hang["text"], hang["text"]
-    else:  # stopped inside one it had issued: the others wait in it, and it has gone silent
+    if hang["hang"]["kind"] == "wait":  # stopped between collectives (mostly: it sleeps between steps),
+        # or inside one every rank issued, which the others wait in while it is silent
+        assert hang["hang"]["op"] == "all_reduce", hang["text"]
+        assert "rank 2 last reported #" in hang["text"] \
+            or "which every rank issued; rank 2 has said nothing for" in hang["text"], hang["text"]
+    else:  # stopped inside one it had issued, the others' recorders not saying they wait in it
         assert "rank 2 has said nothing for" in hang["text"], hang["text"]
     assert "rank 2 caught up" in over["text"]
 
@@ -124,6 +128,51 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
     assert all(sorted(c["issued"]) == ["0", "1", "2", "3"] and c["complete"] for c in reduces)
     assert [c["seq"] for c in reduces] == sorted(c["seq"] for c in reduces)
     assert all(c["bytes"] == 4 * c["count"] and c["dtype"] == "float32" for c in reduces)
+
+
+def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_others_wait_for(server):
+    """Rank 3 stops inside all-reduce #2 after every rank issued it: no rank is late to issue, so it is
+    named once silent, as the rank the others wait for in #2 (they do not go on)."""
+    before = {j["id"] for j in jobs(server)}
+    proc = torchrun(server.url, FIXTURES / "stopped_inside.py", launcher=())
+    try:
+        found = wait_for(lambda: newest_job(server, "stopped_inside.py", before))
+        hang = wait_for(lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [3] and h,
+                        timeout=90)
+        pid = next(r["pid"] for r in job(server, found["id"])["ranks"] if r["rank"] == 3)
+        os.kill(pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        stop_torchrun(proc)
+    assert proc.returncode == 0, err[-3000:]
+    assert (hang["kind"], hang["op"], hang["seq"], hang["waiting"]) == ("wait", "all_reduce", 2, [0, 1, 2]), \
+        hang
+    assert hang["text"].startswith("ranks 0, 1, 2 wait in all_reduce #2 (1,000 float32), which every rank "
+                                   "issued; rank 3 has said nothing for"), hang["text"]
+    done = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
+    assert any(e["text"].startswith("rank 3 caught up: all_reduce #2 went on") for e in done["events"])
+
+
+def test_the_others_wait_in_the_collective_they_wait_in_not_one_they_finished(server):
+    """Rank 3 stops as all-reduce #2 returns, before its reporter says it issued #2: ranks 0-2 finished
+    #2 (their recorders retired it, which needs every rank), so they wait in #3, and that is named."""
+    before = {j["id"] for j in jobs(server)}
+    proc = torchrun(server.url, FIXTURES / "stopped_after.py", launcher=())
+    try:
+        found = wait_for(lambda: newest_job(server, "stopped_after.py", before))
+        hang = wait_for(lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [3] and h,
+                        timeout=90)
+        pid = next(r["pid"] for r in job(server, found["id"])["ranks"] if r["rank"] == 3)
+        os.kill(pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        stop_torchrun(proc)
+    assert proc.returncode == 0, err[-3000:]
+    assert (hang["kind"], hang["seq"], hang["count"], hang["waiting"]) == ("wait", 3, 10, [0, 1, 2]), hang
+    said = "ranks 0, 1, 2 wait in all_reduce #3 (10 float32); rank 3 last reported #"
+    assert hang["text"].startswith(said), hang["text"]
+    done = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
+    assert all(c["complete"] for c in done["collectives"])
 
 
 def wait_for_message(viewer, match, timeout: float) -> dict:
@@ -523,3 +572,39 @@ def test_the_rank_that_issued_another_collective_is_the_one_named(order):
     hang, text = hangs.check(watched)
     assert hang.kind == "mismatch" and hang.late == [2] and hang.waiting == [0, 1, 2, 3]
     assert "rank 2 broadcast of 1,000 float32; ranks 0, 1, 3 all_reduce of 1,000 float32" in text
+
+
+@pytest.mark.parametrize("pending", [{"0": 5}, {}, None])
+def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_what_it_issued(pending):
+    """Every rank issued #5 and rank 3 went silent: ranks 0-2 wait in #5 for it if their recorders have
+    not retired #5 (pending); if they have, they go on (computing), and rank 3 is only silent; so too
+    where their reporters do not say (None: an older reporter)."""
+    watched = None
+    for rank in range(4):
+        hello = WatchHello(job="k-in", rank=rank, world_size=4, host="h", pid=rank + 1, launcher="torchrun",
+                           backend="gloo", started_ns=1)
+        watched = watched or Watched.start("j-000001", hello)
+        watched.joined(hello)
+    for rank in range(4):
+        watched.report(WatchReport(rank=rank, t_ns=10, pending=pending if rank < 3 else {"0": 5},
+                                   issued=[Issued(group="0", seq=5, op="allreduce", dtype="float32",
+                                                  count=1000, t_ns=5)]))
+    watched.heard[3] -= hangs.SILENT_S + 1
+    hang, text = hangs.check(watched)
+    assert hang.late == [3] and hang.waiting == [0, 1, 2]
+    if pending:
+        assert (hang.kind, hang.seq) == ("wait", 5)
+        assert text.startswith("ranks 0, 1, 2 wait in all_reduce #5 (1,000 float32), which every rank issued")
+    else:
+        assert hang.kind == "silent" and text.endswith("ranks 0, 1, 2 go on")
+
+
+def test_the_overhead_bench_times_the_hang_that_names_the_stopped_rank():
+    """bench/watch_overhead.py times SIGSTOP to the hang naming that rank, not to any straggler's."""
+    spec = importlib.util.spec_from_file_location("watch_overhead", ROOT / "bench" / "watch_overhead.py")
+    overhead = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(overhead)
+    straggler = {"type": "job_hang", "job_id": "j-000001", "hang": {"late": [1], "waiting": [0, 2, 3]}}
+    stopped = {**straggler, "hang": {"late": [3], "waiting": [0, 1, 2]}}
+    assert not overhead.names(straggler, 3) and overhead.names(stopped, 3)
+    assert not overhead.names({"type": "job_hang", "job_id": "j-000001", "hang": None}, 3)

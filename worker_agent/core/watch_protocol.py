@@ -82,6 +82,9 @@ class WatchReport(Strict):
     where: Optional[Annotated[str, Field(max_length=300)]] = None  # the main thread's line in user code
     groups: dict[Name, Ranks] = Field({}, max_length=MAX_GROUPS)  # groups new since the last report
     issued: list[Issued] = Field([], max_length=MAX_ISSUED)
+    # per group, the oldest collective this rank issued and has not completed: what it waits in
+    # (None from a reporter that does not say)
+    pending: Optional[dict[Name, Size]] = Field(None, max_length=MAX_GROUPS)
     links: list[Link] = Field([], max_length=1024)
     missed: Size = 0  # collectives the recorder's ring lost before they were read, in all
     dropped: Size = 0  # reports this rank could not send (the server away), in all

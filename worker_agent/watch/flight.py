@@ -38,6 +38,7 @@ class FlightReader:
         self.timing: set[int] = set()  # record ids sent without a duration that the backend will time
         self.cost = 0.0  # seconds the last read held the GIL for
         self.filling = False  # the last read found half the ring new: read again soon, or lose some
+        self.pending: dict[str, int] = {}  # per group, the oldest collective issued and not completed
 
     def read(self) -> list[Issued]:
         """The collectives issued since the last read (and any newly timed), oldest first."""
@@ -46,6 +47,7 @@ class FlightReader:
                                               onlyActive=False))
         self.cost = time.perf_counter() - began
         records = sorted(entries.get("entries", ()), key=lambda e: e["record_id"])
+        self.pending = pending(records)
         out = []
         if records and self.last >= 0 and records[0]["record_id"] > self.last + 1:
             self.missed += records[0]["record_id"] - self.last - 1
@@ -64,6 +66,18 @@ class FlightReader:
             # what fell out of the ring is gone
             self.timing.intersection_update(e["record_id"] for e in records)
         return out
+
+
+def pending(records: list[dict]) -> dict[str, int]:
+    """Per group, the oldest collective this rank issued and has not completed: the recorder retires
+    an entry once its work is done (gloo too), so a rank that waits in a collective every rank issued
+    (one of them stopped inside it) says which, where issue times alone cannot."""
+    oldest: dict[str, int] = {}
+    for entry in records:
+        if not entry.get("retired", True) and not entry.get("is_p2p"):
+            group, seq = str(entry["process_group"][0]), entry["collective_seq_id"]
+            oldest[group] = min(oldest.get(group, seq), seq)
+    return oldest
 
 
 def _timed(entry: dict) -> bool:

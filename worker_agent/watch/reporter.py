@@ -170,7 +170,8 @@ class Reporter(threading.Thread):
         issued = self._timed_since() + [self._named(one) for one in self.flight.read()]
         first = WatchReport(rank=self.hello.rank, t_ns=time.time_ns(), where=where(self.main),
                             groups=self._new_groups(),
-                            issued=issued[:MAX_ISSUED], links=self.traffic.take() if self.traffic else [],
+                            issued=issued[:MAX_ISSUED], pending=self.flight.pending,
+                            links=self.traffic.take() if self.traffic else [],
                             missed=self.flight.missed, dropped=self.dropped)
         rest = range(MAX_ISSUED, len(issued), MAX_ISSUED)
         return [first,
