@@ -112,10 +112,24 @@ class Up:
         return self.proc.wait(timeout=timeout)
 
 
+def on_a_free_port(start, port: int | None, tries: int = 3) -> Up:
+    """start(port) on `port`, or on a free one, and on another if it was taken before the server bound it
+    (processes beside the tests pick free ports alike: torchrun's, another test's server)."""
+    for left in range(tries - 1, -1, -1):
+        try:
+            return start(port or free_port())
+        except RuntimeError as e:
+            if port or not left or "in use" not in str(e):  # serve's check, or uvicorn's bind
+                raise
+
+
 def start_up(tmp: Path, ranks: int = 4, db: Path | None = None, timeout: float = 120, env=None,
              flags=()) -> Up:
     """`ringside up --ranks N [flags]`, ready once it prints the presenter URL (every rank has said hello)."""
-    port = free_port()
+    return on_a_free_port(lambda port: _start_up(tmp, port, ranks, db, timeout, env, flags), None)
+
+
+def _start_up(tmp: Path, port: int, ranks: int, db: Path | None, timeout: float, env, flags) -> Up:
     db = db or tmp / "runs.db"
     log = tmp / f"up-{port}.log"
     proc = subprocess.Popen([*CLI, "up", "--ranks", str(ranks), "--port", str(port), "--db", str(db), *flags],
@@ -137,7 +151,10 @@ def start_up(tmp: Path, ranks: int = 4, db: Path | None = None, timeout: float =
 def start_serve(tmp: Path, *flags: str, port: int | None = None, timeout: float = 60, env=None) -> Up:
     """`ringside serve` with known tokens and no workers, ready once /api/health answers.
     Runs are kept in tmp/serve-PORT.db: a server started again on the same port finds them."""
-    port = port or free_port()
+    return on_a_free_port(lambda port: _start_serve(tmp, port, flags, timeout, env), port)
+
+
+def _start_serve(tmp: Path, port: int, flags, timeout: float, env) -> Up:
     db = tmp / f"serve-{port}.db"
     log = tmp / f"serve-{port}.log"
     env = {**os.environ, "RINGSIDE_PRESENTER_TOKEN": PRESENTER_TOKEN, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,

@@ -167,7 +167,10 @@ def stuck(w: Watched, silent: list[int], talking: list[int], since: float) -> Ha
     for group in sorted({g for r in talking for g in pending[r]}):
         seq = min(pending[r][group] for r in talking if group in pending[r])
         c = w.recent.get((group, seq)) or w.open.get((group, seq))
-        late = [r for r in silent if c is not None and c.complete and r in c.ranks]
+        if c is None or not c.complete:
+            continue
+        members = set(c.ranks)  # once: a group may claim thousands of ranks
+        late = [r for r in silent if r in members]
         if not late:
             continue
         waiting = [r for r in talking if pending[r].get(group) == seq]

@@ -95,7 +95,9 @@ def test_a_body_no_route_reads_is_refused_unread(server):
             socks.append(sock)
         answer = read_all(socks[-1])
         assert answer.startswith(b"HTTP/1.1 413") and b"takes no body" in answer, answer[:200]
-        assert rss(server) - before < 40 * MiB, f"{(rss(server) - before) / MiB:.0f} MiB held"
+        # unbounded it held their bodies, about 1 GB; bounded, 25-55 MiB (the connections, and the
+        # allocator's arenas, which a loaded machine's timing grows)
+        assert rss(server) - before < 100 * MiB, f"{(rss(server) - before) / MiB:.0f} MiB held"
     finally:
         close_all(socks)
     status = server.call("POST", "/api/runs", {"collective": "all_reduce"})[0]
@@ -124,7 +126,9 @@ def test_an_unfinished_viewer_frame_is_refused_by_its_length(server):
                 pass
             socks.append(sock)
         assert close_code(socks[-1]) == 1009
-        assert rss(server) - before < 40 * MiB, f"{(rss(server) - before) / MiB:.0f} MiB held"
+        # unbounded it held their bodies, about 1 GB; bounded, 25-55 MiB (the connections, and the
+        # allocator's arenas, which a loaded machine's timing grows)
+        assert rss(server) - before < 100 * MiB, f"{(rss(server) - before) / MiB:.0f} MiB held"
     finally:
         close_all(socks)
 
