@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -54,16 +53,10 @@ def train(args: list[str]) -> None:
     dist.destroy_process_group()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def torchrun(ranks: int, mode: list[str] | None, server: str, *args: str, **popen) -> subprocess.Popen:
     watch = [] if mode is None else ["-m", "ringside.watch", "--server", server, *mode]
     cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={ranks}",
-           f"--master-port={free_port()}", *watch, __file__, "--train", *args]
+           "--standalone", *watch, __file__, "--train", *args]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, **popen)
 
 

@@ -43,7 +43,7 @@ def free_port() -> int:
 def torchrun(server_url: str, script: Path, *args: str, nproc: int = 4, token: str = WORKER_TOKEN,
              launcher=("--ddp-hook",)) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}",
-           f"--master-port={free_port()}", "-m", "ringside.watch", "--server", server_url, *launcher,
+           "--standalone", "-m", "ringside.watch", "--server", server_url, *launcher,
            str(script), *args]
     env = {**os.environ, "RINGSIDE_WORKER_TOKEN": token, "OMP_NUM_THREADS": "1"}
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -417,7 +417,7 @@ def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tm
 def test_one_line_in_the_script_watches_it_under_plain_torchrun(server):
     before = {j["id"] for j in jobs(server)}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2",
-           f"--master-port={free_port()}", str(FIXTURES / "one_line.py"), server.url, "20"]
+           "--standalone", str(FIXTURES / "one_line.py"), server.url, "20"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
@@ -453,7 +453,7 @@ def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang
     env = {**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1",
            "TORCH_FR_BUFFER_SIZE": "16"}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2",
-           f"--master-port={free_port()}", "-m", "ringside.watch", "--server", server.url,
+           "--standalone", "-m", "ringside.watch", "--server", server.url,
            str(FIXTURES / "tiny.py"), "3000"]
     with connect(server.ws_url("/ws")) as viewer:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
