@@ -11,7 +11,7 @@ from pathlib import Path
 
 import platformdirs
 
-from .transport import HEADERS_WITHIN_S, MESSAGE_WITHIN_S
+from .transport import HEADERS_WITHIN_S, MESSAGE_WITHIN_S, PING_EVERY_S
 
 DEFAULT_HOST = "127.0.0.1"  # the server makes workers run code: loopback unless told otherwise
 DEFAULT_PORT = 8000
@@ -58,6 +58,7 @@ class Settings:
     viewer_queue: int = 2048  # messages a viewer may fall behind before it is dropped
     headers_within: float = HEADERS_WITHIN_S  # seconds a request's headers may take (transport.py)
     message_within: float = MESSAGE_WITHIN_S  # seconds a websocket message begun may take to end
+    ping_every: float = PING_EVERY_S  # seconds between a websocket's pings, and for its answer
 
     def __post_init__(self):
         # Watching shows host names, pids and every run: once other hosts can reach the

@@ -61,6 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds a websocket message, once begun, may take to arrive whole before its "
                              "connection is closed (default %(default)s: a rank's largest frame on a slow "
                              "link)")
+    parser.add_argument("--ping-every", type=seconds, default=Settings.ping_every,
+                        help="seconds between the pings a websocket is sent; one that has answered none "
+                             "within as long again is dropped (default %(default)s)")
     parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
                         help="a file of your own algorithms (Python, or MSCCL's XML) to offer beside the "
                              "built-in ones; repeatable. Workers load the same files (ringside worker "
@@ -96,6 +99,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
                         viewer_queue=args.viewer_queue, lost_after=args.lost_after,
                         world_hold=args.world_hold, allow_hosts=allow,
                         headers_within=args.headers_within, message_within=args.message_within,
+                        ping_every=args.ping_every,
                         open_viewing=args.open_viewing)
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
@@ -140,9 +144,9 @@ def server_for(settings: Settings) -> Server:
     if not port_free(settings.host, settings.port):
         raise SystemExit(f"error: port {settings.port} on {settings.host} is in use; "
                          "choose another with --port")
+    bounds = protocols(settings.headers_within, settings.message_within, settings.ping_every)
     config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="warning",
-                            **protocols(settings.headers_within, settings.message_within), lifespan="on",
-                            timeout_graceful_shutdown=SHUTDOWN_WITHIN_S)
+                            **bounds, lifespan="on", timeout_graceful_shutdown=SHUTDOWN_WITHIN_S)
     return Server(config)
 
 

@@ -42,6 +42,7 @@ MAX_PER_CLIENT = 256
 MAX_FRAME = 16 << 20  # a worker's frame beyond this is refused (close 1009)
 MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes (sockets.py)
 MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10 Mbit/s link in 14 s
+PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
 VIEWER_PATH = "/ws"
 
 _open: Counter[str] = Counter()  # connections held per client address (this process serves one app)
@@ -209,8 +210,10 @@ def _utf8(frames: list) -> bool:
     return True
 
 
-def protocols(headers_within_s: float = HEADERS_WITHIN_S, message_within_s: float = MESSAGE_WITHIN_S) -> dict:
-    """uvicorn.Config's protocol arguments: the bounded protocols with these deadlines."""
+def protocols(headers_within_s: float = HEADERS_WITHIN_S, message_within_s: float = MESSAGE_WITHIN_S,
+              ping_every_s: float = PING_EVERY_S) -> dict:
+    """uvicorn.Config's protocol arguments: the bounded protocols with these deadlines, and a websocket
+    pinged every `ping_every_s`, its answer due within as long (else it is dropped)."""
     return {"http": type("BoundedHTTP", (BoundedHTTP,), {"within_s": headers_within_s}),
             "ws": type("BoundedWebSocket", (BoundedWebSocket,), {"within_s": message_within_s}),
-            "ws_max_size": MAX_FRAME}
+            "ws_max_size": MAX_FRAME, "ws_ping_interval": ping_every_s, "ws_ping_timeout": ping_every_s}

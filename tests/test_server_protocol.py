@@ -25,6 +25,7 @@ def serve(tmp_path_factory):
     (tmp / "page").mkdir()
     (tmp / "page" / "index.html").write_text("<!doctype html><title>scripted page</title>")
     server = start_serve(tmp, "--lost-after", "1", "--world-hold", "0", "--viewer-queue", "64",
+                         "--ping-every", "5",
                          env={"RINGSIDE_FRONTEND": str(tmp / "page")})
     yield server
     server.stop()
@@ -285,7 +286,7 @@ def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(serve, rank
     """A viewer that never reads is told to go (1013) and then pinged; it answers nothing. uvicorn then
     closed it gracefully, which waited until it read what was buffered for it: it held its socket, its
     buffer and its handler for as long as it stayed (256 from one address: 53 MB). Now the server lets
-    go of it once the ping's answer is overdue (20 s, and 20 s more)."""
+    go of it once the ping's answer is overdue (--ping-every: 5 s, and 5 s more)."""
     a, b = ranks(2)
     stalled = StalledViewer(serve.url)
     port = stalled.sock.getsockname()[1]
@@ -297,7 +298,7 @@ def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(serve, rank
         run_id = flood(serve, a, b, 500)  # ~11 MB: more than the kernel buffers hold
         assert serve.wait(run_id, timeout=30)["state"] == "done"
         assert held()
-        deadline = time.monotonic() + 20 + 20 + 30
+        deadline = time.monotonic() + 5 + 5 + 30
         while held() and time.monotonic() < deadline:
             time.sleep(1)
         assert not held(), "the server still holds the stalled viewer's socket"

@@ -130,13 +130,13 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
     assert all(c["bytes"] == 4 * c["count"] and c["dtype"] == "float32" for c in reduces)
 
 
-def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_others_wait_for(server):
-    """Rank 3 stops inside all-reduce #2 after every rank issued it: no rank is late to issue, so it is
-    named once silent, as the rank the others wait for in #2 (they do not go on)."""
+def hang_of_rank_3(server, fixture: str) -> tuple[dict, dict]:
+    """Run a fixture whose rank 3 stops itself: the hang once it names rank 3 late, then (rank 3 let go
+    on, the job ended 0) the job done."""
     before = {j["id"] for j in jobs(server)}
-    proc = torchrun(server.url, FIXTURES / "stopped_inside.py", launcher=())
+    proc = torchrun(server.url, FIXTURES / fixture, launcher=())
     try:
-        found = wait_for(lambda: newest_job(server, "stopped_inside.py", before))
+        found = wait_for(lambda: newest_job(server, fixture, before))
         hang = wait_for(lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [3] and h,
                         timeout=90)
         pid = next(r["pid"] for r in job(server, found["id"])["ranks"] if r["rank"] == 3)
@@ -145,33 +145,27 @@ def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_oth
     finally:
         stop_torchrun(proc)
     assert proc.returncode == 0, err[-3000:]
+    return hang, wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
+
+
+def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_others_wait_for(server):
+    """Rank 3 stops inside all-reduce #2 after every rank issued it: no rank is late to issue, so it is
+    named once silent, as the rank the others wait for in #2 (they do not go on)."""
+    hang, done = hang_of_rank_3(server, "stopped_inside.py")
     assert (hang["kind"], hang["op"], hang["seq"], hang["waiting"]) == ("wait", "all_reduce", 2, [0, 1, 2]), \
         hang
     assert hang["text"].startswith("ranks 0, 1, 2 wait in all_reduce #2 (1,000 float32), which every rank "
                                    "issued; rank 3 has said nothing for"), hang["text"]
-    done = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
     assert any(e["text"].startswith("rank 3 caught up: all_reduce #2 went on") for e in done["events"])
 
 
 def test_the_others_wait_in_the_collective_they_wait_in_not_one_they_finished(server):
     """Rank 3 stops as all-reduce #2 returns, before its reporter says it issued #2: ranks 0-2 finished
     #2 (their recorders retired it, which needs every rank), so they wait in #3, and that is named."""
-    before = {j["id"] for j in jobs(server)}
-    proc = torchrun(server.url, FIXTURES / "stopped_after.py", launcher=())
-    try:
-        found = wait_for(lambda: newest_job(server, "stopped_after.py", before))
-        hang = wait_for(lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [3] and h,
-                        timeout=90)
-        pid = next(r["pid"] for r in job(server, found["id"])["ranks"] if r["rank"] == 3)
-        os.kill(pid, signal.SIGCONT)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        stop_torchrun(proc)
-    assert proc.returncode == 0, err[-3000:]
+    hang, done = hang_of_rank_3(server, "stopped_after.py")
     assert (hang["kind"], hang["seq"], hang["count"], hang["waiting"]) == ("wait", 3, 10, [0, 1, 2]), hang
     said = "ranks 0, 1, 2 wait in all_reduce #3 (10 float32); rank 3 last reported #"
     assert hang["text"].startswith(said), hang["text"]
-    done = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
     assert all(c["complete"] for c in done["collectives"])
 
 
