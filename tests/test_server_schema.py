@@ -17,16 +17,24 @@ from server_helpers import PRESENTER_TOKEN, ScriptedRank, start_serve, start_up
 pytestmark = pytest.mark.slow  # schemathesis over every operation: runs in CI, not on every edit
 
 
+# CPython 3.11's ast.parse in two threads at once can raise this (python/cpython#106905); hypothesis
+# parses its strategies' lambdas, so schemathesis' two workers met it: the client's fault, run again
+CLIENTS_OWN = "AST constructor recursion depth mismatch"
+
+
 def schemathesis(url: str, tmp_path: Path, *headers: str) -> None:
     """Two workers: the same operations and examples, the client and the server overlapping on two cores."""
     st = Path(sys.executable).parent / "st"
-    done = subprocess.run(
-        [str(st), "run", f"{url}/openapi.json", *headers,
-         "--checks",
-         "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance",
-         "--max-examples", "25", "--phases", "examples,coverage,fuzzing", "--workers", "2", "--no-color"],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,
-    )
+    for _ in range(2):
+        done = subprocess.run(
+            [str(st), "run", f"{url}/openapi.json", *headers,
+             "--checks",
+             "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance",
+             "--max-examples", "25", "--phases", "examples,coverage,fuzzing", "--workers", "2", "--no-color"],
+            capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        )
+        if CLIENTS_OWN not in done.stdout + done.stderr:
+            break
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "passed" in done.stdout.lower()
 
