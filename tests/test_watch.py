@@ -550,15 +550,21 @@ def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(ser
     assert grown < 256 << 20, f"{grown >> 20} MiB held"
 
 
-@pytest.mark.parametrize("order", [(0, 1, 2, 3), (2, 0, 1, 3), (3, 2, 1, 0)])
-def test_the_rank_that_issued_another_collective_is_the_one_named(order):
-    """Three ranks all-reduce as #9 while rank 2 broadcasts: rank 2 is named, whichever rank reports first."""
+def four_ranks_joined(key: str) -> Watched:
+    """A job's matching with four ranks said hello, as the server holds it (no server)."""
     watched = None
     for rank in range(4):
-        hello = WatchHello(job="k-odd", rank=rank, world_size=4, host="h", pid=rank + 1, launcher="torchrun",
+        hello = WatchHello(job=key, rank=rank, world_size=4, host="h", pid=rank + 1, launcher="torchrun",
                            backend="gloo", started_ns=1)
         watched = watched or Watched.start("j-000001", hello)
         watched.joined(hello)
+    return watched
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2, 3), (2, 0, 1, 3), (3, 2, 1, 0)])
+def test_the_rank_that_issued_another_collective_is_the_one_named(order):
+    """Three ranks all-reduce as #9 while rank 2 broadcasts: rank 2 is named, whichever rank reports first."""
+    watched = four_ranks_joined("k-odd")
     for rank in order:
         op = "broadcast" if rank == 2 else "allreduce"
         watched.report(WatchReport(rank=rank, t_ns=10, issued=[Issued(group="0", seq=9, op=op, dtype="float32",
@@ -573,12 +579,7 @@ def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_wha
     """Every rank issued #5 and rank 3 went silent: ranks 0-2 wait in #5 for it if their recorders have
     not retired #5 (pending); if they have, they go on (computing), and rank 3 is only silent; so too
     where their reporters do not say (None: an older reporter)."""
-    watched = None
-    for rank in range(4):
-        hello = WatchHello(job="k-in", rank=rank, world_size=4, host="h", pid=rank + 1, launcher="torchrun",
-                           backend="gloo", started_ns=1)
-        watched = watched or Watched.start("j-000001", hello)
-        watched.joined(hello)
+    watched = four_ranks_joined("k-in")
     for rank in range(4):
         watched.report(WatchReport(rank=rank, t_ns=10, pending=pending if rank < 3 else {"0": 5},
                                    issued=[Issued(group="0", seq=5, op="allreduce", dtype="float32",
