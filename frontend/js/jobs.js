@@ -2,15 +2,15 @@
 // one's hang, ranks by node, lanes, latest collectives, totals, p2p links, trace. The server judges.
 
 import { api } from "rs/api.js";
-import { $, el, html, say, table } from "rs/dom.js";
-import { PALETTE, bandwidth, bytes, colour, seconds } from "rs/format.js";
+import { $, html, say, table } from "rs/dom.js";
+import { bandwidth, bytes, colour, seconds } from "rs/format.js";
+import { Lanes, moved } from "rs/job-lanes.js";
 import { openInPerfetto } from "rs/perfetto.js";
 
 const KEEP = 2000; // collectives kept, and drawn
 const RECENT = 30; // rows of the latest
 const FLUSH_MS = 250; // tables redrawn at most this often
 const REFETCH_MS = 5000; // totals and links come with the detail only: asked again while it runs
-const HUES = PALETTE.filter((_, i) => i !== 3 && i !== 5); // no yellow, no hang's vermilion
 
 /** `incoming` merged into `kept` by index (an update replaces), in index order, the last `keep`. */
 export function merge(kept, incoming, keep = KEEP) {
@@ -18,10 +18,6 @@ export function merge(kept, incoming, keep = KEEP) {
   for (const c of incoming) all.set(c.index, c);
   return [...all.values()].sort((a, b) => a.index - b.index).slice(-keep);
 }
-
-/** An op's colour, the same on every page. */
-export const opColour = (op) =>
-  HUES[[...op].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 113) % HUES.length];
 
 const ranks = (rs) => `rank${rs.length > 1 ? "s" : ""} ${rs.join(", ")}`;
 const members = (m = []) => (m.length > 8 ? `${m.length} ranks` : ranks(m));
@@ -31,7 +27,6 @@ const pill = (state) => html("span", { class: "pill", "data-state": state }, sta
 const size = (j) => `${j.world_size} ranks · ${j.nodes} node${j.nodes > 1 ? "s" : ""} · `
   + `${num(j.collectives)} collectives${
   j.missed ? ` (${num(j.missed)} more unseen: the recorder overwrote them unread)` : ""}`;
-const first = (c) => Math.min(...Object.values(c.issued));
 const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
 
 /** A hang's headline: who is late (or silent: stopped), who waits in which collective (or goes on);
@@ -57,22 +52,10 @@ export function byHost(rs) {
   return [...hosts];
 }
 
-/** Where key `e` moves among `n` from `i` (-1: none): ↑ ← back, ↓ → on, Home, End; else null. */
-export function moved(e, i, n) {
-  const to = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i < 0 ? n - 1 : i - 1,
-    Home: 0, End: n - 1 }[e.key];
-  if (to == null || !n) return null;
-  e.preventDefault();
-  e.stopPropagation(); // not the player's
-  return Math.max(0, Math.min(n - 1, to));
-}
-
 export class Jobs {
   shown = null; // the open job's detail, grown by the feed
   loading = null; // {id, early: collectives heard before its GET answered}
-  marks = new Map(); // index: its paths
-  at = null; // the collective under the cursor
-  t1 = 0; // the lanes' right edge (s)
+  lanes = new Lanes(describe);
   hang = null; // {hang, heard: ms}
   fetched = 0;
   routes = { snapshot: () => this.refresh(), job: (m) => this.onJob(m),
@@ -80,17 +63,11 @@ export class Jobs {
 
   /** `onShown()`: another job is open (the presenter's view says which). */
   constructor(state, onShown) {
-    Object.assign(this, { state, onShown, svg: $("job-lanes") });
-    this.g = this.svg.querySelector(".marks");
+    Object.assign(this, { state, onShown });
     $("job-list").onkeydown = (e) => { // Enter opens: a button's own
       const rows = [...$("job-list").querySelectorAll("button")],
         to = moved(e, rows.indexOf(document.activeElement), rows.length);
       if (to != null) rows[to].focus();
-    };
-    this.svg.onpointermove = (e) => this.point(e);
-    this.svg.onkeydown = (e) => {
-      const kept = this.shown?.collectives ?? [], to = moved(e, kept.indexOf(this.at), kept.length);
-      if (to != null) this.cursor(kept[to]);
     };
     $("job-perfetto").onclick = () => this.job
       && openInPerfetto(this.trace(), `Ringside ${this.job.id}: ${this.job.script}`, "job-perfetto-status");
@@ -145,7 +122,7 @@ export class Jobs {
     // a burst cut short: read it
     if (collectives[0]?.index > (this.shown.collectives.at(-1)?.index ?? -1) + 1) return this.open(id);
     this.shown.collectives = merge(this.shown.collectives, collectives);
-    collectives.forEach((c) => this.draw(c));
+    collectives.forEach((c) => this.lanes.draw(c));
     this.later();
   }
 
@@ -201,14 +178,10 @@ export class Jobs {
     const again = this.job?.id === id;
     d.collectives = merge(again ? this.shown.collectives : [], [...d.collectives, ...loading.early]);
     this.shown = d;
-    this.g.replaceChildren();
-    this.marks.clear();
-    this.t1 = 0;
-    this.at = null;
-    say("job-mark", "");
+    this.lanes.clear(d);
     if (!again) { this.hang = null; $("job-hang").replaceChildren(); }
     if (d.job.hang || this.hang) this.setHang(d.job.hang, "the hang is over");
-    d.collectives.forEach((c) => this.draw(c));
+    d.collectives.forEach((c) => this.lanes.draw(c));
     $("job").hidden = false;
     this.render();
     if (!again) this.onShown();
@@ -225,7 +198,7 @@ export class Jobs {
       ` ${size(job)} · ${job.backend} · ${bytes(job.bytes)} · ${job.id}`);
     $("job-trace").href = this.trace();
     this.showRanks(d.ranks);
-    this.lanes();
+    this.lanes.update(this.hang?.hang.late ?? []);
     table("job-recent",
       ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"],
       d.collectives.slice(-RECENT).reverse().map((c) => [c.seq, c.group, c.op, c.dtype, num(c.count),
@@ -262,73 +235,6 @@ export class Jobs {
         html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}`
           + `${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
           Object.entries(r.issued).map(([g, s]) => `g${g} #${s}`).join(" ") || "–"))))));
-  }
-
-  // ---- the lanes: x in seconds since the start, a lane (1 unit) a rank
-
-  /** A collective's marks: a path of ticks (a rank's issue), one of bars (durations). */
-  draw(c) {
-    this.marks.get(c.index)?.forEach((p) => p.remove());
-    const ticks = [], bars = [];
-    for (const [r, t] of Object.entries(c.issued)) {
-      const d = c.durations[r];
-      ticks.push(`M${t} ${+r + 0.15}V${+r + 0.85}`);
-      if (d) bars.push(`M${t} ${+r + 0.5}H${t + d}`);
-      this.t1 = Math.max(this.t1, t + (d ?? 0));
-    }
-    const stroke = opColour(c.op), ranks = Object.keys(c.issued).join();
-    this.marks.set(c.index, [ticks, bars].filter((d) => d.length).map((d, i) =>
-      el("path", { d: d.join(""), stroke, "data-ranks": ranks, ...(i && { class: "span" }) }, this.g)));
-  }
-
-  /** The lanes' extent, names, legend; marks no longer kept go. */
-  lanes() {
-    const { job: { world_size: n }, collectives: kept } = this.shown, names = $("job-names");
-    for (const [i, ps] of this.marks)
-      if (i < (kept[0]?.index ?? Infinity)) { ps.forEach((p) => p.remove()); this.marks.delete(i); }
-    const t0 = kept[0]?.index > 0 ? first(kept[0]) : 0,
-      // on to the last report: a stall shows
-      t1 = Math.max(this.t1, t0 + 1e-3, ...this.shown.ranks.map((r) => r.seen_s)) * 1.02;
-    this.svg.setAttribute("viewBox", `${t0} 0 ${t1 - t0} ${n}`);
-    $("job-timeline").style.setProperty("--lanes", n);
-    this.span = [t0, t1 - t0];
-    const late = this.hang?.hang.late ?? [];
-    if (names.childElementCount !== n || names.dataset.late !== String(late)) {
-      names.dataset.late = late;
-      names.replaceChildren(...Array.from({ length: n }, (_, r) =>
-        html("span", { style: `border-color: ${colour(r)}`, ...(late.includes(r) && { class: "late" }) },
-          `rank ${r}`)));
-    }
-    this.svg.querySelector(".late")
-      .replaceChildren(...late.map((r) => el("rect", { x: t0, width: t1 - t0, y: r, height: 1 })));
-    say("job-t0", `${+t0.toPrecision(3)} s`);
-    say("job-t1", `${+t1.toPrecision(3)} s`);
-    $("job-legend").replaceChildren(...[...new Set(kept.map((c) => c.op))]
-      .map((op) => html("span", { style: `border-color: ${opColour(op)}` }, op)));
-    if (this.at) this.cursor(this.at);
-  }
-
-  /** Under the pointer: its lane's collective issued nearest in time. */
-  point(e) {
-    if (!this.span) return;
-    const box = this.svg.getBoundingClientRect(),
-      rank = Math.floor(((e.clientY - box.top) / box.height) * this.job.world_size);
-    const t = this.span[0] + ((e.clientX - box.left) / box.width) * this.span[1];
-    let best = null, gap = Infinity;
-    for (const c of this.shown.collectives) {
-      const at = c.issued[rank];
-      if (at != null && Math.abs(at - t) < gap) [best, gap] = [c, Math.abs(at - t)];
-    }
-    if (best) this.cursor(best, rank);
-  }
-
-  /** The cursor on `c` (at `rank`'s issue), and `c` in words. */
-  cursor(c, rank) {
-    this.at = c;
-    const t = c.issued[rank] ?? first(c), line = this.svg.querySelector(".cursor");
-    for (const [k, v] of [["x1", t], ["x2", t], ["y2", this.job.world_size]]) line.setAttribute(k, v);
-    say("job-mark", `${describe(c)} · issued `
-      + `${Object.entries(c.issued).map(([r, s]) => `${r}: ${seconds(s)}`).join(", ")}`);
   }
 
   // ---- the hang
