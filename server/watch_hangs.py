@@ -148,20 +148,20 @@ def silence(w: Watched, now: float) -> Hang | None:
         return None
     where = {str(r): job.ranks[str(r)].where for r in silent if job.ranks[str(r)].where}
     since = min(now - w.heard[r] for r in silent)
-    inside = stuck(w, silent, talking, since)
+    said = {r: f"rank {r} has said nothing for {now - w.heard[r]:.1f} s" + _last(job.ranks[str(r)])
+            for r in silent}
+    inside = stuck(w, said, talking, since)
     if inside is not None:
         return inside
-    said = [f"rank {r} has said nothing for {now - w.heard[r]:.1f} s" + _last(job.ranks[str(r)])
-            for r in silent]
     return Hang(kind="silent", group="", seq=-1, op="", dtype="", count=0, waiting=talking, late=silent,
                 since_s=round(since, 2), where=where,
-                text=("; ".join(said) + f"; {ranks_words(talking)} go on")[:1000])
+                text=("; ".join(said.values()) + f"; {ranks_words(talking)} go on")[:1000])
 
 
-def stuck(w: Watched, silent: list[int], talking: list[int], since: float) -> Hang | None:
-    """Talking ranks that wait in a collective every rank of its group issued, silent ones of the group
-    among them: stopped inside it. No rank is late to issue it, so no wait is seen; the ranks' pending
-    collectives (the recorder's unretired entries) say who waits in which."""
+def stuck(w: Watched, said: dict[int, str], talking: list[int], since: float) -> Hang | None:
+    """Talking ranks that wait in a collective every rank of its group issued, silent ones (`said`: each
+    in words) of the group among them: stopped inside it. No rank is late to issue it, so no wait is
+    seen; the ranks' pending collectives (the recorder's unretired entries) say who waits in which."""
     ranks = w.job.ranks
     pending = {r: ranks[str(r)].pending or {} for r in talking}
     for group in sorted({g for r in talking for g in pending[r]}):
@@ -170,16 +170,14 @@ def stuck(w: Watched, silent: list[int], talking: list[int], since: float) -> Ha
         if c is None or not c.complete:
             continue
         members = set(c.ranks)  # once: a group may claim thousands of ranks
-        late = [r for r in silent if r in members]
+        late = [r for r in said if r in members]
         if not late:
             continue
         waiting = [r for r in talking if pending[r].get(group) == seq]
         where = {str(r): ranks[str(r)].where for r in late if ranks[str(r)].where}
-        said = [f"rank {r} has said nothing for {since:.1f} s"
-                + (f" (last seen at {where[str(r)]})" if str(r) in where else "") for r in late]
         what = f"{c.count:,} {c.dtype}" + (f", bucket {c.bucket.index}" if c.bucket else "")
         text = (f"{ranks_words(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} "
-                f"({what}), which every rank issued; " + "; ".join(said))
+                f"({what}), which every rank issued; " + "; ".join(said[r] for r in late))
         return Hang(group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count, waiting=waiting,
                     late=late, since_s=round(since, 2), where=where, text=text[:1000])
     return None
