@@ -14,10 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import browser_or_skip
 from server_helpers import WORKER_TOKEN, start_serve
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "spawn_workers.py"
 
@@ -48,7 +45,7 @@ def server(tmp_path_factory):
     up.stop()
 
 
-def test_a_spawning_script_names_its_ranks(server):
+def test_a_spawning_script_names_its_ranks(server, page_for):
     ranks = launch(sys.executable, str(EXAMPLE), "--server", server.url, "-n", "2")
     try:
         cluster = server.wait_ranks(2)
@@ -57,14 +54,9 @@ def test_a_spawning_script_names_its_ranks(server):
         assert {r["launcher"] for r in cluster["ranks"]} == {"torch.multiprocessing.spawn"}
         master = cluster["ranks"][0]["master"]
         assert master.startswith("127.0.0.1:") and all(r["master"] == master for r in cluster["ranks"])
-        with playwright_api.sync_playwright() as p:
-            browser = browser_or_skip(p)
-            page = browser.new_page()
-            page.goto(server.url)
-            panel = page.locator("#cluster")
-            panel.locator(".rank-row").nth(1).wait_for()
-            text = panel.inner_text()
-            browser.close()
+        page = page_for(server.url)  # its console's errors, if any, fail the test and are shown
+        page.wait_for_function("document.querySelectorAll('#cluster .rank-row').length === 2", timeout=60_000)
+        text = page.locator("#cluster").inner_text()
         for words in ("world size 2", "gloo", f"MASTER_ADDR:PORT {master}",
                       "started by torch.multiprocessing.spawn", "local 1/2"):
             assert words in text, (words, text)

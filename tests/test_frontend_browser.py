@@ -397,6 +397,29 @@ def test_the_cluster_panel_lists_every_rank_with_its_health(up, page_for):
         assert status in ("idle", "busy") and "cpu" in text and "♥" in text and "MiB" in text
 
 
+def test_a_page_whose_first_requests_fail_asks_again_and_goes_live(up, browser):
+    """As when it loads while its server restarts: the catalog is asked for again, not given up on."""
+    page = browser.new_page()
+    refused = []
+
+    def refuse_twice(route):
+        if len(refused) < 2:
+            refused.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/api/catalog", refuse_twice)
+    try:
+        page.goto(f"{up.url}/")
+        expect(page.locator("#connection")).to_have_attribute("data-state", "open")
+        page.wait_for_function(f"document.querySelectorAll('#cluster .rank-row').length === {P}")
+        assert len(refused) == 2
+        expect(page.locator("#collectives button[data-collective=all_reduce]")).to_be_visible()
+    finally:
+        page.close()
+
+
 def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for):
     run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
     page = page_for(f"{up.url}/?run={run['id']}")

@@ -89,21 +89,23 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
             ranks = wait_for(lambda: len(r := job(server, found["id"])["ranks"]) == 4 and r)
             wait_for(lambda: job(server, found["id"])["job"]["collectives"] > 30)
             pid = next(r["pid"] for r in ranks if r["rank"] == 2)
+            drain(viewer)  # what was said before the stop is not about it
             os.kill(pid, signal.SIGSTOP)
             stopped = time.monotonic()
-            hang = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"], timeout=30)
+            # a busy machine may make another rank a second late before: that wait is real, and said
+            hang = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"]
+                                    and m["hang"]["late"] == [2], timeout=30)
             named_after = time.monotonic() - stopped
             os.kill(pid, signal.SIGCONT)
-            over = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"] is None,
-                                    timeout=30)
+            over = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"] is None
+                                    and "rank 2 caught up" in m["text"], timeout=30)
             out, err = proc.communicate(timeout=120)
         finally:
             stop_torchrun(proc)
     # bench/watch_overhead.py measures it too
     print(f"the stopped rank was named {named_after:.2f} s after SIGSTOP")
     assert proc.returncode == 0, err[-3000:]
-    assert hang["job_id"] == found["id"] and hang["hang"]["late"] == [2] \
-        and hang["hang"]["waiting"] == [0, 1, 3]
+    assert hang["job_id"] == found["id"] and hang["hang"]["waiting"] == [0, 1, 3]
     assert "ddp_hooked.py:" in hang["text"], hang["text"]
     if hang["hang"]["kind"] == "wait":  # stopped between collectives (mostly: it sleeps between steps),
         # or inside one every rank issued, which the others wait in while it is silent
@@ -112,7 +114,7 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
             or "which every rank issued; rank 2 has said nothing for" in hang["text"], hang["text"]
     else:  # stopped inside one it had issued, the others' recorders not saying they wait in it
         assert "rank 2 has said nothing for" in hang["text"], hang["text"]
-    assert "rank 2 caught up" in over["text"]
+    assert over["job_id"] == found["id"]
 
     done = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
     assert {r["rank"]: r["exit_code"] for r in done["ranks"]} == {0: 0, 1: 0, 2: 0, 3: 0}
@@ -167,6 +169,14 @@ def test_the_others_wait_in_the_collective_they_wait_in_not_one_they_finished(se
     said = "ranks 0, 1, 2 wait in all_reduce #3 (10 float32); rank 3 last reported #"
     assert hang["text"].startswith(said), hang["text"]
     assert all(c["complete"] for c in done["collectives"])
+
+
+def drain(viewer) -> None:
+    try:
+        while True:
+            viewer.recv(timeout=0)
+    except TimeoutError:
+        pass
 
 
 def wait_for_message(viewer, match, timeout: float) -> dict:

@@ -384,7 +384,16 @@ document.addEventListener("keydown", (e) => {
   typed = untyped();
 });
 
-await refreshCatalog(); // the ended states, before the first run arrives
+/** The catalog at last: a server that is restarting, or a lost request, is asked again. */
+async function firstCatalog(delay = 250) {
+  while (!(await refreshCatalog().then(() => true, () => false))) {
+    say("connection", "reconnecting…");
+    await new Promise((wake) => setTimeout(wake, delay));
+    delay = Math.min(delay * 2, 5000);
+  }
+}
+
+await firstCatalog(); // the ended states, before the first run arrives
 applyShared();
 state.send = live(route, (socket) => {
   $("connection").dataset.state = socket;
