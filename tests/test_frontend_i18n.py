@@ -25,7 +25,7 @@ PHONE, PROJECTOR = (390, 844), (1280, 720)
 SHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "i18n"
 SCRIPT = {"ko": re.compile("[\uac00-\ud7a3]"), "zh": re.compile("[\u4e00-\u9fff]")}
 # What stays English in every language: op, phase and collective names, dtypes, files; zh writes "rank"
-KEPT = r"\w+_\w+|reduce-scatter|all-gather|broadcast|reduce|scatter|gather|XOR|fan-out|fan-in|pull|push|" \
+KEPT = r"\w+_\w+|reduce-scatter|all-gather|broadcast|reduce|scatter|gather|SUM|XOR|fan-out|fan-in|pull|push|" \
        r"float\d+|int\d+|\S+\.py"
 LEFT = {"ko": re.compile(KEPT), "zh": re.compile(f"rank|{KEPT}")}
 ONE_VOTE = {"ko": "휴대폰마다 한 표", "zh": "每部手机一票"}  # the phone's card until the reveal

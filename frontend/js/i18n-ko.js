@@ -64,14 +64,14 @@ export default {
       "가중치 가져오기(pull, fan-out): 모든 서버가 자기 가중치 샤드를 모든 워커에 보냅니다",
     "pull weights (fan-out): the server, {r1}, sends the weights to every worker":
       "가중치 가져오기(pull, fan-out): 서버인 {r1}에서 모든 워커로 가중치를 보냅니다",
-    ["push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends each shard of "
-      + "−η·g (η = 1) to that shard's server, which adds it to its shard of the weights"]:
-      "그래디언트 보내기(push, fan-in), 집계와 업데이트, w ← w − η·Σg: 모든 워커가 −η·g (η = 1)의 각 샤드를 그 샤드의 서버로 보내고, 서버는 그것을 자기 "
-        + "가중치 샤드에 더합니다",
-    ["push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends −η·g (η = 1) to the "
-      + "server, {r1}, which adds each to the weights as it lands"]:
-      "그래디언트 보내기(push, fan-in), 집계와 업데이트, w ← w − η·Σg: 모든 워커가 −η·g (η = 1)를 서버인 {r1}에 보내고, 서버는 도착하는 "
-        + "대로 가중치에 더합니다",
+    ["push gradients (fan-in), aggregate and update (under SUM, w ← w − η·Σg): every worker sends each "
+      + "shard of −η·g (η = 1) to that shard's server, which combines it with its shard of the weights"]:
+      "그래디언트 보내기(push, fan-in), 집계와 업데이트(SUM이면 w ← w − η·Σg): 모든 워커가 −η·g (η = 1)의 각 샤드를 그 샤드의 서버로 보내고, "
+        + "서버는 그것을 자기 가중치 샤드와 합칩니다",
+    ["push gradients (fan-in), aggregate and update (under SUM, w ← w − η·Σg): every worker sends −η·g "
+      + "(η = 1) to the server, {r1}, which combines each with the weights as it lands"]:
+      "그래디언트 보내기(push, fan-in), 집계와 업데이트(SUM이면 w ← w − η·Σg): 모든 워커가 −η·g (η = 1)를 서버인 {r1}에 보내고, 서버는 도착하는 "
+        + "대로 가중치와 합칩니다",
     "{r1} passes the data on to {r2}": "{r1}에서 {r2}에게 데이터를 넘겨줍니다",
     "{r1} sends every rank its own block": "{r1}에서 각 랭크로 그 랭크의 블록을 보냅니다",
     "{r1} sends its buffer to every other rank": "{r1}에서 다른 모든 랭크로 버퍼를 보냅니다",

@@ -59,12 +59,12 @@ export default {
       "拉取权重（pull，fan-out）：每个服务器把自己那份权重分片发给每个工作节点",
     "pull weights (fan-out): the server, {r1}, sends the weights to every worker":
       "拉取权重（pull，fan-out）：服务器 {r1} 把权重发给每个工作节点",
-    ["push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends each shard of "
-      + "−η·g (η = 1) to that shard's server, which adds it to its shard of the weights"]:
-      "推送梯度（push，fan-in）、聚合并更新，w ← w − η·Σg：每个工作节点把 −η·g（η = 1）的每个分片发给该分片的服务器，服务器把它加到自己那份权重上",
-    ["push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends −η·g (η = 1) to the "
-      + "server, {r1}, which adds each to the weights as it lands"]:
-      "推送梯度（push，fan-in）、聚合并更新，w ← w − η·Σg：每个工作节点把 −η·g（η = 1）发给服务器 {r1}，服务器每收到一份就加到权重上",
+    ["push gradients (fan-in), aggregate and update (under SUM, w ← w − η·Σg): every worker sends each "
+      + "shard of −η·g (η = 1) to that shard's server, which combines it with its shard of the weights"]:
+      "推送梯度（push，fan-in）、聚合并更新（SUM 时 w ← w − η·Σg）：每个工作节点把 −η·g（η = 1）的每个分片发给该分片的服务器，服务器把它与自己那份权重合并",
+    ["push gradients (fan-in), aggregate and update (under SUM, w ← w − η·Σg): every worker sends −η·g "
+      + "(η = 1) to the server, {r1}, which combines each with the weights as it lands"]:
+      "推送梯度（push，fan-in）、聚合并更新（SUM 时 w ← w − η·Σg）：每个工作节点把 −η·g（η = 1）发给服务器 {r1}，服务器每收到一份就把它与权重合并",
     "{r1} passes the data on to {r2}": "{r1} 把数据继续传给 {r2}",
     "{r1} sends every rank its own block": "{r1} 把每个 rank 各自的块发给它",
     "{r1} sends its buffer to every other rank": "{r1} 把自己的缓冲区发给其他每个 rank",

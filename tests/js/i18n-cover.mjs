@@ -5,9 +5,9 @@ import "./rs.mjs";
 
 const { translate } = await import("rs/i18n.js");
 const tables = { ko: (await import("rs/i18n-ko.js")).default, zh: (await import("rs/i18n-zh.js")).default };
-// What stays as it is in every language: op and phase names, files, symbols; and "rank" as zh writes it
+// What stays as it is in every language: op (SUM, XOR) and phase names, files, symbols; and "rank" as zh writes it
 // (the seed's word), which ko writes 랭크.
-const KEPT = "reduce-scatter|all-gather|broadcast|reduce|scatter|gather|XOR|fan-out|fan-in|pull|push|"
+const KEPT = "reduce-scatter|all-gather|broadcast|reduce|scatter|gather|SUM|XOR|fan-out|fan-in|pull|push|"
   + "KiB|MiB|log2|\\S+\\.py";
 const kept = { ko: new RegExp(KEPT, "g"), zh: new RegExp(`rank|${KEPT}`, "g") };
 

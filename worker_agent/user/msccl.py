@@ -111,9 +111,9 @@ def parse(algo: ElementTree.Element, where: str) -> tuple[str, str, int, Built]:
                          "reducescatter, alltoall)")
     collective = get(COLLECTIVES[coll])
     inplace = algo.get("inplace", "1") == "1"
-    if inplace and collective.name == "all_to_all":
-        raise MscclError(f"{where}: an in-place alltoall is not imported: Ringside's all_to_all keeps what a "
-                         "rank sends apart from what it receives (inplace=\"0\" files are)")
+    if inplace and not collective.in_place:
+        raise MscclError(f"{where}: an in-place {coll} is not imported: Ringside's {collective.name} keeps what "
+                         "a rank sends apart from what it receives (inplace=\"0\" files are)")
     p, per_loop = _int(algo, "ngpus", where), _int(algo, "nchunksperloop", where)
     pieces, uneven = divmod(per_loop, collective.message_blocks(p))  # MSCCL's chunks are a whole message's
     if p < 1 or pieces < 1 or uneven:

@@ -46,11 +46,12 @@ def _pull_caption(hosts: list[int]) -> str:
 
 def _push_caption(hosts: list[int]) -> str:
     if len(hosts) == 1:
-        return ("push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends "
-                f"−η·g (η = 1) to the server, {rank(hosts[0])}, which adds each to the weights as it "
-                "lands")
-    return ("push gradients (fan-in), aggregate and update, w ← w − η·Σg: every worker sends each "
-            "shard of −η·g (η = 1) to that shard's server, which adds it to its shard of the weights")
+        return ("push gradients (fan-in), aggregate and update (under SUM, w ← w − η·Σg): every worker "
+                f"sends −η·g (η = 1) to the server, {rank(hosts[0])}, which combines each with the weights "
+                "as it lands")
+    return ("push gradients (fan-in), aggregate and update (under SUM, w ← w − η·Σg): every worker sends "
+            "each shard of −η·g (η = 1) to that shard's server, which combines it with its shard of the "
+            "weights")
 
 
 # --- the traffic formulas, for one run's N and P ------------------------------
