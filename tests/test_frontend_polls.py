@@ -160,6 +160,17 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     phones[1].click("#follow-presenter")
     presenter.screenshot(path=str(SHOTS / "poll-presenter-open.png"))
     fits(presenter, PROJECTOR[0])
+    # the "?" kept whole on the stage wherever the rank asked about sits, at its edge too
+    asked = presenter.evaluate("window.ringside.polls.asked.rank")
+    for other in range(4):
+        inside = presenter.evaluate(f"""() => {{
+          const {{ polls, stage }} = window.ringside;
+          polls.asked.rank = {other}; polls.mark();
+          const c = stage.svg.querySelector(".asked circle"), r = +c.getAttribute("r");
+          const [x, y] = [+c.getAttribute("cx"), +c.getAttribute("cy")];
+          return x - r >= 0 && y - r >= 0 && x + r <= stage.width && y + r <= stage.height; }}""")
+        assert inside, f"the badge on rank {other} leaves the stage"
+    presenter.evaluate(f"window.ringside.polls.asked.rank = {asked}; window.ringside.polls.mark()")
 
     # A phone that reloads finds its vote, and cannot vote again.
     phones[0].reload()

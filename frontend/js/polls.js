@@ -225,8 +225,10 @@ export class Polls {
     const { w, h } = stage.card, r = Math.max(16, stage.head * 0.7),
       g = el("g", { class: "asked" }, stage.names);
     el("rect", { x: at.x - w / 2 - 5, y: at.y - h / 2 - 5, width: w + 10, height: h + 10, rx: 10 }, g);
-    el("circle", { cx: at.x + w / 2, cy: at.y - h / 2, r }, g);
-    el("text", { x: at.x + w / 2, y: at.y - h / 2, "font-size": r * 1.4 }, g).textContent =
+    // on the card's corner, kept whole where the card meets the stage's edge
+    const cx = Math.min(at.x + w / 2, stage.width - r - 1), cy = Math.max(at.y - h / 2, r + 1);
+    el("circle", { cx, cy, r }, g);
+    el("text", { x: cx, y: cy, "font-size": r * 1.4 }, g).textContent =
       this.state.poll.state === "open" ? "?" : "✓";
   }
 }
