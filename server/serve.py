@@ -44,8 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, default=None,
                         help=f"SQLite file for the runs (default {default_db()})")
     parser.add_argument("--viewer-token", default=os.environ.get("RINGSIDE_VIEWER_TOKEN"),
-                        help="require this token to watch "
-                             "(default: anyone who can reach the server may watch)")
+                        help="require this token to watch (default: none on loopback; beyond it, "
+                             "one is made and printed unless --open-viewing)")
     parser.add_argument("--viewer-queue", type=positive, default=Settings.viewer_queue,
                         help="messages a viewer may fall behind before it is dropped (default %(default)s)")
     parser.add_argument("--lost-after", type=seconds, default=Settings.lost_after,
