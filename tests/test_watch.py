@@ -24,6 +24,7 @@ from ringside.server import watch_hangs as hangs
 from ringside.server.watch_record import Collective
 from ringside.server.watched import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
 from ringside.server.watching import MAX_PUSH_RANKS
+from ringside.worker_agent.rank.local import free_port
 from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from distributed import stop_torchrun
 from server_helpers import WORKER_TOKEN, messages, start_serve
@@ -32,12 +33,6 @@ from websockets.sync.client import connect
 
 ROOT = Path(__file__).parents[1]
 EXAMPLES, FIXTURES = ROOT / "examples", Path(__file__).parent / "fixtures"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def torchrun(server_url: str, script: Path, *args: str, nproc: int = 4, token: str = WORKER_TOKEN,
