@@ -160,3 +160,25 @@ def test_the_parameter_servers_words_and_updates_read_at_the_back(up, page_for, 
     assert sorted(n for n in names if n.endswith(" · server")) == \
         [f"rank {r} · server" for r in range(servers)], names
     phone.screenshot(path=str(SHOTS / f"walk-parameter-server-{servers}-phone.png"))
+
+
+NOTES = """() => [...document.querySelectorAll('#stage g.cell.spare')].map((c) => {
+    const t = c.querySelector('text.note');
+    return [+c.dataset.rank, t.textContent, t.textContent ? parseFloat(getComputedStyle(t).fontSize)
+        * t.getScreenCTM().a : null]; })"""
+
+
+def test_a_reduces_not_output_reads_at_the_back_or_is_left_to_the_hatching(up, page_for):
+    """A reduce at 4 ranks: the tree's short cards have no room for "not output" at 18 px; on a
+    projector it is then not written at 11 px (the hatching says it), on a phone it stays."""
+    run = up.run(collective="reduce", algorithm="binomial_tree", count=1, **LECTURE)
+    assert run["state"] == "done" and run["verified"] is True, run["error"]
+    page = open_run(page_for, up, run)
+    go(page, len(run["steps"]) - 1)
+    notes = page.evaluate(NOTES)
+    assert len(notes) == 3, f"the three ranks but the root hold no output: {notes}"
+    small = [n for n in notes if n[1] and n[2] < LEAST_PX]
+    assert small == [], f"'not output' under {LEAST_PX} px on the projector: {notes}"
+    phone = open_run(page_for, up, run, viewport=PHONE, present=False)
+    go(phone, len(run["steps"]) - 1)
+    assert all(text == "not output" for _, text, _ in phone.evaluate(NOTES)), "a phone still says it"

@@ -149,12 +149,13 @@ export function drawCard(stage, parent, rank, isRoot) {
     el("rect", { class: "spare-mark", width: cw, height: ch }, cell);
     el("rect", { class: "edge", width: cw, height: ch }, cell);
     const text = el("text", { class: "value", x: cw / 2, y: ch / 2 }, cell);
-    // "not output": on a projector at 18 px where it stays clear under the value
+    // "not output": on a projector at 18 px where it stays clear under the value, else not written
+    // (the hatching and the hover say it); elsewhere at 14 px at most
     const least = stage.least, maxFont = Math.min(ch * 0.55, 40);
     const small = least && ch * 0.5 - 1.45 * least > 0.36 * maxFont ? least : Math.min(14, ch * 0.18);
     const note = el("text", { class: "note", x: cw / 2, y: ch - small * 0.7, "font-size": small }, cell);
     stage.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, note, w: cw, h: ch,
-      noteFonts: [small, Math.min(14, ch * 0.18)],
+      noteFonts: small >= least ? [small] : [],
       maxFont, cx: left + cx0 + cw / 2, cy: top + band + ch / 2 };
     // A buffer in labelled parts (an input half and an output half): the label at each part's start.
     const label = regionOf.get(c);
