@@ -38,7 +38,8 @@ PLAY = """async (steps) => {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ranks", type=int, default=16)
     parser.add_argument("--steps", type=int, default=8, help="steps to play (each 1.4 s at 1x)")
     parser.add_argument("--present", action="store_true", help="in lecture mode (the stage is larger)")

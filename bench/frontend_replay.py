@@ -60,7 +60,8 @@ MEASURE = """async ({ ranks, steps, values, way }) => {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ranks", type=int, default=64)
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--values", type=int, default=4, help="values per chunk (a chunk per rank)")

@@ -61,7 +61,8 @@ def measure(world, iterations, rounds):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--iterations", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=10)

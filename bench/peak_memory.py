@@ -44,7 +44,8 @@ def measure(world, sizes, algorithms):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--sizes", default="16,64,128", help="MiB per rank's buffer")
     parser.add_argument("--algorithms", default="ring,native")

@@ -73,7 +73,8 @@ async def cancel_latencies(up, cancels: int, count: int) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--cancels", type=int, default=5)

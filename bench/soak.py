@@ -226,7 +226,8 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=10)
     parser.add_argument("--viewers", type=int, default=200)
     parser.add_argument("--kill-every", type=float, default=2, help="minutes between rank kills")

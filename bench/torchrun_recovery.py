@@ -54,7 +54,8 @@ def once(server: Up, ranks: int, timeout: float) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ranks", type=int, default=3)
     parser.add_argument("--tries", type=int, default=5)
     parser.add_argument("--timeout", type=float, default=2.0, help="the hang run's timeout, s")

@@ -89,7 +89,8 @@ async def bench(up, viewers: int, runs: int, server: psutil.Process) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--viewers", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=50)
     args = parser.parse_args()

@@ -100,7 +100,8 @@ def named_after(ranks: int, server) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--steps", type=int, default=30)

@@ -31,7 +31,8 @@ def free_port() -> int:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", required=True, help="URL of the Ringside server to join")
     parser.add_argument("-n", "--ranks", type=int, default=4)
     args = parser.parse_args()
