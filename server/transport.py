@@ -20,8 +20,9 @@ route it is for. Three bounds an anonymous client could otherwise push past:
   gracefully, which waits until the peer reads what is buffered for it, and one that reads nothing
   held its socket, its buffer and its handler for as long as it liked (256 from one address: 53 MB);
 - a refusal says nothing in the log: uvicorn wrote a traceback for each text message that was
-  not UTF-8, and an ERROR line for each handshake refused with a body (a foreign Host), so
-  an anonymous client could fill the log at a line or a traceback a connection.
+  not UTF-8, an ERROR line for each handshake refused with a body (a foreign Host), and a
+  WARNING for each request h11 could not parse (answered 400), so an anonymous client could
+  fill the log at a line or a traceback a connection.
 
 These are uvicorn's own protocol classes (h11 and websockets' sans-I/O), each with a
 few lines more, given to uvicorn.Config as `http` and `ws` (`protocols`)."""
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import logging
 from collections import Counter
 from collections.abc import Callable
 
@@ -46,6 +48,16 @@ PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as
 VIEWER_PATH = "/ws"
 
 _open: Counter[str] = Counter()  # connections held per client address (this process serves one app)
+
+
+class _QuietRefusals(logging.Filter):
+    """Drops uvicorn's WARNING for a request h11 cannot parse: the client gets its 400 all the same."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg != "Invalid HTTP request received."
+
+
+_QUIET = _QuietRefusals()
 
 
 def _address(protocol) -> str | None:
@@ -214,6 +226,7 @@ def protocols(headers_within_s: float = HEADERS_WITHIN_S, message_within_s: floa
               ping_every_s: float = PING_EVERY_S) -> dict:
     """uvicorn.Config's protocol arguments: the bounded protocols with these deadlines, and a websocket
     pinged every `ping_every_s`, its answer due within as long (else it is dropped)."""
+    logging.getLogger("uvicorn.error").addFilter(_QUIET)  # once: a filter already there is not added again
     return {"http": type("BoundedHTTP", (BoundedHTTP,), {"within_s": headers_within_s}),
             "ws": type("BoundedWebSocket", (BoundedWebSocket,), {"within_s": message_within_s}),
             "ws_max_size": MAX_FRAME, "ws_ping_interval": ping_every_s, "ws_ping_timeout": ping_every_s}

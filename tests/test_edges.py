@@ -254,6 +254,20 @@ def test_refused_websockets_leave_the_log_quiet(server):
     assert "Traceback" not in said and "ERROR" not in said, said[:2000]
 
 
+def test_unparseable_requests_leave_the_log_quiet(server):
+    """A request h11 cannot parse (not HTTP, or two Host headers) wrote a WARNING line each: an anonymous
+    client could fill the log a line a connection. Each is still answered 400, and says nothing there."""
+    before = server.log_text()
+    for request in (b"GARBAGE\r\n\r\n", b"GET / HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\n\r\n"):
+        for _ in range(20):
+            with connect_from(server, "127.0.0.47") as sock:
+                sock.sendall(request)
+                assert read_all(sock).startswith(b"HTTP/1.1 400")
+    assert health_within(server, 5.0)
+    said = server.log_text()[len(before):]
+    assert "Invalid HTTP request" not in said, said[:2000]
+
+
 def test_requests_whose_headers_never_end_are_closed_and_health_answers_meanwhile(server):
     """2,000 connections that begin a request's headers and stall (from one address): those past
     the address's cap are refused at once, the rest closed at the headers' deadline; a request from
