@@ -32,13 +32,22 @@ def check(w: Watched) -> tuple[Hang | None, str | None] | None:
         w.job.hang = hang  # the same wait, longer
         return None
     w.job.hang = hang
-    if hang is None:
-        what = f"{old.op} #{old.seq} went on" if old.kind == "wait" else "it reports again"
-        text = f"{ranks_words(old.late)} caught up: {what} after {old.since_s:.1f} s"
-    else:
-        text = hang.text
+    said = [caught_up(old, hang)] if old is not None else []
+    text = "; ".join(filter(None, [*said, hang and hang.text]))
     w.note(text)
     return hang, text
+
+
+def caught_up(old: Hang, new: Hang | None) -> str | None:
+    """What the late ones of a hang that ended did, if the new one (if any) is not theirs too: a rank let
+    go on may make a later collective wait for another, and that the first went on is said as well."""
+    if new is not None and (new.kind, new.group, new.seq) == (old.kind, old.group, old.seq):
+        return None  # the same collective, fewer (or other) ranks late: the new words say who
+    gone = [r for r in old.late if new is None or r not in new.late]
+    if not gone:
+        return None
+    what = f"{old.op} #{old.seq} went on" if old.kind == "wait" else "it reports again"
+    return f"{ranks_words(gone)} caught up: {what} after {old.since_s:.1f} s"
 
 
 def left_open(w: Watched) -> list[Collective]:

@@ -130,7 +130,7 @@ export class Jobs {
     if (this.job?.id !== id) return;
     this.job.hang = hang;
     this.setHang(hang, text);
-    this.shown.events.push({ t: Date.now() / 1e3 - this.job.started_at, text: hang?.text ?? text });
+    this.shown.events.push({ t: Date.now() / 1e3 - this.job.started_at, text });
   }
 
   /** The presenter's page shows job `id`. */
