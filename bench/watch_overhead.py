@@ -57,15 +57,15 @@ def torchrun(ranks: int, mode: list[str] | None, server: str, *args: str, **pope
     watch = [] if mode is None else ["-m", "ringside.watch", "--server", server, *mode]
     cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={ranks}",
            "--standalone", *watch, __file__, "--train", *args]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, **popen)
+    return subprocess.Popen(cmd, **{"stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL, "text": True, **popen})
 
 
 def step_times(ranks: int, mode, server: str, hidden: int, steps: int) -> list[float]:
-    proc = torchrun(ranks, mode, server, str(hidden), str(steps))
-    out, _ = proc.communicate(timeout=1200)
+    proc = torchrun(ranks, mode, server, str(hidden), str(steps), stderr=subprocess.PIPE)
+    out, err = proc.communicate(timeout=1200)
     lines = [line for line in out.splitlines() if line.startswith("[")]
     if proc.returncode != 0 or not lines:
-        raise SystemExit(f"the job failed ({proc.returncode})")
+        raise SystemExit(f"the job failed ({proc.returncode}):\n{err[-3000:]}")
     return json.loads(lines[-1])
 
 
@@ -83,17 +83,20 @@ def named_after(ranks: int, server) -> float:
     with connect(server.ws_url("/ws")) as viewer:
         proc = torchrun(ranks, [], server.url, str(HIDDEN["1 M"]), "400", start_new_session=True)
         try:
-            pid = None
-            while pid is None:  # the last rank's pid, once the job's ranks have said hello and issued
+            pid, late = None, []
+            while pid is None:  # once the job's ranks have said hello and issued: the last rank not late
                 for message in messages(viewer.recv(timeout=60)):
+                    if message["type"] == "job_hang":  # one already late would be named by no new message
+                        late = message["hang"]["late"] if message["hang"] else []
                     if message["type"] == "job" and len(message["ranks"]) == ranks \
                             and message["job"]["collectives"] > 20:
-                        pid = next(r["pid"] for r in message["ranks"] if r["rank"] == ranks - 1)
+                        victim = max(set(range(ranks)) - set(late))
+                        pid = next(r["pid"] for r in message["ranks"] if r["rank"] == victim)
             os.kill(pid, signal.SIGSTOP)
             stopped = time.monotonic()
             while True:
                 for message in messages(viewer.recv(timeout=60)):
-                    if names(message, ranks - 1):
+                    if names(message, victim):
                         return time.monotonic() - stopped
         finally:
             stop_torchrun(proc)

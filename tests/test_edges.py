@@ -42,6 +42,9 @@ def server(tmp_path_factory):
 
 
 HEADERS_WITHIN_S, MESSAGE_WITHIN_S = 3.0, 5.0
+# another address is answered within this, under the stalled ones' deadline: a server they held up
+# would answer only once they are cut off (on a busy machine a health check may take a second)
+SERVED_WITHIN_S = 2.5
 
 
 def port_of(server) -> int:
@@ -64,6 +67,15 @@ def health_within(server, seconds: float) -> bool:
         sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         answer = sock.recv(4096)
     return answer.startswith(b"HTTP/1.1 200") and time.monotonic() - began < seconds
+
+
+def served_from(server, source: str) -> bool:
+    with connect_from(server, source) as sock:
+        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        try:
+            return sock.recv(4096).startswith(b"HTTP/1.1 200")
+        except ConnectionResetError:
+            return False
 
 
 def read_all(sock: socket.socket) -> bytes:
@@ -199,7 +211,7 @@ def test_a_websocket_message_never_finished_is_closed_though_its_peer_answers_pi
             closed = True
     sock.close()
     assert closed, f"still open after {MESSAGE_WITHIN_S + 30:g} s"
-    assert health_within(server, 1.0)
+    assert health_within(server, SERVED_WITHIN_S)
 
 
 def test_a_viewer_that_pings_and_reads_nothing_holds_no_pongs(server):
@@ -281,7 +293,7 @@ def test_requests_whose_headers_never_end_are_closed_and_health_answers_meanwhil
                 socks.append(sock)
             except OSError:
                 pass  # refused: over the cap
-        assert health_within(server, 1.0)
+        assert health_within(server, SERVED_WITHIN_S)
         began = time.monotonic()
         held = [s for s in socks if _open(s)]
         assert 0 < len(held) <= MAX_PER_CLIENT
@@ -289,7 +301,7 @@ def test_requests_whose_headers_never_end_are_closed_and_health_answers_meanwhil
             sock.settimeout(HEADERS_WITHIN_S + 10)
             assert sock.recv(4096) == b"", "closed at the deadline, with no answer"
         assert time.monotonic() - began < HEADERS_WITHIN_S + 5
-        assert health_within(server, 1.0)
+        assert health_within(server, SERVED_WITHIN_S)
     finally:
         close_all(socks)
 
@@ -319,13 +331,13 @@ def test_an_address_at_its_cap_is_refused_and_served_again_once_it_lets_go(serve
         except ConnectionResetError:
             refused = True
         assert refused, "one connection past the cap is closed unanswered"
-        assert health_within(server, 1.0), "other addresses are served"
+        assert health_within(server, SERVED_WITHIN_S), "other addresses are served"
     finally:
         close_all(socks)
-    time.sleep(0.2)
-    with connect_from(server, "127.0.0.40") as again:
-        again.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        assert again.recv(4096).startswith(b"HTTP/1.1 200")
+    deadline = time.monotonic() + 10  # the server counts the closes as it reads them
+    while not served_from(server, "127.0.0.40"):
+        assert time.monotonic() < deadline, "the address is served again once it lets go"
+        time.sleep(0.1)
     assert server.call("GET", "/api/health", token=PRESENTER_TOKEN)[0] == 200
 
 
@@ -400,7 +412,7 @@ def test_a_store_locked_by_another_process_loses_no_run(tmp_path):
     """Another process holds the store's file locked for longer than a submission waits: the
     run that ends meanwhile is read as done at once and lands when the lock goes; the run
     submitted meanwhile is refused (503, store), never half queued; the next run is done."""
-    server = start_serve(tmp_path, "--lost-after", "1")
+    server = start_serve(tmp_path, "--lost-after", "5")
     ranks = [ScriptedRank(server, r, 2) for r in range(2)]
     ask = {"collective": "all_reduce", "algorithm": "ring", "count": 8}
     try:
@@ -421,7 +433,7 @@ def test_a_store_locked_by_another_process_loses_no_run(tmp_path):
         for _ in range(30):  # the writer's first try waits a quarter of a second for the lock
             began = time.monotonic()
             health = server.call("GET", "/api/health")[1]
-            assert time.monotonic() - began < 1, "the loop never waits on the lock"
+            assert time.monotonic() - began < 5, "the loop never waits on the lock (held 12 s)"
             if health["status"] == "degraded":
                 break
             time.sleep(0.1)

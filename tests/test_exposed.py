@@ -289,13 +289,19 @@ def hello(serve, sockets, rank: int, world_size: int, **fields):
     ws.send(json.dumps({"type": "hello", "v": PROTOCOL_VERSION, "rank": rank, "world_size": world_size,
                         "host": "claim",
                         "pid": 1, "backend": "gloo", "device": "cpu", "torch_version": "x", **fields}))
-    try:
-        ws.recv(timeout=1)
-    except TimeoutError:
-        return ws, None  # accepted: a rank hears nothing until a run
-    except ConnectionClosed as e:
-        return None, (e.rcvd.code, e.rcvd.reason)
-    raise AssertionError("a rank heard something before any run")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # a busy machine may take seconds to answer either way
+        try:
+            ws.recv(timeout=0.1)
+        except TimeoutError:  # a rank hears nothing until a run: it is accepted once the cluster lists it
+            if any(r["rank"] == rank and r["host"] == "claim" and r["status"] != "lost"
+                   for r in serve.cluster()["ranks"]):
+                return ws, None
+            continue
+        except ConnectionClosed as e:
+            return None, (e.rcvd.code, e.rcvd.reason)
+        raise AssertionError("a rank heard something before any run")
+    raise AssertionError(f"rank {rank}'s hello was neither refused nor listed within 30 s")
 
 
 def world_size(serve) -> int:

@@ -29,7 +29,7 @@ def brief(n: int) -> settings:
 def fuzz(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("fuzz")
     up = start_up(tmp, ranks=2, env={"RINGSIDE_WORKER_TOKEN": WORKER_TOKEN})
-    serve = start_serve(tmp, "--lost-after", "1")
+    serve = start_serve(tmp, "--lost-after", "5")
     yield F.Fuzz(up, serve)
     up.stop()
     serve.stop()

@@ -85,7 +85,7 @@ def test_a_straggler_arrives_last_at_every_step_and_costs_what_the_schedule_pred
 
 
 def test_a_slow_link_makes_its_steps_finish_last():
-    rate = 1e5
+    rate = 1e4  # 0.4 s a step: well past what a busy machine's scheduling moves a rank's end
     spec = RunSpec(collective="all_reduce", algorithm="ring", count=4096, capture="none",
                    perturb={"slow_link": {"a": 1, "b": 2, "bytes_per_s": rate}})
     linger = 4096 // P * 4 / rate  # one chunk of float32 a step, 1 -> 2 in every step of the ring

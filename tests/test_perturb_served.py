@@ -185,6 +185,8 @@ def test_the_page_marks_the_perturbation_shows_who_waited_and_freezes_on_a_hang(
                            timeout=60_000)
     page.wait_for_selector("#stage line.perturb-link[data-a='0'][data-b='1']")
 
+    # the caption below comes once three steps are drawn: at four times the speed, long before the timeout
+    page.evaluate("window.ringside.player.setSpeed(4)")
     status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring",
                                                  "count": 16, "timeout": 6,
                                                   "perturb": {"hang": {"rank": 2, "step": 3}}})

@@ -84,7 +84,7 @@ def run_scripted(server, steps: int = 2) -> dict:
 def test_reads_do_not_read_the_stored_runs(tmp_path):
     port = free_port()
     counts = seed(tmp_path / f"serve-{port}.db", STORED)
-    server = start_serve(tmp_path, "--lost-after", "1", port=port)
+    server = start_serve(tmp_path, "--lost-after", "5", port=port)
     try:
         status, text = server.call("GET", "/metrics")
         assert status == 200, text  # before: 500, it parsed the last 500 done runs' bodies
@@ -219,7 +219,7 @@ def test_a_store_from_before_figures_and_summaries_gets_them(tmp_path):
 def test_run_ids_count_on_across_restarts(tmp_path):
     port, ids = free_port(), []
     for _ in range(3):
-        server = start_serve(tmp_path, "--lost-after", "1", port=port)
+        server = start_serve(tmp_path, "--lost-after", "5", port=port)
         ranks = [ScriptedRank(server, r, 2) for r in range(2)]
         try:
             server.wait_ranks(2, timeout=10)
@@ -237,7 +237,7 @@ def test_run_ids_count_on_across_restarts(tmp_path):
 
 
 def test_viewers_and_workers_that_go_leave_no_traceback(tmp_path):
-    server = start_serve(tmp_path, "--lost-after", "1", "--viewer-queue", "16")
+    server = start_serve(tmp_path, "--lost-after", "5", "--viewer-queue", "16")
     host, port = server.url.split("//")[1].split(":")
     try:
         for _ in range(3):  # workers that leave during the hello: before the upgrade completes, and after

@@ -24,7 +24,7 @@ def serve(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("serve")
     (tmp / "page").mkdir()
     (tmp / "page" / "index.html").write_text("<!doctype html><title>scripted page</title>")
-    server = start_serve(tmp, "--lost-after", "1", "--world-hold", "0", "--viewer-queue", "64",
+    server = start_serve(tmp, "--lost-after", "3", "--world-hold", "0", "--viewer-queue", "64",
                          "--ping-every", "5",
                          env={"RINGSIDE_FRONTEND": str(tmp / "page")})
     yield server

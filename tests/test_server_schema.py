@@ -30,7 +30,9 @@ def schemathesis(url: str, tmp_path: Path, *headers: str) -> None:
             [str(st), "run", f"{url}/openapi.json", *headers,
              "--checks",
              "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance",
-             "--max-examples", "25", "--phases", "examples,coverage,fuzzing", "--workers", "2", "--no-color"],
+             "--max-examples", "25", "--phases", "examples,coverage,fuzzing", "--workers", "2", "--no-color",
+                 # a first prediction at a new P builds its schedules: on a busy machine, seconds
+                 "--request-timeout", "60"],
             capture_output=True, text=True, timeout=600, cwd=tmp_path,
         )
         if CLIENTS_OWN not in done.stdout + done.stderr:

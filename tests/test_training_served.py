@@ -37,26 +37,34 @@ def wait_training(up, training_id: str, timeout: float = 120) -> dict:
     raise TimeoutError(f"training {training_id} did not end within {timeout} s")
 
 
-def listen(up, heard: list, stop: threading.Event) -> threading.Thread:
+def listen(up, heard: list, until) -> threading.Thread:
+    """A viewer that records what it hears (its snapshot first) until `until(message)`; returned
+    once the snapshot came, so nothing said after is missed."""
+    ready = threading.Event()
+
     def run():
         with connect(up.ws_url()) as ws:
-            while not stop.is_set():
-                try:
-                    heard.extend(messages(ws.recv(timeout=0.2)))
-                except TimeoutError:
-                    continue
+            heard.extend(messages(ws.recv(timeout=30)))
+            ready.set()
+            while True:
+                batch = messages(ws.recv(timeout=120))
+                heard.extend(batch)
+                if any(until(m) for m in batch):
+                    return
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
+    assert ready.wait(30), "no snapshot"
     return thread
 
 
 def test_a_training_streams_its_steps_holds_the_cluster_and_keeps_its_syncs(up):
-    heard, stop = [], threading.Event()
-    listener = listen(up, heard, stop)
-    time.sleep(0.5)  # the viewer is in before the training starts
+    heard, ended = [], {}
+    listener = listen(up, heard, lambda m: m["type"] == "training" and m["training"]["id"] == ended.get("id")
+                      and m["training"]["state"] == "done")
     status, body = up.call("POST", "/api/trainings", {"method": "ring", "hidden": HIDDEN, "steps": STEPS})
     assert status == 202, body
+    ended["id"] = body["id"]
     busy, why = up.call("POST", "/api/trainings", {"method": "ring", "hidden": HIDDEN, "steps": STEPS})
     assert busy == 409 and why["detail"]["field"] == "cluster"
     status, queued = up.call("POST", "/api/runs",
@@ -71,9 +79,8 @@ def test_a_training_streams_its_steps_holds_the_cluster_and_keeps_its_syncs(up):
     n_bytes = parameters(HIDDEN) * 4
     assert abs(ring["bytes_sent"] - 2 * (P - 1) * n_bytes / P) <= 2 * (P - 1) * 4  # 2·(N/P)·(P-1)
     assert up.wait(queued["id"])["verified"] is True  # the run ran after the training
-    time.sleep(0.5)
-    stop.set()
-    listener.join(5)
+    listener.join(60)
+    assert not listener.is_alive(), "the viewer never heard the training end"
     rows = [m for m in heard if m["type"] == "train_step" and m["id"] == body["id"]]
     assert [m["step"]["step"] for m in rows] == list(range(STEPS)), "every step, once, in order"
     states = [m["training"]["state"] for m in heard

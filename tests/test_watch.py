@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -96,7 +97,7 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
             os.kill(pid, signal.SIGCONT)
             # said as the hang clears, or as another (a rank a second late to the next) takes its place
             over = wait_for_message(viewer, lambda m: m["type"] == "job_hang"
-                                    and "rank 2 caught up" in m["text"], timeout=30)
+                                    and re.search(r"\branks? (\d+, )*2(, \d+)* caught up", m["text"]), timeout=30)
             out, err = proc.communicate(timeout=120)
         finally:
             stop_torchrun(proc)
@@ -130,11 +131,11 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
     assert all(c["bytes"] == 4 * c["count"] and c["dtype"] == "float32" for c in reduces)
 
 
-def hang_of_rank_3(server, fixture: str) -> tuple[dict, dict]:
+def hang_of_rank_3(server, fixture: str, *args: str) -> tuple[dict, dict]:
     """Run a fixture whose rank 3 stops itself: the hang once it names rank 3 late, then (rank 3 let go
     on, the job ended 0) the job done."""
     before = {j["id"] for j in jobs(server)}
-    proc = torchrun(server.url, FIXTURES / fixture, launcher=())
+    proc = torchrun(server.url, FIXTURES / fixture, *args, launcher=())
     try:
         found = wait_for(lambda: newest_job(server, fixture, before))
         hang = wait_for(lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [3] and h,
@@ -148,10 +149,10 @@ def hang_of_rank_3(server, fixture: str) -> tuple[dict, dict]:
     return hang, wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
 
 
-def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_others_wait_for(server):
+def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_others_wait_for(server, tmp_path):
     """Rank 3 stops inside all-reduce #2 after every rank issued it: no rank is late to issue, so it is
     named once silent, as the rank the others wait for in #2 (they do not go on)."""
-    hang, done = hang_of_rank_3(server, "stopped_inside.py")
+    hang, done = hang_of_rank_3(server, "stopped_inside.py", str(tmp_path))
     assert (hang["kind"], hang["op"], hang["seq"], hang["waiting"]) == ("wait", "all_reduce", 2, [0, 1, 2]), \
         hang
     assert hang["text"].startswith("ranks 0, 1, 2 wait in all_reduce #2 (1,000 float32), which every rank "
@@ -437,7 +438,9 @@ def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server)
     with connect(server.ws_url("/ws")) as viewer:
         proc = torchrun(server.url, FIXTURES / "desync.py", "6", nproc=2, launcher=())
         try:
-            said = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"], timeout=60)
+            # a rank's report a second behind the other's is a wait, and said, before they are seen to disagree
+            said = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"]
+                                    and m["hang"]["kind"] == "mismatch", timeout=60)
             proc.communicate(timeout=120)
         finally:
             stop_torchrun(proc)
@@ -469,8 +472,11 @@ def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang
         except TimeoutError:
             pass
     assert found["missed"] > 0, "a 16-entry ring cannot keep 3,000 back-to-back collectives between reads"
-    assert hangs == [], "a collective some rank's report lost is not a hang"
     shown = job(server, found["id"])
+    unseen = {(c["group"], c["seq"]) for c in shown["collectives"] if c["unseen"]}
+    # a rank a second late is a wait, and said (a busy machine makes some): not one its reports lost
+    assert unseen and not [h for h in hangs if (h["hang"]["group"], h["hang"]["seq"]) in unseen], \
+        "a collective some rank's report lost is not a hang"
     assert all(c["complete"] or c["unseen"] for c in shown["collectives"])
 
 

@@ -259,18 +259,29 @@ def pipelined(rounds: Sequence[Round], pieces: int) -> tuple[Step, ...]:
     round s+1 of piece c-1 overlap in one step: they touch different chunks,
     so the result is the same and the pipe stays full.
     """
-    tables = [as_table(s.transfers) for s in rounds]
+    if not rounds:
+        return ()
+    # the rounds' rows, latest round first: a step's pieces (c ascending) are in rounds t - c
+    # (descending), one slice of this table; a thousand-rank chain cut in many pieces is built
+    # in a slice a step, not a copy per piece and round
+    tables = [as_table(s.transfers) for s in reversed(rounds)]
+    rows, n = np.concatenate(tables), len(rounds)
+    round_of = np.repeat(np.arange(n - 1, -1, -1), [len(t) for t in tables])
+    start = np.concatenate([[0], np.cumsum([len(t) for t in tables])])  # of the i-th latest round
     steps = []
-    for t in range(len(rounds) + pieces - 1 if rounds else 0):
-        active = [(c, t - c) for c in range(pieces) if 0 <= t - c < len(rounds)]
-        table = np.concatenate([_piece(tables[s], pieces, c) for c, s in active])
-        if not len(table):
+    for t in range(n + pieces - 1):
+        first, last = min(t, n - 1), max(0, t - pieces + 1)  # the rounds at work, piece t - s in round s
+        a, b = start[n - 1 - first], start[n - last]
+        if a == b:
             continue
-        phases = list(dict.fromkeys(rounds[s].phase for _, s in active))
+        table = rows[a:b].copy()
+        table[:, 2:4] = table[:, 2:4] * pieces + (t - round_of[a:b])[:, None]
+        active = range(first, last - 1, -1)
+        phases = list(dict.fromkeys(rounds[s].phase for s in active))
         if pieces == 1:
-            caption = rounds[active[0][1]].caption
+            caption = rounds[first].caption
         else:
-            caption = "; ".join(f"piece {c}: {rounds[s].caption}" for c, s in active)
+            caption = "; ".join(f"piece {t - s}: {rounds[s].caption}" for s in active)
         steps.append(Step(" + ".join(phases), caption, table))
     return tuple(steps)
 
