@@ -23,7 +23,7 @@ def mark(page) -> int:
     return page.evaluate("window.changes.length")
 
 
-def first(page, since: int, test: str, timeout: float = 10_000) -> int:
+def first(page, since: int, test: str, timeout: float = 30_000) -> int:
     """The time of the first change after `since` for which `test` holds ((run_id, step, playing,
     speed) => bool), waiting for it to happen."""
     find = (f"window.changes.slice({since}).find(([t, run_id, step, playing, speed]) => "

@@ -277,7 +277,7 @@ def test_the_perfetto_button_hands_the_trace_over_or_says_it_cannot(up, page_for
     expect(page.locator("#perfetto-status")).to_contain_text("unreachable")
     popup.value.close()
     page.wait_for_function("document.getElementById('perfetto-status').dataset.state === 'failed'",
-                           timeout=5_000)
+                           timeout=15_000)
     # Where it answers (a page in its place that speaks its PING/PONG), the trace arrives whole.
     page.context.route("https://ui.perfetto.dev/**",
                        lambda route: route.fulfill(status=200, content_type="text/html", body=STAND_IN))

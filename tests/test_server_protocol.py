@@ -295,9 +295,12 @@ def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(serve, rank
         return any(c.raddr and c.raddr.port == port
                    for c in psutil.Process(serve.proc.pid).net_connections("tcp"))
     try:
+        deadline = time.monotonic() + 10  # held once accepted (read now: its ping is due in 5 s)
+        while not held():
+            assert time.monotonic() < deadline, "the server never accepted the stalled viewer"
+            time.sleep(0.05)
         run_id = flood(serve, a, b, 500)  # ~11 MB: more than the kernel buffers hold
         assert serve.wait(run_id, timeout=30)["state"] == "done"
-        assert held()
         deadline = time.monotonic() + 5 + 5 + 30
         while held() and time.monotonic() < deadline:
             time.sleep(1)

@@ -228,7 +228,8 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
 def test_a_job_outlives_its_server_and_carries_on_with_the_next(tmp_path):
     port = free_port()
     first = start_serve(tmp_path, port=port)
-    proc = torchrun(first.url, EXAMPLES / "ddp_train.py", "--steps", "400", "--width", "128",
+    steps = 600  # 12 s and more: the job outlives a restart (a second, a start, a retry) on a busy machine
+    proc = torchrun(first.url, EXAMPLES / "ddp_train.py", "--steps", str(steps), "--width", "128",
                     "--pace", "0.02", nproc=2)
     try:
         found = wait_for(lambda: newest_job(first, "ddp_train.py", set()))
@@ -243,7 +244,7 @@ def test_a_job_outlives_its_server_and_carries_on_with_the_next(tmp_path):
             again = wait_for(lambda: (j := job(second, found["id"]))["job"]["state"] == "done" and j)
             assert [j["id"] for j in jobs(second)] == [found["id"]], "the ranks came back to the same job"
             # what was in flight as the server died is lost; the rest is there, to the last step
-            assert again["job"]["collectives"] > 350 and max(c["seq"] for c in again["collectives"]) >= 400
+            assert again["job"]["collectives"] > steps - 50 and max(c["seq"] for c in again["collectives"]) >= steps
             assert any("came back" in e["text"] for e in again["events"])
             indices = [c["index"] for c in again["collectives"]]
             assert indices == sorted(set(indices)), "indices go on after the kill, none taken twice"
