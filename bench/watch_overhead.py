@@ -13,6 +13,7 @@ the server's viewers hear the hang.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import signal
@@ -50,6 +51,8 @@ def train(args: list[str]) -> None:
         times.append(time.perf_counter() - began)
     if dist.get_rank() == 0:
         print(json.dumps(times[warmup:]), flush=True)
+    del ddp, optimizer, loss  # DDP holds the group: gone first, its threads end with it (examples/ddp_train.py)
+    gc.collect()
     dist.destroy_process_group()
 
 

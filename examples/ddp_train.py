@@ -10,6 +10,7 @@ launcher every bucket's all-reduce shows on the dashboard as it happens:
 others wait for it in their next all-reduce, which the dashboard names."""
 
 import argparse
+import gc
 import time
 
 import torch
@@ -37,6 +38,15 @@ def main() -> None:
     args = parser.parse_args()
 
     dist.init_process_group("gloo")
+    train(args)
+    # DDP holds the group: gone first, the group's threads end here. A gloo thread left to drop the
+    # last all-reduce as Python shuts down aborts the process ("terminate called without an active
+    # exception"), now and then, on a busy machine
+    gc.collect()
+    dist.destroy_process_group()
+
+
+def train(args: argparse.Namespace) -> None:
     rank = dist.get_rank()
     torch.manual_seed(0)
     ddp = DistributedDataParallel(model(args.width), bucket_cap_mb=args.bucket_mb)
@@ -53,7 +63,6 @@ def main() -> None:
         time.sleep(args.pace)
         if rank == 0 and step % 10 == 0:
             print(f"step {step}: loss {loss.item():.4f}", flush=True)
-    dist.destroy_process_group()
 
 
 if __name__ == "__main__":
