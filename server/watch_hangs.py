@@ -32,8 +32,7 @@ def check(w: Watched) -> tuple[Hang | None, str | None] | None:
         w.job.hang = hang  # the same wait, longer
         return None
     w.job.hang = hang
-    said = [caught_up(old, hang)] if old is not None else []
-    text = "; ".join(filter(None, [*said, hang and hang.text]))
+    text = "; ".join(filter(None, [old and caught_up(old, hang), hang and hang.text]))
     w.note(text)
     return hang, text
 
