@@ -74,6 +74,9 @@ def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server,
         page.wait_for_function(f"() => [...Array({P}).keys()].every(r => ({MARKS})(r) > 0)", timeout=60_000)
         grows(page, marks(page))
         expect(page.locator("#job-ranks .rank-row")).to_have_count(P)
+        # a cell each: rank, local rank, state and place, reports (two bare texts made one 5em cell)
+        expect(page.locator("#job-ranks .rank-row").first.locator("> span")).to_have_count(4)
+        expect(page.locator("#job-ranks .rank-row").first.locator("> span").nth(1)).to_have_text(f"local 0/{P}")
         buckets = page.locator("#job-recent td[data-head=bucket]")
         expect(buckets.filter(has_text=re.compile(r"weight|bias")).first).to_be_visible()
         assert ddp.wait(120) == 0

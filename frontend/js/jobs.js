@@ -230,8 +230,8 @@ export class Jobs {
         ...(late.includes(r.rank) && { "data-late": "" }) },
         html("span", { title: `pid ${r.pid} · ${r.launcher}` },
           html("span", { class: "dot", style: `background: ${colour(r.rank)}` }), r.rank),
-        `local ${r.local_rank}/${r.local_world_size}`,
-        `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`,
+        html("span", {}, `local ${r.local_rank}/${r.local_world_size}`),
+        html("span", {}, `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`),
         html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}`
           + `${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
           Object.entries(r.issued).map(([g, s]) => `g${g} #${s}`).join(" ") || "–"))))));
