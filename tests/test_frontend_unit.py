@@ -28,7 +28,9 @@ def test_javascript_unit_tests_pass():
 
 
 def test_the_frontend_stays_small():
-    """The project's own JS and CSS (plotly.js is served from the installed package). 315 KiB since
+    """The project's own JS and CSS (plotly.js is served from the installed package). 316 KiB since
+    a phone's formulas are drawn again when it takes the presenter's run, and a watched job's rank
+    rows have a cell each; 315 KiB since
     its lines were wrapped under 110 characters (whitespace only: 2.4 KiB); 312 KiB since
     a lecturer's pass on them (the strip's and the caption's room, phase labels at 18 px, Home and
     End in an exported page, the formulas as lines on a phone); 308 KiB since
@@ -43,7 +45,7 @@ def test_the_frontend_stays_small():
     held everything before them."""
     size = sum(p.stat().st_size for p in (ROOT / "frontend").rglob("*")
                if p.suffix in (".js", ".css", ".html"))
-    assert size < 315 * 1024, f"{size} bytes"
+    assert size < 316 * 1024, f"{size} bytes"
 
 
 @pytest.mark.parametrize("collective, algorithm, shape", [

@@ -34,12 +34,14 @@ export function showFormulas(name, page) {
     document.body.append(box);
   }
   box.hidden = !view;
-  const mine = ++shown;
+  const mine = ++shown, run = page.player.run;
   if (!view) return;
-  if (page.player.run) return draw(box, page.player.run, view, page, mine, 0);
+  // drawn again for another run: a phone's (the presenter's) may be on its way
+  const redraw = () => mine === shown && (page.player.run?.id === run?.id
+    ? page.player.addEventListener("change", redraw, { once: true }) : showFormulas(name, page));
+  page.player.addEventListener("change", redraw, { once: true });
+  if (run) return draw(box, run, view, page, mine, 0);
   box.replaceChildren(html("p", {}, "Run something first: the formulas take its N and P."));
-  // a phone's run may be on its way
-  page.player.addEventListener("change", () => mine === shown && showFormulas(name, page), { once: true });
 }
 
 async function draw(box, run, view, page, mine, polls) {
