@@ -265,9 +265,9 @@ def pipelined(rounds: Sequence[Round], pieces: int) -> tuple[Step, ...]:
     # (descending), one slice of this table; a thousand-rank chain cut in many pieces is built
     # in a slice a step, not a copy per piece and round
     tables = [as_table(s.transfers) for s in reversed(rounds)]
-    rows, n = np.concatenate(tables), len(rounds)
-    round_of = np.repeat(np.arange(n - 1, -1, -1), [len(t) for t in tables])
-    start = np.concatenate([[0], np.cumsum([len(t) for t in tables])])  # of the i-th latest round
+    rows, n, sizes = np.concatenate(tables), len(rounds), [len(t) for t in tables]
+    round_of = np.repeat(np.arange(n - 1, -1, -1), sizes)
+    start = np.concatenate([[0], np.cumsum(sizes)])  # of the i-th latest round
     steps = []
     for t in range(n + pieces - 1):
         first, last = min(t, n - 1), max(0, t - pieces + 1)  # the rounds at work, piece t - s in round s
