@@ -25,8 +25,14 @@ def measure(world, collectives, sizes, iterations, warmup):
     """On every rank: the sweep with auto, for every collective."""
     out = {}
     for collective in collectives:
-        a = {"collective": collective, "dtype": "float32", "op": "SUM", "iterations": iterations,
-             "warmup": warmup, "backend": None}
+        a = {
+            "collective": collective,
+            "dtype": "float32",
+            "op": "SUM",
+            "iterations": iterations,
+            "warmup": warmup,
+            "backend": None,
+        }
         out[collective] = bench.sweep(world, a, bench.default_algorithms(collective), sizes)
     return out
 
@@ -38,8 +44,9 @@ def verdict(vs: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=2)
@@ -48,12 +55,25 @@ def main() -> None:
     parser.add_argument("--save", help="write every measured row here, as JSON lines")
     args = parser.parse_args()
     sizes = bench.sizes("all_reduce", 1 << 10, args.max_bytes, 4)
-    results = unwrap(run_ranks(measure, args.ranks, args.collectives.split(","), sizes, args.iterations,
-                               args.warmup, timeout=6 * 3600))[0]
-    print(f"# auto vs native, P={args.ranks}, float32, gloo; {args.iterations} timed iterations "
-          f"(+{args.warmup} warm-up) taking turns with native's; mean over ranks of each rank's mean")
-    print(f"{'collective':>15} {'size':>10} {'auto us':>11} {'auto/native':>11} {'95% CI':>11} "
-          f"{'verdict':>8}  auto ran")
+    results = unwrap(
+        run_ranks(
+            measure,
+            args.ranks,
+            args.collectives.split(","),
+            sizes,
+            args.iterations,
+            args.warmup,
+            timeout=6 * 3600,
+        )
+    )[0]
+    print(
+        f"# auto vs native, P={args.ranks}, float32, gloo; {args.iterations} timed iterations "
+        f"(+{args.warmup} warm-up) taking turns with native's; mean over ranks of each rank's mean"
+    )
+    print(
+        f"{'collective':>15} {'size':>10} {'auto us':>11} {'auto/native':>11} {'95% CI':>11} "
+        f"{'verdict':>8}  auto ran"
+    )
     saved = []
     for collective, rows in results.items():
         slower = 0
@@ -63,8 +83,10 @@ def main() -> None:
             vs = r["vs_native"]
             slower += verdict(vs) == "slower"
             interval = "-" if vs["low"] is None else f"{vs['low']:.2f}-{vs['high']:.2f}"
-            print(f"{collective:>15} {r['size']:>10} {r['time'] * 1e6:>11.1f} {vs['ratio']:>11.2f} "
-                  f"{interval:>11} {verdict(vs):>8}  {r['ran']}")
+            print(
+                f"{collective:>15} {r['size']:>10} {r['time'] * 1e6:>11.1f} {vs['ratio']:>11.2f} "
+                f"{interval:>11} {verdict(vs):>8}  {r['ran']}"
+            )
         print(f"{collective:>15} {'slower at':>10} {slower} of {len(sizes)} sizes")
         saved += [dict(r, collective=collective) for r in rows]
     if args.save:

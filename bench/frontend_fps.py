@@ -38,14 +38,19 @@ PLAY = """async (steps) => {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=16)
     parser.add_argument("--steps", type=int, default=8, help="steps to play (each 1.4 s at 1x)")
     parser.add_argument("--present", action="store_true", help="in lecture mode (the stage is larger)")
     parser.add_argument("--loads", type=int, default=5, help="page loads to time the first paint over")
-    parser.add_argument("--lang", choices=("en", "ko", "zh"), default="en",
-                        help="the page's language (ko, zh: words and captions translated as they change)")
+    parser.add_argument(
+        "--lang",
+        choices=("en", "ko", "zh"),
+        default="en",
+        help="the page's language (ko, zh: words and captions translated as they change)",
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -59,10 +64,12 @@ def main() -> None:
             for _ in range(args.loads):
                 page = browser.new_page(viewport={"width": 1280, "height": 720})
                 page.goto(f"{up.url}/{query}")
-                page.wait_for_function("() => window.ringside.player.run && "
-                                       f"window.ringside.player.run.id === '{run['id']}'")
-                entries = dict(page.evaluate("performance.getEntriesByType('paint').map(e "
-                                             "=> [e.name, e.startTime])"))
+                page.wait_for_function(
+                    f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
+                )
+                entries = dict(
+                    page.evaluate("performance.getEntriesByType('paint').map(e => [e.name, e.startTime])")
+                )
                 ready = page.evaluate("performance.now()")
                 paints.append((entries.get("first-paint"), entries.get("first-contentful-paint"), ready))
                 last = page
@@ -73,17 +80,24 @@ def main() -> None:
     chunks = len(run["chunk_bounds"])
     elapsed = figures["elapsed"] / 1000
     gaps = sorted(figures["gaps"])
-    print(f"ring all_reduce, {args.ranks} ranks x {chunks} chunks, "
-          f"{'lecture mode' if args.present else 'default view'}, 1280x720, page in {args.lang}")
+    print(
+        f"ring all_reduce, {args.ranks} ranks x {chunks} chunks, "
+        f"{'lecture mode' if args.present else 'default view'}, 1280x720, page in {args.lang}"
+    )
     print(f"  stage ticks: {figures['ticks']} in {elapsed:.2f} s = {figures['ticks'] / elapsed:.1f} fps")
-    print(f"  frames drawn: {len(gaps) + 1}, median gap {statistics.median(gaps):.1f} ms, "
-          f"p95 {gaps[int(0.95 * (len(gaps) - 1))]:.1f} ms, worst {gaps[-1]:.1f} ms")
-    print(f"  long tasks (page script over 50 ms): {len(figures['long'])}, "
-          f"{sum(figures['long']):.0f} ms in all")
+    print(
+        f"  frames drawn: {len(gaps) + 1}, median gap {statistics.median(gaps):.1f} ms, "
+        f"p95 {gaps[int(0.95 * (len(gaps) - 1))]:.1f} ms, worst {gaps[-1]:.1f} ms"
+    )
+    print(
+        f"  long tasks (page script over 50 ms): {len(figures['long'])}, {sum(figures['long']):.0f} ms in all"
+    )
     print(f"  machine load while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     fp, fcp, ready = (statistics.median(x for x in col if x is not None) for col in zip(*paints))
-    print(f"  first paint {fp:.0f} ms, first contentful paint {fcp:.0f} ms, run on stage {ready:.0f} ms "
-          f"(median of {args.loads} loads)")
+    print(
+        f"  first paint {fp:.0f} ms, first contentful paint {fcp:.0f} ms, run on stage {ready:.0f} ms "
+        f"(median of {args.loads} loads)"
+    )
 
 
 if __name__ == "__main__":

@@ -60,8 +60,9 @@ MEASURE = """async ({ ranks, steps, values, way }) => {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=64)
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--values", type=int, default=4, help="values per chunk (a chunk per rank)")
@@ -76,8 +77,9 @@ def main() -> None:
         route.fulfill(path=FRONTEND / path.lstrip("/"), content_type="text/javascript")
 
     def ms(way, steps):
-        figures = pages[way].evaluate(MEASURE, {"ranks": args.ranks, "steps": steps, "values": args.values,
-                                                "way": way})
+        figures = pages[way].evaluate(
+            MEASURE, {"ranks": args.ranks, "steps": steps, "values": args.values, "way": way}
+        )
         assert figures["frames"] == steps + 1
         return figures["ms"]
 
@@ -93,14 +95,19 @@ def main() -> None:
         ms("new", args.steps)  # compiled before it is timed
         for steps in sizes:
             # The new way is quick enough to take the median of a few; the old one is not.
-            rows.append((steps, ms("old", steps),
-                         statistics.median(ms("new", steps) for _ in range(args.repeat))))
+            rows.append(
+                (steps, ms("old", steps), statistics.median(ms("new", steps) for _ in range(args.repeat)))
+            )
         version = browser.version
         browser.close()
-    print(f"a live run's frames, {args.ranks} ranks x {args.ranks} chunks of {args.values} "
-          f"values, Chromium {version}")
-    print(f"{'steps':>6} {'old: replay all (ms)':>21} {'per step':>9} {'new: extend (ms)':>17} "
-          f"{'per step':>9} {'old / new':>10}")
+    print(
+        f"a live run's frames, {args.ranks} ranks x {args.ranks} chunks of {args.values} "
+        f"values, Chromium {version}"
+    )
+    print(
+        f"{'steps':>6} {'old: replay all (ms)':>21} {'per step':>9} {'new: extend (ms)':>17} "
+        f"{'per step':>9} {'old / new':>10}"
+    )
     for steps, old, new in rows:
         print(f"{steps:6} {old:21.1f} {old / steps:9.3f} {new:17.1f} {new / steps:9.3f} {old / new:10.1f}")
     # The last two sizes: a ring's first `ranks` steps are cheaper (its chunks' origins still grow).

@@ -34,8 +34,10 @@ def main() -> None:
         print(f"{str(p.relative_to(FRONTEND)):32} {len(raw):8} {z:8}")
     print(f"{'total':32} {total:8} {zipped:8}")
     limit = budget()
-    print(f"{total / 1024:.1f} KiB of {limit // 1024} KiB budget ({100 * total / limit:.0f}%), "
-          f"{len(files)} files, {zipped / 1024:.1f} KiB gzipped")
+    print(
+        f"{total / 1024:.1f} KiB of {limit // 1024} KiB budget ({100 * total / limit:.0f}%), "
+        f"{len(files)} files, {zipped / 1024:.1f} KiB gzipped"
+    )
 
 
 if __name__ == "__main__":

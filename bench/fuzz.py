@@ -31,16 +31,17 @@ from websockets.sync.client import connect
 
 from ringside.server.harness import WORKER_TOKEN, Up, start_serve, start_up
 from ringside.worker_agent.core.algorithms import CUSTOM, NATIVE, algorithm_of, algorithms
-from ringside.worker_agent.core.predict import stepwise
 from ringside.worker_agent.core.collectives import COLLECTIVES
+from ringside.worker_agent.core.predict import stepwise
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 # --- strategies ------------------------------------------------------------------
 
-WILD = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
-                    lambda inner: (st.lists(inner, max_size=3)
-                                   | st.dictionaries(st.text(max_size=6), inner, max_size=3)),
-                    max_leaves=6)
+WILD = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
 EDGE_INTS = st.sampled_from([-1, 0, 2**31, 2**63, 10**30, 1 << 28])
 
 
@@ -50,11 +51,22 @@ def often(good, bad=WILD):
 
 
 ALGORITHM_NAMES = sorted({a.name for a in algorithms() if a.built} | {NATIVE, CUSTOM})
-SCHEDULES = st.fixed_dictionaries({"steps": st.lists(st.fixed_dictionaries({"transfers": st.lists(
-    often(st.tuples(*[st.integers(-1, 3)] * 4, st.integers(0, 1))),
-    max_size=4)}, optional={"phase": often(st.text(max_size=8))}),
-    max_size=4)}, optional={"pieces": often(st.integers(0, 3)),
-                            "layout": often(st.sampled_from(["ring", "tree", "star"]))})
+SCHEDULES = st.fixed_dictionaries(
+    {
+        "steps": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "transfers": st.lists(
+                        often(st.tuples(*[st.integers(-1, 3)] * 4, st.integers(0, 1))), max_size=4
+                    )
+                },
+                optional={"phase": often(st.text(max_size=8))},
+            ),
+            max_size=4,
+        )
+    },
+    optional={"pieces": often(st.integers(0, 3)), "layout": often(st.sampled_from(["ring", "tree", "star"]))},
+)
 # valid timeouts start at 1 s: below that a real run can time out, and a rank that times out
 # breaks the group by design (test_fuzz.py says so on its own)
 SPEC_FIELDS = {
@@ -76,23 +88,33 @@ SPEC_FIELDS = {
     "timeout": often(st.sampled_from([10.0, 30.0, 3600.0, 0.0, -1.0, 3601.0, math.nan, math.inf])),
     "schedule": often(st.none() | SCHEDULES),
 }
-ANY_BODIES = st.fixed_dictionaries({"collective": SPEC_FIELDS["collective"]},
-                                   optional={k: v for k, v in SPEC_FIELDS.items() if k != "collective"})
+ANY_BODIES = st.fixed_dictionaries(
+    {"collective": SPEC_FIELDS["collective"]},
+    optional={k: v for k, v in SPEC_FIELDS.items() if k != "collective"},
+)
 
 
 def plausible(collective: str):
     """Bodies the page might send for this collective, in a world of 2: many are accepted and run."""
-    return st.fixed_dictionaries({"collective": st.just(collective),
-                                  "algorithm": st.sampled_from([NATIVE, *stepwise(collective)])},
-                                 optional={"count": st.integers(1, 64), "dtype": SPEC_FIELDS["dtype"],
-                                           "op": SPEC_FIELDS["op"],
-                                           "root": st.integers(0, 1), "peer": st.integers(0, 1),
-                                           "group": st.sampled_from([[0, 1], [1, 0], [0], [1]]),
-                                           "chunks": st.integers(1, 3), "iterations": st.integers(1, 3),
-                                           "warmup": st.integers(0, 1),
-                                           "capture": SPEC_FIELDS["capture"],
-                                           "pattern": SPEC_FIELDS["pattern"], "verify": st.booleans(),
-                                           "seed": st.integers(0, 2**63 - 1), "timeout": st.floats(10, 60)})
+    return st.fixed_dictionaries(
+        {"collective": st.just(collective), "algorithm": st.sampled_from([NATIVE, *stepwise(collective)])},
+        optional={
+            "count": st.integers(1, 64),
+            "dtype": SPEC_FIELDS["dtype"],
+            "op": SPEC_FIELDS["op"],
+            "root": st.integers(0, 1),
+            "peer": st.integers(0, 1),
+            "group": st.sampled_from([[0, 1], [1, 0], [0], [1]]),
+            "chunks": st.integers(1, 3),
+            "iterations": st.integers(1, 3),
+            "warmup": st.integers(0, 1),
+            "capture": SPEC_FIELDS["capture"],
+            "pattern": SPEC_FIELDS["pattern"],
+            "verify": st.booleans(),
+            "seed": st.integers(0, 2**63 - 1),
+            "timeout": st.floats(10, 60),
+        },
+    )
 
 
 RUN_BODIES = st.one_of(st.sampled_from(list(COLLECTIVES)).flatmap(plausible), ANY_BODIES)
@@ -104,49 +126,89 @@ RAW_BODIES = st.one_of(
     st.integers(1, 6000).map(lambda digits: b'{"collective": "all_reduce", "count": ' + b"9" * digits + b"}"),
     st.just(b'{"collective": "all_reduce", "algorithm": "\xff\xfe"}'),  # not UTF-8
 )
-RUN_IDS = st.one_of(st.sampled_from(["r-000001", "r-999999", "..", "%2e%2e", "r-000001/../x"]),
-                    st.text(max_size=20))
+RUN_IDS = st.one_of(
+    st.sampled_from(["r-000001", "r-999999", "..", "%2e%2e", "r-000001/../x"]), st.text(max_size=20)
+)
 
 
 def query(params: dict) -> str:
     return urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
 
 
-QUERY_VALUE = st.one_of(st.none(), st.integers(-2, 40).map(str), EDGE_INTS.map(str), st.text(max_size=10),
-                        st.sampled_from(["1e3", "nan", "inf", "-0", "0x10", " 4"]))
+QUERY_VALUE = st.one_of(
+    st.none(),
+    st.integers(-2, 40).map(str),
+    EDGE_INTS.map(str),
+    st.text(max_size=10),
+    st.sampled_from(["1e3", "nan", "inf", "-0", "0x10", " 4"]),
+)
 GET_PATHS = st.one_of(
     st.builds(lambda l, o: f"/api/runs?{query({'limit': l, 'offset': o})}", QUERY_VALUE, QUERY_VALUE),
     RUN_IDS.map(lambda i: f"/api/runs/{urllib.parse.quote(i, safe='')}"),
     RUN_IDS.map(lambda i: f"/api/runs/{urllib.parse.quote(i, safe='')}/trace"),
-    st.fixed_dictionaries({}, optional={
-        "collective": often(st.sampled_from(list(COLLECTIVES)), st.text(max_size=8)),
-        "algorithm": often(st.sampled_from(ALGORITHM_NAMES), st.text(max_size=8)),
-        "world_size": st.one_of(st.integers(-1, 64).map(str),
-                                st.sampled_from(["362", "363", "1024", "1025", "2", "x"])),
-        "chunks": st.one_of(st.integers(0, 8).map(str), st.sampled_from(["1024", "1025", "64"])),
-        "count": QUERY_VALUE, "dtype": QUERY_VALUE, "root": QUERY_VALUE, "alpha": QUERY_VALUE,
-        "beta": QUERY_VALUE,
-    }).map(lambda q: f"/api/model?{query(q)}"),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "collective": often(st.sampled_from(list(COLLECTIVES)), st.text(max_size=8)),
+            "algorithm": often(st.sampled_from(ALGORITHM_NAMES), st.text(max_size=8)),
+            "world_size": st.one_of(
+                st.integers(-1, 64).map(str), st.sampled_from(["362", "363", "1024", "1025", "2", "x"])
+            ),
+            "chunks": st.one_of(st.integers(0, 8).map(str), st.sampled_from(["1024", "1025", "64"])),
+            "count": QUERY_VALUE,
+            "dtype": QUERY_VALUE,
+            "root": QUERY_VALUE,
+            "alpha": QUERY_VALUE,
+            "beta": QUERY_VALUE,
+        },
+    ).map(lambda q: f"/api/model?{query(q)}"),
     st.sampled_from(["/api/health", "/api/cluster", "/api/catalog", "/metrics", "/api/runs", "/"]).flatmap(
-        lambda p: QUERY_VALUE.map(lambda v: p if v is None else f"{p}?x={urllib.parse.quote(v)}")),
+        lambda p: QUERY_VALUE.map(lambda v: p if v is None else f"{p}?x={urllib.parse.quote(v)}")
+    ),
 )
-EVENT_TYPES = ["hello", "heartbeat", "run_started", "step", "run_finished", "run_cancelled", "error",
-               "ping", "nonsense"]
-STATES = st.lists(st.fixed_dictionaries({"chunk": often(st.integers(-1, 4))}, optional={
-    "preview": often(st.lists(st.integers(-3, 3) | st.floats(), max_size=3)), "sum": often(st.floats()),
-    "values": often(st.none() | st.lists(st.floats(), max_size=3))}), max_size=3)
+EVENT_TYPES = [
+    "hello",
+    "heartbeat",
+    "run_started",
+    "step",
+    "run_finished",
+    "run_cancelled",
+    "error",
+    "ping",
+    "nonsense",
+]
+STATES = st.lists(
+    st.fixed_dictionaries(
+        {"chunk": often(st.integers(-1, 4))},
+        optional={
+            "preview": often(st.lists(st.integers(-3, 3) | st.floats(), max_size=3)),
+            "sum": often(st.floats()),
+            "values": often(st.none() | st.lists(st.floats(), max_size=3)),
+        },
+    ),
+    max_size=3,
+)
 EVENT_FIELDS = {
-    "v": often(st.just(PROTOCOL_VERSION), st.integers() | WILD), "rank": often(st.integers(-1, 2)),
-    "world_size": often(st.integers(0, 3) | EDGE_INTS), "local_rank": often(st.integers(-1, 2)),
+    "v": often(st.just(PROTOCOL_VERSION), st.integers() | WILD),
+    "rank": often(st.integers(-1, 2)),
+    "world_size": often(st.integers(0, 3) | EDGE_INTS),
+    "local_rank": often(st.integers(-1, 2)),
     "host": often(st.text(max_size=8)),
-    "pid": often(st.integers(-1, 2**31)), "backend": often(st.sampled_from(["gloo", "nccl"])),
+    "pid": often(st.integers(-1, 2**31)),
+    "backend": often(st.sampled_from(["gloo", "nccl"])),
     "device": st.just("cpu"),
-    "torch_version": st.just("fuzz"), "step": often(st.integers(-1, 8) | st.just(10**9)),
+    "torch_version": st.just("fuzz"),
+    "step": often(st.integers(-1, 8) | st.just(10**9)),
     "t0": often(st.floats()),
-    "t1": often(st.floats()), "states": often(STATES), "inputs": often(STATES), "output": often(STATES),
-    "verified": often(st.none() | st.booleans()), "message": often(st.text(max_size=20)),
+    "t1": often(st.floats()),
+    "states": often(STATES),
+    "inputs": often(STATES),
+    "output": often(STATES),
+    "verified": often(st.none() | st.booleans()),
+    "message": often(st.text(max_size=20)),
     "timings": often(st.fixed_dictionaries({"iterations": st.lists(st.floats(), max_size=3)})),
-    "done": often(st.integers(-1, 3)), "total": often(st.integers(-1, 3)),
+    "done": often(st.integers(-1, 3)),
+    "total": often(st.integers(-1, 3)),
     "group_rank": often(st.integers(-1, 2)),
 }
 ANY_EVENTS = st.fixed_dictionaries({"type": often(st.sampled_from(EVENT_TYPES))}, optional=EVENT_FIELDS)
@@ -154,14 +216,25 @@ ANY_EVENTS = st.fixed_dictionaries({"type": often(st.sampled_from(EVENT_TYPES))}
 
 def event(kind: str, **needed):
     """An event of this type from rank 0 with its fields mostly right; "SPEC" stands for the run's spec."""
-    fields = {"type": st.just(kind), "v": often(st.just(PROTOCOL_VERSION)),
-              "rank": often(st.just(0)), **needed}
-    return st.fixed_dictionaries(fields, optional={k: v for k, v in EVENT_FIELDS.items()
-                                                   if k not in fields and k in OPTIONAL[kind]})
+    fields = {
+        "type": st.just(kind),
+        "v": often(st.just(PROTOCOL_VERSION)),
+        "rank": often(st.just(0)),
+        **needed,
+    }
+    return st.fixed_dictionaries(
+        fields, optional={k: v for k, v in EVENT_FIELDS.items() if k not in fields and k in OPTIONAL[kind]}
+    )
 
 
-OPTIONAL = {"run_started": {"inputs"}, "step": {"states"}, "run_finished": {"output", "verified"},
-            "error": set(), "run_cancelled": set(), "heartbeat": set()}
+OPTIONAL = {
+    "run_started": {"inputs"},
+    "step": {"states"},
+    "run_finished": {"output", "verified"},
+    "error": set(),
+    "run_cancelled": set(),
+    "heartbeat": set(),
+}
 EVENTS = st.one_of(
     ANY_EVENTS,
     event("run_started", group_rank=often(st.just(0)), spec=often(st.just("SPEC"))),
@@ -171,8 +244,17 @@ EVENTS = st.one_of(
     event("run_cancelled", done=EVENT_FIELDS["done"], total=EVENT_FIELDS["total"]),
     event("heartbeat"),
 )
-FRAMES = st.lists(st.one_of(EVENTS.map(json.dumps), WILD.map(json.dumps), st.text(max_size=30),
-                            st.binary(max_size=30), st.just('{"type":"ping"}')), min_size=1, max_size=4)
+FRAMES = st.lists(
+    st.one_of(
+        EVENTS.map(json.dumps),
+        WILD.map(json.dumps),
+        st.text(max_size=30),
+        st.binary(max_size=30),
+        st.just('{"type":"ping"}'),
+    ),
+    min_size=1,
+    max_size=4,
+)
 
 # --- what happens to them ----------------------------------------------------------
 
@@ -190,11 +272,13 @@ class Tally:
     failures: list = field(default_factory=list)
 
     def report(self, restarts: int) -> str:
-        return (f"inputs {sum(self.inputs.values())} "
-                f"({', '.join(f'{k} {n}' for k, n in sorted(self.inputs.items()))}); websocket frames "
-                f"{self.frames}; 5xx {len(self.five_xx)}; crashes {len(self.crashes)}; group restarts "
-                f"{restarts}; accepted specs {len(self.accepted)}, not done and "
-                f"verified {len(self.failures)}")
+        return (
+            f"inputs {sum(self.inputs.values())} "
+            f"({', '.join(f'{k} {n}' for k, n in sorted(self.inputs.items()))}); websocket frames "
+            f"{self.frames}; 5xx {len(self.five_xx)}; crashes {len(self.crashes)}; group restarts "
+            f"{restarts}; accepted specs {len(self.accepted)}, not done and "
+            f"verified {len(self.failures)}"
+        )
 
 
 class Fuzz:
@@ -209,8 +293,9 @@ class Fuzz:
     def rank_pids(self) -> dict[int, int]:
         return {r["rank"]: r["pid"] for r in self.up.cluster()["ranks"] if r["status"] != "lost"}
 
-    def request(self, method: str, path: str, body: bytes | None = None,
-                server: Up | None = None) -> int | None:
+    def request(
+        self, method: str, path: str, body: bytes | None = None, server: Up | None = None
+    ) -> int | None:
         server = server or self.up
         conn = http.client.HTTPConnection(server.url.split("//")[1], timeout=60)
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {server.presenter}"}
@@ -248,7 +333,7 @@ class Fuzz:
 
     def keep_up(self, most: int = 8) -> None:
         """At most `most` accepted runs waiting: the queue does not grow without bound."""
-        for run_id, _ in self.tally.accepted[-most - 1::-1][:1]:
+        for run_id, _ in self.tally.accepted[-most - 1 :: -1][:1]:
             self.ended(run_id)
 
     def ended(self, run_id: str, timeout: float = 120) -> dict | None:
@@ -304,15 +389,28 @@ class Fuzz:
         for it, then a plain finish; the server must keep answering every read about it."""
         self.tally.inputs["run events"] += 1
         serve = self.serve
-        hello = {"v": PROTOCOL_VERSION, "type": "hello", "rank": 0, "world_size": 1, "host": "fuzz",
-                 "pid": 1, "backend": "gloo", "device": "cpu", "torch_version": "fuzz"}
+        hello = {
+            "v": PROTOCOL_VERSION,
+            "type": "hello",
+            "rank": 0,
+            "world_size": 1,
+            "host": "fuzz",
+            "pid": 1,
+            "backend": "gloo",
+            "device": "cpu",
+            "torch_version": "fuzz",
+        }
         try:
-            with connect(serve.ws_url(f"/ws/worker?token={WORKER_TOKEN}"), max_size=None,
-                         open_timeout=30) as ws:
+            with connect(
+                serve.ws_url(f"/ws/worker?token={WORKER_TOKEN}"), max_size=None, open_timeout=30
+            ) as ws:
                 ws.send(json.dumps(hello))
                 deadline = time.monotonic() + 10
-                while (status := self.post(serve, {"collective": "all_reduce", "algorithm": "ring",
-                                                   "count": 4, "timeout": 1.0}))[0] == 503:
+                while (
+                    status := self.post(
+                        serve, {"collective": "all_reduce", "algorithm": "ring", "count": 4, "timeout": 1.0}
+                    )
+                )[0] == 503:
                     if time.monotonic() > deadline:
                         raise TimeoutError("the scripted rank was not taken in")
                     # lost after 1 s of silence
@@ -324,8 +422,17 @@ class Fuzz:
                     spec = {"spec": command["spec"]} if sent.get("spec") == "SPEC" else {}
                     ws.send(json.dumps({"run_id": command["run_id"], **sent, **spec}))
                 self.tally.frames += len(events)
-                ws.send(json.dumps({"v": PROTOCOL_VERSION, "type": "run_finished", "rank": 0,
-                                    "run_id": command["run_id"], "timings": {"iterations": [0.001]}}))
+                ws.send(
+                    json.dumps(
+                        {
+                            "v": PROTOCOL_VERSION,
+                            "type": "run_finished",
+                            "rank": 0,
+                            "run_id": command["run_id"],
+                            "timings": {"iterations": [0.001]},
+                        }
+                    )
+                )
                 deadline = time.monotonic() + 30
                 while serve.call("GET", f"/api/runs/{run_id}")[1].get("state") in ("queued", "running"):
                     if time.monotonic() > deadline:
@@ -336,8 +443,13 @@ class Fuzz:
         except (OSError, TimeoutError) as e:
             self.tally.crashes.append(("events", events, repr(e)[:200]))
             return
-        for path in (f"/api/runs/{run_id}", f"/api/runs/{run_id}/trace", "/api/runs?limit=5", "/metrics",
-                     "/api/model?collective=all_reduce&algorithm=ring"):
+        for path in (
+            f"/api/runs/{run_id}",
+            f"/api/runs/{run_id}/trace",
+            "/api/runs?limit=5",
+            "/metrics",
+            "/api/model?collective=all_reduce&algorithm=ring",
+        ):
             self.request("GET", path, server=serve)
 
     def post(self, server: Up, spec: dict) -> tuple[int, dict]:
@@ -347,8 +459,11 @@ class Fuzz:
     def _verifies(spec: dict) -> bool:
         """Whether a run that asked to be verified has a verdict: native is the reference, and a
         collective that moves no data of the run's has nothing to compare."""
-        return spec["verify"] and not algorithm_of(spec["collective"], spec["algorithm"]).reference \
+        return (
+            spec["verify"]
+            and not algorithm_of(spec["collective"], spec["algorithm"]).reference
             and COLLECTIVES[spec["collective"]].payload
+        )
 
     def finish(self) -> int:
         """Check every accepted run's end, the server and the ranks; the number of group restarts."""
@@ -358,8 +473,11 @@ class Fuzz:
                 self.tally.failures.append((run_id, body, "did not end"))
             elif run["state"] == "cancelled" and run_id in self.cancelled:
                 continue
-            elif run["state"] != "done" or run["verified"] is False or \
-                    (run["verified"] is None and self._verifies(run["spec"])):
+            elif (
+                run["state"] != "done"
+                or run["verified"] is False
+                or (run["verified"] is None and self._verifies(run["spec"]))
+            ):
                 self.tally.failures.append((run_id, body, run["state"], run["verified"], run["error"]))
         for server in filter(None, (self.up, self.serve)):
             if server.proc.poll() is not None:
@@ -368,7 +486,7 @@ class Fuzz:
                 self.tally.crashes.append(("server", server.url, "/api/health did not answer 200"))
             log = server.log_text()
             if "Traceback" in log:
-                self.tally.crashes.append(("log", server.url, log[log.index("Traceback"):][:2000]))
+                self.tally.crashes.append(("log", server.url, log[log.index("Traceback") :][:2000]))
         now = self.rank_pids()
         return sum(1 for rank, pid in self.pids.items() if now.get(rank) != pid)
 
@@ -405,8 +523,13 @@ def feed(fuzz: Fuzz, kind: str, payload) -> None:
 def run(fuzz: Fuzz, inputs: int, seed_value: int | None = None) -> None:
     """`inputs` examples drawn from INPUTS, fed one by one; no shrinking, no stopping on a finding."""
 
-    @settings(max_examples=inputs, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=inputs,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(INPUTS)
     def one(example):
         feed(fuzz, *example)
@@ -429,8 +552,9 @@ def mib(n: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--inputs", type=int, default=100_000)
     parser.add_argument("--seed", type=int)
     args = parser.parse_args()
@@ -448,8 +572,10 @@ def main() -> None:
         up.stop()
         serve.stop()
     t = fuzz.tally
-    print(f"# {time.monotonic() - began:.0f} s; logs in {tmp}; peak RSS: up's server "
-          f"{mib(rss[0])}, serve's {mib(rss[1])}")
+    print(
+        f"# {time.monotonic() - began:.0f} s; logs in {tmp}; peak RSS: up's server "
+        f"{mib(rss[0])}, serve's {mib(rss[1])}"
+    )
     print(t.report(restarts))
     for name, found in (("5xx", t.five_xx), ("crashes", t.crashes), ("not done and verified", t.failures)):
         for item in found[:10]:

@@ -14,8 +14,8 @@ import argparse
 import statistics
 import time
 
-from ringside.worker_agent.rank.local import run_ranks, unwrap
 from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.rank.local import run_ranks, unwrap
 
 SIZES = [1 << 10, 64 << 10, 1 << 20, 16 << 20]
 
@@ -45,8 +45,14 @@ def measure(world, iterations, rounds):
     out = {}
     for size in SIZES:
         plain, harness = [], []
-        spec = RunSpec(collective="all_reduce", count=size // 4, pattern="random_float", capture="none",
-                       iterations=iterations, verify=False)
+        spec = RunSpec(
+            collective="all_reduce",
+            count=size // 4,
+            pattern="random_float",
+            capture="none",
+            iterations=iterations,
+            verify=False,
+        )
         initial = torch_input(spec, world.rank, world.world_size, world.device)
         for round in range(rounds):  # interleaved, each first in turn, so drift hits both alike
             for way in ("plain", "harness") if round % 2 == 0 else ("harness", "plain"):
@@ -61,8 +67,9 @@ def measure(world, iterations, rounds):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--iterations", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=10)

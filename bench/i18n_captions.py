@@ -46,25 +46,33 @@ def captions() -> list[str]:
                     steps = build(record.collective, record.name, p, 0, chunks).to_doc().steps
                 except (ScheduleError, ValueError):  # a world or pieces it does not take
                     continue
-                shown.update(f"Step {k + 1} of {len(steps)} · {s.phase}: {s.caption}"
-                             for k, s in enumerate(steps))
+                shown.update(
+                    f"Step {k + 1} of {len(steps)} · {s.phase}: {s.caption}" for k, s in enumerate(steps)
+                )
     return sorted(shown)
 
 
 def main() -> None:
     shown = captions()
-    done = subprocess.run(["node", "--input-type=module", "-e", TIME, str(ROOT)], check=True,
-                          input=json.dumps(shown), capture_output=True, text=True)
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", TIME, str(ROOT)],
+        check=True,
+        input=json.dumps(shown),
+        capture_output=True,
+        text=True,
+    )
     times = json.loads(done.stdout)
     longest = max(range(len(shown)), key=lambda i: len(shown[i]))
     print(f"{len(shown)} captions as the page shows them, {len(shown[longest])} characters at most")
     for lang, t in times.items():
         ordered = sorted(t)
         slowest = max(range(len(t)), key=t.__getitem__)
-        print(f"  {lang}: median {ordered[len(t) // 2] * 1000:.0f} µs, "
-              f"slowest {ordered[-1] * 1000:.0f} µs, "
-              f"the longest caption {t[longest] * 1000:.0f} µs, all {sum(t):.1f} ms\n"
-              f"    slowest: {shown[slowest][:100]}… ({len(shown[slowest])} characters)")
+        print(
+            f"  {lang}: median {ordered[len(t) // 2] * 1000:.0f} µs, "
+            f"slowest {ordered[-1] * 1000:.0f} µs, "
+            f"the longest caption {t[longest] * 1000:.0f} µs, all {sum(t):.1f} ms\n"
+            f"    slowest: {shown[slowest][:100]}… ({len(shown[slowest])} characters)"
+        )
 
 
 if __name__ == "__main__":

@@ -20,20 +20,24 @@ import statistics
 
 from ringside.worker_agent.core.algorithms import build, formulas
 from ringside.worker_agent.core.algorithms import parameter_server as ps
-from ringside.worker_agent.rank.local import run_ranks, unwrap
 from ringside.worker_agent.core.predict import PRESETS
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.simulate import cost
+from ringside.worker_agent.rank.local import run_ranks, unwrap
 
 # (name, collective, algorithm, servers)
-VARIANTS = (("ring", "all_reduce", "ring", None), ("ps S=1", "parameter_server", ps.NAME, 1),
-            ("ps S=3", "parameter_server", ps.NAME, 3))
+VARIANTS = (
+    ("ring", "all_reduce", "ring", None),
+    ("ps S=1", "parameter_server", ps.NAME, 1),
+    ("ps S=3", "parameter_server", ps.NAME, 3),
+)
 ELEMENTS = (3 << 15, 3 << 18, 3 << 21)  # 384 KiB, 3 MiB, 24 MiB of float32: divisible by every S and P here
 
 
 def measure(world, elements, rounds):
     import torch
     import torch.distributed as dist
+
     from ringside.worker_agent.rank.runner import Runner
 
     runner = Runner(world, lambda event: None)
@@ -42,9 +46,18 @@ def measure(world, elements, rounds):
         times = {name: [] for name, *_ in VARIANTS}
         for _ in range(rounds):
             for name, collective, algorithm, servers in VARIANTS:
-                spec = RunSpec(collective=collective, algorithm=algorithm, servers=servers, count=count,
-                               dtype="float32",
-                               pattern="random_float", capture="none", iterations=1, warmup=1, verify=False)
+                spec = RunSpec(
+                    collective=collective,
+                    algorithm=algorithm,
+                    servers=servers,
+                    count=count,
+                    dtype="float32",
+                    pattern="random_float",
+                    capture="none",
+                    iterations=1,
+                    warmup=1,
+                    verify=False,
+                )
                 t = torch.tensor(runner.run("bench", spec).timings.iterations, dtype=torch.float64)
                 dist.all_reduce(t, op=dist.ReduceOp.MAX)  # an iteration lasts as long as its slowest rank
                 times[name] += t.tolist()
@@ -53,37 +66,53 @@ def measure(world, elements, rounds):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     p = args.ranks
     medians = unwrap(run_ranks(measure, p, ELEMENTS, args.rounds, timeout=3600))[0]
-    print(f"parameter server vs ring all_reduce, float32, {p} ranks, gloo; median of "
-          f"{args.rounds} runs (slowest rank)")
-    print(f"{'N':>8} {'ring ms':>9} {'ps S=1 ms':>10} {'ps S=3 ms':>10} {'S=1/ring':>9} {'S=3/ring':>9} "
-          f"{'S=1/S=3':>8} {'link: ring':>11} {'S=1':>9} {'S=3':>9}")
+    print(
+        f"parameter server vs ring all_reduce, float32, {p} ranks, gloo; median of "
+        f"{args.rounds} runs (slowest rank)"
+    )
+    print(
+        f"{'N':>8} {'ring ms':>9} {'ps S=1 ms':>10} {'ps S=3 ms':>10} {'S=1/ring':>9} {'S=3/ring':>9} "
+        f"{'S=1/S=3':>8} {'link: ring':>11} {'S=1':>9} {'S=3':>9}"
+    )
     for count, m in medians.items():
         n = count * 4
         ring, one, three = (m[name] for name, *_ in VARIANTS)
-        link = [formulas.evaluate("all_reduce", "ring", n, p)["value"], ps.formula(n, p, 1)["value"],
-                ps.formula(n, p, 3)["value"]]
-        print(f"{_size(n):>8} {ring * 1e3:>9.2f} {one * 1e3:>10.2f} {three * 1e3:>10.2f} {one / ring:>9.2f} "
-              f"{three / ring:>9.2f} {one / three:>8.2f} {_size(link[0]):>11} "
-              f"{_size(link[1]):>9} {_size(link[2]):>9}")
-
+        link = [
+            formulas.evaluate("all_reduce", "ring", n, p)["value"],
+            ps.formula(n, p, 1)["value"],
+            ps.formula(n, p, 3)["value"],
+        ]
+        print(
+            f"{_size(n):>8} {ring * 1e3:>9.2f} {one * 1e3:>10.2f} {three * 1e3:>10.2f} {one / ring:>9.2f} "
+            f"{three / ring:>9.2f} {one / three:>8.2f} {_size(link[0]):>11} "
+            f"{_size(link[1]):>9} {_size(link[2]):>9}"
+        )
 
     net = PRESETS["net-100gbps"].params("Simple")
-    print(f"\nthe model's times on a 100 Gb/s network, NCCL's Simple protocol "
-          f"({net.source.split(';')[0]} ...)")
-    print(f"{'N':>8} {'ring ms':>9} {'ps S=1 ms':>10} {'ps S=3 ms':>10} {'S=1/ring':>9} "
-          f"{'S=3/ring':>9} {'S=1/S=3':>8}")
+    print(
+        f"\nthe model's times on a 100 Gb/s network, NCCL's Simple protocol ({net.source.split(';')[0]} ...)"
+    )
+    print(
+        f"{'N':>8} {'ring ms':>9} {'ps S=1 ms':>10} {'ps S=3 ms':>10} {'S=1/ring':>9} "
+        f"{'S=3/ring':>9} {'S=1/S=3':>8}"
+    )
     for count in ELEMENTS:
-        ring, one, three = (_predicted(collective, algorithm, servers, count, p, net)
-                            for _, collective, algorithm, servers in VARIANTS)
-        print(f"{_size(count * 4):>8} {ring * 1e3:>9.2f} {one * 1e3:>10.2f} {three * 1e3:>10.2f} "
-              f"{one / ring:>9.2f} {three / ring:>9.2f} {one / three:>8.2f}")
+        ring, one, three = (
+            _predicted(collective, algorithm, servers, count, p, net)
+            for _, collective, algorithm, servers in VARIANTS
+        )
+        print(
+            f"{_size(count * 4):>8} {ring * 1e3:>9.2f} {one * 1e3:>10.2f} {three * 1e3:>10.2f} "
+            f"{one / ring:>9.2f} {three / ring:>9.2f} {one / three:>8.2f}"
+        )
 
 
 def _predicted(collective: str, algorithm: str, servers: int | None, count: int, p: int, net) -> float:

@@ -44,23 +44,29 @@ def measure(world, sizes, algorithms):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--sizes", default="16,64,128", help="MiB per rank's buffer")
     parser.add_argument("--algorithms", default="ring,native")
     args = parser.parse_args()
     sizes = [int(s) * MiB for s in args.sizes.split(",")]
     ranks = unwrap(run_ranks(measure, args.ranks, sizes, args.algorithms.split(","), timeout=3600))
-    print(f"all_reduce float32, capture summary, verified; {args.ranks} ranks, gloo; "
-          "the largest rank's memory")
-    print(f"{'buffer':>8} {'algorithm':>10} {'before MiB':>11} {'peak MiB':>9} "
-          f"{'run MiB':>8} {'run/buffer':>11}")
+    print(
+        f"all_reduce float32, capture summary, verified; {args.ranks} ranks, gloo; the largest rank's memory"
+    )
+    print(
+        f"{'buffer':>8} {'algorithm':>10} {'before MiB':>11} {'peak MiB':>9} "
+        f"{'run MiB':>8} {'run/buffer':>11}"
+    )
     for i, (size, algorithm, _, _) in enumerate(ranks[0]):
         before, peak = (max(rows[i][k] for rows in ranks) for k in (2, 3))
         run = max(rows[i][3] - rows[i][2] for rows in ranks)
-        print(f"{size // MiB:>4} MiB {algorithm:>10} {before / MiB:>11.0f} {peak / MiB:>9.0f} "
-              f"{run / MiB:>8.0f} {run / size:>11.1f}")
+        print(
+            f"{size // MiB:>4} MiB {algorithm:>10} {before / MiB:>11.0f} {peak / MiB:>9.0f} "
+            f"{run / MiB:>8.0f} {run / size:>11.1f}"
+        )
 
 
 if __name__ == "__main__":

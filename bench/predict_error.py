@@ -28,10 +28,10 @@ import time
 from ringside.worker_agent import bench
 from ringside.worker_agent.core import predict
 from ringside.worker_agent.core.algorithms import build
+from ringside.worker_agent.core.simulate import ALONE, Sharing, cost
 from ringside.worker_agent.core.vocabulary import ITEMSIZE
 from ringside.worker_agent.rank.local import run_ranks, unwrap
 from ringside.worker_agent.rank.process_group import cpu_cores
-from ringside.worker_agent.core.simulate import ALONE, Sharing, cost
 
 COLLECTIVES = ("all_reduce", "broadcast", "reduce_scatter", "all_gather")
 
@@ -41,10 +41,19 @@ def measure(world, collectives, sizes, iterations, warmup, rounds):
     rows = []
     for round_ in range(rounds):
         for collective in collectives:
-            a = {"collective": collective, "dtype": "float32", "op": "SUM", "iterations": iterations,
-                 "warmup": warmup, "backend": None, "algorithms": []}
-            rows += [dict(r, collective=collective, round=round_)
-                     for r in bench.sweep(world, a, predict.stepwise(collective), sizes)]
+            a = {
+                "collective": collective,
+                "dtype": "float32",
+                "op": "SUM",
+                "iterations": iterations,
+                "warmup": warmup,
+                "backend": None,
+                "algorithms": [],
+            }
+            rows += [
+                dict(r, collective=collective, round=round_)
+                for r in bench.sweep(world, a, predict.stepwise(collective), sizes)
+            ]
     return rows, bench.sharing_of(world).to_json()
 
 
@@ -67,10 +76,15 @@ def samples_of(rows, key: str, sharing: Sharing) -> list[tuple[str, predict.Samp
     out = []
     for r in rows:
         if r["algorithm"] in predict.stepwise(r["collective"]):
-            terms = cost(build(r["collective"], r["algorithm"], r["ranks"]), r["block"],
-                         ITEMSIZE[r["type"]], sharing)
-            out.append((f"{r['collective']}/{r['algorithm']}",
-                        predict.Sample(terms.steps, terms.bytes, terms.reduced, r[key], r["size"])))
+            terms = cost(
+                build(r["collective"], r["algorithm"], r["ranks"]), r["block"], ITEMSIZE[r["type"]], sharing
+            )
+            out.append(
+                (
+                    f"{r['collective']}/{r['algorithm']}",
+                    predict.Sample(terms.steps, terms.bytes, terms.reduced, r[key], r["size"]),
+                )
+            )
     return out
 
 
@@ -79,13 +93,19 @@ def report(rows: list[dict], key: str, sharing: Sharing) -> predict.Params:
     labelled = samples_of(rows.values(), key, sharing)
     fitted = predict.solve([s for _, s in labelled])
     held, p = fitted.heldout, fitted.params
-    print(f"\n## {key} "
-          f"({'ranks share cores: ' + str(sharing.to_json()) if sharing else 'every rank alone'}); noise "
-          f"floor (one round against another): {floor:.1%}")
-    print(f"# fit over {fitted.runs} stepwise rows: alpha {p.alpha * 1e6:.1f} us, beta {p.beta * 1e9:.3f} "
-          f"ns/B, gamma {p.gamma * 1e9:.3f} ns/B; RMS relative error {fitted.rms_error:.1%}")
-    print(f"# held out ({held['method']}): median {held['median']:.1%}, worst {held['worst']:.1%} "
-          f"over {held['runs']} rows")
+    print(
+        f"\n## {key} "
+        f"({'ranks share cores: ' + str(sharing.to_json()) if sharing else 'every rank alone'}); noise "
+        f"floor (one round against another): {floor:.1%}"
+    )
+    print(
+        f"# fit over {fitted.runs} stepwise rows: alpha {p.alpha * 1e6:.1f} us, beta {p.beta * 1e9:.3f} "
+        f"ns/B, gamma {p.gamma * 1e9:.3f} ns/B; RMS relative error {fitted.rms_error:.1%}"
+    )
+    print(
+        f"# held out ({held['method']}): median {held['median']:.1%}, worst {held['worst']:.1%} "
+        f"over {held['runs']} rows"
+    )
     print(f"{'held-out size':>14} {'rows':>5} {'median':>8} {'worst':>8}")
     for s in held["by_size"]:
         print(f"{int(s['size']):>14} {s['runs']:>5} {s['median']:>8.1%} {s['worst']:>8.1%}")
@@ -97,16 +117,21 @@ def report(rows: list[dict], key: str, sharing: Sharing) -> predict.Params:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--alone", action="store_true",
-                        help="read the terms as if every rank had a core of its own")
-    parser.add_argument("--rows", help="JSON lines from bench/auto_vs_native.py --save instead of measuring "
-                                       "(taken as measured on this machine's cores)")
+    parser.add_argument(
+        "--alone", action="store_true", help="read the terms as if every rank had a core of its own"
+    )
+    parser.add_argument(
+        "--rows",
+        help="JSON lines from bench/auto_vs_native.py --save instead of measuring "
+        "(taken as measured on this machine's cores)",
+    )
     parser.add_argument("--save", help="write the measured rows here (JSON lines), to --rows them again")
     args = parser.parse_args()
     if args.rows:
@@ -115,8 +140,18 @@ def main() -> None:
         sharing = Sharing.of([("here", cpu_cores())] * args.ranks)
     else:
         sizes = bench.sizes("all_reduce", 1 << 10, 64 << 20, 4)
-        rows, hosts = unwrap(run_ranks(measure, args.ranks, COLLECTIVES, sizes, args.iterations, args.warmup,
-                                       args.rounds, timeout=6 * 3600))[0]
+        rows, hosts = unwrap(
+            run_ranks(
+                measure,
+                args.ranks,
+                COLLECTIVES,
+                sizes,
+                args.iterations,
+                args.warmup,
+                args.rounds,
+                timeout=6 * 3600,
+            )
+        )[0]
         sharing = Sharing.from_json(hosts)
         if args.save:
             with open(args.save, "w") as f:

@@ -29,8 +29,14 @@ def main() -> None:
     args = parser.parse_args()
     up = start_up(Path(tempfile.mkdtemp()), ranks=4)
     try:
-        run = up.run(collective="all_reduce", algorithm="ring", count=4, capture="full", pattern="digits",
-                     dtype="int32")
+        run = up.run(
+            collective="all_reduce",
+            algorithm="ring",
+            count=4,
+            capture="full",
+            pattern="digits",
+            dtype="int32",
+        )
         steps = len(run["steps"])
         with sync_playwright() as p:
             browser = launch_chromium(p)
@@ -44,17 +50,31 @@ def main() -> None:
             lags = []
             for _ in range(args.rounds):
                 for k in range(steps):
-                    lags.append(lag(presenter, audience, lambda: presenter.keyboard.press("ArrowRight"),
-                                    f"(r, s) => s === {k}"))
+                    lags.append(
+                        lag(
+                            presenter,
+                            audience,
+                            lambda: presenter.keyboard.press("ArrowRight"),
+                            f"(r, s) => s === {k}",
+                        )
+                    )
                 for k in range(steps - 2, -2, -1):
-                    lags.append(lag(presenter, audience, lambda: presenter.keyboard.press("ArrowLeft"),
-                                    f"(r, s) => s === {k}"))
+                    lags.append(
+                        lag(
+                            presenter,
+                            audience,
+                            lambda: presenter.keyboard.press("ArrowLeft"),
+                            f"(r, s) => s === {k}",
+                        )
+                    )
             browser.close()
     finally:
         up.stop()
     lags.sort()
-    print(f"presenter step -> audience step, {len(lags)} moves: p50 {statistics.median(lags):.0f} ms, "
-          f"p90 {lags[int(0.9 * len(lags))]:.0f} ms, max {lags[-1]:.0f} ms")
+    print(
+        f"presenter step -> audience step, {len(lags)} moves: p50 {statistics.median(lags):.0f} ms, "
+        f"p90 {lags[int(0.9 * len(lags))]:.0f} ms, max {lags[-1]:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

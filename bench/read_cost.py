@@ -25,19 +25,34 @@ from ringside.server.store import Store
 TEMPLATES = [  # what a lecture runs, mostly stepwise and small, some native
     {"collective": "all_reduce", "algorithm": "ring", "count": 1024},
     {"collective": "all_reduce", "algorithm": "tree", "count": 4096, "iterations": 5},
-    {"collective": "all_reduce", "algorithm": "rabenseifner", "count": 65536, "capture": "none",
-     "iterations": 20},
+    {
+        "collective": "all_reduce",
+        "algorithm": "rabenseifner",
+        "count": 65536,
+        "capture": "none",
+        "iterations": 20,
+    },
     {"collective": "all_gather", "algorithm": "ring", "count": 256, "chunks": 2},
     {"collective": "broadcast", "algorithm": "binomial_tree", "count": 1024, "root": 1},
     {"collective": "reduce_scatter", "algorithm": "recursive_halving", "count": 512},
     {"collective": "all_to_all", "algorithm": "pairwise", "count": 64, "capture": "full"},
-    {"collective": "all_reduce", "algorithm": "native", "count": 1 << 18, "capture": "none",
-     "iterations": 20},
+    {
+        "collective": "all_reduce",
+        "algorithm": "native",
+        "count": 1 << 18,
+        "capture": "none",
+        "iterations": 20,
+    },
 ]
-ENDPOINTS = ["/api/health", "/api/cluster", "/api/runs?limit=30", "/metrics",
-             "/api/model?collective=all_reduce&algorithm=ring",
-             "/api/model?collective=all_reduce&algorithm=ring&world_size=64&count=1048576",
-             "/api/runs?limit=30&offset=90000"]
+ENDPOINTS = [
+    "/api/health",
+    "/api/cluster",
+    "/api/runs?limit=30",
+    "/metrics",
+    "/api/model?collective=all_reduce&algorithm=ring",
+    "/api/model?collective=all_reduce&algorithm=ring&world_size=64&count=1048576",
+    "/api/runs?limit=30&offset=90000",
+]
 
 
 def seed(db: Path, runs: int, templates: list[Run]) -> None:
@@ -49,8 +64,9 @@ def seed(db: Path, runs: int, templates: list[Run]) -> None:
     for i in range(runs):
         k = i % len(templates)
         state = RunState.FAILED if i % 10 == 7 else RunState.CANCELLED if i % 30 == 11 else RunState.DONE
-        run = templates[k].model_copy(update={"id": f"r-{first + i:06d}", "created_at": time.time(),
-                                              "state": state})
+        run = templates[k].model_copy(
+            update={"id": f"r-{first + i:06d}", "created_at": time.time(), "state": state}
+        )
         store.save(run)
         if state == RunState.DONE:
             store.add_figures(run, rows[k])
@@ -72,8 +88,9 @@ def timed(up, path: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--ranks", type=int, default=4)
@@ -86,12 +103,16 @@ def main() -> None:
         templates = [Run.model_validate(up.run(**spec)) for spec in TEMPLATES]
     finally:
         up.stop()
-    print(f"# {len(templates)} real runs as templates; body sizes "
-          f"{sorted(len(t.model_dump_json()) for t in templates)} bytes")
+    print(
+        f"# {len(templates)} real runs as templates; body sizes "
+        f"{sorted(len(t.model_dump_json()) for t in templates)} bytes"
+    )
     start = time.perf_counter()
     seed(db, args.runs, templates)
-    print(f"# seeded {args.runs} runs in {time.perf_counter() - start:.1f} s; store "
-          f"{db.stat().st_size / 2**20:.0f} MiB")
+    print(
+        f"# seeded {args.runs} runs in {time.perf_counter() - start:.1f} s; store "
+        f"{db.stat().st_size / 2**20:.0f} MiB"
+    )
 
     start = time.perf_counter()
     up = start_up(tmp, ranks=args.ranks, db=db)
@@ -104,22 +125,29 @@ def main() -> None:
             for path in ENDPOINTS:
                 timed(up, path)  # warm
                 alone = [timed(up, path) for _ in range(args.requests // 2)]
-                together = list(pool.map(timed, [up] * (args.requests - len(alone)),
-                                         [path] * (args.requests - len(alone))))
+                together = list(
+                    pool.map(
+                        timed, [up] * (args.requests - len(alone)), [path] * (args.requests - len(alone))
+                    )
+                )
                 ms = sorted(1000 * t for t in alone + together)
                 p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
                 print(f"{path:<78} {statistics.median(ms):7.1f} {p99:7.1f} {ms[-1]:7.1f}")
         rss1 = server.memory_info().rss
-        print(f"# server RSS {rss0 / 2**20:.0f} MiB after start, {rss1 / 2**20:.0f} MiB after the requests; "
-              f"runs stored: {up.call('GET', '/api/runs?limit=1')[1]['total']}")
+        print(
+            f"# server RSS {rss0 / 2**20:.0f} MiB after start, {rss1 / 2**20:.0f} MiB after the requests; "
+            f"runs stored: {up.call('GET', '/api/runs?limit=1')[1]['total']}"
+        )
         # the heaviest prediction the cap lets through, 8 at once (before the cap: 1.7 GB for one)
         heavy = "/api/model?collective=all_to_all&algorithm=pairwise&world_size=362"
         start = time.perf_counter()
         with ThreadPoolExecutor(8) as pool:
             each = list(pool.map(timed, [up] * 8, [heavy] * 8))
-        print(f"# {heavy} 8 at once: {time.perf_counter() - start:.2f} s in all, {max(each):.2f} s the "
-              f"slowest; server peak RSS {peak_rss(up.proc.pid) / 2**20:.0f} MiB, RSS now "
-              f"{server.memory_info().rss / 2**20:.0f} MiB")
+        print(
+            f"# {heavy} 8 at once: {time.perf_counter() - start:.2f} s in all, {max(each):.2f} s the "
+            f"slowest; server peak RSS {peak_rss(up.proc.pid) / 2**20:.0f} MiB, RSS now "
+            f"{server.memory_info().rss / 2**20:.0f} MiB"
+        )
     finally:
         up.stop()
 

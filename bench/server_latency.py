@@ -49,14 +49,21 @@ async def latencies(up, runs: int) -> list[float]:
 
 async def cancel_latencies(up, cancels: int, count: int) -> list[float]:
     out = []
-    long = {"collective": "all_reduce", "algorithm": "ring", "count": count, "capture": "none",
-            "iterations": 10_000}
+    long = {
+        "collective": "all_reduce",
+        "algorithm": "ring",
+        "count": count,
+        "capture": "none",
+        "iterations": 10_000,
+    }
     async with websockets.connect(up.ws_url(), max_size=None) as ws:
         await ws.recv()  # the snapshot
 
         async def until(run_id: str, state: str) -> None:
-            while not any(m["type"] in RUN_NEWS and m["run"]["id"] == run_id and m["run"]["state"] == state
-                          for m in messages(await ws.recv())):
+            while not any(
+                m["type"] in RUN_NEWS and m["run"]["id"] == run_id and m["run"]["state"] == state
+                for m in messages(await ws.recv())
+            ):
                 pass
 
         for _ in range(cancels):
@@ -73,8 +80,9 @@ async def cancel_latencies(up, cancels: int, count: int) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--cancels", type=int, default=5)
@@ -89,14 +97,18 @@ def main() -> None:
     finally:
         up.stop()
     p99 = statistics.quantiles(xs, n=100, method="inclusive")[98]
-    print(f"POST -> first step at a viewer, P={args.ranks}, {args.runs} runs (goal p50 "
-          "<= 30 ms, p99 <= 100 ms):")
+    print(
+        f"POST -> first step at a viewer, P={args.ranks}, {args.runs} runs (goal p50 "
+        "<= 30 ms, p99 <= 100 ms):"
+    )
     print(f"  p50 {statistics.median(xs) * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms, max {max(xs) * 1e3:.1f} ms")
     print(f"  server RSS {rss_before / 2**20:.1f} MiB -> {rss_after / 2**20:.1f} MiB")
     print(f"POST cancel -> cancelled at a viewer, a 10000-iteration ring all_reduce, {args.cancels} cancels:")
     for count, ys in stops.items():
-        print(f"  {count * 4:>9} B per rank: median {statistics.median(ys) * 1e3:.0f} ms, "
-              f"max {max(ys) * 1e3:.0f} ms")
+        print(
+            f"  {count * 4:>9} B per rank: median {statistics.median(ys) * 1e3:.0f} ms, "
+            f"max {max(ys) * 1e3:.0f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -33,8 +33,10 @@ def measure(algorithm: str, p: int) -> tuple[int, int, float, float, float]:
 
 
 def main() -> None:
-    print(f"{'all_reduce':>18} {'P':>5} {'steps':>6} {'transfers':>10} {'build s':>8} {'simulate s':>10} "
-          f"{'traffic s':>9} {'total s':>8}")
+    print(
+        f"{'all_reduce':>18} {'P':>5} {'steps':>6} {'transfers':>10} {'build s':>8} {'simulate s':>10} "
+        f"{'traffic s':>9} {'total s':>8}"
+    )
     for algorithm in ALGORITHMS:
         for p in (64, 256, 1000, 1024):
             runs = [measure(algorithm, p) for _ in range(3)]

@@ -13,6 +13,26 @@ from ringside.worker_agent.cli import main
 
 if __name__ == "__main__":
     ranks = sys.argv[sys.argv.index("--ranks") + 1] if "--ranks" in sys.argv else "4"
-    sys.exit(main(["bench", "--ranks", ranks, "--collective", "all_reduce", "--only",
-                   "native,tree,master_worker,ring",
-                   "-b", "1K", "-e", "64K", "-f", "4", "-n", "30", "-w", "5"]))
+    sys.exit(
+        main(
+            [
+                "bench",
+                "--ranks",
+                ranks,
+                "--collective",
+                "all_reduce",
+                "--only",
+                "native,tree,master_worker,ring",
+                "-b",
+                "1K",
+                "-e",
+                "64K",
+                "-f",
+                "4",
+                "-n",
+                "30",
+                "-w",
+                "5",
+            ]
+        )
+    )

@@ -138,8 +138,9 @@ async def flood(up, stop: asyncio.Event, seen: Counter, polls: list) -> None:
     while not stop.is_set():
         poll = None
         for run in up.call("GET", "/api/runs?limit=5")[1]["runs"]:
-            status, body = await asyncio.to_thread(up.call, "POST", "/api/polls",
-                                                   {"run_id": run["id"], "question": "busiest_link"})
+            status, body = await asyncio.to_thread(
+                up.call, "POST", "/api/polls", {"run_id": run["id"], "question": "busiest_link"}
+            )
             if status == 201:
                 poll = body
                 break
@@ -149,9 +150,13 @@ async def flood(up, stop: asyncio.Event, seen: Counter, polls: list) -> None:
         accepted, began = 0, time.monotonic()
         while time.monotonic() - began < 20 and not stop.is_set():
             if poll is not None:
-                status, _ = await asyncio.to_thread(up.call, "POST", f"/api/polls/{poll['id']}/votes",
-                                                    {"choice": accepted % len(poll["choices"]),
-                                                     "voter": os.urandom(8).hex()}, None)
+                status, _ = await asyncio.to_thread(
+                    up.call,
+                    "POST",
+                    f"/api/polls/{poll['id']}/votes",
+                    {"choice": accepted % len(poll["choices"]), "voter": os.urandom(8).hex()},
+                    None,
+                )
                 seen[status] += 1
                 accepted += status == 202
             status, _ = await asyncio.to_thread(up.call, "POST", "/api/nonexistent", b"x" * 65536, None)
@@ -169,8 +174,9 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
     kills: list = []
     stop = asyncio.Event()
     server_rss, rank_rss = memory(up)
-    print(f"# start: server RSS {mib(server_rss)}, ranks RSS {', '.join(mib(r) for r in rank_rss)}",
-          flush=True)
+    print(
+        f"# start: server RSS {mib(server_rss)}, ranks RSS {', '.join(mib(r) for r in rank_rss)}", flush=True
+    )
     watchers = [asyncio.create_task(viewer(up.ws_url(), sessions, stop)) for _ in range(viewers)]
     while len(sessions) < viewers:
         await asyncio.sleep(0.1)
@@ -179,12 +185,16 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
     flooded, polls = Counter(), []
     flooder = asyncio.create_task(flood(up, stop, flooded, polls))
     while not (await asyncio.wait({driver}, timeout=60))[0]:
-        print(f"# {time.monotonic() - began:4.0f} s: {len(runs)} runs, server RSS {mib(memory(up)[0])}, "
-              f"viewer sessions {len(sessions)}", flush=True)
+        print(
+            f"# {time.monotonic() - began:4.0f} s: {len(runs)} runs, server RSS {mib(memory(up)[0])}, "
+            f"viewer sessions {len(sessions)}",
+            flush=True,
+        )
     await driver
     deadline = time.monotonic() + 30  # until the last run_ended has reached every viewer still watching
-    while time.monotonic() < deadline and any(s.closed is None and runs[-1].id not in s.ended
-                                              for s in sessions):
+    while time.monotonic() < deadline and any(
+        s.closed is None and runs[-1].id not in s.ended for s in sessions
+    ):
         await asyncio.sleep(0.2)
     stop.set()
     await asyncio.gather(*watchers, flooder)
@@ -192,18 +202,25 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
 
     server_end, ranks_end = memory(up)
     states = Counter(r.state for r in runs)
-    unexplained = [r for r in runs if r.state not in ("done", "failed")
-                   or (r.state == "failed" and not r.error)]
+    unexplained = [
+        r for r in runs if r.state not in ("done", "failed") or (r.state == "failed" and not r.error)
+    ]
     wrong = [r for r in runs if r.state == "done" and r.verified is False]
-    print(f"# {elapsed:.0f} s, {len(runs)} runs ({len(runs) / elapsed:.1f}/s): {dict(states)}; "
-          f"without an end or a reason: {len(unexplained)}; done but wrong: {len(wrong)}")
+    print(
+        f"# {elapsed:.0f} s, {len(runs)} runs ({len(runs) / elapsed:.1f}/s): {dict(states)}; "
+        f"without an end or a reason: {len(unexplained)}; done but wrong: {len(wrong)}"
+    )
     for r in [r for r in runs if r.state == "failed"][:5]:
         print(f"#   {r.id} failed: {r.error}")
     print(f"# kills (s, rank, pid, run in flight): {kills}")
-    print(f"# flood: answers by status {dict(flooded)}; "
-          f"polls (id, votes accepted, tally's votes, sum of counts): {polls}")
-    print(f"# end: server RSS {mib(server_end)} (start {mib(server_rss)}), ranks RSS "
-          f"{', '.join(mib(r) for r in ranks_end)} (start {', '.join(mib(r) for r in rank_rss)})")
+    print(
+        f"# flood: answers by status {dict(flooded)}; "
+        f"polls (id, votes accepted, tally's votes, sum of counts): {polls}"
+    )
+    print(
+        f"# end: server RSS {mib(server_end)} (start {mib(server_rss)}), ranks RSS "
+        f"{', '.join(mib(r) for r in ranks_end)} (start {', '.join(mib(r) for r in rank_rss)})"
+    )
 
     ended_at = {r.id: r.submitted for r in runs if r.state}
     complete = told = missed = other = 0
@@ -220,14 +237,17 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
             codes[s.close_code] += 1
         else:
             missed += 1
-    print(f"# viewer sessions {len(sessions)} ({viewers} viewers): received every run_ended {complete}, "
-          f"told they fell behind (1013) {told}, missed events without being told {missed}, closed otherwise "
-          f"{other} {dict(codes) or ''}")
+    print(
+        f"# viewer sessions {len(sessions)} ({viewers} viewers): received every run_ended {complete}, "
+        f"told they fell behind (1013) {told}, missed events without being told {missed}, closed otherwise "
+        f"{other} {dict(codes) or ''}"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--minutes", type=float, default=10)
     parser.add_argument("--viewers", type=int, default=200)
     parser.add_argument("--kill-every", type=float, default=2, help="minutes between rank kills")
@@ -241,8 +261,10 @@ def main() -> None:
     finally:
         up.stop()
     log = up.log_text()
-    print(f"# server log: {log.count('Traceback')} tracebacks, {log.count('restarting the group')} group "
-          f"restarts; {up.log}")
+    print(
+        f"# server log: {log.count('Traceback')} tracebacks, {log.count('restarting the group')} group "
+        f"restarts; {up.log}"
+    )
 
 
 if __name__ == "__main__":

@@ -22,22 +22,41 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from ringside.server.harness import WORKER_TOKEN, Up, start_serve, stop_torchrun
 
 
 def torchrun(server: Up, ranks: int, log: Path) -> subprocess.Popen:
     env = {**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"}
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={ranks}",
-           "-m", "ringside.worker_agent", "--server", server.url]
-    return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=log.open("w"),
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc-per-node={ranks}",
+        "-m",
+        "ringside.worker_agent",
+        "--server",
+        server.url,
+    ]
+    return subprocess.Popen(
+        cmd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def once(server: Up, ranks: int, timeout: float) -> tuple[float, float]:
     """(back, after the failure) in seconds, for one hang."""
-    hang = {"collective": "all_reduce", "algorithm": "ring", "count": 16, "timeout": timeout,
-            "perturb": {"hang": {"rank": ranks - 1, "step": 1}}}
+    hang = {
+        "collective": "all_reduce",
+        "algorithm": "ring",
+        "count": 16,
+        "timeout": timeout,
+        "perturb": {"hang": {"rank": ranks - 1, "step": 1}},
+    }
     posted = time.perf_counter()
     status, body = server.call("POST", "/api/runs", hang)
     if status != 202:
@@ -54,8 +73,9 @@ def once(server: Up, ranks: int, timeout: float) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=3)
     parser.add_argument("--tries", type=int, default=5)
     parser.add_argument("--timeout", type=float, default=2.0, help="the hang run's timeout, s")
@@ -71,10 +91,14 @@ def main() -> None:
         stop_torchrun(job)
         server.stop()
     back, after = zip(*rows)
-    print(f"torchrun --standalone --nproc-per-node={args.ranks} (default settings), {args.tries} hangs "
-          f"(run timeout {args.timeout:g} s); the same {args.ranks} rank processes throughout: {same}")
-    for words, times in (("back (hang posted -> next run verified, less the timeout)", back),
-                         ("after the failure (run seen failed -> next run verified)", after)):
+    print(
+        f"torchrun --standalone --nproc-per-node={args.ranks} (default settings), {args.tries} hangs "
+        f"(run timeout {args.timeout:g} s); the same {args.ranks} rank processes throughout: {same}"
+    )
+    for words, times in (
+        ("back (hang posted -> next run verified, less the timeout)", back),
+        ("after the failure (run seen failed -> next run verified)", after),
+    ):
         every = ", ".join(f"{t:.2f}" for t in times)
         print(f"  {words}: median {statistics.median(times):.2f} s; all: {every}")
 

@@ -18,8 +18,8 @@ import argparse
 import statistics
 import time
 
-from ringside.worker_agent.rank.local import run_ranks, unwrap
 from ringside.worker_agent.core.protocol import TrainSpec
+from ringside.worker_agent.rank.local import run_ranks, unwrap
 from ringside.worker_agent.training.rules import parameters, through_servers
 
 HIDDEN = (280, 963, 3125)  # h² + 76h + 10 parameters: about 100 K, 1 M and 10 M
@@ -34,6 +34,7 @@ def methods(p: int) -> list[tuple[str, int]]:
 def measure(world, rounds: int, steps: int) -> dict:
     import torch
     import torch.distributed as dist
+
     from ringside.worker_agent.training.trainer import Trainer
 
     out = {}
@@ -41,17 +42,21 @@ def measure(world, rounds: int, steps: int) -> dict:
         times = {m: ([], []) for m in methods(world.world_size)}
         for _ in range(rounds):
             for method, servers in times:
-                spec = TrainSpec(method=method, servers=servers, hidden=hidden, steps=steps + 1,
-                                 lr=0.01, batch=64)
+                spec = TrainSpec(
+                    method=method, servers=servers, hidden=hidden, steps=steps + 1, lr=0.01, batch=64
+                )
                 records = Trainer(spec, world.rank, world.world_size).run()[1:]  # the first step warms up
                 # communication is timed on the ranks that compute: a server's wait for their gradients is not
-                t = torch.tensor([[r.compute_s + r.comm_s, r.comm_s if r.samples else 0.0] for r in records],
-                                 dtype=torch.float64)
+                t = torch.tensor(
+                    [[r.compute_s + r.comm_s, r.comm_s if r.samples else 0.0] for r in records],
+                    dtype=torch.float64,
+                )
                 dist.all_reduce(t, op=dist.ReduceOp.MAX)  # a step lasts as long as its slowest rank
                 times[method, servers][0].extend(t[:, 0].tolist())
                 times[method, servers][1].extend(t[:, 1].tolist())
-        out[hidden] = {m: (statistics.median(step), statistics.median(comm))
-                       for m, (step, comm) in times.items()}
+        out[hidden] = {
+            m: (statistics.median(step), statistics.median(comm)) for m, (step, comm) in times.items()
+        }
     return out
 
 
@@ -62,6 +67,7 @@ def reporting(world, rounds: int, steps: int) -> dict:
 
     import torch
     import torch.distributed as dist
+
     from ringside.worker_agent.training.trainer import Trainer, reporter
 
     out = {}
@@ -69,15 +75,18 @@ def reporting(world, rounds: int, steps: int) -> dict:
         times = {mode: [] for mode in MODES}
         for _ in range(rounds):
             for mode, every in MODES.items():
-                spec = TrainSpec(method="ring", hidden=hidden, steps=steps + 1, lr=0.01, batch=64,
-                                 sync_every=every or None)
+                spec = TrainSpec(
+                    method="ring", hidden=hidden, steps=steps + 1, lr=0.01, batch=64, sync_every=every or None
+                )
                 outbox: queue.SimpleQueue = queue.SimpleQueue()
-                sender = threading.Thread(target=lambda box=outbox: [None for _ in iter(box.get, None)],
-                                          daemon=True)
+                sender = threading.Thread(
+                    target=lambda box=outbox: [None for _ in iter(box.get, None)], daemon=True
+                )
                 sender.start()
                 trainer = Trainer(spec, world.rank, world.world_size, capture=bool(every))
-                report = reporter(trainer, "bench", world.rank, lambda m,
-                                  box=outbox: box.put(m.model_dump_json()))
+                report = reporter(
+                    trainer, "bench", world.rank, lambda m, box=outbox: box.put(m.model_dump_json())
+                )
                 dist.barrier()
                 began = time.perf_counter()  # the training loop alone, as a server's worker runs it
                 trainer.run(report if every else None)
@@ -91,32 +100,43 @@ def reporting(world, rounds: int, steps: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=4)
     args = parser.parse_args()
     results = unwrap(run_ranks(measure, args.ranks, args.rounds, args.steps, timeout=3600))[0]
     p = args.ranks
-    print(f"training, {p} ranks, gloo, float32 MLP, batch 64; median step of {args.rounds} rounds x "
-          f"{args.steps} steps (slowest rank)")
+    print(
+        f"training, {p} ranks, gloo, float32 MLP, batch 64; median step of {args.rounds} rounds x "
+        f"{args.steps} steps (slowest rank)"
+    )
     print(f"{'params':>10} {'method':>22} {'step ms':>9} {'comm ms':>9} {'comm share':>10}")
     for hidden, by_method in results.items():
         for (method, servers), (step, comm) in by_method.items():
             label = f"{method} S={servers}" if through_servers(method) else method
-            print(f"{parameters(hidden):>10} {label:>22} {step * 1e3:>9.2f} {comm * 1e3:>9.2f} "
-                  f"{comm / step * 100:>9.1f}%")
+            print(
+                f"{parameters(hidden):>10} {label:>22} {step * 1e3:>9.2f} {comm * 1e3:>9.2f} "
+                f"{comm / step * 100:>9.1f}%"
+            )
         ring = by_method["ring", 1][0]
-        print(f"{'':>10} ring / parameter_server S=1: {ring / by_method['parameter_server', 1][0]:.2f}   "
-              f"ring / parameter_server S={p - 1}: {ring / by_method['parameter_server', p - 1][0]:.2f}")
+        print(
+            f"{'':>10} ring / parameter_server S=1: {ring / by_method['parameter_server', 1][0]:.2f}   "
+            f"ring / parameter_server S={p - 1}: {ring / by_method['parameter_server', p - 1][0]:.2f}"
+        )
     costs = unwrap(run_ranks(reporting, args.ranks, args.rounds, args.steps * 4, timeout=3600))[0]
-    print(f"\nreporting, ring: median time per step over {args.rounds} rounds of "
-          f"{args.steps * 4} steps (slowest rank)")
+    print(
+        f"\nreporting, ring: median time per step over {args.rounds} rounds of "
+        f"{args.steps * 4} steps (slowest rank)"
+    )
     print(f"{'params':>10} {'off ms':>9} {'on ms':>9} {'on/off':>7} {'1 in 4 ms':>10} {'1 in 4/off':>10}")
     for hidden, (off, on, some) in costs.items():
-        print(f"{parameters(hidden):>10} {off * 1e3:>9.2f} {on * 1e3:>9.2f} {on / off:>7.3f} "
-              f"{some * 1e3:>10.2f} {some / off:>10.3f}")
+        print(
+            f"{parameters(hidden):>10} {off * 1e3:>9.2f} {on * 1e3:>9.2f} {on / off:>7.3f} "
+            f"{some * 1e3:>10.2f} {some / off:>10.3f}"
+        )
 
 
 if __name__ == "__main__":

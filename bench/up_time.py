@@ -21,8 +21,9 @@ def once(tmp: Path, ranks: int) -> tuple[float, float, float]:
     start = time.perf_counter()
     up = start_up(tmp, ranks=ranks)
     ready = time.perf_counter() - start
-    own = float(re.search(r"ready in ([\d.]+) s",
-                          (tmp / f"up-{up.url.rsplit(':', 1)[1]}.log").read_text()).group(1))
+    own = float(
+        re.search(r"ready in ([\d.]+) s", (tmp / f"up-{up.url.rsplit(':', 1)[1]}.log").read_text()).group(1)
+    )
     pids = [up.proc.pid, *up.descendants()]
     start = time.perf_counter()
     up.stop()
@@ -34,20 +35,24 @@ def once(tmp: Path, ranks: int) -> tuple[float, float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     rows = [once(Path(tempfile.mkdtemp()), args.ranks) for _ in range(args.repeat)]
     ready, own, stopped = (sorted(col) for col in zip(*rows))
     print(f"ringside up --ranks {args.ranks}, {args.repeat} launches (goal: ready <= 5 s):")
-    print(f"  launch -> every rank registered: median {statistics.median(ready):.2f} "
-          f"s, worst {ready[-1]:.2f} s")
-    print("  of which the workers (server up -> all ranks said hello): "
-          f"median {statistics.median(own):.2f} s")
-    print(f"  Ctrl-C -> no process left: median {statistics.median(stopped):.2f} s, "
-          f"worst {stopped[-1]:.2f} s")
+    print(
+        f"  launch -> every rank registered: median {statistics.median(ready):.2f} s, worst {ready[-1]:.2f} s"
+    )
+    print(
+        f"  of which the workers (server up -> all ranks said hello): median {statistics.median(own):.2f} s"
+    )
+    print(
+        f"  Ctrl-C -> no process left: median {statistics.median(stopped):.2f} s, worst {stopped[-1]:.2f} s"
+    )
 
 
 if __name__ == "__main__":

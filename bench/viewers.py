@@ -53,13 +53,17 @@ async def one_run(up, sockets) -> tuple[list[float], int, int]:
                 return frames
 
     received = await asyncio.wait_for(asyncio.gather(*(listen(ws) for ws in sockets)), timeout=300)
-    arrivals = [{event: at for at, frame in frames for m in messages(frame)
-                 for event in step_events(m, body["id"])}
-                for frames in received]
+    arrivals = [
+        {event: at for at, frame in frames for m in messages(frame) for event in step_events(m, body["id"])}
+        for frames in received
+    ]
     events = set().union(*arrivals)
     first = {e: min(a[e] for a in arrivals if e in a) for e in events}
-    return [a[e] - first[e] for a in arrivals for e in a], sum(set(a) == events
-                                                               for a in arrivals), len(events)
+    return (
+        [a[e] - first[e] for a in arrivals for e in a],
+        sum(set(a) == events for a in arrivals),
+        len(events),
+    )
 
 
 async def bench(up, viewers: int, runs: int, server: psutil.Process) -> None:
@@ -79,18 +83,25 @@ async def bench(up, viewers: int, runs: int, server: psutil.Process) -> None:
         await ws.close()
     p99 = statistics.quantiles(lags, n=100, method="inclusive")[98]
     print(f"{viewers} viewers x {runs} runs (goal p99 lag <= 250 ms, RSS flat):")
-    print(f"  {complete} of {viewers * runs} viewer-runs received every step event "
-          f"({events} step events in all)")
-    print(f"  delivery lag p50 {statistics.median(lags) * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms, max "
-          f"{max(lags) * 1e3:.1f} ms")
+    print(
+        f"  {complete} of {viewers * runs} viewer-runs received every step event "
+        f"({events} step events in all)"
+    )
+    print(
+        f"  delivery lag p50 {statistics.median(lags) * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms, max "
+        f"{max(lags) * 1e3:.1f} ms"
+    )
     mib = [r / 2**20 for r in rss]
-    print(f"  server RSS: {mib[0]:.1f} MiB with the viewers connected, after run 1 {mib[1]:.1f}, "
-          f"after run {runs // 2} {mib[runs // 2]:.1f}, after run {runs} {mib[-1]:.1f} MiB")
+    print(
+        f"  server RSS: {mib[0]:.1f} MiB with the viewers connected, after run 1 {mib[1]:.1f}, "
+        f"after run {runs // 2} {mib[runs // 2]:.1f}, after run {runs} {mib[-1]:.1f} MiB"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--viewers", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=50)
     args = parser.parse_args()

@@ -37,12 +37,17 @@ def train(args: list[str]) -> None:
     hidden, steps, warmup = int(args[0]), int(args[1]), 3
     dist.init_process_group("gloo")
     torch.manual_seed(0)
-    net = torch.nn.Sequential(torch.nn.Linear(256, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, hidden),
-                              torch.nn.ReLU(), torch.nn.Linear(hidden, 10))
+    net = torch.nn.Sequential(
+        torch.nn.Linear(256, hidden),
+        torch.nn.ReLU(),
+        torch.nn.Linear(hidden, hidden),
+        torch.nn.ReLU(),
+        torch.nn.Linear(hidden, 10),
+    )
     ddp = DistributedDataParallel(net)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01)
     times = []
-    for step in range(warmup + steps):
+    for _step in range(warmup + steps):
         began = time.perf_counter()
         loss = ddp(torch.randn(32, 256)).square().mean()
         optimizer.zero_grad()
@@ -51,16 +56,31 @@ def train(args: list[str]) -> None:
         times.append(time.perf_counter() - began)
     if dist.get_rank() == 0:
         print(json.dumps(times[warmup:]), flush=True)
-    del ddp, optimizer, loss  # DDP holds the group: gone first, its threads end with it (examples/ddp_train.py)
+    del (
+        ddp,
+        optimizer,
+        loss,
+    )  # DDP holds the group: gone first, its threads end with it (examples/ddp_train.py)
     gc.collect()
     dist.destroy_process_group()
 
 
 def torchrun(ranks: int, mode: list[str] | None, server: str, *args: str, **popen) -> subprocess.Popen:
     watch = [] if mode is None else ["-m", "ringside.watch", "--server", server, *mode]
-    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={ranks}",
-           "--standalone", *watch, __file__, "--train", *args]
-    return subprocess.Popen(cmd, **{"stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL, "text": True, **popen})
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        f"--nproc-per-node={ranks}",
+        "--standalone",
+        *watch,
+        __file__,
+        "--train",
+        *args,
+    ]
+    return subprocess.Popen(
+        cmd, **{"stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL, "text": True, **popen}
+    )
 
 
 def step_times(ranks: int, mode, server: str, hidden: int, steps: int) -> list[float]:
@@ -80,8 +100,9 @@ def names(message: dict, rank: int) -> bool:
 
 def named_after(ranks: int, server) -> float:
     """Seconds from SIGSTOP of one rank to the viewers' job_hang naming it."""
-    from ringside.server.harness import messages, stop_torchrun
     from websockets.sync.client import connect
+
+    from ringside.server.harness import messages, stop_torchrun
 
     with connect(server.ws_url("/ws")) as viewer:
         proc = torchrun(ranks, [], server.url, str(HIDDEN["1 M"]), "400", start_new_session=True)
@@ -91,8 +112,11 @@ def named_after(ranks: int, server) -> float:
                 for message in messages(viewer.recv(timeout=60)):
                     if message["type"] == "job_hang":  # one already late would be named by no new message
                         late = message["hang"]["late"] if message["hang"] else []
-                    if message["type"] == "job" and len(message["ranks"]) == ranks \
-                            and message["job"]["collectives"] > 20:
+                    if (
+                        message["type"] == "job"
+                        and len(message["ranks"]) == ranks
+                        and message["job"]["collectives"] > 20
+                    ):
                         victim = max(set(range(ranks)) - set(late))
                         pid = next(r["pid"] for r in message["ranks"] if r["rank"] == victim)
             os.kill(pid, signal.SIGSTOP)
@@ -106,29 +130,33 @@ def named_after(ranks: int, server) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--stops", type=int, default=3, help="SIGSTOPs timed")
-    parser.add_argument("--models", nargs="+", choices=HIDDEN, default=list(HIDDEN),
-                        help="model sizes to time (default: all)")
+    parser.add_argument(
+        "--models", nargs="+", choices=HIDDEN, default=list(HIDDEN), help="model sizes to time (default: all)"
+    )
     args = parser.parse_args()
     from ringside.server.harness import WORKER_TOKEN, start_serve
 
     server = start_serve(Path(tempfile.mkdtemp(prefix="watch-bench-")))
     os.environ["RINGSIDE_WORKER_TOKEN"] = WORKER_TOKEN
     try:
-        print(f"DDP on gloo, P={args.ranks}, {args.rounds} rounds x {args.steps} steps, "
-              "medians (rank 0's step time)")
+        print(
+            f"DDP on gloo, P={args.ranks}, {args.rounds} rounds x {args.steps} steps, "
+            "medians (rank 0's step time)"
+        )
         print(f"{'model':>6} {'mode':>16} {'step ms':>9} {'vs plain':>9} {'rounds':>13}")
         for label in args.models:
             times = {mode: [] for mode in MODES}
             per_round = {mode: [] for mode in MODES}  # each round's median over plain's: the noise
             order = list(MODES)
             for r in range(args.rounds):
-                for mode in order[r % len(order):] + order[:r % len(order)]:  # each round starts one on
+                for mode in order[r % len(order) :] + order[: r % len(order)]:  # each round starts one on
                     steps = step_times(args.ranks, MODES[mode], server.url, HIDDEN[label], args.steps)
                     times[mode] += steps
                     per_round[mode].append(statistics.median(steps))
@@ -136,11 +164,15 @@ def main() -> None:
             for mode in MODES:
                 median = statistics.median(times[mode])
                 rounds = [m / p for m, p in zip(per_round[mode], per_round["plain"])]
-                print(f"{label:>6} {mode:>16} {median * 1e3:9.2f} {median / plain:9.3f} "
-                      f"{min(rounds):6.3f}-{max(rounds):.3f}")
+                print(
+                    f"{label:>6} {mode:>16} {median * 1e3:9.2f} {median / plain:9.3f} "
+                    f"{min(rounds):6.3f}-{max(rounds):.3f}"
+                )
         named = [named_after(args.ranks, server) for _ in range(args.stops)]
-        print(f"a stopped rank named after {statistics.median(named):.2f} s (median of {len(named)}; "
-              f"{', '.join(f'{s:.2f}' for s in named)})")
+        print(
+            f"a stopped rank named after {statistics.median(named):.2f} s (median of {len(named)}; "
+            f"{', '.join(f'{s:.2f}' for s in named)})"
+        )
     finally:
         server.stop()
 

@@ -10,8 +10,9 @@ from ringside.worker_agent.user import algorithm, reduce, send, step
 
 @algorithm("all_reduce", "broken_ring", pieces=lambda p, chunks: p)
 def broken_ring(p, root, chunks):
-    steps = [step("reduce-scatter", [reduce(r, (r + 1) % p, (r - s) % p) for r in range(p)])
-             for s in range(p - 1)]
+    steps = [
+        step("reduce-scatter", [reduce(r, (r + 1) % p, (r - s) % p) for r in range(p)]) for s in range(p - 1)
+    ]
     # the bug: (r - s) % p, where the all-gather must pass on (r + 1 - s) % p
     steps += [step("all-gather", [send(r, (r + 1) % p, (r - s) % p) for r in range(p)]) for s in range(p - 1)]
     return steps

@@ -19,19 +19,27 @@ from torch.nn.parallel import DistributedDataParallel
 
 
 def model(width: int) -> torch.nn.Module:
-    return torch.nn.Sequential(torch.nn.Linear(256, width), torch.nn.ReLU(), torch.nn.Linear(width, width),
-                               torch.nn.ReLU(), torch.nn.Linear(width, 10))
+    return torch.nn.Sequential(
+        torch.nn.Linear(256, width),
+        torch.nn.ReLU(),
+        torch.nn.Linear(width, width),
+        torch.nn.ReLU(),
+        torch.nn.Linear(width, 10),
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--width", type=int, default=1024,
-                        help="hidden width: 1024 is about 1.3 M parameters")
+    parser.add_argument(
+        "--width", type=int, default=1024, help="hidden width: 1024 is about 1.3 M parameters"
+    )
     parser.add_argument("--bucket-mb", type=float, default=2.0)
-    parser.add_argument("--pace", type=float, default=0.0,
-                        help="seconds to sleep every step: a job slow enough to watch")
+    parser.add_argument(
+        "--pace", type=float, default=0.0, help="seconds to sleep every step: a job slow enough to watch"
+    )
     parser.add_argument("--slow-rank", type=int, default=-1)
     parser.add_argument("--slow-step", type=int, default=10)
     parser.add_argument("--slow-s", type=float, default=0.0)

@@ -12,6 +12,7 @@ ranks send first and odd ranks receive first.
 
 import torch
 import torch.distributed as dist
+
 from ringside.worker_agent.user import traced
 
 

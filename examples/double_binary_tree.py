@@ -20,14 +20,31 @@ def double_binary_tree(p, root, chunks):
     deepest = depth(p - 1)
     steps = []
     for d in range(deepest, 0, -1):
-        steps.append(step("reduce", [reduce(rank(v), rank((v - 1) // 2), c)
-                                     for rank, half in zip(trees, halves)
-                                     for v in range(p) if depth(v) == d for c in half],
-                          f"in both trees, every rank at depth {d} adds its half into its parent's"))
+        steps.append(
+            step(
+                "reduce",
+                [
+                    reduce(rank(v), rank((v - 1) // 2), c)
+                    for rank, half in zip(trees, halves)
+                    for v in range(p)
+                    if depth(v) == d
+                    for c in half
+                ],
+                f"in both trees, every rank at depth {d} adds its half into its parent's",
+            )
+        )
     for d in range(1, deepest + 1):
-        steps.append(step("broadcast", [send(rank((v - 1) // 2), rank(v), c)
-                                        for rank, half in zip(trees, halves)
-                                        for v in range(p) if depth(v) == d for c in half],
-                          f"in both trees, every rank at depth {d - 1} sends the result down to its "
-                          "children"))
+        steps.append(
+            step(
+                "broadcast",
+                [
+                    send(rank((v - 1) // 2), rank(v), c)
+                    for rank, half in zip(trees, halves)
+                    for v in range(p)
+                    if depth(v) == d
+                    for c in half
+                ],
+                f"in both trees, every rank at depth {d - 1} sends the result down to its children",
+            )
+        )
     return steps

@@ -22,17 +22,34 @@ def hierarchical(p, root, chunks):
     m = len(leaders)
     everything = range(m * chunks)
     segment = lambda i: range((i % m) * chunks, (i % m + 1) * chunks)  # noqa: E731  (leader i's share)
-    steps = [step("node reduce", [reduce(r, r - r % k, c) for r in range(p) if r % k for c in everything],
-                  "inside every node, each rank adds its buffer into its node leader's")]
+    steps = [
+        step(
+            "node reduce",
+            [reduce(r, r - r % k, c) for r in range(p) if r % k for c in everything],
+            "inside every node, each rank adds its buffer into its node leader's",
+        )
+    ]
     for s in range(m - 1):  # ring reduce-scatter, then all-gather, among the leaders
-        steps.append(step("leader reduce-scatter", [reduce(leaders[i], leaders[(i + 1) % m], c)
-                                                    for i in range(m) for c in segment(i - s)],
-                          "every leader passes a segment to the next leader, which adds it"))
+        steps.append(
+            step(
+                "leader reduce-scatter",
+                [reduce(leaders[i], leaders[(i + 1) % m], c) for i in range(m) for c in segment(i - s)],
+                "every leader passes a segment to the next leader, which adds it",
+            )
+        )
     for s in range(m - 1):
-        steps.append(step("leader all-gather", [send(leaders[i], leaders[(i + 1) % m], c)
-                                                for i in range(m) for c in segment(i + 1 - s)],
-                          "every leader passes a finished segment on to the next leader"))
-    steps.append(step("node broadcast",
-                      [send(r - r % k, r, c) for r in range(p) if r % k for c in everything],
-                      "every leader hands the result to the ranks of its node"))
+        steps.append(
+            step(
+                "leader all-gather",
+                [send(leaders[i], leaders[(i + 1) % m], c) for i in range(m) for c in segment(i + 1 - s)],
+                "every leader passes a finished segment on to the next leader",
+            )
+        )
+    steps.append(
+        step(
+            "node broadcast",
+            [send(r - r % k, r, c) for r in range(p) if r % k for c in everything],
+            "every leader hands the result to the ranks of its node",
+        )
+    )
     return steps

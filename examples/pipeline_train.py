@@ -14,8 +14,9 @@ import torch.distributed as dist
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--micro", type=int, default=4, help="micro-batches per step")
     parser.add_argument("--width", type=int, default=256)

@@ -16,9 +16,15 @@ import torch.multiprocessing as mp
 
 
 def rank_main(rank: int, world_size: int, port: int, server: str) -> None:
-    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_RANK=str(rank),
-                      LOCAL_WORLD_SIZE=str(world_size), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
-                      RINGSIDE_LAUNCHER="torch.multiprocessing.spawn")
+    os.environ.update(
+        RANK=str(rank),
+        WORLD_SIZE=str(world_size),
+        LOCAL_RANK=str(rank),
+        LOCAL_WORLD_SIZE=str(world_size),
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(port),
+        RINGSIDE_LAUNCHER="torch.multiprocessing.spawn",
+    )
     from ringside.worker_agent.cli import main
 
     raise SystemExit(main(["worker", "--server", server]))
@@ -31,8 +37,9 @@ def free_port() -> int:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--server", required=True, help="URL of the Ringside server to join")
     parser.add_argument("-n", "--ranks", type=int, default=4)
     args = parser.parse_args()

@@ -11,6 +11,7 @@ Ringside runs it on the real ranks, records every call, rebuilds the steps it ma
 
 import torch
 import torch.distributed as dist
+
 from ringside.worker_agent.user import traced
 
 

@@ -9,6 +9,7 @@ where a rank's buffer departs from what all_reduce requires: the very first.
 
 import torch
 import torch.distributed as dist
+
 from ringside.worker_agent.user import traced
 
 

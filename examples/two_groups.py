@@ -15,8 +15,9 @@ import torch.distributed as dist
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--count", type=int, default=1 << 16)
     args = parser.parse_args()

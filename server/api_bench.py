@@ -5,6 +5,7 @@ beside the hub (bench_jobs.Benches), made with the app."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Path, Request
+
 from ringside.worker_agent.core.protocol import BenchSpec
 
 from .auth import need_presenter
@@ -23,8 +24,13 @@ async def benches_of(request: Request) -> Benches:
 @router.post("", status_code=202, dependencies=[present])
 async def post_bench(spec: BenchSpec, benches: Benches = Depends(benches_of)) -> dict:
     bench = await benches.submit(spec)
-    return {"id": bench.id, "state": bench.state, "algorithms": bench.algorithms, "sizes": bench.sizes,
-            "skipped": bench.skipped}
+    return {
+        "id": bench.id,
+        "state": bench.state,
+        "algorithms": bench.algorithms,
+        "sizes": bench.sizes,
+        "skipped": bench.skipped,
+    }
 
 
 @router.get("/{bench_id}", dependencies=[present], response_model=Bench)

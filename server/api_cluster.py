@@ -8,9 +8,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
-from ringside.worker_agent.training import rules as training_rules
+
 from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.training import rules as training_rules
 
 from . import metrics, model
 from .auth import need_viewer, role_of, settings_of
@@ -27,11 +28,17 @@ async def health(hub: Hub = Depends(hub_of)) -> dict:
     writes that wait (a file another process holds locked makes them wait, and for how long)."""
     cluster, writer = hub.cluster, hub.store.writer
     stuck = writer.stuck_since
-    return {"status": "ok" if hub.dispatching() and stuck is None else "degraded",
-            "protocol": PROTOCOL_VERSION, "world_size": cluster.world_size, "live_ranks": len(cluster.live()),
-            "dispatcher": {"running": hub.dispatching(), "restarts": hub.restarts},
-            "store": {"waiting_writes": writer.waiting(),
-                      "locked_for_s": round(time.monotonic() - stuck, 1) if stuck else 0}}
+    return {
+        "status": "ok" if hub.dispatching() and stuck is None else "degraded",
+        "protocol": PROTOCOL_VERSION,
+        "world_size": cluster.world_size,
+        "live_ranks": len(cluster.live()),
+        "dispatcher": {"running": hub.dispatching(), "restarts": hub.restarts},
+        "store": {
+            "waiting_writes": writer.waiting(),
+            "locked_for_s": round(time.monotonic() - stuck, 1) if stuck else 0,
+        },
+    }
 
 
 @router.get("/api/cluster", dependencies=[watch])

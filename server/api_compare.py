@@ -10,18 +10,19 @@ from functools import lru_cache
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
+
 from ringside.worker_agent.core import simulate
 from ringside.worker_agent.core.algorithms import build, formulas
 from ringside.worker_agent.core.algorithms import parameter_server as ps
-from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.collectives import parameter_server as ps_collective
 from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.validation import SpecError, validate
 
+from . import seed_formulas as seed
 from .auth import need_viewer, role_of, settings_of
 from .errors import refuse
 from .hub import Hub, hub_of
 from .runs import Run
-from . import seed_formulas as seed
 
 router = APIRouter()
 
@@ -48,8 +49,9 @@ def curves() -> list[dict]:
         for p in WORLDS:
             count = 64 * p  # splits evenly into every schedule's pieces
             t = simulate.traffic(build(COLLECTIVE, algorithm, p), count, PER_ELEMENT)
-            figures = _figures(t.sent.tolist(), t.received.tolist(),
-                               t.busiest_link[1] if t.busiest_link else 0, count)
+            figures = _figures(
+                t.sent.tolist(), t.received.tolist(), t.busiest_link[1] if t.busiest_link else 0, count
+            )
             points["p"].append(p)
             for k, v in figures.items():
                 points[k].append(v)
@@ -59,13 +61,20 @@ def curves() -> list[dict]:
     for p in WORLDS:
         count = 64 * p  # the model, N elements: one block, with one server
         t = simulate.traffic(build(collective, algorithm, p, 0, 1, servers), count, PER_ELEMENT)
-        figures = _figures(t.sent.tolist(), t.received.tolist(),
-                           t.busiest_link[1] if t.busiest_link else 0, count)
+        figures = _figures(
+            t.sent.tolist(), t.received.tolist(), t.busiest_link[1] if t.busiest_link else 0, count
+        )
         points["p"].append(p)
         for k, v in figures.items():
             points[k].append(v)
-    out.append({"collective": collective, "algorithm": algorithm,
-                "label": f"parameter server (S={servers})", **points})
+    out.append(
+        {
+            "collective": collective,
+            "algorithm": algorithm,
+            "label": f"parameter server (S={servers})",
+            **points,
+        }
+    )
     return out
 
 
@@ -77,14 +86,22 @@ def measured(run: Run) -> dict | None:
     sent = [r.bytes_sent for r in run.results.values()]
     received = [r.bytes_received for r in run.results.values()]
     link = run.traffic.busiest_link.bytes if run.traffic.busiest_link else 0
-    return {"collective": run.spec.collective, "algorithm": run.spec.algorithm, "p": len(run.group),
-            "run": run.id, **_figures(sent, received, link, n)}
+    return {
+        "collective": run.spec.collective,
+        "algorithm": run.spec.algorithm,
+        "p": len(run.group),
+        "run": run.id,
+        **_figures(sent, received, link, n),
+    }
 
 
 def held(request: Request, run: Run | None) -> bool:
     """Whether an open poll holds this run from this request (not the presenter's): its bytes wait."""
-    return (run is not None and role_of(request, settings_of(request)) != "presenter"
-            and request.app.state.polls.holding(run) is not None)
+    return (
+        run is not None
+        and role_of(request, settings_of(request)) != "presenter"
+        and request.app.state.polls.holding(run) is not None
+    )
 
 
 @router.get("/api/compare", dependencies=[Depends(need_viewer)])
@@ -95,13 +112,17 @@ async def get_compare(request: Request, hub: Annotated[Hub, Depends(hub_of)]) ->
     runs = [run for run in runs if not held(request, run)]
     # on its curve
     points = [measured(run) for run in runs if run is not None and run.spec.servers in (None, SERVER[2])]
-    return {"unit": "N (bytes of one rank's buffer: the model)", "series": series,
-            "measured": [p for p in points if p]}
+    return {
+        "unit": "N (bytes of one rank's buffer: the model)",
+        "series": series,
+        "measured": [p for p in points if p],
+    }
 
 
 @router.get("/api/compare/beside", dependencies=[Depends(need_viewer)])
-async def get_beside(request: Request, run: Annotated[str, Query(max_length=40)],
-                     hub: Annotated[Hub, Depends(hub_of)]) -> dict:
+async def get_beside(
+    request: Request, run: Annotated[str, Query(max_length=40)], hub: Annotated[Hub, Depends(hub_of)]
+) -> dict:
     """The chapter's table for a parameter-server run: its formula and measured bytes beside
     ring's, tree's and master-worker's all_reduce for the same N and P, each measured by this
     cluster's newest done run of that shape (and the spec that runs it, where none is)."""
@@ -115,28 +136,52 @@ async def get_beside(request: Request, run: Annotated[str, Query(max_length=40)]
     own = shown.display.formula.model_dump() if shown.display.formula else {}
     if own and held(request, shown):
         own["measured"] = None
-    rows = [{"algorithm": spec.algorithm, "label": f"parameter server (S={spec.servers or 1})",
-             "run": shown.id, **own}]
+    rows = [
+        {
+            "algorithm": spec.algorithm,
+            "label": f"parameter server (S={spec.servers or 1})",
+            "run": shown.id,
+            **own,
+        }
+    ]
     for algorithm in ALGORITHMS:
         same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p)
         formula = formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
-        mine = same.display.formula if same is not None and same.display and same.display.formula \
-            and not held(request, same) else None
-        ask = {"collective": COLLECTIVE, "algorithm": algorithm, "count": spec.count, "dtype": spec.dtype,
-               "group": shown.group if len(shown.group) < shown.world_size else None}
+        mine = (
+            same.display.formula
+            if same is not None and same.display and same.display.formula and not held(request, same)
+            else None
+        )
+        ask = {
+            "collective": COLLECTIVE,
+            "algorithm": algorithm,
+            "count": spec.count,
+            "dtype": spec.dtype,
+            "group": shown.group if len(shown.group) < shown.world_size else None,
+        }
         why = None if formula else f"{spec.count} elements do not split into {p} equal chunks, one a rank"
         try:  # what cannot run at this N and P is said, not offered
             validate(RunSpec(**ask), shown.world_size, shown.backend)
         except SpecError as e:
             ask, why = None, e.message
-        rows.append({"algorithm": algorithm, "label": algorithm, "run": same.id if same else None, **formula,
-                     "measured": mine.measured if mine else None, "spec": ask, "why": why})
+        rows.append(
+            {
+                "algorithm": algorithm,
+                "label": algorithm,
+                "run": same.id if same else None,
+                **formula,
+                "measured": mine.measured if mine else None,
+                "spec": ask,
+                "why": why,
+            }
+        )
     return {"n": model_bytes, "p": p, "rows": rows}
 
 
 @router.get("/api/compare/formulas", dependencies=[Depends(need_viewer)])
-async def get_formulas(run: Annotated[str, Query(max_length=40)],
-                       hub: Annotated[Hub, Depends(hub_of)]) -> dict:
+async def get_formulas(
+    run: Annotated[str, Query(max_length=40)], hub: Annotated[Hub, Depends(hub_of)]
+) -> dict:
     """The seed's three all_reduce formulas for the N and P of run `run` (any run: its buffer is N),
     each beside this cluster's newest done run of that algorithm at that N and P, and the spec that
     runs it where there is none (or why it cannot run)."""
@@ -151,20 +196,40 @@ async def get_formulas(run: Annotated[str, Query(max_length=40)],
     for row in seed.SEED:
         algorithm, value = row.algorithm, row.bytes(count * itemsize, p)
         same = hub.store.newest_done(COLLECTIVE, algorithm, count, dtype, p)
-        ask = {"collective": COLLECTIVE, "algorithm": algorithm, "count": count, "dtype": dtype,
-               "group": shown.group if p < shown.world_size else None, "pattern": shown.spec.pattern,
-               "purpose": "sweep"}
+        ask = {
+            "collective": COLLECTIVE,
+            "algorithm": algorithm,
+            "count": count,
+            "dtype": dtype,
+            "group": shown.group if p < shown.world_size else None,
+            "pattern": shown.spec.pattern,
+            "purpose": "sweep",
+        }
         why = None
         try:  # what cannot run at this N and P is said, not offered
             validate(RunSpec(**ask), shown.world_size, shown.backend)
         except SpecError as e:
             ask, why = None, e.message
-        rows.append({"algorithm": algorithm, "formula": row.text, "counts": row.counts,
-                     "put_in": row.put_in(count * itemsize, p),
-                     "value": value, "exact": float(value).is_integer(),
-                     "simulated": await asyncio.to_thread(seed.simulated, algorithm, count, itemsize, p),
-                     "measured": seed.measured(same, row) if same else None,
-                     "run": same.id if same else None, "spec": None if same else ask, "why": why})
-    return {"n": count * itemsize, "count": count, "itemsize": itemsize, "p": p,
-            "resized": count != shown.spec.count, "rows": rows}
-
+        rows.append(
+            {
+                "algorithm": algorithm,
+                "formula": row.text,
+                "counts": row.counts,
+                "put_in": row.put_in(count * itemsize, p),
+                "value": value,
+                "exact": float(value).is_integer(),
+                "simulated": await asyncio.to_thread(seed.simulated, algorithm, count, itemsize, p),
+                "measured": seed.measured(same, row) if same else None,
+                "run": same.id if same else None,
+                "spec": None if same else ask,
+                "why": why,
+            }
+        )
+    return {
+        "n": count * itemsize,
+        "count": count,
+        "itemsize": itemsize,
+        "p": p,
+        "resized": count != shown.spec.count,
+        "rows": rows,
+    }

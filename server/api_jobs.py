@@ -34,22 +34,33 @@ def found_job(watching: Watching, job_id: str) -> Job:
 
 
 @router.get("/api/jobs", dependencies=[watch])
-async def list_jobs(limit: int = Query(50, ge=1, le=200), offset: int = Query(0, ge=0, le=1 << 31),
-                    watching: Watching = Depends(watching_of)) -> dict:
+async def list_jobs(
+    limit: int = Query(50, ge=1, le=200),
+    offset: int = Query(0, ge=0, le=1 << 31),
+    watching: Watching = Depends(watching_of),
+) -> dict:
     jobs, total = watching.store.page(limit, offset)
     live = {w.job.id: w.job.summary() for w in watching.live.values()}
     return {"jobs": [live.get(j.id, j) for j in jobs], "total": total}
 
 
 @router.get("/api/jobs/{job_id}", dependencies=[watch])
-async def get_job(job_id: str = JobId, limit: int = Query(500, ge=1, le=2000),
-                  before: int | None = Query(None, ge=0, le=1 << 62),
-                  watching: Watching = Depends(watching_of)) -> dict:
+async def get_job(
+    job_id: str = JobId,
+    limit: int = Query(500, ge=1, le=2000),
+    before: int | None = Query(None, ge=0, le=1 << 62),
+    watching: Watching = Depends(watching_of),
+) -> dict:
     job = found_job(watching, job_id)
-    return {"job": job.summary(), "ranks": list(job.ranks.values()), "groups": job.groups,
-            "totals": [t.shown() for t in job.totals.values()], "links": list(job.links.values()),
-            "collectives": watching.collectives(job_id, limit, before),
-            "events": [{"t": t, "text": text} for t, text in job.events]}
+    return {
+        "job": job.summary(),
+        "ranks": list(job.ranks.values()),
+        "groups": job.groups,
+        "totals": [t.shown() for t in job.totals.values()],
+        "links": list(job.links.values()),
+        "collectives": watching.collectives(job_id, limit, before),
+        "events": [{"t": t, "text": text} for t, text in job.events],
+    }
 
 
 @router.get("/api/jobs/{job_id}/trace", dependencies=[watch])

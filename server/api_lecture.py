@@ -17,6 +17,7 @@ async def lecture(request: Request) -> dict:
     """The audience's links, from other machines first, and the first as an SVG QR code."""
     settings = settings_of(request)
     links = [settings.audience_url(url) for url in settings.public_urls()] or [settings.audience_url()]
-    qr = segno.make(links[0], error="m").svg_inline(scale=8, border=2, dark="#000", light="#fff",
-                                                    omitsize=True)
+    qr = segno.make(links[0], error="m").svg_inline(
+        scale=8, border=2, dark="#000", light="#fff", omitsize=True
+    )
     return {"audience": links, "qr_svg": qr, "exposed": not settings.loopback}

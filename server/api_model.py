@@ -13,11 +13,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
+
 from ringside.worker_agent.core import predict as pm
-from ringside.worker_agent.core.validation import SpecError
-from ringside.worker_agent.core.vocabulary import ITEMSIZE
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import Collective, DType
+from ringside.worker_agent.core.validation import SpecError
+from ringside.worker_agent.core.vocabulary import ITEMSIZE
 
 from . import model
 from .auth import need_viewer
@@ -37,17 +38,23 @@ CURVE_WAIT_S = 2.0
 
 class PredictQuery(BaseModel):
     collective: Collective
-    p: int = Field(64, ge=pm.MIN_P, le=pm.MAX_P,
-                   description="world size of the size curve and the crossovers")
-    sizes: str | None = Field(None, max_length=2000,
-                              description="bytes per rank, comma-separated (1K, 4M ... allowed); "
-                                          "default 1 KiB to 1 GiB by 4")
-    size: int = Field(1 << 20, ge=pm.MIN_SIZE, le=pm.MAX_SIZE,
-                      description="bytes per rank of the curve against P")
-    preset: str | None = Field(None, max_length=80,
-                               description=f"one of {', '.join(pm.PRESETS)}; default: this cluster's fit")
-    per_node: int | None = Field(None, ge=1, le=pm.MAX_P,
-                                 description="ranks per node under a preset (default: the preset's own)")
+    p: int = Field(
+        64, ge=pm.MIN_P, le=pm.MAX_P, description="world size of the size curve and the crossovers"
+    )
+    sizes: str | None = Field(
+        None,
+        max_length=2000,
+        description="bytes per rank, comma-separated (1K, 4M ... allowed); default 1 KiB to 1 GiB by 4",
+    )
+    size: int = Field(
+        1 << 20, ge=pm.MIN_SIZE, le=pm.MAX_SIZE, description="bytes per rank of the curve against P"
+    )
+    preset: str | None = Field(
+        None, max_length=80, description=f"one of {', '.join(pm.PRESETS)}; default: this cluster's fit"
+    )
+    per_node: int | None = Field(
+        None, ge=1, le=pm.MAX_P, description="ranks per node under a preset (default: the preset's own)"
+    )
     dtype: DType = "float32"
 
 
@@ -61,8 +68,9 @@ def parse_sizes(text: str | None) -> list[float]:
         try:
             value = float(clean[:-1]) * units[clean[-1]] if clean and clean[-1] in units else float(clean)
         except ValueError:
-            raise SpecError("sizes",
-                            f"{part.strip()[:20]!r} is not a size (bytes, or with K, M, G)") from None
+            raise SpecError(
+                "sizes", f"{part.strip()[:20]!r} is not a size (bytes, or with K, M, G)"
+            ) from None
         if not pm.MIN_SIZE <= value <= pm.MAX_SIZE:
             raise SpecError("sizes", f"each size must be {pm.MIN_SIZE} to {pm.MAX_SIZE} bytes, not {value:g}")
         out.append(value)
@@ -75,10 +83,16 @@ def model_of(q: PredictQuery, fit: model.Fit) -> tuple[pm.Model, dict]:
     """The cluster's fitted parameters, or a preset with its ranks per node (the query's, if it gives one)."""
     if q.preset is None:
         if q.per_node is not None:
-            raise SpecError("per_node", "ranks per node shape a preset's two levels; this cluster's fit "
-                                        "has one level: choose a preset too")
-        return fit.model.params, {"kind": "cluster", "fitted_from_runs": fit.model.runs,
-                                  "rms_error": fit.model.rms_error}
+            raise SpecError(
+                "per_node",
+                "ranks per node shape a preset's two levels; this cluster's fit "
+                "has one level: choose a preset too",
+            )
+        return fit.model.params, {
+            "kind": "cluster",
+            "fitted_from_runs": fit.model.runs,
+            "rms_error": fit.model.rms_error,
+        }
     if q.preset not in pm.PRESETS:
         raise SpecError("preset", f"no preset {q.preset[:40]!r} (known: {', '.join(pm.PRESETS)})")
     preset = pm.PRESETS[q.preset]
@@ -87,20 +101,30 @@ def model_of(q: PredictQuery, fit: model.Fit) -> tuple[pm.Model, dict]:
     return preset, {"kind": "preset", "name": q.preset, "per_node": preset.per_node}
 
 
-def native_of(q: PredictQuery, fit: model.Fit, chosen: pm.Model, sizes: list[float],
-              itemsize: int) -> dict | None:
+def native_of(
+    q: PredictQuery, fit: model.Fit, chosen: pm.Model, sizes: list[float], itemsize: int
+) -> dict | None:
     """Native's curve: the line fitted to this cluster's native runs, or under a preset the algorithm and
     protocol NCCL would choose at each size (None where neither can say)."""
     if isinstance(chosen, pm.Preset):
         picks = pm.nccl_native(q.collective, q.p, sizes, itemsize, chosen)
-        return None if picks is None else {
-            "times": [o.time(n) for o, n in zip(picks, sizes)], "kind": "nccl",
-            "chosen": [o.to_json() for o in picks],
-            "source": f"NCCL {chosen.nccl}'s choice (src/enqueue.cc: the algorithm and protocol of least "
-                      f"predicted time) of {', '.join(pm.NCCL_ALGORITHMS[q.collective])}, with this preset"}
+        return (
+            None
+            if picks is None
+            else {
+                "times": [o.time(n) for o, n in zip(picks, sizes)],
+                "kind": "nccl",
+                "chosen": [o.to_json() for o in picks],
+                "source": f"NCCL {chosen.nccl}'s choice (src/enqueue.cc: the algorithm and protocol of least "
+                f"predicted time) of {', '.join(pm.NCCL_ALGORITHMS[q.collective])}, with this preset",
+            }
+        )
     line = fit.native.get((q.collective, q.p))
-    return None if line is None else {"times": [line.time(n) for n in sizes], "runs": line.runs,
-                                      "kind": "measured"}
+    return (
+        None
+        if line is None
+        else {"times": [line.time(n) for n in sizes], "runs": line.runs, "kind": "measured"}
+    )
 
 
 def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = ()) -> dict:
@@ -111,8 +135,10 @@ def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = (
     sharing = model.sharing_at(placement if q.preset is None else [], q.p)
     sizes = parse_sizes(q.sizes)
     if not get(q.collective).payload:
-        raise SpecError("collective",
-                        f"{q.collective} moves no message of the user's: there is no size to predict against")
+        raise SpecError(
+            "collective",
+            f"{q.collective} moves no message of the user's: there is no size to predict against",
+        )
     itemsize = ITEMSIZE[q.dtype]
     # one written for another world size (an MSCCL file) is left out
     algorithms = pm.stepwise(q.collective, q.p)
@@ -121,12 +147,20 @@ def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = (
     by_p = pm.versus_p(q.collective, pm.stepwise(q.collective), q.size, itemsize, chosen)
     crossings = pm.crossovers(q.collective, algorithms, q.p, itemsize, chosen, sizes[0], sizes[-1], sharing)
     return {
-        "collective": q.collective, "dtype": q.dtype, "params": chosen.to_json(), "origin": origin,
-        "p": q.p, "sizes": sizes, "sharing": sharing.to_json(),
+        "collective": q.collective,
+        "dtype": q.dtype,
+        "params": chosen.to_json(),
+        "origin": origin,
+        "p": q.p,
+        "sizes": sizes,
+        "sharing": sharing.to_json(),
         "versus_size": {a: [o.time(n) for o, n in zip(w, sizes)] for a, w in ways.items()},
         "ways": {a: [o.to_json() for o in w] for a, w in ways.items()},
         "native": native_of(q, fit, chosen, sizes, itemsize),
-        "size": q.size, "ps": list(pm.P_POINTS), "versus_p": by_p, "crossovers": crossings,
+        "size": q.size,
+        "ps": list(pm.P_POINTS),
+        "versus_p": by_p,
+        "crossovers": crossings,
     }
 
 

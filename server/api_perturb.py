@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict
+
 from ringside.worker_agent.core import perturb
 from ringside.worker_agent.core.catalog import pieces_of
-from ringside.worker_agent.core.validation import validate
 from ringside.worker_agent.core.perturb import Perturb, Straggler
 from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.validation import validate
 
 from .auth import need_presenter, need_viewer
 from .hub import Hub, hub_of
@@ -46,8 +47,12 @@ async def limits(hub: Hub = Depends(hub_of)) -> dict:
         "straggler": {"delay_s": [perturb.MIN_DELAY_S, perturb.MAX_DELAY_S], "default_delay_s": DEMO_DELAY_S},
         "slow_link": {"bytes_per_s": [perturb.MIN_RATE, perturb.MAX_RATE]},
         "hang": {"grace_s": perturb.HANG_GRACE_S},
-        "demo": {"collective": DEMO_COLLECTIVE, "algorithms": list(DEMO_ALGORITHMS), "pattern": "digits",
-                 "title": f"{' against '.join(DEMO_ALGORITHMS)} {DEMO_COLLECTIVE} under one straggler"},
+        "demo": {
+            "collective": DEMO_COLLECTIVE,
+            "algorithms": list(DEMO_ALGORITHMS),
+            "pattern": "digits",
+            "title": f"{' against '.join(DEMO_ALGORITHMS)} {DEMO_COLLECTIVE} under one straggler",
+        },
     }
 
 
@@ -58,11 +63,26 @@ async def demo(ask: DemoAsk | None = None, hub: Hub = Depends(hub_of)) -> DemoAn
     straggler = (ask.straggler if ask else None) or Straggler(rank=max(world - 1, 0), delay_s=DEMO_DELAY_S)
     # the lecture's data: a digit a cell (the straggler's delay is the time)
     pieces = pieces_of(DEMO_COLLECTIVE, world)
-    specs = [RunSpec(collective=DEMO_COLLECTIVE, algorithm=a, count=pieces.get(a, max(world, 1)),
-                     pattern="digits", perturb=Perturb(straggler=straggler)) for a in DEMO_ALGORITHMS]
+    specs = [
+        RunSpec(
+            collective=DEMO_COLLECTIVE,
+            algorithm=a,
+            count=pieces.get(a, max(world, 1)),
+            pattern="digits",
+            perturb=Perturb(straggler=straggler),
+        )
+        for a in DEMO_ALGORITHMS
+    ]
     for spec in specs:
         validate(spec, world, hub.cluster.backend or "gloo")
     runs = [await hub.runs.submit(spec) for spec in specs]
-    return DemoAnswer(runs=[DemoRun(id=r.id, algorithm=r.spec.algorithm,
-                                    predicted_extra_s=r.perturbed.predicted_extra_s if r.perturbed else None)
-                            for r in runs])
+    return DemoAnswer(
+        runs=[
+            DemoRun(
+                id=r.id,
+                algorithm=r.spec.algorithm,
+                predicted_extra_s=r.perturbed.predicted_extra_s if r.perturbed else None,
+            )
+            for r in runs
+        ]
+    )

@@ -106,9 +106,10 @@ class Polls:
         """Whether a run's times stay off the list while a poll is open: the held run's, and for
         a question of which algorithm is faster, those of the runs it compares."""
         same = (summary["collective"], summary["count"], summary["dtype"], len(summary["group"]))
-        return any(r.poll.state is PollState.OPEN
-                   and (summary["id"] == r.poll.run_id or self._races(r.poll, same))
-                   for r in self.live.values())
+        return any(
+            r.poll.state is PollState.OPEN and (summary["id"] == r.poll.run_id or self._races(r.poll, same))
+            for r in self.live.values()
+        )
 
     def find(self, poll_id: str) -> PollRecord | None:
         """A poll of this server (in memory) or of an earlier one (in the file)."""
@@ -118,10 +119,12 @@ class Polls:
         return PollRecord.model_validate_json(row[0]) if row else None
 
     def of_run(self, run_id: str) -> list[Poll]:
-        rows = self.db.execute("SELECT id FROM polls WHERE run_id = ? ORDER BY rowid LIMIT 100",
-                               (run_id,)).fetchall()
-        ids = dict.fromkeys([r[0] for r in rows]
-                            + [p for p, r in self.live.items() if r.poll.run_id == run_id])
+        rows = self.db.execute(
+            "SELECT id FROM polls WHERE run_id = ? ORDER BY rowid LIMIT 100", (run_id,)
+        ).fetchall()
+        ids = dict.fromkeys(
+            [r[0] for r in rows] + [p for p, r in self.live.items() if r.poll.run_id == run_id]
+        )
         return [self.find(i).public() for i in ids]
 
     def vote(self, poll_id: str, vote: Vote, address: str) -> PollRecord:
@@ -160,9 +163,15 @@ class Polls:
         self.fanout.publish(TallyMessage(poll_id=poll_id, counts=record.counts(), votes=len(record.voters)))
 
     def _save(self, record: PollRecord) -> None:
-        self.writer.put([("INSERT INTO polls (id, run_id, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE "
-                          "SET body = excluded.body",
-                          (record.poll.id, record.poll.run_id, record.model_dump_json()))])
+        self.writer.put(
+            [
+                (
+                    "INSERT INTO polls (id, run_id, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE "
+                    "SET body = excluded.body",
+                    (record.poll.id, record.poll.run_id, record.model_dump_json()),
+                )
+            ]
+        )
 
 
 async def polls_of(request: Request) -> Polls:
@@ -191,15 +200,15 @@ async def current_poll(voter: str | None = Voter, polls: Polls = Depends(polls_o
 
 
 @router.get("/{poll_id}", dependencies=[watch])
-async def get_poll(poll_id: str = PollId, voter: str | None = Voter,
-                   polls: Polls = Depends(polls_of)) -> dict:
+async def get_poll(
+    poll_id: str = PollId, voter: str | None = Voter, polls: Polls = Depends(polls_of)
+) -> dict:
     record = found(polls.find(poll_id), "poll", poll_id)
     return {"poll": record.public(), "voted": voted(record, voter)}
 
 
 @router.post("/{poll_id}/votes", status_code=202, dependencies=[watch])
-async def vote(request: Request, vote: Vote, poll_id: str = PollId,
-               polls: Polls = Depends(polls_of)) -> dict:
+async def vote(request: Request, vote: Vote, poll_id: str = PollId, polls: Polls = Depends(polls_of)) -> dict:
     record = polls.vote(poll_id, vote, request.client.host if request.client else "")
     return {"counted": True, "votes": len(record.voters)}
 

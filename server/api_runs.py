@@ -8,6 +8,7 @@ import json
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+
 from ringside.worker_agent.core.protocol import RunSpec
 
 from . import trace
@@ -49,16 +50,22 @@ def viewer(request: Request) -> bool:
 
 
 @router.get("", dependencies=[watch], response_model=Page)
-async def list_runs(request: Request, limit: int = Query(20, ge=1, le=200),
-                    offset: int = Query(0, ge=0, le=1_000_000_000), hub: Hub = Depends(hub_of)) -> Response:
+async def list_runs(
+    request: Request,
+    limit: int = Query(20, ge=1, le=200),
+    offset: int = Query(0, ge=0, le=1_000_000_000),
+    hub: Hub = Depends(hub_of),
+) -> Response:
     # the stored summaries as they are (a run not yet ended: the hub's, newer): no body parsed
     rows, total = hub.store.page(limit, offset)
     live = hub.runs.live()
     runs = [live[i].summary().model_dump_json() if i in live else summary for i, summary in rows]
     polls = request.app.state.polls
     if polls.holding_any() and viewer(request):  # a poll is open: its answer stays off the list
-        runs = [json.dumps(withheld_summary(s)) if polls.hides_times(s) else json.dumps(s)
-                for s in map(json.loads, runs)]
+        runs = [
+            json.dumps(withheld_summary(s)) if polls.hides_times(s) else json.dumps(s)
+            for s in map(json.loads, runs)
+        ]
     return Response(f'{{"runs":[{",".join(runs)}],"total":{total}}}', media_type="application/json")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Path, Query, Response
 from pydantic import BaseModel
+
 from ringside.worker_agent.core.protocol import TrainSpec
 
 from .auth import need_presenter, need_viewer
@@ -30,8 +31,10 @@ async def list_trainings(limit: int = Query(20, ge=1, le=200), hub: Hub = Depend
 
 @router.get("/{training_id}", dependencies=[watch], response_model=Training)
 async def get_training(training_id: str = Path(max_length=40), hub: Hub = Depends(hub_of)) -> Response:
-    return Response(found(hub.trainings.find(training_id), "training", training_id).model_dump_json(),
-                    media_type="application/json")
+    return Response(
+        found(hub.trainings.find(training_id), "training", training_id).model_dump_json(),
+        media_type="application/json",
+    )
 
 
 class CancelAnswer(BaseModel):
@@ -47,8 +50,9 @@ async def cancel_training(training_id: str = Path(max_length=40), hub: Hub = Dep
 
 
 @router.get("/{training_id}/steps/{step}/sync", dependencies=[watch], response_model=Run)
-async def get_sync(training_id: str = Path(max_length=40), step: int = Path(ge=0, lt=1 << 31),
-                   hub: Hub = Depends(hub_of)) -> Response:
+async def get_sync(
+    training_id: str = Path(max_length=40), step: int = Path(ge=0, lt=1 << 31), hub: Hub = Depends(hub_of)
+) -> Response:
     found(hub.trainings.find(training_id), "training", training_id)
     run, why = hub.trainings.find_sync(training_id, step)
     if run is None:

@@ -8,17 +8,29 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 
-from ringside.worker_agent.core.validation import SpecError
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.core.validation import SpecError
 
-from . import (api_bench, api_cluster, api_compare, api_jobs, api_lecture, api_model, api_perturb, api_polls,
-               api_runs, api_training, guard, sockets)
+from . import (
+    api_bench,
+    api_cluster,
+    api_compare,
+    api_jobs,
+    api_lecture,
+    api_model,
+    api_perturb,
+    api_polls,
+    api_runs,
+    api_training,
+    guard,
+    sockets,
+)
+from .api_polls import Polls
+from .bench_jobs import Benches
 from .config import Settings
 from .errors import REFUSALS, invalid_request, spec_refused
 from .hub import Hub
 from .pages import mount_frontend
-from .api_polls import Polls
-from .bench_jobs import Benches
 from .watching import Watching
 
 
@@ -36,15 +48,31 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.polls.flush()
         await hub.stop()
 
-    app = FastAPI(title="Ringside", version=str(PROTOCOL_VERSION), lifespan=lifespan, docs_url=None,
-                  redoc_url=None, responses=REFUSALS,
-                  description="Real torch.distributed collectives, step by step.")
+    app = FastAPI(
+        title="Ringside",
+        version=str(PROTOCOL_VERSION),
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        responses=REFUSALS,
+        description="Real torch.distributed collectives, step by step.",
+    )
     app.state.settings = settings
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(SpecError, spec_refused)  # NotReady and Busy too: errors.status_of
-    for router in (api_bench.router, api_cluster.router, api_runs.router, api_compare.router,
-                   api_perturb.router, api_model.router, api_training.router, api_jobs.router,
-                   api_polls.router, api_lecture.router, sockets.router):
+    for router in (
+        api_bench.router,
+        api_cluster.router,
+        api_runs.router,
+        api_compare.router,
+        api_perturb.router,
+        api_model.router,
+        api_training.router,
+        api_jobs.router,
+        api_polls.router,
+        api_lecture.router,
+        sockets.router,
+    ):
         app.include_router(router)
     mount_frontend(app)
     guard.install(app, settings)

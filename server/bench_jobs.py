@@ -14,12 +14,20 @@ from __future__ import annotations
 import argparse
 import time
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from ringside.worker_agent import bench
-from ringside.worker_agent.core.protocol import (MAX_BENCH_NUMBERS, MAX_BENCH_ROWS, MAX_BENCH_SIZES,
-                                                 BenchCommand, BenchFinished, BenchRow, BenchSpec, ErrorEvent,
-                                                 RunCancelled)
+from ringside.worker_agent.core.protocol import (
+    MAX_BENCH_NUMBERS,
+    MAX_BENCH_ROWS,
+    MAX_BENCH_SIZES,
+    BenchCommand,
+    BenchFinished,
+    BenchRow,
+    BenchSpec,
+    ErrorEvent,
+    RunCancelled,
+)
 from ringside.worker_agent.core.validation import SpecError
 
 from .job_record import RankedRecord
@@ -44,11 +52,11 @@ class Bench(RankedRecord):
     algorithms: list[str]
     sizes: list[int]
     skipped: list[str] = []  # algorithms written for another world size, and why
-    error: Optional[str] = None
+    error: str | None = None
     cancel_requested: bool = False
     created_at: float
-    started_at: Optional[float] = None
-    finished_at: Optional[float] = None
+    started_at: float | None = None
+    finished_at: float | None = None
     rows: list[BenchRow] = []
 
     def on_finished(self, event: BenchFinished) -> None:
@@ -100,22 +108,40 @@ class BenchJob(Job):
 def plan(spec: BenchSpec, world_size: int, backend: str) -> tuple[list[str], list[int], list[str]]:
     """(algorithms, sizes, skipped) for this cluster, as the local bench plans them; raises SpecError
     naming the flag (bench.py's long names) of what no rank could run."""
-    if spec.step is not None and spec.max_bytes >= spec.min_bytes \
-            and (spec.max_bytes - spec.min_bytes) // spec.step >= MAX_BENCH_SIZES:
-        raise SpecError("stepbytes", f"a served bench has at most {MAX_BENCH_SIZES} sizes; "
-                                     f"-i {spec.step} from {spec.min_bytes} to {spec.max_bytes} makes more")
-    args = argparse.Namespace(**{**spec.model_dump(), "only": ",".join(spec.only) if spec.only else None,
-                                 "algorithms": [], "backend": backend})
+    if (
+        spec.step is not None
+        and spec.max_bytes >= spec.min_bytes
+        and (spec.max_bytes - spec.min_bytes) // spec.step >= MAX_BENCH_SIZES
+    ):
+        raise SpecError(
+            "stepbytes",
+            f"a served bench has at most {MAX_BENCH_SIZES} sizes; "
+            f"-i {spec.step} from {spec.min_bytes} to {spec.max_bytes} makes more",
+        )
+    args = argparse.Namespace(
+        **{
+            **spec.model_dump(),
+            "only": ",".join(spec.only) if spec.only else None,
+            "algorithms": [],
+            "backend": backend,
+        }
+    )
     names, sizes = bench.prepare(args, world_size, say=False)
     asked = spec.only or bench.default_algorithms(spec.collective)
     skipped = [a.misfit(world_size) for a in bench.records(spec.collective, asked) if not a.fits(world_size)]
     rows = len(names) * len(sizes)
     if rows > MAX_BENCH_ROWS:
-        raise SpecError("maxbytes", f"{len(sizes)} sizes x {len(names)} algorithms make {rows} rows; "
-                                    f"a served bench has at most {MAX_BENCH_ROWS}")
+        raise SpecError(
+            "maxbytes",
+            f"{len(sizes)} sizes x {len(names)} algorithms make {rows} rows; "
+            f"a served bench has at most {MAX_BENCH_ROWS}",
+        )
     if rows * (spec.iterations + world_size) > MAX_BENCH_NUMBERS:
-        raise SpecError("iters", f"{rows} rows of {spec.iterations} iterations on {world_size} ranks: more "
-                                 f"than the {MAX_BENCH_NUMBERS} times a served bench's table carries")
+        raise SpecError(
+            "iters",
+            f"{rows} rows of {spec.iterations} iterations on {world_size} ranks: more "
+            f"than the {MAX_BENCH_NUMBERS} times a served bench's table carries",
+        )
     return names, sizes, skipped
 
 
@@ -133,8 +159,16 @@ class Benches:
         hub.dispatcher.check_whole("bench")
         world_size, backend = hub.cluster.world_size, hub.cluster.backend or "gloo"
         names, sizes, skipped = plan(spec, world_size, backend)
-        record = Bench(id=f"b-{self.next_id:06d}", spec=spec, world_size=world_size, backend=backend,
-                       algorithms=names, sizes=sizes, skipped=skipped, created_at=time.time())
+        record = Bench(
+            id=f"b-{self.next_id:06d}",
+            spec=spec,
+            world_size=world_size,
+            backend=backend,
+            algorithms=names,
+            sizes=sizes,
+            skipped=skipped,
+            created_at=time.time(),
+        )
         self.next_id += 1
         await hub.dispatcher.submit(BenchJob(record, self))  # refused (Busy) while the cluster is held
         return record

@@ -7,14 +7,16 @@ from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+
 from ringside.worker_agent.core.validation import SpecError
 
 from .guard import bounded
 
 
 class Detail(BaseModel):
-    field: str = Field(description="what was wrong: a field of the request, or token, host, "
-                                   "body, cluster, queue, store")
+    field: str = Field(
+        description="what was wrong: a field of the request, or token, host, body, cluster, queue, store"
+    )
     message: str = Field(description="why, in words")
 
 
@@ -25,17 +27,20 @@ class Refusal(BaseModel):
 
 
 # what any route may answer besides its own success, documented once for the whole API (app.py)
-REFUSALS = {status: {"model": Refusal, "description": words} for status, words in (
-    (400, "a Host header is missing, or a header is malformed"),
-    (401, "this needs a token, and none was given"),
-    (403, "the token does not grant this, or the Host or Origin is not the server's"),
-    (404, "nothing has that id"),
-    (408, "the body did not arrive in time"),
-    (409, "something else holds the cluster, or the queue is full"),
-    (413, "the body is too large, or this route takes none"),
-    (422, "what was asked cannot be done here: the field and why"),
-    (503, "not every rank is connected, or the store cannot be written now"),
-)}
+REFUSALS = {
+    status: {"model": Refusal, "description": words}
+    for status, words in (
+        (400, "a Host header is missing, or a header is malformed"),
+        (401, "this needs a token, and none was given"),
+        (403, "the token does not grant this, or the Host or Origin is not the server's"),
+        (404, "nothing has that id"),
+        (408, "the body did not arrive in time"),
+        (409, "something else holds the cluster, or the queue is full"),
+        (413, "the body is too large, or this route takes none"),
+        (422, "what was asked cannot be done here: the field and why"),
+        (503, "not every rank is connected, or the store cannot be written now"),
+    )
+}
 
 
 class NotReady(SpecError):
@@ -66,8 +71,10 @@ def status_of(e: SpecError) -> int:
 
 async def spec_refused(request: Request, exc: SpecError) -> JSONResponse:
     """Every route's refusal of what it was asked, answered alike (app.py installs it)."""
-    return JSONResponse(status_code=status_of(exc), content={"detail": {"field": bounded(exc.field, 80),
-                                                                         "message": bounded(exc.message)}})
+    return JSONResponse(
+        status_code=status_of(exc),
+        content={"detail": {"field": bounded(exc.field, 80), "message": bounded(exc.message)}},
+    )
 
 
 def found(thing, what: str, given: str):

@@ -9,6 +9,7 @@ reconnects and gets a fresh snapshot.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from pydantic import BaseModel
@@ -106,10 +107,14 @@ class Fanout:
         self.viewers.discard(viewer)
         viewer.offer_stop()
         client = viewer.ws.client
-        log.info("viewer %s dropped: %d messages behind",
-                 f"{client.host}:{client.port}" if client else "?", self.limit)
-        task = asyncio.get_running_loop().create_task(close(viewer.ws, DROPPED,
-                                                            "viewer fell behind; reconnect for a snapshot"))
+        log.info(
+            "viewer %s dropped: %d messages behind",
+            f"{client.host}:{client.port}" if client else "?",
+            self.limit,
+        )
+        task = asyncio.get_running_loop().create_task(
+            close(viewer.ws, DROPPED, "viewer fell behind; reconnect for a snapshot")
+        )
         self.closing.add(task)  # held until done: the loop keeps only weak references to tasks
         task.add_done_callback(self.closing.discard)
 
@@ -118,7 +123,5 @@ async def close(ws: WebSocket, code: int, reason: str) -> None:
     """Close, whatever state the socket is in: a peer that has gone is not an error. The
     reason is cut to the 123 bytes a close frame holds (bytes, not characters: a reason that
     names a client's non-ASCII field would otherwise break the frame)."""
-    try:
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
         await ws.close(code, reason.encode()[:123].decode(errors="ignore"))
-    except (WebSocketDisconnect, RuntimeError, OSError):
-        pass

@@ -6,7 +6,7 @@ the stage's traffic formula set beside what the ranks measured."""
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -33,7 +33,7 @@ class RunTraffic(BaseModel):
     sent: dict[str, int]
     received: dict[str, int]
     total: int
-    busiest_link: Optional[Link]
+    busiest_link: Link | None
 
 
 class Departure(BaseModel):
@@ -55,9 +55,13 @@ def fill(run: Run) -> None:
     run.traffic = traffic(run)
     run.departure = departure(run)
     run.display = stage_data.measure(
-        run.display, run.spec.root, [s.transfers for s in run.steps], run.chunk_bounds,
+        run.display,
+        run.spec.root,
+        [s.transfers for s in run.steps],
+        run.chunk_bounds,
         {int(r): res.bytes_sent for r, res in run.results.items()},
-        {int(r): res.bytes_received for r, res in run.results.items()})
+        {int(r): res.bytes_received for r, res in run.results.items()},
+    )
 
 
 def timing(run: Run) -> tuple[float | None, float | None, float | None]:
@@ -82,9 +86,12 @@ def traffic(run: Run) -> RunTraffic | None:
     schedule = Schedule.from_doc(run.schedule, run.world_size)
     itemsize = vocabulary.ITEMSIZE[collective.dtype(run.spec)]
     moved = simulate.traffic(schedule, collective.count(run.spec), itemsize).to_json()
-    return RunTraffic(sent={str(r): moved["sent"][r] for r in run.group},
-                      received={str(r): moved["received"][r] for r in run.group},
-                      total=moved["total"], busiest_link=moved["busiest_link"])
+    return RunTraffic(
+        sent={str(r): moved["sent"][r] for r in run.group},
+        received={str(r): moved["received"][r] for r in run.group},
+        total=moved["total"],
+        busiest_link=moved["busiest_link"],
+    )
 
 
 def departure(run: Run) -> Departure | None:

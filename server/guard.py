@@ -49,8 +49,11 @@ Routes = list[tuple[set[str], re.Pattern]]  # (methods, path pattern) of some ro
 def install(app, settings: Settings) -> None:
     """Put the guard in front of every route (call once every route is included)."""
     routes = _api_routes(app.routes)
-    presenter = [(r.methods, r.path_regex) for r in routes
-                 if any(d.dependency is need_presenter for d in r.dependencies)]
+    presenter = [
+        (r.methods, r.path_regex)
+        for r in routes
+        if any(d.dependency is need_presenter for d in r.dependencies)
+    ]
     bodies = [(r.methods, r.path_regex) for r in routes if r.body_field is not None]
     app.add_middleware(Guard, settings=settings, presenter_only=presenter, bodies=bodies)
 
@@ -100,8 +103,13 @@ def json_problem(body: bytes) -> str | None:
     except UnicodeDecodeError as e:
         return f"the body is not UTF-8 (at byte {e.start})"
     try:
-        json.loads(text, parse_constant=no_constant, parse_float=_finite, parse_int=_bounded,
-                   object_pairs_hook=_unique)
+        json.loads(
+            text,
+            parse_constant=no_constant,
+            parse_float=_finite,
+            parse_int=_bounded,
+            object_pairs_hook=_unique,
+        )
     except RecursionError:
         return "the body is nested too deeply"
     except json.JSONDecodeError as e:  # its msg is json's own words, never the input
@@ -162,8 +170,11 @@ class Guard:
         conn = HTTPConnection(scope)
         host = conn.headers.get("host")
         if not host_allowed(host, self.settings, self.names):
-            why = ("a Host header is needed" if host is None else
-                   "this server does not answer to that name; start it with --allow-host NAME to add one")
+            why = (
+                "a Host header is needed"
+                if host is None
+                else "this server does not answer to that name; start it with --allow-host NAME to add one"
+            )
             await _refuse(scope, receive, send, 400 if host is None else 403, "host", why)
             return
         if scope["type"] == "websocket":
@@ -177,8 +188,9 @@ class Guard:
                 return
         if not matches(self.bodies, method, path):
             if _declares_body(conn.headers):  # refused unread: a stalled body on any path held memory
-                await _refuse(scope, receive, send, 413, "body",
-                              f"{method} {bounded(path, 80)} takes no body")
+                await _refuse(
+                    scope, receive, send, 413, "body", f"{method} {bounded(path, 80)} takes no body"
+                )
             else:
                 await self.app(scope, receive, send)
             return
@@ -248,8 +260,9 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, field: str, why: str,
-                  drain: bool = False) -> None:
+async def _refuse(
+    scope: Scope, receive: Receive, send: Send, status: int, field: str, why: str, drain: bool = False
+) -> None:
     """Answer with the refusal and close the connection. `drain`: first let a client that is
     still sending a body to a route that reads one finish, for as long as a body may take,
     discarding every byte, so that it reads the answer (uvicorn reads nothing once it is sent)."""

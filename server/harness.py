@@ -45,15 +45,19 @@ class Up:
     def call(self, method: str, path: str, body=None, token: str | None = "presenter", headers=None):
         """(status, json body). token: 'presenter' for the presenter's, None for none, else that string."""
         token = self.presenter if token == "presenter" else token
-        hdrs = {"Content-Type": "application/json",
-                **({"Authorization": f"Bearer {token}"} if token else {}), **(headers or {})}
+        hdrs = {
+            "Content-Type": "application/json",
+            **({"Authorization": f"Bearer {token}"} if token else {}),
+            **(headers or {}),
+        }
         data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else None)
         request = urllib.request.Request(self.url + path, method=method, data=data, headers=hdrs)
         try:
             with urllib.request.urlopen(request, timeout=30) as r:
                 raw = r.read()
-                return r.status, (json.loads(raw) if r.headers.get_content_type() == "application/json"
-                                  else raw.decode())
+                return r.status, (
+                    json.loads(raw) if r.headers.get_content_type() == "application/json" else raw.decode()
+                )
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read() or b"null")
 
@@ -123,8 +127,9 @@ def on_a_free_port(start, port: int | None, tries: int = 3) -> Up:
                 raise
 
 
-def start_up(tmp: Path, ranks: int = 4, db: Path | None = None, timeout: float = 120, env=None,
-             flags=()) -> Up:
+def start_up(
+    tmp: Path, ranks: int = 4, db: Path | None = None, timeout: float = 120, env=None, flags=()
+) -> Up:
     """`ringside up --ranks N [flags]`, ready once it prints the presenter URL (every rank has said hello)."""
     return on_a_free_port(lambda port: _start_up(tmp, port, ranks, db, timeout, env, flags), None)
 
@@ -132,9 +137,12 @@ def start_up(tmp: Path, ranks: int = 4, db: Path | None = None, timeout: float =
 def _start_up(tmp: Path, port: int, ranks: int, db: Path | None, timeout: float, env, flags) -> Up:
     db = db or tmp / "runs.db"
     log = tmp / f"up-{port}.log"
-    proc = subprocess.Popen([*CLI, "up", "--ranks", str(ranks), "--port", str(port), "--db", str(db), *flags],
-                            stdout=open(log, "w"), stderr=subprocess.STDOUT,
-                            env={**os.environ, **(env or {})})
+    proc = subprocess.Popen(
+        [*CLI, "up", "--ranks", str(ranks), "--port", str(port), "--db", str(db), *flags],
+        stdout=open(log, "w"),
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
+    )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         text = log.read_text()
@@ -157,10 +165,18 @@ def start_serve(tmp: Path, *flags: str, port: int | None = None, timeout: float 
 def _start_serve(tmp: Path, port: int, flags, timeout: float, env) -> Up:
     db = tmp / f"serve-{port}.db"
     log = tmp / f"serve-{port}.log"
-    env = {**os.environ, "RINGSIDE_PRESENTER_TOKEN": PRESENTER_TOKEN, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,
-           **(env or {})}
-    proc = subprocess.Popen([*CLI, "serve", "--port", str(port), "--db", str(db), *flags],
-                            stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
+    env = {
+        **os.environ,
+        "RINGSIDE_PRESENTER_TOKEN": PRESENTER_TOKEN,
+        "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,
+        **(env or {}),
+    }
+    proc = subprocess.Popen(
+        [*CLI, "serve", "--port", str(port), "--db", str(db), *flags],
+        stdout=open(log, "w"),
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     up = Up(proc, f"http://127.0.0.1:{port}", PRESENTER_TOKEN, db, log)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -183,9 +199,15 @@ def messages(frame: str | bytes) -> list[dict]:
 
 def ended(message: dict, run_id: str) -> bool:
     """Whether this viewer message says that run `run_id` has ended."""
-    return message["type"] == "run_ended" and message["run"]["id"] == run_id or (
-        message["type"] == "run" and message["run"]["id"] == run_id
-        and RunState(message["run"]["state"]).ended)
+    return (
+        message["type"] == "run_ended"
+        and message["run"]["id"] == run_id
+        or (
+            message["type"] == "run"
+            and message["run"]["id"] == run_id
+            and RunState(message["run"]["state"]).ended
+        )
+    )
 
 
 def alive(pid: int) -> bool:
@@ -210,8 +232,15 @@ def wait_gone(pids, timeout: float = 20.0) -> list[int]:
 # Debian's Chromium through Playwright (Playwright cannot download browsers everywhere);
 # the flags keep it from calling home, which a closed network refuses many times a second.
 CHROMIUM = os.environ.get("RINGSIDE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def launch_chromium(playwright):

@@ -114,8 +114,13 @@ class Hub:
 
     def snapshot(self, role: str) -> SnapshotMessage:
         queued = self.runs.queued()
-        return SnapshotMessage(role=role, cluster=self.cluster.to_json(), current=self.runs.current(),
-                               queued=len(queued), queue=[r.summary() for r in queued[:SNAPSHOT_QUEUE]])
+        return SnapshotMessage(
+            role=role,
+            cluster=self.cluster.to_json(),
+            current=self.runs.current(),
+            queued=len(queued),
+            queue=[r.summary() for r in queued[:SNAPSHOT_QUEUE]],
+        )
 
 
 async def hub_of(request: Request) -> Hub:

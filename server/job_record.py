@@ -4,7 +4,6 @@ finished, who stopped on a cancel, the first error a rank told, and how the job 
 from __future__ import annotations
 
 import time
-from typing import Optional
 
 from pydantic import BaseModel
 
@@ -22,8 +21,11 @@ class RankedRecord(BaseModel):
     cancelled_ranks: list[int] = []  # stopped at the same point on a cancel
 
     def unfinished(self) -> list[int]:
-        return [r for r in range(self.world_size)
-                if r not in self.finished_ranks and r not in self.cancelled_ranks]
+        return [
+            r
+            for r in range(self.world_size)
+            if r not in self.finished_ranks and r not in self.cancelled_ranks
+        ]
 
     def finished(self, rank: int) -> None:
         if rank not in self.finished_ranks:
@@ -31,14 +33,15 @@ class RankedRecord(BaseModel):
 
     def on_error(self, event: ErrorEvent) -> None:
         if self.error is None:
-            self.error = bounded(event.message if event.field is None
-                                 else f"{event.field}: {event.message}", 1000)
+            self.error = bounded(
+                event.message if event.field is None else f"{event.field}: {event.message}", 1000
+            )
 
     def on_cancelled(self, event: RunCancelled) -> None:
         if event.rank not in self.cancelled_ranks:
             self.cancelled_ranks.append(event.rank)
 
-    def ended(self, state: RunState, error: Optional[str]) -> None:
+    def ended(self, state: RunState, error: str | None) -> None:
         """Done is cancelled where a cancel was asked; the dispatcher's account of a failure (a
         lost rank) says more than a rank's own words."""
         self.state = RunState.CANCELLED if self.cancel_requested and state == RunState.DONE else state

@@ -13,6 +13,7 @@ Everything happens on the server's event loop, so no locks are needed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from abc import ABC, abstractmethod
@@ -98,8 +99,10 @@ class Dispatcher:
             raise NotReady("group", "no ranks are connected")
         missing = self.cluster.missing()
         if missing:
-            raise NotReady("group", f"ranks {missing} of the world are not connected; "
-                                    f"every rank takes part in every {kind}")
+            raise NotReady(
+                "group",
+                f"ranks {missing} of the world are not connected; every rank takes part in every {kind}",
+            )
 
     def _check(self, job: Job) -> None:
         """Raise Busy if the job would not be queued now: one that does not queue while anything
@@ -115,8 +118,11 @@ class Dispatcher:
         is never lost. Raises Busy (see _check), or NotReady if the store cannot be written in time."""
         self._check(job)
         if not await landed_within(job.save, STORE_WITHIN_S, late=lambda: self._never_queued(job)):
-            raise NotReady("store", f"the store could not be written within {STORE_WITHIN_S:g} s "
-                                    "(does another process hold it locked?); nothing was queued")
+            raise NotReady(
+                "store",
+                f"the store could not be written within {STORE_WITHIN_S:g} s "
+                "(does another process hold it locked?); nothing was queued",
+            )
         try:
             self._check(job)  # the queue may have changed while the record was written
         except Busy as e:
@@ -207,7 +213,8 @@ class Dispatcher:
                     return RunState.FAILED, None
                 said, record.error = record.error, None  # the rank that died first; then what a survivor said
                 return RunState.FAILED, lost_words(lost, job.kind) + (
-                    f": {said}" if said else f"; ranks {record.unfinished()} did not finish")
+                    f": {said}" if said else f"; ranks {record.unfinished()} did not finish"
+                )
             if not record.unfinished():
                 return RunState.DONE, None
             remaining = deadline - time.monotonic()
@@ -218,10 +225,8 @@ class Dispatcher:
     async def _nudged(self, seconds: float) -> None:
         """Until something a waiting job may care about happens, or `seconds` pass."""
         self.changed.clear()
-        try:
+        with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self.changed.wait(), timeout=seconds)
-        except asyncio.TimeoutError:
-            pass
 
     async def _lost_within(self, seconds: float) -> list[int]:
         """The ranks of the world found missing within `seconds` (at once, if any are), first lost first."""

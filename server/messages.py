@@ -23,14 +23,13 @@ So a live viewer never needs GET /api/runs/{id}."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from ringside.worker_agent.core.protocol import ChunkState
 
 from .runs import Run, RunSummary
-
 
 Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 
@@ -48,8 +47,9 @@ class PresenterMessage(BaseModel):
     speed: float = Field(ge=0.05, le=20)
     # what covers the stage (keys C, T, J; M: the seed's formulas, counting what each counts,
     # the total, the busiest link), or nothing
-    overlay: Literal["compare", "training", "jobs",
-                     "formulas", "formulas:total", "formulas:link"] | None = None
+    overlay: Literal["compare", "training", "jobs", "formulas", "formulas:total", "formulas:link"] | None = (
+        None
+    )
     training: Id | None = None  # the training on the charts
     job: Id | None = None  # the watched job open in the jobs view
     demo: list[Id] = Field(default=[], max_length=4)  # the lecture demo's runs (key D): their result line
@@ -66,7 +66,7 @@ class SnapshotMessage(BaseModel):
     cluster: dict
     queue: list[RunSummary]  # the next queued runs (hub.SNAPSHOT_QUEUE at most)
     queued: int = 0  # how many are queued in all
-    current: Optional[Run]
+    current: Run | None
     presenter: PresenterMessage | None = None
 
 
@@ -100,6 +100,6 @@ class ClusterMessage(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     type: Literal["cluster"] = "cluster"
-    backend: Optional[str]
+    backend: str | None
     world_size: int
     ranks: list[dict]

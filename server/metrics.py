@@ -38,12 +38,13 @@ class Histogram:
             self.sum += value
 
     def samples(self, labels: str) -> list[tuple[str, float]]:
-        cumulative = [sum(self.counts[:i + 1]) for i in range(len(self.counts))]
+        cumulative = [sum(self.counts[: i + 1]) for i in range(len(self.counts))]
         sep = "," if labels else ""
-        return ([(f'_bucket{{{labels}{sep}le="{b:g}"}}', n) for b, n in zip(self.bounds, cumulative)]
-                + [(f'_bucket{{{labels}{sep}le="+Inf"}}', cumulative[-1]),
-                   (f"_sum{{{labels}}}" if labels else "_sum", self.sum),
-                   (f"_count{{{labels}}}" if labels else "_count", cumulative[-1])])
+        return [(f'_bucket{{{labels}{sep}le="{b:g}"}}', n) for b, n in zip(self.bounds, cumulative)] + [
+            (f'_bucket{{{labels}{sep}le="+Inf"}}', cumulative[-1]),
+            (f"_sum{{{labels}}}" if labels else "_sum", self.sum),
+            (f"_count{{{labels}}}" if labels else "_count", cumulative[-1]),
+        ]
 
 
 class Metrics:
@@ -95,35 +96,67 @@ def render(hub, withheld: set[str] = frozenset()) -> str:
     def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
         lines.extend([f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"])
         # every digit: a count past a million, a busbw in bytes per second, must not round
-        lines.extend(f"{name}{labels} {value if isinstance(value, int) else repr(float(value))}"
-                     for labels, value in samples)
+        lines.extend(
+            f"{name}{labels} {value if isinstance(value, int) else repr(float(value))}"
+            for labels, value in samples
+        )
 
     def histograms(name: str, help_text: str, series: dict[tuple, Histogram], names: tuple[str, ...]) -> None:
-        metric(name, "histogram", help_text,
-               [s for key, h in sorted(series.items()) if key[0] not in withheld
-                for s in h.samples(labels(**dict(zip(names, key))))])
+        metric(
+            name,
+            "histogram",
+            help_text,
+            [
+                s
+                for key, h in sorted(series.items())
+                if key[0] not in withheld
+                for s in h.samples(labels(**dict(zip(names, key))))
+            ],
+        )
 
     m: Metrics = hub.metrics
-    metric("ringside_runs", "gauge", "Stored runs by state and collective.",
-           [(f'{{state="{s}",collective="{c}"}}', n) for (s, c), n in sorted(hub.store.counts().items())])
-    histograms("ringside_step_seconds",
-               "Duration of a step on a rank, in runs that ended done since the server started, "
-               "by collective, algorithm and the rank's host.", m.steps, ("collective", "algorithm", "host"))
-    histograms("ringside_run_seconds",
-               "A run's time (its slowest rank's median iteration), in runs that ended done since "
-               "the server started.", m.runs, ("collective", "algorithm"))
-    histograms("ringside_busbw_bytes_per_second",
-               "Bus bandwidth of runs that ended done since the server started "
-               "(nccl-tests' busbw).", m.busbw, ("collective", "algorithm"))
-    metric("ringside_last_busbw_bytes_per_second", "gauge",
-           "Bus bandwidth of the last finished run of each collective.",
-           [(f'{{collective="{c}"}}', v) for c, v in sorted(m.last_busbw.items()) if c not in withheld])
+    metric(
+        "ringside_runs",
+        "gauge",
+        "Stored runs by state and collective.",
+        [(f'{{state="{s}",collective="{c}"}}', n) for (s, c), n in sorted(hub.store.counts().items())],
+    )
+    histograms(
+        "ringside_step_seconds",
+        "Duration of a step on a rank, in runs that ended done since the server started, "
+        "by collective, algorithm and the rank's host.",
+        m.steps,
+        ("collective", "algorithm", "host"),
+    )
+    histograms(
+        "ringside_run_seconds",
+        "A run's time (its slowest rank's median iteration), in runs that ended done since "
+        "the server started.",
+        m.runs,
+        ("collective", "algorithm"),
+    )
+    histograms(
+        "ringside_busbw_bytes_per_second",
+        "Bus bandwidth of runs that ended done since the server started (nccl-tests' busbw).",
+        m.busbw,
+        ("collective", "algorithm"),
+    )
+    metric(
+        "ringside_last_busbw_bytes_per_second",
+        "gauge",
+        "Bus bandwidth of the last finished run of each collective.",
+        [(f'{{collective="{c}"}}', v) for c, v in sorted(m.last_busbw.items()) if c not in withheld],
+    )
     statuses: dict[tuple[str, str], int] = {}
     for rank in hub.cluster.to_json()["ranks"]:
         for status in ("idle", "busy", "lost"):
             statuses.setdefault((rank["host"], status), 0)
         statuses[(rank["host"], rank["status"])] += 1
-    metric("ringside_ranks", "gauge", "Ranks by host and status.",
-           [(f"{{{labels(host=h, status=s)}}}", n) for (h, s), n in sorted(statuses.items())])
+    metric(
+        "ringside_ranks",
+        "gauge",
+        "Ranks by host and status.",
+        [(f"{{{labels(host=h, status=s)}}}", n) for (h, s), n in sorted(statuses.items())],
+    )
     metric("ringside_queue_length", "gauge", "Runs waiting to run.", [("", len(hub.dispatcher.queue))])
     return "\n".join(lines) + "\n"

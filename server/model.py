@@ -20,6 +20,7 @@ from dataclasses import asdict
 from typing import NamedTuple
 
 from pydantic import BaseModel, Field
+
 from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.algorithms import NATIVE, algorithm_of, build
 from ringside.worker_agent.core.collectives import get
@@ -67,15 +68,22 @@ class ModelQuery(BaseModel):
     dtype: DType = "float32"
     chunks: int = Field(1, ge=1, le=1024)
     root: int = Field(0, ge=0)
-    servers: int | None = Field(None, ge=1, le=1023,
-                                description="parameter_server: ranks that hold a shard (default 1)")
-    alpha: float | None = Field(None, ge=0, le=3600, allow_inf_nan=False,
-                                description="seconds per step; fitted when omitted")
-    beta: float | None = Field(None, ge=0, le=1, allow_inf_nan=False,
-                               description="seconds per byte; fitted when omitted")
-    gamma: float | None = Field(None, ge=0, le=1, allow_inf_nan=False,
-                                description="seconds per byte reduced; when omitted, fitted, or 0 "
-                                            "if alpha or beta is given")
+    servers: int | None = Field(
+        None, ge=1, le=1023, description="parameter_server: ranks that hold a shard (default 1)"
+    )
+    alpha: float | None = Field(
+        None, ge=0, le=3600, allow_inf_nan=False, description="seconds per step; fitted when omitted"
+    )
+    beta: float | None = Field(
+        None, ge=0, le=1, allow_inf_nan=False, description="seconds per byte; fitted when omitted"
+    )
+    gamma: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="seconds per byte reduced; when omitted, fitted, or 0 if alpha or beta is given",
+    )
 
 
 def features(collective: str, algorithm: str, p: int, root: int, chunks: int, count: int, itemsize: int):
@@ -99,10 +107,12 @@ def row_of(run: Run) -> Row | None:
     size = collective.message_bytes(count, itemsize, p)
     if run.schedule is None:
         return Row(run.spec.collective, run.spec.algorithm, p, size, None, None, None, run.time)
-    terms = cost(Schedule.from_doc(run.schedule, run.world_size), count, itemsize,
-                 Sharing.from_json(run.sharing))
-    return Row(run.spec.collective, run.spec.algorithm, p, size, terms.steps, terms.bytes,
-               terms.reduced, run.time)
+    terms = cost(
+        Schedule.from_doc(run.schedule, run.world_size), count, itemsize, Sharing.from_json(run.sharing)
+    )
+    return Row(
+        run.spec.collective, run.spec.algorithm, p, size, terms.steps, terms.bytes, terms.reduced, run.time
+    )
 
 
 def solve(rows: Iterable) -> tuple[float, float, int]:
@@ -143,10 +153,20 @@ class Fit:
 
     def to_json(self) -> dict:
         """The fit, its error over its own runs and on sizes held out of it, and the native lines."""
-        return {**self.model.to_json(), "native": [
-            {"collective": c, "ranks": p, "latency": f.latency, "per_byte": f.per_byte, "runs": f.runs,
-             "rms_error": f.rms_error}
-            for (c, p), f in sorted(self.native.items())]}
+        return {
+            **self.model.to_json(),
+            "native": [
+                {
+                    "collective": c,
+                    "ranks": p,
+                    "latency": f.latency,
+                    "per_byte": f.per_byte,
+                    "runs": f.runs,
+                    "rms_error": f.rms_error,
+                }
+                for (c, p), f in sorted(self.native.items())
+            ],
+        }
 
 
 def sharing_at(placement: list[tuple[str, int]], p: int) -> Sharing:
@@ -161,14 +181,18 @@ def prediction_of(row: Row, fitted: Fit) -> dict:
     if row.steps is None:
         line = fitted.native.get((row.collective, row.ranks))
         if line is None:
-            return {"time": None, "source": f"no native {row.collective} runs at "
-                                            f"{row.ranks} ranks at two sizes yet"}
+            return {
+                "time": None,
+                "source": f"no native {row.collective} runs at {row.ranks} ranks at two sizes yet",
+            }
         seconds, source = line.time(row.size), f"native line fitted to {line.runs} runs"
     else:
         if fitted.model.runs == 0:
             return {"time": None, "source": "no stepwise runs fitted yet"}
-        seconds, source = fitted.model.params.time((row.steps, row.bytes,
-                                                    row.reduced)), fitted.model.params.source
+        seconds, source = (
+            fitted.model.params.time((row.steps, row.bytes, row.reduced)),
+            fitted.model.params.source,
+        )
     return {"time": seconds, "measured": row.time, "error": (seconds - row.time) / row.time, "source": source}
 
 
@@ -177,21 +201,28 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
     `fitted` is a Fitted, or (alpha, beta, runs)."""
     stepwise = pm.stepwise(q.collective)
     if q.algorithm not in stepwise:
-        raise SpecError("algorithm", f"the model needs a stepwise algorithm of {q.collective} "
-                                     f"({', '.join(stepwise)})")
+        raise SpecError(
+            "algorithm", f"the model needs a stepwise algorithm of {q.collective} ({', '.join(stepwise)})"
+        )
     record = algorithm_of(q.collective, q.algorithm)
     if not record.fits(q.world_size):
         raise SpecError("world_size", record.misfit(q.world_size))
     if q.root >= q.world_size:
         raise SpecError("root", f"rank {q.root} is outside a world of {q.world_size}")
-    shape = q.world_size ** 2 * q.chunks
+    shape = q.world_size**2 * q.chunks
     if shape > MAX_SHAPE:
-        raise SpecError("chunks", f"world_size² × chunks is {shape}, over the model's cap of {MAX_SHAPE} "
-                        f"(a prediction builds the whole schedule): at world_size {q.world_size}, "
-                        f"chunks can be at most {max(MAX_SHAPE // q.world_size ** 2, 0)}")
+        raise SpecError(
+            "chunks",
+            f"world_size² × chunks is {shape}, over the model's cap of {MAX_SHAPE} "
+            f"(a prediction builds the whole schedule): at world_size {q.world_size}, "
+            f"chunks can be at most {max(MAX_SHAPE // q.world_size**2, 0)}",
+        )
     collective = get(q.collective, q.servers)
-    check_servers(RunSpec(collective=q.collective, algorithm=q.algorithm, count=q.count, servers=q.servers),
-                  collective.has_servers, q.world_size)
+    check_servers(
+        RunSpec(collective=q.collective, algorithm=q.algorithm, count=q.count, servers=q.servers),
+        collective.has_servers,
+        q.world_size,
+    )
     # a barrier's own, whatever was asked
     count, itemsize = collective.count(q), ITEMSIZE[collective.dtype(q)]
     with BUILDS:
@@ -203,8 +234,11 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
         if schedule.pieces > count:
             raise SpecError("count", f"{q.algorithm} needs at least {schedule.pieces} elements")
         moved = traffic(schedule, count, itemsize)  # once: the cost's terms and the answer's traffic
-        terms = (cost(schedule, count, itemsize, sharing) if sharing else
-                 Cost(len(schedule.steps), int(moved.step_bytes.sum()), int(moved.step_reduced.sum())))
+        terms = (
+            cost(schedule, count, itemsize, sharing)
+            if sharing
+            else Cost(len(schedule.steps), int(moved.step_bytes.sum()), int(moved.step_reduced.sum()))
+        )
         moved = moved.to_json()
     if isinstance(fitted, tuple):
         fitted = pm.Fitted(pm.Params(fitted[0], fitted[1], 0.0, "given"), fitted[2], None)
@@ -216,15 +250,26 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
     seconds = terms.time(alpha, beta, gamma)
     size = collective.message_bytes(count, itemsize, q.world_size)
     return {
-        "collective": q.collective, "algorithm": q.algorithm, "world_size": q.world_size, "count": count,
-        "dtype": collective.dtype(q), "bytes": size, "steps": terms.steps, "terms": asdict(terms),
-        "time": seconds, "algbw": size / seconds if seconds > 0 else None, "alpha": alpha, "beta": beta,
+        "collective": q.collective,
+        "algorithm": q.algorithm,
+        "world_size": q.world_size,
+        "count": count,
+        "dtype": collective.dtype(q),
+        "bytes": size,
+        "steps": terms.steps,
+        "terms": asdict(terms),
+        "time": seconds,
+        "algbw": size / seconds if seconds > 0 else None,
+        "alpha": alpha,
+        "beta": beta,
         "gamma": gamma,
         "fitted_from_runs": fitted.runs if (q.alpha, q.beta, q.gamma) == (None, None, None) else 0,
-        "rms_error": fitted.rms_error, "traffic": moved, "sharing": sharing.to_json(),
-        "source": given.source if (q.alpha, q.beta, q.gamma) == (None, None, None)
-        else "given in the request, the rest "
-                  f"{given.source}",
+        "rms_error": fitted.rms_error,
+        "traffic": moved,
+        "sharing": sharing.to_json(),
+        "source": given.source
+        if (q.alpha, q.beta, q.gamma) == (None, None, None)
+        else f"given in the request, the rest {given.source}",
     }
 
 
@@ -239,8 +284,9 @@ def _valid(spec: RunSpec, world_size: int, backend: str) -> bool:
     return True
 
 
-def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit,
-            placement: list[tuple[str, int]] = ()) -> tuple[RunSpec, dict | None]:
+def resolve(
+    spec: RunSpec, world_size: int, backend: str, fitted: Fit, placement: list[tuple[str, int]] = ()
+) -> tuple[RunSpec, dict | None]:
     """A spec with `auto` (algorithm or chunks) made concrete, and the choice as the run keeps
     it: what was asked, what was chosen, why, and every candidate's predicted time. A spec
     without `auto` comes back as it is. Raises SpecError for what no choice could run.
@@ -260,25 +306,48 @@ def resolve(spec: RunSpec, world_size: int, backend: str, fitted: Fit,
     sharing = Sharing.of([placement[r] for r in group]) if placement else ALONE
     asked = {"algorithm": spec.algorithm, "chunks": spec.chunks}
     if "algorithm" in left:
-        names = [a for a in pm.stepwise(spec.collective, p)
-                 if _valid(spec.model_copy(update={"algorithm": a, "chunks": first}), world_size, backend)]
-        choice = pm.pick(spec.collective, p, root, size, itemsize, fitted.model,
-                         fitted.native.get((spec.collective, p)), names, spec.chunks, sharing)
+        names = [
+            a
+            for a in pm.stepwise(spec.collective, p)
+            if _valid(spec.model_copy(update={"algorithm": a, "chunks": first}), world_size, backend)
+        ]
+        choice = pm.pick(
+            spec.collective,
+            p,
+            root,
+            size,
+            itemsize,
+            fitted.model,
+            fitted.native.get((spec.collective, p)),
+            names,
+            spec.chunks,
+            sharing,
+        )
         algorithm, chunks, why = choice.algorithm, choice.chunks, choice.why
-        candidates = [{"algorithm": c.algorithm, "chunks": c.chunks, "time": c.time}
-                      for c in choice.candidates]
+        candidates = [
+            {"algorithm": c.algorithm, "chunks": c.chunks, "time": c.time} for c in choice.candidates
+        ]
     else:
         if spec.algorithm not in pm.stepwise(spec.collective):
-            raise SpecError("chunks", f'"auto" chooses how a schedule is cut; {spec.algorithm} '
-                                      'takes a number of chunks')
+            raise SpecError(
+                "chunks", f'"auto" chooses how a schedule is cut; {spec.algorithm} takes a number of chunks'
+            )
         algorithm = spec.algorithm
-        chunks, tried = pm.best_chunks(spec.collective, algorithm, p, root, size, itemsize,
-                                       fitted.model.params, sharing=sharing)
+        chunks, tried = pm.best_chunks(
+            spec.collective, algorithm, p, root, size, itemsize, fitted.model.params, sharing=sharing
+        )
         listed = ", ".join(f"{k}: {pm.seconds(t)}" for k, t in tried.items())
         why = f"{chunks} chunks: predicted fastest of {listed} (with {fitted.model.params.source})"
         candidates = [{"algorithm": algorithm, "chunks": k, "time": t} for k, t in tried.items()]
     resolved = spec.model_copy(update={"algorithm": algorithm, "chunks": chunks})
     chosen = {"algorithm": algorithm, "chunks": chunks}
     label = " · ".join(f"{k} auto → {chosen[k]}" for k in left)
-    return resolved, {"asked": asked, "algorithm": algorithm, "chunks": chunks, "label": label, "why": why,
-                      "candidates": candidates, "params": fitted.model.params.to_json()}
+    return resolved, {
+        "asked": asked,
+        "algorithm": algorithm,
+        "chunks": chunks,
+        "label": label,
+        "why": why,
+        "candidates": candidates,
+        "params": fitted.model.params.to_json(),
+    }

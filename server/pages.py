@@ -23,17 +23,21 @@ def mount_frontend(app: FastAPI) -> None:
 
     @app.get("/vendor/plotly.min.js", include_in_schema=False)
     def plotly_bundle() -> FileResponse:
-        return FileResponse(plotly_js, media_type="text/javascript",
-                            headers={"Cache-Control": "max-age=86400"})
+        return FileResponse(
+            plotly_js, media_type="text/javascript", headers={"Cache-Control": "max-age=86400"}
+        )
 
     app.mount("/vendor/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title}: the API",
-                                   swagger_js_url="/vendor/swagger/swagger-ui-bundle.js",
-                                   swagger_css_url="/vendor/swagger/swagger-ui.css",
-                                   swagger_favicon_url="/vendor/swagger/favicon-32x32.png")
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url,
+            title=f"{app.title}: the API",
+            swagger_js_url="/vendor/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/vendor/swagger/swagger-ui.css",
+            swagger_favicon_url="/vendor/swagger/favicon-32x32.png",
+        )
 
     root = frontend_dir()
     if (root / "index.html").exists():

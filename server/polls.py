@@ -12,9 +12,10 @@ from __future__ import annotations
 import random
 import time
 from enum import Enum
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, StrictInt
+
 from ringside.worker_agent.core import vocabulary
 from ringside.worker_agent.core.algorithms import algorithms
 from ringside.worker_agent.core.collectives import get
@@ -22,9 +23,9 @@ from ringside.worker_agent.core.protocol import Strict
 from ringside.worker_agent.core.validation import SpecError
 
 from .errors import Busy
-from .transport import MAX_PER_CLIENT
 from .runs import Run, RunState
 from .trainings import SYNC_ID
+from .transport import MAX_PER_CLIENT
 
 if TYPE_CHECKING:
     from .store import Store
@@ -40,14 +41,18 @@ Question = Literal["holds", "busiest_link", "bottleneck", "faster"]
 class PollSpec(Strict):
     run_id: str = Field(max_length=40)
     question: Question
-    rank: Optional[StrictInt] = Field(None, ge=0, lt=1 << 16, description="holds: the rank asked about")
-    step: Optional[StrictInt] = Field(None, ge=0, lt=1 << 16, description="holds: after which step (0-based)")
+    rank: StrictInt | None = Field(None, ge=0, lt=1 << 16, description="holds: the rank asked about")
+    step: StrictInt | None = Field(None, ge=0, lt=1 << 16, description="holds: after which step (0-based)")
 
 
 class Vote(Strict):
     choice: StrictInt = Field(ge=0, lt=MAX_CHOICES)
-    voter: str = Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
-                       description="the page's own random id, kept across reloads: one vote per page")
+    voter: str = Field(
+        min_length=8,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="the page's own random id, kept across reloads: one vote per page",
+    )
 
 
 class PollState(str, Enum):
@@ -61,8 +66,8 @@ class Poll(BaseModel):
     id: str
     run_id: str
     question: Question
-    rank: Optional[int] = None  # holds: the rank asked about, and after which step (0-based)
-    step: Optional[int] = None
+    rank: int | None = None  # holds: the rank asked about, and after which step (0-based)
+    step: int | None = None
     text: str
     choices: list[str]
     state: PollState = PollState.OPEN
@@ -102,8 +107,10 @@ class PollRecord(BaseModel):
         if len(self.voters) >= MAX_VOTERS:
             raise Busy("poll", f"this poll has its {MAX_VOTERS} votes")
         if self._addresses.get(address, 0) >= MAX_PER_ADDRESS:
-            raise Busy("voter", f"{MAX_PER_ADDRESS} votes came from this address already, as many as "
-                                "it may hold pages")
+            raise Busy(
+                "voter",
+                f"{MAX_PER_ADDRESS} votes came from this address already, as many as it may hold pages",
+            )
         self.voters[vote.voter] = vote.choice
         self._addresses[address] = self._addresses.get(address, 0) + 1
 
@@ -113,16 +120,28 @@ def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:
     if run.state is not RunState.DONE:
         raise Busy("run_id", f"run {run.id} is {run.state.value}: ask about a run that is done")
     if SYNC_ID.match(run.id):  # its bytes and times are in its training's steps, which every page has
-        raise SpecError("run_id", f"{run.id} is a training step's sync, told to every page as the training "
-                                  "ran: ask about a run of its own")
+        raise SpecError(
+            "run_id",
+            f"{run.id} is a training step's sync, told to every page as the training "
+            "ran: ask about a run of its own",
+        )
     text, right, wrong = QUESTIONS[spec.question](spec, run, store)
-    wrong = [w for w in dict.fromkeys(wrong) if w != right][:MAX_CHOICES - 1]
+    wrong = [w for w in dict.fromkeys(wrong) if w != right][: MAX_CHOICES - 1]
     if not wrong:
         raise Busy("question", "this run gives no wrong answer to set beside the right one")
     choices = [right, *wrong]
     random.Random(poll_id).shuffle(choices)
-    poll = Poll(id=poll_id, run_id=run.id, question=spec.question, rank=spec.rank, step=spec.step, text=text,
-                choices=choices, counts=[0] * len(choices), created_at=time.time())
+    poll = Poll(
+        id=poll_id,
+        run_id=run.id,
+        question=spec.question,
+        rank=spec.rank,
+        step=spec.step,
+        text=text,
+        choices=choices,
+        counts=[0] * len(choices),
+        created_at=time.time(),
+    )
     return PollRecord(poll=poll, answers=[choices.index(right)])
 
 
@@ -139,27 +158,47 @@ def withheld(run: Run, poll: Poll) -> dict:
         formula = display.formula.model_copy(update={"measured": None})
         display = display.model_copy(update={"formula": formula})
     # its wall-clock span too: run against another's, it ranks them as their times do
-    shown = run.model_copy(update={"steps": steps, "results": {}, "traffic": None, "time": None,
-                                   "started_at": None, "finished_at": None,
-                                   "algbw": None, "busbw": None, "verified": None, "display": display,
-                                   "prediction": None, "calls": {}})
+    shown = run.model_copy(
+        update={
+            "steps": steps,
+            "results": {},
+            "traffic": None,
+            "time": None,
+            "started_at": None,
+            "finished_at": None,
+            "algbw": None,
+            "busbw": None,
+            "verified": None,
+            "display": display,
+            "prediction": None,
+            "calls": {},
+        }
+    )
     return {**shown.model_dump(mode="json"), "held_for": poll.id}
 
 
 def withheld_summary(summary: dict) -> dict:
     """A run's line in a list while a poll holds it: no times (the answer to which is faster), nor
     when it started and finished."""
-    return {**summary, "time": None, "algbw": None, "busbw": None, "verified": None,
-            "started_at": None, "finished_at": None}
+    return {
+        **summary,
+        "time": None,
+        "algbw": None,
+        "busbw": None,
+        "verified": None,
+        "started_at": None,
+        "finished_at": None,
+    }
 
 
 # --- the questions: (text, the right choice, wrong ones), each from the run ----------------------
+
 
 def buffer_after(run: Run, rank: int, step: int) -> list | None:
     """Rank `rank`'s whole buffer after step `step` (-1: its inputs): a step reports only the
     chunks it changed, laid over what the rank held before. None unless captured in full."""
     chunks = {c.chunk: c.values for c in run.inputs.get(str(rank), [])}
-    for done in run.steps[:step + 1]:
+    for done in run.steps[: step + 1]:
         mine = done.ranks.get(str(rank))
         chunks.update({c.chunk: c.values for c in (mine.states if mine else [])})
     if not chunks or any(v is None for v in chunks.values()):
@@ -185,11 +224,18 @@ def holds(spec: PollSpec, run: Run, store) -> tuple[str, str, list[str]]:
     if right is None:
         raise Busy("run_id", "run it with capture full (the lecture data) to ask what a rank holds")
     # the wrong choices a student could make: a step too early or too late, the end, another rank
-    nearby = [(rank, step - 1), (rank, step + 1), (rank, len(run.steps) - 1),
-              *((r, step) for r in run.group if r != rank)]
+    nearby = [
+        (rank, step - 1),
+        (rank, step + 1),
+        (rank, len(run.steps) - 1),
+        *((r, step) for r in run.group if r != rank),
+    ]
     others = [buffer_after(run, r, s) for r, s in nearby if s < len(run.steps)]
-    return (f"What does rank {rank} hold after step {step + 1}?", _shown(right),
-            [_shown(v) for v in others if v is not None])
+    return (
+        f"What does rank {rank} hold after step {step + 1}?",
+        _shown(right),
+        [_shown(v) for v in others if v is not None],
+    )
 
 
 def _bytes(n: int) -> str:
@@ -208,13 +254,16 @@ def _buffer_bytes(run: Run) -> int:
 def busiest_link(spec: PollSpec, run: Run, store) -> tuple[str, str, list[str]]:
     link = run.traffic.busiest_link if run.traffic else None
     if link is None:
-        raise Busy("run_id",
-                   "only a stepwise run says what crosses each link (native's wires are the backend's)")
+        raise Busy(
+            "run_id", "only a stepwise run says what crosses each link (native's wires are the backend's)"
+        )
     p, n = len(run.group), _buffer_bytes(run)
     # the seed's counts, one of which is right
     formulas = [n, 2 * (p - 1) * n // p, (p - 1) * n, n // p, 2 * n]
-    text = (f"How many bytes cross the busiest link ({run.spec.collective} by {run.spec.algorithm}, "
-            f"P={p}, N={_bytes(n)})?")
+    text = (
+        f"How many bytes cross the busiest link ({run.spec.collective} by {run.spec.algorithm}, "
+        f"P={p}, N={_bytes(n)})?"
+    )
     return text, _bytes(link.bytes), [_bytes(w) for w in formulas if w > 0]
 
 
@@ -229,8 +278,11 @@ def bottleneck(spec: PollSpec, run: Run, store) -> tuple[str, str, list[str]]:
     ranks = sorted(moved)[:MAX_CHOICES]
     if heaviest[0] not in ranks:
         ranks[-1] = heaviest[0]
-    return ("Which rank moves the most bytes?", f"rank {heaviest[0]}",
-            [f"rank {r}" for r in ranks if r != heaviest[0]])
+    return (
+        "Which rank moves the most bytes?",
+        f"rank {heaviest[0]}",
+        [f"rank {r}" for r in ranks if r != heaviest[0]],
+    )
 
 
 def faster(spec: PollSpec, run: Run, store: Store) -> tuple[str, str, list[str]]:
@@ -241,11 +293,17 @@ def faster(spec: PollSpec, run: Run, store: Store) -> tuple[str, str, list[str]]
         if done is not None and done.time is not None:
             measured[algorithm.name] = done.time
     if len(measured) < 2:
-        raise Busy("question", f"run {s.collective} by two algorithms or more at count {s.count}, {s.dtype}, "
-                        f"{len(run.group)} ranks first: the answer is what they measured")
+        raise Busy(
+            "question",
+            f"run {s.collective} by two algorithms or more at count {s.count}, {s.dtype}, "
+            f"{len(run.group)} ranks first: the answer is what they measured",
+        )
     fastest = min(measured, key=measured.get)
-    return (f"Which finishes first: {s.collective} of {_bytes(_buffer_bytes(run))} "
-            f"on {len(run.group)} ranks?", fastest, [a for a in measured if a != fastest])
+    return (
+        f"Which finishes first: {s.collective} of {_bytes(_buffer_bytes(run))} on {len(run.group)} ranks?",
+        fastest,
+        [a for a in measured if a != fastest],
+    )
 
 
 QUESTIONS = {"holds": holds, "busiest_link": busiest_link, "bottleneck": bottleneck, "faster": faster}

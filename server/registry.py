@@ -67,14 +67,18 @@ class Cluster:
             return f"host, device, backend and torch version must be at most {MAX_TEXT} characters"
         current = self.ranks.get(hello.rank)
         if current is not None and current.connected:
-            return (f"rank {hello.rank} is already connected (pid {current.hello.pid} on "
-                    f"{current.hello.host[:40]})")[:120]
+            return (
+                f"rank {hello.rank} is already connected (pid {current.hello.pid} on "
+                f"{current.hello.host[:40]})"
+            )[:120]
         others = [r.hello for r in self.ranks.values() if r.connected]
         if others and others[0].world_size != hello.world_size:
             return f"world size {hello.world_size} differs from the cluster's {others[0].world_size}"
         if not others and (left := self.held()) and self.world_size != hello.world_size:
-            return (f"world size {hello.world_size} differs from the cluster's {self.world_size}, "
-                    f"held while its ranks restart ({left:.0f} s more)")
+            return (
+                f"world size {hello.world_size} differs from the cluster's {self.world_size}, "
+                f"held while its ranks restart ({left:.0f} s more)"
+            )
         return None
 
     def held(self) -> float:
@@ -87,8 +91,11 @@ class Cluster:
         return 0.0 if last is None else max(0.0, self.hold - (time.monotonic() - last))
 
     def join(self, hello: Hello) -> None:
-        if self.ranks and not any(r.connected for r in self.ranks.values()) \
-                and self.world_size != hello.world_size:
+        if (
+            self.ranks
+            and not any(r.connected for r in self.ranks.values())
+            and self.world_size != hello.world_size
+        ):
             self.forget()  # a new world replaces one that is entirely gone (and no longer held: conflict)
         self.ranks[hello.rank] = Rank(hello)
         self.complete = self.complete or sum(r.connected for r in self.ranks.values()) == hello.world_size
@@ -126,6 +133,7 @@ class Cluster:
 
     def missing_in_order(self) -> list[int]:
         """The missing ranks, the first to go first: the one that died before its peers gave up."""
+
         def left(r: int) -> float:
             rank = self.ranks.get(r)
             return rank.left_at if rank is not None and rank.left_at is not None else float("inf")
@@ -139,14 +147,19 @@ class Cluster:
 
     def places(self, ranks: list[int]) -> dict[str, dict]:
         """Where each of `ranks` runs now, by rank: its host and local rank (what a run keeps)."""
-        return {str(r): {"host": info.hello.host, "local_rank": info.hello.local_rank}
-                for r in ranks if (info := self.ranks.get(r)) is not None}
+        return {
+            str(r): {"host": info.hello.host, "local_rank": info.hello.local_rank}
+            for r in ranks
+            if (info := self.ranks.get(r)) is not None
+        }
 
     def placement(self) -> list[tuple[str, int]]:
         """Each rank's (host, CPU cores it may run on), in rank order: which ranks share cores
         (simulate.Sharing.of)."""
-        return [(r.hello.host, r.hello.cores) if (r := self.ranks.get(i)) else ("", 0)
-                for i in range(self.world_size)]
+        return [
+            (r.hello.host, r.hello.cores) if (r := self.ranks.get(i)) else ("", 0)
+            for i in range(self.world_size)
+        ]
 
     def to_json(self) -> dict:
         now = time.monotonic()

@@ -12,10 +12,18 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ringside.worker_agent.core.validation import validate
-from ringside.worker_agent.core.protocol import (Arrived, ErrorEvent, RunCancelled, RunCommand,
-                                                 RunFinished, RunSpec, RunStarted, StepEvent)
+from ringside.worker_agent.core.protocol import (
+    Arrived,
+    ErrorEvent,
+    RunCancelled,
+    RunCommand,
+    RunFinished,
+    RunSpec,
+    RunStarted,
+    StepEvent,
+)
 from ringside.worker_agent.core.simulate import Sharing
+from ringside.worker_agent.core.validation import validate
 
 from . import model, wavefront
 from .jobs import Job
@@ -66,8 +74,16 @@ class RunJob(Job):
         elif isinstance(event, StepEvent):
             entry = run.on_step(event)
             if run.started() and shown:  # steps before that are in run_started's run
-                publish(StepMessage(run_id=run.id, step=event.step, rank=event.rank, t0=entry.t0, t1=entry.t1,
-                                    states=entry.states))
+                publish(
+                    StepMessage(
+                        run_id=run.id,
+                        step=event.step,
+                        rank=event.rank,
+                        t0=entry.t0,
+                        t1=entry.t1,
+                        states=entry.states,
+                    )
+                )
         elif isinstance(event, RunFinished):
             run.on_finished(event)
         elif isinstance(event, RunCancelled):
@@ -171,8 +187,10 @@ def nonsense(event, run: Run) -> str | None:
     of seconds a run could take (NaN, 1e308) has no place in a trace, a chart or a fit."""
     if isinstance(event, StepEvent):
         if not 0 <= event.step < len(run.steps):
-            return (f"rank {event.rank} reported step {event.step}, "
-                    f"outside the run's {len(run.steps)} planned steps")
+            return (
+                f"rank {event.rank} reported step {event.step}, "
+                f"outside the run's {len(run.steps)} planned steps"
+            )
         if not fits(event.states, run.chunk_bounds):
             return f"rank {event.rank} reported a chunk the run's buffer does not have (step {event.step})"
         times = (event.t0, event.t1)
@@ -180,13 +198,19 @@ def nonsense(event, run: Run) -> str | None:
         if not fits(event.output, run.chunk_bounds):
             return f"rank {event.rank} ended with a chunk the run's buffer does not have"
         timings = event.timings
-        if len(timings.iterations) > run.spec.iterations or len(timings.steps) > len(run.steps) or \
-                len(timings.starts) > len(timings.iterations):
-            return (f"rank {event.rank} reported {len(timings.iterations)} iterations "
-                    f"and {len(timings.steps)} steps; "
-                    f"the run has {run.spec.iterations} and {len(run.steps)}")
-        if not all(0 <= n <= MAX_BYTES for n in (event.bytes_sent, event.bytes_received,
-                                                 event.checksum or 0)):
+        if (
+            len(timings.iterations) > run.spec.iterations
+            or len(timings.steps) > len(run.steps)
+            or len(timings.starts) > len(timings.iterations)
+        ):
+            return (
+                f"rank {event.rank} reported {len(timings.iterations)} iterations "
+                f"and {len(timings.steps)} steps; "
+                f"the run has {run.spec.iterations} and {len(run.steps)}"
+            )
+        if not all(
+            0 <= n <= MAX_BYTES for n in (event.bytes_sent, event.bytes_received, event.checksum or 0)
+        ):
             return f"rank {event.rank} reported bytes or a checksum outside 0 to 2^64"
         if not all(t >= 0 for t in timings.iterations):
             return f"rank {event.rank} reported an iteration that took negative time"

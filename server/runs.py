@@ -11,16 +11,29 @@ from __future__ import annotations
 
 import time
 from enum import Enum
-from typing import Optional, Union
 
 from pydantic import BaseModel, model_validator
 
 from ringside.worker_agent.core import run_shape
 from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
-from ringside.worker_agent.core.protocol import (MAX_CHUNKS, MAX_STEPS, MAX_TRANSFERS, CallTime, ChunkState,
-                                                 ErrorEvent, LayoutName, PlanDoc, Real, RunCancelled,
-                                                 RunFinished, RunSpec, RunStarted, StepEvent, Timings)
+from ringside.worker_agent.core.protocol import (
+    MAX_CHUNKS,
+    MAX_STEPS,
+    MAX_TRANSFERS,
+    CallTime,
+    ChunkState,
+    ErrorEvent,
+    LayoutName,
+    PlanDoc,
+    Real,
+    RunCancelled,
+    RunFinished,
+    RunSpec,
+    RunStarted,
+    StepEvent,
+    Timings,
+)
 
 from . import figures, stage_data
 from .figures import Departure, RunTraffic
@@ -71,10 +84,10 @@ class RankResult(BaseModel):
     """A rank's RunFinished, less its envelope."""
 
     output: list[ChunkState] = []
-    checksum: Optional[int] = None
-    verified: Optional[bool] = None
-    max_diff: Optional[float] = None
-    tolerance: Optional[float] = None
+    checksum: int | None = None
+    verified: bool | None = None
+    max_diff: float | None = None
+    tolerance: float | None = None
     mismatches: list[tuple[int, float, float]] = []
     timings: Timings
     bytes_sent: int = 0
@@ -92,21 +105,21 @@ class Layout(BaseModel):
     """How a viewer places the ranks (run_shape.layout_of): global ranks."""
 
     shape: LayoutName = "ring"
-    root: Optional[int] = None
+    root: int | None = None
     servers: list[int] = []
 
 
 class Candidate(BaseModel):
     algorithm: str
     chunks: int
-    time: Optional[Real] = None  # predicted seconds; None where the model cannot say
+    time: Real | None = None  # predicted seconds; None where the model cannot say
 
 
 class Choice(BaseModel):
     """What `auto` chose (model.resolve): what was asked, what was chosen, why, every candidate's
     predicted time, and the model's parameters it was read with."""
 
-    asked: dict[str, Union[int, str]]
+    asked: dict[str, int | str]
     algorithm: str
     chunks: int
     label: str
@@ -118,9 +131,9 @@ class Choice(BaseModel):
 class Prediction(BaseModel):
     """The model's time for a run that ended done, made before its own row joined the fit."""
 
-    time: Optional[Real] = None
-    measured: Optional[Real] = None
-    error: Optional[Real] = None  # (predicted - measured) / measured
+    time: Real | None = None
+    measured: Real | None = None
+    error: Real | None = None  # (predicted - measured) / measured
     source: str
 
 
@@ -130,13 +143,13 @@ class RunSummary(BaseModel):
     id: str
     state: RunState
     created_at: float
-    started_at: Optional[float]
-    finished_at: Optional[float]
-    error: Optional[str]
-    verified: Optional[bool]
-    time: Optional[float]
-    algbw: Optional[float]
-    busbw: Optional[float]
+    started_at: float | None
+    finished_at: float | None
+    error: str | None
+    verified: bool | None
+    time: float | None
+    algbw: float | None
+    busbw: float | None
     group: list[int]
     collective: str
     algorithm: str
@@ -150,42 +163,42 @@ class Run(BaseModel):
     state: RunState = RunState.QUEUED
     spec: RunSpec
     created_at: float
-    started_at: Optional[float] = None
-    finished_at: Optional[float] = None
-    error: Optional[str] = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    error: str | None = None
     cancel_requested: bool = False
     cancelled_ranks: list[int] = []
     backend: str
     world_size: int
     group: list[int]
-    op: Optional[str] = None  # the op its reductions apply (a barrier's own); None: it only moves data
-    layout: Optional[Layout] = None  # filled on load for runs stored before layouts were kept
-    schedule: Optional[PlanDoc] = None  # in global ranks; None for native (and traced code, until it starts)
+    op: str | None = None  # the op its reductions apply (a barrier's own); None: it only moves data
+    layout: Layout | None = None  # filled on load for runs stored before layouts were kept
+    schedule: PlanDoc | None = None  # in global ranks; None for native (and traced code, until it starts)
     chunk_bounds: list[tuple[int, int]] = []
     inputs: dict[str, list[ChunkState]] = {}  # each rank's buffer before step 0, from its RunStarted
     input_chunks: dict[str, list[int]] = {}
     steps: list[RunStep] = []
     results: dict[str, RankResult] = {}
-    verified: Optional[bool] = None
-    time: Optional[float] = None  # the slowest rank's median iteration, seconds
-    algbw: Optional[float] = None
-    busbw: Optional[float] = None
-    traffic: Optional[RunTraffic] = None
-    departure: Optional[Departure] = None  # traced code with a wrong result: where it began (_departure)
+    verified: bool | None = None
+    time: float | None = None  # the slowest rank's median iteration, seconds
+    algbw: float | None = None
+    busbw: float | None = None
+    traffic: RunTraffic | None = None
+    departure: Departure | None = None  # traced code with a wrong result: where it began (_departure)
     # traced code: each rank's point-to-point calls, for where it blocked
     calls: dict[str, list[CallTime]] = {}
     # a perturbed run's predicted extra time and hang wavefront (wavefront.py)
-    perturbed: Optional[Perturbed] = None
-    display: Optional[Display] = None  # what the stage draws that differs by collective (stage_data.py)
-    choice: Optional[Choice] = None  # what `auto` chose, when the run asked it to choose
-    prediction: Optional[Prediction] = None  # the model's time for it, made when it ended done
+    perturbed: Perturbed | None = None
+    display: Display | None = None  # what the stage draws that differs by collective (stage_data.py)
+    choice: Choice | None = None  # what `auto` chose, when the run asked it to choose
+    prediction: Prediction | None = None  # the model's time for it, made when it ended done
     # hosts whose ranks outnumbered their cores when it ran: [[ranks], cores] (simulate.Sharing)
     sharing: list[tuple[list[int], int]] = []
     # each rank's host and local rank as the run began (traces and metrics name them)
     places: dict[str, Place] = {}
 
     @model_validator(mode="after")
-    def _plan_old_run(self) -> "Run":
+    def _plan_old_run(self) -> Run:
         """A run stored before runs carried their layout and op gets them when read, so a
         viewer draws every run alike."""
         if self.layout is None:
@@ -198,8 +211,14 @@ class Run(BaseModel):
 
     def summary(self) -> RunSummary:
         spec = self.spec
-        return RunSummary(**self.model_dump(include=set(RunSummary.model_fields)), collective=spec.collective,
-                          algorithm=spec.algorithm, count=spec.count, dtype=spec.dtype, purpose=spec.purpose)
+        return RunSummary(
+            **self.model_dump(include=set(RunSummary.model_fields)),
+            collective=spec.collective,
+            algorithm=spec.algorithm,
+            count=spec.count,
+            dtype=spec.dtype,
+            purpose=spec.purpose,
+        )
 
     # --- what the ranks report ------------------------------------------------
 
@@ -215,13 +234,18 @@ class Run(BaseModel):
             if why is not None:
                 self.on_error(ErrorEvent(run_id=self.id, rank=event.rank, message=why))
                 return
-            self.input_chunks[str(event.rank)] = [c for c in event.input_chunks
-                                                  if 0 <= c < len(self.chunk_bounds)]
+            self.input_chunks[str(event.rank)] = [
+                c for c in event.input_chunks if 0 <= c < len(self.chunk_bounds)
+            ]
             self.calls[str(event.rank)] = event.calls
         if not fits(event.inputs, self.chunk_bounds):
-            self.on_error(ErrorEvent(run_id=self.id, rank=event.rank,
-                                     message=f"rank {event.rank} started with a chunk "
-                                             "the run's buffer does not have"))
+            self.on_error(
+                ErrorEvent(
+                    run_id=self.id,
+                    rank=event.rank,
+                    message=f"rank {event.rank} started with a chunk the run's buffer does not have",
+                )
+            )
             return
         self.inputs[str(event.rank)] = event.inputs
 
@@ -237,16 +261,26 @@ class Run(BaseModel):
         values = collective.blocks(len(self.group)) * collective.count(self.spec)
         chunks, known = plan.blocks * plan.pieces, set(self.group)
         transfers = [t for s in plan.steps for t in s.transfers]
-        ok_bounds = 1 <= len(bounds) == chunks <= MAX_CHUNKS * plan.blocks and bounds[-1][1] == values and \
-            all(a == (bounds[i - 1][1] if i else 0) and a <= b for i, (a, b) in enumerate(bounds))
-        if len(plan.steps) > MAX_STEPS or len(transfers) > MAX_TRANSFERS or not ok_bounds \
-                or plan.root not in known \
-                or any(t[0] not in known or t[1] not in known or t[2] >= chunks or t[3] >= chunks
-                       for t in transfers):
+        ok_bounds = (
+            1 <= len(bounds) == chunks <= MAX_CHUNKS * plan.blocks
+            and bounds[-1][1] == values
+            and all(a == (bounds[i - 1][1] if i else 0) and a <= b for i, (a, b) in enumerate(bounds))
+        )
+        if (
+            len(plan.steps) > MAX_STEPS
+            or len(transfers) > MAX_TRANSFERS
+            or not ok_bounds
+            or plan.root not in known
+            or any(
+                t[0] not in known or t[1] not in known or t[2] >= chunks or t[3] >= chunks for t in transfers
+            )
+        ):
             return f"rank {event.rank} sent a traced schedule outside the run's ranks, chunks or limits"
         self.schedule, self.chunk_bounds = plan, [tuple(b) for b in bounds]
-        self.steps = [RunStep(step=i, phase=s.phase, caption=s.caption, transfers=s.transfers)
-                      for i, s in enumerate(plan.steps)]
+        self.steps = [
+            RunStep(step=i, phase=s.phase, caption=s.caption, transfers=s.transfers)
+            for i, s in enumerate(plan.steps)
+        ]
         return None
 
     def on_step(self, event: StepEvent) -> RankStep:
@@ -286,20 +320,30 @@ def fits(states: list[ChunkState], bounds: list) -> bool:
     end, or more values than a chunk has, would make one small frame allocate a billion)."""
     return len(states) <= len(bounds) and all(
         0 <= s.chunk < len(bounds) and len(s.values or ()) <= bounds[s.chunk][1] - bounds[s.chunk][0]
-        for s in states)
+        for s in states
+    )
 
 
 def new_run(run_id: str, spec: RunSpec, backend: str, world_size: int) -> Run:
     """A queued run, planned: its schedule, chunks, layout and a skeleton per step. The spec
     must be valid (validation.validate)."""
     plan = run_shape.plan(spec, world_size)
-    steps = [RunStep(step=i, phase=s.phase, caption=s.caption, transfers=s.transfers)
-             for i, s in enumerate(plan.steps if plan else [])]
+    steps = [
+        RunStep(step=i, phase=s.phase, caption=s.caption, transfers=s.transfers)
+        for i, s in enumerate(plan.steps if plan else [])
+    ]
     return Run(
-        id=run_id, spec=spec, created_at=time.time(), backend=backend, world_size=world_size,
-        group=run_shape.group_of(spec, world_size), op=get(spec.collective).op(spec),
-        layout=run_shape.layout_of(spec, world_size), schedule=plan,
+        id=run_id,
+        spec=spec,
+        created_at=time.time(),
+        backend=backend,
+        world_size=world_size,
+        group=run_shape.group_of(spec, world_size),
+        op=get(spec.collective).op(spec),
+        layout=run_shape.layout_of(spec, world_size),
+        schedule=plan,
         chunk_bounds=run_shape.chunk_bounds(spec, world_size),
         input_chunks={str(r): chunks for r, chunks in run_shape.input_chunks(spec, world_size).items()},
-        steps=steps, display=stage_data.display(spec, world_size),
+        steps=steps,
+        display=stage_data.display(spec, world_size),
     )

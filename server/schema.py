@@ -124,11 +124,15 @@ def _figures_by_spec(db: sqlite3.Connection) -> bool:
     for name, kind in (("count", "INTEGER"), ("dtype", "TEXT")):
         if name not in _columns(db, "figures"):
             db.execute(f"ALTER TABLE figures ADD COLUMN {name} {kind}")
-    db.execute("UPDATE figures SET (count, dtype) = (SELECT json_extract(r.summary, '$.count'), "
-               "json_extract(r.summary, '$.dtype') FROM runs r WHERE r.seq = figures.seq) "
-               "WHERE count IS NULL")
-    db.execute("CREATE INDEX IF NOT EXISTS figures_by_spec "
-               "ON figures (collective, algorithm, ranks, count, dtype, seq)")
+    db.execute(
+        "UPDATE figures SET (count, dtype) = (SELECT json_extract(r.summary, '$.count'), "
+        "json_extract(r.summary, '$.dtype') FROM runs r WHERE r.seq = figures.seq) "
+        "WHERE count IS NULL"
+    )
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS figures_by_spec "
+        "ON figures (collective, algorithm, ranks, count, dtype, seq)"
+    )
     return False
 
 
@@ -154,8 +158,9 @@ def migrate(db: sqlite3.Connection) -> bool:
     must be filled again from its runs."""
     have = db.execute("PRAGMA user_version").fetchone()[0]
     if have > VERSION:
-        raise RuntimeError(f"this store was written by a newer Ringside (schema {have}; "
-                           f"this one knows up to {VERSION})")
+        raise RuntimeError(
+            f"this store was written by a newer Ringside (schema {have}; this one knows up to {VERSION})"
+        )
     refill = False
     for version, step in enumerate(STEPS[have:], start=have + 1):
         db.execute("BEGIN IMMEDIATE")

@@ -33,12 +33,33 @@ class Seed:
     phase: str | None = None  # the steps it counts, where not all of them
 
 
-SEED = (Seed("master_worker", "(P−1)·N", "into the master", formulas.RECEIVED_ROOT,
-             lambda n, p: (p - 1) * n, lambda n, p: f"({p}−1)·{n} B"),
-        Seed("ring", "2·(N/P)·(P−1)", "sent per rank", formulas.SENT_EACH,
-             lambda n, p: 2 * n * (p - 1) / p, lambda n, p: f"2·({n} B/{p})·({p}−1)"),
-        Seed("tree", "log2(P)·N", "along the tree's depth", formulas.CRITICAL_PATH,
-             lambda n, p: math.log2(p) * n, lambda n, p: f"log2({p})·{n} B", phase="reduce"))
+SEED = (
+    Seed(
+        "master_worker",
+        "(P−1)·N",
+        "into the master",
+        formulas.RECEIVED_ROOT,
+        lambda n, p: (p - 1) * n,
+        lambda n, p: f"({p}−1)·{n} B",
+    ),
+    Seed(
+        "ring",
+        "2·(N/P)·(P−1)",
+        "sent per rank",
+        formulas.SENT_EACH,
+        lambda n, p: 2 * n * (p - 1) / p,
+        lambda n, p: f"2·({n} B/{p})·({p}−1)",
+    ),
+    Seed(
+        "tree",
+        "log2(P)·N",
+        "along the tree's depth",
+        formulas.CRITICAL_PATH,
+        lambda n, p: math.log2(p) * n,
+        lambda n, p: f"log2({p})·{n} B",
+        phase="reduce",
+    ),
+)
 
 
 def count_for(count: int, p: int) -> int:
@@ -60,5 +81,8 @@ def measured(run: Run, seed: Seed) -> dict:
     steps = [s.transfers for s in run.steps if seed.phase in (None, s.phase)]
     chunk_bytes = [(b - a) * run.display.itemsize for a, b in run.chunk_bounds]
     link = run.traffic.busiest_link.bytes if run.traffic and run.traffic.busiest_link else 0
-    return {"counts": formulas.measured(seed.measure, sent, received, root, steps, chunk_bytes),
-            "total": sum(sent.values()), "link": link}
+    return {
+        "counts": formulas.measured(seed.measure, sent, received, root, steps, chunk_bytes),
+        "total": sum(sent.values()),
+        "link": link,
+    }

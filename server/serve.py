@@ -27,47 +27,94 @@ SHUTDOWN_WITHIN_S = 5
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default=DEFAULT_HOST,
-                        help="interface to listen on (default %(default)s; anything else exposes a server "
-                             "that makes workers run code)")
-    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                        help="a name the server answers to besides localhost and --host, such as a proxy's "
-                             "(repeatable); requests for any other name are refused, against DNS rebinding")
-    parser.add_argument("--lecture", action="store_true",
-                        help="for a lecture hall: listen on this machine's network addresses (as --host "
-                             "0.0.0.0) with a viewer token, and print the audience link that carries it; the "
-                             "presenter's page shows it as a QR code (key K)")
-    parser.add_argument("--open-viewing", action="store_true",
-                        help="beyond loopback, let anyone who can reach the server watch without a token "
-                             "(default: a viewer token is made and the audience link carries it)")
+    parser.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help="interface to listen on (default %(default)s; anything else exposes a server "
+        "that makes workers run code)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name the server answers to besides localhost and --host, such as a proxy's "
+        "(repeatable); requests for any other name are refused, against DNS rebinding",
+    )
+    parser.add_argument(
+        "--lecture",
+        action="store_true",
+        help="for a lecture hall: listen on this machine's network addresses (as --host "
+        "0.0.0.0) with a viewer token, and print the audience link that carries it; the "
+        "presenter's page shows it as a QR code (key K)",
+    )
+    parser.add_argument(
+        "--open-viewing",
+        action="store_true",
+        help="beyond loopback, let anyone who can reach the server watch without a token "
+        "(default: a viewer token is made and the audience link carries it)",
+    )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    parser.add_argument("--db", type=Path, default=None,
-                        help=f"SQLite file for the runs (default {default_db()})")
-    parser.add_argument("--viewer-token", default=os.environ.get("RINGSIDE_VIEWER_TOKEN"),
-                        help="require this token to watch (default: none on loopback; beyond it, "
-                             "one is made and printed unless --open-viewing)")
-    parser.add_argument("--viewer-queue", type=positive, default=Settings.viewer_queue,
-                        help="messages a viewer may fall behind before it is dropped (default %(default)s)")
-    parser.add_argument("--lost-after", type=seconds, default=Settings.lost_after,
-                        help="seconds of silence before a rank is shown lost (default %(default)s)")
-    parser.add_argument("--world-hold", type=nonnegative, default=Settings.world_hold,
-                        help="seconds a whole world whose ranks have all gone is held for them: ranks of "
-                             "another world size are refused meanwhile, so none can take the cluster over "
-                             "while they restart (default %(default)s)")
-    parser.add_argument("--headers-within", type=seconds, default=Settings.headers_within,
-                        help="seconds a client may take to send a request's headers before its connection is "
-                             "closed (default %(default)s)")
-    parser.add_argument("--message-within", type=seconds, default=Settings.message_within,
-                        help="seconds a websocket message, once begun, may take to arrive whole before its "
-                             "connection is closed (default %(default)s: a rank's largest frame on a slow "
-                             "link)")
-    parser.add_argument("--ping-every", type=seconds, default=Settings.ping_every,
-                        help="seconds between the pings a websocket is sent; one that has answered none "
-                             "within as long again is dropped (default %(default)s)")
-    parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
-                        help="a file of your own algorithms (Python, or MSCCL's XML) to offer beside the "
-                             "built-in ones; repeatable. Workers load the same files (ringside worker "
-                             "--algorithms FILE)")
+    parser.add_argument(
+        "--db", type=Path, default=None, help=f"SQLite file for the runs (default {default_db()})"
+    )
+    parser.add_argument(
+        "--viewer-token",
+        default=os.environ.get("RINGSIDE_VIEWER_TOKEN"),
+        help="require this token to watch (default: none on loopback; beyond it, "
+        "one is made and printed unless --open-viewing)",
+    )
+    parser.add_argument(
+        "--viewer-queue",
+        type=positive,
+        default=Settings.viewer_queue,
+        help="messages a viewer may fall behind before it is dropped (default %(default)s)",
+    )
+    parser.add_argument(
+        "--lost-after",
+        type=seconds,
+        default=Settings.lost_after,
+        help="seconds of silence before a rank is shown lost (default %(default)s)",
+    )
+    parser.add_argument(
+        "--world-hold",
+        type=nonnegative,
+        default=Settings.world_hold,
+        help="seconds a whole world whose ranks have all gone is held for them: ranks of "
+        "another world size are refused meanwhile, so none can take the cluster over "
+        "while they restart (default %(default)s)",
+    )
+    parser.add_argument(
+        "--headers-within",
+        type=seconds,
+        default=Settings.headers_within,
+        help="seconds a client may take to send a request's headers before its connection is "
+        "closed (default %(default)s)",
+    )
+    parser.add_argument(
+        "--message-within",
+        type=seconds,
+        default=Settings.message_within,
+        help="seconds a websocket message, once begun, may take to arrive whole before its "
+        "connection is closed (default %(default)s: a rank's largest frame on a slow "
+        "link)",
+    )
+    parser.add_argument(
+        "--ping-every",
+        type=seconds,
+        default=Settings.ping_every,
+        help="seconds between the pings a websocket is sent; one that has answered none "
+        "within as long again is dropped (default %(default)s)",
+    )
+    parser.add_argument(
+        "--algorithms",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a file of your own algorithms (Python, or MSCCL's XML) to offer beside the "
+        "built-in ones; repeatable. Workers load the same files (ringside worker "
+        "--algorithms FILE)",
+    )
 
 
 def positive(text: str) -> int:
@@ -95,12 +142,20 @@ def settings_from(args: argparse.Namespace) -> Settings:
     """Tokens come from the environment when set (so restarts keep them), else fresh ones."""
     allow = tuple(host_name(n) or n.lower() for n in args.allow_host)  # a name, even if given as name:port
     host = WILDCARDS[0] if args.lecture and args.host == DEFAULT_HOST else args.host  # a hall reaches it
-    settings = Settings(host=host, port=args.port, db=args.db or default_db(), viewer_token=args.viewer_token,
-                        viewer_queue=args.viewer_queue, lost_after=args.lost_after,
-                        world_hold=args.world_hold, allow_hosts=allow,
-                        headers_within=args.headers_within, message_within=args.message_within,
-                        ping_every=args.ping_every,
-                        open_viewing=args.open_viewing)
+    settings = Settings(
+        host=host,
+        port=args.port,
+        db=args.db or default_db(),
+        viewer_token=args.viewer_token,
+        viewer_queue=args.viewer_queue,
+        lost_after=args.lost_after,
+        world_hold=args.world_hold,
+        allow_hosts=allow,
+        headers_within=args.headers_within,
+        message_within=args.message_within,
+        ping_every=args.ping_every,
+        open_viewing=args.open_viewing,
+    )
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
     return settings
@@ -142,11 +197,19 @@ class Server(uvicorn.Server):
 
 def server_for(settings: Settings) -> Server:
     if not port_free(settings.host, settings.port):
-        raise SystemExit(f"error: port {settings.port} on {settings.host} is in use; "
-                         "choose another with --port")
+        raise SystemExit(
+            f"error: port {settings.port} on {settings.host} is in use; choose another with --port"
+        )
     bounds = protocols(settings.headers_within, settings.message_within, settings.ping_every)
-    config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="warning",
-                            **bounds, lifespan="on", timeout_graceful_shutdown=SHUTDOWN_WITHIN_S)
+    config = uvicorn.Config(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level="warning",
+        **bounds,
+        lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_WITHIN_S,
+    )
     return Server(config)
 
 
@@ -155,18 +218,22 @@ def warn_if_exposed(settings: Settings) -> None:
     if settings.loopback:
         return
     where = "every network interface" if settings.host in WILDCARDS else settings.host
-    watching = ("anyone who can reach it may watch (--open-viewing): host names, pids and every run"
-                if settings.viewer_token is None
-                else "watching needs the viewer token, which the links below carry")
+    watching = (
+        "anyone who can reach it may watch (--open-viewing): host names, pids and every run"
+        if settings.viewer_token is None
+        else "watching needs the viewer token, which the links below carry"
+    )
     lines = [
         f"WARNING: Ringside is listening on {settings.host} ({where}), not only on this machine.",
         "  The presenter token lets its holder run code on every worker; the worker token lets its",
         f"  holder join as a rank. Keep both secret; {watching}.",
         "  Keep the server, and a cluster's ranks, on a private network "
-        "(README: \"Security, and exposed to a network\").",
+        '(README: "Security, and exposed to a network").',
         "  Others open:",
-        *([f"    {settings.audience_url(url)}" for url in settings.public_urls()]
-          or ["    (this machine has no network address)"]),
+        *(
+            [f"    {settings.audience_url(url)}" for url in settings.public_urls()]
+            or ["    (this machine has no network address)"]
+        ),
     ]
     bar = "=" * max(map(len, lines))
     print("\n".join([bar, *lines, bar]), file=sys.stderr, flush=True)
@@ -176,8 +243,10 @@ def join_command(settings: Settings, module: str = "ringside.worker_agent", prog
     """How torchrun starts `module` on other nodes (workers, or ringside.watch beside a user's
     `program`): the worker token and an address they can reach."""
     reach = (settings.public_urls() or [settings.url])[0]
-    return (f"RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N "
-            f"-m {module} --server {reach}{program}")
+    return (
+        f"RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N "
+        f"-m {module} --server {reach}{program}"
+    )
 
 
 def load_algorithms(paths: list[str], world_size: int | None = None) -> None:
@@ -213,8 +282,10 @@ def main(args: argparse.Namespace) -> int:
     print(f"  your job:   {join_command(settings, 'ringside.watch', ' train.py ARGS')}")
     if "RINGSIDE_WORKER_TOKEN" not in os.environ:  # made now: a restart makes another, which refuses the
         # ranks already running (workers, watched jobs: they run on unwatched) instead of finding them again
-        print(f"  restarts:   restart it with RINGSIDE_WORKER_TOKEN={settings.worker_token} "
-              "in its environment, or the ranks running then are refused")
+        print(
+            f"  restarts:   restart it with RINGSIDE_WORKER_TOKEN={settings.worker_token} "
+            "in its environment, or the ranks running then are refused"
+        )
     print(f"  runs kept in {settings.db}", flush=True)
     server.run()
     return 0 if server.started else 1

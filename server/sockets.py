@@ -128,13 +128,13 @@ def lead(hub, role: str, text: str | None) -> tuple[int, str] | None:
     (close code, why) it is refused. A view of a run the server does not have is dropped:
     a page may show a run loaded from a file."""
     if text is None or len(text) > MAX_VIEW_FRAME:
-        return UNSUPPORTED, "viewers only listen (send nothing, or {\"type\":\"ping\"})"
+        return UNSUPPORTED, 'viewers only listen (send nothing, or {"type":"ping"})'
     try:
         raw = json.loads(text)
     except (ValueError, RecursionError):
         raw = None
     if not isinstance(raw, dict) or raw.get("type") != "presenter":
-        return UNSUPPORTED, "viewers only listen (send nothing, or {\"type\":\"ping\"})"
+        return UNSUPPORTED, 'viewers only listen (send nothing, or {"type":"ping"})'
     if role != "presenter":
         return POLICY, "only the presenter leads the audience's view: this socket has no presenter token"
     try:
@@ -149,8 +149,9 @@ def lead(hub, role: str, text: str | None) -> tuple[int, str] | None:
             return None
         steps = len(run.steps)
     if view.step > steps:  # one past the last: a run that averages shows its division by P after it
-        return INVALID, (f"malformed presenter frame: step: run {view.run_id} has {steps} steps, "
-                         f"not {view.step + 1}")
+        return INVALID, (
+            f"malformed presenter frame: step: run {view.run_id} has {steps} steps, not {view.step + 1}"
+        )
     hub.fanout.lead(view, steps)
     return None
 
@@ -202,9 +203,11 @@ def parse_event(message: dict, adapter: TypeAdapter = EVENT):
     try:
         raw = json.loads(text, parse_constant=no_constant)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
-        raise Refused(INVALID,
-                      "malformed frame: not JSON (NaN and Infinity are not: a rank says \"nan\", \"inf\"), "
-                      "or nested too deeply") from None
+        raise Refused(
+            INVALID,
+            'malformed frame: not JSON (NaN and Infinity are not: a rank says "nan", "inf"), '
+            "or nested too deeply",
+        ) from None
     if isinstance(raw, dict) and raw.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
         raise Refused(POLICY, f"protocol version {bounded(repr(raw.get('v')), 20)} is not {PROTOCOL_VERSION}")
     try:

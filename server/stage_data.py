@@ -5,8 +5,6 @@ formula of the algorithm on show beside what the run measured (algorithms/formul
 
 from __future__ import annotations
 
-from typing import Optional
-
 from pydantic import BaseModel
 
 from ringside.worker_agent.core import run_shape, vocabulary
@@ -32,7 +30,7 @@ class Formula(BaseModel):
     unit: str
     unit_bytes: int
     value: int
-    measured: Optional[int] = None
+    measured: int | None = None
 
 
 class Display(BaseModel):
@@ -40,11 +38,11 @@ class Display(BaseModel):
 
     output_chunks: dict[str, list[int]] = {}
     regions: list[Region] = []
-    divisor: Optional[int] = None  # AVG's schedules add; the ranks divide by P at the end
-    itemsize: Optional[int] = None
-    formula: Optional[Formula] = None
+    divisor: int | None = None  # AVG's schedules add; the ranks divide by P at the end
+    itemsize: int | None = None
+    formula: Formula | None = None
     # the parameter server's update under SUM, its arithmetic drawn as the seed writes it
-    update: Optional[str] = None
+    update: str | None = None
 
 
 def _chunks_in(bounds: list[tuple[int, int]], blocks: range, count: int) -> list[int]:
@@ -55,15 +53,19 @@ def _chunks_in(bounds: list[tuple[int, int]], blocks: range, count: int) -> list
 def _regions(collective, p: int, root: int, bounds, count: int) -> list[Region]:
     """Labelled parts of every rank's buffer: only where each rank's input and output are the
     same two disjoint spans (one buffer holding a send half and a receive half)."""
-    spans = {(tuple(collective.input_blocks(r, p, root)), tuple(collective.output_blocks(r, p, root, root)))
-             for r in range(p)}
+    spans = {
+        (tuple(collective.input_blocks(r, p, root)), tuple(collective.output_blocks(r, p, root, root)))
+        for r in range(p)
+    }
     if len(spans) != 1:
         return []
-    (ins, outs), = spans
+    ((ins, outs),) = spans
     if not ins or not outs or set(ins) & set(outs):
         return []
-    return [Region(label="input", chunks=_chunks_in(bounds, range(ins[0], ins[-1] + 1), count)),
-            Region(label="output", chunks=_chunks_in(bounds, range(outs[0], outs[-1] + 1), count))]
+    return [
+        Region(label="input", chunks=_chunks_in(bounds, range(ins[0], ins[-1] + 1), count)),
+        Region(label="output", chunks=_chunks_in(bounds, range(outs[0], outs[-1] + 1), count)),
+    ]
 
 
 # the seed's, each worker's buffer holding −η·g (η = 1): collectives/parameter_server.py
@@ -73,8 +75,10 @@ UPDATE = "w ← w − η·Σg"
 def _server_regions(collective, bounds, count: int) -> list[Region]:
     """A parameter server's buffer: the weights' shards, then the gradient's (what a worker pushes)."""
     s = collective.servers
-    return [Region(label="weights w", chunks=_chunks_in(bounds, range(0, s), count)),
-            Region(label="−η·g (η = 1)", chunks=_chunks_in(bounds, range(s, 2 * s), count))]
+    return [
+        Region(label="weights w", chunks=_chunks_in(bounds, range(0, s), count)),
+        Region(label="−η·g (η = 1)", chunks=_chunks_in(bounds, range(s, 2 * s), count)),
+    ]
 
 
 def display(spec: RunSpec, world_size: int) -> Display:
@@ -90,12 +94,16 @@ def display(spec: RunSpec, world_size: int) -> Display:
         formula = parameter_server.formula(spec.count * itemsize, p, spec.servers or 1)
     elif schedule is not None:
         # count is one block: N for a buffer of one block, B for a buffer of a block per rank
-        formula = formulas.evaluate(spec.collective, spec.algorithm, count * itemsize, p, schedule.pieces,
-                                    elements=count)
+        formula = formulas.evaluate(
+            spec.collective, spec.algorithm, count * itemsize, p, schedule.pieces, elements=count
+        )
     return Display(
-        output_chunks={str(r): _chunks_in(bounds, collective.output_blocks(me, p, root, peer), count)
-                       for me, r in enumerate(group)},
-        regions=_server_regions(collective, bounds, count) if collective.has_servers
+        output_chunks={
+            str(r): _chunks_in(bounds, collective.output_blocks(me, p, root, peer), count)
+            for me, r in enumerate(group)
+        },
+        regions=_server_regions(collective, bounds, count)
+        if collective.has_servers
         else _regions(collective, p, root, bounds, count),
         divisor=p if collective.op(spec) == "AVG" else None,
         itemsize=itemsize,
@@ -104,8 +112,14 @@ def display(spec: RunSpec, world_size: int) -> Display:
     )
 
 
-def measure(data: Display | None, root: int, steps: list[list[list[int]]], bounds, sent: dict[int, int],
-            received: dict[int, int]) -> Display | None:
+def measure(
+    data: Display | None,
+    root: int,
+    steps: list[list[list[int]]],
+    bounds,
+    sent: dict[int, int],
+    received: dict[int, int],
+) -> Display | None:
     """The stage data with the formula's measurement filled in from what the ranks reported
     (`sent`, `received`: by global rank, every rank of the group)."""
     if data is None or data.formula is None or {str(r) for r in sent} != set(data.output_chunks):

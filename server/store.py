@@ -37,8 +37,14 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         # a store whose figures must be filled from its runs (hub.py)
         self.new_figures = schema.migrate(self.db)
-        self._counts = Counter({(s, c): n for s, c, n in self.db.execute(
-            "SELECT state, collective, COUNT(*) FROM runs GROUP BY state, collective")})
+        self._counts = Counter(
+            {
+                (s, c): n
+                for s, c, n in self.db.execute(
+                    "SELECT state, collective, COUNT(*) FROM runs GROUP BY state, collective"
+                )
+            }
+        )
         self.writer = Writer(path)
         self.latest = Latest()  # run id -> (state, body, summary) given to the writer, not yet landed
         self.states: dict[str, str] = {}  # the state last saved of each run not yet ended
@@ -50,11 +56,18 @@ class Store:
         body, summary = run.model_dump_json(), run.summary().model_dump_json()
         # UPDATE, not an upsert: an upsert takes a new AUTOINCREMENT number even when it
         # updates, so seq ran three times faster than the ids
-        write = (("INSERT INTO runs (id, state, collective, created_at, body, summary) "
-                  "VALUES (?, ?, ?, ?, ?, ?)",
-                  (run.id, *key, run.created_at, body, summary)) if old is None else
-                 ("UPDATE runs SET state = ?, body = ?, summary = ? WHERE id = ?",
-                  (key[0], body, summary, run.id)))
+        write = (
+            (
+                "INSERT INTO runs (id, state, collective, created_at, body, summary) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (run.id, *key, run.created_at, body, summary),
+            )
+            if old is None
+            else (
+                "UPDATE runs SET state = ?, body = ?, summary = ? WHERE id = ?",
+                (key[0], body, summary, run.id),
+            )
+        )
         forget = self.latest.put(run.id, (key[0], body, summary))
 
         def done() -> None:
@@ -73,16 +86,33 @@ class Store:
         row = self.db.execute("SELECT state FROM runs WHERE id = ?", (run_id,)).fetchone()
         return row[0] if row else None
 
-
     def add_figures(self, run: Run, row: tuple | None) -> None:
         """The small row of a run that ended done; `row` is model.row_of(run) (None: no measured time)."""
         unmeasured = (run.spec.algorithm, len(run.group), *(None,) * 5)
         algorithm, ranks, size, steps, nbytes, reduced, seconds = row[1:] if row else unmeasured
-        self.writer.put([("INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, "
-                          "steps, bytes, reduced, time, count, dtype) "
-                          "SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
-                          (run.spec.collective, run.busbw, algorithm, ranks, size, steps, nbytes,
-                           reduced, seconds, run.spec.count, run.spec.dtype, run.id))])
+        self.writer.put(
+            [
+                (
+                    "INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, "
+                    "steps, bytes, reduced, time, count, dtype) "
+                    "SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
+                    (
+                        run.spec.collective,
+                        run.busbw,
+                        algorithm,
+                        ranks,
+                        size,
+                        steps,
+                        nbytes,
+                        reduced,
+                        seconds,
+                        run.spec.count,
+                        run.spec.dtype,
+                        run.id,
+                    ),
+                )
+            ]
+        )
 
     def get(self, run_id: str) -> Run | None:
         if (given := self.latest.get(run_id)) is not None:
@@ -94,8 +124,9 @@ class Store:
         """(id, RunSummary JSON) of the newest runs, and how many are stored. The offset is
         walked in the narrow seq index, not over the rows."""
         newest = "SELECT seq FROM runs INDEXED BY runs_by_seq ORDER BY seq DESC LIMIT ? OFFSET ?"
-        rows = self.db.execute(f"SELECT seq, id, summary FROM runs WHERE seq IN ({newest}) ORDER BY seq DESC",
-                               (limit, offset)).fetchall()
+        rows = self.db.execute(
+            f"SELECT seq, id, summary FROM runs WHERE seq IN ({newest}) ORDER BY seq DESC", (limit, offset)
+        ).fetchall()
         page = []
         for seq, run_id, summary in rows:
             given = self.latest.get(run_id)  # newer than the file's
@@ -117,8 +148,10 @@ class Store:
         return int(digits.group(1)) if digits else 0
 
     def unfinished(self) -> list[Run]:
-        rows = self.db.execute("SELECT body FROM runs WHERE state IN (?, ?) ORDER BY seq",
-                               (RunState.QUEUED.value, RunState.RUNNING.value)).fetchall()
+        rows = self.db.execute(
+            "SELECT body FROM runs WHERE state IN (?, ?) ORDER BY seq",
+            (RunState.QUEUED.value, RunState.RUNNING.value),
+        ).fetchall()
         return [Run.model_validate_json(r[0]) for r in rows]
 
     def counts(self) -> dict[tuple[str, str], int]:
@@ -129,12 +162,19 @@ class Store:
 
     def finished(self, limit: int) -> list[Run]:
         """The last `limit` runs that ended `done`, oldest first (bodies: for filling `figures` once)."""
-        rows = self.db.execute("SELECT body FROM runs WHERE state = ? ORDER BY seq DESC LIMIT ?",
-                               (RunState.DONE.value, limit)).fetchall()
+        rows = self.db.execute(
+            "SELECT body FROM runs WHERE state = ? ORDER BY seq DESC LIMIT ?", (RunState.DONE.value, limit)
+        ).fetchall()
         return [Run.model_validate_json(r[0]) for r in reversed(rows)]
 
-    def newest_done(self, collective: str, algorithm: str, count: int | None = None, dtype: str | None = None,
-                    ranks: int | None = None) -> Run | None:
+    def newest_done(
+        self,
+        collective: str,
+        algorithm: str,
+        count: int | None = None,
+        dtype: str | None = None,
+        ranks: int | None = None,
+    ) -> Run | None:
         """The newest run of this collective by this algorithm that ended done (and, if given, of
         this count, dtype and many ranks): the first row down `figures`' index of specs, one body read."""
         shape = [("f.ranks", ranks), ("f.count", count), ("f.dtype", dtype)]
@@ -142,7 +182,8 @@ class Store:
         row = self.db.execute(  # newest first down the index; the first that matches ends the walk
             "SELECT r.body FROM figures f JOIN runs r ON r.seq = f.seq "
             f"WHERE f.collective = ? AND f.algorithm = ?{where} ORDER BY f.seq DESC LIMIT 1",
-            (collective, algorithm, *[v for _, v in shape if v is not None])).fetchone()
+            (collective, algorithm, *[v for _, v in shape if v is not None]),
+        ).fetchone()
         return Run.model_validate_json(row[0]) if row else None
 
     def fit_rows(self, limit: int) -> list[tuple]:
@@ -150,15 +191,22 @@ class Store:
         runs and the last `limit` done native ones."""
         rows = []
         for kind in ("steps IS NOT NULL", "steps IS NULL"):
-            rows += self.db.execute("SELECT seq, collective, algorithm, ranks, size, steps, bytes, reduced, "
-                                    f"time FROM figures WHERE size IS NOT NULL AND {kind} "
-                                    "ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
+            rows += self.db.execute(
+                "SELECT seq, collective, algorithm, ranks, size, steps, bytes, reduced, "
+                f"time FROM figures WHERE size IS NOT NULL AND {kind} "
+                "ORDER BY seq DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
         return [r[1:] for r in sorted(rows)]
 
     def last_busbw(self) -> dict[str, float]:
         """Bus bandwidth of the newest done run of each collective that has one (read once, at start)."""
-        return dict(self.db.execute("SELECT collective, busbw FROM figures WHERE seq IN (SELECT MAX(seq) "
-                                    "FROM figures WHERE busbw IS NOT NULL GROUP BY collective)"))
+        return dict(
+            self.db.execute(
+                "SELECT collective, busbw FROM figures WHERE seq IN (SELECT MAX(seq) "
+                "FROM figures WHERE busbw IS NOT NULL GROUP BY collective)"
+            )
+        )
 
     def flush(self) -> None:
         """Until every write so far is in the file (tests, benchmarks, and close)."""

@@ -10,9 +10,16 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ringside.worker_agent.core.protocol import (ErrorEvent, RunCancelled, TrainCommand, TrainFinished,
-                                                 TrainSpec, TrainStep)
-from ringside.worker_agent.training.rules import check as check_training, sync_every
+from ringside.worker_agent.core.protocol import (
+    ErrorEvent,
+    RunCancelled,
+    TrainCommand,
+    TrainFinished,
+    TrainSpec,
+    TrainStep,
+)
+from ringside.worker_agent.training.rules import check as check_training
+from ringside.worker_agent.training.rules import sync_every
 
 from .jobs import Job
 from .runs import Run, RunState
@@ -114,8 +121,10 @@ class Trainings:
     def newest(self, limit: int) -> list:
         """The newest trainings' summaries, the one running as it is now."""
         live = self.current()
-        return [live.training.summary() if live is not None and t.id == live.id else t
-                for t in self.store.newest(limit)]
+        return [
+            live.training.summary() if live is not None and t.id == live.id else t
+            for t in self.store.newest(limit)
+        ]
 
     def find_sync_run(self, run_id: str) -> Run | None:
         """The run a training step's sync id names (trainings.sync_run names it so), or None."""
@@ -135,12 +144,18 @@ class Trainings:
             done = len(training.steps)
             return None, f"{training.id} has {done} finished steps, 0..{done - 1}"
         live = self.current()
-        syncs = live.pending.syncs.get(step) if live is not None and live.training is training else \
-            self.store.sync(training.id, step)
+        syncs = (
+            live.pending.syncs.get(step)
+            if live is not None and live.training is training
+            else self.store.sync(training.id, step)
+        )
         if not syncs:
             every = sync_every(training.spec)
-            return None, f"step {step}'s gradient sync was not kept (this training keeps one in {every}: " \
-                         f"steps {step - step % every} and {step - step % every + every} are)"
+            return (
+                None,
+                f"step {step}'s gradient sync was not kept (this training keeps one in {every}: "
+                f"steps {step - step % every} and {step - step % every + every} are)",
+            )
         self.syncs[key] = run = sync_run(training, step, syncs)
         while len(self.syncs) > KEPT_SYNCS:
             self.syncs.pop(next(iter(self.syncs)))

@@ -17,6 +17,7 @@ from .store import Store
 from .trainings import Training, TrainingSummary
 from .writer import Latest
 
+
 class TrainingStore:
     def __init__(self, store: Store):
         self.db, self.writer = store.db, store.writer  # the runs' file: its tables are made there (schema.py)
@@ -31,14 +32,23 @@ class TrainingStore:
             if landed is not None:
                 landed()
 
-        self.writer.put([("INSERT INTO trainings (id, state, summary, body) VALUES (?, ?, ?, ?) ON "
-                          "CONFLICT(id) DO UPDATE SET state = excluded.state, summary = "
-                          "excluded.summary, body = excluded.body",
-                          (training.id, training.state.value, summary, body))], done)
+        self.writer.put(
+            [
+                (
+                    "INSERT INTO trainings (id, state, summary, body) VALUES (?, ?, ?, ?) ON "
+                    "CONFLICT(id) DO UPDATE SET state = excluded.state, summary = "
+                    "excluded.summary, body = excluded.body",
+                    (training.id, training.state.value, summary, body),
+                )
+            ],
+            done,
+        )
 
     def save_syncs(self, training_id: str, syncs: dict[int, dict[str, SyncCapture]]) -> None:
-        rows = [(training_id, step, json.dumps({r: s.model_dump(mode="json") for r, s in by_rank.items()}))
-                for step, by_rank in syncs.items()]
+        rows = [
+            (training_id, step, json.dumps({r: s.model_dump(mode="json") for r, s in by_rank.items()}))
+            for step, by_rank in syncs.items()
+        ]
         forget = self.latest.put(f"{training_id}/syncs", syncs)
         insert = "INSERT OR REPLACE INTO training_syncs (training, step, body) VALUES (?, ?, ?)"
         self.writer.put([(insert, row) for row in rows], forget)
@@ -52,19 +62,25 @@ class TrainingStore:
     def sync(self, training_id: str, step: int) -> dict[str, SyncCapture] | None:
         if (given := self.latest.get(f"{training_id}/syncs")) is not None:
             return given.get(step)
-        row = self.db.execute("SELECT body FROM training_syncs WHERE training = ? AND step = ?",
-                              (training_id, step)).fetchone()
+        row = self.db.execute(
+            "SELECT body FROM training_syncs WHERE training = ? AND step = ?", (training_id, step)
+        ).fetchone()
         return {r: SyncCapture.model_validate(s) for r, s in json.loads(row[0]).items()} if row else None
 
     def newest(self, limit: int) -> list[TrainingSummary]:
-        rows = self.db.execute("SELECT id, summary FROM trainings ORDER BY seq DESC LIMIT ?",
-                               (limit,)).fetchall()
-        return [TrainingSummary.model_validate_json(given[1] if (given := self.latest.get(i)) else summary)
-                for i, summary in rows]
+        rows = self.db.execute(
+            "SELECT id, summary FROM trainings ORDER BY seq DESC LIMIT ?", (limit,)
+        ).fetchall()
+        return [
+            TrainingSummary.model_validate_json(given[1] if (given := self.latest.get(i)) else summary)
+            for i, summary in rows
+        ]
 
     def unfinished(self) -> list[Training]:
-        rows = self.db.execute("SELECT body FROM trainings WHERE state IN (?, ?)",
-                               (RunState.QUEUED.value, RunState.RUNNING.value)).fetchall()
+        rows = self.db.execute(
+            "SELECT body FROM trainings WHERE state IN (?, ?)",
+            (RunState.QUEUED.value, RunState.RUNNING.value),
+        ).fetchall()
         return [Training.model_validate_json(r[0]) for r in rows]
 
     def last_number(self) -> int:

@@ -10,27 +10,33 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Literal, Optional
+from typing import Literal
 
 from pydantic import BaseModel
 
-from ringside.worker_agent.core.protocol import (Real, RunSpec, SyncCapture, Timings, TrainFinished,
-                                                 TrainSpec, TrainStep)
-from ringside.worker_agent.training.rules import (combine_step, methods, parameters, result_of,
-                                                  through_servers)
+from ringside.worker_agent.core.protocol import (
+    Real,
+    RunSpec,
+    SyncCapture,
+    Timings,
+    TrainFinished,
+    TrainSpec,
+    TrainStep,
+)
+from ringside.worker_agent.training.rules import combine_step, methods, parameters, result_of, through_servers
 
 from .job_record import RankedRecord
 from .runs import RankResult, RankStep, Run, RunState, new_run
 
 
 class TrainRank(BaseModel):
-    loss: Optional[Real] = None  # Real: a diverged loss (inf, NaN) is kept as the word it crosses JSON as
-    accuracy: Optional[Real] = None
+    loss: Real | None = None  # Real: a diverged loss (inf, NaN) is kept as the word it crosses JSON as
+    accuracy: Real | None = None
     samples: int = 0
     compute_s: Real
     comm_s: Real
-    bytes_sent: Optional[int] = None
-    bytes_received: Optional[int] = None
+    bytes_sent: int | None = None
+    bytes_received: int | None = None
 
 
 class TrainRow(BaseModel):
@@ -41,14 +47,14 @@ class TrainRow(BaseModel):
     accuracy: Real
     compute_s: Real
     comm_s: Real
-    busiest_link_bytes: Optional[int]
+    busiest_link_bytes: int | None
     ranks: dict[str, TrainRank]
 
 
 class TrainResult(BaseModel):
     step_ms: Real
     comm_share: Real
-    busiest_link_bytes: Optional[int]
+    busiest_link_bytes: int | None
     final_loss: Real
     test_loss: Real
     test_accuracy: Real
@@ -61,17 +67,17 @@ class TrainingSummary(BaseModel):
     world_size: int
     parameters: int
     created_at: float
-    finished_at: Optional[float] = None
-    error: Optional[str] = None
+    finished_at: float | None = None
+    error: str | None = None
     cancel_requested: bool = False
-    result: Optional[TrainResult] = None
+    result: TrainResult | None = None
 
 
 class Training(TrainingSummary, RankedRecord):
     backend: str
     servers: list[int]
     workers: list[int]
-    started_at: Optional[float] = None
+    started_at: float | None = None
     steps: list[TrainRow] = []
     evaluation: dict[str, tuple[Real, Real]] = {}  # worker rank -> held-out (loss, accuracy)
 
@@ -109,18 +115,28 @@ class Pending:
             return None
         del self.reports[event.step]
         ranks = [reports[r] for r in range(self.world_size)]
-        row = TrainRow(**combine_step(event.step, ranks), ranks={
-            str(r.rank): TrainRank(**r.model_dump(include=set(TrainRank.model_fields))) for r in ranks})
+        row = TrainRow(
+            **combine_step(event.step, ranks),
+            ranks={
+                str(r.rank): TrainRank(**r.model_dump(include=set(TrainRank.model_fields))) for r in ranks
+            },
+        )
         training.steps.append(row)
         return row
 
 
 def new_training(training_id: str, spec: TrainSpec, backend: str, world_size: int) -> Training:
     servers = list(range(spec.servers)) if through_servers(spec.method) else []
-    return Training(id=training_id, spec=spec, world_size=world_size, backend=backend,
-                    parameters=parameters(spec.hidden),
-                    created_at=time.time(), servers=servers,
-                    workers=[r for r in range(world_size) if r not in servers])
+    return Training(
+        id=training_id,
+        spec=spec,
+        world_size=world_size,
+        backend=backend,
+        parameters=parameters(spec.hidden),
+        created_at=time.time(),
+        servers=servers,
+        workers=[r for r in range(world_size) if r not in servers],
+    )
 
 
 SYNC_ID = re.compile(r"^(t-\d{6,9})-s(\d{1,9})$")  # the id sync_run gives step k's sync of a training
@@ -132,10 +148,22 @@ def sync_spec(training: Training) -> RunSpec:
     spec, sync = training.spec, methods()[training.spec.method]
     if through_servers(spec.method):
         padded = spec.servers * -(-training.parameters // spec.servers)
-        return RunSpec(collective=sync.collective, algorithm=sync.name, servers=spec.servers, count=padded,
-                       dtype="float32", capture="summary")
-    return RunSpec(collective=sync.collective, algorithm=sync.name, count=training.parameters,
-                   dtype="float32", capture="summary", chunks=1 if sync.reference else spec.chunks)
+        return RunSpec(
+            collective=sync.collective,
+            algorithm=sync.name,
+            servers=spec.servers,
+            count=padded,
+            dtype="float32",
+            capture="summary",
+        )
+    return RunSpec(
+        collective=sync.collective,
+        algorithm=sync.name,
+        count=training.parameters,
+        dtype="float32",
+        capture="summary",
+        chunks=1 if sync.reference else spec.chunks,
+    )
 
 
 def sync_run(training: Training, step: int, syncs: dict[str, SyncCapture]) -> Run:
@@ -150,9 +178,12 @@ def sync_run(training: Training, step: int, syncs: dict[str, SyncCapture]) -> Ru
         for s in sync.steps:
             run.steps[s.step].ranks[rank] = RankStep(t0=s.t0, t1=s.t1, states=s.states)
         mine = row.ranks[rank]
-        run.results[rank] = RankResult(output=sync.output, timings=Timings(iterations=[mine.comm_s]),
-                                       bytes_sent=mine.bytes_sent or 0,
-                                       bytes_received=mine.bytes_received or 0)
+        run.results[rank] = RankResult(
+            output=sync.output,
+            timings=Timings(iterations=[mine.comm_s]),
+            bytes_sent=mine.bytes_sent or 0,
+            bytes_received=mine.bytes_received or 0,
+        )
     run.conclude(RunState.DONE)
     return run
 

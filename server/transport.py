@@ -222,11 +222,18 @@ def _utf8(frames: list) -> bool:
     return True
 
 
-def protocols(headers_within_s: float = HEADERS_WITHIN_S, message_within_s: float = MESSAGE_WITHIN_S,
-              ping_every_s: float = PING_EVERY_S) -> dict:
+def protocols(
+    headers_within_s: float = HEADERS_WITHIN_S,
+    message_within_s: float = MESSAGE_WITHIN_S,
+    ping_every_s: float = PING_EVERY_S,
+) -> dict:
     """uvicorn.Config's protocol arguments: the bounded protocols with these deadlines, and a websocket
     pinged every `ping_every_s`, its answer due within as long (else it is dropped)."""
     logging.getLogger("uvicorn.error").addFilter(_QUIET)  # once: a filter already there is not added again
-    return {"http": type("BoundedHTTP", (BoundedHTTP,), {"within_s": headers_within_s}),
-            "ws": type("BoundedWebSocket", (BoundedWebSocket,), {"within_s": message_within_s}),
-            "ws_max_size": MAX_FRAME, "ws_ping_interval": ping_every_s, "ws_ping_timeout": ping_every_s}
+    return {
+        "http": type("BoundedHTTP", (BoundedHTTP,), {"within_s": headers_within_s}),
+        "ws": type("BoundedWebSocket", (BoundedWebSocket,), {"within_s": message_within_s}),
+        "ws_max_size": MAX_FRAME,
+        "ws_ping_interval": ping_every_s,
+        "ws_ping_timeout": ping_every_s,
+    }

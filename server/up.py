@@ -20,10 +20,12 @@ from . import serve
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-n", "--ranks", type=int, default=4,
-                        help="local ranks to start (default %(default)s)")
-    parser.add_argument("--backend", choices=("gloo", "nccl"),
-                        help="default: nccl when every local rank has a GPU, else gloo")
+    parser.add_argument(
+        "-n", "--ranks", type=int, default=4, help="local ranks to start (default %(default)s)"
+    )
+    parser.add_argument(
+        "--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo"
+    )
     parser.add_argument("--open", action="store_true", help="open the presenter page in a browser when ready")
     serve.add_arguments(parser)
 
@@ -44,8 +46,9 @@ def main(args: argparse.Namespace) -> int:
     settings = serve.settings_from(args)
     server = serve.server_for(settings)
     serve.warn_if_exposed(settings)
-    workers = LocalWorkers(args.ranks, settings.url, settings.worker_token, args.backend,
-                           algorithms=args.algorithms)
+    workers = LocalWorkers(
+        args.ranks, settings.url, settings.worker_token, args.backend, algorithms=args.algorithms
+    )
     stopping = threading.Event()
 
     def supervise() -> None:
@@ -61,8 +64,9 @@ def main(args: argparse.Namespace) -> int:
             print(f"  audience, from other machines:   {settings.audience_url(url)}")
         if args.lecture:
             print("  students open that link, or scan it: K on the presenter's page shows it as a QR code")
-        print("  worker token (what joins as a rank needs it): "
-              f"RINGSIDE_WORKER_TOKEN={settings.worker_token}")
+        print(
+            f"  worker token (what joins as a rank needs it): RINGSIDE_WORKER_TOKEN={settings.worker_token}"
+        )
         print(f"  runs kept in {settings.db}; Ctrl-C stops everything", flush=True)
         if args.open:
             webbrowser.open(settings.presenter_url())

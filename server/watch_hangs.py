@@ -27,8 +27,11 @@ def check(w: Watched) -> tuple[Hang | None, str | None] | None:
     old = w.job.hang
     if hang is None and old is None:
         return None
-    if hang is not None and old is not None and (hang.kind, hang.group, hang.seq, hang.late) == (
-            old.kind, old.group, old.seq, old.late):
+    if (
+        hang is not None
+        and old is not None
+        and (hang.kind, hang.group, hang.seq, hang.late) == (old.kind, old.group, old.seq, old.late)
+    ):
         w.job.hang = hang  # the same wait, longer
         return None
     w.job.hang = hang
@@ -55,8 +58,7 @@ def left_open(w: Watched) -> list[Collective]:
     for c in list(w.open.values()):
         if all_went_past(w, c):
             w.unseen(c, late_in(c))
-    return sorted([*w.open.values(), *(c for c in w.recent.values() if c.unseen)],
-                  key=lambda c: c.index)
+    return sorted([*w.open.values(), *(c for c in w.recent.values() if c.unseen)], key=lambda c: c.index)
 
 
 def find(w: Watched) -> Hang | None:
@@ -83,6 +85,7 @@ def find(w: Watched) -> Hang | None:
 
 # Each tick asks these of every open collective past HANG_S: none walks a group's ranks unless one of its
 # ranks may be late (a forged claim of 65,536 ranks, one connected, cost a second a tick: the loop's all).
+
 
 def late_in(c: Collective) -> list[int]:
     """c's ranks that have not issued it."""
@@ -114,8 +117,12 @@ def finished(job: Job, c: Collective) -> bool:
     before their reporter read it), and whoever waits, waits in a later one."""
     for rank in c.issued:
         info = job.ranks.get(rank)
-        if info is not None and info.pending is not None and info.issued.get(c.group, -1) >= c.seq \
-                and info.pending.get(c.group, c.seq + 1) > c.seq:
+        if (
+            info is not None
+            and info.pending is not None
+            and info.issued.get(c.group, -1) >= c.seq
+            and info.pending.get(c.group, c.seq + 1) > c.seq
+        ):
             return True
     return False
 
@@ -140,10 +147,21 @@ def disagree(c: Collective) -> Hang:
 
     said = "; ".join(side(what, ranks) for what, ranks in by_size)
     ranks = sorted(int(r) for r in c.issued)
-    return Hang(kind="mismatch", group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count,
-                waiting=ranks, late=[r for r in ranks if r not in most], since_s=0.0, where={},
-                text=(f"ranks disagree on #{c.seq} of group {c.group}: {said}; "
-                      "they wait until the backend's timeout")[:1000])
+    return Hang(
+        kind="mismatch",
+        group=c.group,
+        seq=c.seq,
+        op=c.op,
+        dtype=c.dtype,
+        count=c.count,
+        waiting=ranks,
+        late=[r for r in ranks if r not in most],
+        since_s=0.0,
+        where={},
+        text=(
+            f"ranks disagree on #{c.seq} of group {c.group}: {said}; they wait until the backend's timeout"
+        )[:1000],
+    )
 
 
 def silence(w: Watched, now: float) -> Hang | None:
@@ -156,14 +174,26 @@ def silence(w: Watched, now: float) -> Hang | None:
         return None
     where = {str(r): job.ranks[str(r)].where for r in silent if job.ranks[str(r)].where}
     since = min(now - w.heard[r] for r in silent)
-    said = {r: f"rank {r} has said nothing for {now - w.heard[r]:.1f} s" + _last(job.ranks[str(r)])
-            for r in silent}
+    said = {
+        r: f"rank {r} has said nothing for {now - w.heard[r]:.1f} s" + _last(job.ranks[str(r)])
+        for r in silent
+    }
     inside = stuck(w, said, talking, since)
     if inside is not None:
         return inside
-    return Hang(kind="silent", group="", seq=-1, op="", dtype="", count=0, waiting=talking, late=silent,
-                since_s=round(since, 2), where=where,
-                text=("; ".join(said.values()) + f"; {ranks_words(talking)} go on")[:1000])
+    return Hang(
+        kind="silent",
+        group="",
+        seq=-1,
+        op="",
+        dtype="",
+        count=0,
+        waiting=talking,
+        late=silent,
+        since_s=round(since, 2),
+        where=where,
+        text=("; ".join(said.values()) + f"; {ranks_words(talking)} go on")[:1000],
+    )
 
 
 def stuck(w: Watched, said: dict[int, str], talking: list[int], since: float) -> Hang | None:
@@ -184,31 +214,59 @@ def stuck(w: Watched, said: dict[int, str], talking: list[int], since: float) ->
         waiting = [r for r in talking if pending[r].get(group) == seq]
         where = {str(r): ranks[str(r)].where for r in late if ranks[str(r)].where}
         what = f"{c.count:,} {c.dtype}" + (f", bucket {c.bucket.index}" if c.bucket else "")
-        text = (f"{ranks_words(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} "
-                f"({what}), which every rank issued; " + "; ".join(said[r] for r in late))
-        return Hang(group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count, waiting=waiting,
-                    late=late, since_s=round(since, 2), where=where, text=text[:1000])
+        text = (
+            f"{ranks_words(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} "
+            f"({what}), which every rank issued; " + "; ".join(said[r] for r in late)
+        )
+        return Hang(
+            group=c.group,
+            seq=c.seq,
+            op=c.op,
+            dtype=c.dtype,
+            count=c.count,
+            waiting=waiting,
+            late=late,
+            since_s=round(since, 2),
+            where=where,
+            text=text[:1000],
+        )
     return None
 
 
 def wait(w: Watched, c: Collective, late: list[int], since: float) -> Hang:
     """Ranks wait in `c` for the `late` ones, each said with the last it reported and where."""
     job, waiting = w.job, sorted(int(r) for r in c.issued)
-    where = {str(r): job.ranks[str(r)].where for r in late
-             if str(r) in job.ranks and job.ranks[str(r)].where}
+    where = {str(r): job.ranks[str(r)].where for r in late if str(r) in job.ranks and job.ranks[str(r)].where}
     what = f"{c.count:,} {c.dtype}" + (f", bucket {c.bucket.index}" if c.bucket else "")
     said = []
     for r in late:
         info = job.ranks.get(str(r))
         last = info.issued.get(c.group) if info else None
-        said.append(f"rank {r} last reported "
-                    + (f"#{last}" if last is not None else "nothing in this group")
-                    + (f", last seen at {info.where} {w.now_s() - info.seen_s:.1f} s ago"
-                       if info and info.where else ""))
-    text = (f"{ranks_words(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} ({what}); "
-            + "; ".join(said))
-    return Hang(group=c.group, seq=c.seq, op=c.op, dtype=c.dtype, count=c.count, waiting=waiting,
-                late=late, since_s=round(since, 2), where=where, text=text[:1000])
+        said.append(
+            f"rank {r} last reported "
+            + (f"#{last}" if last is not None else "nothing in this group")
+            + (
+                f", last seen at {info.where} {w.now_s() - info.seen_s:.1f} s ago"
+                if info and info.where
+                else ""
+            )
+        )
+    text = (
+        f"{ranks_words(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} ({what}); "
+        + "; ".join(said)
+    )
+    return Hang(
+        group=c.group,
+        seq=c.seq,
+        op=c.op,
+        dtype=c.dtype,
+        count=c.count,
+        waiting=waiting,
+        late=late,
+        since_s=round(since, 2),
+        where=where,
+        text=text[:1000],
+    )
 
 
 def _last(info: RankInfo) -> str:

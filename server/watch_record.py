@@ -8,13 +8,21 @@ from enum import Enum
 from typing import Literal
 
 from pydantic import BaseModel
+
 from ringside.worker_agent.core.collectives import COLLECTIVES
 from ringside.worker_agent.core.watch_protocol import Bucket
 
-NATIVE_NAMES = {"allreduce": "all_reduce", "allgather": "all_gather", "_allgather_base": "all_gather",
-                "allgather_into_tensor_coalesced": "all_gather", "_reduce_scatter_base": "reduce_scatter",
-                "reduce_scatter_tensor_coalesced": "reduce_scatter", "alltoall": "all_to_all",
-                "alltoall_base": "all_to_all", "all_to_all_single": "all_to_all"}
+NATIVE_NAMES = {
+    "allreduce": "all_reduce",
+    "allgather": "all_gather",
+    "_allgather_base": "all_gather",
+    "allgather_into_tensor_coalesced": "all_gather",
+    "_reduce_scatter_base": "reduce_scatter",
+    "reduce_scatter_tensor_coalesced": "reduce_scatter",
+    "alltoall": "all_to_all",
+    "alltoall_base": "all_to_all",
+    "all_to_all_single": "all_to_all",
+}
 
 
 class JobState(str, Enum):
@@ -93,11 +101,18 @@ class Total(BaseModel):
             self.factor = bus_factor(collective)
 
     def shown(self) -> dict:
-        return {"group": self.group, "op": self.op, "count": self.count, "bytes": self.bytes,
-                "lag_max_s": self.lag_max_s, "lag_mean_s": self.lag_sum_s / self.count if self.count else 0.0,
-                "duration_mean_s": self.duration_sum_s / self.timed if self.timed else None,
-                "busbw_gbps": (self.timed_bytes / self.duration_sum_s * self.factor / 1e9
-                               if self.duration_sum_s else None)}
+        return {
+            "group": self.group,
+            "op": self.op,
+            "count": self.count,
+            "bytes": self.bytes,
+            "lag_max_s": self.lag_max_s,
+            "lag_mean_s": self.lag_sum_s / self.count if self.count else 0.0,
+            "duration_mean_s": self.duration_sum_s / self.timed if self.timed else None,
+            "busbw_gbps": (
+                self.timed_bytes / self.duration_sum_s * self.factor / 1e9 if self.duration_sum_s else None
+            ),
+        }
 
 
 class Link(BaseModel):
@@ -162,11 +177,20 @@ class Job(BaseModel):
     hang: Hang | None = None
 
     def summary(self) -> JobSummary:
-        return JobSummary(id=self.id, state=self.state, started_at=self.started_at, ended_at=self.ended_at,
-                          world_size=self.world_size, nodes=len({r.host for r in self.ranks.values()}),
-                          backend=self.backend, script=self.script, collectives=self.matched,
-                          bytes=sum(t.bytes for t in self.totals.values()),
-                          missed=max((r.missed for r in self.ranks.values()), default=0), hang=self.hang)
+        return JobSummary(
+            id=self.id,
+            state=self.state,
+            started_at=self.started_at,
+            ended_at=self.ended_at,
+            world_size=self.world_size,
+            nodes=len({r.host for r in self.ranks.values()}),
+            backend=self.backend,
+            script=self.script,
+            collectives=self.matched,
+            bytes=sum(t.bytes for t in self.totals.values()),
+            missed=max((r.missed for r in self.ranks.values()), default=0),
+            hang=self.hang,
+        )
 
 
 def op_name(op: str) -> str:

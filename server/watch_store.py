@@ -27,19 +27,32 @@ class WatchStore:
         self.total += new
         body, summary = job.model_dump_json(), job.summary().model_dump_json()
         forget = self.latest.put(job.id, (body, summary))
-        self.writer.put([("INSERT INTO jobs (id, key, state, summary, body) VALUES (?, ?, ?, ?, ?) "
-                          "ON CONFLICT(id) DO UPDATE "
-                          "SET state = excluded.state, summary = excluded.summary, body = excluded.body",
-                          (job.id, job.key, job.state.value, summary, body))], forget)
+        self.writer.put(
+            [
+                (
+                    "INSERT INTO jobs (id, key, state, summary, body) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT(id) DO UPDATE "
+                    "SET state = excluded.state, summary = excluded.summary, body = excluded.body",
+                    (job.id, job.key, job.state.value, summary, body),
+                )
+            ],
+            forget,
+        )
 
     def add(self, job_id: str, collectives: list[Collective]) -> None:
         """Complete collectives (again, where one changed), and the oldest beyond KEPT gone."""
         if not collectives:
             return
-        writes = [("INSERT OR REPLACE INTO job_collectives (job, idx, body) VALUES (?, ?, ?)",
-                   (job_id, c.index, c.model_dump_json())) for c in collectives]
-        writes.append(("DELETE FROM job_collectives WHERE job = ? AND idx <= ?",
-                       (job_id, collectives[-1].index - KEPT)))
+        writes = [
+            (
+                "INSERT OR REPLACE INTO job_collectives (job, idx, body) VALUES (?, ?, ?)",
+                (job_id, c.index, c.model_dump_json()),
+            )
+            for c in collectives
+        ]
+        writes.append(
+            ("DELETE FROM job_collectives WHERE job = ? AND idx <= ?", (job_id, collectives[-1].index - KEPT))
+        )
         self.writer.put(writes)
 
     def get(self, job_id: str) -> Job | None:
@@ -52,8 +65,10 @@ class WatchStore:
         """The job of this key that its ranks come back to: one a restarted server left interrupted,
         or one given up as lost while they could not reach the server."""
         alive = (JobState.RUNNING.value, JobState.INTERRUPTED.value, JobState.LOST.value)
-        row = self.db.execute("SELECT id FROM jobs WHERE key = ? AND state IN (?, ?, ?) "
-                              "ORDER BY seq DESC LIMIT 1", (key, *alive)).fetchone()
+        row = self.db.execute(
+            "SELECT id FROM jobs WHERE key = ? AND state IN (?, ?, ?) ORDER BY seq DESC LIMIT 1",
+            (key, *alive),
+        ).fetchone()
         return self.get(row[0]) if row else None
 
     def next_index(self, job_id: str) -> int:
@@ -64,20 +79,24 @@ class WatchStore:
 
     def collectives(self, job_id: str, limit: int, before: int | None = None) -> list[Collective]:
         """The newest `limit` kept collectives before index `before`, oldest first."""
-        rows = self.db.execute("SELECT body FROM job_collectives WHERE job = ? AND idx < ? "
-                               "ORDER BY idx DESC LIMIT ?",
-                               (job_id, 1 << 62 if before is None else before, limit)).fetchall()
+        rows = self.db.execute(
+            "SELECT body FROM job_collectives WHERE job = ? AND idx < ? ORDER BY idx DESC LIMIT ?",
+            (job_id, 1 << 62 if before is None else before, limit),
+        ).fetchall()
         return [Collective.model_validate_json(r[0]) for r in reversed(rows)]
 
     def page(self, limit: int, offset: int) -> tuple[list[JobSummary], int]:
-        rows = self.db.execute("SELECT id, summary FROM jobs ORDER BY seq DESC LIMIT ? OFFSET ?",
-                               (limit, offset)).fetchall()
+        rows = self.db.execute(
+            "SELECT id, summary FROM jobs ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)
+        ).fetchall()
         if offset == 0:  # a job saved and not yet in the file is listed too (ids grow: newest first)
             landed = {i for i, _ in rows}
-            rows = sorted([*rows, *((i, None) for i, _ in self.latest.items() if i not in landed)],
-                          reverse=True)[:limit]
-        return [JobSummary.model_validate_json(given[1] if (given := self.latest.get(i)) else s)
-                for i, s in rows], self.total
+            rows = sorted(
+                [*rows, *((i, None) for i, _ in self.latest.items() if i not in landed)], reverse=True
+            )[:limit]
+        return [
+            JobSummary.model_validate_json(given[1] if (given := self.latest.get(i)) else s) for i, s in rows
+        ], self.total
 
     def interrupt_running(self) -> list[Job]:
         """Jobs a previous server left running: interrupted now (their ranks may come back)."""

@@ -46,8 +46,17 @@ class Watched:
 
     @classmethod
     def start(cls, job_id: str, hello: WatchHello) -> Watched:
-        return cls(Job(id=job_id, key=hello.job, started_at=time.time(), t0_ns=hello.started_ns,
-                       world_size=hello.world_size, backend=hello.backend, script=hello.script))
+        return cls(
+            Job(
+                id=job_id,
+                key=hello.job,
+                started_at=time.time(),
+                t0_ns=hello.started_ns,
+                world_size=hello.world_size,
+                backend=hello.backend,
+                script=hello.script,
+            )
+        )
 
     def held(self, most: int) -> int:
         """How many collectives of a kind this job keeps in memory: `most`, fewer as its world grows."""
@@ -67,9 +76,15 @@ class Watched:
         job.t0_ns = min(job.t0_ns, hello.started_ns)
         old = job.ranks.get(str(hello.rank))
         job.ranks[str(hello.rank)] = RankInfo(
-            rank=hello.rank, host=hello.host, local_rank=hello.local_rank,
+            rank=hello.rank,
+            host=hello.host,
+            local_rank=hello.local_rank,
             local_world_size=hello.local_world_size,
-            pid=hello.pid, launcher=hello.launcher, issued=old.issued if old else {}, seen_s=self.now_s())
+            pid=hello.pid,
+            launcher=hello.launcher,
+            issued=old.issued if old else {},
+            seen_s=self.now_s(),
+        )
         self.connected.add(hello.rank)
         self.heard[hello.rank] = time.monotonic()
         self.left_at = None
@@ -104,15 +119,19 @@ class Watched:
                 job.groups[name] = ranks
             elif not self.groups_dropped:
                 self.groups_dropped = True
-                self.note(f"rank {rank} named a process group beyond what a job keeps ({MAX_GROUPS} groups, "
-                          f"{GROUP_RANKS} ranks in all, each below the world size): it is dropped")
+                self.note(
+                    f"rank {rank} named a process group beyond what a job keeps ({MAX_GROUPS} groups, "
+                    f"{GROUP_RANKS} ranks in all, each below the world size): it is dropped"
+                )
 
     def bye(self, bye: WatchBye) -> None:
         info = self.job.ranks[str(bye.rank)]
         info.ended, info.exit_code, info.error = True, bye.exit_code, bye.error
-        self.note(f"rank {bye.rank} ended"
-                  + (f" with exit code {bye.exit_code}" if bye.exit_code is not None else "")
-                  + (f": {bye.error}" if bye.error else ""))
+        self.note(
+            f"rank {bye.rank} ended"
+            + (f" with exit code {bye.exit_code}" if bye.exit_code is not None else "")
+            + (f": {bye.error}" if bye.error else "")
+        )
 
     def left(self, rank: int) -> None:
         self.connected.discard(rank)
@@ -150,8 +169,16 @@ class Watched:
         self.changed[collective.index] = collective
 
     def _open(self, one) -> Collective:
-        collective = Collective(index=self.job.matched, group=one.group, seq=one.seq, op=op_name(one.op),
-                                dtype=one.dtype, count=one.count, bytes=one.bytes, ranks=[])
+        collective = Collective(
+            index=self.job.matched,
+            group=one.group,
+            seq=one.seq,
+            op=op_name(one.op),
+            dtype=one.dtype,
+            count=one.count,
+            bytes=one.bytes,
+            ranks=[],
+        )
         # the group's own list, shared (assigned, not validated: no copy): one report of 1,024 collectives
         # of a 65,536-rank world built 67 M rank entries, 3 GB, and held the loop for 29 s
         collective.ranks = self.job.groups.get(one.group) or self._world()
@@ -182,8 +209,9 @@ class Watched:
         self.recent[key] = collective
         while len(self.recent) > self.held(RECENT):
             self.recent.popitem(last=False)
-        self.job.totals.setdefault(f"{collective.group}/{collective.op}",
-                                   Total(group=collective.group, op=collective.op)).add(collective)
+        self.job.totals.setdefault(
+            f"{collective.group}/{collective.op}", Total(group=collective.group, op=collective.op)
+        ).add(collective)
 
     def _link(self, src: int, dst: int, nbytes: int, count: int) -> None:
         link = self.job.links.setdefault(f"{src}>{dst}", Link(src=src, dst=dst))
@@ -223,7 +251,7 @@ class Watched:
         return round(time.time() - self.job.t0_ns / 1e9, 3)
 
     def note(self, text: str) -> None:
-        self.job.events = [*self.job.events[-(MAX_EVENTS - 1):], (self.now_s(), text)]
+        self.job.events = [*self.job.events[-(MAX_EVENTS - 1) :], (self.now_s(), text)]
 
     def latest(self, limit: int, before: int | None = None) -> list[Collective]:
         """The newest collectives in memory (complete and open), oldest first."""
@@ -239,4 +267,3 @@ class Watched:
 
 def _what(op: str, count: int, dtype: str) -> str:
     return f"{op_name(op)} of {count:,} {dtype}".rstrip()
-

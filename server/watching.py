@@ -16,13 +16,14 @@ import time
 from typing import Literal
 
 from pydantic import BaseModel
+
 from ringside.worker_agent.core.watch_protocol import WatchBye, WatchHello, WatchReport
 
+from . import watch_hangs as hangs
 from .fanout import Fanout
 from .store import Store
-from .watch_store import WatchStore
 from .watch_record import Collective, Hang, Job, JobState, JobSummary, RankInfo
-from . import watch_hangs as hangs
+from .watch_store import WatchStore
 from .watched import Watched
 
 log = logging.getLogger("ringside.server")
@@ -89,8 +90,9 @@ class Watching:
             job = self.store.resumable(hello.job)
             if job is not None:
                 job.matched = max(job.matched, self.store.next_index(job.id))
-            watched, created = ((Watched(job), False) if job
-                                else (Watched.start(f"j-{self.number + 1:06d}", hello), True))
+            watched, created = (
+                (Watched(job), False) if job else (Watched.start(f"j-{self.number + 1:06d}", hello), True)
+            )
         problem = watched.conflict(hello)
         if problem:
             return None, problem

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
+
 from ringside.worker_agent.core import perturb, vocabulary
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import Arrived, StepEvent
@@ -62,8 +63,9 @@ def record(run: Run) -> Perturbed | None:
     steps = [s.transfers for s in run.steps] if run.schedule is not None else None
     extra = perturb.predicted_extra(option, steps, chunk_bytes, run.group)
     start = {str(r): -1 for r in run.group}
-    return Perturbed(predicted_extra_s=extra, wavefront=Wavefront(done=start, arrived=dict(start))
-                     if option.live else None)
+    return Perturbed(
+        predicted_extra_s=extra, wavefront=Wavefront(done=start, arrived=dict(start)) if option.live else None
+    )
 
 
 def observe(run: Run, event) -> Wavefront | None:
@@ -106,7 +108,7 @@ def _locate(front: Wavefront, steps: list[list[list[int]]], group: list[int]) ->
     front.waiting, front.sends, front.receives, front.text = [], [], [], ""
     if len(blocked_by) != 1:  # nobody waits, or for several: no one rank to name
         return
-    (rank, waiting), = blocked_by.items()
+    ((rank, waiting),) = blocked_by.items()
     step = done[rank] + 1
     front.rank, front.step, front.waiting = rank, step, sorted(waiting)
     front.sends = [(c, dst) for src, dst, c, *_ in steps[step] if src == rank != dst]

@@ -39,6 +39,7 @@ class Latest:
             with self.lock:
                 if self.values.get(key) is value:  # a newer version waits still
                     del self.values[key]
+
         return landed
 
     def get(self, key: str):
@@ -50,8 +51,9 @@ class Latest:
             return list(self.values.items())
 
 
-async def landed_within(save: Callable[[Callable[[], None]], None], within: float,
-                        late: Callable[[], None]) -> bool:
+async def landed_within(
+    save: Callable[[Callable[[], None]], None], within: float, late: Callable[[], None]
+) -> bool:
     """Call `save(landed)` and wait until the writer calls `landed`: whether it did within `within`
     seconds. If it lands later, `late` is called on the loop instead."""
     loop = asyncio.get_running_loop()
@@ -105,8 +107,9 @@ class Writer:
 
     def close(self, timeout: float) -> None:
         if not self.flush(timeout):
-            log.error("the store stayed locked: %d writes did not land before the server stopped",
-                      self.waiting())
+            log.error(
+                "the store stayed locked: %d writes did not land before the server stopped", self.waiting()
+            )
         with self.changed:
             self.closing = True
             self.changed.notify_all()

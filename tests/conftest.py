@@ -10,11 +10,24 @@ from netns import interfaces
 # The longest modules first (seconds each took on a 2-core machine, longest first), the rest in
 # file order: xdist hands a worker the next module when it is free (`--no-loadscope-reorder`),
 # so the two workers end together instead of one finishing a long module alone.
-LONGEST_FIRST = ("test_watch.py", "test_frontend_browser.py", "test_edges.py", "test_server_schema.py",
-                 "test_stage_lecture.py", "test_server_protocol.py", "test_fuzz.py", "test_frontend_polls.py",
-                 "test_exposed.py", "test_lecture_lessons.py", "test_frontend_i18n.py", "test_stage_phone.py",
-                 "test_lecture_audience.py", "test_stage.py", "test_perturb_served.py",
-                 "test_training_page.py")
+LONGEST_FIRST = (
+    "test_watch.py",
+    "test_frontend_browser.py",
+    "test_edges.py",
+    "test_server_schema.py",
+    "test_stage_lecture.py",
+    "test_server_protocol.py",
+    "test_fuzz.py",
+    "test_frontend_polls.py",
+    "test_exposed.py",
+    "test_lecture_lessons.py",
+    "test_frontend_i18n.py",
+    "test_stage_phone.py",
+    "test_lecture_audience.py",
+    "test_stage.py",
+    "test_perturb_served.py",
+    "test_training_page.py",
+)
 
 
 def pytest_collection_modifyitems(items):
@@ -50,8 +63,12 @@ def page_for(browser):
 
     def open_page(url, allow=(), viewport=(1280, 720)):
         page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error"
-                and not any(a in m.text for a in allow) else None)
+        page.on(
+            "console",
+            lambda m: (
+                errors.append(m.text) if m.type == "error" and not any(a in m.text for a in allow) else None
+            ),
+        )
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url)
         pages.append(page)

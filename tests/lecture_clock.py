@@ -26,8 +26,10 @@ def mark(page) -> int:
 def first(page, since: int, test: str, timeout: float = 30_000) -> int:
     """The time of the first change after `since` for which `test` holds ((run_id, step, playing,
     speed) => bool), waiting for it to happen."""
-    find = (f"window.changes.slice({since}).find(([t, run_id, step, playing, speed]) => "
-            f"({test})(run_id, step, playing, speed))")
+    find = (
+        f"window.changes.slice({since}).find(([t, run_id, step, playing, speed]) => "
+        f"({test})(run_id, step, playing, speed))"
+    )
     page.wait_for_function(f"() => !!{find}", timeout=timeout)
     return page.evaluate(f"{find}[0]")
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import socket
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -67,14 +67,19 @@ class Bridge:
     def usable(self) -> bool:
         """Whether every node can name itself and open a TCP connection to this host across the bridge."""
         with socket.create_server((self.host_ip, 0)) as listener:
-            probe = (f"import socket; socket.create_connection(('{self.host_ip}', "
-                     f"{listener.getsockname()[1]}), timeout=3)")
+            probe = (
+                f"import socket; socket.create_connection(('{self.host_ip}', "
+                f"{listener.getsockname()[1]}), timeout=3)"
+            )
             for ns, _, _ in self.nodes:
-                named = subprocess.run(["ip", "netns", "exec", ns, "unshare", "--uts", "sh", "-c",
-                                        "hostname probe && hostname"],
-                                       capture_output=True, text=True)
-                reached = subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", probe],
-                                         capture_output=True)
+                named = subprocess.run(
+                    ["ip", "netns", "exec", ns, "unshare", "--uts", "sh", "-c", "hostname probe && hostname"],
+                    capture_output=True,
+                    text=True,
+                )
+                reached = subprocess.run(
+                    ["ip", "netns", "exec", ns, sys.executable, "-c", probe], capture_output=True
+                )
                 if named.stdout.strip() != "probe" or reached.returncode != 0:
                     return False
         return True
@@ -87,8 +92,11 @@ class Bridge:
 
 @pytest.fixture
 def bridge():
-    if not sys.platform.startswith("linux") or os.geteuid() != 0 \
-            or not (shutil.which("ip") and shutil.which("unshare")):
+    if (
+        not sys.platform.startswith("linux")
+        or os.geteuid() != 0
+        or not (shutil.which("ip") and shutil.which("unshare"))
+    ):
         pytest.skip("two-node test needs Linux, root, iproute2 and unshare")
     with interfaces(changing=True):
         net = Bridge()
@@ -109,5 +117,16 @@ def bridge():
 def on_node(net: Bridge, node: int, *cmd: str) -> list[str]:
     """`cmd` run inside node `node`'s namespace under its host name (every step execs: the pid is cmd's)."""
     ns = net.nodes[node][0]
-    return ["ip", "netns", "exec", ns, "unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"',
-            NODES[node], *cmd]
+    return [
+        "ip",
+        "netns",
+        "exec",
+        ns,
+        "unshare",
+        "--uts",
+        "sh",
+        "-c",
+        'hostname "$0" && exec "$@"',
+        NODES[node],
+        *cmd,
+    ]

@@ -11,9 +11,17 @@ import threading
 
 from websockets.sync.client import connect
 
-from ringside.server.harness import (PRESENTER_TOKEN, WORKER_TOKEN, Up, alive, ended, messages,
-                                     start_serve,  # noqa: F401
-                                     start_up, wait_gone)
+from ringside.server.harness import (
+    PRESENTER_TOKEN,
+    WORKER_TOKEN,
+    Up,
+    alive,
+    ended,
+    messages,
+    start_serve,
+    start_up,
+    wait_gone,
+)
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 
@@ -21,13 +29,29 @@ class ScriptedRank:
     """One rank on a real websocket: says hello, beats every 0.2 s while `beating` is set,
     and does with each run only what the test tells it to."""
 
-    def __init__(self, server: Up, rank: int, world_size: int, pid: int | None = None,
-                 token: str = WORKER_TOKEN, **hello):
+    def __init__(
+        self,
+        server: Up,
+        rank: int,
+        world_size: int,
+        pid: int | None = None,
+        token: str = WORKER_TOKEN,
+        **hello,
+    ):
         self.rank, self.world_size = rank, world_size
         self.stack = contextlib.ExitStack()
         self.ws = self.stack.enter_context(connect(server.ws_url(f"/ws/worker?token={token}"), max_size=None))
-        self.send(type="hello", world_size=world_size, local_rank=rank, host="scripted",
-                  pid=pid or 100_000 + rank, backend="gloo", device="cpu", torch_version="scripted", **hello)
+        self.send(
+            type="hello",
+            world_size=world_size,
+            local_rank=rank,
+            host="scripted",
+            pid=pid or 100_000 + rank,
+            backend="gloo",
+            device="cpu",
+            torch_version="scripted",
+            **hello,
+        )
         self.beating, self.closed = threading.Event(), threading.Event()
         self.beating.set()
         threading.Thread(target=self._beat, daemon=True).start()
@@ -47,15 +71,20 @@ class ScriptedRank:
         return json.loads(self.ws.recv(timeout=timeout))
 
     def start(self, command: dict, **fields) -> None:
-        self.send(type="run_started", run_id=command["run_id"], group_rank=self.rank,
-                  spec=command["spec"], **fields)
+        self.send(
+            type="run_started", run_id=command["run_id"], group_rank=self.rank, spec=command["spec"], **fields
+        )
 
     def step(self, command: dict, step: int, **fields) -> None:
         self.send(type="step", run_id=command["run_id"], step=step, t0=step, t1=step + 0.5, **fields)
 
     def finish(self, command: dict, seconds: float = 0.001) -> None:
-        self.send(type="run_finished", run_id=command["run_id"], verified=True,
-                  timings={"iterations": [seconds] * command["spec"]["iterations"]})
+        self.send(
+            type="run_finished",
+            run_id=command["run_id"],
+            verified=True,
+            timings={"iterations": [seconds] * command["spec"]["iterations"]},
+        )
 
     def close(self) -> None:
         self.closed.set()
@@ -67,9 +96,11 @@ def flood(server, sender: ScriptedRank, receiver: ScriptedRank, steps: int = 500
     whose receiver reports `values` values at every step: megabytes for every viewer. Returns
     the run's id once both ranks have finished."""
     plan = {"pieces": 1, "steps": [{"transfers": [[0, 1, 0, 0, 0]]}] * steps}
-    status, body = server.call("POST", "/api/runs",
-                               {"collective": "broadcast", "algorithm": "custom", "count": values,
-                                                      "schedule": plan})
+    status, body = server.call(
+        "POST",
+        "/api/runs",
+        {"collective": "broadcast", "algorithm": "custom", "count": values, "schedule": plan},
+    )
     assert status == 202, body
     command, other = sender.command(), receiver.command()
     sender.start(command)
@@ -80,4 +111,3 @@ def flood(server, sender: ScriptedRank, receiver: ScriptedRank, steps: int = 500
     sender.finish(command)
     receiver.finish(other)
     return body["id"]
-

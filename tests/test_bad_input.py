@@ -12,20 +12,27 @@ import pytest
 from distributed import Died, run_ranks, unwrap
 from pydantic import ValidationError
 
-from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.validation import SpecError, validate
 
 BAD = [
     (dict(collective="broadcast", root=4), "root", "rank 4 is not in the group"),
-    (dict(collective="all_reduce", group=[1, 3]), "root", "(all_reduce has none, but its ranks count from one)"),
+    (
+        dict(collective="all_reduce", group=[1, 3]),
+        "root",
+        "(all_reduce has none, but its ranks count from one)",
+    ),
     (dict(collective="all_reduce", group=[0, 7]), "group", "rank 7 does not exist"),
     (dict(collective="all_reduce", group=[1, 1]), "group", "names a rank twice"),
     (dict(collective="all_reduce", group=[]), "group", "at least one rank"),
     (dict(collective="all_reduce", count=0), "count", "at least 1"),
     (dict(collective="all_reduce", count=-3), "count", "at least 1"),
     (dict(collective="all_reduce", count=1 << 40), "count", "over the cap"),
-    (dict(collective="all_reduce", algorithm="bogus"), "algorithm",
-     "'bogus' is not an algorithm of all_reduce"),
+    (
+        dict(collective="all_reduce", algorithm="bogus"),
+        "algorithm",
+        "'bogus' is not an algorithm of all_reduce",
+    ),
     (dict(collective="all_reduce", op="BAND", dtype="float32"), "op", "BAND needs an integer dtype"),
     (dict(collective="all_reduce", op="AVG", dtype="int32"), "op", "AVG needs a floating dtype"),
     (dict(collective="all_gather", capture="full", count=2000), "capture", "limited to 4096 elements"),
@@ -38,8 +45,11 @@ BAD = [
     (dict(collective="all_reduce", timeout=0.001), "timeout", "between 1 and 3600"),
     (dict(collective="all_reduce", timeout=float("nan")), "timeout", "between 1 and 3600"),
     (dict(collective="all_reduce", seed=-1), "seed", "between 0 and"),
-    (dict(collective="all_reduce", algorithm="ring", chunks=10**9, count=10**6), "chunks",
-     "between 1 and 1024"),
+    (
+        dict(collective="all_reduce", algorithm="ring", chunks=10**9, count=10**6),
+        "chunks",
+        "between 1 and 1024",
+    ),
 ]
 
 
@@ -59,8 +69,12 @@ def test_backend_limits():
 
 
 def test_malformed_specs_are_refused_by_the_protocol():
-    for fields in (dict(collective="all_shuffle"), dict(collective="all_reduce", dtype="int8"),
-                   dict(collective="all_reduce", surprise=1), dict(algorithm="ring")):
+    for fields in (
+        dict(collective="all_shuffle"),
+        dict(collective="all_reduce", dtype="int8"),
+        dict(collective="all_reduce", surprise=1),
+        dict(algorithm="ring"),
+    ):
         with pytest.raises(ValidationError):
             RunSpec(**fields)
 
@@ -92,8 +106,9 @@ def long_ring(world, marker_dir):
         if event.type == "step":
             open(os.path.join(marker_dir, f"rank{world.rank}.pid"), "w").write(str(os.getpid()))
 
-    spec = RunSpec(collective="all_reduce", algorithm="ring", count=1 << 20, iterations=1000,
-                   capture="none", timeout=5)
+    spec = RunSpec(
+        collective="all_reduce", algorithm="ring", count=1 << 20, iterations=1000, capture="none", timeout=5
+    )
     started = time.monotonic()
     try:
         Runner(world, emit).run("doomed", spec)
@@ -107,6 +122,7 @@ def test_a_lost_rank_fails_the_others_instead_of_hanging(tmp_path, how):
     """Killed: its sockets close and the others fail at once. Frozen (SIGSTOP): its sockets
     stay open and a rank waiting on it gives up when the run's 5 s timeout runs out; the
     others may then see that rank's sockets close first."""
+
     def lose_rank_3(procs):
         deadline = time.monotonic() + 90
         while not (tmp_path / "rank3.pid").exists():
@@ -136,8 +152,14 @@ def test_full_capture_is_bounded_over_the_whole_run():
     hundreds of megabytes for every viewer and the store."""
     plan = {"pieces": 1, "steps": [{"transfers": [[0, 1, 0, 0, 0], [0, 2, 0, 0, 0], [0, 3, 0, 0, 0]]}] * 512}
     with pytest.raises(SpecError) as info:
-        validate(RunSpec(collective="broadcast", algorithm="custom", schedule=plan, count=4096,
-                         capture="full"), 4, "gloo")
+        validate(
+            RunSpec(collective="broadcast", algorithm="custom", schedule=plan, count=4096, capture="full"),
+            4,
+            "gloo",
+        )
     assert info.value.field == "capture" and "use 'summary'" in info.value.message
-    validate(RunSpec(collective="broadcast", algorithm="custom", schedule=plan, count=4096,
-                     capture="summary"), 4, "gloo")
+    validate(
+        RunSpec(collective="broadcast", algorithm="custom", schedule=plan, count=4096, capture="summary"),
+        4,
+        "gloo",
+    )

@@ -12,9 +12,9 @@ import sys
 
 import numpy as np
 import pytest
-
 from distributed import run_ranks, stop_torchrun, unwrap
 from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
+
 from ringside.worker_agent import bench
 from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.protocol import RunSpec
@@ -22,8 +22,12 @@ from ringside.worker_agent.core.validation import SpecError
 
 
 def run_bench(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ringside.worker_agent.cli", "bench", *args],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "ringside.worker_agent.cli", "bench", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -48,15 +52,55 @@ def assert_aligned(table: str) -> None:
 
 def test_nccl_tests_flags_mean_what_they_mean_there(capsys):
     assert parse("-o", "prod").op == "PRODUCT" and parse("-d", "bf16").dtype == "bfloat16"
-    a = parse("-b", "1K", "-e", "4K", "-f", "2", "-n", "7", "-w", "2", "-c", "0", "-o", "max", "-d", "half",
-              "-a", "3", "-z", "1", "-r", "1", "--ranks", "3")
-    assert (a.min_bytes, a.max_bytes, a.factor, a.iterations, a.warmup, a.check, a.op, a.dtype, a.average,
-            a.blocking, a.root, a.ranks) == (1024, 4096, 2, 7, 2, 0, "MAX", "float16", 3, 1, 1, 3)
+    a = parse(
+        "-b",
+        "1K",
+        "-e",
+        "4K",
+        "-f",
+        "2",
+        "-n",
+        "7",
+        "-w",
+        "2",
+        "-c",
+        "0",
+        "-o",
+        "max",
+        "-d",
+        "half",
+        "-a",
+        "3",
+        "-z",
+        "1",
+        "-r",
+        "1",
+        "--ranks",
+        "3",
+    )
+    assert (
+        a.min_bytes,
+        a.max_bytes,
+        a.factor,
+        a.iterations,
+        a.warmup,
+        a.check,
+        a.op,
+        a.dtype,
+        a.average,
+        a.blocking,
+        a.root,
+        a.ranks,
+    ) == (1024, 4096, 2, 7, 2, 0, "MAX", "float16", 3, 1, 1, 3)
     assert parse().ranks is None and parse().iterations == 20 and parse().check == 1
-    for argv, words in ((["-c", "2"], "-c/--check: must be one of 0, 1"),
-                        (["-a", "4"], "must be one of 0, 1, 2, 3"),
-                        (["-z", "yes"], "must be one of 0, 1"), (["-d", "float128"], "is not a dtype"),
-                        (["-o", "mean"], "is not a reduction"), (["-n", "0"], "at least 1")):
+    for argv, words in (
+        (["-c", "2"], "-c/--check: must be one of 0, 1"),
+        (["-a", "4"], "must be one of 0, 1, 2, 3"),
+        (["-z", "yes"], "must be one of 0, 1"),
+        (["-d", "float128"], "is not a dtype"),
+        (["-o", "mean"], "is not a reduction"),
+        (["-n", "0"], "at least 1"),
+    ):
         with pytest.raises(SystemExit):
             parse(*argv)
         assert words in capsys.readouterr().err
@@ -68,12 +112,27 @@ def test_nccl_tests_flags_mean_what_they_mean_there(capsys):
 
 def test_the_table_its_footer_and_every_row_in_json(tmp_path):
     out = tmp_path / "rows.json"
-    done = run_bench("--ranks", "3", "-b", "1K", "-e", "4K", "--only", "ring,native,tree", "-n", "5",
-                     "-w", "1", "--json", str(out))
+    done = run_bench(
+        "--ranks",
+        "3",
+        "-b",
+        "1K",
+        "-e",
+        "4K",
+        "--only",
+        "ring,native,tree",
+        "-n",
+        "5",
+        "-w",
+        "1",
+        "--json",
+        str(out),
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     rows = data_lines(done.stdout)
-    assert [(int(r.split()[0]), r.split()[5]) for r in rows] == [(s, a) for s in (1024, 4096)
-                                                                 for a in ("native", "ring", "tree")]
+    assert [(int(r.split()[0]), r.split()[5]) for r in rows] == [
+        (s, a) for s in (1024, 4096) for a in ("native", "ring", "tree")
+    ]
     for line in rows:  # out-of-place columns empty, in-place ones checked: #wrong 0, native's too
         cells = line.split()
         assert cells[6:10] == ["-"] * 4 and cells[13] == "0" and int(cells[1]) == int(cells[0]) // 4
@@ -101,8 +160,9 @@ def test_times_combine_across_ranks_as_a_says():
 
 
 def test_native_sits_where_torch_puts_it_and_long_names_keep_the_columns():
-    done = run_bench("--ranks", "2", "--collective", "all_gather", "-b", "2K", "-e", "2K", "-n", "2",
-                     "-w", "0", "-z", "1")
+    done = run_bench(
+        "--ranks", "2", "--collective", "all_gather", "-b", "2K", "-e", "2K", "-n", "2", "-w", "0", "-z", "1"
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "-z 1: each iteration from a barrier; a row's time is" in done.stdout
     rows = {line.split()[5]: line for line in data_lines(done.stdout)}
@@ -113,8 +173,22 @@ def test_native_sits_where_torch_puts_it_and_long_names_keep_the_columns():
     assert rows["auto"].split()[-1] in {"native", "ring", "recursive_doubling"}
     assert {line.split()[1] for line in rows.values()} == {"256"}, "count: one rank's block, as nccl-tests'"
     assert_aligned(done.stdout)
-    scattered = run_bench("--ranks", "2", "--collective", "scatter", "-b", "2K", "-e", "2K", "-n", "2",
-                          "-w", "0", "--only", "native")
+    scattered = run_bench(
+        "--ranks",
+        "2",
+        "--collective",
+        "scatter",
+        "-b",
+        "2K",
+        "-e",
+        "2K",
+        "-n",
+        "2",
+        "-w",
+        "0",
+        "--only",
+        "native",
+    )
     assert scattered.returncode == 0, scattered.stderr[-2000:]
     (native,) = data_lines(scattered.stdout)
     # scatter into a tensor of its own: out of place
@@ -125,8 +199,14 @@ def corrupted_native(world):
     """On every rank: one native all_reduce; rank 1's output spoiled in 3 elements; the bench's count."""
     from ringside.worker_agent.rank.runner import Runner
 
-    spec = RunSpec(collective="all_reduce", algorithm="native", count=64, pattern="random_float",
-                   capture="none", verify=False)
+    spec = RunSpec(
+        collective="all_reduce",
+        algorithm="native",
+        count=64,
+        pattern="random_float",
+        capture="none",
+        verify=False,
+    )
     output = Runner(world, lambda event: None).open("spoiled", spec).output_once()
     if world.rank == 1:
         output[[3, 10, 40]] += 1.0
@@ -138,8 +218,10 @@ def test_a_wrong_native_result_shows_its_elements_in_wrong():
     assert counts == [0, 3, 0]
     a = argparse.Namespace(**{**bench.SWEEP_DEFAULTS, **vars(parse("--ranks", "3", "-b", "256", "-n", "5"))})
     times = np.full((3, 5), 1e-3)
-    rows = [bench.row(a, 3, "gloo", 256, algorithm_of("all_reduce", name), times, wrong, times)
-            for name, wrong in (("native", sum(counts)), ("ring", None))]
+    rows = [
+        bench.row(a, 3, "gloo", 256, algorithm_of("all_reduce", name), times, wrong, times)
+        for name, wrong in (("native", sum(counts)), ("ring", None))
+    ]
     rows[1]["algorithm"] = "msccl_allreduce_ring_1channelsperring_2instances"  # a name past any width
     text = bench.table(rows, a)
     assert_aligned(text)
@@ -161,9 +243,14 @@ def test_a_ratio_is_marked_only_where_its_interval_excludes_one():
     # in the table: a * beside the marked ratio alone
     a = argparse.Namespace(**{**bench.SWEEP_DEFAULTS, **vars(parse("--ranks", "2", "-b", "1K", "-n", "40"))})
     reference = np.tile(native, (2, 1))
-    rows = [bench.row(a, 2, "gloo", 1024, algorithm_of("all_reduce", name), np.tile(times, (2, 1)), 0,
-                      reference) for name, times in (("native", native), ("ring", native * 1.5),
-                                                     ("tree", native * (1 + 0.5 * rng.standard_normal(40))))]
+    rows = [
+        bench.row(a, 2, "gloo", 1024, algorithm_of("all_reduce", name), np.tile(times, (2, 1)), 0, reference)
+        for name, times in (
+            ("native", native),
+            ("ring", native * 1.5),
+            ("tree", native * (1 + 0.5 * rng.standard_normal(40))),
+        )
+    ]
     marks = {line.split()[5]: "*" in line.split() for line in data_lines(bench.table(rows, a))}
     assert marks == {"native": False, "ring": True, "tree": False}
 
@@ -189,12 +276,35 @@ def test_torchrun_on_two_nodes_prints_one_table_of_every_rank(tmp_path, bridge):
     nodes = []
     for node in range(2):
         env = {**os.environ, "GLOO_SOCKET_IFNAME": bridge.nodes[node][1], "OMP_NUM_THREADS": "1"}
-        cmd = on_node(bridge, node, sys.executable, "-m", "torch.distributed.run", "--nnodes=2",
-                      f"--node-rank={node}", "--nproc-per-node=2", f"--master-addr={bridge.nodes[0][2]}",
-                      "--master-port=29512", "-m", "ringside.bench", "--only", "native,ring", "-b", "1K",
-                      "-e", "4K", "-n", "3", "-w", "1", "--json", str(out))
-        nodes.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True))
+        cmd = on_node(
+            bridge,
+            node,
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nnodes=2",
+            f"--node-rank={node}",
+            "--nproc-per-node=2",
+            f"--master-addr={bridge.nodes[0][2]}",
+            "--master-port=29512",
+            "-m",
+            "ringside.bench",
+            "--only",
+            "native,ring",
+            "-b",
+            "1K",
+            "-e",
+            "4K",
+            "-n",
+            "3",
+            "-w",
+            "1",
+            "--json",
+            str(out),
+        )
+        nodes.append(
+            subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        )
     try:
         (first, err), (second, _) = [proc.communicate(timeout=240) for proc in nodes]
         assert [proc.returncode for proc in nodes] == [0, 0], err[-3000:]

@@ -18,8 +18,14 @@ from ringside.server.harness import CLI
 
 P = 3
 SMALL = ("--only", "native,ring,tree", "-b", "1K", "-e", "4K", "-n", "5", "-w", "1")
-LONG = {"only": ["native", "ring"], "min_bytes": 1024, "max_bytes": 1 << 20, "factor": 2,
-        "iterations": 2000, "warmup": 0}  # minutes on this machine: still running when a test acts on it
+LONG = {
+    "only": ["native", "ring"],
+    "min_bytes": 1024,
+    "max_bytes": 1 << 20,
+    "factor": 2,
+    "iterations": 2000,
+    "warmup": 0,
+}  # minutes on this machine: still running when a test acts on it
 
 
 @pytest.fixture(scope="module")
@@ -31,13 +37,21 @@ def up(tmp_path_factory):
 
 def bench(*argv: str, token: str | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "RINGSIDE_PRESENTER_TOKEN"}
-    return subprocess.run([*CLI, "bench", *argv], capture_output=True, text=True, timeout=300,
-                          env={**env, **({"RINGSIDE_PRESENTER_TOKEN": token} if token else {})})
+    return subprocess.run(
+        [*CLI, "bench", *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**env, **({"RINGSIDE_PRESENTER_TOKEN": token} if token else {})},
+    )
 
 
 def column_heads(table: str) -> list[str]:
-    return [line for line in table.splitlines()
-            if line.startswith("#") and ("algorithm" in line or "(us)" in line)]
+    return [
+        line
+        for line in table.splitlines()
+        if line.startswith("#") and ("algorithm" in line or "(us)" in line)
+    ]
 
 
 def wait_bench(up, bench_id: str, timeout: float = 120) -> dict:
@@ -67,7 +81,8 @@ def test_a_served_bench_prints_the_local_table_of_every_ranks_numbers(up, tmp_pa
     document = json.loads((tmp_path / "rows.json").read_text())
     rows = document["rows"]
     assert [(r["size"], r["algorithm"]) for r in rows] == [
-        (size, name) for size in (1024, 4096) for name in ("native", "ring", "tree")]
+        (size, name) for size in (1024, 4096) for name in ("native", "ring", "tree")
+    ]
     for r in rows:  # every rank's numbers, merged: each rank's mean, and wrong elements counted on all
         assert r["ranks"] == P and len(r["rank_times"]) == P and min(r["rank_times"]) > 0, r
         assert r["in_place"]["wrong"] == 0 and len(r["iterations"]) == 5
@@ -76,14 +91,17 @@ def test_a_served_bench_prints_the_local_table_of_every_ranks_numbers(up, tmp_pa
     assert len(data) == len(rows)
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"collective": "broadcast", "root": P}, "root"),
-    ({"iterations": 0}, "iterations"),
-    ({"only": ["native", "no_such_algorithm"]}, "algorithm"),
-    ({"min_bytes": 1024, "step": 1}, "stepbytes"),
-    ({"min_bytes": 4096, "max_bytes": 1024}, "maxbytes"),
-    ({"dtype": "float8"}, "dtype"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"collective": "broadcast", "root": P}, "root"),
+        ({"iterations": 0}, "iterations"),
+        ({"only": ["native", "no_such_algorithm"]}, "algorithm"),
+        ({"min_bytes": 1024, "step": 1}, "stepbytes"),
+        ({"min_bytes": 4096, "max_bytes": 1024}, "maxbytes"),
+        ({"dtype": "float8"}, "dtype"),
+    ],
+)
 def test_a_bad_flag_is_refused_naming_it_and_nothing_runs(up, change, field):
     first = up.call("POST", "/api/bench", {**LONG, "iterations": 1, "max_bytes": 1024})
     assert first[0] == 202, first
@@ -120,8 +138,9 @@ def test_a_bench_holds_the_cluster_and_a_cancel_stops_every_rank_together(up):
     assert up.call("POST", "/api/trainings", {"steps": 3})[0] == 409
     cli = bench("--server", up.url, *SMALL, token=up.presenter)
     assert cli.returncode == 2 and f"{body['id']} holds the cluster" in cli.stderr, cli.stderr
-    status, queued = up.call("POST", "/api/runs",
-                             {"collective": "all_reduce", "algorithm": "ring", "count": 8})
+    status, queued = up.call(
+        "POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 8}
+    )
     assert status == 202  # a run waits for the bench to end
     assert up.call("POST", f"/api/bench/{body['id']}/cancel")[1]["cancel_requested"] is True
     ended = wait_bench(up, body["id"])
@@ -133,8 +152,13 @@ def test_a_bench_holds_the_cluster_and_a_cancel_stops_every_rank_together(up):
 def test_a_cancel_stops_a_bench_within_one_size(up):
     """One size of 10,000 + 10,000 iterations (tens of minutes here) gives no moment before a next
     size: the ranks ask whether to stop every few rounds of iterations instead."""
-    one = {"only": ["native", "ring"], "min_bytes": 8 << 20, "max_bytes": 8 << 20,
-           "iterations": 10_000, "warmup": 10_000}
+    one = {
+        "only": ["native", "ring"],
+        "min_bytes": 8 << 20,
+        "max_bytes": 8 << 20,
+        "iterations": 10_000,
+        "warmup": 10_000,
+    }
     status, body = up.call("POST", "/api/bench", one)
     assert status == 202 and body["sizes"] == [8 << 20], body
     wait_running(up, body["id"])
@@ -142,8 +166,9 @@ def test_a_cancel_stops_a_bench_within_one_size(up):
     assert up.call("POST", f"/api/bench/{body['id']}/cancel")[1]["cancel_requested"] is True
     ended = wait_bench(up, body["id"])
     assert ended["state"] == "cancelled" and sorted(ended["cancelled_ranks"]) == list(range(P)), ended
-    assert up.run(collective="all_reduce", algorithm="ring", count=8)["verified"] is True, \
+    assert up.run(collective="all_reduce", algorithm="ring", count=8)["verified"] is True, (
         "the ranks stopped together: their group runs the next run"
+    )
 
 
 def test_a_rank_killed_mid_bench_fails_it_naming_the_rank_and_the_cluster_comes_back(up):

@@ -49,28 +49,37 @@ def test_a_spawning_script_names_its_ranks(server, page_for):
     ranks = launch(sys.executable, str(EXAMPLE), "--server", server.url, "-n", "2")
     try:
         cluster = server.wait_ranks(2)
-        assert [(r["rank"], r["local_rank"], r["local_world_size"])
-                for r in cluster["ranks"]] == [(0, 0, 2), (1, 1, 2)]
+        assert [(r["rank"], r["local_rank"], r["local_world_size"]) for r in cluster["ranks"]] == [
+            (0, 0, 2),
+            (1, 1, 2),
+        ]
         assert {r["launcher"] for r in cluster["ranks"]} == {"torch.multiprocessing.spawn"}
         master = cluster["ranks"][0]["master"]
         assert master.startswith("127.0.0.1:") and all(r["master"] == master for r in cluster["ranks"])
         page = page_for(server.url)  # its console's errors, if any, fail the test and are shown
         page.wait_for_function("document.querySelectorAll('#cluster .rank-row').length === 2", timeout=60_000)
         text = page.locator("#cluster").inner_text()
-        for words in ("world size 2", "gloo", f"MASTER_ADDR:PORT {master}",
-                      "started by torch.multiprocessing.spawn", "local 1/2"):
+        for words in (
+            "world size 2",
+            "gloo",
+            f"MASTER_ADDR:PORT {master}",
+            "started by torch.multiprocessing.spawn",
+            "local 1/2",
+        ):
             assert words in text, (words, text)
     finally:
         stop(ranks, server)
 
 
-@pytest.mark.skipif(shutil.which("torchrun") is None
-                    and not (Path(sys.executable).parent / "torchrun").exists(),
-                    reason="torchrun is not installed")
+@pytest.mark.skipif(
+    shutil.which("torchrun") is None and not (Path(sys.executable).parent / "torchrun").exists(),
+    reason="torchrun is not installed",
+)
 def test_a_launcher_names_its_ranks(server):
     torchrun = shutil.which("torchrun") or str(Path(sys.executable).parent / "torchrun")
-    ranks = launch(torchrun, "--standalone", "--nproc-per-node=2", "-m", "ringside.worker_agent",
-                   "--server", server.url)
+    ranks = launch(
+        torchrun, "--standalone", "--nproc-per-node=2", "-m", "ringside.worker_agent", "--server", server.url
+    )
     try:
         cluster = server.wait_ranks(2)
         live = [r for r in cluster["ranks"] if r["status"] != "lost"]

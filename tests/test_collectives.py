@@ -9,12 +9,12 @@ import pytest
 
 from ringside.worker_agent.core.algorithms import NATIVE, algorithms, build
 from ringside.worker_agent.core.catalog import catalog
-from ringside.worker_agent.core.run_shape import chunk_bounds, input_chunks, layout_of, plan
-from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.collectives import COLLECTIVES, get
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.run_shape import chunk_bounds, input_chunks, layout_of, plan
 from ringside.worker_agent.core.schedule import LAYOUTS
+from ringside.worker_agent.core.validation import SpecError, validate
 
 MOVING = [name for name, c in COLLECTIVES.items() if not c.reduces]
 
@@ -45,7 +45,7 @@ def test_buffer_layout_covers_inputs_and_outputs(name):
     for p in (1, 2, 5):
         for r in range(p):
             for blocks in (c.input_blocks(r, p, 0), c.output_blocks(r, p, 0, 1 % p)):
-                assert 0 <= blocks.start and blocks.stop <= c.blocks(p)
+                assert blocks.start >= 0 and blocks.stop <= c.blocks(p)
         assert c.message_bytes(3, 4, p) == 3 * 4 * c.message_blocks(p)
 
 
@@ -80,8 +80,9 @@ def test_the_plan_is_in_global_ranks_and_its_chunks_tile_the_buffer():
     assert plan(RunSpec(collective="all_reduce"), 4) is None
     spec = RunSpec(collective="all_gather", algorithm="ring", count=5, chunks=2)
     bounds = chunk_bounds(spec, 4)
-    assert bounds[0][0] == 0 and bounds[-1][1] == 4 * 5 \
-        and all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+    assert (
+        bounds[0][0] == 0 and bounds[-1][1] == 4 * 5 and all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+    )
     chunks = input_chunks(spec, 4)
     assert chunks == {r: [2 * r, 2 * r + 1] for r in range(4)}
     native = RunSpec(collective="scatter", algorithm=NATIVE, count=3, root=2)

@@ -21,8 +21,9 @@ def hadolint() -> str:
 
 
 def test_dockerfile_is_lint_clean():
-    done = subprocess.run([hadolint(), "--no-color", str(ROOT / "Dockerfile")],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [hadolint(), "--no-color", str(ROOT / "Dockerfile")], capture_output=True, text=True
+    )
     assert done.returncode == 0 and done.stdout.strip() == "", done.stdout + done.stderr
 
 

@@ -17,6 +17,10 @@ import time
 import psutil
 import pytest
 from playwright.sync_api import expect
+from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve, start_up
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
 from ringside.server import model
 from ringside.server.hub import SNAPSHOT_QUEUE
 from ringside.server.jobs import MAX_QUEUE, STORE_WITHIN_S
@@ -25,9 +29,6 @@ from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSIO
 from ringside.worker_agent.core.validation import MAX_BUFFER_BYTES, SpecError, validate
 from ringside.worker_agent.rank.launch import RESTARTS_PER_WINDOW, LocalWorkers, RestartBudget
 from ringside.worker_agent.spec_args import SPEC_FLAGS, chunks, spec_from_args
-from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve, start_up
-from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import connect
 
 MiB = 1 << 20
 
@@ -35,8 +36,13 @@ MiB = 1 << 20
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     # deadlines shorter than the defaults (10 and 30 s), so the tests of them wait less
-    up = start_serve(tmp_path_factory.mktemp("edges"), "--headers-within", str(HEADERS_WITHIN_S),
-                     "--message-within", str(MESSAGE_WITHIN_S))
+    up = start_serve(
+        tmp_path_factory.mktemp("edges"),
+        "--headers-within",
+        str(HEADERS_WITHIN_S),
+        "--message-within",
+        str(MESSAGE_WITHIN_S),
+    )
     yield up
     up.stop()
 
@@ -71,7 +77,9 @@ def health_within(server, seconds: float) -> bool:
 
 def accepted_from(server, source: str) -> int:
     """The server's connections from `source`: accepted, not only queued by the kernel."""
-    return sum(bool(c.raddr) and c.raddr.ip == source for c in psutil.Process(server.proc.pid).net_connections("tcp"))
+    return sum(
+        bool(c.raddr) and c.raddr.ip == source for c in psutil.Process(server.proc.pid).net_connections("tcp")
+    )
 
 
 def served_from(server, source: str) -> bool:
@@ -103,8 +111,9 @@ def test_a_body_no_route_reads_is_refused_unread(server):
     try:
         for i in range(1000):
             sock = connect_from(server, f"127.0.0.{10 + i // 200}")
-            sock.sendall(b"POST /nonexistent HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                         b"Content-Length: %d\r\n\r\n" % (MiB - 1))
+            sock.sendall(
+                b"POST /nonexistent HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n" % (MiB - 1)
+            )
             try:
                 sock.sendall(os.urandom(64 << 10))  # what the kernel takes before the server's answer
             except OSError:
@@ -129,9 +138,11 @@ def test_an_unfinished_viewer_frame_is_refused_by_its_length(server):
         for _ in range(150):
             sock = connect_from(server, "127.0.0.20")
             key = base64.b64encode(os.urandom(16))
-            sock.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: "
-                         b"websocket\r\nConnection: Upgrade\r\n"
-                         b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key)
+            sock.sendall(
+                b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: "
+                b"websocket\r\nConnection: Upgrade\r\n"
+                b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key
+            )
             handshake = b""
             while b"\r\n\r\n" not in handshake:
                 handshake += sock.recv(4096)
@@ -169,8 +180,8 @@ def close_code(sock: socket.socket) -> int | None:
             if len(data) < start + length:
                 break
             if opcode == 0x8:
-                return struct.unpack(">H", data[start:start + 2])[0]
-            data = data[start + length:]
+                return struct.unpack(">H", data[start : start + 2])[0]
+            data = data[start + length :]
         if not more:
             return None
 
@@ -178,8 +189,13 @@ def close_code(sock: socket.socket) -> int | None:
 def masked(payload: bytes, opcode: int = 0x1, fin: bool = True) -> bytes:
     """A client's websocket frame (a zero mask: the payload as it is)."""
     n, head = len(payload), bytes([(0x80 if fin else 0) | opcode])
-    size = bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n) if n < 65536 \
+    size = (
+        bytes([0x80 | n])
+        if n < 126
+        else bytes([0x80 | 126]) + struct.pack(">H", n)
+        if n < 65536
         else bytes([0x80 | 127]) + struct.pack(">Q", n)
+    )
     return head + size + b"\0\0\0\0" + payload
 
 
@@ -189,15 +205,26 @@ def test_a_websocket_message_never_finished_is_closed_though_its_peer_answers_pi
     such from one address: 4 GiB). A message must be whole within MESSAGE_WITHIN_S."""
     sock = connect_from(server, "127.0.0.40")
     key = base64.b64encode(os.urandom(16))
-    sock.sendall(b"GET /ws/watch?token=%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                 b"Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
-                 % (WORKER_TOKEN.encode(), key))
+    sock.sendall(
+        b"GET /ws/watch?token=%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+        b"Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        % (WORKER_TOKEN.encode(), key)
+    )
     handshake = b""
     while b"\r\n\r\n" not in handshake:
         handshake += sock.recv(4096)
     assert handshake.startswith(b"HTTP/1.1 101"), handshake[:200]
-    hello = {"type": "watch_hello", "job": "k-unfinished", "rank": 0, "world_size": 1, "host": "h",
-             "pid": 1, "launcher": "script", "backend": "gloo", "started_ns": 0}
+    hello = {
+        "type": "watch_hello",
+        "job": "k-unfinished",
+        "rank": 0,
+        "world_size": 1,
+        "host": "h",
+        "pid": 1,
+        "launcher": "script",
+        "backend": "gloo",
+        "started_ns": 0,
+    }
     sock.sendall(masked(json.dumps(hello).encode()) + masked(b"x" * (8 * MiB), fin=False))
     began, closed = time.monotonic(), False
     sock.settimeout(2)
@@ -206,7 +233,7 @@ def test_a_websocket_message_never_finished_is_closed_though_its_peer_answers_pi
             data = sock.recv(65536)
             closed = data == b""
             if data[:1] == b"\x89":  # a ping: its pong goes between the message's fragments
-                sock.sendall(masked(data[2:2 + data[1]], opcode=0xA))
+                sock.sendall(masked(data[2 : 2 + data[1]], opcode=0xA))
         except TimeoutError:
             pass
         try:
@@ -226,8 +253,10 @@ def test_a_viewer_that_pings_and_reads_nothing_holds_no_pongs(server):
     sock = connect_from(server, "127.0.0.45")
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     key = base64.b64encode(os.urandom(16))
-    sock.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                 b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key)
+    sock.sendall(
+        b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key
+    )
     handshake = b""
     while b"\r\n\r\n" not in handshake:
         handshake += sock.recv(4096)
@@ -251,8 +280,10 @@ def test_refused_websockets_leave_the_log_quiet(server):
     for host, frames in ((b"127.0.0.1", [b"\xff\xfe", b"\xc3"]), (b"evil.example", [])):
         for frame in frames or [b""]:
             with connect_from(server, "127.0.0.46") as sock:
-                sock.sendall(b"GET /ws HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                             b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (host, key))
+                sock.sendall(
+                    b"GET /ws HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (host, key)
+                )
                 if not frames:
                     assert read_all(sock).startswith(b"HTTP/1.1 403")
                     continue
@@ -262,12 +293,12 @@ def test_refused_websockets_leave_the_log_quiet(server):
                 sock.sendall(masked(frame))
                 assert close_code(sock) == 1007
     with connect(server.ws_url("/ws"), max_size=None) as ws:  # text across fragments, a character split
-        ws.send(iter(["{\"type\": \"pi\u00e9", "ng\"}"]))
+        ws.send(iter(['{"type": "pi\u00e9', 'ng"}']))
         with pytest.raises(ConnectionClosed) as closed:
             while True:
                 ws.recv(timeout=10)
     assert closed.value.rcvd.code == 1003, "UTF-8 across fragments is read, and refused as any other frame"
-    said = server.log_text()[len(before):]
+    said = server.log_text()[len(before) :]
     assert "Traceback" not in said and "ERROR" not in said, said[:2000]
 
 
@@ -281,7 +312,7 @@ def test_unparseable_requests_leave_the_log_quiet(server):
                 sock.sendall(request)
                 assert read_all(sock).startswith(b"HTTP/1.1 400")
     assert health_within(server, 5.0)
-    said = server.log_text()[len(before):]
+    said = server.log_text()[len(before) :]
     assert "Invalid HTTP request" not in said, said[:2000]
 
 
@@ -359,9 +390,21 @@ def test_a_world_whose_ranks_all_went_is_held_for_them(server):
     while server.call("GET", "/api/health")[1]["live_ranks"] and time.monotonic() < deadline:
         time.sleep(0.1)
     with connect(server.ws_url(f"/ws/worker?token={WORKER_TOKEN}")) as hijack:
-        hijack.send(json.dumps({"v": PROTOCOL_VERSION, "type": "hello", "rank": 0, "world_size": 1,
-                                "host": "evil",
-                                "pid": 1, "backend": "gloo", "device": "cpu", "torch_version": "x"}))
+        hijack.send(
+            json.dumps(
+                {
+                    "v": PROTOCOL_VERSION,
+                    "type": "hello",
+                    "rank": 0,
+                    "world_size": 1,
+                    "host": "evil",
+                    "pid": 1,
+                    "backend": "gloo",
+                    "device": "cpu",
+                    "torch_version": "x",
+                }
+            )
+        )
         with pytest.raises(ConnectionClosed) as closed:
             hijack.recv(timeout=10)
     assert closed.value.rcvd.code == 4409 and "held while its ranks restart" in closed.value.rcvd.reason
@@ -385,8 +428,10 @@ def test_the_queue_has_a_limit_and_a_joining_viewer_hears_its_head(server):
         assert status == 409 and body["detail"]["field"] == "queue", body
         with connect(server.ws_url()) as viewer:
             snapshot = json.loads(viewer.recv(timeout=10))
-        assert snapshot["queued"] == MAX_QUEUE \
-            and [r["id"] for r in snapshot["queue"]] == ids[1:1 + SNAPSHOT_QUEUE]
+        assert (
+            snapshot["queued"] == MAX_QUEUE
+            and [r["id"] for r in snapshot["queue"]] == ids[1 : 1 + SNAPSHOT_QUEUE]
+        )
         assert server.call("POST", f"/api/runs/{ids[-1]}/cancel")[0] == 200
         assert server.call("POST", "/api/runs", ask)[0] == 202, "a place freed is a place taken"
     finally:
@@ -397,8 +442,14 @@ def test_the_queue_has_a_limit_and_a_joining_viewer_hears_its_head(server):
 def test_the_api_docs_work_offline(server, page_for):
     page = page_for(f"{server.url}/docs")
     outside = []
-    page.route("**/*", lambda route: (outside.append(route.request.url), route.abort())
-               if not route.request.url.startswith(server.url) else route.continue_())
+    page.route(
+        "**/*",
+        lambda route: (
+            (outside.append(route.request.url), route.abort())
+            if not route.request.url.startswith(server.url)
+            else route.continue_()
+        ),
+    )
     page.reload()
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("Ringside")
     expect(page.locator(".opblock-summary-path").first).to_be_visible()
@@ -435,8 +486,9 @@ def test_a_store_locked_by_another_process_loses_no_run(tmp_path):
             for step in range(2):
                 rank.step(command, step)
             rank.finish(command, seconds=0.004)
-        assert server.wait(first["id"], timeout=10)["state"] == "done", \
+        assert server.wait(first["id"], timeout=10)["state"] == "done", (
             "read from memory while the file is locked"
+        )
         for _ in range(30):  # the writer's first try waits a quarter of a second for the lock
             began = time.monotonic()
             health = server.call("GET", "/api/health")[1]
@@ -469,18 +521,25 @@ def test_a_store_locked_by_another_process_loses_no_run(tmp_path):
 
 
 def test_a_body_that_names_a_key_twice_or_an_integer_of_thousands_of_digits_is_refused(server):
-    for body, why in ((b'{"collective": "all_reduce", "collective": "broadcast"}',
-                       "names 'collective' twice"),
-                      (b'{"collective": "all_reduce", "count": ' + b"9" * 4300 + b"}", "more than 40 digits"),
-                      (b'{"collective": "all_reduce", "count": ' + b"9" * 41 + b"}", "more than 40 digits")):
+    for body, why in (
+        (b'{"collective": "all_reduce", "collective": "broadcast"}', "names 'collective' twice"),
+        (b'{"collective": "all_reduce", "count": ' + b"9" * 4300 + b"}", "more than 40 digits"),
+        (b'{"collective": "all_reduce", "count": ' + b"9" * 41 + b"}", "more than 40 digits"),
+    ):
         status, answer = server.call("POST", "/api/runs", body)
-        assert status == 422 and answer["detail"]["field"] == "body" \
-            and why in answer["detail"]["message"], answer
+        assert status == 422 and answer["detail"]["field"] == "body" and why in answer["detail"]["message"], (
+            answer
+        )
 
 
-@pytest.mark.parametrize("ask", [dict(algorithm="ring", chunks="auto", group=[9]),
-                                 dict(algorithm="native", chunks="auto", group=[10**23]),
-                                 dict(algorithm="auto", group=[9])])
+@pytest.mark.parametrize(
+    "ask",
+    [
+        dict(algorithm="ring", chunks="auto", group=[9]),
+        dict(algorithm="native", chunks="auto", group=[10**23]),
+        dict(algorithm="auto", group=[9]),
+    ],
+)
 def test_auto_is_resolved_only_for_a_spec_that_could_run(ask):
     """What schemathesis found answered 500: `auto` read the ranks' placement before the group was checked."""
     with pytest.raises(SpecError) as refused:
@@ -500,8 +559,11 @@ def test_a_worker_frame_past_its_bound_is_refused_naming_the_field_and_the_large
     ranks = [ScriptedRank(server, r, p) for r in range(p)]
     try:
         server.wait_ranks(p, timeout=10)
-        status, body = server.call("POST", "/api/runs", {"collective": "all_to_all", "algorithm": "pairwise",
-                                                          "count": 1024, "chunks": 1024})
+        status, body = server.call(
+            "POST",
+            "/api/runs",
+            {"collective": "all_to_all", "algorithm": "pairwise", "count": 1024, "chunks": 1024},
+        )
         assert status == 202, body
         commands = [rank.command() for rank in ranks]
         for rank, command in zip(ranks, commands):
@@ -509,16 +571,27 @@ def test_a_worker_frame_past_its_bound_is_refused_naming_the_field_and_the_large
         steps = len(server.call("GET", f"/api/runs/{body['id']}")[1]["steps"])
         for rank, command in zip(ranks, commands):
             for step in range(steps):
-                rank.step(command, step, states=summaries(MAX_RANK_CHUNKS)
-                          if (rank.rank, step) == (0, 0) else [])
-            rank.send(type="run_finished", run_id=command["run_id"], verified=True,
-                      timings={"iterations": [0.001]},
-                      output=summaries(MAX_RANK_CHUNKS) if rank.rank == 0 else [])
+                rank.step(
+                    command, step, states=summaries(MAX_RANK_CHUNKS) if (rank.rank, step) == (0, 0) else []
+                )
+            rank.send(
+                type="run_finished",
+                run_id=command["run_id"],
+                verified=True,
+                timings={"iterations": [0.001]},
+                output=summaries(MAX_RANK_CHUNKS) if rank.rank == 0 else [],
+            )
         run = server.wait(body["id"], timeout=30)
         assert run["state"] == "done", run["error"]
         assert len(run["inputs"]["0"]) == len(run["steps"][0]["ranks"]["0"]["states"]) == MAX_RANK_CHUNKS
-        forged = {"type": "step", "run_id": "r-999999", "step": 0, "t0": 0, "t1": 1,
-                  "states": summaries(160_000)}
+        forged = {
+            "type": "step",
+            "run_id": "r-999999",
+            "step": 0,
+            "t0": 0,
+            "t1": 1,
+            "states": summaries(160_000),
+        }
         ranks[1].send(**forged)
         with pytest.raises(ConnectionClosed) as closed:
             while True:
@@ -538,38 +611,78 @@ def test_a_run_cut_into_more_chunks_than_a_rank_reports_is_refused():
     validate(RunSpec(collective="all_to_all", algorithm="pairwise", count=1024, chunks=1024), 8, "gloo")
 
 
-@pytest.mark.parametrize("ask, field", [
-    ({"root": True}, "root"), ({"group": [False, 1]}, "group.0"), ({"count": "16"}, "count"),
-    ({"count": "١٦"}, "count"), ({"chunks": "١٦"}, "chunks"), ({"chunks": "4"}, "chunks"),
-    ({"count": 16.0}, "count"),
-    ({"seed": True}, "seed"), ({"verify": 1}, "verify"), ({"timeout": "30"}, "timeout"),
-    ({"iterations": "2"}, "iterations"),
-    ({"perturb": {"hang": {"rank": True, "step": 0}}}, "perturb.hang.rank"),
-    ({"perturb": {"straggler": {"rank": 1, "delay_s": "0.1"}}}, "perturb.straggler.delay_s")])
+@pytest.mark.parametrize(
+    "ask, field",
+    [
+        ({"root": True}, "root"),
+        ({"group": [False, 1]}, "group.0"),
+        ({"count": "16"}, "count"),
+        ({"count": "١٦"}, "count"),
+        ({"chunks": "١٦"}, "chunks"),
+        ({"chunks": "4"}, "chunks"),
+        ({"count": 16.0}, "count"),
+        ({"seed": True}, "seed"),
+        ({"verify": 1}, "verify"),
+        ({"timeout": "30"}, "timeout"),
+        ({"iterations": "2"}, "iterations"),
+        ({"perturb": {"hang": {"rank": True, "step": 0}}}, "perturb.hang.rank"),
+        ({"perturb": {"straggler": {"rank": 1, "delay_s": "0.1"}}}, "perturb.straggler.delay_s"),
+    ],
+)
 def test_a_number_is_a_json_number(server, ask, field):
     """A boolean is not a rank, and a string of digits (any script's) is not a count: 422 naming the field."""
-    status, answer = server.call("POST", "/api/runs",
-                                 {"collective": "all_reduce", "algorithm": "ring", **ask})
+    status, answer = server.call(
+        "POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", **ask}
+    )
     assert status == 422 and answer["detail"]["field"] == field, answer
 
 
 def test_json_numbers_as_the_page_and_the_cli_send_them_pass_the_types(server):
     """What the page's form sends (Number() of every numeric field) reaches the cluster's check (503: no ranks
     here)."""
-    ask = {"collective": "all_reduce", "algorithm": "ring", "count": 16, "root": 0, "group": [0, 1],
-           "chunks": 2,
-           "seed": 3, "iterations": 2, "warmup": 0, "verify": True, "timeout": 30,
-           "perturb": {"straggler": {"rank": 1, "delay_s": 1}}}
+    ask = {
+        "collective": "all_reduce",
+        "algorithm": "ring",
+        "count": 16,
+        "root": 0,
+        "group": [0, 1],
+        "chunks": 2,
+        "seed": 3,
+        "iterations": 2,
+        "warmup": 0,
+        "verify": True,
+        "timeout": 30,
+        "perturb": {"straggler": {"rank": 1, "delay_s": 1}},
+    }
     status, answer = server.call("POST", "/api/runs", ask)
     assert status == 503 and answer["detail"]["field"] == "group", answer
-    assert spec_from_args(argparse.Namespace(**{**dict.fromkeys(SPEC_FLAGS), "spec": None, "group": "0,1",
-                                                "collective": "all_reduce",
-                                                "count": 16, "chunks": chunks("auto"),
-                                                "timeout": 5.0})).count == 16
+    assert (
+        spec_from_args(
+            argparse.Namespace(
+                **{
+                    **dict.fromkeys(SPEC_FLAGS),
+                    "spec": None,
+                    "group": "0,1",
+                    "collective": "all_reduce",
+                    "count": 16,
+                    "chunks": chunks("auto"),
+                    "timeout": 5.0,
+                }
+            )
+        ).count
+        == 16
+    )
 
 
-@pytest.mark.parametrize("ask, field", [({"steps": "10"}, "steps"), ({"hidden": True}, "hidden"),
-                                        ({"lr": "0.5"}, "lr"), ({"sync_every": 2.0}, "sync_every")])
+@pytest.mark.parametrize(
+    "ask, field",
+    [
+        ({"steps": "10"}, "steps"),
+        ({"hidden": True}, "hidden"),
+        ({"lr": "0.5"}, "lr"),
+        ({"sync_every": 2.0}, "sync_every"),
+    ],
+)
 def test_a_training_number_is_a_json_number(server, ask, field):
     status, answer = server.call("POST", "/api/trainings", ask)
     assert status == 422 and answer["detail"]["field"] == field, answer
@@ -597,8 +710,13 @@ def test_hang_runs_in_a_row_leave_every_rank_connected(tmp_path):
     watcher.start()
     try:
         pids = {r["pid"] for r in server.wait_ranks(2, timeout=60)["ranks"]}
-        hang = {"collective": "all_reduce", "algorithm": "ring", "count": 4, "timeout": 1,
-                "perturb": {"hang": {"rank": 1, "step": 0}}}
+        hang = {
+            "collective": "all_reduce",
+            "algorithm": "ring",
+            "count": 4,
+            "timeout": 1,
+            "perturb": {"hang": {"rank": 1, "step": 0}},
+        }
         for _ in range(budget.allowed + 3):
             status, body = server.call("POST", "/api/runs", hang)
             assert status == 202, body
@@ -614,8 +732,9 @@ def test_hang_runs_in_a_row_leave_every_rank_connected(tmp_path):
         watcher.join(timeout=10)
         workers.stop()
         server.stop()
-    assert RESTARTS_PER_WINDOW == RestartBudget().allowed == 20, \
+    assert RESTARTS_PER_WINDOW == RestartBudget().allowed == 20, (
         "`ringside up`'s budget, which the README states"
+    )
 
 
 def test_a_training_is_cancelled_like_a_run_and_the_queue_moves_on(tmp_path):
@@ -628,8 +747,9 @@ def test_a_training_is_cancelled_like_a_run_and_the_queue_moves_on(tmp_path):
         assert status == 202, body
         while not up.call("GET", f"/api/trainings/{body['id']}")[1]["steps"]:
             time.sleep(0.05)
-        status, queued = up.call("POST", "/api/runs",
-                                 {"collective": "all_reduce", "algorithm": "ring", "count": 4})
+        status, queued = up.call(
+            "POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 4}
+        )
         assert status == 202 and queued["state"] == "queued", queued
         assert up.call("POST", f"/api/trainings/{body['id']}/cancel", token=None)[0] == 401
         assert up.call("POST", "/api/trainings/t-999999/cancel")[0] == 404
@@ -653,16 +773,19 @@ def test_the_buffer_cap_is_what_four_local_ranks_can_hold():
     assert 4 * (350 * MiB + 16 * MAX_BUFFER_BYTES) < 6 << 30
     validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4), 4, "gloo")
     with pytest.raises(SpecError) as refused:
-        validate(RunSpec(collective="all_reduce", algorithm="ring",
-                         count=MAX_BUFFER_BYTES // 4 + 1), 4, "gloo")
-    assert refused.value.field == "count" \
+        validate(
+            RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "gloo"
+        )
+    assert (
+        refused.value.field == "count"
         and f"over the cap of {MAX_BUFFER_BYTES} (64 MiB) on gloo" in refused.value.message
+    )
     validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "nccl")
 
 
 def test_a_count_past_what_the_store_holds_is_refused_even_where_the_collective_takes_none():
     """The fuzz found it: a barrier of 2^63 elements was accepted, and its figures could not be stored."""
-    for count in (1 << 63, -(1 << 63) - 1, 10 ** 40):
+    for count in (1 << 63, -(1 << 63) - 1, 10**40):
         with pytest.raises(SpecError) as refused:
             validate(RunSpec(collective="barrier", count=count), 4, "gloo")
         assert refused.value.field == "count"

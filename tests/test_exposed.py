@@ -18,12 +18,13 @@ import urllib.request
 
 import psutil
 import pytest
-from ringside.server.harness import CLI
-from ringside.worker_agent.rank.local import free_port
-from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, start_serve, start_up
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
+
+from ringside.server.harness import CLI
+from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.rank.local import free_port
 
 PROXY = "ringside.test"  # a name given with --allow-host, as a proxy in front would use
 MiB = 1 << 20
@@ -48,16 +49,27 @@ def port_of(server) -> int:
     return int(server.url.rsplit(":", 1)[1])
 
 
-def request(server, method: str, path: str, body: bytes | None = None, token: str | None = None,
-            host: str | None = None, chunked: bool = False, headers=None) -> tuple[int, bytes]:
+def request(
+    server,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    token: str | None = None,
+    host: str | None = None,
+    chunked: bool = False,
+    headers=None,
+) -> tuple[int, bytes]:
     """One request on a fresh connection; host: the Host header to send (default: the server's own)."""
     conn = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=30)
-    hdrs = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {}),
-            **(headers or {})}
+    hdrs = {
+        "Content-Type": "application/json",
+        **({"Authorization": f"Bearer {token}"} if token else {}),
+        **(headers or {}),
+    }
     if host is not None:
         hdrs["Host"] = host
     if chunked:
-        pieces = (body[i:i + 65536] for i in range(0, len(body), 65536))
+        pieces = (body[i : i + 65536] for i in range(0, len(body), 65536))
         conn.request(method, path, body=pieces, headers=hdrs, encode_chunked=True)
     else:
         conn.request(method, path, body=body, headers=hdrs)
@@ -87,16 +99,23 @@ def test_a_request_for_another_name_is_refused(serve):
     for path in ("/api/cluster", "/api/runs", "/api/health", "/"):
         status, raw = request(serve, "GET", path, host=evil, headers={"Origin": f"http://{evil}"})
         assert status == 403 and detail(raw)["field"] == "host" and b"evil" not in raw, (path, status, raw)
-    for own in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"LOCALHOST:{port}",
-                "localhost:9999"):
+    for own in (
+        f"127.0.0.1:{port}",
+        f"localhost:{port}",
+        f"[::1]:{port}",
+        f"LOCALHOST:{port}",
+        "localhost:9999",
+    ):
         assert request(serve, "GET", "/api/cluster", host=own)[0] == 200, own
-    assert request(serve, "GET", "/api/cluster", host=f"{PROXY}:{port}")[0] == 403, \
+    assert request(serve, "GET", "/api/cluster", host=f"{PROXY}:{port}")[0] == 403, (
         "only names given with --allow-host"
+    )
 
     with pytest.raises(InvalidStatus) as refused:  # the viewer websocket, with a matching Origin
         ws_as(serve, evil, origin=f"http://{evil}")
-    assert refused.value.response.status_code == 403 \
-        and detail(refused.value.response.body)["field"] == "host"
+    assert (
+        refused.value.response.status_code == 403 and detail(refused.value.response.body)["field"] == "host"
+    )
     with pytest.raises(InvalidStatus):
         ws_as(serve, evil, f"/ws/worker?token={WORKER_TOKEN}")
     with ws_as(serve, f"localhost:{port}", origin=f"http://localhost:{port}") as ws:
@@ -136,21 +155,27 @@ def test_bodies_over_the_cap_are_refused_before_they_are_read(serve):
     big = b'{"collective":"all_reduce","algorithm":"' + b"x" * (2 * MiB) + b'"}'
     for chunked in (False, True):  # a declared length, and a chunked body that declares none
         status, raw = request(serve, "POST", "/api/runs", big, token=PRESENTER_TOKEN, chunked=chunked)
-        assert status == 413 and detail(raw)["field"] == "body" and len(raw) < 300, \
-            (chunked, status, raw[:200])
+        assert status == 413 and detail(raw)["field"] == "body" and len(raw) < 300, (
+            chunked,
+            status,
+            raw[:200],
+        )
     rss = psutil.Process(serve.proc.pid).memory_info().rss
     assert rss < 400 * MiB, f"server RSS {rss >> 20} MiB"
 
 
-@pytest.mark.parametrize("body,words", [
-    (b'{"collective":"all_reduce","count":' + b"9" * 5000 + b"}", "digits"),
-    (b'{"collective":"all_reduce","algorithm":"\xff\xfe"}', "UTF-8"),
-    (b"[" * 100_000 + b"]" * 100_000, "nested"),
-    (b'{"a":' * 50_000 + b"1" + b"}" * 50_000, "nested"),
-    (b'{"collective":"all_reduce",', "not JSON"),
-    (b'{"collective":"all_reduce","timeout":NaN}', "NaN"),
-    (b'{"collective":"all_reduce","timeout":1e999}', "too large"),
-])
+@pytest.mark.parametrize(
+    "body,words",
+    [
+        (b'{"collective":"all_reduce","count":' + b"9" * 5000 + b"}", "digits"),
+        (b'{"collective":"all_reduce","algorithm":"\xff\xfe"}', "UTF-8"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested"),
+        (b'{"a":' * 50_000 + b"1" + b"}" * 50_000, "nested"),
+        (b'{"collective":"all_reduce",', "not JSON"),
+        (b'{"collective":"all_reduce","timeout":NaN}', "NaN"),
+        (b'{"collective":"all_reduce","timeout":1e999}', "too large"),
+    ],
+)
 def test_an_unparsable_body_gets_a_4xx_that_says_what_is_wrong(serve, body, words):
     status, raw = request(serve, "POST", "/api/runs", body, token=PRESENTER_TOKEN)
     assert status == 422 and detail(raw)["field"] == "body" and words in detail(raw)["message"], raw[:300]
@@ -166,8 +191,10 @@ def test_an_error_never_echoes_an_unbounded_input(serve):
 def stall(server) -> socket.socket:
     """A run's request, with the token, that says a body of 100 bytes comes, sends one, and waits."""
     sock = socket.create_connection(("127.0.0.1", port_of(server)), timeout=60)
-    sock.sendall(b"POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
-                 b"Content-Length: 100\r\n\r\nx" % (port_of(server), PRESENTER_TOKEN.encode()))
+    sock.sendall(
+        b"POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
+        b"Content-Length: 100\r\n\r\nx" % (port_of(server), PRESENTER_TOKEN.encode())
+    )
     return sock
 
 
@@ -179,8 +206,11 @@ def test_a_trickled_body_is_cut_off_and_cannot_hold_up_a_shutdown(tmp_path):
             answer = waiting.recv(4096)
             while not answer.endswith(b"}") and (more := waiting.recv(4096)):
                 answer += more
-        assert answer.startswith(b"HTTP/1.1 408") and b'"field": "body"' in answer \
-            and b"did not arrive" in answer, answer
+        assert (
+            answer.startswith(b"HTTP/1.1 408")
+            and b'"field": "body"' in answer
+            and b"did not arrive" in answer
+        ), answer
         with stall(server):  # Ctrl-C with a request still waiting for its body: the server stops all the same
             time.sleep(0.5)
             server.proc.send_signal(signal.SIGINT)
@@ -204,12 +234,17 @@ def test_serve_beyond_loopback_warns_and_needs_a_viewer_token(tmp_path):
     try:
         log = (tmp_path / f"serve-{port_of(server)}.log").read_text()
         assert "WARNING" in log and "0.0.0.0" in log, log
-        assert request(server, "GET", "/api/cluster")[0] == 401, \
+        assert request(server, "GET", "/api/cluster")[0] == 401, (
             "watching takes a token once others can reach the server"
+        )
         assert request(server, "GET", "/api/cluster", token=PRESENTER_TOKEN)[0] == 200
         links = network_urls(log)
-        if not [a for addrs in psutil.net_if_addrs().values() for a in addrs
-                if a.family == socket.AF_INET and not a.address.startswith("127.")]:
+        if not [
+            a
+            for addrs in psutil.net_if_addrs().values()
+            for a in addrs
+            if a.family == socket.AF_INET and not a.address.startswith("127.")
+        ]:
             pytest.skip("this machine has no network address to print")
         assert links and all("?token=" in u for u in links), log
         viewer = links[0].split("?token=")[1]
@@ -234,9 +269,22 @@ def test_up_beyond_loopback_warns_and_its_audience_link_carries_the_viewer_token
     port = free_port()
     log = tmp_path / "up.log"
     with open(log, "w") as out:
-        proc = subprocess.Popen([*CLI, "up", "--ranks", "1", "--host", "0.0.0.0", "--port", str(port),
-                                 "--db", str(tmp_path / "runs.db")],
-                                stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [
+                *CLI,
+                "up",
+                "--ranks",
+                "1",
+                "--host",
+                "0.0.0.0",
+                "--port",
+                str(port),
+                "--db",
+                str(tmp_path / "runs.db"),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + 120
         while "Ctrl-C stops everything" not in log.read_text():
@@ -265,8 +313,12 @@ def test_local_ranks_listen_on_loopback_only(tmp_path):
         pids = [up.proc.pid, *up.descendants()]
         ranks = {r["pid"] for r in up.cluster()["ranks"]}
         assert ranks <= set(pids)
-        listening = [(pid, c.laddr.ip, c.laddr.port) for pid in pids
-                     for c in psutil.Process(pid).net_connections("inet") if c.status == psutil.CONN_LISTEN]
+        listening = [
+            (pid, c.laddr.ip, c.laddr.port)
+            for pid in pids
+            for c in psutil.Process(pid).net_connections("inet")
+            if c.status == psutil.CONN_LISTEN
+        ]
         assert {pid for pid, _, _ in listening} & ranks, "rank 0 holds the rendezvous store"
         exposed = [x for x in listening if not ipaddress.ip_address(x[1].removeprefix("::ffff:")).is_loopback]
         assert exposed == [], f"listening beyond loopback: {exposed}"
@@ -286,16 +338,31 @@ def sockets():
 def hello(serve, sockets, rank: int, world_size: int, **fields):
     """A worker websocket that has said hello: (the socket, None), or (None, the close's (code, reason))."""
     ws = sockets.enter_context(connect(serve.ws_url(f"/ws/worker?token={WORKER_TOKEN}")))
-    ws.send(json.dumps({"type": "hello", "v": PROTOCOL_VERSION, "rank": rank, "world_size": world_size,
-                        "host": "claim",
-                        "pid": 1, "backend": "gloo", "device": "cpu", "torch_version": "x", **fields}))
+    ws.send(
+        json.dumps(
+            {
+                "type": "hello",
+                "v": PROTOCOL_VERSION,
+                "rank": rank,
+                "world_size": world_size,
+                "host": "claim",
+                "pid": 1,
+                "backend": "gloo",
+                "device": "cpu",
+                "torch_version": "x",
+                **fields,
+            }
+        )
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:  # a busy machine may take seconds to answer either way
         try:
             ws.recv(timeout=0.1)
         except TimeoutError:  # a rank hears nothing until a run: it is accepted once the cluster lists it
-            if any(r["rank"] == rank and r["host"] == "claim" and r["status"] != "lost"
-                   for r in serve.cluster()["ranks"]):
+            if any(
+                r["rank"] == rank and r["host"] == "claim" and r["status"] != "lost"
+                for r in serve.cluster()["ranks"]
+            ):
                 return ws, None
             continue
         except ConnectionClosed as e:
@@ -318,8 +385,13 @@ def wait_for(check, timeout: float = 10) -> bool:
 
 
 def test_world_size_and_rank_claims_are_bounded(serve, sockets):
-    for claim in ({"world_size": 10**7}, {"world_size": 0}, {"rank": 4096, "world_size": 4096},
-                  {"host": "h" * 10_000}, {"local_rank": 10**12}):
+    for claim in (
+        {"world_size": 10**7},
+        {"world_size": 0},
+        {"rank": 4096, "world_size": 4096},
+        {"host": "h" * 10_000},
+        {"local_rank": 10**12},
+    ):
         ws, closed = hello(serve, sockets, **{"rank": 0, "world_size": 2, **claim})
         assert ws is None and closed[0] == 4409 and len(closed[1]) <= 123, (claim, closed)
     assert "4096" in hello(serve, sockets, 0, 10**7)[1][1]

@@ -51,8 +51,9 @@ def expected_values(run: dict, step: int) -> dict:
 
 
 def stage_values(page) -> dict:
-    cells = page.eval_on_selector_all(".cell", "cells => cells.map(c => [c.dataset.rank, "
-                                               "+c.dataset.chunk, c.dataset.values])")
+    cells = page.eval_on_selector_all(
+        ".cell", "cells => cells.map(c => [c.dataset.rank, +c.dataset.chunk, c.dataset.values])"
+    )
     out: dict = {}
     for rank, chunk, values in cells:
         out.setdefault(rank, {})[chunk] = json.loads(values)
@@ -61,14 +62,17 @@ def stage_values(page) -> dict:
 
 def stage_origins(page) -> dict:
     """{(rank, chunk): [ranks whose data the cell holds]} as the stage colours them."""
-    cells = page.eval_on_selector_all(".cell", "cells => cells.map(c => [c.dataset.rank, "
-                                               "+c.dataset.chunk, c.dataset.origins])")
+    cells = page.eval_on_selector_all(
+        ".cell", "cells => cells.map(c => [c.dataset.rank, +c.dataset.chunk, c.dataset.origins])"
+    )
     return {(rank, chunk): [int(o) for o in origins.split(",") if o] for rank, chunk, origins in cells}
 
 
 # A run of the test's own on the stage, off the live feed, paused.
-LOAD = ("run => { const { player, state } = window.ringside; state.live = false;"
-        " player.load(run); player.pause(); }")
+LOAD = (
+    "run => { const { player, state } = window.ringside; state.live = false;"
+    " player.load(run); player.pause(); }"
+)
 COMBINE = {"SUM": sum, "BOR": lambda xs: functools.reduce(operator.or_, xs, 0)}
 
 
@@ -77,21 +81,38 @@ def run_from_button(page, collective: str, algorithm: str | None = None) -> str:
     presenting(page)
     page.click(f"button[data-collective={collective}]")
     expect(page.locator("#collectives button.active")).to_have_attribute("data-collective", collective)
-    algorithms = page.eval_on_selector("#field-algorithm",
-                                       "s => [...s.options].map(o => o.value).filter(v => v !== 'custom')")
+    algorithms = page.eval_on_selector(
+        "#field-algorithm", "s => [...s.options].map(o => o.value).filter(v => v !== 'custom')"
+    )
     page.select_option("#field-algorithm", algorithm or algorithms[-1])
     page.select_option("#field-capture", "full")
     page.fill("#field-count", "8")
     with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
         page.click("#run")
     run_id = posted.value.json()["id"]
-    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' "
-                           "&& ['done', 'failed'].includes(window.ringside.player.run.state)", timeout=60_000)
+    page.wait_for_function(
+        f"() => window.ringside.player.run?.id === '{run_id}' "
+        "&& ['done', 'failed'].includes(window.ringside.player.run.state)",
+        timeout=60_000,
+    )
     return run_id
 
 
-@pytest.mark.parametrize("collective", ["broadcast", "scatter", "gather", "reduce", "all_reduce",
-                                        "all_gather", "reduce_scatter", "all_to_all", "barrier", "send_recv"])
+@pytest.mark.parametrize(
+    "collective",
+    [
+        "broadcast",
+        "scatter",
+        "gather",
+        "reduce",
+        "all_reduce",
+        "all_gather",
+        "reduce_scatter",
+        "all_to_all",
+        "barrier",
+        "send_recv",
+    ],
+)
 def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up, page_for, collective):
     page = page_for(f"{up.url}/?token={up.presenter}")
     page.wait_for_selector("#collectives button")
@@ -113,15 +134,17 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
     expect(page.locator("[data-verified=false]")).to_have_count(0)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     middle = max(0, len(run["steps"]) // 2 - 1)
-    page.evaluate(f"() => {{ const p = window.ringside.player; p.go({middle - 1}); "
-                  f"p.speed = 0.5; p.forward(); }}")
+    page.evaluate(
+        f"() => {{ const p = window.ringside.player; p.go({middle - 1}); p.speed = 0.5; p.forward(); }}"
+    )
     page.wait_for_timeout(2050)  # 1.4 s a step at 1x: at half speed the chunks are landing and the sums show
     page.screenshot(path=str(ARTIFACTS / f"{collective}.png"))
 
     # Provenance: with the `rank` pattern every rank's input is one number, so a cell's values
     # must be its origins' numbers combined by the run's op (a copy's single origin included).
-    plain = up.run(collective=collective, algorithm=run["spec"]["algorithm"], count=4, capture="full",
-                   pattern="rank")
+    plain = up.run(
+        collective=collective, algorithm=run["spec"]["algorithm"], count=4, capture="full", pattern="rank"
+    )
     unit = {}
     for r, states in plain["inputs"].items():
         own = [s for s in states if s["chunk"] in plain["input_chunks"][r]]
@@ -134,8 +157,9 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
         values = stage_values(page)
         for (rank, chunk), origins in stage_origins(page).items():
             if origins:
-                assert set(values[rank][chunk]) == {combine(unit[o] for o in origins)}, \
+                assert set(values[rank][chunk]) == {combine(unit[o] for o in origins)}, (
                     f"{collective} step {step} rank {rank} chunk {chunk}"
+                )
     final = stage_origins(page)
     assert any(final.values()), "some cell holds some rank's data"
 
@@ -167,8 +191,11 @@ def test_keyboard_drives_the_player_and_the_page(up, page_for):
     page.keyboard.press("l")
     expect(page.locator("body")).not_to_have_class(re.compile(r"\bpresent\b"))
     page.keyboard.press("r")  # run what is picked now: scatter, by its last stepwise algorithm
-    page.wait_for_function(f"() => window.ringside.player.run && window.ringside.player.run.id !== '{first}' "
-                           "&& window.ringside.player.run.state === 'done'", timeout=60_000)
+    page.wait_for_function(
+        f"() => window.ringside.player.run && window.ringside.player.run.id !== '{first}' "
+        "&& window.ringside.player.run.state === 'done'",
+        timeout=60_000,
+    )
     assert page.evaluate("window.ringside.player.run.spec.collective") == "scatter"
     assert page.evaluate("window.ringside.player.run.spec.algorithm") != "native"
 
@@ -179,10 +206,13 @@ def test_the_audience_follows_live_and_cannot_run(up, page_for):
     expect(audience.locator("#run")).to_be_disabled()
     expect(audience.locator("#run-why")).to_contain_text("Watching only")
     assert audience.request.post(f"{up.url}/api/runs", data={"collective": "barrier"}).status == 401
-    status, body = up.call("POST", "/api/runs", {"collective": "all_gather", "algorithm": "ring", "count": 4,
-                                                 "capture": "full"})
-    audience.wait_for_function("() => window.ringside.player.run && window.ringside.player.run.id === "
-                               f"'{body['id']}'", timeout=60_000)
+    status, body = up.call(
+        "POST", "/api/runs", {"collective": "all_gather", "algorithm": "ring", "count": 4, "capture": "full"}
+    )
+    audience.wait_for_function(
+        f"() => window.ringside.player.run && window.ringside.player.run.id === '{body['id']}'",
+        timeout=60_000,
+    )
     expect(audience.locator("#role")).to_have_text("audience")
 
 
@@ -196,13 +226,15 @@ def test_a_live_run_costs_the_page_no_get_of_it(up, page_for):
         page.wait_for_function("window.ringside.player.run?.state === 'done'")
         page.on("request", lambda r, name=name: asked[name].append(r.url))
     run_id = run_from_button(presenter, "all_reduce", "ring")
-    audience.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' && "
-                               "window.ringside.player.run.state === 'done'",
-                               timeout=60_000)
+    audience.wait_for_function(
+        f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
+        timeout=60_000,
+    )
     _, run = up.call("GET", f"/api/runs/{run_id}")
     for page in (presenter, audience):
-        assert page.evaluate("window.ringside.player.available()") == len(run["steps"]), \
+        assert page.evaluate("window.ringside.player.available()") == len(run["steps"]), (
             "every step came by the feed"
+        )
         assert page.evaluate("window.ringside.player.frames.length") == len(run["steps"]) + 1
         page.evaluate("window.ringside.player.pause()")
         go(page, len(run["steps"]) - 1)
@@ -219,15 +251,19 @@ def test_the_stage_draws_the_runs_layout_hint(up, page_for):
     assert run["layout"] == {"shape": "tree", "root": 2, "servers": []}
     page = page_for(f"{up.url}/?run={run['id']}")
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
-    top = ("() => [...document.querySelectorAll('.card')].map(c => [c.dataset.rank, "
-           "c.classList.contains('root'), c.getBoundingClientRect().y])")
+    top = (
+        "() => [...document.querySelectorAll('.card')].map(c => [c.dataset.rank, "
+        "c.classList.contains('root'), c.getBoundingClientRect().y])"
+    )
     cards = page.evaluate(top)
-    assert [r for r, root, _ in cards if root] == ["2"] and min(cards, key=lambda c: c[2])[0] == "2", \
+    assert [r for r, root, _ in cards if root] == ["2"] and min(cards, key=lambda c: c[2])[0] == "2", (
         "the root is marked, on top"
+    )
     # A servers-and-workers hint (the parameter server's): the servers in a row above, none marked.
-    page.evaluate("run => { const { player, state } = window.ringside; state.live = "
-                  "false; player.load(run); }",
-                  {**run, "id": "servers", "layout": {"shape": "servers", "root": None, "servers": [1, 3]}})
+    page.evaluate(
+        "run => { const { player, state } = window.ringside; state.live = false; player.load(run); }",
+        {**run, "id": "servers", "layout": {"shape": "servers", "root": None, "servers": [1, 3]}},
+    )
     cards = {r: (root, y) for r, root, y in page.evaluate(top)}
     assert not any(root for root, _ in cards.values())
     assert cards["1"][1] == cards["3"][1] < min(cards["0"][1], cards["2"][1])
@@ -245,18 +281,26 @@ def test_the_presenter_cancels_a_running_run_and_the_audience_cannot(up, page_fo
     presenter, audience = page_for(f"{up.url}/?token={up.presenter}"), page_for(f"{up.url}/")
     for page in (presenter, audience):
         page.wait_for_selector("#collectives button")
-    long = {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16, "iterations": 5000,
-            "capture": "none"}
+    long = {
+        "collective": "all_reduce",
+        "algorithm": "ring",
+        "count": 1 << 16,
+        "iterations": 5000,
+        "capture": "none",
+    }
     run_id = up.call("POST", "/api/runs", long)[1]["id"]
-    following = (f"() => window.ringside.player.run?.id === '{run_id}' && "
-                 "window.ringside.player.run.state === 'running'")
+    following = (
+        f"() => window.ringside.player.run?.id === '{run_id}' && "
+        "window.ringside.player.run.state === 'running'"
+    )
     for page in (presenter, audience):
         page.wait_for_function(following, timeout=60_000)
     expect(audience.locator("#cancel")).to_be_hidden()
     presenting(presenter)
     presenter.click("#cancel")
-    presenter.wait_for_function("document.getElementById('run-state').dataset.state === 'cancelled'",
-                                timeout=60_000)
+    presenter.wait_for_function(
+        "document.getElementById('run-state').dataset.state === 'cancelled'", timeout=60_000
+    )
     expect(presenter.locator("#cancel")).to_be_hidden()
     assert up.call("GET", f"/api/runs/{run_id}")[1]["results"] == {}
 
@@ -264,8 +308,9 @@ def test_the_presenter_cancels_a_running_run_and_the_audience_cannot(up, page_fo
 def test_a_shared_link_reopens_the_same_run_and_step(up, page_for):
     run = up.run(collective="reduce", algorithm="binomial_tree", count=4, capture="full", root=2)
     page = page_for(f"{up.url}/?run={run['id']}&step=1&collective=reduce&algorithm=binomial_tree")
-    page.wait_for_function("() => window.ringside.player.run && "
-                           f"window.ringside.player.run.id === '{run['id']}'")
+    page.wait_for_function(
+        f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
+    )
     page.wait_for_function("window.ringside.player.step === 1")
     expect(page.locator("#collectives button.active")).to_have_attribute("data-collective", "reduce")
     expect(page).to_have_url(re.compile(rf"(?=.*step=1)(?=.*run={re.escape(run['id'])})"))
@@ -275,8 +320,9 @@ def test_an_exported_run_replays_with_the_server_stopped(tmp_path, browser, page
     own = start_up(tmp_path, ranks=3)
     run = own.run(collective="all_reduce", algorithm="ring", count=6, capture="full")
     page = page_for(f"{own.url}/?run={run['id']}")
-    page.wait_for_function("() => window.ringside.player.run && "
-                           f"window.ringside.player.run.id === '{run['id']}'")
+    page.wait_for_function(
+        f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
+    )
     html = page.evaluate("import('rs/export.js').then(m => m.standalone(window.ringside.player.run))")
     page.close()  # a live page would (rightly) complain that its server went away
     assert own.stop(signal.SIGINT) == 0
@@ -304,11 +350,13 @@ def test_phases_summaries_and_a_sweep_chart(up, page_for):
     page.click("#phases span[data-first='0']")
     page.wait_for_function("window.ringside.player.step === 0")
 
-    big = up.run(collective="all_reduce", algorithm="ring", count=4096, capture="summary",
-                 pattern="random_int")
+    big = up.run(
+        collective="all_reduce", algorithm="ring", count=4096, capture="summary", pattern="random_int"
+    )
     page.goto(f"{up.url}/?run={big['id']}&step=-1")
-    page.wait_for_function("() => window.ringside.player.run && "
-                           f"window.ringside.player.run.id === '{big['id']}'")
+    page.wait_for_function(
+        f"() => window.ringside.player.run && window.ringside.player.run.id === '{big['id']}'"
+    )
     go(page, len(big["steps"]) - 1)
     last = big["steps"][-1]["ranks"]["0"]["states"][0]
     cell = page.locator(f".cell[data-rank='0'][data-chunk='{last['chunk']}']")
@@ -320,8 +368,9 @@ def test_phases_summaries_and_a_sweep_chart(up, page_for):
     presenting(page)
     page.click("button[data-collective=all_gather]")
     page.click("#sweep-run")
-    page.wait_for_function("document.getElementById('sweep-progress').textContent.includes('charted')",
-                           timeout=240_000)
+    page.wait_for_function(
+        "document.getElementById('sweep-progress').textContent.includes('charted')", timeout=240_000
+    )
     names = page.evaluate("document.getElementById('sweep').data.map(t => t.name)")
     assert {"native", "ring", "recursive_doubling", "ring model", "recursive_doubling model"} <= set(names)
 
@@ -354,18 +403,21 @@ def test_a_refused_run_says_why_next_to_its_field_and_changes_nothing(up, page_f
 def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for):
     run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
     page = page_for(f"{up.url}/?present=1&run={run['id']}&step=2")
-    page.wait_for_function("() => window.ringside.player.run && "
-                           f"window.ringside.player.run.id === '{run['id']}'")
+    page.wait_for_function(
+        f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
+    )
     for hidden in ("#left", "#right", "#bottom"):
         expect(page.locator(hidden)).to_be_hidden()
     sums = page.locator(".sum")
     expect(sums, "step 3 of a ring reduce-scatter: one sum per rank").to_have_count(len(run["group"]))
     for selector in ("#stage", "#caption", "#player", "#phases"):
         box = page.locator(selector).bounding_box()
-        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 720, \
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 720, (
             f"{selector} is off the 1280x720 screen: {box}"
-    assert float(page.eval_on_selector("#caption",
-                                       "e => getComputedStyle(e).fontSize").removesuffix("px")) >= 24
+        )
+    assert (
+        float(page.eval_on_selector("#caption", "e => getComputedStyle(e).fontSize").removesuffix("px")) >= 24
+    )
     width = page.evaluate("document.getElementById('stage').getBoundingClientRect().width")
     assert width > 1200, "the stage takes the whole width"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -379,8 +431,9 @@ def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, pag
     expect(page.locator(".sum")).to_have_count(len(run["group"]))
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, "no sideways scrolling"
     stage, controls = page.locator("#stage").bounding_box(), page.locator("#controls").bounding_box()
-    assert stage["y"] < 844 and stage["y"] + stage["height"] <= controls["y"], \
+    assert stage["y"] < 844 and stage["y"] + stage["height"] <= controls["y"], (
         "the stage comes first, the controls after"
+    )
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "phone.png"))
 
@@ -388,10 +441,12 @@ def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, pag
 def test_the_cluster_panel_lists_every_rank_with_its_health(up, page_for):
     page = page_for(f"{up.url}/")
     page.wait_for_function(f"document.querySelectorAll('#cluster .rank-row').length === {P}")
-    page.wait_for_function("document.querySelectorAll('#cluster .spark polyline.cpu').length > 0",
-                           timeout=15_000)
-    rows = page.eval_on_selector_all("#cluster .rank-row",
-                                     "rows => rows.map(r => [r.dataset.rank, r.dataset.status, r.innerText])")
+    page.wait_for_function(
+        "document.querySelectorAll('#cluster .spark polyline.cpu').length > 0", timeout=15_000
+    )
+    rows = page.eval_on_selector_all(
+        "#cluster .rank-row", "rows => rows.map(r => [r.dataset.rank, r.dataset.status, r.innerText])"
+    )
     assert sorted(int(r) for r, _, _ in rows) == list(range(P))
     for _, status, text in rows:
         assert status in ("idle", "busy") and "cpu" in text and "♥" in text and "MiB" in text
@@ -423,11 +478,13 @@ def test_a_page_whose_first_requests_fail_asks_again_and_goes_live(up, browser):
 def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for):
     run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
     page = page_for(f"{up.url}/?run={run['id']}")
-    page.wait_for_function("() => window.ringside.player.run && "
-                           f"window.ringside.player.run.id === '{run['id']}'")
+    page.wait_for_function(
+        f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
+    )
     page.wait_for_timeout(300)
-    assert page.evaluate("typeof window.Plotly") == "undefined", \
+    assert page.evaluate("typeof window.Plotly") == "undefined", (
         "the charts are below the fold: no plotly yet"
+    )
     page.locator("#timeline").scroll_into_view_if_needed()
     page.wait_for_function("document.getElementById('timeline').data?.length > 0", timeout=30_000)
     traces = page.evaluate("document.getElementById('timeline').data.map(t => [t.name, t.y.length])")
@@ -473,9 +530,10 @@ def test_the_presenter_pastes_a_schedule_and_watches_it_run(up, page_for):
     with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
         page.click("#run")
     run_id = posted.value.json()["id"]
-    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' && "
-                           "window.ringside.player.run.state === 'done'",
-                           timeout=60_000)
+    page.wait_for_function(
+        f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
+        timeout=60_000,
+    )
     expect(page.locator("#run-state")).to_have_text(starts("done"))
     expect(page.locator("#run-state")).to_contain_text("✓")
     expect(page.locator("#run-title")).to_contain_text("custom")
@@ -497,8 +555,9 @@ def test_each_collective_opens_on_its_lecture_algorithm_and_the_form_keeps_its_w
         expect(page.locator("#spec input[type=file]")).to_be_hidden()
     page.select_option("#field-algorithm", "native")
     page.click("button[data-collective=all_reduce]")
-    expect(page.locator("#field-algorithm"),
-           "all_reduce opens on ring, whatever came before").to_have_value("ring")
+    expect(page.locator("#field-algorithm"), "all_reduce opens on ring, whatever came before").to_have_value(
+        "ring"
+    )
     page.select_option("#field-algorithm", "tree")
     page.click("button[data-collective=all_reduce]")
     expect(page.locator("#field-algorithm"), "picked again, it keeps what was chosen").to_have_value("tree")
@@ -516,18 +575,27 @@ def test_the_presenters_loop_in_lecture_mode_from_the_keyboard(up, page_for):
     expect(page.locator("#left")).to_be_hidden()
     # broadcast's ring, kept; the lecture preset's count
     expect(pick).to_have_text(starts("all_reduce · ring · 4 ranks · 4 × int32 · SUM"))
-    for algorithm in ("tree", "master_worker", "recursive_doubling", "rabenseifner", "auto",
-                      "native", "ring"):
+    for algorithm in (
+        "tree",
+        "master_worker",
+        "recursive_doubling",
+        "rabenseifner",
+        "auto",
+        "native",
+        "ring",
+    ):
         page.keyboard.press("a")
         expect(pick).to_have_text(starts(f"all_reduce · {algorithm} · "))
     with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
         page.keyboard.press("r")
     run_id = posted.value.json()["id"]
-    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' && "
-                           "window.ringside.player.run.state === 'done'",
-                           timeout=60_000)
-    assert page.evaluate("[window.ringside.player.run.spec.collective, "
-                         "window.ringside.player.run.spec.algorithm]") == ["all_reduce", "ring"]
+    page.wait_for_function(
+        f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
+        timeout=60_000,
+    )
+    assert page.evaluate(
+        "[window.ringside.player.run.spec.collective, window.ringside.player.run.spec.algorithm]"
+    ) == ["all_reduce", "ring"]
     again = "a reload keeps what R would run again"
     expect(page, again).to_have_url(re.compile("(?=.*op=SUM)(?=.*dtype=int32)"))
     page.keyboard.press("1")

@@ -25,8 +25,10 @@ PHONE, PROJECTOR = (390, 844), (1280, 720)
 SHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "i18n"
 SCRIPT = {"ko": re.compile("[\uac00-\ud7a3]"), "zh": re.compile("[\u4e00-\u9fff]")}
 # What stays English in every language: op, phase and collective names, dtypes, files; zh writes "rank"
-KEPT = r"\w+_\w+|reduce-scatter|all-gather|broadcast|reduce|scatter|gather|SUM|XOR|fan-out|fan-in|pull|push|" \
-       r"float\d+|int\d+|\S+\.py"
+KEPT = (
+    r"\w+_\w+|reduce-scatter|all-gather|broadcast|reduce|scatter|gather|SUM|XOR|fan-out|fan-in|pull|push|"
+    r"float\d+|int\d+|\S+\.py"
+)
 LEFT = {"ko": re.compile(KEPT), "zh": re.compile(f"rank|{KEPT}")}
 ONE_VOTE = {"ko": "휴대폰마다 한 표", "zh": "每部手机一票"}  # the phone's card until the reveal
 
@@ -47,8 +49,13 @@ def context(browser):
     """One browser's pages (they share its storage), whose console errors fail the test."""
     errors = []
     ctx = browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
-    ctx.on("page", lambda p: (p.on("console", lambda m: errors.append(m.text) if m.type == "error" else None),
-                              p.on("pageerror", lambda e: errors.append(str(e)))))
+    ctx.on(
+        "page",
+        lambda p: (
+            p.on("console", lambda m: errors.append(m.text) if m.type == "error" else None),
+            p.on("pageerror", lambda e: errors.append(str(e))),
+        ),
+    )
     yield ctx
     ctx.close()
     assert errors == [], f"console errors: {errors}"
@@ -56,8 +63,11 @@ def context(browser):
 
 def built_in(p: int) -> list[tuple[str, str]]:
     """Every built-in algorithm that steps (schedules and the traced send/recv lesson) at P = p."""
-    return [(r.collective, r.name) for r in algorithms()
-            if r.kind in (Kind.SCHEDULE, Kind.TRACED) and not r.user and r.fits(p)]
+    return [
+        (r.collective, r.name)
+        for r in algorithms()
+        if r.kind in (Kind.SCHEDULE, Kind.TRACED) and not r.user and r.fits(p)
+    ]
 
 
 def test_every_built_in_algorithms_lecture_run_reads_in_korean_and_chinese_on_phones(up, page_for):
@@ -68,12 +78,16 @@ def test_every_built_in_algorithms_lecture_run_reads_in_korean_and_chinese_on_ph
     cases = built_in(4)
     assert len(cases) > 15
     for collective, algorithm in cases:
-        lecture = presenter.evaluate(f"window.ringside.controls.presetFields({{collective: '{collective}', "
-                                     f"algorithm: '{algorithm}'}})")
+        lecture = presenter.evaluate(
+            f"window.ringside.controls.presetFields({{collective: '{collective}', algorithm: '{algorithm}'}})"
+        )
         run = up.run(collective=collective, algorithm=algorithm, **lecture)
         assert run["state"] == "done" and run["steps"], f"{collective} {algorithm}: {run.get('error')}"
-        presenter.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}' && "
-                                    "window.ringside.player.run.state === 'done'", timeout=60_000)
+        presenter.wait_for_function(
+            f"window.ringside.player.run?.id === '{run['id']}' && "
+            "window.ringside.player.run.state === 'done'",
+            timeout=60_000,
+        )
         presenter.evaluate("window.ringside.player.pause()")
         presenter.wait_for_function(f"window.ringside.player.available() >= {len(run['steps'])}")
         for step in range(len(run["steps"])):
@@ -81,14 +95,18 @@ def test_every_built_in_algorithms_lecture_run_reads_in_korean_and_chinese_on_ph
             english = run["steps"][step]["caption"]
             expect(presenter.locator("#caption")).to_contain_text(english)  # the presenter's own: English
             for lang, phone in phones.items():
-                phone.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}' && "
-                                        f"window.ringside.player.step === {step}", timeout=15_000)
+                phone.wait_for_function(
+                    f"window.ringside.player.run?.id === '{run['id']}' && "
+                    f"window.ringside.player.step === {step}",
+                    timeout=15_000,
+                )
                 said = phone.locator("#caption").inner_text()
                 where = f"{lang}: {collective} {algorithm} step {step + 1}: {english!r} shown as {said!r}"
                 assert SCRIPT[lang].search(said) and english_left(lang, said) == [], where
                 shown = f"Step {step + 1} of {len(run['steps'])} · {run['steps'][step]['phase']}: {english}"
-                assert sorted(re.findall(r"\d+", said)) == sorted(re.findall(r"\d+", shown)), \
+                assert sorted(re.findall(r"\d+", said)) == sorted(re.findall(r"\d+", shown)), (
                     f"{where}: the numbers and ranks are the caption's, in the language's order"
+                )
         for lang, phone in phones.items():
             title = phone.locator("#run-title").inner_text()
             assert title.startswith(f"{collective} · ") and SCRIPT[lang].search(title), title
@@ -112,8 +130,10 @@ def test_the_picker_switches_without_a_reload_and_a_reload_keeps_the_pick(up, co
     assert page.evaluate("document.documentElement.lang") == "ko"
     assert page.get_attribute("#back", "title") == "한 단계 뒤로 (←)"
     run = up.run(collective="broadcast", algorithm="binomial_tree", count=4, pattern="digits", capture="full")
-    page.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}' && "
-                           f"window.ringside.player.available() >= {len(run['steps'])}")
+    page.wait_for_function(
+        f"window.ringside.player.run?.id === '{run['id']}' && "
+        f"window.ringside.player.available() >= {len(run['steps'])}"
+    )
     page.evaluate("window.ringside.player.pause()")
     go(page, 0)
     expect(page.locator("#caption")).to_contain_text("단계")
@@ -166,8 +186,9 @@ def test_an_exported_run_picks_its_language_too(up, page_for, tmp_path):
     page = page_for(f"{up.url}/?run={run['id']}")
     page.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}'")
     exported = tmp_path / "run.html"
-    exported.write_text(page.evaluate("import('rs/export.js')"
-                                      ".then((m) => m.standalone(window.ringside.player.run))"))
+    exported.write_text(
+        page.evaluate("import('rs/export.js').then((m) => m.standalone(window.ringside.player.run))")
+    )
     offline = page_for(f"{exported.as_uri()}?lang=zh", viewport=PHONE)
     offline.wait_for_function("window.ringside?.player.run")
     offline.evaluate("window.ringside.player.pause(); window.ringside.player.go(0)")
@@ -178,8 +199,9 @@ def test_an_exported_run_picks_its_language_too(up, page_for, tmp_path):
 
 
 def test_a_polls_question_and_choices_are_in_the_phones_language(up, page_for):
-    run = up.run(collective="all_reduce", algorithm="master_worker", count=4, pattern="digits",
-                 capture="full")
+    run = up.run(
+        collective="all_reduce", algorithm="master_worker", count=4, pattern="digits", capture="full"
+    )
     phones = {lang: page_for(f"{up.url}/?lang={lang}", viewport=PHONE) for lang in ("ko", "zh")}
     status, poll = up.call("POST", "/api/polls", {"run_id": run["id"], "question": "bottleneck"})
     assert status == 201, poll

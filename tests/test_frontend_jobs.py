@@ -36,15 +36,31 @@ def server(tmp_path_factory):
 
 def watch(server, *program: str, **env: str) -> subprocess.Popen:
     """`torchrun --nproc-per-node=2 -m ringside.watch --server URL PROGRAM…`, in a session of its own."""
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={P}",
-           "-m", "ringside.watch", "--server", server.url, *program]
-    return subprocess.Popen(cmd, env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,
-                                      "OMP_NUM_THREADS": "1", **env},
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc-per-node={P}",
+        "-m",
+        "ringside.watch",
+        "--server",
+        server.url,
+        *program,
+    ]
+    return subprocess.Popen(
+        cmd,
+        env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1", **env},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
-MARKS = ("r => [...document.querySelectorAll('#job-lanes .marks path:not(.span)')]"
-         ".filter(p => p.dataset.ranks.split(',').includes(String(r))).length")
+MARKS = (
+    "r => [...document.querySelectorAll('#job-lanes .marks path:not(.span)')]"
+    ".filter(p => p.dataset.ranks.split(',').includes(String(r))).length"
+)
 
 
 def marks(page) -> list[int]:
@@ -54,8 +70,9 @@ def marks(page) -> list[int]:
 
 def grows(page, before: list[int]) -> None:
     """Every lane gains marks, the job still running."""
-    page.wait_for_function(f"() => [...Array({P}).keys()].every(r => ({MARKS})(r) > {before}[r])",
-                           timeout=60_000)
+    page.wait_for_function(
+        f"() => [...Array({P}).keys()].every(r => ({MARKS})(r) > {before}[r])", timeout=60_000
+    )
 
 
 def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server, page_for, tmp_path):
@@ -76,7 +93,9 @@ def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server,
         expect(page.locator("#job-ranks .rank-row")).to_have_count(P)
         # a cell each: rank, local rank, state and place, reports (two bare texts made one 5em cell)
         expect(page.locator("#job-ranks .rank-row").first.locator("> span")).to_have_count(4)
-        expect(page.locator("#job-ranks .rank-row").first.locator("> span").nth(1)).to_have_text(f"local 0/{P}")
+        expect(page.locator("#job-ranks .rank-row").first.locator("> span").nth(1)).to_have_text(
+            f"local 0/{P}"
+        )
         buckets = page.locator("#job-recent td[data-head=bucket]")
         expect(buckets.filter(has_text=re.compile(r"weight|bias")).first).to_be_visible()
         assert ddp.wait(120) == 0

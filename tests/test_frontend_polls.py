@@ -38,7 +38,7 @@ def shown(values) -> str:
 def held(run: dict, rank: int, step: int) -> str:
     """Rank `rank`'s whole buffer after `step` (0-based), as a choice says it."""
     chunks = {s["chunk"]: s["values"] for s in run["inputs"][str(rank)]}
-    for done in run["steps"][:step + 1]:
+    for done in run["steps"][: step + 1]:
         chunks.update({s["chunk"]: s["values"] for s in done["ranks"][str(rank)]["states"]})
     return shown([v for _, values in sorted(chunks.items()) for v in values])
 
@@ -65,13 +65,15 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
             break
         key("a")
     expect(pick).to_have_text(re.compile(r"^all_reduce · ring · .*lecture data"))
-    with presenter.expect_response(lambda r: r.url.endswith("/api/runs")
-                                   and r.request.method == "POST") as posted:
+    with presenter.expect_response(
+        lambda r: r.url.endswith("/api/runs") and r.request.method == "POST"
+    ) as posted:
         key("r")
     run_id = posted.value.json()["id"]
-    presenter.wait_for_function(f"window.ringside.player.run?.id === '{run_id}' && "
-                                "window.ringside.player.run.state === 'done'",
-                                timeout=60_000)
+    presenter.wait_for_function(
+        f"window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
+        timeout=60_000,
+    )
     run = up.wait(run_id)
     assert run["spec"]["capture"] == "full"
     steps = len(run["steps"])
@@ -83,8 +85,9 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     tabs = [twin.new_page() for _ in range(2)]
     for tab in tabs:
         tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.on("console",
-               lambda m: errors.append(m.text) if m.type == "error" and "409" not in m.text else None)
+        tab.on(
+            "console", lambda m: errors.append(m.text) if m.type == "error" and "409" not in m.text else None
+        )
         tab.goto(f"{up.url}/")
     audience = [*phones, *tabs]
     for page in audience:
@@ -122,8 +125,9 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
         expect(page.locator("#poll .count")).to_have_count(0)
         fits(page, PHONE[0])
         box = page.locator("#poll").bounding_box()
-        assert box["y"] < PHONE[1] and box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0], \
+        assert box["y"] < PHONE[1] and box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0], (
             "the card is on the phone's first screen"
+        )
         cells = page.locator("#outcome td:nth-child(3)").all_inner_texts()
         assert cells and set(cells) == {"?"}, "the before/after panel keeps the outputs back"
         expect(page.locator("#traffic")).to_contain_text("?")
@@ -139,9 +143,11 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     expect(tabs[1].locator("#poll li[data-choice='1']")).to_have_class(re.compile(r"\bchosen\b"))
     tally = ["2", "1"] + ["0"] * (len(poll["choices"]) - 2)
     for page in (presenter, *audience):
-        page.wait_for_function(f"document.querySelectorAll('#poll li .count').length && "
-                               "[...document.querySelectorAll('#poll li .count')].map(c => "
-                               f"c.textContent).join() === '{','.join(tally)}'")
+        page.wait_for_function(
+            f"document.querySelectorAll('#poll li .count').length && "
+            "[...document.querySelectorAll('#poll li .count')].map(c => "
+            f"c.textContent).join() === '{','.join(tally)}'"
+        )
     expect(card.locator(".votes")).to_have_text("3 votes")
     phones[0].screenshot(path=str(SHOTS / "poll-phone-voted.png"))
 
@@ -149,14 +155,15 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     for k in (" ", "ArrowRight", "r"):
         key(k)
     presenter.wait_for_timeout(600)
-    assert presenter.evaluate("[window.ringside.player.step, window.ringside.player.playing, "
-                              "window.ringside.player.run.id]") == \
-        [-1, False, run_id]
+    assert presenter.evaluate(
+        "[window.ringside.player.step, window.ringside.player.playing, window.ringside.player.run.id]"
+    ) == [-1, False, run_id]
     expect(card.locator(".why")).to_contain_text("Enter reveals")
     phones[1].click("#forward")
     phones[1].wait_for_timeout(600)
-    assert phones[1].evaluate("window.ringside.player.step") == -1, \
+    assert phones[1].evaluate("window.ringside.player.step") == -1, (
         "no step past the presenter's while the poll is open"
+    )
     phones[1].click("#follow-presenter")
     presenter.screenshot(path=str(SHOTS / "poll-presenter-open.png"))
     fits(presenter, PROJECTOR[0])
@@ -183,8 +190,9 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     key("Enter")
     expect(card).to_have_attribute("data-state", "revealed")
     answers = up.call("GET", f"/api/polls/{poll['id']}", token=None)[1]["poll"]["answers"]
-    assert len(answers) == 1 and poll["choices"][answers[0]] == held(run, rank, step), \
+    assert len(answers) == 1 and poll["choices"][answers[0]] == held(run, rank, step), (
         "the answer is the rank's buffer"
+    )
     for page in (presenter, *audience):
         right = page.locator("#poll li.right")
         expect(right).to_have_count(1)
@@ -193,8 +201,9 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
         expect(right).to_contain_text(held(run, rank, step))
         expect(page.locator("#poll .count")).to_have_count(len(poll["choices"]))
     # It plays on to the step asked about, and the phones with it.
-    presenter.wait_for_function(f"window.ringside.player.step === {step} && !window.ringside.player.playing",
-                                timeout=20_000)
+    presenter.wait_for_function(
+        f"window.ringside.player.step === {step} && !window.ringside.player.playing", timeout=20_000
+    )
     for page in audience:
         page.wait_for_function(f"window.ringside.player.step === {step}")
         expect(page.locator("#outcome td:nth-child(3)").first).not_to_have_text("?")
@@ -210,8 +219,9 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     expect(card).to_be_hidden()
     strip = pick.inner_text()
     key("End")
-    presenter.wait_for_function(f"window.ringside.player.step === {steps - 1} && "
-                                "!window.ringside.player.playing")
+    presenter.wait_for_function(
+        f"window.ringside.player.step === {steps - 1} && !window.ringside.player.playing"
+    )
     key("3")
     key("Enter")
     presenter.wait_for_function("window.ringside.player.step === 2")
@@ -233,8 +243,9 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     key("v")
     expect(card.locator("li.right")).to_contain_text(f"{run['traffic']['busiest_link']['bytes']:,} B")
     expect(presenter.locator("#formula")).to_be_visible()
-    presenter.wait_for_function(f"window.ringside.player.step === {steps - 1} && "
-                                "!window.ringside.player.playing", timeout=30_000)
+    presenter.wait_for_function(
+        f"window.ringside.player.step === {steps - 1} && !window.ringside.player.playing", timeout=30_000
+    )
     for page in audience:
         expect(page.locator("#poll")).to_be_visible()
     key("Escape")

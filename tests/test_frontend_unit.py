@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ringside.worker_agent.core.catalog import catalog
-from ringside.worker_agent.core.run_shape import layout_of
 from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.run_shape import layout_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,8 +21,9 @@ def test_javascript_unit_tests_pass():
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    done = subprocess.run([node, "--test", str(ROOT / "tests" / "js")], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [node, "--test", str(ROOT / "tests" / "js")], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout
 
@@ -43,15 +44,24 @@ def test_the_frontend_stays_small():
     code (K); 232 KiB since the polls (issue 20, polls.js: the question's card, votes, the tally,
     the reveal, the stage held); 216 KiB since the watched-jobs view (issue 19, jobs.js); 200 KiB
     held everything before them."""
-    size = sum(p.stat().st_size for p in (ROOT / "frontend").rglob("*")
-               if p.suffix in (".js", ".css", ".html"))
+    size = sum(
+        p.stat().st_size for p in (ROOT / "frontend").rglob("*") if p.suffix in (".js", ".css", ".html")
+    )
     assert size < 316 * 1024, f"{size} bytes"
 
 
-@pytest.mark.parametrize("collective, algorithm, shape", [
-    ("all_reduce", "ring", "ring"), ("barrier", "dissemination", "ring"), ("all_reduce", "tree", "tree"),
-    ("broadcast", "binomial_tree", "tree"), ("all_reduce", "master_worker", "star"),
-    ("broadcast", "flat", "star"), ("all_to_all", "pairwise", "grid")])
+@pytest.mark.parametrize(
+    "collective, algorithm, shape",
+    [
+        ("all_reduce", "ring", "ring"),
+        ("barrier", "dissemination", "ring"),
+        ("all_reduce", "tree", "tree"),
+        ("broadcast", "binomial_tree", "tree"),
+        ("all_reduce", "master_worker", "star"),
+        ("broadcast", "flat", "star"),
+        ("all_to_all", "pairwise", "grid"),
+    ],
+)
 def test_each_algorithm_is_drawn_in_the_shape_its_schedule_names(collective, algorithm, shape):
     """The page draws the layout hint the server gives a run (layout.js knows no algorithm)."""
     assert layout_of(RunSpec(collective=collective, algorithm=algorithm), 4)["shape"] == shape
@@ -63,6 +73,10 @@ def test_the_page_names_no_collective_or_algorithm():
     entries = catalog("gloo", 4)["collectives"]
     names = {e["name"] for e in entries} | {a for e in entries for a in e["algorithms"]}
     literals = re.compile(r"""(["'`])(\w+)\1""")
-    named = [(p.name, m.group(2)) for p in (ROOT / "frontend" / "js").glob("*.js")
-             for m in literals.finditer(p.read_text()) if m.group(2) in names]
+    named = [
+        (p.name, m.group(2))
+        for p in (ROOT / "frontend" / "js").glob("*.js")
+        for m in literals.finditer(p.read_text())
+        if m.group(2) in names
+    ]
     assert named == []

@@ -20,9 +20,15 @@ import fuzz as F  # bench/fuzz.py: the strategies and the checks
 
 pytestmark = pytest.mark.slow  # fuzz-style: runs in CI and the README's command, not on every edit
 
+
 def brief(n: int) -> settings:
-    return settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck),
-                    phases=[Phase.explicit, Phase.generate])
+    return settings(
+        max_examples=n,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +46,7 @@ def clean(fuzz: F.Fuzz, feed) -> None:
     t = fuzz.tally
     seen = len(t.five_xx), len(t.crashes)
     feed()
-    assert (len(t.five_xx), len(t.crashes)) == seen, (t.five_xx[seen[0]:], t.crashes[seen[1]:])
+    assert (len(t.five_xx), len(t.crashes)) == seen, (t.five_xx[seen[0] :], t.crashes[seen[1] :])
 
 
 @brief(1200)
@@ -80,9 +86,23 @@ def test_viewer_frames(fuzz, frames):
 
 @brief(300)
 @given(frames=F.FRAMES)
-@example(frames=[json.dumps({"v": F.PROTOCOL_VERSION, "type": "hello", "rank": 0, "world_size": 2,
-                             "host": "h", "pid": 1, "backend": "gloo",
-                             "device": "cpu", "torch_version": "x"})])
+@example(
+    frames=[
+        json.dumps(
+            {
+                "v": F.PROTOCOL_VERSION,
+                "type": "hello",
+                "rank": 0,
+                "world_size": 2,
+                "host": "h",
+                "pid": 1,
+                "backend": "gloo",
+                "device": "cpu",
+                "torch_version": "x",
+            }
+        )
+    ]
+)
 def test_worker_frames_beside_real_ranks(fuzz, frames):
     clean(fuzz, lambda: fuzz.worker(frames))
 
@@ -92,12 +112,31 @@ def test_worker_frames_beside_real_ranks(fuzz, frames):
 # found by bench/fuzz.py
 @example(events=[{"v": F.PROTOCOL_VERSION, "type": "step", "rank": 0, "step": 10**9, "t0": 0, "t1": 1}])
 @example(events=[{"v": F.PROTOCOL_VERSION, "type": "step", "rank": 0, "step": -1, "t0": 0, "t1": 1}])
-@example(events=[{"v": F.PROTOCOL_VERSION, "type": "step", "rank": 0, "step": 0, "t0": float("nan"),
-                  "t1": 1}])  # trace: 500
-@example(events=[{"v": F.PROTOCOL_VERSION, "type": "run_finished", "rank": 0,
-                  "timings": {"iterations": [float("inf")]}}])
-@example(events=[{"v": F.PROTOCOL_VERSION, "type": "step", "rank": 0, "step": 0,
-                  "t0": -1.7976931348623157e308, "t1": 0}])
+@example(
+    events=[{"v": F.PROTOCOL_VERSION, "type": "step", "rank": 0, "step": 0, "t0": float("nan"), "t1": 1}]
+)  # trace: 500
+@example(
+    events=[
+        {
+            "v": F.PROTOCOL_VERSION,
+            "type": "run_finished",
+            "rank": 0,
+            "timings": {"iterations": [float("inf")]},
+        }
+    ]
+)
+@example(
+    events=[
+        {
+            "v": F.PROTOCOL_VERSION,
+            "type": "step",
+            "rank": 0,
+            "step": 0,
+            "t0": -1.7976931348623157e308,
+            "t1": 0,
+        }
+    ]
+)
 def test_run_events_from_a_scripted_rank(fuzz, events):
     clean(fuzz, lambda: fuzz.events(events))
 

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[1]
-SCRIPTS = [ROOT / "examples" / f"{name}.py" for name in ("ddp_train", "pipeline_train", "spawn_workers",
-                                                         "two_groups")]
+SCRIPTS = [
+    ROOT / "examples" / f"{name}.py"
+    for name in ("ddp_train", "pipeline_train", "spawn_workers", "two_groups")
+]
 
 
 def first_paragraph(path: Path) -> str:
@@ -37,5 +39,6 @@ def test_an_examples_help_says_its_first_paragraph_whole(script, capsys, monkeyp
 
 def test_the_torchrun_benchs_help_says_its_first_paragraph_whole(capsys):
     from ringside.bench.__main__ import main
+
     out = helped(capsys, lambda: main(["--help"]))
     assert first_paragraph(ROOT / "worker_agent" / "bench_torchrun" / "__init__.py") in out, out[:600]

@@ -44,9 +44,13 @@ def built_in_steps() -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
 
 def traced_steps() -> set[tuple[str, str]]:
     """What rebuild.py writes for a traced run's step: the lines that sent, received and wrote."""
-    lines = [{("p2p.py:27", "p2p.py:33", "p2p.py:33", False): None},
-             {("lesson.py:9", "lesson.py:12", "lesson.py:14", True): None,
-              ("lesson.py:10", "lesson.py:12", "lesson.py:15", False): None}]
+    lines = [
+        {("p2p.py:27", "p2p.py:33", "p2p.py:33", False): None},
+        {
+            ("lesson.py:9", "lesson.py:12", "lesson.py:14", True): None,
+            ("lesson.py:10", "lesson.py:12", "lesson.py:15", False): None,
+        },
+    ]
     return {(_phase(ls), _caption(ls).format()) for ls in lines}
 
 
@@ -54,17 +58,22 @@ def missed(steps: set[tuple[str, str]], texts: list[str] = ()) -> dict[str, list
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    done = subprocess.run([node, str(ROOT / "tests" / "js" / "i18n-cover.mjs")], capture_output=True,
-                          text=True, timeout=120,
-                          input=json.dumps({"captions": sorted(steps), "texts": list(texts)}))
+    done = subprocess.run(
+        [node, str(ROOT / "tests" / "js" / "i18n-cover.mjs")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input=json.dumps({"captions": sorted(steps), "texts": list(texts)}),
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 
 
 def test_every_built_in_caption_is_translated_in_every_language():
     steps, seen = built_in_steps()
-    assert seen == {(r.collective, r.name) for r in algorithms() if r.built and not r.user}, \
+    assert seen == {(r.collective, r.name) for r in algorithms() if r.built and not r.user}, (
         "every built-in schedule was built"
+    )
     left = missed(steps | traced_steps())
     assert set(left) == {"ko", "zh"}
     for lang, captions in left.items():
@@ -83,7 +92,11 @@ def test_every_formulas_line_under_the_stage_is_translated():
 
 def test_a_caption_no_template_knows_fails_the_check():
     """The check itself: a user's caption, and a built-in one with a word changed, are caught."""
-    left = missed({("exchange", "every rank swaps its buffer with a friend"),
-                   ("reduce", "every rank sends its buffer to rank 2, which adds them")})
+    left = missed(
+        {
+            ("exchange", "every rank swaps its buffer with a friend"),
+            ("reduce", "every rank sends its buffer to rank 2, which adds them"),
+        }
+    )
     assert all(len(captions) == 2 for captions in left.values()), left
     assert all(len(lines) == 1 for lines in missed(set(), ["(P-1)·N = 1 KiB over the rainbow"]).values())

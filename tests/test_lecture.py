@@ -87,33 +87,44 @@ def test_a_scripted_lecture_from_the_keyboard(up, pages):
         strip = pick(presenter, collective, algorithm, op, str((names.index(collective) + 1) % 10))
         assert "lecture data" in strip, "the lecture preset is on"
         expect(presenter.locator("#pick")).to_have_attribute("data-preset", "true")
-        with presenter.expect_response(lambda r: r.url.endswith("/api/runs")
-                                       and r.request.method == "POST") as posted:
+        with presenter.expect_response(
+            lambda r: r.url.endswith("/api/runs") and r.request.method == "POST"
+        ) as posted:
             presenter.keyboard.press("r")
         run_id = posted.value.json()["id"]
-        presenter.wait_for_function(f"window.ringside.player.run?.id === '{run_id}' && "
-                                    "window.ringside.player.run.state === 'done' && "
-                                    "!window.ringside.player.playing", timeout=60_000)
+        presenter.wait_for_function(
+            f"window.ringside.player.run?.id === '{run_id}' && "
+            "window.ringside.player.run.state === 'done' && "
+            "!window.ringside.player.playing",
+            timeout=60_000,
+        )
         run = up.call("GET", f"/api/runs/{run_id}")[1]
         assert run["verified"] is True and run["spec"]["pattern"] == "digits"
         cells = [s["values"] for states in run["inputs"].values() for s in states]
         assert all(0 <= x <= 9 for v in cells for x in v), "a digit in every element"
         counts.setdefault(collective, set()).add(run["spec"]["count"])
         frames = presenter.evaluate("window.ringside.player.available()")
-        assert frames == len(run["steps"]) + (op == "AVG"), \
+        assert frames == len(run["steps"]) + (op == "AVG"), (
             "an average shows its division by P after the last step"
+        )
         for _ in range(presenter.evaluate("window.ringside.player.step") + 1):
             presenter.keyboard.press("ArrowLeft")
         presenter.wait_for_function("window.ringside.player.step === -1")
         for k in range(frames):
-            late = lag(presenter, audience, lambda: presenter.keyboard.press("ArrowRight"),
-                       f"(run, step) => run === '{run_id}' && step === {k}")  # waits for the phone to follow
+            late = lag(
+                presenter,
+                audience,
+                lambda: presenter.keyboard.press("ArrowRight"),
+                f"(run, step) => run === '{run_id}' && step === {k}",
+            )  # waits for the phone to follow
             print(f"{collective} step {k}: the phone followed after {late} ms")
-            presenter.wait_for_function(f"window.ringside.player.step === {k} && "
-                                        "!window.ringside.stage.pending")
+            presenter.wait_for_function(
+                f"window.ringside.player.step === {k} && !window.ringside.stage.pending"
+            )
             want = expected(run, k)
-            assert stage_values(presenter) == want, \
+            assert stage_values(presenter) == want, (
                 f"{collective} {run['spec']['algorithm']} {run['spec']['op']} step {k}"
+            )
             audience.wait_for_function("!window.ringside.stage.pending")
             assert stage_values(audience) == want, f"the phone, {collective} step {k}"
             assert presenter.evaluate(OVERLAPS) == 0, f"{collective} step {k}: a label covers a value"
@@ -130,6 +141,7 @@ def test_a_scripted_lecture_from_the_keyboard(up, pages):
         if (run.get("display") or {}).get("formula") or collective in ("scatter", "all_reduce"):
             expect(formula, f"{collective}: a formula beside the measurement").to_be_visible()
             value, measured = formula.get_attribute("data-value"), formula.get_attribute("data-measured")
-            assert value is not None and value == measured, \
+            assert value is not None and value == measured, (
                 f"{collective}: formula {value} B, measured {measured} B"
+            )
     assert counts["all_reduce"] == {P}, f"ring and tree compare like with like (one count): {counts}"

@@ -80,8 +80,9 @@ def test_the_audience_follows_the_presenter_and_may_detach(up, page_for):
 
     # Play, pause and speed, mirrored.
     presenter.keyboard.press("+")
-    audience.wait_for_function("window.ringside.player.speed === 2 && "
-                               "document.getElementById('speed').value === '2'")
+    audience.wait_for_function(
+        "window.ringside.player.speed === 2 && document.getElementById('speed').value === '2'"
+    )
     lag(presenter, audience, lambda: key(" "), "(run, step, playing) => playing")
     expect(audience.locator("#play")).to_have_text("❚❚")
     # it plays on, a step at a time, with the presenter
@@ -117,8 +118,9 @@ def test_only_the_presenters_token_leads_the_view(up, page_for):
     presenter = page_for(f"{up.url}/?token={up.presenter}&run={run['id']}&step=0")
     on_run(presenter, run["id"])
     audience = page_for(f"{up.url}/", viewport=PHONE)
-    audience.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}' && "
-                               "window.ringside.player.step === 0")
+    audience.wait_for_function(
+        f"window.ringside.player.run?.id === '{run['id']}' && window.ringside.player.step === 0"
+    )
     before = viewer_snapshot(up)["presenter"]
     assert before == {"type": "presenter", "run_id": run["id"], "step": 0, "playing": False, "speed": 1.0}
 
@@ -180,8 +182,11 @@ def test_a_sweep_stays_off_every_stage(up, page_for):
     for run_id in ids:
         run = up.call("GET", f"/api/runs/{run_id}")[1]
         assert run["spec"]["purpose"] == "sweep" and run["state"] == "done"
-    live = [m for m in heard if m["type"] in ("run_started", "step")
-            and (m.get("run_id") or m["run"]["id"]) in ids]
+    live = [
+        m
+        for m in heard
+        if m["type"] in ("run_started", "step") and (m.get("run_id") or m["run"]["id"]) in ids
+    ]
     assert live == [], "a sweep's runs are not pushed to viewers as live runs"
     for page in (presenter, audience):
         assert page.evaluate("window.ringside.player.run.id") == shown["id"], "the stage kept its run"
@@ -193,8 +198,9 @@ def test_the_sweep_button_reports_in_its_own_panel(up, page_for):
     expect(page.locator("#role")).to_have_text("presenter")
     page.click("button[data-collective=barrier]")
     page.click("#sweep-run")
-    page.wait_for_function("document.getElementById('sweep-progress').textContent.includes('charted')",
-                           timeout=120_000)
+    page.wait_for_function(
+        "document.getElementById('sweep-progress').textContent.includes('charted')", timeout=120_000
+    )
     expect(page.locator("#sweep-panel #sweep-progress")).to_be_visible()
     assert page.evaluate("window.ringside.player.run?.spec.purpose") != "sweep"
 
@@ -202,17 +208,20 @@ def test_the_sweep_button_reports_in_its_own_panel(up, page_for):
 def test_a_phone_reads_digits_at_least_as_large_as_the_projector(up, page_for):
     run = up.run(collective="all_reduce", algorithm="ring", count=4, capture="full", pattern="rank")
     projector = page_for(f"{up.url}/?token={up.presenter}&present=1&run={run['id']}&step=2")
-    projector.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}' && "
-                                "window.ringside.player.step === 2")
+    projector.wait_for_function(
+        f"window.ringside.player.run?.id === '{run['id']}' && window.ringside.player.step === 2"
+    )
     phone = page_for(f"{up.url}/", viewport=PHONE)
-    phone.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}' && "
-                            "window.ringside.player.step === 2")
+    phone.wait_for_function(
+        f"window.ringside.player.run?.id === '{run['id']}' && window.ringside.player.step === 2"
+    )
     digit = """() => { const t = [...document.querySelectorAll('#stage g.cell text.value')]
                          .find(t => t.textContent.trim());
                        return t.getBoundingClientRect().height / window.innerWidth; }"""
     on_phone, on_projector = phone.evaluate(digit), projector.evaluate(digit)
-    assert on_phone >= on_projector, \
+    assert on_phone >= on_projector, (
         f"a digit is {on_phone:.4f} of a phone's width, {on_projector:.4f} of the projector's"
+    )
     assert phone.evaluate("document.getElementById('stage').getBoundingClientRect().width") >= 0.95 * PHONE[0]
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
 
@@ -222,8 +231,9 @@ def test_an_exported_run_opens_in_lecture_mode_with_the_keys_and_fits_a_phone(up
     page = page_for(f"{up.url}/?run={run['id']}")
     on_run(page, run["id"])
     exported = tmp_path / "run.html"
-    exported.write_text(page.evaluate("import('rs/export.js').then(m => "
-                                      "m.standalone(window.ringside.player.run))"))
+    exported.write_text(
+        page.evaluate("import('rs/export.js').then(m => m.standalone(window.ringside.player.run))")
+    )
     offline = page_for(exported.as_uri())
     offline.wait_for_function("window.ringside?.player?.run")
     present = re.compile(r"\bpresent\b")
@@ -270,21 +280,28 @@ def test_the_perfetto_button_hands_the_trace_over_or_says_it_cannot(up, page_for
     # Here Perfetto cannot be reached: the page says so, plainly.
     with page.expect_popup() as popup:
         page.click("#perfetto")
-    assert popup.value.url.startswith("https://ui.perfetto.dev") \
-        or popup.value.url in ("about:blank", "chrome-error://chromewebdata/")
-    page.wait_for_function("document.getElementById('perfetto-status').dataset.state === 'slow'",
-                           timeout=15_000)
+    assert popup.value.url.startswith("https://ui.perfetto.dev") or popup.value.url in (
+        "about:blank",
+        "chrome-error://chromewebdata/",
+    )
+    page.wait_for_function(
+        "document.getElementById('perfetto-status').dataset.state === 'slow'", timeout=15_000
+    )
     expect(page.locator("#perfetto-status")).to_contain_text("unreachable")
     popup.value.close()
-    page.wait_for_function("document.getElementById('perfetto-status').dataset.state === 'failed'",
-                           timeout=15_000)
+    page.wait_for_function(
+        "document.getElementById('perfetto-status').dataset.state === 'failed'", timeout=15_000
+    )
     # Where it answers (a page in its place that speaks its PING/PONG), the trace arrives whole.
-    page.context.route("https://ui.perfetto.dev/**",
-                       lambda route: route.fulfill(status=200, content_type="text/html", body=STAND_IN))
+    page.context.route(
+        "https://ui.perfetto.dev/**",
+        lambda route: route.fulfill(status=200, content_type="text/html", body=STAND_IN),
+    )
     with page.expect_popup() as popup:
         page.click("#perfetto")
-    page.wait_for_function("document.getElementById('perfetto-status').dataset.state === 'opened'",
-                           timeout=15_000)
+    page.wait_for_function(
+        "document.getElementById('perfetto-status').dataset.state === 'opened'", timeout=15_000
+    )
     got = popup.value.evaluate("new TextDecoder().decode(window.got.buffer)")
     assert json.loads(got) == up.call("GET", f"/api/runs/{run['id']}/trace")[1]
     assert run["id"] in popup.value.evaluate("window.got.title")

@@ -8,10 +8,10 @@ import pytest
 
 from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.collectives import get
-from ringside.worker_agent.core.run_shape import chunk_bounds
-from ringside.worker_agent.core.validation import validate
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.core.run_shape import chunk_bounds
+from ringside.worker_agent.core.validation import validate
 
 P = 4
 
@@ -42,8 +42,14 @@ def test_the_catalogs_pieces_put_one_value_in_every_chunk(entry):
     leaves exactly one element in every chunk."""
     assert entry["pieces"] and set(entry["pieces"]) <= set(entry["algorithms"]) - {"native"}
     for algorithm, pieces in entry["pieces"].items():
-        spec = RunSpec(collective=entry["name"], algorithm=algorithm, count=pieces, pattern="digits",
-                       capture="full", dtype="int32")
+        spec = RunSpec(
+            collective=entry["name"],
+            algorithm=algorithm,
+            count=pieces,
+            pattern="digits",
+            capture="full",
+            dtype="int32",
+        )
         validate(spec, P, "gloo")
         assert {b - a for a, b in chunk_bounds(spec, P)} == {1}, (entry["name"], algorithm)
 
@@ -61,13 +67,18 @@ def seed(collective: str, pattern: str, **fields) -> tuple[list, list]:
 
 def test_the_seeds_own_inputs_give_the_seeds_own_answers():
     given, summed = seed("all_reduce", "own_rank")
-    assert given == [[0], [1], [2], [3]] and summed == [[6]] * P, \
+    assert given == [[0], [1], [2], [3]] and summed == [[6]] * P, (
         "torch.ones(1) * rank, summed: 6 on every rank"
+    )
     given, scattered = seed("reduce_scatter", "powers")
     assert given[2] == [2, 20, 200, 2000], "torch.tensor([1, 10, 100, 1000]) * rank on rank 2"
     assert scattered == [[6], [60], [600], [6000]], "the seed's reduce_scatter: rank 0: 6, rank 1: 60, ..."
     spec = RunSpec(collective="all_reduce", count=4, pattern="powers", dtype="int64")
     given = [numpy_input(spec, r, P).tolist() for r in range(P)]
     assert given[2] == [2, 20, 200, 2000], "all_reduce's one block holds the seed's tensor too"
-    assert get("all_reduce").reference([np.array(g) for g in given], "SUM", 0, 4)[0].tolist() \
-        == [6, 60, 600, 6000]
+    assert get("all_reduce").reference([np.array(g) for g in given], "SUM", 0, 4)[0].tolist() == [
+        6,
+        60,
+        600,
+        6000,
+    ]

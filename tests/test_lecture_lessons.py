@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from ringside.worker_agent.rank.local import free_port
 from server_helpers import WORKER_TOKEN, start_serve
+
+from ringside.worker_agent.rank.local import free_port
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -43,12 +44,31 @@ def up(tmp_path_factory):
     master = str(free_port())
     ranks = []
     for rank in range(P):
-        env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": str(P), "LOCAL_RANK": str(rank % PER_NODE),
-               "LOCAL_WORLD_SIZE": str(PER_NODE), "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": master,
-               "OMP_NUM_THREADS": "1", "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN}
-        ranks.append(subprocess.Popen([*on_node(HOSTS[rank // PER_NODE]), sys.executable, "-m",
-                                       "ringside.worker_agent", "--server", server.url], env=env,
-                                      stdin=subprocess.DEVNULL))
+        env = {
+            **os.environ,
+            "RANK": str(rank),
+            "WORLD_SIZE": str(P),
+            "LOCAL_RANK": str(rank % PER_NODE),
+            "LOCAL_WORLD_SIZE": str(PER_NODE),
+            "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": master,
+            "OMP_NUM_THREADS": "1",
+            "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,
+        }
+        ranks.append(
+            subprocess.Popen(
+                [
+                    *on_node(HOSTS[rank // PER_NODE]),
+                    sys.executable,
+                    "-m",
+                    "ringside.worker_agent",
+                    "--server",
+                    server.url,
+                ],
+                env=env,
+                stdin=subprocess.DEVNULL,
+            )
+        )
     SHOTS.mkdir(parents=True, exist_ok=True)
     try:
         server.wait_ranks(P)
@@ -65,8 +85,9 @@ def up(tmp_path_factory):
 def lecture(up, page_for):
     """The presenter's page in lecture mode, its keys going to the page (no click)."""
     page = page_for(f"{up.url}/?token={up.presenter}&present=1")
-    page.wait_for_function("window.ringside?.controls.catalog?.world_size === 4 "
-                           "&& window.ringside.state.presenter")
+    page.wait_for_function(
+        "window.ringside?.controls.catalog?.world_size === 4 && window.ringside.state.presenter"
+    )
     return page
 
 
@@ -89,8 +110,11 @@ def run(page) -> dict:
     """R, then the run it started once it has ended, on the stage at its result."""
     before = page.evaluate("window.ringside.state.submitted ?? ''")
     page.keyboard.press("r")
-    page.wait_for_function(f"(s => s.submitted && s.submitted !== '{before}' && {RUN}?.id === s.submitted "
-                           f"&& s.ended.has({RUN}.state))(window.ringside.state)", timeout=60_000)
+    page.wait_for_function(
+        f"(s => s.submitted && s.submitted !== '{before}' && {RUN}?.id === s.submitted "
+        f"&& s.ended.has({RUN}.state))(window.ringside.state)",
+        timeout=60_000,
+    )
     page.keyboard.press("End")
     page.wait_for_function("window.ringside.player.step === window.ringside.player.available() - 1")
     got = page.evaluate(RUN)
@@ -103,6 +127,7 @@ def shot(page, name: str) -> None:
 
 
 # ---- the lessons, each a function the walk calls too
+
 
 def blocking_against_isend(page) -> None:
     """The sender's wait on its time row: about 0.2 s in blocking send, next to none with isend."""
@@ -123,11 +148,14 @@ def blocking_against_isend(page) -> None:
     # the calls' rows take the stage's room, never the strip's: it stays whole, above the stage
     strip, stage = page.locator("#pick").bounding_box(), page.locator("#stage").bounding_box()
     assert strip["y"] + strip["height"] <= stage["y"], "the stage covers the strip"
-    assert page.evaluate("(p => p.scrollHeight <= p.clientHeight)(document.getElementById('pick'))"), \
+    assert page.evaluate("(p => p.scrollHeight <= p.clientHeight)(document.getElementById('pick'))"), (
         "the strip is cut short"
+    )
     # the rows came after the stage was drawn, shrinking it: it is drawn again, its names still 18 px
-    least = page.evaluate("Math.min(...[...document.querySelectorAll('#stage :is(text.name, text.bytes)')]"
-                          ".map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))")
+    least = page.evaluate(
+        "Math.min(...[...document.querySelectorAll('#stage :is(text.name, text.bytes)')]"
+        ".map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))"
+    )
     assert least >= 18, f"a rank's name or bytes at {least:.1f} px on the projector"
     shot(page, "1-isend")
 
@@ -194,8 +222,9 @@ def seed_inputs(page) -> None:
     for rank in range(P):  # output block j of rank r holds rank j's chunk r
         for j in range(P):
             chunk = P + j
-            expect(page.locator(f'#stage g.cell[data-rank="{rank}"][data-chunk="{chunk}"] text.value')) \
-                .to_have_text(f"r{j}c{rank}")
+            expect(
+                page.locator(f'#stage g.cell[data-rank="{rank}"][data-chunk="{chunk}"] text.value')
+            ).to_have_text(f"r{j}c{rank}")
     shot(page, "7-origin")
     press_until(page, "i", "window.ringside.controls.presetPattern === 'own_rank'")
     pick(page, "all_reduce", "ring")
@@ -218,8 +247,11 @@ def formulas(page) -> None:
     n = shown["spec"]["count"] * 4
     expect(box.locator("h2")).to_contain_text(f"N = {n} B")
     expect(box.locator("h2")).to_contain_text("P = 4")
-    seeds = (("master_worker", "(P−1)·N", 3 * n), ("ring", "2·(N/P)·(P−1)", 3 * n // 2),
-             ("tree", "log2(P)·N", 2 * n))
+    seeds = (
+        ("master_worker", "(P−1)·N", 3 * n),
+        ("ring", "2·(N/P)·(P−1)", 3 * n // 2),
+        ("tree", "log2(P)·N", 2 * n),
+    )
     for algorithm, formula, value in seeds:
         row = box.locator(f'tr[data-algorithm="{algorithm}"]')
         expect(row).to_contain_text(formula)
@@ -247,12 +279,16 @@ def training_sync_export(page) -> None:
     page.keyboard.press("n")
     page.wait_for_function("document.getElementById('train-why').textContent")  # its answer
     assert page.inner_text("#train-why").startswith("t-"), page.inner_text("#train-why")
-    page.wait_for_function(f"(t => t && t.id !== '{before}' && t.state === 'done')"
-                           "(window.ringside.training.shown)", timeout=120_000)
+    page.wait_for_function(
+        f"(t => t && t.id !== '{before}' && t.state === 'done')(window.ringside.training.shown)",
+        timeout=120_000,
+    )
     assert page.evaluate("window.ringside.state.overlay") == "training", page.inner_text("#train-why")
     page.keyboard.press("y")
-    page.wait_for_function(f"{RUN}?.id.startsWith(window.ringside.training.shown.id) "
-                           "&& document.getElementById('caption').textContent.includes('step 0')")
+    page.wait_for_function(
+        f"{RUN}?.id.startsWith(window.ringside.training.shown.id) "
+        "&& document.getElementById('caption').textContent.includes('step 0')"
+    )
     assert page.evaluate("window.ringside.state.overlay") is None, "the stage shows"
     expect(page.locator("#stage .card")).to_have_count(P)
     shot(page, "4-sync")
@@ -262,6 +298,7 @@ def training_sync_export(page) -> None:
 
 
 # ---- a test each, and the walk
+
 
 def test_blocking_send_against_isend(lecture):
     blocking_against_isend(lecture)
@@ -291,8 +328,10 @@ def test_the_seeds_formulas(up, lecture, page_for):
         measured = lecture.get_attribute(tree, "data-measured")
         expect(phone.locator(tree)).to_have_attribute("data-measured", measured)
         # every cell within the phone's width, each headed (the table as lines "heading  value")
-        right = phone.evaluate("Math.max(...[...document.querySelectorAll('#seed-formulas td')]"
-                               ".map((td) => td.getBoundingClientRect().right))")
+        right = phone.evaluate(
+            "Math.max(...[...document.querySelectorAll('#seed-formulas td')]"
+            ".map((td) => td.getBoundingClientRect().right))"
+        )
         assert right <= 390, f"a formula's cell ends at {right} px on a 390 px phone"
         lecture.keyboard.press("m")
     phone.screenshot(path=str(SHOTS / "5-formulas-phone.png"))
@@ -304,8 +343,14 @@ def test_a_training_its_sync_and_export(lecture):
 
 
 def test_the_seed_lecture_walked_from_the_keyboard(lecture):
-    for lesson in (blocking_against_isend, rank_terms, groups_root_count_servers, seed_inputs, formulas,
-                   training_sync_export):
+    for lesson in (
+        blocking_against_isend,
+        rank_terms,
+        groups_root_count_servers,
+        seed_inputs,
+        formulas,
+        training_sync_export,
+    ):
         lesson(lecture)
     lecture.keyboard.press("?")  # the keys dialog lists the lessons' keys
     for key in ("G", "X", ", .", "S", "I", "M", "N", "Y", "E"):

@@ -12,10 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from ringside.worker_agent.core.algorithms import parameter_server as ps
 from server_helpers import start_up
-from websockets.sync.client import connect
 from test_lecture_audience import PHONE, SETTLE_MS, on_run, refused, viewer_snapshot
+from websockets.sync.client import connect
+
+from ringside.worker_agent.core.algorithms import parameter_server as ps
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -149,9 +150,13 @@ def test_only_the_presenters_token_sets_the_overlay(up, page_for):
     frame = {"type": "presenter", "run_id": run["id"], "step": 0, "playing": False, "speed": 1.0}
     code, reason = refused(up, {**frame, "overlay": "compare"})
     assert code == 1008 and "presenter token" in reason
-    for bad, field in (({"overlay": "stage"}, "overlay"), ({"training": "t 1"}, "training"),
-                       ({"demo": [run["id"]] * 5}, "demo"), ({"demo": run["id"]}, "demo"),
-                       ({"caption": "hi"}, "caption")):
+    for bad, field in (
+        ({"overlay": "stage"}, "overlay"),
+        ({"training": "t 1"}, "training"),
+        ({"demo": [run["id"]] * 5}, "demo"),
+        ({"demo": run["id"]}, "demo"),
+        ({"caption": "hi"}, "caption"),
+    ):
         code, reason = refused(up, {**frame, **bad}, token=up.presenter)
         assert code == 1007 and reason.startswith(f"malformed presenter frame: {field}"), (bad, reason)
     assert viewer_snapshot(up)["presenter"] == before, "nothing changed"
@@ -174,8 +179,10 @@ def test_the_methods_table_fits_a_phone(up, page_for):
         return c.offsetParent && out;
       }).map((c) => c.textContent)""")
     assert cut == [], f"cells cut off on a phone: {cut}"
-    box = phone.evaluate("(() => { const t = document.getElementById('train-table'); return "
-                         "[t.scrollWidth, t.clientWidth]; })()")
+    box = phone.evaluate(
+        "(() => { const t = document.getElementById('train-table'); return "
+        "[t.scrollWidth, t.clientWidth]; })()"
+    )
     assert box[0] <= box[1], box
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
 
@@ -183,8 +190,15 @@ def test_the_methods_table_fits_a_phone(up, page_for):
 def test_the_presenters_jobs_view_reaches_the_audience(up):
     """J over the stage, with the job open, is part of the presenter's view like C and T."""
     run = up.run(collective="broadcast", algorithm="ring", count=2)
-    frame = {"type": "presenter", "run_id": run["id"], "step": 0, "playing": False, "speed": 1.0,
-             "overlay": "jobs", "job": "j-000001"}
+    frame = {
+        "type": "presenter",
+        "run_id": run["id"],
+        "step": 0,
+        "playing": False,
+        "speed": 1.0,
+        "overlay": "jobs",
+        "job": "j-000001",
+    }
     with connect(up.ws_url("/ws") + f"?token={up.presenter}") as presenter:
         presenter.recv(timeout=10)  # the snapshot
         presenter.send(json.dumps(frame))

@@ -48,8 +48,10 @@ def presenter_page(up, page_for):
 
 
 def on_stage(page, run_id: str) -> None:
-    page.wait_for_function(f"window.ringside.player.run?.id === '{run_id}' && "
-                           "window.ringside.player.run.state === 'done'", timeout=60_000)
+    page.wait_for_function(
+        f"window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
+        timeout=60_000,
+    )
 
 
 def test_keys_work_after_the_mouse_and_esc_closes_every_overlay(up, page_for):
@@ -94,8 +96,12 @@ def test_keys_work_after_the_mouse_and_esc_closes_every_overlay(up, page_for):
                 last: d.querySelector('dl dd:last-of-type').getBoundingClientRect().bottom}; }""")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "keys-1280x720.png"))
-    assert fit["scroll"] <= 0 and fit["top"] >= 0 and fit["bottom"] <= PROJECTOR[1] \
-        and fit["last"] <= PROJECTOR[1], f"the keys fit without scrolling: {fit}"
+    assert (
+        fit["scroll"] <= 0
+        and fit["top"] >= 0
+        and fit["bottom"] <= PROJECTOR[1]
+        and fit["last"] <= PROJECTOR[1]
+    ), f"the keys fit without scrolling: {fit}"
     key("Escape")
     expect(keys).to_be_hidden()
     for overlay, shown in (("j", "#jobs"), ("c", "#compare")):
@@ -134,8 +140,9 @@ def test_a_poll_from_the_last_step_holds_at_the_inputs_and_shows_viewers_no_answ
     listed = next(r for r in as_viewer(up, "/api/runs?limit=30")[1]["runs"] if r["id"] == run["id"])
     assert listed["time"] is None and listed["busbw"] is None
     assert as_viewer(up, f"/api/runs/{run['id']}/trace")[0] == 409
-    assert run["id"] not in [p["run"] for p in as_viewer(up, "/api/compare")[1]["measured"]], \
+    assert run["id"] not in [p["run"] for p in as_viewer(up, "/api/compare")[1]["measured"]], (
         "nor its bytes among the compare view's points"
+    )
     assert run["id"] in [p["run"] for p in up.call("GET", "/api/compare")[1]["measured"]]
     assert up.call("GET", f"/api/runs/{run['id']}")[1]["results"], "the presenter reads it whole"
     # a phone that joins (or reloads) now: the presenter's run, at its inputs, with no step's data
@@ -145,13 +152,17 @@ def test_a_poll_from_the_last_step_holds_at_the_inputs_and_shows_viewers_no_answ
     assert late.evaluate("window.ringside.player.run.results") == {}
 
     presenter.keyboard.press("Enter")  # the reveal: plays on to step 1, and stops there
-    presenter.wait_for_function("window.ringside.player.step === 0 && !window.ringside.player.playing",
-                                timeout=15_000)
+    presenter.wait_for_function(
+        "window.ringside.player.step === 0 && !window.ringside.player.playing", timeout=15_000
+    )
     expect(presenter.locator("#poll")).to_have_attribute("data-state", "revealed")
     assert as_viewer(up, f"/api/runs/{run['id']}")[1]["results"], "revealed: the run is whole again"
     for page in (phone, late):
-        page.wait_for_function(f"window.ringside.player.available() === {len(run['steps'])} && "
-                               "window.ringside.player.step === 0", timeout=15_000)
+        page.wait_for_function(
+            f"window.ringside.player.available() === {len(run['steps'])} && "
+            "window.ringside.player.step === 0",
+            timeout=15_000,
+        )
         expect(page.locator("#poll")).to_have_attribute("data-state", "revealed")
 
 
@@ -161,8 +172,10 @@ def test_a_phone_sees_the_caption_with_the_stage_and_the_op_also_exported(up, pa
     run = up.run(collective="all_reduce", algorithm="tree", count=4, op="MAX", **LECTURE)
     on_stage(presenter, run["id"])
     presenter.evaluate("window.ringside.player.pause(); window.ringside.player.go(1)")
-    phone.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}' && "
-                            "window.ringside.player.step === 1 && !window.ringside.stage.pending")
+    phone.wait_for_function(
+        f"window.ringside.player.run?.id === '{run['id']}' && "
+        "window.ringside.player.step === 1 && !window.ringside.stage.pending"
+    )
     expect(phone.locator("#run-title")).to_contain_text("all_reduce · MAX · tree")
 
     def in_sight(page) -> dict:
@@ -177,8 +190,9 @@ def test_a_phone_sees_the_caption_with_the_stage_and_the_op_also_exported(up, pa
     for page, name in ((phone, "phone"),):
         seen = in_sight(page)
         assert seen["text"] and seen["scrolled"] == 0, seen
-        assert seen["caption"]["bottom"] <= seen["height"] and seen["stage"]["bottom"] <= seen["height"], \
+        assert seen["caption"]["bottom"] <= seen["height"] and seen["stage"]["bottom"] <= seen["height"], (
             f"the caption and the stage in sight at once: {seen}"
+        )
         page.screenshot(path=str(SHOTS / f"{name}-caption-op.png"))
 
     html = presenter.evaluate("import('rs/export.js').then(m => m.standalone(window.ringside.player.run))")
@@ -189,7 +203,9 @@ def test_a_phone_sees_the_caption_with_the_stage_and_the_op_also_exported(up, pa
     offline.evaluate("window.ringside.player.go(1)")
     expect(offline.locator("#run-title")).to_contain_text("all_reduce · MAX · tree")
     seen = in_sight(offline)
-    assert seen["stage"]["height"] > seen["stage"]["width"], f"a phone's column, not a tiny 15:8 stage: {seen}"
+    assert seen["stage"]["height"] > seen["stage"]["width"], (
+        f"a phone's column, not a tiny 15:8 stage: {seen}"
+    )
     assert seen["head_px"] >= 12, f"names and bytes a phone reads: {seen}"
     assert seen["caption"]["bottom"] <= seen["height"] and seen["stage"]["bottom"] <= seen["height"], seen
     offline.screenshot(path=str(SHOTS / "phone-exported.png"))

@@ -53,10 +53,14 @@ def up(tmp_path_factory):
 
 
 def open_run(page_for, up, run, viewport=PROJECTOR, present=True):
-    page = page_for(f"{up.url}/?token={up.presenter}&run={run['id']}" + ("&present=1" if present else ""),
-                    viewport=viewport)
-    page.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}' && "
-                           "window.ringside.player.run.state === 'done'", timeout=60_000)
+    page = page_for(
+        f"{up.url}/?token={up.presenter}&run={run['id']}" + ("&present=1" if present else ""),
+        viewport=viewport,
+    )
+    page.wait_for_function(
+        f"window.ringside.player.run?.id === '{run['id']}' && window.ringside.player.run.state === 'done'",
+        timeout=60_000,
+    )
     page.evaluate("window.ringside.player.pause()")
     return page
 
@@ -138,8 +142,9 @@ def test_g_to_the_odd_ranks_runs_what_r_runs(up, page_for, collective):
 
 @pytest.mark.parametrize("servers", [1, 2, 3])
 def test_the_parameter_servers_words_and_updates_read_at_the_back(up, page_for, servers):
-    run = up.run(collective="parameter_server", algorithm="pull_push", servers=servers, count=servers,
-                 **LECTURE)
+    run = up.run(
+        collective="parameter_server", algorithm="pull_push", servers=servers, count=servers, **LECTURE
+    )
     assert run["state"] == "done" and run["verified"] is True, run["error"]
     page = open_run(page_for, up, run)
     updates = 0
@@ -157,8 +162,9 @@ def test_the_parameter_servers_words_and_updates_read_at_the_back(up, page_for, 
     phone = open_run(page_for, up, run, viewport=PHONE, present=False)
     go(phone, len(run["steps"]) - 1)
     names = phone.evaluate(WORDS)["names"]
-    assert sorted(n for n in names if n.endswith(" · server")) == \
-        [f"rank {r} · server" for r in range(servers)], names
+    assert sorted(n for n in names if n.endswith(" · server")) == [
+        f"rank {r} · server" for r in range(servers)
+    ], names
     phone.screenshot(path=str(SHOTS / f"walk-parameter-server-{servers}-phone.png"))
 
 

@@ -20,10 +20,18 @@ RANKS_PER_NODE = 2
 def start_rank(net: Bridge, rank: int, server_url: str) -> subprocess.Popen:
     node = rank // RANKS_PER_NODE
     inside = net.nodes[node][1]
-    env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": str(len(NODES) * RANKS_PER_NODE),
-           "LOCAL_RANK": str(rank % RANKS_PER_NODE), "LOCAL_WORLD_SIZE": str(RANKS_PER_NODE),
-           "MASTER_ADDR": net.nodes[0][2], "MASTER_PORT": "29500", "GLOO_SOCKET_IFNAME": inside,
-           "OMP_NUM_THREADS": "1", "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN}
+    env = {
+        **os.environ,
+        "RANK": str(rank),
+        "WORLD_SIZE": str(len(NODES) * RANKS_PER_NODE),
+        "LOCAL_RANK": str(rank % RANKS_PER_NODE),
+        "LOCAL_WORLD_SIZE": str(RANKS_PER_NODE),
+        "MASTER_ADDR": net.nodes[0][2],
+        "MASTER_PORT": "29500",
+        "GLOO_SOCKET_IFNAME": inside,
+        "OMP_NUM_THREADS": "1",
+        "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,
+    }
     cmd = on_node(net, node, sys.executable, "-m", "ringside.worker_agent", "--server", server_url)
     return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL)
 
@@ -31,8 +39,9 @@ def start_rank(net: Bridge, rank: int, server_url: str) -> subprocess.Popen:
 def test_ranks_on_two_nodes_run_collectives_across_them(tmp_path, bridge):
     server = start_serve(tmp_path, "--host", "0.0.0.0")
     port = server.url.rsplit(":", 1)[1]
-    workers = [start_rank(bridge, r, f"http://{bridge.host_ip}:{port}")
-               for r in range(len(NODES) * RANKS_PER_NODE)]
+    workers = [
+        start_rank(bridge, r, f"http://{bridge.host_ip}:{port}") for r in range(len(NODES) * RANKS_PER_NODE)
+    ]
     try:
         cluster = server.wait_ranks(4)
         hosts = {r["rank"]: r["host"] for r in cluster["ranks"]}

@@ -26,15 +26,23 @@ def run_all(world, specs):
 def test_every_schedule_equals_nccl():
     p = GPUS
     specs = [
-        RunSpec(collective=c, algorithm=a, count=build(c, a, p, 0, 2 if c != "barrier" else 1).pieces * 3 + 1,
-                chunks=2 if c != "barrier" else 1, dtype=d,
-                pattern="random_float" if d != "int64" else "random_int",
-                op="MAX" if d == "int64" else "SUM", capture="summary")
-        for c in COLLECTIVES if not (c == "send_recv" and p < 2)
+        RunSpec(
+            collective=c,
+            algorithm=a,
+            count=build(c, a, p, 0, 2 if c != "barrier" else 1).pieces * 3 + 1,
+            chunks=2 if c != "barrier" else 1,
+            dtype=d,
+            pattern="random_float" if d != "int64" else "random_int",
+            op="MAX" if d == "int64" else "SUM",
+            capture="summary",
+        )
+        for c in COLLECTIVES
+        if not (c == "send_recv" and p < 2)
         for a in [x.name for x in algorithms(c) if x.reference or x.built]
         for d in ("int64", "float32", "bfloat16")
     ]
     for rank_results in unwrap(run_ranks(run_all, p, specs, backend="nccl", timeout=600)):
         for spec, finished in zip(specs, rank_results):
-            assert finished.verified in (True, None), \
+            assert finished.verified in (True, None), (
                 f"{spec.collective}/{spec.algorithm} {spec.dtype}: {finished.max_diff}"
+            )

@@ -12,18 +12,19 @@ import json
 import numpy as np
 import pytest
 from distributed import run_ranks, unwrap
+from server_helpers import WORKER_TOKEN, start_up
+
 from ringside.worker_agent.core.algorithms import build, formulas
 from ringside.worker_agent.core.algorithms import parameter_server as ps
 from ringside.worker_agent.core.catalog import catalog
-from ringside.worker_agent.core.run_shape import layout_of
-from ringside.worker_agent.core.validation import SpecError, validate
-from ringside.worker_agent.core.vocabulary import ITEMSIZE
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.provenance import check_definition
+from ringside.worker_agent.core.run_shape import layout_of
 from ringside.worker_agent.core.simulate import simulate, traffic
-from server_helpers import WORKER_TOKEN, start_up
+from ringside.worker_agent.core.validation import SpecError, validate
+from ringside.worker_agent.core.vocabulary import ITEMSIZE
 
 PS = "parameter_server"
 
@@ -31,8 +32,11 @@ PS = "parameter_server"
 def test_servers_and_shards_are_laid_out_from_the_root():
     c = get(PS, 2)
     assert c.server_ranks(5, 3) == [3, 4] and c.workers(5, 3) == [0, 1, 2]
-    assert (c.blocks(5), c.input_blocks(4, 5, 3), c.output_blocks(4, 5, 3, 0)) == \
-        (4, range(1, 2), range(1, 2))
+    assert (c.blocks(5), c.input_blocks(4, 5, 3), c.output_blocks(4, 5, 3, 0)) == (
+        4,
+        range(1, 2),
+        range(1, 2),
+    )
     assert (c.input_blocks(0, 5, 3), c.output_blocks(0, 5, 3, 0)) == (range(2, 4), range(2))
     assert c.count(RunSpec(collective=PS, servers=2, count=10)) == 5  # one block is one shard
     assert get(PS) is get(PS, 1) and get("all_reduce", 3) is get("all_reduce")
@@ -57,16 +61,20 @@ def test_simulation_equals_the_definition_for_every_number_of_servers(p):
             for chunks in (1, 2):
                 schedule = build(PS, ps.NAME, p, root, chunks, servers)
                 check_definition(schedule)  # symbolically, every (rank, chunk) once
-                assert schedule.layout == "servers" and schedule.servers == servers \
+                assert (
+                    schedule.layout == "servers"
+                    and schedule.servers == servers
                     and len(schedule.steps) == 1 + chunks
+                )
                 count = chunks + int(rng.integers(0, 3))
                 inputs = [rng.integers(-9, 10, len(c.input_blocks(r, p, root)) * count) for r in range(p)]
                 for op in ("SUM", "MAX", "BXOR", "PRODUCT"):
                     got = simulate(schedule, inputs, count, op)
                     want = c.reference(inputs, op, root, 0)
                     for r in range(p):
-                        np.testing.assert_array_equal(got[r], want[r],
-                                                      err_msg=f"P={p} S={servers} root={root} {op} rank {r}")
+                        np.testing.assert_array_equal(
+                            got[r], want[r], err_msg=f"P={p} S={servers} root={root} {op} rank {r}"
+                        )
 
 
 @pytest.mark.parametrize("p", range(2, 9))
@@ -84,8 +92,12 @@ def test_each_servers_link_carries_p_minus_s_times_n_over_s_each_way(p):
         for r in range(p):
             expected = want["value"] if r in hosts else n  # a worker pulls and pushes the model once
             assert moved.sent[r] == moved.received[r] == expected, (p, servers, r)
-        assert ps.measured_by_servers(hosts, dict(enumerate(moved.sent.tolist())),
-                                      dict(enumerate(moved.received.tolist()))) == want["value"]
+        assert (
+            ps.measured_by_servers(
+                hosts, dict(enumerate(moved.sent.tolist())), dict(enumerate(moved.received.tolist()))
+            )
+            == want["value"]
+        )
         workers = get(PS, servers).workers(p, p - 1)
         both_ways = {(s, w) for s in hosts for w in workers} | {(w, s) for s in hosts for w in workers}
         # every worker talks to every shard, once each way
@@ -147,19 +159,46 @@ def real_cases() -> list[RunSpec]:
     for servers in (1, 2, 3):
         n = servers * SHARD
         for algorithm in (ps.NAME, "native"):
-            for dtype, op, pattern in (("int64", "SUM", "random_int"), ("int32", "MAX", "random_int"),
-                                       ("int64", "PRODUCT", "random_int"),
-                                       ("float32", "SUM", "random_float")):
-                specs.append(RunSpec(collective=PS, algorithm=algorithm, servers=servers, count=n,
-                                     dtype=dtype, op=op,
-                                     pattern=pattern, seed=servers, root=servers % P, capture="full",
-                                     chunks=2 if algorithm == ps.NAME else 1))
+            for dtype, op, pattern in (
+                ("int64", "SUM", "random_int"),
+                ("int32", "MAX", "random_int"),
+                ("int64", "PRODUCT", "random_int"),
+                ("float32", "SUM", "random_float"),
+            ):
+                specs.append(
+                    RunSpec(
+                        collective=PS,
+                        algorithm=algorithm,
+                        servers=servers,
+                        count=n,
+                        dtype=dtype,
+                        op=op,
+                        pattern=pattern,
+                        seed=servers,
+                        root=servers % P,
+                        capture="full",
+                        chunks=2 if algorithm == ps.NAME else 1,
+                    )
+                )
     # the all_reduce the chapter sets beside it, for the same N (the S=3 model) and P
-    specs += [RunSpec(collective="all_reduce", algorithm=a, count=3 * SHARD, dtype="int64", capture="none")
-              for a in ps.BESIDE]
+    specs += [
+        RunSpec(collective="all_reduce", algorithm=a, count=3 * SHARD, dtype="int64", capture="none")
+        for a in ps.BESIDE
+    ]
     # a subgroup, its servers from a root in the middle of it
-    specs.append(RunSpec(collective=PS, algorithm=ps.NAME, servers=2, count=4, dtype="int64",
-                         pattern="random_int", group=[3, 0, 2], root=2, capture="full"))
+    specs.append(
+        RunSpec(
+            collective=PS,
+            algorithm=ps.NAME,
+            servers=2,
+            count=4,
+            dtype="int64",
+            pattern="random_int",
+            group=[3, 0, 2],
+            root=2,
+            capture="full",
+        )
+    )
     return specs
 
 
@@ -223,9 +262,14 @@ def test_real_bytes_equal_the_formulas(real):
             schedule = build("all_reduce", spec.algorithm, P)
             bounds = schedule.chunk_bounds(spec.count)
             steps = [s.table.tolist() for s in schedule.steps]
-            got = formulas.measured(f["measure"], {r: results[r][i].bytes_sent for r in range(P)},
-                                    {r: results[r][i].bytes_received for r in range(P)}, 0, steps,
-                                    [(b - a) * item for a, b in bounds])
+            got = formulas.measured(
+                f["measure"],
+                {r: results[r][i].bytes_sent for r in range(P)},
+                {r: results[r][i].bytes_received for r in range(P)},
+                0,
+                steps,
+                [(b - a) * item for a, b in bounds],
+            )
             assert got == f["value"], (spec.algorithm, got, f)
 
 
@@ -241,8 +285,12 @@ def up(tmp_path_factory):
 
 def test_a_bad_s_gets_a_422_naming_the_field_and_nothing_runs(up):
     _, before = up.call("GET", "/api/runs")
-    for body, field in [({"servers": 0}, "servers"), ({"servers": P}, "servers"),
-                        ({"servers": -1}, "servers"), ({"servers": 3, "count": 8}, "count")]:
+    for body, field in [
+        ({"servers": 0}, "servers"),
+        ({"servers": P}, "servers"),
+        ({"servers": -1}, "servers"),
+        ({"servers": 3, "count": 8}, "count"),
+    ]:
         status, answer = up.call("POST", "/api/runs", {"collective": PS, "algorithm": ps.NAME, **body})
         assert status == 422 and answer["detail"]["field"] == field, (body, answer)
     status, answer = up.call("POST", "/api/runs", {"collective": "broadcast", "servers": 1})
@@ -270,21 +318,35 @@ def test_the_page_draws_the_servers_above_their_workers_with_the_runs_values(up,
     """The page knows no collective: it places the cards by the run's layout and shows, after
     the pull, every worker holding each server's shard."""
     pytest.importorskip("playwright.sync_api")
-    run = up.run(collective=PS, algorithm=ps.NAME, servers=2, root=1, count=8, dtype="int32", pattern="rank",
-                 capture="full")
+    run = up.run(
+        collective=PS,
+        algorithm=ps.NAME,
+        servers=2,
+        root=1,
+        count=8,
+        dtype="int32",
+        pattern="rank",
+        capture="full",
+    )
     page = page_for(f"{up.url}/?run={run['id']}&step=0")
-    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}' && "
-                           "window.ringside.player.step === 0")
+    page.wait_for_function(
+        f"() => window.ringside.player.run?.id === '{run['id']}' && window.ringside.player.step === 0"
+    )
     servers, workers = ["1", "2"], ["0", "3"]
-    page.wait_for_function("() => document.querySelector('#stage "
-                           "g.card[data-rank]')?.getBoundingClientRect().height > 0")
-    tops = dict(page.eval_on_selector_all("#stage svg g.card[data-rank]",
-                                          "cards => cards.map(c => [c.dataset.rank, "
-                                          "c.getBoundingClientRect().top])"))
+    page.wait_for_function(
+        "() => document.querySelector('#stage g.card[data-rank]')?.getBoundingClientRect().height > 0"
+    )
+    tops = dict(
+        page.eval_on_selector_all(
+            "#stage svg g.card[data-rank]",
+            "cards => cards.map(c => [c.dataset.rank, c.getBoundingClientRect().top])",
+        )
+    )
     assert max(tops[r] for r in servers) < min(tops[r] for r in workers), tops
-    cells = page.eval_on_selector_all("#stage svg g.cell[data-rank][data-chunk]",
-                                      "cells => cells.map(c => [c.dataset.rank, "
-                                      "+c.dataset.chunk, c.dataset.values])")
+    cells = page.eval_on_selector_all(
+        "#stage svg g.cell[data-rank][data-chunk]",
+        "cells => cells.map(c => [c.dataset.rank, +c.dataset.chunk, c.dataset.values])",
+    )
     held = {(rank, chunk): json.loads(values) for rank, chunk, values in cells if values}
     for w in workers:  # shard j came from server j: group rank 1 (values 2) and 2 (values 3)
         assert held[w, 0] == [2] * 4 and held[w, 1] == [3] * 4, held
@@ -295,18 +357,24 @@ def test_the_compare_view_sets_the_servers_bytes_beside_the_all_reduces(up, page
     beside ring's, tree's and master-worker's all_reduce at the same N and P, each equal."""
     run = up.run(collective=PS, algorithm=ps.NAME, servers=1, count=12, dtype="float32")
     for algorithm in ps.BESIDE:
-        assert up.run(collective="all_reduce", algorithm=algorithm, count=12,
-                      dtype="float32")["state"] == "done"
+        assert (
+            up.run(collective="all_reduce", algorithm=algorithm, count=12, dtype="float32")["state"] == "done"
+        )
     expect = pytest.importorskip("playwright.sync_api").expect
     page = page_for(f"{up.url}/?run={run['id']}&step=0")
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
     page.keyboard.press("c")
     page.wait_for_selector("#beside tr:nth-child(5)")
-    rows = page.eval_on_selector_all("#beside tr",
-                                     "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+    rows = page.eval_on_selector_all(
+        "#beside tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    )
     n = 12 * 4
-    want = {"parameter server (S=1)": (P - 1) * n, "ring": 2 * n * (P - 1) // P, "tree": 2 * 2 * n,
-            "master_worker": (P - 1) * n}
+    want = {
+        "parameter server (S=1)": (P - 1) * n,
+        "ring": 2 * n * (P - 1) // P,
+        "tree": 2 * 2 * n,
+        "master_worker": (P - 1) * n,
+    }
     got = {r[0]: r for r in rows[1:]}
     assert set(got) == set(want)
     for label, value in want.items():
@@ -316,6 +384,9 @@ def test_the_compare_view_sets_the_servers_bytes_beside_the_all_reduces(up, page
     # a model of 2 elements cannot be cut into a ring's 4 chunks: the row says why and offers no run
     small = up.run(collective=PS, algorithm=ps.NAME, servers=1, count=2, dtype="float32")
     rows = {r["algorithm"]: r for r in up.call("GET", f"/api/compare/beside?run={small['id']}")[1]["rows"]}
-    assert rows["ring"]["spec"] is None and "count=2" in rows["ring"]["why"] \
+    assert (
+        rows["ring"]["spec"] is None
+        and "count=2" in rows["ring"]["why"]
         and rows["ring"].get("formula") is None
+    )
     assert rows["master_worker"]["spec"]["count"] == 2 and rows["master_worker"]["why"] is None

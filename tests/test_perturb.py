@@ -16,8 +16,8 @@ from distributed import RankError, run_ranks, unwrap
 from ringside.server import wavefront
 from ringside.server.runs import new_run
 from ringside.worker_agent.core import perturb, run_shape
-from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.protocol import Arrived, RunSpec, StepEvent
+from ringside.worker_agent.core.validation import SpecError, validate
 
 P = 4
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,10 +56,15 @@ def extra(spec: RunSpec, world_size: int = P) -> float | None:
 
 
 def test_a_straggler_arrives_last_at_every_step_and_costs_what_the_schedule_predicts():
-    ring = RunSpec(collective="all_reduce", algorithm="ring", count=16,
-                   perturb={"straggler": {"rank": 2, "delay_s": 0.2}})
-    tree = RunSpec(**{**ring.model_dump(), "algorithm": "tree",
-                      "perturb": {"straggler": {"rank": 1, "delay_s": 0.2}}})
+    ring = RunSpec(
+        collective="all_reduce",
+        algorithm="ring",
+        count=16,
+        perturb={"straggler": {"rank": 2, "delay_s": 0.2}},
+    )
+    tree = RunSpec(
+        **{**ring.model_dump(), "algorithm": "tree", "perturb": {"straggler": {"rank": 1, "delay_s": 0.2}}}
+    )
     native = RunSpec(collective="all_reduce", count=16, perturb={"straggler": {"rank": 3, "delay_s": 0.2}})
     per_rank = unwrap(run_ranks(record_all, P, [ring, tree, native]))
     for i, (spec, straggler) in enumerate(((ring, 2), (tree, 1))):
@@ -86,8 +91,13 @@ def test_a_straggler_arrives_last_at_every_step_and_costs_what_the_schedule_pred
 
 def test_a_slow_link_makes_its_steps_finish_last():
     rate = 1e4  # 0.4 s a step: well past what a busy machine's scheduling moves a rank's end
-    spec = RunSpec(collective="all_reduce", algorithm="ring", count=4096, capture="none",
-                   perturb={"slow_link": {"a": 1, "b": 2, "bytes_per_s": rate}})
+    spec = RunSpec(
+        collective="all_reduce",
+        algorithm="ring",
+        count=4096,
+        capture="none",
+        perturb={"slow_link": {"a": 1, "b": 2, "bytes_per_s": rate}},
+    )
     linger = 4096 // P * 4 / rate  # one chunk of float32 a step, 1 -> 2 in every step of the ring
     results = unwrap(run_ranks(record, P, spec))
     steps = steps_of(results)
@@ -100,27 +110,38 @@ def test_a_slow_link_makes_its_steps_finish_last():
     assert all(events[-1].verified for events, _ in results)
     assert extra(spec) == pytest.approx(2 * (P - 1) * linger)
     # recursive doubling meets 0 and 2 only in its second step: the link costs that step alone
-    doubling = RunSpec(collective="all_reduce", algorithm="recursive_doubling", count=4096,
-                       perturb={"slow_link": {"a": 0, "b": 2, "bytes_per_s": rate}})
+    doubling = RunSpec(
+        collective="all_reduce",
+        algorithm="recursive_doubling",
+        count=4096,
+        perturb={"slow_link": {"a": 0, "b": 2, "bytes_per_s": rate}},
+    )
     steps, chunk_bytes = run_shape.perturb_plan(doubling, P)
     assert perturb.link_seconds(doubling.perturb.slow_link, steps, chunk_bytes) == [0.0, 4096 * 4 / rate]
     assert extra(doubling) == pytest.approx(4096 * 4 / rate)
 
 
 def test_a_hang_is_named_by_the_wavefront_of_the_ranks_live_reports():
-    spec = RunSpec(collective="all_reduce", algorithm="ring", count=16, timeout=2,
-                   perturb={"hang": {"rank": 2, "step": 3}})
+    spec = RunSpec(
+        collective="all_reduce",
+        algorithm="ring",
+        count=16,
+        timeout=2,
+        perturb={"hang": {"rank": 2, "step": 3}},
+    )
     results = run_ranks(record, P, spec, timeout=60)
     assert not any(isinstance(r, RankError) for r in results), results
     errors = [error for _, error in results]
     assert all(errors), "every rank failed"
     assert "held back from step 3" in errors[2], "the step as the hang option gives it"
     # the first to give up says it timed out; the others may hear of that one's exit first
-    assert any("timeout of 2 s" in errors[r] for r in (0, 1, 3)) \
-        and not any("held back" in errors[r] for r in (0, 1, 3))
+    assert any("timeout of 2 s" in errors[r] for r in (0, 1, 3)) and not any(
+        "held back" in errors[r] for r in (0, 1, 3)
+    )
     arrived, done = steps_of(results, Arrived), steps_of(results)
-    assert 2 not in arrived.get(3, {}) and sorted(done[2]) == list(range(P)), \
+    assert 2 not in arrived.get(3, {}) and sorted(done[2]) == list(range(P)), (
         "rank 2 finished index 2 and never began 3"
+    )
     # the server's view, fed the ranks' events in the order each rank sent them
     run = new_run("r-1", spec, "gloo", P)
     run.perturbed = wavefront.record(run)
@@ -131,10 +152,13 @@ def test_a_hang_is_named_by_the_wavefront_of_the_ranks_live_reports():
     front = run.perturbed.wavefront
     assert (front.rank, front.step, front.waiting) == (2, 3, [0, 1, 3])
     sent = [(c, dst) for src, dst, c, *_ in run_shape.plan(spec, P).steps[3].transfers if src == 2]
-    assert front.sends == sent and front.text.startswith("rank 2 has not arrived at step 3 (step 4 counting "
-                                                         "from 1); ranks 0, 1, 3 wait for it")
-    verdict = (f"rank 2 never arrived at step 3 (step 4 counting from 1); ranks 0, 1, 3 waited for it: it "
-               f"was to send chunk {sent[0][0]} to rank {sent[0][1]}")
+    assert front.sends == sent and front.text.startswith(
+        "rank 2 has not arrived at step 3 (step 4 counting from 1); ranks 0, 1, 3 wait for it"
+    )
+    verdict = (
+        f"rank 2 never arrived at step 3 (step 4 counting from 1); ranks 0, 1, 3 waited for it: it "
+        f"was to send chunk {sent[0][0]} to rank {sent[0][1]}"
+    )
     run.error = errors[0]
     wavefront.blame(run, None, {0: errors[0]})
     assert run.error == f"{verdict} (first report: {errors[0]})", "without its own report, the first"
@@ -144,8 +168,9 @@ def test_a_hang_is_named_by_the_wavefront_of_the_ranks_live_reports():
 
 
 def test_the_wavefront_waits_until_one_rank_holds_the_others_up():
-    spec = RunSpec(collective="all_reduce", algorithm="ring", count=16,
-                   perturb={"hang": {"rank": 1, "step": 0}})
+    spec = RunSpec(
+        collective="all_reduce", algorithm="ring", count=16, perturb={"hang": {"rank": 1, "step": 0}}
+    )
     run = new_run("r-1", spec, "gloo", P)
     run.perturbed = wavefront.record(run)
     arrive = [wavefront.observe(run, Arrived(run_id="r-1", rank=r, step=0, t0=0)) for r in (0, 2, 3)]
@@ -153,47 +178,81 @@ def test_the_wavefront_waits_until_one_rank_holds_the_others_up():
     assert arrive[2] is not None and (arrive[2].rank, arrive[2].step, arrive[2].waiting) == (1, 0, [0, 2])
     assert wavefront.observe(run, Arrived(run_id="r-1", rank=1, step=0, t0=0)) is not None
     assert run.perturbed.wavefront.rank is None, "1 arrived: nobody holds 0 up now"
-    assert wavefront.observe(run, Arrived(run_id="r-1", rank=1, step=99, t0=0)) is None, \
+    assert wavefront.observe(run, Arrived(run_id="r-1", rank=1, step=99, t0=0)) is None, (
         "a step outside the plan names nobody"
+    )
     plain = new_run("r-2", RunSpec(collective="all_reduce", algorithm="ring", count=16), "gloo", P)
     arrived = Arrived(run_id="r-2", rank=0, step=0, t0=0)
     assert wavefront.record(plain) is None and wavefront.observe(plain, arrived) is None
 
 
-@pytest.mark.parametrize("spec, field", [
-    ({"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": 0}}}, "perturb.straggler.delay_s"),
-    ({"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": 11}}},
-     "perturb.straggler.delay_s"),
-    ({"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": math.nan}}},
-     "perturb.straggler.delay_s"),
-    ({"algorithm": "ring", "timeout": 2, "perturb": {"straggler": {"rank": 1, "delay_s": 2}}},
-     "perturb.straggler.delay_s"),
-    # each delay shorter than the timeout, but all of them together past it (ring: 6 steps; a tree's leaf
-    # waits on 4)
-    ({"algorithm": "ring", "timeout": 2, "perturb": {"straggler": {"rank": 3, "delay_s": 1}}},
-     "perturb.straggler.delay_s"),
-    ({"algorithm": "tree", "timeout": 10, "perturb": {"straggler": {"rank": 1, "delay_s": 4}}},
-     "perturb.straggler.delay_s"),
-    ({"algorithm": "ring", "perturb": {"straggler": {"rank": 4, "delay_s": 0.1}}}, "perturb.straggler.rank"),
-    ({"algorithm": "ring", "group": [0, 1, 2], "perturb": {"straggler": {"rank": 3, "delay_s": 0.1}}},
-     "perturb.straggler.rank"),
-    ({"algorithm": "ring", "perturb": {"slow_link": {"a": 1, "b": 1, "bytes_per_s": 1e6}}},
-     "perturb.slow_link.b"),
-    ({"algorithm": "ring", "perturb": {"slow_link": {"a": -1, "b": 1, "bytes_per_s": 1e6}}},
-     "perturb.slow_link.a"),
-    ({"algorithm": "ring", "perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 10}}},
-     "perturb.slow_link.bytes_per_s"),
-    ({"algorithm": "ring", "count": 1 << 16, "timeout": 2,
-      "perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1e4}}},
-     "perturb.slow_link.bytes_per_s"),
-    ({"perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1e6}}}, "perturb.slow_link"),
-    ({"algorithm": "ring", "perturb": {"hang": {"rank": 1, "step": 6}}}, "perturb.hang.step"),
-    ({"algorithm": "ring", "perturb": {"hang": {"rank": 1, "step": -1}}}, "perturb.hang.step"),
-    ({"algorithm": "tree", "perturb": {"hang": {"rank": 0, "step": 0}}}, "perturb.hang.step"),
-    ({"algorithm": "ring", "perturb": {"hang": {"rank": 5, "step": 0}}}, "perturb.hang.rank"),
-    ({"perturb": {"hang": {"rank": 1, "step": 0}}}, "perturb.hang"),
-    ({"algorithm": "ring", "perturb": {}}, "perturb"),
-])
+@pytest.mark.parametrize(
+    "spec, field",
+    [
+        (
+            {"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": 0}}},
+            "perturb.straggler.delay_s",
+        ),
+        (
+            {"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": 11}}},
+            "perturb.straggler.delay_s",
+        ),
+        (
+            {"algorithm": "ring", "perturb": {"straggler": {"rank": 1, "delay_s": math.nan}}},
+            "perturb.straggler.delay_s",
+        ),
+        (
+            {"algorithm": "ring", "timeout": 2, "perturb": {"straggler": {"rank": 1, "delay_s": 2}}},
+            "perturb.straggler.delay_s",
+        ),
+        # each delay shorter than the timeout, but all of them together past it (ring: 6 steps; a tree's leaf
+        # waits on 4)
+        (
+            {"algorithm": "ring", "timeout": 2, "perturb": {"straggler": {"rank": 3, "delay_s": 1}}},
+            "perturb.straggler.delay_s",
+        ),
+        (
+            {"algorithm": "tree", "timeout": 10, "perturb": {"straggler": {"rank": 1, "delay_s": 4}}},
+            "perturb.straggler.delay_s",
+        ),
+        (
+            {"algorithm": "ring", "perturb": {"straggler": {"rank": 4, "delay_s": 0.1}}},
+            "perturb.straggler.rank",
+        ),
+        (
+            {"algorithm": "ring", "group": [0, 1, 2], "perturb": {"straggler": {"rank": 3, "delay_s": 0.1}}},
+            "perturb.straggler.rank",
+        ),
+        (
+            {"algorithm": "ring", "perturb": {"slow_link": {"a": 1, "b": 1, "bytes_per_s": 1e6}}},
+            "perturb.slow_link.b",
+        ),
+        (
+            {"algorithm": "ring", "perturb": {"slow_link": {"a": -1, "b": 1, "bytes_per_s": 1e6}}},
+            "perturb.slow_link.a",
+        ),
+        (
+            {"algorithm": "ring", "perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 10}}},
+            "perturb.slow_link.bytes_per_s",
+        ),
+        (
+            {
+                "algorithm": "ring",
+                "count": 1 << 16,
+                "timeout": 2,
+                "perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1e4}},
+            },
+            "perturb.slow_link.bytes_per_s",
+        ),
+        ({"perturb": {"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1e6}}}, "perturb.slow_link"),
+        ({"algorithm": "ring", "perturb": {"hang": {"rank": 1, "step": 6}}}, "perturb.hang.step"),
+        ({"algorithm": "ring", "perturb": {"hang": {"rank": 1, "step": -1}}}, "perturb.hang.step"),
+        ({"algorithm": "tree", "perturb": {"hang": {"rank": 0, "step": 0}}}, "perturb.hang.step"),
+        ({"algorithm": "ring", "perturb": {"hang": {"rank": 5, "step": 0}}}, "perturb.hang.rank"),
+        ({"perturb": {"hang": {"rank": 1, "step": 0}}}, "perturb.hang"),
+        ({"algorithm": "ring", "perturb": {}}, "perturb"),
+    ],
+)
 def test_bad_perturbations_are_refused_naming_the_field(spec, field):
     with pytest.raises(SpecError) as refused:
         validate(RunSpec(**{"collective": "all_reduce", "count": 16, **spec}), P, "gloo")
@@ -202,34 +261,70 @@ def test_bad_perturbations_are_refused_naming_the_field(spec, field):
 
 def test_the_prediction_reads_the_schedule_at_any_world_size():
     for p in (2, 3, 5, 8, 16):
-        ring = RunSpec(collective="all_reduce", algorithm="ring", count=64 * p,
-                       perturb={"straggler": {"rank": p - 1, "delay_s": 0.01}})
+        ring = RunSpec(
+            collective="all_reduce",
+            algorithm="ring",
+            count=64 * p,
+            perturb={"straggler": {"rank": p - 1, "delay_s": 0.01}},
+        )
         assert extra(ring, p) == pytest.approx(2 * (p - 1) * 0.01)
-        link = RunSpec(collective="all_gather", algorithm="ring", count=64,
-                       perturb={"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1e6}})
-        assert extra(link, p) == pytest.approx((p - 1) * 64 * 4 / 1e6), \
+        link = RunSpec(
+            collective="all_gather",
+            algorithm="ring",
+            count=64,
+            perturb={"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1e6}},
+        )
+        assert extra(link, p) == pytest.approx((p - 1) * 64 * 4 / 1e6), (
             "one block over the link at every step"
-    assert extra(RunSpec(collective="all_reduce", algorithm="ring", count=64,
-                         perturb={"hang": {"rank": 0, "step": 0}})) is None
+        )
+    assert (
+        extra(
+            RunSpec(
+                collective="all_reduce", algorithm="ring", count=64, perturb={"hang": {"rank": 0, "step": 0}}
+            )
+        )
+        is None
+    )
 
 
 def test_the_page_tells_who_arrived_last_and_who_waited_for_whom():
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    run = {"group": [0, 1, 2], "steps": [
-        {"step": 0, "transfers": [[0, 1, 0, 0, 1], [1, 2, 1, 1, 1]],
-         "ranks": {"0": {"t0": 0.0, "t1": 0.3}, "1": {"t0": 0.1, "t1": 0.3}, "2": {"t0": 0.3, "t1": 0.31}}},
-        {"step": 1, "transfers": [[2, 0, 2, 2, 0], [1, 1, 0, 1, 0]],
-         "ranks": {"0": {"t0": 0.5, "t1": 0.6}, "2": {"t0": 0.31, "t1": 0.6}}},
-        {"step": 2, "transfers": [[0, 1, 0, 0, 0]], "ranks": {"0": {"t0": 0.6, "t1": 0.7}}},
-    ]}
-    script = (f'import "{ROOT}/tests/js/rs.mjs";\n'
-              'const { arrivals, lastArrivals } = await import("rs/timeline.js");\n'
-              f'const run = {json.dumps(run)};\n'
-              'console.log(JSON.stringify({ arrivals: arrivals(run), last: lastArrivals(run) }));\n')
-    done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT, check=False)
+    run = {
+        "group": [0, 1, 2],
+        "steps": [
+            {
+                "step": 0,
+                "transfers": [[0, 1, 0, 0, 1], [1, 2, 1, 1, 1]],
+                "ranks": {
+                    "0": {"t0": 0.0, "t1": 0.3},
+                    "1": {"t0": 0.1, "t1": 0.3},
+                    "2": {"t0": 0.3, "t1": 0.31},
+                },
+            },
+            {
+                "step": 1,
+                "transfers": [[2, 0, 2, 2, 0], [1, 1, 0, 1, 0]],
+                "ranks": {"0": {"t0": 0.5, "t1": 0.6}, "2": {"t0": 0.31, "t1": 0.6}},
+            },
+            {"step": 2, "transfers": [[0, 1, 0, 0, 0]], "ranks": {"0": {"t0": 0.6, "t1": 0.7}}},
+        ],
+    }
+    script = (
+        f'import "{ROOT}/tests/js/rs.mjs";\n'
+        'const { arrivals, lastArrivals } = await import("rs/timeline.js");\n'
+        f"const run = {json.dumps(run)};\n"
+        "console.log(JSON.stringify({ arrivals: arrivals(run), last: lastArrivals(run) }));\n"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     first, second = out["arrivals"]

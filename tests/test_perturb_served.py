@@ -49,8 +49,10 @@ def last_at_every_step(run: dict, rank: int) -> bool:
     """Whether `rank` began every step it takes part in after every peer it meets there."""
     for step in run["steps"]:
         t0 = {int(r): v["t0"] for r, v in step["ranks"].items()}
-        if rank in {x for src, dst, *_ in step["transfers"] for x in (src, dst) if src != dst} \
-                and max(t0, key=t0.get) != rank:
+        if (
+            rank in {x for src, dst, *_ in step["transfers"] for x in (src, dst) if src != dst}
+            and max(t0, key=t0.get) != rank
+        ):
             return False
     return True
 
@@ -84,9 +86,17 @@ def test_the_demo_runs_both_algorithms_under_one_straggler_in_one_request(up):
 def test_a_hang_shows_its_wavefront_before_the_timeout_then_fails_naming_the_rank(up):
     pids = {r["pid"] for r in up.cluster()["ranks"]}
     viewer = Wavefronts(up)
-    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring",
-                                                 "count": 16, "timeout": 6,
-                                                  "perturb": {"hang": {"rank": 2, "step": 3}}})
+    status, body = up.call(
+        "POST",
+        "/api/runs",
+        {
+            "collective": "all_reduce",
+            "algorithm": "ring",
+            "count": 16,
+            "timeout": 6,
+            "perturb": {"hang": {"rank": 2, "step": 3}},
+        },
+    )
     assert status == 202, body
     viewer.until = body["id"]
     polled = None
@@ -99,15 +109,18 @@ def test_a_hang_shows_its_wavefront_before_the_timeout_then_fails_naming_the_ran
             break
         time.sleep(0.05)
     assert polled is not None and (polled["rank"], polled["step"], polled["waiting"]) == (2, 3, [0, 1, 3])
-    assert polled["done"]["2"] == 2 and polled["arrived"]["2"] == 2, \
+    assert polled["done"]["2"] == 2 and polled["arrived"]["2"] == 2, (
         "rank 2 finished index 2 and never began index 3 (the page's step 4)"
+    )
     assert viewer.done.wait(30)
     live = [m["wavefront"] for m in viewer.seen if m["run_id"] == body["id"]]
     assert live and (live[-1]["rank"], live[-1]["step"]) == (2, 3), "viewers heard it as it formed"
     chunk, to = polled["sends"][0]
     assert run["state"] == "failed"
-    assert run["error"].startswith("rank 2 never arrived at step 3 (step 4 counting from 1); ranks 0, 1, 3 "
-                                   f"waited for it: it was to send chunk {chunk} to rank {to}"), run["error"]
+    assert run["error"].startswith(
+        "rank 2 never arrived at step 3 (step 4 counting from 1); ranks 0, 1, 3 "
+        f"waited for it: it was to send chunk {chunk} to rank {to}"
+    ), run["error"]
     ranks = up.cluster()["ranks"]  # the group was built again inside the same ranks, never lost
     assert {r["pid"] for r in ranks} == pids and all(r["status"] != "lost" for r in ranks), ranks
     again = up.run(collective="all_reduce", algorithm="ring", count=16)
@@ -127,10 +140,14 @@ def test_bad_perturbations_get_422_naming_the_field_and_queue_nothing(up):
     ]:
         status, body = up.call("POST", "/api/runs", {**ring, "perturb": perturb})
         assert status == 422 and body["detail"]["field"] == field, (perturb, body)
-    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 16,
-                                                 "perturb": {"hang": {"rank": 1, "step": 0}}})
-    assert status == 422 and body["detail"]["field"] == "perturb.hang" \
-        and "native" in body["detail"]["message"]
+    status, body = up.call(
+        "POST",
+        "/api/runs",
+        {"collective": "all_reduce", "count": 16, "perturb": {"hang": {"rank": 1, "step": 0}}},
+    )
+    assert (
+        status == 422 and body["detail"]["field"] == "perturb.hang" and "native" in body["detail"]["message"]
+    )
     status, body = up.call("POST", "/api/perturb/demo", {"straggler": {"rank": 7, "delay_s": 0.1}})
     assert status == 422 and body["detail"]["field"] == "perturb.straggler.rank"
     assert up.call("GET", "/api/runs")[1]["total"] == before["total"]
@@ -153,19 +170,22 @@ def test_the_page_marks_the_perturbation_shows_who_waited_and_freezes_on_a_hang(
     demo.wait_for(timeout=60_000)
     assert demo.inner_text().count("predicted +") == 2
     # in lecture mode there is no panel: the caption says it once the last run has played
-    page.wait_for_function("() => "
-                           "document.querySelector('#caption').textContent.startsWith('under "
-                           "one straggler: ring: ')",
-                           timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelector('#caption').textContent.startsWith('under one straggler: ring: ')",
+        timeout=30_000,
+    )
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{ids[-1]}'")
     expect(page.locator("#stage g.perturbation rect.perturb-mark[data-rank='3']")).to_have_count(1)
     page.wait_for_selector("#perturb-report .perturb-waits")
     tree = up.call("GET", f"/api/runs/{ids[-1]}")[1]
-    shown = page.eval_on_selector_all("#perturb-report .perturb-waits li[data-step]",
-                                      "li => li.map(x => [+x.dataset.step, +x.dataset.last])")
+    shown = page.eval_on_selector_all(
+        "#perturb-report .perturb-waits li[data-step]",
+        "li => li.map(x => [+x.dataset.step, +x.dataset.last])",
+    )
     # at every step the straggler takes part in, the page names it the last to arrive (and who waited for it)
-    steps_of_3 = [s["step"] for s in tree["steps"]
-                  if any(3 in t[:2] and t[0] != t[1] for t in s["transfers"])]
+    steps_of_3 = [
+        s["step"] for s in tree["steps"] if any(3 in t[:2] and t[0] != t[1] for t in s["transfers"])
+    ]
     assert steps_of_3 and all(dict(shown)[k] == 3 for k in steps_of_3), shown
     expect(page.locator(f"#perturb-report li[data-step='{steps_of_3[0]}']")).to_contain_text("waited")
 
@@ -180,31 +200,49 @@ def test_the_page_marks_the_perturbation_shows_who_waited_and_freezes_on_a_hang(
         page.click("#perturb-run")
     assert posted.value.status == 202, (posted.value.json(), page.text_content("#perturb-why"))
     run_id = posted.value.json()["id"]
-    page.wait_for_function(f"() => window.ringside.player.run?.id === '{run_id}' && "
-                           "window.ringside.player.run.state === 'done'",
-                           timeout=60_000)
+    page.wait_for_function(
+        f"() => window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
+        timeout=60_000,
+    )
     page.wait_for_selector("#stage line.perturb-link[data-a='0'][data-b='1']")
 
     # the caption below comes once three steps are drawn: at four times the speed, long before the timeout
     page.evaluate("window.ringside.player.setSpeed(4)")
-    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring",
-                                                 "count": 16, "timeout": 6,
-                                                  "perturb": {"hang": {"rank": 2, "step": 3}}})
+    status, body = up.call(
+        "POST",
+        "/api/runs",
+        {
+            "collective": "all_reduce",
+            "algorithm": "ring",
+            "count": 16,
+            "timeout": 6,
+            "perturb": {"hang": {"rank": 2, "step": 3}},
+        },
+    )
     assert status == 202, body
-    page.wait_for_function("() => document.querySelector('#stage .perturb-verdict')?.textContent"
-                           " === 'everyone waits for it at step 4'", timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelector('#stage .perturb-verdict')?.textContent"
+        " === 'everyone waits for it at step 4'",
+        timeout=30_000,
+    )
     assert up.call("GET", f"/api/runs/{body['id']}")[1]["state"] == "running", "shown before the timeout"
     expect(page.locator("#stage g.perturbation rect.perturb-mark[data-rank='2']")).to_have_count(1)
-    labels = page.eval_on_selector_all("#stage g.perturbation text.perturb-label",
-                                       "ts => ts.map(t => t.textContent)")
+    labels = page.eval_on_selector_all(
+        "#stage g.perturbation text.perturb-label", "ts => ts.map(t => t.textContent)"
+    )
     # rank 2 waits for nobody
     assert "done: step 3 · waits for 2" in labels and "done: step 3" in labels, labels
-    page.wait_for_function("() => document.querySelector('#caption').textContent.startsWith('rank 2 "
-                           "has not arrived at step 3 (step 4 counting from 1)')",
-                           timeout=30_000)  # once the player has shown every step that was done
-    assert up.call("GET", f"/api/runs/{body['id']}")[1]["state"] == "running", \
+    page.wait_for_function(
+        "() => document.querySelector('#caption').textContent.startsWith('rank 2 "
+        "has not arrived at step 3 (step 4 counting from 1)')",
+        timeout=30_000,
+    )  # once the player has shown every step that was done
+    assert up.call("GET", f"/api/runs/{body['id']}")[1]["state"] == "running", (
         "the player caught up before the timeout"
+    )
     assert up.wait(body["id"])["state"] == "failed"
-    page.wait_for_function("() => document.querySelector('#caption').textContent.startsWith('rank 2 "
-                           "never arrived at step 3 (step 4 counting from 1)')")
+    page.wait_for_function(
+        "() => document.querySelector('#caption').textContent.startsWith('rank 2 "
+        "never arrived at step 3 (step 4 counting from 1)')"
+    )
     assert up.run(collective="all_reduce", algorithm="ring", count=16)["verified"] is True

@@ -45,14 +45,19 @@ def shown(values) -> str:
 
 def test_a_poll_is_voted_once_per_page_told_to_every_page_and_revealed_right(up, ring):
     with connect(up.ws_url("/ws")) as phone:
-        status, poll = up.call("POST", "/api/polls",
-                               {"run_id": ring["id"], "question": "holds", "rank": 2, "step": 2})
+        status, poll = up.call(
+            "POST", "/api/polls", {"run_id": ring["id"], "question": "holds", "rank": 2, "step": 2}
+        )
         assert status == 201, poll
-        assert poll["answers"] == [] and poll["state"] == "open" \
+        assert (
+            poll["answers"] == []
+            and poll["state"] == "open"
             and poll["text"] == "What does rank 2 hold after step 3?"
+        )
         told = heard(phone, lambda m: m["type"] == "poll")
-        assert told["poll"]["id"] == poll["id"] and told["poll"]["answers"] == [], \
+        assert told["poll"]["id"] == poll["id"] and told["poll"]["answers"] == [], (
             "no page learns the answer early"
+        )
 
         votes = {"phone-aaaa-1": 0, "phone-bbbb-2": 1, "phone-cccc-3": 1}
         for voter, choice in votes.items():
@@ -63,8 +68,9 @@ def test_a_poll_is_voted_once_per_page_told_to_every_page_and_revealed_right(up,
         assert tally["counts"][:2] == [1, 2] and sum(tally["counts"]) == 3
 
         status, reloaded = up.call("GET", "/api/polls/current?voter=phone-bbbb-2", token=None)
-        assert reloaded["poll"]["id"] == poll["id"] and reloaded["voted"] == 1, \
+        assert reloaded["poll"]["id"] == poll["id"] and reloaded["voted"] == 1, (
             "a reloaded page finds its vote"
+        )
 
         assert up.call("POST", f"/api/polls/{poll['id']}/reveal", token=None)[0] == 401
         status, revealed = up.call("POST", f"/api/polls/{poll['id']}/reveal")
@@ -75,8 +81,9 @@ def test_a_poll_is_voted_once_per_page_told_to_every_page_and_revealed_right(up,
     for step in ring["steps"][:3]:
         held.update({s["chunk"]: s["values"] for s in step["ranks"]["2"]["states"]})
     right = shown([v for _, values in sorted(held.items()) for v in values])
-    assert len(right.split(" · ")) == 8 and revealed["choices"][revealed["answers"][0]] == right, \
+    assert len(right.split(" · ")) == 8 and revealed["choices"][revealed["answers"][0]] == right, (
         "the answer is rank 2's whole buffer after step 3"
+    )
     assert vote(up, poll["id"], "phone-dddd-4", 0)[0] == 409, "a revealed poll takes no more votes"
     listed = up.call("GET", f"/api/polls?run_id={ring['id']}", token=None)[1]["polls"]
     assert [p["id"] for p in listed] == [poll["id"]]
@@ -96,38 +103,48 @@ def test_questions_of_bytes_ranks_and_speed_come_from_the_runs(up, ring):
     answers = up.call("POST", f"/api/polls/{busiest['id']}/reveal")[1]["answers"]
     assert answers == [busiest["choices"].index("rank 0")]
     status, even = up.call("POST", "/api/polls", {"run_id": ring["id"], "question": "bottleneck"})
-    assert status == 409 and "no one bottleneck" in even["detail"]["message"], \
+    assert status == 409 and "no one bottleneck" in even["detail"]["message"], (
         "a ring's ranks all move the same"
+    )
 
     status, race = up.call("POST", "/api/polls", {"run_id": ring["id"], "question": "faster"})
-    assert status == 201 and sorted(race["choices"]) == ["master_worker", "ring", "tree"], \
+    assert status == 201 and sorted(race["choices"]) == ["master_worker", "ring", "tree"], (
         "what ran at this shape"
+    )
     revealed = up.call("POST", f"/api/polls/{race['id']}/reveal")[1]
     times = {r["spec"]["algorithm"]: r["time"] for r in (ring, tree, master)}
-    assert revealed["choices"][revealed["answers"][0]] == min(times, key=times.get), \
+    assert revealed["choices"][revealed["answers"][0]] == min(times, key=times.get), (
         "the fastest, as measured"
+    )
 
 
 def test_bad_polls_and_votes_are_refused_naming_what_was_wrong(up, ring):
     assert up.call("POST", "/api/polls", {"run_id": ring["id"], "question": "holds"}, token=None)[0] == 401
-    for spec, field in (({"run_id": ring["id"], "question": "holds"}, "rank"),
-                        ({"run_id": ring["id"], "question": "holds", "rank": 9, "step": 0}, "rank"),
-                        ({"run_id": ring["id"], "question": "holds", "rank": 0, "step": 99}, "step"),
-                        ({"run_id": ring["id"], "question": "colour"}, "question"),
-                        ({"run_id": ring["id"], "question": "holds", "rank": True, "step": 0}, "rank")):
+    for spec, field in (
+        ({"run_id": ring["id"], "question": "holds"}, "rank"),
+        ({"run_id": ring["id"], "question": "holds", "rank": 9, "step": 0}, "rank"),
+        ({"run_id": ring["id"], "question": "holds", "rank": 0, "step": 99}, "step"),
+        ({"run_id": ring["id"], "question": "colour"}, "question"),
+        ({"run_id": ring["id"], "question": "holds", "rank": True, "step": 0}, "rank"),
+    ):
         status, body = up.call("POST", "/api/polls", spec)
         assert status == 422 and body["detail"]["field"] == field, (spec, body)
     assert up.call("POST", "/api/polls", {"run_id": "r-999999", "question": "holds"})[0] == 404
-    status, poll = up.call("POST", "/api/polls",
-                           {"run_id": ring["id"], "question": "holds", "rank": 1, "step": 0})
-    for bad, field in (({"choice": 9, "voter": "phone-eeee-5"}, "choice"),
-                       ({"choice": 0, "voter": "x"}, "voter"),
-                       ({"choice": "1", "voter": "phone-eeee-5"}, "choice"), ({"choice": 0}, "voter")):
+    status, poll = up.call(
+        "POST", "/api/polls", {"run_id": ring["id"], "question": "holds", "rank": 1, "step": 0}
+    )
+    for bad, field in (
+        ({"choice": 9, "voter": "phone-eeee-5"}, "choice"),
+        ({"choice": 0, "voter": "x"}, "voter"),
+        ({"choice": "1", "voter": "phone-eeee-5"}, "choice"),
+        ({"choice": 0}, "voter"),
+    ):
         status, body = up.call("POST", f"/api/polls/{poll['id']}/votes", bad, token=None)
         assert status == 422 and body["detail"]["field"] == field, (bad, body)
     assert vote(up, "p-999999", "phone-eeee-5", 0)[0] == 404
-    assert up.call("GET", f"/api/polls/{poll['id']}", token=None)[1]["poll"]["votes"] == 0, \
+    assert up.call("GET", f"/api/polls/{poll['id']}", token=None)[1]["poll"]["votes"] == 0, (
         "nothing refused counted"
+    )
 
 
 def test_lecture_mode_listens_for_the_hall_and_hands_the_presenter_its_link(tmp_path):
@@ -139,15 +156,19 @@ def test_lecture_mode_listens_for_the_hall_and_hands_the_presenter_its_link(tmp_
         assert status == 200 and lecture["exposed"] is True
         link = lecture["audience"][0]
         token = link.rsplit("?token=", 1)[1]
-        assert len(token) >= 16 and token != hall.presenter, \
+        assert len(token) >= 16 and token != hall.presenter, (
             "the link carries the viewer token, not the presenter's"
-        svg = segno.make(link, error="m").svg_inline(scale=8, border=2, dark="#000", light="#fff",
-                                                     omitsize=True)
+        )
+        svg = segno.make(link, error="m").svg_inline(
+            scale=8, border=2, dark="#000", light="#fff", omitsize=True
+        )
         assert lecture["qr_svg"] == svg
-        assert hall.call("GET", "/api/lecture", token=None)[0] == 401, \
+        assert hall.call("GET", "/api/lecture", token=None)[0] == 401, (
             "watching needs the token the link carries"
-        assert hall.call("GET", "/api/lecture", token=token)[0] == 403, \
+        )
+        assert hall.call("GET", "/api/lecture", token=token)[0] == 403, (
             "and the link is the presenter's to hand out"
+        )
         assert hall.call("GET", "/api/cluster", token=token)[0] == 200
         assert hall.call("GET", "/api/cluster", token=None)[0] == 401
     finally:

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 from distributed import registered_here
+from server_helpers import start_serve
+
 from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.algorithms import build
 from ringside.worker_agent.core.schedule import ceil_log2, floor_pow2
 from ringside.worker_agent.core.simulate import ALONE, Sharing, cost
 from ringside.worker_agent.user.user_algorithms import load
-from server_helpers import start_serve
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -63,8 +64,15 @@ def test_rabenseifner_all_reduce(p):
     if p == p2:  # 2 lg P·α + 2((P-1)/P)nβ + ((P-1)/P)nγ
         check("all_reduce", "rabenseifner", p, n, 2 * lg, 2 * (p - 1) / p * n, (p - 1) / p * n)
     else:  # the form at P', plus a fold (n reduced) and an unfold (n copied)
-        check("all_reduce", "rabenseifner", p, n, 2 * lg + 2, 2 * n + 2 * (p2 - 1) / p2 * n,
-              n + (p2 - 1) / p2 * n)
+        check(
+            "all_reduce",
+            "rabenseifner",
+            p,
+            n,
+            2 * lg + 2,
+            2 * n + 2 * (p2 - 1) / p2 * n,
+            n + (p2 - 1) / p2 * n,
+        )
 
 
 @pytest.mark.parametrize("p", WORLDS)
@@ -79,28 +87,40 @@ def test_ring_all_gather(p):  # (P-1)α + ((P-1)/P)nβ
     check("all_gather", "ring", p, n, p - 1, (p - 1) / p * n, 0)
 
 
-@pytest.mark.parametrize("collective,algorithm,p,count", [
-    ("all_reduce", "ring", 5, 1003), ("all_reduce", "tree", 7, 999), ("broadcast", "ring", 6, 77),
-    ("all_gather", "recursive_doubling", 6, 13),
-    ("reduce_scatter", "recursive_halving", 12, 101), ("all_to_all", "pairwise", 5, 9)])
-def test_the_fast_path_is_the_schedule_read_whole_within_an_element_per_chunk(collective, algorithm, p,
-                                                                              count):
+@pytest.mark.parametrize(
+    "collective,algorithm,p,count",
+    [
+        ("all_reduce", "ring", 5, 1003),
+        ("all_reduce", "tree", 7, 999),
+        ("broadcast", "ring", 6, 77),
+        ("all_gather", "recursive_doubling", 6, 13),
+        ("reduce_scatter", "recursive_halving", 12, 101),
+        ("all_to_all", "pairwise", 5, 9),
+    ],
+)
+def test_the_fast_path_is_the_schedule_read_whole_within_an_element_per_chunk(
+    collective, algorithm, p, count
+):
     schedule = build(collective, algorithm, p, 0, 3)
     exact = cost(schedule, count, 4)
     size = pm.get(collective).message_bytes(count, 4, p)
     steps, nbytes, reduced = pm.terms(collective, algorithm, p, size, 4, chunks=3)
     # every chunk of every step one element off, at most
     slack = 4 * schedule.num_chunks * len(schedule.steps)
-    assert steps == exact.steps and abs(nbytes - exact.bytes) <= slack \
-        and abs(reduced - exact.reduced) <= slack
+    assert (
+        steps == exact.steps and abs(nbytes - exact.bytes) <= slack and abs(reduced - exact.reduced) <= slack
+    )
 
 
 def synthetic(params: pm.Params, noise: float, seed: int = 0) -> list[pm.Sample]:
     """Timings generated from known parameters, times (1 ± noise), over several collectives, algorithms and
     sizes."""
     rng, out = random.Random(seed), []
-    for collective, algorithms in (("all_reduce", ("ring", "tree", "recursive_doubling", "rabenseifner")),
-                                   ("broadcast", ("binomial_tree", "ring")), ("all_gather", ("ring",))):
+    for collective, algorithms in (
+        ("all_reduce", ("ring", "tree", "recursive_doubling", "rabenseifner")),
+        ("broadcast", ("binomial_tree", "ring")),
+        ("all_gather", ("ring",)),
+    ):
         for algorithm in algorithms:
             for p in (4, 8):
                 for size in (1 << 10, 1 << 14, 1 << 18, 1 << 22):
@@ -126,10 +146,12 @@ def test_ranks_sharing_a_hosts_cores_share_its_copies_reductions_and_turns(p, co
     sharing = Sharing.of([("host", cores)] * p)
     got = cost(build("all_reduce", "ring", p), n // 4, 4, sharing)
     steps = 2 * (p - 1)
-    assert (got.steps, got.bytes, got.reduced) == \
-        pytest.approx((steps * p / cores, steps * n / cores, (p - 1) * n / cores))
-    assert pm.terms("all_reduce", "ring", p, n, 4,
-                    sharing=sharing) == pytest.approx((got.steps, got.bytes, got.reduced))
+    assert (got.steps, got.bytes, got.reduced) == pytest.approx(
+        (steps * p / cores, steps * n / cores, (p - 1) * n / cores)
+    )
+    assert pm.terms("all_reduce", "ring", p, n, 4, sharing=sharing) == pytest.approx(
+        (got.steps, got.bytes, got.reduced)
+    )
     # a binomial broadcast's first step has two ranks taking part: a turn each when there are two cores
     tree = cost(build("broadcast", "binomial_tree", 4), n // 4, 4, Sharing.of([("host", 2)] * 4))
     assert tree.steps == pytest.approx(1 + 2) and tree.bytes == pytest.approx(n / 2 + n)
@@ -138,14 +160,17 @@ def test_ranks_sharing_a_hosts_cores_share_its_copies_reductions_and_turns(p, co
 def test_the_fit_recovers_alpha_beta_gamma():
     truth = pm.Params(40e-6, 1.5e-9, 0.4e-9, "truth")
     exact = pm.solve(synthetic(truth, 0.0))
-    assert (exact.params.alpha, exact.params.beta,
-            exact.params.gamma) == pytest.approx((truth.alpha, truth.beta, truth.gamma), rel=1e-9)
-    assert exact.rms_error == pytest.approx(0, abs=1e-9) \
-        and exact.heldout["worst"] == pytest.approx(0, abs=1e-9)
+    assert (exact.params.alpha, exact.params.beta, exact.params.gamma) == pytest.approx(
+        (truth.alpha, truth.beta, truth.gamma), rel=1e-9
+    )
+    assert exact.rms_error == pytest.approx(0, abs=1e-9) and exact.heldout["worst"] == pytest.approx(
+        0, abs=1e-9
+    )
     noisy = pm.solve(synthetic(truth, 0.02))
     assert noisy.runs == 56
-    assert (noisy.params.alpha, noisy.params.beta,
-            noisy.params.gamma) == pytest.approx((truth.alpha, truth.beta, truth.gamma), rel=0.1)
+    assert (noisy.params.alpha, noisy.params.beta, noisy.params.gamma) == pytest.approx(
+        (truth.alpha, truth.beta, truth.gamma), rel=0.1
+    )
     assert 0 < noisy.rms_error < 0.02 and noisy.heldout["median"] < 0.03 and noisy.heldout["sizes"] == 4
 
 
@@ -169,12 +194,16 @@ def test_crossovers_are_where_the_fastest_changes():
     found = pm.crossovers("all_reduce", algorithms, 64, 4, params)
     assert found, "at P=64 on a network, latency-bound and bandwidth-bound algorithms must trade places"
     for c in found:
-        below, above = (pm.fastest(pm.options("all_reduce", c[side], 64, params), c["size"])
-                        for side in ("below", "above"))
+        below, above = (
+            pm.fastest(pm.options("all_reduce", c[side], 64, params), c["size"])
+            for side in ("below", "above")
+        )
         assert below.time(c["size"]) == pytest.approx(above.time(c["size"]), rel=1e-9)
         times = pm.versus_size("all_reduce", algorithms, 64, [c["size"] * 0.99, c["size"] * 1.01], 4, params)
-        assert min(times, key=lambda a: times[a][0]) == c["below"] \
+        assert (
+            min(times, key=lambda a: times[a][0]) == c["below"]
             and min(times, key=lambda a: times[a][1]) == c["above"]
+        )
         assert c["text"] == f"{c['below']} beats {c['above']} below {pm.size_words(c['size'])} at P=64"
     assert [c["size"] for c in found] == sorted(c["size"] for c in found)
 
@@ -206,8 +235,9 @@ def test_presets_carry_nccls_figures_per_protocol_and_say_where_they_come_from()
     assert net.inside.alpha == pytest.approx((1.0 * US, 2.5 * US, 5.7 * US)) and net.per_node == 1
     assert dgx.between.beta == pytest.approx(8 / 200e9) and net.between.beta == pytest.approx(8 / 100e9)
     shown = net.to_json()
-    assert shown["between"]["alpha"] == pytest.approx({"LL": 2.7 * US, "LL128": 4.0 * US,
-                                                       "Simple": 14.0 * US})
+    assert shown["between"]["alpha"] == pytest.approx(
+        {"LL": 2.7 * US, "LL128": 4.0 * US, "Simple": 14.0 * US}
+    )
     assert shown["nccl"] == "2.30.7" and shown["per_node"] == 1
 
 
@@ -229,13 +259,15 @@ def test_two_levels_cost_a_step_that_crosses_nodes_at_the_networks_figures():
     """Ring all_reduce over 8 ranks: on one node no step crosses; on two nodes of 4 every step does (a
     rank at each node's edge sends to the other), at the network's alpha and beta."""
     from ringside.worker_agent.core.simulate import levels
+
     schedule = build("all_reduce", "ring", 8)
     one, two = levels(schedule, 8, 4, 8), levels(schedule, 8, 4, 4)
     assert not one.crosses.any() and (one.between == 0).all() and (one.inside == 4).all()
     assert two.crosses.all() and (two.between == 4).all() and (two.inside == 4).all()
     net = pm.PRESETS["net-100gbps"]
-    one_node, two_nodes = (pm.curve("all_reduce", "ring", 8, [1 << 30], 4, replace(net, per_node=k))[0]
-                           for k in (8, 4))
+    one_node, two_nodes = (
+        pm.curve("all_reduce", "ring", 8, [1 << 30], 4, replace(net, per_node=k))[0] for k in (8, 4)
+    )
     assert two_nodes.time(1 << 30) > 2 * one_node.time(1 << 30)  # PCIe's 31.5 GB/s against 12.5 GB/s
 
 
@@ -252,14 +284,20 @@ def test_a_hierarchical_all_reduce_beats_the_flat_ring_where_nodes_make_it(hiera
     pairs are nodes (their traffic on NVLink, the ring's 30 steps all on the network), not with a rank a
     node (all on the network) nor with one node (all on NVLink)."""
     dgx = pm.PRESETS["nvlink-a100-8gpu"]
-    at = {k: pm.versus_size("all_reduce", ["ring", hierarchical], 16, [1 << 10, 1 << 20], 4,
-                            replace(dgx, per_node=k)) for k in (1, 2, 16)}
+    at = {
+        k: pm.versus_size(
+            "all_reduce", ["ring", hierarchical], 16, [1 << 10, 1 << 20], 4, replace(dgx, per_node=k)
+        )
+        for k in (1, 2, 16)
+    }
     ratio = {k: [h / r for h, r in zip(t[hierarchical], t["ring"])] for k, t in at.items()}
     assert all(r[0] < 0.7 for r in ratio.values())
     assert ratio[2][1] < 0.8 and ratio[1][1] > 1.05 and ratio[16][1] > 1.05
     # where the ring takes over: at least ten times further out with pairs a node
-    last = {k: pm.crossovers("all_reduce", ["ring", hierarchical], 16, 4, replace(dgx, per_node=k))[0]["size"]
-            for k in (1, 2, 16)}
+    last = {
+        k: pm.crossovers("all_reduce", ["ring", hierarchical], 16, 4, replace(dgx, per_node=k))[0]["size"]
+        for k in (1, 2, 16)
+    }
     assert last[2] > 10 * max(last[1], last[16])
 
 
@@ -301,11 +339,13 @@ def served(tmp_path_factory):
 
 
 def test_the_served_prediction_names_crossovers(served):
-    status, body = served.call("GET", "/api/model/predict?collective=all_reduce&p=64&preset=net-100gbps"
-                                      "&sizes=1K,64K,1M,64M")
+    status, body = served.call(
+        "GET", "/api/model/predict?collective=all_reduce&p=64&preset=net-100gbps&sizes=1K,64K,1M,64M"
+    )
     assert status == 200, body
-    assert body["sizes"] == [1024, 65536, 1 << 20, 64 << 20] \
-        and set(body["versus_size"]) == set(pm.stepwise("all_reduce"))
+    assert body["sizes"] == [1024, 65536, 1 << 20, 64 << 20] and set(body["versus_size"]) == set(
+        pm.stepwise("all_reduce")
+    )
     assert body["ps"][-1] == 1024 and len(body["versus_p"]["ring"]) == len(body["ps"])
     assert body["crossovers"] and all("at P=64" in c["text"] for c in body["crossovers"])
     assert body["params"]["source"] == pm.PRESETS["net-100gbps"].source
@@ -331,13 +371,21 @@ def test_the_served_prediction_takes_ranks_per_node(served):
     assert status == 422 and body["detail"]["field"] == "per_node" and "preset" in body["detail"]["message"]
 
 
-@pytest.mark.parametrize("query,field", [
-    ("collective=all_reduce&preset=infiniband-9000", "preset"), ("collective=all_reduce&p=1025", "p"),
-    ("collective=all_reduce&p=1", "p"), ("collective=all_reduce&sizes=0", "sizes"),
-    ("collective=all_reduce&sizes=2T", "sizes"),
-    ("collective=all_reduce&sizes=128G", "sizes"), ("collective=all_reduce&size=0", "size"),
-    ("collective=allreduce", "collective"), ("collective=barrier", "collective"),
-    ("collective=all_reduce&preset=net-100gbps&per_node=0", "per_node")])
+@pytest.mark.parametrize(
+    "query,field",
+    [
+        ("collective=all_reduce&preset=infiniband-9000", "preset"),
+        ("collective=all_reduce&p=1025", "p"),
+        ("collective=all_reduce&p=1", "p"),
+        ("collective=all_reduce&sizes=0", "sizes"),
+        ("collective=all_reduce&sizes=2T", "sizes"),
+        ("collective=all_reduce&sizes=128G", "sizes"),
+        ("collective=all_reduce&size=0", "size"),
+        ("collective=allreduce", "collective"),
+        ("collective=barrier", "collective"),
+        ("collective=all_reduce&preset=net-100gbps&per_node=0", "per_node"),
+    ],
+)
 def test_bad_prediction_queries_name_the_field(served, query, field):
     status, body = served.call("GET", f"/api/model/predict?{query}")
     assert status == 422 and body["detail"]["field"] == field, body

@@ -18,14 +18,16 @@ from websockets.sync.client import connect
 from ringside.server import model
 from ringside.server.runs import RunState, new_run
 from ringside.server.store import Store
-from ringside.worker_agent.rank.local import free_port
 from ringside.worker_agent.core.protocol import RunSpec
+from ringside.worker_agent.rank.local import free_port
 
 ALPHA, BETA = 40e-6, 2e-9
-SHAPES = [RunSpec(collective="all_reduce", algorithm="ring", count=4096),
-          RunSpec(collective="all_reduce", algorithm="tree", count=1024),
-          RunSpec(collective="all_gather", algorithm="ring", count=256),
-          RunSpec(collective="broadcast", algorithm="native", count=64)]
+SHAPES = [
+    RunSpec(collective="all_reduce", algorithm="ring", count=4096),
+    RunSpec(collective="all_reduce", algorithm="tree", count=1024),
+    RunSpec(collective="all_gather", algorithm="ring", count=256),
+    RunSpec(collective="broadcast", algorithm="native", count=64),
+]
 STORED = 20_000  # runs seeded
 
 
@@ -39,9 +41,11 @@ def seed(db, n: int, readable: int = 0) -> dict[tuple[str, str], int]:
         run = templates[i % len(templates)].model_copy(update={"id": f"r-{i + 1:06d}"})
         run.state = RunState.FAILED if i % 10 == 3 else RunState.DONE
         if run.state == RunState.DONE:
-            steps, nbytes = (model.features(run.spec.collective, run.spec.algorithm, 4, 0, 1,
-                                            run.spec.count, 4)
-                             if run.schedule else (0, 0))
+            steps, nbytes = (
+                model.features(run.spec.collective, run.spec.algorithm, 4, 0, 1, run.spec.count, 4)
+                if run.schedule
+                else (0, 0)
+            )
             run.time, run.busbw = steps * ALPHA + nbytes * BETA or 1e-3, float(i + 1)
         store.save(run)
         if run.state == RunState.DONE:
@@ -66,8 +70,9 @@ def run_scripted(server, steps: int = 2) -> dict:
     ranks = [ScriptedRank(server, r, 2) for r in range(2)]
     try:
         server.wait_ranks(2, timeout=10)
-        status, body = server.call("POST", "/api/runs",
-                                   {"collective": "all_reduce", "algorithm": "ring", "count": 8})
+        status, body = server.call(
+            "POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 8}
+        )
         assert status == 202, body
         for rank in ranks:
             command = rank.command()
@@ -97,15 +102,20 @@ def test_reads_do_not_read_the_stored_runs(tmp_path):
         assert answer["beta"] == pytest.approx(BETA)
         status, page = server.call("GET", "/api/runs?limit=30")  # summaries, kept apart from the bodies
         assert status == 200 and page["total"] == STORED and page["runs"][0]["id"] == f"r-{STORED:06d}"
-        assert page["runs"][0]["busbw"] == STORED \
+        assert (
+            page["runs"][0]["busbw"] == STORED
             and server.call("GET", "/api/runs?limit=200&offset=19900")[0] == 200
+        )
 
         # a prediction's input is capped: its schedule would be ~8 M transfers and GBs
-        status, refused = server.call("GET", "/api/model?collective=all_reduce&algorithm=ring"
-                                             "&world_size=256&chunks=64")
+        status, refused = server.call(
+            "GET", "/api/model?collective=all_reduce&algorithm=ring&world_size=256&chunks=64"
+        )
         assert status == 422 and refused["detail"]["field"] == "chunks"
-        assert "world_size² × chunks" in refused["detail"]["message"] \
+        assert (
+            "world_size² × chunks" in refused["detail"]["message"]
             and "at most 2" in refused["detail"]["message"]
+        )
         assert server.call("GET", "/api/model?collective=all_reduce&algorithm=ring&world_size=362")[0] == 200
         # a parameter is a number a time can be made of
         for given in ("alpha=inf", "beta=nan", "gamma=1e308"):
@@ -154,8 +164,11 @@ def test_the_newest_run_of_a_shape_is_found_without_walking_the_history(tmp_path
         shaped = store.newest_done("all_reduce", "tree", 1024, "float32", 4)
         newest = store.newest_done("all_gather", "ring")
         store.db.set_progress_handler(None, 50)
-        assert shaped.spec.algorithm == "tree" and shaped.spec.count == 1024 \
+        assert (
+            shaped.spec.algorithm == "tree"
+            and shaped.spec.count == 1024
             and newest.spec.collective == "all_gather"
+        )
         assert int(shaped.id[2:]) > n - len(SHAPES) and int(newest.id[2:]) > n - 2 * len(SHAPES)
         assert store.newest_done("all_reduce", "tree", 1024, "float32", 8) is None  # no run of 8 ranks
         spent.append(ticks[0])
@@ -170,13 +183,15 @@ def test_runs_of_the_same_bytes_in_another_dtype_are_not_walked_past(tmp_path):
     spent = []
     for n in (500, 5000):
         store = Store(tmp_path / f"{n}.db")
-        wanted = new_run("r-000000", RunSpec(collective="all_reduce", algorithm="tree", count=1024),
-                         "gloo", 4)
-        other = new_run("r-0",
-                        RunSpec(collective="all_reduce", algorithm="tree", count=2048, dtype="float16"),
-                        "gloo", 4)
-        for i, run in enumerate([wanted]
-                                + [other.model_copy(update={"id": f"r-{i:06d}"}) for i in range(1, n + 1)]):
+        wanted = new_run(
+            "r-000000", RunSpec(collective="all_reduce", algorithm="tree", count=1024), "gloo", 4
+        )
+        other = new_run(
+            "r-0", RunSpec(collective="all_reduce", algorithm="tree", count=2048, dtype="float16"), "gloo", 4
+        )
+        for _i, run in enumerate(
+            [wanted] + [other.model_copy(update={"id": f"r-{i:06d}"}) for i in range(1, n + 1)]
+        ):
             run.state = RunState.DONE
             store.save(run)
             store.add_figures(run, None)
@@ -203,15 +218,21 @@ def test_a_store_from_before_figures_and_summaries_gets_them(tmp_path):
     server = start_serve(tmp_path, port=port)
     try:
         page = server.call("GET", "/api/runs?limit=30")[1]
-        assert page["total"] == 600 \
-            and [r["id"] for r in page["runs"]] == [f"r-{i:06d}" for i in range(600, 570, -1)]
+        assert page["total"] == 600 and [r["id"] for r in page["runs"]] == [
+            f"r-{i:06d}" for i in range(600, 570, -1)
+        ]
         answer = server.call("GET", "/api/model?collective=all_reduce&algorithm=ring")[1]
-        newest_done = [i for i in range(599, -1, -1) if i % 10 != 3][:model.FIT_WINDOW]  # seed's pattern
+        newest_done = [i for i in range(599, -1, -1) if i % 10 != 3][: model.FIT_WINDOW]  # seed's pattern
         # the stepwise ones among them
         assert answer["fitted_from_runs"] == sum(i % 4 != 3 for i in newest_done)
         assert answer["alpha"] == pytest.approx(ALPHA) and answer["beta"] == pytest.approx(BETA)
-        assert metric(server.call("GET", "/metrics")[1],
-                      'ringside_last_busbw_bytes_per_second{collective="broadcast"}') == 600
+        assert (
+            metric(
+                server.call("GET", "/metrics")[1],
+                'ringside_last_busbw_bytes_per_second{collective="broadcast"}',
+            )
+            == 600
+        )
     finally:
         server.stop()
 
@@ -224,8 +245,9 @@ def test_run_ids_count_on_across_restarts(tmp_path):
         try:
             server.wait_ranks(2, timeout=10)
             for _ in range(2):  # the first runs (and is interrupted by the stop), the second waits
-                status, body = server.call("POST", "/api/runs",
-                                           {"collective": "all_reduce", "algorithm": "ring", "count": 8})
+                status, body = server.call(
+                    "POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 8}
+                )
                 assert status == 202, body
                 ids.append(body["id"])
         finally:
@@ -244,10 +266,12 @@ def test_viewers_and_workers_that_go_leave_no_traceback(tmp_path):
             with connect(server.ws_url(f"/ws/worker?token={WORKER_TOKEN}")):
                 pass
             raw = socket.create_connection((host, int(port)))
-            raw.sendall(f"GET /ws/worker?token={WORKER_TOKEN} HTTP/1.1\r\nHost: {host}:{port}\r\n"
-                        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                        "Sec-WebSocket-Key: bGVmdCBkdXJpbmcgaGVsbG8=\r\n"
-                        "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+            raw.sendall(
+                f"GET /ws/worker?token={WORKER_TOKEN} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                "Sec-WebSocket-Key: bGVmdCBkdXJpbmcgaGVsbG8=\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+            )
             raw.close()
         stalled = [StalledViewer(server.url) for _ in range(5)]
         sender, receiver = ScriptedRank(server, 0, 2), ScriptedRank(server, 1, 2)

@@ -7,12 +7,12 @@ import numpy as np
 import torch
 from distributed import run_ranks, unwrap
 
-from ringside.worker_agent.rank import capture
 from ringside.worker_agent.core.algorithms import build
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.simulate import initial_buffers, states, traffic
+from ringside.worker_agent.rank import capture
 
 
 def record(world, specs):
@@ -28,8 +28,15 @@ def record(world, specs):
 
 def test_events_bytes_and_states_follow_the_schedule():
     p, count = 4, 10
-    full = RunSpec(collective="all_reduce", algorithm="ring", count=count, dtype="int64", capture="full",
-                   iterations=3, warmup=1)
+    full = RunSpec(
+        collective="all_reduce",
+        algorithm="ring",
+        count=count,
+        dtype="int64",
+        capture="full",
+        iterations=3,
+        warmup=1,
+    )
     summary = RunSpec(**{**full.model_dump(), "capture": "summary"})
     none = RunSpec(**{**full.model_dump(), "capture": "none"})
     runs = unwrap(run_ranks(record, p, [full, summary, none]))
@@ -42,14 +49,16 @@ def test_events_bytes_and_states_follow_the_schedule():
         events = runs[rank][0]
         assert [e.type for e in events] == ["run_started"] + ["step"] * 6 + ["run_finished"]
         started, steps, finished = events[0], events[1:-1], events[-1]
-        assert [c.values for c in started.inputs] == [numpy_input(full, rank, p)[a:b].tolist()
-                                                      for a, b in bounds]
+        assert [c.values for c in started.inputs] == [
+            numpy_input(full, rank, p)[a:b].tolist() for a, b in bounds
+        ]
         for i, step in enumerate(steps):
             assert step.step == i and step.t0 <= step.t1
             # the chunks a rank reports are the ones its ring neighbour sent it in that step
             received = [t for t in schedule.steps[i].transfers if t.dst == rank]
-            assert {t.src for t in received} == {(rank - 1) % p} \
-                and [s.chunk for s in step.states] == [t.into for t in received]
+            assert {t.src for t in received} == {(rank - 1) % p} and [s.chunk for s in step.states] == [
+                t.into for t in received
+            ]
             for state in step.states:  # what the rank holds after step i equals the simulation
                 a, b = bounds[state.chunk]
                 assert state.values == expected[i][rank, a:b].tolist()
@@ -89,10 +98,20 @@ def replay_cases(p: int) -> list[RunSpec]:
                 pieces = build(collective, algorithm, p, i % p, chunks).pieces
             except ValueError:  # the algorithm takes one chunk only
                 continue
-            specs.append(RunSpec(collective=collective, algorithm=algorithm, root=i % p, chunks=chunks,
-                                 count=2 * pieces + 1,
-                                 dtype="int64", op=("SUM", "MAX", "BXOR")[i % 3] if get(collective).reduces
-                                 else "SUM", pattern="random_int", seed=i, capture="full"))
+            specs.append(
+                RunSpec(
+                    collective=collective,
+                    algorithm=algorithm,
+                    root=i % p,
+                    chunks=chunks,
+                    count=2 * pieces + 1,
+                    dtype="int64",
+                    op=("SUM", "MAX", "BXOR")[i % 3] if get(collective).reduces else "SUM",
+                    pattern="random_int",
+                    seed=i,
+                    capture="full",
+                )
+            )
     return specs
 
 
@@ -164,8 +183,9 @@ def cancel_on_one_rank(world, spec, asker):
 
 
 def test_a_cancel_on_one_rank_stops_the_whole_group_at_the_same_iteration():
-    spec = RunSpec(collective="all_reduce", algorithm="ring", count=64, iterations=30, warmup=2,
-                   capture="none")
+    spec = RunSpec(
+        collective="all_reduce", algorithm="ring", count=64, iterations=30, warmup=2, capture="none"
+    )
     results = unwrap(run_ranks(cancel_on_one_rank, 4, spec, 2))
     for stopped, types, verified in results:
         # the first ask: after one iteration
@@ -178,8 +198,9 @@ def test_infinities_and_nan_cross_json_and_verify():
     """A float16 product overflows: the infinities travel as words and come back as floats."""
     from ringside.worker_agent.core.protocol import EVENT
 
-    spec = RunSpec(collective="all_reduce", algorithm="ring", count=8, dtype="float16", op="PRODUCT",
-                   capture="full")
+    spec = RunSpec(
+        collective="all_reduce", algorithm="ring", count=8, dtype="float16", op="PRODUCT", capture="full"
+    )
     events = unwrap(run_ranks(record, 4, [spec]))[0][0]
     finished = EVENT.validate_json(events[-1].model_dump_json())
     assert finished.verified is True

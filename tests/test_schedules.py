@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.collectives import COLLECTIVES, get
 from ringside.worker_agent.core.collectives.barrier import BARRIER
-from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.protocol import MAX_CAPTION, MAX_PLANNED_CAPTION, MAX_WORLD, PlanDoc, StepDoc
 from ringside.worker_agent.core.schedule import Schedule, ScheduleError, Step, Transfer, check
 from ringside.worker_agent.core.simulate import simulate
@@ -34,8 +34,9 @@ def run_case(collective, algorithm, p, root, chunks, extra, op, seed):
     for r, (a, b) in enumerate(zip(got, want)):
         assert (a is None) == (b is None), f"rank {r}: output presence differs"
         if a is not None:
-            np.testing.assert_array_equal(a, b,
-                                          err_msg=f"{collective}/{algorithm} P={p} root={root} rank {r}")
+            np.testing.assert_array_equal(
+                a, b, err_msg=f"{collective}/{algorithm} P={p} root={root} rank {r}"
+            )
 
 
 @pytest.mark.parametrize("collective,algorithm", PAIRS)
@@ -71,8 +72,9 @@ def test_schedules_are_well_formed_and_captioned(collective, algorithm):
 
 def test_captions_name_the_ranks_only_when_few_talk():
     tree = build("all_reduce", "tree", 3, 0).to_json(ranks=[10, 11, 12])["steps"]
-    assert tree[0]["caption"].endswith("which combines it with its own (rank 11 to rank "
-                                       "10 and rank 12 to rank 10)")
+    assert tree[0]["caption"].endswith(
+        "which combines it with its own (rank 11 to rank 10 and rank 12 to rank 10)"
+    )
     assert tree[1]["caption"].endswith("(rank 10 to rank 11 and rank 10 to rank 12)")
     fold = build("all_reduce", "recursive_doubling", 5).to_json()["steps"][0]
     assert fold["phase"] == "fold" and fold["caption"].endswith("(rank 4 to rank 0)")
@@ -89,8 +91,9 @@ def test_every_schedule_fits_the_form_a_run_carries_it_in(collective, algorithm)
     for p in (2, 3, 5, 8, 16, 33):
         widest = list(range(MAX_WORLD - p, MAX_WORLD))
         for chunks in (1,) if collective == "barrier" else (1, 4):  # a barrier moves one token
-            for root, servers in {(0, None), (p - 1, None)} | ({(0, p // 2)} if with_servers
-                                                               and p > 2 else set()):
+            for root, servers in {(0, None), (p - 1, None)} | (
+                {(0, p // 2)} if with_servers and p > 2 else set()
+            ):
                 doc = build(collective, algorithm, p, root, chunks, servers).to_doc(widest)
                 doc = PlanDoc.model_validate_json(doc.model_dump_json())
                 if chunks == 1:
@@ -163,8 +166,11 @@ def test_check_judges_each_step_on_its_own():
     check(_sched([[Transfer(0, 1, 0, 0, False)], [Transfer(1, 0, 0, 0, False)]]))
     check(_sched([[Transfer(0, 1, 0, 1, False)], [Transfer(0, 1, 0, 1, False)]]))
     with pytest.raises(ScheduleError, match="step 1: chunk 1 of rank 1 is written twice"):
-        check(_sched([[Transfer(0, 1, 0, 1, False)],
-                      [Transfer(0, 1, 0, 1, False), Transfer(0, 1, 1, 1, False)]]))
+        check(
+            _sched(
+                [[Transfer(0, 1, 0, 1, False)], [Transfer(0, 1, 0, 1, False), Transfer(0, 1, 1, 1, False)]]
+            )
+        )
 
 
 def _races(schedule):
@@ -183,8 +189,9 @@ def _races(schedule):
     return False
 
 
-transfers = st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 3), st.integers(0, 3),
-                      st.booleans())
+transfers = st.tuples(
+    st.integers(0, 2), st.integers(0, 2), st.integers(0, 3), st.integers(0, 3), st.booleans()
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -199,21 +206,28 @@ def test_check_agrees_with_the_rules_read_plainly(steps):
     assert raised == _races(schedule)
 
 
-@pytest.mark.parametrize("collective,algorithm", [("all_reduce", "ring"), ("broadcast", "binomial_tree"),
-                                                  ("all_to_all", "pairwise")])
+@pytest.mark.parametrize(
+    "collective,algorithm",
+    [("all_reduce", "ring"), ("broadcast", "binomial_tree"), ("all_to_all", "pairwise")],
+)
 def test_a_schedule_read_back_from_its_json_is_the_same_in_global_ranks(collective, algorithm):
     # group ranks 0, 1, 2 are global 2, 5, 7
     schedule, ranks = build(collective, algorithm, 3, 1, 2), [2, 5, 7]
     doc = PlanDoc.model_validate_json(schedule.to_doc(ranks).model_dump_json())
     back = Schedule.from_doc(doc, world_size=8)
     assert (back.collective, back.algorithm, back.world_size, back.root) == (collective, algorithm, 8, 5)
-    assert (back.blocks, back.pieces, len(back.steps)) == (schedule.blocks, schedule.pieces,
-                                                           len(schedule.steps))
+    assert (back.blocks, back.pieces, len(back.steps)) == (
+        schedule.blocks,
+        schedule.pieces,
+        len(schedule.steps),
+    )
     for ours, theirs in zip(schedule.steps, back.steps):
         g = np.array(ranks)
-        assert (theirs.table[:, :2] == g[ours.table[:, :2]]).all() \
-            and (theirs.table[:, 2:] == ours.table[:, 2:]).all()
+        assert (theirs.table[:, :2] == g[ours.table[:, :2]]).all() and (
+            theirs.table[:, 2:] == ours.table[:, 2:]
+        ).all()
         assert theirs.phase == ours.phase
     mine = Schedule.from_doc(doc, 3, ranks=ranks)  # and in group ranks, as it was built
-    assert mine.root == schedule.root and all((a.table == b.table).all()
-                                              for a, b in zip(mine.steps, schedule.steps))
+    assert mine.root == schedule.root and all(
+        (a.table == b.table).all() for a, b in zip(mine.steps, schedule.steps)
+    )

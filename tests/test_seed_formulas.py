@@ -4,6 +4,7 @@ and the parameter server's inputs that make its SUM the seed's update w ← w �
 from __future__ import annotations
 
 import numpy as np
+
 from ringside.server import seed_formulas as seed
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.inputs import numpy_input
@@ -22,8 +23,11 @@ def test_the_formulas_with_n_and_p_put_in():
 def test_what_the_schedules_move_in_total_and_on_the_busiest_link():
     # every rank of the three sends 2·(P-1)/P·N, (P-1)·N or N in all: 6·N over four ranks each
     figures = {s.algorithm: seed.simulated(s.algorithm, 4, 4, 4) for s in seed.SEED}
-    assert figures == {"master_worker": {"total": 96, "link": 16}, "ring": {"total": 96, "link": 24},
-                       "tree": {"total": 96, "link": 16}}
+    assert figures == {
+        "master_worker": {"total": 96, "link": 16},
+        "ring": {"total": 96, "link": 24},
+        "tree": {"total": 96, "link": 16},
+    }
 
 
 def test_workers_push_minus_eta_g_so_the_servers_sum_is_the_seeds_update():

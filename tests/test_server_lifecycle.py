@@ -43,8 +43,9 @@ def test_ctrl_c_during_a_run_marks_it_interrupted_not_failed(tmp_path):
     """The ranks leave with the server, and the run they were in the middle of did not fail."""
     db = tmp_path / "runs.db"
     up = start_up(tmp_path, ranks=2, db=db)
-    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 1 << 20,
-                                                 "iterations": 10_000})
+    status, body = up.call(
+        "POST", "/api/runs", {"collective": "all_reduce", "count": 1 << 20, "iterations": 10_000}
+    )
     while up.call("GET", f"/api/runs/{body['id']}")[1]["state"] != "running":
         time.sleep(0.05)
     pids = up.descendants()
@@ -52,8 +53,9 @@ def test_ctrl_c_during_a_run_marks_it_interrupted_not_failed(tmp_path):
     again = start_up(tmp_path, ranks=2, db=db)
     try:
         run = again.call("GET", f"/api/runs/{body['id']}")[1]
-        assert run["state"] == "interrupted" \
-            and run["error"] == "the server stopped before this run finished", run["error"]
+        assert (
+            run["state"] == "interrupted" and run["error"] == "the server stopped before this run finished"
+        ), run["error"]
     finally:
         again.stop()
 
@@ -62,8 +64,9 @@ def test_a_restarted_server_keeps_history_and_marks_the_interrupted_run(tmp_path
     db = tmp_path / "runs.db"
     up = start_up(tmp_path, ranks=2, db=db)
     finished = up.run(collective="all_gather", algorithm="ring", count=4)
-    status, body = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 1 << 20,
-                                                 "iterations": 10_000})
+    status, body = up.call(
+        "POST", "/api/runs", {"collective": "all_reduce", "count": 1 << 20, "iterations": 10_000}
+    )
     assert status == 202
     while up.call("GET", f"/api/runs/{body['id']}")[1]["state"] != "running":
         time.sleep(0.05)
@@ -112,8 +115,12 @@ def test_serve_says_how_a_restart_keeps_the_worker_token(tmp_path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "RINGSIDE_WORKER_TOKEN"}
     log = tmp_path / "serve.log"
-    proc = subprocess.Popen([*CLI, "serve", "--port", str(port), "--db", str(tmp_path / "runs.db")],
-                            stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(
+        [*CLI, "serve", "--port", str(port), "--db", str(tmp_path / "runs.db")],
+        stdout=open(log, "w"),
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 60
         while "runs kept in" not in log.read_text() and time.monotonic() < deadline:

@@ -24,9 +24,18 @@ def serve(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("serve")
     (tmp / "page").mkdir()
     (tmp / "page" / "index.html").write_text("<!doctype html><title>scripted page</title>")
-    server = start_serve(tmp, "--lost-after", "3", "--world-hold", "0", "--viewer-queue", "64",
-                         "--ping-every", "5",
-                         env={"RINGSIDE_FRONTEND": str(tmp / "page")})
+    server = start_serve(
+        tmp,
+        "--lost-after",
+        "3",
+        "--world-hold",
+        "0",
+        "--viewer-queue",
+        "64",
+        "--ping-every",
+        "5",
+        env={"RINGSIDE_FRONTEND": str(tmp / "page")},
+    )
     yield server
     server.stop()
 
@@ -85,8 +94,11 @@ def test_the_model_answers_for_a_parameter_server_and_names_bad_servers(serve):
     # a shard each: pull, then push
     assert status == 200 and answer["count"] == 4 and answer["terms"]["steps"] == 2
     assert serve.call("GET", query)[1]["count"] == 12  # one server by default
-    for bad, field in (("&servers=4", "servers"), ("&servers=0", "servers"),
-                       ("&count=13&servers=2", "count")):
+    for bad, field in (
+        ("&servers=4", "servers"),
+        ("&servers=0", "servers"),
+        ("&count=13&servers=2", "count"),
+    ):
         status, body = serve.call("GET", query + bad)
         assert status == 422 and body["detail"]["field"] == field, (bad, body)
     status, body = serve.call("GET", "/api/model?collective=all_reduce&algorithm=ring&servers=2")
@@ -105,8 +117,9 @@ def test_a_run_merges_every_rank_and_reports_the_slowest(serve, ranks):
     run = serve.wait(run_id, timeout=10)
     assert run["state"] == "done" and run["verified"] is True
     assert run["time"] == pytest.approx(0.004)  # the slowest rank's median
-    assert run["algbw"] == pytest.approx(8 * 4 / 0.004) \
-        and run["busbw"] == pytest.approx(run["algbw"] * 2 * (2 - 1) / 2)
+    assert run["algbw"] == pytest.approx(8 * 4 / 0.004) and run["busbw"] == pytest.approx(
+        run["algbw"] * 2 * (2 - 1) / 2
+    )
     assert sorted(run["steps"][0]["ranks"]) == ["0", "1"]
 
 
@@ -194,15 +207,18 @@ def test_viewers_hear_a_run_start_once_every_rank_has_and_then_each_step(serve, 
     assert (step["step"], step["rank"], step["t0"], step["t1"]) == (0, 1, 0, 0.5)
     assert done["run"]["state"] == "done" and sorted(done["run"]["steps"][0]["ranks"]) == ["0", "1"]
     assert [m["type"] for m in seen if m.get("run", {}).get("id") == failing] == ["run", "run_ended"]
-    assert seen[-1]["run"]["state"] == "failed" \
+    assert (
+        seen[-1]["run"]["state"] == "failed"
         and seen[-1]["run"]["error"] == "scripted refusal before starting"
+    )
 
 
 def test_the_catalog_names_the_run_states(serve):
     _, catalog = serve.call("GET", "/api/catalog")
-    assert catalog["run_states"] == {"all": ["queued", "running", "done", "failed", "cancelled",
-                                             "interrupted"],
-                                     "ended": ["done", "failed", "cancelled", "interrupted"]}
+    assert catalog["run_states"] == {
+        "all": ["queued", "running", "done", "failed", "cancelled", "interrupted"],
+        "ended": ["done", "failed", "cancelled", "interrupted"],
+    }
 
 
 def test_a_silent_rank_is_lost_and_comes_back(serve, ranks):
@@ -243,9 +259,11 @@ class StalledViewer:
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         self.sock.connect((host, int(port)))
-        self.sock.sendall(f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: "
-                          "Upgrade\r\nSec-WebSocket-Key: "
-                          "c3RhbGxlZCB2aWV3ZXIhIQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+        self.sock.sendall(
+            f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: "
+            "Upgrade\r\nSec-WebSocket-Key: "
+            "c3RhbGxlZCB2aWV3ZXIhIQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
 
     def close_frame(self) -> tuple[int, str]:
         """Read what piled up, frame by frame, to the close frame: its code and reason."""
@@ -275,8 +293,10 @@ def test_a_stalled_viewer_is_dropped_and_the_others_get_every_step(serve, ranks)
         while True:
             batch = messages(watcher.recv(timeout=30))
             seen += [m["step"] for m in batch if m["type"] == "step" and m["run_id"] == run_id]
-            if any(m["type"] == "run_ended" and m["run"]["id"] == run_id and m["run"]["state"] == "done"
-                   for m in batch):
+            if any(
+                m["type"] == "run_ended" and m["run"]["id"] == run_id and m["run"]["state"] == "done"
+                for m in batch
+            ):
                 break
     assert seen == list(range(steps))
     assert stalled.close_frame() == (1013, "viewer fell behind; reconnect for a snapshot")
@@ -292,8 +312,10 @@ def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(serve, rank
     port = stalled.sock.getsockname()[1]
 
     def held() -> bool:
-        return any(c.raddr and c.raddr.port == port
-                   for c in psutil.Process(serve.proc.pid).net_connections("tcp"))
+        return any(
+            c.raddr and c.raddr.port == port for c in psutil.Process(serve.proc.pid).net_connections("tcp")
+        )
+
     try:
         deadline = time.monotonic() + 10  # held once accepted (read now: its ping is due in 5 s)
         while not held():
@@ -328,17 +350,23 @@ def test_a_configured_viewer_token_guards_watching(tmp_path):
         assert guarded.stop() == 0
 
 
-@pytest.mark.parametrize("report,words", [
-    # within the frame's bound (protocol.MAX_ITERATIONS), past the run's
-    (dict(timings={"iterations": [0.001] * 2}), "2 iterations"),
-    (dict(timings={"iterations": [-1.0]}), "negative time"),
-    # a start per iteration at most
-    (dict(timings={"iterations": [0.001], "starts": [0.0, 0.5]}), "1 iterations"),
-    (dict(timings={"iterations": [0.001], "starts": [1e300]}), "not a number of seconds"),
-    (dict(timings={"iterations": [0.001]}, output=[{"chunk": 10**9, "values": [1]}]), "ended with a chunk"),
-    (dict(timings={"iterations": [0.001]}, bytes_sent=10**30), "outside 0 to 2^64"),
-    (dict(timings={"iterations": [0.001]}, checksum=-1), "outside 0 to 2^64"),
-])
+@pytest.mark.parametrize(
+    "report,words",
+    [
+        # within the frame's bound (protocol.MAX_ITERATIONS), past the run's
+        (dict(timings={"iterations": [0.001] * 2}), "2 iterations"),
+        (dict(timings={"iterations": [-1.0]}), "negative time"),
+        # a start per iteration at most
+        (dict(timings={"iterations": [0.001], "starts": [0.0, 0.5]}), "1 iterations"),
+        (dict(timings={"iterations": [0.001], "starts": [1e300]}), "not a number of seconds"),
+        (
+            dict(timings={"iterations": [0.001]}, output=[{"chunk": 10**9, "values": [1]}]),
+            "ended with a chunk",
+        ),
+        (dict(timings={"iterations": [0.001]}, bytes_sent=10**30), "outside 0 to 2^64"),
+        (dict(timings={"iterations": [0.001]}, checksum=-1), "outside 0 to 2^64"),
+    ],
+)
 def test_a_forged_result_fails_the_run_and_stores_none_of_it(serve, ranks, report, words):
     a, b = ranks(2)
     run_id = submit(serve, iterations=1)
@@ -373,12 +401,17 @@ def test_the_page_and_plotly_are_served(serve):
     assert status == 200 and "plotly" in bundle[:2000].lower()
 
 
-@pytest.mark.parametrize("report,words", [
-    (dict(step=10**6), "outside the run's 2 planned steps"),
-    (dict(step=0, states=[{"chunk": 99, "preview": [1]}]), "a chunk the run's buffer does not have"),
-    (dict(step=0, states=[{"chunk": 0, "values": list(range(4000))}]),
-     "a chunk the run's buffer does not have"),
-])
+@pytest.mark.parametrize(
+    "report,words",
+    [
+        (dict(step=10**6), "outside the run's 2 planned steps"),
+        (dict(step=0, states=[{"chunk": 99, "preview": [1]}]), "a chunk the run's buffer does not have"),
+        (
+            dict(step=0, states=[{"chunk": 0, "values": list(range(4000))}]),
+            "a chunk the run's buffer does not have",
+        ),
+    ],
+)
 def test_a_forged_step_fails_the_run_and_grows_nothing(serve, ranks, report, words):
     a, b = ranks(2)
     run_id = submit(serve)  # a ring of two: two planned steps, chunks of four elements

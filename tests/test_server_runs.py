@@ -66,9 +66,17 @@ def live_steps(seen: list[dict]) -> list[tuple[int, int, dict]]:
 def test_a_viewer_sees_every_step_of_a_ring_all_reduce_in_order(up):
     watcher = Watcher(up, until="r-pending")
     assert watcher.messages[0]["type"] == "snapshot" and watcher.messages[0]["role"] == "viewer"
-    status, body = up.call("POST", "/api/runs",
-                           {"collective": "all_reduce", "algorithm": "ring", "count": 8 * P,
-                            "dtype": "int64", "capture": "full"})
+    status, body = up.call(
+        "POST",
+        "/api/runs",
+        {
+            "collective": "all_reduce",
+            "algorithm": "ring",
+            "count": 8 * P,
+            "dtype": "int64",
+            "capture": "full",
+        },
+    )
     assert status == 202 and body["state"] == "queued"
     watcher.until = body["id"]
     assert watcher.done.wait(120)
@@ -94,10 +102,25 @@ def test_a_viewer_sees_every_step_of_a_ring_all_reduce_in_order(up):
     assert live_last == [last[0]["states"]]
 
 
-@pytest.mark.parametrize("spec", [
-    {"collective": "all_reduce", "algorithm": "ring", "count": 8 * P, "dtype": "int64", "capture": "full"},
-    {"collective": "broadcast", "algorithm": "binomial_tree", "root": 1, "count": 6, "capture": "summary"},
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {
+            "collective": "all_reduce",
+            "algorithm": "ring",
+            "count": 8 * P,
+            "dtype": "int64",
+            "capture": "full",
+        },
+        {
+            "collective": "broadcast",
+            "algorithm": "binomial_tree",
+            "root": 1,
+            "count": 6,
+            "capture": "summary",
+        },
+    ],
+)
 def test_a_live_viewer_rebuilds_the_run_without_asking_for_it(up, spec):
     """From run_started on, a viewer holds the run's plan and inputs; applying each step
     message to it gives every rank's states per step, as GET /api/runs/{id} has them."""
@@ -111,7 +134,7 @@ def test_a_live_viewer_rebuilds_the_run_without_asking_for_it(up, spec):
     at = next(i for i, m in enumerate(seen) if m["type"] == "run_started")
     started = seen[at]["run"]
     rebuilt = json.loads(json.dumps(started))
-    for m in seen[at + 1:]:
+    for m in seen[at + 1 :]:
         if m["type"] == "step":
             assert str(m["rank"]) not in rebuilt["steps"][m["step"]]["ranks"], "a step is sent once"
             rebuilt["steps"][m["step"]]["ranks"][str(m["rank"])] = {k: m[k] for k in ("t0", "t1", "states")}
@@ -141,8 +164,9 @@ def test_every_collective_runs_and_verifies_through_the_server(up, collective):
     _, catalog = up.call("GET", "/api/catalog")
     entry = next(c for c in catalog["collectives"] if c["name"] == collective)
     algorithm = entry["algorithms"][-1]
-    run = up.run(collective=collective, algorithm=algorithm, count=8, dtype="int32", capture="summary",
-                 root=1)
+    run = up.run(
+        collective=collective, algorithm=algorithm, count=8, dtype="int32", capture="summary", root=1
+    )
     assert run["state"] == "done", run["error"]
     assert run["verified"] is True
     assert len(run["results"]) == P and run["steps"] and run["schedule"]["algorithm"] == algorithm
@@ -152,12 +176,14 @@ def test_every_collective_runs_and_verifies_through_the_server(up, collective):
 
 def test_bad_specs_are_refused_naming_the_field_and_change_nothing(up):
     _, before = up.call("GET", "/api/runs")
-    for spec, field in [({"collective": "broadcast", "root": 9}, "root"),
-                        ({"collective": "all_reduce", "count": 0}, "count"),
-                        ({"collective": "all_reduce", "op": "BAND"}, "op"),
-                        ({"collective": "nope"}, "collective"),
-                        ({"collective": "all_reduce", "extra": 1}, "extra"),
-                        ({"collective": "all_reduce", "group": [0, 8]}, "group")]:
+    for spec, field in [
+        ({"collective": "broadcast", "root": 9}, "root"),
+        ({"collective": "all_reduce", "count": 0}, "count"),
+        ({"collective": "all_reduce", "op": "BAND"}, "op"),
+        ({"collective": "nope"}, "collective"),
+        ({"collective": "all_reduce", "extra": 1}, "extra"),
+        ({"collective": "all_reduce", "group": [0, 8]}, "group"),
+    ]:
         status, body = up.call("POST", "/api/runs", spec)
         assert status == 422 and body["detail"]["field"] == field, (spec, body)
     status, body = up.call("POST", "/api/runs", b"not json")
@@ -195,21 +221,33 @@ def close_code(url: str, *frames) -> tuple[int, str]:
     raise AssertionError("the server did not close the socket")
 
 
-HELLO = {"type": "hello", "v": 1, "rank": 0, "world_size": P, "host": "h", "pid": 1, "backend": "gloo",
-         "device": "cpu", "torch_version": "x"}
+HELLO = {
+    "type": "hello",
+    "v": 1,
+    "rank": 0,
+    "world_size": P,
+    "host": "h",
+    "pid": 1,
+    "backend": "gloo",
+    "device": "cpu",
+    "torch_version": "x",
+}
 
 
-@pytest.mark.parametrize("frames,code,words", [
-    (["not json"], 1007, "not JSON"),
-    ([b"\x00binary"], 1007, "JSON text"),
-    ([json.dumps({"type": "heartbeat", "v": 1, "rank": 0})], 1008, "first message must be a hello"),
-    ([json.dumps({**HELLO, "v": 99})], 1008, "protocol version 99"),
-    ([json.dumps({"type": "hello", "v": 1, "rank": 0})], 1007, "malformed event"),
-    ([json.dumps({"type": "surprise", "v": 1})], 1007, "malformed event"),
-    ([json.dumps(HELLO)], 4409, "rank 0 is already connected"),
-    ([json.dumps({**HELLO, "rank": 0, "world_size": 9})], 4409, "already connected"),
-    (["x" * (17 << 20)], 1009, ""),
-])
+@pytest.mark.parametrize(
+    "frames,code,words",
+    [
+        (["not json"], 1007, "not JSON"),
+        ([b"\x00binary"], 1007, "JSON text"),
+        ([json.dumps({"type": "heartbeat", "v": 1, "rank": 0})], 1008, "first message must be a hello"),
+        ([json.dumps({**HELLO, "v": 99})], 1008, "protocol version 99"),
+        ([json.dumps({"type": "hello", "v": 1, "rank": 0})], 1007, "malformed event"),
+        ([json.dumps({"type": "surprise", "v": 1})], 1007, "malformed event"),
+        ([json.dumps(HELLO)], 4409, "rank 0 is already connected"),
+        ([json.dumps({**HELLO, "rank": 0, "world_size": 9})], 4409, "already connected"),
+        (["x" * (17 << 20)], 1009, ""),
+    ],
+)
 def test_malformed_worker_frames_close_only_that_connection(up, frames, code, words):
     before = {r["rank"]: r["pid"] for r in up.cluster()["ranks"]}
     got, reason = close_code(up.ws_url("/ws/worker") + f"?token={WORKER_TOKEN}", *frames)
@@ -225,8 +263,13 @@ def test_garbage_from_a_viewer_closes_only_that_viewer(up):
 
 
 def test_a_running_run_stops_on_cancel_and_the_ranks_go_on(up):
-    long = {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16, "iterations": 5000,
-            "capture": "none"}
+    long = {
+        "collective": "all_reduce",
+        "algorithm": "ring",
+        "count": 1 << 16,
+        "iterations": 5000,
+        "capture": "none",
+    }
     pids = {r["pid"] for r in up.cluster()["ranks"]}
     run_id = up.call("POST", "/api/runs", long)[1]["id"]
     while up.call("GET", f"/api/runs/{run_id}")[1]["state"] == "queued":
@@ -240,9 +283,11 @@ def test_a_running_run_stops_on_cancel_and_the_ranks_go_on(up):
 
 
 def test_cancel_trace_model_and_metrics(up):
-    status, body = up.call("POST", "/api/runs",
-                           {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16,
-                            "iterations": 50})
+    status, body = up.call(
+        "POST",
+        "/api/runs",
+        {"collective": "all_reduce", "algorithm": "ring", "count": 1 << 16, "iterations": 50},
+    )
     queued = up.call("POST", "/api/runs", {"collective": "all_reduce", "count": 4})[1]
     assert up.call("POST", f"/api/runs/{queued['id']}/cancel")[1]["state"] in ("cancelled", "running", "done")
     assert up.wait(queued["id"])["state"] in ("cancelled", "done")
@@ -253,8 +298,9 @@ def test_cancel_trace_model_and_metrics(up):
     flows = [e for e in trace["traceEvents"] if e["ph"] in "sf"]
     assert len(slices) == P * 2 * (P - 1) and len(flows) == 2 * P * 2 * (P - 1)
     assert {e["pid"] for e in slices} == set(range(P))
-    _, model = up.call("GET", "/api/model?collective=all_reduce&algorithm=ring&world_size=8&count=800"
-                              "&alpha=1e-5&beta=1e-9")
+    _, model = up.call(
+        "GET", "/api/model?collective=all_reduce&algorithm=ring&world_size=8&count=800&alpha=1e-5&beta=1e-9"
+    )
     assert model["steps"] == 14 and model["time"] == pytest.approx(14 * 1e-5 + 1e-9 * 14 * 400)
     refused = up.call("GET", "/api/model?collective=all_reduce&algorithm=native")[1]
     assert refused["detail"]["field"] == "algorithm"

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from server_helpers import PRESENTER_TOKEN, ScriptedRank, start_serve, start_up
 
 pytestmark = pytest.mark.slow  # schemathesis over every operation: runs in CI, not on every edit
@@ -27,13 +26,28 @@ def schemathesis(url: str, tmp_path: Path, *headers: str) -> None:
     st = Path(sys.executable).parent / "st"
     for _ in range(2):
         done = subprocess.run(
-            [str(st), "run", f"{url}/openapi.json", *headers,
-             "--checks",
-             "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance",
-             "--max-examples", "25", "--phases", "examples,coverage,fuzzing", "--workers", "2", "--no-color",
-                 # a first prediction at a new P builds its schedules: on a busy machine, seconds
-                 "--request-timeout", "60"],
-            capture_output=True, text=True, timeout=600, cwd=tmp_path,
+            [
+                str(st),
+                "run",
+                f"{url}/openapi.json",
+                *headers,
+                "--checks",
+                "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance",
+                "--max-examples",
+                "25",
+                "--phases",
+                "examples,coverage,fuzzing",
+                "--workers",
+                "2",
+                "--no-color",
+                # a first prediction at a new P builds its schedules: on a busy machine, seconds
+                "--request-timeout",
+                "60",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
         )
         if CLIENTS_OWN not in done.stdout + done.stderr:
             break

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from browser import go
 from test_frontend_browser import LOAD
+
 from ringside.server.harness import start_up
 from ringside.worker_agent.core.algorithms import algorithms
 
@@ -33,7 +34,6 @@ def up(tmp_path_factory):
     server.stop()
 
 
-
 @pytest.fixture
 def lecture(page_for, up):
     """lecture(run) -> a 1280x720 page in lecture mode showing that run, paused; console errors fail the
@@ -41,8 +41,10 @@ def lecture(page_for, up):
 
     def open_run(run):
         page = page_for(f"{up.url}/?run={run['id']}&present=1")
-        page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}' && "
-                               "window.ringside.player.run.state === 'done'")
+        page.wait_for_function(
+            f"() => window.ringside.player.run?.id === '{run['id']}' && "
+            "window.ringside.player.run.state === 'done'"
+        )
         page.evaluate("window.ringside.player.pause()")
         return page
 
@@ -56,15 +58,26 @@ def shot(page, name: str) -> None:
 
 def cells(page) -> dict:
     """{(rank, chunk): {values, text, classes, px (font size on screen), width}} of every cell."""
-    rows = page.eval_on_selector_all("#stage svg g.cell", """cells => cells.map(c => {
+    rows = page.eval_on_selector_all(
+        "#stage svg g.cell",
+        """cells => cells.map(c => {
         const t = c.querySelector('text.value');
         return [c.dataset.rank, +c.dataset.chunk, c.dataset.values, t.textContent, c.getAttribute('class'),
                 (+t.getAttribute('font-size') || 0) * (t.getScreenCTM()?.a ?? 0),
                 c.getBoundingClientRect().width, c.querySelector('title')?.textContent ?? ''];
-    })""")
-    return {(int(r), c): {"values": json.loads(v), "text": t, "classes": k.split(), "px": px, "width": w,
-                          "title": title}
-            for r, c, v, t, k, px, w, title in rows}
+    })""",
+    )
+    return {
+        (int(r), c): {
+            "values": json.loads(v),
+            "text": t,
+            "classes": k.split(),
+            "px": px,
+            "width": w,
+            "title": title,
+        }
+        for r, c, v, t, k, px, w, title in rows
+    }
 
 
 def buffers(run: dict, step: int) -> dict:
@@ -96,11 +109,15 @@ OVERLAPS = """() => {
 ELEMENTWISE = re.compile(r"^-?[\d.]+( \+ -?[\d.]+)+ = -?[\d.]+$")
 
 
-@pytest.mark.parametrize("spec", [
-    {"algorithm": "recursive_doubling", "count": 2, "pattern": "index"},
-    {"algorithm": "ring", "chunks": 2, "count": 16, "pattern": "index"},
-    {"algorithm": "ring", "count": 4, "pattern": "index", "group": FOUR},
-], ids=["recursive_doubling-8", "ring-2-chunks-8", "ring-4"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"algorithm": "recursive_doubling", "count": 2, "pattern": "index"},
+        {"algorithm": "ring", "chunks": 2, "count": 16, "pattern": "index"},
+        {"algorithm": "ring", "count": 4, "pattern": "index", "group": FOUR},
+    ],
+    ids=["recursive_doubling-8", "ring-2-chunks-8", "ring-4"],
+)
 def test_reduction_labels_are_element_by_element_and_cover_no_value_nor_each_other(up, lecture, spec):
     run = up.run(collective="all_reduce", **spec, **QUICK)
     page = lecture(run)
@@ -119,12 +136,14 @@ def test_reduction_labels_are_element_by_element_and_cover_no_value_nor_each_oth
 
 
 def test_avg_shows_the_sums_then_the_division_by_p(up, lecture):
-    run = up.run(collective="all_reduce", algorithm="ring", count=8, op="AVG", dtype="float32",
-                 pattern="rank", **QUICK)
+    run = up.run(
+        collective="all_reduce", algorithm="ring", count=8, op="AVG", dtype="float32", pattern="rank", **QUICK
+    )
     page = lecture(run)
     n = len(run["steps"])
-    assert page.evaluate("window.ringside.player.available()") == n + 1, \
+    assert page.evaluate("window.ringside.player.available()") == n + 1, (
         "one frame more than steps: the division"
+    )
     for step in range(-1, n):
         go(page, step)
         shown = cells(page)
@@ -154,8 +173,9 @@ def test_outputs_stand_apart_from_leftovers_and_buffers_have_their_real_size(up,
     assert not any("spare" in c["classes"] for c in cells(page).values()), "mid-run nothing is marked"
     go(page, len(rs["steps"]) - 1)
     for (rank, chunk), c in cells(page).items():
-        assert ("spare" in c["classes"]) == (chunk != rank), \
+        assert ("spare" in c["classes"]) == (chunk != rank), (
             f"rank {rank} chunk {chunk}: only the own block is output"
+        )
         assert c["text"] and "…" not in c["text"], "a leftover's value stays readable"
         if chunk != rank:
             assert "not part of the output" in c["title"]
@@ -165,8 +185,9 @@ def test_outputs_stand_apart_from_leftovers_and_buffers_have_their_real_size(up,
     page = lecture(scatter)
     go(page, len(scatter["steps"]) - 1)
     shown = cells(page)
-    card = page.eval_on_selector("#stage .card[data-rank='0'] rect.frame",
-                                 "r => r.getBoundingClientRect().width")
+    card = page.eval_on_selector(
+        "#stage .card[data-rank='0'] rect.frame", "r => r.getBoundingClientRect().width"
+    )
     for rank in range(P):
         visible = [chunk for (r, chunk), c in shown.items() if r == rank and "unused" not in c["classes"]]
         if rank == 3:
@@ -178,10 +199,13 @@ def test_outputs_stand_apart_from_leftovers_and_buffers_have_their_real_size(up,
 
     a2a = up.run(collective="all_to_all", algorithm="pairwise", count=1, pattern="index", group=FOUR, **QUICK)
     page = lecture(a2a)
-    regions = page.eval_on_selector_all("#stage svg text.region[data-rank='2']", """ts => ts.map(t => {
+    regions = page.eval_on_selector_all(
+        "#stage svg text.region[data-rank='2']",
+        """ts => ts.map(t => {
         const b = t.getBoundingClientRect();
         return [t.textContent, document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2) === t];
-    })""")
+    })""",
+    )
     assert regions == [["input", True], ["output", True]], "each half says what it is, in sight"
 
 
@@ -228,26 +252,39 @@ def test_eight_ranks_read_at_the_back_and_names_stay_over_tokens(up, lecture):
 def test_sixteen_ranks_are_colours_with_values_on_hover(up, lecture):
     base = up.run(collective="all_reduce", algorithm="ring", count=8, pattern="rank", group=FOUR, **QUICK)
     page = lecture(base)
-    sixteen = {**base, "id": "sixteen", "group": list(range(16)), "world_size": 16, "chunk_bounds": [[0, 8]],
-               "steps": [], "inputs": {str(r): [{"chunk": 0, "values": [r + 1] * 8}] for r in range(16)},
-               "input_chunks": {str(r): [0] for r in range(16)}, "results": {}, "display": None,
-               "schedule": None}
+    sixteen = {
+        **base,
+        "id": "sixteen",
+        "group": list(range(16)),
+        "world_size": 16,
+        "chunk_bounds": [[0, 8]],
+        "steps": [],
+        "inputs": {str(r): [{"chunk": 0, "values": [r + 1] * 8}] for r in range(16)},
+        "input_chunks": {str(r): [0] for r in range(16)},
+        "results": {},
+        "display": None,
+        "schedule": None,
+    }
     page.evaluate(LOAD, sixteen)
     shown = cells(page)
     assert len(shown) == 16 and all(c["text"] == "" for c in shown.values())
-    assert all(c["title"].endswith(" ".join([str(r + 1)] * 8)) for (r, _), c in shown.items()), \
+    assert all(c["title"].endswith(" ".join([str(r + 1)] * 8)) for (r, _), c in shown.items()), (
         "the values on hover"
+    )
     shot(page, "sixteen")
 
 
 def test_ranks_outside_the_group_are_greyed_in_place_with_group_numbers(up, lecture):
-    run = up.run(collective="all_reduce", algorithm="ring", count=4, pattern="rank",
-                 group=[0, 2, 3, 5], **QUICK)
+    run = up.run(
+        collective="all_reduce", algorithm="ring", count=4, pattern="rank", group=[0, 2, 3, 5], **QUICK
+    )
     page = lecture(run)
-    cards = page.eval_on_selector_all("#stage svg .card",
-                                      "cs => cs.map(c => [+c.dataset.rank, c.classList.contains('outside')])")
-    assert sorted(map(tuple, cards)) == [(r, r not in (0, 2, 3, 5)) for r in range(P)], \
+    cards = page.eval_on_selector_all(
+        "#stage svg .card", "cs => cs.map(c => [+c.dataset.rank, c.classList.contains('outside')])"
+    )
+    assert sorted(map(tuple, cards)) == [(r, r not in (0, 2, 3, 5)) for r in range(P)], (
         "every rank keeps its card"
+    )
     names = page.eval_on_selector_all("#stage svg text.name", "ts => ts.map(t => t.textContent)")
     assert "rank 2 (g1)" in names and "rank 5 (g3)" in names
     assert any(n.startswith("rank 1 ·") for n in names), names
@@ -258,8 +295,14 @@ def test_ranks_outside_the_group_are_greyed_in_place_with_group_numbers(up, lect
 def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(up, lecture):
     """Real gloo runs at P=4 for every built-in (collective, algorithm) with a closed form."""
     for collective, algorithm in [(a.collective, a.name) for a in algorithms() if a.formula]:
-        run = up.run(collective=collective, algorithm=algorithm, count=8, group=FOUR,
-                     root=1 if collective != "all_reduce" else 0, **QUICK)
+        run = up.run(
+            collective=collective,
+            algorithm=algorithm,
+            count=8,
+            group=FOUR,
+            root=1 if collective != "all_reduce" else 0,
+            **QUICK,
+        )
         assert run["state"] == "done", run["error"]
         f = run["display"]["formula"]
         assert f is not None and f["value"] == f["measured"], f"{collective} {algorithm}: {f}"
@@ -267,8 +310,9 @@ def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(
             ring = run
     assert ring["display"]["formula"]["value"] == 2 * (8 * 4 // 4) * 3 == 48
     page = lecture(ring)
-    data = page.eval_on_selector("#formula", "f => ({...f.dataset, text: f.textContent, "
-                                             "shown: f.offsetHeight > 0})")
+    data = page.eval_on_selector(
+        "#formula", "f => ({...f.dataset, text: f.textContent, shown: f.offsetHeight > 0})"
+    )
     assert data["formula"] == "2·(N/P)·(P-1)" and data["value"] == data["measured"] == "48" and data["shown"]
     assert "= 48 B sent by every rank" in data["text"] and "measured 48 B ✓" in data["text"]
     go(page, len(ring["steps"]) - 1)
@@ -282,8 +326,9 @@ def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(
     assert [s["algorithm"] for s in compare["series"]] == ["master_worker", "ring", "tree", "pull_push"]
     # the one-server parameter server: its server takes (P-1)·N, as master-worker's master
     server = compare["series"][-1]
-    assert server["label"] == "parameter server (S=1)" \
-        and server["per_rank"] == compare["series"][0]["per_rank"]
+    assert (
+        server["label"] == "parameter server (S=1)" and server["per_rank"] == compare["series"][0]["per_rank"]
+    )
     for point in compare["measured"]:
         series = next(s for s in compare["series"] if s["algorithm"] == point["algorithm"])
         i = series["p"].index(point["p"])
@@ -304,18 +349,22 @@ def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(
 
 
 def test_floats_are_rounded_to_fit_with_every_digit_on_hover(up, lecture):
-    run = up.run(collective="all_reduce", algorithm="ring", count=8, pattern="random_float",
-                 group=FOUR, **QUICK)
+    run = up.run(
+        collective="all_reduce", algorithm="ring", count=8, pattern="random_float", group=FOUR, **QUICK
+    )
     page = lecture(run)
     for step in (-1, len(run["steps"]) - 1):
         go(page, step)
-        checked = page.eval_on_selector_all("#stage svg g.cell:not(.unused)", """cells => cells.map(c => {
+        checked = page.eval_on_selector_all(
+            "#stage svg g.cell:not(.unused)",
+            """cells => cells.map(c => {
             const values = JSON.parse(c.dataset.values), text = c.querySelector('text.value').textContent;
             const shown = text.split(' ').map(Number);
             const near = (s, i) => Math.abs(s - values[i]) <= 0.051 * Math.max(1, Math.abs(values[i]));
             return [text, c.querySelector('title').textContent.endsWith(values.map(String).join(' ')),
                     shown.length === values.length && shown.every(near)];
-        })""")
+        })""",
+        )
         for text, hover, close in checked:
             assert text and "…" not in text, f"step {step}: {text!r}"
             assert hover, f"step {step}: the hover lacks the full values of {text!r}"

@@ -8,7 +8,6 @@ Screenshots go to /tmp/shots/ (not committed); the sizes are printed."""
 from __future__ import annotations
 
 import functools
-import json
 import math
 import operator
 import re
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from browser import go
+
 from ringside.server.harness import start_up
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -27,9 +27,15 @@ LEAST_PX = 18
 SHOTS = Path("/tmp/shots")
 LECTURE = {"capture": "full", "iterations": 1, "warmup": 0, "pattern": "digits"}
 LAYOUTS = [  # (shape, collective, algorithm): every shape layout.js draws
-    ("ring", "all_reduce", "ring"), ("tree", "all_reduce", "tree"), ("tree", "broadcast", "binomial_tree"),
-    ("star", "all_reduce", "master_worker"), ("star", "scatter", "flat"), ("grid", "all_gather", "recursive_doubling"),
-    ("grid", "all_to_all", "pairwise"), ("servers", "parameter_server", "pull_push")]
+    ("ring", "all_reduce", "ring"),
+    ("tree", "all_reduce", "tree"),
+    ("tree", "broadcast", "binomial_tree"),
+    ("star", "all_reduce", "master_worker"),
+    ("star", "scatter", "flat"),
+    ("grid", "all_gather", "recursive_doubling"),
+    ("grid", "all_to_all", "pairwise"),
+    ("servers", "parameter_server", "pull_push"),
+]
 
 HEADS = """() => {
     const q = (s) => [...document.querySelectorAll(s)];
@@ -62,8 +68,10 @@ def up(tmp_path_factory):
 def lecture(page_for, up):
     def open_run(run):
         page = page_for(f"{up.url}/?run={run['id']}&present=1")
-        page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}' && "
-                               "window.ringside.player.run.state === 'done'")
+        page.wait_for_function(
+            f"() => window.ringside.player.run?.id === '{run['id']}' && "
+            "window.ringside.player.run.state === 'done'"
+        )
         page.evaluate("window.ringside.player.pause()")
         return page
 
@@ -74,20 +82,26 @@ def test_names_and_bytes_read_at_the_back_in_every_layout_at_eight_ranks(up, lec
     pieces = {c["name"]: c["pieces"] for c in up.call("GET", "/api/catalog")[1]["collectives"]}
     SHOTS.mkdir(parents=True, exist_ok=True)
     for shape, collective, algorithm in LAYOUTS:
-        run = up.run(collective=collective, algorithm=algorithm, count=pieces[collective][algorithm], **LECTURE)
+        run = up.run(
+            collective=collective, algorithm=algorithm, count=pieces[collective][algorithm], **LECTURE
+        )
         assert run["state"] == "done" and run["layout"]["shape"] == shape, (collective, run["layout"])
         page = lecture(run)
         for step in range(-1, len(run["steps"])):
             go(page, step)
             seen = page.evaluate(HEADS)
             said = f"{shape} ({collective} {algorithm}) step {step}: {seen}"
-            assert len(seen["names"]) == P and len(seen["bytes"]) == P, f"a name or byte count dropped: {said}"
+            assert len(seen["names"]) == P and len(seen["bytes"]) == P, (
+                f"a name or byte count dropped: {said}"
+            )
             assert seen["name_px"] >= LEAST_PX and seen["bytes_px"] >= LEAST_PX, said
             assert seen["crossed"] == [] and seen["cardsCrossed"] == 0 and seen["out"] == 0, said
             if step == 0:
                 page.screenshot(path=str(SHOTS / f"projector-8-{shape}-{collective}-{algorithm}.png"))
-        phases = page.evaluate("[...document.querySelectorAll('#phases span')]"
-                               ".map((s) => parseFloat(getComputedStyle(s).fontSize))")
+        phases = page.evaluate(
+            "[...document.querySelectorAll('#phases span')]"
+            ".map((s) => parseFloat(getComputedStyle(s).fontSize))"
+        )
         assert min(phases, default=LEAST_PX) >= LEAST_PX, f"the phases (reduce-scatter …) at {phases} px"
         root = run["layout"]["root"]
         if root is not None:
@@ -95,7 +109,9 @@ def test_names_and_bytes_read_at_the_back_in_every_layout_at_eight_ranks(up, lec
             assert len(seen["strokes"]) == 2, f"the root's frame stands out: {said}"
             named = [n for n in seen["names"] if n.startswith(f"rank {root} ")]
             assert named and ("root" in named[0] or "server" in named[0]), f"the root is named: {said}"
-        print(f"{shape:8} {collective} {algorithm}: names {seen['name_px']:.1f} px, bytes {seen['bytes_px']:.1f} px")
+        print(
+            f"{shape:8} {collective} {algorithm}: names {seen['name_px']:.1f} px, bytes {seen['bytes_px']:.1f} px"
+        )
         page.close()
 
 
@@ -150,19 +166,39 @@ def written_right(text: str, values: list) -> bool:
         shown = shown * len(values)
     return len(shown) == len(values) and all(
         float(s) == v if isinstance(v, int) else math.isclose(float(s), v, rel_tol=0.006, abs_tol=0.006)
-        for s, v in zip(shown, values))
+        for s, v in zip(shown, values)
+    )
 
 
-@pytest.mark.parametrize("op, dtype, pattern, algorithm", [
-    ("SUM", "int32", "digits", "ring"), ("AVG", "float32", "digits", "ring"), ("PRODUCT", "int32", "digits", "ring"),
-    ("MIN", "int32", "digits", "ring"), ("MAX", "int32", "digits", "ring"), ("BAND", "int32", "digits", "ring"),
-    ("BOR", "int32", "digits", "ring"), ("BXOR", "int32", "digits", "ring"),
-    ("AVG", "float32", "random_float", "ring"), ("MAX", "int32", "digits", "tree"), ("AVG", "float32", "digits", "tree")])
-def test_every_number_on_stage_is_the_buffer_and_every_label_adds_up_for_every_op(up, lecture, op, dtype,
-                                                                                   pattern, algorithm):
+@pytest.mark.parametrize(
+    "op, dtype, pattern, algorithm",
+    [
+        ("SUM", "int32", "digits", "ring"),
+        ("AVG", "float32", "digits", "ring"),
+        ("PRODUCT", "int32", "digits", "ring"),
+        ("MIN", "int32", "digits", "ring"),
+        ("MAX", "int32", "digits", "ring"),
+        ("BAND", "int32", "digits", "ring"),
+        ("BOR", "int32", "digits", "ring"),
+        ("BXOR", "int32", "digits", "ring"),
+        ("AVG", "float32", "random_float", "ring"),
+        ("MAX", "int32", "digits", "tree"),
+        ("AVG", "float32", "digits", "tree"),
+    ],
+)
+def test_every_number_on_stage_is_the_buffer_and_every_label_adds_up_for_every_op(
+    up, lecture, op, dtype, pattern, algorithm
+):
     """Ring at one value a chunk, tree at four (the lecture count is the collective's, not the algorithm's)."""
-    run = up.run(collective="all_reduce", algorithm=algorithm, count=4, op=op, dtype=dtype, group=FOUR,
-                 **{**LECTURE, "pattern": pattern})
+    run = up.run(
+        collective="all_reduce",
+        algorithm=algorithm,
+        count=4,
+        op=op,
+        dtype=dtype,
+        group=FOUR,
+        **{**LECTURE, "pattern": pattern},
+    )
     assert run["state"] == "done" and run["verified"] is True, run["error"]
     page = lecture(run)
     expect(page.locator("#run-title")).to_contain_text(f"all_reduce · {op} · {algorithm}")
@@ -172,22 +208,32 @@ def test_every_number_on_stage_is_the_buffer_and_every_label_adds_up_for_every_o
     for step in range(-1, frames):
         go(page, step)
         want = buffers(run, step)
-        shown = page.eval_on_selector_all("#stage g.cell:not(.unused)", """cs => cs.map(c => [+c.dataset.rank,
-            +c.dataset.chunk, JSON.parse(c.dataset.values), c.querySelector('text.value').textContent])""")
+        shown = page.eval_on_selector_all(
+            "#stage g.cell:not(.unused)",
+            """cs => cs.map(c => [+c.dataset.rank,
+            +c.dataset.chunk, JSON.parse(c.dataset.values), c.querySelector('text.value').textContent])""",
+        )
         assert {(r, c) for r, c, _, _ in shown} == set(want), f"{op} step {step}: the cells drawn"
         for rank, chunk, values, text in shown:
             assert values == want[rank, chunk], f"{op} step {step} rank {rank} chunk {chunk}"
             assert written_right(text, values), f"{op} step {step} rank {rank}: {text!r} for {values}"
-        labels = page.eval_on_selector_all("#stage .arith", """gs => gs.map(g =>
-            [...g.querySelectorAll('tspan')].map(t => t.textContent).join(' '))""")
+        labels = page.eval_on_selector_all(
+            "#stage .arith",
+            """gs => gs.map(g =>
+            [...g.querySelectorAll('tspan')].map(t => t.textContent).join(' '))""",
+        )
         for label in labels:
             for lhs, sign, result in equations(label):
                 lines += 1
                 worked, said = evaluate(op, lhs), float(result)
                 if sign == "=":
-                    assert math.isclose(worked, said, rel_tol=1e-9), f"{op} step {step}: {label!r} does not add up"
+                    assert math.isclose(worked, said, rel_tol=1e-9), (
+                        f"{op} step {step}: {label!r} does not add up"
+                    )
                 else:
-                    assert math.isclose(worked, said, rel_tol=0.02, abs_tol=0.02), f"{op} step {step}: {label!r}"
+                    assert math.isclose(worked, said, rel_tol=0.02, abs_tol=0.02), (
+                        f"{op} step {step}: {label!r}"
+                    )
                     assert pattern == "random_float", f"{op} step {step}: digits need no ≈: {label!r}"
         if step == 1:
             SHOTS.mkdir(parents=True, exist_ok=True)

@@ -69,8 +69,9 @@ def clusters(tmp_path_factory):
 
 def heard(presenter, run_id: str) -> None:
     """Wait for the presenter's page to have followed a live run to its end (every message of it handled)."""
-    presenter.wait_for_function(f"window.ringside.player.run?.id === '{run_id}' && "
-                                "window.ringside.player.run.state === 'done'")
+    presenter.wait_for_function(
+        f"window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'"
+    )
 
 
 def frames(presenter, run_id: str) -> int:
@@ -86,9 +87,12 @@ def frames(presenter, run_id: str) -> int:
 def show(presenter, phone, run_id: str, step: int) -> tuple[dict, dict]:
     """The presenter's page at `step` of the run, the phone following it: what each sees."""
     go(presenter, step)
-    phone.wait_for_function(f"""window.ringside.player.run?.id === '{run_id}'
+    phone.wait_for_function(
+        f"""window.ringside.player.run?.id === '{run_id}'
                                 && window.ringside.player.step === {step}
-                                && !window.ringside.stage.pending""", timeout=15_000)
+                                && !window.ringside.stage.pending""",
+        timeout=15_000,
+    )
     return presenter.evaluate(SEEN), phone.evaluate(SEEN)
 
 
@@ -96,28 +100,36 @@ def assert_readable(run: dict, step: int, projector: dict, phone: dict) -> None:
     where = f"{run['spec']['collective']} {run['spec']['algorithm']} P={len(run['group'])} step {step}"
     for seen, size in ((projector, "projector"), (phone, "phone")):
         assert seen["covered"] == [], f"{where} on the {size}: {seen['covered']}"
-    assert projector["across"] == 1200 and phone["across"] < 1200, \
+    assert projector["across"] == 1200 and phone["across"] < 1200, (
         "the projector keeps its landscape stage; the phone has its own"
-    assert phone["rows"] == phone["cards"] and phone["tall"] > 1.3, \
+    )
+    assert phone["rows"] == phone["cards"] and phone["tall"] > 1.3, (
         f"{where}: the phone stacks its ranks down its height: {phone}"
+    )
     assert phone["narrowest"] > 0.55, f"{where}: cards take most of the phone's width"
     assert phone["hidden"] == [], f"{where}: arrows behind the phone's cards: {phone['hidden']}"
     for kind in ("names", "bytes", "arith"):
-        assert phone[kind] is None or phone[kind] >= LEAST_PX, \
+        assert phone[kind] is None or phone[kind] >= LEAST_PX, (
             f"{where}: {kind} at {phone[kind]:.1f} px on the phone"
+        )
     assert phone["shown"] == len(run["group"]), f"{where}: every rank's bytes on the phone"
-    assert phone["digits"] >= projector["digits"], \
+    assert phone["digits"] >= projector["digits"], (
         f"{where}: digits smaller for the screen than the projector's"
+    )
 
 
 CASES = {  # cluster size -> runs covering every shape the server hands out, 2 to 8 ranks
-    4: [dict(collective="all_reduce", algorithm="ring", count=4, pattern="rank"),
+    4: [
+        dict(collective="all_reduce", algorithm="ring", count=4, pattern="rank"),
         dict(collective="all_reduce", algorithm="tree", count=4, pattern="rank", op="AVG", dtype="float32"),
         dict(collective="reduce", algorithm="flat", count=2, pattern="rank", group=[1, 2, 3], root=2),
-        dict(collective="all_gather", algorithm="recursive_doubling", count=2, pattern="rank", group=[0, 3])],
-    8: [dict(collective="all_reduce", algorithm="recursive_doubling", count=2, pattern="index"),
+        dict(collective="all_gather", algorithm="recursive_doubling", count=2, pattern="rank", group=[0, 3]),
+    ],
+    8: [
+        dict(collective="all_reduce", algorithm="recursive_doubling", count=2, pattern="index"),
         dict(collective="all_reduce", algorithm="tree", count=8, pattern="rank"),
-        dict(collective="all_reduce", algorithm="master_worker", count=2, pattern="rank")],
+        dict(collective="all_reduce", algorithm="master_worker", count=2, pattern="rank"),
+    ],
 }
 
 
@@ -158,7 +170,8 @@ def test_the_perturbation_demos_root_keeps_its_bytes_and_the_straggler_its_label
             for seen in (projector_seen, phone_seen):
                 assert seen["covered"] == [], f"{run['spec']['algorithm']} step {step}: {seen['covered']}"
                 assert seen["labels"] >= 1, "the straggler's label is on the stage"
-            root = presenter.evaluate("""() => {
+            root = (
+                presenter.evaluate("""() => {
                 const card = document.querySelector('#stage .card.root');
                 const frame = card.querySelector('rect.frame').getBoundingClientRect();
                 const text = [...document.querySelectorAll('#stage text.bytes')].find((t) => {
@@ -170,12 +183,16 @@ def test_the_perturbation_demos_root_keeps_its_bytes_and_the_straggler_its_label
                          sent: +card.querySelector('.bar.sent').dataset.bytes,
                          received: +card.querySelector('.bar.received').dataset.bytes,
                          root: card.dataset.rank };
-            }""") if run["layout"]["root"] is not None else None
+            }""")
+                if run["layout"]["root"] is not None
+                else None
+            )
             if root:  # on a projector, one unit said once where both share it: "↑48 ↓40 B"
                 sent, received = size(root["sent"]), size(root["received"])
                 same = sent.split()[1] == received.split()[1]
-                assert root["text"] == (f"↑{sent.split()[0]} ↓{received}" if same else f"↑{sent} ↓{received}"), \
-                    f"step {step}: the root's bytes: {root}"
+                assert root["text"] == (
+                    f"↑{sent.split()[0]} ↓{received}" if same else f"↑{sent} ↓{received}"
+                ), f"step {step}: the root's bytes: {root}"
             assert phone_seen["bytes"] >= LEAST_PX and phone_seen["shown"] == len(run["group"])
         phone.screenshot(path=str(ARTIFACTS / f"demo_{run['spec']['algorithm']}_phone.png"))
         presenter.screenshot(path=str(ARTIFACTS / f"demo_{run['spec']['algorithm']}_projector.png"))

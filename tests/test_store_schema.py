@@ -44,31 +44,51 @@ def test_a_run_whose_schedule_an_earlier_version_stored_as_a_dict_reads_back(tmp
     from ringside.server.runs import new_run
     from ringside.worker_agent.core.protocol import RunSpec
 
-    run = new_run("r-1", RunSpec(collective="broadcast", algorithm="binomial_tree", group=[1, 2, 3],
-                                 root=3, count=4),
-                  "gloo", 4)
+    run = new_run(
+        "r-1",
+        RunSpec(collective="broadcast", algorithm="binomial_tree", group=[1, 2, 3], root=3, count=4),
+        "gloo",
+        4,
+    )
     plan = run.schedule
-    written = {"collective": plan.collective, "algorithm": plan.algorithm, "world_size": plan.world_size,
-               "root": plan.root, "blocks": plan.blocks, "pieces": plan.pieces, "layout": plan.layout,
-               "servers": plan.servers, "steps": [{"phase": s.phase, "caption": s.caption,
-                                                   "transfers": [list(t) for t in s.transfers]}
-                                                  for s in plan.steps]}
+    written = {
+        "collective": plan.collective,
+        "algorithm": plan.algorithm,
+        "world_size": plan.world_size,
+        "root": plan.root,
+        "blocks": plan.blocks,
+        "pieces": plan.pieces,
+        "layout": plan.layout,
+        "servers": plan.servers,
+        "steps": [
+            {"phase": s.phase, "caption": s.caption, "transfers": [list(t) for t in s.transfers]}
+            for s in plan.steps
+        ],
+    }
     earliest = {k: v for k, v in written.items() if k not in ("layout", "servers")}
     Store(tmp_path / "runs.db").close()
     db = sqlite3.connect(tmp_path / "runs.db")
     for i, schedule in enumerate((written, earliest)):
         body = json.loads(run.model_dump_json()) | {"id": f"r-{i}", "schedule": schedule}
-        db.execute("INSERT INTO runs (id, state, collective, created_at, body, summary) "
-                   "VALUES (?, ?, ?, ?, ?, ?)",
-                   (f"r-{i}", "queued", "broadcast", run.created_at, json.dumps(body),
-                    run.summary().model_dump_json()))
+        db.execute(
+            "INSERT INTO runs (id, state, collective, created_at, body, summary) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                f"r-{i}",
+                "queued",
+                "broadcast",
+                run.created_at,
+                json.dumps(body),
+                run.summary().model_dump_json(),
+            ),
+        )
     db.commit()
     store = Store(tmp_path / "runs.db")
     try:
         again, oldest = store.get("r-0"), store.get("r-1")
     finally:
         store.close()
-    assert again.schedule == plan and again.steps == run.steps \
-        and figures.traffic(again) == figures.traffic(run)
+    assert (
+        again.schedule == plan and again.steps == run.steps and figures.traffic(again) == figures.traffic(run)
+    )
     # what from_json read it as
     assert oldest.schedule == plan.model_copy(update={"layout": "ring", "servers": 0})

@@ -13,15 +13,16 @@ import pytest
 import torch
 import torch.distributed as dist
 from distributed import run_ranks, unwrap
+
 from ringside.worker_agent.core.algorithms import algorithm_of, build
 from ringside.worker_agent.core.catalog import catalog
-from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import MAX_PHASE, PlanDoc, RunSpec, StepDoc
 from ringside.worker_agent.core.provenance import first_departure
-from ringside.worker_agent.user.rebuild import _phase, stuck
 from ringside.worker_agent.core.schedule import Schedule
 from ringside.worker_agent.core.simulate import initial_buffers, states
+from ringside.worker_agent.core.validation import SpecError, validate
+from ringside.worker_agent.user.rebuild import _phase, stuck
 from ringside.worker_agent.user.user_algorithms import load, traced
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -41,6 +42,7 @@ def line_of(text: str, path: Path = Path(__file__)) -> int:
 
 
 # Traced code of the tests' own: the line numbers below are this file's.
+
 
 @traced("broadcast", "test_flat_blocking", layout="star")
 def flat_blocking(buf, rank, size):
@@ -68,14 +70,18 @@ def batched_ring(buf, rank, size):
     right, left = (rank + 1) % size, (rank - 1) % size
     for s in range(size - 1):
         incoming = torch.empty_like(chunks[(rank - s - 2) % size])
-        ops = [dist.P2POp(dist.isend, chunks[(rank - s - 1) % size], right),
-               dist.P2POp(dist.irecv, incoming, left)]
+        ops = [
+            dist.P2POp(dist.isend, chunks[(rank - s - 1) % size], right),
+            dist.P2POp(dist.irecv, incoming, left),
+        ]
         for work in dist.batch_isend_irecv(ops):
             work.wait()
         chunks[(rank - s - 2) % size] += incoming
     for s in range(size - 1):
-        ops = [dist.P2POp(dist.isend, chunks[(rank - s) % size], right),
-               dist.P2POp(dist.irecv, chunks[(rank - s - 1) % size], left)]
+        ops = [
+            dist.P2POp(dist.isend, chunks[(rank - s) % size], right),
+            dist.P2POp(dist.irecv, chunks[(rank - s - 1) % size], left),
+        ]
         for work in dist.batch_isend_irecv(ops):
             work.wait()
 
@@ -116,16 +122,37 @@ def of_type(events, kind):
 
 
 SPECS = [
-    RunSpec(collective="all_reduce", algorithm="tutorial_ring", count=8, dtype="int64", capture="full",
-            timeout=10),
-    RunSpec(collective="all_reduce", algorithm="tutorial_ring", count=12, dtype="float32", op="AVG",
-            pattern="random_float", iterations=2, timeout=10),
-    RunSpec(collective="all_reduce", algorithm="tutorial_ring_bug", count=8, dtype="int64", capture="full",
-            timeout=10),
+    RunSpec(
+        collective="all_reduce", algorithm="tutorial_ring", count=8, dtype="int64", capture="full", timeout=10
+    ),
+    RunSpec(
+        collective="all_reduce",
+        algorithm="tutorial_ring",
+        count=12,
+        dtype="float32",
+        op="AVG",
+        pattern="random_float",
+        iterations=2,
+        timeout=10,
+    ),
+    RunSpec(
+        collective="all_reduce",
+        algorithm="tutorial_ring_bug",
+        count=8,
+        dtype="int64",
+        capture="full",
+        timeout=10,
+    ),
     RunSpec(collective="broadcast", algorithm="test_flat_blocking", count=4, timeout=10),
     RunSpec(collective="broadcast", algorithm="test_flat_isend", count=4, timeout=10),
-    RunSpec(collective="all_reduce", algorithm="test_batched_ring", count=8, dtype="int64", capture="none",
-            timeout=10),
+    RunSpec(
+        collective="all_reduce",
+        algorithm="test_batched_ring",
+        count=8,
+        dtype="int64",
+        capture="none",
+        timeout=10,
+    ),
     RunSpec(collective="all_reduce", algorithm="test_doubles", count=8, timeout=10),
     RunSpec(collective="all_reduce", algorithm="test_behind_its_back", count=8, dtype="int64", timeout=10),
     RunSpec(collective="send_recv", algorithm="blocking", count=4, root=1, peer=3, timeout=10),
@@ -157,12 +184,19 @@ def test_a_traced_ring_is_the_built_in_ring_and_equals_native(runs):
                 assert sorted(got.transfers) == sorted(want.transfers)
             assert traced_schedule.pieces == ring.pieces and traced_schedule.layout == "ring"
     first = runs[0][0]
-    sent, added = (line_of(text, EXAMPLES / "tutorial_ring.py")
-                   for text in ("dist.isend(chunks[send]", "add_(incoming)"))
+    sent, added = (
+        line_of(text, EXAMPLES / "tutorial_ring.py") for text in ("dist.isend(chunks[send]", "add_(incoming)")
+    )
     assert schedule_of(first).steps[0].phase == f"line {sent}"  # the isend of the reduce-scatter
-    assert schedule_of(first).steps[0].caption.startswith(f"sent at tutorial_ring.py:{sent}, received at "
-                                                          f"line {sent}, added in at line "
-                                                          f"{added} (rank 3 to rank 0, ")
+    assert (
+        schedule_of(first)
+        .steps[0]
+        .caption.startswith(
+            f"sent at tutorial_ring.py:{sent}, received at "
+            f"line {sent}, added in at line "
+            f"{added} (rank 3 to rank 0, "
+        )
+    )
 
 
 def test_its_steps_carry_the_values_the_ranks_really_held(runs):
@@ -194,8 +228,9 @@ def test_a_wrong_chunk_index_is_caught_at_its_first_step(runs):
     # in step 1 rank 0 sent its chunk 3, received rank 3's chunk 2, and added it into chunk 3 (the one it
     # sent)
     assert (departure.step, departure.rank, departure.chunk) == (0, 0, 3)
-    assert departure.words == ("after step 1, rank 0's chunk 3 holds rank 3's chunk 2, "
-                               "which does not belong there")
+    assert departure.words == (
+        "after step 1, rank 0's chunk 3 holds rank 3's chunk 2, which does not belong there"
+    )
     assert first_departure(build("all_reduce", "ring", 4)) is None
 
 
@@ -210,8 +245,12 @@ def test_what_happened_before_what_makes_the_steps(runs):
 
 
 def test_every_rank_brings_its_schedule_in_the_form_a_run_carries_it_in(runs):
-    brought = [started["schedule"] for events in runs for rank_events in events
-               for started in of_type(rank_events, "run_started")]
+    brought = [
+        started["schedule"]
+        for events in runs
+        for rank_events in events
+        for started in of_type(rank_events, "run_started")
+    ]
     assert brought and all(PlanDoc.model_validate(plan).algorithm for plan in brought)
     for plan in brought:  # and its words would fit a schedule sent as data
         for s in plan["steps"]:
@@ -226,12 +265,15 @@ def test_a_phase_names_as_many_lines_as_it_holds():
 
 def test_a_change_the_tracer_cannot_see_is_caught_by_replaying_the_steps(runs):
     for rank, events in enumerate(runs[7]):
-        assert events[-1]["failed"] == (f"rank {rank}: all_reduce/test_behind_its_back failed: the recorded "
-                                        "calls do not explain rank 2's buffer: at element 1 it holds 152 "
-                                        "where the rebuilt steps give 52; the code changed it in a way "
-                                        "Ringside does not follow")
-    assert all(not of_type(events, "run_started") for events in runs[7]), \
+        assert events[-1]["failed"] == (
+            f"rank {rank}: all_reduce/test_behind_its_back failed: the recorded "
+            "calls do not explain rank 2's buffer: at element 1 it holds 152 "
+            "where the rebuilt steps give 52; the code changed it in a way "
+            "Ringside does not follow"
+        )
+    assert all(not of_type(events, "run_started") for events in runs[7]), (
         "nothing is shown of steps that are not true"
+    )
 
 
 def test_capture_none_reports_steps_without_values(runs):
@@ -247,40 +289,50 @@ def test_the_p2p_lesson_shows_where_a_blocking_send_waits(runs):
 
     for spec_index, name in ((8, "send"), (9, "isend")):
         started = [of_type(events, "run_started")[0] for events in runs[spec_index]]
-        assert [s["transfers"]
-                for s in schedule_of(runs[spec_index][0]).to_json()["steps"]] == [[[1, 3, 0, 0, 0]]]
+        assert [s["transfers"] for s in schedule_of(runs[spec_index][0]).to_json()["steps"]] == [
+            [[1, 3, 0, 0, 0]]
+        ]
         assert of_type(runs[spec_index][3], "run_finished")[0]["verified"] is True
-        assert [c["name"] for c in started[3]["calls"]] == ["recv"] and not started[0]["calls"] \
+        assert (
+            [c["name"] for c in started[3]["calls"]] == ["recv"]
+            and not started[0]["calls"]
             and not started[2]["calls"]
+        )
         (call,) = started[1]["calls"]
         assert (call["name"], call["peer"]) == (name, 3) and call["line"].startswith("p2p.py:")
         assert call["posted"] <= call["waited"] <= call["done"]
         if name == "send":  # blocked from its post until the busy receiver got to its recv
-            assert call["done"] - call["waited"] >= BUSY_S / 2 \
-                and call["waited"] - call["posted"] < BUSY_S / 2
+            assert (
+                call["done"] - call["waited"] >= BUSY_S / 2 and call["waited"] - call["posted"] < BUSY_S / 2
+            )
         else:  # posted, then the sender's own work while the message waited for the receiver
             assert call["waited"] - call["posted"] >= BUSY_S
 
 
 def test_code_that_writes_what_no_rank_sent_is_refused_saying_where(runs):
     for rank, events in enumerate(runs[6]):
-        assert events[-1]["failed"].startswith(f"rank {rank}: all_reduce/test_doubles failed: rank 0 "
-                                               "stopped: TraceError: "
-                                               f"test_traced.py:{line_of('buf.mul_(2)')}: the code changes "
-                                               "part [0, 8] of its buffer")
+        assert events[-1]["failed"].startswith(
+            f"rank {rank}: all_reduce/test_doubles failed: rank 0 "
+            "stopped: TraceError: "
+            f"test_traced.py:{line_of('buf.mul_(2)')}: the code changes "
+            "part [0, 8] of its buffer"
+        )
 
 
 def stall(world):
     """All four ranks run the deadlocking ring with a 2 s timeout, then report how it ended."""
-    return run_traced(world, FILES, [RunSpec(collective="all_reduce", algorithm="deadlock_ring", count=8,
-                                             timeout=2)])[0]
+    return run_traced(
+        world, FILES, [RunSpec(collective="all_reduce", algorithm="deadlock_ring", count=8, timeout=2)]
+    )[0]
 
 
 def test_a_deadlock_ends_within_its_timeout_naming_its_cycle_and_lines():
     results = unwrap(run_ranks(stall, 4, timeout=60))
     at = f"deadlock_ring.py:{line_of('dist.send(chunks[send], right)', EXAMPLES / 'deadlock_ring.py')}"
-    cycle = (f"deadlock: rank 0 waits in send to rank 1 ({at}) → rank 1 waits in send to rank 2 ({at}) → "
-             f"rank 2 waits in send to rank 3 ({at}) → rank 3 waits in send to rank 0 ({at}) → rank 0")
+    cycle = (
+        f"deadlock: rank 0 waits in send to rank 1 ({at}) → rank 1 waits in send to rank 2 ({at}) → "
+        f"rank 2 waits in send to rank 3 ({at}) → rank 3 waits in send to rank 0 ({at}) → rank 0"
+    )
     for rank, events in enumerate(results):
         assert events[-1]["failed"] == f"rank {rank}: all_reduce/deadlock_ring failed: {cycle}"
         errors = of_type(events, "error")
@@ -316,12 +368,15 @@ def test_a_gloo_send_of_one_element_blocks_until_it_is_matched():
 
 def test_the_wait_for_chain_ends_at_a_rank_that_finished_or_failed():
     call = {"kind": "recv", "name": "recv", "peer": 0, "line": "f.py:9", "waited_at": "f.py:9"}
-    assert stuck([{"done": {}}, {"blocked": call}], [4, 5]) == \
-        "rank 5 waits in recv from rank 4 (f.py:9), which finished its code without a matching call"
+    assert (
+        stuck([{"done": {}}, {"blocked": call}], [4, 5])
+        == "rank 5 waits in recv from rank 4 (f.py:9), which finished its code without a matching call"
+    )
     waiting = {**call, "name": "irecv", "waited_at": "f.py:11"}
-    assert stuck([{"raised": "IndexError: x (f.py:3)"}, {"blocked": waiting}], [0, 1]) == \
-        ("rank 0 stopped: IndexError: x (f.py:3); rank 1 waits in irecv from rank 0 "
-         "(f.py:9, waited for at f.py:11)")
+    assert stuck([{"raised": "IndexError: x (f.py:3)"}, {"blocked": waiting}], [0, 1]) == (
+        "rank 0 stopped: IndexError: x (f.py:3); rank 1 waits in irecv from rank 0 "
+        "(f.py:9, waited for at f.py:11)"
+    )
     assert stuck([{"done": {}}, {"done": {}}], [0, 1]) is None
 
 
@@ -338,8 +393,9 @@ def test_traced_code_joins_the_catalog_and_is_checked_like_any():
         traced("all_reduce", "ring")(lambda buf, rank, size: None)
     with pytest.raises(ValueError, match="already has"):
         traced("send_recv", "blocking")(lambda buf, rank, size, root, peer: None)
-    assert {"blocking", "isend"} <= set(next(c for c in catalog("gloo", 2)["collectives"]
-                                             if c["name"] == "send_recv")["algorithms"])
+    assert {"blocking", "isend"} <= set(
+        next(c for c in catalog("gloo", 2)["collectives"] if c["name"] == "send_recv")["algorithms"]
+    )
 
 
 def test_the_server_takes_a_traced_schedule_only_within_the_runs_ranks_chunks_and_limits():
@@ -357,12 +413,21 @@ def test_the_server_takes_a_traced_schedule_only_within_the_runs_ranks_chunks_an
         ({**good, "layout": "blob"}, "schedule.layout"),
         ({**good, "root": [0]}, "schedule.root"),  # not a rank at all
         ({**good, "pieces": 1e300}, "schedule.pieces"),  # a number no buffer is cut into
-        ({**good, "steps": [{"phase": "", "caption": "", "transfers": [[0, 1, 0, 0]]}]},
-         "schedule.steps.0.transfers.0"),
+        (
+            {**good, "steps": [{"phase": "", "caption": "", "transfers": [[0, 1, 0, 0]]}]},
+            "schedule.steps.0.transfers.0",
+        ),
     ]
     for plan, field in malformed:
-        frame = {"type": "run_started", "run_id": "r-1", "rank": 2, "group_rank": 2,
-                 "spec": spec.model_dump(mode="json"), "schedule": plan, "chunk_bounds": bounds}
+        frame = {
+            "type": "run_started",
+            "run_id": "r-1",
+            "rank": 2,
+            "group_rank": 2,
+            "spec": spec.model_dump(mode="json"),
+            "schedule": plan,
+            "chunk_bounds": bounds,
+        }
         with pytest.raises(Refused) as refused:
             parse_event({"text": json.dumps(frame)})
         assert refused.value.code == INVALID and f"run_started.{field}" in refused.value.reason
@@ -377,11 +442,27 @@ def test_the_server_takes_a_traced_schedule_only_within_the_runs_ranks_chunks_an
     ]
     for plan, chunk_bounds in [(p, bounds) for p in forged] + [(good, [(0, 8)])]:
         run = new_run("r-1", spec, "gloo", 4)
-        run.on_started(RunStarted(run_id="r-1", rank=2, group_rank=2, spec=spec, schedule=plan,
-                                  chunk_bounds=chunk_bounds))
+        run.on_started(
+            RunStarted(
+                run_id="r-1", rank=2, group_rank=2, spec=spec, schedule=plan, chunk_bounds=chunk_bounds
+            )
+        )
         assert run.schedule is None and run.steps == [] and "traced schedule" in run.error
     run = new_run("r-1", spec, "gloo", 4)
-    run.on_started(RunStarted(run_id="r-1", rank=2, group_rank=2, spec=spec, schedule=good,
-                              chunk_bounds=bounds, input_chunks=[0, 1, 2, 3]))
-    assert run.error is None and len(run.steps) == 6 and run.chunk_bounds == bounds \
+    run.on_started(
+        RunStarted(
+            run_id="r-1",
+            rank=2,
+            group_rank=2,
+            spec=spec,
+            schedule=good,
+            chunk_bounds=bounds,
+            input_chunks=[0, 1, 2, 3],
+        )
+    )
+    assert (
+        run.error is None
+        and len(run.steps) == 6
+        and run.chunk_bounds == bounds
         and run.input_chunks["2"] == [0, 1, 2, 3]
+    )

@@ -11,8 +11,9 @@ import sys
 import pytest
 import torch
 from distributed import run_ranks, unwrap
-from ringside.worker_agent.core.validation import SpecError
+
 from ringside.worker_agent.core.protocol import TrainSpec
+from ringside.worker_agent.core.validation import SpecError
 from ringside.worker_agent.training.rules import (
     PARAMETER_SERVER,
     check,
@@ -29,6 +30,7 @@ def train_every_method(world, specs: list[str]) -> list[dict]:
     """On every rank, each spec in turn: after every step, whether every rank that should
     hold the same weights does (an all_gather of the weights), and the final weights."""
     import torch.distributed as dist
+
     from ringside.worker_agent.training.trainer import Trainer
 
     out = []
@@ -40,15 +42,22 @@ def train_every_method(world, specs: list[str]) -> list[dict]:
         def compare(record, trainer=trainer, agreed=agreed, spec=spec):
             everyone = [torch.empty_like(trainer.weights) for _ in range(world.world_size)]
             dist.all_gather(everyone, trainer.weights)
-            holders = [r for r in range(world.world_size)
-                       if spec.method != PARAMETER_SERVER or r >= spec.servers]
+            holders = [
+                r for r in range(world.world_size) if spec.method != PARAMETER_SERVER or r >= spec.servers
+            ]
             agreed.append(all(torch.equal(everyone[r], everyone[holders[0]]) for r in holders))
 
         records = trainer.run(compare)
         # not a tensor: its
-        out.append({"weights": trainer.weights.numpy().copy(), "agreed": agreed, "records": records,
-                    # storage would cross the queue as a file descriptor the exiting rank takes with it
-                    "worker": trainer.sync.worker is not None})
+        out.append(
+            {
+                "weights": trainer.weights.numpy().copy(),
+                "agreed": agreed,
+                "records": records,
+                # storage would cross the queue as a file descriptor the exiting rank takes with it
+                "worker": trainer.sync.worker is not None,
+            }
+        )
     return out
 
 
@@ -84,8 +93,10 @@ def test_the_loss_falls_below_the_stated_threshold(trained):
         by_step: dict[int, list] = {}
         for r in parts:
             by_step.setdefault(r.step, []).append(r)
-        losses = [sum(r.loss * r.samples for r in rs) / sum(r.samples for r in rs)
-                  for _, rs in sorted(by_step.items())]
+        losses = [
+            sum(r.loss * r.samples for r in rs) / sum(r.samples for r in rs)
+            for _, rs in sorted(by_step.items())
+        ]
         assert losses[0] > 2.0, "an untrained model guesses among 10 classes"
         assert min(losses) < LOSS_BELOW, f"{spec.method}: best batch loss {min(losses):.3f} in {WITHIN} steps"
 
@@ -117,17 +128,20 @@ def test_ring_moves_what_its_formula_says(trained):
         assert abs(r.bytes_sent - 2 * (P - 1) * N_BYTES / P) <= 2 * (P - 1) * 4
 
 
-@pytest.mark.parametrize("field, change, words", [
-    ("servers", {"method": PARAMETER_SERVER, "servers": 4}, "1 to 3"),
-    ("servers", {"method": PARAMETER_SERVER, "servers": 0}, "leaving at least one worker"),
-    ("lr", {"lr": 0.0}, "above 0"),
-    ("lr", {"lr": -1}, "above 0"),
-    ("steps", {"steps": 10**6}, "1 to"),
-    ("hidden", {"hidden": 10**5}, "1 to"),
-    ("batch", {"batch": 10**5}, "to"),
-    ("batch", {"method": PARAMETER_SERVER, "servers": 1, "batch": 2}, "one sample per worker"),
-    ("method", {"method": "carrier_pigeon"}, "not a way"),
-])
+@pytest.mark.parametrize(
+    "field, change, words",
+    [
+        ("servers", {"method": PARAMETER_SERVER, "servers": 4}, "1 to 3"),
+        ("servers", {"method": PARAMETER_SERVER, "servers": 0}, "leaving at least one worker"),
+        ("lr", {"lr": 0.0}, "above 0"),
+        ("lr", {"lr": -1}, "above 0"),
+        ("steps", {"steps": 10**6}, "1 to"),
+        ("hidden", {"hidden": 10**5}, "1 to"),
+        ("batch", {"batch": 10**5}, "to"),
+        ("batch", {"method": PARAMETER_SERVER, "servers": 1, "batch": 2}, "one sample per worker"),
+        ("method", {"method": "carrier_pigeon"}, "not a way"),
+    ],
+)
 def test_bad_training_input_names_its_field(field, change, words):
     with pytest.raises(SpecError) as e:
         check(TrainSpec(**change), P)
@@ -135,14 +149,29 @@ def test_bad_training_input_names_its_field(field, change, words):
 
 
 def test_the_command_compares_methods_and_refuses_bad_input():
-    cmd = [sys.executable, "-m", "ringside.worker_agent.cli", "train", "-n", "3", "--steps", "5",
-           "--hidden", "8"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ringside.worker_agent.cli",
+        "train",
+        "-n",
+        "3",
+        "--steps",
+        "5",
+        "--hidden",
+        "8",
+    ]
     done = subprocess.run([*cmd, "--compare"], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].split()[:3] == ["method", "step", "ms"]
     assert {line.split()[0] for line in lines[1:]} >= {"native", "ring", PARAMETER_SERVER}
     assert any("S=2" in line for line in lines), "P-1 servers are compared too"
-    bad = subprocess.run([*cmd, "--method", PARAMETER_SERVER, "--servers", "3"], capture_output=True,
-                         text=True, timeout=60, check=False)
+    bad = subprocess.run(
+        [*cmd, "--method", PARAMETER_SERVER, "--servers", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert bad.returncode == 2 and "servers" in bad.stderr and "Traceback" not in bad.stderr

@@ -48,8 +48,9 @@ def train(page, method: str, lr: str, servers: int | None = None):
     page.fill("#train-hidden", str(HIDDEN))
     page.fill("#train-steps", str(STEPS))
     page.fill("#train-lr", lr)
-    with page.expect_response(lambda r: r.url.endswith("/api/trainings")
-                              and r.request.method == "POST") as posted:
+    with page.expect_response(
+        lambda r: r.url.endswith("/api/trainings") and r.request.method == "POST"
+    ) as posted:
         page.click("#train")
     return posted.value
 
@@ -57,8 +58,9 @@ def train(page, method: str, lr: str, servers: int | None = None):
 def expected_previews(run: dict, step: int) -> dict:
     """Every rank's chunk values after `step` (-1: the gradients before the sync) as a summary
     capture ships them: each chunk's preview."""
-    shown = {r: {s["chunk"]: s["values"] or s["preview"] for s in states}
-             for r, states in run["inputs"].items()}
+    shown = {
+        r: {s["chunk"]: s["values"] or s["preview"] for s in states} for r, states in run["inputs"].items()
+    }
     for s in run["steps"][: step + 1]:
         for r, report in s["ranks"].items():
             for state in report["states"]:
@@ -69,9 +71,10 @@ def expected_previews(run: dict, step: int) -> dict:
 def charted(page, training_id: str) -> list:
     """The loss chart's first trace (every worker's loss) once it holds every step of the training."""
     page.locator("#training").scroll_into_view_if_needed()  # charts are drawn once in view
-    page.wait_for_function(f"() => window.ringside.training.shown?.id === '{training_id}' && "
-                           f"({LOSS_Y})?.length === {STEPS}",
-                           timeout=30_000)
+    page.wait_for_function(
+        f"() => window.ringside.training.shown?.id === '{training_id}' && ({LOSS_Y})?.length === {STEPS}",
+        timeout=30_000,
+    )
     return page.evaluate(LOSS_Y)
 
 
@@ -105,8 +108,9 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     assert sum(loss[-5:]) < sum(loss[:5]), "the loss falls"
     workers = presenter.evaluate("document.getElementById('train-loss').data.slice(1).map(t => t.name)")
     assert workers == [f"rank {r}" for r in stored["workers"]] and len(workers) == P
-    presenter.wait_for_function("() => document.querySelector('#train-table "
-                                f"tr[data-training=\"{training_id}\"]')")
+    presenter.wait_for_function(
+        f"() => document.querySelector('#train-table tr[data-training=\"{training_id}\"]')"
+    )
 
     # Step 3's gradient sync on the stage, stepped through with the values the ranks captured.
     presenter.fill("#train-step", str(OPENED))
@@ -118,12 +122,14 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     for step in (-1, len(run["steps"]) - 1):
         go(presenter, step)
         shown, want = stage_values(presenter), expected_previews(run, step)
-        assert len(want) == P and all(shown[r][c] == v for r, chunks in want.items()
-                                      for c, v in chunks.items())
+        assert len(want) == P and all(
+            shown[r][c] == v for r, chunks in want.items() for c, v in chunks.items()
+        )
         numbers = [x for chunks in shown.values() for v in chunks.values() for x in v]
         assert all(isinstance(x, (int, float)) for x in numbers) and any(x != 0 for x in numbers)
-    written = presenter.eval_on_selector_all("#stage g.cell text.value",
-                                             "ts => ts.filter(t => t.textContent.trim()).length")
+    written = presenter.eval_on_selector_all(
+        "#stage g.cell text.value", "ts => ts.filter(t => t.textContent.trim()).length"
+    )
     assert written > 0, "the cells show their values"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     presenter.screenshot(path=str(ARTIFACTS / "training-sync.png"))
@@ -137,15 +143,17 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     ps_id = accepted.json()["id"]
     charted(presenter, ps_id)
     # the bytes chart is drawn after the loss chart: its server's traces once it is this training's
-    presenter.wait_for_function("document.getElementById('train-bytes').data?.some(t => "
-                                "t.name.startsWith('server'))",
-                                timeout=30_000)
+    presenter.wait_for_function(
+        "document.getElementById('train-bytes').data?.some(t => t.name.startsWith('server'))", timeout=30_000
+    )
     names = presenter.evaluate("document.getElementById('train-bytes').data.map(t => t.name)")
     assert "server 0 sent" in names and "rank 1 sent" in names
-    losses = presenter.evaluate("document.getElementById('train-loss').data.map(t => [t.name, t.y.filter(v "
-                                "=> v !== null).length])")
-    assert losses == [["all workers", STEPS]] + [[f"rank {r}", STEPS]
-                                                 for r in range(1, P)] + [["server 0: no loss", 0]]
+    losses = presenter.evaluate(
+        "document.getElementById('train-loss').data.map(t => [t.name, t.y.filter(v => v !== null).length])"
+    )
+    assert losses == [["all workers", STEPS]] + [[f"rank {r}", STEPS] for r in range(1, P)] + [
+        ["server 0: no loss", 0]
+    ]
     # A click on step 5's point of the loss chart opens its sync on the stage: the pull, then the push.
     presenter.locator("#train-loss").scroll_into_view_if_needed()
     x, y = presenter.evaluate(POINT, 5)
@@ -180,25 +188,40 @@ def test_compare_all_methods_waits_for_a_busy_cluster_then_trains_each_method_on
     wanted = [m for m in catalog["methods"] if m != ps] + [f"{ps} S=1", f"{ps} S={P - 1}"]
     # A long collective run holds the cluster: the page's first POST is refused (409) and the
     # trainings wait on the page until the cluster is free; then each goes when the one before ended.
-    status, blocker = up.call("POST", "/api/runs",
-                              {"collective": "all_reduce", "algorithm": "native", "count": 1 << 18,
-                                                    "dtype": "float32", "capture": "none",
-                               "iterations": 10_000})
+    status, blocker = up.call(
+        "POST",
+        "/api/runs",
+        {
+            "collective": "all_reduce",
+            "algorithm": "native",
+            "count": 1 << 18,
+            "dtype": "float32",
+            "capture": "none",
+            "iterations": 10_000,
+        },
+    )
     assert status == 202, blocker
     presenter.fill("#train-hidden", str(HIDDEN))
     presenter.fill("#train-steps", "5")
-    with presenter.expect_response(lambda r: r.url.endswith("/api/trainings")
-                                   and r.request.method == "POST") as first:
+    with presenter.expect_response(
+        lambda r: r.url.endswith("/api/trainings") and r.request.method == "POST"
+    ) as first:
         presenter.click("#train-all")
     assert first.value.status == 409
     assert up.call("POST", f"/api/runs/{blocker['id']}/cancel")[0] == 200
     held = up.wait(blocker["id"])
-    presenter.wait_for_function("() => document.querySelectorAll('#train-table tbody tr').length === "
-                                f"{len(wanted)}", timeout=90_000)
-    assert presenter.eval_on_selector_all("#train-table tbody tr td:first-child",
-                                          "tds => tds.map(t => t.textContent)") == wanted
-    finals = presenter.eval_on_selector_all("#train-table tbody tr td:nth-child(5)",
-                                            "tds => tds.map(t => t.textContent)")
+    presenter.wait_for_function(
+        f"() => document.querySelectorAll('#train-table tbody tr').length === {len(wanted)}", timeout=90_000
+    )
+    assert (
+        presenter.eval_on_selector_all(
+            "#train-table tbody tr td:first-child", "tds => tds.map(t => t.textContent)"
+        )
+        == wanted
+    )
+    finals = presenter.eval_on_selector_all(
+        "#train-table tbody tr td:nth-child(5)", "tds => tds.map(t => t.textContent)"
+    )
     # averaged gradients, one update
     assert len(set(finals)) == 1, f"every method takes the same SGD steps: {finals}"
     # the chart is drawn after the table: once it has as many bars as the table has rows
@@ -207,8 +230,9 @@ def test_compare_all_methods_waits_for_a_busy_cluster_then_trains_each_method_on
     presenter.wait_for_function(f"{chart} === '{bars}'")
     compared = [t for t in trainings(up) if t["spec"]["steps"] == 5]
     assert len(compared) == len(wanted) and all(t["state"] == "done" for t in compared)
-    assert min(t["created_at"] for t in compared) >= held["finished_at"], \
+    assert min(t["created_at"] for t in compared) >= held["finished_at"], (
         "nothing was submitted over the busy cluster"
+    )
     presenter.locator("#train-compare").scroll_into_view_if_needed()
     presenter.screenshot(path=str(ARTIFACTS / "training-compare.png"))
 

@@ -65,8 +65,9 @@ def test_a_training_streams_its_steps_holds_the_cluster_and_keeps_its_syncs(up):
     assert status == 202, body
     busy, why = up.call("POST", "/api/trainings", {"method": "ring", "hidden": HIDDEN, "steps": STEPS})
     assert busy == 409 and why["detail"]["field"] == "cluster"
-    status, queued = up.call("POST", "/api/runs",
-                             {"collective": "all_reduce", "algorithm": "ring", "count": 8})
+    status, queued = up.call(
+        "POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 8}
+    )
     assert status == 202  # a run waits for the training to end
     training = wait_training(up, body["id"])
     assert training["state"] == "done", training["error"]
@@ -81,8 +82,9 @@ def test_a_training_streams_its_steps_holds_the_cluster_and_keeps_its_syncs(up):
     assert not listener.is_alive(), "the viewer never heard the training end"
     rows = [m for m in heard if m["type"] == "train_step" and m["id"] == body["id"]]
     assert [m["step"]["step"] for m in rows] == list(range(STEPS)), "every step, once, in order"
-    states = [m["training"]["state"] for m in heard
-              if m["type"] == "training" and m["training"]["id"] == body["id"]]
+    states = [
+        m["training"]["state"] for m in heard if m["type"] == "training" and m["training"]["id"] == body["id"]
+    ]
     assert states[0] in ("queued", "running") and states[-1] == "done"
 
     status, run = up.call("GET", f"/api/trainings/{body['id']}/steps/3/sync")
@@ -100,12 +102,17 @@ def test_a_training_streams_its_steps_holds_the_cluster_and_keeps_its_syncs(up):
 
 
 def test_a_training_keeps_the_syncs_it_is_asked_to_and_says_which(up):
-    status, body = up.call("POST", "/api/trainings",
-                           {"method": "ring", "hidden": HIDDEN, "steps": 9, "sync_every": 4})
+    status, body = up.call(
+        "POST", "/api/trainings", {"method": "ring", "hidden": HIDDEN, "steps": 9, "sync_every": 4}
+    )
     assert status == 202, body
     assert wait_training(up, body["id"])["state"] == "done"
-    assert [up.call("GET", f"/api/trainings/{body['id']}/steps/{k}/sync")[0]
-            for k in (0, 3, 4, 8)] == [200, 404, 200, 200]
+    assert [up.call("GET", f"/api/trainings/{body['id']}/steps/{k}/sync")[0] for k in (0, 3, 4, 8)] == [
+        200,
+        404,
+        200,
+        200,
+    ]
     why = up.call("GET", f"/api/trainings/{body['id']}/steps/5/sync")[1]["detail"]
     assert why["field"] == "step" and "one in 4: steps 4 and 8 are" in why["message"]
 
@@ -116,14 +123,16 @@ def test_a_steps_sync_measures_what_its_formula_says(up):
     assert wait_training(up, body["id"])["state"] == "done"
     run = up.call("GET", f"/api/trainings/{body['id']}/steps/1/sync")[1]
     shown = run["display"]["formula"]
-    assert shown["formula"] == "2·⌊log2 P⌋·N" \
+    assert (
+        shown["formula"] == "2·⌊log2 P⌋·N"
         and shown["value"] == shown["measured"] == 2 * 2 * parameters(HIDDEN) * 4
+    )
 
 
 def test_a_parameter_server_training_loads_its_server_link_with_p_minus_1_times_n(up):
-    status, body = up.call("POST", "/api/trainings",
-                           {"method": PARAMETER_SERVER, "servers": 1, "hidden": HIDDEN,
-                                                      "steps": 5})
+    status, body = up.call(
+        "POST", "/api/trainings", {"method": PARAMETER_SERVER, "servers": 1, "hidden": HIDDEN, "steps": 5}
+    )
     assert status == 202, body
     training = wait_training(up, body["id"])
     assert training["state"] == "done", training["error"]
@@ -138,24 +147,28 @@ def test_a_parameter_server_training_loads_its_server_link_with_p_minus_1_times_
     pushed = sum(run["inputs"][str(w)][gradient]["sum"] for w in (1, 2, 3))  # -lr times each worker's share
     before = run["inputs"]["0"][weights]["sum"]
     after = next(st for st in run["steps"][1]["ranks"]["0"]["states"] if st["chunk"] == weights)["sum"]
-    assert abs(after - (before + pushed)) <= 1e-4 * max(1.0, abs(after)), \
+    assert abs(after - (before + pushed)) <= 1e-4 * max(1.0, abs(after)), (
         "the server adds every push into its weights"
+    )
     for w in ("1", "2", "3"):  # every worker pulled the server's weights
         pulled = next(st for st in run["steps"][0]["ranks"][w]["states"] if st["chunk"] == weights)
         assert pulled["checksum"] == run["inputs"]["0"][weights]["checksum"]
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"lr": 0}, "lr"),
-    ({"method": PARAMETER_SERVER, "servers": P}, "servers"),
-    ({"method": PARAMETER_SERVER, "servers": P - 1, "batch": 0}, "batch"),
-    ({"steps": 10**7}, "steps"),
-    ({"hidden": 10**6}, "hidden"),
-    ({"method": "smoke_signals"}, "method"),
-    ({"lr": "fast"}, "lr"),
-    ({"seed": 10**30}, "seed"),
-    ({"sync_every": 0}, "sync_every"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"lr": 0}, "lr"),
+        ({"method": PARAMETER_SERVER, "servers": P}, "servers"),
+        ({"method": PARAMETER_SERVER, "servers": P - 1, "batch": 0}, "batch"),
+        ({"steps": 10**7}, "steps"),
+        ({"hidden": 10**6}, "hidden"),
+        ({"method": "smoke_signals"}, "method"),
+        ({"lr": "fast"}, "lr"),
+        ({"seed": 10**30}, "seed"),
+        ({"sync_every": 0}, "sync_every"),
+    ],
+)
 def test_bad_training_input_is_refused_naming_the_field_and_starts_nothing(up, change, field):
     before = up.call("GET", "/api/trainings?limit=200")[1]["trainings"]
     status, body = up.call("POST", "/api/trainings", {"hidden": HIDDEN, "steps": 5, **change})
@@ -168,8 +181,9 @@ def test_bad_training_input_is_refused_naming_the_field_and_starts_nothing(up, c
 
 def test_a_rank_killed_mid_training_fails_it_naming_the_rank_and_the_cluster_comes_back(up):
     ranks = {r["rank"]: r["pid"] for r in up.wait_ranks(P)["ranks"]}
-    status, body = up.call("POST", "/api/trainings",
-                           {"method": "ring", "hidden": 256, "steps": 1000, "timeout": 5})
+    status, body = up.call(
+        "POST", "/api/trainings", {"method": "ring", "hidden": 256, "steps": 1000, "timeout": 5}
+    )
     assert status == 202, body
     deadline = time.monotonic() + 60
     while not up.call("GET", f"/api/trainings/{body['id']}")[1]["steps"] and time.monotonic() < deadline:
@@ -195,8 +209,16 @@ def test_a_diverged_training_is_kept_and_read_back_with_its_infinite_loss(tmp_pa
         for rank in ranks:
             command = rank.command()
             assert command["type"] == "train"
-            rank.send(type="train_step", run_id=command["run_id"], step=0, loss=1e308,
-                      accuracy=0.5, samples=1, compute_s=0.01, comm_s=0.01)
+            rank.send(
+                type="train_step",
+                run_id=command["run_id"],
+                step=0,
+                loss=1e308,
+                accuracy=0.5,
+                samples=1,
+                compute_s=0.01,
+                comm_s=0.01,
+            )
             rank.send(type="train_finished", run_id=command["run_id"], test_loss="inf", test_accuracy=0.1)
         training = wait_training(server, body["id"], timeout=30)
         assert training["state"] == "done" and training["steps"][0]["loss"] == "inf"

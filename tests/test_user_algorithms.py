@@ -11,10 +11,10 @@ from distributed import registered_here, run_ranks, unwrap
 
 from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.catalog import catalog
-from ringside.worker_agent.core.validation import SpecError, validate
-from ringside.worker_agent.user.msccl import MscclError, load_xml
 from ringside.worker_agent.core.protocol import MAX_PHASE, MAX_WORLD, PlanDoc, RunSpec, StepDoc
 from ringside.worker_agent.core.schedule import ScheduleError
+from ringside.worker_agent.core.validation import SpecError, validate
+from ringside.worker_agent.user.msccl import MscclError, load_xml
 from ringside.worker_agent.user.user_algorithms import algorithm, load, reduce, send, step
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +28,7 @@ def examples():
         for name in ("hierarchical_all_reduce", "double_binary_tree", "broken_ring"):
             load(EXAMPLES / f"{name}.py")
         load_xml(FIXTURE)
+
     with registered_here(load_all):
         yield
 
@@ -42,13 +43,30 @@ def run_on_ranks(world, files, specs):
 
 
 def test_the_examples_run_for_real_and_equal_native():
-    files = [str(EXAMPLES / "hierarchical_all_reduce.py"), str(EXAMPLES / "double_binary_tree.py"),
-             str(FIXTURE)]
-    specs = [RunSpec(collective="all_reduce", algorithm=a, count=10, chunks=c, dtype=d, op=o,
-                     pattern="random_int" if d == "int64" else "random_float")
-             for a, c in (("hierarchical", 1), ("hierarchical", 2), ("double_binary_tree", 1),
-                          ("double_binary_tree", 3), ("msccl_ring_allreduce", 1))
-             for d, o in (("int64", "SUM"), ("float32", "AVG"), ("int64", "MAX"))]
+    files = [
+        str(EXAMPLES / "hierarchical_all_reduce.py"),
+        str(EXAMPLES / "double_binary_tree.py"),
+        str(FIXTURE),
+    ]
+    specs = [
+        RunSpec(
+            collective="all_reduce",
+            algorithm=a,
+            count=10,
+            chunks=c,
+            dtype=d,
+            op=o,
+            pattern="random_int" if d == "int64" else "random_float",
+        )
+        for a, c in (
+            ("hierarchical", 1),
+            ("hierarchical", 2),
+            ("double_binary_tree", 1),
+            ("double_binary_tree", 3),
+            ("msccl_ring_allreduce", 1),
+        )
+        for d, o in (("int64", "SUM"), ("float32", "AVG"), ("int64", "MAX"))
+    ]
     results = unwrap(run_ranks(run_on_ranks, 4, files, specs))
     for i, spec in enumerate(specs):
         for rank in range(4):
@@ -86,8 +104,10 @@ def test_races_and_repeats_are_named_by_step_transfer_and_rank():
 def test_a_step_whose_phase_a_run_cannot_carry_is_refused_naming_the_step():
     @algorithm("broadcast", "wordy")
     def wordy(p, root, chunks):
-        return [step("root", [send(0, 1, 0)]), step("and then every other rank hands it on, one by one",
-                                                    [send(1, 2, 0)])]
+        return [
+            step("root", [send(0, 1, 0)]),
+            step("and then every other rank hands it on, one by one", [send(1, 2, 0)]),
+        ]
 
     with pytest.raises(SpecError, match=f"step 1: its phase is 49 characters, more than {MAX_PHASE}") as info:
         validate(RunSpec(collective="broadcast", algorithm="wordy"), 3, "gloo")
@@ -134,10 +154,12 @@ def test_code_that_fails_or_returns_nonsense_is_refused_with_what_it_raised():
 
 
 def test_names_are_checked_when_registered():
-    for collective, name, words in (("all_shuffle", "x", "unknown collective"),
-                                    ("all_reduce", "Ring!", "lower-case"),
-                                    ("all_reduce", "ring", "already has"),
-                                    ("all_reduce", "native", "already has")):
+    for collective, name, words in (
+        ("all_shuffle", "x", "unknown collective"),
+        ("all_reduce", "Ring!", "lower-case"),
+        ("all_reduce", "ring", "already has"),
+        ("all_reduce", "native", "already has"),
+    ):
         with pytest.raises(ValueError, match=words):
             algorithm(collective, name)(lambda p, root, chunks: [])
     with pytest.raises(ValueError, match="layout 'blob'"):
@@ -153,14 +175,17 @@ def test_the_msccl_ring_equals_the_built_in_ring():
         validate(RunSpec(collective="all_reduce", algorithm="msccl_ring_allreduce", count=8), 3, "gloo")
 
 
-@pytest.mark.parametrize("change,words", [
-    (('coll="allreduce"', 'coll="alltoall"'), "in-place alltoall is not imported"),
-    (('coll="allreduce"', 'coll="reduce"'), "coll='reduce' is not imported"),
-    (('dstbuf="i" dstoff="1"', 'dstbuf="s" dstoff="1"'), "outside the scratch buffer's 0"),
-    (('type="rrc"', 'type="zap"'), "operation type 'zap'"),
-    (('ngpus="4"', 'ngpus="four"'), "needs an integer ngpus"),
-    (('<step s="0" type="s"', '<step s="0" type="r"'), "wait for each other"),
-])
+@pytest.mark.parametrize(
+    "change,words",
+    [
+        (('coll="allreduce"', 'coll="alltoall"'), "in-place alltoall is not imported"),
+        (('coll="allreduce"', 'coll="reduce"'), "coll='reduce' is not imported"),
+        (('dstbuf="i" dstoff="1"', 'dstbuf="s" dstoff="1"'), "outside the scratch buffer's 0"),
+        (('type="rrc"', 'type="zap"'), "operation type 'zap'"),
+        (('ngpus="4"', 'ngpus="four"'), "needs an integer ngpus"),
+        (('<step s="0" type="s"', '<step s="0" type="r"'), "wait for each other"),
+    ],
+)
 def test_msccl_files_that_cannot_be_imported_say_why(tmp_path, change, words):
     bad = tmp_path / "bad.xml"
     bad.write_text(FIXTURE.read_text().replace(*change, 1))
@@ -171,25 +196,49 @@ def test_msccl_files_that_cannot_be_imported_say_why(tmp_path, change, words):
 def ring_doc(p: int) -> dict:
     """The built-in ring, written out as the data a page or a script would send."""
     ring = build("all_reduce", "ring", p).to_json()
-    return {"pieces": ring["pieces"], "layout": "ring",
-            "steps": [{"phase": s["phase"], "caption": s["caption"], "transfers": s["transfers"]}
-                      for s in ring["steps"]]}
+    return {
+        "pieces": ring["pieces"],
+        "layout": "ring",
+        "steps": [
+            {"phase": s["phase"], "caption": s["caption"], "transfers": s["transfers"]} for s in ring["steps"]
+        ],
+    }
 
 
 def test_a_schedule_sent_as_data_runs_for_real_and_equals_native():
-    specs = [RunSpec(collective="all_reduce", algorithm="custom", schedule=ring_doc(4), count=9,
-                     dtype=d, op=o, pattern="random_int" if d == "int64" else "random_float")
-             for d, o in (("int64", "SUM"), ("float32", "AVG"))]
+    specs = [
+        RunSpec(
+            collective="all_reduce",
+            algorithm="custom",
+            schedule=ring_doc(4),
+            count=9,
+            dtype=d,
+            op=o,
+            pattern="random_int" if d == "int64" else "random_float",
+        )
+        for d, o in (("int64", "SUM"), ("float32", "AVG"))
+    ]
     results = unwrap(run_ranks(run_on_ranks, 4, [], specs))
     assert all(results[rank][i].verified is True for rank in range(4) for i in range(len(specs)))
 
 
-@pytest.mark.parametrize("edit,field,words", [
-    (lambda d: d["steps"][5]["transfers"][0].__setitem__(2, 0), "schedule", "without rank 0's contribution"),
-    (lambda d: d["steps"][0]["transfers"].append([0, 9, 0, 0, 1]), "schedule", "outside 4 ranks"),
-    (lambda d: d["steps"][0]["transfers"][0].__setitem__(4, 7), "schedule", "must be 0 (copy) or 1 (reduce)"),
-    (lambda d: d.update(steps=[d["steps"][0]] * 3000), None, "at most 512"),
-])
+@pytest.mark.parametrize(
+    "edit,field,words",
+    [
+        (
+            lambda d: d["steps"][5]["transfers"][0].__setitem__(2, 0),
+            "schedule",
+            "without rank 0's contribution",
+        ),
+        (lambda d: d["steps"][0]["transfers"].append([0, 9, 0, 0, 1]), "schedule", "outside 4 ranks"),
+        (
+            lambda d: d["steps"][0]["transfers"][0].__setitem__(4, 7),
+            "schedule",
+            "must be 0 (copy) or 1 (reduce)",
+        ),
+        (lambda d: d.update(steps=[d["steps"][0]] * 3000), None, "at most 512"),
+    ],
+)
 def test_a_bad_schedule_sent_as_data_is_refused(edit, field, words):
     doc = ring_doc(4)
     edit(doc)

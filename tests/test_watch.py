@@ -18,32 +18,51 @@ from pathlib import Path
 
 import psutil
 import pytest
-from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
-from ringside.server.store import Store
-from ringside.server.watch_store import KEPT, WatchStore
-from ringside.server import watch_hangs as hangs
-from ringside.server.watch_record import Collective
-from ringside.server.watched import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
-from ringside.server.watching import MAX_PUSH_RANKS
-from ringside.worker_agent.rank.local import free_port
-from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from distributed import stop_torchrun
+from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
 from server_helpers import WORKER_TOKEN, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
+
+from ringside.server import watch_hangs as hangs
+from ringside.server.store import Store
+from ringside.server.watch_record import Collective
+from ringside.server.watch_store import KEPT, WatchStore
+from ringside.server.watched import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
+from ringside.server.watching import MAX_PUSH_RANKS
+from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
+from ringside.worker_agent.rank.local import free_port
 
 ROOT = Path(__file__).parents[1]
 EXAMPLES, FIXTURES = ROOT / "examples", Path(__file__).parent / "fixtures"
 
 
-def torchrun(server_url: str, script: Path, *args: str, nproc: int = 4, token: str = WORKER_TOKEN,
-             launcher=("--ddp-hook",)) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc}",
-           "--standalone", "-m", "ringside.watch", "--server", server_url, *launcher,
-           str(script), *args]
+def torchrun(
+    server_url: str,
+    script: Path,
+    *args: str,
+    nproc: int = 4,
+    token: str = WORKER_TOKEN,
+    launcher=("--ddp-hook",),
+) -> subprocess.Popen:
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        f"--nproc-per-node={nproc}",
+        "--standalone",
+        "-m",
+        "ringside.watch",
+        "--server",
+        server_url,
+        *launcher,
+        str(script),
+        *args,
+    ]
     env = {**os.environ, "RINGSIDE_WORKER_TOKEN": token, "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    return subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
 
 
 def wait_for(what, timeout: float = 60, every: float = 0.1):
@@ -90,14 +109,20 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
             stopped = time.monotonic()
             # the job's hang as the server holds it: a busy machine may make rank 2 (or another) a second
             # late before the stop, a wait that is real and said then, and goes on as this one
-            hang = wait_for(lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [2] and h,
-                            timeout=30)
+            hang = wait_for(
+                lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [2] and h, timeout=30
+            )
             named_after = time.monotonic() - stopped
             drain(viewer)
             os.kill(pid, signal.SIGCONT)
             # said as the hang clears, or as another (a rank a second late to the next) takes its place
-            over = wait_for_message(viewer, lambda m: m["type"] == "job_hang"
-                                    and re.search(r"\branks? (\d+, )*2(, \d+)* caught up", m["text"]), timeout=30)
+            over = wait_for_message(
+                viewer,
+                lambda m: (
+                    m["type"] == "job_hang" and re.search(r"\branks? (\d+, )*2(, \d+)* caught up", m["text"])
+                ),
+                timeout=30,
+            )
             out, err = proc.communicate(timeout=120)
         finally:
             stop_torchrun(proc)
@@ -109,8 +134,10 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
     if hang["kind"] == "wait":  # stopped between collectives (mostly: it sleeps between steps),
         # or inside one every rank issued, which the others wait in while it is silent
         assert hang["op"] == "all_reduce", hang["text"]
-        assert "rank 2 last reported #" in hang["text"] \
-            or "which every rank issued; rank 2 has said nothing for" in hang["text"], hang["text"]
+        assert (
+            "rank 2 last reported #" in hang["text"]
+            or "which every rank issued; rank 2 has said nothing for" in hang["text"]
+        ), hang["text"]
     else:  # stopped inside one it had issued, the others' recorders not saying they wait in it
         assert "rank 2 has said nothing for" in hang["text"], hang["text"]
     assert over["job_id"] == found["id"]
@@ -138,8 +165,9 @@ def hang_of_rank_3(server, fixture: str, *args: str) -> tuple[dict, dict]:
     proc = torchrun(server.url, FIXTURES / fixture, *args, launcher=())
     try:
         found = wait_for(lambda: newest_job(server, fixture, before))
-        hang = wait_for(lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [3] and h,
-                        timeout=90)
+        hang = wait_for(
+            lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [3] and h, timeout=90
+        )
         pid = next(r["pid"] for r in job(server, found["id"])["ranks"] if r["rank"] == 3)
         os.kill(pid, signal.SIGCONT)
         out, err = proc.communicate(timeout=120)
@@ -149,14 +177,19 @@ def hang_of_rank_3(server, fixture: str, *args: str) -> tuple[dict, dict]:
     return hang, wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
 
 
-def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_others_wait_for(server, tmp_path):
+def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_others_wait_for(
+    server, tmp_path
+):
     """Rank 3 stops inside all-reduce #2 after every rank issued it: no rank is late to issue, so it is
     named once silent, as the rank the others wait for in #2 (they do not go on)."""
     hang, done = hang_of_rank_3(server, "stopped_inside.py", str(tmp_path))
-    assert (hang["kind"], hang["op"], hang["seq"], hang["waiting"]) == ("wait", "all_reduce", 2, [0, 1, 2]), \
+    assert (hang["kind"], hang["op"], hang["seq"], hang["waiting"]) == ("wait", "all_reduce", 2, [0, 1, 2]), (
         hang
-    assert hang["text"].startswith("ranks 0, 1, 2 wait in all_reduce #2 (1,000 float32), which every rank "
-                                   "issued; rank 3 has said nothing for"), hang["text"]
+    )
+    assert hang["text"].startswith(
+        "ranks 0, 1, 2 wait in all_reduce #2 (1,000 float32), which every rank "
+        "issued; rank 3 has said nothing for"
+    ), hang["text"]
     assert any(e["text"].startswith("rank 3 caught up: all_reduce #2 went on") for e in done["events"])
 
 
@@ -193,8 +226,17 @@ def wait_for_message(viewer, match, timeout: float) -> dict:
 
 def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(server):
     before = {j["id"] for j in jobs(server)}
-    proc = torchrun(server.url, EXAMPLES / "ddp_train.py", "--steps", "6", "--width", "256",
-                    "--bucket-mb", "0.25", nproc=2)
+    proc = torchrun(
+        server.url,
+        EXAMPLES / "ddp_train.py",
+        "--steps",
+        "6",
+        "--width",
+        "256",
+        "--bucket-mb",
+        "0.25",
+        nproc=2,
+    )
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err[-3000:]
     found = wait_for(lambda: (j := newest_job(server, "ddp_train.py", before)) and j["state"] == "done" and j)
@@ -205,8 +247,9 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
     assert all(p.endswith(("weight", "bias")) for c in buckets for p in c["bucket"]["params"])
     assert all(sorted(c["durations"]) == ["0", "1"] and c["busbw_gbps"] > 0 for c in buckets[:-2])
     totals = {(t["group"], t["op"]): t for t in shown["totals"]}
-    assert totals[("0", "all_reduce")]["count"] == len(buckets) \
-        and totals[("0", "all_reduce")]["busbw_gbps"] > 0
+    assert (
+        totals[("0", "all_reduce")]["count"] == len(buckets) and totals[("0", "all_reduce")]["busbw_gbps"] > 0
+    )
 
     status, trace = server.call("GET", f"/api/jobs/{found['id']}/trace", token=None)
     assert status == 200
@@ -214,11 +257,14 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
     host = socket.gethostname()
     assert names == {0: f"rank 0 · {host} · local rank 0", 1: f"rank 1 · {host} · local rank 1"}
     slices = [e for e in trace["traceEvents"] if e["ph"] in "be"]
-    assert all("id" not in e for e in slices), "ids local to a rank's process: Perfetto takes a plain id as global"
+    assert all("id" not in e for e in slices), (
+        "ids local to a rank's process: Perfetto takes a plain id as global"
+    )
     begins = {(e["pid"], e["id2"]["local"]): e for e in slices if e["ph"] == "b"}
     ends = {(e["pid"], e["id2"]["local"]): e for e in slices if e["ph"] == "e"}
-    assert begins.keys() == ends.keys() and len(begins) == 2 * shown["job"]["collectives"], \
+    assert begins.keys() == ends.keys() and len(begins) == 2 * shown["job"]["collectives"], (
         "a slice a rank a collective"
+    )
     for c in buckets[:-2]:  # timed by the hook: the slice lasts what the rank measured
         for rank, seconds in c["durations"].items():
             key = (int(rank), f"{c['group']}:{c['seq']}")
@@ -229,8 +275,17 @@ def test_a_job_outlives_its_server_and_carries_on_with_the_next(tmp_path):
     port = free_port()
     first = start_serve(tmp_path, port=port)
     steps = 600  # 12 s and more: the job outlives a restart (a second, a start, a retry) on a busy machine
-    proc = torchrun(first.url, EXAMPLES / "ddp_train.py", "--steps", str(steps), "--width", "128",
-                    "--pace", "0.02", nproc=2)
+    proc = torchrun(
+        first.url,
+        EXAMPLES / "ddp_train.py",
+        "--steps",
+        str(steps),
+        "--width",
+        "128",
+        "--pace",
+        "0.02",
+        nproc=2,
+    )
     try:
         found = wait_for(lambda: newest_job(first, "ddp_train.py", set()))
         wait_for(lambda: job(first, found["id"])["job"]["collectives"] > 20)
@@ -244,7 +299,10 @@ def test_a_job_outlives_its_server_and_carries_on_with_the_next(tmp_path):
             again = wait_for(lambda: (j := job(second, found["id"]))["job"]["state"] == "done" and j)
             assert [j["id"] for j in jobs(second)] == [found["id"]], "the ranks came back to the same job"
             # what was in flight as the server died is lost; the rest is there, to the last step
-            assert again["job"]["collectives"] > steps - 50 and max(c["seq"] for c in again["collectives"]) >= steps
+            assert (
+                again["job"]["collectives"] > steps - 50
+                and max(c["seq"] for c in again["collectives"]) >= steps
+            )
             assert any("came back" in e["text"] for e in again["events"])
             indices = [c["index"] for c in again["collectives"]]
             assert indices == sorted(set(indices)), "indices go on after the kill, none taken twice"
@@ -264,24 +322,45 @@ def test_a_job_with_two_groups_on_two_nodes_is_grouped_by_host_and_group(tmp_pat
     nodes = []
     for node in range(2):
         env_node = {**env, "GLOO_SOCKET_IFNAME": bridge.nodes[node][1]}
-        cmd = on_node(bridge, node, sys.executable, "-m", "torch.distributed.run", "--nnodes=2",
-                      f"--node-rank={node}", "--nproc-per-node=2", f"--master-addr={bridge.nodes[0][2]}",
-                      "--master-port=29511", "-m", "ringside.watch", "--server", url,
-                      str(EXAMPLES / "two_groups.py"), "--steps", "5")
-        nodes.append(subprocess.Popen(cmd, env=env_node, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True))
+        cmd = on_node(
+            bridge,
+            node,
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nnodes=2",
+            f"--node-rank={node}",
+            "--nproc-per-node=2",
+            f"--master-addr={bridge.nodes[0][2]}",
+            "--master-port=29511",
+            "-m",
+            "ringside.watch",
+            "--server",
+            url,
+            str(EXAMPLES / "two_groups.py"),
+            "--steps",
+            "5",
+        )
+        nodes.append(
+            subprocess.Popen(cmd, env=env_node, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        )
     try:
         for proc in nodes:
             out, err = proc.communicate(timeout=180)
             assert proc.returncode == 0, err[-3000:]
-        found = wait_for(lambda: (j := newest_job(server, "two_groups.py", set()))
-                         and j["state"] == "done" and j)
+        found = wait_for(
+            lambda: (j := newest_job(server, "two_groups.py", set())) and j["state"] == "done" and j
+        )
         shown = job(server, found["id"])
     finally:
         server.stop()
     assert found["nodes"] == 2 and found["world_size"] == 4
     assert {r["rank"]: (r["host"], r["local_rank"]) for r in shown["ranks"]} == {
-        0: (NODES[0], 0), 1: (NODES[0], 1), 2: (NODES[1], 0), 3: (NODES[1], 1)}
+        0: (NODES[0], 0),
+        1: (NODES[0], 1),
+        2: (NODES[1], 0),
+        3: (NODES[1], 1),
+    }
     groups = {name: members for name, members in shown["groups"].items()}
     assert sorted(groups.values()) == [[0, 1], [0, 1, 2, 3], [0, 2], [2, 3]]
     leaders = next(name for name, members in groups.items() if members == [0, 2])
@@ -289,8 +368,10 @@ def test_a_job_with_two_groups_on_two_nodes_is_grouped_by_host_and_group(tmp_pat
     for c in shown["collectives"]:
         by_group.setdefault(c["group"], []).append(c)
     assert [c["op"] for c in by_group[leaders]] == ["all_reduce"] * 5
-    assert all(c["ranks"] == [0, 2] and sorted(c["issued"]) == ["0", "2"] and c["complete"]
-               for c in by_group[leaders])
+    assert all(
+        c["ranks"] == [0, 2] and sorted(c["issued"]) == ["0", "2"] and c["complete"]
+        for c in by_group[leaders]
+    )
     node_groups = [name for name, members in groups.items() if members in ([0, 1], [2, 3])]
     for name in node_groups:
         assert [c["op"] for c in by_group[name]] == ["all_reduce", "broadcast"] * 5
@@ -300,14 +381,26 @@ def test_a_job_with_two_groups_on_two_nodes_is_grouped_by_host_and_group(tmp_pat
 def test_pipeline_traffic_is_counted_per_link(server):
     before = {j["id"] for j in jobs(server)}
     steps, micro, width = 3, 2, 64
-    proc = torchrun(server.url, EXAMPLES / "pipeline_train.py", "--steps", str(steps), "--micro", str(micro),
-                    "--width", str(width), nproc=3)
+    proc = torchrun(
+        server.url,
+        EXAMPLES / "pipeline_train.py",
+        "--steps",
+        str(steps),
+        "--micro",
+        str(micro),
+        "--width",
+        str(width),
+        nproc=3,
+    )
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err[-3000:]
-    found = wait_for(lambda: (j := newest_job(server, "pipeline_train.py", before))
-                     and j["state"] == "done" and j)
-    links = {(link["src"], link["dst"]): (link["count"], link["bytes"])
-             for link in job(server, found["id"])["links"]}
+    found = wait_for(
+        lambda: (j := newest_job(server, "pipeline_train.py", before)) and j["state"] == "done" and j
+    )
+    links = {
+        (link["src"], link["dst"]): (link["count"], link["bytes"])
+        for link in job(server, found["id"])["links"]
+    }
     one = steps * micro, steps * micro * 8 * width * 4  # a float32 (8, width) tensor per micro-batch each way
     assert links == {(0, 1): one, (1, 2): one, (2, 1): one, (1, 0): one}
 
@@ -329,15 +422,31 @@ def test_the_launcher_runs_the_program_as_python_would(server, tmp_path):
     script.write_text("raise KeyError('boom')\n")
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "KeyError: 'boom'" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "ringside.watch", str(script)], capture_output=True,
-                          text=True, timeout=60,
-                          env={k: v for k, v in os.environ.items() if k != "RINGSIDE_SERVER"})
+    done = subprocess.run(
+        [sys.executable, "-m", "ringside.watch", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if k != "RINGSIDE_SERVER"},
+    )
     assert done.returncode != 0 and "name the server" in done.stderr
 
 
 def hello(**fields) -> str:
-    return json.dumps({"type": "watch_hello", "job": "k-forged", "rank": 0, "world_size": 2, "host": "h",
-                       "pid": 1, "launcher": "script", "backend": "gloo", "started_ns": 1, **fields})
+    return json.dumps(
+        {
+            "type": "watch_hello",
+            "job": "k-forged",
+            "rank": 0,
+            "world_size": 2,
+            "host": "h",
+            "pid": 1,
+            "launcher": "script",
+            "backend": "gloo",
+            "started_ns": 1,
+            **fields,
+        }
+    )
 
 
 def closed_with(server, frames: list[str]) -> tuple[int, str]:
@@ -360,12 +469,17 @@ def test_forged_reports_close_their_socket_and_change_nothing(server):
     assert closed_with(server, ['{"type": "watch_report", "rank": 0, "t_ns": 1}'])[0] == 1008
     code, reason = closed_with(server, [hello(world_size=0)])
     assert code == 1007 and "world_size" in reason
-    report = {"type": "watch_report", "rank": 0, "t_ns": 1,
-              "issued": [{"group": "0", "seq": i, "op": "all_reduce", "t_ns": 1} for i in range(1025)]}
+    report = {
+        "type": "watch_report",
+        "rank": 0,
+        "t_ns": 1,
+        "issued": [{"group": "0", "seq": i, "op": "all_reduce", "t_ns": 1} for i in range(1025)],
+    }
     code, reason = closed_with(server, [hello(job="k-long"), json.dumps(report)])
     assert code == 1007 and "issued" in reason
-    code, reason = closed_with(server,
-                               [hello(job="k-other"), json.dumps({**report, "rank": 1, "issued": []})])
+    code, reason = closed_with(
+        server, [hello(job="k-other"), json.dumps({**report, "rank": 1, "issued": []})]
+    )
     assert code == 1008 and "rank 0 sent an event as rank 1" in reason
     code, reason = closed_with(server, [hello(job="k-long", world_size=3)])
     assert code == 4409 and "has 2 ranks, not 3" in reason
@@ -380,11 +494,22 @@ def test_process_groups_past_a_jobs_bounds_are_dropped_and_said_once(server):
     every = list(range(world))
     with connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}"), max_size=None) as ws:
         ws.send(hello(job="k-groups", world_size=world, script="groups.py"))
-        ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 1,
-                            "groups": {"past": [0, world], "tp": [0, 1]}}))
+        ws.send(
+            json.dumps(
+                {"type": "watch_report", "rank": 0, "t_ns": 1, "groups": {"past": [0, world], "tp": [0, 1]}}
+            )
+        )
         for first in range(0, 512, 64):  # 512 groups of the whole world: twice the names, 8 M ranks
-            ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 2,
-                                "groups": {f"g{i}": every for i in range(first, first + 64)}}))
+            ws.send(
+                json.dumps(
+                    {
+                        "type": "watch_report",
+                        "rank": 0,
+                        "t_ns": 2,
+                        "groups": {f"g{i}": every for i in range(first, first + 64)},
+                    }
+                )
+            )
         ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 3, "groups": {"tp": [2, 3]}}))
         found = wait_for(lambda: newest_job(server, "groups.py", set()))
         groups = wait_for(lambda: (g := job(server, found["id"])["groups"]).get("tp") == [2, 3] and g)
@@ -399,10 +524,23 @@ def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tm
     store = Store(tmp_path / "runs.db")
     kept = WatchStore(store)
     n = KEPT + 5_000
-    made = [Collective(index=i, group="0", seq=i + 1, op="all_reduce", dtype="float32", count=256, bytes=1024,
-                       ranks=[0, 1], issued={"0": i / 1e3, "1": i / 1e3}, complete=True) for i in range(n)]
+    made = [
+        Collective(
+            index=i,
+            group="0",
+            seq=i + 1,
+            op="all_reduce",
+            dtype="float32",
+            count=256,
+            bytes=1024,
+            ranks=[0, 1],
+            issued={"0": i / 1e3, "1": i / 1e3},
+            complete=True,
+        )
+        for i in range(n)
+    ]
     for at in range(0, n, 1_000):
-        kept.add("j-000001", made[at:at + 1_000])
+        kept.add("j-000001", made[at : at + 1_000])
     store.flush()
     assert store.db.execute("SELECT COUNT(*) FROM job_collectives").fetchone()[0] == KEPT
     newest = kept.collectives("j-000001", 500)
@@ -410,28 +548,46 @@ def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tm
     page = kept.collectives("j-000001", 500, before=newest[0].index)
     assert [c.index for c in page] == list(range(n - 1000, n - 500))
     assert kept.collectives("j-000001", 500, before=n - KEPT) == [], "the oldest are gone"
-    plan = " ".join(r[-1] for r in store.db.execute(
-        "EXPLAIN QUERY PLAN SELECT body FROM job_collectives WHERE job = ? AND idx < ? "
-        "ORDER BY idx DESC LIMIT ?",
-        ("j-000001", n, 500)))
+    plan = " ".join(
+        r[-1]
+        for r in store.db.execute(
+            "EXPLAIN QUERY PLAN SELECT body FROM job_collectives WHERE job = ? AND idx < ? "
+            "ORDER BY idx DESC LIMIT ?",
+            ("j-000001", n, 500),
+        )
+    )
     assert "PRIMARY KEY" in plan and "TEMP B-TREE" not in plan, plan
     store.close()
 
 
 def test_one_line_in_the_script_watches_it_under_plain_torchrun(server):
     before = {j["id"] for j in jobs(server)}
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2",
-           "--standalone", str(FIXTURES / "one_line.py"), server.url, "20"]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"})
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc-per-node=2",
+        "--standalone",
+        str(FIXTURES / "one_line.py"),
+        server.url,
+        "20",
+    ]
+    done = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     found = wait_for(lambda: (j := newest_job(server, "one_line.py", before)) and j["state"] == "done" and j)
     shown = job(server, found["id"])
     reduces = [c for c in shown["collectives"] if c["op"] == "all_reduce"]
     assert len(reduces) == 20 and all(c["count"] == 1024 and c["complete"] for c in reduces)
     assert {r["rank"]: (r["launcher"], r["ended"], r["exit_code"]) for r in shown["ranks"]} == {
-        0: ("torchrun", True, None), 1: ("torchrun", True, None)}, \
-        "atexit says goodbye, without a code to give"
+        0: ("torchrun", True, None),
+        1: ("torchrun", True, None),
+    }, "atexit says goodbye, without a code to give"
 
 
 def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server):
@@ -440,27 +596,48 @@ def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server)
         proc = torchrun(server.url, FIXTURES / "desync.py", "6", nproc=2, launcher=())
         try:
             # a rank's report a second behind the other's is a wait, and said, before they are seen to disagree
-            said = wait_for_message(viewer, lambda m: m["type"] == "job_hang" and m["hang"]
-                                    and m["hang"]["kind"] == "mismatch", timeout=60)
+            said = wait_for_message(
+                viewer,
+                lambda m: m["type"] == "job_hang" and m["hang"] and m["hang"]["kind"] == "mismatch",
+                timeout=60,
+            )
             proc.communicate(timeout=120)
         finally:
             stop_torchrun(proc)
     assert proc.returncode != 0, "gloo's timeout ends it"
     assert said["hang"]["kind"] == "mismatch" and said["hang"]["late"] == [0, 1]
-    assert "rank 0 broadcast of 1,000 float32" in said["text"] \
+    assert (
+        "rank 0 broadcast of 1,000 float32" in said["text"]
         and "rank 1 all_reduce of 1,000 float32" in said["text"]
+    )
     found = wait_for(lambda: (j := newest_job(server, "desync.py", before)) and j["state"] == "failed" and j)
-    assert any("went without" in e["text"] or "ended with exit code 1" in e["text"]
-               for e in job(server, found["id"])["events"])
+    assert any(
+        "went without" in e["text"] or "ended with exit code 1" in e["text"]
+        for e in job(server, found["id"])["events"]
+    )
 
 
 def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang(server):
     before = {j["id"] for j in jobs(server)}
-    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1",
-           "TORCH_FR_BUFFER_SIZE": "16"}
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2",
-           "--standalone", "-m", "ringside.watch", "--server", server.url,
-           str(FIXTURES / "tiny.py"), "3000"]
+    env = {
+        **os.environ,
+        "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,
+        "OMP_NUM_THREADS": "1",
+        "TORCH_FR_BUFFER_SIZE": "16",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc-per-node=2",
+        "--standalone",
+        "-m",
+        "ringside.watch",
+        "--server",
+        server.url,
+        str(FIXTURES / "tiny.py"),
+        "3000",
+    ]
     with connect(server.ws_url("/ws")) as viewer:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
         assert done.returncode == 0, done.stderr[-3000:]
@@ -468,23 +645,28 @@ def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang
         hangs = []
         try:
             while True:
-                hangs += [m for m in messages(viewer.recv(timeout=0.5))
-                          if m["type"] == "job_hang" and m["hang"] and m["job_id"] == found["id"]]
+                hangs += [
+                    m
+                    for m in messages(viewer.recv(timeout=0.5))
+                    if m["type"] == "job_hang" and m["hang"] and m["job_id"] == found["id"]
+                ]
         except TimeoutError:
             pass
     assert found["missed"] > 0, "a 16-entry ring cannot keep 3,000 back-to-back collectives between reads"
     shown = job(server, found["id"])
     unseen = {(c["group"], c["seq"]) for c in shown["collectives"] if c["unseen"]}
     # a rank a second late is a wait, and said (a busy machine makes some): not one its reports lost
-    assert unseen and not [h for h in hangs if (h["hang"]["group"], h["hang"]["seq"]) in unseen], \
+    assert unseen and not [h for h in hangs if (h["hang"]["group"], h["hang"]["seq"]) in unseen], (
         "a collective some rank's report lost is not a hang"
+    )
     assert all(c["complete"] or c["unseen"] for c in shown["collectives"])
 
 
 def test_a_job_stopped_by_sigterm_says_so_and_ends_failed_at_once(server):
     before = {j["id"] for j in jobs(server)}
-    proc = torchrun(server.url, EXAMPLES / "ddp_train.py", "--steps", "2000", "--width", "64",
-                    "--pace", "0.01", nproc=2)
+    proc = torchrun(
+        server.url, EXAMPLES / "ddp_train.py", "--steps", "2000", "--width", "64", "--pace", "0.01", nproc=2
+    )
     try:
         found = wait_for(lambda: newest_job(server, "ddp_train.py", before))
         wait_for(lambda: job(server, found["id"])["job"]["collectives"] > 10)
@@ -500,12 +682,25 @@ def test_a_job_stopped_by_sigterm_says_so_and_ends_failed_at_once(server):
 
 def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
     """A hello may claim 65,536 ranks: what the server holds of its open collectives stays bounded."""
-    hello = WatchHello(job="k-wide", rank=0, world_size=1 << 16, host="h", pid=1, launcher="script", backend="gloo",
-                       started_ns=1)
+    hello = WatchHello(
+        job="k-wide",
+        rank=0,
+        world_size=1 << 16,
+        host="h",
+        pid=1,
+        launcher="script",
+        backend="gloo",
+        started_ns=1,
+    )
     watched = Watched.start("j-000001", hello)
     watched.joined(hello)
-    watched.report(WatchReport(rank=0, t_ns=2, issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i)
-                                                      for i in range(1000)]))
+    watched.report(
+        WatchReport(
+            rank=0,
+            t_ns=2,
+            issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i) for i in range(1000)],
+        )
+    )
     assert len(watched.open) == watched.held(MAX_OPEN) == RANKS_HELD // (1 << 16)
     assert sum(len(c.ranks) for c in watched.open.values()) <= RANKS_HELD
 
@@ -524,13 +719,26 @@ def test_a_wide_world_of_absent_ranks_is_checked_for_hangs_without_walking_it():
     """A hello claims 65,536 ranks and its one rank issues 1,024 collectives: every tick's hang check
     walked each open one's 65,536 ranks twice (1.4 s a check, four checks a second: the loop's all).
     Nothing is walked while no rank of it that is here is late; a rank here that is late is named."""
-    hello = WatchHello(job="k-absent", rank=0, world_size=1 << 16, host="h", pid=1, launcher="script",
-                       backend="gloo", started_ns=1)
+    hello = WatchHello(
+        job="k-absent",
+        rank=0,
+        world_size=1 << 16,
+        host="h",
+        pid=1,
+        launcher="script",
+        backend="gloo",
+        started_ns=1,
+    )
     watched = Watched.start("j-000001", hello)
     watched.joined(hello)
     watched.world = Walked(range(1 << 16))  # the list the world group's collectives share
-    watched.report(WatchReport(rank=0, t_ns=2, issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i)
-                                                      for i in range(1024)]))
+    watched.report(
+        WatchReport(
+            rank=0,
+            t_ns=2,
+            issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i) for i in range(1024)],
+        )
+    )
     for key in watched.first_seen:
         watched.first_seen[key] -= hangs.HANG_S + 1
     Walked.walks = 0
@@ -551,8 +759,10 @@ def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(ser
     world = 1 << 16
     server_rss = psutil.Process(server.proc.pid).memory_info().rss
     issued = [{"group": "0", "seq": i, "op": "all_reduce", "t_ns": 2 + i} for i in range(1024)]
-    with connect(server.ws_url("/ws"), max_size=None) as viewer, \
-            connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}")) as ws:
+    with (
+        connect(server.ws_url("/ws"), max_size=None) as viewer,
+        connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}")) as ws,
+    ):
         ws.send(hello(job="k-wide-report", world_size=world, script="wide.py"))
         ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 2, "issued": issued}))
         told = []
@@ -569,8 +779,16 @@ def four_ranks_joined(key: str) -> Watched:
     """A job's matching with four ranks said hello, as the server holds it (no server)."""
     watched = None
     for rank in range(4):
-        hello = WatchHello(job=key, rank=rank, world_size=4, host="h", pid=rank + 1, launcher="torchrun",
-                           backend="gloo", started_ns=1)
+        hello = WatchHello(
+            job=key,
+            rank=rank,
+            world_size=4,
+            host="h",
+            pid=rank + 1,
+            launcher="torchrun",
+            backend="gloo",
+            started_ns=1,
+        )
         watched = watched or Watched.start("j-000001", hello)
         watched.joined(hello)
     return watched
@@ -582,8 +800,13 @@ def test_the_rank_that_issued_another_collective_is_the_one_named(order):
     watched = four_ranks_joined("k-odd")
     for rank in order:
         op = "broadcast" if rank == 2 else "allreduce"
-        watched.report(WatchReport(rank=rank, t_ns=10, issued=[Issued(group="0", seq=9, op=op, dtype="float32",
-                                                                      count=1000, t_ns=5)]))
+        watched.report(
+            WatchReport(
+                rank=rank,
+                t_ns=10,
+                issued=[Issued(group="0", seq=9, op=op, dtype="float32", count=1000, t_ns=5)],
+            )
+        )
     hang, text = hangs.check(watched)
     assert hang.kind == "mismatch" and hang.late == [2] and hang.waiting == [0, 1, 2, 3]
     assert "rank 2 broadcast of 1,000 float32; ranks 0, 1, 3 all_reduce of 1,000 float32" in text
@@ -596,9 +819,14 @@ def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_wha
     where their reporters do not say (None: an older reporter)."""
     watched = four_ranks_joined("k-in")
     for rank in range(4):
-        watched.report(WatchReport(rank=rank, t_ns=10, pending=pending if rank < 3 else {"0": 5},
-                                   issued=[Issued(group="0", seq=5, op="allreduce", dtype="float32",
-                                                  count=1000, t_ns=5)]))
+        watched.report(
+            WatchReport(
+                rank=rank,
+                t_ns=10,
+                pending=pending if rank < 3 else {"0": 5},
+                issued=[Issued(group="0", seq=5, op="allreduce", dtype="float32", count=1000, t_ns=5)],
+            )
+        )
     watched.heard[3] -= hangs.SILENT_S + 1
     hang, text = hangs.check(watched)
     assert hang.late == [3] and hang.waiting == [0, 1, 2]
@@ -612,8 +840,15 @@ def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_wha
 def issue(watched: Watched, ranks, seq: int) -> None:
     """`ranks` issue all-reduce #seq of the world group, and it is held open a second and more."""
     for rank in ranks:
-        watched.report(WatchReport(rank=rank, t_ns=10 + seq, issued=[
-            Issued(group="0", seq=seq, op="allreduce", dtype="float32", count=1000, t_ns=5 + seq)]))
+        watched.report(
+            WatchReport(
+                rank=rank,
+                t_ns=10 + seq,
+                issued=[
+                    Issued(group="0", seq=seq, op="allreduce", dtype="float32", count=1000, t_ns=5 + seq)
+                ],
+            )
+        )
     if ("0", seq) in watched.first_seen:
         watched.first_seen[("0", seq)] -= hangs.HANG_S + 1
 

@@ -52,8 +52,13 @@ from .user.user_algorithms import load
 LOCAL_RANKS = 4  # --ranks' default
 # nccl-tests' -a: how a row's time combines the ranks' (each rank's mean over its iterations)
 AVERAGING = {0: "rank 0's", 1: "the mean over ranks", 2: "the fastest rank's", 3: "the slowest rank's"}
-DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "int": "int32",
-                 "bf16": "bfloat16"}  # nccl-tests' -d names
+DTYPE_ALIASES = {
+    "float": "float32",
+    "half": "float16",
+    "double": "float64",
+    "int": "int32",
+    "bf16": "bfloat16",
+}  # nccl-tests' -d names
 CONFIDENCE = 0.95
 RESAMPLES = 2000
 # the type column in nccl-tests' words (the JSON keeps torch's)
@@ -101,8 +106,10 @@ def one_of(values: tuple[int, ...]):
 def dtype_name(text: str) -> str:
     name = DTYPE_ALIASES.get(text.lower(), text.lower())
     if name not in ITEMSIZE:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a dtype (one of {', '.join(sorted(ITEMSIZE))}, "
-                                         f"or nccl-tests' {', '.join(DTYPE_ALIASES)})")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a dtype (one of {', '.join(sorted(ITEMSIZE))}, "
+            f"or nccl-tests' {', '.join(DTYPE_ALIASES)})"
+        )
     return name
 
 
@@ -117,49 +124,139 @@ def add_arguments(parser: argparse.ArgumentParser, local: bool = True) -> None:
     """nccl-tests' flags where they mean the same; Ringside's own by long names only."""
     add = parser.add_argument
     if local:
-        add("--ranks", metavar="P", type=at_least(1),
+        add(
+            "--ranks",
+            metavar="P",
+            type=at_least(1),
             help=f"local ranks to spawn (default {LOCAL_RANKS}; a long name only: nccl-tests' -t, -g and -p "
-                 "mean threads, GPUs and parallel init). Under torchrun the ranks are torchrun's: "
-                 "python -m ringside.bench")
-        add("--server", metavar="URL",
-            help="run it on this server's connected cluster instead (its ranks, backend and algorithms)")
-        add("--token", default=os.environ.get("RINGSIDE_PRESENTER_TOKEN"),
-            help="with --server: the presenter token (default: $RINGSIDE_PRESENTER_TOKEN)")
+            "mean threads, GPUs and parallel init). Under torchrun the ranks are torchrun's: "
+            "python -m ringside.bench",
+        )
+        add(
+            "--server",
+            metavar="URL",
+            help="run it on this server's connected cluster instead (its ranks, backend and algorithms)",
+        )
+        add(
+            "--token",
+            default=os.environ.get("RINGSIDE_PRESENTER_TOKEN"),
+            help="with --server: the presenter token (default: $RINGSIDE_PRESENTER_TOKEN)",
+        )
     add("--collective", default="all_reduce", choices=list(COLLECTIVES))
-    add("--only", metavar="NAMES",
-        help="algorithms to run, comma-separated (default: native, every stepwise one and auto)")
-    add("--algorithms", action="append", default=[], metavar="FILE",
+    add(
+        "--only",
+        metavar="NAMES",
+        help="algorithms to run, comma-separated (default: native, every stepwise one and auto)",
+    )
+    add(
+        "--algorithms",
+        action="append",
+        default=[],
+        metavar="FILE",
         help="a file of your own algorithms (Python, or MSCCL's XML) to load first; repeatable, as for "
-             "serve and worker")
-    add("-b", "--minbytes", dest="min_bytes", metavar="SIZE", type=parse_size, default=parse_size("1K"),
-        help="smallest size per rank (default 1K)")
-    add("-e", "--maxbytes", dest="max_bytes", metavar="SIZE", type=parse_size, default=parse_size("16M"),
-        help="largest size per rank (default 16M)")
-    add("-f", "--stepfactor", dest="factor", metavar="N", type=at_least(2),
-        help="multiplication factor between sizes (default 4)")
-    add("-i", "--stepbytes", dest="step", metavar="SIZE", type=parse_size,
-        help="increment between sizes instead of -f")
-    add("-n", "--iters", "--iterations", dest="iterations", metavar="N", type=at_least(1), default=20,
-        help="timed iterations (default %(default)s)")
-    add("-w", "--warmup_iters", "--warmup", dest="warmup", metavar="N", type=at_least(0), default=5,
-        help="untimed iterations first (default %(default)s)")
-    add("-c", "--check", metavar="0|1", type=one_of((0, 1)), default=1,
-        help="count wrong elements of one run per row, every algorithm's (default 1)")
+        "serve and worker",
+    )
+    add(
+        "-b",
+        "--minbytes",
+        dest="min_bytes",
+        metavar="SIZE",
+        type=parse_size,
+        default=parse_size("1K"),
+        help="smallest size per rank (default 1K)",
+    )
+    add(
+        "-e",
+        "--maxbytes",
+        dest="max_bytes",
+        metavar="SIZE",
+        type=parse_size,
+        default=parse_size("16M"),
+        help="largest size per rank (default 16M)",
+    )
+    add(
+        "-f",
+        "--stepfactor",
+        dest="factor",
+        metavar="N",
+        type=at_least(2),
+        help="multiplication factor between sizes (default 4)",
+    )
+    add(
+        "-i",
+        "--stepbytes",
+        dest="step",
+        metavar="SIZE",
+        type=parse_size,
+        help="increment between sizes instead of -f",
+    )
+    add(
+        "-n",
+        "--iters",
+        "--iterations",
+        dest="iterations",
+        metavar="N",
+        type=at_least(1),
+        default=20,
+        help="timed iterations (default %(default)s)",
+    )
+    add(
+        "-w",
+        "--warmup_iters",
+        "--warmup",
+        dest="warmup",
+        metavar="N",
+        type=at_least(0),
+        default=5,
+        help="untimed iterations first (default %(default)s)",
+    )
+    add(
+        "-c",
+        "--check",
+        metavar="0|1",
+        type=one_of((0, 1)),
+        default=1,
+        help="count wrong elements of one run per row, every algorithm's (default 1)",
+    )
     add("-o", "--op", metavar="OP", type=op_name, default="SUM", help="reduction (default sum)")
-    add("-d", "--datatype", "--dtype", dest="dtype", metavar="TYPE", type=dtype_name, default="float32",
-        help="element type (default float32)")
+    add(
+        "-d",
+        "--datatype",
+        "--dtype",
+        dest="dtype",
+        metavar="TYPE",
+        type=dtype_name,
+        default="float32",
+        help="element type (default float32)",
+    )
     add("-r", "--root", metavar="RANK", type=at_least(0), default=0, help="root rank (default 0)")
-    add("-a", "--average", metavar="0-3", type=one_of(tuple(AVERAGING)), default=1,
+    add(
+        "-a",
+        "--average",
+        metavar="0-3",
+        type=one_of(tuple(AVERAGING)),
+        default=1,
         help="a row's time across ranks: 0 rank 0's, 1 the mean, 2 the min, 3 the max (of each rank's "
-             "mean over its iterations; default 1)")
-    add("-z", "--blocking", metavar="0|1", type=one_of((0, 1)), default=0,
+        "mean over its iterations; default 1)",
+    )
+    add(
+        "-z",
+        "--blocking",
+        metavar="0|1",
+        type=one_of((0, 1)),
+        default=0,
         help="1: the ranks meet at a barrier between iterations (outside the time), as nccl-tests' -z 1 "
-             "syncs them; 0: back to back (default). -a combines ranks either way (-z 1 -a 3: each "
-             "iteration's slowest rank). Each iteration waits for the device either way")
-    add("--backend", choices=("gloo", "nccl"),
-        help="default: nccl when every local rank has a GPU, else gloo")
-    add("--json", metavar="FILE",
-        help="also write every row as JSON to FILE ('-': to stdout, instead of the table)")
+        "syncs them; 0: back to back (default). -a combines ranks either way (-z 1 -a 3: each "
+        "iteration's slowest rank). Each iteration waits for the device either way",
+    )
+    add(
+        "--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo"
+    )
+    add(
+        "--json",
+        metavar="FILE",
+        help="also write every row as JSON to FILE ('-': to stdout, instead of the table)",
+    )
 
 
 def sizes(collective: str, low: int, high: int, factor: int, step: int | None = None) -> list[int]:
@@ -208,10 +305,20 @@ def records(collective: str, names: list[str]) -> list[Algorithm]:
 
 def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int, chunks: int = 1) -> RunSpec:
     rooted = get(a.collective).rooted
-    return RunSpec(collective=a.collective, algorithm=algorithm, dtype=a.dtype, op=a.op,
-                   count=count_for(a.collective, size, ITEMSIZE[a.dtype], p), root=a.root if rooted else 0,
-                   pattern="random_int" if a.dtype.startswith("int") else "random_float",
-                   capture="none", iterations=a.iterations, warmup=a.warmup, verify=False, chunks=chunks)
+    return RunSpec(
+        collective=a.collective,
+        algorithm=algorithm,
+        dtype=a.dtype,
+        op=a.op,
+        count=count_for(a.collective, size, ITEMSIZE[a.dtype], p),
+        root=a.root if rooted else 0,
+        pattern="random_int" if a.dtype.startswith("int") else "random_float",
+        capture="none",
+        iterations=a.iterations,
+        warmup=a.warmup,
+        verify=False,
+        chunks=chunks,
+    )
 
 
 # --- on every rank ----------------------------------------------------------------------------
@@ -262,8 +369,9 @@ def rounds(n: int, pause: Callable[[], None] | None) -> Iterator[int]:
         yield i
 
 
-def interleaved(passes: list, iterations: int, warmup: int, blocking: int,
-                pause: Callable[[], None] | None = None) -> list[list[float]]:
+def interleaved(
+    passes: list, iterations: int, warmup: int, blocking: int, pause: Callable[[], None] | None = None
+) -> list[list[float]]:
     """Each run's per-iteration seconds on this rank, the runs taking turns and each turn starting
     one further on (A B C, B C A, C A B, ...): with no barrier between them, the first of a turn
     absorbs the ranks' skew from the last, so a fixed order would charge that to one run alone
@@ -284,8 +392,13 @@ def interleaved(passes: list, iterations: int, warmup: int, blocking: int,
     return times
 
 
-def measure(world, a: argparse.Namespace, size: int, runs: list[tuple[str, int]],
-            pause: Callable[[], None] | None = None) -> list[tuple]:
+def measure(
+    world,
+    a: argparse.Namespace,
+    size: int,
+    runs: list[tuple[str, int]],
+    pause: Callable[[], None] | None = None,
+) -> list[tuple]:
     """On every rank together: `runs` ((algorithm, chunks) each) at one size, taking turns; for
     each, every rank's seconds ([rank, iteration], on every rank) and its elements wrong on all
     ranks together (None with -c 0). `pause`: see rounds."""
@@ -295,10 +408,15 @@ def measure(world, a: argparse.Namespace, size: int, runs: list[tuple[str, int]]
     from .rank.runner import Runner
 
     runner, p = Runner(world, lambda event: None), world.world_size
-    passes = [runner.open(f"bench-{algorithm}-{size}", spec_for(a, size, algorithm, p, chunks))
-              for algorithm, chunks in runs]
-    mine = torch.tensor(interleaved(passes, a.iterations, a.warmup, a.blocking, pause), dtype=torch.float64,
-                        device=world.device)
+    passes = [
+        runner.open(f"bench-{algorithm}-{size}", spec_for(a, size, algorithm, p, chunks))
+        for algorithm, chunks in runs
+    ]
+    mine = torch.tensor(
+        interleaved(passes, a.iterations, a.warmup, a.blocking, pause),
+        dtype=torch.float64,
+        device=world.device,
+    )
     everyone = [torch.empty_like(mine) for _ in range(p)]
     dist.all_gather(everyone, mine)
     times = torch.stack(everyone).cpu().numpy()  # [rank, run, iteration]
@@ -316,8 +434,12 @@ def combined(times: np.ndarray, average: int, blocking: int) -> tuple[float, np.
     """From [rank, iteration] seconds: (the row's time, one sample per iteration). nccl-tests: each
     rank's mean over its iterations, combined across ranks as -a says, with -z (`blocking`, which
     only syncs the ranks between iterations) or without."""
-    across = {0: lambda x: x[0], 1: lambda x: x.mean(axis=0), 2: lambda x: x.min(axis=0),
-              3: lambda x: x.max(axis=0)}[average]
+    across = {
+        0: lambda x: x[0],
+        1: lambda x: x.mean(axis=0),
+        2: lambda x: x.min(axis=0),
+        3: lambda x: x.max(axis=0),
+    }[average]
     return float(across(times.mean(axis=1))), across(times)
 
 
@@ -349,7 +471,7 @@ def ratio_to(samples, native, seed: int = 0) -> Ratio:
     n = min(len(a), len(b))
     if n < MIN_SAMPLES:
         return Ratio(ratio, None, None)
-    block = max(1, round(n ** 0.5))
+    block = max(1, round(n**0.5))
     starts = np.random.default_rng(seed).integers(0, n - block + 1, (RESAMPLES, -(-n // block)))
     picks = (starts[:, :, None] + np.arange(block)).reshape(RESAMPLES, -1)[:, :n]
     boot = a[picks].mean(axis=1) / b[picks].mean(axis=1)
@@ -358,8 +480,17 @@ def ratio_to(samples, native, seed: int = 0) -> Ratio:
     return Ratio(ratio, float(low), float(high))
 
 
-def row(a: argparse.Namespace, p: int, backend: str, size: int, algorithm: Algorithm, times: np.ndarray,
-        wrong: int | None, native_times: np.ndarray | None, ran: Algorithm | None = None) -> dict:
+def row(
+    a: argparse.Namespace,
+    p: int,
+    backend: str,
+    size: int,
+    algorithm: Algorithm,
+    times: np.ndarray,
+    wrong: int | None,
+    native_times: np.ndarray | None,
+    ran: Algorithm | None = None,
+) -> dict:
     """One row of the table; `ran`: what auto ran, whose layout puts it in its columns."""
     spec, collective = spec_for(a, size, algorithm.name, p), get(a.collective)
     moves, itemsize = collective.payload, ITEMSIZE[collective.dtype(spec)]
@@ -374,18 +505,37 @@ def row(a: argparse.Namespace, p: int, backend: str, size: int, algorithm: Algor
         vs = Ratio(1.0, None, None)
     elif native_times is not None:
         vs = ratio_to(samples, combined(native_times, a.average, a.blocking)[1])
-    return {"size": nbytes, "count": spec.count if moves else 0, "block": spec.count if moves else 0,
-            "type": a.dtype if moves else None, "redop": collective.op(spec) if moves else None,
-            "root": spec.root if collective.rooted else -1, "algorithm": algorithm.name,
-            "out_of_place": None if in_place else result, "in_place": result if in_place else None,
-            "time": seconds, "time_median": float(np.median(samples)), "time_min": float(samples.min()),
-            "iterations": samples.tolist(), "rank_times": times.mean(axis=1).tolist(),
-            "vs_native": vs and vs.to_json(), "ranks": p, "backend": backend, "hosts": {}, "ran": None,
-            "why": None}
+    return {
+        "size": nbytes,
+        "count": spec.count if moves else 0,
+        "block": spec.count if moves else 0,
+        "type": a.dtype if moves else None,
+        "redop": collective.op(spec) if moves else None,
+        "root": spec.root if collective.rooted else -1,
+        "algorithm": algorithm.name,
+        "out_of_place": None if in_place else result,
+        "in_place": result if in_place else None,
+        "time": seconds,
+        "time_median": float(np.median(samples)),
+        "time_min": float(samples.min()),
+        "iterations": samples.tolist(),
+        "rank_times": times.mean(axis=1).tolist(),
+        "vs_native": vs and vs.to_json(),
+        "ranks": p,
+        "backend": backend,
+        "hosts": {},
+        "ran": None,
+        "why": None,
+    }
 
 
-def sweep(world, args_dict: dict, names: list[str], size_list: list[int],
-          between: Callable[[int, int], None] | None = None) -> list[dict]:
+def sweep(
+    world,
+    args_dict: dict,
+    names: list[str],
+    size_list: list[int],
+    between: Callable[[int, int], None] | None = None,
+) -> list[dict]:
     """On every rank: the whole table, size by size, the algorithms taking turns at each; then auto
     at every size, taking turns with native; rows in size order. `between(done, total)`, if given,
     is called on every rank before each size and every few rounds of iterations within one (a served
@@ -420,8 +570,17 @@ def sweep(world, args_dict: dict, names: list[str], size_list: list[int],
             choice = pick(a, p, size, fitted, native_fit, sharing)
             turns = [(NATIVE, 1), (choice.algorithm, choice.chunks)]
             (native, _), (times, wrong) = measure(world, a, size, turns, pause(len(rows)))
-            r = row(a, p, world.backend, size, auto, times, wrong, native,
-                    ran=algorithm_of(a.collective, choice.algorithm))
+            r = row(
+                a,
+                p,
+                world.backend,
+                size,
+                auto,
+                times,
+                wrong,
+                native,
+                ran=algorithm_of(a.collective, choice.algorithm),
+            )
             r["ran"] = choice.algorithm + (f" x{choice.chunks}" if choice.chunks > 1 else "")
             r["why"] = choice.why
             rows.append(r)
@@ -451,8 +610,9 @@ def sharing_of(world) -> Sharing:
     return Sharing.of(everyone)
 
 
-def model_of(rows: list[dict], collective: str, p: int,
-             sharing: Sharing = ALONE) -> tuple[predict.Fitted, predict.NativeFit | None]:
+def model_of(
+    rows: list[dict], collective: str, p: int, sharing: Sharing = ALONE
+) -> tuple[predict.Fitted, predict.NativeFit | None]:
     """The model as the server fits it, from this table's rows: alpha, beta and gamma from the
     stepwise ones (terms read from their schedules, on ranks sharing cores as `sharing` says),
     a line from native's."""
@@ -469,8 +629,14 @@ def model_of(rows: list[dict], collective: str, p: int,
     return predict.solve(samples, "fitted to this table's stepwise runs"), predict.fit_native(points)
 
 
-def pick(a: argparse.Namespace, p: int, size: int, fitted: predict.Fitted, native: predict.NativeFit | None,
-         sharing: Sharing = ALONE) -> predict.Choice:
+def pick(
+    a: argparse.Namespace,
+    p: int,
+    size: int,
+    fitted: predict.Fitted,
+    native: predict.NativeFit | None,
+    sharing: Sharing = ALONE,
+) -> predict.Choice:
     """What auto runs at this size: the stepwise algorithms that can run it, ranked by the model."""
     names = []
     for algorithm in predict.stepwise(a.collective, p):
@@ -549,29 +715,47 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
         f"#{'size':>11}  {'count':>12}  {'type':>8}  {'redop':>6}  {'root':>6}  {'algorithm':<{width}}"
         + cell.format("time", "algbw", "busbw", "#wrong") * 2
         + f" {'x native':>8} {'95% CI':>11}    auto ran",
-        (f"#{'(B)':>11}  {'(elements)':>12}  {'':>8}  {'':>6}  {'':>6}  {'':<{width}}"
-         + cell.format("(us)", "(GB/s)", "(GB/s)", "") * 2).rstrip(),
+        (
+            f"#{'(B)':>11}  {'(elements)':>12}  {'':>8}  {'':>6}  {'':>6}  {'':<{width}}"
+            + cell.format("(us)", "(GB/s)", "(GB/s)", "") * 2
+        ).rstrip(),
     ]
     for r in rows:
         redop = {"PRODUCT": "prod"}.get(r["redop"], (r["redop"] or "none").lower())  # as nccl-tests name it
         kind = NCCL_TYPE.get(r["type"], r["type"] or "none")
-        line = (f"{r['size']:>12}  {r['count']:>12}  {kind:>8}  {redop:>6}  {r['root']:>6}  "
-                f"{r['algorithm']:<{width}}")
+        line = (
+            f"{r['size']:>12}  {r['count']:>12}  {kind:>8}  {redop:>6}  {r['root']:>6}  "
+            f"{r['algorithm']:<{width}}"
+        )
         for k in ("out_of_place", "in_place"):
             m = r[k]
-            line += cell.format("-", "-", "-", "-") if m is None else cell.format(
-                f"{m['time'] * 1e6:.2f}", gbps(m["algbw"]), gbps(m["busbw"]),
-                "N/A" if m["wrong"] is None else m["wrong"])
+            line += (
+                cell.format("-", "-", "-", "-")
+                if m is None
+                else cell.format(
+                    f"{m['time'] * 1e6:.2f}",
+                    gbps(m["algbw"]),
+                    gbps(m["busbw"]),
+                    "N/A" if m["wrong"] is None else m["wrong"],
+                )
+            )
         vs = r["vs_native"]
         interval = "" if not vs or vs["low"] is None else f"{vs['low']:.2f}-{vs['high']:.2f}"
-        line += (f" {'-' if not vs else format(vs['ratio'], '.2f'):>8} {interval:>11} "
-                 f"{'*' if vs and vs['marked'] else ' '}  {r['ran'] or ''}")
+        line += (
+            f" {'-' if not vs else format(vs['ratio'], '.2f'):>8} {interval:>11} "
+            f"{'*' if vs and vs['marked'] else ' '}  {r['ran'] or ''}"
+        )
         lines.append(line.rstrip())
     bad, averages = out_of_bounds(rows), average_busbw(rows)
     skipped = unchecked(rows)
-    lines.append(f"# Out of bounds values : {bad} {'FAILED' if bad else 'OK'}"
-                 + (f" ({skipped} results not checked: -c 0, or every rank's input over "
-                    f"{CHECK_CAP >> 30} GiB)" if skipped else ""))
+    lines.append(
+        f"# Out of bounds values : {bad} {'FAILED' if bad else 'OK'}"
+        + (
+            f" ({skipped} results not checked: -c 0, or every rank's input over {CHECK_CAP >> 30} GiB)"
+            if skipped
+            else ""
+        )
+    )
     if averages:  # the number last on its line, as scripts read nccl-tests': native's (listed first)
         lines.append(f"# Avg bus bandwidth    : {gbps(next(iter(averages.values())))}")
         lines += [f"#   {name:<18} : {gbps(value)}" for name, value in averages.items()]
@@ -581,11 +765,20 @@ def table(rows: list[dict], a: argparse.Namespace) -> str:
 
 def report(rows: list[dict], a: argparse.Namespace) -> int:
     """The table (and --json); 1 where any element was wrong, as nccl-tests fail."""
-    document = {"collective": a.collective, "ranks": rows[0]["ranks"], "hosts": rows[0]["hosts"],
-                "backend": rows[0]["backend"],
-                "iterations": a.iterations, "warmup": a.warmup, "average": a.average, "blocking": a.blocking,
-                "rows": rows, "out_of_bounds": out_of_bounds(rows), "unchecked": unchecked(rows),
-                "avg_busbw": average_busbw(rows)}
+    document = {
+        "collective": a.collective,
+        "ranks": rows[0]["ranks"],
+        "hosts": rows[0]["hosts"],
+        "backend": rows[0]["backend"],
+        "iterations": a.iterations,
+        "warmup": a.warmup,
+        "average": a.average,
+        "blocking": a.blocking,
+        "rows": rows,
+        "out_of_bounds": out_of_bounds(rows),
+        "unchecked": unchecked(rows),
+        "avg_busbw": average_busbw(rows),
+    }
     if a.json == "-":
         print(json.dumps(document))
     else:
@@ -645,8 +838,9 @@ def main(args: argparse.Namespace) -> int:
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    results = run_ranks(sweep, args.ranks, vars(args), names, size_list, timeout=24 * 3600,
-                        backend=args.backend)
+    results = run_ranks(
+        sweep, args.ranks, vars(args), names, size_list, timeout=24 * 3600, backend=args.backend
+    )
     failed = [r for r in results if not isinstance(r, list)]
     if failed:
         print(f"error: {failed[0]}", file=sys.stderr)

@@ -24,12 +24,26 @@ def spec_of(args: argparse.Namespace) -> BenchSpec:
     """The flags as the server takes them; raises ValueError naming a flag that does not apply."""
     for name, flag in NOT_SERVED.items():
         if getattr(args, name):
-            raise ValueError(f"{flag} does not apply with --server: the cluster's ranks run the bench, "
-                             "with their backend and the algorithms they loaded")
-    return BenchSpec(collective=args.collective, only=args.only.split(",") if args.only else None,
-                     min_bytes=args.min_bytes, max_bytes=args.max_bytes, factor=args.factor, step=args.step,
-                     iterations=args.iterations, warmup=args.warmup, check=args.check, op=args.op,
-                     dtype=args.dtype, root=args.root, average=args.average, blocking=args.blocking)
+            raise ValueError(
+                f"{flag} does not apply with --server: the cluster's ranks run the bench, "
+                "with their backend and the algorithms they loaded"
+            )
+    return BenchSpec(
+        collective=args.collective,
+        only=args.only.split(",") if args.only else None,
+        min_bytes=args.min_bytes,
+        max_bytes=args.max_bytes,
+        factor=args.factor,
+        step=args.step,
+        iterations=args.iterations,
+        warmup=args.warmup,
+        check=args.check,
+        op=args.op,
+        dtype=args.dtype,
+        root=args.root,
+        average=args.average,
+        blocking=args.blocking,
+    )
 
 
 def said(body: dict) -> str:
@@ -80,7 +94,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if ended["state"] != "done":
-        print(f"error: {ended['id']} {ended['state']}" + (f": {ended['error']}" if ended["error"] else ""),
-              file=sys.stderr)
+        print(
+            f"error: {ended['id']} {ended['state']}" + (f": {ended['error']}" if ended["error"] else ""),
+            file=sys.stderr,
+        )
         return 1
     return bench.report(ended["rows"], args)

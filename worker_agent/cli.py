@@ -11,13 +11,19 @@ import sys
 SUBCOMMANDS = {
     "up": ("ringside.server.up", "the server and N local workers, in one command"),
     "serve": ("ringside.server.serve", "the server alone; workers connect to it"),
-    "worker": ("ringside.worker_agent.rank.worker",
-               "one rank (torchrun-compatible): connect to a server, or run a spec and print JSON lines"),
+    "worker": (
+        "ringside.worker_agent.rank.worker",
+        "one rank (torchrun-compatible): connect to a server, or run a spec and print JSON lines",
+    ),
     "run": ("ringside.server.remote", "trigger a run on a server and print its result"),
-    "bench": ("ringside.worker_agent.bench",
-              "nccl-tests' table on local ranks or a server's (torchrun: -m ringside.bench)"),
-    "train": ("ringside.worker_agent.training.cli",
-              "data-parallel training on local ranks, gradients synced by any method"),
+    "bench": (
+        "ringside.worker_agent.bench",
+        "nccl-tests' table on local ranks or a server's (torchrun: -m ringside.bench)",
+    ),
+    "train": (
+        "ringside.worker_agent.training.cli",
+        "data-parallel training on local ranks, gradients synced by any method",
+    ),
 }
 
 

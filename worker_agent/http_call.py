@@ -9,10 +9,15 @@ import urllib.request
 
 def call(method: str, url: str, token: str | None, body: dict | None = None) -> tuple[int, dict]:
     """(status, JSON body); an error whose body is not JSON (a proxy's page) is said as the server's."""
-    request = urllib.request.Request(url, method=method,
-                                     data=json.dumps(body).encode() if body is not None else None,
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {token}"} if token else {})})
+    request = urllib.request.Request(
+        url,
+        method=method,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={
+            "Content-Type": "application/json",
+            **({"Authorization": f"Bearer {token}"} if token else {}),
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as r:
             return r.status, json.load(r)

@@ -10,8 +10,23 @@ from pydantic import ValidationError
 
 from .core.protocol import RunSpec
 
-SPEC_FLAGS = ("collective", "algorithm", "count", "dtype", "op", "root", "peer", "servers", "pattern", "seed",
-              "capture", "chunks", "iterations", "warmup", "timeout")
+SPEC_FLAGS = (
+    "collective",
+    "algorithm",
+    "count",
+    "dtype",
+    "op",
+    "root",
+    "peer",
+    "servers",
+    "pattern",
+    "seed",
+    "capture",
+    "chunks",
+    "iterations",
+    "warmup",
+    "timeout",
+)
 
 
 def add_spec_arguments(group) -> None:

@@ -10,9 +10,11 @@ from ringside.worker_agent.rank.process_group import init_from_env
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="torchrun ... -m ringside.bench",
-                                     description=sys.modules["ringside.bench"].__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="torchrun ... -m ringside.bench",
+        description=sys.modules["ringside.bench"].__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     bench.add_arguments(parser, local=False)
     args = parser.parse_args(argv)
     world = init_from_env(args.backend)

@@ -14,7 +14,6 @@ from .protocol import RunSpec
 from .run_shape import group_of
 from .vocabulary import DTYPES
 
-
 ORIGIN = 100  # "origin": a value's hundreds are its rank, the rest its block
 
 
@@ -53,8 +52,9 @@ def numpy_input(spec: RunSpec, group_rank: int, world_size: int) -> np.ndarray:
     size = len(blocks) * collective.count(spec)
     # "origin" names the rank as the cards do: its global rank
     rank = group[group_rank] if spec.pattern == "origin" else group_rank
-    values = collective.input_values(pattern_values(spec.pattern, spec.seed, rank, size,
-                                                    collective.count(spec)), group_rank)
+    values = collective.input_values(
+        pattern_values(spec.pattern, spec.seed, rank, size, collective.count(spec)), group_rank
+    )
     name = collective.dtype(spec)
     dtype = DTYPES[name]
     if dtype.exact_up_to and values.dtype.kind == "i":  # a long index would overflow to inf

@@ -41,21 +41,25 @@ class _Option(BaseModel):
 
 class Straggler(_Option):
     rank: StrictInt = Field(description="global rank that arrives late")
-    delay_s: StrictFloat = Field(description=f"seconds it waits before each of its steps ({MIN_DELAY_S:g} to "
-                                             f"{MAX_DELAY_S:g}, below the run's timeout)")
+    delay_s: StrictFloat = Field(
+        description=f"seconds it waits before each of its steps ({MIN_DELAY_S:g} to "
+        f"{MAX_DELAY_S:g}, below the run's timeout)"
+    )
 
 
 class SlowLink(_Option):
     a: StrictInt = Field(description="global rank at one end")
     b: StrictInt = Field(description="global rank at the other end")
-    bytes_per_s: StrictFloat = Field(description="the link's rate in each direction "
-                                                 f"({MIN_RATE:g} to {MAX_RATE:g})")
+    bytes_per_s: StrictFloat = Field(
+        description=f"the link's rate in each direction ({MIN_RATE:g} to {MAX_RATE:g})"
+    )
 
 
 class Hang(_Option):
     rank: StrictInt = Field(description="global rank that never arrives")
-    step: StrictInt = Field(description="the index of the step it never arrives at (0 is the first; "
-                                        "the page calls it step 1)")
+    step: StrictInt = Field(
+        description="the index of the step it never arrives at (0 is the first; the page calls it step 1)"
+    )
 
 
 class Perturb(_Option):
@@ -89,53 +93,66 @@ def check(perturb: Perturb, group: list[int], steps: Steps | None, timeout: floa
     if s is not None:
         _in_group("perturb.straggler.rank", s.rank, group)
         if not MIN_DELAY_S <= s.delay_s <= MAX_DELAY_S:
-            raise CheckFailed("perturb.straggler.delay_s",
-                              f"must be between {MIN_DELAY_S:g} and {MAX_DELAY_S:g} s, not {s.delay_s}")
+            raise CheckFailed(
+                "perturb.straggler.delay_s",
+                f"must be between {MIN_DELAY_S:g} and {MAX_DELAY_S:g} s, not {s.delay_s}",
+            )
         if s.delay_s >= timeout:  # its peers would give up on it
-            raise CheckFailed("perturb.straggler.delay_s",
-                              f"must be shorter than the run's timeout of {timeout:g} s")
+            raise CheckFailed(
+                "perturb.straggler.delay_s", f"must be shorter than the run's timeout of {timeout:g} s"
+            )
     if link is not None:
         _in_group("perturb.slow_link.a", link.a, group)
         _in_group("perturb.slow_link.b", link.b, group)
         if link.a == link.b:
             raise CheckFailed("perturb.slow_link.b", f"a link joins two ranks; both ends are rank {link.a}")
         if not MIN_RATE <= link.bytes_per_s <= MAX_RATE:
-            raise CheckFailed("perturb.slow_link.bytes_per_s",
-                              f"must be between {MIN_RATE:g} and {MAX_RATE:g} bytes/s, not "
-                              f"{link.bytes_per_s}")
+            raise CheckFailed(
+                "perturb.slow_link.bytes_per_s",
+                f"must be between {MIN_RATE:g} and {MAX_RATE:g} bytes/s, not {link.bytes_per_s}",
+            )
         if steps is None:
-            raise CheckFailed("perturb.slow_link",
-                              "a native call's wires are the backend's own; pick a stepwise algorithm")
+            raise CheckFailed(
+                "perturb.slow_link", "a native call's wires are the backend's own; pick a stepwise algorithm"
+            )
     if hang is not None:
         _in_group("perturb.hang.rank", hang.rank, group)
         if steps is None:
-            raise CheckFailed("perturb.hang", "a native call has no steps to hang at; "
-                                              "pick a stepwise algorithm")
+            raise CheckFailed(
+                "perturb.hang", "a native call has no steps to hang at; pick a stepwise algorithm"
+            )
         if not 0 <= hang.step < len(steps):
-            raise CheckFailed("perturb.hang.step",
-                              f"the schedule has steps 0..{len(steps) - 1}, not {hang.step}")
+            raise CheckFailed(
+                "perturb.hang.step", f"the schedule has steps 0..{len(steps) - 1}, not {hang.step}"
+            )
         if hang.rank not in peers(steps[hang.step]):
-            raise CheckFailed("perturb.hang.step",
-                              f"rank {hang.rank} sends and receives nothing in step {hang.step}, "
-                                                   "so nobody would wait for it there")
+            raise CheckFailed(
+                "perturb.hang.step",
+                f"rank {hang.rank} sends and receives nothing in step {hang.step}, "
+                "so nobody would wait for it there",
+            )
 
 
-def check_times(perturb: Perturb, steps: Steps, chunk_bytes: Sequence[int], timeout: float,
-                group: list[int]) -> None:
+def check_times(
+    perturb: Perturb, steps: Steps, chunk_bytes: Sequence[int], timeout: float, group: list[int]
+) -> None:
     """A perturbation that keeps a healthy rank waiting past the run's timeout fails it (and its
     group restarts): refused. A slow link's one step must fit; and since a rank can wait across
     several of a straggler's late steps (a tree's leaf for its parent), so must the whole delay."""
     if perturb.slow_link is not None:
         worst = max(link_seconds(perturb.slow_link, steps, chunk_bytes), default=0.0)
         if worst >= timeout:
-            raise CheckFailed("perturb.slow_link.bytes_per_s",
-                              f"a step would take {worst:.3g} s on this link, past the run's "
-                              f"timeout of {timeout:g} s")
+            raise CheckFailed(
+                "perturb.slow_link.bytes_per_s",
+                f"a step would take {worst:.3g} s on this link, past the run's timeout of {timeout:g} s",
+            )
     extra = predicted_extra(perturb, steps, chunk_bytes, group)
     if perturb.straggler is not None and extra is not None and extra >= timeout:
-        raise CheckFailed("perturb.straggler.delay_s",
-                          f"the delays add up to {extra:.3g} s over the schedule's steps, past the run's "
-                          f"timeout of {timeout:g} s: shorten the delay or raise the timeout")
+        raise CheckFailed(
+            "perturb.straggler.delay_s",
+            f"the delays add up to {extra:.3g} s over the schedule's steps, past the run's "
+            f"timeout of {timeout:g} s: shorten the delay or raise the timeout",
+        )
 
 
 def _in_group(field: str, rank: int, group: list[int]) -> None:
@@ -163,8 +180,9 @@ def link_seconds(link: SlowLink, steps: Steps, chunk_bytes: Sequence[int]) -> li
     return out
 
 
-def predicted_extra(perturb: Perturb, steps: Steps | None, chunk_bytes: Sequence[int],
-                    group: list[int]) -> float | None:
+def predicted_extra(
+    perturb: Perturb, steps: Steps | None, chunk_bytes: Sequence[int], group: list[int]
+) -> float | None:
     """Seconds the perturbation adds to the collective, read from the schedule with every
     transfer otherwise free: a rank starts a step when done with its last (the straggler
     `delay_s` later), and is done when it and every peer of that step have started, plus
@@ -210,8 +228,10 @@ class OnRank:
             deadline = time.monotonic() + timeout + HANG_GRACE_S
             while not self.given_up() and time.monotonic() < deadline:
                 time.sleep(HANG_POLL_S)
-            raise TimeoutError(f"rank {self.rank} was held back from step {step} by the run's hang "
-                               f"option until its peers gave up on it (timeout {timeout:g} s)")
+            raise TimeoutError(
+                f"rank {self.rank} was held back from step {step} by the run's hang "
+                f"option until its peers gave up on it (timeout {timeout:g} s)"
+            )
         if self.before[step]:
             time.sleep(self.before[step])
 
@@ -221,8 +241,13 @@ class OnRank:
             time.sleep(self.after[step])
 
 
-def on_rank(perturb: Perturb, rank: int, steps: Steps, chunk_bytes: Sequence[int],
-            given_up: Callable[[], bool] = lambda: False) -> OnRank:
+def on_rank(
+    perturb: Perturb,
+    rank: int,
+    steps: Steps,
+    chunk_bytes: Sequence[int],
+    given_up: Callable[[], bool] = lambda: False,
+) -> OnRank:
     """Rank `rank`'s part of the perturbation over a stepwise schedule (global ranks); a hung
     rank asks `given_up` whether its peers have given up on it yet."""
     s, link, hang = perturb.straggler, perturb.slow_link, perturb.hang

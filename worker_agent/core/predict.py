@@ -49,8 +49,15 @@ class Params:
         steps, nbytes, reduced = terms
         return steps * self.alpha + nbytes * self.beta + reduced * self.gamma
 
-    def lines(self, collective: str, algorithm: str, p: int, itemsize: int, chunks: int = 1,
-              sharing: Sharing = ALONE) -> tuple[int, list[tuple[str | None, float, float]]]:
+    def lines(
+        self,
+        collective: str,
+        algorithm: str,
+        p: int,
+        itemsize: int,
+        chunks: int = 1,
+        sharing: Sharing = ALONE,
+    ) -> tuple[int, list[tuple[str | None, float, float]]]:
         """(pieces, [(protocol, c0, c1)]): no protocols here, one line in the size."""
         pieces = unit_terms(collective, algorithm, p, 0, chunks, sharing)[3]
         return pieces, [(None, *line(collective, algorithm, p, self, itemsize, chunks, sharing))]
@@ -94,8 +101,15 @@ class Preset:
     source: str
     nccl: str = NCCL_VERSION
 
-    def lines(self, collective: str, algorithm: str, p: int, itemsize: int, chunks: int = 1,
-              sharing: Sharing = ALONE) -> tuple[int, list[tuple[str | None, float, float]]]:
+    def lines(
+        self,
+        collective: str,
+        algorithm: str,
+        p: int,
+        itemsize: int,
+        chunks: int = 1,
+        sharing: Sharing = ALONE,
+    ) -> tuple[int, list[tuple[str | None, float, float]]]:
         """(pieces, [(protocol, c0, c1)] per protocol): the time is c0 + c1·size (ranks never share
         cores here)."""
         per_step = level_terms(collective, algorithm, p, min(self.per_node, p), 0, chunks)
@@ -103,23 +117,38 @@ class Preset:
         out = []
         for i, protocol in enumerate(PROTOCOLS):
             share = PROTOCOL_BANDWIDTH[i]
-            latency, per_byte = per_step.levels.time(self.inside.alpha[i], self.between.alpha[i],
-                                                     self.inside.beta / share, self.between.beta / share,
-                                                     self.gamma)
+            latency, per_byte = per_step.levels.time(
+                self.inside.alpha[i],
+                self.between.alpha[i],
+                self.inside.beta / share,
+                self.between.beta / share,
+                self.gamma,
+            )
             out.append((protocol, self.base[i] + latency + per_byte * at0, per_byte * (at1 - at0)))
         return per_step.pieces, out
 
     def params(self, protocol: str = "Simple") -> Params:
         """The one-level model of ranks on nodes of their own: the network's alpha and beta."""
         i = PROTOCOLS.index(protocol)
-        return Params(self.between.alpha[i], self.between.beta / PROTOCOL_BANDWIDTH[i], self.gamma,
-                      f"{self.name}, between nodes, {protocol}: {self.source}")
+        return Params(
+            self.between.alpha[i],
+            self.between.beta / PROTOCOL_BANDWIDTH[i],
+            self.gamma,
+            f"{self.name}, between nodes, {protocol}: {self.source}",
+        )
 
     def to_json(self) -> dict:
-        return {"name": self.name, "nccl": self.nccl, "per_node": self.per_node,
-                "base": dict(zip(PROTOCOLS, self.base)), "inside": self.inside.to_json(),
-                "between": self.between.to_json(), "gamma": self.gamma, "source": self.source,
-                "protocol_bandwidth": dict(zip(PROTOCOLS, PROTOCOL_BANDWIDTH))}
+        return {
+            "name": self.name,
+            "nccl": self.nccl,
+            "per_node": self.per_node,
+            "base": dict(zip(PROTOCOLS, self.base)),
+            "inside": self.inside.to_json(),
+            "between": self.between.to_json(),
+            "gamma": self.gamma,
+            "source": self.source,
+            "protocol_bandwidth": dict(zip(PROTOCOLS, PROTOCOL_BANDWIDTH)),
+        }
 
 
 US = 1e-6
@@ -139,26 +168,35 @@ PRESETS = {
     # counted, so 300 GB/s out of one), a 200 Gb/s HDR InfiniBand NIC per GPU between nodes (DGX A100
     # datasheet: 8 single-port ConnectX-6), 25 GB/s each way.
     "nvlink-a100-8gpu": Preset(
-        "nvlink-a100-8gpu", 8, RING_BASE,
+        "nvlink-a100-8gpu",
+        8,
+        RING_BASE,
         Level(NVLINK, 1 / 300e9, "NVLink 3, 300 GB/s each way"),
-        Level(NET, 8 / 200e9, "HDR InfiniBand, 200 Gb/s per GPU"), A100_HBM,
+        Level(NET, 8 / 200e9, "HDR InfiniBand, 200 Gb/s per GPU"),
+        A100_HBM,
         f"{TUNING}: baseLat ring, hwLat NVLink ring (inside a node) and network ring (between nodes) "
         "per protocol; A100 datasheet: NVLink 600 GB/s (300 GB/s each way), HBM2 1,555 GB/s (3 bytes "
-        "moved per byte reduced); DGX A100 datasheet: a 200 Gb/s HDR NIC per GPU"),
+        "moved per byte reduced); DGX A100 datasheet: a 200 Gb/s HDR NIC per GPU",
+    ),
     # One rank per host on a 100 Gb/s network (IEEE 802.3ba-2010 100 Gb/s Ethernet, or InfiniBand EDR:
     # 12.5 GB/s each way); ranks that share a host (per_node > 1) talk over PCIe 4.0 x16 (PCI Express
     # Base Specification 4.0: 16 GT/s a lane, 128b/130b: 31.5 GB/s each way).
     "net-100gbps": Preset(
-        "net-100gbps", 1, RING_BASE,
+        "net-100gbps",
+        1,
+        RING_BASE,
         Level(PCI, 130 / (16e9 * 16 * 128 / 8), "PCIe 4.0 x16, 31.5 GB/s each way"),
-        Level(NET, 8 / 100e9, "100 Gb/s Ethernet or EDR InfiniBand"), A100_HBM,
+        Level(NET, 8 / 100e9, "100 Gb/s Ethernet or EDR InfiniBand"),
+        A100_HBM,
         f"{TUNING}: baseLat ring, hwLat network ring (between hosts) and PCI ring (inside one) per "
         "protocol; IEEE 802.3ba 100 Gb/s line rate (12.5 GB/s); PCIe 4.0 x16 (31.5 GB/s); A100 HBM2 "
-        "1,555 GB/s for the reduction"),
+        "1,555 GB/s for the reduction",
+    ),
 }
 # Until a cluster has measured runs: a loopback-ish guess (no document; said so).
-DEFAULT = Params(50e-6, 1e-9, 0.25e-9, "default guess (50 us a step, 1 GB/s, 4 GB/s "
-                                       "reduced): no runs fitted yet")
+DEFAULT = Params(
+    50e-6, 1e-9, 0.25e-9, "default guess (50 us a step, 1 GB/s, 4 GB/s reduced): no runs fitted yet"
+)
 
 
 # --- the terms, from the schedule ----------------------------------------------
@@ -185,8 +223,9 @@ def _schedule(collective: str, algorithm: str, p: int, root: int, chunks: int):
 
 
 @lru_cache(maxsize=4096)
-def unit_terms(collective: str, algorithm: str, p: int, root: int = 0, chunks: int = 1,
-               sharing: Sharing = ALONE) -> tuple[float, float, float, int]:
+def unit_terms(
+    collective: str, algorithm: str, p: int, root: int = 0, chunks: int = 1, sharing: Sharing = ALONE
+) -> tuple[float, float, float, int]:
     """(steps, bytes, reduced, pieces) of the schedule with every chunk one byte, on ranks that
     share cores as `sharing` says."""
     schedule = _schedule(collective, algorithm, p, root, chunks)
@@ -200,8 +239,9 @@ class LevelTerms(NamedTuple):
 
 
 @lru_cache(maxsize=1024)
-def level_terms(collective: str, algorithm: str, p: int, per_node: int, root: int = 0,
-                chunks: int = 1) -> LevelTerms:
+def level_terms(
+    collective: str, algorithm: str, p: int, per_node: int, root: int = 0, chunks: int = 1
+) -> LevelTerms:
     """The schedule's terms on nodes of `per_node` ranks (simulate.levels), every chunk one byte."""
     schedule = _schedule(collective, algorithm, p, root, chunks)
     return LevelTerms(levels(schedule, schedule.pieces, 1, per_node), schedule.pieces)
@@ -231,16 +271,31 @@ def count_of(collective: str, size: float, itemsize: int, p: int) -> float:
     return size / get(collective).message_bytes(1, itemsize, p)
 
 
-def terms(collective: str, algorithm: str, p: int, size: float, itemsize: int, chunks: int = 1,
-          root: int = 0, sharing: Sharing = ALONE) -> tuple[float, float, float]:
+def terms(
+    collective: str,
+    algorithm: str,
+    p: int,
+    size: float,
+    itemsize: int,
+    chunks: int = 1,
+    root: int = 0,
+    sharing: Sharing = ALONE,
+) -> tuple[float, float, float]:
     """(steps, bytes, reduced) for a message of `size` bytes per rank."""
     steps, nbytes, reduced, pieces = unit_terms(collective, algorithm, p, root, chunks, sharing)
     per_chunk = chunk_bytes(collective, size, itemsize, p, pieces)
     return steps, nbytes * per_chunk, reduced * per_chunk
 
 
-def line(collective: str, algorithm: str, p: int, params: Params, itemsize: int = 4, chunks: int = 1,
-         sharing: Sharing = ALONE) -> tuple[float, float]:
+def line(
+    collective: str,
+    algorithm: str,
+    p: int,
+    params: Params,
+    itemsize: int = 4,
+    chunks: int = 1,
+    sharing: Sharing = ALONE,
+) -> tuple[float, float]:
     """(c0, c1): the predicted time is c0 + c1·size."""
     at0 = params.time(terms(collective, algorithm, p, 0, itemsize, chunks, sharing=sharing))
     return at0, params.time(terms(collective, algorithm, p, 1, itemsize, chunks, sharing=sharing)) - at0
@@ -282,8 +337,9 @@ def _log_misfit(x: np.ndarray, y: np.ndarray, theta: np.ndarray) -> float:
     return math.inf if (pred <= 0).any() else float((np.log(pred / y) ** 2).sum())
 
 
-def nnls_log(x: np.ndarray, y: np.ndarray, rounds: int = 30,
-             start: np.ndarray | None = None) -> np.ndarray | None:
+def nnls_log(
+    x: np.ndarray, y: np.ndarray, rounds: int = 30, start: np.ndarray | None = None
+) -> np.ndarray | None:
     """Non-negative θ minimising Σ log²(x·θ / y): an error by a factor counts the same over as
     under, and a 1 KiB run as much as a 64 MiB one. (Plain relative least squares, Σ((x·θ − y)/y)²,
     is its start: it errs low on noisy runs, as an overshoot can cost more than an undershoot's
@@ -343,20 +399,32 @@ class Fitted:
             params = solve(rest, start=self.params, rounds=5).params  # near the whole fit: a few steps
             mine = relative_errors(params, [s for s in self.samples if s.size == size])
             errors += mine
-            by_size.append({"size": size, "runs": len(mine), "median": float(np.median(mine)),
-                            "worst": max(mine)})
+            by_size.append(
+                {"size": size, "runs": len(mine), "median": float(np.median(mine)), "worst": max(mine)}
+            )
         if not errors:
             return None
-        return {"method": "leave one size out", "sizes": len(by_size), "runs": len(errors),
-                "median": float(np.median(errors)), "worst": max(errors), "by_size": by_size}
+        return {
+            "method": "leave one size out",
+            "sizes": len(by_size),
+            "runs": len(errors),
+            "median": float(np.median(errors)),
+            "worst": max(errors),
+            "by_size": by_size,
+        }
 
     def to_json(self, heldout: bool = True) -> dict:
-        return {**self.params.to_json(), "fitted_from_runs": self.runs, "rms_error": self.rms_error,
-                "heldout": self.heldout if heldout else None}
+        return {
+            **self.params.to_json(),
+            "fitted_from_runs": self.runs,
+            "rms_error": self.rms_error,
+            "heldout": self.heldout if heldout else None,
+        }
 
 
-def solve(samples, source: str = "fitted to this cluster's runs", start: Params | None = None,
-          rounds: int = 30) -> Fitted:
+def solve(
+    samples, source: str = "fitted to this cluster's runs", start: Params | None = None, rounds: int = 30
+) -> Fitted:
     """alpha, beta, gamma (non-negative) by least squares on the log of the times (nnls_log); the
     defaults when the runs cannot tell."""
     samples = tuple(s for s in samples if s.time > 0)
@@ -398,8 +466,9 @@ def fit_native(points: list[tuple[float, float]]) -> NativeFit | None:
     if theta is None:
         return None
     errors = np.abs(x @ theta - y) / y
-    return NativeFit(float(theta[0]), float(theta[1]), len(points), float(np.sqrt(np.mean(errors ** 2))),
-                     tuple(points))
+    return NativeFit(
+        float(theta[0]), float(theta[1]), len(points), float(np.sqrt(np.mean(errors**2))), tuple(points)
+    )
 
 
 # --- the picks -----------------------------------------------------------------------
@@ -412,9 +481,17 @@ class Candidate:
     time: float | None  # predicted seconds; None: nothing to predict it from
 
 
-def best_chunks(collective: str, algorithm: str, p: int, root: int, size: float, itemsize: int,
-                params: Params, choices=CHUNK_CHOICES,
-                sharing: Sharing = ALONE) -> tuple[int, dict[int, float]]:
+def best_chunks(
+    collective: str,
+    algorithm: str,
+    p: int,
+    root: int,
+    size: float,
+    itemsize: int,
+    params: Params,
+    choices=CHUNK_CHOICES,
+    sharing: Sharing = ALONE,
+) -> tuple[int, dict[int, float]]:
     """The chunk count predicted fastest (the fewest on a tie) and every count's time. A count
     that cuts a block into more chunks than it has elements is not tried."""
     count = count_of(collective, size, itemsize, p)
@@ -439,9 +516,18 @@ class Choice:
     candidates: list[Candidate]
 
 
-def pick(collective: str, p: int, root: int, size: float, itemsize: int, fitted: Fitted,
-         native: NativeFit | None,
-         algorithms: list[str], chunks: int | str = 1, sharing: Sharing = ALONE) -> Choice:
+def pick(
+    collective: str,
+    p: int,
+    root: int,
+    size: float,
+    itemsize: int,
+    fitted: Fitted,
+    native: NativeFit | None,
+    algorithms: list[str],
+    chunks: int | str = 1,
+    sharing: Sharing = ALONE,
+) -> Choice:
     """The algorithm `auto` runs (and its chunks, when `chunks` is AUTO): the schedule predicted
     fastest when it is predicted under margin()'s share of native's time, else native. With no
     stepwise runs fitted, or no native runs of this collective at this P at two sizes, native is
@@ -450,8 +536,9 @@ def pick(collective: str, p: int, root: int, size: float, itemsize: int, fitted:
     candidates = []
     for algorithm in algorithms:
         if chunks == AUTO:
-            k, tried = best_chunks(collective, algorithm, p, root, size, itemsize, fitted.params,
-                                   sharing=sharing)
+            k, tried = best_chunks(
+                collective, algorithm, p, root, size, itemsize, fitted.params, sharing=sharing
+            )
         else:
             shape = terms(collective, algorithm, p, size, itemsize, chunks, root, sharing)
             k, tried = chunks, {chunks: fitted.params.time(shape)}
@@ -459,30 +546,57 @@ def pick(collective: str, p: int, root: int, size: float, itemsize: int, fitted:
     candidates.sort(key=lambda c: c.time)
     native_time = native.time(size) if native is not None else None
     listed = [Candidate(NATIVE, 1, native_time), *candidates]
-    times = "; ".join(f"{c.algorithm}{f' ×{c.chunks} chunks' if c.chunks > 1 else ''} {seconds(c.time)}"
-                      for c in listed)
+    times = "; ".join(
+        f"{c.algorithm}{f' ×{c.chunks} chunks' if c.chunks > 1 else ''} {seconds(c.time)}" for c in listed
+    )
     best = candidates[0] if candidates else None
     if best is None:
         return Choice(NATIVE, 1, f"{collective} has no schedule that runs here: native", listed)
     if fitted.runs == 0:
-        return Choice(NATIVE, 1, "native: no stepwise runs fitted yet, so the model cannot rank the "
-                                 f"schedules (with {fitted.params.source}: {times})", listed)
+        return Choice(
+            NATIVE,
+            1,
+            "native: no stepwise runs fitted yet, so the model cannot rank the "
+            f"schedules (with {fitted.params.source}: {times})",
+            listed,
+        )
     if native_time is None:
-        return Choice(NATIVE, 1, f"native: no native {collective} runs at {p} ranks measured at two sizes "
-                                 f"yet, so it cannot be compared; predicted: {times}", listed)
+        return Choice(
+            NATIVE,
+            1,
+            f"native: no native {collective} runs at {p} ranks measured at two sizes "
+            f"yet, so it cannot be compared; predicted: {times}",
+            listed,
+        )
     share, because = margin(fitted)
     if best.time < share * native_time:
-        choice = Choice(best.algorithm, best.chunks, f"{best.algorithm}: predicted fastest, under "
-                        f"{share:.0%} of native's time ({because}; {times})", listed)
+        choice = Choice(
+            best.algorithm,
+            best.chunks,
+            f"{best.algorithm}: predicted fastest, under {share:.0%} of native's time ({because}; {times})",
+            listed,
+        )
     else:
-        choice = Choice(NATIVE, 1, f"native: no schedule is predicted under {share:.0%} of native's time "
-                                   f"({because}; {times})", listed)
+        choice = Choice(
+            NATIVE,
+            1,
+            f"native: no schedule is predicted under {share:.0%} of native's time ({because}; {times})",
+            listed,
+        )
     return measured_check(choice, collective, p, root, size, itemsize, fitted, native, sharing)
 
 
-def measured_here(collective: str, p: int, root: int, size: float, itemsize: int, fitted: Fitted,
-                  native: NativeFit | None, candidates: list[Candidate],
-                  sharing: Sharing = ALONE) -> dict[tuple[str, int], float]:
+def measured_here(
+    collective: str,
+    p: int,
+    root: int,
+    size: float,
+    itemsize: int,
+    fitted: Fitted,
+    native: NativeFit | None,
+    candidates: list[Candidate],
+    sharing: Sharing = ALONE,
+) -> dict[tuple[str, int], float]:
     """The median measured time at this size of every candidate measured there, by (algorithm, chunks):
     native's from its line's runs; a schedule's from the fitted runs of its very terms at this size
     (within a thousandth: a count that does not divide into its chunks is read within an element per
@@ -494,15 +608,27 @@ def measured_here(collective: str, p: int, root: int, size: float, itemsize: int
         if c.algorithm == NATIVE:
             continue
         mine = np.array(terms(collective, c.algorithm, p, size, itemsize, c.chunks, root, sharing))
-        times = [s.time for s in fitted.samples if s.size == size
-                 and np.allclose((s.steps, s.bytes, s.reduced), mine, rtol=1e-3)]
+        times = [
+            s.time
+            for s in fitted.samples
+            if s.size == size and np.allclose((s.steps, s.bytes, s.reduced), mine, rtol=1e-3)
+        ]
         if times:
             out[(c.algorithm, c.chunks)] = float(np.median(times))
     return out
 
 
-def measured_check(choice: Choice, collective: str, p: int, root: int, size: float, itemsize: int,
-                   fitted: Fitted, native: NativeFit | None, sharing: Sharing = ALONE) -> Choice:
+def measured_check(
+    choice: Choice,
+    collective: str,
+    p: int,
+    root: int,
+    size: float,
+    itemsize: int,
+    fitted: Fitted,
+    native: NativeFit | None,
+    sharing: Sharing = ALONE,
+) -> Choice:
     """The model's choice, unless it was measured at this very size slower than another candidate: then
     the one measured fastest. A measurement beats a prediction: auto never runs what measured slower."""
     measured = measured_here(collective, p, root, size, itemsize, fitted, native, choice.candidates, sharing)
@@ -512,18 +638,25 @@ def measured_check(choice: Choice, collective: str, p: int, root: int, size: flo
     (algorithm, chunks), least = min(measured.items(), key=lambda kv: (kv[1], kv[0][0] != NATIVE))
     if least >= mine:
         return choice
-    listed = "; ".join(f"{a}{f' ×{k} chunks' if k > 1 else ''} {seconds(t)}"
-                       for (a, k), t in measured.items())
-    return Choice(algorithm, chunks, f"{algorithm}: measured fastest at {size_words(size)} ({listed}), "
-                                     f"where the model ranked {choice.algorithm} first", choice.candidates)
+    listed = "; ".join(
+        f"{a}{f' ×{k} chunks' if k > 1 else ''} {seconds(t)}" for (a, k), t in measured.items()
+    )
+    return Choice(
+        algorithm,
+        chunks,
+        f"{algorithm}: measured fastest at {size_words(size)} ({listed}), "
+        f"where the model ranked {choice.algorithm} first",
+        choice.candidates,
+    )
 
 
 def margin(fitted: Fitted) -> tuple[float, str]:
     """The share of native's predicted time a schedule must beat, and why: MARGIN, less the
     model's median error on held-out sizes (its RMS error over its own runs when none is held out)."""
     held = fitted.heldout
-    error, what = ((held["median"], "on sizes held out") if held
-                   else (fitted.rms_error or 0.0, "RMS over its runs"))
+    error, what = (
+        (held["median"], "on sizes held out") if held else (fitted.rms_error or 0.0, "RMS over its runs")
+    )
     share = max(0.0, min(MARGIN, 1 - error))
     return share, f"the model errs by {error:.0%} {what}"
 
@@ -554,8 +687,12 @@ PIPELINE_CAP = 1 << 16
 Model = Params | Preset
 # the schedules NCCL's own algorithms are (tuning.cc: broadcast, reduce_scatter and all_gather run
 # rings; all_reduce a ring or a tree), by the names of this catalog's schedules of them
-NCCL_ALGORITHMS = {"all_reduce": ("ring", "tree"), "broadcast": ("ring",), "all_gather": ("ring",),
-                   "reduce_scatter": ("ring",)}
+NCCL_ALGORITHMS = {
+    "all_reduce": ("ring", "tree"),
+    "broadcast": ("ring",),
+    "all_gather": ("ring",),
+    "reduce_scatter": ("ring",),
+}
 
 
 @dataclass(frozen=True)
@@ -578,8 +715,9 @@ class Option:
 
 
 @lru_cache(maxsize=4096)
-def options(collective: str, algorithm: str, p: int, model: Model, itemsize: int = 4,
-            sharing: Sharing = ALONE) -> tuple[Option, ...]:
+def options(
+    collective: str, algorithm: str, p: int, model: Model, itemsize: int = 4, sharing: Sharing = ALONE
+) -> tuple[Option, ...]:
     """Every chunk count (and protocol) a curve tries for `algorithm` at P."""
     out, uncut, element = [], transfers_of(collective, algorithm, p), count_of(collective, 1, itemsize, p)
     for k in CURVE_CHUNKS:
@@ -603,21 +741,38 @@ def fastest(ways, size: float, tie: float = 1e-9) -> Option:
     return min((o for o in valid if o.time(size) <= least * (1 + tie)), key=lambda o: (o.c1, o.chunks))
 
 
-def curve(collective: str, algorithm: str, p: int, sizes: list[float], itemsize: int, model: Model,
-          sharing: Sharing = ALONE) -> list[Option]:
+def curve(
+    collective: str,
+    algorithm: str,
+    p: int,
+    sizes: list[float],
+    itemsize: int,
+    model: Model,
+    sharing: Sharing = ALONE,
+) -> list[Option]:
     ways = options(collective, algorithm, p, model, itemsize, sharing)
     return [fastest(ways, n) for n in sizes]
 
 
-def versus_size(collective: str, algorithms: list[str], p: int, sizes: list[float], itemsize: int,
-                model: Model, sharing: Sharing = ALONE) -> dict[str, list[float]]:
+def versus_size(
+    collective: str,
+    algorithms: list[str],
+    p: int,
+    sizes: list[float],
+    itemsize: int,
+    model: Model,
+    sharing: Sharing = ALONE,
+) -> dict[str, list[float]]:
     """Predicted seconds at every size, per algorithm, each cut as it runs fastest (curve)."""
-    return {a: [o.time(n) for o, n in zip(curve(collective, a, p, sizes, itemsize, model, sharing), sizes)]
-            for a in algorithms}
+    return {
+        a: [o.time(n) for o, n in zip(curve(collective, a, p, sizes, itemsize, model, sharing), sizes)]
+        for a in algorithms
+    }
 
 
-def versus_p(collective: str, algorithms: list[str], size: float, itemsize: int, model: Model,
-             points=P_POINTS) -> dict[str, list[float | None]]:
+def versus_p(
+    collective: str, algorithms: list[str], size: float, itemsize: int, model: Model, points=P_POINTS
+) -> dict[str, list[float | None]]:
     """Predicted seconds at every world size in `points`, per algorithm (None: it cannot run there)."""
     out = {}
     for algorithm in algorithms:
@@ -635,8 +790,9 @@ def versus_p(collective: str, algorithms: list[str], size: float, itemsize: int,
     return out
 
 
-def nccl_native(collective: str, p: int, sizes: list[float], itemsize: int,
-                preset: Preset) -> list[Option] | None:
+def nccl_native(
+    collective: str, p: int, sizes: list[float], itemsize: int, preset: Preset
+) -> list[Option] | None:
     """What NCCL would run at each size under `preset`: of its algorithms for the collective, as this
     catalog's schedules model them, and its protocols, the least predicted time (as NCCL chooses,
     src/enqueue.cc); None for a collective NCCL runs with no schedule here."""
@@ -647,8 +803,16 @@ def nccl_native(collective: str, p: int, sizes: list[float], itemsize: int,
     return [fastest(ways, n) for n in sizes]
 
 
-def crossovers(collective: str, algorithms: list[str], p: int, itemsize: int, model: Model,
-               low: float = MIN_SIZE, high: float = MAX_SIZE, sharing: Sharing = ALONE) -> list[dict]:
+def crossovers(
+    collective: str,
+    algorithms: list[str],
+    p: int,
+    itemsize: int,
+    model: Model,
+    low: float = MIN_SIZE,
+    high: float = MAX_SIZE,
+    sharing: Sharing = ALONE,
+) -> list[dict]:
     """Where the fastest algorithm changes between `low` and `high` bytes. Every option's time is a line
     in the size from the size where it can run, so the fastest is their lower envelope: walked from
     crossing to crossing (and from each size where another option starts), exact."""
@@ -657,8 +821,13 @@ def crossovers(collective: str, algorithms: list[str], p: int, itemsize: int, mo
     winner = fastest(ways, size)
     while True:
         events = [o.smallest for o in ways if o.smallest > size]
-        events += [at for o in ways if o.c1 < winner.c1 and o.smallest <= size
-                   and (at := (o.c0 - winner.c0) / (winner.c1 - o.c1)) > size]
+        events += [
+            at
+            for o in ways
+            if o.c1 < winner.c1
+            and o.smallest <= size
+            and (at := (o.c0 - winner.c0) / (winner.c1 - o.c1)) > size
+        ]
         if not events or min(events) > high:
             return out
         size = min(events)

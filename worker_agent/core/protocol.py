@@ -9,11 +9,22 @@ Times are seconds since the run's barrier-aligned start on that rank.
 from __future__ import annotations
 
 import math
+from typing import Annotated, Literal, Union
 from urllib.parse import urlsplit, urlunsplit
-from typing import Annotated, Literal, Optional, Union
 
-from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, StrictBool, StrictFloat,
-                      StrictInt, TypeAdapter, WithJsonSchema, model_validator)
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    TypeAdapter,
+    WithJsonSchema,
+    model_validator,
+)
 
 from .collectives import COLLECTIVES
 from .perturb import Perturb
@@ -47,7 +58,7 @@ def no_constant(word: str):
     """For json.loads' parse_constant: NaN and Infinity, which Python's parser takes and JSON
     has not, are refused where anything is read (a forged `pieces: Infinity` must not reach
     int()); a rank says "nan" and "inf" (Real)."""
-    raise ValueError(f"{word} is not JSON: NaN and infinities cross as the words \"nan\", \"inf\", \"-inf\"")
+    raise ValueError(f'{word} is not JSON: NaN and infinities cross as the words "nan", "inf", "-inf"')
 
 
 def _chunks(value):
@@ -61,8 +72,11 @@ def _chunks(value):
     raise ValueError('must be a whole number of chunks or "auto"')
 
 
-Chunks = Annotated[Union[int, Literal["auto"]], PlainValidator(_chunks),
-                   WithJsonSchema({"anyOf": [{"type": "integer"}, {"const": "auto"}]})]
+Chunks = Annotated[
+    int | Literal["auto"],
+    PlainValidator(_chunks),
+    WithJsonSchema({"anyOf": [{"type": "integer"}, {"const": "auto"}]}),
+]
 
 
 class Strict(BaseModel):
@@ -94,8 +108,9 @@ TransferDoc = tuple[Index, Index, Index, Index, Index]  # [src, dst, chunk, into
 class StepDoc(Strict):
     phase: str = Field("", max_length=MAX_PHASE)
     caption: str = Field("", max_length=MAX_CAPTION)
-    transfers: list[TransferDoc] = Field(max_length=MAX_TRANSFERS,
-                                         description="[src, dst, chunk, into, reduce]")
+    transfers: list[TransferDoc] = Field(
+        max_length=MAX_TRANSFERS, description="[src, dst, chunk, into, reduce]"
+    )
 
 
 class ScheduleDoc(Strict):
@@ -130,15 +145,17 @@ class PlanDoc(ScheduleDoc):
     root: Index = Field(description="global rank")
     blocks: int = Field(ge=1, le=MAX_RANK_CHUNKS)
     pieces: int = Field(1, ge=1, le=MAX_RANK_CHUNKS)
-    servers: int = Field(0, ge=0, le=MAX_WORLD,
-                         description="a collective with servers: how many, from the root on")
+    servers: int = Field(
+        0, ge=0, le=MAX_WORLD, description="a collective with servers: how many, from the root on"
+    )
     steps: list[PlannedStep] = Field(max_length=MAX_RUN_STEPS)
 
     @model_validator(mode="after")
-    def _within_a_run(self) -> "PlanDoc":
+    def _within_a_run(self) -> PlanDoc:
         if self.blocks * self.pieces > MAX_RANK_CHUNKS:
-            raise ValueError(f"{self.blocks} blocks of {self.pieces} pieces: a run has at most "
-                             f"{MAX_RANK_CHUNKS} chunks")
+            raise ValueError(
+                f"{self.blocks} blocks of {self.pieces} pieces: a run has at most {MAX_RANK_CHUNKS} chunks"
+            )
         return self
 
 
@@ -146,49 +163,60 @@ class RunSpec(Strict):
     """One collective to run on every rank of the group. Checked by validation.validate."""
 
     collective: Collective
-    algorithm: str = Field("native", description="native, a stepwise algorithm, or \"auto\": the server "
-                                                 "picks the one its model predicts fastest and the run says "
-                                                 "which and why (predict.py)")
+    algorithm: str = Field(
+        "native",
+        description='native, a stepwise algorithm, or "auto": the server '
+        "picks the one its model predicts fastest and the run says "
+        "which and why (predict.py)",
+    )
     count: StrictInt = Field(16, description="elements per block (see collectives/base.py)")
     dtype: DType = "float32"
     op: Op = Field("SUM", description="reduction; only collectives that reduce take one")
     root: StrictInt = Field(0, description="global rank of the root (send_recv: the sender)")
-    peer: Optional[StrictInt] = Field(None, description="send_recv: global rank of the receiver (default: "
-                                                        "the next rank)")
-    servers: Optional[StrictInt] = Field(None, description="parameter_server: how many ranks are servers, "
-                                                           "from the root on (default 1); they shard the "
-                                                           "model, count elements, in equal parts")
-    group: Optional[list[StrictInt]] = Field(None, max_length=MAX_WORLD,
-                                             description="global ranks taking part (default: all)")
+    peer: StrictInt | None = Field(
+        None, description="send_recv: global rank of the receiver (default: the next rank)"
+    )
+    servers: StrictInt | None = Field(
+        None,
+        description="parameter_server: how many ranks are servers, "
+        "from the root on (default 1); they shard the "
+        "model, count elements, in equal parts",
+    )
+    group: list[StrictInt] | None = Field(
+        None, max_length=MAX_WORLD, description="global ranks taking part (default: all)"
+    )
     pattern: Pattern = "index"
     seed: StrictInt = 0
     capture: Capture = "summary"
-    chunks: Chunks = Field(1, description="chunks per segment or pieces per block, as the algorithm uses "
-                                                "them; \"auto\": the server's model picks the count "
-                                                "(predict.py)")
+    chunks: Chunks = Field(
+        1,
+        description="chunks per segment or pieces per block, as the algorithm uses "
+        'them; "auto": the server\'s model picks the count '
+        "(predict.py)",
+    )
     iterations: StrictInt = 1
     warmup: StrictInt = 0
     verify: StrictBool = True
     timeout: StrictFloat = Field(30.0, description="seconds a rank waits for a peer before the run fails")
-    schedule: Optional[ScheduleDoc] = Field(None,
-                                            description="algorithm \"custom\": the schedule itself, as data")
-    perturb: Optional[Perturb] = Field(None,
-                                       description="a straggler, a slow link or a hang to cause (perturb.py)")
-    purpose: Literal["show", "sweep"] = Field("show",
-                                              description="sweep: one measurement of many, kept off the "
-                                                          "stage and the audience's pages")
+    schedule: ScheduleDoc | None = Field(None, description='algorithm "custom": the schedule itself, as data')
+    perturb: Perturb | None = Field(
+        None, description="a straggler, a slow link or a hang to cause (perturb.py)"
+    )
+    purpose: Literal["show", "sweep"] = Field(
+        "show", description="sweep: one measurement of many, kept off the stage and the audience's pages"
+    )
 
 
 class ChunkState(Strict):
     """One chunk of one rank's buffer. `values` only at capture `full`."""
 
     chunk: int
-    values: Optional[list[Number]] = Field(None, max_length=MAX_FULL_CAPTURE)
+    values: list[Number] | None = Field(None, max_length=MAX_FULL_CAPTURE)
     preview: list[Number] = Field([], max_length=8)
-    min: Optional[Number] = None
-    max: Optional[Number] = None
-    sum: Optional[Number] = None
-    checksum: Optional[int] = None
+    min: Number | None = None
+    max: Number | None = None
+    sum: Number | None = None
+    checksum: int | None = None
 
 
 class Message(Strict):
@@ -207,10 +235,16 @@ class Hello(Message):
     torch_version: str
     local_world_size: int = 1
     master: str = Field("", max_length=256, description="MASTER_ADDR:MASTER_PORT, where the ranks met")
-    launcher: str = Field("", max_length=80,
-                          description="what started this rank (torchrun, ringside up, a spawning script)")
-    cores: int = Field(0, ge=0, le=1 << 16, description="CPU cores this rank may run on, when it runs on the "
-                                                        "CPU; 0: a device of its own, or unknown")
+    launcher: str = Field(
+        "", max_length=80, description="what started this rank (torchrun, ringside up, a spawning script)"
+    )
+    cores: int = Field(
+        0,
+        ge=0,
+        le=1 << 16,
+        description="CPU cores this rank may run on, when it runs on the "
+        "CPU; 0: a device of its own, or unknown",
+    )
 
 
 class Heartbeat(Message):
@@ -219,7 +253,7 @@ class Heartbeat(Message):
     status: Literal["idle", "busy"] = "idle"
     cpu_percent: float = 0.0
     rss_bytes: int = 0
-    gpu_memory_bytes: Optional[int] = None
+    gpu_memory_bytes: int | None = None
 
 
 MAX_CALLS = 1024  # point-to-point calls of one rank that a traced run keeps for its timeline
@@ -243,18 +277,24 @@ class RunStarted(Message):
     rank: int
     group_rank: int
     spec: RunSpec
-    schedule: Optional[PlanDoc] = Field(None, description="the run's schedule, for readers of the JSON lines "
-                                                          "(a server plans runs itself); sent by the group's "
-                                                          "rank 0 only, but by every rank for traced "
-                                                          "send/recv code, whose schedule only its "
-                                                          "ranks know")
+    schedule: PlanDoc | None = Field(
+        None,
+        description="the run's schedule, for readers of the JSON lines "
+        "(a server plans runs itself); sent by the group's "
+        "rank 0 only, but by every rank for traced "
+        "send/recv code, whose schedule only its "
+        "ranks know",
+    )
     chunk_bounds: list[tuple[int, int]] = Field([], max_length=MAX_RANK_CHUNKS)
-    inputs: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS,
-                                     description="this rank's buffer before the first step")
-    input_chunks: list[int] = Field([], max_length=MAX_RANK_CHUNKS,
-                                    description="the chunks this rank's own input fills")
-    calls: list[CallTime] = Field([], max_length=MAX_CALLS,
-                                  description="traced send/recv code: this rank's calls")
+    inputs: list[ChunkState] = Field(
+        [], max_length=MAX_RANK_CHUNKS, description="this rank's buffer before the first step"
+    )
+    input_chunks: list[int] = Field(
+        [], max_length=MAX_RANK_CHUNKS, description="the chunks this rank's own input fills"
+    )
+    calls: list[CallTime] = Field(
+        [], max_length=MAX_CALLS, description="traced send/recv code: this rank's calls"
+    )
 
 
 class StepEvent(Message):
@@ -264,8 +304,9 @@ class StepEvent(Message):
     step: int
     t0: float
     t1: float
-    states: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS,
-                                     description="chunks of this rank that the step changed")
+    states: list[ChunkState] = Field(
+        [], max_length=MAX_RANK_CHUNKS, description="chunks of this rank that the step changed"
+    )
 
 
 class Arrived(Message):
@@ -280,29 +321,39 @@ class Arrived(Message):
 
 
 class Timings(Strict):
-    iterations: list[float] = Field(max_length=MAX_ITERATIONS,
-                                    description="seconds per timed iteration on this rank")
-    steps: list[float] = Field([], max_length=MAX_RUN_STEPS,
-                               description="seconds per step of the first iteration")
-    starts: list[float] = Field([], max_length=MAX_ITERATIONS,
-                                description="when each timed iteration began, seconds after the first "
-                                            "began; each begins as a barrier lets the group go, so ranks' "
-                                            "starts align")
+    iterations: list[float] = Field(
+        max_length=MAX_ITERATIONS, description="seconds per timed iteration on this rank"
+    )
+    steps: list[float] = Field(
+        [], max_length=MAX_RUN_STEPS, description="seconds per step of the first iteration"
+    )
+    starts: list[float] = Field(
+        [],
+        max_length=MAX_ITERATIONS,
+        description="when each timed iteration began, seconds after the first "
+        "began; each begins as a barrier lets the group go, so ranks' "
+        "starts align",
+    )
 
 
 class RunFinished(Message):
     type: Literal["run_finished"] = "run_finished"
     run_id: str
     rank: int
-    output: list[ChunkState] = Field([], max_length=MAX_RANK_CHUNKS,
-                                     description="summary of this rank's output, one entry per output chunk")
-    checksum: Optional[int] = None
-    verified: Optional[bool] = None
-    max_diff: Optional[Real] = None
-    tolerance: Optional[Real] = None
-    mismatches: list[tuple[int, Real, Real]] = Field([], max_length=MAX_MISMATCHES,
-                                                     description="the first positions that differ from "
-                                                                 "native: (index, got, native)")
+    output: list[ChunkState] = Field(
+        [],
+        max_length=MAX_RANK_CHUNKS,
+        description="summary of this rank's output, one entry per output chunk",
+    )
+    checksum: int | None = None
+    verified: bool | None = None
+    max_diff: Real | None = None
+    tolerance: Real | None = None
+    mismatches: list[tuple[int, Real, Real]] = Field(
+        [],
+        max_length=MAX_MISMATCHES,
+        description="the first positions that differ from native: (index, got, native)",
+    )
     timings: Timings
     bytes_sent: int = 0
     bytes_received: int = 0
@@ -310,9 +361,9 @@ class RunFinished(Message):
 
 class ErrorEvent(Message):
     type: Literal["error"] = "error"
-    run_id: Optional[str] = None
+    run_id: str | None = None
     rank: int
-    field: Optional[str] = None
+    field: str | None = None
     message: str
 
 
@@ -322,29 +373,35 @@ class RunCancelled(Message):
     type: Literal["run_cancelled"] = "run_cancelled"
     run_id: str
     rank: int
-    done: int = Field(description="iterations run (warm-up included), or a training's steps, before the "
-                                  "group stopped")
+    done: int = Field(
+        description="iterations run (warm-up included), or a training's steps, before the group stopped"
+    )
     total: int
 
 
 class TrainSpec(Strict):
     """One data-parallel training run on every rank of the world. Checked by training_rules.check."""
 
-    method: str = Field("native",
-                        description="gradient sync: an all_reduce algorithm (native, ring, tree, ...) "
-                                              "or parameter_server")
-    servers: StrictInt = Field(1, description="parameter_server: ranks that hold a shard of the weights (the "
-                                              "rest compute)")
+    method: str = Field(
+        "native",
+        description="gradient sync: an all_reduce algorithm (native, ring, tree, ...) or parameter_server",
+    )
+    servers: StrictInt = Field(
+        1, description="parameter_server: ranks that hold a shard of the weights (the rest compute)"
+    )
     hidden: StrictInt = Field(64, description="width of the MLP's two hidden layers")
     steps: StrictInt = 100
     lr: StrictFloat = 0.5
     batch: StrictInt = Field(64, description="samples per step over all the ranks that compute")
     seed: StrictInt = 0
     chunks: StrictInt = Field(1, description="a stepwise all_reduce's chunks per block")
-    sync_every: Optional[StrictInt] = Field(None, description="keep one in k steps' gradient syncs for the "
-                                                              "stage (summary capture costs the ranks time); "
-                                                              "default: every step of a model up to 250 K "
-                                                              "parameters, one in four beyond")
+    sync_every: StrictInt | None = Field(
+        None,
+        description="keep one in k steps' gradient syncs for the "
+        "stage (summary capture costs the ranks time); "
+        "default: every step of a model up to 250 K "
+        "parameters, one in four beyond",
+    )
     timeout: StrictFloat = 30.0
 
 
@@ -376,23 +433,23 @@ class TrainStep(Message):
     run_id: str
     rank: int
     step: int
-    loss: Optional[Real] = None  # inf or NaN when a training diverges: said, not refused
-    accuracy: Optional[Real] = Field(None, ge=0, le=1)
+    loss: Real | None = None  # inf or NaN when a training diverges: said, not refused
+    accuracy: Real | None = Field(None, ge=0, le=1)
     samples: int = Field(0, ge=0, le=1 << 20)
     compute_s: Real = Field(ge=0, le=MAX_REPORTED_SECONDS)
     comm_s: Real = Field(ge=0, le=MAX_REPORTED_SECONDS)
     # None: the backend does not say (native)
-    bytes_sent: Optional[int] = Field(None, ge=0, le=MAX_REPORTED_BYTES)
-    bytes_received: Optional[int] = Field(None, ge=0, le=MAX_REPORTED_BYTES)
-    sync: Optional[SyncCapture] = None
+    bytes_sent: int | None = Field(None, ge=0, le=MAX_REPORTED_BYTES)
+    bytes_received: int | None = Field(None, ge=0, le=MAX_REPORTED_BYTES)
+    sync: SyncCapture | None = None
 
 
 class TrainFinished(Message):
     type: Literal["train_finished"] = "train_finished"
     run_id: str
     rank: int
-    test_loss: Optional[Real] = Field(None, description="on the held-out samples; None on a server")
-    test_accuracy: Optional[Real] = Field(None, ge=0, le=1)
+    test_loss: Real | None = Field(None, description="on the held-out samples; None on a server")
+    test_accuracy: Real | None = Field(None, ge=0, le=1)
 
 
 MAX_BENCH_SIZES = 64  # sizes of one served bench: -f 2 from 1 byte to 8 GiB is 34
@@ -406,12 +463,13 @@ class BenchSpec(Strict):
     server against its cluster (server/bench_jobs.py) and sent to every rank."""
 
     collective: Collective = "all_reduce"
-    only: Optional[list[Annotated[str, Field(min_length=1, max_length=200)]]] = Field(
-        None, max_length=64, description="algorithms to run (default: native, every stepwise one and auto)")
+    only: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
+        None, max_length=64, description="algorithms to run (default: native, every stepwise one and auto)"
+    )
     min_bytes: StrictInt = Field(1 << 10, ge=0, le=MAX_BENCH_BYTES, description="-b")
     max_bytes: StrictInt = Field(16 << 20, ge=0, le=MAX_BENCH_BYTES, description="-e")
-    factor: Optional[StrictInt] = Field(None, ge=2, le=1 << 20, description="-f (default 4)")
-    step: Optional[StrictInt] = Field(None, ge=1, le=MAX_BENCH_BYTES, description="-i, instead of -f")
+    factor: StrictInt | None = Field(None, ge=2, le=1 << 20, description="-f (default 4)")
+    step: StrictInt | None = Field(None, ge=1, le=MAX_BENCH_BYTES, description="-i, instead of -f")
     iterations: StrictInt = Field(20, ge=1, le=MAX_ITERATIONS, description="-n")
     warmup: StrictInt = Field(5, ge=0, le=MAX_ITERATIONS, description="-w")
     check: Literal[0, 1] = Field(1, description="-c")
@@ -426,15 +484,15 @@ class BenchCell(Strict):
     """One placement's numbers (nccl-tests' out-of-place or in-place columns)."""
 
     time: Real
-    algbw: Optional[Real] = None
-    busbw: Optional[Real] = None
-    wrong: Optional[int] = Field(None, ge=0)
+    algbw: Real | None = None
+    busbw: Real | None = None
+    wrong: int | None = Field(None, ge=0)
 
 
 class BenchRatio(Strict):
     ratio: Real
-    low: Optional[Real] = None
-    high: Optional[Real] = None
+    low: Real | None = None
+    high: Real | None = None
     marked: bool
 
 
@@ -444,23 +502,23 @@ class BenchRow(Strict):
     size: int = Field(ge=0)
     count: int = Field(ge=0)
     block: int = Field(ge=0)
-    type: Optional[DType] = None
-    redop: Optional[Op] = None
+    type: DType | None = None
+    redop: Op | None = None
     root: int
     algorithm: str = Field(max_length=200)
-    out_of_place: Optional[BenchCell] = None
-    in_place: Optional[BenchCell] = None
+    out_of_place: BenchCell | None = None
+    in_place: BenchCell | None = None
     time: Real
     time_median: Real
     time_min: Real
     iterations: list[Real] = Field(max_length=MAX_ITERATIONS)
     rank_times: list[Real] = Field(max_length=MAX_WORLD, description="each rank's mean, by rank")
-    vs_native: Optional[BenchRatio] = None
+    vs_native: BenchRatio | None = None
     ranks: int = Field(ge=1, le=MAX_WORLD)
     backend: str = Field(max_length=40)
     hosts: dict[Annotated[str, Field(max_length=256)], int] = Field(max_length=MAX_WORLD)
-    ran: Optional[str] = Field(None, max_length=220)
-    why: Optional[str] = Field(None, max_length=2000)
+    ran: str | None = Field(None, max_length=220)
+    why: str | None = Field(None, max_length=2000)
 
 
 class BenchFinished(Message):
@@ -474,8 +532,18 @@ class BenchFinished(Message):
 
 
 Event = Annotated[
-    Union[Hello, Heartbeat, RunStarted, StepEvent, Arrived, RunFinished, RunCancelled, ErrorEvent, TrainStep,
-          TrainFinished, BenchFinished], Field(discriminator="type")
+    Hello
+    | Heartbeat
+    | RunStarted
+    | StepEvent
+    | Arrived
+    | RunFinished
+    | RunCancelled
+    | ErrorEvent
+    | TrainStep
+    | TrainFinished
+    | BenchFinished,
+    Field(discriminator="type"),
 ]
 EVENT = TypeAdapter(Event)
 
@@ -510,12 +578,12 @@ class BenchCommand(Message):
     run_id: str
     spec: BenchSpec
     algorithms: list[Annotated[str, Field(max_length=200)]] = Field(min_length=1, max_length=64)
-    sizes: list[Annotated[int, Field(ge=0, le=MAX_BENCH_BYTES)]] = Field(min_length=1,
-                                                                         max_length=MAX_BENCH_SIZES)
+    sizes: list[Annotated[int, Field(ge=0, le=MAX_BENCH_BYTES)]] = Field(
+        min_length=1, max_length=MAX_BENCH_SIZES
+    )
 
 
-Command = Annotated[Union[RunCommand, TrainCommand, BenchCommand, Cancel, Shutdown],
-                    Field(discriminator="type")]
+Command = Annotated[RunCommand | TrainCommand | BenchCommand | Cancel | Shutdown, Field(discriminator="type")]
 COMMAND = TypeAdapter(Command)
 
 

@@ -91,8 +91,9 @@ class Departure:
     words: str
 
 
-def first_departure(schedule: Schedule, names: list[int] | None = None,
-                    peer: int | None = None) -> Departure | None:
+def first_departure(
+    schedule: Schedule, names: list[int] | None = None, peer: int | None = None
+) -> Departure | None:
     """The first step after which some rank's chunk departs from what the collective requires;
     None when none does. A chunk departs at step k when, after it, the chunk holds an input
     that no correct value of that chunk holds (another chunk's, or one counted twice where
@@ -119,18 +120,23 @@ def first_departure(schedule: Schedule, names: list[int] | None = None,
         for r, c in written if not found else ():
             bad = _foreign(cells[r][c], allowed.get(c), once, names)
             if bad:
-                found.append(Departure(k, names[r], c,
-                                       f"after step {k + 1}, rank {names[r]}'s chunk {c} holds {bad}"))
+                found.append(
+                    Departure(k, names[r], c, f"after step {k + 1}, rank {names[r]}'s chunk {c} holds {bad}")
+                )
                 break
     for r in range(p):
         for c, cell in sorted(want[r].items()):
             problem = difference(_named(cells[r][c], names), _named(cell, names), once)
             if problem:
                 k = last.get((r, c), len(schedule.steps) - 1)  # never written: wrong by what no step did
-                when = (f"after step {k + 1}, its last write," if (r, c) in last
-                        else f"no step writes it: after step {k + 1}")
-                found.append(Departure(k, names[r], c,
-                                       f"{when} rank {names[r]}'s chunk {c} is final {problem}"))
+                when = (
+                    f"after step {k + 1}, its last write,"
+                    if (r, c) in last
+                    else f"no step writes it: after step {k + 1}"
+                )
+                found.append(
+                    Departure(k, names[r], c, f"{when} rank {names[r]}'s chunk {c} is final {problem}")
+                )
     return min(found, key=lambda d: d.step, default=None)
 
 

@@ -14,7 +14,8 @@ from .algorithms import CUSTOM, algorithm_of, build
 from .collectives import get
 from .protocol import PlanDoc, RunSpec
 from .provenance import check_definition
-from .schedule import Schedule, ScheduleError, Step, check, chunk_bounds as split_blocks
+from .schedule import Schedule, ScheduleError, Step, check
+from .schedule import chunk_bounds as split_blocks
 from .vocabulary import ITEMSIZE, LAYOUTS
 
 
@@ -59,13 +60,29 @@ def _from_doc(collective: str, doc: str, p: int, root: int, servers: int | None)
     for k, s in enumerate(plan["steps"]):
         bad = next((t for t in s["transfers"] if t[4] not in (0, 1)), None)
         if bad is not None:
-            raise ScheduleError(f"step {k}: transfer {bad}: "
-                                "reduce (the fifth number) must be 0 (copy) or 1 (reduce)")
-    steps = tuple(Step(s["phase"], s["caption"].replace("{", "{{").replace("}", "}}"),
-                       np.asarray(s["transfers"], dtype=np.int64))
-                  for s in plan["steps"] if s["transfers"])
-    schedule = Schedule(collective, CUSTOM, p, root, blocks=get(collective, servers).blocks(p),
-                        pieces=plan["pieces"], steps=steps, layout=plan["layout"], servers=servers or 0)
+            raise ScheduleError(
+                f"step {k}: transfer {bad}: reduce (the fifth number) must be 0 (copy) or 1 (reduce)"
+            )
+    steps = tuple(
+        Step(
+            s["phase"],
+            s["caption"].replace("{", "{{").replace("}", "}}"),
+            np.asarray(s["transfers"], dtype=np.int64),
+        )
+        for s in plan["steps"]
+        if s["transfers"]
+    )
+    schedule = Schedule(
+        collective,
+        CUSTOM,
+        p,
+        root,
+        blocks=get(collective, servers).blocks(p),
+        pieces=plan["pieces"],
+        steps=steps,
+        layout=plan["layout"],
+        servers=servers or 0,
+    )
     check(schedule)
     check_definition(schedule)
     return schedule

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -124,19 +125,31 @@ class Schedule:
         for s in self.steps:
             table = s.table.copy()
             table[:, :2] = as_global[table[:, :2]]
-            steps.append(PlannedStep.model_construct(phase=s.phase, caption=s.caption.format(*to_global),
-                                                     transfers=list(map(tuple, table.tolist()))))
+            steps.append(
+                PlannedStep.model_construct(
+                    phase=s.phase,
+                    caption=s.caption.format(*to_global),
+                    transfers=list(map(tuple, table.tolist())),
+                )
+            )
         return PlanDoc.model_construct(
-            collective=self.collective, algorithm=self.algorithm, world_size=self.world_size,
-            root=to_global[self.root] if self.world_size else self.root, blocks=self.blocks,
-            pieces=self.pieces, layout=self.layout, servers=self.servers, steps=steps)
+            collective=self.collective,
+            algorithm=self.algorithm,
+            world_size=self.world_size,
+            root=to_global[self.root] if self.world_size else self.root,
+            blocks=self.blocks,
+            pieces=self.pieces,
+            layout=self.layout,
+            servers=self.servers,
+            steps=steps,
+        )
 
     def to_json(self, ranks: Sequence[int] | None = None) -> dict:
         """to_doc's, as plain JSON."""
         return self.to_doc(ranks).model_dump(mode="json")
 
     @classmethod
-    def from_doc(cls, doc: PlanDoc, world_size: int, ranks: Sequence[int] | None = None) -> "Schedule":
+    def from_doc(cls, doc: PlanDoc, world_size: int, ranks: Sequence[int] | None = None) -> Schedule:
         """The schedule that `to_doc` wrote. Without `ranks` it stays in global ranks, of a world of
         `world_size`; with them (the global rank of every schedule rank) it is read back in schedule
         ranks, and `world_size` is theirs."""
@@ -151,8 +164,17 @@ class Schedule:
                 table[:, :2] = to_local[table[:, :2]]
             steps.append(Step(s.phase, s.caption, table))
         root = doc.root if to_local is None else int(to_local[doc.root])
-        return cls(doc.collective, doc.algorithm, world_size, root, doc.blocks, doc.pieces, tuple(steps),
-                   doc.layout, doc.servers)
+        return cls(
+            doc.collective,
+            doc.algorithm,
+            world_size,
+            root,
+            doc.blocks,
+            doc.pieces,
+            tuple(steps),
+            doc.layout,
+            doc.servers,
+        )
 
 
 def piece_sizes(count: int, pieces: int) -> list[int]:
@@ -220,8 +242,9 @@ def check(schedule: Schedule) -> None:
     clash = reads[at] == written[copies]
     if clash.any():
         row = copies[clash.argmax()]
-        raise ScheduleError(f"step {step[row]}: rank {dst[row]} copies into chunk "
-                            f"{into[row]} while sending it")
+        raise ScheduleError(
+            f"step {step[row]}: rank {dst[row]} copies into chunk {into[row]} while sending it"
+        )
 
 
 def check_words(schedule: Schedule) -> None:
@@ -235,8 +258,10 @@ def check_words(schedule: Schedule) -> None:
         try:
             caption = s.caption.format(*widest)
         except (IndexError, KeyError, ValueError) as e:  # a brace that names no rank (schedule.rank)
-            raise ScheduleError(f"step {k}: its caption cannot be read ({type(e).__name__}: {e}); "
-                                "write a brace as {{ or }}") from None
+            raise ScheduleError(
+                f"step {k}: its caption cannot be read ({type(e).__name__}: {e}); "
+                "write a brace as {{ or }}"
+            ) from None
         if len(caption) > MAX_PLANNED_CAPTION:
             raise ScheduleError(f"step {k}: its caption is over {MAX_PLANNED_CAPTION} characters")
 
@@ -288,6 +313,7 @@ def pipelined(rounds: Sequence[Round], pieces: int) -> tuple[Step, ...]:
 
 def blocked(rounds: Sequence[Round], pieces: int) -> tuple[Step, ...]:
     """One step per round, each whole-block transfer moving every piece of its block at once."""
+
     def every_piece(table: np.ndarray) -> np.ndarray:  # transfer by transfer, piece by piece
         return np.stack([_piece(table, pieces, c) for c in range(pieces)], axis=1).reshape(-1, 5)
 

@@ -35,12 +35,18 @@ def _element_moves(step: Step, starts: np.ndarray, sizes: np.ndarray):
     lengths = sizes[chunk]
     which = np.repeat(np.arange(len(t)), lengths)
     offset = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return (src[which], starts[chunk][which] + offset, dst[which], starts[into][which] + offset,
-            reduces[which] == 1)
+    return (
+        src[which],
+        starts[chunk][which] + offset,
+        dst[which],
+        starts[into][which] + offset,
+        reduces[which] == 1,
+    )
 
 
-def states(schedule: Schedule, buffers: np.ndarray, count: int,
-           op: str | None = "SUM") -> Iterator[np.ndarray]:
+def states(
+    schedule: Schedule, buffers: np.ndarray, count: int, op: str | None = "SUM"
+) -> Iterator[np.ndarray]:
     """Apply the steps to `buffers` in place, yielding it after each step (op None: nothing reduces)."""
     bounds = np.asarray(schedule.chunk_bounds(count), dtype=np.int64).reshape(-1, 2)
     starts, sizes = bounds[:, 0], bounds[:, 1] - bounds[:, 0]
@@ -54,8 +60,9 @@ def states(schedule: Schedule, buffers: np.ndarray, count: int,
         yield buffers
 
 
-def outputs(schedule: Schedule, buffers: np.ndarray, count: int, op: str | None,
-            peer: int) -> list[np.ndarray | None]:
+def outputs(
+    schedule: Schedule, buffers: np.ndarray, count: int, op: str | None, peer: int
+) -> list[np.ndarray | None]:
     p, collective = schedule.world_size, get(schedule.collective, schedule.servers)
     result = []
     for r in range(p):
@@ -97,8 +104,9 @@ class Traffic:
             "sent": self.sent.tolist(),
             "received": self.received.tolist(),
             "total": self.total,
-            "busiest_link": None if link is None else {"src": link[0][0], "dst": link[0][1],
-                                                       "bytes": link[1]},
+            "busiest_link": None
+            if link is None
+            else {"src": link[0][0], "dst": link[0][1], "bytes": link[1]},
             "step_bytes": self.step_bytes.tolist(),
             "step_reduced": self.step_reduced.tolist(),
         }
@@ -172,8 +180,9 @@ class Sharing:
         for index, (host, c) in enumerate(ranks):
             by_host.setdefault(host, []).append(index)
             cores[host] = max(cores.get(host, 0), c)
-        return cls(tuple((tuple(mine), cores[host]) for host, mine in by_host.items()
-                         if 0 < cores[host] < len(mine)))
+        return cls(
+            tuple((tuple(mine), cores[host]) for host, mine in by_host.items() if 0 < cores[host] < len(mine))
+        )
 
     def to_json(self) -> list:
         return [[list(ranks), cores] for ranks, cores in self.hosts]
@@ -224,8 +233,10 @@ def _shared_cost(schedule: Schedule, sharing: Sharing, step, src, dst, nbytes, r
     for ranks, _ in sharing.hosts:
         shared[list(ranks)] = True
     own_src, own_dst = ~shared[src], ~shared[dst]
-    step_bytes = np.maximum(_busiest(step[own_src], src[own_src], nbytes[own_src], p, steps),
-                            _busiest(step[own_dst], dst[own_dst], nbytes[own_dst], p, steps)).astype(float)
+    step_bytes = np.maximum(
+        _busiest(step[own_src], src[own_src], nbytes[own_src], p, steps),
+        _busiest(step[own_dst], dst[own_dst], nbytes[own_dst], p, steps),
+    ).astype(float)
     mine = reduces & own_dst
     step_reduced = _busiest(step[mine], dst[mine], nbytes[mine], p, steps).astype(float)
     weights = np.ones(steps)
@@ -235,8 +246,11 @@ def _shared_cost(schedule: Schedule, sharing: Sharing, step, src, dst, nbytes, r
         out, into = on[src], on[dst]
         copied = np.bincount(step[out], nbytes[out], steps) + np.bincount(step[into], nbytes[into], steps)
         np.maximum(step_bytes, copied / (2 * cores), out=step_bytes)
-        np.maximum(step_reduced, np.bincount(step[into & reduces], nbytes[into & reduces], steps) / cores,
-                   out=step_reduced)
+        np.maximum(
+            step_reduced,
+            np.bincount(step[into & reduces], nbytes[into & reduces], steps) / cores,
+            out=step_reduced,
+        )
         taking_part = np.unique(np.concatenate([step[out] * p + src[out], step[into] * p + dst[into]])) // p
         np.maximum(weights, np.bincount(taking_part, minlength=steps) / cores, out=weights)
     return Cost(float(weights.sum()), float(step_bytes.sum()), float(step_reduced.sum()))
@@ -254,8 +268,9 @@ class Levels:
     between: np.ndarray  # per step: the most bytes one rank sends or receives between nodes
     reduced: np.ndarray  # per step: the most bytes one rank reduces
 
-    def time(self, alpha_inside: float, alpha_between: float, beta_inside: float, beta_between: float,
-             gamma: float) -> tuple[float, float]:
+    def time(
+        self, alpha_inside: float, alpha_between: float, beta_inside: float, beta_between: float, gamma: float
+    ) -> tuple[float, float]:
         """(latency, seconds per byte of every chunk): the steps' alphas, and their bytes at each level's
         beta (the slower level of each step) with their reductions at gamma."""
         latency = float(np.where(self.crosses, alpha_between, alpha_inside).sum())
@@ -271,14 +286,17 @@ def levels(schedule: Schedule, count: int, itemsize: int, per_node: int) -> Leve
     crosses = np.bincount(step[out], minlength=steps) > 0
 
     def busiest(mask: np.ndarray) -> np.ndarray:
-        return np.maximum(_busiest(step[mask], src[mask], nbytes[mask], p, steps),
-                          _busiest(step[mask], dst[mask], nbytes[mask], p, steps))
+        return np.maximum(
+            _busiest(step[mask], src[mask], nbytes[mask], p, steps),
+            _busiest(step[mask], dst[mask], nbytes[mask], p, steps),
+        )
 
     reduced = _busiest(step[reduces], dst[reduces], nbytes[reduces], p, steps)
     return Levels(crosses, busiest(~out), busiest(out), reduced)
 
 
-def predict(schedule: Schedule, count: int, itemsize: int, alpha: float, beta: float,
-            gamma: float = 0.0) -> float:
+def predict(
+    schedule: Schedule, count: int, itemsize: int, alpha: float, beta: float, gamma: float = 0.0
+) -> float:
     """Predicted seconds for one run of the schedule (Cost.time)."""
     return cost(schedule, count, itemsize).time(alpha, beta, gamma)

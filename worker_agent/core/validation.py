@@ -9,8 +9,16 @@ from . import perturb
 from .algorithms import CUSTOM, Algorithm, Kind, UnknownAlgorithm, algorithm_of
 from .collectives import get
 from .predict import left_to_model
-from .protocol import (MAX_CHUNKS, MAX_FULL_CAPTURE, MAX_ITERATIONS, MAX_RANK_CHUNKS, MAX_RUN_STEPS,
-                       MAX_RUN_VALUES, MAX_TRANSFERS, RunSpec)
+from .protocol import (
+    MAX_CHUNKS,
+    MAX_FULL_CAPTURE,
+    MAX_ITERATIONS,
+    MAX_RANK_CHUNKS,
+    MAX_RUN_STEPS,
+    MAX_RUN_VALUES,
+    MAX_TRANSFERS,
+    RunSpec,
+)
 from .run_shape import group_of, peer_of, perturb_plan, schedule_of
 from .schedule import ScheduleError
 from .vocabulary import BACKENDS, DTYPES, ITEMSIZE, OPS
@@ -78,8 +86,10 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
     if not MIN_TIMEOUT <= spec.timeout <= 3600:
         raise SpecError("timeout", f"must be between {MIN_TIMEOUT:g} and 3600 seconds, not {spec.timeout}")
     if spec.perturb is not None and record.traced:
-        raise SpecError("perturb", f"{spec.algorithm} is send/recv code, run as it is written: "
-                                   "perturb a schedule or native")
+        raise SpecError(
+            "perturb",
+            f"{spec.algorithm} is send/recv code, run as it is written: perturb a schedule or native",
+        )
     if spec.perturb is not None:
         _validate_perturb(spec, world_size, group)
 
@@ -92,12 +102,15 @@ def _algorithm(spec: RunSpec) -> Algorithm:
     except UnknownAlgorithm as e:  # said after what a schedule or "auto" would say
         record, unknown = None, SpecError("algorithm", str(e))
     if (record is not None and record.kind is Kind.CUSTOM) != (spec.schedule is not None):
-        raise SpecError("schedule", f'a schedule comes with algorithm "{CUSTOM}", '
-                                    "and that algorithm needs one")
+        raise SpecError(
+            "schedule", f'a schedule comes with algorithm "{CUSTOM}", and that algorithm needs one'
+        )
     left = left_to_model(spec)
     if left:  # a rank runs what the server (or ringside bench) chose
-        raise SpecError(left[0], '"auto" is chosen when a run is submitted to a server, '
-                                 "and a rank is sent what was chosen")
+        raise SpecError(
+            left[0],
+            '"auto" is chosen when a run is submitted to a server, and a rank is sent what was chosen',
+        )
     if unknown is not None:
         raise unknown
     return record
@@ -119,21 +132,29 @@ def check_servers(spec: RunSpec, has_servers: bool, p: int) -> None:
     hold the model's `count` elements in equal shards; any other collective takes none."""
     if not has_servers:
         if spec.servers is not None:
-            raise SpecError("servers", f"{spec.collective} has no servers, "
-                                       "so it takes none (leave servers out)")
+            raise SpecError(
+                "servers", f"{spec.collective} has no servers, so it takes none (leave servers out)"
+            )
         return
     servers = 1 if spec.servers is None else spec.servers
     if servers < 1:
         raise SpecError("servers", f"must be at least 1, not {servers}")
     if servers >= p:
-        raise SpecError("servers", f"{servers} servers in a group of {p} ranks leave no workers: "
-                                   f"at most {p - 1}")
+        raise SpecError(
+            "servers", f"{servers} servers in a group of {p} ranks leave no workers: at most {p - 1}"
+        )
     if spec.count >= 1 and spec.count % servers:
-        raise SpecError("count", f"{spec.count} elements do not split into {servers} equal shards, "
-                                 f"one per server: use a multiple of {servers}")
+        raise SpecError(
+            "count",
+            f"{spec.count} elements do not split into {servers} equal shards, "
+            f"one per server: use a multiple of {servers}",
+        )
     if OPS[spec.op].mean:
-        raise SpecError("op", "servers add the workers' values into their own (a gradient into the weights); "
-                              f"{spec.op} would divide their own too")
+        raise SpecError(
+            "op",
+            "servers add the workers' values into their own (a gradient into the weights); "
+            f"{spec.op} would divide their own too",
+        )
 
 
 def _validate_op(spec: RunSpec, backend: str, record: Algorithm) -> None:
@@ -142,8 +163,9 @@ def _validate_op(spec: RunSpec, backend: str, record: Algorithm) -> None:
     if not get(spec.collective).reduces:
         # an op that would not be applied is refused, not silently ignored
         if spec.op != "SUM":
-            raise SpecError("op", f"{spec.collective} does not reduce, so it takes no op (leave op out), "
-                                  f"not {spec.op}")
+            raise SpecError(
+                "op", f"{spec.collective} does not reduce, so it takes no op (leave op out), not {spec.op}"
+            )
         return
     op, integer = OPS[spec.op], DTYPES[spec.dtype].integer
     if backend not in op.backends:
@@ -153,8 +175,11 @@ def _validate_op(spec: RunSpec, backend: str, record: Algorithm) -> None:
     if op.mean and integer:
         raise SpecError("op", f"{spec.op} needs a floating dtype, not {spec.dtype}")
     if record.ops is not None and spec.op not in record.ops:
-        raise SpecError("op", f"{spec.algorithm} is send/recv code that computes {', '.join(record.ops)} "
-                              f"(its @traced says so), not {spec.op}")
+        raise SpecError(
+            "op",
+            f"{spec.algorithm} is send/recv code that computes {', '.join(record.ops)} "
+            f"(its @traced says so), not {spec.op}",
+        )
 
 
 def buffer_cap(backend: str) -> int:
@@ -171,9 +196,12 @@ def _validate_size(spec: RunSpec, world_size: int, backend: str, record: Algorit
     nbytes = blocks * count * ITEMSIZE[collective.dtype(spec)]
     cap = buffer_cap(backend)
     if nbytes > cap:
-        raise SpecError("count", f"{count} elements make a {nbytes} byte buffer per rank, over the cap of "
-                                 f"{cap} ({cap >> 20} MiB) on {backend}: a run holds up to 16 "
-                                 "times its buffer per rank")
+        raise SpecError(
+            "count",
+            f"{count} elements make a {nbytes} byte buffer per rank, over the cap of "
+            f"{cap} ({cap >> 20} MiB) on {backend}: a run holds up to 16 "
+            "times its buffer per rank",
+        )
     if spec.capture == "full" and blocks * count > MAX_FULL_CAPTURE:
         raise SpecError(
             "capture",
@@ -196,26 +224,40 @@ def _validate_size(spec: RunSpec, world_size: int, backend: str, record: Algorit
     if schedule.blocks * schedule.pieces > MAX_RANK_CHUNKS or len(schedule.steps) > MAX_RUN_STEPS:
         # what a rank reports is bounded where the server parses it (protocol.py): a run past it could not
         # report
-        raise SpecError(cut, f"{spec.algorithm} cuts each rank's buffer into "
-                             f"{schedule.blocks * schedule.pieces} chunks over {len(schedule.steps)} steps; "
-                             f"a run has at most {MAX_RANK_CHUNKS} chunks and {MAX_RUN_STEPS} steps")
+        raise SpecError(
+            cut,
+            f"{spec.algorithm} cuts each rank's buffer into "
+            f"{schedule.blocks * schedule.pieces} chunks over {len(schedule.steps)} steps; "
+            f"a run has at most {MAX_RANK_CHUNKS} chunks and {MAX_RUN_STEPS} steps",
+        )
     if schedule.pieces > count:
-        raise SpecError(cut, f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, "
-                             f"more than count={count} elements")
+        raise SpecError(
+            cut,
+            f"{spec.algorithm} cuts each block into {schedule.pieces} chunks, "
+            f"more than count={count} elements",
+        )
     # chunks then differ by an element: one may only move into a chunk of its size
     if count % schedule.pieces:
         columns = schedule.columns()
         if (columns[3] % schedule.pieces != columns[4] % schedule.pieces).any():
-            raise SpecError("count",
-                            f"{spec.algorithm} moves chunks into chunks of another piece of a block, so each "
-                                     "block must split evenly: count must be a multiple of "
-                                     f"{schedule.pieces}, not {count}")
+            raise SpecError(
+                "count",
+                f"{spec.algorithm} moves chunks into chunks of another piece of a block, so each "
+                "block must split evenly: count must be a multiple of "
+                f"{schedule.pieces}, not {count}",
+            )
     if schedule.blocks > blocks and schedule.blocks * count * ITEMSIZE[collective.dtype(spec)] > cap:
-        raise SpecError("count", f"{count} elements make a "
-                                 f"{schedule.blocks * count * ITEMSIZE[collective.dtype(spec)]} byte buffer "
-                                 f"per rank with {spec.algorithm}'s scratch, over the cap of {cap} "
-                                 f"({cap >> 20} MiB) on {backend}")
+        raise SpecError(
+            "count",
+            f"{count} elements make a "
+            f"{schedule.blocks * count * ITEMSIZE[collective.dtype(spec)]} byte buffer "
+            f"per rank with {spec.algorithm}'s scratch, over the cap of {cap} "
+            f"({cap >> 20} MiB) on {backend}",
+        )
     shipped = len(schedule.steps) * p * blocks * count  # at most: every rank's whole buffer at every step
     if spec.capture == "full" and shipped > MAX_RUN_VALUES:
-        raise SpecError("capture", f"'full' would ship up to {shipped} values over {len(schedule.steps)} "
-                                   f"steps, more than the {MAX_RUN_VALUES} a run keeps; use 'summary'")
+        raise SpecError(
+            "capture",
+            f"'full' would ship up to {shipped} values over {len(schedule.steps)} "
+            f"steps, more than the {MAX_RUN_VALUES} a run keeps; use 'summary'",
+        )

@@ -9,7 +9,7 @@ Times are the rank's wall clock in nanoseconds (Flight Recorder's clock)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter
 
@@ -43,8 +43,8 @@ class Issued(Strict):
     count: Size = 0  # elements this rank put in
     bytes: Size = 0
     t_ns: Nanos  # when it was issued
-    duration_s: Optional[Annotated[float, Field(ge=0, le=1e6)]] = None  # where the backend times it (NCCL)
-    bucket: Optional[Bucket] = None
+    duration_s: Annotated[float, Field(ge=0, le=1000000.0)] | None = None  # where the backend times it (NCCL)
+    bucket: Bucket | None = None
 
 
 class Link(Strict):
@@ -79,12 +79,12 @@ class WatchReport(Strict):
     v: int = PROTOCOL_VERSION
     rank: Index
     t_ns: Nanos  # when the report was made
-    where: Optional[Annotated[str, Field(max_length=300)]] = None  # the main thread's line in user code
+    where: Annotated[str, Field(max_length=300)] | None = None  # the main thread's line in user code
     groups: dict[Name, Ranks] = Field({}, max_length=MAX_GROUPS)  # groups new since the last report
     issued: list[Issued] = Field([], max_length=MAX_ISSUED)
     # per group, the oldest collective this rank issued and has not completed: what it waits in
     # (None from a reporter that does not say)
-    pending: Optional[dict[Name, Size]] = Field(None, max_length=MAX_GROUPS)
+    pending: dict[Name, Size] | None = Field(None, max_length=MAX_GROUPS)
     links: list[Link] = Field([], max_length=1024)
     missed: Size = 0  # collectives the recorder's ring lost before they were read, in all
     dropped: Size = 0  # reports this rank could not send (the server away), in all
@@ -94,8 +94,8 @@ class WatchBye(Strict):
     type: Literal["watch_bye"] = "watch_bye"
     v: int = PROTOCOL_VERSION
     rank: Index
-    exit_code: Optional[Annotated[int, Field(ge=-256, le=256)]] = None
-    error: Optional[Annotated[str, Field(max_length=300)]] = None
+    exit_code: Annotated[int, Field(ge=-256, le=256)] | None = None
+    error: Annotated[str, Field(max_length=300)] | None = None
 
 
-WATCH_MESSAGE = TypeAdapter(Annotated[Union[WatchHello, WatchReport, WatchBye], Field(discriminator="type")])
+WATCH_MESSAGE = TypeAdapter(Annotated[WatchHello | WatchReport | WatchBye, Field(discriminator="type")])

@@ -6,7 +6,7 @@ so all stop at the same point."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.distributed as dist
@@ -22,10 +22,12 @@ class Stopped(Exception):
     """The ranks agreed to stop the bench (a cancel)."""
 
 
-def bench_and_report(world: World, command: BenchCommand, emit: Callable[[Message], None],
-                     stop: Callable[[], bool]) -> None:
+def bench_and_report(
+    world: World, command: BenchCommand, emit: Callable[[Message], None], stop: Callable[[], bool]
+) -> None:
     """Run the sweep and report it; raises SpecError (every rank alike, the group fine) or RunFailed
     (said first as an ErrorEvent naming this rank; the group is broken)."""
+
     def between(done: int, total: int) -> None:
         if _anyone(world, stop()):
             raise Stopped(done, total)

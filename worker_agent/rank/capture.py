@@ -7,7 +7,7 @@ nothing. Capturing only reads the buffer, so it never changes what is sent.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import torch
 
@@ -40,8 +40,15 @@ def state(t: torch.Tensor, chunk: int, level: str) -> ChunkState:
         return ChunkState(chunk=chunk, preview=[], checksum=0)
     if level == "full":
         values = t.tolist()
-        return ChunkState(chunk=chunk, values=values, preview=values[:PREVIEW], min=min(values),
-                          max=max(values), sum=sum(values), checksum=checksum(t))
+        return ChunkState(
+            chunk=chunk,
+            values=values,
+            preview=values[:PREVIEW],
+            min=min(values),
+            max=max(values),
+            sum=sum(values),
+            checksum=checksum(t),
+        )
     low, high = torch.aminmax(t)
     return ChunkState(
         chunk=chunk,

@@ -89,8 +89,9 @@ class Executor:
         self.reduce = REDUCERS[op] if op else None  # a schedule that only moves data never reduces
         self.bounds = schedule.chunk_bounds(count)
         mine = [self._mine(step.table) for step in schedule.steps]
-        need = max((sum(self._size(t.into) for t in ts if self._reduces_into_me(t))
-                    for ts in mine), default=0)
+        need = max(
+            (sum(self._size(t.into) for t in ts if self._reduces_into_me(t)) for ts in mine), default=0
+        )
         self.scratch = torch.empty(need, dtype=buffer.dtype, device=buffer.device)
         self.kept, homes = self._homes(mine, record_states)
         where: dict[int, torch.Tensor] = {}  # chunk -> where its latest state lives, if written yet
@@ -124,8 +125,9 @@ class Executor:
     def _reduces_into_me(self, t: Transfer) -> bool:
         return t.dst == self.me and t.src != self.me and t.reduce
 
-    def _homes(self, mine: list[list[Transfer]],
-               record_states: bool) -> tuple[torch.Tensor, list[tuple[dict[int, torch.Tensor], bool]]]:
+    def _homes(
+        self, mine: list[list[Transfer]], record_states: bool
+    ) -> tuple[torch.Tensor, list[tuple[dict[int, torch.Tensor], bool]]]:
         """The keep buffer, and per step: the keep slots of the chunk states it writes that a
         later step replaces (while the budget lasts; other states go to the working buffer),
         and whether it can be reported after the last step (every such state has a slot)."""
@@ -150,11 +152,17 @@ class Executor:
                 home[c] = keep[offset : offset + self._size(c)]
                 offset += self._size(c)
             homes.append(home)
-        return keep, [(home, not record_states or len(k) == len(r))
-                      for home, k, r in zip(homes, kept, replaced)]
+        return keep, [
+            (home, not record_states or len(k) == len(r)) for home, k, r in zip(homes, kept, replaced)
+        ]
 
-    def _plan(self, transfers: list[Transfer], where: dict[int, torch.Tensor], home: dict[int, torch.Tensor],
-              deferred: bool) -> StepPlan:
+    def _plan(
+        self,
+        transfers: list[Transfer],
+        where: dict[int, torch.Tensor],
+        home: dict[int, torch.Tensor],
+        deferred: bool,
+    ) -> StepPlan:
         """One step: reads come from where each chunk's state lives before the step, writes
         go to their slot in `home` or to the working buffer."""
         plan, me, global_rank = StepPlan(deferred=deferred), self.me, self.ranks
@@ -179,14 +187,17 @@ class Executor:
             elif t.reduce:  # several reductions into one chunk chain: the first reads the old state
                 scratch = self.scratch[offset : offset + self._size(t.into)]
                 offset += len(scratch)
-                plan.reduces.append((target, plan.states[t.into] if t.into in plan.states
-                                     else before(t.into), scratch))
-                plan.ops.append(dist.P2POp(dist.irecv, scratch, global_rank[t.src], self.group,
-                                           tag(t.src, t.dst)))
+                plan.reduces.append(
+                    (target, plan.states[t.into] if t.into in plan.states else before(t.into), scratch)
+                )
+                plan.ops.append(
+                    dist.P2POp(dist.irecv, scratch, global_rank[t.src], self.group, tag(t.src, t.dst))
+                )
             else:
                 plan.overwritten.add(t.into)
-                plan.ops.append(dist.P2POp(dist.irecv, target, global_rank[t.src], self.group,
-                                           tag(t.src, t.dst)))
+                plan.ops.append(
+                    dist.P2POp(dist.irecv, target, global_rank[t.src], self.group, tag(t.src, t.dst))
+                )
             if t.src != me:
                 plan.bytes_received += self._size(t.into) * itemsize
             plan.states[t.into] = target
@@ -194,13 +205,15 @@ class Executor:
         for t in transfers:
             if t.src == me and t.dst != me:
                 plan.bytes_sent += self._size(t.chunk) * itemsize
-                plan.ops.append(dist.P2POp(dist.isend, before(t.chunk), global_rank[t.dst], self.group,
-                                           tag(t.src, t.dst)))
+                plan.ops.append(
+                    dist.P2POp(dist.isend, before(t.chunk), global_rank[t.dst], self.group, tag(t.src, t.dst))
+                )
         plan.written = list(plan.states)
         return plan
 
-    def run(self, start: float, timeout: float, on_step: OnStep | None = None,
-            on_arrive: OnArrive | None = None) -> list[tuple[float, float]]:
+    def run(
+        self, start: float, timeout: float, on_step: OnStep | None = None, on_arrive: OnArrive | None = None
+    ) -> list[tuple[float, float]]:
         """Every step in order; returns (t0, t1) per step in seconds since `start`.
         `on_step(index, t0, t1)` reports each step, in order, while `state(index, c)` holds
         the chunks it wrote; most steps are reported once every rank is past its last step.

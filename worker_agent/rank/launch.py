@@ -53,8 +53,15 @@ class RestartBudget:
 
 
 class LocalWorkers:
-    def __init__(self, n: int, server_url: str, token: str, backend: str | None = None,
-                 budget: RestartBudget | None = None, algorithms: list[str] = ()):
+    def __init__(
+        self,
+        n: int,
+        server_url: str,
+        token: str,
+        backend: str | None = None,
+        budget: RestartBudget | None = None,
+        algorithms: list[str] = (),
+    ):
         self.n, self.server_url, self.token, self.backend = n, server_url, token, backend
         self.algorithms = [str(Path(a).resolve()) for a in algorithms]  # users' files, which every rank loads
         self.budget = budget or RestartBudget()
@@ -83,15 +90,19 @@ class LocalWorkers:
                 continue
             if not self.budget.spend(time.monotonic()):
                 if not waiting:
-                    say(f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); {self.budget.allowed} restarts "
+                    say(
+                        f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); {self.budget.allowed} restarts "
                         f"in {self.budget.window_s:g} s used up, restarting in "
-                        f"{self.budget.free_in(time.monotonic()):.0f} s")
+                        f"{self.budget.free_in(time.monotonic()):.0f} s"
+                    )
                 waiting = True
                 continue
             waiting = False
             self.restarts += 1
-            say(f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); restarting the group "
-                f"(restart {self.restarts})")
+            say(
+                f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); restarting the group "
+                f"(restart {self.restarts})"
+            )
             self.stop()
             if not stopping.is_set():
                 self.start()
@@ -109,8 +120,9 @@ class LocalWorkers:
                 p.join()
 
 
-def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backend: str | None,
-                algorithms: list[str]) -> None:
+def _serve_rank(
+    rank: int, n: int, port: int, server_url: str, token: str, backend: str | None, algorithms: list[str]
+) -> None:
     """One rank, in its forked process: torchrun's variables, one thread for torch
     (the ranks share the cores), then `ringside worker --server`."""
     if hasattr(os, "setsid"):  # POSIX: out of the terminal's process group
@@ -119,9 +131,17 @@ def _serve_rank(rank: int, n: int, port: int, server_url: str, token: str, backe
     with contextlib.suppress(OSError):
         Path("/proc/self/comm").write_text(f"ringside-r{rank}")
     # a loopback MASTER_ADDR keeps the store, gloo and NCCL listening on loopback alone (process_group.py)
-    os.environ.update(RANK=str(rank), WORLD_SIZE=str(n), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(n),
-                      MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), OMP_NUM_THREADS="1",
-                      RINGSIDE_WORKER_TOKEN=token, RINGSIDE_LAUNCHER="ringside up")
+    os.environ.update(
+        RANK=str(rank),
+        WORLD_SIZE=str(n),
+        LOCAL_RANK=str(rank),
+        LOCAL_WORLD_SIZE=str(n),
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(port),
+        OMP_NUM_THREADS="1",
+        RINGSIDE_WORKER_TOKEN=token,
+        RINGSIDE_LAUNCHER="ringside up",
+    )
     threading.Thread(target=_exit_with_parent, daemon=True).start()
     import torch
 

@@ -64,8 +64,14 @@ class Died:
 
 def _child(fn, rank, world_size, port, backend, timeout, args, results):
     # a loopback MASTER_ADDR keeps the store, gloo and NCCL listening on loopback alone (process_group.py)
-    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_RANK=str(rank),
-                      LOCAL_WORLD_SIZE=str(world_size), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    os.environ.update(
+        RANK=str(rank),
+        WORLD_SIZE=str(world_size),
+        LOCAL_RANK=str(rank),
+        LOCAL_WORLD_SIZE=str(world_size),
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(port),
+    )
     import torch
     import torch.distributed as dist
 
@@ -82,14 +88,24 @@ def _child(fn, rank, world_size, port, backend, timeout, args, results):
             dist.destroy_process_group()
 
 
-def run_ranks(fn, world_size: int, *args, timeout: float = TIMEOUT, pg_timeout: float = 30.0, on_start=None,
-              backend: str | None = "gloo") -> list:
+def run_ranks(
+    fn,
+    world_size: int,
+    *args,
+    timeout: float = TIMEOUT,
+    pg_timeout: float = 30.0,
+    on_start=None,
+    backend: str | None = "gloo",
+) -> list:
     ctx = rank_processes()
     results = ctx.Queue()
     port = free_port()
-    procs = [ctx.Process(target=_child, daemon=True,
-                         args=(fn, r, world_size, port, backend, pg_timeout, args, results))
-             for r in range(world_size)]
+    procs = [
+        ctx.Process(
+            target=_child, daemon=True, args=(fn, r, world_size, port, backend, pg_timeout, args, results)
+        )
+        for r in range(world_size)
+    ]
     for p in procs:
         p.start()
     if on_start is not None:

@@ -7,8 +7,8 @@ the collective's descriptor (collectives/), which gets torch from here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Callable
 
 import torch
 import torch.distributed as dist
@@ -39,10 +39,20 @@ def prepare(
 ) -> tuple[Call, torch.Tensor | None]:
     """(call, output): `call(timeout)` runs the collective once (with `reference`, the call
     a stepwise run is checked against); `me`, `root` and `peer` are group ranks."""
-    args = NativeArgs(dist=dist, buffer=buffer, blocks=list(buffer.split(count)), p=len(ranks),
-                      me=me, root=root,
-                      peer=peer, ranks=ranks, group=group, op=REDUCE_OPS[op] if op else None,
-                      all_gather_into=_all_gather, reduce_scatter_into=_reduce_scatter)
+    args = NativeArgs(
+        dist=dist,
+        buffer=buffer,
+        blocks=list(buffer.split(count)),
+        p=len(ranks),
+        me=me,
+        root=root,
+        peer=peer,
+        ranks=ranks,
+        group=group,
+        op=REDUCE_OPS[op] if op else None,
+        all_gather_into=_all_gather,
+        reduce_scatter_into=_reduce_scatter,
+    )
     start, output = collective.native_reference(args) if reference else collective.native(args)
 
     def call(timeout: timedelta) -> None:

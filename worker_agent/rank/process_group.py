@@ -177,9 +177,18 @@ def init_from_env(backend: str | None = None, timeout: float = DEFAULT_TIMEOUT) 
     else:
         raise RuntimeError(f"unknown backend {backend!r}: use gloo or nccl")
     master = f"{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}"
-    world = World(rank, world_size, local_rank, backend, device,
-                  local_world_size=_env_int("LOCAL_WORLD_SIZE", 1), master=master, launcher=launcher(),
-                  store=_store(rank, world_size, timeout), timeout=timeout)
+    world = World(
+        rank,
+        world_size,
+        local_rank,
+        backend,
+        device,
+        local_world_size=_env_int("LOCAL_WORLD_SIZE", 1),
+        master=master,
+        launcher=launcher(),
+        store=_store(rank, world_size, timeout),
+        timeout=timeout,
+    )
     world.join()
     return world
 
@@ -239,5 +248,6 @@ def _loopback_store(rank: int, world_size: int, timeout: float) -> dist.Store | 
     if rank == 0:  # bound here, to loopback, and handed over: TCPStore itself would bind every interface
         family = socket.AF_INET6 if ":" in addr else socket.AF_INET
         listen_fd = socket.create_server((addr, port), family=family).detach()
-    return dist.TCPStore(addr, port, world_size, rank == 0, timedelta(seconds=timeout),
-                         master_listen_fd=listen_fd)
+    return dist.TCPStore(
+        addr, port, world_size, rank == 0, timedelta(seconds=timeout), master_listen_fd=listen_fd
+    )

@@ -11,21 +11,29 @@ the same input; a native run is the reference, so its `verified` is None.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Callable
 
 import torch
 import torch.distributed as dist
 
-from . import capture, native
 from ..core.algorithms import algorithm_of
 from ..core.collectives import get
 from ..core.inputs import numpy_input
-from ..core.protocol import (ErrorEvent, Message, PlanDoc, RunCancelled, RunFinished, RunSpec, RunStarted,
-                             Timings)
+from ..core.protocol import (
+    ErrorEvent,
+    Message,
+    PlanDoc,
+    RunCancelled,
+    RunFinished,
+    RunSpec,
+    RunStarted,
+    Timings,
+)
 from ..core.run_shape import chunk_bounds, group_of, peer_of, plan
 from ..core.validation import validate
 from ..core.vocabulary import DTYPES
+from . import capture, native
 from .process_group import World
 from .strategies import STRATEGIES
 from .verify import compare
@@ -63,7 +71,7 @@ class Runner:
     def cancel(self, run_id: str) -> None:
         self.cancelled = run_id
 
-    def open(self, run_id: str, spec: RunSpec) -> "_Run":
+    def open(self, run_id: str, spec: RunSpec) -> _Run:
         """A run of the whole world laid out and started, whose passes the caller drives itself
         (`ringside bench` times them as nccl-tests do: no barrier, no events)."""
         validate(spec, self.world.world_size, self.world.backend)
@@ -86,8 +94,10 @@ class Runner:
             self.emit(cancelled)
             return cancelled
         except Exception as e:  # a broken peer, a timeout, a backend that refuses: report, don't hang
-            message = (f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: "
-                       f"{failure_reason(e, spec.timeout)}")
+            message = (
+                f"rank {world.rank}: {spec.collective}/{spec.algorithm} failed: "
+                f"{failure_reason(e, spec.timeout)}"
+            )
             world.broken()  # before the report: whoever hears of the failure can find the group broken
             self.emit(ErrorEvent(run_id=run_id, rank=world.rank, message=message))
             raise RunFailed(message) from e
@@ -125,8 +135,9 @@ class _Run:
         mine = collective.input_blocks(self.me, self.p, self.root)
         self.in_range = (mine.start * self.count, mine.stop * self.count) if len(mine) else None
         if self.in_range is not None:
-            self.initial[self.in_range[0] : self.in_range[1]] = torch_input(spec, self.me, world.world_size,
-                                                                            world.device)
+            self.initial[self.in_range[0] : self.in_range[1]] = torch_input(
+                spec, self.me, world.world_size, world.device
+            )
         self.buffer = self.initial.clone()
         out = collective.output_blocks(self.me, self.p, self.root, self.peer)
         self.out_range = (out.start * self.count, out.stop * self.count) if len(out) else None
@@ -182,8 +193,11 @@ class _Run:
             max_diff=verdict.max_diff if verdict else None,
             tolerance=verdict.tolerance if verdict else None,
             mismatches=list(verdict.mismatches) if verdict else [],
-            timings=Timings(iterations=[t for t, _ in times], steps=[t1 - t0 for t0, t1 in steps],
-                            starts=[s - self.starts[0] for s in self.starts]),
+            timings=Timings(
+                iterations=[t for t, _ in times],
+                steps=[t1 - t0 for t0, t1 in steps],
+                starts=[s - self.starts[0] for s in self.starts],
+            ),
             bytes_sent=sent,
             bytes_received=received,
         )
@@ -224,8 +238,9 @@ class _Run:
         CANCEL_WITHIN_S, however short or long the iterations are."""
         if not self.runner.cancellable or done == total or done < self.next_ask:
             return
-        asked = torch.tensor([float(self.runner.cancelled == self.run_id), seconds], dtype=torch.float64,
-                             device=self.device)
+        asked = torch.tensor(
+            [float(self.runner.cancelled == self.run_id), seconds], dtype=torch.float64, device=self.device
+        )
         dist.all_reduce(asked, dist.ReduceOp.MAX, self.group, async_op=True).wait(self.timeout)
         cancel, slowest = asked.tolist()
         if cancel:
@@ -249,8 +264,18 @@ class _Run:
     def _verify(self, output: torch.Tensor | None):
         """Run the collective's reference call once on the same input and compare."""
         reference = self.initial[: self.own].clone()
-        call, want = native.prepare(self.collective, reference, self.count, self.ranks, self.me, self.root,
-                                    self.peer, self.group, self.op, reference=True)
+        call, want = native.prepare(
+            self.collective,
+            reference,
+            self.count,
+            self.ranks,
+            self.me,
+            self.root,
+            self.peer,
+            self.group,
+            self.op,
+            reference=True,
+        )
         call(self.timeout)
         if output is None or want is None:
             return None

@@ -26,8 +26,6 @@ from pydantic import ValidationError
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
-from ..core.validation import SpecError
-from .process_group import World
 from ..core.protocol import (
     COMMAND,
     BenchCommand,
@@ -40,7 +38,9 @@ from ..core.protocol import (
     TrainCommand,
     socket_url,
 )
+from ..core.validation import SpecError
 from .launch import EXIT_BROKEN_GROUP
+from .process_group import World
 from .runner import RunFailed, Runner, failure_reason
 
 HEARTBEAT_S = 1.0
@@ -92,9 +92,15 @@ class Heart(threading.Thread):
         self.process.cpu_percent()  # the first reading is always 0
         while not self.stopped.wait(HEARTBEAT_S):
             gpu = torch.cuda.memory_allocated(self.world.device) if self.world.device.type == "cuda" else None
-            self.link.emit(Heartbeat(rank=self.world.rank, status="busy" if self.busy.is_set() else "idle",
-                                     cpu_percent=self.process.cpu_percent(),
-                                     rss_bytes=self.process.memory_info().rss, gpu_memory_bytes=gpu))
+            self.link.emit(
+                Heartbeat(
+                    rank=self.world.rank,
+                    status="busy" if self.busy.is_set() else "idle",
+                    cpu_percent=self.process.cpu_percent(),
+                    rss_bytes=self.process.memory_info().rss,
+                    gpu_memory_bytes=gpu,
+                )
+            )
 
 
 def serve(url: str, token: str | None, world: World) -> int:
@@ -111,8 +117,10 @@ def serve(url: str, token: str | None, world: World) -> int:
                     return outcome
         except InvalidStatus as e:
             if e.response.status_code in (401, 403):
-                print(f"rank {world.rank}: the server refused the worker token ({e.response.status_code})",
-                      file=sys.stderr)
+                print(
+                    f"rank {world.rank}: the server refused the worker token ({e.response.status_code})",
+                    file=sys.stderr,
+                )
                 return 2
         except (OSError, ConnectionClosed, TimeoutError):
             pass
@@ -131,8 +139,9 @@ def _read(ws: ClientConnection, runner: Runner, link: Link, inbox: queue.SimpleQ
         try:
             command = COMMAND.validate_json(frame)
         except ValidationError as e:
-            link.emit(ErrorEvent(rank=runner.world.rank,
-                                 message=f"unreadable command: {e.errors()[0]['msg']}"))
+            link.emit(
+                ErrorEvent(rank=runner.world.rank, message=f"unreadable command: {e.errors()[0]['msg']}")
+            )
             continue
         if isinstance(command, Cancel):
             runner.cancel(command.run_id)
@@ -193,8 +202,7 @@ def _regroup(world: World, busy: threading.Event) -> bool:
         busy.clear()
 
 
-def _run(runner: Runner, command: RunCommand | TrainCommand | BenchCommand, link: Link,
-         world: World) -> None:
+def _run(runner: Runner, command: RunCommand | TrainCommand | BenchCommand, link: Link, world: World) -> None:
     def stop() -> bool:  # whether the server told this rank to cancel this command
         return runner.cancelled == command.run_id
 

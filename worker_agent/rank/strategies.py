@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from . import capture, native
 from ..core.algorithms import Algorithm, Kind
 from ..core.perturb import native_delay, on_rank
 from ..core.protocol import Arrived, StepEvent
 from ..core.run_shape import perturb_plan, schedule_of, schedule_ranks
 from ..core.vocabulary import OPS
 from ..user.traced_run import TracedRun
+from . import capture, native
 from .executor import Executor
 
 if TYPE_CHECKING:
@@ -65,8 +65,9 @@ class NativeCall(Strategy):
 
     def __init__(self, run: _Run, record: Algorithm):
         super().__init__(run, record)
-        self.call, self.out = native.prepare(run.collective, run.buffer, run.count, run.ranks, run.me,
-                                             run.root, run.peer, run.group, run.op)
+        self.call, self.out = native.prepare(
+            run.collective, run.buffer, run.count, run.ranks, run.me, run.root, run.peer, run.group, run.op
+        )
 
     def once(self, start: float, report: bool) -> Pass:
         run = self.run
@@ -91,17 +92,30 @@ class ScheduleSteps(Strategy):
         super().__init__(run, record)
         spec, world_size = run.spec, run.world_size
         # a hung rank is held back until a peer gives up on it: that peer says so on the store
-        perturbation = None if spec.perturb is None else \
-            on_rank(spec.perturb, run.rank, *perturb_plan(spec, world_size), run.runner.world.regroup_asked)
-        self.executor = Executor(schedule_of(spec, world_size), run.count, run.buffer,
-                                 schedule_ranks(spec, run.ranks), run.group, run.op,
-                                 record_states=spec.capture != "none", perturbation=perturbation)
+        perturbation = (
+            None
+            if spec.perturb is None
+            else on_rank(
+                spec.perturb, run.rank, *perturb_plan(spec, world_size), run.runner.world.regroup_asked
+            )
+        )
+        self.executor = Executor(
+            schedule_of(spec, world_size),
+            run.count,
+            run.buffer,
+            schedule_ranks(spec, run.ranks),
+            run.group,
+            run.op,
+            record_states=spec.capture != "none",
+            perturbation=perturbation,
+        )
 
     def once(self, start: float, report: bool) -> Pass:
         perturb = self.run.spec.perturb
         live = report and perturb is not None and perturb.live
-        steps = self.executor.run(start, self.run.spec.timeout, self._on_step if report else None,
-                                  self._on_arrive if live else None)
+        steps = self.executor.run(
+            start, self.run.spec.timeout, self._on_step if report else None, self._on_arrive if live else None
+        )
         # the collective is over when its last step is; steps reported after it take none of its time
         return (steps[-1][1] if steps else time.perf_counter() - start), steps
 
@@ -115,8 +129,16 @@ class ScheduleSteps(Strategy):
     def _on_step(self, index: int, t0: float, t1: float) -> None:
         run, executor = self.run, self.executor
         written = ((c, executor.state(index, c)) for c in executor.plans[index].written)
-        run.emit(StepEvent(run_id=run.run_id, rank=run.rank, step=index, t0=t0, t1=t1,
-                           states=capture.states(written, run.spec.capture)))
+        run.emit(
+            StepEvent(
+                run_id=run.run_id,
+                rank=run.rank,
+                step=index,
+                t0=t0,
+                t1=t1,
+                states=capture.states(written, run.spec.capture),
+            )
+        )
 
 
 class TracedCode(Strategy):
@@ -126,8 +148,19 @@ class TracedCode(Strategy):
 
     def __init__(self, run: _Run, record: Algorithm):
         super().__init__(run, record)
-        self.traced = TracedRun(record, run.spec, run.collective, run.buffer, run.me, run.ranks, run.group,
-                                run.root, run.count, run.world_size, run.peer)
+        self.traced = TracedRun(
+            record,
+            run.spec,
+            run.collective,
+            run.buffer,
+            run.me,
+            run.ranks,
+            run.group,
+            run.root,
+            run.count,
+            run.world_size,
+            run.peer,
+        )
 
     def start(self) -> None:
         run = self.run
@@ -136,8 +169,16 @@ class TracedCode(Strategy):
         run.buffer.copy_(run.initial)
         run.started(schedule.to_doc(run.ranks), self.traced.calls())
         for index, (t0, t1) in enumerate(self.traced.times()):
-            run.emit(StepEvent(run_id=run.run_id, rank=run.rank, step=index, t0=t0, t1=t1,
-                               states=capture.states(self.traced.states(index), run.spec.capture)))
+            run.emit(
+                StepEvent(
+                    run_id=run.run_id,
+                    rank=run.rank,
+                    step=index,
+                    t0=t0,
+                    t1=t1,
+                    states=capture.states(self.traced.states(index), run.spec.capture),
+                )
+            )
 
     def once(self, start: float, report: bool) -> Pass:
         self.traced.run_once()
@@ -151,5 +192,9 @@ class TracedCode(Strategy):
         return self.traced.bytes()
 
 
-STRATEGIES: dict[Kind, type[Strategy]] = {Kind.NATIVE: NativeCall, Kind.SCHEDULE: ScheduleSteps,
-                                          Kind.CUSTOM: ScheduleSteps, Kind.TRACED: TracedCode}
+STRATEGIES: dict[Kind, type[Strategy]] = {
+    Kind.NATIVE: NativeCall,
+    Kind.SCHEDULE: ScheduleSteps,
+    Kind.CUSTOM: ScheduleSteps,
+    Kind.TRACED: TracedCode,
+}

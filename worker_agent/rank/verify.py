@@ -15,7 +15,6 @@ import torch
 from ..core.protocol import MAX_MISMATCHES
 
 
-
 @dataclass(frozen=True)
 class Verdict:
     verified: bool
@@ -57,5 +56,4 @@ def compare(reduces: bool, got: torch.Tensor, want: torch.Tensor, group_size: in
     max_diff = float(diff.max()) if diff.numel() else 0.0
     tol = tolerance(reduces, got.dtype, group_size, magnitude)
     wrong = (diff > tol).nonzero().flatten()[:MAX_MISMATCHES].tolist()
-    return Verdict(max_diff <= tol, max_diff, tol,
-                   tuple((i, float(got[i]), float(want[i])) for i in wrong))
+    return Verdict(max_diff <= tol, max_diff, tol, tuple((i, float(got[i]), float(want[i])) for i in wrong))

@@ -16,29 +16,42 @@ import sys
 
 from pydantic import ValidationError
 
-from ..core.validation import SpecError
-from .process_group import DEFAULT_TIMEOUT, init_from_env
 from ..core.protocol import RunSpec
+from ..core.validation import SpecError
 from ..spec_args import add_spec_arguments, first_error, spec_from_args
 from ..user.user_algorithms import load
+from .process_group import DEFAULT_TIMEOUT, init_from_env
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server", help="URL of a Ringside server to join (http://host:port)")
-    parser.add_argument("--token", default=os.environ.get("RINGSIDE_WORKER_TOKEN"),
-                        help="the server's worker token (default: $RINGSIDE_WORKER_TOKEN, "
-                             "which keeps it out of `ps`)")
-    parser.add_argument("--backend", choices=("gloo", "nccl"),
-                        help="default: nccl when every local rank has a GPU, else gloo")
-    parser.add_argument("--algorithms", action="append", default=[], metavar="FILE",
-                        help="a file of your own algorithms (Python, or MSCCL's XML) to load; repeatable")
-    parser.add_argument("--pg-timeout", type=float, default=DEFAULT_TIMEOUT,
-                        help="seconds a rank waits for a lost peer before failing (default %(default)s)")
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("RINGSIDE_WORKER_TOKEN"),
+        help="the server's worker token (default: $RINGSIDE_WORKER_TOKEN, which keeps it out of `ps`)",
+    )
+    parser.add_argument(
+        "--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo"
+    )
+    parser.add_argument(
+        "--algorithms",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a file of your own algorithms (Python, or MSCCL's XML) to load; repeatable",
+    )
+    parser.add_argument(
+        "--pg-timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help="seconds a rank waits for a lost peer before failing (default %(default)s)",
+    )
     run = parser.add_argument_group("one run without a server (events go out as JSON lines)")
     add_spec_arguments(run)
     run.add_argument("--out", help="file for the events; {rank} is replaced by the rank (default: stdout)")
-    run.add_argument("--run-id", help="id carried by every event (default: derived from the "
-                                      "spec and the rendezvous)")
+    run.add_argument(
+        "--run-id", help="id carried by every event (default: derived from the spec and the rendezvous)"
+    )
 
 
 def main(args: argparse.Namespace) -> int:

@@ -16,34 +16,46 @@ import json
 import sys
 
 from ..bench import at_least
-from ..core.validation import SpecError
 from ..core.protocol import TrainSpec
-from .trainer import StepRecord
+from ..core.validation import SpecError
 from .rules import PARAMETER_SERVER, check, combine_step, methods, parameters, result_of, through_servers
+from .trainer import StepRecord
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-n", "--ranks", type=at_least(1), default=4,
-                        help="local ranks to spawn (default %(default)s)")
+    parser.add_argument(
+        "-n", "--ranks", type=at_least(1), default=4, help="local ranks to spawn (default %(default)s)"
+    )
     parser.add_argument("-m", "--method", default="native", help=f"gradient sync: {', '.join(methods())}")
-    parser.add_argument("-S", "--servers", type=at_least(1), default=1,
-                        help="parameter_server: ranks that hold a shard")
+    parser.add_argument(
+        "-S", "--servers", type=at_least(1), default=1, help="parameter_server: ranks that hold a shard"
+    )
     parser.add_argument("--hidden", type=at_least(1), default=64, help="width of the MLP's two hidden layers")
     parser.add_argument("--steps", type=at_least(1), default=100)
     parser.add_argument("--lr", type=float, default=0.5)
     parser.add_argument("--batch", type=at_least(1), default=64, help="samples per step over all workers")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--every", type=at_least(1), default=10,
-                        help="print every this many steps (default %(default)s)")
-    parser.add_argument("--compare", action="store_true",
-                        help="run every method (and 1 and P-1 servers) and compare")
-    parser.add_argument("--json", action="store_true",
-                        help="one JSON object per step (or per method with --compare)")
+    parser.add_argument(
+        "--every", type=at_least(1), default=10, help="print every this many steps (default %(default)s)"
+    )
+    parser.add_argument(
+        "--compare", action="store_true", help="run every method (and 1 and P-1 servers) and compare"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object per step (or per method with --compare)"
+    )
 
 
 def spec_of(a: argparse.Namespace, method: str | None = None, servers: int | None = None) -> TrainSpec:
-    return TrainSpec(method=method or a.method, servers=servers or a.servers, hidden=a.hidden,
-                     steps=a.steps, lr=a.lr, batch=a.batch, seed=a.seed)
+    return TrainSpec(
+        method=method or a.method,
+        servers=servers or a.servers,
+        hidden=a.hidden,
+        steps=a.steps,
+        lr=a.lr,
+        batch=a.batch,
+        seed=a.seed,
+    )
 
 
 def train(world, spec_json: str) -> dict:
@@ -59,8 +71,10 @@ def train(world, spec_json: str) -> dict:
 
 def merge(ranks: list[dict]) -> list[dict]:
     """One row per step over every rank."""
-    return [combine_step(step, [StepRecord(**r) for r in records])
-            for step, records in enumerate(zip(*(r["records"] for r in ranks)))]
+    return [
+        combine_step(step, [StepRecord(**r) for r in records])
+        for step, records in enumerate(zip(*(r["records"] for r in ranks)))
+    ]
 
 
 def summary(spec: TrainSpec, rows: list[dict], evaluation: tuple[float, float]) -> dict:
@@ -70,14 +84,18 @@ def summary(spec: TrainSpec, rows: list[dict], evaluation: tuple[float, float]) 
 
 def row_text(r: dict) -> str:
     link = "-" if r["busiest_link_bytes"] is None else r["busiest_link_bytes"]
-    return (f"{r['step']:>6} {r['loss']:>8.4f} {r['accuracy']:>8.3f} {r['compute_s'] * 1e3:>10.2f} "
-            f"{r['comm_s'] * 1e3:>10.2f} {link:>12}")
+    return (
+        f"{r['step']:>6} {r['loss']:>8.4f} {r['accuracy']:>8.3f} {r['compute_s'] * 1e3:>10.2f} "
+        f"{r['comm_s'] * 1e3:>10.2f} {link:>12}"
+    )
 
 
 def summary_text(s: dict) -> str:
     link = "-" if s["busiest_link_bytes"] is None else s["busiest_link_bytes"]
-    return (f"{s['method']:>22} {s['step_ms']:>9.2f} {s['comm_share'] * 100:>6.1f}% {link:>12} "
-            f"{s['final_loss']:>10.4f} {s['test_accuracy'] * 100:>8.1f}%")
+    return (
+        f"{s['method']:>22} {s['step_ms']:>9.2f} {s['comm_share'] * 100:>6.1f}% {link:>12} "
+        f"{s['final_loss']:>10.4f} {s['test_accuracy'] * 100:>8.1f}%"
+    )
 
 
 def plan(a: argparse.Namespace) -> list[TrainSpec]:
@@ -98,8 +116,11 @@ def main(args: argparse.Namespace) -> int:
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"# ringside train: {args.ranks} ranks, an MLP of {parameters(args.hidden)} parameters, "
-          f"batch {args.batch}, {args.steps} steps", file=sys.stderr)
+    print(
+        f"# ringside train: {args.ranks} ranks, an MLP of {parameters(args.hidden)} parameters, "
+        f"batch {args.batch}, {args.steps} steps",
+        file=sys.stderr,
+    )
     summaries = []
     for spec in specs:
         results = run_ranks(train, args.ranks, spec.model_dump_json(), timeout=24 * 3600)
@@ -122,7 +143,9 @@ def main(args: argparse.Namespace) -> int:
         if args.json:
             print("\n".join(json.dumps(s) for s in summaries))
         else:
-            print(f"{'method':>22} {'step ms':>9} {'comm':>7} {'busiest B':>12} "
-                  f"{'final loss':>10} {'held-out':>9}")
+            print(
+                f"{'method':>22} {'step ms':>9} {'comm':>7} {'busiest B':>12} "
+                f"{'final loss':>10} {'held-out':>9}"
+            )
             print("\n".join(summary_text(s) for s in summaries))
     return 0

@@ -26,10 +26,10 @@ import torch.distributed as dist
 
 from ..core.algorithms import Algorithm, build
 from ..core.algorithms.parameter_server import NAME as PULL_PUSH
-from ..rank.capture import chunk_views, states
 from ..core.collectives import get
-from ..rank.executor import Executor
 from ..core.protocol import SyncCapture, SyncStep
+from ..rank.capture import chunk_views, states
+from ..rank.executor import Executor
 from .rules import PARAMETER_SERVER, methods, through_servers
 
 
@@ -41,8 +41,16 @@ class AllReduceSync:
     """With `capture`, each sync is kept at summary level (`captured`): the gradient before,
     the chunks every schedule step wrote, the sum after, so any step can go on the stage."""
 
-    def __init__(self, method: Algorithm, rank: int, world_size: int, grads: torch.Tensor, chunks: int,
-                 timeout: float, capture: bool = False):
+    def __init__(
+        self,
+        method: Algorithm,
+        rank: int,
+        world_size: int,
+        grads: torch.Tensor,
+        chunks: int,
+        timeout: float,
+        capture: bool = False,
+    ):
         self.worker, self.workers = rank, world_size
         self.timeout, self.capture = timeout, capture
         self.keep = capture  # this step's sync is kept (the trainer says which steps are)
@@ -52,8 +60,9 @@ class AllReduceSync:
         self.captured: SyncCapture | None = None
         if not method.reference:
             schedule = build(method.collective, method.name, world_size, 0, chunks)
-            self.executor = Executor(schedule, grads.numel(), grads, list(range(world_size)), None, "SUM",
-                                     record_states=capture)
+            self.executor = Executor(
+                schedule, grads.numel(), grads, list(range(world_size)), None, "SUM", record_states=capture
+            )
             self.bounds = self.executor.bounds
 
     def prepare(self, weights: torch.Tensor) -> float:
@@ -71,8 +80,9 @@ class AllReduceSync:
         else:
             self.executor.run(time.perf_counter(), self.timeout, self._recorder(steps) if self.keep else None)
             moved = _moved(self.executor)
-        self.captured = SyncCapture(inputs=before, steps=steps,
-                                    output=self._states(grads)) if self.keep else None
+        self.captured = (
+            SyncCapture(inputs=before, steps=steps, output=self._states(grads)) if self.keep else None
+        )
         weights.add_(grads, alpha=-lr)
         return moved
 
@@ -96,8 +106,15 @@ class ParameterServerSync:
     -lr times its gradient share into its gradient shards and pushes them (the push step),
     which every server adds into its shard of the weights: aggregate and update at once."""
 
-    def __init__(self, servers: int, rank: int, world_size: int, weights: torch.Tensor, timeout: float,
-                 capture: bool = False):
+    def __init__(
+        self,
+        servers: int,
+        rank: int,
+        world_size: int,
+        weights: torch.Tensor,
+        timeout: float,
+        capture: bool = False,
+    ):
         self.servers, self.rank, self.timeout, self.capture = servers, rank, timeout, capture
         self.keep = capture
         self.workers = world_size - servers
@@ -132,11 +149,15 @@ class ParameterServerSync:
         if self.worker is not None:
             torch.mul(grads, -lr, out=self.gradient)
         if self.keep:  # the gradient's shards as the push finds them
-            gradient = states(chunk_views(self.buffer, self.bounds,
-                                          range(self.servers, 2 * self.servers)), "summary")
+            gradient = states(
+                chunk_views(self.buffer, self.bounds, range(self.servers, 2 * self.servers)), "summary"
+            )
         self.push.run(time.perf_counter(), self.timeout, self._recorder(self.push, 1) if self.keep else None)
-        self.captured = SyncCapture(inputs=self.before + gradient, steps=self.steps,
-                                    output=self._output()) if self.keep else None
+        self.captured = (
+            SyncCapture(inputs=self.before + gradient, steps=self.steps, output=self._output())
+            if self.keep
+            else None
+        )
         pulled, pushed = _moved(self.pull), _moved(self.push)
         return pulled[0] + pushed[0], pulled[1] + pushed[1]
 
@@ -157,8 +178,17 @@ class ParameterServerSync:
         return on_step
 
 
-def make_sync(method: str, servers: int, rank: int, world_size: int, weights: torch.Tensor,
-              grads: torch.Tensor, chunks: int, timeout: float, capture: bool = False):
+def make_sync(
+    method: str,
+    servers: int,
+    rank: int,
+    world_size: int,
+    weights: torch.Tensor,
+    grads: torch.Tensor,
+    chunks: int,
+    timeout: float,
+    capture: bool = False,
+):
     if through_servers(method):
         return ParameterServerSync(servers, rank, world_size, weights, timeout, capture)
     return AllReduceSync(methods()[method], rank, world_size, grads, chunks, timeout, capture)

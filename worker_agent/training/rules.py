@@ -18,11 +18,9 @@ MAX_STEPS = 1000  # training steps: each keeps its gradient sync, for the stage
 MAX_HIDDEN = 4096  # two hidden layers of 4096: about 17 M parameters, 67 MB of float32 per buffer
 
 
-
 def parameters(hidden: int) -> int:
     """How many parameters the MLP of this width has."""
     return FEATURES * hidden + hidden + hidden * hidden + hidden + hidden * CLASSES + CLASSES
-
 
 
 # parameters: beyond, keeping every step's sync costs a step more than 10 % (bench/training.py)
@@ -53,14 +51,16 @@ def check(spec: TrainSpec, world_size: int) -> None:
     """Raise SpecError naming the first field that cannot train on this world."""
     known = methods()
     if spec.method not in known:
-        raise SpecError("method", f"{spec.method!r} is not a way to sync gradients "
-                                  f"(known: {', '.join(known)})")
+        raise SpecError(
+            "method", f"{spec.method!r} is not a way to sync gradients (known: {', '.join(known)})"
+        )
     sync, ps = known[spec.method], through_servers(spec.method)
     if ps and world_size < 2:
         raise SpecError("servers", "a parameter server needs at least 2 ranks: one server and one worker")
     if ps and not 1 <= spec.servers <= world_size - 1:
-        raise SpecError("servers", f"must be 1 to {world_size - 1} (P-1), leaving at least one "
-                                   f"worker, not {spec.servers}")
+        raise SpecError(
+            "servers", f"must be 1 to {world_size - 1} (P-1), leaving at least one worker, not {spec.servers}"
+        )
     if not 1 <= spec.hidden <= MAX_HIDDEN:
         raise SpecError("hidden", f"must be 1 to {MAX_HIDDEN}, not {spec.hidden}")
     if not 1 <= spec.steps <= MAX_STEPS:
@@ -81,19 +81,22 @@ def check(spec: TrainSpec, world_size: int) -> None:
         raise SpecError("chunks", str(e)) from None
     shards = spec.servers if ps else 1 if cut is None else cut.pieces
     if shards > parameters(spec.hidden):
-        raise SpecError("servers" if ps else "chunks",
-                        f"cuts {parameters(spec.hidden)} parameters into {shards} parts")
+        raise SpecError(
+            "servers" if ps else "chunks", f"cuts {parameters(spec.hidden)} parameters into {shards} parts"
+        )
     # a step's sync is reported chunk by chunk
     if cut is not None and cut.blocks * cut.pieces > MAX_RANK_CHUNKS:
-        raise SpecError("chunks", f"cuts the gradient into {cut.blocks * cut.pieces} chunks, "
-                                  f"more than the {MAX_RANK_CHUNKS} a rank reports")
+        raise SpecError(
+            "chunks",
+            f"cuts the gradient into {cut.blocks * cut.pieces} chunks, "
+            f"more than the {MAX_RANK_CHUNKS} a rank reports",
+        )
     if spec.sync_every is not None and not 1 <= spec.sync_every <= MAX_STEPS:
         raise SpecError("sync_every", f"must be 1 to {MAX_STEPS}, not {spec.sync_every}")
     if not 0 <= spec.seed <= MAX_SEED:
         raise SpecError("seed", f"must be between 0 and {MAX_SEED}, not {spec.seed}")
     if not MIN_TIMEOUT <= spec.timeout <= 3600:
         raise SpecError("timeout", f"must be between {MIN_TIMEOUT:g} and 3600 seconds, not {spec.timeout}")
-
 
 
 def combine_step(step: int, records: list) -> dict:
@@ -118,13 +121,23 @@ def result_of(rows: list[dict], test_loss: float, test_accuracy: float) -> dict:
     """The chapter's trade-off for one run: time per step (median), communication share,
     busiest link, final batch loss, and the held-out figures."""
     step_s = [r["compute_s"] + r["comm_s"] for r in rows]
-    return {"step_ms": statistics.median(step_s) * 1e3,
-            "comm_share": sum(r["comm_s"] for r in rows) / sum(step_s),
-            "busiest_link_bytes": rows[-1]["busiest_link_bytes"], "final_loss": rows[-1]["loss"],
-            "test_loss": test_loss, "test_accuracy": test_accuracy}
+    return {
+        "step_ms": statistics.median(step_s) * 1e3,
+        "comm_share": sum(r["comm_s"] for r in rows) / sum(step_s),
+        "busiest_link_bytes": rows[-1]["busiest_link_bytes"],
+        "final_loss": rows[-1]["loss"],
+        "test_loss": test_loss,
+        "test_accuracy": test_accuracy,
+    }
 
 
 def catalog() -> dict:
     """What the page builds its Train controls from."""
-    return {"methods": list(methods()), "parameter_server": PARAMETER_SERVER, "max_steps": MAX_STEPS,
-            "max_hidden": MAX_HIDDEN, "max_batch": TRAIN, "defaults": TrainSpec().model_dump()}
+    return {
+        "methods": list(methods()),
+        "parameter_server": PARAMETER_SERVER,
+        "max_steps": MAX_STEPS,
+        "max_hidden": MAX_HIDDEN,
+        "max_batch": TRAIN,
+        "defaults": TrainSpec().model_dump(),
+    }

@@ -23,9 +23,9 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
-from .gradient_sync import make_sync
 from ..core.protocol import RunCancelled, TrainFinished, TrainSpec, TrainStep
 from .data import CLASSES, FEATURES, Dataset, make_dataset
+from .gradient_sync import make_sync
 from .rules import check, sync_every
 
 
@@ -47,9 +47,13 @@ class StepRecord:
 class Mlp(torch.nn.Module):
     def __init__(self, hidden: int):
         super().__init__()
-        self.layers = torch.nn.Sequential(torch.nn.Linear(FEATURES, hidden), torch.nn.ReLU(),
-                                          torch.nn.Linear(hidden, hidden), torch.nn.ReLU(),
-                                          torch.nn.Linear(hidden, CLASSES))
+        self.layers = torch.nn.Sequential(
+            torch.nn.Linear(FEATURES, hidden),
+            torch.nn.ReLU(),
+            torch.nn.Linear(hidden, hidden),
+            torch.nn.ReLU(),
+            torch.nn.Linear(hidden, CLASSES),
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.layers(x)
@@ -88,8 +92,9 @@ class Stopped(Exception):
 class Trainer:
     """One rank's side of a training run; gradient_sync.py moves the gradients."""
 
-    def __init__(self, spec: TrainSpec, rank: int, world_size: int, data: Dataset | None = None,
-                 capture: bool = False):
+    def __init__(
+        self, spec: TrainSpec, rank: int, world_size: int, data: Dataset | None = None, capture: bool = False
+    ):
         check(spec, world_size)  # the same verdict on every rank, before any talk
         self.keep_every = sync_every(spec)
         self.spec, self.rank = spec, rank
@@ -97,10 +102,20 @@ class Trainer:
         torch.manual_seed(spec.seed)  # the same initial weights on every rank
         self.model = Mlp(spec.hidden)
         self.weights, self.grads = flatten(self.model)
-        self.sync = make_sync(spec.method, spec.servers, rank, world_size, self.weights, self.grads,
-                              spec.chunks, spec.timeout, capture)
-        self.order = torch.randperm(len(self.data.train_x),
-                                    generator=torch.Generator().manual_seed(spec.seed + 1))
+        self.sync = make_sync(
+            spec.method,
+            spec.servers,
+            rank,
+            world_size,
+            self.weights,
+            self.grads,
+            spec.chunks,
+            spec.timeout,
+            capture,
+        )
+        self.order = torch.randperm(
+            len(self.data.train_x), generator=torch.Generator().manual_seed(spec.seed + 1)
+        )
 
     def batch(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
         """This rank's part of step `step`'s global batch (empty on a rank that computes none)."""
@@ -125,11 +140,20 @@ class Trainer:
             loss, accuracy = total.item() / len(y), (logits.argmax(1) == y).float().mean().item()
         computed = time.perf_counter()
         sent, received = self.sync.apply(self.weights, self.grads, self.spec.lr)
-        return StepRecord(step, loss, accuracy, len(y), computed - began - pulled,
-                          pulled + time.perf_counter() - computed, sent, received)
+        return StepRecord(
+            step,
+            loss,
+            accuracy,
+            len(y),
+            computed - began - pulled,
+            pulled + time.perf_counter() - computed,
+            sent,
+            received,
+        )
 
-    def run(self, on_step: Callable[[StepRecord], None] | None = None,
-            stop: Callable[[], bool] | None = None) -> list[StepRecord]:
+    def run(
+        self, on_step: Callable[[StepRecord], None] | None = None, stop: Callable[[], bool] | None = None
+    ) -> list[StepRecord]:
         """Every step; with `stop`, the ranks ask each other after each step whether any was told
         to stop, and raise Stopped together if one was."""
         dist.barrier()
@@ -162,16 +186,28 @@ def reporter(trainer: Trainer, run_id: str, rank: int, emit: Callable) -> Callab
     """on_step for Trainer.run: each step as a TrainStep, with its gradient sync if it was kept."""
 
     def report(r: StepRecord) -> None:
-        emit(TrainStep(run_id=run_id, rank=rank, step=r.step, loss=r.loss, accuracy=r.accuracy,
-                       samples=r.samples,
-                       compute_s=r.compute_s, comm_s=r.comm_s, bytes_sent=r.bytes_sent,
-                       bytes_received=r.bytes_received, sync=trainer.sync.captured))
+        emit(
+            TrainStep(
+                run_id=run_id,
+                rank=rank,
+                step=r.step,
+                loss=r.loss,
+                accuracy=r.accuracy,
+                samples=r.samples,
+                compute_s=r.compute_s,
+                comm_s=r.comm_s,
+                bytes_sent=r.bytes_sent,
+                bytes_received=r.bytes_received,
+                sync=trainer.sync.captured,
+            )
+        )
 
     return report
 
 
-def train_and_report(world, run_id: str, spec: TrainSpec, emit: Callable,
-                     stop: Callable[[], bool] | None = None) -> None:
+def train_and_report(
+    world, run_id: str, spec: TrainSpec, emit: Callable, stop: Callable[[], bool] | None = None
+) -> None:
     """A training run for a server: every step as a TrainStep (with its gradient sync at
     summary level, one in sync_every(spec)), then TrainFinished with the held-out figures
     (a server's are None); or, once `stop` says so on any rank, RunCancelled after that step."""

@@ -24,8 +24,9 @@ class Flow:
     rank's order (calls and writes share it); `line` names the line of the user's file that
     is running."""
 
-    def __init__(self, buffer: torch.Tensor, writes: list[Write], tick: Callable[[], int],
-                 line: Callable[[], str]):
+    def __init__(
+        self, buffer: torch.Tensor, writes: list[Write], tick: Callable[[], int], line: Callable[[], str]
+    ):
         self.buffer, self.writes, self.tick, self.line = buffer, writes, tick, line
         self.values: list[torch.Tensor | None] = []  # per write: the part's values right after it
         self.keep = True  # keep the values each write left (for the steps' states)
@@ -43,14 +44,19 @@ class Flow:
     def region(self, t: torch.Tensor, line: str, strict: bool = True) -> Region | None:
         """The part of the buffer `t` views; None for a tensor that is not the buffer's. A view
         that is no contiguous run of the buffer is refused where it is sent or written (`strict`)."""
-        if not isinstance(t, torch.Tensor) or t.numel() == 0 \
-                or t.untyped_storage().data_ptr() != self.storage:
+        if (
+            not isinstance(t, torch.Tensor)
+            or t.numel() == 0
+            or t.untyped_storage().data_ptr() != self.storage
+        ):
             return None
         if t.dtype != self.buffer.dtype or not t.is_contiguous():
             if not strict:
                 return None
-            raise TraceError(f"{line}: a view of the buffer that is not one contiguous run of its elements "
-                             f"({t.dtype}, strides {t.stride()}): slice the buffer (buf[a:b], buf.chunk(n))")
+            raise TraceError(
+                f"{line}: a view of the buffer that is not one contiguous run of its elements "
+                f"({t.dtype}, strides {t.stride()}): slice the buffer (buf[a:b], buf.chunk(n))"
+            )
         start = t.storage_offset() - self.buffer.storage_offset()
         return (start, start + t.numel())
 
@@ -81,9 +87,11 @@ class Flow:
         parts = [r for kind, r in held if kind == "buf"]
         if len(held) == 1 and parts and parts[0][1] - parts[0][0] == t.numel():
             return parts[0]
-        raise TraceError(f"{line}: this send's tensor holds no one part of the buffer (it holds "
-                         f"{'received data' if held else 'nothing traced'}): send a view of the buffer "
-                         "(buf[a:b]), so that the transfer can be drawn between the ranks' buffers")
+        raise TraceError(
+            f"{line}: this send's tensor holds no one part of the buffer (it holds "
+            f"{'received data' if held else 'nothing traced'}): send a view of the buffer "
+            "(buf[a:b]), so that the transfer can be drawn between the ranks' buffers"
+        )
 
     def observe(self, func, args, kwargs, out) -> None:
         """A torch call the user's code made: follow what it writes and what its result carries."""
@@ -91,8 +99,11 @@ class Flow:
         line = self.line()
         target, reads, inputs = _written(name, args, kwargs)
         if target is None:  # a new tensor, or a view: it carries what went into it
-            held = frozenset() if name.endswith("_like") or name in FACTORIES else \
-                frozenset().union(*(self._carried(t, line) for t in inputs))
+            held = (
+                frozenset()
+                if name.endswith("_like") or name in FACTORIES
+                else frozenset().union(*(self._carried(t, line) for t in inputs))
+            )
             for t in _tensors(out):
                 if t.untyped_storage().data_ptr() != self.storage:
                     self._carry(t, held)
@@ -116,17 +127,25 @@ class Flow:
         elif not messages and len(parts) == 1 and not reads and size(next(iter(parts))) == size(region):
             self._note_write(Write(self.tick(), region, [], parts.pop(), False, line))
         elif not messages and not parts and not reads and not held:
-            raise TraceError(f"{line}: the code overwrites part {list(region)} of its buffer with data that "
-                             "came from no send/recv; Ringside draws only what ranks send each other")
+            raise TraceError(
+                f"{line}: the code overwrites part {list(region)} of its buffer with data that "
+                "came from no send/recv; Ringside draws only what ranks send each other"
+            )
         elif not messages and not parts:
-            raise TraceError(f"{line}: the code changes part {list(region)} of its buffer with nothing it "
-                             "received; Ringside draws only what ranks send each other")
+            raise TraceError(
+                f"{line}: the code changes part {list(region)} of its buffer with nothing it "
+                "received; Ringside draws only what ranks send each other"
+            )
         elif not messages:
-            raise TraceError(f"{line}: the code combines parts of its own buffer; Ringside draws what ranks "
-                             "send each other, and whole copies of a part within a rank")
+            raise TraceError(
+                f"{line}: the code combines parts of its own buffer; Ringside draws what ranks "
+                "send each other, and whole copies of a part within a rank"
+            )
         else:
-            raise TraceError(f"{line}: the code mixes received data with other parts of its buffer, or "
-                             "copies two messages into one part; write each message into its part on its own")
+            raise TraceError(
+                f"{line}: the code mixes received data with other parts of its buffer, or "
+                "copies two messages into one part; write each message into its part on its own"
+            )
 
     def _note_write(self, write: Write) -> None:
         self.writes.append(write)
@@ -134,8 +153,9 @@ class Flow:
         self.values.append(self.buffer[a:b].clone() if self.keep else None)
 
 
-FACTORIES = frozenset({"empty", "zeros", "ones", "full", "arange", "rand", "randn", "randint", "tensor",
-                       "empty_strided"})
+FACTORIES = frozenset(
+    {"empty", "zeros", "ones", "full", "arange", "rand", "randn", "randint", "tensor", "empty_strided"}
+)
 NOT_READING = frozenset({"copy_", "fill_", "zero_", "set_", "resize_", "normal_", "uniform_", "random_"})
 
 
@@ -158,8 +178,9 @@ def _written(name: str, args, kwargs) -> tuple[torch.Tensor | None, bool, list[t
     if isinstance(out, torch.Tensor):
         inputs = [t for t in _tensors((args, {k: v for k, v in kwargs.items() if k != "out"}))]
         return out, False, inputs
-    in_place = (name.endswith("_") and not name.startswith("_")) or \
-        (name.startswith("__i") and name.endswith("__"))
+    in_place = (name.endswith("_") and not name.startswith("_")) or (
+        name.startswith("__i") and name.endswith("__")
+    )
     if in_place and args and isinstance(args[0], torch.Tensor):
         return args[0], name not in NOT_READING, list(_tensors((args[1:], kwargs)))
     return None, False, list(_tensors((args, kwargs)))

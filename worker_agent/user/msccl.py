@@ -45,8 +45,13 @@ from ..core.algorithms import Built, algorithm_of, register
 from ..core.collectives import Collective, get
 from ..core.schedule import Step, Transfer
 
-COLLECTIVES = {"allreduce": "all_reduce", "allgather": "all_gather", "reducescatter": "reduce_scatter",
-               "reduce_scatter": "reduce_scatter", "alltoall": "all_to_all"}
+COLLECTIVES = {
+    "allreduce": "all_reduce",
+    "allgather": "all_gather",
+    "reducescatter": "reduce_scatter",
+    "reduce_scatter": "reduce_scatter",
+    "alltoall": "all_to_all",
+}
 RECEIVES = {"r", "rcs", "rrc", "rrs", "rrcs"}
 SENDS = {"s", "rcs", "rrs", "rrcs"}
 FUSED = RECEIVES & SENDS  # forward what they received, one round later
@@ -107,19 +112,24 @@ def parse(algo: ElementTree.Element, where: str) -> tuple[str, str, int, Built]:
     """(name, collective, the world size it was written for, its steps)."""
     coll = algo.get("coll", "")
     if coll not in COLLECTIVES:
-        raise MscclError(f"{where}: coll={coll!r} is not imported (imported: allreduce, allgather, "
-                         "reducescatter, alltoall)")
+        raise MscclError(
+            f"{where}: coll={coll!r} is not imported (imported: allreduce, allgather, "
+            "reducescatter, alltoall)"
+        )
     collective = get(COLLECTIVES[coll])
     inplace = algo.get("inplace", "1") == "1"
     if inplace and not collective.in_place:
-        raise MscclError(f"{where}: an in-place {coll} is not imported: Ringside's {collective.name} keeps what "
-                         "a rank sends apart from what it receives (inplace=\"0\" files are)")
+        raise MscclError(
+            f"{where}: an in-place {coll} is not imported: Ringside's {collective.name} keeps what "
+            'a rank sends apart from what it receives (inplace="0" files are)'
+        )
     p, per_loop = _int(algo, "ngpus", where), _int(algo, "nchunksperloop", where)
     pieces, uneven = divmod(per_loop, collective.message_blocks(p))  # MSCCL's chunks are a whole message's
     if p < 1 or pieces < 1 or uneven:
         raise MscclError(f"{where}: nchunksperloop={per_loop} does not split over {p} GPUs")
-    scratch = max((_int(g, "s_chunks", where) for g in algo.iter("gpu") if g.get("s_chunks") is not None),
-                  default=0)
+    scratch = max(
+        (_int(g, "s_chunks", where) for g in algo.iter("gpu") if g.get("s_chunks") is not None), default=0
+    )
     layout = _Buffers(collective, p, pieces, scratch)
     ops: dict[tuple[int, int], list[Op]] = {}
     for gpu in algo.iter("gpu"):
@@ -150,8 +160,11 @@ class _Buffers:
         if buf == "s":
             start, size = self.collective.blocks(self.p) * self.pieces, self.scratch
         elif buf in ("i", "o"):
-            blocks = (self.collective.input_blocks(g, self.p, 0) if buf == "i"
-                      else self.collective.output_blocks(g, self.p, 0, 0))
+            blocks = (
+                self.collective.input_blocks(g, self.p, 0)
+                if buf == "i"
+                else self.collective.output_blocks(g, self.p, 0, 0)
+            )
             start, size = blocks.start * self.pieces, len(blocks) * self.pieces
         else:
             raise MscclError(f"{here}: unknown buffer {buf!r}")
@@ -172,14 +185,22 @@ def _ops(g: int, tb: ElementTree.Element, layout: _Buffers, where: str) -> list[
         if kind not in KNOWN:
             raise MscclError(f"{here}: operation type {kind!r} is not known")
         if kind == "re":
-            raise MscclError(f"{here}: a local reduce (re) is not imported: a schedule combines only what "
-                             "arrives from another rank")
-        if kind in SENDS and not 0 <= send_to < layout.p \
-                or kind in RECEIVES and not 0 <= recv_from < layout.p:
-            raise MscclError(f"{here}: a {kind} on a thread block whose peers are send={send_to} "
-                             f"recv={recv_from}")
-        after = [] if st.get("depid", "-1") == "-1" else [(g, _int(st, "depid", where),
-                                                           _int(st, "deps", where))]
+            raise MscclError(
+                f"{here}: a local reduce (re) is not imported: a schedule combines only what "
+                "arrives from another rank"
+            )
+        if (
+            kind in SENDS
+            and not 0 <= send_to < layout.p
+            or kind in RECEIVES
+            and not 0 <= recv_from < layout.p
+        ):
+            raise MscclError(
+                f"{here}: a {kind} on a thread block whose peers are send={send_to} recv={recv_from}"
+            )
+        after = (
+            [] if st.get("depid", "-1") == "-1" else [(g, _int(st, "depid", where), _int(st, "deps", where))]
+        )
         if kind == "nop" or cnt == 0:
             out.append(Op(key, "nop", send_to, recv_from, chan, [], [], [], after))
             continue
@@ -191,12 +212,25 @@ def _ops(g: int, tb: ElementTree.Element, layout: _Buffers, where: str) -> list[
         # a send's dst is the receiver's
         dst = chunks("dst") if kind in {"r", "rcs", "rrc", "rrcs", "cpy"} else []
         if kind in ("rrc", "rrcs") and src != dst:
-            raise MscclError(f"{here}: {kind} combines chunks {src} with what arrives into chunks {dst}; a "
-                             "schedule reduces into the chunk it combines with")
+            raise MscclError(
+                f"{here}: {kind} combines chunks {src} with what arrives into chunks {dst}; a "
+                "schedule reduces into the chunk it combines with"
+            )
         written = src if kind == "rrs" else dst  # an rrs keeps its partial result where it read its own
         sends = src if kind in ("s", "rrs") else dst if kind in FUSED else []
-        out.append(Op(key, kind, send_to, recv_from, chan, sends, written if kind in RECEIVES else [],
-                      list(zip(src, dst)) if kind == "cpy" else [], after))
+        out.append(
+            Op(
+                key,
+                kind,
+                send_to,
+                recv_from,
+                chan,
+                sends,
+                written if kind in RECEIVES else [],
+                list(zip(src, dst)) if kind == "cpy" else [],
+                after,
+            )
+        )
     return out
 
 
@@ -225,12 +259,15 @@ class _Player:
             for op in q:
                 for dep in op.after:
                     if dep not in self.known:
-                        raise MscclError(f"{where}: gpu {op.key[0]} tb {op.key[1]} step {op.key[2]} depends "
-                                         f"on tb {dep[1]} step {dep[2]}, which gpu {dep[0]} does not have")
+                        raise MscclError(
+                            f"{where}: gpu {op.key[0]} tb {op.key[1]} step {op.key[2]} depends "
+                            f"on tb {dep[1]} step {dep[2]}, which gpu {dep[0]} does not have"
+                        )
 
     def ready(self, op: Op) -> bool:
-        return all(d in self.done for d in op.after) and not any(self.in_flight.get((op.key[0], c))
-                                                                 for c in op.writes)
+        return all(d in self.done for d in op.after) and not any(
+            self.in_flight.get((op.key[0], c)) for c in op.writes
+        )
 
     def post(self, op: Op) -> None:
         self.fifo.setdefault((op.key[0], op.send_to, op.chan), []).append((op, op.sends))
@@ -258,9 +295,11 @@ class _Player:
                         continue
                     send, chunks = waiting.pop(0)
                     if len(chunks) != len(op.writes):
-                        raise MscclError(f"{self.where}: gpu {send.key[0]} tb {send.key[1]} step "
-                                         f"{send.key[2]} sends {len(chunks)} chunks where gpu {op.key[0]} tb "
-                                         f"{op.key[1]} step {op.key[2]} receives {len(op.writes)}")
+                        raise MscclError(
+                            f"{self.where}: gpu {send.key[0]} tb {send.key[1]} step "
+                            f"{send.key[2]} sends {len(chunks)} chunks where gpu {op.key[0]} tb "
+                            f"{op.key[1]} step {op.key[2]} receives {len(op.writes)}"
+                        )
                     for c, into in zip(chunks, op.writes):
                         transfers.append(Transfer(send.key[0], op.key[0], c, into, op.kind in REDUCING))
                         self.in_flight[(send.key[0], c)] -= 1
@@ -286,10 +325,13 @@ class _Player:
 
 def _fixed(name: str, world_size: int, built: Built):
     """A builder for the one world size (and one chunking) the file was written for."""
+
     def build(p: int, root: int = 0, chunks: int = 1) -> Built:
         if p != world_size or chunks != 1:
-            raise ValueError(f"{name} is an MSCCL algorithm for {world_size} ranks and one chunk "
-                             f"per piece, not {p} ranks and {chunks}")
+            raise ValueError(
+                f"{name} is an MSCCL algorithm for {world_size} ranks and one chunk "
+                f"per piece, not {p} ranks and {chunks}"
+            )
         return built
 
     return build

@@ -70,8 +70,9 @@ class Record:
             return None if r is None else tuple(r)
 
         calls = [Call(**{**c, "region": region(c["region"])}) for c in doc["calls"]]
-        writes = [Write(**{**w, "region": region(w["region"]), "local": region(w["local"])})
-                  for w in doc["writes"]]
+        writes = [
+            Write(**{**w, "region": region(w["region"]), "local": region(w["local"])}) for w in doc["writes"]
+        ]
         return cls(calls, writes)
 
 
@@ -88,8 +89,10 @@ def stuck(statuses: list[dict], ranks: list[int]) -> str | None:
         c = blocked[r]
         waited = c["waited_at"] not in (None, c["line"])
         where = f"{c['line']}, waited for at {c['waited_at']}" if waited else c["line"]
-        return (f"rank {ranks[r]} waits in {c['name']} {'to' if c['kind'] == 'send' else 'from'} rank "
-                f"{ranks[c['peer']]} ({where})")
+        return (
+            f"rank {ranks[r]} waits in {c['name']} {'to' if c['kind'] == 'send' else 'from'} rank "
+            f"{ranks[c['peer']]} ({where})"
+        )
 
     for start in sorted(blocked):
         path, r = [], start
@@ -97,7 +100,7 @@ def stuck(statuses: list[dict], ranks: list[int]) -> str | None:
             path.append(r)
             r = blocked[r]["peer"]
         if r in path:  # a cycle: told from its lowest rank
-            cycle = path[path.index(r):]
+            cycle = path[path.index(r) :]
             first = cycle.index(min(cycle))
             cycle = cycle[first:] + cycle[:first]
             return "deadlock: " + " → ".join(waits(x) for x in cycle) + f" → rank {ranks[cycle[0]]}"
@@ -159,9 +162,11 @@ def rebuild(records: list[Record], collective, algorithm: str, root: int, count:
         lines[k].setdefault(t.lines + (t.reduce,), None)
     steps = tuple(Step(_phase(ls), named(_caption(ls), table), table) for ls, table in zip(lines, tables))
     if len(steps) > MAX_STEPS or sum(len(t) for t in tables) > MAX_TRANSFERS:
-        raise TraceError(f"the code's transfers make {len(steps)} steps of {sum(len(t) for t in tables)} "
-                         f"chunk transfers, more than Ringside draws ({MAX_STEPS} steps, "
-                         f"{MAX_TRANSFERS} transfers)")
+        raise TraceError(
+            f"the code's transfers make {len(steps)} steps of {sum(len(t) for t in tables)} "
+            f"chunk transfers, more than Ringside draws ({MAX_STEPS} steps, "
+            f"{MAX_TRANSFERS} transfers)"
+        )
     schedule = Schedule(collective.name, algorithm, p, root, blocks, pieces, steps, layout)
     try:
         check(schedule)
@@ -184,15 +189,19 @@ def _pair(records: list[Record]) -> tuple[list[tuple[int, int, int, int]], dict]
         for s, q in zip(out, into):
             sc, rc = records[a].calls[s], records[b].calls[q]
             if sc.numel != rc.numel:
-                raise TraceError(f"rank {a} sends {sc.numel} elements ({sc.line}) that rank {b} receives "
-                                 f"into {rc.numel} ({rc.line})")
+                raise TraceError(
+                    f"rank {a} sends {sc.numel} elements ({sc.line}) that rank {b} receives "
+                    f"into {rc.numel} ({rc.line})"
+                )
             node_of[(a, s)] = node_of[(b, q)] = len(messages)
             messages.append((a, s, b, q))
-        for r, extra in ((a, out[len(into):]), (b, into[len(out):])):
+        for r, extra in ((a, out[len(into) :]), (b, into[len(out) :])):
             if extra:
                 c = records[r].calls[extra[0]]
-                raise TraceError(f"rank {r}'s {c.name} {'to' if c.kind == 'send' else 'from'} rank {c.peer} "
-                                 f"({c.line}) was never matched")
+                raise TraceError(
+                    f"rank {r}'s {c.name} {'to' if c.kind == 'send' else 'from'} rank {c.peer} "
+                    f"({c.line}) was never matched"
+                )
     return messages, node_of
 
 
@@ -201,8 +210,9 @@ def _transfers(records, messages, node_of) -> list[_Transfer]:
     for r, rec in enumerate(records):
         for w_index, w in enumerate(rec.writes):
             if w.local is not None:
-                out.append(_Transfer(node, r, r, w.local, w.region, False, r, w_index,
-                                     (w.line, w.line, w.line)))
+                out.append(
+                    _Transfer(node, r, r, w.local, w.region, False, r, w_index, (w.line, w.line, w.line))
+                )
                 node_of[(r, "write", w_index)] = node
                 node += 1
                 continue
@@ -210,13 +220,27 @@ def _transfers(records, messages, node_of) -> list[_Transfer]:
                 a, s, _, _ = messages[node_of[(r, q)]]
                 sent, got = records[a].calls[s], rec.calls[q]
                 if sent.region is None:
-                    raise TraceError(f"rank {a} sends ({sent.line}) a tensor that holds no part of its "
-                                     "buffer")
+                    raise TraceError(
+                        f"rank {a} sends ({sent.line}) a tensor that holds no part of its buffer"
+                    )
                 if size(sent.region) != size(w.region):
-                    raise TraceError(f"rank {r} writes {got.numel} received elements ({w.line}) into a "
-                                     f"part of {size(w.region)}")
-                out.append(_Transfer(node_of[(r, q)], a, r, sent.region, w.region, w.reduce, r, w_index,
-                                     (sent.line, got.line, w.line)))
+                    raise TraceError(
+                        f"rank {r} writes {got.numel} received elements ({w.line}) into a "
+                        f"part of {size(w.region)}"
+                    )
+                out.append(
+                    _Transfer(
+                        node_of[(r, q)],
+                        a,
+                        r,
+                        sent.region,
+                        w.region,
+                        w.reduce,
+                        r,
+                        w_index,
+                        (sent.line, got.line, w.line),
+                    )
+                )
     return out
 
 
@@ -287,11 +311,14 @@ def _chunks(transfers: list[_Transfer], blocks: int, count: int):
             return range(starts[region[0]], stops[region[1]] + 1)
 
         sizes = [b - a for a, b in bounds]
-        if all([sizes[c] for c in chunks_of(t.src_region)] == [sizes[c] for c in chunks_of(t.dst_region)]
-               for t in transfers):
+        if all(
+            [sizes[c] for c in chunks_of(t.src_region)] == [sizes[c] for c in chunks_of(t.dst_region)]
+            for t in transfers
+        ):
             return pieces, chunks_of
-    raise TraceError(f"the parts of the buffer the code sends do not fit {MAX_CHUNKS} near-equal chunks "
-                     "per block")
+    raise TraceError(
+        f"the parts of the buffer the code sends do not fit {MAX_CHUNKS} near-equal chunks per block"
+    )
 
 
 def _phase(lines: dict) -> str:

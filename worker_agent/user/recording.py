@@ -51,8 +51,15 @@ class P2POp:
     """torch's P2POp under the tracer: the op (isend or irecv) and its arguments, kept for
     batch_isend_irecv (torch's own checks that op is its own isend, which it no longer is)."""
 
-    def __init__(self, op: Callable, tensor: torch.Tensor, peer: int | None = None, group=None, tag: int = 0,
-                 group_peer: int | None = None):
+    def __init__(
+        self,
+        op: Callable,
+        tensor: torch.Tensor,
+        peer: int | None = None,
+        group=None,
+        tag: int = 0,
+        group_peer: int | None = None,
+    ):
         self.op, self.tensor, self.group, self.tag = op, tensor, group, tag
         self.peer = peer if peer is not None else group_peer
 
@@ -62,8 +69,17 @@ class Tracer:
     global rank of group rank i. With `record`, every call and every write into the buffer is
     noted (Record) with the values each write left; without, calls only wait with the timeout."""
 
-    def __init__(self, fn: Callable, buffer: torch.Tensor, me: int, ranks: list[int], group, timeout: float,
-                 record: bool, roles: dict | None = None):
+    def __init__(
+        self,
+        fn: Callable,
+        buffer: torch.Tensor,
+        me: int,
+        ranks: list[int],
+        group,
+        timeout: float,
+        record: bool,
+        roles: dict | None = None,
+    ):
         self.fn, self.buffer, self.me, self.ranks, self.group = fn, buffer, me, ranks, group
         self.roles = roles or {}  # root and peer, for code that takes them
         self.timeout = timedelta(seconds=timeout)
@@ -81,10 +97,16 @@ class Tracer:
         self.start = time.perf_counter()
         names = ("send", "recv", "isend", "irecv", "batch_isend_irecv", "P2POp", "get_rank", "get_world_size")
         saved = {name: getattr(dist, name) for name in names}
-        replaced = {"send": self.send, "recv": self.recv, "isend": self.isend, "irecv": self.irecv,
-                    "batch_isend_irecv": self.batch_isend_irecv, "P2POp": P2POp,
-                    "get_rank": lambda group=None: self.me,
-                    "get_world_size": lambda group=None: len(self.ranks)}
+        replaced = {
+            "send": self.send,
+            "recv": self.recv,
+            "isend": self.isend,
+            "irecv": self.irecv,
+            "batch_isend_irecv": self.batch_isend_irecv,
+            "P2POp": P2POp,
+            "get_rank": lambda group=None: self.me,
+            "get_world_size": lambda group=None: len(self.ranks),
+        }
         for name in names:
             setattr(dist, name, replaced[name])
         try:
@@ -128,11 +150,14 @@ class Tracer:
     def _post(self, kind: str, name: str, tensor, peer, group, tag, line: str | None = None) -> TracedWork:
         line = line or self._line()
         if group is not None:
-            raise TraceError(f"{line}: leave out group: peers are ranks of the run's group "
-                             f"(0 to {len(self.ranks) - 1})")
+            raise TraceError(
+                f"{line}: leave out group: peers are ranks of the run's group (0 to {len(self.ranks) - 1})"
+            )
         if not isinstance(peer, int) or not 0 <= peer < len(self.ranks) or peer == self.me:
-            raise TraceError(f"{line}: {name} needs a peer, another rank of the group "
-                             f"(0 to {len(self.ranks) - 1}), not {peer!r}")
+            raise TraceError(
+                f"{line}: {name} needs a peer, another rank of the group "
+                f"(0 to {len(self.ranks) - 1}), not {peer!r}"
+            )
         self.flow.quiet = True
         try:
             region = self.flow.region(tensor, line)

@@ -52,8 +52,10 @@ def pool(key: str, mine: dict, me: int, size: int, timeout: float) -> list[dict]
         store.wait(keys, timedelta(seconds=timeout))
     except Exception:  # noqa: BLE001 - whatever the store says, the answer is who is missing
         missing = [r for r, k in enumerate(keys) if not store.check([k])]
-        raise TraceError(f"group ranks {missing} neither finished their code nor blocked in a send or recv "
-                         f"within {timeout:g} s") from None
+        raise TraceError(
+            f"group ranks {missing} neither finished their code nor blocked in a send or recv "
+            f"within {timeout:g} s"
+        ) from None
     out = [json.loads(store.get(k)) for k in keys]
     store.set(f"{key}/read/{me}", "1")
     if dist.get_rank() == 0:  # the store lives in world rank 0: it stays until every rank has read
@@ -68,8 +70,20 @@ class TracedRun:
     """The traced algorithm of one run on this rank: the recorded pass (which learns the
     schedule), then plain passes for the timed iterations."""
 
-    def __init__(self, algorithm: Algorithm, spec, collective, buffer: torch.Tensor, me: int,
-                 ranks: list[int], group, root: int, count: int, world_size: int, peer: int):
+    def __init__(
+        self,
+        algorithm: Algorithm,
+        spec,
+        collective,
+        buffer: torch.Tensor,
+        me: int,
+        ranks: list[int],
+        group,
+        root: int,
+        count: int,
+        world_size: int,
+        peer: int,
+    ):
         self.fn, self.layout = algorithm.builder, algorithm.layout
         self.spec, self.collective, self.buffer = spec, collective, buffer
         taken = inspect.signature(self.fn).parameters
@@ -84,29 +98,41 @@ class TracedRun:
         spec = self.spec
         # one start: times compare
         c10d.barrier(self.group, async_op=True).wait(timedelta(seconds=spec.timeout))
-        tracer = Tracer(self.fn, self.buffer, self.me, self.ranks, self.group, spec.timeout, record=True,
-                        roles=self.roles)
+        tracer = Tracer(
+            self.fn, self.buffer, self.me, self.ranks, self.group, spec.timeout, record=True, roles=self.roles
+        )
         tracer.flow.keep = spec.capture != "none"
         try:
             status = {"done": tracer.run().to_json()}
         except Blocked as e:
             status = {"blocked": asdict(e.call)}
         except Exception as e:  # noqa: BLE001 - the user's code: what it raised, and where, goes to the group
-            status = {"raised": f"{type(e).__name__}: {e}" if isinstance(e, TraceError) else
-                      f"{type(e).__name__}: {e} ({_where(e, tracer.file)})"}
+            status = {
+                "raised": f"{type(e).__name__}: {e}"
+                if isinstance(e, TraceError)
+                else f"{type(e).__name__}: {e} ({_where(e, tracer.file)})"
+            }
         _PASSES[run_id] += 1
         key = f"ringside/traced/{run_id}/{_PASSES[run_id]}"
         statuses = pool(key, status, self.me, len(self.ranks), spec.timeout)
         words = stuck(statuses, self.ranks)
         if words is not None:
             raise TraceError(words)
-        rebuilt = rebuild([Record.from_json(s["done"]) for s in statuses], self.collective, spec.algorithm,
-                          self.root, self.count, self.layout)
+        rebuilt = rebuild(
+            [Record.from_json(s["done"]) for s in statuses],
+            self.collective,
+            spec.algorithm,
+            self.root,
+            self.count,
+            self.layout,
+        )
         steps, p = len(rebuilt.schedule.steps), len(self.ranks)
         shipped = steps * p * self.collective.blocks(p) * self.count
         if spec.capture == "full" and shipped > MAX_RUN_VALUES:
-            raise TraceError(f"capture: 'full' would ship up to {shipped} values over {steps} steps, "
-                             f"more than the {MAX_RUN_VALUES} a run keeps; use 'summary'")
+            raise TraceError(
+                f"capture: 'full' would ship up to {shipped} values over {steps} steps, "
+                f"more than the {MAX_RUN_VALUES} a run keeps; use 'summary'"
+            )
         self.tracer, self.rebuilt = tracer, rebuilt
         verdicts = pool(f"{key}/explained", {"words": self._unexplained()}, self.me, p, spec.timeout)
         words = next((v["words"] for v in verdicts if v["words"]), None)
@@ -130,9 +156,11 @@ class TracedRun:
         if verdict.verified:
             return None
         i, got, wanted = verdict.mismatches[0]
-        return (f"the recorded calls do not explain rank {self.ranks[self.me]}'s buffer: at element {i} it "
-                f"holds {got:g} where the rebuilt steps give {wanted:g}; the code changed it in a way "
-                "Ringside does not follow")
+        return (
+            f"the recorded calls do not explain rank {self.ranks[self.me]}'s buffer: at element {i} it "
+            f"holds {got:g} where the rebuilt steps give {wanted:g}; the code changed it in a way "
+            "Ringside does not follow"
+        )
 
     def states(self, step: int) -> list[tuple[int, torch.Tensor]]:
         """(chunk, values) of every chunk this rank wrote in `step`, as the step left it (none
@@ -155,9 +183,17 @@ class TracedRun:
     def calls(self) -> list[CallTime]:
         """This rank's calls in the recorded pass, in the order posted: when each was posted,
         began to be waited for and completed (a blocking call waits from its post)."""
-        return [CallTime(name=c.name, peer=self.ranks[c.peer], line=c.line, posted=c.t_posted,
-                         waited=c.t_wait if c.t_wait is not None else c.t_done, done=c.t_done)
-                for c in self.tracer.record.calls[:MAX_CALLS]]
+        return [
+            CallTime(
+                name=c.name,
+                peer=self.ranks[c.peer],
+                line=c.line,
+                posted=c.t_posted,
+                waited=c.t_wait if c.t_wait is not None else c.t_done,
+                done=c.t_done,
+            )
+            for c in self.tracer.record.calls[:MAX_CALLS]
+        ]
 
     def bytes(self) -> tuple[int, int]:
         size = self.buffer.element_size()
@@ -166,12 +202,22 @@ class TracedRun:
     def run_once(self) -> None:
         """One timed pass: the calls wait with the run's timeout, nothing is recorded."""
         try:
-            Tracer(self.fn, self.buffer, self.me, self.ranks, self.group, self.spec.timeout, record=False,
-                   roles=self.roles).run()
+            Tracer(
+                self.fn,
+                self.buffer,
+                self.me,
+                self.ranks,
+                self.group,
+                self.spec.timeout,
+                record=False,
+                roles=self.roles,
+            ).run()
         except Blocked as e:
-            raise TraceError(f"rank {self.ranks[self.me]} blocked in {e.call.name} with rank "
-                             f"{self.ranks[e.call.peer]} ({e.call.line}) in a timed pass, though the "
-                             "recorded pass finished") from None
+            raise TraceError(
+                f"rank {self.ranks[self.me]} blocked in {e.call.name} with rank "
+                f"{self.ranks[e.call.peer]} ({e.call.line}) in a timed pass, though the "
+                "recorded pass finished"
+            ) from None
 
 
 def _where(e: Exception, file: str) -> str:

@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable, Union
+from typing import Union
 
 from ..core.algorithms import Built, Kind, algorithms, register
 from ..core.schedule import Step, Transfer
@@ -74,8 +75,9 @@ def algorithm(collective: str, name: str, pieces: Pieces = None, layout: str = "
             steps = tuple(fn(p, root, chunks))
             for i, s in enumerate(steps):
                 if not isinstance(s, Step):
-                    raise TypeError(f"step {i} is a {type(s).__name__}; make steps "
-                                    "with step(phase, transfers)")
+                    raise TypeError(
+                        f"step {i} is a {type(s).__name__}; make steps with step(phase, transfers)"
+                    )
             return Built(int(k), tuple(s for s in steps if len(s.table)))
 
         build.__doc__ = fn.__doc__
@@ -91,8 +93,9 @@ def traced(collective: str, name: str, layout: str = "ring", ops: Iterable[str] 
     ranks and traced (traced_run.py). A function that also takes `root` and `peer` gets them
     (group ranks). `ops`: the reductions it computes correctly (it adds with `+=`, so by
     default SUM, and AVG, which the runner divides at the end)."""
-    return register(collective, _checked(name), kind=Kind.TRACED, layout=layout, ops=ops, user=True,
-                    source=_loading)
+    return register(
+        collective, _checked(name), kind=Kind.TRACED, layout=layout, ops=ops, user=True, source=_loading
+    )
 
 
 def _checked(name: str) -> str:

@@ -43,8 +43,9 @@ def start(server: str | None, token: str | None, traffic=None, ddp_hook: bool = 
     global _reporter
     server = server or os.environ.get("RINGSIDE_SERVER")
     if not server:
-        raise ValueError("ringside.watch needs the server's address: "
-                         "server=\"http://HOST:8000\" or $RINGSIDE_SERVER")
+        raise ValueError(
+            'ringside.watch needs the server\'s address: server="http://HOST:8000" or $RINGSIDE_SERVER'
+        )
     buckets = None
     if ddp_hook:
         buckets = _ddp_hook.Buckets()
@@ -65,6 +66,7 @@ def after(name: str, then) -> None:
         result = original(*args, **kwargs)
         then()
         return result
+
     setattr(c10d, name, wrapper)
     setattr(dist, name, wrapper)
 

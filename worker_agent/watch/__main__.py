@@ -41,14 +41,15 @@ def parse(argv: list[str]) -> dict:
                     sys.exit(f"{USAGE}\n\nringside.watch: {name} needs a value")
                 value = argv[i]
             if name == "-m":
-                options["module"], options["args"] = value, argv[i + 1:]
+                options["module"], options["args"] = value, argv[i + 1 :]
                 return options
             options[name[2:]] = value
         elif word.startswith("-"):
-            sys.exit(f"{USAGE}\n\nringside.watch: unknown option {word} (the program's "
-                     "own options go after it)")
+            sys.exit(
+                f"{USAGE}\n\nringside.watch: unknown option {word} (the program's own options go after it)"
+            )
         else:
-            options["script"], options["args"] = word, argv[i + 1:]
+            options["script"], options["args"] = word, argv[i + 1 :]
             return options
         i += 1
     sys.exit(f"{USAGE}\n\nringside.watch: name the program to run (a script, or -m MODULE)")
@@ -62,10 +63,12 @@ def exit_code(code) -> int:
 def goodbye_on_sigterm(reporter) -> None:
     """A scheduler's SIGTERM: the goodbye first (code 143), then the signal as it would have ended
     the program. Only where nothing else handles SIGTERM yet; the program may set its own."""
+
     def on_term(signum, frame):
         reporter.close(128 + signum, "SIGTERM")
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
+
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, on_term)
 

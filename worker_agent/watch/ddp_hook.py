@@ -63,15 +63,21 @@ class _State:
 
 def _hook(state: _State, bucket):
     tensor = bucket.buffer()
-    note = Note(state.group, Bucket(index=bucket.index(), numel=tensor.numel(),
-                                    params=[state.names.get(id(p), "?")
-                                            for p in bucket.parameters()][:MAX_PARAMS]))
+    note = Note(
+        state.group,
+        Bucket(
+            index=bucket.index(),
+            numel=tensor.numel(),
+            params=[state.names.get(id(p), "?") for p in bucket.parameters()][:MAX_PARAMS],
+        ),
+    )
     state.buckets.note(note)
     future = default_hooks.allreduce_hook(state.process_group, bucket)
 
     def done(fut):
         note.duration_s = time.perf_counter() - note.started
         return fut.value()
+
     return future.then(done)
 
 

@@ -24,11 +24,34 @@ from ringside.worker_agent.core.watch_protocol import Issued
 
 DEFAULT_RING = 512  # entries, when the launcher chooses (TORCH_FR_BUFFER_SIZE unset)
 MAX_TIMING = 4096  # NCCL entries waited on for their duration at most
-ITEMSIZE = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Int": 4, "Long": 8, "Short": 2,
-            "Char": 1, "Byte": 1, "Bool": 1, "ComplexFloat": 8, "ComplexDouble": 16}
-DTYPE = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Int": "int32",
-         "Long": "int64", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
-         "ComplexFloat": "complex64", "ComplexDouble": "complex128"}
+ITEMSIZE = {
+    "Float": 4,
+    "Double": 8,
+    "Half": 2,
+    "BFloat16": 2,
+    "Int": 4,
+    "Long": 8,
+    "Short": 2,
+    "Char": 1,
+    "Byte": 1,
+    "Bool": 1,
+    "ComplexFloat": 8,
+    "ComplexDouble": 16,
+}
+DTYPE = {
+    "Float": "float32",
+    "Double": "float64",
+    "Half": "float16",
+    "BFloat16": "bfloat16",
+    "Int": "int32",
+    "Long": "int64",
+    "Short": "int16",
+    "Char": "int8",
+    "Byte": "uint8",
+    "Bool": "bool",
+    "ComplexFloat": "complex64",
+    "ComplexDouble": "complex128",
+}
 
 
 class FlightReader:
@@ -43,8 +66,9 @@ class FlightReader:
     def read(self) -> list[Issued]:
         """The collectives issued since the last read (and any newly timed), oldest first."""
         began = time.perf_counter()
-        entries = pickle.loads(_dump_fr_trace(includeCollectives=True, includeStackTraces=False,
-                                              onlyActive=False))
+        entries = pickle.loads(
+            _dump_fr_trace(includeCollectives=True, includeStackTraces=False, onlyActive=False)
+        )
         self.cost = time.perf_counter() - began
         records = sorted(entries.get("entries", ()), key=lambda e: e["record_id"])
         self.pending = pending(records)
@@ -92,8 +116,13 @@ def issued(entry: dict) -> Issued:
     count = sum(math.prod(s) for s in sizes_in)
     out = sum(math.prod(s) for s in sizes_out)
     duration = entry.get("duration_ms")
-    return Issued(group=str(entry["process_group"][0]), seq=entry["collective_seq_id"],
-                  op=entry["profiling_name"].rpartition(":")[2],
-                  dtype=DTYPE.get(dtypes[0], dtypes[0].lower()),
-                  count=count, bytes=max(count, out) * itemsize, t_ns=entry["time_created_ns"],
-                  duration_s=duration / 1e3 if isinstance(duration, (int, float)) and duration > 0 else None)
+    return Issued(
+        group=str(entry["process_group"][0]),
+        seq=entry["collective_seq_id"],
+        op=entry["profiling_name"].rpartition(":")[2],
+        dtype=DTYPE.get(dtypes[0], dtypes[0].lower()),
+        count=count,
+        bytes=max(count, out) * itemsize,
+        t_ns=entry["time_created_ns"],
+        duration_s=duration / 1e3 if isinstance(duration, (int, float)) and duration > 0 else None,
+    )

@@ -69,6 +69,7 @@ def install(traffic: Traffic) -> None:
             except Exception:  # counting must never break the user's call
                 pass
             return original(tensor, *args, **kwargs)
+
         return wrapper
 
     for name, sending in (("isend", True), ("irecv", False)):

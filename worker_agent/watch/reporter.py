@@ -30,6 +30,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from ringside.worker_agent.core.protocol import socket_url
 from ringside.worker_agent.core.watch_protocol import MAX_ISSUED, Issued, WatchBye, WatchHello, WatchReport
+
 from .ddp_hook import Buckets
 from .flight import FlightReader
 from .p2p import Traffic
@@ -40,8 +41,10 @@ FILLING_S, FILLING_SHARE = 0.02, 0.1  # while the ring fills: sooner, at up to a
 BACKLOG = 64  # reports kept while the server is away
 RETRY_S = 2.0
 JOB_KEY = "ringside/watch/job"
-LIBRARIES = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")} |
-                  {str(Path(torch.__file__).parent), str(Path(__file__).parents[1])})
+LIBRARIES = tuple(
+    {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}
+    | {str(Path(torch.__file__).parent), str(Path(__file__).parents[1])}
+)
 
 
 def say(text: str) -> None:
@@ -70,13 +73,15 @@ def job_key() -> str:
         return store.get(JOB_KEY).decode()
     except Exception:  # a store that cannot be reached: what torchrun gives every rank alike
         env = os.environ
-        return (f"{env.get('MASTER_ADDR', '')}:{env.get('MASTER_PORT', '')}:"
-                f"{env.get('TORCHELASTIC_RUN_ID', '')}")[:64]
+        return (
+            f"{env.get('MASTER_ADDR', '')}:{env.get('MASTER_PORT', '')}:{env.get('TORCHELASTIC_RUN_ID', '')}"
+        )[:64]
 
 
 class Reporter(threading.Thread):
-    def __init__(self, server: str, token: str | None, traffic: Traffic | None = None,
-                 buckets: Buckets | None = None):
+    def __init__(
+        self, server: str, token: str | None, traffic: Traffic | None = None, buckets: Buckets | None = None
+    ):
         super().__init__(name="ringside-watch", daemon=True)
         self.url, self.token = socket_url(server, "/ws/watch"), token
         self.traffic, self.buckets = traffic, buckets
@@ -152,31 +157,50 @@ class Reporter(threading.Thread):
 
     def _hello(self) -> WatchHello:
         env, backend = os.environ, str(dist.get_backend())
-        mechanisms = (["flight_recorder"] + ["p2p"] * (self.traffic is not None)
-                      + ["ddp_hook"] * (self.buckets is not None))
+        mechanisms = (
+            ["flight_recorder"]
+            + ["p2p"] * (self.traffic is not None)
+            + ["ddp_hook"] * (self.buckets is not None)
+        )
         if backend == "nccl" and env.get("TORCH_NCCL_ENABLE_TIMING") == "1":
             mechanisms.append("nccl_timing")
-        return WatchHello(job=job_key(), rank=dist.get_rank(), world_size=dist.get_world_size(),
-                          local_rank=int(env.get("LOCAL_RANK", 0)),
-                          local_world_size=int(env.get("LOCAL_WORLD_SIZE", 1)),
-                          host=socket.gethostname()[:255], pid=os.getpid(),
-                          launcher="torchrun" if "TORCHELASTIC_RUN_ID" in env else "script",
-                          backend=backend[:64],
-                          script=os.path.basename(sys.argv[0])[:200], started_ns=self.started_ns,
-                          mechanisms=mechanisms)
+        return WatchHello(
+            job=job_key(),
+            rank=dist.get_rank(),
+            world_size=dist.get_world_size(),
+            local_rank=int(env.get("LOCAL_RANK", 0)),
+            local_world_size=int(env.get("LOCAL_WORLD_SIZE", 1)),
+            host=socket.gethostname()[:255],
+            pid=os.getpid(),
+            launcher="torchrun" if "TORCHELASTIC_RUN_ID" in env else "script",
+            backend=backend[:64],
+            script=os.path.basename(sys.argv[0])[:200],
+            started_ns=self.started_ns,
+            mechanisms=mechanisms,
+        )
 
     def _reports(self) -> list[WatchReport]:
         """What the rank did since the last poll: one report, more if it issued more than one holds."""
         issued = self._timed_since() + [self._named(one) for one in self.flight.read()]
-        first = WatchReport(rank=self.hello.rank, t_ns=time.time_ns(), where=where(self.main),
-                            groups=self._new_groups(),
-                            issued=issued[:MAX_ISSUED], pending=self.flight.pending,
-                            links=self.traffic.take() if self.traffic else [],
-                            missed=self.flight.missed, dropped=self.dropped)
+        first = WatchReport(
+            rank=self.hello.rank,
+            t_ns=time.time_ns(),
+            where=where(self.main),
+            groups=self._new_groups(),
+            issued=issued[:MAX_ISSUED],
+            pending=self.flight.pending,
+            links=self.traffic.take() if self.traffic else [],
+            missed=self.flight.missed,
+            dropped=self.dropped,
+        )
         rest = range(MAX_ISSUED, len(issued), MAX_ISSUED)
-        return [first,
-                *(first.model_copy(update={"issued": issued[i:i + MAX_ISSUED], "groups": {}, "links": []})
-                         for i in rest)]
+        return [
+            first,
+            *(
+                first.model_copy(update={"issued": issued[i : i + MAX_ISSUED], "groups": {}, "links": []})
+                for i in rest
+            ),
+        ]
 
     def _named(self, one: Issued) -> Issued:
         """An all-reduce with the DDP bucket it carried, where the hook noted one; one whose
@@ -186,16 +210,20 @@ class Reporter(threading.Thread):
         note = self.buckets.match(one.group, one.count)
         if note is None:
             return one
-        named = one.model_copy(update={"bucket": note.bucket,
-                                       "duration_s": one.duration_s or note.duration_s})
+        named = one.model_copy(
+            update={"bucket": note.bucket, "duration_s": one.duration_s or note.duration_s}
+        )
         if named.duration_s is None:
             self.untimed.append((named, note))
         return named
 
     def _timed_since(self) -> list[Issued]:
         """The buckets sent untimed whose all-reduce has completed since."""
-        timed = [one.model_copy(update={"duration_s": note.duration_s}) for one, note in self.untimed
-                 if note.duration_s is not None]
+        timed = [
+            one.model_copy(update={"duration_s": note.duration_s})
+            for one, note in self.untimed
+            if note.duration_s is not None
+        ]
         self.untimed = [(one, note) for one, note in self.untimed if note.duration_s is None][-MAX_ISSUED:]
         return timed
 
@@ -241,14 +269,18 @@ class Reporter(threading.Thread):
             return False
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         try:
-            self.ws = connect(self.url, additional_headers=headers, open_timeout=2, close_timeout=1,
-                              max_size=1 << 16)
+            self.ws = connect(
+                self.url, additional_headers=headers, open_timeout=2, close_timeout=1, max_size=1 << 16
+            )
             self.ws.send(self.hello.model_dump_json())
         except InvalidStatus as e:
             self.ws, self.refused = None, e.response.status_code in (401, 403)
-            say(f"the server at {self.url} refused the worker token (RINGSIDE_WORKER_TOKEN): "
+            say(
+                f"the server at {self.url} refused the worker token (RINGSIDE_WORKER_TOKEN): "
                 "the job runs on, unwatched"
-                if self.refused else f"the server at {self.url} answered {e.response.status_code}; retrying")
+                if self.refused
+                else f"the server at {self.url} answered {e.response.status_code}; retrying"
+            )
             self.retry_at = time.monotonic() + RETRY_S
             return False
         except Exception as e:

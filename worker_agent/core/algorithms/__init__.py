@@ -4,10 +4,43 @@ function (world_size, root, chunks) -> its steps; p2p.py's are send/recv code.""
 
 from __future__ import annotations
 
-from . import all_gather, all_reduce, all_to_all, barrier, broadcast, p2p, parameter_server  # noqa: F401
-from . import reduce, reduce_scatter, scatter_gather, send_recv  # noqa: F401
-from .registry import (AUTO, CUSTOM, NATIVE, Algorithm, Built, Kind, UnknownAlgorithm,
-                       algorithm_of, algorithms, build, register)
+from . import (  # noqa: F401  # noqa: F401
+    all_gather,
+    all_reduce,
+    all_to_all,
+    barrier,
+    broadcast,
+    p2p,
+    parameter_server,
+    reduce,
+    reduce_scatter,
+    scatter_gather,
+    send_recv,
+)
+from .registry import (
+    AUTO,
+    CUSTOM,
+    NATIVE,
+    Algorithm,
+    Built,
+    Kind,
+    UnknownAlgorithm,
+    algorithm_of,
+    algorithms,
+    build,
+    register,
+)
 
-__all__ = ["AUTO", "CUSTOM", "NATIVE", "Algorithm", "Built", "Kind", "UnknownAlgorithm", "algorithm_of",
-           "algorithms", "build", "register"]
+__all__ = [
+    "AUTO",
+    "CUSTOM",
+    "NATIVE",
+    "Algorithm",
+    "Built",
+    "Kind",
+    "UnknownAlgorithm",
+    "algorithm_of",
+    "algorithms",
+    "build",
+    "register",
+]

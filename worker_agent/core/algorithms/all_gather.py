@@ -25,19 +25,34 @@ def recursive_doubling(p: int, root: int = 0, chunks: int = 1) -> Built:
     rounds = []
     extra = np.arange(p2, p)
     if p > p2:
-        rounds.append(narrated("fold", f"{beyond(p2)} hands its block to a partner",
-                               table(extra, extra - p2, extra, extra, False)))
+        rounds.append(
+            narrated(
+                "fold",
+                f"{beyond(p2)} hands its block to a partner",
+                table(extra, extra - p2, extra, extra, False),
+            )
+        )
     v, b = np.arange(p2)[:, None], np.arange(p)
     home = np.where(b < p2, b, b - p2)  # the rank that holds block b once the fold is done
     d = 1
     while d < p2:
         # rank v holds block b once it has swapped with every rank that differs from b's home below d
         src, block = np.nonzero((home ^ v) < d)
-        rounds.append(narrated("exchange", f"every rank swaps all the blocks it holds with the rank {d} away",
-                               table(src, src ^ d, block, block, False)))
+        rounds.append(
+            narrated(
+                "exchange",
+                f"every rank swaps all the blocks it holds with the rank {d} away",
+                table(src, src ^ d, block, block, False),
+            )
+        )
         d *= 2
     if p > p2:
         partner, block = np.nonzero(b != extra[:, None])
-        rounds.append(narrated("unfold", "every partner sends all the blocks to the rank it folded in",
-                               table(partner, partner + p2, block, block, False)))
+        rounds.append(
+            narrated(
+                "unfold",
+                "every partner sends all the blocks to the rank it folded in",
+                table(partner, partner + p2, block, block, False),
+            )
+        )
     return Built(chunks, blocked(rounds, chunks))

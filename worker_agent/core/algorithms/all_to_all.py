@@ -15,9 +15,16 @@ def pairwise(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Step s: every rank sends to the rank s ahead and hears from the rank s behind,
     so each link carries one block per step; step 0 keeps each rank's own block."""
     r = np.arange(p)
-    rounds = [Round("local copy", "every rank keeps the block addressed to itself", table(r, r, r, p + r, False))]
+    rounds = [
+        Round("local copy", "every rank keeps the block addressed to itself", table(r, r, r, p + r, False))
+    ]
     for s in range(1, p):
         ahead = (r + s) % p
-        rounds.append(narrated("exchange", f"every rank sends the block addressed to the rank {s} ahead of it",
-                               table(r, ahead, ahead, p + r, False)))
+        rounds.append(
+            narrated(
+                "exchange",
+                f"every rank sends the block addressed to the rank {s} ahead of it",
+                table(r, ahead, ahead, p + r, False),
+            )
+        )
     return Built(chunks, blocked(rounds, chunks))

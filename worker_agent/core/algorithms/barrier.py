@@ -16,7 +16,14 @@ def dissemination(p: int, root: int = 0, chunks: int = 1) -> Built:
     steps, d = [], 1
     while d < p:
         signals = [Transfer(r, (r + d) % p, 0, 0, True) for r in range(p)]
-        steps.append(Step("signal", named(f"every rank signals the rank {d} ahead of it, passing on who it "
-                                          "has heard from", signals), signals))
+        steps.append(
+            Step(
+                "signal",
+                named(
+                    f"every rank signals the rank {d} ahead of it, passing on who it has heard from", signals
+                ),
+                signals,
+            )
+        )
         d *= 2
     return Built(1, tuple(steps))

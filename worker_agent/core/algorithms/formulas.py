@@ -46,8 +46,9 @@ def is_pow2(p: int) -> bool:
 BLOCKS_BUT_ONE = Formula("(P-1)·B", "sent by every rank", SENT_EACH, lambda b, p: (p - 1) * b)
 
 
-def evaluate(collective: str, algorithm: str, unit_bytes: int, p: int, pieces: int = 1,
-             elements: int | None = None) -> dict | None:
+def evaluate(
+    collective: str, algorithm: str, unit_bytes: int, p: int, pieces: int = 1, elements: int | None = None
+) -> dict | None:
     """The formula for this run, with its value in bytes: {formula, what, measure, unit,
     unit_bytes, value}; None where the algorithm has no closed form for this shape.
     `unit_bytes` is N (or B); `elements`, if given, its element count (N/P needs it to split evenly)."""
@@ -58,8 +59,14 @@ def evaluate(collective: str, algorithm: str, unit_bytes: int, p: int, pieces: i
     value = f.bytes(unit_bytes, p)
     if value is None or Fraction(value).denominator != 1:  # an uneven split has no exact closed form
         return None
-    return {"formula": f.text, "what": f.what, "measure": f.measure, "unit": "B" if "B" in f.text else "N",
-            "unit_bytes": unit_bytes, "value": int(value)}
+    return {
+        "formula": f.text,
+        "what": f.what,
+        "measure": f.measure,
+        "unit": "B" if "B" in f.text else "N",
+        "unit_bytes": unit_bytes,
+        "value": int(value),
+    }
 
 
 def critical_path(steps: list[list[list[int]]], chunk_bytes: list[int]) -> int:
@@ -76,8 +83,14 @@ def critical_path(steps: list[list[list[int]]], chunk_bytes: list[int]) -> int:
     return total
 
 
-def measured(measure: str, sent: dict[int, int], received: dict[int, int], root: int,
-             steps: list[list[list[int]]], chunk_bytes: list[int]) -> int | None:
+def measured(
+    measure: str,
+    sent: dict[int, int],
+    received: dict[int, int],
+    root: int,
+    steps: list[list[list[int]]],
+    chunk_bytes: list[int],
+) -> int | None:
     """What the run measured of the formula's quantity: per-rank bytes as the ranks counted them
     (`sent`, `received` by global rank), the critical path from the steps they ran."""
     if measure == CRITICAL_PATH:

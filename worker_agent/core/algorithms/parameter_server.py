@@ -31,10 +31,14 @@ def pull_push(p: int, root: int = 0, chunks: int = 1, servers: int = 1) -> Built
     hosts, workers = ps.server_ranks(p, root), ps.workers(p, root)
     pull = [Transfer(s, w, j, j, False) for j, s in enumerate(hosts) for w in workers]
     push = [Transfer(w, s, servers + j, j, True) for w in workers for j, s in enumerate(hosts)]
-    rounds = [
-        narrated("pull", _pull_caption(hosts), pull),
-        narrated("push", _push_caption(hosts), push),
-    ] if workers else []
+    rounds = (
+        [
+            narrated("pull", _pull_caption(hosts), pull),
+            narrated("push", _push_caption(hosts), push),
+        ]
+        if workers
+        else []
+    )
     return Built(chunks, pipelined(rounds, chunks))
 
 
@@ -46,15 +50,20 @@ def _pull_caption(hosts: list[int]) -> str:
 
 def _push_caption(hosts: list[int]) -> str:
     if len(hosts) == 1:
-        return ("push gradients (fan-in), aggregate and update (under SUM, w ← w − η·Σg): every worker "
-                f"sends −η·g (η = 1) to the server, {rank(hosts[0])}, which combines each with the weights "
-                "as it lands")
-    return ("push gradients (fan-in), aggregate and update (under SUM, w ← w − η·Σg): every worker sends "
-            "each shard of −η·g (η = 1) to that shard's server, which combines it with its shard of the "
-            "weights")
+        return (
+            "push gradients (fan-in), aggregate and update (under SUM, w ← w − η·Σg): every worker "
+            f"sends −η·g (η = 1) to the server, {rank(hosts[0])}, which combines each with the weights "
+            "as it lands"
+        )
+    return (
+        "push gradients (fan-in), aggregate and update (under SUM, w ← w − η·Σg): every worker sends "
+        "each shard of −η·g (η = 1) to that shard's server, which combines it with its shard of the "
+        "weights"
+    )
 
 
 # --- the traffic formulas, for one run's N and P ------------------------------
+
 
 def formula(model_bytes: int, p: int, servers: int) -> dict | None:
     """The parameter server's formula for this run, shaped as formulas.evaluate's answer:
@@ -65,8 +74,14 @@ def formula(model_bytes: int, p: int, servers: int) -> dict | None:
     if value.denominator != 1:
         return None
     text = "(P-1)·N" if servers == 1 else "(P-S)·N/S"
-    return {"formula": text, "what": "sent by each server (and as much received)",
-            "measure": formulas.SENT_ROOT, "unit": "N", "unit_bytes": model_bytes, "value": int(value)}
+    return {
+        "formula": text,
+        "what": "sent by each server (and as much received)",
+        "measure": formulas.SENT_ROOT,
+        "unit": "N",
+        "unit_bytes": model_bytes,
+        "value": int(value),
+    }
 
 
 def measured_by_servers(servers: list[int], sent: dict[int, int], received: dict[int, int]) -> int | None:

@@ -27,19 +27,34 @@ def recursive_halving(p: int, root: int = 0, chunks: int = 1) -> Built:
     extra = np.arange(p2, p)
     if p > p2:
         src, block = np.repeat(extra, p), np.tile(np.arange(p), p - p2)  # every block of every extra rank
-        rounds.append(narrated("fold", f"{beyond(p2)} combines its whole buffer into a partner's",
-                               table(src, src - p2, block, block, True)))
+        rounds.append(
+            narrated(
+                "fold",
+                f"{beyond(p2)} combines its whole buffer into a partner's",
+                table(src, src - p2, block, block, True),
+            )
+        )
     v, b = np.arange(p2)[:, None], np.arange(p)
     owner = np.where(b < p2, b, b - p2)  # who ends with block b before the unfold
     d = p2 // 2
     while d >= 1:
         # rank v still holds the blocks whose owner agrees with it above d, and gives those that differ at d
         src, block = np.nonzero((d <= owner ^ v) & (owner ^ v < 2 * d))
-        rounds.append(narrated("reduce-scatter", "every rank sends the blocks that belong on the other side "
-                                                 f"to the rank {d} away, which combines them",
-                               table(src, src ^ d, block, block, True)))
+        rounds.append(
+            narrated(
+                "reduce-scatter",
+                "every rank sends the blocks that belong on the other side "
+                f"to the rank {d} away, which combines them",
+                table(src, src ^ d, block, block, True),
+            )
+        )
         d //= 2
     if p > p2:
-        rounds.append(narrated("unfold", "every partner hands the finished block to the rank it folded in",
-                               table(extra - p2, extra, extra, extra, False)))
+        rounds.append(
+            narrated(
+                "unfold",
+                "every partner hands the finished block to the rank it folded in",
+                table(extra - p2, extra, extra, extra, False),
+            )
+        )
     return Built(chunks, blocked(rounds, chunks))

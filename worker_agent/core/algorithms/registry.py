@@ -87,8 +87,17 @@ class Algorithm:
         for a collective with servers; None: the builder's default."""
         collective = get(self.collective, servers)
         built = Built(*self.builder(p, root, chunks, **({} if servers is None else {"servers": servers})))
-        return Schedule(self.collective, self.name, p, root, collective.blocks(p) + built.scratch,
-                        built.pieces, tuple(built.steps), self.layout, collective.servers)
+        return Schedule(
+            self.collective,
+            self.name,
+            p,
+            root,
+            collective.blocks(p) + built.scratch,
+            built.pieces,
+            tuple(built.steps),
+            self.layout,
+            collective.servers,
+        )
 
 
 def _general(collective: Collective) -> dict[str, Algorithm]:
@@ -96,16 +105,28 @@ def _general(collective: Collective) -> dict[str, Algorithm]:
     servers is drawn as its schedules are."""
     drawn = "servers" if collective.has_servers else "ring"
     native = Algorithm(collective.name, NATIVE, Kind.NATIVE, layout=drawn)
-    return {NATIVE: native, AUTO: Algorithm(collective.name, AUTO, Kind.AUTO),
-            CUSTOM: Algorithm(collective.name, CUSTOM, Kind.CUSTOM)}
+    return {
+        NATIVE: native,
+        AUTO: Algorithm(collective.name, AUTO, Kind.AUTO),
+        CUSTOM: Algorithm(collective.name, CUSTOM, Kind.CUSTOM),
+    }
 
 
 _TABLE: dict[str, dict[str, Algorithm]] = {name: _general(c) for name, c in COLLECTIVES.items()}
 
 
-def register(collective: str, name: str | None = None, *, kind: Kind = Kind.SCHEDULE, layout: str = "ring",
-             formula: Formula | None = None, ops: Iterable[str] | None = None, user: bool = False,
-             world_sizes: Iterable[int] | None = None, source: str | None = None):
+def register(
+    collective: str,
+    name: str | None = None,
+    *,
+    kind: Kind = Kind.SCHEDULE,
+    layout: str = "ring",
+    formula: Formula | None = None,
+    ops: Iterable[str] | None = None,
+    user: bool = False,
+    world_sizes: Iterable[int] | None = None,
+    source: str | None = None,
+):
     """Register the decorated function as algorithm `name` (default: the function's own name) of
     `collective`: a builder, (p, root, chunks) -> Built, or with kind TRACED, send/recv code. What
     can be refused when it is called is refused then: an unknown collective or layout, a taken name
@@ -118,9 +139,18 @@ def register(collective: str, name: str | None = None, *, kind: Kind = Kind.SCHE
         _free(collective, name, source)
 
     def wrap(fn: Callable) -> Callable:
-        record = Algorithm(collective, name or fn.__name__, kind, fn, formula, layout,
-                           None if ops is None else tuple(ops), user,
-                           None if world_sizes is None else frozenset(world_sizes), source)
+        record = Algorithm(
+            collective,
+            name or fn.__name__,
+            kind,
+            fn,
+            formula,
+            layout,
+            None if ops is None else tuple(ops),
+            user,
+            None if world_sizes is None else frozenset(world_sizes),
+            source,
+        )
         _free(collective, record.name, source)
         _TABLE[collective][record.name] = record
         return fn
@@ -137,11 +167,15 @@ def _free(collective: str, name: str, source: str | None = None) -> None:
     if taken is None:
         return
     if taken.source is not None and source is not None:
-        raise NameTaken(f"{collective} already has an algorithm called {name!r}, from {taken.source}; "
-                        f"{source} gives the same name")
-    raise NameTaken(f"{collective} already has an algorithm called {name!r}"
-                    + (f" (from {taken.source})" if taken.source else "")
-                    + (f"; {source} gives it again" if source else ""))
+        raise NameTaken(
+            f"{collective} already has an algorithm called {name!r}, from {taken.source}; "
+            f"{source} gives the same name"
+        )
+    raise NameTaken(
+        f"{collective} already has an algorithm called {name!r}"
+        + (f" (from {taken.source})" if taken.source else "")
+        + (f"; {source} gives it again" if source else "")
+    )
 
 
 class UnknownAlgorithm(ValueError):
@@ -179,8 +213,9 @@ def algorithms(collective: str | None = None) -> list[Algorithm]:
 
 
 @lru_cache(maxsize=128)
-def build(collective: str, name: str, world_size: int, root: int = 0, chunks: int = 1,
-          servers: int | None = None) -> Schedule:
+def build(
+    collective: str, name: str, world_size: int, root: int = 0, chunks: int = 1, servers: int | None = None
+) -> Schedule:
     """The checked schedule of a built algorithm for one run's shape (`servers`: see
     Algorithm.schedule). Cached: schedules are immutable data."""
     record = algorithm_of(collective, name, None)
@@ -201,8 +236,9 @@ def build(collective: str, name: str, world_size: int, root: int = 0, chunks: in
     try:
         schedule = record.schedule(world_size, root, chunks, servers)
     except Exception as e:  # the user's code, whatever it raised: say so, and where
-        raise ScheduleError(f"{name} could not build its steps for {world_size} ranks: "
-                            f"{type(e).__name__}: {e}") from e
+        raise ScheduleError(
+            f"{name} could not build its steps for {world_size} ranks: {type(e).__name__}: {e}"
+        ) from e
     check(schedule)
     check_words(schedule)
     check_definition(schedule)

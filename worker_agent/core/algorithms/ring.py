@@ -7,7 +7,7 @@ up segment i; segment r ends up complete at rank r.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -23,8 +23,9 @@ def reduce_scatter_steps(p: int, segments: Sequence[Sequence[int]]) -> list[Step
 
 def all_gather_steps(p: int, segments: Sequence[Sequence[int]]) -> list[Step]:
     what, seg = _what(segments), np.asarray(segments, dtype=np.int64)
-    caption = (f"every rank passes a finished {what.removeprefix('one ')} to its right "
-               "neighbour, which copies it")
+    caption = (
+        f"every rank passes a finished {what.removeprefix('one ')} to its right neighbour, which copies it"
+    )
     return [_step("all-gather", caption, _pass(p, seg, s, False)) for s in range(p - 1)]
 
 
@@ -44,8 +45,9 @@ def _pass(p: int, seg: np.ndarray, behind: int, reduce: bool) -> np.ndarray:
     r = np.arange(p)
     chunks = seg[(r - behind) % p]
     senders = np.repeat(r, seg.shape[1])
-    return np.array([senders, (senders + 1) % p, chunks.ravel(), chunks.ravel(),
-                     np.full(senders.size, int(reduce))]).T
+    return np.array(
+        [senders, (senders + 1) % p, chunks.ravel(), chunks.ravel(), np.full(senders.size, int(reduce))]
+    ).T
 
 
 def segments_of(p: int, pieces: int) -> list[list[int]]:

@@ -9,8 +9,12 @@ from .formulas import RECEIVED_ROOT, SENT_ROOT, Formula
 from .registry import Built, register
 
 
-@register("scatter", "flat", layout="star",
-          formula=Formula("(P-1)·B", "sent by the root", SENT_ROOT, lambda b, p: (p - 1) * b))
+@register(
+    "scatter",
+    "flat",
+    layout="star",
+    formula=Formula("(P-1)·B", "sent by the root", SENT_ROOT, lambda b, p: (p - 1) * b),
+)
 def scatter_flat(p: int, root: int = 0, chunks: int = 1) -> Built:
     """The root sends block r straight to rank r."""
     sends = [Transfer(root, r, r, r, False) for r in range(p) if r != root]
@@ -18,8 +22,12 @@ def scatter_flat(p: int, root: int = 0, chunks: int = 1) -> Built:
     return Built(chunks, pipelined(rounds, chunks))
 
 
-@register("scatter", "binomial_tree", layout="tree", formula=Formula(
-    "(P-1)·B", "sent by the root, in ⌈log2 P⌉ steps", SENT_ROOT, lambda b, p: (p - 1) * b))
+@register(
+    "scatter",
+    "binomial_tree",
+    layout="tree",
+    formula=Formula("(P-1)·B", "sent by the root, in ⌈log2 P⌉ steps", SENT_ROOT, lambda b, p: (p - 1) * b),
+)
 def scatter_binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Each holder hands the far half of its blocks to a new holder: ceil(log2 P) rounds."""
     rounds = []
@@ -31,14 +39,20 @@ def scatter_binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Built:
             if v + mask < p
             for u in range(v + mask, min(v + 2 * mask, p))
         ]
-        caption = ("every rank holding blocks hands the far half of them to the rank "
-                   f"{counted(mask, 'place')} further from the root")
+        caption = (
+            "every rank holding blocks hands the far half of them to the rank "
+            f"{counted(mask, 'place')} further from the root"
+        )
         rounds.append(narrated("scatter", caption, sends))
     return Built(chunks, pipelined(rounds, chunks))
 
 
-@register("gather", "flat", layout="star",
-          formula=Formula("(P-1)·B", "into the root", RECEIVED_ROOT, lambda b, p: (p - 1) * b))
+@register(
+    "gather",
+    "flat",
+    layout="star",
+    formula=Formula("(P-1)·B", "into the root", RECEIVED_ROOT, lambda b, p: (p - 1) * b),
+)
 def gather_flat(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Every rank sends its block straight to the root."""
     sends = [Transfer(r, root, r, r, False) for r in range(p) if r != root]
@@ -46,8 +60,12 @@ def gather_flat(p: int, root: int = 0, chunks: int = 1) -> Built:
     return Built(chunks, pipelined(rounds, chunks))
 
 
-@register("gather", "binomial_tree", layout="tree", formula=Formula(
-    "(P-1)·B", "into the root, in ⌈log2 P⌉ steps", RECEIVED_ROOT, lambda b, p: (p - 1) * b))
+@register(
+    "gather",
+    "binomial_tree",
+    layout="tree",
+    formula=Formula("(P-1)·B", "into the root, in ⌈log2 P⌉ steps", RECEIVED_ROOT, lambda b, p: (p - 1) * b),
+)
 def gather_binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Built:
     """Binomial scatter backwards: the blocks collect up a tree toward the root."""
     rounds = []
@@ -58,6 +76,11 @@ def gather_binomial_tree(p: int, root: int = 0, chunks: int = 1) -> Built:
             for v in range(mask, p, 2 * mask)
             for u in range(v, min(v + mask, p))
         ]
-        rounds.append(narrated("gather", f"ranks pass every block they hold {counted(mask, 'place')} back "
-                                         "toward the root", sends))
+        rounds.append(
+            narrated(
+                "gather",
+                f"ranks pass every block they hold {counted(mask, 'place')} back toward the root",
+                sends,
+            )
+        )
     return Built(chunks, pipelined(rounds, chunks))

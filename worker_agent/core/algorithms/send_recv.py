@@ -11,8 +11,15 @@ from .registry import Built, register
 def direct(p: int, root: int = 0, chunks: int = 1) -> Built:
     """One step of isend/irecv, every piece in flight at once."""
     peer = (root + 1) % p
-    steps = () if p < 2 else (
-        Step("send", f"{rank(root)} sends its buffer to {rank(peer)}",
-             tuple(Transfer(root, peer, c, c, False) for c in range(chunks))),
+    steps = (
+        ()
+        if p < 2
+        else (
+            Step(
+                "send",
+                f"{rank(root)} sends its buffer to {rank(peer)}",
+                tuple(Transfer(root, peer, c, c, False) for c in range(chunks)),
+            ),
+        )
     )
     return Built(chunks, steps)

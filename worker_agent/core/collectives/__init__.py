@@ -17,10 +17,22 @@ from .scatter import SCATTER
 from .send_recv import SEND_RECV
 
 # In the order the page lists them (keys 1-0 pick them in this order).
-COLLECTIVES: dict[str, Collective] = {c.name: c for c in (
-    BROADCAST, SCATTER, GATHER, REDUCE, ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL,
-    BARRIER, SEND_RECV, PARAMETER_SERVER,
-)}
+COLLECTIVES: dict[str, Collective] = {
+    c.name: c
+    for c in (
+        BROADCAST,
+        SCATTER,
+        GATHER,
+        REDUCE,
+        ALL_REDUCE,
+        ALL_GATHER,
+        REDUCE_SCATTER,
+        ALL_TO_ALL,
+        BARRIER,
+        SEND_RECV,
+        PARAMETER_SERVER,
+    )
+}
 
 __all__ = ["COLLECTIVES", "UFUNCS", "Collective", "NativeArgs", "average", "combine", "get"]
 

@@ -13,9 +13,10 @@ output is read from `output_blocks`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce as fold
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -98,7 +99,7 @@ class Collective(ABC):
         """nccl-tests' factor: busbw = algbw x factor compares with a link's speed."""
         return 1.0
 
-    def with_servers(self, servers: int) -> "Collective":
+    def with_servers(self, servers: int) -> Collective:
         """The descriptor for a run with this many servers (one without servers is itself)."""
         return self
 
@@ -128,8 +129,9 @@ class Collective(ABC):
         return values
 
     @abstractmethod
-    def reference(self, inputs: list[np.ndarray], op: str | None, root: int,
-                  peer: int) -> list[np.ndarray | None]:
+    def reference(
+        self, inputs: list[np.ndarray], op: str | None, root: int, peer: int
+    ) -> list[np.ndarray | None]:
         """Each rank's output by the collective's definition; `inputs[r]` is rank r's input
         (empty for ranks that have none), shaped as `input_blocks` says."""
 

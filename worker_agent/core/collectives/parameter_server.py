@@ -113,17 +113,21 @@ class ParameterServer(Collective):
         servers, s = self.server_ranks(a.p, a.root), self.servers
         j = self.shard_of(a.me, a.p, a.root)
         # what this rank gives to shard k's reduce, made before the clock starts
-        pushed = [a.blocks[k] if k == j else a.blocks[s + k] if j is None
-                  else _identity(a.blocks[k], a.op, a.dist) for k in range(s)]
+        pushed = [
+            a.blocks[k] if k == j else a.blocks[s + k] if j is None else _identity(a.blocks[k], a.op, a.dist)
+            for k in range(s)
+        ]
 
         def start():
-            pulls = [a.dist.broadcast(a.blocks[k], a.ranks[servers[k]], a.group, async_op=True)
-                     for k in range(s)]
+            pulls = [
+                a.dist.broadcast(a.blocks[k], a.ranks[servers[k]], a.group, async_op=True) for k in range(s)
+            ]
             return _Then(pulls, push)
 
         def push():
-            return [a.dist.reduce(pushed[k], a.ranks[servers[k]], a.op, a.group, async_op=True)
-                    for k in range(s)]
+            return [
+                a.dist.reduce(pushed[k], a.ranks[servers[k]], a.op, a.group, async_op=True) for k in range(s)
+            ]
 
         return start, a.blocks[j] if j is not None else a.buffer[: a.buffer.numel() // 2]
 
