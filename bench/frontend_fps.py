@@ -13,7 +13,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from ringside.server.harness import launch_chromium, start_up
+from ringside.worker_agent.clients.harness import launch_chromium, start_up
 
 # Play `steps` steps at 1x from the inputs while a separate requestAnimationFrame loop stamps
 # every frame the page draws: frames per second, and the longest gap between two frames. Long

@@ -19,7 +19,7 @@ import os
 import statistics
 from pathlib import Path
 
-from ringside.server.harness import launch_chromium
+from ringside.worker_agent.clients.harness import launch_chromium
 
 FRONTEND = Path(__file__).resolve().parent.parent / "frontend"
 ORIGIN = "http://ringside.bench"  # answered by the route below, not a server

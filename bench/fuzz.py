@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from ringside.server.harness import WORKER_TOKEN, Up, start_serve, start_up
+from ringside.worker_agent.clients.harness import WORKER_TOKEN, Up, start_serve, start_up
 from ringside.worker_agent.core.algorithms import CUSTOM, NATIVE, algorithm_of, algorithms
 from ringside.worker_agent.core.collectives import COLLECTIVES
 from ringside.worker_agent.core.predict import stepwise

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from ringside.server.harness import launch_chromium, start_up
+from ringside.worker_agent.clients.harness import launch_chromium, start_up
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from lecture_clock import install, lag

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import psutil
 
-from ringside.server import model
-from ringside.server.harness import start_up
-from ringside.server.runs import Run, RunState
-from ringside.server.store import Store
+from ringside.server.model import costs as model
+from ringside.server.runs.run import Run, RunState
+from ringside.server.runs.store import Store
+from ringside.worker_agent.clients.harness import start_up
 
 TEMPLATES = [  # what a lecture runs, mostly stepwise and small, some native
     {"collective": "all_reduce", "algorithm": "ring", "count": 1024},

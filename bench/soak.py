@@ -29,7 +29,7 @@ from pathlib import Path
 import psutil
 import websockets
 
-from ringside.server.harness import start_up
+from ringside.worker_agent.clients.harness import start_up
 
 SPECS = [  # small, so that runs follow each other quickly; kept varied
     {"collective": "all_reduce", "algorithm": "ring", "count": 1024},

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ringside.server.harness import WORKER_TOKEN, Up, start_serve, stop_torchrun
+from ringside.worker_agent.clients.harness import WORKER_TOKEN, Up, start_serve, stop_torchrun
 
 
 def torchrun(server: Up, ranks: int, log: Path) -> subprocess.Popen:

@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ringside.server.harness import start_up, wait_gone
+from ringside.worker_agent.clients.harness import start_up, wait_gone
 
 
 def once(tmp: Path, ranks: int) -> tuple[float, float, float]:

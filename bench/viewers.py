@@ -23,7 +23,7 @@ from pathlib import Path
 import psutil
 import websockets
 
-from ringside.server.harness import messages, start_up
+from ringside.worker_agent.clients.harness import messages, start_up
 
 SMALL = {"collective": "all_reduce", "algorithm": "ring", "count": 16, "capture": "summary"}
 

@@ -102,7 +102,7 @@ def named_after(ranks: int, server) -> float:
     """Seconds from SIGSTOP of one rank to the viewers' job_hang naming it."""
     from websockets.sync.client import connect
 
-    from ringside.server.harness import messages, stop_torchrun
+    from ringside.worker_agent.clients.harness import messages, stop_torchrun
 
     with connect(server.ws_url("/ws")) as viewer:
         proc = torchrun(ranks, [], server.url, str(HIDDEN["1 M"]), "400", start_new_session=True)
@@ -141,7 +141,7 @@ def main() -> None:
         "--models", nargs="+", choices=HIDDEN, default=list(HIDDEN), help="model sizes to time (default: all)"
     )
     args = parser.parse_args()
-    from ringside.server.harness import WORKER_TOKEN, start_serve
+    from ringside.worker_agent.clients.harness import WORKER_TOKEN, start_serve
 
     server = start_serve(Path(tempfile.mkdtemp(prefix="watch-bench-")))
     os.environ["RINGSIDE_WORKER_TOKEN"] = WORKER_TOKEN

@@ -8,30 +8,27 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 
+from ringside.server.benches import routes as api_bench
+from ringside.server.benches.service import Benches
+from ringside.server.cluster import routes as api_cluster
+from ringside.server.cluster.workers import Hub
+from ringside.server.compare import routes as api_compare
+from ringside.server.config import Settings
+from ringside.server.door import guard
+from ringside.server.door.errors import REFUSALS, invalid_request, spec_refused
+from ringside.server.lecture import routes as api_lecture
+from ringside.server.model import routes as api_model
+from ringside.server.pages import mount_frontend
+from ringside.server.polls import routes as api_polls
+from ringside.server.polls.routes import Polls
+from ringside.server.runs import perturb_routes as api_perturb
+from ringside.server.runs import routes as api_runs
+from ringside.server.trainings import routes as api_training
+from ringside.server.viewers import socket as sockets
+from ringside.server.watched import routes as api_jobs
+from ringside.server.watched.service import Watching
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 from ringside.worker_agent.core.validation import SpecError
-
-from . import (
-    api_bench,
-    api_cluster,
-    api_compare,
-    api_jobs,
-    api_lecture,
-    api_model,
-    api_perturb,
-    api_polls,
-    api_runs,
-    api_training,
-    guard,
-    sockets,
-)
-from .api_polls import Polls
-from .bench_jobs import Benches
-from .config import Settings
-from .errors import REFUSALS, invalid_request, spec_refused
-from .hub import Hub
-from .pages import mount_frontend
-from .watching import Watching
 
 
 def create_app(settings: Settings) -> FastAPI:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import platformdirs
 
-from .transport import HEADERS_WITHIN_S, MESSAGE_WITHIN_S, PING_EVERY_S
+from ringside.server.door.transport import HEADERS_WITHIN_S, MESSAGE_WITHIN_S, PING_EVERY_S
 
 DEFAULT_HOST = "127.0.0.1"  # the server makes workers run code: loopback unless told otherwise
 DEFAULT_PORT = 8000

@@ -12,7 +12,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
-from .config import frontend_dir
+from ringside.server.config import frontend_dir
 
 
 def mount_frontend(app: FastAPI) -> None:

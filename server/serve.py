@@ -14,13 +14,12 @@ from pathlib import Path
 
 import uvicorn
 
+from ringside.server.app import create_app
+from ringside.server.config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
+from ringside.server.door.auth import host_name
+from ringside.server.door.transport import protocols
 from ringside.worker_agent.core.algorithms import algorithm_of, build
 from ringside.worker_agent.user.user_algorithms import load
-
-from .app import create_app
-from .auth import host_name
-from .config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
-from .transport import protocols
 
 # Ctrl-C waits this long for open requests, then cuts them: a stalled client cannot hold the server up
 SHUTDOWN_WITHIN_S = 5

@@ -14,9 +14,8 @@ import time
 import urllib.request
 import webbrowser
 
+from ringside.server import serve
 from ringside.worker_agent.rank.launch import LocalWorkers
-
-from . import serve
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

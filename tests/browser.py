@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from ringside.server.harness import CHROMIUM, launch_chromium
+from ringside.worker_agent.clients.harness import CHROMIUM, launch_chromium
 
 try:
     from playwright.sync_api import expect

@@ -3,7 +3,7 @@ registered for one test module only, and torchrun stopped whatever its state (ha
 
 import contextlib
 
-from ringside.server.harness import stop_torchrun
+from ringside.worker_agent.clients.harness import stop_torchrun
 from ringside.worker_agent.core import predict
 from ringside.worker_agent.core.algorithms import algorithms, build, registry
 from ringside.worker_agent.rank.local import Died, RankError, free_port, run_ranks, unwrap

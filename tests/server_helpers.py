@@ -1,4 +1,4 @@
-"""The test side of ringside.server.harness (a real `ringside up` or `serve` on a free
+"""The test side of ringside.worker_agent.clients.harness (a real `ringside up` or `serve` on a free
 loopback port), plus scripted ranks: real websocket clients that speak the worker protocol
 from a script, for what a real rank will not do on demand (stay silent, never finish,
 flood the server)."""
@@ -11,7 +11,7 @@ import threading
 
 from websockets.sync.client import connect
 
-from ringside.server.harness import (
+from ringside.worker_agent.clients.harness import (
     PRESENTER_TOKEN,
     WORKER_TOKEN,
     Up,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from server_helpers import start_up
 
-from ringside.server import model
+from ringside.server.model import costs as model
 from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.simulate import Sharing

@@ -14,7 +14,7 @@ import time
 import pytest
 from server_helpers import start_up
 
-from ringside.server.harness import CLI
+from ringside.worker_agent.clients.harness import CLI
 
 P = 3
 SMALL = ("--only", "native,ring,tree", "-b", "1K", "-e", "4K", "-n", "5", "-w", "1")

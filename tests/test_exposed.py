@@ -22,7 +22,7 @@ from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, start_serve, start_up
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from ringside.server.harness import CLI
+from ringside.worker_agent.clients.harness import CLI
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 from ringside.worker_agent.rank.local import free_port
 

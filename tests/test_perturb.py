@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from distributed import RankError, run_ranks, unwrap
 
-from ringside.server import wavefront
-from ringside.server.runs import new_run
+from ringside.server.runs import wavefront
+from ringside.server.runs.run import new_run
 from ringside.worker_agent.core import perturb, run_shape
 from ringside.worker_agent.core.protocol import Arrived, RunSpec, StepEvent
 from ringside.worker_agent.core.validation import SpecError, validate
@@ -337,8 +337,8 @@ def test_the_page_tells_who_arrived_last_and_who_waited_for_whom():
 
 
 def test_a_perturbed_run_is_not_a_measurement_for_the_model():
-    from ringside.server import model
-    from ringside.server.runs import RunState
+    from ringside.server.model import costs as model
+    from ringside.server.runs.run import RunState
 
     spec = RunSpec(collective="all_reduce", algorithm="ring", count=16)
     for perturbation, learnt in ((None, True), ({"straggler": {"rank": 1, "delay_s": 0.1}}, False)):

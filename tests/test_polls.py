@@ -178,7 +178,7 @@ def test_lecture_mode_listens_for_the_hall_and_hands_the_presenter_its_link(tmp_
 def test_one_address_casts_at_most_as_many_votes_as_it_may_hold_pages(up, ring):
     """A viewer token is in every student's link: fresh page ids from one address stop at 256
     votes, so no one fills a poll's 5,000 and locks the hall out."""
-    from ringside.server.polls import MAX_PER_ADDRESS
+    from ringside.server.polls.poll import MAX_PER_ADDRESS
 
     status, poll = up.call("POST", "/api/polls", {"run_id": ring["id"], "question": "busiest_link"})
     assert status == 201, poll

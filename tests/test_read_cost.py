@@ -15,9 +15,9 @@ from server_helpers import WORKER_TOKEN, ScriptedRank, flood, start_serve
 from test_server_protocol import StalledViewer
 from websockets.sync.client import connect
 
-from ringside.server import model
-from ringside.server.runs import RunState, new_run
-from ringside.server.store import Store
+from ringside.server.model import costs as model
+from ringside.server.runs.run import RunState, new_run
+from ringside.server.runs.store import Store
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.rank.local import free_port
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ringside.server import seed_formulas as seed
+from ringside.server.compare import seed_formulas as seed
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.inputs import numpy_input
 from ringside.worker_agent.core.protocol import RunSpec

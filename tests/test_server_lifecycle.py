@@ -10,7 +10,7 @@ import time
 
 from server_helpers import WORKER_TOKEN, start_serve, start_up, wait_gone
 
-from ringside.server.harness import CLI
+from ringside.worker_agent.clients.harness import CLI
 from ringside.worker_agent.rank.launch import LocalWorkers
 from ringside.worker_agent.rank.local import free_port
 

@@ -13,8 +13,8 @@ import time
 import pytest
 from server_helpers import start_up
 
-from ringside.server import model
-from ringside.server.runs import Run, new_run
+from ringside.server.model import costs as model
+from ringside.server.runs.run import Run, new_run
 from ringside.worker_agent.core.protocol import RunSpec
 
 

@@ -14,7 +14,7 @@ import pytest
 from browser import go
 from test_frontend_browser import LOAD
 
-from ringside.server.harness import start_up
+from ringside.worker_agent.clients.harness import start_up
 from ringside.worker_agent.core.algorithms import algorithms
 
 playwright_api = pytest.importorskip("playwright.sync_api")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ringside.server import stage_data
+from ringside.server.runs import stage_data
 from ringside.worker_agent.core import simulate
 from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.algorithms.formulas import evaluate, measured

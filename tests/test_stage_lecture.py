@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from browser import go
 
-from ringside.server.harness import start_up
+from ringside.worker_agent.clients.harness import start_up
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect

@@ -5,8 +5,8 @@ import sqlite3
 
 import pytest
 
-from ringside.server import schema
-from ringside.server.store import Store
+from ringside.server.db import schema
+from ringside.server.runs.store import Store
 
 
 def test_a_new_store_is_at_the_last_version_and_opening_it_again_changes_nothing(tmp_path):
@@ -40,8 +40,8 @@ def test_a_store_from_a_newer_version_is_refused_and_left_as_it_is(tmp_path):
 def test_a_run_whose_schedule_an_earlier_version_stored_as_a_dict_reads_back(tmp_path):
     """Before PlanDoc, a run kept Schedule.to_json's dict: the same JSON, its keys in another order, and
     before layouts and servers were kept, without them. Such a row reads back as the run it was."""
-    from ringside.server import figures
-    from ringside.server.runs import new_run
+    from ringside.server.runs import figures
+    from ringside.server.runs.run import new_run
     from ringside.worker_agent.core.protocol import RunSpec
 
     run = new_run(

@@ -24,12 +24,12 @@ from server_helpers import WORKER_TOKEN, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from ringside.server import watch_hangs as hangs
-from ringside.server.store import Store
-from ringside.server.watch_record import Collective
-from ringside.server.watch_store import KEPT, WatchStore
-from ringside.server.watched import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
-from ringside.server.watching import MAX_PUSH_RANKS
+from ringside.server.runs.store import Store
+from ringside.server.watched import hangs
+from ringside.server.watched.matching import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
+from ringside.server.watched.record import Collective
+from ringside.server.watched.service import MAX_PUSH_RANKS
+from ringside.server.watched.store import KEPT, WatchStore
 from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from ringside.worker_agent.rank.local import free_port
 

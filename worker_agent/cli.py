@@ -15,7 +15,7 @@ SUBCOMMANDS = {
         "ringside.worker_agent.rank.worker",
         "one rank (torchrun-compatible): connect to a server, or run a spec and print JSON lines",
     ),
-    "run": ("ringside.server.remote", "trigger a run on a server and print its result"),
+    "run": ("ringside.worker_agent.clients.run", "trigger a run on a server and print its result"),
     "bench": (
         "ringside.worker_agent.bench",
         "nccl-tests' table on local ranks or a server's (torchrun: -m ringside.bench)",

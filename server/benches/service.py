@@ -1,0 +1,190 @@
+"""The bench, as a kind of job (`ringside bench --server`): nccl-tests' table of the connected
+cluster. It holds the cluster alone, as a training does (it does not queue: refused, 409, while
+anything else holds it), so that nothing else's traffic is in its numbers.
+
+The server plans it from the bench's flags (which algorithms, which sizes: bench.prepare, for
+this cluster's world) and refuses what no rank could run before any rank hears of it. Every rank
+runs the bench's own sweep, which gathers every rank's numbers on every rank; rank 0 sends the
+merged table (BenchFinished), the others say they are done. A bench is not a run: its table is
+kept in memory for its client to fetch (the last KEPT ended ones), never stored, so a stopped
+server forgets it (it ended, interrupted, with the server)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from ringside.server.dispatch.dispatcher import Job
+from ringside.server.dispatch.ranked import RankedRecord
+from ringside.server.runs.run import RunState
+from ringside.worker_agent import bench
+from ringside.worker_agent.core.protocol import (
+    MAX_BENCH_NUMBERS,
+    MAX_BENCH_ROWS,
+    MAX_BENCH_SIZES,
+    BenchCommand,
+    BenchFinished,
+    BenchRow,
+    BenchSpec,
+    ErrorEvent,
+    RunCancelled,
+)
+from ringside.worker_agent.core.validation import SpecError
+
+if TYPE_CHECKING:
+    from ringside.server.cluster.workers import Hub
+
+KEPT = 16  # ended benches whose tables wait for their clients
+ALLOWED_S = 24 * 3600.0  # as the local bench allows its ranks: a sweep's length is the user's choice
+
+
+class Bench(RankedRecord):
+    """One bench on the cluster: what was asked, what the server planned, and the merged table."""
+
+    id: str
+    state: RunState = RunState.QUEUED
+    spec: BenchSpec
+    world_size: int
+    backend: str
+    algorithms: list[str]
+    sizes: list[int]
+    skipped: list[str] = []  # algorithms written for another world size, and why
+    error: str | None = None
+    cancel_requested: bool = False
+    created_at: float
+    started_at: float | None = None
+    finished_at: float | None = None
+    rows: list[BenchRow] = []
+
+    def on_finished(self, event: BenchFinished) -> None:
+        self.finished(event.rank)
+        if event.rank == 0:
+            self.rows = event.rows
+
+    def conclude(self, state: RunState, error: str | None) -> None:
+        self.ended(state, error)
+        if self.state == RunState.DONE and not self.rows:  # every rank finished, rank 0 sent nothing
+            self.state, self.error = RunState.FAILED, "rank 0 finished without sending the table"
+
+
+class BenchJob(Job):
+    kind = "bench"
+    queues = False
+    events = (BenchFinished, RunCancelled, ErrorEvent)
+
+    def __init__(self, record: Bench, benches: Benches):
+        super().__init__(record)
+        self.bench, self.benches = record, benches
+
+    def save(self, landed) -> None:
+        landed()  # never stored (the module says why): it is as kept as it will be
+
+    def command(self) -> BenchCommand:
+        b = self.bench
+        return BenchCommand(run_id=b.id, spec=b.spec, algorithms=b.algorithms, sizes=b.sizes)
+
+    def allowed_s(self) -> float:
+        return ALLOWED_S
+
+    def begin(self) -> None:
+        self.bench.state, self.bench.started_at = RunState.RUNNING, time.time()
+
+    def take(self, event) -> None:
+        if isinstance(event, BenchFinished):
+            self.bench.on_finished(event)
+        elif isinstance(event, RunCancelled):
+            self.bench.on_cancelled(event)
+        else:
+            self.bench.on_error(event)
+
+    def end(self, state: RunState, error: str | None) -> None:
+        self.bench.conclude(state, error)
+        self.benches.keep(self.bench)
+
+
+def plan(spec: BenchSpec, world_size: int, backend: str) -> tuple[list[str], list[int], list[str]]:
+    """(algorithms, sizes, skipped) for this cluster, as the local bench plans them; raises SpecError
+    naming the flag (bench.py's long names) of what no rank could run."""
+    if (
+        spec.step is not None
+        and spec.max_bytes >= spec.min_bytes
+        and (spec.max_bytes - spec.min_bytes) // spec.step >= MAX_BENCH_SIZES
+    ):
+        raise SpecError(
+            "stepbytes",
+            f"a served bench has at most {MAX_BENCH_SIZES} sizes; "
+            f"-i {spec.step} from {spec.min_bytes} to {spec.max_bytes} makes more",
+        )
+    args = argparse.Namespace(
+        **{
+            **spec.model_dump(),
+            "only": ",".join(spec.only) if spec.only else None,
+            "algorithms": [],
+            "backend": backend,
+        }
+    )
+    names, sizes = bench.prepare(args, world_size, say=False)
+    asked = spec.only or bench.default_algorithms(spec.collective)
+    skipped = [a.misfit(world_size) for a in bench.records(spec.collective, asked) if not a.fits(world_size)]
+    rows = len(names) * len(sizes)
+    if rows > MAX_BENCH_ROWS:
+        raise SpecError(
+            "maxbytes",
+            f"{len(sizes)} sizes x {len(names)} algorithms make {rows} rows; "
+            f"a served bench has at most {MAX_BENCH_ROWS}",
+        )
+    if rows * (spec.iterations + world_size) > MAX_BENCH_NUMBERS:
+        raise SpecError(
+            "iters",
+            f"{rows} rows of {spec.iterations} iterations on {world_size} ranks: more "
+            f"than the {MAX_BENCH_NUMBERS} times a served bench's table carries",
+        )
+    return names, sizes, skipped
+
+
+class Benches:
+    """Starting, finding and cancelling benches; the ended ones kept a while for their clients."""
+
+    def __init__(self, hub: Hub):
+        self.hub = hub
+        self.next_id = 1
+        self.ended: OrderedDict[str, Bench] = OrderedDict()
+
+    async def submit(self, spec: BenchSpec) -> Bench:
+        """Start a bench, or raise SpecError (NotReady, Busy) naming what is wrong, starting nothing."""
+        hub = self.hub
+        hub.dispatcher.check_whole("bench")
+        world_size, backend = hub.cluster.world_size, hub.cluster.backend or "gloo"
+        names, sizes, skipped = plan(spec, world_size, backend)
+        record = Bench(
+            id=f"b-{self.next_id:06d}",
+            spec=spec,
+            world_size=world_size,
+            backend=backend,
+            algorithms=names,
+            sizes=sizes,
+            skipped=skipped,
+            created_at=time.time(),
+        )
+        self.next_id += 1
+        await hub.dispatcher.submit(BenchJob(record, self))  # refused (Busy) while the cluster is held
+        return record
+
+    def find(self, bench_id: str) -> Bench | None:
+        job = self.hub.dispatcher.find(bench_id)
+        return job.bench if isinstance(job, BenchJob) else self.ended.get(bench_id)
+
+    def cancel(self, bench_id: str) -> Bench | None:
+        """Cancel a bench: its ranks stop together within a few iterations (jobs.Dispatcher.cancel)."""
+        job = self.hub.dispatcher.find(bench_id)
+        if not isinstance(job, BenchJob):
+            return self.ended.get(bench_id)  # ended, or none: nothing to cancel
+        self.hub.dispatcher.cancel(job)
+        return job.bench
+
+    def keep(self, record: Bench) -> None:
+        self.ended[record.id] = record
+        while len(self.ended) > KEPT:
+            self.ended.popitem(last=False)

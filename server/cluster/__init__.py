@@ -1,0 +1,1 @@
+"""The cluster: its ranks, their sockets, and what it offers (health, catalog, metrics)."""

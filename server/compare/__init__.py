@@ -1,0 +1,1 @@
+"""The compare view: how the bytes of each all_reduce grow with P, and the seed's formulas beside what was measured."""

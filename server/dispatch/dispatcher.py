@@ -1,0 +1,240 @@
+"""Jobs, and the one dispatcher that runs them.
+
+A job holds the cluster for a while: a run, a training, a bench. Its kind (run_jobs.py,
+training_jobs.py, bench_jobs.py) says what the ranks are sent, which of their events are its own, what
+is unfinished, how it ends and what it stores. The dispatcher owns what every kind
+shares, once: the queue, cancelling, the wait for the ranks, lost ranks, the deadline, a
+stopping server, and the rule that what a stopped server left unfinished is interrupted.
+
+Jobs run one at a time, in the order accepted, on every rank. A kind that `queues`
+waits its turn; one that does not is refused (409) while anything holds the cluster.
+Everything happens on the server's event loop, so no locks are needed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from typing import ClassVar
+
+from ringside.server.cluster.cluster import Cluster
+from ringside.server.db.writer import landed_within
+from ringside.server.door.errors import Busy, NotReady
+from ringside.server.runs.run import RunState
+from ringside.worker_agent.core.protocol import Cancel, Message
+
+TICK_S = 1.0  # the longest a waiting job goes without looking at its ranks
+LOSS_GRACE_S = 1.5  # how long a failed job waits to see whether a rank died, to name it
+STOPPED = "the server stopped before this {} finished"
+STORE_WITHIN_S = 10.0  # how long a job's submission waits for its record to be stored
+MAX_QUEUE = 256  # jobs waiting: each queued run holds its planned schedule (20,000 held 700 MB)
+log = logging.getLogger("ringside.server")
+
+
+class Job(ABC):
+    """One job of some kind around its record (a Run, a Training): the record carries its
+    id, state, error, cancel_requested and which ranks have not finished; the kind says the rest."""
+
+    kind: ClassVar[str]  # "run", "training": in the words the dispatcher says of it
+    queues: ClassVar[bool] = True  # waits behind others; False: refused while the cluster is held
+    events: ClassVar[tuple[type, ...]]  # the worker events that belong to a job of this kind
+
+    def __init__(self, record):
+        self.record = record
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @abstractmethod
+    def save(self, landed: Callable[[], None]) -> None:
+        """Store the record as it is; `landed` is called once it is in the file (store.py's writer)."""
+
+    @abstractmethod
+    def command(self) -> Message:
+        """What every rank is sent to start it."""
+
+    @abstractmethod
+    def allowed_s(self) -> float:
+        """How long its ranks may take before it fails."""
+
+    @abstractmethod
+    def begin(self) -> None:
+        """It is about to run: mark it running, store it, tell the viewers."""
+
+    @abstractmethod
+    def take(self, event) -> None:
+        """One event of its own from a rank."""
+
+    @abstractmethod
+    def end(self, state: RunState, error: str | None) -> None:
+        """It has ended (or was cancelled while queued, or interrupted): conclude, store, tell."""
+
+
+class Dispatcher:
+    """The queue of jobs and the loop that runs them on the whole cluster."""
+
+    def __init__(self, cluster: Cluster, tell: Callable[[str], Awaitable[None]]):
+        self.cluster, self.tell = cluster, tell
+        self.queue: deque[Job] = deque()
+        self.current: Job | None = None
+        self.stopping = False  # Ctrl-C or SIGTERM (serve.Server): what is cut short now is interrupted
+        self.changed = asyncio.Event()  # something a waiting job may care about happened
+        # cancels on their way to the ranks (the loop keeps weak references)
+        self.telling: set[asyncio.Task] = set()
+
+    def recover(self, left: Iterable[Job]) -> None:
+        """What a previous server left running or queued: interrupted, never lost, never silent."""
+        for job in left:
+            job.end(RunState.INTERRUPTED, STOPPED.format(job.kind))
+
+    def check_whole(self, kind: str) -> None:
+        """Every rank of the world takes part in every job: all must be here."""
+        if not self.cluster.live():
+            raise NotReady("group", "no ranks are connected")
+        missing = self.cluster.missing()
+        if missing:
+            raise NotReady(
+                "group",
+                f"ranks {missing} of the world are not connected; every rank takes part in every {kind}",
+            )
+
+    def _check(self, job: Job) -> None:
+        """Raise Busy if the job would not be queued now: one that does not queue while anything
+        holds the cluster, any while the queue is full."""
+        held = self.current or (self.queue[0] if self.queue else None)
+        if not job.queues and held is not None:
+            raise Busy("cluster", f"{held.id} holds the cluster; start a {job.kind} when it has ended")
+        if len(self.queue) >= MAX_QUEUE:
+            raise Busy("queue", f"{MAX_QUEUE} jobs are waiting already; submit again when some have run")
+
+    async def submit(self, job: Job) -> None:
+        """Queue a job whose record is made, once its record is in the store: a job the server took
+        is never lost. Raises Busy (see _check), or NotReady if the store cannot be written in time."""
+        self._check(job)
+        if not await landed_within(job.save, STORE_WITHIN_S, late=lambda: self._never_queued(job)):
+            raise NotReady(
+                "store",
+                f"the store could not be written within {STORE_WITHIN_S:g} s "
+                "(does another process hold it locked?); nothing was queued",
+            )
+        try:
+            self._check(job)  # the queue may have changed while the record was written
+        except Busy as e:
+            self._never_queued(job, e.message)
+            raise
+        self.queue.append(job)
+        self.changed.set()
+
+    def find(self, job_id: str) -> Job | None:
+        """A job not yet ended."""
+        if self.current is not None and self.current.id == job_id:
+            return self.current
+        return next((j for j in self.queue if j.id == job_id), None)
+
+    def _never_queued(self, job: Job, why: str = "the store was locked when it was submitted") -> None:
+        job.end(RunState.CANCELLED, f"it was never queued: {why}")
+
+    def cancel_queued(self, job: Job) -> None:
+        self.queue.remove(job)
+        job.end(RunState.CANCELLED, None)
+
+    def cancel(self, job: Job) -> None:
+        """Queued: cancelled now. Running: the ranks are told, stop together at their next check
+        (between a run's iterations, a training's steps), and the job ends cancelled once they
+        have (or have finished: what they are doing is never cut short)."""
+        if job.record.state == RunState.QUEUED:
+            self.cancel_queued(job)
+        elif not job.record.cancel_requested:
+            job.record.cancel_requested = True
+            task = asyncio.create_task(self.tell(Cancel(run_id=job.id).model_dump_json()))
+            self.telling.add(task)
+            task.add_done_callback(self.telling.discard)
+
+    def on_event(self, event) -> None:
+        """A rank's event: the current job's own, or late news of one that has ended (dropped)."""
+        job = self.current
+        if job is not None and isinstance(event, job.events) and event.run_id == job.id:
+            job.take(event)
+            self.changed.set()
+
+    async def run(self) -> None:
+        while True:
+            while not self.queue or self.cluster.missing() or not self.cluster.live():
+                self.changed.clear()
+                await self.changed.wait()
+            await self._execute(self.queue.popleft())
+
+    def stop(self) -> None:
+        """The server stops: whatever runs or waits is interrupted (call once the loop is cancelled)."""
+        for job in ([self.current] if self.current else []) + list(self.queue):
+            job.end(RunState.INTERRUPTED, STOPPED.format(job.kind))
+        self.current = None
+        self.queue.clear()
+
+    async def _execute(self, job: Job) -> None:
+        self.current = job
+        try:
+            job.begin()
+            await self.tell(job.command().model_dump_json())
+            state, error = await self._await(job)
+            job.end(state, error)
+        except asyncio.CancelledError:
+            raise  # the server stops: stop() interrupts it
+        except Exception:  # a bug costs this job, never the dispatcher: every later job would wait forever
+            log.exception("%s %s: the dispatcher failed", job.kind, job.id)
+            why = f"the server failed while running this {job.kind} (its log says why)"
+            job.record.error = job.record.error or why
+            try:
+                job.end(RunState.FAILED, None)
+            except Exception:
+                log.exception("%s %s: could not be concluded", job.kind, job.id)
+        self.current = None
+        self.changed.set()
+
+    async def _await(self, job: Job) -> tuple[RunState, str | None]:
+        """Until every rank has finished, or one is lost or fails, or the time allowed passes,
+        or the server stops: its end state and, if failed, why."""
+        record, allowed = job.record, job.allowed_s()
+        deadline = time.monotonic() + allowed
+        while True:
+            if self.stopping:  # Ctrl-C: the ranks go with the server, and what they were doing did not fail
+                record.error = None
+                return RunState.INTERRUPTED, STOPPED.format(job.kind)
+            lost = self.cluster.missing_in_order()
+            if record.error is not None or lost:  # a peer's broken connection is often heard before its loss
+                lost = lost or await self._lost_within(LOSS_GRACE_S)
+                if not lost:
+                    return RunState.FAILED, None
+                said, record.error = record.error, None  # the rank that died first; then what a survivor said
+                return RunState.FAILED, lost_words(lost, job.kind) + (
+                    f": {said}" if said else f"; ranks {record.unfinished()} did not finish"
+                )
+            if not record.unfinished():
+                return RunState.DONE, None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return RunState.FAILED, f"ranks {record.unfinished()} did not finish within {allowed:g} s"
+            await self._nudged(min(remaining, TICK_S))
+
+    async def _nudged(self, seconds: float) -> None:
+        """Until something a waiting job may care about happens, or `seconds` pass."""
+        self.changed.clear()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.changed.wait(), timeout=seconds)
+
+    async def _lost_within(self, seconds: float) -> list[int]:
+        """The ranks of the world found missing within `seconds` (at once, if any are), first lost first."""
+        deadline = time.monotonic() + seconds
+        while not (lost := self.cluster.missing_in_order()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return lost
+
+
+def lost_words(lost: list[int], kind: str) -> str:
+    then = f" (then ranks {lost[1:]}, which gave up on it)" if lost[1:] else ""
+    return f"rank {lost[0]} was lost during the {kind}{then}"

@@ -1,0 +1,1 @@
+"""The lecture hall: the audience link and its QR code."""

@@ -1,0 +1,1 @@
+"""A collective run: its record, its job, its store, its figures and trace, and its routes."""

@@ -1,0 +1,222 @@
+"""The run, as a kind of job: one collective on every rank of its group.
+
+Viewers hear of a run when it is queued, once every rank of its group has started
+(`run_started`, with its schedule and inputs), at each step after that, and when it
+ends. A run that ends done leaves its figures behind (the store's `figures` row, the
+counters of /metrics, the model's fit), taken in as it ends, so no read goes back
+over the stored runs. A training step's gradient sync is opened as a run too
+(training_jobs.py makes it); `Runs.find` knows its id."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from ringside.server.dispatch.dispatcher import Job
+from ringside.server.model import costs as model
+from ringside.server.runs import wavefront
+from ringside.server.runs.run import Choice, Place, Prediction, Run, RunState, fits, new_run
+from ringside.server.viewers.messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
+from ringside.worker_agent.core.protocol import (
+    Arrived,
+    ErrorEvent,
+    RunCancelled,
+    RunCommand,
+    RunFinished,
+    RunSpec,
+    RunStarted,
+    StepEvent,
+)
+from ringside.worker_agent.core.simulate import Sharing
+from ringside.worker_agent.core.validation import validate
+
+if TYPE_CHECKING:
+    from ringside.server.cluster.workers import Hub
+
+MAX_SECONDS = 1e7  # a reported time (115 days); beyond it, microseconds in a trace overflow to infinity
+MAX_BYTES = 1 << 64  # a rank's bytes moved, or a checksum (a 64-bit word)
+
+
+class RunJob(Job):
+    kind = "run"
+    events = (RunStarted, StepEvent, Arrived, RunFinished, RunCancelled, ErrorEvent)
+
+    def __init__(self, run: Run, hub: Hub):
+        super().__init__(run)
+        self.run, self.hub = run, hub
+        self.reports: dict[int, str] = {}  # each rank's first error, for a hang's verdict (wavefront.blame)
+
+    def save(self, landed) -> None:
+        self.hub.store.save(self.run, landed)
+
+    def command(self) -> RunCommand:
+        return RunCommand(run_id=self.run.id, spec=self.run.spec)
+
+    def allowed_s(self) -> float:
+        spec = self.run.spec
+        return spec.timeout * (spec.warmup + spec.iterations + 2)
+
+    def begin(self) -> None:
+        self.run.state, self.run.started_at = RunState.RUNNING, time.time()
+        self.run.places = {r: Place(**place) for r, place in self.hub.cluster.places(self.run.group).items()}
+        self.hub.store.save(self.run)
+
+    def take(self, event) -> None:
+        run, publish = self.run, self.hub.fanout.publish
+        shown = run.spec.purpose != "sweep"  # a sweep's steps stay off the stage
+        if isinstance(event, RunStarted):
+            if not run.started():
+                run.on_started(event)
+                if run.started() and shown:  # the last rank is in: the run goes on stage
+                    publish(StartedMessage(run=run))
+        elif (why := nonsense(event, run)) is not None:  # the run fails, saying so; nothing of it is taken in
+            run.on_error(ErrorEvent(run_id=run.id, rank=event.rank, message=why))
+        elif isinstance(event, StepEvent):
+            entry = run.on_step(event)
+            if run.started() and shown:  # steps before that are in run_started's run
+                publish(
+                    StepMessage(
+                        run_id=run.id,
+                        step=event.step,
+                        rank=event.rank,
+                        t0=entry.t0,
+                        t1=entry.t1,
+                        states=entry.states,
+                    )
+                )
+        elif isinstance(event, RunFinished):
+            run.on_finished(event)
+        elif isinstance(event, RunCancelled):
+            run.on_cancelled(event)
+        elif isinstance(event, ErrorEvent):
+            run.on_error(event)
+            self.reports.setdefault(event.rank, event.message)
+        # a hang's ranks report steps and arrivals live
+        if (front := wavefront.observe(run, event)) is not None:
+            publish(wavefront.WavefrontMessage(run_id=run.id, wavefront=front))
+
+    def end(self, state: RunState, error: str | None) -> None:
+        run = self.run
+        if state == RunState.FAILED:
+            # a hang: the run failed on the rank the others waited for
+            wavefront.blame(run, error, self.reports)
+        run.conclude(state, error)
+        self._save_ended()
+        # cancelled queued
+        ended = EndedMessage(run=run) if run.started_at else SummaryMessage(run=run.summary())
+        self.hub.fanout.publish(ended)
+
+    def _save_ended(self) -> None:
+        """Store the run and, if done, its figures: the counters and the fit take it in now."""
+        run, hub = self.run, self.hub
+        done = run.state == RunState.DONE
+        row = model.row_of(run) if done else None
+        if row is not None:  # predicted before its own row joins the fit
+            run.prediction = Prediction(**model.prediction_of(row, hub.fit))
+        hub.store.save(run)
+        if done:
+            hub.store.add_figures(run, row)
+            hub.metrics.observe(run)
+            if row is not None:
+                hub.fit.add(row)
+
+
+class Runs:
+    """Submitting, finding and cancelling runs."""
+
+    def __init__(self, hub: Hub):
+        self.hub = hub
+        self.next_id = hub.store.last_number() + 1
+
+    def left_unfinished(self) -> list[RunJob]:
+        return [RunJob(run, self.hub) for run in self.hub.store.unfinished()]
+
+    async def submit(self, spec: RunSpec) -> Run:
+        """Queue a run, or raise SpecError naming what is wrong (and queue nothing)."""
+        hub = self.hub
+        hub.dispatcher.check_whole("run")
+        cluster = hub.cluster
+        placement = cluster.placement()
+        # `auto` made concrete
+        spec, choice = model.resolve(spec, cluster.world_size, cluster.backend, hub.fit, placement)
+        validate(spec, cluster.world_size, cluster.backend)
+        run = new_run(f"r-{self.next_id:06d}", spec, cluster.backend, cluster.world_size)
+        run.choice = Choice(**choice) if choice is not None else None
+        # as the field's type holds it (a host a tuple): a list there made pydantic warn at each save
+        run.sharing = [(ranks, cores) for ranks, cores in Sharing.of(placement).to_json()]
+        run.perturbed = wavefront.record(run)
+        self.next_id += 1
+        await hub.dispatcher.submit(RunJob(run, hub))
+        hub.fanout.publish(SummaryMessage(run=run.summary()))
+        return run
+
+    def find(self, run_id: str) -> Run | None:
+        """A run by id: one not yet ended (newer than the store's), a training step's sync, or a stored
+        one."""
+        job = self.hub.dispatcher.find(run_id)
+        if isinstance(job, RunJob):
+            return job.run
+        sync = self.hub.trainings.find_sync_run(run_id)
+        return sync if sync is not None else self.hub.store.get(run_id)
+
+    def live(self) -> dict[str, Run]:
+        """The runs not yet ended, by id: newer than what the store holds of them."""
+        dispatcher = self.hub.dispatcher
+        return {j.id: j.run for j in [dispatcher.current, *dispatcher.queue] if isinstance(j, RunJob)}
+
+    def queued(self) -> list[Run]:
+        return [j.run for j in self.hub.dispatcher.queue if isinstance(j, RunJob)]
+
+    def current(self) -> Run | None:
+        job = self.hub.dispatcher.current
+        return job.run if isinstance(job, RunJob) else None
+
+    def cancel(self, run_id: str) -> Run | None:
+        """Cancel a run queued or running (jobs.Dispatcher.cancel: the ranks stop between iterations,
+        runner.py)."""
+        job = self.hub.dispatcher.find(run_id)
+        if not isinstance(job, RunJob):
+            return self.find(run_id)  # ended, or none: nothing to cancel
+        self.hub.dispatcher.cancel(job)
+        return job.run
+
+
+def nonsense(event, run: Run) -> str | None:
+    """Why a rank's step or result cannot be taken into the run, or None. Steps and chunks are
+    the plan's (a step beyond it would make one small frame allocate a billion); a time that is not a number
+    of seconds a run could take (NaN, 1e308) has no place in a trace, a chart or a fit."""
+    if isinstance(event, StepEvent):
+        if not 0 <= event.step < len(run.steps):
+            return (
+                f"rank {event.rank} reported step {event.step}, "
+                f"outside the run's {len(run.steps)} planned steps"
+            )
+        if not fits(event.states, run.chunk_bounds):
+            return f"rank {event.rank} reported a chunk the run's buffer does not have (step {event.step})"
+        times = (event.t0, event.t1)
+    elif isinstance(event, RunFinished):
+        if not fits(event.output, run.chunk_bounds):
+            return f"rank {event.rank} ended with a chunk the run's buffer does not have"
+        timings = event.timings
+        if (
+            len(timings.iterations) > run.spec.iterations
+            or len(timings.steps) > len(run.steps)
+            or len(timings.starts) > len(timings.iterations)
+        ):
+            return (
+                f"rank {event.rank} reported {len(timings.iterations)} iterations "
+                f"and {len(timings.steps)} steps; "
+                f"the run has {run.spec.iterations} and {len(run.steps)}"
+            )
+        if not all(
+            0 <= n <= MAX_BYTES for n in (event.bytes_sent, event.bytes_received, event.checksum or 0)
+        ):
+            return f"rank {event.rank} reported bytes or a checksum outside 0 to 2^64"
+        if not all(t >= 0 for t in timings.iterations):
+            return f"rank {event.rank} reported an iteration that took negative time"
+        times = (*timings.iterations, *timings.steps, *timings.starts)
+    else:
+        return None
+    if not all(-MAX_SECONDS <= t <= MAX_SECONDS for t in times):  # NaN fails both
+        return f"rank {event.rank} reported a time that is not a number of seconds within ±{MAX_SECONDS:g}"
+    return None

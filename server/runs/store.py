@@ -1,0 +1,217 @@
+"""Every run, kept in one SQLite file: the Run's JSON, written whenever the run
+changes state. A server that stops mid-run finds that run `running` when it
+starts again and marks it `interrupted`: never lost, never silent.
+
+Reads must not cost more as the history grows (a lecturer's store holds thousands
+of runs): the count of runs by state and collective is kept in memory, and a run
+that ends `done` leaves one small row in `figures` (its busbw, and the cost model's
+features and time), so /metrics and /api/model never read a run's body.
+
+The store is read on the server's event loop (sqlite3 refuses a call from any other
+thread: a stray one fails loudly instead of racing) and written by one thread of its
+own (writer.py), so a file that another process holds locked never stalls the loop.
+Until a write has landed, reads see it from memory (`Latest`)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from ringside.server.db import schema
+from ringside.server.db.writer import Latest, Writer
+from ringside.server.runs.run import Run, RunState
+
+READ_BUSY_S = 0.5  # a read waits this long for SQLite's lock at most (in WAL mode, reads seldom wait)
+CLOSE_WITHIN_S = 5.0  # a stopping server waits this long for writes a locked file held back
+
+
+class Store:
+    def __init__(self, path: Path):
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=READ_BUSY_S)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        # a store whose figures must be filled from its runs (hub.py)
+        self.new_figures = schema.migrate(self.db)
+        self._counts = Counter(
+            {
+                (s, c): n
+                for s, c, n in self.db.execute(
+                    "SELECT state, collective, COUNT(*) FROM runs GROUP BY state, collective"
+                )
+            }
+        )
+        self.writer = Writer(path)
+        self.latest = Latest()  # run id -> (state, body, summary) given to the writer, not yet landed
+        self.states: dict[str, str] = {}  # the state last saved of each run not yet ended
+
+    def save(self, run: Run, landed: Callable[[], None] | None = None) -> None:
+        """Give the run to the writer; `landed` is called (in the writer's thread) once it is in the file."""
+        key = (run.state.value, run.spec.collective)
+        old = self.states.pop(run.id, None) or self._stored_state(run.id)
+        body, summary = run.model_dump_json(), run.summary().model_dump_json()
+        # UPDATE, not an upsert: an upsert takes a new AUTOINCREMENT number even when it
+        # updates, so seq ran three times faster than the ids
+        write = (
+            (
+                "INSERT INTO runs (id, state, collective, created_at, body, summary) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (run.id, *key, run.created_at, body, summary),
+            )
+            if old is None
+            else (
+                "UPDATE runs SET state = ?, body = ?, summary = ? WHERE id = ?",
+                (key[0], body, summary, run.id),
+            )
+        )
+        forget = self.latest.put(run.id, (key[0], body, summary))
+
+        def done() -> None:
+            forget()
+            if landed is not None:
+                landed()
+
+        self.writer.put([write], done)
+        if old is not None:
+            self._counts[(old, key[1])] -= 1
+        self._counts[key] += 1
+        if not run.state.ended:
+            self.states[run.id] = key[0]
+
+    def _stored_state(self, run_id: str) -> str | None:
+        row = self.db.execute("SELECT state FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return row[0] if row else None
+
+    def add_figures(self, run: Run, row: tuple | None) -> None:
+        """The small row of a run that ended done; `row` is model.row_of(run) (None: no measured time)."""
+        unmeasured = (run.spec.algorithm, len(run.group), *(None,) * 5)
+        algorithm, ranks, size, steps, nbytes, reduced, seconds = row[1:] if row else unmeasured
+        self.writer.put(
+            [
+                (
+                    "INSERT OR REPLACE INTO figures (seq, collective, busbw, algorithm, ranks, size, "
+                    "steps, bytes, reduced, time, count, dtype) "
+                    "SELECT seq, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
+                    (
+                        run.spec.collective,
+                        run.busbw,
+                        algorithm,
+                        ranks,
+                        size,
+                        steps,
+                        nbytes,
+                        reduced,
+                        seconds,
+                        run.spec.count,
+                        run.spec.dtype,
+                        run.id,
+                    ),
+                )
+            ]
+        )
+
+    def get(self, run_id: str) -> Run | None:
+        if (given := self.latest.get(run_id)) is not None:
+            return Run.model_validate_json(given[1])
+        row = self.db.execute("SELECT body FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return Run.model_validate_json(row[0]) if row else None
+
+    def page(self, limit: int, offset: int) -> tuple[list[tuple[str, str]], int]:
+        """(id, RunSummary JSON) of the newest runs, and how many are stored. The offset is
+        walked in the narrow seq index, not over the rows."""
+        newest = "SELECT seq FROM runs INDEXED BY runs_by_seq ORDER BY seq DESC LIMIT ? OFFSET ?"
+        rows = self.db.execute(
+            f"SELECT seq, id, summary FROM runs WHERE seq IN ({newest}) ORDER BY seq DESC", (limit, offset)
+        ).fetchall()
+        page = []
+        for seq, run_id, summary in rows:
+            given = self.latest.get(run_id)  # newer than the file's
+            page.append((run_id, given[2] if given else summary or self._summarise(seq)))
+        return page, self.total()
+
+    def _summarise(self, seq: int) -> str:
+        """The summary of a run stored before summaries were kept: made once, then kept."""
+        body = self.db.execute("SELECT body FROM runs WHERE seq = ?", (seq,)).fetchone()[0]
+        summary = Run.model_validate_json(body).summary().model_dump_json()
+        self.writer.put([("UPDATE runs SET summary = ? WHERE seq = ?", (summary, seq))])
+        return summary
+
+    def last_number(self) -> int:
+        """The number in the newest run's id (r-000042: 42), 0 for an empty store. Ids, not
+        seq: a store written before save() stopped burning seq numbers has seq far ahead."""
+        row = self.db.execute("SELECT id FROM runs ORDER BY seq DESC LIMIT 1").fetchone()
+        digits = re.search(r"(\d+)$", row[0]) if row else None
+        return int(digits.group(1)) if digits else 0
+
+    def unfinished(self) -> list[Run]:
+        rows = self.db.execute(
+            "SELECT body FROM runs WHERE state IN (?, ?) ORDER BY seq",
+            (RunState.QUEUED.value, RunState.RUNNING.value),
+        ).fetchall()
+        return [Run.model_validate_json(r[0]) for r in rows]
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        return {key: n for key, n in self._counts.items() if n}
+
+    def total(self) -> int:
+        return sum(self._counts.values())
+
+    def finished(self, limit: int) -> list[Run]:
+        """The last `limit` runs that ended `done`, oldest first (bodies: for filling `figures` once)."""
+        rows = self.db.execute(
+            "SELECT body FROM runs WHERE state = ? ORDER BY seq DESC LIMIT ?", (RunState.DONE.value, limit)
+        ).fetchall()
+        return [Run.model_validate_json(r[0]) for r in reversed(rows)]
+
+    def newest_done(
+        self,
+        collective: str,
+        algorithm: str,
+        count: int | None = None,
+        dtype: str | None = None,
+        ranks: int | None = None,
+    ) -> Run | None:
+        """The newest run of this collective by this algorithm that ended done (and, if given, of
+        this count, dtype and many ranks): the first row down `figures`' index of specs, one body read."""
+        shape = [("f.ranks", ranks), ("f.count", count), ("f.dtype", dtype)]
+        where = "".join(f" AND {column} = ?" for column, v in shape if v is not None)
+        row = self.db.execute(  # newest first down the index; the first that matches ends the walk
+            "SELECT r.body FROM figures f JOIN runs r ON r.seq = f.seq "
+            f"WHERE f.collective = ? AND f.algorithm = ?{where} ORDER BY f.seq DESC LIMIT 1",
+            (collective, algorithm, *[v for _, v in shape if v is not None]),
+        ).fetchone()
+        return Run.model_validate_json(row[0]) if row else None
+
+    def fit_rows(self, limit: int) -> list[tuple]:
+        """The cost model's rows (model.Row's fields), oldest first: the last `limit` done stepwise
+        runs and the last `limit` done native ones."""
+        rows = []
+        for kind in ("steps IS NOT NULL", "steps IS NULL"):
+            rows += self.db.execute(
+                "SELECT seq, collective, algorithm, ranks, size, steps, bytes, reduced, "
+                f"time FROM figures WHERE size IS NOT NULL AND {kind} "
+                "ORDER BY seq DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [r[1:] for r in sorted(rows)]
+
+    def last_busbw(self) -> dict[str, float]:
+        """Bus bandwidth of the newest done run of each collective that has one (read once, at start)."""
+        return dict(
+            self.db.execute(
+                "SELECT collective, busbw FROM figures WHERE seq IN (SELECT MAX(seq) "
+                "FROM figures WHERE busbw IS NOT NULL GROUP BY collective)"
+            )
+        )
+
+    def flush(self) -> None:
+        """Until every write so far is in the file (tests, benchmarks, and close)."""
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close(CLOSE_WITHIN_S)
+        self.db.close()

@@ -1,0 +1,169 @@
+"""The training, as a kind of job: data-parallel training on every rank, holding the
+cluster alone (it does not queue: it is refused while anything else holds the cluster).
+
+Viewers hear of a training whenever it changes state (`training`) and of each step once
+every rank has reported it (`train_step`). Each step's gradient sync is kept beside it
+(training_store.py) and opens on the stage as a run (trainings.sync_run)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from ringside.server.dispatch.dispatcher import Job
+from ringside.server.runs.run import Run, RunState
+from ringside.server.trainings.training import (
+    SYNC_ID,
+    Pending,
+    Training,
+    TrainingMessage,
+    TrainStepMessage,
+    new_training,
+    sync_run,
+)
+from ringside.worker_agent.core.protocol import (
+    ErrorEvent,
+    RunCancelled,
+    TrainCommand,
+    TrainFinished,
+    TrainSpec,
+    TrainStep,
+)
+from ringside.worker_agent.training.rules import check as check_training
+from ringside.worker_agent.training.rules import sync_every
+
+if TYPE_CHECKING:
+    from ringside.server.cluster.workers import Hub
+
+KEPT_SYNCS = 16  # steps' syncs made into runs lately, kept for an audience that follows the presenter
+
+
+class TrainingJob(Job):
+    kind = "training"
+    queues = False
+    events = (TrainStep, TrainFinished, RunCancelled, ErrorEvent)
+
+    def __init__(self, training: Training, hub: Hub):
+        super().__init__(training)
+        self.training, self.hub = training, hub
+        self.pending = Pending(training.world_size)
+
+    def save(self, landed) -> None:
+        self.hub.trainings.store.save(self.training, landed)
+
+    def command(self) -> TrainCommand:
+        return TrainCommand(run_id=self.training.id, spec=self.training.spec)
+
+    def allowed_s(self) -> float:
+        spec = self.training.spec
+        return spec.timeout * (spec.steps + 2)
+
+    def begin(self) -> None:
+        training = self.training
+        training.state, training.started_at = RunState.RUNNING, time.time()
+        self.announce()
+
+    def take(self, event) -> None:
+        training = self.training
+        if isinstance(event, RunCancelled):
+            training.on_cancelled(event)
+        elif not isinstance(event, TrainStep):
+            (training.on_finished if isinstance(event, TrainFinished) else training.on_error)(event)
+        elif not 0 <= event.step < training.spec.steps or not 0 <= event.rank < training.world_size:
+            why = f"rank {event.rank} reported step {event.step} of {training.spec.steps}"
+            training.on_error(ErrorEvent(run_id=training.id, rank=event.rank, message=why))
+        elif (row := self.pending.add(training, event)) is not None:
+            self.hub.fanout.publish(TrainStepMessage(id=training.id, step=row))
+
+    def end(self, state: RunState, error: str | None) -> None:
+        self.training.conclude(state, error)
+        self.hub.trainings.store.save_syncs(self.training.id, self.pending.syncs)
+        self.announce()
+
+    def announce(self) -> None:
+        self.hub.trainings.store.save(self.training)
+        self.hub.fanout.publish(TrainingMessage(training=self.training.summary()))
+
+
+class Trainings:
+    """Starting and finding trainings, and opening a step's gradient sync as a run."""
+
+    def __init__(self, hub: Hub, store):
+        self.hub, self.store = hub, store
+        self.next_id = store.last_number() + 1
+        self.syncs: dict[tuple[str, int], Run] = {}  # steps' syncs made into runs lately (find_sync)
+
+    def left_unfinished(self) -> list[TrainingJob]:
+        return [TrainingJob(training, self.hub) for training in self.store.unfinished()]
+
+    async def submit(self, spec: TrainSpec) -> Training:
+        """Start a training, or raise SpecError naming what is wrong (and start nothing)."""
+        hub = self.hub
+        hub.dispatcher.check_whole("training")
+        check_training(spec, hub.cluster.world_size)
+        training = new_training(f"t-{self.next_id:06d}", spec, hub.cluster.backend, hub.cluster.world_size)
+        self.next_id += 1
+        await hub.dispatcher.submit(TrainingJob(training, hub))  # refused (Busy) while the cluster is held
+        hub.fanout.publish(TrainingMessage(training=training.summary()))
+        return training
+
+    def cancel(self, training_id: str) -> Training | None:
+        """Cancel a training (jobs.Dispatcher.cancel: its ranks stop together after their current step)."""
+        job = self.hub.dispatcher.find(training_id)
+        if not isinstance(job, TrainingJob):
+            return self.find(training_id)  # ended, or none: nothing to cancel
+        self.hub.dispatcher.cancel(job)
+        if job.training.state == RunState.RUNNING:
+            job.announce()  # every page hears that it is stopping
+        return job.training
+
+    def current(self) -> TrainingJob | None:
+        job = self.hub.dispatcher.current
+        return job if isinstance(job, TrainingJob) else None
+
+    def find(self, training_id: str) -> Training | None:
+        job = self.hub.dispatcher.find(training_id)
+        return job.training if isinstance(job, TrainingJob) else self.store.get(training_id)
+
+    def newest(self, limit: int) -> list:
+        """The newest trainings' summaries, the one running as it is now."""
+        live = self.current()
+        return [
+            live.training.summary() if live is not None and t.id == live.id else t
+            for t in self.store.newest(limit)
+        ]
+
+    def find_sync_run(self, run_id: str) -> Run | None:
+        """The run a training step's sync id names (trainings.sync_run names it so), or None."""
+        sync = SYNC_ID.match(run_id)
+        return self.find_sync(sync[1], int(sync[2]))[0] if sync is not None else None
+
+    def find_sync(self, training_id: str, step: int) -> tuple[Run | None, str]:
+        """A training step's gradient sync as a run for the stage, or None and why not. Made
+        once and kept a while: an audience that follows the presenter onto it asks together."""
+        key = (training_id, step)
+        if key in self.syncs:
+            return self.syncs[key], ""
+        training = self.find(training_id)
+        if training is None:
+            return None, f"no training {training_id!r}"
+        if not 0 <= step < len(training.steps):
+            done = len(training.steps)
+            return None, f"{training.id} has {done} finished steps, 0..{done - 1}"
+        live = self.current()
+        syncs = (
+            live.pending.syncs.get(step)
+            if live is not None and live.training is training
+            else self.store.sync(training.id, step)
+        )
+        if not syncs:
+            every = sync_every(training.spec)
+            return (
+                None,
+                f"step {step}'s gradient sync was not kept (this training keeps one in {every}: "
+                f"steps {step - step % every} and {step - step % every + every} are)",
+            )
+        self.syncs[key] = run = sync_run(training, step, syncs)
+        while len(self.syncs) > KEPT_SYNCS:
+            self.syncs.pop(next(iter(self.syncs)))
+        return run, ""

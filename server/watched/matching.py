@@ -1,0 +1,268 @@
+"""A watched job: a user's own torchrun job whose ranks report what they issue
+(ringside.watch). Its collectives are matched across ranks by (process group, sequence
+number), as Flight Recorder's analysis matches them: a collective is complete once every
+rank of its group has issued it; then the rank that issued it last, and by how much,
+names the straggler. A collective that some ranks of its group have issued and others
+have not, for long, is a hang while it lasts (watch_hangs.py says whose).
+
+Memory is bounded whatever the job's length and size: the last RECENT collectives are kept
+whole (the live view, the API's first page), collectives still open at most MAX_OPEN (fewer
+for a job of many ranks: RANKS_HELD rank entries in all),
+and everything else is folded into totals per (group, op), per p2p link, as it goes."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+
+from ringside.server.watched.record import Collective, Job, JobState, Link, RankInfo, Total, busbw, op_name
+from ringside.worker_agent.core.watch_protocol import MAX_GROUPS, WatchBye, WatchHello, WatchReport
+
+RECENT = 2000
+MAX_OPEN = 10000
+RANKS_HELD = 2_000_000  # rank entries held in memory per job: a job of many ranks keeps fewer collectives
+# rank entries in a job's process groups, in all: a few groups a rank in the largest world (a report
+# names only new groups, but a forged one could name 256 of 65,536 ranks in every report)
+GROUP_RANKS = 1 << 18
+MAX_EVENTS = 200
+
+
+class Watched:
+    """A job while it is watched: its record, and what is matched in memory."""
+
+    def __init__(self, job: Job):
+        self.job = job
+        self.open: OrderedDict[tuple[str, int], Collective] = OrderedDict()
+        self.recent: OrderedDict[tuple[str, int], Collective] = OrderedDict()  # complete, newest last
+        self.first_seen: dict[tuple[str, int], float] = {}  # server clock: when a rank's report named it
+        self.changed: dict[int, Collective] = {}  # index -> what viewers and the store have not had
+        self.connected: set[int] = set()
+        self.heard: dict[int, float] = {}  # rank -> when its last report came (server clock)
+        self.mismatched: Collective | None = None  # the last collective its ranks disagreed on
+        self.left_at: float | None = None  # when the last rank went without a goodbye
+        self.groups_dropped = False  # whether a group past the bounds was dropped (and said)
+        self.world: list[int] = []  # _world()
+
+    @classmethod
+    def start(cls, job_id: str, hello: WatchHello) -> Watched:
+        return cls(
+            Job(
+                id=job_id,
+                key=hello.job,
+                started_at=time.time(),
+                t0_ns=hello.started_ns,
+                world_size=hello.world_size,
+                backend=hello.backend,
+                script=hello.script,
+            )
+        )
+
+    def held(self, most: int) -> int:
+        """How many collectives of a kind this job keeps in memory: `most`, fewer as its world grows."""
+        return max(16, min(most, RANKS_HELD // self.job.world_size))
+
+    # --- what ranks say ------------------------------------------------------------
+
+    def conflict(self, hello: WatchHello) -> str | None:
+        if hello.world_size != self.job.world_size:
+            return f"job {self.job.id} has {self.job.world_size} ranks, not {hello.world_size}"
+        if hello.rank >= hello.world_size:
+            return f"rank {hello.rank} is not below the world size {hello.world_size}"
+        return None
+
+    def joined(self, hello: WatchHello) -> None:
+        job = self.job
+        job.t0_ns = min(job.t0_ns, hello.started_ns)
+        old = job.ranks.get(str(hello.rank))
+        job.ranks[str(hello.rank)] = RankInfo(
+            rank=hello.rank,
+            host=hello.host,
+            local_rank=hello.local_rank,
+            local_world_size=hello.local_world_size,
+            pid=hello.pid,
+            launcher=hello.launcher,
+            issued=old.issued if old else {},
+            seen_s=self.now_s(),
+        )
+        self.connected.add(hello.rank)
+        self.heard[hello.rank] = time.monotonic()
+        self.left_at = None
+        if job.state in (JobState.INTERRUPTED, JobState.LOST):
+            job.state, job.ended_at = JobState.RUNNING, None
+            self.note(f"rank {hello.rank} came back: watching again")
+
+    def report(self, report: WatchReport) -> None:
+        job, rank = self.job, report.rank
+        info = job.ranks[str(rank)]
+        info.where, info.seen_s = report.where, self.now_s()
+        self.heard[rank] = time.monotonic()
+        info.missed, info.dropped = report.missed, report.dropped
+        info.pending = report.pending
+        self._groups(rank, report.groups)
+        for link in report.links:  # as the sender says it: the receiver, a rank of the job too, says it again
+            if link.sent or link.sends:
+                self._link(rank, link.peer, link.sent, link.sends)
+        for one in report.issued:
+            info.issued[one.group] = max(info.issued.get(one.group, -1), one.seq)
+            self._issued(rank, one)
+
+    def _groups(self, rank: int, groups: dict[str, list[int]]) -> None:
+        """Keep the groups a report names, each of the job's own ranks, up to MAX_GROUPS names and
+        GROUP_RANKS rank entries in all; one past them is dropped, said once (its collectives are
+        matched as the world's)."""
+        job = self.job
+        for name, ranks in groups.items():
+            held = sum(len(r) for n, r in job.groups.items() if n != name)
+            fits = name in job.groups or len(job.groups) < MAX_GROUPS
+            if fits and held + len(ranks) <= GROUP_RANKS and all(r < job.world_size for r in ranks):
+                job.groups[name] = ranks
+            elif not self.groups_dropped:
+                self.groups_dropped = True
+                self.note(
+                    f"rank {rank} named a process group beyond what a job keeps ({MAX_GROUPS} groups, "
+                    f"{GROUP_RANKS} ranks in all, each below the world size): it is dropped"
+                )
+
+    def bye(self, bye: WatchBye) -> None:
+        info = self.job.ranks[str(bye.rank)]
+        info.ended, info.exit_code, info.error = True, bye.exit_code, bye.error
+        self.note(
+            f"rank {bye.rank} ended"
+            + (f" with exit code {bye.exit_code}" if bye.exit_code is not None else "")
+            + (f": {bye.error}" if bye.error else "")
+        )
+
+    def left(self, rank: int) -> None:
+        self.connected.discard(rank)
+        self.heard.pop(rank, None)
+        info = self.job.ranks.get(str(rank))
+        if info is not None:
+            info.connected = False
+            if not info.ended:
+                self.note(f"rank {rank} went without a goodbye (killed, or its way to the server lost)")
+        if not self.connected:
+            self.left_at = time.monotonic()
+
+    # --- matching ------------------------------------------------------------------
+
+    def _issued(self, rank: int, one) -> None:
+        key = (one.group, one.seq)
+        collective = self.open.get(key) or self.recent.get(key)
+        if collective is None:
+            collective = self._open(one)
+        collective.issued.setdefault(str(rank), round((one.t_ns - self.job.t0_ns) / 1e9, 6))
+        mine = _what(one.op, one.count, one.dtype)
+        theirs = _what(collective.op, collective.count, collective.dtype)
+        if mine != theirs or collective.mismatch:  # once ranks disagree, what each issued
+            if not collective.mismatch:  # every rank before this one issued what the first did
+                collective.mismatch = {r: theirs for r in collective.issued if r != str(rank)}
+            collective.mismatch.setdefault(str(rank), mine)
+            self.mismatched = collective
+        if one.duration_s is not None:
+            collective.durations[str(rank)] = one.duration_s
+            collective.busbw_gbps = busbw(collective)
+        if one.bucket is not None:
+            collective.bucket = one.bucket
+        if not collective.complete and all(str(r) in collective.issued for r in collective.ranks):
+            self._complete(collective)
+        self.changed[collective.index] = collective
+
+    def _open(self, one) -> Collective:
+        collective = Collective(
+            index=self.job.matched,
+            group=one.group,
+            seq=one.seq,
+            op=op_name(one.op),
+            dtype=one.dtype,
+            count=one.count,
+            bytes=one.bytes,
+            ranks=[],
+        )
+        # the group's own list, shared (assigned, not validated: no copy): one report of 1,024 collectives
+        # of a 65,536-rank world built 67 M rank entries, 3 GB, and held the loop for 29 s
+        collective.ranks = self.job.groups.get(one.group) or self._world()
+        self.job.matched += 1
+        key = (one.group, one.seq)
+        self.open[key] = collective
+        self.first_seen[key] = time.monotonic()
+        if len(self.open) > self.held(MAX_OPEN):  # a rank far behind the rest: the oldest waits are forgotten
+            old, gone = self.open.popitem(last=False)
+            self.first_seen.pop(old, None)
+            self.changed.pop(gone.index, None)  # and not told: a report's push held every one it opened
+        return collective
+
+    def _world(self) -> list[int]:
+        """Every rank of the job, in one list that the collectives of groups not named share."""
+        if len(self.world) != self.job.world_size:
+            self.world = list(range(self.job.world_size))
+        return self.world
+
+    def _complete(self, collective: Collective) -> None:
+        key = (collective.group, collective.seq)
+        self.open.pop(key, None)
+        self.first_seen.pop(key, None)
+        collective.complete = True
+        last = max(collective.issued, key=collective.issued.get)
+        collective.last_rank = int(last)
+        collective.lag_s = round(collective.issued[last] - min(collective.issued.values()), 6)
+        self.recent[key] = collective
+        while len(self.recent) > self.held(RECENT):
+            self.recent.popitem(last=False)
+        self.job.totals.setdefault(
+            f"{collective.group}/{collective.op}", Total(group=collective.group, op=collective.op)
+        ).add(collective)
+
+    def _link(self, src: int, dst: int, nbytes: int, count: int) -> None:
+        link = self.job.links.setdefault(f"{src}>{dst}", Link(src=src, dst=dst))
+        link.count += count
+        link.bytes += nbytes
+
+    # --- hangs and endings ---------------------------------------------------------
+
+    def unseen(self, c: Collective, ranks: list[int]) -> None:
+        """A collective some ranks issued and reported lost: kept, incomplete, saying whose."""
+        self.open.pop((c.group, c.seq), None)
+        self.first_seen.pop((c.group, c.seq), None)
+        c.unseen = ranks
+        self.recent[(c.group, c.seq)] = c
+        self.changed[c.index] = c
+
+    def ended(self, lost_after: float) -> bool:
+        """Whether the job is over: every rank said goodbye, or all are gone and `lost_after` s have
+        passed. A rank gone without one crashed, or lost its way to the server: the job failed if
+        any other rank said it ended, and is lost if none did."""
+        job = self.job
+        if job.state.ended:
+            return True
+        ended = [r for r in job.ranks.values() if r.ended]
+        failed = len(ended) < job.world_size or any(r.exit_code not in (0, None) or r.error for r in ended)
+        gone = self.left_at is not None and time.monotonic() - self.left_at >= lost_after
+        if self.connected or (failed and not gone and not any(r.exit_code not in (0, None) for r in ended)):
+            return False
+        job.state = JobState.LOST if not ended else JobState.FAILED if failed else JobState.DONE
+        job.ended_at, job.hang = time.time(), None
+        self.note(f"the job ended: {job.state.value}")
+        return True
+
+    # --- reading -------------------------------------------------------------------
+
+    def now_s(self) -> float:
+        return round(time.time() - self.job.t0_ns / 1e9, 3)
+
+    def note(self, text: str) -> None:
+        self.job.events = [*self.job.events[-(MAX_EVENTS - 1) :], (self.now_s(), text)]
+
+    def latest(self, limit: int, before: int | None = None) -> list[Collective]:
+        """The newest collectives in memory (complete and open), oldest first."""
+        every = sorted([*self.recent.values(), *self.open.values()], key=lambda c: c.index)
+        if before is not None:
+            every = [c for c in every if c.index < before]
+        return every[-limit:]
+
+    def take_changed(self) -> list[Collective]:
+        changed, self.changed = list(self.changed.values()), {}
+        return sorted(changed, key=lambda c: c.index)
+
+
+def _what(op: str, count: int, dtype: str) -> str:
+    return f"{op_name(op)} of {count:,} {dtype}".rstrip()

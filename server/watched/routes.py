@@ -1,0 +1,87 @@
+"""Watched jobs (ringside.watch): /ws/watch, where a job's ranks report, and /api/jobs,
+where anyone who may watch lists them, reads one (its ranks, groups, totals, links and
+a page of its collectives) and exports one to Perfetto."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ringside.server.door.auth import need_viewer
+from ringside.server.door.errors import refuse
+from ringside.server.runs.trace import job_trace
+from ringside.server.viewers.fanout import close
+from ringside.server.viewers.socket import CONFLICT, events, worker_hello
+from ringside.server.watched.record import Job
+from ringside.server.watched.service import Watching
+from ringside.worker_agent.core.watch_protocol import WATCH_MESSAGE, WatchHello
+
+router = APIRouter()
+watch = Depends(need_viewer)
+JobId = Path(max_length=40)
+
+
+async def watching_of(request: Request) -> Watching:
+    return request.app.state.watching
+
+
+def found_job(watching: Watching, job_id: str) -> Job:
+    job, _ = watching.find(job_id)
+    if job is None:
+        raise refuse(404, "job", f"no job {job_id}")
+    return job
+
+
+@router.get("/api/jobs", dependencies=[watch])
+async def list_jobs(
+    limit: int = Query(50, ge=1, le=200),
+    offset: int = Query(0, ge=0, le=1 << 31),
+    watching: Watching = Depends(watching_of),
+) -> dict:
+    jobs, total = watching.store.page(limit, offset)
+    live = {w.job.id: w.job.summary() for w in watching.live.values()}
+    return {"jobs": [live.get(j.id, j) for j in jobs], "total": total}
+
+
+@router.get("/api/jobs/{job_id}", dependencies=[watch])
+async def get_job(
+    job_id: str = JobId,
+    limit: int = Query(500, ge=1, le=2000),
+    before: int | None = Query(None, ge=0, le=1 << 62),
+    watching: Watching = Depends(watching_of),
+) -> dict:
+    job = found_job(watching, job_id)
+    return {
+        "job": job.summary(),
+        "ranks": list(job.ranks.values()),
+        "groups": job.groups,
+        "totals": [t.shown() for t in job.totals.values()],
+        "links": list(job.links.values()),
+        "collectives": watching.collectives(job_id, limit, before),
+        "events": [{"t": t, "text": text} for t, text in job.events],
+    }
+
+
+@router.get("/api/jobs/{job_id}/trace", dependencies=[watch])
+async def get_job_trace(job_id: str = JobId, watching: Watching = Depends(watching_of)) -> dict:
+    job = found_job(watching, job_id)
+    return job_trace(job, watching.collectives(job_id, 20_000, None))
+
+
+@router.websocket("/ws/watch")
+async def watch_socket(ws: WebSocket):
+    watching = ws.app.state.watching
+    hello = await worker_hello(ws, WatchHello, WATCH_MESSAGE)
+    if hello is None:
+        return
+    watched, problem = watching.join(hello, ws)
+    if problem:
+        await close(ws, CONFLICT, problem)
+        return
+    try:
+        async for said in events(ws, hello, WATCH_MESSAGE):
+            watching.report(watched, said)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        watching.left(watched, hello.rank, ws)

@@ -1,0 +1,185 @@
+"""Watched jobs while the server runs: the jobs whose ranks report (watched.py holds
+each job's matching), what viewers hear of them, and what the store keeps.
+
+Reports are taken as they come; four times a second the changed collectives go to the
+viewers (in one message per job), hangs are checked, and ended jobs are closed. Once a
+second a running job's record is saved and its ranks sent (their last report, where
+they are). A job whose ranks all go without a goodbye is lost after LOST_AFTER_S; a
+server that stops leaves its jobs interrupted, and their ranks, reconnecting to the
+next server, carry on the same job (by the key they share)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Literal
+
+from pydantic import BaseModel
+
+from ringside.server.runs.store import Store
+from ringside.server.viewers.fanout import Fanout
+from ringside.server.watched import hangs
+from ringside.server.watched.matching import Watched
+from ringside.server.watched.record import Collective, Hang, Job, JobState, JobSummary, RankInfo
+from ringside.server.watched.store import WatchStore
+from ringside.worker_agent.core.watch_protocol import WatchBye, WatchHello, WatchReport
+
+log = logging.getLogger("ringside.server")
+TICK_S = 0.25
+SUMMARY_S = 1.0
+LOST_AFTER_S = 10.0
+MAX_LIVE = 32  # jobs watched at once
+MAX_PUSH = 500  # collectives in one message to viewers: a burst beyond is read from the API
+# and rank entries (their groups' ranks) in one: 500 of a 65,536-rank world, re-reported 4 times a
+# second by a forged rank of each of 4 jobs, held the loop for up to 4.3 s a push
+MAX_PUSH_RANKS = 1 << 16
+
+
+class JobMessage(BaseModel):
+    type: Literal["job"] = "job"
+    job: JobSummary
+    ranks: list[RankInfo]
+
+
+class JobCollectivesMessage(BaseModel):
+    type: Literal["job_collectives"] = "job_collectives"
+    job_id: str
+    collectives: list[Collective]
+
+
+class JobHangMessage(BaseModel):
+    type: Literal["job_hang"] = "job_hang"
+    job_id: str
+    hang: Hang | None
+    text: str
+
+
+class Watching:
+    def __init__(self, store: Store, fanout: Fanout):
+        self.store, self.fanout = WatchStore(store), fanout
+        self.live: dict[str, Watched] = {}  # by the key the job's ranks share
+        # (job id, rank) -> its socket: a reconnect replaces it
+        self.sockets: dict[tuple[str, int], object] = {}
+        self.number = self.store.last_number()
+        self.interrupted = len(self.store.interrupt_running())
+        self.task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._tick())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+        for watched in self.live.values():
+            self._flush(watched)
+            if not watched.job.state.ended:
+                watched.job.state = JobState.INTERRUPTED
+            self.store.save(watched.job)
+
+    # --- ranks -----------------------------------------------------------------------
+
+    def join(self, hello: WatchHello, socket: object) -> tuple[Watched | None, str | None]:
+        """The job this rank belongs to, or why it may not join."""
+        watched, created = self.live.get(hello.job), False
+        if watched is None:
+            if len(self.live) >= MAX_LIVE:
+                return None, f"{MAX_LIVE} jobs are watched already"
+            job = self.store.resumable(hello.job)
+            if job is not None:
+                job.matched = max(job.matched, self.store.next_index(job.id))
+            watched, created = (
+                (Watched(job), False) if job else (Watched.start(f"j-{self.number + 1:06d}", hello), True)
+            )
+        problem = watched.conflict(hello)
+        if problem:
+            return None, problem
+        if hello.job not in self.live:
+            self.live[hello.job] = watched
+            self.number += created
+            self.store.save(watched.job, new=created)
+        watched.joined(hello)
+        self.sockets[(watched.job.id, hello.rank)] = socket
+        self._publish_job(watched)
+        return watched, None
+
+    def report(self, watched: Watched, message: WatchReport | WatchBye) -> None:
+        if isinstance(message, WatchBye):
+            watched.bye(message)
+            self._publish_job(watched)
+        else:
+            watched.report(message)
+
+    def left(self, watched: Watched, rank: int, socket: object) -> None:
+        if self.sockets.get((watched.job.id, rank)) is socket:  # not a socket a reconnect replaced
+            del self.sockets[(watched.job.id, rank)]
+            watched.left(rank)
+            self._publish_job(watched)
+
+    # --- reading -----------------------------------------------------------------------
+
+    def find(self, job_id: str) -> tuple[Job | None, Watched | None]:
+        for watched in self.live.values():
+            if watched.job.id == job_id:
+                return watched.job, watched
+        return self.store.get(job_id), None
+
+    def collectives(self, job_id: str, limit: int, before: int | None) -> list[Collective]:
+        """The newest `limit` collectives before `before`: a live job's from memory first."""
+        _, watched = self.find(job_id)
+        mine = watched.latest(limit, before) if watched is not None else []
+        if len(mine) < limit:
+            older = mine[0].index if mine else before
+            mine = [*self.store.collectives(job_id, limit - len(mine), older), *mine]
+        return mine
+
+    # --- the loop ------------------------------------------------------------------------
+
+    async def _tick(self) -> None:
+        last_summary = 0.0
+        while True:
+            await asyncio.sleep(TICK_S)
+            summarise = time.monotonic() - last_summary >= SUMMARY_S
+            last_summary = time.monotonic() if summarise else last_summary
+            for key, watched in list(self.live.items()):
+                try:
+                    self._tick_job(key, watched, summarise)
+                except Exception:  # one job's fault must not stop the others' watch
+                    log.exception("watched job %s: its update failed", watched.job.id)
+
+    def _tick_job(self, key: str, watched: Watched, summarise: bool) -> None:
+        self._flush(watched)
+        change = hangs.check(watched)
+        if change is not None:
+            self.fanout.publish(JobHangMessage(job_id=watched.job.id, hang=change[0], text=change[1]))
+        if watched.ended(LOST_AFTER_S):
+            self.store.add(watched.job.id, hangs.left_open(watched))  # the waits it ended in, and the unseen
+            del self.live[key]
+            summarise = True
+        if summarise:
+            self.store.save(watched.job)
+            self._publish_job(watched)
+
+    def _flush(self, watched: Watched) -> None:
+        """What changed: to the viewers, and the complete ones to the store."""
+        changed = watched.take_changed()
+        if changed:
+            self.fanout.publish(JobCollectivesMessage(job_id=watched.job.id, collectives=pushed(changed)))
+            self.store.add(watched.job.id, [c for c in changed if c.complete])
+
+    def _publish_job(self, watched: Watched) -> None:
+        job = watched.job
+        self.fanout.publish(JobMessage(job=job.summary(), ranks=list(job.ranks.values())))
+
+
+def pushed(changed: list[Collective]) -> list[Collective]:
+    """The newest of the changed collectives that one message to viewers holds (MAX_PUSH, and
+    MAX_PUSH_RANKS rank entries, at least one); a page reads the rest from the API."""
+    kept, ranks = [], 0
+    for collective in reversed(changed[-MAX_PUSH:]):
+        ranks += len(collective.ranks)
+        if kept and ranks > MAX_PUSH_RANKS:
+            break
+        kept.append(collective)
+    return kept[::-1]

@@ -1,0 +1,113 @@
+"""Watched jobs, kept in the runs' SQLite file beside them: a job's record (watched.Job:
+ranks, groups, totals, links, events) written as it changes, and each collective in a
+row of its own once complete. Only the last KEPT collectives of a job are kept whole
+(older rows are deleted as new ones land; the totals count every one), so a job of a
+million collectives costs the file what one of KEPT does, and a page of a job's
+collectives is one walk down its primary key. Read on the event loop, written by the
+store's writer (writer.py), like store.py; until a write lands, reads see it from memory."""
+
+from __future__ import annotations
+
+import re
+
+from ringside.server.db.writer import Latest
+from ringside.server.runs.store import Store
+from ringside.server.watched.record import Collective, Job, JobState, JobSummary
+
+KEPT = 20_000
+
+
+class WatchStore:
+    def __init__(self, store: Store):
+        self.db, self.writer = store.db, store.writer  # the runs' file: its tables are made there (schema.py)
+        self.latest = Latest()  # job id -> (body, summary) not yet landed
+        self.total = self.db.execute("SELECT COUNT(*) FROM jobs").fetchone()[0]  # kept, not counted per read
+
+    def save(self, job: Job, new: bool = False) -> None:
+        self.total += new
+        body, summary = job.model_dump_json(), job.summary().model_dump_json()
+        forget = self.latest.put(job.id, (body, summary))
+        self.writer.put(
+            [
+                (
+                    "INSERT INTO jobs (id, key, state, summary, body) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT(id) DO UPDATE "
+                    "SET state = excluded.state, summary = excluded.summary, body = excluded.body",
+                    (job.id, job.key, job.state.value, summary, body),
+                )
+            ],
+            forget,
+        )
+
+    def add(self, job_id: str, collectives: list[Collective]) -> None:
+        """Complete collectives (again, where one changed), and the oldest beyond KEPT gone."""
+        if not collectives:
+            return
+        writes = [
+            (
+                "INSERT OR REPLACE INTO job_collectives (job, idx, body) VALUES (?, ?, ?)",
+                (job_id, c.index, c.model_dump_json()),
+            )
+            for c in collectives
+        ]
+        writes.append(
+            ("DELETE FROM job_collectives WHERE job = ? AND idx <= ?", (job_id, collectives[-1].index - KEPT))
+        )
+        self.writer.put(writes)
+
+    def get(self, job_id: str) -> Job | None:
+        if (given := self.latest.get(job_id)) is not None:
+            return Job.model_validate_json(given[0])
+        row = self.db.execute("SELECT body FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return Job.model_validate_json(row[0]) if row else None
+
+    def resumable(self, key: str) -> Job | None:
+        """The job of this key that its ranks come back to: one a restarted server left interrupted,
+        or one given up as lost while they could not reach the server."""
+        alive = (JobState.RUNNING.value, JobState.INTERRUPTED.value, JobState.LOST.value)
+        row = self.db.execute(
+            "SELECT id FROM jobs WHERE key = ? AND state IN (?, ?, ?) ORDER BY seq DESC LIMIT 1",
+            (key, *alive),
+        ).fetchone()
+        return self.get(row[0]) if row else None
+
+    def next_index(self, job_id: str) -> int:
+        """One past the newest kept collective's index: a job resumed after its server was killed
+        goes on from there, whatever its record (saved once a second) last said."""
+        row = self.db.execute("SELECT MAX(idx) FROM job_collectives WHERE job = ?", (job_id,)).fetchone()
+        return 0 if row[0] is None else row[0] + 1
+
+    def collectives(self, job_id: str, limit: int, before: int | None = None) -> list[Collective]:
+        """The newest `limit` kept collectives before index `before`, oldest first."""
+        rows = self.db.execute(
+            "SELECT body FROM job_collectives WHERE job = ? AND idx < ? ORDER BY idx DESC LIMIT ?",
+            (job_id, 1 << 62 if before is None else before, limit),
+        ).fetchall()
+        return [Collective.model_validate_json(r[0]) for r in reversed(rows)]
+
+    def page(self, limit: int, offset: int) -> tuple[list[JobSummary], int]:
+        rows = self.db.execute(
+            "SELECT id, summary FROM jobs ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)
+        ).fetchall()
+        if offset == 0:  # a job saved and not yet in the file is listed too (ids grow: newest first)
+            landed = {i for i, _ in rows}
+            rows = sorted(
+                [*rows, *((i, None) for i, _ in self.latest.items() if i not in landed)], reverse=True
+            )[:limit]
+        return [
+            JobSummary.model_validate_json(given[1] if (given := self.latest.get(i)) else s) for i, s in rows
+        ], self.total
+
+    def interrupt_running(self) -> list[Job]:
+        """Jobs a previous server left running: interrupted now (their ranks may come back)."""
+        rows = self.db.execute("SELECT body FROM jobs WHERE state = ?", (JobState.RUNNING.value,)).fetchall()
+        jobs = [Job.model_validate_json(r[0]) for r in rows]
+        for job in jobs:
+            job.state = JobState.INTERRUPTED
+            self.save(job)
+        return jobs
+
+    def last_number(self) -> int:
+        row = self.db.execute("SELECT id FROM jobs ORDER BY seq DESC LIMIT 1").fetchone()
+        digits = re.search(r"(\d+)$", row[0]) if row else None
+        return int(digits.group(1)) if digits else 0
