@@ -17,9 +17,10 @@ from pathlib import Path
 
 import psutil
 
+from ringside.server.db.database import Database
 from ringside.server.model import costs as model
 from ringside.server.runs.run import Run, RunState
-from ringside.server.runs.store import Store
+from ringside.server.runs.store import RunStore
 from ringside.worker_agent.clients.harness import start_up
 
 TEMPLATES = [  # what a lecture runs, mostly stepwise and small, some native
@@ -58,7 +59,7 @@ ENDPOINTS = [
 def seed(db: Path, runs: int, templates: list[Run]) -> None:
     """`runs` more runs, through the Store API (as a server would have saved them): copies of
     the templates with their own ids, nine in ten done, the rest failed or cancelled."""
-    store = Store(db)
+    store = RunStore(Database(db))
     first = store.last_number() + 1
     rows = [model.row_of(t) for t in templates]
     for i in range(runs):
@@ -70,8 +71,8 @@ def seed(db: Path, runs: int, templates: list[Run]) -> None:
         store.save(run)
         if state == RunState.DONE:
             store.add_figures(run, rows[k])
-    store.flush()  # every write in the file before the reads and the raw SQL below
-    store.close()
+    store.database.flush()  # every write in the file before the reads and the raw SQL below
+    store.database.close()
 
 
 def peak_rss(pid: int) -> int:

@@ -1,49 +1,91 @@
-"""The FastAPI app, assembled: REST under /api (api_runs.py, api_cluster.py), the
-websockets (sockets.py) and the page at / (pages.py), around one Hub."""
+"""The FastAPI app, assembled: every service built in one place (the lifespan, on the server's
+event loop) and handed the narrow things it uses; each feature's routes; the page at /; the
+front door around it all."""
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from starlette.datastructures import State
 
-from ringside.server.benches import routes as api_bench
+from ringside.server.benches import routes as bench_routes
 from ringside.server.benches.service import Benches
-from ringside.server.cluster import routes as api_cluster
-from ringside.server.cluster.workers import Hub
-from ringside.server.compare import routes as api_compare
+from ringside.server.cluster import routes as cluster_routes
+from ringside.server.cluster import socket as worker_socket
+from ringside.server.cluster.cluster import Cluster
+from ringside.server.cluster.metrics import Metrics
+from ringside.server.cluster.workers import Workers, announce
+from ringside.server.compare import routes as compare_routes
 from ringside.server.config import Settings
+from ringside.server.db.database import Database
+from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.door import guard
 from ringside.server.door.errors import REFUSALS, invalid_request, spec_refused
-from ringside.server.lecture import routes as api_lecture
-from ringside.server.model import routes as api_model
+from ringside.server.lecture import routes as lecture_routes
+from ringside.server.model import costs
+from ringside.server.model import routes as model_routes
 from ringside.server.pages import mount_frontend
-from ringside.server.polls import routes as api_polls
-from ringside.server.polls.routes import Polls
-from ringside.server.runs import perturb_routes as api_perturb
-from ringside.server.runs import routes as api_runs
-from ringside.server.trainings import routes as api_training
-from ringside.server.viewers import socket as sockets
-from ringside.server.watched import routes as api_jobs
+from ringside.server.polls import routes as poll_routes
+from ringside.server.polls.service import Polls
+from ringside.server.polls.store import PollStore
+from ringside.server.polls.visibility import Visibility
+from ringside.server.runs import perturb_routes, run_routes
+from ringside.server.runs.service import Runs
+from ringside.server.runs.store import RunStore
+from ringside.server.trainings import routes as training_routes
+from ringside.server.trainings.service import Trainings
+from ringside.server.trainings.store import TrainingStore
+from ringside.server.viewers import socket as viewer_socket
+from ringside.server.viewers.fanout import Fanout
+from ringside.server.watched import routes as watched_routes
 from ringside.server.watched.service import Watching
+from ringside.server.watched.store import WatchStore
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 from ringside.worker_agent.core.validation import SpecError
+
+ROUTERS = (
+    bench_routes, cluster_routes, run_routes, compare_routes, perturb_routes, model_routes, training_routes,
+    watched_routes, poll_routes, lecture_routes, viewer_socket, worker_socket,
+)  # fmt: skip
+
+
+def build(s: State, settings: Settings) -> None:
+    """Every service, on `s` (the app's state, where each feature's `*_of` dependency finds it)."""
+    s.database = Database(settings.db)
+    s.fanout = Fanout(settings.viewer_queue)
+    s.cluster = Cluster(settings.lost_after, settings.world_hold)
+    s.workers = Workers(s.cluster)
+    s.dispatcher = Dispatcher(s.cluster, s.workers.tell)
+    s.run_store = RunStore(s.database)
+    # what /metrics and /api/model read, kept up to date as runs end
+    s.metrics = Metrics(s.run_store.last_busbw())
+    s.fit = costs.Fit(s.run_store.fit_rows(costs.FIT_WINDOW))
+    s.trainings = Trainings(TrainingStore(s.database), s.dispatcher, s.cluster, s.fanout)
+    s.runs = Runs(s.run_store, s.dispatcher, s.cluster, s.fanout, s.fit, s.metrics, s.trainings.find_sync_run)
+    s.benches = Benches(s.dispatcher, s.cluster)
+    s.watching = Watching(WatchStore(s.database), s.fanout)
+    s.polls = Polls(PollStore(s.database), s.run_store, s.fanout)
+    s.visibility = Visibility(s.polls)
+    s.dispatcher.recover([*s.runs.left_unfinished(), *s.trainings.left_unfinished()])
 
 
 def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        hub = app.state.hub = Hub(settings)  # made here: it needs the server's event loop
-        app.state.watching = Watching(hub.store, hub.fanout)
-        app.state.polls = Polls(hub.store, hub.fanout)
-        app.state.benches = Benches(hub)
-        hub.start()
-        app.state.watching.start()
+        s = app.state
+        build(s, settings)  # here: the services need the server's event loop
+        s.dispatcher.start()
+        ticking = asyncio.create_task(announce(s.cluster, s.fanout, s.dispatcher.nudge))
+        s.watching.start()
         yield
-        await app.state.watching.stop()
-        app.state.polls.flush()
-        await hub.stop()
+        ticking.cancel()
+        await s.watching.stop()
+        s.polls.flush()
+        await s.dispatcher.shutdown()
+        s.database.close()
 
     app = FastAPI(
         title="Ringside",
@@ -57,20 +99,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(SpecError, spec_refused)  # NotReady and Busy too: errors.status_of
-    for router in (
-        api_bench.router,
-        api_cluster.router,
-        api_runs.router,
-        api_compare.router,
-        api_perturb.router,
-        api_model.router,
-        api_training.router,
-        api_jobs.router,
-        api_polls.router,
-        api_lecture.router,
-        sockets.router,
-    ):
-        app.include_router(router)
+    for module in ROUTERS:
+        app.include_router(module.router)
     mount_frontend(app)
     guard.install(app, settings)
     return app

@@ -175,10 +175,10 @@ class Server(uvicorn.Server):
     (`ringside up`) still has workers to stop, and a clean stop is not a crash."""
 
     def handle_exit(self, sig, frame) -> None:
-        hub = getattr(self.config.app.state, "hub", None)
+        dispatcher = getattr(self.config.app.state, "dispatcher", None)
         # before uvicorn closes the workers' sockets: a run cut short is interrupted, not failed
-        if hub is not None:
-            hub.dispatcher.stopping = True
+        if dispatcher is not None:
+            dispatcher.stopping = True
         super().handle_exit(sig, frame)
 
     @contextlib.contextmanager

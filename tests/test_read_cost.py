@@ -15,9 +15,10 @@ from server_helpers import WORKER_TOKEN, ScriptedRank, flood, start_serve
 from test_server_protocol import StalledViewer
 from websockets.sync.client import connect
 
+from ringside.server.db.database import Database
 from ringside.server.model import costs as model
 from ringside.server.runs.run import RunState, new_run
-from ringside.server.runs.store import Store
+from ringside.server.runs.store import RunStore
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.rank.local import free_port
 
@@ -35,7 +36,7 @@ def seed(db, n: int, readable: int = 0) -> dict[tuple[str, str], int]:
     """n runs through the Store API, as a server saves them (done ones with their figures),
     then every body but the newest `readable` made unreadable: a read that parses one of
     them answers 500. Returns the runs by (state, collective)."""
-    store, counts = Store(db), {}
+    store, counts = RunStore(Database(db)), {}
     templates = [new_run("r-0", spec, "gloo", 4) for spec in SHAPES]
     for i in range(n):
         run = templates[i % len(templates)].model_copy(update={"id": f"r-{i + 1:06d}"})
@@ -52,9 +53,9 @@ def seed(db, n: int, readable: int = 0) -> dict[tuple[str, str], int]:
             store.add_figures(run, model.row_of(run))
         shape = (run.state.value, run.spec.collective)
         counts[shape] = counts.get(shape, 0) + 1
-    store.flush()  # every write in the file before the reads and the raw SQL below
+    store.database.flush()  # every write in the file before the reads and the raw SQL below
     store.db.execute("UPDATE runs SET body = 'unreadable' WHERE seq <= ?", (n - readable,))
-    store.close()
+    store.database.close()
     return counts
 
 
@@ -158,7 +159,7 @@ def test_the_newest_run_of_a_shape_is_found_without_walking_the_history(tmp_path
     spent = []
     for n in (500, 5000):
         seed(tmp_path / f"{n}.db", n, readable=n)
-        store = Store(tmp_path / f"{n}.db")
+        store = RunStore(Database(tmp_path / f"{n}.db"))
         ticks = [0]
         store.db.set_progress_handler(lambda: ticks.__setitem__(0, ticks[0] + 1), 50)
         shaped = store.newest_done("all_reduce", "tree", 1024, "float32", 4)
@@ -172,7 +173,7 @@ def test_the_newest_run_of_a_shape_is_found_without_walking_the_history(tmp_path
         assert int(shaped.id[2:]) > n - len(SHAPES) and int(newest.id[2:]) > n - 2 * len(SHAPES)
         assert store.newest_done("all_reduce", "tree", 1024, "float32", 8) is None  # no run of 8 ranks
         spent.append(ticks[0])
-        store.close()
+        store.database.close()
     assert spent[1] <= spent[0] + 20, spent
 
 
@@ -182,7 +183,7 @@ def test_runs_of_the_same_bytes_in_another_dtype_are_not_walked_past(tmp_path):
     float32) cost it nothing, however many there are."""
     spent = []
     for n in (500, 5000):
-        store = Store(tmp_path / f"{n}.db")
+        store = RunStore(Database(tmp_path / f"{n}.db"))
         wanted = new_run(
             "r-000000", RunSpec(collective="all_reduce", algorithm="tree", count=1024), "gloo", 4
         )
@@ -195,14 +196,14 @@ def test_runs_of_the_same_bytes_in_another_dtype_are_not_walked_past(tmp_path):
             run.state = RunState.DONE
             store.save(run)
             store.add_figures(run, None)
-        store.flush()
+        store.database.flush()
         ticks = [0]
         store.db.set_progress_handler(lambda: ticks.__setitem__(0, ticks[0] + 1), 50)
         found = store.newest_done("all_reduce", "tree", 1024, "float32", 4)
         store.db.set_progress_handler(None, 50)
         assert found.id == "r-000000"
         spent.append(ticks[0])
-        store.close()
+        store.database.close()
     assert spent[1] <= spent[0] + 20, spent
 
 

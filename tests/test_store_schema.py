@@ -6,11 +6,12 @@ import sqlite3
 import pytest
 
 from ringside.server.db import schema
-from ringside.server.runs.store import Store
+from ringside.server.db.database import Database
+from ringside.server.runs.store import RunStore
 
 
 def test_a_new_store_is_at_the_last_version_and_opening_it_again_changes_nothing(tmp_path):
-    Store(tmp_path / "runs.db").close()
+    RunStore(Database(tmp_path / "runs.db")).database.close()
     db = sqlite3.connect(tmp_path / "runs.db")
     assert db.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION == len(schema.STEPS)
     tables = db.execute("SELECT name, sql FROM sqlite_master ORDER BY name").fetchall()
@@ -33,7 +34,7 @@ def test_a_store_from_a_newer_version_is_refused_and_left_as_it_is(tmp_path):
     db.execute(f"PRAGMA user_version = {schema.VERSION + 1}")
     db.commit()
     with pytest.raises(RuntimeError, match="newer Ringside"):
-        Store(tmp_path / "runs.db")
+        RunStore(Database(tmp_path / "runs.db"))
     assert db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
 
 
@@ -66,7 +67,7 @@ def test_a_run_whose_schedule_an_earlier_version_stored_as_a_dict_reads_back(tmp
         ],
     }
     earliest = {k: v for k, v in written.items() if k not in ("layout", "servers")}
-    Store(tmp_path / "runs.db").close()
+    RunStore(Database(tmp_path / "runs.db")).database.close()
     db = sqlite3.connect(tmp_path / "runs.db")
     for i, schedule in enumerate((written, earliest)):
         body = json.loads(run.model_dump_json()) | {"id": f"r-{i}", "schedule": schedule}
@@ -82,11 +83,11 @@ def test_a_run_whose_schedule_an_earlier_version_stored_as_a_dict_reads_back(tmp
             ),
         )
     db.commit()
-    store = Store(tmp_path / "runs.db")
+    store = RunStore(Database(tmp_path / "runs.db"))
     try:
         again, oldest = store.get("r-0"), store.get("r-1")
     finally:
-        store.close()
+        store.database.close()
     assert (
         again.schedule == plan and again.steps == run.steps and figures.traffic(again) == figures.traffic(run)
     )

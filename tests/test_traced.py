@@ -401,8 +401,8 @@ def test_traced_code_joins_the_catalog_and_is_checked_like_any():
 def test_the_server_takes_a_traced_schedule_only_within_the_runs_ranks_chunks_and_limits():
     import json
 
+    from ringside.server.door.frames import INVALID, Refused, parse_event
     from ringside.server.runs.run import new_run
-    from ringside.server.viewers.socket import INVALID, Refused, parse_event
     from ringside.worker_agent.core.protocol import RunStarted
 
     load_examples()

@@ -24,7 +24,7 @@ from server_helpers import WORKER_TOKEN, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from ringside.server.runs.store import Store
+from ringside.server.db.database import Database
 from ringside.server.watched import hangs
 from ringside.server.watched.matching import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
 from ringside.server.watched.record import Collective
@@ -521,7 +521,7 @@ def test_process_groups_past_a_jobs_bounds_are_dropped_and_said_once(server):
 
 
 def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tmp_path):
-    store = Store(tmp_path / "runs.db")
+    store = Database(tmp_path / "runs.db")
     kept = WatchStore(store)
     n = KEPT + 5_000
     made = [

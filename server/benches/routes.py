@@ -1,12 +1,12 @@
 """/api/bench: nccl-tests' table of the connected cluster (`ringside bench --server`): start one
 (the presenter), read it until it has ended and carries its table, cancel it. Its service lives
-beside the hub (bench_jobs.Benches), made with the app."""
+in service.py."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Path
 
-from ringside.server.benches.service import Bench, Benches
+from ringside.server.benches.service import Bench, Benches, benches_of
 from ringside.server.door.auth import need_presenter
 from ringside.server.door.errors import found
 from ringside.worker_agent.core.protocol import BenchSpec
@@ -14,10 +14,6 @@ from ringside.worker_agent.core.protocol import BenchSpec
 router = APIRouter(prefix="/api/bench")
 present = Depends(need_presenter)  # its numbers hold the cluster: the presenter's, as runs are
 BenchId = Path(max_length=40)
-
-
-async def benches_of(request: Request) -> Benches:
-    return request.app.state.benches
 
 
 @router.post("", status_code=202, dependencies=[present])

@@ -14,9 +14,11 @@ from __future__ import annotations
 import argparse
 import time
 from collections import OrderedDict
-from typing import TYPE_CHECKING
 
-from ringside.server.dispatch.dispatcher import Job
+from starlette.requests import HTTPConnection
+
+from ringside.server.cluster.cluster import Cluster
+from ringside.server.dispatch.dispatcher import Dispatcher, Job
 from ringside.server.dispatch.ranked import RankedRecord
 from ringside.server.runs.run import RunState
 from ringside.worker_agent import bench
@@ -32,9 +34,6 @@ from ringside.worker_agent.core.protocol import (
     RunCancelled,
 )
 from ringside.worker_agent.core.validation import SpecError
-
-if TYPE_CHECKING:
-    from ringside.server.cluster.workers import Hub
 
 KEPT = 16  # ended benches whose tables wait for their clients
 ALLOWED_S = 24 * 3600.0  # as the local bench allows its ranks: a sweep's length is the user's choice
@@ -147,16 +146,15 @@ def plan(spec: BenchSpec, world_size: int, backend: str) -> tuple[list[str], lis
 class Benches:
     """Starting, finding and cancelling benches; the ended ones kept a while for their clients."""
 
-    def __init__(self, hub: Hub):
-        self.hub = hub
+    def __init__(self, dispatcher: Dispatcher, cluster: Cluster):
+        self.dispatcher, self.cluster = dispatcher, cluster
         self.next_id = 1
         self.ended: OrderedDict[str, Bench] = OrderedDict()
 
     async def submit(self, spec: BenchSpec) -> Bench:
         """Start a bench, or raise SpecError (NotReady, Busy) naming what is wrong, starting nothing."""
-        hub = self.hub
-        hub.dispatcher.check_whole("bench")
-        world_size, backend = hub.cluster.world_size, hub.cluster.backend or "gloo"
+        self.dispatcher.check_whole("bench")
+        world_size, backend = self.cluster.world_size, self.cluster.backend or "gloo"
         names, sizes, skipped = plan(spec, world_size, backend)
         record = Bench(
             id=f"b-{self.next_id:06d}",
@@ -169,22 +167,26 @@ class Benches:
             created_at=time.time(),
         )
         self.next_id += 1
-        await hub.dispatcher.submit(BenchJob(record, self))  # refused (Busy) while the cluster is held
+        await self.dispatcher.submit(BenchJob(record, self))  # refused (Busy) while the cluster is held
         return record
 
     def find(self, bench_id: str) -> Bench | None:
-        job = self.hub.dispatcher.find(bench_id)
+        job = self.dispatcher.find(bench_id)
         return job.bench if isinstance(job, BenchJob) else self.ended.get(bench_id)
 
     def cancel(self, bench_id: str) -> Bench | None:
         """Cancel a bench: its ranks stop together within a few iterations (jobs.Dispatcher.cancel)."""
-        job = self.hub.dispatcher.find(bench_id)
+        job = self.dispatcher.find(bench_id)
         if not isinstance(job, BenchJob):
             return self.ended.get(bench_id)  # ended, or none: nothing to cancel
-        self.hub.dispatcher.cancel(job)
+        self.dispatcher.cancel(job)
         return job.bench
 
     def keep(self, record: Bench) -> None:
         self.ended[record.id] = record
         while len(self.ended) > KEPT:
             self.ended.popitem(last=False)
+
+
+async def benches_of(conn: HTTPConnection) -> Benches:
+    return conn.app.state.benches

@@ -7,13 +7,15 @@ cluster's ranks, and past MAX_HOSTS distinct hosts since the server started the 
 under host="other". Histograms count since the server started, as Prometheus counters go.
 
 Nothing here reads a stored run: the store counts its runs as it saves them, and
-`Metrics` is told of each run that ends done (hub.py), so a scrape costs the same
+`Metrics` is told of each run that ends done (runs/service.py), so a scrape costs the same
 with ten runs stored or a hundred thousand."""
 
 from __future__ import annotations
 
 import bisect
 import math
+
+from starlette.requests import HTTPConnection
 
 from ringside.server.runs.run import Run
 
@@ -89,8 +91,15 @@ def labels(**pairs: str) -> str:
     return ",".join(f'{k}="{label(v)}"' for k, v in pairs.items())
 
 
-def render(hub, withheld: set[str] = frozenset()) -> str:
-    """`withheld`: collectives whose times and bandwidths are left out (an open poll asks about them)."""
+def render(
+    m: Metrics,
+    counts: dict[tuple[str, str], int],
+    ranks: list[dict],
+    queued: int,
+    withheld: set[str] = frozenset(),
+) -> str:
+    """`counts`: stored runs by (state, collective); `ranks`: the cluster's; `queued`: jobs waiting;
+    `withheld`: collectives whose times and bandwidths are left out (an open poll asks about them)."""
     lines: list[str] = []
 
     def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
@@ -114,12 +123,11 @@ def render(hub, withheld: set[str] = frozenset()) -> str:
             ],
         )
 
-    m: Metrics = hub.metrics
     metric(
         "ringside_runs",
         "gauge",
         "Stored runs by state and collective.",
-        [(f'{{state="{s}",collective="{c}"}}', n) for (s, c), n in sorted(hub.store.counts().items())],
+        [(f'{{state="{s}",collective="{c}"}}', n) for (s, c), n in sorted(counts.items())],
     )
     histograms(
         "ringside_step_seconds",
@@ -148,7 +156,7 @@ def render(hub, withheld: set[str] = frozenset()) -> str:
         [(f'{{collective="{c}"}}', v) for c, v in sorted(m.last_busbw.items()) if c not in withheld],
     )
     statuses: dict[tuple[str, str], int] = {}
-    for rank in hub.cluster.to_json()["ranks"]:
+    for rank in ranks:
         for status in ("idle", "busy", "lost"):
             statuses.setdefault((rank["host"], status), 0)
         statuses[(rank["host"], rank["status"])] += 1
@@ -158,5 +166,9 @@ def render(hub, withheld: set[str] = frozenset()) -> str:
         "Ranks by host and status.",
         [(f"{{{labels(host=h, status=s)}}}", n) for (h, s), n in sorted(statuses.items())],
     )
-    metric("ringside_queue_length", "gauge", "Runs waiting to run.", [("", len(hub.dispatcher.queue))])
+    metric("ringside_queue_length", "gauge", "Runs waiting to run.", [("", queued)])
     return "\n".join(lines) + "\n"
+
+
+async def metrics_of(conn: HTTPConnection) -> Metrics:
+    return conn.app.state.metrics

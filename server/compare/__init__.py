@@ -1,1 +1,2 @@
-"""The compare view: how the bytes of each all_reduce grow with P, and the seed's formulas beside what was measured."""
+"""The compare view: how the bytes of each all_reduce grow with P, and the seed's formulas
+beside what this cluster measured."""

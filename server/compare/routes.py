@@ -9,13 +9,15 @@ import asyncio
 from functools import lru_cache
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 
-from ringside.server.cluster.workers import Hub, hub_of
 from ringside.server.compare import seed_formulas as seed
-from ringside.server.door.auth import need_viewer, role_of, settings_of
+from ringside.server.door.auth import is_presenter, need_viewer
 from ringside.server.door.errors import refuse
+from ringside.server.polls.visibility import Visibility, visibility_of
 from ringside.server.runs.run import Run
+from ringside.server.runs.service import Runs, runs_of
+from ringside.server.runs.store import RunStore, run_store_of
 from ringside.worker_agent.core import simulate
 from ringside.worker_agent.core.algorithms import build, formulas
 from ringside.worker_agent.core.algorithms import parameter_server as ps
@@ -94,21 +96,16 @@ def measured(run: Run) -> dict | None:
     }
 
 
-def held(request: Request, run: Run | None) -> bool:
-    """Whether an open poll holds this run from this request (not the presenter's): its bytes wait."""
-    return (
-        run is not None
-        and role_of(request, settings_of(request)) != "presenter"
-        and request.app.state.polls.holding(run) is not None
-    )
-
-
 @router.get("/api/compare", dependencies=[Depends(need_viewer)])
-async def get_compare(request: Request, hub: Annotated[Hub, Depends(hub_of)]) -> dict:
+async def get_compare(
+    store: Annotated[RunStore, Depends(run_store_of)],
+    visibility: Annotated[Visibility, Depends(visibility_of)],
+    presenter: Annotated[bool, Depends(is_presenter)],
+) -> dict:
     series = await asyncio.to_thread(curves)  # the first call builds 189 schedules: off the event loop
     shown = [(COLLECTIVE, a, None) for a in ALGORITHMS] + [SERVER]
-    runs = [hub.store.newest_done(c, a) for c, a, _ in shown]
-    runs = [run for run in runs if not held(request, run)]
+    runs = [store.newest_done(c, a) for c, a, _ in shown]
+    runs = [run for run in runs if visibility.readable(run, presenter)]
     # on its curve
     points = [measured(run) for run in runs if run is not None and run.spec.servers in (None, SERVER[2])]
     return {
@@ -120,12 +117,16 @@ async def get_compare(request: Request, hub: Annotated[Hub, Depends(hub_of)]) ->
 
 @router.get("/api/compare/beside", dependencies=[Depends(need_viewer)])
 async def get_beside(
-    request: Request, run: Annotated[str, Query(max_length=40)], hub: Annotated[Hub, Depends(hub_of)]
+    run: Annotated[str, Query(max_length=40)],
+    runs: Annotated[Runs, Depends(runs_of)],
+    store: Annotated[RunStore, Depends(run_store_of)],
+    visibility: Annotated[Visibility, Depends(visibility_of)],
+    presenter: Annotated[bool, Depends(is_presenter)],
 ) -> dict:
     """The chapter's table for a parameter-server run: its formula and measured bytes beside
     ring's, tree's and master-worker's all_reduce for the same N and P, each measured by this
     cluster's newest done run of that shape (and the spec that runs it, where none is)."""
-    shown = hub.runs.find(run)
+    shown = runs.find(run)
     if shown is None:
         raise refuse(404, "run", f"no run {run!r}")
     if not shown.layout or not shown.layout.servers or not shown.display:
@@ -133,7 +134,7 @@ async def get_beside(
     spec, p = shown.spec, len(shown.group)
     model_bytes = spec.count * shown.display.itemsize
     own = shown.display.formula.model_dump() if shown.display.formula else {}
-    if own and held(request, shown):
+    if own and not visibility.readable(shown, presenter):
         own["measured"] = None
     rows = [
         {
@@ -144,11 +145,14 @@ async def get_beside(
         }
     ]
     for algorithm in ALGORITHMS:
-        same = hub.store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p)
+        same = store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p)
         formula = formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
         mine = (
             same.display.formula
-            if same is not None and same.display and same.display.formula and not held(request, same)
+            if same is not None
+            and same.display
+            and same.display.formula
+            and visibility.readable(same, presenter)
             else None
         )
         ask = {
@@ -179,12 +183,16 @@ async def get_beside(
 
 @router.get("/api/compare/formulas", dependencies=[Depends(need_viewer)])
 async def get_formulas(
-    run: Annotated[str, Query(max_length=40)], hub: Annotated[Hub, Depends(hub_of)]
+    run: Annotated[str, Query(max_length=40)],
+    runs: Annotated[Runs, Depends(runs_of)],
+    store: Annotated[RunStore, Depends(run_store_of)],
+    visibility: Annotated[Visibility, Depends(visibility_of)],
+    presenter: Annotated[bool, Depends(is_presenter)],
 ) -> dict:
     """The seed's three all_reduce formulas for the N and P of run `run` (any run: its buffer is N),
     each beside this cluster's newest done run of that algorithm at that N and P, and the spec that
     runs it where there is none (or why it cannot run)."""
-    shown = hub.runs.find(run)
+    shown = runs.find(run)
     if shown is None:
         raise refuse(404, "run", f"no run {run!r}")
     if not shown.display or not shown.display.itemsize:
@@ -194,7 +202,8 @@ async def get_formulas(
     rows = []
     for row in seed.SEED:
         algorithm, value = row.algorithm, row.bytes(count * itemsize, p)
-        same = hub.store.newest_done(COLLECTIVE, algorithm, count, dtype, p)
+        same = store.newest_done(COLLECTIVE, algorithm, count, dtype, p)
+        readable = same is not None and visibility.readable(same, presenter)
         ask = {
             "collective": COLLECTIVE,
             "algorithm": algorithm,
@@ -218,7 +227,7 @@ async def get_formulas(
                 "value": value,
                 "exact": float(value).is_integer(),
                 "simulated": await asyncio.to_thread(seed.simulated, algorithm, count, itemsize, p),
-                "measured": seed.measured(same, row) if same else None,
+                "measured": seed.measured(same, row) if readable else None,
                 "run": same.id if same else None,
                 "spec": None if same else ask,
                 "why": why,

@@ -1,1 +1,2 @@
-"""The SQLite file every feature keeps its records in: its schema and the writer thread that lands writes off the loop."""
+"""The SQLite file every feature keeps its records in: its schema, and the writer thread that
+lands writes off the event loop."""

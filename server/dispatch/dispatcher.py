@@ -21,6 +21,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import ClassVar
 
+from starlette.requests import HTTPConnection
+
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.db.writer import landed_within
 from ringside.server.door.errors import Busy, NotReady
@@ -86,6 +88,36 @@ class Dispatcher:
         self.changed = asyncio.Event()  # something a waiting job may care about happened
         # cancels on their way to the ranks (the loop keeps weak references)
         self.telling: set[asyncio.Task] = set()
+        self.task: asyncio.Task | None = None
+        self.restarts = 0  # of its loop, after a failure of its own
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._supervised())
+
+    async def _supervised(self) -> None:
+        """The loop, started again should it ever fail (a job's own failure costs that job only);
+        said in the log and in /api/health."""
+        while True:
+            try:
+                await self.run()
+            except Exception:
+                self.restarts += 1
+                log.exception("the dispatcher failed; starting it again (restart %d)", self.restarts)
+                await asyncio.sleep(1)
+
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    async def shutdown(self) -> None:
+        """The server stops: the loop ends and whatever runs or waits is interrupted."""
+        if self.task is not None:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+        self.stop()
+
+    def nudge(self) -> None:
+        """Something a waiting job may care about happened (a rank came or went, a tick)."""
+        self.changed.set()
 
     def recover(self, left: Iterable[Job]) -> None:
         """What a previous server left running or queued: interrupted, never lost, never silent."""
@@ -238,3 +270,7 @@ class Dispatcher:
 def lost_words(lost: list[int], kind: str) -> str:
     then = f" (then ranks {lost[1:]}, which gave up on it)" if lost[1:] else ""
     return f"rank {lost[0]} was lost during the {kind}{then}"
+
+
+async def dispatcher_of(conn: HTTPConnection) -> Dispatcher:
+    return conn.app.state.dispatcher

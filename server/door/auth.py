@@ -90,6 +90,11 @@ def settings_of(conn: HTTPConnection) -> Settings:
 
 
 # async, so that FastAPI runs them on the event loop rather than in a thread
+async def is_presenter(conn: HTTPConnection) -> bool:
+    """Whether this request or socket carries the presenter's token: what it may see (polls/visibility.py)."""
+    return role_of(conn, settings_of(conn)) == "presenter"
+
+
 async def need_viewer(request: Request) -> None:
     require(request, settings_of(request), "viewer")
 

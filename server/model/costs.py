@@ -20,6 +20,7 @@ from dataclasses import asdict
 from typing import NamedTuple
 
 from pydantic import BaseModel, Field
+from starlette.requests import HTTPConnection
 
 from ringside.server.runs.run import Run
 from ringside.worker_agent.core import predict as pm
@@ -350,3 +351,7 @@ def resolve(
         "candidates": candidates,
         "params": fitted.model.params.to_json(),
     }
+
+
+async def fit_of(conn: HTTPConnection) -> Fit:
+    return conn.app.state.fit

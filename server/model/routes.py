@@ -14,7 +14,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
-from ringside.server.cluster.workers import Hub, hub_of
+from ringside.server.cluster.cluster import Cluster
+from ringside.server.cluster.workers import cluster_of
 from ringside.server.door.auth import need_viewer
 from ringside.server.door.errors import refuse
 from ringside.server.model import costs as model
@@ -164,18 +165,22 @@ def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = (
 
 
 @router.get("/predict", dependencies=[watch])
-def get_prediction(query: Annotated[PredictQuery, Query()], hub: Hub = Depends(hub_of)) -> dict:
+def get_prediction(
+    query: Annotated[PredictQuery, Query()],
+    fit: model.Fit = Depends(model.fit_of),
+    cluster: Cluster = Depends(cluster_of),
+) -> dict:
     # not async: the first curve against P for a collective builds its schedules up to P=1024
     if not CURVES.acquire(timeout=CURVE_WAIT_S):
         raise refuse(503, "p", "another curve is being built (a new P takes seconds); ask again in a moment")
     try:
-        return curves(query, hub.fit, hub.cluster.placement())
+        return curves(query, fit, cluster.placement())
     finally:
         CURVES.release()
 
 
 @router.get("/fit", dependencies=[watch])
-def get_fit(hub: Hub = Depends(hub_of)) -> dict:
+def get_fit(fit: model.Fit = Depends(model.fit_of)) -> dict:
     """alpha, beta, gamma with their error over the runs fitted and on sizes held out, the native lines, the
     presets."""
-    return {**hub.fit.to_json(), "presets": {name: p.to_json() for name, p in pm.PRESETS.items()}}
+    return {**fit.to_json(), "presets": {name: p.to_json() for name, p in pm.PRESETS.items()}}

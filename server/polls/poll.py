@@ -27,7 +27,7 @@ from ringside.worker_agent.core.protocol import Strict
 from ringside.worker_agent.core.validation import SpecError
 
 if TYPE_CHECKING:
-    from ringside.server.runs.store import Store
+    from ringside.server.runs.store import RunStore
 
 MAX_CHOICES = 6
 MAX_VOTERS = 5000  # pages that may vote in one poll: more than any hall holds
@@ -114,7 +114,7 @@ class PollRecord(BaseModel):
         self._addresses[address] = self._addresses.get(address, 0) + 1
 
 
-def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:
+def ask(poll_id: str, spec: PollSpec, run: Run, store: RunStore) -> PollRecord:
     """The poll a spec asks of a run, its choices shuffled (the same for every page)."""
     if run.state is not RunState.DONE:
         raise Busy("run_id", f"run {run.id} is {run.state.value}: ask about a run that is done")
@@ -142,52 +142,6 @@ def ask(poll_id: str, spec: PollSpec, run: Run, store: Store) -> PollRecord:
         created_at=time.time(),
     )
     return PollRecord(poll=poll, answers=[choices.index(right)])
-
-
-def withheld(run: Run, poll: Poll) -> dict:
-    """What a viewer may read of a run while a poll about it is open: its plan and inputs, and no
-    answer: no rank's report of the step asked about or any later one (of any step, for a question
-    of bytes or speed, asked at the inputs), no outputs, traffic, measured bytes nor times (nor the
-    model's account of the run, which carries its measured time, nor traced code's timed calls).
-    `held_for` names the poll: after its reveal the page reads the run again."""
-    keep = poll.step if poll.question == "holds" and poll.step is not None else 0
-    steps = [step if i < keep else step.model_copy(update={"ranks": {}}) for i, step in enumerate(run.steps)]
-    display = run.display
-    if display is not None and display.formula is not None:
-        formula = display.formula.model_copy(update={"measured": None})
-        display = display.model_copy(update={"formula": formula})
-    # its wall-clock span too: run against another's, it ranks them as their times do
-    shown = run.model_copy(
-        update={
-            "steps": steps,
-            "results": {},
-            "traffic": None,
-            "time": None,
-            "started_at": None,
-            "finished_at": None,
-            "algbw": None,
-            "busbw": None,
-            "verified": None,
-            "display": display,
-            "prediction": None,
-            "calls": {},
-        }
-    )
-    return {**shown.model_dump(mode="json"), "held_for": poll.id}
-
-
-def withheld_summary(summary: dict) -> dict:
-    """A run's line in a list while a poll holds it: no times (the answer to which is faster), nor
-    when it started and finished."""
-    return {
-        **summary,
-        "time": None,
-        "algbw": None,
-        "busbw": None,
-        "verified": None,
-        "started_at": None,
-        "finished_at": None,
-    }
 
 
 # --- the questions: (text, the right choice, wrong ones), each from the run ----------------------
@@ -284,7 +238,7 @@ def bottleneck(spec: PollSpec, run: Run, store) -> tuple[str, str, list[str]]:
     )
 
 
-def faster(spec: PollSpec, run: Run, store: Store) -> tuple[str, str, list[str]]:
+def faster(spec: PollSpec, run: Run, store: RunStore) -> tuple[str, str, list[str]]:
     s = run.spec
     measured = {}
     for algorithm in algorithms(s.collective):

@@ -7,8 +7,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict
 
-from ringside.server.cluster.workers import Hub, hub_of
+from ringside.server.cluster.cluster import Cluster
+from ringside.server.cluster.workers import cluster_of
 from ringside.server.door.auth import need_presenter, need_viewer
+from ringside.server.runs.service import Runs, runs_of
 from ringside.worker_agent.core import perturb
 from ringside.worker_agent.core.catalog import pieces_of
 from ringside.worker_agent.core.perturb import Perturb, Straggler
@@ -40,7 +42,7 @@ class DemoAnswer(BaseModel):
 
 
 @router.get("", dependencies=[Depends(need_viewer)])
-async def limits(hub: Hub = Depends(hub_of)) -> dict:
+async def limits() -> dict:
     """The ranges every perturbation field takes, and what the demo runs."""
     return {
         "straggler": {"delay_s": [perturb.MIN_DELAY_S, perturb.MAX_DELAY_S], "default_delay_s": DEMO_DELAY_S},
@@ -56,9 +58,11 @@ async def limits(hub: Hub = Depends(hub_of)) -> dict:
 
 
 @router.post("/demo", status_code=202, dependencies=[Depends(need_presenter)])
-async def demo(ask: DemoAsk | None = None, hub: Hub = Depends(hub_of)) -> DemoAnswer:
+async def demo(
+    ask: DemoAsk | None = None, runs: Runs = Depends(runs_of), cluster: Cluster = Depends(cluster_of)
+) -> DemoAnswer:
     """Queue the demo's runs with the same straggler; both are checked before either is queued."""
-    world = hub.cluster.world_size
+    world = cluster.world_size
     straggler = (ask.straggler if ask else None) or Straggler(rank=max(world - 1, 0), delay_s=DEMO_DELAY_S)
     # the lecture's data: a digit a cell (the straggler's delay is the time)
     pieces = pieces_of(DEMO_COLLECTIVE, world)
@@ -73,8 +77,8 @@ async def demo(ask: DemoAsk | None = None, hub: Hub = Depends(hub_of)) -> DemoAn
         for a in DEMO_ALGORITHMS
     ]
     for spec in specs:
-        validate(spec, world, hub.cluster.backend or "gloo")
-    runs = [await hub.runs.submit(spec) for spec in specs]
+        validate(spec, world, cluster.backend or "gloo")
+    queued = [await runs.submit(spec) for spec in specs]
     return DemoAnswer(
         runs=[
             DemoRun(
@@ -82,6 +86,6 @@ async def demo(ask: DemoAsk | None = None, hub: Hub = Depends(hub_of)) -> DemoAn
                 algorithm=r.spec.algorithm,
                 predicted_extra_s=r.perturbed.predicted_extra_s if r.perturbed else None,
             )
-            for r in runs
+            for r in queued
         ]
     )

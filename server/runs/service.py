@@ -10,12 +10,18 @@ over the stored runs. A training step's gradient sync is opened as a run too
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-from ringside.server.dispatch.dispatcher import Job
+from starlette.requests import HTTPConnection
+
+from ringside.server.cluster.cluster import Cluster
+from ringside.server.cluster.metrics import Metrics
+from ringside.server.dispatch.dispatcher import Dispatcher, Job
 from ringside.server.model import costs as model
 from ringside.server.runs import wavefront
 from ringside.server.runs.run import Choice, Place, Prediction, Run, RunState, fits, new_run
+from ringside.server.runs.store import RunStore
+from ringside.server.viewers.fanout import Fanout
 from ringside.server.viewers.messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
 from ringside.worker_agent.core.protocol import (
     Arrived,
@@ -30,9 +36,6 @@ from ringside.worker_agent.core.protocol import (
 from ringside.worker_agent.core.simulate import Sharing
 from ringside.worker_agent.core.validation import validate
 
-if TYPE_CHECKING:
-    from ringside.server.cluster.workers import Hub
-
 MAX_SECONDS = 1e7  # a reported time (115 days); beyond it, microseconds in a trace overflow to infinity
 MAX_BYTES = 1 << 64  # a rank's bytes moved, or a checksum (a 64-bit word)
 
@@ -41,13 +44,13 @@ class RunJob(Job):
     kind = "run"
     events = (RunStarted, StepEvent, Arrived, RunFinished, RunCancelled, ErrorEvent)
 
-    def __init__(self, run: Run, hub: Hub):
+    def __init__(self, run: Run, runs: Runs):
         super().__init__(run)
-        self.run, self.hub = run, hub
+        self.run, self.runs = run, runs
         self.reports: dict[int, str] = {}  # each rank's first error, for a hang's verdict (wavefront.blame)
 
     def save(self, landed) -> None:
-        self.hub.store.save(self.run, landed)
+        self.runs.store.save(self.run, landed)
 
     def command(self) -> RunCommand:
         return RunCommand(run_id=self.run.id, spec=self.run.spec)
@@ -58,11 +61,11 @@ class RunJob(Job):
 
     def begin(self) -> None:
         self.run.state, self.run.started_at = RunState.RUNNING, time.time()
-        self.run.places = {r: Place(**place) for r, place in self.hub.cluster.places(self.run.group).items()}
-        self.hub.store.save(self.run)
+        self.run.places = {r: Place(**place) for r, place in self.runs.cluster.places(self.run.group).items()}
+        self.runs.store.save(self.run)
 
     def take(self, event) -> None:
-        run, publish = self.run, self.hub.fanout.publish
+        run, publish = self.run, self.runs.fanout.publish
         shown = run.spec.purpose != "sweep"  # a sweep's steps stay off the stage
         if isinstance(event, RunStarted):
             if not run.started():
@@ -104,41 +107,51 @@ class RunJob(Job):
         self._save_ended()
         # cancelled queued
         ended = EndedMessage(run=run) if run.started_at else SummaryMessage(run=run.summary())
-        self.hub.fanout.publish(ended)
+        self.runs.fanout.publish(ended)
 
     def _save_ended(self) -> None:
         """Store the run and, if done, its figures: the counters and the fit take it in now."""
-        run, hub = self.run, self.hub
+        run, runs = self.run, self.runs
         done = run.state == RunState.DONE
         row = model.row_of(run) if done else None
         if row is not None:  # predicted before its own row joins the fit
-            run.prediction = Prediction(**model.prediction_of(row, hub.fit))
-        hub.store.save(run)
+            run.prediction = Prediction(**model.prediction_of(row, runs.fit))
+        runs.store.save(run)
         if done:
-            hub.store.add_figures(run, row)
-            hub.metrics.observe(run)
+            runs.store.add_figures(run, row)
+            runs.metrics.observe(run)
             if row is not None:
-                hub.fit.add(row)
+                runs.fit.add(row)
 
 
 class Runs:
     """Submitting, finding and cancelling runs."""
 
-    def __init__(self, hub: Hub):
-        self.hub = hub
-        self.next_id = hub.store.last_number() + 1
+    def __init__(
+        self,
+        store: RunStore,
+        dispatcher: Dispatcher,
+        cluster: Cluster,
+        fanout: Fanout,
+        fit: model.Fit,
+        metrics: Metrics,
+        elsewhere: Callable[[str], Run | None],
+    ):
+        """`elsewhere`: a run that another feature makes (a training step's sync), by id."""
+        self.store, self.dispatcher, self.cluster, self.fanout = store, dispatcher, cluster, fanout
+        self.fit, self.metrics, self.elsewhere = fit, metrics, elsewhere
+        self.next_id = store.last_number() + 1
 
     def left_unfinished(self) -> list[RunJob]:
-        return [RunJob(run, self.hub) for run in self.hub.store.unfinished()]
+        return [RunJob(run, self) for run in self.store.unfinished()]
 
     async def submit(self, spec: RunSpec) -> Run:
         """Queue a run, or raise SpecError naming what is wrong (and queue nothing)."""
-        hub = self.hub
-        hub.dispatcher.check_whole("run")
-        cluster = hub.cluster
+        self.dispatcher.check_whole("run")
+        cluster = self.cluster
         placement = cluster.placement()
         # `auto` made concrete
-        spec, choice = model.resolve(spec, cluster.world_size, cluster.backend, hub.fit, placement)
+        spec, choice = model.resolve(spec, cluster.world_size, cluster.backend, self.fit, placement)
         validate(spec, cluster.world_size, cluster.backend)
         run = new_run(f"r-{self.next_id:06d}", spec, cluster.backend, cluster.world_size)
         run.choice = Choice(**choice) if choice is not None else None
@@ -146,39 +159,43 @@ class Runs:
         run.sharing = [(ranks, cores) for ranks, cores in Sharing.of(placement).to_json()]
         run.perturbed = wavefront.record(run)
         self.next_id += 1
-        await hub.dispatcher.submit(RunJob(run, hub))
-        hub.fanout.publish(SummaryMessage(run=run.summary()))
+        await self.dispatcher.submit(RunJob(run, self))
+        self.fanout.publish(SummaryMessage(run=run.summary()))
         return run
 
     def find(self, run_id: str) -> Run | None:
         """A run by id: one not yet ended (newer than the store's), a training step's sync, or a stored
         one."""
-        job = self.hub.dispatcher.find(run_id)
+        job = self.dispatcher.find(run_id)
         if isinstance(job, RunJob):
             return job.run
-        sync = self.hub.trainings.find_sync_run(run_id)
-        return sync if sync is not None else self.hub.store.get(run_id)
+        made = self.elsewhere(run_id)
+        return made if made is not None else self.store.get(run_id)
 
     def live(self) -> dict[str, Run]:
         """The runs not yet ended, by id: newer than what the store holds of them."""
-        dispatcher = self.hub.dispatcher
+        dispatcher = self.dispatcher
         return {j.id: j.run for j in [dispatcher.current, *dispatcher.queue] if isinstance(j, RunJob)}
 
     def queued(self) -> list[Run]:
-        return [j.run for j in self.hub.dispatcher.queue if isinstance(j, RunJob)]
+        return [j.run for j in self.dispatcher.queue if isinstance(j, RunJob)]
 
     def current(self) -> Run | None:
-        job = self.hub.dispatcher.current
+        job = self.dispatcher.current
         return job.run if isinstance(job, RunJob) else None
 
     def cancel(self, run_id: str) -> Run | None:
         """Cancel a run queued or running (jobs.Dispatcher.cancel: the ranks stop between iterations,
         runner.py)."""
-        job = self.hub.dispatcher.find(run_id)
+        job = self.dispatcher.find(run_id)
         if not isinstance(job, RunJob):
             return self.find(run_id)  # ended, or none: nothing to cancel
-        self.hub.dispatcher.cancel(job)
+        self.dispatcher.cancel(job)
         return job.run
+
+
+async def runs_of(conn: HTTPConnection) -> Runs:
+    return conn.app.state.runs
 
 
 def nonsense(event, run: Run) -> str | None:

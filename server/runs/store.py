@@ -7,36 +7,28 @@ of runs): the count of runs by state and collective is kept in memory, and a run
 that ends `done` leaves one small row in `figures` (its busbw, and the cost model's
 features and time), so /metrics and /api/model never read a run's body.
 
-The store is read on the server's event loop (sqlite3 refuses a call from any other
-thread: a stray one fails loudly instead of racing) and written by one thread of its
-own (writer.py), so a file that another process holds locked never stalls the loop.
-Until a write has landed, reads see it from memory (`Latest`)."""
+Until a write has landed, reads see it from memory (`Latest`): the file is written by a
+thread of its own (db/writer.py)."""
 
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 
-from ringside.server.db import schema
-from ringside.server.db.writer import Latest, Writer
+from starlette.requests import HTTPConnection
+
+from ringside.server.db.database import Database
+from ringside.server.db.writer import Latest
+from ringside.server.model import costs
 from ringside.server.runs.run import Run, RunState
 
-READ_BUSY_S = 0.5  # a read waits this long for SQLite's lock at most (in WAL mode, reads seldom wait)
-CLOSE_WITHIN_S = 5.0  # a stopping server waits this long for writes a locked file held back
 
+class RunStore:
+    """The runs' table, and `figures`: a small row for each run that ended done."""
 
-class Store:
-    def __init__(self, path: Path):
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, isolation_level=None, timeout=READ_BUSY_S)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        # a store whose figures must be filled from its runs (hub.py)
-        self.new_figures = schema.migrate(self.db)
+    def __init__(self, database: Database):
+        self.database, self.db, self.writer = database, database.db, database.writer
         self._counts = Counter(
             {
                 (s, c): n
@@ -45,9 +37,12 @@ class Store:
                 )
             }
         )
-        self.writer = Writer(path)
         self.latest = Latest()  # run id -> (state, body, summary) given to the writer, not yet landed
         self.states: dict[str, str] = {}  # the state last saved of each run not yet ended
+        if database.new_figures:  # a store from before figures were kept: its last done runs, once
+            for run in self.finished(costs.FIT_WINDOW):
+                self.add_figures(run, costs.row_of(run))
+            database.flush()  # read back at once, by the fit and the metrics
 
     def save(self, run: Run, landed: Callable[[], None] | None = None) -> None:
         """Give the run to the writer; `landed` is called (in the writer's thread) once it is in the file."""
@@ -208,10 +203,6 @@ class Store:
             )
         )
 
-    def flush(self) -> None:
-        """Until every write so far is in the file (tests, benchmarks, and close)."""
-        self.writer.flush()
 
-    def close(self) -> None:
-        self.writer.close(CLOSE_WITHIN_S)
-        self.db.close()
+async def run_store_of(conn: HTTPConnection) -> RunStore:
+    return conn.app.state.run_store

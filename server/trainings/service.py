@@ -8,10 +8,13 @@ every rank has reported it (`train_step`). Each step's gradient sync is kept bes
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
-from ringside.server.dispatch.dispatcher import Job
+from starlette.requests import HTTPConnection
+
+from ringside.server.cluster.cluster import Cluster
+from ringside.server.dispatch.dispatcher import Dispatcher, Job
 from ringside.server.runs.run import Run, RunState
+from ringside.server.trainings.store import TrainingStore
 from ringside.server.trainings.training import (
     SYNC_ID,
     Pending,
@@ -21,6 +24,7 @@ from ringside.server.trainings.training import (
     new_training,
     sync_run,
 )
+from ringside.server.viewers.fanout import Fanout
 from ringside.worker_agent.core.protocol import (
     ErrorEvent,
     RunCancelled,
@@ -32,9 +36,6 @@ from ringside.worker_agent.core.protocol import (
 from ringside.worker_agent.training.rules import check as check_training
 from ringside.worker_agent.training.rules import sync_every
 
-if TYPE_CHECKING:
-    from ringside.server.cluster.workers import Hub
-
 KEPT_SYNCS = 16  # steps' syncs made into runs lately, kept for an audience that follows the presenter
 
 
@@ -43,13 +44,13 @@ class TrainingJob(Job):
     queues = False
     events = (TrainStep, TrainFinished, RunCancelled, ErrorEvent)
 
-    def __init__(self, training: Training, hub: Hub):
+    def __init__(self, training: Training, trainings: Trainings):
         super().__init__(training)
-        self.training, self.hub = training, hub
+        self.training, self.trainings = training, trainings
         self.pending = Pending(training.world_size)
 
     def save(self, landed) -> None:
-        self.hub.trainings.store.save(self.training, landed)
+        self.trainings.store.save(self.training, landed)
 
     def command(self) -> TrainCommand:
         return TrainCommand(run_id=self.training.id, spec=self.training.spec)
@@ -73,56 +74,56 @@ class TrainingJob(Job):
             why = f"rank {event.rank} reported step {event.step} of {training.spec.steps}"
             training.on_error(ErrorEvent(run_id=training.id, rank=event.rank, message=why))
         elif (row := self.pending.add(training, event)) is not None:
-            self.hub.fanout.publish(TrainStepMessage(id=training.id, step=row))
+            self.trainings.fanout.publish(TrainStepMessage(id=training.id, step=row))
 
     def end(self, state: RunState, error: str | None) -> None:
         self.training.conclude(state, error)
-        self.hub.trainings.store.save_syncs(self.training.id, self.pending.syncs)
+        self.trainings.store.save_syncs(self.training.id, self.pending.syncs)
         self.announce()
 
     def announce(self) -> None:
-        self.hub.trainings.store.save(self.training)
-        self.hub.fanout.publish(TrainingMessage(training=self.training.summary()))
+        self.trainings.store.save(self.training)
+        self.trainings.fanout.publish(TrainingMessage(training=self.training.summary()))
 
 
 class Trainings:
     """Starting and finding trainings, and opening a step's gradient sync as a run."""
 
-    def __init__(self, hub: Hub, store):
-        self.hub, self.store = hub, store
+    def __init__(self, store: TrainingStore, dispatcher: Dispatcher, cluster: Cluster, fanout: Fanout):
+        self.store, self.dispatcher, self.cluster, self.fanout = store, dispatcher, cluster, fanout
         self.next_id = store.last_number() + 1
         self.syncs: dict[tuple[str, int], Run] = {}  # steps' syncs made into runs lately (find_sync)
 
     def left_unfinished(self) -> list[TrainingJob]:
-        return [TrainingJob(training, self.hub) for training in self.store.unfinished()]
+        return [TrainingJob(training, self) for training in self.store.unfinished()]
 
     async def submit(self, spec: TrainSpec) -> Training:
         """Start a training, or raise SpecError naming what is wrong (and start nothing)."""
-        hub = self.hub
-        hub.dispatcher.check_whole("training")
-        check_training(spec, hub.cluster.world_size)
-        training = new_training(f"t-{self.next_id:06d}", spec, hub.cluster.backend, hub.cluster.world_size)
+        cluster = self.cluster
+        self.dispatcher.check_whole("training")
+        check_training(spec, cluster.world_size)
+        training = new_training(f"t-{self.next_id:06d}", spec, cluster.backend, cluster.world_size)
         self.next_id += 1
-        await hub.dispatcher.submit(TrainingJob(training, hub))  # refused (Busy) while the cluster is held
-        hub.fanout.publish(TrainingMessage(training=training.summary()))
+        await self.dispatcher.submit(TrainingJob(training, self))  # refused (Busy) while the cluster is held
+        self.fanout.publish(TrainingMessage(training=training.summary()))
         return training
 
     def cancel(self, training_id: str) -> Training | None:
         """Cancel a training (jobs.Dispatcher.cancel: its ranks stop together after their current step)."""
-        job = self.hub.dispatcher.find(training_id)
+        job = self.dispatcher.find(training_id)
         if not isinstance(job, TrainingJob):
             return self.find(training_id)  # ended, or none: nothing to cancel
-        self.hub.dispatcher.cancel(job)
+        self.dispatcher.cancel(job)
         if job.training.state == RunState.RUNNING:
             job.announce()  # every page hears that it is stopping
         return job.training
 
     def current(self) -> TrainingJob | None:
-        job = self.hub.dispatcher.current
+        job = self.dispatcher.current
         return job if isinstance(job, TrainingJob) else None
 
     def find(self, training_id: str) -> Training | None:
-        job = self.hub.dispatcher.find(training_id)
+        job = self.dispatcher.find(training_id)
         return job.training if isinstance(job, TrainingJob) else self.store.get(training_id)
 
     def newest(self, limit: int) -> list:
@@ -167,3 +168,7 @@ class Trainings:
         while len(self.syncs) > KEPT_SYNCS:
             self.syncs.pop(next(iter(self.syncs)))
         return run, ""
+
+
+async def trainings_of(conn: HTTPConnection) -> Trainings:
+    return conn.app.state.trainings

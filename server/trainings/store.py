@@ -1,8 +1,8 @@
 """Training runs, kept in the runs' SQLite file beside them: a training's JSON (its rows,
 not its syncs) written whenever it changes state, and each step's gradient sync in a row
 of its own, written once when the training ends, so a list reads no body and opening one
-step's sync reads one row. Read on the server's event loop and written by the store's
-writer (writer.py), like store.py; until a write lands, reads see it from memory."""
+step's sync reads one row. Read on the server's event loop and written by the file's
+writer (db/writer.py); until a write lands, reads see it from memory."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import json
 import re
 from collections.abc import Callable
 
+from ringside.server.db.database import Database
 from ringside.server.db.writer import Latest
 from ringside.server.runs.run import RunState
-from ringside.server.runs.store import Store
 from ringside.server.trainings.training import Training, TrainingSummary
 from ringside.worker_agent.core.protocol import SyncCapture
 
 
 class TrainingStore:
-    def __init__(self, store: Store):
-        self.db, self.writer = store.db, store.writer  # the runs' file: its tables are made there (schema.py)
+    def __init__(self, database: Database):
+        self.db, self.writer = database.db, database.writer  # its tables are made with the file (schema.py)
         self.latest = Latest()  # training id -> (body, summary), and "id/syncs" -> its syncs, not yet landed
 
     def save(self, training: Training, landed: Callable[[], None] | None = None) -> None:

@@ -9,11 +9,13 @@ reconnects and gets a fresh snapshot.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from pydantic import BaseModel
+from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ringside.server.door.frames import close
 
 DROPPED = 1013
 log = logging.getLogger("ringside.server")
@@ -119,9 +121,5 @@ class Fanout:
         task.add_done_callback(self.closing.discard)
 
 
-async def close(ws: WebSocket, code: int, reason: str) -> None:
-    """Close, whatever state the socket is in: a peer that has gone is not an error. The
-    reason is cut to the 123 bytes a close frame holds (bytes, not characters: a reason that
-    names a client's non-ASCII field would otherwise break the frame)."""
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-        await ws.close(code, reason.encode()[:123].decode(errors="ignore"))
+async def fanout_of(conn: HTTPConnection) -> Fanout:
+    return conn.app.state.fanout

@@ -34,7 +34,7 @@ Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 
 
 class PresenterMessage(BaseModel):
-    """The presenter's view, as its page sends it over /ws (sockets.py checks it) and as
+    """The presenter's view, as its page sends it over /ws (socket.py checks it) and as
     every viewer hears it. step -1: the run's inputs. Ids name what a viewer fetches itself
     (a run, a training): the presenter's page sends no content, only which."""
 
@@ -63,7 +63,7 @@ class SnapshotMessage(BaseModel):
     type: Literal["snapshot"] = "snapshot"
     role: Literal["viewer", "presenter"]
     cluster: dict
-    queue: list[RunSummary]  # the next queued runs (hub.SNAPSHOT_QUEUE at most)
+    queue: list[RunSummary]  # the next queued runs (socket.SNAPSHOT_QUEUE at most)
     queued: int = 0  # how many are queued in all
     current: Run | None
     presenter: PresenterMessage | None = None

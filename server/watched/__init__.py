@@ -1,1 +1,2 @@
-"""A user's own torchrun job that Ringside watches (never drives): matching across ranks, hangs, store, routes."""
+"""A user's own torchrun job that Ringside watches and never drives: matching across ranks,
+hangs, store, routes."""

@@ -4,25 +4,20 @@ a page of its collectives) and exports one to Perfetto."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ringside.server.door.auth import need_viewer
 from ringside.server.door.errors import refuse
+from ringside.server.door.frames import CONFLICT, close, events, worker_hello
 from ringside.server.runs.trace import job_trace
-from ringside.server.viewers.fanout import close
-from ringside.server.viewers.socket import CONFLICT, events, worker_hello
 from ringside.server.watched.record import Job
-from ringside.server.watched.service import Watching
+from ringside.server.watched.service import Watching, watching_of
 from ringside.worker_agent.core.watch_protocol import WATCH_MESSAGE, WatchHello
 
 router = APIRouter()
 watch = Depends(need_viewer)
 JobId = Path(max_length=40)
-
-
-async def watching_of(request: Request) -> Watching:
-    return request.app.state.watching
 
 
 def found_job(watching: Watching, job_id: str) -> Job:
@@ -69,8 +64,7 @@ async def get_job_trace(job_id: str = JobId, watching: Watching = Depends(watchi
 
 
 @router.websocket("/ws/watch")
-async def watch_socket(ws: WebSocket):
-    watching = ws.app.state.watching
+async def watch_socket(ws: WebSocket, watching: Watching = Depends(watching_of)):
     hello = await worker_hello(ws, WatchHello, WATCH_MESSAGE)
     if hello is None:
         return

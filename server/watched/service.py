@@ -16,8 +16,8 @@ import time
 from typing import Literal
 
 from pydantic import BaseModel
+from starlette.requests import HTTPConnection
 
-from ringside.server.runs.store import Store
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.watched import hangs
 from ringside.server.watched.matching import Watched
@@ -56,8 +56,8 @@ class JobHangMessage(BaseModel):
 
 
 class Watching:
-    def __init__(self, store: Store, fanout: Fanout):
-        self.store, self.fanout = WatchStore(store), fanout
+    def __init__(self, store: WatchStore, fanout: Fanout):
+        self.store, self.fanout = store, fanout
         self.live: dict[str, Watched] = {}  # by the key the job's ranks share
         # (job id, rank) -> its socket: a reconnect replaces it
         self.sockets: dict[tuple[str, int], object] = {}
@@ -183,3 +183,7 @@ def pushed(changed: list[Collective]) -> list[Collective]:
             break
         kept.append(collective)
     return kept[::-1]
+
+
+async def watching_of(conn: HTTPConnection) -> Watching:
+    return conn.app.state.watching

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import re
 
+from ringside.server.db.database import Database
 from ringside.server.db.writer import Latest
-from ringside.server.runs.store import Store
 from ringside.server.watched.record import Collective, Job, JobState, JobSummary
 
 KEPT = 20_000
 
 
 class WatchStore:
-    def __init__(self, store: Store):
-        self.db, self.writer = store.db, store.writer  # the runs' file: its tables are made there (schema.py)
+    def __init__(self, database: Database):
+        self.db, self.writer = database.db, database.writer  # its tables are made with the file (schema.py)
         self.latest = Latest()  # job id -> (body, summary) not yet landed
         self.total = self.db.execute("SELECT COUNT(*) FROM jobs").fetchone()[0]  # kept, not counted per read
 

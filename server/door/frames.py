@@ -1,0 +1,123 @@
+"""A websocket's frames, below any feature: accepting a peer that may already have gone, the
+hello a worker-token socket opens with, the events after it, and closing with a code and a
+reason. A malformed frame closes only its own connection; it never reaches a service. A
+peer that goes at any moment (the handshake, the hello, a send) is routine: the handler
+ends quietly, nothing is logged as an error."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+from pydantic import TypeAdapter, ValidationError
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ringside.server.door.auth import origin_allowed, role_of, settings_of
+from ringside.server.door.errors import first_error
+from ringside.server.door.guard import bounded
+from ringside.worker_agent.core.protocol import EVENT, PROTOCOL_VERSION, Hello, no_constant
+
+HELLO_TIMEOUT_S = 10.0
+POLICY, UNSUPPORTED, INVALID, CONFLICT = 1008, 1003, 1007, 4409
+
+
+async def worker_hello(ws: WebSocket, kind: type = Hello, adapter: TypeAdapter = EVENT):
+    """The hello on a socket that needs the worker token (a rank's, or a watched job's rank's);
+    None once the socket is closed."""
+    if role_of(ws, settings_of(ws)) != "worker" or not origin_allowed(ws, settings_of(ws)):
+        await close(ws, POLICY, "the worker token is needed")
+        return None
+    if not await accept(ws):
+        return None
+    return await receive_hello(ws, kind, adapter)
+
+
+async def events(ws: WebSocket, hello, adapter: TypeAdapter = EVENT):
+    """What a worker's socket says after its hello, each as the rank that said hello, until it
+    goes; a frame refused closes the socket."""
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        try:
+            event = parse_event(message, adapter)
+            if event.rank != hello.rank:
+                raise Refused(POLICY, f"rank {hello.rank} sent an event as rank {event.rank}")
+            if isinstance(event, type(hello)):
+                raise Refused(POLICY, f"rank {hello.rank} said hello already")
+        except Refused as refused:
+            await close(ws, refused.code, refused.reason)
+            return
+        yield event
+        # let the viewers' senders run between events: a burst from a rank must not starve them
+        await asyncio.sleep(0)
+
+
+async def accept(ws: WebSocket) -> bool:
+    """Whether the peer was still there to be accepted."""
+    try:
+        await ws.accept()
+        return True
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        return False
+
+
+async def receive_hello(ws: WebSocket, kind: type = Hello, adapter: TypeAdapter = EVENT):
+    """The first frame, which must be a `kind` (one of `adapter`'s); None once the socket is closed."""
+    try:
+        message = await asyncio.wait_for(ws.receive(), HELLO_TIMEOUT_S)
+    except asyncio.TimeoutError:
+        await close(ws, POLICY, "no hello within 10 s")
+        return None
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        return None
+    if message["type"] == "websocket.disconnect":
+        return None  # it left before saying hello: nobody to answer
+    try:
+        event = parse_event(message, adapter)
+        if not isinstance(event, kind):
+            raise Refused(POLICY, f"the first message must be a {kind.model_fields['type'].default}")
+    except Refused as refused:
+        await close(ws, refused.code, refused.reason)
+        return None
+    return event
+
+
+class Refused(Exception):
+    """A frame that closes its socket: the close code and the reason (a close reason holds 123 bytes)."""
+
+    def __init__(self, code: int, reason: str):
+        super().__init__(reason)
+        self.code, self.reason = code, reason[:120]
+
+
+def parse_event(message: dict, adapter: TypeAdapter = EVENT):
+    """The event a worker's frame holds (one of `adapter`'s), or Refused: 1007 for a malformed
+    one, 1008 for another protocol."""
+    text = message.get("text")
+    if text is None:
+        raise Refused(INVALID, "malformed frame: events are JSON text")
+    try:
+        raw = json.loads(text, parse_constant=no_constant)
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
+        raise Refused(
+            INVALID,
+            'malformed frame: not JSON (NaN and Infinity are not: a rank says "nan", "inf"), '
+            "or nested too deeply",
+        ) from None
+    if isinstance(raw, dict) and raw.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
+        raise Refused(POLICY, f"protocol version {bounded(repr(raw.get('v')), 20)} is not {PROTOCOL_VERSION}")
+    try:
+        return adapter.validate_python(raw)
+    except ValidationError as e:
+        err = first_error(e.errors())
+        raise Refused(INVALID, f"malformed event: {err['field']}: {err['message']}") from None
+
+
+async def close(ws: WebSocket, code: int, reason: str) -> None:
+    """Close, whatever state the socket is in: a peer that has gone is not an error. The
+    reason is cut to the 123 bytes a close frame holds (bytes, not characters: a reason that
+    names a client's non-ASCII field would otherwise break the frame)."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+        await ws.close(code, reason.encode()[:123].decode(errors="ignore"))

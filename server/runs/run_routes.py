@@ -1,0 +1,97 @@
+"""/api/runs: submit, list, read, cancel and trace runs. These endpoints are async:
+they run on the event loop, like the services, and never see a run half-updated. What a
+viewer reads while a poll is open is polls/visibility.py's to say."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi import APIRouter, Depends, Query, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from ringside.server.door.auth import is_presenter, need_presenter, need_viewer
+from ringside.server.door.errors import found
+from ringside.server.polls.visibility import Visibility, visibility_of
+from ringside.server.runs import trace
+from ringside.server.runs.run import Run, RunState, RunSummary
+from ringside.server.runs.service import Runs, runs_of
+from ringside.server.runs.store import RunStore, run_store_of
+from ringside.worker_agent.core.protocol import RunSpec
+
+router = APIRouter(prefix="/api/runs")
+watch, present = Depends(need_viewer), Depends(need_presenter)
+
+
+class Accepted(BaseModel):
+    id: str
+    state: RunState
+
+
+class Page(BaseModel):
+    runs: list[RunSummary]
+    total: int
+
+
+class CancelAnswer(BaseModel):
+    id: str
+    state: RunState
+    cancel_requested: bool
+
+
+@router.post("", status_code=202, dependencies=[present])
+async def post_run(spec: RunSpec, runs: Runs = Depends(runs_of)) -> Accepted:
+    run = await runs.submit(spec)
+    return Accepted(id=run.id, state=run.state)
+
+
+@router.get("", dependencies=[watch], response_model=Page)
+async def list_runs(
+    limit: int = Query(20, ge=1, le=200),
+    offset: int = Query(0, ge=0, le=1_000_000_000),
+    runs: Runs = Depends(runs_of),
+    store: RunStore = Depends(run_store_of),
+    visibility: Visibility = Depends(visibility_of),
+    presenter: bool = Depends(is_presenter),
+) -> Response:
+    # the stored summaries as they are (a run not yet ended: the service's, newer): no body parsed
+    rows, total = store.page(limit, offset)
+    live = runs.live()
+    lines = [live[i].summary().model_dump_json() if i in live else summary for i, summary in rows]
+    if visibility.holding_any(presenter):  # a poll is open: its answer stays off the list
+        lines = [json.dumps(s) for s in visibility.summaries([json.loads(line) for line in lines], presenter)]
+    return Response(f'{{"runs":[{",".join(lines)}],"total":{total}}}', media_type="application/json")
+
+
+@router.get("/{run_id}", dependencies=[watch], response_model=Run)
+async def get_run(
+    run_id: str,
+    runs: Runs = Depends(runs_of),
+    visibility: Visibility = Depends(visibility_of),
+    presenter: bool = Depends(is_presenter),
+) -> Response:
+    shown = visibility.run(found(runs.find(run_id), "run", run_id), presenter)
+    if isinstance(shown, dict):
+        return JSONResponse(shown)
+    run = shown
+    # serialised once, by pydantic: a run of many steps is large
+    return Response(run.model_dump_json(), media_type="application/json")
+
+
+@router.post("/{run_id}/cancel", dependencies=[present])
+async def cancel_run(run_id: str, runs: Runs = Depends(runs_of)) -> CancelAnswer:
+    run = found(runs.cancel(run_id), "run", run_id)
+    return CancelAnswer(id=run.id, state=run.state, cancel_requested=run.cancel_requested)
+
+
+@router.get("/{run_id}/trace", dependencies=[watch])
+async def get_trace(
+    run_id: str,
+    runs: Runs = Depends(runs_of),
+    visibility: Visibility = Depends(visibility_of),
+    presenter: bool = Depends(is_presenter),
+) -> JSONResponse:
+    run = found(runs.find(run_id), "run", run_id)
+    visibility.check_trace(run, presenter)
+    saved = {"Content-Disposition": f'attachment; filename="{run_id}.trace.json"'}
+    return JSONResponse(trace.chrome_trace(run), headers=saved)
