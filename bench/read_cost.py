@@ -18,8 +18,9 @@ from pathlib import Path
 import psutil
 
 from ringside.server.db.database import Database
+from ringside.server.dispatch.job import JobState
 from ringside.server.model import costs as model
-from ringside.server.runs.run import Run, RunState
+from ringside.server.runs.run import Run
 from ringside.server.runs.store import RunStore
 from ringside.worker_agent.clients.harness import start_up
 
@@ -64,12 +65,12 @@ def seed(db: Path, runs: int, templates: list[Run]) -> None:
     rows = [model.row_of(t) for t in templates]
     for i in range(runs):
         k = i % len(templates)
-        state = RunState.FAILED if i % 10 == 7 else RunState.CANCELLED if i % 30 == 11 else RunState.DONE
+        state = JobState.FAILED if i % 10 == 7 else JobState.CANCELLED if i % 30 == 11 else JobState.DONE
         run = templates[k].model_copy(
             update={"id": f"r-{first + i:06d}", "created_at": time.time(), "state": state}
         )
         store.save(run)
-        if state == RunState.DONE:
+        if state == JobState.DONE:
             store.add_figures(run, rows[k])
     store.database.flush()  # every write in the file before the reads and the raw SQL below
     store.database.close()

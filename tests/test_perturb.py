@@ -337,13 +337,13 @@ def test_the_page_tells_who_arrived_last_and_who_waited_for_whom():
 
 
 def test_a_perturbed_run_is_not_a_measurement_for_the_model():
+    from ringside.server.dispatch.job import JobState
     from ringside.server.model import costs as model
-    from ringside.server.runs.run import RunState
 
     spec = RunSpec(collective="all_reduce", algorithm="ring", count=16)
     for perturbation, learnt in ((None, True), ({"straggler": {"rank": 1, "delay_s": 0.1}}, False)):
         made = perturbation and RunSpec(collective="all_reduce", perturb=perturbation).perturb
         run = new_run("r-1", spec.model_copy(update={"perturb": made}), "gloo", P)
-        run.conclude(RunState.DONE)
+        run.conclude(JobState.DONE)
         run.time = 0.01
         assert (model.row_of(run) is not None) == learnt

@@ -16,8 +16,9 @@ from test_server_protocol import StalledViewer
 from websockets.sync.client import connect
 
 from ringside.server.db.database import Database
+from ringside.server.dispatch.job import JobState
 from ringside.server.model import costs as model
-from ringside.server.runs.run import RunState, new_run
+from ringside.server.runs.run import new_run
 from ringside.server.runs.store import RunStore
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.rank.local import free_port
@@ -40,8 +41,8 @@ def seed(db, n: int, readable: int = 0) -> dict[tuple[str, str], int]:
     templates = [new_run("r-0", spec, "gloo", 4) for spec in SHAPES]
     for i in range(n):
         run = templates[i % len(templates)].model_copy(update={"id": f"r-{i + 1:06d}"})
-        run.state = RunState.FAILED if i % 10 == 3 else RunState.DONE
-        if run.state == RunState.DONE:
+        run.state = JobState.FAILED if i % 10 == 3 else JobState.DONE
+        if run.state == JobState.DONE:
             steps, nbytes = (
                 model.features(run.spec.collective, run.spec.algorithm, 4, 0, 1, run.spec.count, 4)
                 if run.schedule
@@ -49,7 +50,7 @@ def seed(db, n: int, readable: int = 0) -> dict[tuple[str, str], int]:
             )
             run.time, run.busbw = steps * ALPHA + nbytes * BETA or 1e-3, float(i + 1)
         store.save(run)
-        if run.state == RunState.DONE:
+        if run.state == JobState.DONE:
             store.add_figures(run, model.row_of(run))
         shape = (run.state.value, run.spec.collective)
         counts[shape] = counts.get(shape, 0) + 1
@@ -193,7 +194,7 @@ def test_runs_of_the_same_bytes_in_another_dtype_are_not_walked_past(tmp_path):
         for _i, run in enumerate(
             [wanted] + [other.model_copy(update={"id": f"r-{i:06d}"}) for i in range(1, n + 1)]
         ):
-            run.state = RunState.DONE
+            run.state = JobState.DONE
             store.save(run)
             store.add_figures(run, None)
         store.database.flush()

@@ -27,7 +27,7 @@ from websockets.sync.client import connect
 from ringside.server.db.database import Database
 from ringside.server.watched import hangs
 from ringside.server.watched.matching import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
-from ringside.server.watched.record import Collective
+from ringside.server.watched.record import WatchedCollective
 from ringside.server.watched.service import MAX_PUSH_RANKS
 from ringside.server.watched.store import KEPT, WatchStore
 from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
@@ -525,7 +525,7 @@ def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tm
     kept = WatchStore(store)
     n = KEPT + 5_000
     made = [
-        Collective(
+        WatchedCollective(
             index=i,
             group="0",
             seq=i + 1,

@@ -18,9 +18,9 @@ from collections import OrderedDict
 from starlette.requests import HTTPConnection
 
 from ringside.server.cluster.cluster import Cluster
-from ringside.server.dispatch.dispatcher import Dispatcher, Job
+from ringside.server.dispatch.dispatcher import Dispatcher
+from ringside.server.dispatch.job import Job, JobState
 from ringside.server.dispatch.ranked import RankedRecord
-from ringside.server.runs.run import RunState
 from ringside.worker_agent import bench
 from ringside.worker_agent.core.protocol import (
     MAX_BENCH_NUMBERS,
@@ -43,7 +43,7 @@ class Bench(RankedRecord):
     """One bench on the cluster: what was asked, what the server planned, and the merged table."""
 
     id: str
-    state: RunState = RunState.QUEUED
+    state: JobState = JobState.QUEUED
     spec: BenchSpec
     world_size: int
     backend: str
@@ -62,10 +62,10 @@ class Bench(RankedRecord):
         if event.rank == 0:
             self.rows = event.rows
 
-    def conclude(self, state: RunState, error: str | None) -> None:
+    def conclude(self, state: JobState, error: str | None) -> None:
         self.ended(state, error)
-        if self.state == RunState.DONE and not self.rows:  # every rank finished, rank 0 sent nothing
-            self.state, self.error = RunState.FAILED, "rank 0 finished without sending the table"
+        if self.state == JobState.DONE and not self.rows:  # every rank finished, rank 0 sent nothing
+            self.state, self.error = JobState.FAILED, "rank 0 finished without sending the table"
 
 
 class BenchJob(Job):
@@ -88,7 +88,7 @@ class BenchJob(Job):
         return ALLOWED_S
 
     def begin(self) -> None:
-        self.bench.state, self.bench.started_at = RunState.RUNNING, time.time()
+        self.bench.state, self.bench.started_at = JobState.RUNNING, time.time()
 
     def take(self, event) -> None:
         if isinstance(event, BenchFinished):
@@ -98,7 +98,7 @@ class BenchJob(Job):
         else:
             self.bench.on_error(event)
 
-    def end(self, state: RunState, error: str | None) -> None:
+    def end(self, state: JobState, error: str | None) -> None:
         self.bench.conclude(state, error)
         self.benches.keep(self.bench)
 

@@ -14,10 +14,10 @@ from ringside.server.cluster.cluster import Cluster
 from ringside.server.cluster.workers import cluster_of
 from ringside.server.db.database import Database, database_of
 from ringside.server.dispatch.dispatcher import Dispatcher, dispatcher_of
+from ringside.server.dispatch.job import ENDED_STATES, JobState
 from ringside.server.door.auth import is_presenter, need_viewer
 from ringside.server.model import costs as model
 from ringside.server.polls.visibility import Visibility, visibility_of
-from ringside.server.runs.run import ENDED_STATES, RunState
 from ringside.server.runs.store import RunStore, run_store_of
 from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
@@ -58,7 +58,7 @@ async def get_cluster(cluster: Cluster = Depends(cluster_of)) -> dict:
 @router.get("/api/catalog", dependencies=[watch])
 async def get_catalog(cluster: Cluster = Depends(cluster_of)) -> dict:
     return catalog(cluster.backend or "gloo", cluster.world_size) | {
-        "run_states": {"all": [s.value for s in RunState], "ended": [s.value for s in ENDED_STATES]},
+        "run_states": {"all": [s.value for s in JobState], "ended": [s.value for s in ENDED_STATES]},
         "training": training_rules.catalog(),
     }
 

@@ -16,18 +16,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from typing import ClassVar
 
 from starlette.requests import HTTPConnection
 
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.db.writer import landed_within
+from ringside.server.dispatch.job import Job, JobState
 from ringside.server.door.errors import Busy, NotReady
-from ringside.server.runs.run import RunState
-from ringside.worker_agent.core.protocol import Cancel, Message
+from ringside.worker_agent.core.protocol import Cancel
 
 TICK_S = 1.0  # the longest a waiting job goes without looking at its ranks
 LOSS_GRACE_S = 1.5  # how long a failed job waits to see whether a rank died, to name it
@@ -35,46 +33,6 @@ STOPPED = "the server stopped before this {} finished"
 STORE_WITHIN_S = 10.0  # how long a job's submission waits for its record to be stored
 MAX_QUEUE = 256  # jobs waiting: each queued run holds its planned schedule (20,000 held 700 MB)
 log = logging.getLogger("ringside.server")
-
-
-class Job(ABC):
-    """One job of some kind around its record (a Run, a Training): the record carries its
-    id, state, error, cancel_requested and which ranks have not finished; the kind says the rest."""
-
-    kind: ClassVar[str]  # "run", "training": in the words the dispatcher says of it
-    queues: ClassVar[bool] = True  # waits behind others; False: refused while the cluster is held
-    events: ClassVar[tuple[type, ...]]  # the worker events that belong to a job of this kind
-
-    def __init__(self, record):
-        self.record = record
-
-    @property
-    def id(self) -> str:
-        return self.record.id
-
-    @abstractmethod
-    def save(self, landed: Callable[[], None]) -> None:
-        """Store the record as it is; `landed` is called once it is in the file (store.py's writer)."""
-
-    @abstractmethod
-    def command(self) -> Message:
-        """What every rank is sent to start it."""
-
-    @abstractmethod
-    def allowed_s(self) -> float:
-        """How long its ranks may take before it fails."""
-
-    @abstractmethod
-    def begin(self) -> None:
-        """It is about to run: mark it running, store it, tell the viewers."""
-
-    @abstractmethod
-    def take(self, event) -> None:
-        """One event of its own from a rank."""
-
-    @abstractmethod
-    def end(self, state: RunState, error: str | None) -> None:
-        """It has ended (or was cancelled while queued, or interrupted): conclude, store, tell."""
 
 
 class Dispatcher:
@@ -122,7 +80,7 @@ class Dispatcher:
     def recover(self, left: Iterable[Job]) -> None:
         """What a previous server left running or queued: interrupted, never lost, never silent."""
         for job in left:
-            job.end(RunState.INTERRUPTED, STOPPED.format(job.kind))
+            job.end(JobState.INTERRUPTED, STOPPED.format(job.kind))
 
     def check_whole(self, kind: str) -> None:
         """Every rank of the world takes part in every job: all must be here."""
@@ -169,17 +127,17 @@ class Dispatcher:
         return next((j for j in self.queue if j.id == job_id), None)
 
     def _never_queued(self, job: Job, why: str = "the store was locked when it was submitted") -> None:
-        job.end(RunState.CANCELLED, f"it was never queued: {why}")
+        job.end(JobState.CANCELLED, f"it was never queued: {why}")
 
     def cancel_queued(self, job: Job) -> None:
         self.queue.remove(job)
-        job.end(RunState.CANCELLED, None)
+        job.end(JobState.CANCELLED, None)
 
     def cancel(self, job: Job) -> None:
         """Queued: cancelled now. Running: the ranks are told, stop together at their next check
         (between a run's iterations, a training's steps), and the job ends cancelled once they
         have (or have finished: what they are doing is never cut short)."""
-        if job.record.state == RunState.QUEUED:
+        if job.record.state == JobState.QUEUED:
             self.cancel_queued(job)
         elif not job.record.cancel_requested:
             job.record.cancel_requested = True
@@ -204,7 +162,7 @@ class Dispatcher:
     def stop(self) -> None:
         """The server stops: whatever runs or waits is interrupted (call once the loop is cancelled)."""
         for job in ([self.current] if self.current else []) + list(self.queue):
-            job.end(RunState.INTERRUPTED, STOPPED.format(job.kind))
+            job.end(JobState.INTERRUPTED, STOPPED.format(job.kind))
         self.current = None
         self.queue.clear()
 
@@ -222,13 +180,13 @@ class Dispatcher:
             why = f"the server failed while running this {job.kind} (its log says why)"
             job.record.error = job.record.error or why
             try:
-                job.end(RunState.FAILED, None)
+                job.end(JobState.FAILED, None)
             except Exception:
                 log.exception("%s %s: could not be concluded", job.kind, job.id)
         self.current = None
         self.changed.set()
 
-    async def _await(self, job: Job) -> tuple[RunState, str | None]:
+    async def _await(self, job: Job) -> tuple[JobState, str | None]:
         """Until every rank has finished, or one is lost or fails, or the time allowed passes,
         or the server stops: its end state and, if failed, why."""
         record, allowed = job.record, job.allowed_s()
@@ -236,21 +194,21 @@ class Dispatcher:
         while True:
             if self.stopping:  # Ctrl-C: the ranks go with the server, and what they were doing did not fail
                 record.error = None
-                return RunState.INTERRUPTED, STOPPED.format(job.kind)
+                return JobState.INTERRUPTED, STOPPED.format(job.kind)
             lost = self.cluster.missing_in_order()
             if record.error is not None or lost:  # a peer's broken connection is often heard before its loss
                 lost = lost or await self._lost_within(LOSS_GRACE_S)
                 if not lost:
-                    return RunState.FAILED, None
+                    return JobState.FAILED, None
                 said, record.error = record.error, None  # the rank that died first; then what a survivor said
-                return RunState.FAILED, lost_words(lost, job.kind) + (
+                return JobState.FAILED, lost_words(lost, job.kind) + (
                     f": {said}" if said else f"; ranks {record.unfinished()} did not finish"
                 )
             if not record.unfinished():
-                return RunState.DONE, None
+                return JobState.DONE, None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return RunState.FAILED, f"ranks {record.unfinished()} did not finish within {allowed:g} s"
+                return JobState.FAILED, f"ranks {record.unfinished()} did not finish within {allowed:g} s"
             await self._nudged(min(remaining, TICK_S))
 
     async def _nudged(self, seconds: float) -> None:

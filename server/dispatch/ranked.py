@@ -7,8 +7,8 @@ import time
 
 from pydantic import BaseModel
 
+from ringside.server.dispatch.job import JobState
 from ringside.server.door.guard import bounded
-from ringside.server.runs.run import RunState
 from ringside.worker_agent.core.protocol import ErrorEvent, RunCancelled
 
 
@@ -40,10 +40,10 @@ class RankedRecord(BaseModel):
         if event.rank not in self.cancelled_ranks:
             self.cancelled_ranks.append(event.rank)
 
-    def ended(self, state: RunState, error: str | None) -> None:
+    def ended(self, state: JobState, error: str | None) -> None:
         """Done is cancelled where a cancel was asked; the dispatcher's account of a failure (a
         lost rank) says more than a rank's own words."""
-        self.state = RunState.CANCELLED if self.cancel_requested and state == RunState.DONE else state
+        self.state = JobState.CANCELLED if self.cancel_requested and state == JobState.DONE else state
         self.finished_at = time.time()
         if error:
             self.error = bounded(error, 1000)

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, StrictInt
 
+from ringside.server.dispatch.job import JobState
 from ringside.server.door.errors import Busy
 from ringside.server.door.transport import MAX_PER_CLIENT
-from ringside.server.runs.run import Run, RunState
+from ringside.server.runs.run import Run
 from ringside.server.trainings.training import SYNC_ID
 from ringside.worker_agent.core import vocabulary
 from ringside.worker_agent.core.algorithms import algorithms
@@ -116,7 +117,7 @@ class PollRecord(BaseModel):
 
 def ask(poll_id: str, spec: PollSpec, run: Run, store: RunStore) -> PollRecord:
     """The poll a spec asks of a run, its choices shuffled (the same for every page)."""
-    if run.state is not RunState.DONE:
+    if run.state is not JobState.DONE:
         raise Busy("run_id", f"run {run.id} is {run.state.value}: ask about a run that is done")
     if SYNC_ID.match(run.id):  # its bytes and times are in its training's steps, which every page has
         raise SpecError(

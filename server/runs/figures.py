@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ringside.server.runs.run import Run
 
 
-class Link(BaseModel):
+class LinkBytes(BaseModel):
     src: int
     dst: int
     bytes: int
@@ -32,7 +32,7 @@ class RunTraffic(BaseModel):
     sent: dict[str, int]
     received: dict[str, int]
     total: int
-    busiest_link: Link | None
+    busiest_link: LinkBytes | None
 
 
 class Departure(BaseModel):

@@ -1,6 +1,6 @@
 """A run as the server keeps it: what was asked, how it is laid out, what each rank
 did and what it cost. One type, `Run`, whose JSON is what viewers, the store, the
-trace and `ringside run` read; its state is a `RunState`.
+trace and `ringside run` read; its state is a `JobState`.
 
 The server plans a run when it is created (schedule, chunks, layout hint, a
 skeleton per step), so only the ranks' inputs, steps and results arrive later. Traced
@@ -10,10 +10,10 @@ did (traced.py) and bring it in their RunStarted, and the run takes it then."""
 from __future__ import annotations
 
 import time
-from enum import Enum
 
 from pydantic import BaseModel, model_validator
 
+from ringside.server.dispatch.job import JobState
 from ringside.server.door.guard import bounded
 from ringside.server.runs import figures, stage_data
 from ringside.server.runs.figures import Departure, RunTraffic
@@ -39,25 +39,6 @@ from ringside.worker_agent.core.protocol import (
     StepEvent,
     Timings,
 )
-
-
-class RunState(str, Enum):
-    QUEUED = "queued"
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-    INTERRUPTED = "interrupted"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @property
-    def ended(self) -> bool:
-        return self in ENDED_STATES
-
-
-ENDED_STATES = [RunState.DONE, RunState.FAILED, RunState.CANCELLED, RunState.INTERRUPTED]
 
 
 class RankStep(BaseModel):
@@ -140,7 +121,7 @@ class RunSummary(BaseModel):
     """What a run list shows: no steps, no states."""
 
     id: str
-    state: RunState
+    state: JobState
     created_at: float
     started_at: float | None
     finished_at: float | None
@@ -159,7 +140,7 @@ class RunSummary(BaseModel):
 
 class Run(BaseModel):
     id: str
-    state: RunState = RunState.QUEUED
+    state: JobState = JobState.QUEUED
     spec: RunSpec
     created_at: float
     started_at: float | None = None
@@ -305,9 +286,9 @@ class Run(BaseModel):
 
     # --- its end ---------------------------------------------------------------
 
-    def conclude(self, state: RunState, error: str | None = None) -> None:
+    def conclude(self, state: JobState, error: str | None = None) -> None:
         """End the run: its final state, and the figures its results give (figures.py)."""
-        self.state = RunState.CANCELLED if self.cancel_requested and state == RunState.DONE else state
+        self.state = JobState.CANCELLED if self.cancel_requested and state == JobState.DONE else state
         self.finished_at = time.time()
         if error and self.error is None:
             self.error = error

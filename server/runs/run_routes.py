@@ -10,11 +10,12 @@ from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
+from ringside.server.dispatch.job import CancelAnswer, JobState
 from ringside.server.door.auth import is_presenter, need_presenter, need_viewer
 from ringside.server.door.errors import found
 from ringside.server.polls.visibility import Visibility, visibility_of
 from ringside.server.runs import trace
-from ringside.server.runs.run import Run, RunState, RunSummary
+from ringside.server.runs.run import Run, RunSummary
 from ringside.server.runs.service import Runs, runs_of
 from ringside.server.runs.store import RunStore, run_store_of
 from ringside.worker_agent.core.protocol import RunSpec
@@ -25,18 +26,12 @@ watch, present = Depends(need_viewer), Depends(need_presenter)
 
 class Accepted(BaseModel):
     id: str
-    state: RunState
+    state: JobState
 
 
 class Page(BaseModel):
     runs: list[RunSummary]
     total: int
-
-
-class CancelAnswer(BaseModel):
-    id: str
-    state: RunState
-    cancel_requested: bool
 
 
 @router.post("", status_code=202, dependencies=[present])

@@ -16,10 +16,11 @@ from starlette.requests import HTTPConnection
 
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.cluster.metrics import Metrics
-from ringside.server.dispatch.dispatcher import Dispatcher, Job
+from ringside.server.dispatch.dispatcher import Dispatcher
+from ringside.server.dispatch.job import Job, JobState
 from ringside.server.model import costs as model
 from ringside.server.runs import wavefront
-from ringside.server.runs.run import Choice, Place, Prediction, Run, RunState, fits, new_run
+from ringside.server.runs.run import Choice, Place, Prediction, Run, fits, new_run
 from ringside.server.runs.store import RunStore
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.viewers.messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
@@ -60,7 +61,7 @@ class RunJob(Job):
         return spec.timeout * (spec.warmup + spec.iterations + 2)
 
     def begin(self) -> None:
-        self.run.state, self.run.started_at = RunState.RUNNING, time.time()
+        self.run.state, self.run.started_at = JobState.RUNNING, time.time()
         self.run.places = {r: Place(**place) for r, place in self.runs.cluster.places(self.run.group).items()}
         self.runs.store.save(self.run)
 
@@ -98,9 +99,9 @@ class RunJob(Job):
         if (front := wavefront.observe(run, event)) is not None:
             publish(wavefront.WavefrontMessage(run_id=run.id, wavefront=front))
 
-    def end(self, state: RunState, error: str | None) -> None:
+    def end(self, state: JobState, error: str | None) -> None:
         run = self.run
-        if state == RunState.FAILED:
+        if state == JobState.FAILED:
             # a hang: the run failed on the rank the others waited for
             wavefront.blame(run, error, self.reports)
         run.conclude(state, error)
@@ -112,7 +113,7 @@ class RunJob(Job):
     def _save_ended(self) -> None:
         """Store the run and, if done, its figures: the counters and the fit take it in now."""
         run, runs = self.run, self.runs
-        done = run.state == RunState.DONE
+        done = run.state == JobState.DONE
         row = model.row_of(run) if done else None
         if row is not None:  # predicted before its own row joins the fit
             run.prediction = Prediction(**model.prediction_of(row, runs.fit))

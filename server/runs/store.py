@@ -20,8 +20,9 @@ from starlette.requests import HTTPConnection
 
 from ringside.server.db.database import Database
 from ringside.server.db.writer import Latest
+from ringside.server.dispatch.job import JobState
 from ringside.server.model import costs
-from ringside.server.runs.run import Run, RunState
+from ringside.server.runs.run import Run
 
 
 class RunStore:
@@ -145,7 +146,7 @@ class RunStore:
     def unfinished(self) -> list[Run]:
         rows = self.db.execute(
             "SELECT body FROM runs WHERE state IN (?, ?) ORDER BY seq",
-            (RunState.QUEUED.value, RunState.RUNNING.value),
+            (JobState.QUEUED.value, JobState.RUNNING.value),
         ).fetchall()
         return [Run.model_validate_json(r[0]) for r in rows]
 
@@ -158,7 +159,7 @@ class RunStore:
     def finished(self, limit: int) -> list[Run]:
         """The last `limit` runs that ended `done`, oldest first (bodies: for filling `figures` once)."""
         rows = self.db.execute(
-            "SELECT body FROM runs WHERE state = ? ORDER BY seq DESC LIMIT ?", (RunState.DONE.value, limit)
+            "SELECT body FROM runs WHERE state = ? ORDER BY seq DESC LIMIT ?", (JobState.DONE.value, limit)
         ).fetchall()
         return [Run.model_validate_json(r[0]) for r in reversed(rows)]
 

@@ -7,7 +7,7 @@ the time its iteration began."""
 from __future__ import annotations
 
 from ringside.server.runs.run import Run
-from ringside.server.watched.record import Collective, Job
+from ringside.server.watched.record import WatchedCollective, WatchedJob
 
 US = 1e6
 
@@ -125,7 +125,7 @@ def _iterations(run: Run, events: list[dict]) -> None:
             at = begin + seconds
 
 
-def job_trace(job: Job, collectives: list[Collective]) -> dict:
+def job_trace(job: WatchedJob, collectives: list[WatchedCollective]) -> dict:
     """A watched job: a process per rank named with its host, and each collective as an async
     slice on its rank (DDP's buckets overlap in flight, which thread slices may not): from when
     the rank issued it for as long as the backend timed it, or, untimed (gloo), until the last

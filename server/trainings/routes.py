@@ -4,11 +4,11 @@ step's gradient sync as a run for the stage. Async, on the event loop, like the 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Path, Query, Response
-from pydantic import BaseModel
 
+from ringside.server.dispatch.job import CancelAnswer
 from ringside.server.door.auth import need_presenter, need_viewer
 from ringside.server.door.errors import found, refuse
-from ringside.server.runs.run import Run, RunState
+from ringside.server.runs.run import Run
 from ringside.server.trainings.service import Trainings, trainings_of
 from ringside.server.trainings.training import Training
 from ringside.worker_agent.core.protocol import TrainSpec
@@ -38,12 +38,6 @@ async def get_training(
         found(trainings.find(training_id), "training", training_id).model_dump_json(),
         media_type="application/json",
     )
-
-
-class CancelAnswer(BaseModel):
-    id: str
-    state: RunState
-    cancel_requested: bool
 
 
 @router.post("/{training_id}/cancel", dependencies=[present])

@@ -12,8 +12,9 @@ import time
 from starlette.requests import HTTPConnection
 
 from ringside.server.cluster.cluster import Cluster
-from ringside.server.dispatch.dispatcher import Dispatcher, Job
-from ringside.server.runs.run import Run, RunState
+from ringside.server.dispatch.dispatcher import Dispatcher
+from ringside.server.dispatch.job import Job, JobState
+from ringside.server.runs.run import Run
 from ringside.server.trainings.store import TrainingStore
 from ringside.server.trainings.training import (
     SYNC_ID,
@@ -61,7 +62,7 @@ class TrainingJob(Job):
 
     def begin(self) -> None:
         training = self.training
-        training.state, training.started_at = RunState.RUNNING, time.time()
+        training.state, training.started_at = JobState.RUNNING, time.time()
         self.announce()
 
     def take(self, event) -> None:
@@ -76,7 +77,7 @@ class TrainingJob(Job):
         elif (row := self.pending.add(training, event)) is not None:
             self.trainings.fanout.publish(TrainStepMessage(id=training.id, step=row))
 
-    def end(self, state: RunState, error: str | None) -> None:
+    def end(self, state: JobState, error: str | None) -> None:
         self.training.conclude(state, error)
         self.trainings.store.save_syncs(self.training.id, self.pending.syncs)
         self.announce()
@@ -114,7 +115,7 @@ class Trainings:
         if not isinstance(job, TrainingJob):
             return self.find(training_id)  # ended, or none: nothing to cancel
         self.dispatcher.cancel(job)
-        if job.training.state == RunState.RUNNING:
+        if job.training.state == JobState.RUNNING:
             job.announce()  # every page hears that it is stopping
         return job.training
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ringside.server.db.database import Database
 from ringside.server.db.writer import Latest
-from ringside.server.runs.run import RunState
+from ringside.server.dispatch.job import JobState
 from ringside.server.trainings.training import Training, TrainingSummary
 from ringside.worker_agent.core.protocol import SyncCapture
 
@@ -78,7 +78,7 @@ class TrainingStore:
     def unfinished(self) -> list[Training]:
         rows = self.db.execute(
             "SELECT body FROM trainings WHERE state IN (?, ?)",
-            (RunState.QUEUED.value, RunState.RUNNING.value),
+            (JobState.QUEUED.value, JobState.RUNNING.value),
         ).fetchall()
         return [Training.model_validate_json(r[0]) for r in rows]
 

@@ -1,6 +1,6 @@
 """A training run as the server keeps it: what was asked, every step's row (the ranks'
 reports merged as the last one arrives), the held-out figures and the chapter's
-trade-off at the end. Its state is a RunState, as a collective run's is.
+trade-off at the end. Its state is a JobState, as a collective run's is.
 
 Each step's gradient sync (a rank's SyncCapture) is kept beside it, not in it
 (training_store.py), and becomes a Run on request (`sync_run`), so the stage steps
@@ -14,8 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from ringside.server.dispatch.job import JobState
 from ringside.server.dispatch.ranked import RankedRecord
-from ringside.server.runs.run import RankResult, RankStep, Run, RunState, new_run
+from ringside.server.runs.run import RankResult, RankStep, Run, new_run
 from ringside.worker_agent.core.protocol import (
     Real,
     RunSpec,
@@ -61,7 +62,7 @@ class TrainResult(BaseModel):
 
 class TrainingSummary(BaseModel):
     id: str
-    state: RunState = RunState.QUEUED
+    state: JobState = JobState.QUEUED
     spec: TrainSpec
     world_size: int
     parameters: int
@@ -88,9 +89,9 @@ class Training(TrainingSummary, RankedRecord):
         if event.test_loss is not None and event.test_accuracy is not None:
             self.evaluation[str(event.rank)] = (event.test_loss, event.test_accuracy)
 
-    def conclude(self, state: RunState, error: str | None = None) -> None:
+    def conclude(self, state: JobState, error: str | None = None) -> None:
         self.ended(state, error)
-        if state == RunState.DONE and self.steps and self.evaluation:
+        if state == JobState.DONE and self.steps and self.evaluation:
             rows = [row.model_dump() for row in self.steps]
             self.result = TrainResult(**result_of(rows, *next(iter(self.evaluation.values()))))
 
@@ -183,7 +184,7 @@ def sync_run(training: Training, step: int, syncs: dict[str, SyncCapture]) -> Ru
             bytes_sent=mine.bytes_sent or 0,
             bytes_received=mine.bytes_received or 0,
         )
-    run.conclude(RunState.DONE)
+    run.conclude(JobState.DONE)
     return run
 
 

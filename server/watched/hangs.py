@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ringside.server.watched.record import Collective, Hang, Job, RankInfo
+from ringside.server.watched.record import Hang, RankInfo, WatchedCollective, WatchedJob
 
 if TYPE_CHECKING:
     from ringside.server.watched.matching import Watched
@@ -52,7 +52,7 @@ def caught_up(old: Hang, new: Hang | None) -> str | None:
     return f"{ranks_words(gone)} caught up: {what} after {old.since_s:.1f} s"
 
 
-def left_open(w: Watched) -> list[Collective]:
+def left_open(w: Watched) -> list[WatchedCollective]:
     """At the job's end, what never completed, oldest first: lost from some rank's reports (it
     went past it), or what the job ended waiting in."""
     for c in list(w.open.values()):
@@ -87,31 +87,31 @@ def find(w: Watched) -> Hang | None:
 # ranks may be late (a forged claim of 65,536 ranks, one connected, cost a second a tick: the loop's all).
 
 
-def late_in(c: Collective) -> list[int]:
+def late_in(c: WatchedCollective) -> list[int]:
     """c's ranks that have not issued it."""
     return [r for r in c.ranks if str(r) not in c.issued]
 
 
-def all_went_past(w: Watched, c: Collective) -> bool:
+def all_went_past(w: Watched, c: WatchedCollective) -> bool:
     """Whether every rank of c that has not issued it went past it (their reports of it were lost).
     Only a rank that said hello can have: a group of more ranks than said hello has one that did not."""
     return len(c.ranks) <= len(w.job.ranks) and all(went_past(w.job, r, c) for r in late_in(c))
 
 
-def waited_for(w: Watched, c: Collective) -> list[int]:
+def waited_for(w: Watched, c: WatchedCollective) -> list[int]:
     """c's ranks that have not issued it and are here (connected, not ended), in c's order: found
     among the connected ranks first, where most of a claimed world may never have come."""
     here = {r for r in w.connected if str(r) not in c.issued and not w.job.ranks[str(r)].ended}
     return [r for r in c.ranks if r in here] if here else []
 
 
-def went_past(job: Job, rank: int, c: Collective) -> bool:
+def went_past(job: WatchedJob, rank: int, c: WatchedCollective) -> bool:
     """Whether `rank` has issued a later collective of c's group than c."""
     info = job.ranks.get(str(rank))
     return info is not None and info.issued.get(c.group, -1) > c.seq
 
 
-def finished(job: Job, c: Collective) -> bool:
+def finished(job: WatchedJob, c: WatchedCollective) -> bool:
     """Whether a rank finished c (its recorder retired it): a collective completes only once every rank
     of its group has issued it, so the ranks not yet seen in it are late only in saying so (stopped
     before their reporter read it), and whoever waits, waits in a later one."""
@@ -127,12 +127,12 @@ def finished(job: Job, c: Collective) -> bool:
     return False
 
 
-def passed(w: Watched, c: Collective) -> bool:
+def passed(w: Watched, c: WatchedCollective) -> bool:
     """Whether a later collective of its group has completed: the job went on after all."""
     return any(o.group == c.group and o.seq > c.seq and o.complete for o in list(w.recent.values())[-64:])
 
 
-def disagree(c: Collective) -> Hang:
+def disagree(c: WatchedCollective) -> Hang:
     """The ranks apart from the most that issued one thing are the odd ones (`late`); with no
     such most (a tie), every rank that issued it is."""
     sides: dict[str, list[int]] = {}
@@ -233,7 +233,7 @@ def stuck(w: Watched, said: dict[int, str], talking: list[int], since: float) ->
     return None
 
 
-def wait(w: Watched, c: Collective, late: list[int], since: float) -> Hang:
+def wait(w: Watched, c: WatchedCollective, late: list[int], since: float) -> Hang:
     """Ranks wait in `c` for the `late` ones, each said with the last it reported and where."""
     job, waiting = w.job, sorted(int(r) for r in c.issued)
     where = {str(r): job.ranks[str(r)].where for r in late if str(r) in job.ranks and job.ranks[str(r)].where}

@@ -15,7 +15,16 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 
-from ringside.server.watched.record import Collective, Job, JobState, Link, RankInfo, Total, busbw, op_name
+from ringside.server.watched.record import (
+    LinkTotal,
+    RankInfo,
+    Total,
+    WatchedCollective,
+    WatchedJob,
+    WatchedState,
+    busbw,
+    op_name,
+)
 from ringside.worker_agent.core.watch_protocol import MAX_GROUPS, WatchBye, WatchHello, WatchReport
 
 RECENT = 2000
@@ -30,15 +39,15 @@ MAX_EVENTS = 200
 class Watched:
     """A job while it is watched: its record, and what is matched in memory."""
 
-    def __init__(self, job: Job):
+    def __init__(self, job: WatchedJob):
         self.job = job
-        self.open: OrderedDict[tuple[str, int], Collective] = OrderedDict()
-        self.recent: OrderedDict[tuple[str, int], Collective] = OrderedDict()  # complete, newest last
+        self.open: OrderedDict[tuple[str, int], WatchedCollective] = OrderedDict()
+        self.recent: OrderedDict[tuple[str, int], WatchedCollective] = OrderedDict()  # complete, newest last
         self.first_seen: dict[tuple[str, int], float] = {}  # server clock: when a rank's report named it
-        self.changed: dict[int, Collective] = {}  # index -> what viewers and the store have not had
+        self.changed: dict[int, WatchedCollective] = {}  # index -> what viewers and the store have not had
         self.connected: set[int] = set()
         self.heard: dict[int, float] = {}  # rank -> when its last report came (server clock)
-        self.mismatched: Collective | None = None  # the last collective its ranks disagreed on
+        self.mismatched: WatchedCollective | None = None  # the last collective its ranks disagreed on
         self.left_at: float | None = None  # when the last rank went without a goodbye
         self.groups_dropped = False  # whether a group past the bounds was dropped (and said)
         self.world: list[int] = []  # _world()
@@ -46,7 +55,7 @@ class Watched:
     @classmethod
     def start(cls, job_id: str, hello: WatchHello) -> Watched:
         return cls(
-            Job(
+            WatchedJob(
                 id=job_id,
                 key=hello.job,
                 started_at=time.time(),
@@ -87,8 +96,8 @@ class Watched:
         self.connected.add(hello.rank)
         self.heard[hello.rank] = time.monotonic()
         self.left_at = None
-        if job.state in (JobState.INTERRUPTED, JobState.LOST):
-            job.state, job.ended_at = JobState.RUNNING, None
+        if job.state in (WatchedState.INTERRUPTED, WatchedState.LOST):
+            job.state, job.ended_at = WatchedState.RUNNING, None
             self.note(f"rank {hello.rank} came back: watching again")
 
     def report(self, report: WatchReport) -> None:
@@ -167,8 +176,8 @@ class Watched:
             self._complete(collective)
         self.changed[collective.index] = collective
 
-    def _open(self, one) -> Collective:
-        collective = Collective(
+    def _open(self, one) -> WatchedCollective:
+        collective = WatchedCollective(
             index=self.job.matched,
             group=one.group,
             seq=one.seq,
@@ -197,7 +206,7 @@ class Watched:
             self.world = list(range(self.job.world_size))
         return self.world
 
-    def _complete(self, collective: Collective) -> None:
+    def _complete(self, collective: WatchedCollective) -> None:
         key = (collective.group, collective.seq)
         self.open.pop(key, None)
         self.first_seen.pop(key, None)
@@ -213,13 +222,13 @@ class Watched:
         ).add(collective)
 
     def _link(self, src: int, dst: int, nbytes: int, count: int) -> None:
-        link = self.job.links.setdefault(f"{src}>{dst}", Link(src=src, dst=dst))
+        link = self.job.links.setdefault(f"{src}>{dst}", LinkTotal(src=src, dst=dst))
         link.count += count
         link.bytes += nbytes
 
     # --- hangs and endings ---------------------------------------------------------
 
-    def unseen(self, c: Collective, ranks: list[int]) -> None:
+    def unseen(self, c: WatchedCollective, ranks: list[int]) -> None:
         """A collective some ranks issued and reported lost: kept, incomplete, saying whose."""
         self.open.pop((c.group, c.seq), None)
         self.first_seen.pop((c.group, c.seq), None)
@@ -239,7 +248,7 @@ class Watched:
         gone = self.left_at is not None and time.monotonic() - self.left_at >= lost_after
         if self.connected or (failed and not gone and not any(r.exit_code not in (0, None) for r in ended)):
             return False
-        job.state = JobState.LOST if not ended else JobState.FAILED if failed else JobState.DONE
+        job.state = WatchedState.LOST if not ended else WatchedState.FAILED if failed else WatchedState.DONE
         job.ended_at, job.hang = time.time(), None
         self.note(f"the job ended: {job.state.value}")
         return True
@@ -252,14 +261,14 @@ class Watched:
     def note(self, text: str) -> None:
         self.job.events = [*self.job.events[-(MAX_EVENTS - 1) :], (self.now_s(), text)]
 
-    def latest(self, limit: int, before: int | None = None) -> list[Collective]:
+    def latest(self, limit: int, before: int | None = None) -> list[WatchedCollective]:
         """The newest collectives in memory (complete and open), oldest first."""
         every = sorted([*self.recent.values(), *self.open.values()], key=lambda c: c.index)
         if before is not None:
             every = [c for c in every if c.index < before]
         return every[-limit:]
 
-    def take_changed(self) -> list[Collective]:
+    def take_changed(self) -> list[WatchedCollective]:
         changed, self.changed = list(self.changed.values()), {}
         return sorted(changed, key=lambda c: c.index)
 

@@ -25,7 +25,7 @@ NATIVE_NAMES = {
 }
 
 
-class JobState(str, Enum):
+class WatchedState(str, Enum):
     RUNNING = "running"
     DONE = "done"  # every rank ended with 0
     FAILED = "failed"  # a rank ended otherwise
@@ -34,7 +34,7 @@ class JobState(str, Enum):
 
     @property
     def ended(self) -> bool:
-        return self not in (JobState.RUNNING, JobState.INTERRUPTED)
+        return self not in (WatchedState.RUNNING, WatchedState.INTERRUPTED)
 
 
 class RankInfo(BaseModel):
@@ -56,7 +56,7 @@ class RankInfo(BaseModel):
     dropped: int = 0
 
 
-class Collective(BaseModel):
+class WatchedCollective(BaseModel):
     index: int  # the job's order of first sight
     group: str
     seq: int
@@ -88,7 +88,7 @@ class Total(BaseModel):
     duration_sum_s: float = 0.0
     factor: float = 1.0  # nccl-tests' bus factor for this op on this group
 
-    def add(self, collective: Collective) -> None:
+    def add(self, collective: WatchedCollective) -> None:
         """Count a complete collective in."""
         self.count += 1
         self.bytes += collective.bytes
@@ -115,7 +115,7 @@ class Total(BaseModel):
         }
 
 
-class Link(BaseModel):
+class LinkTotal(BaseModel):
     src: int
     dst: int
     count: int = 0
@@ -141,9 +141,9 @@ class Hang(BaseModel):
     text: str
 
 
-class JobSummary(BaseModel):
+class WatchedSummary(BaseModel):
     id: str
-    state: JobState
+    state: WatchedState
     started_at: float
     ended_at: float | None = None
     world_size: int
@@ -156,12 +156,12 @@ class JobSummary(BaseModel):
     hang: Hang | None = None
 
 
-class Job(BaseModel):
+class WatchedJob(BaseModel):
     """What is kept of a job (its collectives apart: watch_store.py)."""
 
     id: str
     key: str
-    state: JobState = JobState.RUNNING
+    state: WatchedState = WatchedState.RUNNING
     started_at: float
     ended_at: float | None = None
     t0_ns: int  # the job's start on the ranks' clocks: times are seconds since
@@ -171,13 +171,13 @@ class Job(BaseModel):
     ranks: dict[str, RankInfo] = {}
     groups: dict[str, list[int]] = {}
     totals: dict[str, Total] = {}  # "group/op" ->
-    links: dict[str, Link] = {}  # "src>dst" ->
+    links: dict[str, LinkTotal] = {}  # "src>dst" ->
     events: list[tuple[float, str]] = []
     matched: int = 0  # collectives seen, in all (the next index)
     hang: Hang | None = None
 
-    def summary(self) -> JobSummary:
-        return JobSummary(
+    def summary(self) -> WatchedSummary:
+        return WatchedSummary(
             id=self.id,
             state=self.state,
             started_at=self.started_at,
@@ -197,18 +197,18 @@ def op_name(op: str) -> str:
     return NATIVE_NAMES.get(op, op)
 
 
-def moving_s(collective: Collective) -> float:
+def moving_s(collective: WatchedCollective) -> float:
     """How long the collective itself took: the shortest of the ranks' durations, for a rank's clock
     starts when it issued, and the early ones wait there for the last (nccl-tests starts all at once)."""
     return min(collective.durations.values())
 
 
-def bus_factor(collective: Collective) -> float:
+def bus_factor(collective: WatchedCollective) -> float:
     known = COLLECTIVES.get(collective.op)
     return known.bus_factor(len(collective.ranks)) if known is not None else 1.0
 
 
-def busbw(collective: Collective) -> float | None:
+def busbw(collective: WatchedCollective) -> float | None:
     """nccl-tests' bus bandwidth, where the backend timed it."""
     if not collective.durations or not collective.bytes or moving_s(collective) <= 0:
         return None

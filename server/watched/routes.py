@@ -11,7 +11,7 @@ from ringside.server.door.auth import need_viewer
 from ringside.server.door.errors import refuse
 from ringside.server.door.frames import CONFLICT, close, events, worker_hello
 from ringside.server.runs.trace import job_trace
-from ringside.server.watched.record import Job
+from ringside.server.watched.record import WatchedJob
 from ringside.server.watched.service import Watching, watching_of
 from ringside.worker_agent.core.watch_protocol import WATCH_MESSAGE, WatchHello
 
@@ -20,7 +20,7 @@ watch = Depends(need_viewer)
 JobId = Path(max_length=40)
 
 
-def found_job(watching: Watching, job_id: str) -> Job:
+def found_job(watching: Watching, job_id: str) -> WatchedJob:
     job, _ = watching.find(job_id)
     if job is None:
         raise refuse(404, "job", f"no job {job_id}")

@@ -21,7 +21,14 @@ from starlette.requests import HTTPConnection
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.watched import hangs
 from ringside.server.watched.matching import Watched
-from ringside.server.watched.record import Collective, Hang, Job, JobState, JobSummary, RankInfo
+from ringside.server.watched.record import (
+    Hang,
+    RankInfo,
+    WatchedCollective,
+    WatchedJob,
+    WatchedState,
+    WatchedSummary,
+)
 from ringside.server.watched.store import WatchStore
 from ringside.worker_agent.core.watch_protocol import WatchBye, WatchHello, WatchReport
 
@@ -38,14 +45,14 @@ MAX_PUSH_RANKS = 1 << 16
 
 class JobMessage(BaseModel):
     type: Literal["job"] = "job"
-    job: JobSummary
+    job: WatchedSummary
     ranks: list[RankInfo]
 
 
 class JobCollectivesMessage(BaseModel):
     type: Literal["job_collectives"] = "job_collectives"
     job_id: str
-    collectives: list[Collective]
+    collectives: list[WatchedCollective]
 
 
 class JobHangMessage(BaseModel):
@@ -75,7 +82,7 @@ class Watching:
         for watched in self.live.values():
             self._flush(watched)
             if not watched.job.state.ended:
-                watched.job.state = JobState.INTERRUPTED
+                watched.job.state = WatchedState.INTERRUPTED
             self.store.save(watched.job)
 
     # --- ranks -----------------------------------------------------------------------
@@ -119,13 +126,13 @@ class Watching:
 
     # --- reading -----------------------------------------------------------------------
 
-    def find(self, job_id: str) -> tuple[Job | None, Watched | None]:
+    def find(self, job_id: str) -> tuple[WatchedJob | None, Watched | None]:
         for watched in self.live.values():
             if watched.job.id == job_id:
                 return watched.job, watched
         return self.store.get(job_id), None
 
-    def collectives(self, job_id: str, limit: int, before: int | None) -> list[Collective]:
+    def collectives(self, job_id: str, limit: int, before: int | None) -> list[WatchedCollective]:
         """The newest `limit` collectives before `before`: a live job's from memory first."""
         _, watched = self.find(job_id)
         mine = watched.latest(limit, before) if watched is not None else []
@@ -173,7 +180,7 @@ class Watching:
         self.fanout.publish(JobMessage(job=job.summary(), ranks=list(job.ranks.values())))
 
 
-def pushed(changed: list[Collective]) -> list[Collective]:
+def pushed(changed: list[WatchedCollective]) -> list[WatchedCollective]:
     """The newest of the changed collectives that one message to viewers holds (MAX_PUSH, and
     MAX_PUSH_RANKS rank entries, at least one); a page reads the rest from the API."""
     kept, ranks = [], 0

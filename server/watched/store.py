@@ -1,4 +1,4 @@
-"""Watched jobs, kept in the runs' SQLite file beside them: a job's record (watched.Job:
+"""Watched jobs, kept in the runs' SQLite file beside them: a job's record (watched.WatchedJob:
 ranks, groups, totals, links, events) written as it changes, and each collective in a
 row of its own once complete. Only the last KEPT collectives of a job are kept whole
 (older rows are deleted as new ones land; the totals count every one), so a job of a
@@ -12,7 +12,7 @@ import re
 
 from ringside.server.db.database import Database
 from ringside.server.db.writer import Latest
-from ringside.server.watched.record import Collective, Job, JobState, JobSummary
+from ringside.server.watched.record import WatchedCollective, WatchedJob, WatchedState, WatchedSummary
 
 KEPT = 20_000
 
@@ -23,7 +23,7 @@ class WatchStore:
         self.latest = Latest()  # job id -> (body, summary) not yet landed
         self.total = self.db.execute("SELECT COUNT(*) FROM jobs").fetchone()[0]  # kept, not counted per read
 
-    def save(self, job: Job, new: bool = False) -> None:
+    def save(self, job: WatchedJob, new: bool = False) -> None:
         self.total += new
         body, summary = job.model_dump_json(), job.summary().model_dump_json()
         forget = self.latest.put(job.id, (body, summary))
@@ -39,7 +39,7 @@ class WatchStore:
             forget,
         )
 
-    def add(self, job_id: str, collectives: list[Collective]) -> None:
+    def add(self, job_id: str, collectives: list[WatchedCollective]) -> None:
         """Complete collectives (again, where one changed), and the oldest beyond KEPT gone."""
         if not collectives:
             return
@@ -55,16 +55,16 @@ class WatchStore:
         )
         self.writer.put(writes)
 
-    def get(self, job_id: str) -> Job | None:
+    def get(self, job_id: str) -> WatchedJob | None:
         if (given := self.latest.get(job_id)) is not None:
-            return Job.model_validate_json(given[0])
+            return WatchedJob.model_validate_json(given[0])
         row = self.db.execute("SELECT body FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        return Job.model_validate_json(row[0]) if row else None
+        return WatchedJob.model_validate_json(row[0]) if row else None
 
-    def resumable(self, key: str) -> Job | None:
+    def resumable(self, key: str) -> WatchedJob | None:
         """The job of this key that its ranks come back to: one a restarted server left interrupted,
         or one given up as lost while they could not reach the server."""
-        alive = (JobState.RUNNING.value, JobState.INTERRUPTED.value, JobState.LOST.value)
+        alive = (WatchedState.RUNNING.value, WatchedState.INTERRUPTED.value, WatchedState.LOST.value)
         row = self.db.execute(
             "SELECT id FROM jobs WHERE key = ? AND state IN (?, ?, ?) ORDER BY seq DESC LIMIT 1",
             (key, *alive),
@@ -77,15 +77,15 @@ class WatchStore:
         row = self.db.execute("SELECT MAX(idx) FROM job_collectives WHERE job = ?", (job_id,)).fetchone()
         return 0 if row[0] is None else row[0] + 1
 
-    def collectives(self, job_id: str, limit: int, before: int | None = None) -> list[Collective]:
+    def collectives(self, job_id: str, limit: int, before: int | None = None) -> list[WatchedCollective]:
         """The newest `limit` kept collectives before index `before`, oldest first."""
         rows = self.db.execute(
             "SELECT body FROM job_collectives WHERE job = ? AND idx < ? ORDER BY idx DESC LIMIT ?",
             (job_id, 1 << 62 if before is None else before, limit),
         ).fetchall()
-        return [Collective.model_validate_json(r[0]) for r in reversed(rows)]
+        return [WatchedCollective.model_validate_json(r[0]) for r in reversed(rows)]
 
-    def page(self, limit: int, offset: int) -> tuple[list[JobSummary], int]:
+    def page(self, limit: int, offset: int) -> tuple[list[WatchedSummary], int]:
         rows = self.db.execute(
             "SELECT id, summary FROM jobs ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)
         ).fetchall()
@@ -95,15 +95,18 @@ class WatchStore:
                 [*rows, *((i, None) for i, _ in self.latest.items() if i not in landed)], reverse=True
             )[:limit]
         return [
-            JobSummary.model_validate_json(given[1] if (given := self.latest.get(i)) else s) for i, s in rows
+            WatchedSummary.model_validate_json(given[1] if (given := self.latest.get(i)) else s)
+            for i, s in rows
         ], self.total
 
-    def interrupt_running(self) -> list[Job]:
+    def interrupt_running(self) -> list[WatchedJob]:
         """Jobs a previous server left running: interrupted now (their ranks may come back)."""
-        rows = self.db.execute("SELECT body FROM jobs WHERE state = ?", (JobState.RUNNING.value,)).fetchall()
-        jobs = [Job.model_validate_json(r[0]) for r in rows]
+        rows = self.db.execute(
+            "SELECT body FROM jobs WHERE state = ?", (WatchedState.RUNNING.value,)
+        ).fetchall()
+        jobs = [WatchedJob.model_validate_json(r[0]) for r in rows]
         for job in jobs:
-            job.state = JobState.INTERRUPTED
+            job.state = WatchedState.INTERRUPTED
             self.save(job)
         return jobs
 

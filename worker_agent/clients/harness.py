@@ -21,7 +21,7 @@ from pathlib import Path
 
 import psutil
 
-from ringside.server.runs.run import RunState
+from ringside.server.dispatch.job import JobState
 from ringside.worker_agent.rank.local import free_port
 
 PRESENTER_TOKEN, WORKER_TOKEN = "presenter-token-for-tests", "worker-token-for-tests"
@@ -71,7 +71,7 @@ class Up:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             _, run = self.call("GET", f"/api/runs/{run_id}")
-            if RunState(run["state"]).ended:
+            if JobState(run["state"]).ended:
                 return run
             time.sleep(0.05)
         raise TimeoutError(f"run {run_id} did not end within {timeout} s")
@@ -204,7 +204,7 @@ def ended(message: dict, run_id: str) -> bool:
         or (
             message["type"] == "run"
             and message["run"]["id"] == run_id
-            and RunState(message["run"]["state"]).ended
+            and JobState(message["run"]["state"]).ended
         )
     )
 

@@ -10,7 +10,8 @@ import time
 
 from pydantic import ValidationError
 
-from ringside.server.runs.run import Run, RunState
+from ringside.server.dispatch.job import JobState
+from ringside.server.runs.run import Run
 from ringside.worker_agent.http_call import call
 from ringside.worker_agent.spec_args import add_spec_arguments, first_error, spec_from_args
 
@@ -83,4 +84,4 @@ def main(args: argparse.Namespace) -> int:
         time.sleep(0.1)
     print(table(run))
     print(f"see it: {base}/?run={run_id}")
-    return 0 if run.state == RunState.DONE else 1
+    return 0 if run.state == JobState.DONE else 1
