@@ -97,10 +97,8 @@ class Up:
         """Every process this server started, and theirs: the ranks, the fork server they come from."""
         parent_of = {}
         for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
+            with contextlib.suppress(OSError, IndexError):  # gone while we looked
                 parent_of[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError):
-                pass  # gone while we looked
         found, frontier = [], [self.proc.pid]
         while frontier:
             pid = frontier.pop()
@@ -136,12 +134,13 @@ def start_up(
 def _start_up(tmp: Path, port: int, ranks: int, db: Path | None, timeout: float, env, flags) -> Up:
     db = db or tmp / "runs.db"
     log = tmp / f"up-{port}.log"
-    proc = subprocess.Popen(
-        [*CLI, "up", "--ranks", str(ranks), "--port", str(port), "--db", str(db), *flags],
-        stdout=open(log, "w"),
-        stderr=subprocess.STDOUT,
-        env={**os.environ, **(env or {})},
-    )
+    with open(log, "w") as out:  # the server writes to its own copy of the file
+        proc = subprocess.Popen(
+            [*CLI, "up", "--ranks", str(ranks), "--port", str(port), "--db", str(db), *flags],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {})},
+        )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         text = log.read_text()
@@ -170,12 +169,13 @@ def _start_serve(tmp: Path, port: int, flags, timeout: float, env) -> Up:
         "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,
         **(env or {}),
     }
-    proc = subprocess.Popen(
-        [*CLI, "serve", "--port", str(port), "--db", str(db), *flags],
-        stdout=open(log, "w"),
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [*CLI, "serve", "--port", str(port), "--db", str(db), *flags],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
     up = Up(proc, f"http://127.0.0.1:{port}", PRESENTER_TOKEN, db, log)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
