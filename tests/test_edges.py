@@ -21,7 +21,7 @@ from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_se
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from ringside.server.cluster.workers import SNAPSHOT_QUEUE
+from ringside.server.viewers.socket import SNAPSHOT_QUEUE
 from ringside.server.dispatch.dispatcher import MAX_QUEUE, STORE_WITHIN_S
 from ringside.server.door.transport import MAX_PER_CLIENT
 from ringside.server.model import costs as model
