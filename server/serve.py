@@ -227,7 +227,7 @@ def warn_if_exposed(settings: Settings) -> None:
         "  The presenter token lets its holder run code on every worker; the worker token lets its",
         f"  holder join as a rank. Keep both secret; {watching}.",
         "  Keep the server, and a cluster's ranks, on a private network "
-        '(README: "Security, and exposed to a network").',
+        '(docs/security.md: "Listening beyond loopback").',
         "  Others open:",
         *(
             [f"    {settings.audience_url(url)}" for url in settings.public_urls()]
