@@ -11,7 +11,7 @@ import time
 from pydantic import ValidationError
 
 from ringside.server.runs.run import Run, RunState
-from ringside.worker_agent.http_call import call
+from ringside.worker_agent.clients.http_call import call
 from ringside.worker_agent.spec_args import add_spec_arguments, first_error, spec_from_args
 
 
