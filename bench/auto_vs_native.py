@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from ringside.worker_agent import bench
+from ringside.bench import plan
+from ringside.bench.cli import parse_size
+from ringside.bench.sweep import sweep
 from ringside.worker_agent.core.algorithms import Kind, algorithm_of
 from ringside.worker_agent.rank.local import run_ranks, unwrap
 
@@ -33,7 +35,7 @@ def measure(world, collectives, sizes, iterations, warmup):
             "warmup": warmup,
             "backend": None,
         }
-        out[collective] = bench.sweep(world, a, bench.default_algorithms(collective), sizes)
+        out[collective] = sweep(world, a, plan.default_algorithms(collective), sizes)
     return out
 
 
@@ -51,10 +53,10 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--collectives", default=",".join(COLLECTIVES))
-    parser.add_argument("--max-bytes", type=bench.parse_size, default=64 << 20)
+    parser.add_argument("--max-bytes", type=parse_size, default=64 << 20)
     parser.add_argument("--save", help="write every measured row here, as JSON lines")
     args = parser.parse_args()
-    sizes = bench.sizes("all_reduce", 1 << 10, args.max_bytes, 4)
+    sizes = plan.sizes("all_reduce", 1 << 10, args.max_bytes, 4)
     results = unwrap(
         run_ranks(
             measure,

@@ -25,7 +25,8 @@ import json
 import statistics
 import time
 
-from ringside.worker_agent import bench
+from ringside.bench import plan
+from ringside.bench.sweep import sharing_of, sweep
 from ringside.worker_agent.core import predict
 from ringside.worker_agent.core.algorithms import build
 from ringside.worker_agent.core.simulate import ALONE, Sharing, cost
@@ -52,9 +53,9 @@ def measure(world, collectives, sizes, iterations, warmup, rounds):
             }
             rows += [
                 dict(r, collective=collective, round=round_)
-                for r in bench.sweep(world, a, predict.stepwise(collective), sizes)
+                for r in sweep(world, a, predict.stepwise(collective), sizes)
             ]
-    return rows, bench.sharing_of(world).to_json()
+    return rows, sharing_of(world).to_json()
 
 
 def combined(rows: list[dict], key: str) -> tuple[dict, float]:
@@ -139,7 +140,7 @@ def main() -> None:
             rows = [json.loads(line) for line in f]
         sharing = Sharing.of([("here", cpu_cores())] * args.ranks)
     else:
-        sizes = bench.sizes("all_reduce", 1 << 10, 64 << 20, 4)
+        sizes = plan.sizes("all_reduce", 1 << 10, 64 << 20, 4)
         rows, hosts = unwrap(
             run_ranks(
                 measure,

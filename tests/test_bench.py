@@ -15,7 +15,7 @@ import pytest
 from distributed import run_ranks, stop_torchrun, unwrap
 from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
 
-from ringside.worker_agent import bench
+from ringside.bench import cli, plan, statistics, sweep, table, wrong
 from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.validation import SpecError
@@ -32,7 +32,7 @@ def run_bench(*args: str) -> subprocess.CompletedProcess:
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    bench.add_arguments(parser)
+    cli.add_arguments(parser)
     return parser.parse_args(argv)
 
 
@@ -40,12 +40,12 @@ def data_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line and not line.startswith("#")]
 
 
-def assert_aligned(table: str) -> None:
+def assert_aligned(text: str) -> None:
     """Every right-aligned column ends where its heading does, whatever the algorithms' names."""
-    header = next(line for line in table.splitlines() if line.startswith("#") and "algorithm" in line)
+    header = next(line for line in text.splitlines() if line.startswith("#") and "algorithm" in line)
     ends = [header.index(word) + len(word) for word in ("time", "algbw", "busbw", "#wrong", "x native")]
     ends.insert(4, header.index("time", ends[3]) + 4)
-    for line in data_lines(table):
+    for line in data_lines(text):
         for end in ends:
             assert line[end - 1] != " " and (end == len(line) or line[end] == " "), (line, end)
 
@@ -105,7 +105,7 @@ def test_nccl_tests_flags_mean_what_they_mean_there(capsys):
             parse(*argv)
         assert words in capsys.readouterr().err
     with pytest.raises(SpecError, match="give -f .* or -i .*, not both"):
-        bench.prepare(parse("-f", "2", "-i", "1K"), 2)
+        plan.prepare(parse("-f", "2", "-i", "1K"), 2)
     refused = run_bench("--ranks", "2", "--op", "BAND", "--dtype", "float32")
     assert refused.returncode == 2 and "op: BAND needs an integer dtype" in refused.stderr
 
@@ -152,11 +152,12 @@ def test_the_table_its_footer_and_every_row_in_json(tmp_path):
 
 def test_times_combine_across_ranks_as_a_says():
     times = np.array([[1.0, 3.0], [4.0, 6.0]])  # [rank, iteration]
-    assert [bench.combined(times, average, 0)[0] for average in range(4)] == [2.0, 3.5, 2.0, 5.0]
-    assert bench.combined(times, 1, 0)[1].tolist() == [2.5, 4.5]
+    assert [statistics.combined(times, average, 0)[0] for average in range(4)] == [2.0, 3.5, 2.0, 5.0]
+    assert statistics.combined(times, 1, 0)[1].tolist() == [2.5, 4.5]
     # -z 1 only syncs the ranks between iterations: -a still combines them (-a 3: the slowest)
-    assert bench.combined(times, 3, 1)[0] == 5.0 and bench.combined(times, 3, 1)[1].tolist() == [4.0, 6.0]
-    assert bench.combined(times, 1, 1)[0] == 3.5
+    slowest = statistics.combined(times, 3, 1)
+    assert slowest[0] == 5.0 and slowest[1].tolist() == [4.0, 6.0]
+    assert statistics.combined(times, 1, 1)[0] == 3.5
 
 
 def test_native_sits_where_torch_puts_it_and_long_names_keep_the_columns():
@@ -210,20 +211,20 @@ def corrupted_native(world):
     output = Runner(world, lambda event: None).open("spoiled", spec).output_once()
     if world.rank == 1:
         output[[3, 10, 40]] += 1.0
-    return bench.count_wrong(spec, world.rank, world.world_size, output)
+    return wrong.count_wrong(spec, world.rank, world.world_size, output)
 
 
 def test_a_wrong_native_result_shows_its_elements_in_wrong():
     counts = unwrap(run_ranks(corrupted_native, 3))
     assert counts == [0, 3, 0]
-    a = argparse.Namespace(**{**bench.SWEEP_DEFAULTS, **vars(parse("--ranks", "3", "-b", "256", "-n", "5"))})
+    a = argparse.Namespace(**{**sweep.SWEEP_DEFAULTS, **vars(parse("--ranks", "3", "-b", "256", "-n", "5"))})
     times = np.full((3, 5), 1e-3)
     rows = [
-        bench.row(a, 3, "gloo", 256, algorithm_of("all_reduce", name), times, wrong, times)
-        for name, wrong in (("native", sum(counts)), ("ring", None))
+        table.row(a, 3, "gloo", 256, algorithm_of("all_reduce", name), times, elements, times)
+        for name, elements in (("native", sum(counts)), ("ring", None))
     ]
     rows[1]["algorithm"] = "msccl_allreduce_ring_1channelsperring_2instances"  # a name past any width
-    text = bench.table(rows, a)
+    text = table.table(rows, a)
     assert_aligned(text)
     assert [line.split()[13] for line in data_lines(text)] == ["3", "N/A"]
     # the footer counts results, as nccl-tests does; #wrong their elements
@@ -233,25 +234,27 @@ def test_a_wrong_native_result_shows_its_elements_in_wrong():
 def test_a_ratio_is_marked_only_where_its_interval_excludes_one():
     rng = np.random.default_rng(7)
     native = 1e-3 * (1 + 0.3 * rng.random(40))
-    slower = bench.ratio_to(native * 1.5 * (1 + 0.05 * rng.standard_normal(40)), native)
-    noisy = bench.ratio_to(native * (1 + 0.5 * rng.standard_normal(40)).clip(0.2), native)
+    slower = statistics.ratio_to(native * 1.5 * (1 + 0.05 * rng.standard_normal(40)), native)
+    noisy = statistics.ratio_to(native * (1 + 0.5 * rng.standard_normal(40)).clip(0.2), native)
     assert slower.low > 1 and slower.marked
     assert noisy.low <= 1 <= noisy.high and not noisy.marked
-    assert bench.ratio_to(native[::2] * 1.5, native[::2]) == bench.ratio_to(native[::2] * 1.5, native[::2])
-    few = bench.ratio_to(native[:3] * 2, native[:3])
+    assert statistics.ratio_to(native[::2] * 1.5, native[::2]) == statistics.ratio_to(
+        native[::2] * 1.5, native[::2]
+    )
+    few = statistics.ratio_to(native[:3] * 2, native[:3])
     assert few.ratio == pytest.approx(2) and few.low is None and not few.marked
     # in the table: a * beside the marked ratio alone
-    a = argparse.Namespace(**{**bench.SWEEP_DEFAULTS, **vars(parse("--ranks", "2", "-b", "1K", "-n", "40"))})
+    a = argparse.Namespace(**{**sweep.SWEEP_DEFAULTS, **vars(parse("--ranks", "2", "-b", "1K", "-n", "40"))})
     reference = np.tile(native, (2, 1))
     rows = [
-        bench.row(a, 2, "gloo", 1024, algorithm_of("all_reduce", name), np.tile(times, (2, 1)), 0, reference)
+        table.row(a, 2, "gloo", 1024, algorithm_of("all_reduce", name), np.tile(times, (2, 1)), 0, reference)
         for name, times in (
             ("native", native),
             ("ring", native * 1.5),
             ("tree", native * (1 + 0.5 * rng.standard_normal(40))),
         )
     ]
-    marks = {line.split()[5]: "*" in line.split() for line in data_lines(bench.table(rows, a))}
+    marks = {line.split()[5]: "*" in line.split() for line in data_lines(table.table(rows, a))}
     assert marks == {"native": False, "ring": True, "tree": False}
 
 
@@ -261,17 +264,17 @@ def test_one_slow_spell_is_not_a_difference():
     native = 1e-3 * (1 + 0.3 * np.random.default_rng(7).random(40))
     spell = native.copy()
     spell[10:18] *= 2
-    assert not bench.ratio_to(spell, native).marked
+    assert not statistics.ratio_to(spell, native).marked
     spread = native.copy()
     spread[::5] *= 2  # as many slow iterations, spread over the table: every run of them sees some
-    assert bench.ratio_to(spread, native).low > 1
+    assert statistics.ratio_to(spread, native).low > 1
 
 
 def test_slow_links_never_read_zero():
-    assert bench.gbps(500e3) == "0.0005" and bench.gbps(2.5e9) == "2.50" and bench.gbps(12_345) == "1.23e-05"
+    assert table.gbps(500e3) == "0.0005" and table.gbps(2.5e9) == "2.50" and table.gbps(12_345) == "1.23e-05"
 
 
-def test_torchrun_on_two_nodes_prints_one_table_of_every_rank(tmp_path, bridge):
+def test_torchrun_on_two_nodes_prints_one_table_of_every_rank(tmp_path, bridge):  # noqa: F811 (a fixture)
     out = tmp_path / "rows.json"
     nodes = []
     for node in range(2):

@@ -21,10 +21,10 @@ from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_se
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from ringside.server.viewers.socket import SNAPSHOT_QUEUE
 from ringside.server.dispatch.dispatcher import MAX_QUEUE, STORE_WITHIN_S
 from ringside.server.door.transport import MAX_PER_CLIENT
 from ringside.server.model import costs as model
+from ringside.server.viewers.socket import SNAPSHOT_QUEUE
 from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION, RunSpec
 from ringside.worker_agent.core.validation import MAX_BUFFER_BYTES, SpecError, validate
 from ringside.worker_agent.rank.launch import RESTARTS_PER_WINDOW, LocalWorkers, RestartBudget

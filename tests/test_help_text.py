@@ -41,4 +41,4 @@ def test_the_torchrun_benchs_help_says_its_first_paragraph_whole(capsys):
     from ringside.bench.__main__ import main
 
     out = helped(capsys, lambda: main(["--help"]))
-    assert first_paragraph(ROOT / "worker_agent" / "bench_torchrun" / "__init__.py") in out, out[:600]
+    assert first_paragraph(ROOT / "worker_agent" / "bench" / "__main__.py") in out, out[:600]

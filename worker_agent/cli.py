@@ -17,7 +17,7 @@ SUBCOMMANDS = {
     ),
     "run": ("ringside.worker_agent.clients.run", "trigger a run on a server and print its result"),
     "bench": (
-        "ringside.worker_agent.bench",
+        "ringside.bench.cli",
         "nccl-tests' table on local ranks or a server's (torchrun: -m ringside.bench)",
     ),
     "train": (

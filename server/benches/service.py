@@ -2,7 +2,7 @@
 cluster. It holds the cluster alone, as a training does (it does not queue: refused, 409, while
 anything else holds it), so that nothing else's traffic is in its numbers.
 
-The server plans it from the bench's flags (which algorithms, which sizes: bench.prepare, for
+The server plans it from the bench's flags (which algorithms, which sizes: plan.prepare, for
 this cluster's world) and refuses what no rank could run before any rank hears of it. Every rank
 runs the bench's own sweep, which gathers every rank's numbers on every rank; rank 0 sends the
 merged table (BenchFinished), the others say they are done. A bench is not a run: its table is
@@ -17,11 +17,11 @@ from collections import OrderedDict
 
 from starlette.requests import HTTPConnection
 
+from ringside.bench.plan import default_algorithms, prepare, records
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.dispatch.job import Job, JobState
 from ringside.server.dispatch.ranked import RankedRecord
-from ringside.worker_agent import bench
 from ringside.worker_agent.core.protocol import (
     MAX_BENCH_NUMBERS,
     MAX_BENCH_ROWS,
@@ -105,7 +105,7 @@ class BenchJob(Job):
 
 def plan(spec: BenchSpec, world_size: int, backend: str) -> tuple[list[str], list[int], list[str]]:
     """(algorithms, sizes, skipped) for this cluster, as the local bench plans them; raises SpecError
-    naming the flag (bench.py's long names) of what no rank could run."""
+    naming the flag (the bench's long names) of what no rank could run."""
     if (
         spec.step is not None
         and spec.max_bytes >= spec.min_bytes
@@ -124,9 +124,9 @@ def plan(spec: BenchSpec, world_size: int, backend: str) -> tuple[list[str], lis
             "backend": backend,
         }
     )
-    names, sizes = bench.prepare(args, world_size, say=False)
-    asked = spec.only or bench.default_algorithms(spec.collective)
-    skipped = [a.misfit(world_size) for a in bench.records(spec.collective, asked) if not a.fits(world_size)]
+    names, sizes = prepare(args, world_size, say=False)
+    asked = spec.only or default_algorithms(spec.collective)
+    skipped = [a.misfit(world_size) for a in records(spec.collective, asked) if not a.fits(world_size)]
     rows = len(names) * len(sizes)
     if rows > MAX_BENCH_ROWS:
         raise SpecError(

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from ringside.server.dispatch.job import JobState
 from ringside.server.runs.run import Run
-from ringside.worker_agent.http_call import call
+from ringside.worker_agent.clients.http_call import call
 from ringside.worker_agent.spec_args import add_spec_arguments, first_error, spec_from_args
 
 

@@ -210,7 +210,7 @@ def _run(runner: Runner, command: RunCommand | TrainCommand | BenchCommand, link
         if isinstance(command, TrainCommand):
             _train(command, link, world, stop)
         elif isinstance(command, BenchCommand):
-            from .bench_rank import bench_and_report  # the bench's code: loaded by the first bench only
+            from ringside.bench.served import bench_and_report  # loaded by the first bench only
 
             bench_and_report(world, command, link.emit, stop)
         else:

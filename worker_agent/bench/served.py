@@ -1,7 +1,7 @@
-"""A served bench on this rank (`ringside bench --server`): the bench's own sweep (bench.py), which
+"""A served bench on this rank (`ringside bench --server`): the bench's own sweep (sweep.py), which
 gathers every rank's numbers on every rank, then one event. Rank 0's carries the table; the
 others' only say they are done. Before each size, and every few rounds of iterations within one
-(bench.rounds), the ranks ask each other whether any was told to cancel, outside the timed part,
+(sweep.rounds), the ranks ask each other whether any was told to cancel, outside the timed part,
 so all stop at the same point."""
 
 from __future__ import annotations
@@ -11,11 +11,18 @@ from collections.abc import Callable
 import torch
 import torch.distributed as dist
 
-from .. import bench
-from ..core.protocol import BenchCommand, BenchFinished, BenchRow, ErrorEvent, Message, RunCancelled
-from ..core.validation import SpecError
-from .process_group import World
-from .runner import RunFailed, failure_reason
+from ringside.bench.sweep import sweep
+from ringside.worker_agent.core.protocol import (
+    BenchCommand,
+    BenchFinished,
+    BenchRow,
+    ErrorEvent,
+    Message,
+    RunCancelled,
+)
+from ringside.worker_agent.core.validation import SpecError
+from ringside.worker_agent.rank.process_group import World
+from ringside.worker_agent.rank.runner import RunFailed, failure_reason
 
 
 class Stopped(Exception):
@@ -34,7 +41,7 @@ def bench_and_report(
 
     try:
         flags = {**command.spec.model_dump(exclude={"only"}), "backend": world.backend}
-        rows = bench.sweep(world, flags, command.algorithms, command.sizes, between)
+        rows = sweep(world, flags, command.algorithms, command.sizes, between)
     except Stopped as e:
         done, total = e.args
         emit(RunCancelled(run_id=command.run_id, rank=world.rank, done=done, total=total))

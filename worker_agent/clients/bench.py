@@ -1,6 +1,6 @@
-"""`ringside bench --server URL`: the bench on a server's connected cluster (server/bench_jobs.py).
+"""`ringside bench --server URL`: the bench on a server's connected cluster (server/benches/).
 The server plans it and refuses bad flags before any rank hears of it; every rank runs the sweep;
-the merged table comes back here and is printed as the local bench prints its own (bench.report).
+the merged table comes back here and is printed as the local bench prints its own (table.report).
 Ctrl-C cancels it: the ranks stop together within a few iterations."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import time
 
 from pydantic import ValidationError
 
-from .core.protocol import BenchSpec
-from .http_call import call
+from ringside.bench.table import report
+from ringside.worker_agent.clients.http_call import call
+from ringside.worker_agent.core.protocol import BenchSpec
 
 POLL_S = 0.2
 ENDED = ("done", "failed", "cancelled", "interrupted")
@@ -67,8 +68,6 @@ def wait(base: str, token: str | None, bench_id: str) -> dict:
 
 
 def main(args: argparse.Namespace) -> int:
-    from . import bench
-
     try:
         spec = spec_of(args)
     except ValidationError as e:
@@ -99,4 +98,4 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    return bench.report(ended["rows"], args)
+    return report(ended["rows"], args)
