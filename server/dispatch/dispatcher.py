@@ -31,7 +31,7 @@ TICK_S = 1.0  # the longest a waiting job goes without looking at its ranks
 LOSS_GRACE_S = 1.5  # how long a failed job waits to see whether a rank died, to name it
 STOPPED = "the server stopped before this {} finished"
 STORE_WITHIN_S = 10.0  # how long a job's submission waits for its record to be stored
-MAX_QUEUE = 256  # jobs waiting: each queued run holds its planned schedule (20,000 held 700 MB)
+MAX_QUEUE = 256  # jobs waiting: each queued run holds its planned schedule (tens of KB)
 log = logging.getLogger("ringside.server")
 
 
