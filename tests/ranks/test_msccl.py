@@ -23,7 +23,7 @@ from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.user.msccl import MscclError, load_xml
 from ringside.worker_agent.user.user_algorithms import load
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "msccl"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "msccl"
 
 # file: (collective, name, the algorithm's rounds by its definition, what it is)
 FILES = {

@@ -17,7 +17,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 PHONE, PROJECTOR = (390, 844), (1280, 720)
 LEAST_PX = 12
 QUICK = {"capture": "full", "iterations": 1, "warmup": 0}
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "phone"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "phone"
 
 SEEN = """() => {
     const q = (s) => [...document.querySelectorAll(s)];

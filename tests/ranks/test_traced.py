@@ -25,7 +25,7 @@ from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.user.rebuild import _phase, stuck
 from ringside.worker_agent.user.user_algorithms import load, traced
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FILES = [str(EXAMPLES / f) for f in ("tutorial_ring.py", "tutorial_ring_bug.py", "deadlock_ring.py")]
 
 

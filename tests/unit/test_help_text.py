@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 SCRIPTS = [
     ROOT / "examples" / f"{name}.py"
     for name in ("ddp_train", "pipeline_train", "spawn_workers", "two_groups")

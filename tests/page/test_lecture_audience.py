@@ -25,7 +25,7 @@ SETTLE_MS = 1000  # a detached page is given this long to (wrongly) follow
 
 P = 4
 PHONE, PROJECTOR = (390, 844), (1280, 720)
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "lecture"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "lecture"
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from ringside.worker_agent.core.schedule import ceil_log2, floor_pow2
 from ringside.worker_agent.core.simulate import ALONE, Sharing, cost
 from ringside.worker_agent.user.user_algorithms import load
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 WORLDS = range(2, 65)
 ALPHA, BETA, GAMMA = 7e-6, 2e-10, 5e-11

@@ -14,7 +14,7 @@ from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.run_shape import layout_of
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_javascript_unit_tests_pass():

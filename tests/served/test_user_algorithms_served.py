@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from server_helpers import start_up
-from test_user_algorithms import ring_doc
+from schedule_docs import ring_doc
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture(scope="module")

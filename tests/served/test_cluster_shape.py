@@ -13,7 +13,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from server_helpers import start_up
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "msccl"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "msccl"
 RING = "msccl_allreduce_ring_1channelsperring_1instances"
 TWO_STEP = "msccl_alltoall_two_step"
 

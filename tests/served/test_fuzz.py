@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from server_helpers import WORKER_TOKEN, start_serve, start_up
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import fuzz as F  # bench/fuzz.py: the strategies and the checks
 
 pytestmark = pytest.mark.slow  # fuzz-style: runs in CI and the README's command, not on every edit

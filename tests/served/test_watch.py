@@ -33,8 +33,8 @@ from ringside.server.watching import MAX_PUSH_RANKS
 from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from ringside.worker_agent.rank.local import free_port
 
-ROOT = Path(__file__).parents[1]
-EXAMPLES, FIXTURES = ROOT / "examples", Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).parents[2]
+EXAMPLES, FIXTURES = ROOT / "examples", Path(__file__).parents[1] / "fixtures"
 
 
 def torchrun(

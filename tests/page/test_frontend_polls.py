@@ -20,7 +20,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 PHONE, PROJECTOR = (390, 844), (1280, 720)
-SHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
+SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 REFUSED = ("409",)  # Chromium logs every refused request: a second vote, a question this run cannot answer
 
 

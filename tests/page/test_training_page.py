@@ -19,7 +19,7 @@ expect = playwright_api.expect
 
 P = 4
 HIDDEN, STEPS, OPENED = 16, 20, 3
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 LOSS_Y = "document.getElementById('train-loss').data?.[0]?.y"
 # Where on the page the loss chart draws step k's point of its first trace (plotly's own axes say).
 POINT = """k => { const gd = document.getElementById('train-loss'), box = gd.getBoundingClientRect();

@@ -22,7 +22,7 @@ expect = playwright_api.expect
 
 P = 8
 FOUR = [0, 1, 2, 3]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 QUICK = {"capture": "full", "iterations": 1, "warmup": 0}
 
 

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from browser import go
 from server_helpers import start_up
-from test_user_algorithms import ring_doc
+from schedule_docs import ring_doc
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 P = 4
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 
 @pytest.fixture(scope="module")

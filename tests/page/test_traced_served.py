@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from server_helpers import start_up
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FILES = ("tutorial_ring.py", "tutorial_ring_bug.py", "deadlock_ring.py")
 STUCK_AT = "deadlock_ring.py:{}".format(
     next(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from distributed import registered_here, run_ranks, unwrap
+from schedule_docs import ring_doc
 
 from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.catalog import catalog
@@ -17,9 +18,9 @@ from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.user.msccl import MscclError, load_xml
 from ringside.worker_agent.user.user_algorithms import algorithm, load, reduce, send, step
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "msccl_ring_allreduce_4.xml"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "msccl_ring_allreduce_4.xml"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -191,18 +192,6 @@ def test_msccl_files_that_cannot_be_imported_say_why(tmp_path, change, words):
     bad.write_text(FIXTURE.read_text().replace(*change, 1))
     with pytest.raises(MscclError, match=words):
         load_xml(bad)
-
-
-def ring_doc(p: int) -> dict:
-    """The built-in ring, written out as the data a page or a script would send."""
-    ring = build("all_reduce", "ring", p).to_json()
-    return {
-        "pieces": ring["pieces"],
-        "layout": "ring",
-        "steps": [
-            {"phase": s["phase"], "caption": s["caption"], "transfers": s["transfers"]} for s in ring["steps"]
-        ],
-    }
 
 
 def test_a_schedule_sent_as_data_runs_for_real_and_equals_native():

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from server_helpers import WORKER_TOKEN, start_serve
 
-EXAMPLE = Path(__file__).parent.parent / "examples" / "spawn_workers.py"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "spawn_workers.py"
 
 
 def launch(*cmd: str) -> subprocess.Popen:

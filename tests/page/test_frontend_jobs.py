@@ -21,7 +21,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 P = 2
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DDP = ROOT / "examples" / "ddp_train.py"
 LOOP = ROOT / "tests" / "fixtures" / "watched_loop.py"
 ARTIFACTS = ROOT / "artifacts" / "screenshots"

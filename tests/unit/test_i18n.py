@@ -17,7 +17,7 @@ from ringside.worker_agent.core.algorithms.parameter_server import formula
 from ringside.worker_agent.core.schedule import ScheduleError
 from ringside.worker_agent.user.rebuild import _caption, _phase
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SIZES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16)
 
 

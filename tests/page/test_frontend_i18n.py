@@ -22,7 +22,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 PHONE, PROJECTOR = (390, 844), (1280, 720)
-SHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "i18n"
+SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "i18n"
 SCRIPT = {"ko": re.compile("[\uac00-\ud7a3]"), "zh": re.compile("[\u4e00-\u9fff]")}
 # What stays English in every language: op, phase and collective names, dtypes, files; zh writes "rank"
 KEPT = (

@@ -20,7 +20,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 P = 4
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "lecture"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "lecture"
 LESSON = [  # (collective, algorithm or None for the one it opens on, op or None)
     ("broadcast", None, None),
     ("scatter", None, None),

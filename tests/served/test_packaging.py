@@ -15,7 +15,7 @@ import pytest
 
 from ringside.worker_agent.rank.local import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

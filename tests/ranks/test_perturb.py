@@ -20,7 +20,7 @@ from ringside.worker_agent.core.protocol import Arrived, RunSpec, StepEvent
 from ringside.worker_agent.core.validation import SpecError, validate
 
 P = 4
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def record(world, spec):
