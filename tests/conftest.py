@@ -1,6 +1,6 @@
 """What every kind of test shares: the kind's marker, given by the module's folder; the order
-modules are handed to the two xdist workers in; and for the page tests one Chromium per
-module, and pages whose console errors fail the test."""
+modules are handed to the two xdist workers in; a module's own `ringside up` (`up`); and
+for the page tests one Chromium per module, and pages whose console errors fail the test."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from browser import browser_or_skip
 from netns import interfaces
+from server_helpers import start_up
 
 TESTS = Path(__file__).resolve().parent
 # A test's kind is its folder under tests/ (pyproject.toml registers one marker each), heaviest
@@ -42,6 +43,21 @@ def pytest_collection_modifyitems(items):
         if kind:
             item.add_marker(kind)
     items.sort(key=lambda item: module_order(item.path))  # stable: in-module order kept
+
+
+@pytest.fixture(scope="module")
+def up(request, tmp_path_factory):
+    """The module's own `ringside up`, one for all its tests: 4 ranks, or what the module's
+    `pytestmark = pytest.mark.cluster(ranks=..., flags=[...], env={...})` asks for (start_up's
+    arguments)."""
+    marker = request.node.get_closest_marker("cluster")
+    options = {"ranks": 4, **(marker.kwargs if marker else {})}
+    server = start_up(tmp_path_factory.mktemp(request.module.__name__), **options)
+    try:
+        server.wait_ranks(options["ranks"])
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="module")

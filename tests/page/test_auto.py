@@ -6,7 +6,6 @@ chose and why; bad input is refused naming the field."""
 from __future__ import annotations
 
 import pytest
-from server_helpers import start_up
 
 from ringside.server import model
 from ringside.worker_agent.core import predict as pm
@@ -146,13 +145,6 @@ def test_resolve_makes_auto_concrete_and_keeps_the_why():
     with pytest.raises(SpecError) as e:
         model.resolve(RunSpec(collective="all_reduce", algorithm="native", chunks="auto"), 4, "gloo", fit)
     assert e.value.field == "chunks"
-
-
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("auto"), ranks=4)
-    yield server
-    server.stop()
 
 
 def test_a_served_auto_run_records_its_choice(up):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from browser import go
-from server_helpers import start_up
 from schedule_docs import ring_doc
+from server_helpers import start_up
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -23,11 +23,7 @@ P = 4
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("browser"), ranks=P)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P)
 
 
 def presenting(page):

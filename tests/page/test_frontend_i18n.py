@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from browser import go
-from server_helpers import start_up
 
 from ringside.worker_agent.core.algorithms import Kind, algorithms
 
@@ -35,13 +34,6 @@ ONE_VOTE = {"ko": "휴대폰마다 한 표", "zh": "每部手机一票"}  # the 
 
 def english_left(lang: str, text: str) -> list[str]:
     return re.findall(r"[A-Za-z]{2,}", LEFT[lang].sub("", text))
-
-
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("i18n"), ranks=4)
-    yield server
-    server.stop()
 
 
 @pytest.fixture

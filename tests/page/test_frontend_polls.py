@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import pytest
-from server_helpers import start_up
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -22,13 +21,6 @@ expect = playwright_api.expect
 PHONE, PROJECTOR = (390, 844), (1280, 720)
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 REFUSED = ("409",)  # Chromium logs every refused request: a second vote, a question this run cannot answer
-
-
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("polls-page"), ranks=4)
-    yield server
-    server.stop()
 
 
 def shown(values) -> str:

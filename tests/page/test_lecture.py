@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from lecture_clock import install, lag
-from server_helpers import start_up
 from test_frontend_browser import expected_values, stage_values
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -38,11 +37,7 @@ OVERLAPS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("lecture"), ranks=P)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from browser import go
 from lecture_clock import install, lag
-from server_helpers import messages, start_serve, start_up
+from server_helpers import messages, start_serve
 from test_frontend_browser import expected_values, stage_values
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
@@ -28,11 +28,7 @@ PHONE, PROJECTOR = (390, 844), (1280, 720)
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "lecture"
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("audience"), ranks=P)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P)
 
 
 def on_run(page, run_id: str) -> None:

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-from server_helpers import start_up
 from test_lecture_audience import PHONE, SETTLE_MS, on_run, refused, viewer_snapshot
 from websockets.sync.client import connect
 
@@ -29,12 +28,12 @@ COVERED = "document.body.classList.contains('{}')"
 BESIDE = "[...document.querySelectorAll('#beside tr')].map(r => r.textContent)"
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("overlays"), ranks=P)
+pytestmark = pytest.mark.cluster(ranks=P)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shots():
     SHOTS.mkdir(parents=True, exist_ok=True)
-    yield server
-    server.stop()
 
 
 def trained(up, **spec) -> str:

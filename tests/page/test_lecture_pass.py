@@ -14,7 +14,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from server_helpers import start_up
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -25,11 +24,7 @@ SHOTS = Path("/tmp/shots")
 LECTURE = {"capture": "full", "pattern": "digits", "iterations": 1, "warmup": 0}
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("lecture-pass"), ranks=4, env={"RINGSIDE_VIEWER_TOKEN": VIEWER})
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(env={"RINGSIDE_VIEWER_TOKEN": VIEWER})
 
 
 def as_viewer(up, path: str) -> tuple[int, dict]:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from browser import go
-from server_helpers import start_up
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -43,13 +42,6 @@ WORDS = """() => {
              sums: sums.map((t) => [t.textContent, px(t)]),
              names: q('#stage text.name').map((t) => t.textContent), crossed, outside };
 }"""
-
-
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("lecture-walk"), ranks=4)
-    yield server
-    server.stop()
 
 
 def open_run(page_for, up, run, viewport=PROJECTOR, present=True):

@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pytest
 from distributed import run_ranks, unwrap
-from server_helpers import WORKER_TOKEN, start_up
+from server_helpers import WORKER_TOKEN
 
 from ringside.worker_agent.core.algorithms import build, formulas
 from ringside.worker_agent.core.algorithms import parameter_server as ps
@@ -276,11 +276,7 @@ def test_real_bytes_equal_the_formulas(real):
 # --- through a real server ---------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("ps"), ranks=P, env={"RINGSIDE_WORKER_TOKEN": WORKER_TOKEN})
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P, env={"RINGSIDE_WORKER_TOKEN": WORKER_TOKEN})
 
 
 def test_a_bad_s_gets_a_422_naming_the_field_and_nothing_runs(up):

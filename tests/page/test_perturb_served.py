@@ -10,17 +10,13 @@ import threading
 import time
 
 import pytest
-from server_helpers import ended, messages, start_up
+from server_helpers import ended, messages
 from websockets.sync.client import connect
 
 P = 4
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("up"), ranks=P)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P)
 
 
 class Wavefronts(threading.Thread):

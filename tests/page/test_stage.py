@@ -14,7 +14,6 @@ import pytest
 from browser import go
 from test_frontend_browser import LOAD
 
-from ringside.server.harness import start_up
 from ringside.worker_agent.core.algorithms import algorithms
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -26,12 +25,7 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 QUICK = {"capture": "full", "iterations": 1, "warmup": 0}
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("stage"), ranks=P)
-    server.wait_ranks(P)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P)
 
 
 @pytest.fixture

@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 from browser import go
 
-from ringside.server.harness import start_up
-
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
@@ -56,12 +54,7 @@ HEADS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("stage-lecture"), ranks=P)
-    server.wait_ranks(P)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from server_helpers import start_up
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FILES = ("tutorial_ring.py", "tutorial_ring_bug.py", "deadlock_ring.py")
@@ -21,12 +20,9 @@ STUCK_AT = "deadlock_ring.py:{}".format(
 )
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    flags = [flag for name in FILES for flag in ("--algorithms", str(EXAMPLES / name))]
-    server = start_up(tmp_path_factory.mktemp("traced"), ranks=4, flags=flags)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(
+    flags=[flag for name in FILES for flag in ("--algorithms", str(EXAMPLES / name))]
+)
 
 
 @pytest.fixture(scope="module")

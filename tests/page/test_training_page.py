@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from browser import go
-from server_helpers import start_up
 from test_frontend_browser import stage_values
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -27,11 +26,7 @@ POINT = """k => { const gd = document.getElementById('train-loss'), box = gd.get
   return [box.left + xaxis._offset + xaxis.l2p(k), box.top + yaxis._offset + yaxis.l2p(gd.data[0].y[k])]; }"""
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("training"), ranks=P)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P)
 
 
 def trainings(up) -> list[dict]:

@@ -12,7 +12,6 @@ import subprocess
 import time
 
 import pytest
-from server_helpers import start_up
 
 from ringside.server.harness import CLI
 
@@ -28,11 +27,7 @@ LONG = {
 }  # minutes on this machine: still running when a test acts on it
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("bench"), ranks=P)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P)
 
 
 def bench(*argv: str, token: str | None = None) -> subprocess.CompletedProcess:

@@ -11,25 +11,20 @@ from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from server_helpers import start_up
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "msccl"
 RING = "msccl_allreduce_ring_1channelsperring_1instances"
 TWO_STEP = "msccl_alltoall_two_step"
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("shape")
-    files = [
+pytestmark = pytest.mark.cluster(
+    flags=[
         "--algorithms",
         str(FIXTURES / "allreduce_ring_1instance.xml"),
         "--algorithms",
         str(FIXTURES / "alltoall_two_step.xml"),
     ]
-    server = start_up(tmp, ranks=4, flags=files)
-    yield server
-    server.stop()
+)
 
 
 def test_msccl_files_run_on_the_cluster_and_the_model_answers_at_any_p(up):

@@ -15,13 +15,6 @@ LECTURE = {"collective": "all_reduce", "count": 8, "capture": "full", "pattern":
 
 
 @pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("polls"), ranks=4)
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
 def ring(up):
     return up.run(algorithm="ring", **LECTURE)
 

@@ -7,17 +7,9 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from server_helpers import start_up
 
 LECTURE = {"collective": "all_reduce", "count": 8, "capture": "full", "pattern": "digits"}
-
-
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("held"), ranks=4)
-    yield server
-    server.stop()
 
 
 def run_seconds(up, token) -> list[str]:

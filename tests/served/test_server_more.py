@@ -17,12 +17,7 @@ from ringside.server import model
 from ringside.server.runs import Run, new_run
 from ringside.worker_agent.core.protocol import RunSpec
 
-
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("more"), ranks=3)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=3)
 
 
 def ringside_run(up, *args):

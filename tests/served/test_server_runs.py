@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from server_helpers import WORKER_TOKEN, ended, messages, start_up
+from server_helpers import WORKER_TOKEN, ended, messages
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -17,11 +17,7 @@ from ringside.worker_agent.core.collectives import COLLECTIVES
 P = 4
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("up"), ranks=P, env={"RINGSIDE_WORKER_TOKEN": WORKER_TOKEN})
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P, env={"RINGSIDE_WORKER_TOKEN": WORKER_TOKEN})
 
 
 class Watcher(threading.Thread):

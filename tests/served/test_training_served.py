@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from server_helpers import ScriptedRank, messages, start_serve, start_up
+from server_helpers import ScriptedRank, messages, start_serve
 from websockets.sync.client import connect
 
 from ringside.worker_agent.training.rules import PARAMETER_SERVER, parameters
@@ -20,11 +20,7 @@ from ringside.worker_agent.training.rules import PARAMETER_SERVER, parameters
 P, HIDDEN, STEPS = 4, 16, 20
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    server = start_up(tmp_path_factory.mktemp("train"), ranks=P)
-    yield server
-    server.stop()
+pytestmark = pytest.mark.cluster(ranks=P)
 
 
 def wait_training(up, training_id: str, timeout: float = 120) -> dict:

@@ -7,24 +7,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from server_helpers import start_up
 from schedule_docs import ring_doc
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-@pytest.fixture(scope="module")
-def up(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("users")
-    files = [
+pytestmark = pytest.mark.cluster(
+    flags=[
         "--algorithms",
         str(EXAMPLES / "double_binary_tree.py"),
         "--algorithms",
         str(EXAMPLES / "broken_ring.py"),
     ]
-    server = start_up(tmp, ranks=4, flags=files)
-    yield server
-    server.stop()
+)
 
 
 def test_the_files_algorithms_are_offered_and_checked_at_start(up):
