@@ -1,6 +1,7 @@
 """What every kind of test shares: the kind's marker, given by the module's folder; the order
-modules are handed to the two xdist workers in; a module's own `ringside up` (`up`); and
-for the page tests one Chromium per module, and pages whose console errors fail the test."""
+modules are handed to the two xdist workers in; a module's own `ringside up` (`up`); two
+nodes on a bridge (`bridge`); and for the page tests one Chromium per module, and pages
+whose console errors fail the test."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from browser import browser_or_skip
-from netns import interfaces
+from netns import interfaces, two_nodes
 from server_helpers import start_up
 
 TESTS = Path(__file__).resolve().parent
@@ -58,6 +59,13 @@ def up(request, tmp_path_factory):
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def bridge():
+    """Two nodes on this host, joined to it by a bridge (netns.py); skips where none can be made."""
+    with two_nodes() as net:
+        yield net
 
 
 @pytest.fixture(scope="module")

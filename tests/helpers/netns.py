@@ -1,6 +1,7 @@
 """Two nodes on one machine: each a network namespace with its own address and host name
 (a UTS namespace of its own), joined to this host by a bridge. Needs root, iproute2 and
-unshare (CI's container has them); the `bridge` fixture skips cleanly without them."""
+unshare (CI's container has them); the `bridge` fixture (conftest.py) skips cleanly without
+them."""
 
 from __future__ import annotations
 
@@ -90,8 +91,10 @@ class Bridge:
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
 
 
-@pytest.fixture
-def bridge():
+@contextlib.contextmanager
+def two_nodes():
+    """A Bridge, up and usable, for the `with`; the test skips where none can be made (the
+    `bridge` fixture, conftest.py)."""
     if (
         not sys.platform.startswith("linux")
         or os.geteuid() != 0

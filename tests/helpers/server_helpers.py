@@ -24,6 +24,21 @@ from ringside.server.harness import (
 )
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
+# the harness's names, re-exported for the tests beside the helpers of this module
+__all__ = [
+    "PRESENTER_TOKEN",
+    "WORKER_TOKEN",
+    "Up",
+    "alive",
+    "ended",
+    "messages",
+    "start_serve",
+    "start_up",
+    "wait_gone",
+    "ScriptedRank",
+    "flood",
+]
+
 
 class ScriptedRank:
     """One rank on a real websocket: says hello, beats every 0.2 s while `beating` is set,

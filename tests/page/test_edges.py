@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
 import os
 import socket
@@ -114,10 +115,8 @@ def test_a_body_no_route_reads_is_refused_unread(server):
             sock.sendall(
                 b"POST /nonexistent HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n" % (MiB - 1)
             )
-            try:
+            with contextlib.suppress(OSError):  # already refused and closed
                 sock.sendall(os.urandom(64 << 10))  # what the kernel takes before the server's answer
-            except OSError:
-                pass  # already refused and closed
             socks.append(sock)
         answer = read_all(socks[-1])
         assert answer.startswith(b"HTTP/1.1 413") and b"takes no body" in answer, answer[:200]
@@ -148,10 +147,8 @@ def test_an_unfinished_viewer_frame_is_refused_by_its_length(server):
                 handshake += sock.recv(4096)
             assert handshake.startswith(b"HTTP/1.1 101"), handshake[:200]
             frame = bytes([0x81, 0x80 | 127]) + struct.pack(">Q", 15 * MiB) + os.urandom(4)
-            try:
+            with contextlib.suppress(OSError):
                 sock.sendall(frame + os.urandom(MiB))  # of its 15 MiB: 150 MiB in all, if it were kept
-            except OSError:
-                pass
             socks.append(sock)
         assert close_code(socks[-1]) == 1009
         # unbounded it held their bodies, about 1 GB; bounded, 25-55 MiB (the connections, and the

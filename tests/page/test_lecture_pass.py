@@ -178,7 +178,8 @@ def test_a_phone_sees_the_caption_with_the_stage_and_the_op_also_exported(up, pa
             const b = (id) => document.getElementById(id).getBoundingClientRect();
             const px = (t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
             const heads = [...document.querySelectorAll('#stage text.name, #stage text.bytes')];
-            return {caption: b('caption'), stage: b('stage'), text: document.getElementById('caption').textContent,
+            return {caption: b('caption'), stage: b('stage'),
+                    text: document.getElementById('caption').textContent,
                     head_px: Math.min(...heads.map(px)), scrolled: scrollY, height: innerHeight};
         }""")
 

@@ -39,18 +39,24 @@ HEADS = """() => {
     const q = (s) => [...document.querySelectorAll(s)];
     const px = (t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
     const box = (e) => e.getBoundingClientRect();
-    const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+    const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
+        && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
     const names = q('#stage text.name'), bytes = q('#stage text.bytes'), texts = [...names, ...bytes];
     const cards = q('#stage .card rect.frame').map(box), stage = box(document.getElementById('stage'));
     const crossed = [];
-    texts.forEach((a, i) => texts.slice(i + 1).forEach((b) => hit(box(a), box(b)) && crossed.push([a.textContent, b.textContent])));
+    texts.forEach((a, i) => texts.slice(i + 1).forEach(
+        (b) => hit(box(a), box(b)) && crossed.push([a.textContent, b.textContent])));
     let cardsCrossed = 0;
     cards.forEach((a, i) => cards.slice(i + 1).forEach((b) => { if (hit(a, b)) cardsCrossed++; }));
-    const out = texts.filter((t) => { const b = box(t); return b.left < stage.left || b.right > stage.right || b.top < stage.top; });
+    const out = texts.filter((t) => {
+        const b = box(t);
+        return b.left < stage.left || b.right > stage.right || b.top < stage.top;
+    });
     return { names: names.map((t) => t.textContent), bytes: bytes.map((t) => t.textContent),
              name_px: Math.min(...names.map(px)), bytes_px: Math.min(...bytes.map(px)), crossed, cardsCrossed,
              out: out.length, root: q('#stage .card.root').map((c) => +c.dataset.rank),
-             strokes: [...new Set(q('#stage .card:not(.outside) rect.frame').map((r) => getComputedStyle(r).stroke))] };
+             strokes: [...new Set(
+                 q('#stage .card:not(.outside) rect.frame').map((r) => getComputedStyle(r).stroke))] };
 }"""
 
 
@@ -103,7 +109,8 @@ def test_names_and_bytes_read_at_the_back_in_every_layout_at_eight_ranks(up, lec
             named = [n for n in seen["names"] if n.startswith(f"rank {root} ")]
             assert named and ("root" in named[0] or "server" in named[0]), f"the root is named: {said}"
         print(
-            f"{shape:8} {collective} {algorithm}: names {seen['name_px']:.1f} px, bytes {seen['bytes_px']:.1f} px"
+            f"{shape:8} {collective} {algorithm}: "
+            f"names {seen['name_px']:.1f} px, bytes {seen['bytes_px']:.1f} px"
         )
         page.close()
 
@@ -182,7 +189,8 @@ def written_right(text: str, values: list) -> bool:
 def test_every_number_on_stage_is_the_buffer_and_every_label_adds_up_for_every_op(
     up, lecture, op, dtype, pattern, algorithm
 ):
-    """Ring at one value a chunk, tree at four (the lecture count is the collective's, not the algorithm's)."""
+    """Ring at one value a chunk, tree at four (the lecture count is the collective's, not the
+    algorithm's)."""
     run = up.run(
         collective="all_reduce",
         algorithm=algorithm,

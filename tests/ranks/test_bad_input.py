@@ -104,7 +104,8 @@ def long_ring(world, marker_dir):
 
     def emit(event):
         if event.type == "step":
-            open(os.path.join(marker_dir, f"rank{world.rank}.pid"), "w").write(str(os.getpid()))
+            with open(os.path.join(marker_dir, f"rank{world.rank}.pid"), "w") as marker:
+                marker.write(str(os.getpid()))
 
     spec = RunSpec(
         collective="all_reduce", algorithm="ring", count=1 << 20, iterations=1000, capture="none", timeout=5

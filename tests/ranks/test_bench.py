@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 from distributed import run_ranks, stop_torchrun, unwrap
-from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
+from netns import NODES, on_node
 
 from ringside.worker_agent import bench
 from ringside.worker_agent.core.algorithms import algorithm_of

@@ -160,7 +160,7 @@ def test_the_newest_run_of_a_shape_is_found_without_walking_the_history(tmp_path
         seed(tmp_path / f"{n}.db", n, readable=n)
         store = Store(tmp_path / f"{n}.db")
         ticks = [0]
-        store.db.set_progress_handler(lambda: ticks.__setitem__(0, ticks[0] + 1), 50)
+        store.db.set_progress_handler(lambda ticks=ticks: ticks.__setitem__(0, ticks[0] + 1), 50)
         shaped = store.newest_done("all_reduce", "tree", 1024, "float32", 4)
         newest = store.newest_done("all_gather", "ring")
         store.db.set_progress_handler(None, 50)
@@ -197,7 +197,7 @@ def test_runs_of_the_same_bytes_in_another_dtype_are_not_walked_past(tmp_path):
             store.add_figures(run, None)
         store.flush()
         ticks = [0]
-        store.db.set_progress_handler(lambda: ticks.__setitem__(0, ticks[0] + 1), 50)
+        store.db.set_progress_handler(lambda ticks=ticks: ticks.__setitem__(0, ticks[0] + 1), 50)
         found = store.newest_done("all_reduce", "tree", 1024, "float32", 4)
         store.db.set_progress_handler(None, 50)
         assert found.id == "r-000000"

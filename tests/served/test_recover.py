@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from distributed import stop_torchrun
-from netns import NODES, Bridge, bridge, on_node  # noqa: F401 (bridge: a fixture)
+from netns import NODES, Bridge, on_node
 from server_helpers import WORKER_TOKEN, start_serve
 
 TORCHRUN = (sys.executable, "-m", "torch.distributed.run")

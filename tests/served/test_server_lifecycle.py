@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 from server_helpers import WORKER_TOKEN, start_serve, start_up, wait_gone
 
@@ -20,7 +21,7 @@ def test_ctrl_c_stops_everything_and_leaves_no_process(tmp_path):
     ranks = {r["rank"]: r["pid"] for r in up.wait_ranks(3)["ranks"]}
     started = up.descendants()
     assert set(ranks.values()) <= set(started)
-    names = {open(f"/proc/{pid}/comm").read().strip() for pid in ranks.values()}
+    names = {Path(f"/proc/{pid}/comm").read_text().strip() for pid in ranks.values()}
     assert names == {"ringside-r0", "ringside-r1", "ringside-r2"}
     assert up.stop(signal.SIGINT) == 0
     assert wait_gone(started) == []
@@ -115,12 +116,13 @@ def test_serve_says_how_a_restart_keeps_the_worker_token(tmp_path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "RINGSIDE_WORKER_TOKEN"}
     log = tmp_path / "serve.log"
-    proc = subprocess.Popen(
-        [*CLI, "serve", "--port", str(port), "--db", str(tmp_path / "runs.db")],
-        stdout=open(log, "w"),
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
+    with open(log, "w") as out:  # the server writes on to its own copy
+        proc = subprocess.Popen(
+            [*CLI, "serve", "--port", str(port), "--db", str(tmp_path / "runs.db")],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
     try:
         deadline = time.monotonic() + 60
         while "runs kept in" not in log.read_text() and time.monotonic() < deadline:

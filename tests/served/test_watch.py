@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 from distributed import stop_torchrun
-from netns import NODES, bridge, on_node  # noqa: F401 (bridge: a fixture)
+from netns import NODES, on_node
 from server_helpers import WORKER_TOKEN, messages, start_serve
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
@@ -595,7 +595,8 @@ def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server)
     with connect(server.ws_url("/ws")) as viewer:
         proc = torchrun(server.url, FIXTURES / "desync.py", "6", nproc=2, launcher=())
         try:
-            # a rank's report a second behind the other's is a wait, and said, before they are seen to disagree
+            # a rank's report a second behind the other's is a wait, and said, before they are seen to
+            # disagree
             said = wait_for_message(
                 viewer,
                 lambda m: m["type"] == "job_hang" and m["hang"] and m["hang"]["kind"] == "mismatch",
