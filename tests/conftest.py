@@ -55,7 +55,7 @@ def up(request, tmp_path_factory):
     options = {"ranks": 4, **(marker.kwargs if marker else {})}
     server = start_up(tmp_path_factory.mktemp(request.module.__name__), **options)
     try:
-        server.wait_ranks(options["ranks"])
+        server.wait_ranks(options["ranks"])  # up is ready with every rank; a stage test draws them all
         yield server
     finally:
         server.stop()
