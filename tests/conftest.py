@@ -1,38 +1,71 @@
-"""Fixtures the page tests share: one Chromium per test module, and pages whose console
-errors fail the test; and the order modules are handed to the two xdist workers in."""
+"""What every kind of test shares: the kind's marker, given by the module's folder; the order
+modules are handed to the two xdist workers in; a module's own `ringside up` (`up`); two
+nodes on a bridge (`bridge`); and for the page tests one Chromium per module, and pages
+whose console errors fail the test."""
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import pytest
 from browser import browser_or_skip
-from netns import interfaces
+from netns import interfaces, two_nodes
+from server_helpers import start_up
 
-# The longest modules first (seconds each took on a 2-core machine, longest first), the rest in
-# file order: xdist hands a worker the next module when it is free (`--no-loadscope-reorder`),
-# so the two workers end together instead of one finishing a long module alone.
-LONGEST_FIRST = (
-    "test_watch.py",
-    "test_frontend_browser.py",
-    "test_edges.py",
-    "test_server_schema.py",
-    "test_stage_lecture.py",
-    "test_server_protocol.py",
-    "test_fuzz.py",
-    "test_frontend_polls.py",
-    "test_exposed.py",
-    "test_lecture_lessons.py",
-    "test_frontend_i18n.py",
-    "test_stage_phone.py",
-    "test_lecture_audience.py",
-    "test_stage.py",
-    "test_perturb_served.py",
-    "test_training_page.py",
-)
+TESTS = Path(__file__).resolve().parent
+# A test's kind is its folder under tests/ (pyproject.toml registers one marker each), heaviest
+# first: a page test waits on a browser, a server and ranks; a unit test on none of them.
+KINDS = ("page", "served", "ranks", "unit")
 
 
+def kind_of(path: Path) -> str | None:
+    try:
+        folder = path.relative_to(TESTS).parts[0]
+    except ValueError:  # a test file named from outside tests/
+        return None
+    return folder if folder in KINDS else None
+
+
+@functools.cache
+def module_order(path: Path) -> tuple:
+    """Heavier kinds first, and within a kind the bigger modules (more tests, longer) first:
+    xdist hands a worker the next module when it is free (`--no-loadscope-reorder`), so the long
+    ones start early and the short unit modules fill in at the end, and the two workers end
+    together instead of one finishing a long module alone. Needs no list kept by hand."""
+    kind = kind_of(path)
+    return (KINDS.index(kind) if kind else len(KINDS), -path.stat().st_size, str(path))
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items):
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))  # stable: in-module order kept
+    for item in items:
+        kind = kind_of(item.path)
+        if kind:
+            item.add_marker(kind)
+    items.sort(key=lambda item: module_order(item.path))  # stable: in-module order kept
+
+
+@pytest.fixture(scope="module")
+def up(request, tmp_path_factory):
+    """The module's own `ringside up`, one for all its tests: 4 ranks, or what the module's
+    `pytestmark = pytest.mark.cluster(ranks=..., flags=[...], env={...})` asks for (start_up's
+    arguments)."""
+    marker = request.node.get_closest_marker("cluster")
+    options = {"ranks": 4, **(marker.kwargs if marker else {})}
+    server = start_up(tmp_path_factory.mktemp(request.module.__name__), **options)
+    try:
+        server.wait_ranks(options["ranks"])  # up is ready with every rank; a stage test draws them all
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def bridge():
+    """Two nodes on this host, joined to it by a bridge (netns.py); skips where none can be made."""
+    with two_nodes() as net:
+        yield net
 
 
 @pytest.fixture(scope="module")

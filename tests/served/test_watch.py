@@ -1,0 +1,893 @@
+"""Watching a user's own job (ringside.watch): real jobs under real torchrun (gloo, four
+ranks), a real server on a loopback port, its real SQLite file. The jobs are the
+examples a user would copy, and one with a comm hook of its own that keeps the record
+the Flight Recorder's view of the buckets is checked against."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from distributed import stop_torchrun
+from netns import NODES, on_node
+from server_helpers import WORKER_TOKEN, messages, start_serve
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
+
+from ringside.server.db.database import Database
+from ringside.server.watched import hangs
+from ringside.server.watched.matching import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
+from ringside.server.watched.record import WatchedCollective
+from ringside.server.watched.service import MAX_PUSH_RANKS
+from ringside.server.watched.store import KEPT, WatchStore
+from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
+from ringside.worker_agent.rank.local import free_port
+
+ROOT = Path(__file__).parents[2]
+EXAMPLES, FIXTURES = ROOT / "examples", Path(__file__).parents[1] / "fixtures"
+
+
+def torchrun(
+    server_url: str,
+    script: Path,
+    *args: str,
+    nproc: int = 4,
+    token: str = WORKER_TOKEN,
+    launcher=("--ddp-hook",),
+) -> subprocess.Popen:
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        f"--nproc-per-node={nproc}",
+        "--standalone",
+        "-m",
+        "ringside.watch",
+        "--server",
+        server_url,
+        *launcher,
+        str(script),
+        *args,
+    ]
+    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": token, "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+
+
+def wait_for(what, timeout: float = 60, every: float = 0.1):
+    """What `what()` returns once it is truthy."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := what():
+            return value
+        time.sleep(every)
+    raise AssertionError(f"not within {timeout} s: {what.__doc__ or what}")
+
+
+def jobs(server) -> list[dict]:
+    return server.call("GET", "/api/jobs?limit=200")[1]["jobs"]
+
+
+def newest_job(server, script: str, after: set[str]) -> dict | None:
+    fresh = [j for j in jobs(server) if j["script"] == script and j["id"] not in after]
+    return fresh[0] if fresh else None
+
+
+def job(server, job_id: str, limit: int = 2000) -> dict:
+    return server.call("GET", f"/api/jobs/{job_id}?limit={limit}")[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    up = start_serve(tmp_path_factory.mktemp("watch"))
+    yield up
+    up.stop()
+
+
+def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(server, tmp_path):
+    before = {j["id"] for j in jobs(server)}
+    with connect(server.ws_url("/ws")) as viewer:
+        proc = torchrun(server.url, FIXTURES / "ddp_hooked.py", str(tmp_path), "60", "0.1", launcher=())
+        try:
+            found = wait_for(lambda: newest_job(server, "ddp_hooked.py", before))
+            ranks = wait_for(lambda: len(r := job(server, found["id"])["ranks"]) == 4 and r)
+            wait_for(lambda: job(server, found["id"])["job"]["collectives"] > 30)
+            pid = next(r["pid"] for r in ranks if r["rank"] == 2)
+            drain(viewer)  # what was said before the stop is not about it
+            os.kill(pid, signal.SIGSTOP)
+            stopped = time.monotonic()
+            # the job's hang as the server holds it: a busy machine may make rank 2 (or another) a second
+            # late before the stop, a wait that is real and said then, and goes on as this one
+            hang = wait_for(
+                lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [2] and h, timeout=30
+            )
+            named_after = time.monotonic() - stopped
+            drain(viewer)
+            os.kill(pid, signal.SIGCONT)
+            # said as the hang clears, or as another (a rank a second late to the next) takes its place
+            over = wait_for_message(
+                viewer,
+                lambda m: (
+                    m["type"] == "job_hang" and re.search(r"\branks? (\d+, )*2(, \d+)* caught up", m["text"])
+                ),
+                timeout=30,
+            )
+            out, err = proc.communicate(timeout=120)
+        finally:
+            stop_torchrun(proc)
+    # bench/watch_overhead.py measures it too
+    print(f"the stopped rank was named {named_after:.2f} s after SIGSTOP")
+    assert proc.returncode == 0, err[-3000:]
+    assert hang["waiting"] == [0, 1, 3]
+    assert "ddp_hooked.py:" in hang["text"], hang["text"]
+    if hang["kind"] == "wait":  # stopped between collectives (mostly: it sleeps between steps),
+        # or inside one every rank issued, which the others wait in while it is silent
+        assert hang["op"] == "all_reduce", hang["text"]
+        assert (
+            "rank 2 last reported #" in hang["text"]
+            or "which every rank issued; rank 2 has said nothing for" in hang["text"]
+        ), hang["text"]
+    else:  # stopped inside one it had issued, the others' recorders not saying they wait in it
+        assert "rank 2 has said nothing for" in hang["text"], hang["text"]
+    assert over["job_id"] == found["id"]
+
+    done = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
+    assert {r["rank"]: r["exit_code"] for r in done["ranks"]} == {0: 0, 1: 0, 2: 0, 3: 0}
+    assert done["job"]["hang"] is None
+    assert any("caught up" in e["text"] for e in done["events"])
+
+    # every bucket, on every rank, in order, with its element count: the job's own hook says which
+    noted = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(4)]
+    assert all(n == noted[0] for n in noted)
+    reduces = [c for c in done["collectives"] if c["op"] == "all_reduce" and c["group"] == "0"]
+    assert [c["count"] for c in reduces] == [numel for _, numel in noted[0]]
+    assert len({n for _, n in noted[0]}) > 1, "the model should make buckets of more than one size"
+    assert all(sorted(c["issued"]) == ["0", "1", "2", "3"] and c["complete"] for c in reduces)
+    assert [c["seq"] for c in reduces] == sorted(c["seq"] for c in reduces)
+    assert all(c["bytes"] == 4 * c["count"] and c["dtype"] == "float32" for c in reduces)
+
+
+def hang_of_rank_3(server, fixture: str, *args: str) -> tuple[dict, dict]:
+    """Run a fixture whose rank 3 stops itself: the hang once it names rank 3 late, then (rank 3 let go
+    on, the job ended 0) the job done."""
+    before = {j["id"] for j in jobs(server)}
+    proc = torchrun(server.url, FIXTURES / fixture, *args, launcher=())
+    try:
+        found = wait_for(lambda: newest_job(server, fixture, before))
+        hang = wait_for(
+            lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [3] and h, timeout=90
+        )
+        pid = next(r["pid"] for r in job(server, found["id"])["ranks"] if r["rank"] == 3)
+        os.kill(pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        stop_torchrun(proc)
+    assert proc.returncode == 0, err[-3000:]
+    return hang, wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
+
+
+def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_others_wait_for(
+    server, tmp_path
+):
+    """Rank 3 stops inside all-reduce #2 after every rank issued it: no rank is late to issue, so it is
+    named once silent, as the rank the others wait for in #2 (they do not go on)."""
+    hang, done = hang_of_rank_3(server, "stopped_inside.py", str(tmp_path))
+    assert (hang["kind"], hang["op"], hang["seq"], hang["waiting"]) == ("wait", "all_reduce", 2, [0, 1, 2]), (
+        hang
+    )
+    assert hang["text"].startswith(
+        "ranks 0, 1, 2 wait in all_reduce #2 (1,000 float32), which every rank "
+        "issued; rank 3 has said nothing for"
+    ), hang["text"]
+    assert any(e["text"].startswith("rank 3 caught up: all_reduce #2 went on") for e in done["events"])
+
+
+def test_the_others_wait_in_the_collective_they_wait_in_not_one_they_finished(server):
+    """Rank 3 stops as all-reduce #2 returns, before its reporter says it issued #2: ranks 0-2 finished
+    #2 (their recorders retired it, which needs every rank), so they wait in #3, and that is named."""
+    hang, done = hang_of_rank_3(server, "stopped_after.py")
+    assert (hang["kind"], hang["seq"], hang["count"], hang["waiting"]) == ("wait", 3, 10, [0, 1, 2]), hang
+    said = "ranks 0, 1, 2 wait in all_reduce #3 (10 float32); rank 3 last reported #"
+    assert hang["text"].startswith(said), hang["text"]
+    assert all(c["complete"] for c in done["collectives"])
+
+
+def drain(viewer) -> None:
+    try:
+        while True:
+            viewer.recv(timeout=0)
+    except TimeoutError:
+        pass
+
+
+def wait_for_message(viewer, match, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            frame = viewer.recv(timeout=max(0.1, deadline - time.monotonic()))
+        except TimeoutError:
+            break
+        for message in messages(frame):
+            if match(message):
+                return message
+    raise AssertionError("no such message")
+
+
+def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(server):
+    before = {j["id"] for j in jobs(server)}
+    proc = torchrun(
+        server.url,
+        EXAMPLES / "ddp_train.py",
+        "--steps",
+        "6",
+        "--width",
+        "256",
+        "--bucket-mb",
+        "0.25",
+        nproc=2,
+    )
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-3000:]
+    found = wait_for(lambda: (j := newest_job(server, "ddp_train.py", before)) and j["state"] == "done" and j)
+    shown = job(server, found["id"])
+    buckets = [c for c in shown["collectives"] if c["bucket"] is not None]
+    assert buckets and all(c["op"] == "all_reduce" and c["bucket"]["numel"] == c["count"] for c in buckets)
+    assert {c["bucket"]["index"] for c in buckets} == {0, 1}, "two buckets a step at 0.25 MB"
+    assert all(p.endswith(("weight", "bias")) for c in buckets for p in c["bucket"]["params"])
+    assert all(sorted(c["durations"]) == ["0", "1"] and c["busbw_gbps"] > 0 for c in buckets[:-2])
+    totals = {(t["group"], t["op"]): t for t in shown["totals"]}
+    assert (
+        totals[("0", "all_reduce")]["count"] == len(buckets) and totals[("0", "all_reduce")]["busbw_gbps"] > 0
+    )
+
+    status, trace = server.call("GET", f"/api/jobs/{found['id']}/trace", token=None)
+    assert status == 200
+    names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"}
+    host = socket.gethostname()
+    assert names == {0: f"rank 0 · {host} · local rank 0", 1: f"rank 1 · {host} · local rank 1"}
+    slices = [e for e in trace["traceEvents"] if e["ph"] in "be"]
+    assert all("id" not in e for e in slices), (
+        "ids local to a rank's process: Perfetto takes a plain id as global"
+    )
+    begins = {(e["pid"], e["id2"]["local"]): e for e in slices if e["ph"] == "b"}
+    ends = {(e["pid"], e["id2"]["local"]): e for e in slices if e["ph"] == "e"}
+    assert begins.keys() == ends.keys() and len(begins) == 2 * shown["job"]["collectives"], (
+        "a slice a rank a collective"
+    )
+    for c in buckets[:-2]:  # timed by the hook: the slice lasts what the rank measured
+        for rank, seconds in c["durations"].items():
+            key = (int(rank), f"{c['group']}:{c['seq']}")
+            assert abs(ends[key]["ts"] - begins[key]["ts"] - seconds * 1e6) < 1, (key, seconds)
+
+
+def test_a_job_outlives_its_server_and_carries_on_with_the_next(tmp_path):
+    port = free_port()
+    first = start_serve(tmp_path, port=port)
+    steps = 600  # 12 s and more: the job outlives a restart (a second, a start, a retry) on a busy machine
+    proc = torchrun(
+        first.url,
+        EXAMPLES / "ddp_train.py",
+        "--steps",
+        str(steps),
+        "--width",
+        "128",
+        "--pace",
+        "0.02",
+        nproc=2,
+    )
+    try:
+        found = wait_for(lambda: newest_job(first, "ddp_train.py", set()))
+        wait_for(lambda: job(first, found["id"])["job"]["collectives"] > 20)
+        first.proc.kill()  # kill -9: no goodbye to anyone
+        first.proc.wait(timeout=30)
+        time.sleep(1)
+        second = start_serve(tmp_path, port=port)
+        try:
+            out, err = proc.communicate(timeout=180)
+            assert proc.returncode == 0, err[-3000:]
+            again = wait_for(lambda: (j := job(second, found["id"]))["job"]["state"] == "done" and j)
+            assert [j["id"] for j in jobs(second)] == [found["id"]], "the ranks came back to the same job"
+            # what was in flight as the server died is lost; the rest is there, to the last step
+            assert (
+                again["job"]["collectives"] > steps - 50
+                and max(c["seq"] for c in again["collectives"]) >= steps
+            )
+            assert any("came back" in e["text"] for e in again["events"])
+            indices = [c["index"] for c in again["collectives"]]
+            assert indices == sorted(set(indices)), "indices go on after the kill, none taken twice"
+            assert err.count("the job runs on and reporting retries") == 2, "once per rank"
+            assert err.count("reporting to") == 2, "and once when it is back"
+        finally:
+            second.stop()
+    finally:
+        stop_torchrun(proc)
+
+
+def test_a_job_with_two_groups_on_two_nodes_is_grouped_by_host_and_group(tmp_path, bridge):
+    server = start_serve(tmp_path, "--host", "0.0.0.0")
+    port = server.url.rsplit(":", 1)[1]
+    url = f"http://{bridge.host_ip}:{port}"
+    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"}
+    nodes = []
+    for node in range(2):
+        env_node = {**env, "GLOO_SOCKET_IFNAME": bridge.nodes[node][1]}
+        cmd = on_node(
+            bridge,
+            node,
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nnodes=2",
+            f"--node-rank={node}",
+            "--nproc-per-node=2",
+            f"--master-addr={bridge.nodes[0][2]}",
+            "--master-port=29511",
+            "-m",
+            "ringside.watch",
+            "--server",
+            url,
+            str(EXAMPLES / "two_groups.py"),
+            "--steps",
+            "5",
+        )
+        nodes.append(
+            subprocess.Popen(cmd, env=env_node, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        )
+    try:
+        for proc in nodes:
+            out, err = proc.communicate(timeout=180)
+            assert proc.returncode == 0, err[-3000:]
+        found = wait_for(
+            lambda: (j := newest_job(server, "two_groups.py", set())) and j["state"] == "done" and j
+        )
+        shown = job(server, found["id"])
+    finally:
+        server.stop()
+    assert found["nodes"] == 2 and found["world_size"] == 4
+    assert {r["rank"]: (r["host"], r["local_rank"]) for r in shown["ranks"]} == {
+        0: (NODES[0], 0),
+        1: (NODES[0], 1),
+        2: (NODES[1], 0),
+        3: (NODES[1], 1),
+    }
+    groups = {name: members for name, members in shown["groups"].items()}
+    assert sorted(groups.values()) == [[0, 1], [0, 1, 2, 3], [0, 2], [2, 3]]
+    leaders = next(name for name, members in groups.items() if members == [0, 2])
+    by_group = {}
+    for c in shown["collectives"]:
+        by_group.setdefault(c["group"], []).append(c)
+    assert [c["op"] for c in by_group[leaders]] == ["all_reduce"] * 5
+    assert all(
+        c["ranks"] == [0, 2] and sorted(c["issued"]) == ["0", "2"] and c["complete"]
+        for c in by_group[leaders]
+    )
+    node_groups = [name for name, members in groups.items() if members in ([0, 1], [2, 3])]
+    for name in node_groups:
+        assert [c["op"] for c in by_group[name]] == ["all_reduce", "broadcast"] * 5
+        assert all(c["count"] == 1 << 16 and c["bytes"] == 4 << 16 for c in by_group[name])
+
+
+def test_pipeline_traffic_is_counted_per_link(server):
+    before = {j["id"] for j in jobs(server)}
+    steps, micro, width = 3, 2, 64
+    proc = torchrun(
+        server.url,
+        EXAMPLES / "pipeline_train.py",
+        "--steps",
+        str(steps),
+        "--micro",
+        str(micro),
+        "--width",
+        str(width),
+        nproc=3,
+    )
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-3000:]
+    found = wait_for(
+        lambda: (j := newest_job(server, "pipeline_train.py", before)) and j["state"] == "done" and j
+    )
+    links = {
+        (link["src"], link["dst"]): (link["count"], link["bytes"])
+        for link in job(server, found["id"])["links"]
+    }
+    one = steps * micro, steps * micro * 8 * width * 4  # a float32 (8, width) tensor per micro-batch each way
+    assert links == {(0, 1): one, (1, 2): one, (2, 1): one, (1, 0): one}
+
+
+def test_the_job_runs_on_when_the_server_refuses_its_token(server):
+    proc = torchrun(server.url, EXAMPLES / "two_groups.py", "--steps", "2", nproc=2, token="not-the-token")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-3000:]
+    assert "every rank holds" in out
+    assert err.count("refused the worker token") == 2, "once per rank"
+
+
+def test_the_launcher_runs_the_program_as_python_would(server, tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text("import sys\nprint(__name__, sys.argv)\nsys.exit(int(sys.argv[2]))\n")
+    cmd = [sys.executable, "-m", "ringside.watch", "--server", server.url, str(script), "--flag", "3"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3 and done.stdout.strip() == f"__main__ ['{script}', '--flag', '3']"
+    script.write_text("raise KeyError('boom')\n")
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "KeyError: 'boom'" in done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "ringside.watch", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if k != "RINGSIDE_SERVER"},
+    )
+    assert done.returncode != 0 and "name the server" in done.stderr
+
+
+def hello(**fields) -> str:
+    return json.dumps(
+        {
+            "type": "watch_hello",
+            "job": "k-forged",
+            "rank": 0,
+            "world_size": 2,
+            "host": "h",
+            "pid": 1,
+            "launcher": "script",
+            "backend": "gloo",
+            "started_ns": 1,
+            **fields,
+        }
+    )
+
+
+def closed_with(server, frames: list[str]) -> tuple[int, str]:
+    with connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}")) as ws:
+        try:
+            for frame in frames:
+                ws.send(frame)
+            ws.recv(timeout=10)
+        except ConnectionClosed as closed:
+            return closed.rcvd.code, closed.rcvd.reason
+    raise AssertionError("the socket stayed open")
+
+
+def test_forged_reports_close_their_socket_and_change_nothing(server):
+    before = len(jobs(server))
+    # closed before it is accepted: the handshake is answered 403
+    with pytest.raises(InvalidStatus) as refused:
+        connect(server.ws_url("/ws/watch"))
+    assert refused.value.response.status_code == 403
+    assert closed_with(server, ['{"type": "watch_report", "rank": 0, "t_ns": 1}'])[0] == 1008
+    code, reason = closed_with(server, [hello(world_size=0)])
+    assert code == 1007 and "world_size" in reason
+    report = {
+        "type": "watch_report",
+        "rank": 0,
+        "t_ns": 1,
+        "issued": [{"group": "0", "seq": i, "op": "all_reduce", "t_ns": 1} for i in range(1025)],
+    }
+    code, reason = closed_with(server, [hello(job="k-long"), json.dumps(report)])
+    assert code == 1007 and "issued" in reason
+    code, reason = closed_with(
+        server, [hello(job="k-other"), json.dumps({**report, "rank": 1, "issued": []})]
+    )
+    assert code == 1008 and "rank 0 sent an event as rank 1" in reason
+    code, reason = closed_with(server, [hello(job="k-long", world_size=3)])
+    assert code == 4409 and "has 2 ranks, not 3" in reason
+    assert len(jobs(server)) == before + 2, "only the two well-formed hellos made jobs"
+    assert server.call("GET", "/api/jobs/j-999999", token=None)[0] == 404
+
+
+def test_process_groups_past_a_jobs_bounds_are_dropped_and_said_once(server):
+    """A report names only new groups, at most 256: a forged rank that names 256 more of every rank
+    in each report grew the server by hundreds of megabytes and its job's page to 100 MB."""
+    world = 4096
+    every = list(range(world))
+    with connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}"), max_size=None) as ws:
+        ws.send(hello(job="k-groups", world_size=world, script="groups.py"))
+        ws.send(
+            json.dumps(
+                {"type": "watch_report", "rank": 0, "t_ns": 1, "groups": {"past": [0, world], "tp": [0, 1]}}
+            )
+        )
+        for first in range(0, 512, 64):  # 512 groups of the whole world: twice the names, 8 M ranks
+            ws.send(
+                json.dumps(
+                    {
+                        "type": "watch_report",
+                        "rank": 0,
+                        "t_ns": 2,
+                        "groups": {f"g{i}": every for i in range(first, first + 64)},
+                    }
+                )
+            )
+        ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 3, "groups": {"tp": [2, 3]}}))
+        found = wait_for(lambda: newest_job(server, "groups.py", set()))
+        groups = wait_for(lambda: (g := job(server, found["id"])["groups"]).get("tp") == [2, 3] and g)
+    assert "past" not in groups, "a group of a rank beyond the world is dropped"
+    assert sum(len(r) for r in groups.values()) <= GROUP_RANKS
+    assert len(groups) == GROUP_RANKS // world, "tp, and the 63 more that fit"
+    said = [e["text"] for e in job(server, found["id"])["events"] if "process group beyond" in e["text"]]
+    assert len(said) == 1, said
+
+
+def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tmp_path):
+    store = Database(tmp_path / "runs.db")
+    kept = WatchStore(store)
+    n = KEPT + 5_000
+    made = [
+        WatchedCollective(
+            index=i,
+            group="0",
+            seq=i + 1,
+            op="all_reduce",
+            dtype="float32",
+            count=256,
+            bytes=1024,
+            ranks=[0, 1],
+            issued={"0": i / 1e3, "1": i / 1e3},
+            complete=True,
+        )
+        for i in range(n)
+    ]
+    for at in range(0, n, 1_000):
+        kept.add("j-000001", made[at : at + 1_000])
+    store.flush()
+    assert store.db.execute("SELECT COUNT(*) FROM job_collectives").fetchone()[0] == KEPT
+    newest = kept.collectives("j-000001", 500)
+    assert [c.index for c in newest] == list(range(n - 500, n))
+    page = kept.collectives("j-000001", 500, before=newest[0].index)
+    assert [c.index for c in page] == list(range(n - 1000, n - 500))
+    assert kept.collectives("j-000001", 500, before=n - KEPT) == [], "the oldest are gone"
+    plan = " ".join(
+        r[-1]
+        for r in store.db.execute(
+            "EXPLAIN QUERY PLAN SELECT body FROM job_collectives WHERE job = ? AND idx < ? "
+            "ORDER BY idx DESC LIMIT ?",
+            ("j-000001", n, 500),
+        )
+    )
+    assert "PRIMARY KEY" in plan and "TEMP B-TREE" not in plan, plan
+    store.close()
+
+
+def test_one_line_in_the_script_watches_it_under_plain_torchrun(server):
+    before = {j["id"] for j in jobs(server)}
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc-per-node=2",
+        "--standalone",
+        str(FIXTURES / "one_line.py"),
+        server.url,
+        "20",
+    ]
+    done = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = wait_for(lambda: (j := newest_job(server, "one_line.py", before)) and j["state"] == "done" and j)
+    shown = job(server, found["id"])
+    reduces = [c for c in shown["collectives"] if c["op"] == "all_reduce"]
+    assert len(reduces) == 20 and all(c["count"] == 1024 and c["complete"] for c in reduces)
+    assert {r["rank"]: (r["launcher"], r["ended"], r["exit_code"]) for r in shown["ranks"]} == {
+        0: ("torchrun", True, None),
+        1: ("torchrun", True, None),
+    }, "atexit says goodbye, without a code to give"
+
+
+def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server):
+    before = {j["id"] for j in jobs(server)}
+    with connect(server.ws_url("/ws")) as viewer:
+        proc = torchrun(server.url, FIXTURES / "desync.py", "6", nproc=2, launcher=())
+        try:
+            # a rank's report a second behind the other's is a wait, and said, before they are seen to
+            # disagree
+            said = wait_for_message(
+                viewer,
+                lambda m: m["type"] == "job_hang" and m["hang"] and m["hang"]["kind"] == "mismatch",
+                timeout=60,
+            )
+            proc.communicate(timeout=120)
+        finally:
+            stop_torchrun(proc)
+    assert proc.returncode != 0, "gloo's timeout ends it"
+    assert said["hang"]["kind"] == "mismatch" and said["hang"]["late"] == [0, 1]
+    assert (
+        "rank 0 broadcast of 1,000 float32" in said["text"]
+        and "rank 1 all_reduce of 1,000 float32" in said["text"]
+    )
+    found = wait_for(lambda: (j := newest_job(server, "desync.py", before)) and j["state"] == "failed" and j)
+    assert any(
+        "went without" in e["text"] or "ended with exit code 1" in e["text"]
+        for e in job(server, found["id"])["events"]
+    )
+
+
+def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang(server):
+    before = {j["id"] for j in jobs(server)}
+    env = {
+        **os.environ,
+        "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN,
+        "OMP_NUM_THREADS": "1",
+        "TORCH_FR_BUFFER_SIZE": "16",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc-per-node=2",
+        "--standalone",
+        "-m",
+        "ringside.watch",
+        "--server",
+        server.url,
+        str(FIXTURES / "tiny.py"),
+        "3000",
+    ]
+    with connect(server.ws_url("/ws")) as viewer:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        found = wait_for(lambda: (j := newest_job(server, "tiny.py", before)) and j["state"] == "done" and j)
+        hangs = []
+        try:
+            while True:
+                hangs += [
+                    m
+                    for m in messages(viewer.recv(timeout=0.5))
+                    if m["type"] == "job_hang" and m["hang"] and m["job_id"] == found["id"]
+                ]
+        except TimeoutError:
+            pass
+    assert found["missed"] > 0, "a 16-entry ring cannot keep 3,000 back-to-back collectives between reads"
+    shown = job(server, found["id"])
+    unseen = {(c["group"], c["seq"]) for c in shown["collectives"] if c["unseen"]}
+    # a rank a second late is a wait, and said (a busy machine makes some): not one its reports lost
+    assert unseen and not [h for h in hangs if (h["hang"]["group"], h["hang"]["seq"]) in unseen], (
+        "a collective some rank's report lost is not a hang"
+    )
+    assert all(c["complete"] or c["unseen"] for c in shown["collectives"])
+
+
+def test_a_job_stopped_by_sigterm_says_so_and_ends_failed_at_once(server):
+    before = {j["id"] for j in jobs(server)}
+    proc = torchrun(
+        server.url, EXAMPLES / "ddp_train.py", "--steps", "2000", "--width", "64", "--pace", "0.01", nproc=2
+    )
+    try:
+        found = wait_for(lambda: newest_job(server, "ddp_train.py", before))
+        wait_for(lambda: job(server, found["id"])["job"]["collectives"] > 10)
+        proc.send_signal(signal.SIGTERM)  # as a scheduler stops a job: torchrun passes it to its ranks
+        proc.communicate(timeout=60)
+    finally:
+        stop_torchrun(proc)
+    ended = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] != "running" and j, timeout=8)
+    assert ended["job"]["state"] == "failed", "every rank said it ended, with 143: no wait for a lost job"
+    assert {r["rank"]: r["exit_code"] for r in ended["ranks"]} == {0: 143, 1: 143}
+    assert all(r["error"] == "SIGTERM" for r in ended["ranks"])
+
+
+def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
+    """A hello may claim 65,536 ranks: what the server holds of its open collectives stays bounded."""
+    hello = WatchHello(
+        job="k-wide",
+        rank=0,
+        world_size=1 << 16,
+        host="h",
+        pid=1,
+        launcher="script",
+        backend="gloo",
+        started_ns=1,
+    )
+    watched = Watched.start("j-000001", hello)
+    watched.joined(hello)
+    watched.report(
+        WatchReport(
+            rank=0,
+            t_ns=2,
+            issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i) for i in range(1000)],
+        )
+    )
+    assert len(watched.open) == watched.held(MAX_OPEN) == RANKS_HELD // (1 << 16)
+    assert sum(len(c.ranks) for c in watched.open.values()) <= RANKS_HELD
+
+
+class Walked(list):
+    """A group's ranks that count how often they are walked."""
+
+    walks = 0
+
+    def __iter__(self):
+        Walked.walks += 1
+        return super().__iter__()
+
+
+def test_a_wide_world_of_absent_ranks_is_checked_for_hangs_without_walking_it():
+    """A hello claims 65,536 ranks and its one rank issues 1,024 collectives: every tick's hang check
+    walked each open one's 65,536 ranks twice (1.4 s a check, four checks a second: the loop's all).
+    Nothing is walked while no rank of it that is here is late; a rank here that is late is named."""
+    hello = WatchHello(
+        job="k-absent",
+        rank=0,
+        world_size=1 << 16,
+        host="h",
+        pid=1,
+        launcher="script",
+        backend="gloo",
+        started_ns=1,
+    )
+    watched = Watched.start("j-000001", hello)
+    watched.joined(hello)
+    watched.world = Walked(range(1 << 16))  # the list the world group's collectives share
+    watched.report(
+        WatchReport(
+            rank=0,
+            t_ns=2,
+            issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i) for i in range(1024)],
+        )
+    )
+    for key in watched.first_seen:
+        watched.first_seen[key] -= hangs.HANG_S + 1
+    Walked.walks = 0
+    hangs.check(watched)
+    assert Walked.walks == 0 and watched.job.hang is None
+    watched.joined(hello.model_copy(update={"rank": 7}))  # here, and in none of them
+    hangs.check(watched)
+    assert watched.job.hang is not None and watched.job.hang.late == [7]
+    assert Walked.walks == 1, "the first wait is named: one walk"
+
+
+def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(server):
+    """One forged report of 1,024 collectives in a claimed world of 65,536 ranks: each copied the
+    world's ranks (67 M entries: 3 GB at its peak, 800 MB kept, the loop held for 29 s) and the viewers
+    were pushed 500 of them (182 MB). Now the collectives share the group's list, those forgotten at
+    once (past what the job holds open) are never told, and a push holds MAX_PUSH_RANKS rank entries:
+    a page reads the rest of what the job holds."""
+    world = 1 << 16
+    server_rss = psutil.Process(server.proc.pid).memory_info().rss
+    issued = [{"group": "0", "seq": i, "op": "all_reduce", "t_ns": 2 + i} for i in range(1024)]
+    with (
+        connect(server.ws_url("/ws"), max_size=None) as viewer,
+        connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}")) as ws,
+    ):
+        ws.send(hello(job="k-wide-report", world_size=world, script="wide.py"))
+        ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 2, "issued": issued}))
+        told = []
+        while not told:
+            told = [m for m in messages(viewer.recv(timeout=60)) if m["type"] == "job_collectives"]
+        grown = psutil.Process(server.proc.pid).memory_info().rss - server_rss
+        held = server.call("GET", f"/api/jobs/{told[0]['job_id']}?limit=2000")[1]["collectives"]
+    assert len(told[0]["collectives"]) == max(1, MAX_PUSH_RANKS // world)
+    assert len(held) == RANKS_HELD // world, "what the job holds open, no more"
+    assert grown < 256 << 20, f"{grown >> 20} MiB held"
+
+
+def four_ranks_joined(key: str) -> Watched:
+    """A job's matching with four ranks said hello, as the server holds it (no server)."""
+    watched = None
+    for rank in range(4):
+        hello = WatchHello(
+            job=key,
+            rank=rank,
+            world_size=4,
+            host="h",
+            pid=rank + 1,
+            launcher="torchrun",
+            backend="gloo",
+            started_ns=1,
+        )
+        watched = watched or Watched.start("j-000001", hello)
+        watched.joined(hello)
+    return watched
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2, 3), (2, 0, 1, 3), (3, 2, 1, 0)])
+def test_the_rank_that_issued_another_collective_is_the_one_named(order):
+    """Three ranks all-reduce as #9 while rank 2 broadcasts: rank 2 is named, whichever rank reports first."""
+    watched = four_ranks_joined("k-odd")
+    for rank in order:
+        op = "broadcast" if rank == 2 else "allreduce"
+        watched.report(
+            WatchReport(
+                rank=rank,
+                t_ns=10,
+                issued=[Issued(group="0", seq=9, op=op, dtype="float32", count=1000, t_ns=5)],
+            )
+        )
+    hang, text = hangs.check(watched)
+    assert hang.kind == "mismatch" and hang.late == [2] and hang.waiting == [0, 1, 2, 3]
+    assert "rank 2 broadcast of 1,000 float32; ranks 0, 1, 3 all_reduce of 1,000 float32" in text
+
+
+@pytest.mark.parametrize("pending", [{"0": 5}, {}, None])
+def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_what_it_issued(pending):
+    """Every rank issued #5 and rank 3 went silent: ranks 0-2 wait in #5 for it if their recorders have
+    not retired #5 (pending); if they have, they go on (computing), and rank 3 is only silent; so too
+    where their reporters do not say (None: an older reporter)."""
+    watched = four_ranks_joined("k-in")
+    for rank in range(4):
+        watched.report(
+            WatchReport(
+                rank=rank,
+                t_ns=10,
+                pending=pending if rank < 3 else {"0": 5},
+                issued=[Issued(group="0", seq=5, op="allreduce", dtype="float32", count=1000, t_ns=5)],
+            )
+        )
+    watched.heard[3] -= hangs.SILENT_S + 1
+    hang, text = hangs.check(watched)
+    assert hang.late == [3] and hang.waiting == [0, 1, 2]
+    if pending:
+        assert (hang.kind, hang.seq) == ("wait", 5)
+        assert text.startswith("ranks 0, 1, 2 wait in all_reduce #5 (1,000 float32), which every rank issued")
+    else:
+        assert hang.kind == "silent" and text.endswith("ranks 0, 1, 2 go on")
+
+
+def issue(watched: Watched, ranks, seq: int) -> None:
+    """`ranks` issue all-reduce #seq of the world group, and it is held open a second and more."""
+    for rank in ranks:
+        watched.report(
+            WatchReport(
+                rank=rank,
+                t_ns=10 + seq,
+                issued=[
+                    Issued(group="0", seq=seq, op="allreduce", dtype="float32", count=1000, t_ns=5 + seq)
+                ],
+            )
+        )
+    if ("0", seq) in watched.first_seen:
+        watched.first_seen[("0", seq)] -= hangs.HANG_S + 1
+
+
+def test_a_rank_that_catches_up_is_said_to_even_as_another_is_late_to_the_next():
+    """Rank 2, let go on, issues #5 and #6; rank 0 is then a second late to #6. That #5 went on is said
+    with rank 0's wait, not lost under it; fewer ranks late to one collective are said by its own words."""
+    watched = four_ranks_joined("k-next")
+    issue(watched, [0, 1, 3], 5)
+    issue(watched, [1, 3], 6)
+    assert hangs.check(watched)[0].late == [2]  # rank 0 is not late to #6 while it waits in #5
+    issue(watched, [2], 5)
+    issue(watched, [2], 6)
+    hang, text = hangs.check(watched)
+    assert (hang.seq, hang.late, hang.waiting) == (6, [0], [1, 2, 3]), text
+    assert text.startswith("rank 2 caught up: all_reduce #5 went on after ") and text.endswith(hang.text)
+    assert watched.job.events[-1][1] == text
+
+    issue(watched, [0], 6)
+    hang, text = hangs.check(watched)
+    assert hang is None and text.startswith("rank 0 caught up: all_reduce #6 went on")
+
+
+def test_fewer_ranks_late_to_the_same_collective_are_named_without_a_catching_up():
+    watched = four_ranks_joined("k-fewer")
+    issue(watched, [1, 3], 5)
+    assert hangs.check(watched)[0].late == [0, 2]
+    issue(watched, [0], 5)
+    hang, text = hangs.check(watched)
+    assert hang.late == [2] and text == hang.text and "caught up" not in text
+
+
+def test_the_overhead_bench_times_the_hang_that_names_the_stopped_rank():
+    """bench/watch_overhead.py times SIGSTOP to the hang naming that rank, not to any straggler's."""
+    spec = importlib.util.spec_from_file_location("watch_overhead", ROOT / "bench" / "watch_overhead.py")
+    overhead = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(overhead)
+    straggler = {"type": "job_hang", "job_id": "j-000001", "hang": {"late": [1], "waiting": [0, 2, 3]}}
+    stopped = {**straggler, "hang": {"late": [3], "waiting": [0, 1, 2]}}
+    assert not overhead.names(straggler, 3) and overhead.names(stopped, 3)
+    assert not overhead.names({"type": "job_hang", "job_id": "j-000001", "hang": None}, 3)

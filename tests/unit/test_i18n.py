@@ -1,0 +1,102 @@
+"""Every caption that a built-in algorithm writes is shown in Korean and Chinese: the page translates
+captions by template (frontend/js/i18n.js), so a new or changed caption without its templates fails
+here, with the caption named. Schedules at several world sizes, roots, pieces and parameter-server
+shard counts, in global ranks that differ from the schedule's; and the traced lesson's captions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ringside.worker_agent.core.algorithms import algorithms, build
+from ringside.worker_agent.core.algorithms.parameter_server import formula
+from ringside.worker_agent.core.schedule import ScheduleError
+from ringside.worker_agent.user.rebuild import _caption, _phase
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16)
+
+
+def built_in_steps() -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """(phase, caption) of every step of every built-in schedule over SIZES, as a run stores it; and
+    the (collective, algorithm) pairs that were built."""
+    steps, seen = set(), set()
+    for record in algorithms():
+        if not record.built or record.user:
+            continue
+        for p in filter(record.fits, SIZES):
+            for root in {0, 1 % p, p - 1}:
+                for chunks in (1, 3):
+                    for servers in (None, 1, 2, 3) if record.collective == "parameter_server" else (None,):
+                        try:
+                            schedule = build(record.collective, record.name, p, root, chunks, servers)
+                        except (ScheduleError, ValueError):  # a world or pieces it does not take
+                            continue
+                        doc = schedule.to_doc([3 * r + 2 for r in range(p)])
+                        steps.update((s.phase, s.caption) for s in doc.steps)
+                        seen.add((record.collective, record.name))
+    return steps, seen
+
+
+def traced_steps() -> set[tuple[str, str]]:
+    """What rebuild.py writes for a traced run's step: the lines that sent, received and wrote."""
+    lines = [
+        {("p2p.py:27", "p2p.py:33", "p2p.py:33", False): None},
+        {
+            ("lesson.py:9", "lesson.py:12", "lesson.py:14", True): None,
+            ("lesson.py:10", "lesson.py:12", "lesson.py:15", False): None,
+        },
+    ]
+    return {(_phase(ls), _caption(ls).format()) for ls in lines}
+
+
+def missed(steps: set[tuple[str, str]], texts: list[str] = ()) -> dict[str, list[str]]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    done = subprocess.run(
+        [node, str(ROOT / "tests" / "js" / "i18n-cover.mjs")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input=json.dumps({"captions": sorted(steps), "texts": list(texts)}),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def test_every_built_in_caption_is_translated_in_every_language():
+    steps, seen = built_in_steps()
+    assert seen == {(r.collective, r.name) for r in algorithms() if r.built and not r.user}, (
+        "every built-in schedule was built"
+    )
+    left = missed(steps | traced_steps())
+    assert set(left) == {"ko", "zh"}
+    for lang, captions in left.items():
+        assert captions == [], f"{len(captions)} captions left in English in {lang}, e.g. {captions[:3]}"
+
+
+def test_every_formulas_line_under_the_stage_is_translated():
+    """The formula line says what its formula counts (algorithms/formulas.py, parameter_server.py)."""
+    whats = {r.formula.what for r in algorithms() if r.formula}
+    whats.add(formula(1024, 4, 1)["what"])
+    lines = [f"(P-1)·N = 1.5 KiB {what}" for what in sorted(whats)]
+    lines += ["(N = 16 B, P = 4) · measured 24 B", "(N = 16 B, P = 4) · measured when the run ends"]
+    left = missed(set(), lines)
+    assert left == {"ko": [], "zh": []}
+
+
+def test_a_caption_no_template_knows_fails_the_check():
+    """The check itself: a user's caption, and a built-in one with a word changed, are caught."""
+    left = missed(
+        {
+            ("exchange", "every rank swaps its buffer with a friend"),
+            ("reduce", "every rank sends its buffer to rank 2, which adds them"),
+        }
+    )
+    assert all(len(captions) == 2 for captions in left.values()), left
+    assert all(len(lines) == 1 for lines in missed(set(), ["(P-1)·N = 1 KiB over the rainbow"]).values())
