@@ -9,7 +9,7 @@ Times are seconds since the run's barrier-aligned start on that rank.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import (
@@ -51,7 +51,7 @@ def _finite_or_word(x: float) -> float | str:
 # A float whose infinities and NaN cross JSON as "inf", "-inf" and "nan" (JSON has no
 # word for them, and a float16 product overflows soon): read back as floats.
 Real = Annotated[float, PlainSerializer(_finite_or_word, when_used="json")]
-Number = Union[int, Real]  # integer dtypes stay exact
+Number = int | Real  # integer dtypes stay exact
 
 
 def no_constant(word: str):

@@ -21,6 +21,7 @@ of a broken group is still alive.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import ipaddress
 import os
@@ -69,10 +70,9 @@ class World:
     def broken(self) -> None:
         """Tell every rank that this generation's group is broken: each will regroup. Said before
         the failure is reported, so a rank sent the next command after it asks and hears it."""
-        try:
+        # the store gone with its host is not an error here: regroup() will say so
+        with contextlib.suppress(RuntimeError, OSError):
             self.store.set(GENERATION_KEY, str(self.generation + 1))
-        except (RuntimeError, OSError):  # the store is gone with its host: regroup() will say so
-            pass
 
     def regroup_asked(self) -> bool:
         """Whether some rank has broken this generation's group (cheap: a look or two at the store)."""
