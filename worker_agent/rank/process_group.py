@@ -45,15 +45,15 @@ class World:
     local_rank: int
     backend: str
     device: torch.device
+    store: dist.Store = field(repr=False)  # where the ranks meet, for every generation
     host: str = field(default_factory=socket.gethostname)
     pid: int = field(default_factory=os.getpid)
     local_world_size: int = 1
     master: str = ""  # MASTER_ADDR:MASTER_PORT
     launcher: str = ""
-    store: dist.Store | None = field(default=None, repr=False)  # where the ranks meet, for every generation
     timeout: float = DEFAULT_TIMEOUT
     generation: int = 0  # groups built so far, less one: the first is 0
-    _groups: dict = field(default_factory=dict, repr=False)
+    _groups: dict[tuple[int, ...], dist.ProcessGroup] = field(default_factory=dict, repr=False)
 
     def join(self) -> None:
         """Build this generation's group with the others, under a prefix of its own on the store
@@ -64,7 +64,7 @@ class World:
             world_size=self.world_size,
             timeout=timedelta(seconds=self.timeout),
             store=dist.PrefixStore(f"ringside/{self.generation}/", self.store),
-            **({"device_id": self.device} if self.backend == "nccl" else {}),
+            device_id=self.device if self.backend == "nccl" else None,
         )
 
     def broken(self) -> None:

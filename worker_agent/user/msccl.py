@@ -104,7 +104,7 @@ def name_of(algo: ElementTree.Element, where: str) -> str:
     """The file's name, whole: msccl_ and the name, lower-case letters, digits and _."""
     name = "msccl_" + re.sub(r"[^a-z0-9_]+", "_", algo.get("name", "algorithm").lower()).strip("_")
     if len(name) > MAX_NAME:
-        raise MscclError(f"{where}: name={algo.get('name')[:40]!r}… is over {MAX_NAME - 6} characters")
+        raise MscclError(f"{where}: name={algo.get('name', '')[:40]!r}… is over {MAX_NAME - 6} characters")
     return name
 
 
