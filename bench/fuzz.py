@@ -143,7 +143,7 @@ QUERY_VALUE = st.one_of(
     st.sampled_from(["1e3", "nan", "inf", "-0", "0x10", " 4"]),
 )
 GET_PATHS = st.one_of(
-    st.builds(lambda l, o: f"/api/runs?{query({'limit': l, 'offset': o})}", QUERY_VALUE, QUERY_VALUE),
+    st.builds(lambda limit, o: f"/api/runs?{query({'limit': limit, 'offset': o})}", QUERY_VALUE, QUERY_VALUE),
     RUN_IDS.map(lambda i: f"/api/runs/{urllib.parse.quote(i, safe='')}"),
     RUN_IDS.map(lambda i: f"/api/runs/{urllib.parse.quote(i, safe='')}/trace"),
     st.fixed_dictionaries(

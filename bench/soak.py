@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -71,10 +72,8 @@ def mib(n: float) -> str:
 def memory(up) -> tuple[int, list[int]]:
     ranks = []
     for r in up.cluster()["ranks"]:
-        try:
+        with contextlib.suppress(psutil.Error):  # a rank being restarted
             ranks.append(psutil.Process(r["pid"]).memory_info().rss)
-        except psutil.Error:
-            pass  # a rank being restarted
     return psutil.Process(up.proc.pid).memory_info().rss, ranks
 
 

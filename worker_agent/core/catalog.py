@@ -23,7 +23,7 @@ def lecture_algorithm(collective: str) -> str:
     return LECTURE_ALGORITHM if LECTURE_ALGORITHM in names else names[-1]
 
 
-def catalog(backend: str, world_size: int) -> dict:
+def catalog(backend: str, world_size: int) -> dict[str, object]:
     """What the frontend builds its controls from."""
     return {
         "backend": backend,

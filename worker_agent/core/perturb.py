@@ -160,7 +160,7 @@ def _in_group(field: str, rank: int, group: list[int]) -> None:
         raise CheckFailed(field, f"rank {rank} is not in the group {group}")
 
 
-def peers(transfers) -> dict[int, set[int]]:
+def peers(transfers: Sequence[Sequence[int]]) -> dict[int, set[int]]:
     """Who exchanges with whom in one step (local copies cross no link)."""
     out: dict[int, set[int]] = {}
     for src, dst, *_ in transfers:
@@ -253,8 +253,10 @@ def on_rank(
     s, link, hang = perturb.straggler, perturb.slow_link, perturb.hang
     mine = [rank in peers(transfers) for transfers in steps]
     before = [s.delay_s if s is not None and s.rank == rank and takes_part else 0.0 for takes_part in mine]
-    on_link = link is not None and rank in (link.a, link.b)
-    linger = link_seconds(link, steps, chunk_bytes) if on_link else [0.0] * len(steps)
+    if link is not None and rank in (link.a, link.b):  # on the slow link
+        linger = link_seconds(link, steps, chunk_bytes)
+    else:
+        linger = [0.0] * len(steps)
     hangs_at = hang.step if hang is not None and hang.rank == rank else None
     return OnRank(rank, before, linger, hangs_at, perturb.live, given_up)
 

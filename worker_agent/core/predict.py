@@ -18,14 +18,17 @@ No torch here: the server, `ringside bench` and the tests share it.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 import numpy as np
 
 from .algorithms import AUTO, NATIVE, algorithm_of, algorithms, build
 from .collectives import get
+from .protocol import RunSpec
+from .schedule import Schedule
 from .simulate import ALONE, Levels, Sharing, cost, levels
 
 MIN_P, MAX_P = 2, 1024
@@ -62,7 +65,7 @@ class Params:
         pieces = unit_terms(collective, algorithm, p, 0, chunks, sharing)[3]
         return pieces, [(None, *line(collective, algorithm, p, self, itemsize, chunks, sharing))]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -82,7 +85,7 @@ class Level:
     beta: float  # seconds per byte out of (or into) one rank at this level, with Simple
     link: str  # what the level is, in words
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"alpha": dict(zip(PROTOCOLS, self.alpha)), "beta": self.beta, "link": self.link}
 
 
@@ -114,7 +117,7 @@ class Preset:
         cores here)."""
         per_step = level_terms(collective, algorithm, p, min(self.per_node, p), 0, chunks)
         at0, at1 = (chunk_bytes(collective, n, itemsize, p, per_step.pieces) for n in (0, 1))
-        out = []
+        out: list[tuple[str | None, float, float]] = []
         for i, protocol in enumerate(PROTOCOLS):
             share = PROTOCOL_BANDWIDTH[i]
             latency, per_byte = per_step.levels.time(
@@ -137,7 +140,7 @@ class Preset:
             f"{self.name}, between nodes, {protocol}: {self.source}",
         )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "name": self.name,
             "nccl": self.nccl,
@@ -202,7 +205,7 @@ DEFAULT = Params(
 # --- the terms, from the schedule ----------------------------------------------
 
 
-def left_to_model(spec) -> list[str]:
+def left_to_model(spec: RunSpec) -> list[str]:
     """The fields of a RunSpec that it leaves to the model by asking for AUTO, an algorithm or a
     chunk count that the model chooses when the run is submitted: algorithm, chunks, both or none."""
     return [name for name in ("algorithm", "chunks") if getattr(spec, name) == AUTO]
@@ -215,7 +218,7 @@ def stepwise(collective: str, p: int | None = None) -> list[str]:
 
 
 @lru_cache(maxsize=1)  # one shape's terms are read from one build (transfers_of, unit_terms, level_terms)
-def _schedule(collective: str, algorithm: str, p: int, root: int, chunks: int):
+def _schedule(collective: str, algorithm: str, p: int, root: int, chunks: int) -> Schedule:
     """A built-in schedule is built without the race check (the tests check every one); a user's is
     checked."""
     record = algorithm_of(collective, algorithm)
@@ -379,6 +382,24 @@ def relative_errors(params: Params, samples: list[Sample]) -> list[float]:
     return [abs(params.time((s.steps, s.bytes, s.reduced)) - s.time) / s.time for s in samples]
 
 
+class SizeError(TypedDict):
+    size: float
+    runs: int
+    median: float
+    worst: float
+
+
+class Heldout(TypedDict):
+    """A fit's relative errors on sizes it was not fitted to (Fitted.heldout)."""
+
+    method: str
+    sizes: int
+    runs: int
+    median: float
+    worst: float
+    by_size: list[SizeError]
+
+
 @dataclass(frozen=True)
 class Fitted:
     params: Params
@@ -387,11 +408,12 @@ class Fitted:
     samples: tuple[Sample, ...] = field(default=(), repr=False)
 
     @cached_property
-    def heldout(self) -> dict | None:
+    def heldout(self) -> Heldout | None:
         """Leave one size out: fit without every run of that size, predict them, and report
         the relative errors over all sizes (median and worst)."""
         sizes = sorted({s.size for s in self.samples})
-        errors, by_size = [], []
+        errors: list[float] = []
+        by_size: list[SizeError] = []
         for size in sizes:
             rest = [s for s in self.samples if s.size != size]
             if not _usable(rest):
@@ -413,7 +435,7 @@ class Fitted:
             "by_size": by_size,
         }
 
-    def to_json(self, heldout: bool = True) -> dict:
+    def to_json(self, heldout: bool = True) -> dict[str, object]:
         return {
             **self.params.to_json(),
             "fitted_from_runs": self.runs,
@@ -423,21 +445,25 @@ class Fitted:
 
 
 def solve(
-    samples, source: str = "fitted to this cluster's runs", start: Params | None = None, rounds: int = 30
+    samples: Iterable[Sample],
+    source: str = "fitted to this cluster's runs",
+    start: Params | None = None,
+    rounds: int = 30,
 ) -> Fitted:
     """alpha, beta, gamma (non-negative) by least squares on the log of the times (nnls_log); the
     defaults when the runs cannot tell."""
-    samples = tuple(s for s in samples if s.time > 0)
-    if not _usable(list(samples)):
-        return Fitted(DEFAULT, 0, None, samples)
-    x = np.array([[s.steps, s.bytes, s.reduced] for s in samples], dtype=float)
+    timed = tuple(s for s in samples if s.time > 0)
+    if not _usable(list(timed)):
+        return Fitted(DEFAULT, 0, None, timed)
+    x = np.array([[s.steps, s.bytes, s.reduced] for s in timed], dtype=float)
     first = None if start is None else np.array([start.alpha, start.beta, start.gamma])
-    theta = nnls_log(x, np.array([s.time for s in samples]), rounds, first)
+    theta = nnls_log(x, np.array([s.time for s in timed]), rounds, first)
     if theta is None or theta[0] + theta[1] <= 0:
-        return Fitted(DEFAULT, 0, None, samples)
-    params = Params(*map(float, theta), source=f"{source} ({len(samples)} runs)")
-    errors = relative_errors(params, list(samples))
-    return Fitted(params, len(samples), float(np.sqrt(np.mean(np.square(errors)))), samples)
+        return Fitted(DEFAULT, 0, None, timed)
+    alpha, beta, gamma = map(float, theta)
+    params = Params(alpha, beta, gamma, source=f"{source} ({len(timed)} runs)")
+    errors = relative_errors(params, list(timed))
+    return Fitted(params, len(timed), float(np.sqrt(np.mean(np.square(errors)))), timed)
 
 
 @dataclass(frozen=True)
@@ -489,7 +515,7 @@ def best_chunks(
     size: float,
     itemsize: int,
     params: Params,
-    choices=CHUNK_CHOICES,
+    choices: Iterable[int] = CHUNK_CHOICES,
     sharing: Sharing = ALONE,
 ) -> tuple[int, dict[int, float]]:
     """The chunk count predicted fastest (the fewest on a tie) and every count's time. A count
@@ -533,23 +559,26 @@ def pick(
     stepwise runs fitted, or no native runs of this collective at this P at two sizes, native is
     run and the reason says so (the default parameters' ranking is listed): a guess is not a
     reason to leave the backend's own call."""
-    candidates = []
+    timed: list[tuple[float, Candidate]] = []
     for algorithm in algorithms:
         if chunks == AUTO:
             k, tried = best_chunks(
                 collective, algorithm, p, root, size, itemsize, fitted.params, sharing=sharing
             )
-        else:
+        elif isinstance(chunks, int):
             shape = terms(collective, algorithm, p, size, itemsize, chunks, root, sharing)
             k, tried = chunks, {chunks: fitted.params.time(shape)}
-        candidates.append(Candidate(algorithm, k, tried[k]))
-    candidates.sort(key=lambda c: c.time)
+        else:
+            raise ValueError(f"chunks must be a whole number or {AUTO!r}, not {chunks!r}")
+        timed.append((tried[k], Candidate(algorithm, k, tried[k])))
+    timed.sort(key=lambda tc: tc[0])
+    candidates = [c for _, c in timed]
     native_time = native.time(size) if native is not None else None
     listed = [Candidate(NATIVE, 1, native_time), *candidates]
     times = "; ".join(
         f"{c.algorithm}{f' ×{c.chunks} chunks' if c.chunks > 1 else ''} {seconds(c.time)}" for c in listed
     )
-    best = candidates[0] if candidates else None
+    best, best_time = (timed[0][1], timed[0][0]) if timed else (None, 0.0)
     if best is None:
         return Choice(NATIVE, 1, f"{collective} has no schedule that runs here: native", listed)
     if fitted.runs == 0:
@@ -569,7 +598,7 @@ def pick(
             listed,
         )
     share, because = margin(fitted)
-    if best.time < share * native_time:
+    if best_time < share * native_time:
         choice = Choice(
             best.algorithm,
             best.chunks,
@@ -710,7 +739,7 @@ class Option:
     def time(self, size: float) -> float:
         return self.c0 + self.c1 * size
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"algorithm": self.algorithm, "chunks": self.chunks, "protocol": self.protocol}
 
 
@@ -733,7 +762,7 @@ def options(
     return tuple(out)
 
 
-def fastest(ways, size: float, tie: float = 1e-9) -> Option:
+def fastest(ways: Iterable[Option], size: float, tie: float = 1e-9) -> Option:
     """The option of least time at `size` among those that run there; of options within `tie` of
     it, the one that stays fastest above (least c1), then the fewest chunks."""
     valid = [o for o in ways if o.smallest <= size]
@@ -771,12 +800,17 @@ def versus_size(
 
 
 def versus_p(
-    collective: str, algorithms: list[str], size: float, itemsize: int, model: Model, points=P_POINTS
+    collective: str,
+    algorithms: list[str],
+    size: float,
+    itemsize: int,
+    model: Model,
+    points: Sequence[int] = P_POINTS,
 ) -> dict[str, list[float | None]]:
     """Predicted seconds at every world size in `points`, per algorithm (None: it cannot run there)."""
     out = {}
     for algorithm in algorithms:
-        row = []
+        row: list[float | None] = []
         fits = algorithm_of(collective, algorithm).fits
         for p in points:
             if not fits(p):
@@ -803,6 +837,13 @@ def nccl_native(
     return [fastest(ways, n) for n in sizes]
 
 
+class Crossover(TypedDict):
+    size: float  # bytes per rank
+    below: str  # the fastest algorithm below it
+    above: str  # and above
+    text: str  # in words
+
+
 def crossovers(
     collective: str,
     algorithms: list[str],
@@ -812,12 +853,13 @@ def crossovers(
     low: float = MIN_SIZE,
     high: float = MAX_SIZE,
     sharing: Sharing = ALONE,
-) -> list[dict]:
+) -> list[Crossover]:
     """Where the fastest algorithm changes between `low` and `high` bytes. Every option's time is a line
     in the size from the size where it can run, so the fastest is their lower envelope: walked from
     crossing to crossing (and from each size where another option starts), exact."""
     ways = [o for a in algorithms for o in options(collective, a, p, model, itemsize, sharing)]
-    out, size = [], float(low)
+    out: list[Crossover] = []
+    size = float(low)
     winner = fastest(ways, size)
     while True:
         events = [o.smallest for o in ways if o.smallest > size]

@@ -9,7 +9,8 @@ Times are seconds since the run's barrier-aligned start on that rank.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal, Union
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Literal, NoReturn, TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import (
@@ -32,11 +33,19 @@ from .vocabulary import DTYPES, LAYOUTS, OPS
 
 PROTOCOL_VERSION = 1
 
-# Literals of the tables' names (collectives/, vocabulary.py)
-Collective = Literal[tuple(COLLECTIVES)]  # type: ignore[valid-type]
-DType = Literal[tuple(DTYPES)]  # type: ignore[valid-type]
-Op = Literal[tuple(OPS)]  # type: ignore[valid-type]
-LayoutName = Literal[tuple(LAYOUTS)]  # type: ignore[valid-type]
+# Literals of the tables' names (collectives/, vocabulary.py). The names are the tables' data, not
+# written out here a second time, so a type checker, which reads no data, sees strings; pydantic
+# checks every name against its table.
+if TYPE_CHECKING:
+    Collective: TypeAlias = str
+    DType: TypeAlias = str
+    Op: TypeAlias = str
+    LayoutName: TypeAlias = str
+else:
+    Collective = Literal[tuple(COLLECTIVES)]
+    DType = Literal[tuple(DTYPES)]
+    Op = Literal[tuple(OPS)]
+    LayoutName = Literal[tuple(LAYOUTS)]
 # the seed's own: "own_rank" (every value is the rank: torch.ones(n) * rank) and "powers"
 # (block j holds 10^j * rank: torch.tensor([1, 10, 100, 1000]) * rank), inputs.py; and "origin"
 # (block j of rank r holds 100·r + j, which the page writes r2c3: where a copied value came from)
@@ -51,22 +60,22 @@ def _finite_or_word(x: float) -> float | str:
 # A float whose infinities and NaN cross JSON as "inf", "-inf" and "nan" (JSON has no
 # word for them, and a float16 product overflows soon): read back as floats.
 Real = Annotated[float, PlainSerializer(_finite_or_word, when_used="json")]
-Number = Union[int, Real]  # integer dtypes stay exact
+Number = int | Real  # integer dtypes stay exact
 
 
-def no_constant(word: str):
+def no_constant(word: str) -> NoReturn:
     """For json.loads' parse_constant: NaN and Infinity, which Python's parser takes and JSON
     has not, are refused where anything is read (a forged `pieces: Infinity` must not reach
     int()); a rank says "nan" and "inf" (Real)."""
     raise ValueError(f'{word} is not JSON: NaN and infinities cross as the words "nan", "inf", "-inf"')
 
 
-def _chunks(value):
+def _chunks(value: object) -> int | Literal["auto"]:
     """A whole number of chunks, or "auto" (the server's model picks it): one check, so that a
     refusal names the field "chunks" and not one member of a union. A JSON number, never a
     string of digits, a float or a boolean (strict, as RunSpec's other numbers are)."""
     if value == "auto":
-        return value
+        return "auto"
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise ValueError('must be a whole number of chunks or "auto"')
@@ -119,7 +128,9 @@ class ScheduleDoc(Strict):
 
     pieces: int = Field(1, ge=1, le=MAX_CHUNKS)
     layout: LayoutName = "ring"
-    steps: list[StepDoc] = Field(max_length=MAX_STEPS)
+    # Sequence, not list: PlanDoc narrows it to its own steps, which a list of StepDoc, open to any
+    # step, would not let it do. A JSON array still comes back as a list.
+    steps: Sequence[StepDoc] = Field(max_length=MAX_STEPS)
 
 
 class PlannedStep(StepDoc):

@@ -12,30 +12,30 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from .collectives import get
-from .schedule import Schedule, ScheduleError
+from .schedule import Schedule, ScheduleError, Step
 
-Cell = Counter  # (rank, chunk) -> how many times that input went into this chunk
+Cell = Counter[tuple[int, int]]  # (rank, chunk) -> how many times that input went into this chunk
 
 
 def final_cells(schedule: Schedule) -> list[list[Cell]]:
     """Every rank's chunks after the last step, as the inputs that went into each."""
     p, pieces, collective = schedule.world_size, schedule.pieces, get(schedule.collective, schedule.servers)
-    cells = [[Cell() for _ in range(schedule.num_chunks)] for _ in range(p)]
+    cells: list[list[Cell]] = [[Counter() for _ in range(schedule.num_chunks)] for _ in range(p)]
     for r in range(p):
         for block in collective.input_blocks(r, p, schedule.root):
             for c in range(block * pieces, (block + 1) * pieces):
-                cells[r][c] = Cell({(r, c): 1})
+                cells[r][c] = Counter({(r, c): 1})
     for step in schedule.steps:
         apply(cells, step)
     return cells
 
 
-def apply(cells: list[list[Cell]], step) -> None:
+def apply(cells: list[list[Cell]], step: Step) -> None:
     """One step's transfers on the cells, in place."""
     sent = [cells[t.src][t.chunk] for t in step.transfers]  # read as before the step
     for t, value in zip(step.transfers, sent):
         if not t.reduce:
-            cells[t.dst][t.into] = Cell(value)
+            cells[t.dst][t.into] = Counter(value)
     for t, value in zip(step.transfers, sent):
         if t.reduce:
             cells[t.dst][t.into] = cells[t.dst][t.into] + value
@@ -44,10 +44,10 @@ def apply(cells: list[list[Cell]], step) -> None:
 def expected(schedule: Schedule, rank: int, peer: int) -> dict[int, Cell]:
     """Output chunk -> the inputs the collective's definition puts in it."""
     p, pieces, collective = schedule.world_size, schedule.pieces, get(schedule.collective, schedule.servers)
-    out = {}
+    out: dict[int, Cell] = {}
     for block, sources in collective.sources(rank, p, schedule.root, peer).items():
         for j in range(pieces):
-            out[block * pieces + j] = Cell({(s, b * pieces + j): 1 for s, b in sources})
+            out[block * pieces + j] = Counter({(s, b * pieces + j): 1 for s, b in sources})
     return out
 
 
@@ -106,7 +106,7 @@ def first_departure(
     names = names or list(range(p))
     peer = (schedule.root + 1) % p if peer is None else peer
     want = [expected(schedule, r, peer) for r in range(p)]
-    allowed: dict[int, set] = {}
+    allowed: dict[int, set[tuple[int, int]]] = {}
     for r in range(p):
         for c, cell in want[r].items():
             allowed.setdefault(c, set()).update(cell)
@@ -140,7 +140,7 @@ def first_departure(
     return min(found, key=lambda d: d.step, default=None)
 
 
-def _foreign(cell: Cell, allowed: set | None, once: bool, names: list[int]) -> str | None:
+def _foreign(cell: Cell, allowed: set[tuple[int, int]] | None, once: bool, names: list[int]) -> str | None:
     """What a chunk holds that no correct value of it holds, in words; None if nothing."""
     if allowed is None:  # a chunk no rank outputs: nothing to hold it to
         return None
@@ -153,4 +153,4 @@ def _foreign(cell: Cell, allowed: set | None, once: bool, names: list[int]) -> s
 
 
 def _named(cell: Cell, names: list[int]) -> Cell:
-    return Cell({(names[s], c): n for (s, c), n in cell.items()})
+    return Counter({(names[s], c): n for (s, c), n in cell.items()})

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from typing import TypedDict
 
 import numpy as np
 
 from .algorithms import CUSTOM, algorithm_of, build
 from .collectives import get
-from .protocol import PlanDoc, RunSpec
+from .protocol import PlanDoc, RunSpec, TransferDoc
 from .provenance import check_definition
 from .schedule import Schedule, ScheduleError, Step, check
 from .schedule import chunk_bounds as split_blocks
@@ -88,7 +89,9 @@ def _from_doc(collective: str, doc: str, p: int, root: int, servers: int | None)
     return schedule
 
 
-def from_doc(collective: str, doc: dict, p: int, root: int, servers: int | None = None) -> Schedule:
+def from_doc(
+    collective: str, doc: dict[str, object], p: int, root: int, servers: int | None = None
+) -> Schedule:
     """A schedule sent as data, checked like a user's (race rules, then the definition).
     Cached by its text: every rank and the server check one run's schedule once each."""
     return _from_doc(collective, json.dumps(doc, sort_keys=True), p, root, servers)
@@ -100,7 +103,7 @@ def plan(spec: RunSpec, world_size: int) -> PlanDoc | None:
     return None if schedule is None else schedule.to_doc(schedule_ranks(spec, group_of(spec, world_size)))
 
 
-def perturb_plan(spec: RunSpec, world_size: int) -> tuple[list[list[tuple[int, ...]]] | None, list[int]]:
+def perturb_plan(spec: RunSpec, world_size: int) -> tuple[list[list[TransferDoc]] | None, list[int]]:
     """What perturb.py reads of a run: its steps' transfers in global ranks (None for native)
     and every chunk's size in bytes."""
     itemsize = ITEMSIZE[get(spec.collective).dtype(spec)]
@@ -130,7 +133,15 @@ def input_chunks(spec: RunSpec, world_size: int) -> dict[int, list[int]]:
     return out
 
 
-def layout_of(spec: RunSpec, world_size: int) -> dict:
+class LayoutHint(TypedDict):
+    """How the browser places a run's ranks (the server's Layout)."""
+
+    shape: str  # one of vocabulary.LAYOUTS
+    root: int | None  # the rank to mark as the root
+    servers: list[int]  # a servers-and-workers layout's servers, global ranks
+
+
+def layout_of(spec: RunSpec, world_size: int) -> LayoutHint:
     """How the browser should place the ranks: the schedule's shape (its algorithm's, before it
     has one), the rank to mark as the root (or None), and the servers of a servers-and-workers
     layout (global ranks)."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from .protocol import MAX_PHASE, MAX_PLANNED_CAPTION, MAX_WORLD, PlanDoc, PlannedStep
 from .vocabulary import LAYOUTS
@@ -38,13 +39,17 @@ class Transfer(NamedTuple):
     reduce: bool  # True: dst combines with the run's op; False: dst copies
 
 
+# a transfer as a table row, (src, dst, chunk, into, reduce): a Transfer is one
+Row = tuple[int, int, int, int, int]
+
+
 class Step:
     """A set of concurrent transfers, held as an int64 table with one row per
     transfer (src, dst, chunk, into, reduce), so that a step of a thousand ranks
     is checked, simulated and counted in whole-array operations. The table is
     column-major: each field is one contiguous array."""
 
-    def __init__(self, phase: str, caption: str, transfers: Iterable[Transfer] | np.ndarray):
+    def __init__(self, phase: str, caption: str, transfers: Iterable[Row] | np.ndarray):
         self.phase = phase  # e.g. "reduce-scatter"; consecutive steps of a phase group together
         self.caption = caption  # what the step does, in words a lecture can read out
         table = np.asfortranarray(as_table(transfers))  # an array is taken as it is when it can be
@@ -59,14 +64,16 @@ class Step:
         return f"Step({self.phase!r}, {len(self.table)} transfers)"
 
 
-def as_table(transfers: Iterable[Transfer] | np.ndarray) -> np.ndarray:
+def as_table(transfers: Iterable[Row] | np.ndarray) -> np.ndarray:
     """Transfers as an int64 table with one row (src, dst, chunk, into, reduce) per transfer."""
     if isinstance(transfers, np.ndarray):
         return np.asarray(transfers, dtype=np.int64).reshape(-1, 5)
     return np.fromiter(itertools.chain.from_iterable(transfers), dtype=np.int64).reshape(-1, 5)
 
 
-def table(src, dst, chunk, into, reduce: bool) -> np.ndarray:
+def table(
+    src: npt.ArrayLike, dst: npt.ArrayLike, chunk: npt.ArrayLike, into: npt.ArrayLike, reduce: bool
+) -> np.ndarray:
     """Table rows from whole arrays (or ints, broadcast against them): a builder that says its
     transfers as arrays builds a thousand ranks' step in a few array operations."""
     src, dst, chunk, into = np.broadcast_arrays(src, dst, chunk, into)
@@ -76,7 +83,10 @@ def table(src, dst, chunk, into, reduce: bool) -> np.ndarray:
 def sends(src: int, dst: int, chunks: range, reduce: bool) -> np.ndarray:
     """Table rows for `src` sending every chunk in `chunks` to `dst`, into the same chunk there."""
     c = np.arange(chunks.start, chunks.stop, chunks.step)
-    return np.array([np.full_like(c, src), np.full_like(c, dst), c, c, np.full_like(c, int(reduce))]).T
+    rows: np.ndarray = np.array(  # (numpy's stubs make .T of this Any)
+        [np.full_like(c, src), np.full_like(c, dst), c, c, np.full_like(c, int(reduce))]
+    ).T
+    return rows
 
 
 @dataclass(frozen=True)
@@ -144,7 +154,7 @@ class Schedule:
             steps=steps,
         )
 
-    def to_json(self, ranks: Sequence[int] | None = None) -> dict:
+    def to_json(self, ranks: Sequence[int] | None = None) -> dict[str, object]:
         """to_doc's, as plain JSON."""
         return self.to_doc(ranks).model_dump(mode="json")
 
@@ -221,10 +231,10 @@ def check(schedule: Schedule) -> None:
     fields, limits = columns[1:5], np.array([p, p, n, n])
     if fields.min() < 0 or (fields.max(axis=1) >= limits).any():  # the cheap test first: this is rare
         bad = ((fields < 0) | (fields >= limits[:, None])).any(axis=0)
-        fail(bad.argmax(), f"is outside {p} ranks x {n} chunks")
+        fail(int(bad.argmax()), f"is outside {p} ranks x {n} chunks")
     local_reduce = (src == dst) & (reduces == 1)
     if local_reduce.any():
-        fail(local_reduce.argmax(), "reduces a chunk into itself")
+        fail(int(local_reduce.argmax()), "reduces a chunk into itself")
     if len(schedule.steps) * p * n >= 1 << 63:
         raise ScheduleError(f"{len(schedule.steps)} steps x {p} ranks x {n} chunks is too large to check")
     copy = reduces == 0
@@ -322,7 +332,7 @@ def blocked(rounds: Sequence[Round], pieces: int) -> tuple[Step, ...]:
 
 def _piece(table: np.ndarray, pieces: int, c: int) -> np.ndarray:
     """Whole-block transfers made to move piece `c` of their blocks."""
-    out = table.copy()
+    out: np.ndarray = table.copy()  # (numpy's stubs make this copy Any)
     out[:, 2:4] = out[:, 2:4] * pieces + c
     return out
 

@@ -7,13 +7,18 @@ write), so a ring all_reduce over 1024 ranks takes well under a second.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
 from .collectives import UFUNCS, average, get
 from .schedule import Schedule, Step
+
+# per element or transfer moved, one array each: (source row, source column, target row, target
+# column, reduces) in _element_moves; (step, src, dst, bytes, reduces) in _moves
+Moves = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def initial_buffers(schedule: Schedule, inputs: list[np.ndarray], count: int) -> np.ndarray:
@@ -28,7 +33,7 @@ def initial_buffers(schedule: Schedule, inputs: list[np.ndarray], count: int) ->
     return buffers
 
 
-def _element_moves(step: Step, starts: np.ndarray, sizes: np.ndarray):
+def _element_moves(step: Step, starts: np.ndarray, sizes: np.ndarray) -> Moves:
     """Per element moved in `step`: source row/column, target row/column, and whether it reduces."""
     t = step.table
     src, dst, chunk, into, reduces = t.T
@@ -82,6 +87,23 @@ def simulate(
     return outputs(schedule, buffers, count, op, peer)
 
 
+class LinkDoc(TypedDict):
+    src: int
+    dst: int
+    bytes: int
+
+
+class TrafficDoc(TypedDict):
+    """Traffic as JSON (to_json)."""
+
+    sent: list[int]
+    received: list[int]
+    total: int
+    busiest_link: LinkDoc | None
+    step_bytes: list[int]
+    step_reduced: list[int]
+
+
 @dataclass(frozen=True)
 class Traffic:
     sent: np.ndarray  # bytes each rank sends over the whole schedule
@@ -98,7 +120,7 @@ class Traffic:
     def busiest_link(self) -> tuple[tuple[int, int], int] | None:
         return max(self.links.items(), key=lambda kv: kv[1], default=None)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> TrafficDoc:
         link = self.busiest_link
         return {
             "sent": self.sent.tolist(),
@@ -124,7 +146,7 @@ def traffic(schedule: Schedule, count: int, itemsize: int) -> Traffic:
     return Traffic(sent, received, links, step_bytes, step_reduced)
 
 
-def _moves(schedule: Schedule, count: int, itemsize: int):
+def _moves(schedule: Schedule, count: int, itemsize: int) -> Moves:
     """(step, src, dst, bytes, reduces) of every transfer that crosses a link."""
     bounds = np.asarray(schedule.chunk_bounds(count), dtype=np.int64).reshape(-1, 2)
     chunk_bytes = (bounds[:, 1] - bounds[:, 0]) * itemsize
@@ -133,7 +155,14 @@ def _moves(schedule: Schedule, count: int, itemsize: int):
     return step[moved], src[moved], dst[moved], chunk_bytes[chunk[moved]], reduces[moved] == 1
 
 
-def _step_terms(schedule: Schedule, step, src, dst, nbytes, reduces) -> tuple[np.ndarray, np.ndarray]:
+def _step_terms(
+    schedule: Schedule,
+    step: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    nbytes: np.ndarray,
+    reduces: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """Per step: the most bytes any one rank sends or receives, and the most any one rank reduces."""
     p, steps = schedule.world_size, len(schedule.steps)
     step_bytes = _busiest(step, src, nbytes, p, steps)  # the busiest sender or receiver
@@ -184,11 +213,11 @@ class Sharing:
             tuple((tuple(mine), cores[host]) for host, mine in by_host.items() if 0 < cores[host] < len(mine))
         )
 
-    def to_json(self) -> list:
+    def to_json(self) -> list[list[list[int] | int]]:
         return [[list(ranks), cores] for ranks, cores in self.hosts]
 
     @classmethod
-    def from_json(cls, hosts: list) -> Sharing:
+    def from_json(cls, hosts: Iterable[tuple[Sequence[int], int]]) -> Sharing:
         return cls(tuple((tuple(ranks), cores) for ranks, cores in hosts))
 
 
@@ -223,7 +252,15 @@ def cost(schedule: Schedule, count: int, itemsize: int, sharing: Sharing = ALONE
     return Cost(len(schedule.steps), int(step_bytes.sum()), int(step_reduced.sum()))
 
 
-def _shared_cost(schedule: Schedule, sharing: Sharing, step, src, dst, nbytes, reduces) -> Cost:
+def _shared_cost(
+    schedule: Schedule,
+    sharing: Sharing,
+    step: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    nbytes: np.ndarray,
+    reduces: np.ndarray,
+) -> Cost:
     """Cost where some hosts' ranks share cores: per step, the busiest rank with a core of its
     own, or a sharing host's copies (each byte is copied out by its sender and in by its
     receiver) and reductions per core, whichever is more; alpha weighted by that host's
@@ -286,10 +323,11 @@ def levels(schedule: Schedule, count: int, itemsize: int, per_node: int) -> Leve
     crosses = np.bincount(step[out], minlength=steps) > 0
 
     def busiest(mask: np.ndarray) -> np.ndarray:
-        return np.maximum(
+        most: np.ndarray = np.maximum(
             _busiest(step[mask], src[mask], nbytes[mask], p, steps),
             _busiest(step[mask], dst[mask], nbytes[mask], p, steps),
         )
+        return most
 
     reduced = _busiest(step[reduces], dst[reduces], nbytes[reduces], p, steps)
     return Levels(crosses, busiest(~out), busiest(out), reduced)

@@ -98,10 +98,10 @@ def _algorithm(spec: RunSpec) -> Algorithm:
     """The spec's algorithm, refused in words: a schedule comes with custom only, and auto
     never reaches a rank."""
     try:
-        record, unknown = algorithm_of(spec.collective, spec.algorithm), None
+        found: Algorithm | SpecError = algorithm_of(spec.collective, spec.algorithm)
     except UnknownAlgorithm as e:  # said after what a schedule or "auto" would say
-        record, unknown = None, SpecError("algorithm", str(e))
-    if (record is not None and record.kind is Kind.CUSTOM) != (spec.schedule is not None):
+        found = SpecError("algorithm", str(e))
+    if (isinstance(found, Algorithm) and found.kind is Kind.CUSTOM) != (spec.schedule is not None):
         raise SpecError(
             "schedule", f'a schedule comes with algorithm "{CUSTOM}", and that algorithm needs one'
         )
@@ -111,13 +111,15 @@ def _algorithm(spec: RunSpec) -> Algorithm:
             left[0],
             '"auto" is chosen when a run is submitted to a server, and a rank is sent what was chosen',
         )
-    if unknown is not None:
-        raise unknown
-    return record
+    if isinstance(found, SpecError):
+        raise found
+    return found
 
 
 def _validate_perturb(spec: RunSpec, world_size: int, group: list[int]) -> None:
     """The perturbation's ranks, ranges and step against this run's schedule (perturb.py)."""
+    if spec.perturb is None:
+        return
     steps, chunk_bytes = perturb_plan(spec, world_size)
     try:
         perturb.check(spec.perturb, group, steps, spec.timeout)
@@ -208,7 +210,8 @@ def _validate_size(spec: RunSpec, world_size: int, backend: str, record: Algorit
             f"'full' ships every value and is limited to {MAX_FULL_CAPTURE} elements per rank "
             f"(this run has {blocks * count}); use 'summary'",
         )
-    if not 1 <= spec.chunks <= MAX_CHUNKS:
+    # "auto" is refused before (_algorithm): the server's model picks a number when a run is submitted
+    if isinstance(spec.chunks, str) or not 1 <= spec.chunks <= MAX_CHUNKS:
         raise SpecError("chunks", f"must be between 1 and {MAX_CHUNKS}, not {spec.chunks}")
     if not record.planned:  # no schedule before it runs
         return
@@ -220,6 +223,8 @@ def _validate_size(spec: RunSpec, world_size: int, backend: str, record: Algorit
         raise SpecError("schedule" if spec.schedule else "algorithm", str(e)) from None
     except ValueError as e:
         raise SpecError("chunks", str(e)) from None
+    if schedule is None:  # a planned algorithm always has one
+        return
     cut = "schedule" if spec.schedule else "chunks"
     if schedule.blocks * schedule.pieces > MAX_RANK_CHUNKS or len(schedule.steps) > MAX_RUN_STEPS:
         # what a rank reports is bounded where the server parses it (protocol.py): a run past it could not

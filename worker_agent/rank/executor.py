@@ -43,6 +43,11 @@ OnArrive = Callable[[int, float], None]
 # AVG adds: the runner divides the output once at the end
 REDUCERS: dict[str, Reducer] = {name: getattr(torch, op.elementwise) for name, op in OPS.items()}
 
+
+def _no_op(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+    raise ValueError("a transfer reduces, but the run has no op: its collective only moves data")
+
+
 KEEP_BUDGET = 1.0  # the keep buffer's size as a multiple of the working buffer's
 
 
@@ -86,7 +91,8 @@ class Executor:
         self.ranks = ranks
         self.me = ranks.index(dist.get_rank())
         self.group = group
-        self.reduce = REDUCERS[op] if op else None  # a schedule that only moves data never reduces
+        # a schedule that only moves data never reduces
+        self.reduce: Reducer = REDUCERS[op] if op else _no_op
         self.bounds = schedule.chunk_bounds(count)
         mine = [self._mine(step.table) for step in schedule.steps]
         need = max(
@@ -226,8 +232,9 @@ class Executor:
         late = False  # pending steps wait to be reported until the next step's transfers fly
 
         def report() -> None:
-            for i in pending:
-                on_step(i, *times[i])
+            if on_step is not None:  # else nothing is ever pending
+                for i in pending:
+                    on_step(i, *times[i])
             pending.clear()
 
         act = self.perturbation

@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
@@ -60,7 +61,7 @@ class LocalWorkers:
         token: str,
         backend: str | None = None,
         budget: RestartBudget | None = None,
-        algorithms: list[str] = (),
+        algorithms: Sequence[str] = (),
     ):
         self.n, self.server_url, self.token, self.backend = n, server_url, token, backend
         self.algorithms = [str(Path(a).resolve()) for a in algorithms]  # users' files, which every rank loads
@@ -154,5 +155,8 @@ def _serve_rank(
 
 def _exit_with_parent() -> None:
     """Leave no process behind: when `ringside up` is gone, however it went, so is this rank."""
-    multiprocessing.parent_process().join()
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not a process that multiprocessing started: no parent to follow
+        return
+    parent.join()
     os._exit(0)

@@ -21,6 +21,7 @@ of a broken group is still alive.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import ipaddress
 import os
@@ -44,15 +45,15 @@ class World:
     local_rank: int
     backend: str
     device: torch.device
+    store: dist.Store = field(repr=False)  # where the ranks meet, for every generation
     host: str = field(default_factory=socket.gethostname)
     pid: int = field(default_factory=os.getpid)
     local_world_size: int = 1
     master: str = ""  # MASTER_ADDR:MASTER_PORT
     launcher: str = ""
-    store: dist.Store | None = field(default=None, repr=False)  # where the ranks meet, for every generation
     timeout: float = DEFAULT_TIMEOUT
     generation: int = 0  # groups built so far, less one: the first is 0
-    _groups: dict = field(default_factory=dict, repr=False)
+    _groups: dict[tuple[int, ...], dist.ProcessGroup] = field(default_factory=dict, repr=False)
 
     def join(self) -> None:
         """Build this generation's group with the others, under a prefix of its own on the store
@@ -63,16 +64,15 @@ class World:
             world_size=self.world_size,
             timeout=timedelta(seconds=self.timeout),
             store=dist.PrefixStore(f"ringside/{self.generation}/", self.store),
-            **({"device_id": self.device} if self.backend == "nccl" else {}),
+            device_id=self.device if self.backend == "nccl" else None,
         )
 
     def broken(self) -> None:
         """Tell every rank that this generation's group is broken: each will regroup. Said before
         the failure is reported, so a rank sent the next command after it asks and hears it."""
-        try:
+        # the store gone with its host is not an error here: regroup() will say so
+        with contextlib.suppress(RuntimeError, OSError):
             self.store.set(GENERATION_KEY, str(self.generation + 1))
-        except (RuntimeError, OSError):  # the store is gone with its host: regroup() will say so
-            pass
 
     def regroup_asked(self) -> bool:
         """Whether some rank has broken this generation's group (cheap: a look or two at the store)."""

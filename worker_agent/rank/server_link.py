@@ -128,7 +128,11 @@ def serve(url: str, token: str | None, world: World) -> int:
         attempt += 1
 
 
-def _read(ws: ClientConnection, runner: Runner, link: Link, inbox: queue.SimpleQueue) -> None:
+# what _read hands _session: a command to carry out, or None when the connection dropped
+Queued = RunCommand | TrainCommand | BenchCommand | Shutdown | None
+
+
+def _read(ws: ClientConnection, runner: Runner, link: Link, inbox: queue.SimpleQueue[Queued]) -> None:
     """Commands into `inbox` (None when the connection drops); a cancel goes straight to the runner."""
     while True:
         try:
@@ -155,18 +159,19 @@ def _session(ws: ClientConnection, world: World) -> int | None:
     link.emit(world.hello())
     heart = Heart(world, link, busy)
     heart.start()
-    runner, inbox = Runner(world, link.emit, cancellable=True), queue.SimpleQueue()
+    runner = Runner(world, link.emit, cancellable=True)
+    inbox: queue.SimpleQueue[Queued] = queue.SimpleQueue()
     threading.Thread(target=_read, args=(ws, runner, link, inbox), daemon=True).start()
     try:
         while True:
             try:
-                command = inbox.get(timeout=REGROUP_POLL_S)
-            except queue.Empty:
-                command = IDLE
+                command, idle = inbox.get(timeout=REGROUP_POLL_S), False
+            except queue.Empty:  # no command came within REGROUP_POLL_S
+                command, idle = None, True
             # another rank broke the group (this one may have had no part in the run): join it anew
             if world.regroup_asked() and not _regroup(world, busy):
                 return EXIT_BROKEN_GROUP
-            if command is IDLE:
+            if idle:
                 continue
             if command is None:
                 return None
@@ -183,9 +188,6 @@ def _session(ws: ClientConnection, world: World) -> int | None:
     finally:
         heart.stopped.set()
         link.close()
-
-
-IDLE = object()  # no command came within REGROUP_POLL_S
 
 
 def _regroup(world: World, busy: threading.Event) -> bool:

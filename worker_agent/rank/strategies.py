@@ -91,16 +91,18 @@ class ScheduleSteps(Strategy):
     def __init__(self, run: _Run, record: Algorithm):
         super().__init__(run, record)
         spec, world_size = run.spec, run.world_size
+        schedule = schedule_of(spec, world_size)
+        if schedule is None:  # a planned algorithm has one before it runs
+            raise ValueError(f"{spec.algorithm} has no schedule to run step by step")
         # a hung rank is held back until a peer gives up on it: that peer says so on the store
-        perturbation = (
-            None
-            if spec.perturb is None
-            else on_rank(
-                spec.perturb, run.rank, *perturb_plan(spec, world_size), run.runner.world.regroup_asked
+        perturbation = None
+        if spec.perturb is not None:
+            steps, chunk_bytes = perturb_plan(spec, world_size)  # a schedule's steps: never None here
+            perturbation = on_rank(
+                spec.perturb, run.rank, steps or [], chunk_bytes, run.runner.world.regroup_asked
             )
-        )
         self.executor = Executor(
-            schedule_of(spec, world_size),
+            schedule,
             run.count,
             run.buffer,
             schedule_ranks(spec, run.ranks),

@@ -10,13 +10,14 @@ runs a real 4-rank ring all_reduce and prints what every rank saw.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import os
 import sys
 
 from pydantic import ValidationError
 
-from ..core.protocol import RunSpec
+from ..core.protocol import Message, RunSpec
 from ..core.validation import SpecError
 from ..spec_args import add_spec_arguments, first_error, spec_from_args
 from ..user.user_algorithms import load
@@ -74,30 +75,30 @@ def main(args: argparse.Namespace) -> int:
     except (ValidationError, ValueError) as e:
         print(f"error: {first_error(e)}", file=sys.stderr)
         return 2
-    try:  # before joining, so a bad path never leaves the others waiting on this rank
-        out = open(args.out.format(rank=os.environ.get("RANK", "0")), "w") if args.out else sys.stdout
-    except OSError as e:
-        print(f"error: --out: {e.strerror}: {e.filename}", file=sys.stderr)
-        return 2
-    world = init_from_env(args.backend, args.pg_timeout)
-    from .runner import RunFailed, Runner
+    with contextlib.ExitStack() as files:  # --out's file, closed once the run is over
+        try:  # before joining, so a bad path never leaves the others waiting on this rank
+            path = args.out.format(rank=os.environ.get("RANK", "0")) if args.out else None
+            out = files.enter_context(open(path, "w")) if path else sys.stdout
+        except OSError as e:
+            print(f"error: --out: {e.strerror}: {e.filename}", file=sys.stderr)
+            return 2
+        world = init_from_env(args.backend, args.pg_timeout)
+        from .runner import RunFailed, Runner
 
-    def emit(message) -> None:
-        out.write(message.model_dump_json() + "\n")
+        def emit(message: Message) -> None:
+            out.write(message.model_dump_json() + "\n")
 
-    try:
-        Runner(world, emit).run(args.run_id or _run_id(spec), spec)
-    except SpecError as e:
-        print(f"error: {e}", file=sys.stderr)
-        world.close()
-        return 2
-    except RunFailed as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1  # the group is broken: nothing to close
-    finally:
-        out.flush()
-        if out is not sys.stdout:
-            out.close()
+        try:
+            Runner(world, emit).run(args.run_id or _run_id(spec), spec)
+        except SpecError as e:
+            print(f"error: {e}", file=sys.stderr)
+            world.close()
+            return 2
+        except RunFailed as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1  # the group is broken: nothing to close
+        finally:
+            out.flush()
     world.close()
     return 0
 

@@ -29,7 +29,7 @@ from ..core.algorithms.parameter_server import NAME as PULL_PUSH
 from ..core.collectives import get
 from ..core.protocol import SyncCapture, SyncStep
 from ..rank.capture import chunk_views, states
-from ..rank.executor import Executor
+from ..rank.executor import Executor, OnStep
 from .rules import PARAMETER_SERVER, methods, through_servers
 
 
@@ -74,11 +74,13 @@ class AllReduceSync:
     def apply(self, weights: torch.Tensor, grads: torch.Tensor, lr: float) -> tuple[int | None, int | None]:
         before = self._states(grads) if self.keep else []
         steps: list[SyncStep] = []
+        moved: tuple[int | None, int | None]
         if self.executor is None:
             dist.all_reduce(grads, async_op=True).wait(self.wait)
             moved = (None, None)
         else:
-            self.executor.run(time.perf_counter(), self.timeout, self._recorder(steps) if self.keep else None)
+            recorder = self._recorder(self.executor, steps) if self.keep else None
+            self.executor.run(time.perf_counter(), self.timeout, recorder)
             moved = _moved(self.executor)
         self.captured = (
             SyncCapture(inputs=before, steps=steps, output=self._states(grads)) if self.keep else None
@@ -89,9 +91,7 @@ class AllReduceSync:
     def _states(self, grads: torch.Tensor) -> list:
         return states(chunk_views(grads, self.bounds, range(len(self.bounds))), "summary")
 
-    def _recorder(self, steps: list[SyncStep]):
-        executor = self.executor
-
+    def _recorder(self, executor: Executor, steps: list[SyncStep]) -> OnStep:
         def on_step(index: int, t0: float, t1: float) -> None:
             written = ((c, executor.state(index, c)) for c in executor.plans[index].written)
             steps.append(SyncStep(step=index, t0=t0, t1=t1, states=states(written, "summary")))

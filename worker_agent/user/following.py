@@ -37,6 +37,7 @@ class Flow:
 
     def received(self, index: int, call: Call, tensor: torch.Tensor) -> None:
         if call.region is not None:  # straight into the buffer: a copy, there and then
+            assert call.done is not None  # a receive is followed once it is done
             self._note_write(Write(call.done, call.region, [index], None, False, call.line))
         else:
             self._carry(tensor, frozenset({("msg", index)}))
@@ -57,12 +58,12 @@ class Flow:
                 f"{line}: a view of the buffer that is not one contiguous run of its elements "
                 f"({t.dtype}, strides {t.stride()}): slice the buffer (buf[a:b], buf.chunk(n))"
             )
-        start = t.storage_offset() - self.buffer.storage_offset()
+        start = int(t.storage_offset() - self.buffer.storage_offset())  # an int on a real tensor: no SymInt
         return (start, start + t.numel())
 
     def _span(self, t: torch.Tensor) -> tuple[int, Region]:
         size = t.element_size()
-        lo = t.storage_offset() * size
+        lo = int(t.storage_offset()) * size
         return t.untyped_storage().data_ptr(), (lo, lo + t.numel() * size)
 
     def _carried(self, t: torch.Tensor, line: str) -> frozenset:

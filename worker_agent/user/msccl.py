@@ -104,7 +104,7 @@ def name_of(algo: ElementTree.Element, where: str) -> str:
     """The file's name, whole: msccl_ and the name, lower-case letters, digits and _."""
     name = "msccl_" + re.sub(r"[^a-z0-9_]+", "_", algo.get("name", "algorithm").lower()).strip("_")
     if len(name) > MAX_NAME:
-        raise MscclError(f"{where}: name={algo.get('name')[:40]!r}… is over {MAX_NAME - 6} characters")
+        raise MscclError(f"{where}: name={algo.get('name', '')[:40]!r}… is over {MAX_NAME - 6} characters")
     return name
 
 
@@ -174,6 +174,13 @@ class _Buffers:
         return [start + off + k for k in range(cnt)]
 
 
+def _step_chunks(
+    layout: _Buffers, g: int, st: ElementTree.Element, which: str, cnt: int, here: str
+) -> list[int]:
+    """The working buffer's chunks of a step's `which` side ("src" or "dst"): its buffer and offset."""
+    return layout.chunk(g, st.get(f"{which}buf", "i"), _int(st, f"{which}off", here), cnt, here)
+
+
 def _ops(g: int, tb: ElementTree.Element, layout: _Buffers, where: str) -> list[Op]:
     t = _int(tb, "id", where)
     send_to, recv_from, chan = _int(tb, "send", where), _int(tb, "recv", where), int(tb.get("chan", "0"))
@@ -205,12 +212,13 @@ def _ops(g: int, tb: ElementTree.Element, layout: _Buffers, where: str) -> list[
             out.append(Op(key, "nop", send_to, recv_from, chan, [], [], [], after))
             continue
 
-        def chunks(which: str) -> list[int]:
-            return layout.chunk(g, st.get(f"{which}buf", "i"), _int(st, f"{which}off", here), cnt, here)
-
-        src = chunks("src") if kind in {"s", "cpy"} | REDUCING else []  # a receive's own src is the sender's
-        # a send's dst is the receiver's
-        dst = chunks("dst") if kind in {"r", "rcs", "rrc", "rrcs", "cpy"} else []
+        # a receive's own src is the sender's, a send's dst the receiver's
+        src = _step_chunks(layout, g, st, "src", cnt, here) if kind in {"s", "cpy"} | REDUCING else []
+        dst = (
+            _step_chunks(layout, g, st, "dst", cnt, here)
+            if kind in {"r", "rcs", "rrc", "rrcs", "cpy"}
+            else []
+        )
         if kind in ("rrc", "rrcs") and src != dst:
             raise MscclError(
                 f"{here}: {kind} combines chunks {src} with what arrives into chunks {dst}; a "

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..core.algorithms.captions import named
 from ..core.protocol import MAX_CHUNKS, MAX_PHASE, MAX_RANK_CHUNKS, MAX_STEPS, MAX_TRANSFERS
-from ..core.schedule import Schedule, ScheduleError, Step, check, chunk_bounds
+from ..core.schedule import Row, Schedule, ScheduleError, Step, check, chunk_bounds
 
 Region = tuple[int, int]  # [start, stop) in elements of the working buffer
 
@@ -153,7 +153,7 @@ def rebuild(records: list[Record], collective, algorithm: str, root: int, count:
     compact = {s: i for i, s in enumerate(used)}
     blocks = collective.blocks(p)
     pieces, chunks_of = _chunks(transfers, blocks, count)
-    tables: list[list[tuple]] = [[] for _ in used]
+    tables: list[list[Row]] = [[] for _ in used]
     lines: list[dict] = [{} for _ in used]
     for t in transfers:
         k = compact[step[t.node]]
@@ -175,14 +175,17 @@ def rebuild(records: list[Record], collective, algorithm: str, root: int, count:
     return Rebuilt(schedule, *_per_rank(records, transfers, step, compact, node_of))
 
 
-def _pair(records: list[Record]) -> tuple[list[tuple[int, int, int, int]], dict]:
+def _pair(records: list[Record]) -> tuple[list[tuple[int, int, int, int]], dict[tuple[int, int], int]]:
     """Messages (src, send call, dst, recv call): the k-th send a→b (per tag) meets the k-th
     receive on b from a. node_of[(rank, call)] is the message a call belongs to."""
-    sends, recvs = defaultdict(list), defaultdict(list)
+    # (sender, receiver, tag) -> the calls, in each rank's order
+    sends: defaultdict[tuple[int, int, int], list[int]] = defaultdict(list)
+    recvs: defaultdict[tuple[int, int, int], list[int]] = defaultdict(list)
     for r, rec in enumerate(records):
         for i, c in enumerate(rec.calls):
             (sends[(r, c.peer, c.tag)] if c.kind == "send" else recvs[(c.peer, r, c.tag)]).append(i)
-    messages, node_of = [], {}
+    messages: list[tuple[int, int, int, int]] = []
+    node_of: dict[tuple[int, int], int] = {}
     for key in sorted(set(sends) | set(recvs)):
         a, b, _ = key
         out, into = sends.get(key, []), recvs.get(key, [])
@@ -246,7 +249,8 @@ def _transfers(records, messages, node_of) -> list[_Transfer]:
 
 def _order(records, transfers, node_of, nodes: int) -> list[int]:
     """Each node's step: the least that happens-before and the rules of a step allow (longest paths)."""
-    events = [[] for _ in records]  # per rank: (time, kind, node, region, reduce)
+    # per rank: (time, kind, node, region, reduce)
+    events: list[list[tuple[int, str, int, Region | None, bool]]] = [[] for _ in records]
     for r, rec in enumerate(records):
         for i, c in enumerate(rec.calls):
             m = node_of[(r, i)]
@@ -266,7 +270,9 @@ def _order(records, transfers, node_of, nodes: int) -> list[int]:
     for _ in range(nodes + 2):
         changed = False
         for e in events:
-            known, reads, writes = -1, [], []
+            known = -1
+            reads: list[tuple[Region, int]] = []
+            writes: list[tuple[Region | None, int, bool]] = []  # a write's region is never None
             for _, kind, m, region, reduce in e:
                 need = step[m]
                 if kind == "post":
@@ -277,8 +283,8 @@ def _order(records, transfers, node_of, nodes: int) -> list[int]:
                     for part, other in reads:  # a part sent before it is written: sent first
                         if other != m and _overlap(part, region):
                             need = max(need, step[other] + (0 if reduce else 1))
-                    for part, other, both in writes:  # written twice: in that order
-                        if other != m and _overlap(part, region):
+                    for written, other, both in writes:  # written twice: in that order
+                        if other != m and _overlap(written, region):
                             need = max(need, step[other] + (0 if reduce and both else 1))
                     writes.append((region, m, reduce))
                 else:
@@ -290,8 +296,9 @@ def _order(records, transfers, node_of, nodes: int) -> list[int]:
     raise TraceError("the calls cannot be put in steps: what each rank received and wrote makes a circle")
 
 
-def _overlap(a: Region, b: Region) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
+def _overlap(a: Region | None, b: Region | None) -> bool:
+    """Whether two parts of the working buffer share an element (None, scratch, is none of it)."""
+    return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]
 
 
 def _chunks(transfers: list[_Transfer], blocks: int, count: int):
@@ -345,7 +352,7 @@ def _caption(lines: dict) -> str:
 
 def _per_rank(records, transfers, step, compact, node_of):
     p, k = len(records), len(compact)
-    writes = [[[] for _ in range(k)] for _ in range(p)]
+    writes: list[list[list[int]]] = [[[] for _ in range(k)] for _ in range(p)]
     for t in transfers:
         slot = writes[t.rank][compact[step[t.node]]]
         if t.write not in slot:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from types import FrameType
 
 import torch
 import torch.distributed as dist
@@ -193,7 +194,7 @@ class Tracer:
 
     def _line(self) -> str:
         """file:line of the innermost frame of the user's file on the stack."""
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
         while frame is not None and frame.f_code.co_filename != self.file:
             frame = frame.f_back
         return f"{Path(self.file).name}:{frame.f_lineno}" if frame is not None else Path(self.file).name

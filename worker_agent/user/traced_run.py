@@ -84,6 +84,8 @@ class TracedRun:
         world_size: int,
         peer: int,
     ):
+        if algorithm.builder is None:  # a traced algorithm is registered with its code
+            raise ValueError(f"{algorithm.name} has no code to run")
         self.fn, self.layout = algorithm.builder, algorithm.layout
         self.spec, self.collective, self.buffer = spec, collective, buffer
         taken = inspect.signature(self.fn).parameters
@@ -92,6 +94,12 @@ class TracedRun:
         self.world_size = world_size
         self.rebuilt: Rebuilt | None = None
         self.tracer: Tracer | None = None
+
+    def _learnt(self) -> tuple[Tracer, Rebuilt]:
+        """What learn() recorded and rebuilt, which every other question reads."""
+        if self.tracer is None or self.rebuilt is None:
+            raise RuntimeError("the code has not run recorded yet (learn)")
+        return self.tracer, self.rebuilt
 
     def learn(self, run_id: str) -> Schedule:
         """Run the code once, recorded, on every rank; pool the records; rebuild the steps."""
@@ -102,6 +110,7 @@ class TracedRun:
             self.fn, self.buffer, self.me, self.ranks, self.group, spec.timeout, record=True, roles=self.roles
         )
         tracer.flow.keep = spec.capture != "none"
+        status: dict[str, object]
         try:
             status = {"done": tracer.run().to_json()}
         except Blocked as e:
@@ -144,7 +153,7 @@ class TracedRun:
         """Why the rebuilt steps, simulated on the run's inputs, do not give this rank's buffer
         as the code left it; None when they do (as they must, or the animation would lie).
         Checked up to EXPLAIN_UP_TO values in all (every rank simulates every buffer)."""
-        schedule, spec = self.rebuilt.schedule, self.spec
+        schedule, spec = self._learnt()[1].schedule, self.spec
         if len(self.ranks) * self.buffer.numel() > EXPLAIN_UP_TO:
             return None
         inputs = [numpy_input(spec, r, self.world_size) for r in range(len(self.ranks))]
@@ -165,20 +174,23 @@ class TracedRun:
     def states(self, step: int) -> list[tuple[int, torch.Tensor]]:
         """(chunk, values) of every chunk this rank wrote in `step`, as the step left it (none
         at capture `none`, where the values are not kept)."""
-        if not self.tracer.flow.keep:
+        tracer, rebuilt = self._learnt()
+        if not tracer.flow.keep:
             return []
-        bounds = self.rebuilt.schedule.chunk_bounds(self.count)
+        bounds = rebuilt.schedule.chunk_bounds(self.count)
         out: dict[int, torch.Tensor] = {}
-        for w in self.rebuilt.writes[self.me][step]:
-            a, b = self.tracer.record.writes[w].region
-            values = self.tracer.flow.values[w]
+        for w in rebuilt.writes[self.me][step]:
+            a, b = tracer.record.writes[w].region
+            values = tracer.flow.values[w]
+            if values is None:  # not kept: never, while flow.keep
+                continue
             for c, (lo, hi) in enumerate(bounds):
                 if a <= lo and hi <= b:
                     out[c] = values[lo - a : hi - a]
         return sorted(out.items())
 
     def times(self) -> list[tuple[float, float]]:
-        return self.rebuilt.times[self.me]
+        return self._learnt()[1].times[self.me]
 
     def calls(self) -> list[CallTime]:
         """This rank's calls in the recorded pass, in the order posted: when each was posted,
@@ -192,12 +204,12 @@ class TracedRun:
                 waited=c.t_wait if c.t_wait is not None else c.t_done,
                 done=c.t_done,
             )
-            for c in self.tracer.record.calls[:MAX_CALLS]
+            for c in self._learnt()[0].record.calls[:MAX_CALLS]
         ]
 
     def bytes(self) -> tuple[int, int]:
-        size = self.buffer.element_size()
-        return self.rebuilt.bytes_sent[self.me] * size, self.rebuilt.bytes_received[self.me] * size
+        size, rebuilt = self.buffer.element_size(), self._learnt()[1]
+        return rebuilt.bytes_sent[self.me] * size, rebuilt.bytes_received[self.me] * size
 
     def run_once(self) -> None:
         """One timed pass: the calls wait with the run's timeout, nothing is recorded."""

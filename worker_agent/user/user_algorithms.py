@@ -38,14 +38,13 @@ import importlib.util
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Union
 
 from ..core.algorithms import Built, Kind, algorithms, register
 from ..core.schedule import Step, Transfer
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 _loading: str | None = None  # the file `load` is running: what its algorithms register as their source
-Pieces = Union[int, Callable[[int, int], int], None]
+Pieces = int | Callable[[int, int], int] | None
 
 
 def send(src: int, dst: int, chunk: int, into: int | None = None) -> Transfer:

@@ -35,7 +35,9 @@ def watch(server: str | None = None, token: str | None = None, ddp_hook: bool = 
     script the launcher runs, gets the reporter there is. Point-to-point traffic is counted
     only under the launcher (p2p.py says why)."""
     if _reporter is None:
-        atexit.register(start(server, token, ddp_hook=ddp_hook).close, None)
+        reporter = start(server, token, ddp_hook=ddp_hook)
+        atexit.register(reporter.close, None)
+        return reporter
     return _reporter
 
 

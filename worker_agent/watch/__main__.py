@@ -9,6 +9,7 @@ import os
 import runpy
 import signal
 import sys
+from typing import TypedDict
 
 from . import after, p2p, start
 from .flight import DEFAULT_RING
@@ -22,9 +23,25 @@ USAGE = """usage: python -m ringside.watch [--server URL] [--token T] [--ddp-hoo
                 DistributedDataParallel model (leave it off if the job registers its own)"""
 
 
-def parse(argv: list[str]) -> dict:
+class Options(TypedDict):
+    server: str | None
+    token: str | None
+    ddp_hook: bool
+    module: str | None  # the program: a module (-m) or a script, one of them
+    script: str | None
+    args: list[str]  # the program's own
+
+
+def parse(argv: list[str]) -> Options:
     """The launcher's options, then the program and its arguments, untouched."""
-    options = {"server": None, "token": None, "ddp_hook": False, "module": None, "script": None, "args": []}
+    options: Options = {
+        "server": None,
+        "token": None,
+        "ddp_hook": False,
+        "module": None,
+        "script": None,
+        "args": [],
+    }
     i = 0
     while i < len(argv):
         word = argv[i]
@@ -43,7 +60,10 @@ def parse(argv: list[str]) -> dict:
             if name == "-m":
                 options["module"], options["args"] = value, argv[i + 1 :]
                 return options
-            options[name[2:]] = value
+            if name == "--server":
+                options["server"] = value
+            else:
+                options["token"] = value
         elif word.startswith("-"):
             sys.exit(
                 f"{USAGE}\n\nringside.watch: unknown option {word} (the program's own options go after it)"
@@ -90,6 +110,7 @@ def main(argv: list[str]) -> None:
             runpy.run_module(options["module"], run_name="__main__", alter_sys=True)
         else:
             script = options["script"]
+            assert script is not None  # parse() names a module or a script, or exits
             sys.argv = [script, *options["args"]]
             sys.path[0] = os.path.dirname(os.path.abspath(script))  # as `python script.py` has it
             runpy.run_path(script, run_name="__main__")

@@ -18,7 +18,8 @@ import math
 import pickle
 import time
 
-from torch._C._distributed_c10d import _dump_fr_trace
+# torch's stub (torch/_C/_distributed_c10d.pyi) leaves out this private binding, which the module has
+from torch._C._distributed_c10d import _dump_fr_trace  # type: ignore[attr-defined]
 
 from ringside.worker_agent.core.watch_protocol import Issued
 

@@ -31,7 +31,7 @@ from websockets.sync.client import ClientConnection, connect
 from ringside.worker_agent.core.protocol import socket_url
 from ringside.worker_agent.core.watch_protocol import MAX_ISSUED, Issued, WatchBye, WatchHello, WatchReport
 
-from .ddp_hook import Buckets
+from .ddp_hook import Buckets, Note
 from .flight import FlightReader
 from .p2p import Traffic
 
@@ -53,7 +53,7 @@ def say(text: str) -> None:
 
 def where(thread_id: int | None) -> str | None:
     """The innermost line of user code that thread is on ("train.py:87")."""
-    frame = sys._current_frames().get(thread_id)
+    frame = sys._current_frames().get(thread_id) if thread_id is not None else None
     while frame is not None:
         name = frame.f_code.co_filename
         if not name.startswith(("<", *LIBRARIES)):
@@ -93,7 +93,7 @@ class Reporter(threading.Thread):
         self.groups: dict[str, list[int]] = {}  # every group known, by name
         self.groups_sent: set[str] = set()
         self.groups_lock = threading.Lock()  # learnt on the user's thread too (new_group)
-        self.untimed: list[tuple[Issued, object]] = []  # buckets sent before their all-reduce completed
+        self.untimed: list[tuple[Issued, Note]] = []  # buckets sent before their all-reduce completed
         self.backlog: deque[WatchReport] = deque(maxlen=BACKLOG)  # the oldest goes when full
         self.dropped = 0
         self.ws: ClientConnection | None = None
@@ -148,10 +148,10 @@ class Reporter(threading.Thread):
             if self.hello is None:
                 return
             # the recorder outlives destroy_process_group: its last collectives too
-            for report in self._reports():
+            for report in self._reports(self.hello):
                 self.dropped += len(self.backlog) == BACKLOG  # the deque lets its oldest go
                 self.backlog.append(report)
-            self._send()
+            self._send(self.hello)
 
     # --- what a rank says ------------------------------------------------------
 
@@ -179,11 +179,11 @@ class Reporter(threading.Thread):
             mechanisms=mechanisms,
         )
 
-    def _reports(self) -> list[WatchReport]:
+    def _reports(self, hello: WatchHello) -> list[WatchReport]:
         """What the rank did since the last poll: one report, more if it issued more than one holds."""
         issued = self._timed_since() + [self._named(one) for one in self.flight.read()]
         first = WatchReport(
-            rank=self.hello.rank,
+            rank=hello.rank,
             t_ns=time.time_ns(),
             where=where(self.main),
             groups=self._new_groups(),
@@ -244,8 +244,8 @@ class Reporter(threading.Thread):
 
     # --- the connection --------------------------------------------------------
 
-    def _send(self) -> None:
-        if self.refused or not self._connected():
+    def _send(self, hello: WatchHello) -> None:
+        if self.refused or not self._connected(hello) or self.ws is None:  # connected: a socket
             return
         try:
             while self.backlog:
@@ -262,7 +262,7 @@ class Reporter(threading.Thread):
             self.unreachable_said = True
             say(f"{what} ({type(error).__name__}); the job runs on and reporting retries")
 
-    def _connected(self) -> bool:
+    def _connected(self, hello: WatchHello) -> bool:
         if self.ws is not None:
             return True
         if time.monotonic() < self.retry_at:
@@ -272,7 +272,7 @@ class Reporter(threading.Thread):
             self.ws = connect(
                 self.url, additional_headers=headers, open_timeout=2, close_timeout=1, max_size=1 << 16
             )
-            self.ws.send(self.hello.model_dump_json())
+            self.ws.send(hello.model_dump_json())
         except InvalidStatus as e:
             self.ws, self.refused = None, e.response.status_code in (401, 403)
             say(

@@ -148,7 +148,10 @@ def rabenseifner(p: int, root: int = 0, chunks: int = 1) -> Built:
     2(P-1)/P·N per rank in 2·log2 P steps instead of 2(P-1). The buffer is cut into
     P' segments (P' the largest power of two <= P) of `chunks` chunks each."""
     p2 = floor_pow2(p)
-    seg = lambda lo, hi: range(lo * chunks, hi * chunks)  # noqa: E731  (the chunks of segments lo..hi-1)
+
+    def seg(lo: int, hi: int) -> range:  # the chunks of segments lo..hi-1
+        return range(lo * chunks, hi * chunks)
+
     rounds = [_fold(p, p2, seg(0, p2))] if p > p2 else []
     held = {v: (0, p2) for v in range(p2)}
     d = p2 // 2

@@ -9,12 +9,12 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..schedule import Round, Transfer, as_table, rank
+from ..schedule import Round, Row, Transfer, as_table, rank
 
 FEW = 4  # pairs of ranks that a caption still names one by one
 
 
-def named(caption: str, transfers: Iterable[Transfer] | np.ndarray) -> str:
+def named(caption: str, transfers: Iterable[Row] | np.ndarray) -> str:
     """`caption`, followed by who sends to whom if at most FEW pairs of ranks talk (local copies aside)."""
     pairs: list[tuple[int, int]] = []
     for a, b in as_table(transfers)[:, :2]:

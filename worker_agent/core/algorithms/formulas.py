@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TypedDict
 
 from .registry import algorithm_of
 
@@ -46,9 +47,20 @@ def is_pow2(p: int) -> bool:
 BLOCKS_BUT_ONE = Formula("(P-1)·B", "sent by every rank", SENT_EACH, lambda b, p: (p - 1) * b)
 
 
+class Evaluated(TypedDict):
+    """A formula for one run, with its value in bytes (the stage's Formula, server/stage_data.py)."""
+
+    formula: str
+    what: str
+    measure: str
+    unit: str
+    unit_bytes: int
+    value: int
+
+
 def evaluate(
     collective: str, algorithm: str, unit_bytes: int, p: int, pieces: int = 1, elements: int | None = None
-) -> dict | None:
+) -> Evaluated | None:
     """The formula for this run, with its value in bytes: {formula, what, measure, unit,
     unit_bytes, value}; None where the algorithm has no closed form for this shape.
     `unit_bytes` is N (or B); `elements`, if given, its element count (N/P needs it to split evenly)."""

@@ -9,14 +9,18 @@ waits, if at all, only at `wait()`. Only the lesson's sender and receiver take p
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from .registry import Kind, register
+
+if TYPE_CHECKING:
+    import torch
 
 BUSY_S = 0.2  # how long each side works on its own: the receiver before its recv, the sender after posting
 
 
 @register("send_recv", kind=Kind.TRACED, layout="star", ops=())
-def blocking(buf, rank, size, root, peer):
+def blocking(buf: torch.Tensor, rank: int, size: int, root: int, peer: int) -> None:
     import torch.distributed as dist
 
     if rank == root:
@@ -28,13 +32,14 @@ def blocking(buf, rank, size, root, peer):
 
 
 @register("send_recv", kind=Kind.TRACED, layout="star", ops=())
-def isend(buf, rank, size, root, peer):
+def isend(buf: torch.Tensor, rank: int, size: int, root: int, peer: int) -> None:
     import torch.distributed as dist
 
     if rank == root:
         work = dist.isend(buf, peer)  # posted; the transfer goes on without the sender
         time.sleep(BUSY_S)  # its own work, overlapping the receiver's
-        work.wait()  # by now the receiver has long posted its recv: little or no wait
+        if work is not None:  # None only for a rank outside the group: this one is in it
+            work.wait()  # by now the receiver has long posted its recv: little or no wait
     elif rank == peer:
         time.sleep(BUSY_S)
         dist.recv(buf, root)

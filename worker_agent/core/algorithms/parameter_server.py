@@ -65,7 +65,7 @@ def _push_caption(hosts: list[int]) -> str:
 # --- the traffic formulas, for one run's N and P ------------------------------
 
 
-def formula(model_bytes: int, p: int, servers: int) -> dict | None:
+def formula(model_bytes: int, p: int, servers: int) -> formulas.Evaluated | None:
     """The parameter server's formula for this run, shaped as formulas.evaluate's answer:
     {formula, what, measure, unit, unit_bytes, value}. N is the model's bytes; each server's
     link carries (P-S)·N/S out (pull) and as much in (push): (P-1)·N with one server. Every
@@ -95,7 +95,7 @@ def measured_by_servers(servers: list[int], sent: dict[int, int], received: dict
 BESIDE = ("ring", "tree", "master_worker")
 
 
-def formulas_beside(model_bytes: int, p: int, servers: int) -> dict[str, dict | None]:
+def formulas_beside(model_bytes: int, p: int, servers: int) -> dict[str, formulas.Evaluated | None]:
     """Every formula of the chapter's comparison for the same N and P: the parameter server's
     and all_reduce's by ring, tree and master-worker (formulas.py's, as the stage shows them),
     keyed by algorithm; None where a formula has no exact value here."""

@@ -11,11 +11,11 @@ custom (a schedule that comes with the run, as data).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
 
 from ..collectives import COLLECTIVES, Collective, get
 from ..provenance import check_definition
@@ -24,6 +24,10 @@ from ..vocabulary import LAYOUTS
 
 if TYPE_CHECKING:
     from .formulas import Formula
+
+
+# a registered function: a builder, or send/recv code; registering it leaves it as it was
+F = TypeVar("F", bound=Callable[..., object])
 
 
 class Kind(Enum):
@@ -42,7 +46,7 @@ class Built(NamedTuple):
     """What a builder returns: `Algorithm.schedule` makes it its collective's Schedule."""
 
     pieces: int  # chunks each block is cut into
-    steps: tuple[Step, ...]
+    steps: Sequence[Step]  # Algorithm.schedule makes them a tuple
     scratch: int = 0  # blocks of working space after the collective's own (an MSCCL file's scratch buffer)
 
 
@@ -52,7 +56,7 @@ class Algorithm:
     name: str
     kind: Kind
     # SCHEDULE: (p, root, chunks[, servers]) -> Built; TRACED: the code, fn(buf, rank, size[, root, peer])
-    builder: Callable | None = None
+    builder: Callable[..., object] | None = None
     formula: Formula | None = None  # the traffic a lecture writes on the board (formulas.py)
     layout: str = "ring"  # how the page places the ranks (a custom schedule brings its own)
     ops: tuple[str, ...] | None = None  # the reductions it computes; None: every one the backend has
@@ -86,7 +90,14 @@ class Algorithm:
         """Its schedule for one run's shape, unchecked (`build` checks it). `servers`: RunSpec.servers,
         for a collective with servers; None: the builder's default."""
         collective = get(self.collective, servers)
-        built = Built(*self.builder(p, root, chunks, **({} if servers is None else {"servers": servers})))
+        if self.builder is None:
+            raise ValueError(
+                f"{self.collective} {self.name} is {self.kind.value}: no function builds its steps"
+            )
+        made = self.builder(p, root, chunks, **({} if servers is None else {"servers": servers}))
+        if not isinstance(made, tuple):
+            raise TypeError(f"{self.name} returned a {type(made).__name__}, not its pieces and steps (Built)")
+        built = Built(*made)
         return Schedule(
             self.collective,
             self.name,
@@ -126,7 +137,7 @@ def register(
     user: bool = False,
     world_sizes: Iterable[int] | None = None,
     source: str | None = None,
-):
+) -> Callable[[F], F]:
     """Register the decorated function as algorithm `name` (default: the function's own name) of
     `collective`: a builder, (p, root, chunks) -> Built, or with kind TRACED, send/recv code. What
     can be refused when it is called is refused then: an unknown collective or layout, a taken name
@@ -138,7 +149,7 @@ def register(
     if name is not None:
         _free(collective, name, source)
 
-    def wrap(fn: Callable) -> Callable:
+    def wrap(fn: F) -> F:
         record = Algorithm(
             collective,
             name or fn.__name__,
@@ -185,9 +196,14 @@ class UnknownAlgorithm(ValueError):
 _RAISE = object()
 # what a rank runs, as an unknown name's answer lists it
 _RUN_ORDER = (Kind.NATIVE, Kind.SCHEDULE, Kind.TRACED)
+_Default = TypeVar("_Default")
 
 
-def algorithm_of(collective: str, name: str, default=_RAISE) -> Algorithm:
+@overload
+def algorithm_of(collective: str, name: str) -> Algorithm: ...
+@overload
+def algorithm_of(collective: str, name: str, default: _Default) -> Algorithm | _Default: ...
+def algorithm_of(collective: str, name: str, default: object = _RAISE) -> object:
     """The record of `name` for `collective`. A name it does not have raises UnknownAlgorithm, or
     gives `default` when one is given (an unknown collective always raises)."""
     found = _TABLE[get(collective).name].get(name)

@@ -45,9 +45,10 @@ def _pass(p: int, seg: np.ndarray, behind: int, reduce: bool) -> np.ndarray:
     r = np.arange(p)
     chunks = seg[(r - behind) % p]
     senders = np.repeat(r, seg.shape[1])
-    return np.array(
+    rows: np.ndarray = np.array(  # (numpy's stubs make .T of this Any)
         [senders, (senders + 1) % p, chunks.ravel(), chunks.ravel(), np.full(senders.size, int(reduce))]
     ).T
+    return rows
 
 
 def segments_of(p: int, pieces: int) -> list[list[int]]:

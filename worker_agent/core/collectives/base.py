@@ -16,25 +16,46 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce as fold
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ..vocabulary import OPS
 
+if TYPE_CHECKING:  # the types only: the descriptors import no torch (the server imports them)
+    import torch
+    from torch.distributed import ProcessGroup, ReduceOp
+
+    from ..protocol import RunSpec
+
 UFUNCS = {name: getattr(np, op.elementwise) for name, op in OPS.items()}  # AVG's add is then divided
 
 
-def combine(op: str, values: list[np.ndarray]) -> np.ndarray:
+def combine(op: str | None, values: list[np.ndarray]) -> np.ndarray:
     """Reduce a list of arrays with `op`, in list order."""
+    if op is None:  # a collective that reduces is always given its op (Collective.op)
+        raise ValueError("combining values needs an op")
     return average(op, fold(UFUNCS[op], values), len(values))
 
 
-def average(op: str, total: np.ndarray, p: int) -> np.ndarray:
+def average(op: str | None, total: np.ndarray, p: int) -> np.ndarray:
     """AVG's last step, the division by the group size; any other op's result as it is."""
     if op is None or not OPS[op].mean:
         return total
     return total / p if np.issubdtype(total.dtype, np.floating) else total // p
+
+
+class Sized(Protocol):
+    """What a descriptor reads of a run to size its buffer: a RunSpec's fields, which the server's
+    model query (server/model.py) has too."""
+
+    @property
+    def count(self) -> int: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def servers(self) -> int | None: ...
 
 
 @dataclass
@@ -42,21 +63,23 @@ class NativeArgs:
     """What a descriptor's native call needs, torch's objects included, so that the
     descriptors themselves import no torch (the server imports them)."""
 
-    dist: Any  # torch.distributed
-    buffer: Any  # the working buffer (a tensor)
-    blocks: list  # its blocks, as views
+    dist: ModuleType  # torch.distributed
+    buffer: torch.Tensor  # the working buffer
+    blocks: list[torch.Tensor]  # its blocks, as views
     p: int
     me: int  # group ranks from here on
     root: int
     peer: int
     ranks: list[int]  # the global rank of every group rank
-    group: Any  # the process group
-    op: Any  # a dist.ReduceOp, or None for a collective that does not reduce
-    all_gather_into: Callable  # dist.all_gather_into_tensor under its name in this torch
-    reduce_scatter_into: Callable
+    group: ProcessGroup | None  # the process group (None: the default group)
+    op: ReduceOp.RedOpType | None  # None for a collective that does not reduce
+    all_gather_into: Callable[..., object]  # dist.all_gather_into_tensor under its name in this torch
+    reduce_scatter_into: Callable[..., object]
 
 
-Start = Callable[[], Any]  # starts the call; returns a Work to wait on, or None when it blocked
+# starts the call; returns a Work to wait on, or what a blocking call returns (send: None, recv: the
+# sender's rank), which is not waited on
+Start = Callable[[], object]
 
 
 class Collective(ABC):
@@ -109,14 +132,14 @@ class Collective(ABC):
 
     # --- what a run of it means ----------------------------------------------
 
-    def op(self, spec) -> str | None:
+    def op(self, spec: RunSpec) -> str | None:
         """The op its reductions apply; None for a collective that only moves data."""
         return spec.op if self.reduces else None
 
-    def dtype(self, spec) -> str:
+    def dtype(self, spec: Sized) -> str:
         return spec.dtype
 
-    def count(self, spec) -> int:
+    def count(self, spec: Sized) -> int:
         return spec.count
 
     def input_values(self, values: np.ndarray, rank: int) -> np.ndarray:
@@ -141,11 +164,11 @@ class Collective(ABC):
         block) inputs that go into it, each once (one for a collective that moves data)."""
 
     @abstractmethod
-    def native(self, a: NativeArgs) -> tuple[Start, Any]:
+    def native(self, a: NativeArgs) -> tuple[Start, torch.Tensor | None]:
         """(start, output): the backend's own call on the working buffer, and the tensor
         that holds this rank's output afterwards (None: no output here)."""
 
-    def native_reference(self, a: NativeArgs) -> tuple[Start, Any]:
+    def native_reference(self, a: NativeArgs) -> tuple[Start, torch.Tensor | None]:
         """The call that a stepwise run's output is checked against."""
         return self.native(a)
 

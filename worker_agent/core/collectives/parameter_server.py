@@ -21,15 +21,32 @@ would divide the weights too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import timedelta
 from functools import lru_cache
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .base import Collective, combine
+from .base import Collective, NativeArgs, Sized, Start, combine
+
+if TYPE_CHECKING:
+    import torch
+    from torch.distributed import ReduceOp, Work
+
 
 # The value that leaves x unchanged under each op, for servers that take part in another
 # server's native reduce: "max" and "min" stand for the dtype's largest and smallest values.
-IDENTITY = {"SUM": 0, "BOR": 0, "BXOR": 0, "PRODUCT": 1, "BAND": -1, "MIN": "max", "MAX": "min"}
+IDENTITY: dict[str, int | str] = {
+    "SUM": 0,
+    "BOR": 0,
+    "BXOR": 0,
+    "PRODUCT": 1,
+    "BAND": -1,
+    "MIN": "max",
+    "MAX": "min",
+}
 
 
 class ParameterServer(Collective):
@@ -60,54 +77,56 @@ class ParameterServer(Collective):
 
     # --- the buffer ----------------------------------------------------------
 
-    def count(self, spec) -> int:
+    def count(self, spec: Sized) -> int:
         """One block is one shard: the model's `count` elements over the servers (validated to divide)."""
         return spec.count // max(1, spec.servers or 1)
 
-    def blocks(self, p):
+    def blocks(self, p: int) -> int:
         return 2 * self.servers
 
-    def given(self, values, rank, p, root):
+    def given(self, values: np.ndarray, rank: int, p: int, root: int) -> np.ndarray:
         """A worker's gradient blocks hold what it pushes, −η·g (η = 1): the servers' SUM is then
         the seed's update, w ← w − η·Σg."""
         return values if self.shard_of(rank, p, root) is not None else -values
 
-    def input_blocks(self, rank, p, root):
+    def input_blocks(self, rank: int, p: int, root: int) -> range:
         j = self.shard_of(rank, p, root)
         return range(j, j + 1) if j is not None else range(self.servers, 2 * self.servers)
 
-    def output_blocks(self, rank, p, root, peer):
+    def output_blocks(self, rank: int, p: int, root: int, peer: int) -> range:
         j = self.shard_of(rank, p, root)
         return range(j, j + 1) if j is not None else range(self.servers)
 
-    def message_blocks(self, p):
+    def message_blocks(self, p: int) -> int:
         return self.servers  # the model
 
-    def bus_factor(self, p):
+    def bus_factor(self, p: int) -> float:
         """Each server's link carries (P-S)/S of the model each way: the bottleneck."""
         return (p - self.servers) / self.servers
 
     # --- what a run of it means ----------------------------------------------
 
-    def reference(self, inputs, op, root, peer):
+    def reference(
+        self, inputs: list[np.ndarray], op: str | None, root: int, peer: int
+    ) -> list[np.ndarray | None]:
         p = len(inputs)
         servers, workers = self.server_ranks(p, root), self.workers(p, root)
         weights = [inputs[s] for s in servers]
         gradients = {w: np.array_split(inputs[w], self.servers) for w in workers}
-        out: list = [np.concatenate(weights) if w in gradients else None for w in range(p)]
+        out: list[np.ndarray | None] = [np.concatenate(weights) if w in gradients else None for w in range(p)]
         for j, s in enumerate(servers):
             pushed = [gradients[w][j] for w in workers]
             out[s] = combine(op, [weights[j]] + pushed) if workers else weights[j].copy()
         return out
 
-    def sources(self, rank, p, root, peer):
+    def sources(self, rank: int, p: int, root: int, peer: int) -> dict[int, list[tuple[int, int]]]:
         servers = self.server_ranks(p, root)
         j = self.shard_of(rank, p, root)
         if j is None:
             return {i: [(s, i)] for i, s in enumerate(servers)}
         return {j: [(rank, j)] + [(w, self.servers + j) for w in self.workers(p, root)]}
 
-    def native(self, a):
+    def native(self, a: NativeArgs) -> tuple[Start, torch.Tensor | None]:
         """The backend's own calls: every server broadcasts its shard (pull), then every shard is
         reduced onto its server (push), the other servers giving the op's identity to it."""
         servers, s = self.server_ranks(a.p, a.root), self.servers
@@ -118,13 +137,13 @@ class ParameterServer(Collective):
             for k in range(s)
         ]
 
-        def start():
+        def start() -> _Then:
             pulls = [
                 a.dist.broadcast(a.blocks[k], a.ranks[servers[k]], a.group, async_op=True) for k in range(s)
             ]
             return _Then(pulls, push)
 
-        def push():
+        def push() -> list[Work]:
             return [
                 a.dist.reduce(pushed[k], a.ranks[servers[k]], a.op, a.group, async_op=True) for k in range(s)
             ]
@@ -136,10 +155,10 @@ class _Then:
     """Works to wait for, then more to start and wait for: a server's push lands in the shard
     its pull sends, so the pushes start when the pulls are done. Waited on as a torch Work."""
 
-    def __init__(self, first: list, then):
+    def __init__(self, first: list[Work], then: Callable[[], list[Work]]):
         self.first, self.then = first, then
 
-    def wait(self, timeout=None):
+    def wait(self, timeout: timedelta = timedelta(0)) -> bool:  # torch's default: 0, no limit
         for work in self.first:
             work.wait(timeout)
         for work in self.then():
@@ -147,17 +166,20 @@ class _Then:
         return True
 
 
-def _identity(like, op, dist):
+def _identity(like: torch.Tensor, op: ReduceOp.RedOpType | None, dist: ModuleType) -> torch.Tensor:
     """A tensor shaped as `like` that leaves any value unchanged under `op` (a dist.ReduceOp)."""
     import torch  # here, not above: the server imports the descriptors and no torch
 
     name = next(k for k in IDENTITY if getattr(dist.ReduceOp, k) == op)
-    value = IDENTITY[name]
-    if isinstance(value, str):  # the dtype's largest or smallest value
-        if like.dtype.is_floating_point:
-            value = float("inf") if value == "max" else float("-inf")
-        else:
-            value = getattr(torch.iinfo(like.dtype), value)
+    extreme = IDENTITY[name]
+    value: float
+    if not isinstance(extreme, str):
+        value = extreme
+    elif like.dtype.is_floating_point:  # the dtype's largest or smallest value
+        value = float("inf") if extreme == "max" else float("-inf")
+    else:
+        limits = torch.iinfo(like.dtype)
+        value = limits.max if extreme == "max" else limits.min
     return torch.full_like(like, value)
 
 
