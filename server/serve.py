@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 import uvicorn
+from fastapi import FastAPI
 
 from ringside.server.app import create_app
 from ringside.server.config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
@@ -174,8 +175,12 @@ class Server(uvicorn.Server):
     """uvicorn, minus re-raising Ctrl-C / SIGTERM after its graceful shutdown: the caller
     (`ringside up`) still has workers to stop, and a clean stop is not a crash."""
 
+    def __init__(self, app: FastAPI, config: uvicorn.Config):
+        super().__init__(config)
+        self.served = app
+
     def handle_exit(self, sig, frame) -> None:
-        dispatcher = getattr(self.config.app.state, "dispatcher", None)
+        dispatcher = getattr(self.served.state, "dispatcher", None)
         # before uvicorn closes the workers' sockets: a run cut short is interrupted, not failed
         if dispatcher is not None:
             dispatcher.stopping = True
@@ -200,8 +205,9 @@ def server_for(settings: Settings) -> Server:
             f"error: port {settings.port} on {settings.host} is in use; choose another with --port"
         )
     bounds = protocols(settings.headers_within, settings.message_within, settings.ping_every)
+    app = create_app(settings)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host=settings.host,
         port=settings.port,
         log_level="warning",
@@ -209,7 +215,7 @@ def server_for(settings: Settings) -> Server:
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_WITHIN_S,
     )
-    return Server(config)
+    return Server(app, config)
 
 
 def warn_if_exposed(settings: Settings) -> None:

@@ -6,6 +6,7 @@ same curves."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Annotated
 
@@ -46,7 +47,7 @@ def curves() -> list[dict]:
     busiest_link}]."""
     out = []
     for algorithm in ALGORITHMS:
-        points = {"p": [], "per_rank": [], "busiest_link": []}
+        points: dict[str, list[float]] = {"p": [], "per_rank": [], "busiest_link": []}
         for p in WORLDS:
             count = 64 * p  # splits evenly into every schedule's pieces
             t = simulate.traffic(build(COLLECTIVE, algorithm, p), count, PER_ELEMENT)
@@ -129,7 +130,7 @@ async def get_beside(
     shown = runs.find(run)
     if shown is None:
         raise refuse(404, "run", f"no run {run!r}")
-    if not shown.layout or not shown.layout.servers or not shown.display:
+    if not shown.layout or not shown.layout.servers or not shown.display or not shown.display.itemsize:
         raise refuse(422, "run", f"{run} is not a parameter-server run")
     spec, p = shown.spec, len(shown.group)
     model_bytes = spec.count * shown.display.itemsize
@@ -146,7 +147,9 @@ async def get_beside(
     ]
     for algorithm in ALGORITHMS:
         same = store.newest_done(COLLECTIVE, algorithm, spec.count, spec.dtype, p)
-        formula = formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
+        formula: Mapping[str, object] = (
+            formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
+        )
         mine = (
             same.display.formula
             if same is not None
@@ -155,7 +158,7 @@ async def get_beside(
             and visibility.readable(same, presenter)
             else None
         )
-        ask = {
+        ask: dict[str, object] = {
             "collective": COLLECTIVE,
             "algorithm": algorithm,
             "count": spec.count,
@@ -163,10 +166,11 @@ async def get_beside(
             "group": shown.group if len(shown.group) < shown.world_size else None,
         }
         why = None if formula else f"{spec.count} elements do not split into {p} equal chunks, one a rank"
+        offered: dict[str, object] | None = ask
         try:  # what cannot run at this N and P is said, not offered
             validate(RunSpec(**ask), shown.world_size, shown.backend)
         except SpecError as e:
-            ask, why = None, e.message
+            offered, why = None, e.message
         rows.append(
             {
                 "algorithm": algorithm,
@@ -174,7 +178,7 @@ async def get_beside(
                 "run": same.id if same else None,
                 **formula,
                 "measured": mine.measured if mine else None,
-                "spec": ask,
+                "spec": offered,
                 "why": why,
             }
         )
@@ -203,8 +207,8 @@ async def get_formulas(
     for row in seed.SEED:
         algorithm, value = row.algorithm, row.bytes(count * itemsize, p)
         same = store.newest_done(COLLECTIVE, algorithm, count, dtype, p)
-        readable = same is not None and visibility.readable(same, presenter)
-        ask = {
+        shown_same = same if same is not None and visibility.readable(same, presenter) else None
+        ask: dict[str, object] = {
             "collective": COLLECTIVE,
             "algorithm": algorithm,
             "count": count,
@@ -214,10 +218,11 @@ async def get_formulas(
             "purpose": "sweep",
         }
         why = None
+        offered: dict[str, object] | None = ask
         try:  # what cannot run at this N and P is said, not offered
             validate(RunSpec(**ask), shown.world_size, shown.backend)
         except SpecError as e:
-            ask, why = None, e.message
+            offered, why = None, e.message
         rows.append(
             {
                 "algorithm": algorithm,
@@ -227,9 +232,9 @@ async def get_formulas(
                 "value": value,
                 "exact": float(value).is_integer(),
                 "simulated": await asyncio.to_thread(seed.simulated, algorithm, count, itemsize, p),
-                "measured": seed.measured(same, row) if readable else None,
+                "measured": seed.measured(shown_same, row) if shown_same else None,
                 "run": same.id if same else None,
-                "spec": None if same else ask,
+                "spec": None if same else offered,
                 "why": why,
             }
         )

@@ -72,13 +72,17 @@ def simulated(algorithm: str, count: int, itemsize: int, p: int) -> dict:
     return {"total": int(t.sent.sum()), "link": int(t.busiest_link[1]) if t.busiest_link else 0}
 
 
-def measured(run: Run, seed: Seed) -> dict:
-    """A done run's own figures: what the seed's formula counts, the total sent, the busiest link."""
+def measured(run: Run, seed: Seed) -> dict | None:
+    """A done run's own figures: what the seed's formula counts, the total sent, the busiest link
+    (None for a run with no buffer to size its chunks by)."""
+    if run.display is None or not run.display.itemsize:
+        return None
+    itemsize = run.display.itemsize
     sent = {int(r): x.bytes_sent for r, x in run.results.items()}
     received = {int(r): x.bytes_received for r, x in run.results.items()}
     root = run.layout.root if run.layout and run.layout.root is not None else run.spec.root
     steps = [s.transfers for s in run.steps if seed.phase in (None, s.phase)]
-    chunk_bytes = [(b - a) * run.display.itemsize for a, b in run.chunk_bounds]
+    chunk_bytes = [(b - a) * itemsize for a, b in run.chunk_bounds]
     link = run.traffic.busiest_link.bytes if run.traffic and run.traffic.busiest_link else 0
     return {
         "counts": formulas.measured(seed.measure, sent, received, root, steps, chunk_bytes),

@@ -17,7 +17,8 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
+from typing import Any
 
 from starlette.requests import HTTPConnection
 
@@ -38,14 +39,14 @@ log = logging.getLogger("ringside.server")
 class Dispatcher:
     """The queue of jobs and the loop that runs them on the whole cluster."""
 
-    def __init__(self, cluster: Cluster, tell: Callable[[str], Awaitable[None]]):
+    def __init__(self, cluster: Cluster, tell: Callable[[str], Coroutine[Any, Any, None]]):
         self.cluster, self.tell = cluster, tell
         self.queue: deque[Job] = deque()
         self.current: Job | None = None
         self.stopping = False  # Ctrl-C or SIGTERM (serve.Server): what is cut short now is interrupted
         self.changed = asyncio.Event()  # something a waiting job may care about happened
         # cancels on their way to the ranks (the loop keeps weak references)
-        self.telling: set[asyncio.Task] = set()
+        self.telling: set[asyncio.Task[None]] = set()
         self.task: asyncio.Task | None = None
         self.restarts = 0  # of its loop, after a failure of its own
 
@@ -145,7 +146,7 @@ class Dispatcher:
             self.telling.add(task)
             task.add_done_callback(self.telling.discard)
 
-    def on_event(self, event) -> None:
+    def on_event(self, event: object) -> None:
         """A rank's event: the current job's own, or late news of one that has ended (dropped)."""
         job = self.current
         if job is not None and isinstance(event, job.events) and event.run_id == job.id:

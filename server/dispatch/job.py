@@ -7,7 +7,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from enum import Enum
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from pydantic import BaseModel
 
@@ -33,13 +33,20 @@ class JobState(str, Enum):
 ENDED_STATES = [JobState.DONE, JobState.FAILED, JobState.CANCELLED, JobState.INTERRUPTED]
 
 
+class JobEvent(Protocol):
+    """A rank's event about a job: it names the job (an error may come before any job)."""
+
+    @property
+    def run_id(self) -> str | None: ...
+
+
 class Job(ABC):
     """One job of some kind around its record (a Run, a Training): the record carries its
     id, state, error, cancel_requested and which ranks have not finished; the kind says the rest."""
 
     kind: ClassVar[str]  # "run", "training": in the words the dispatcher says of it
     queues: ClassVar[bool] = True  # waits behind others; False: refused while the cluster is held
-    events: ClassVar[tuple[type, ...]]  # the worker events that belong to a job of this kind
+    events: ClassVar[tuple[type[JobEvent], ...]]  # the worker events that belong to a job of this kind
 
     def __init__(self, record):
         self.record = record

@@ -4,6 +4,7 @@ finished, who stopped on a cancel, the first error a rank told, and how the job 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -15,6 +16,13 @@ from ringside.worker_agent.core.protocol import ErrorEvent, RunCancelled
 class RankedRecord(BaseModel):
     """A mixin of such a job's record; its class holds world_size, state, error, cancel_requested
     and finished_at where its API shows them."""
+
+    if TYPE_CHECKING:  # the record's own fields, in the order its API shows them
+        world_size: int
+        state: JobState
+        error: str | None
+        cancel_requested: bool
+        finished_at: float | None
 
     finished_ranks: list[int] = []
     cancelled_ranks: list[int] = []  # stopped at the same point on a cancel

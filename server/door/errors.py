@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -26,7 +28,7 @@ class Refusal(BaseModel):
 
 
 # what any route may answer besides its own success, documented once for the whole API (app.py)
-REFUSALS = {
+REFUSALS: dict[int | str, dict[str, Any]] = {
     status: {"model": Refusal, "description": words}
     for status, words in (
         (400, "a Host header is missing, or a header is malformed"),
@@ -68,8 +70,10 @@ def status_of(e: SpecError) -> int:
     return 503 if isinstance(e, NotReady) else 409 if isinstance(e, Busy) else 422
 
 
-async def spec_refused(request: Request, exc: SpecError) -> JSONResponse:
-    """Every route's refusal of what it was asked, answered alike (app.py installs it)."""
+async def spec_refused(request: Request, exc: Exception) -> JSONResponse:
+    """Every route's refusal of what it was asked, answered alike (app.py installs it for SpecError)."""
+    if not isinstance(exc, SpecError):
+        raise exc
     return JSONResponse(
         status_code=status_of(exc),
         content={"detail": {"field": bounded(exc.field, 80), "message": bounded(exc.message)}},
@@ -83,5 +87,7 @@ def found(thing, what: str, given: str):
     return thing
 
 
-async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
+    if not isinstance(exc, RequestValidationError):
+        raise exc
     return JSONResponse(status_code=422, content={"detail": first_error(exc.errors())})

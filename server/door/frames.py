@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Mapping
+from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ringside.server.door.auth import origin_allowed, role_of, settings_of
@@ -22,7 +24,7 @@ HELLO_TIMEOUT_S = 10.0
 POLICY, UNSUPPORTED, INVALID, CONFLICT = 1008, 1003, 1007, 4409
 
 
-async def worker_hello(ws: WebSocket, kind: type = Hello, adapter: TypeAdapter = EVENT):
+async def worker_hello(ws: WebSocket, kind: type[BaseModel] = Hello, adapter: TypeAdapter = EVENT):
     """The hello on a socket that needs the worker token (a rank's, or a watched job's rank's);
     None once the socket is closed."""
     if role_of(ws, settings_of(ws)) != "worker" or not origin_allowed(ws, settings_of(ws)):
@@ -63,7 +65,7 @@ async def accept(ws: WebSocket) -> bool:
         return False
 
 
-async def receive_hello(ws: WebSocket, kind: type = Hello, adapter: TypeAdapter = EVENT):
+async def receive_hello(ws: WebSocket, kind: type[BaseModel] = Hello, adapter: TypeAdapter = EVENT):
     """The first frame, which must be a `kind` (one of `adapter`'s); None once the socket is closed."""
     try:
         message = await asyncio.wait_for(ws.receive(), HELLO_TIMEOUT_S)
@@ -92,7 +94,7 @@ class Refused(Exception):
         self.code, self.reason = code, reason[:120]
 
 
-def parse_event(message: dict, adapter: TypeAdapter = EVENT):
+def parse_event(message: Mapping[str, Any], adapter: TypeAdapter = EVENT):
     """The event a worker's frame holds (one of `adapter`'s), or Refused: 1007 for a malformed
     one, 1008 for another protocol."""
     text = message.get("text")

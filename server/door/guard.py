@@ -199,9 +199,9 @@ class Guard:
                 await _refuse(scope, receive, send, status, "body", why, drain=status == 413)
             return  # the client left
         if body and scope["path"].startswith("/api/") and _json_expected(conn.headers):
-            why = json_problem(body)
-            if why:  # 422, as FastAPI answers JSON it cannot decode
-                await _refuse(scope, receive, send, 422, "body", why)
+            undecodable = json_problem(body)
+            if undecodable:  # 422, as FastAPI answers JSON it cannot decode
+                await _refuse(scope, receive, send, 422, "body", undecodable)
                 return
         await self.app(scope, _replay(body, receive), send)
 
@@ -209,10 +209,9 @@ class Guard:
 async def _read_body(headers: Headers, receive: Receive) -> tuple[bytes | None, int, str]:
     """The whole body, read here so no route ever reads more than MAX_BODY:
     (body, 0, "") or (None, status, why); (None, 0, "") if the client left."""
-    try:
-        async with asyncio.timeout(BODY_WITHIN_S):
-            return await _receive_body(headers, receive)
-    except TimeoutError:
+    try:  # wait_for, not asyncio.timeout: that is Python 3.11's, and 3.10 is supported
+        return await asyncio.wait_for(_receive_body(headers, receive), BODY_WITHIN_S)
+    except asyncio.TimeoutError:
         return None, 408, f"the body did not arrive within {BODY_WITHIN_S:g} s"
 
 
@@ -239,10 +238,12 @@ async def _receive_body(headers: Headers, receive: Receive) -> tuple[bytes | Non
 
 
 async def _discard_body(receive: Receive) -> None:
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(BODY_WITHIN_S):
-            while (message := await receive())["type"] == "http.request" and message.get("more_body", False):
-                pass
+    async def drain() -> None:
+        while (message := await receive())["type"] == "http.request" and message.get("more_body", False):
+            pass
+
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(drain(), BODY_WITHIN_S)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -34,6 +34,7 @@ import codecs
 import logging
 from collections import Counter
 from collections.abc import Callable
+from typing import cast
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -141,7 +142,8 @@ class BoundedHTTP(H11Protocol):
         self.headers_due.disarm()
         counted, self.counted = self.counted, None  # the websocket holds the connection now, and the count
         super().handle_websocket_upgrade(event)
-        self.transport.get_protocol().counted = counted
+        # uvicorn made the protocol from `protocols()`' ws class: a BoundedWebSocket
+        cast(BoundedWebSocket, self.transport.get_protocol()).counted = counted
 
 
 class BoundedWebSocket(WebSocketsSansIOProtocol):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import NamedTuple
 
@@ -51,13 +51,21 @@ class Row(NamedTuple):
     algorithm: str
     ranks: int
     size: int  # bytes per rank, as nccl-tests count them
-    steps: int | None  # the schedule's terms; None for native
-    bytes: int | None
-    reduced: int | None
+    steps: float | None  # the schedule's cost terms (simulate.Cost); None for native
+    bytes: float | None
+    reduced: float | None
     time: float  # measured seconds
 
-    def sample(self) -> pm.Sample:
-        return pm.Sample(self.steps, self.bytes, self.reduced, self.time, self.size)
+    def terms(self) -> tuple[float, float, float] | None:
+        """A stepwise run's cost terms; None for a native run's (it has none)."""
+        if self.steps is None or self.bytes is None or self.reduced is None:
+            return None
+        return self.steps, self.bytes, self.reduced
+
+    def sample(self) -> pm.Sample | None:
+        """What the fit reads of a stepwise run; None for a native one."""
+        terms = self.terms()
+        return None if terms is None else pm.Sample(*terms, self.time, self.size)
 
 
 class ModelQuery(BaseModel):
@@ -100,24 +108,25 @@ def _measured(run: Run) -> bool:
 def row_of(run: Run) -> Row | None:
     """The model's row for a run that ended done, read from its own schedule (a custom one
     too; None for a native run's terms); None without a sensible measured time."""
-    if not _measured(run):
+    seconds = run.time
+    if seconds is None or not _measured(run):
         return None
     collective = get(run.spec.collective)
     count, itemsize, p = collective.count(run.spec), ITEMSIZE[collective.dtype(run.spec)], len(run.group)
     size = collective.message_bytes(count, itemsize, p)
     if run.schedule is None:
-        return Row(run.spec.collective, run.spec.algorithm, p, size, None, None, None, run.time)
+        return Row(run.spec.collective, run.spec.algorithm, p, size, None, None, None, seconds)
     terms = cost(
         Schedule.from_doc(run.schedule, run.world_size), count, itemsize, Sharing.from_json(run.sharing)
     )
     return Row(
-        run.spec.collective, run.spec.algorithm, p, size, terms.steps, terms.bytes, terms.reduced, run.time
+        run.spec.collective, run.spec.algorithm, p, size, terms.steps, terms.bytes, terms.reduced, seconds
     )
 
 
 def solve(rows: Iterable) -> tuple[float, float, int]:
     """(alpha, beta, rows used) of the fit over stepwise rows; the defaults when the rows cannot tell."""
-    fitted = pm.solve(r.sample() for r in rows if r.steps is not None)
+    fitted = pm.solve(s for r in rows if (s := r.sample()) is not None)
     return fitted.params.alpha, fitted.params.beta, fitted.runs
 
 
@@ -145,7 +154,7 @@ class Fit:
         (self.stepwise if row.steps is not None else self.natives).append(row)
 
     def _refit(self) -> None:
-        self.model = pm.solve(r.sample() for r in self.stepwise)
+        self.model = pm.solve(s for r in self.stepwise if (s := r.sample()) is not None)
         points: dict[tuple[str, int], list[tuple[float, float]]] = {}
         for r in self.natives:
             points.setdefault((r.collective, r.ranks), []).append((r.size, r.time))
@@ -169,16 +178,17 @@ class Fit:
         }
 
 
-def sharing_at(placement: list[tuple[str, int]], p: int) -> Sharing:
+def sharing_at(placement: Sequence[tuple[str, int]], p: int) -> Sharing:
     """How ranks share cores in a prediction at `p` ranks: as this cluster's do at its own world
     size; at any other, a scale it does not run, every rank has a core of its own."""
-    return Sharing.of(placement) if p == len(placement) else ALONE
+    return Sharing.of(list(placement)) if p == len(placement) else ALONE
 
 
 def prediction_of(row: Row, fitted: Fit) -> dict:
     """What the model predicted for a run that has just ended done (its row_of), before its row
     joins the fit: from alpha, beta and gamma for a schedule, from the native line for native."""
-    if row.steps is None:
+    terms = row.terms()
+    if terms is None:
         line = fitted.native.get((row.collective, row.ranks))
         if line is None:
             return {
@@ -189,10 +199,7 @@ def prediction_of(row: Row, fitted: Fit) -> dict:
     else:
         if fitted.model.runs == 0:
             return {"time": None, "source": "no stepwise runs fitted yet"}
-        seconds, source = (
-            fitted.model.params.time((row.steps, row.bytes, row.reduced)),
-            fitted.model.params.source,
-        )
+        seconds, source = fitted.model.params.time(terms), fitted.model.params.source
     return {"time": seconds, "measured": row.time, "error": (seconds - row.time) / row.time, "source": source}
 
 
@@ -239,7 +246,6 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
             if sharing
             else Cost(len(schedule.steps), int(moved.step_bytes.sum()), int(moved.step_reduced.sum()))
         )
-        moved = moved.to_json()
     if isinstance(fitted, tuple):
         fitted = pm.Fitted(pm.Params(fitted[0], fitted[1], 0.0, "given"), fitted[2], None)
     given = fitted.params
@@ -265,7 +271,7 @@ def predict(q: ModelQuery, fitted: tuple | pm.Fitted, sharing: Sharing = ALONE) 
         "gamma": gamma,
         "fitted_from_runs": fitted.runs if (q.alpha, q.beta, q.gamma) == (None, None, None) else 0,
         "rms_error": fitted.rms_error,
-        "traffic": moved,
+        "traffic": moved.to_json(),
         "sharing": sharing.to_json(),
         "source": given.source
         if (q.alpha, q.beta, q.gamma) == (None, None, None)
@@ -285,7 +291,7 @@ def _valid(spec: RunSpec, world_size: int, backend: str) -> bool:
 
 
 def resolve(
-    spec: RunSpec, world_size: int, backend: str, fitted: Fit, placement: list[tuple[str, int]] = ()
+    spec: RunSpec, world_size: int, backend: str, fitted: Fit, placement: Sequence[tuple[str, int]] = ()
 ) -> tuple[RunSpec, dict | None]:
     """A spec with `auto` (algorithm or chunks) made concrete, and the choice as the run keeps
     it: what was asked, what was chosen, why, and every candidate's predicted time. A spec

@@ -8,6 +8,7 @@ GET /api/model/fit: the fit and its errors."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Annotated
 
@@ -127,7 +128,7 @@ def native_of(
     )
 
 
-def curves(q: PredictQuery, fit: model.Fit, placement: list[tuple[str, int]] = ()) -> dict:
+def curves(q: PredictQuery, fit: model.Fit, placement: Sequence[tuple[str, int]] = ()) -> dict:
     """Every algorithm's time against size at P (on the cluster's ranks as they share cores when
     P is its world size, and with a preset never) and against P (every rank with a core of its own),
     each cut into the chunks (and under a preset with the protocol) it runs fastest with."""

@@ -256,7 +256,7 @@ class Run(BaseModel):
             )
         ):
             return f"rank {event.rank} sent a traced schedule outside the run's ranks, chunks or limits"
-        self.schedule, self.chunk_bounds = plan, [tuple(b) for b in bounds]
+        self.schedule, self.chunk_bounds = plan, [(b[0], b[1]) for b in bounds]
         self.steps = [
             RunStep(step=i, phase=s.phase, caption=s.caption, transfers=s.transfers)
             for i, s in enumerate(plan.steps)

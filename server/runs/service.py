@@ -152,12 +152,13 @@ class Runs:
         cluster = self.cluster
         placement = cluster.placement()
         # `auto` made concrete
-        spec, choice = model.resolve(spec, cluster.world_size, cluster.backend, self.fit, placement)
-        validate(spec, cluster.world_size, cluster.backend)
-        run = new_run(f"r-{self.next_id:06d}", spec, cluster.backend, cluster.world_size)
+        backend = cluster.backend or "gloo"  # a whole world is connected (check_whole): it has one
+        spec, choice = model.resolve(spec, cluster.world_size, backend, self.fit, placement)
+        validate(spec, cluster.world_size, backend)
+        run = new_run(f"r-{self.next_id:06d}", spec, backend, cluster.world_size)
         run.choice = Choice(**choice) if choice is not None else None
-        # as the field's type holds it (a host a tuple): a list there made pydantic warn at each save
-        run.sharing = [(ranks, cores) for ranks, cores in Sharing.of(placement).to_json()]
+        # as the field's type holds it (a host a tuple): a list there makes pydantic warn at each save
+        run.sharing = [(list(ranks), cores) for ranks, cores in Sharing.of(placement).hosts]
         run.perturbed = wavefront.record(run)
         self.next_id += 1
         await self.dispatcher.submit(RunJob(run, self))
@@ -211,7 +212,7 @@ def nonsense(event, run: Run) -> str | None:
             )
         if not fits(event.states, run.chunk_bounds):
             return f"rank {event.rank} reported a chunk the run's buffer does not have (step {event.step})"
-        times = (event.t0, event.t1)
+        times: tuple[float, ...] = (event.t0, event.t1)
     elif isinstance(event, RunFinished):
         if not fits(event.output, run.chunk_bounds):
             return f"rank {event.rank} ended with a chunk the run's buffer does not have"

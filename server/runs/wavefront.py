@@ -135,7 +135,7 @@ def describe(front: Wavefront, final: bool) -> str:
     sends = " and ".join(f"chunk {c} to rank {d}" for c, d in front.sends)
     receives = " and ".join(f"chunk {c} from rank {s}" for c, s in front.receives)
     duty = f"send {sends}" if sends else f"receive {receives}"
-    step = f"{front.step} (step {front.step + 1} counting from 1)"
+    step = "0 (its first)" if front.step is None else f"{front.step} (step {front.step + 1} counting from 1)"
     if final:
         return f"rank {front.rank} never arrived at step {step}; {who} waited for it: it was to {duty}"
     return f"rank {front.rank} has not arrived at step {step}; {who} wait for it: it is to {duty}"
