@@ -1,1 +1,1 @@
-"""Ringside's server: cluster registry, run queue, store, fan-out to viewers, cost model."""
+"""Ringside's server: app.py assembles it; each feature is a package of its own (DESIGN.md)."""

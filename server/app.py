@@ -5,6 +5,7 @@ front door around it all."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -72,20 +73,28 @@ def build(s: State, settings: Settings) -> None:
     s.dispatcher.recover([*s.runs.left_unfinished(), *s.trainings.left_unfinished()])
 
 
+async def cancelled(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
 def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         s = app.state
-        build(s, settings)  # here: the services need the server's event loop
-        s.dispatcher.start()
-        ticking = asyncio.create_task(announce(s.cluster, s.fanout, s.dispatcher.nudge))
-        s.watching.start()
-        yield
-        ticking.cancel()
-        await s.watching.stop()
-        s.polls.flush()
-        await s.dispatcher.shutdown()
-        s.database.close()
+        # each service is stopped in the reverse order it started, every one even if another fails:
+        # no vote, run or write is left unsaved
+        async with contextlib.AsyncExitStack() as stopping:
+            build(s, settings)  # here: the services need the server's event loop
+            stopping.callback(s.database.close)
+            s.dispatcher.start()
+            stopping.push_async_callback(s.dispatcher.shutdown)
+            stopping.callback(s.polls.flush)
+            ticking = asyncio.create_task(announce(s.cluster, s.fanout, s.dispatcher.nudge))
+            stopping.push_async_callback(cancelled, ticking)
+            s.watching.start()
+            stopping.push_async_callback(s.watching.stop)
+            yield
 
     app = FastAPI(
         title="Ringside",

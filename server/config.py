@@ -53,7 +53,7 @@ class Settings:
     allow_hosts: tuple[str, ...] = ()  # names the server answers to besides loopback's and --host (guard.py)
     open_viewing: bool = False  # watch without a token even when other hosts can reach the server
     lost_after: float = 5.0  # seconds of silence before a rank is shown lost (a busy CPU can delay a beat)
-    # seconds a whole world whose ranks all went is held for them (registry.Cluster.held)
+    # seconds a whole world whose ranks all went is held for them (cluster/cluster.py: Cluster.held)
     world_hold: float = 30.0
     viewer_queue: int = 2048  # messages a viewer may fall behind before it is dropped
     headers_within: float = HEADERS_WITHIN_S  # seconds a request's headers may take (transport.py)

@@ -99,7 +99,7 @@ def _runs(db: sqlite3.Connection) -> bool:
 
 def _figures(db: sqlite3.Connection) -> bool:
     """Figures, the model's columns among them: a store that lacked any gets its rows again from
-    its last done runs (hub.py), once."""
+    its last done runs (runs/store.py), once."""
     new = not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'figures'").fetchone()
     for statement in FIGURES:
         db.execute(statement)

@@ -1,8 +1,8 @@
-"""Jobs, and the one dispatcher that runs them.
+"""The one dispatcher that runs jobs (job.py) on the whole cluster.
 
-A job holds the cluster for a while: a run, a training, a bench. Its kind (run_jobs.py,
-training_jobs.py, bench_jobs.py) says what the ranks are sent, which of their events are its own, what
-is unfinished, how it ends and what it stores. The dispatcher owns what every kind
+A job holds the cluster for a while: a run, a training, a bench. Its kind (runs/service.py,
+trainings/service.py, benches/service.py) says what the ranks are sent, which of their events are its
+own, what is unfinished, how it ends and what it stores. The dispatcher owns what every kind
 shares, once: the queue, cancelling, the wait for the ranks, lost ranks, the deadline, a
 stopping server, and the rule that what a stopped server left unfinished is interrupted.
 

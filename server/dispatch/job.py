@@ -57,7 +57,7 @@ class Job(ABC):
 
     @abstractmethod
     def save(self, landed: Callable[[], None]) -> None:
-        """Store the record as it is; `landed` is called once it is in the file (store.py's writer)."""
+        """Store the record as it is; `landed` is called once it is in the file (db/writer.py)."""
 
     @abstractmethod
     def command(self) -> Message:

@@ -43,7 +43,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 HEADERS_WITHIN_S = 10.0
 MAX_PER_CLIENT = 256
 MAX_FRAME = 16 << 20  # a worker's frame beyond this is refused (close 1009)
-MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes (sockets.py)
+MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes (viewers/socket.py)
 MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10 Mbit/s link in 14 s
 PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
 VIEWER_PATH = "/ws"

@@ -296,7 +296,7 @@ def resolve(
     """A spec with `auto` (algorithm or chunks) made concrete, and the choice as the run keeps
     it: what was asked, what was chosen, why, and every candidate's predicted time. A spec
     without `auto` comes back as it is. Raises SpecError for what no choice could run.
-    `placement`: each rank's (host, cores), for the ranks that share cores (registry.Cluster)."""
+    `placement`: each rank's (host, cores), for the ranks that share cores (cluster/cluster.py)."""
     left = pm.left_to_model(spec)
     if not left:
         return spec, None

@@ -19,7 +19,7 @@ from ringside.server.cluster.cluster import Cluster
 from ringside.server.cluster.workers import cluster_of
 from ringside.server.door.auth import need_viewer
 from ringside.server.door.errors import refuse
-from ringside.server.model import costs as model
+from ringside.server.model import costs
 from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import Collective, DType
@@ -80,7 +80,7 @@ def parse_sizes(text: str | None) -> list[float]:
     return sorted(set(out))
 
 
-def model_of(q: PredictQuery, fit: model.Fit) -> tuple[pm.Model, dict]:
+def model_of(q: PredictQuery, fit: costs.Fit) -> tuple[pm.Model, dict]:
     """The cluster's fitted parameters, or a preset with its ranks per node (the query's, if it gives one)."""
     if q.preset is None:
         if q.per_node is not None:
@@ -103,7 +103,7 @@ def model_of(q: PredictQuery, fit: model.Fit) -> tuple[pm.Model, dict]:
 
 
 def native_of(
-    q: PredictQuery, fit: model.Fit, chosen: pm.Model, sizes: list[float], itemsize: int
+    q: PredictQuery, fit: costs.Fit, chosen: pm.Model, sizes: list[float], itemsize: int
 ) -> dict | None:
     """Native's curve: the line fitted to this cluster's native runs, or under a preset the algorithm and
     protocol NCCL would choose at each size (None where neither can say)."""
@@ -128,12 +128,12 @@ def native_of(
     )
 
 
-def curves(q: PredictQuery, fit: model.Fit, placement: Sequence[tuple[str, int]] = ()) -> dict:
+def curves(q: PredictQuery, fit: costs.Fit, placement: Sequence[tuple[str, int]] = ()) -> dict:
     """Every algorithm's time against size at P (on the cluster's ranks as they share cores when
     P is its world size, and with a preset never) and against P (every rank with a core of its own),
     each cut into the chunks (and under a preset with the protocol) it runs fastest with."""
     chosen, origin = model_of(q, fit)
-    sharing = model.sharing_at(placement if q.preset is None else [], q.p)
+    sharing = costs.sharing_at(placement if q.preset is None else [], q.p)
     sizes = parse_sizes(q.sizes)
     if not get(q.collective).payload:
         raise SpecError(
@@ -168,7 +168,7 @@ def curves(q: PredictQuery, fit: model.Fit, placement: Sequence[tuple[str, int]]
 @router.get("/predict", dependencies=[watch])
 def get_prediction(
     query: Annotated[PredictQuery, Query()],
-    fit: model.Fit = Depends(model.fit_of),
+    fit: costs.Fit = Depends(costs.fit_of),
     cluster: Cluster = Depends(cluster_of),
 ) -> dict:
     # not async: the first curve against P for a collective builds its schedules up to P=1024
@@ -181,7 +181,7 @@ def get_prediction(
 
 
 @router.get("/fit", dependencies=[watch])
-def get_fit(fit: model.Fit = Depends(model.fit_of)) -> dict:
+def get_fit(fit: costs.Fit = Depends(costs.fit_of)) -> dict:
     """alpha, beta, gamma with their error over the runs fitted and on sizes held out, the native lines, the
     presets."""
     return {**fit.to_json(), "presets": {name: p.to_json() for name, p in pm.PRESETS.items()}}

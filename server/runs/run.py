@@ -5,7 +5,7 @@ trace and `ringside run` read; its state is a `JobState`.
 The server plans a run when it is created (schedule, chunks, layout hint, a
 skeleton per step), so only the ranks' inputs, steps and results arrive later. Traced
 send/recv code has no schedule until it has run: its ranks rebuild one from what the code
-did (traced.py) and bring it in their RunStarted, and the run takes it then."""
+did (worker_agent/user/traced_run.py) and bring it in their RunStarted, and the run takes it then."""
 
 from __future__ import annotations
 
@@ -265,7 +265,7 @@ class Run(BaseModel):
 
     def on_step(self, event: StepEvent) -> RankStep:
         entry = RankStep(t0=event.t0, t1=event.t1, states=event.states)
-        self.steps[event.step].ranks[str(event.rank)] = entry  # a step of the plan (hub.nonsense)
+        self.steps[event.step].ranks[str(event.rank)] = entry  # a step of the plan (service.nonsense)
         return entry
 
     def on_finished(self, event: RunFinished) -> None:

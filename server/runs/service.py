@@ -5,7 +5,7 @@ Viewers hear of a run when it is queued, once every rank of its group has starte
 ends. A run that ends done leaves its figures behind (the store's `figures` row, the
 counters of /metrics, the model's fit), taken in as it ends, so no read goes back
 over the stored runs. A training step's gradient sync is opened as a run too
-(training_jobs.py makes it); `Runs.find` knows its id."""
+(trainings/service.py makes it); `Runs.find` knows its id."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ringside.server.cluster.cluster import Cluster
 from ringside.server.cluster.metrics import Metrics
 from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.dispatch.job import Job, JobState
-from ringside.server.model import costs as model
+from ringside.server.model import costs
 from ringside.server.runs import wavefront
 from ringside.server.runs.run import Choice, Place, Prediction, Run, fits, new_run
 from ringside.server.runs.store import RunStore
@@ -114,9 +114,9 @@ class RunJob(Job):
         """Store the run and, if done, its figures: the counters and the fit take it in now."""
         run, runs = self.run, self.runs
         done = run.state == JobState.DONE
-        row = model.row_of(run) if done else None
+        row = costs.row_of(run) if done else None
         if row is not None:  # predicted before its own row joins the fit
-            run.prediction = Prediction(**model.prediction_of(row, runs.fit))
+            run.prediction = Prediction(**costs.prediction_of(row, runs.fit))
         runs.store.save(run)
         if done:
             runs.store.add_figures(run, row)
@@ -134,7 +134,7 @@ class Runs:
         dispatcher: Dispatcher,
         cluster: Cluster,
         fanout: Fanout,
-        fit: model.Fit,
+        fit: costs.Fit,
         metrics: Metrics,
         elsewhere: Callable[[str], Run | None],
     ):
@@ -153,7 +153,7 @@ class Runs:
         placement = cluster.placement()
         # `auto` made concrete
         backend = cluster.backend or "gloo"  # a whole world is connected (check_whole): it has one
-        spec, choice = model.resolve(spec, cluster.world_size, backend, self.fit, placement)
+        spec, choice = costs.resolve(spec, cluster.world_size, backend, self.fit, placement)
         validate(spec, cluster.world_size, backend)
         run = new_run(f"r-{self.next_id:06d}", spec, backend, cluster.world_size)
         run.choice = Choice(**choice) if choice is not None else None
@@ -187,7 +187,7 @@ class Runs:
         return job.run if isinstance(job, RunJob) else None
 
     def cancel(self, run_id: str) -> Run | None:
-        """Cancel a run queued or running (jobs.Dispatcher.cancel: the ranks stop between iterations,
+        """Cancel a run queued or running (Dispatcher.cancel: the ranks stop between iterations,
         runner.py)."""
         job = self.dispatcher.find(run_id)
         if not isinstance(job, RunJob):

@@ -72,7 +72,7 @@ def observe(run: Run, event) -> Wavefront | None:
     front = run.perturbed.wavefront if run.perturbed is not None else None
     if front is None or not isinstance(event, (Arrived, StepEvent)) or str(event.rank) not in front.done:
         return None
-    # a step beyond the plan names nothing (hub.nonsense fails the run)
+    # a step beyond the plan names nothing (service.nonsense fails the run)
     if not 0 <= event.step < len(run.steps):
         return None
     kind = "arrived" if isinstance(event, Arrived) else "done"

@@ -148,7 +148,7 @@ class PlanDoc(ScheduleDoc):
     """A run's schedule, the one form it has outside a rank (Schedule.to_doc): what rank 0 or
     traced code reports in RunStarted, what the server plans, stores and sends to viewers.
     A ScheduleDoc in global ranks, with what the run says of it. Whether its ranks and chunks
-    are the run's own is the run's question (server/runs.py: Run._learn)."""
+    are the run's own is the run's question (server/runs/run.py: Run._learn)."""
 
     collective: Collective
     algorithm: str
@@ -471,7 +471,7 @@ MAX_BENCH_BYTES = 1 << 34  # one rank's largest message
 
 class BenchSpec(Strict):
     """`ringside bench --server`: the bench's flags (bench.py, nccl-tests' meanings), checked by the
-    server against its cluster (server/bench_jobs.py) and sent to every rank."""
+    server against its cluster (server/benches/service.py) and sent to every rank."""
 
     collective: Collective = "all_reduce"
     only: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
