@@ -75,7 +75,7 @@ def test_the_page_names_no_collective_or_algorithm():
     literals = re.compile(r"""(["'`])(\w+)\1""")
     named = [
         (p.name, m.group(2))
-        for p in (ROOT / "frontend" / "js").glob("*.js")
+        for p in (ROOT / "frontend" / "js").rglob("*.js")
         for m in literals.finditer(p.read_text())
         if m.group(2) in names
     ]

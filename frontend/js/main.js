@@ -2,28 +2,28 @@
 // page may do and who drives its stage is its state's (state.js); the feed's messages go by type,
 // through a table, to those that handle them.
 
-import { api, live } from "rs/api.js";
-import { Stage } from "rs/stage.js";
-import { Player, bindPlayer } from "rs/player.js";
-import { showStep, showOutcome, showHistory } from "rs/panels.js";
-import { showCluster } from "rs/cluster.js";
-import { Controls } from "rs/controls.js";
-import { plotly, timeline, totals } from "rs/charts.js";
-import { runSweep, plotSweep } from "rs/sweep.js";
-import { initPredict } from "rs/predict.js";
-import { download } from "rs/export.js";
-import { bindCompare, compare, showCompare } from "rs/compare.js";
-import { openInPerfetto } from "rs/perfetto.js";
-import * as perturbation from "rs/perturbation.js";
-import { Training } from "rs/training.js";
-import { Jobs } from "rs/jobs.js";
-import { Polls } from "rs/polls.js";
-import { PageState } from "rs/state.js";
-import { Lessons } from "rs/lessons.js";
-import { showFormulas } from "rs/seed-formulas.js";
-import { $, keysAfterClicks, notAShortcut, say, toggleFullscreen } from "rs/dom.js";
-import { startLanguages } from "rs/i18n.js";
-import { dtypeOf } from "rs/format.js";
+import { api, live } from "rs/core/api.js";
+import { Stage } from "rs/stage/stage.js";
+import { Player, bindPlayer } from "rs/stage/player.js";
+import { showStep, showOutcome, showHistory } from "rs/panels/panels.js";
+import { showCluster } from "rs/panels/cluster.js";
+import { Controls } from "rs/panels/controls.js";
+import { plotly, timeline, totals } from "rs/panels/charts.js";
+import { runSweep, plotSweep } from "rs/panels/sweep.js";
+import { initPredict } from "rs/panels/predict.js";
+import { download } from "rs/export/export.js";
+import { bindCompare, compare, showCompare } from "rs/panels/compare.js";
+import { openInPerfetto } from "rs/export/perfetto.js";
+import * as perturbation from "rs/panels/perturbation.js";
+import { Training } from "rs/training/training.js";
+import { Jobs } from "rs/watched/jobs.js";
+import { Polls } from "rs/lecture/polls.js";
+import { PageState } from "rs/core/state.js";
+import { Lessons } from "rs/lecture/lessons.js";
+import { showFormulas } from "rs/lecture/seed-formulas.js";
+import { $, keysAfterClicks, notAShortcut, say, toggleFullscreen } from "rs/core/dom.js";
+import { startLanguages } from "rs/i18n/i18n.js";
+import { dtypeOf } from "rs/core/format.js";
 
 startLanguages(); // first: the page's words, and whatever the modules write from now on, in its language
 

@@ -3,8 +3,8 @@
 // template missing, or English left).
 import "./rs.mjs";
 
-const { translate } = await import("rs/i18n.js");
-const tables = { ko: (await import("rs/i18n-ko.js")).default, zh: (await import("rs/i18n-zh.js")).default };
+const { translate } = await import("rs/i18n/i18n.js");
+const tables = { ko: (await import("rs/i18n/ko.js")).default, zh: (await import("rs/i18n/zh.js")).default };
 // What stays as it is in every language: op (SUM, XOR) and phase names, files, symbols; and "rank" as zh writes it
 // (the seed's word), which ko writes 랭크.
 const KEPT = "reduce-scatter|all-gather|broadcast|reduce|scatter|gather|SUM|XOR|fan-out|fan-in|pull|push|"

@@ -2,9 +2,9 @@ import "./rs.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-const { pickLanguage, translate } = await import("rs/i18n.js");
-const { default: ko } = await import("rs/i18n-ko.js");
-const { default: zh } = await import("rs/i18n-zh.js");
+const { pickLanguage, translate } = await import("rs/i18n/i18n.js");
+const { default: ko } = await import("rs/i18n/ko.js");
+const { default: zh } = await import("rs/i18n/zh.js");
 
 const store = (v) => ({ getItem: () => v });
 

@@ -2,8 +2,8 @@ import "./rs.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-const { merge, hangLine, describe, byHost } = await import("rs/jobs.js");
-const { opColour, moved } = await import("rs/job-lanes.js");
+const { merge, hangLine, describe, byHost } = await import("rs/watched/jobs.js");
+const { opColour, moved } = await import("rs/watched/job-lanes.js");
 
 const c = (index, extra = {}) => ({ index, group: "0", seq: index + 1, op: "x", dtype: "float32", count: 4, bytes: 16,
   issued: { 0: index }, durations: {}, last_rank: null, lag_s: null, bucket: null, complete: false, ...extra });

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { arrange, fits, treeOf, GAP } from "../../frontend/js/layout.js";
+import { arrange, fits, treeOf, GAP } from "../../frontend/js/stage/layout.js";
 
 const ranks = (n) => Array.from({ length: n }, (_, i) => i);
 const heap = (n) => ranks(n).slice(1).map((v) => [(v - 1) >> 1, v]); // parent (v-1)/2

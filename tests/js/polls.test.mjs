@@ -2,7 +2,7 @@ import "./rs.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-const { voterId, firstAsk, moveAsk, shares } = await import("rs/polls.js");
+const { voterId, firstAsk, moveAsk, shares } = await import("rs/lecture/polls.js");
 
 const store = () => { const m = new Map(); return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => m.set(k, String(v)) }; };
 // three steps of four ranks: step 0 writes rank 1 first, step 1 rank 3, step 2 nothing

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-const { replay, extend, firstFrame, stepComplete, describeStep, reductions, opOf } = await import("rs/replay.js");
+const { replay, extend, firstFrame, stepComplete, describeStep, reductions, opOf } = await import("rs/stage/replay.js");
 
 // A 3-rank ring all_reduce of the `index` pattern (count 3, chunks of one element), as the server stores it.
 const ring = JSON.parse(readFileSync(new URL("./ring3.json", import.meta.url)));

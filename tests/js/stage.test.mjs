@@ -3,13 +3,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-const { arithmetic, cellText, compact, division, exact, wrap } = await import("rs/format.js");
-const { overlaps, place } = await import("rs/labels.js");
-const { divisionFrame, replay, extend, firstFrame } = await import("rs/replay.js");
-const { trafficByFrame } = await import("rs/stage.js");
-const { drawnChunks } = await import("rs/cards.js");
-const { formulaText } = await import("rs/formulas.js");
-const { byRank } = await import("rs/transfers.js");
+const { arithmetic, cellText, compact, division, exact, wrap } = await import("rs/core/format.js");
+const { overlaps, place } = await import("rs/stage/labels.js");
+const { divisionFrame, replay, extend, firstFrame } = await import("rs/stage/replay.js");
+const { trafficByFrame } = await import("rs/stage/stage.js");
+const { drawnChunks } = await import("rs/stage/cards.js");
+const { formulaText } = await import("rs/stage/formulas.js");
+const { byRank } = await import("rs/stage/transfers.js");
 const ring = JSON.parse(readFileSync(new URL("./ring3.json", import.meta.url)));
 
 test("a cell's one or two values are written out, floats rounded to fit, never a range", () => {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-const { timelineBars, rankTotals, median, phaseIndex } = await import("rs/timeline.js");
+const { timelineBars, rankTotals, median, phaseIndex } = await import("rs/panels/timeline.js");
 const ring = JSON.parse(readFileSync(new URL("./ring3.json", import.meta.url)));
 
 /** Two ranks, two steps; rank 1 is slow in step 0 and rank 0 waits for it in step 1. */
