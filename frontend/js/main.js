@@ -3,27 +3,27 @@
 // through a table, to those that handle them.
 
 import { api, live } from "rs/core/api.js";
-import { Stage } from "rs/stage/stage.js";
-import { Player, bindPlayer } from "rs/stage/player.js";
-import { showStep, showOutcome, showHistory } from "rs/panels/panels.js";
-import { showCluster } from "rs/panels/cluster.js";
-import { Controls } from "rs/panels/controls.js";
-import { plotly, timeline, totals } from "rs/panels/charts.js";
-import { runSweep, plotSweep } from "rs/panels/sweep.js";
-import { initPredict } from "rs/panels/predict.js";
+import { $, keysAfterClicks, notAShortcut, say, toggleFullscreen } from "rs/core/dom.js";
+import { dtypeOf } from "rs/core/format.js";
+import { PageState } from "rs/core/state.js";
 import { download } from "rs/export/export.js";
-import { bindCompare, compare, showCompare } from "rs/panels/compare.js";
 import { openInPerfetto } from "rs/export/perfetto.js";
+import { startLanguages } from "rs/i18n/i18n.js";
+import { Lessons } from "rs/lecture/lessons.js";
+import { Polls } from "rs/lecture/polls.js";
+import { showFormulas } from "rs/lecture/seed-formulas.js";
+import { plotly, timeline, totals } from "rs/panels/charts.js";
+import { showCluster } from "rs/panels/cluster.js";
+import { bindCompare, compare, showCompare } from "rs/panels/compare.js";
+import { Controls } from "rs/panels/controls.js";
+import { showHistory, showOutcome, showStep } from "rs/panels/panels.js";
 import * as perturbation from "rs/panels/perturbation.js";
+import { initPredict } from "rs/panels/predict.js";
+import { plotSweep, runSweep } from "rs/panels/sweep.js";
+import { bindPlayer, Player } from "rs/stage/player.js";
+import { Stage } from "rs/stage/stage.js";
 import { Training } from "rs/training/training.js";
 import { Jobs } from "rs/watched/jobs.js";
-import { Polls } from "rs/lecture/polls.js";
-import { PageState } from "rs/core/state.js";
-import { Lessons } from "rs/lecture/lessons.js";
-import { showFormulas } from "rs/lecture/seed-formulas.js";
-import { $, keysAfterClicks, notAShortcut, say, toggleFullscreen } from "rs/core/dom.js";
-import { startLanguages } from "rs/i18n/i18n.js";
-import { dtypeOf } from "rs/core/format.js";
 
 startLanguages(); // first: the page's words, and whatever the modules write from now on, in its language
 

@@ -53,5 +53,9 @@ export function live(onMessage, onState) {
     ws.onclose = () => { onState("closed"); setTimeout(open, delay); delay = Math.min(delay * 2, 5000); };
   };
   open();
-  return (message) => ws.readyState === WebSocket.OPEN && (ws.send(JSON.stringify(message)), true);
+  return (message) => {
+    if (ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(JSON.stringify(message));
+    return true;
+  };
 }

@@ -1,11 +1,11 @@
 // The page of an exported run: the stage and player over the run in the file, with no server.
 
-import { Stage } from "rs/stage/stage.js";
-import { Player, bindPlayer } from "rs/stage/player.js";
-import { showStep, showOutcome } from "rs/panels/panels.js";
-import { PageState } from "rs/core/state.js";
 import { $, notAShortcut, say, toggleFullscreen } from "rs/core/dom.js";
+import { PageState } from "rs/core/state.js";
 import { startLanguages } from "rs/i18n/i18n.js";
+import { showOutcome, showStep } from "rs/panels/panels.js";
+import { bindPlayer, Player } from "rs/stage/player.js";
+import { Stage } from "rs/stage/stage.js";
 
 startLanguages(); // the file's words and captions in its reader's language, as on the live page
 

@@ -39,7 +39,7 @@ const SLOT = /\{([nrstc]\d*)\}/g;
 const CATCH = { n: "(\\d+)", r: "rank (\\d+)", s: "([^;]+?)", t: "(.+?)", c: "(.+?)" };
 const PAIRS = /^(.*) \((rank \d+ to rank \d+(?:(?:, | and )rank \d+ to rank \d+)*)\)$/;
 const compiled = new WeakMap();
-const escape = (literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const literally = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 function compile(table) {
   if (!compiled.has(table)) {
@@ -47,7 +47,7 @@ function compile(table) {
     const patterns = Object.entries(table.templates).sort((a, b) => literal(b[0]) - literal(a[0]));
     compiled.set(table, patterns.map(([english, into]) => {
       const names = [...english.matchAll(SLOT)].map((m) => m[1]);
-      const source = english.split(SLOT).map((part, i) => (i % 2 ? CATCH[part[0]] : escape(part)));
+      const source = english.split(SLOT).map((part, i) => (i % 2 ? CATCH[part[0]] : literally(part)));
       return { re: new RegExp(`^${source.join("")}$`), names, into };
     }));
   }

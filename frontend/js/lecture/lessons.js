@@ -4,10 +4,10 @@
 // changes the form's field, so the strip over the stage says what R will run.
 
 import { $, say } from "rs/core/dom.js";
-import { PATTERN_WORDS } from "rs/panels/controls.js";
 import { download } from "rs/export/export.js";
-import { showCalls } from "rs/stage/calls.js";
 import { nextView } from "rs/lecture/seed-formulas.js";
+import { PATTERN_WORDS } from "rs/panels/controls.js";
+import { showCalls } from "rs/stage/calls.js";
 
 const PATTERNS = Object.keys(PATTERN_WORDS);
 const MOST = 64; // , and .: at most this many times the preset's values a chunk

@@ -204,7 +204,7 @@ export class Polls {
           html("span", { class: "tally" }, html("i", { style: `width:${pct[i]}%` }))] : null);
     });
     if (mine != null) note.append(` · your vote: ${ABC[mine]}`);
-    const foot = presenter ? (revealed ? "" : "Enter reveals · ") + "Esc closes"
+    const foot = presenter ? `${revealed ? "" : "Enter reveals · "}Esc closes`
       : !revealed ? (mine == null ? "Tap your answer: one vote a phone" : "")
       : mine == null ? "" : right.has(mine) ? "You got it ✓" : "Not this time";
     card.dataset.state = poll.state;

@@ -4,8 +4,8 @@
 // then closes. The presenter's page runs the rows not measured yet, off the stage (as a sweep's).
 
 import { api } from "rs/core/api.js";
-import { bytes } from "rs/core/format.js";
 import { $, html } from "rs/core/dom.js";
+import { bytes } from "rs/core/format.js";
 
 export const VIEWS = ["formulas", "formulas:total", "formulas:link"];
 const HEADS = { counts: "what each formula counts", total: "every rank's sends, in total",

@@ -1,9 +1,9 @@
 // Timing charts: a per-rank timeline of steps, and per-rank totals. plotly.js is loaded once a
 // chart comes into view: parsing it holds the page a second or two, stalling the animation.
 
-import { timelineBars, rankTotals, phaseIndex } from "rs/panels/timeline.js";
-import { byteUnit } from "rs/core/format.js";
 import { $ } from "rs/core/dom.js";
+import { byteUnit } from "rs/core/format.js";
+import { phaseIndex, rankTotals, timelineBars } from "rs/panels/timeline.js";
 
 // Phases' hues, apart from the ranks' palette (which means "data from rank r").
 const PHASE_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00"];

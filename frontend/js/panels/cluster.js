@@ -1,7 +1,7 @@
 // The cluster panel: ranks by node, each with its device, status, heartbeat and recent usage.
 
-import { bytes, colour } from "rs/core/format.js";
 import { $, el, html } from "rs/core/dom.js";
+import { bytes, colour } from "rs/core/format.js";
 
 const W = 90, H = 22;
 

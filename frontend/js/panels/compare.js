@@ -2,9 +2,9 @@
 // algorithms the server sets side by side (simulated), with this cluster's measurements on top.
 
 import { api } from "rs/core/api.js";
-import { chartTheme, plotly, whenShown, CONFIG } from "rs/panels/charts.js";
-import { PALETTE } from "rs/core/format.js";
 import { $, html } from "rs/core/dom.js";
+import { PALETTE } from "rs/core/format.js";
+import { CONFIG, chartTheme, plotly, whenShown } from "rs/panels/charts.js";
 
 const COLOURS = [PALETTE[5], PALETTE[4], PALETTE[2], PALETTE[6]];
 

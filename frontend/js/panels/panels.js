@@ -1,8 +1,8 @@
 // The panels around the stage: caption, transfer log, phases, before/after, traffic, history.
 
-import { describeStep, outcomes, phasesOf } from "rs/stage/replay.js";
-import { bandwidth, bytes, formatValue, seconds } from "rs/core/format.js";
 import { $, html, say } from "rs/core/dom.js";
+import { bandwidth, bytes, formatValue, seconds } from "rs/core/format.js";
+import { describeStep, outcomes, phasesOf } from "rs/stage/replay.js";
 
 const counted = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 const values = (v) => (v == null ? "–"

@@ -4,9 +4,9 @@
 // (the measured line, or NCCL's own choice under a preset), and the sizes where the fastest one changes.
 
 import { api } from "rs/core/api.js";
-import { bytes, colour, seconds } from "rs/core/format.js";
-import { chartTheme, CONFIG } from "rs/panels/charts.js";
 import { $, html } from "rs/core/dom.js";
+import { bytes, colour, seconds } from "rs/core/format.js";
+import { CONFIG, chartTheme } from "rs/panels/charts.js";
 
 /** Fill the panel's form from the catalog (collectives that move a message) and the presets. */
 export async function initPredict(catalog, plotly) {

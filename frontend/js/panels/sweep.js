@@ -4,7 +4,7 @@
 
 import { api } from "rs/core/api.js";
 import { colour } from "rs/core/format.js";
-import { chartTheme, CONFIG } from "rs/panels/charts.js";
+import { CONFIG, chartTheme } from "rs/panels/charts.js";
 
 const COUNTS = [256, 1024, 4096, 16384, 65536, 262144];
 const SETTINGS = { capture: "none", iterations: 10, warmup: 2, purpose: "sweep" };

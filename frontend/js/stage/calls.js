@@ -3,8 +3,8 @@
 // it waited in words. The point-to-point lesson (send_recv by blocking and by isend) lives here:
 // the page keeps each algorithm's last sender wait, so the two are said side by side.
 
-import { seconds } from "rs/core/format.js";
 import { $, html } from "rs/core/dom.js";
+import { seconds } from "rs/core/format.js";
 
 const senderWait = {}; // collective -> algorithm -> its root's wait in the last run this page showed
 

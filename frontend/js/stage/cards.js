@@ -1,8 +1,8 @@
 // A rank's card on the stage: its header (name and bytes so far), its buffer's cells coloured by
 // where their data came from, with their values, and two bars of what it has sent and received.
 
-import { bytes, cellText, colour, exact, range } from "rs/core/format.js";
 import { el, stripes } from "rs/core/dom.js";
+import { bytes, cellText, colour, exact, range } from "rs/core/format.js";
 import { textWidth } from "rs/stage/labels.js";
 
 const MIN_FONT = 9; // the smallest value text drawn, in stage units

@@ -1,8 +1,8 @@
 // Under the stage, the algorithm's traffic formula as the server evaluated it, beside what the
 // run measured: "2·(N/P)·(P-1) = 48 B sent by every rank · measured 48 B ✓".
 
-import { bytes } from "rs/core/format.js";
 import { $, html } from "rs/core/dom.js";
+import { bytes } from "rs/core/format.js";
 
 /** The formula's line in words: [formula part, measurement part, verdict]. */
 export function formulaText(f, p) {

@@ -183,13 +183,13 @@ function tree(ranks, root, width, height, edges) {
 
 /** Each shape's candidate cards, each with the placement it was sized for: [{card, place, round}]. */
 const SHAPES = {
-  ring: (ranks, layout, width, height) => loops(ranks, null, width, height),
+  ring: (ranks, _layout, width, height) => loops(ranks, null, width, height),
   star: (ranks, layout, width, height) => {
     const centre = rootOf(ranks, layout.root);
     return loops(ranks.filter((r) => r !== centre), centre, width, height);
   },
   tree: (ranks, layout, width, height, edges) => tree(ranks, layout.root, width, height, edges),
-  grid: (ranks, layout, width, height) => rows(ranks, [], width, height),
+  grid: (ranks, _layout, width, height) => rows(ranks, [], width, height),
   servers: (ranks, layout, width, height) => {
     const servers = ranks.filter((r) => layout.servers?.includes(r));
     return rows(ranks.filter((r) => !servers.includes(r)), servers, width, height);

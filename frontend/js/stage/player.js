@@ -2,8 +2,8 @@
 // or by the presenter's view. It dispatches "change" on every move; who drives it is the page
 // state's to say.
 
-import { extend, firstFrame, stepComplete } from "rs/stage/replay.js";
 import { $, notAShortcut } from "rs/core/dom.js";
+import { extend, firstFrame, stepComplete } from "rs/stage/replay.js";
 
 const STEP_MS = 1400; // one step at 1x: long enough to follow a chunk with the eye
 

@@ -5,11 +5,11 @@
 // the traffic formula) comes from the run's `display` data; the page names none. It dispatches
 // "load" once it has made its nodes, for the marks others lay over them.
 
-import { arrange } from "rs/stage/layout.js";
 import { el } from "rs/core/dom.js";
 import { drawCard, drawOutsider, headOf, paintCard } from "rs/stage/cards.js";
-import { drawArrows, drawSums, flights, moveTokens, hideTokens } from "rs/stage/transfers.js";
 import { showFormula } from "rs/stage/formulas.js";
+import { arrange } from "rs/stage/layout.js";
+import { drawArrows, drawSums, flights, hideTokens, moveTokens } from "rs/stage/transfers.js";
 
 export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
 const NARROW = 600; // CSS px: a stage narrower, and taller than wide (a phone), counts a unit a pixel

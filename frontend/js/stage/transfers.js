@@ -4,8 +4,8 @@
 
 import { el, stripes } from "rs/core/dom.js";
 import { arithmetic, cellText, division, formatValue, wrap } from "rs/core/format.js";
-import { BESIDE } from "rs/stage/layout.js";
 import { place, textWidth } from "rs/stage/labels.js";
+import { BESIDE } from "rs/stage/layout.js";
 import { opOf, reductions } from "rs/stage/replay.js";
 
 const MAX_TOKENS = 512; // beyond this a step shows its arrows and result without flying every chunk

@@ -1,9 +1,9 @@
 // The training's charts, grown as the ranks report each step (a click on a step opens its
 // gradient sync), and the methods compared: a table and a chart of the finished trainings.
 
-import { plotly, chartTheme, CONFIG } from "rs/panels/charts.js";
-import { byteUnit, bytes, colour } from "rs/core/format.js";
 import { $, html, say } from "rs/core/dom.js";
+import { bytes, byteUnit, colour } from "rs/core/format.js";
+import { CONFIG, chartTheme, plotly } from "rs/panels/charts.js";
 
 const FLUSH_MS = 50; // steps that arrive together are drawn together
 const COMPARED = [ // what the comparison shows of a result: key, heading, how to write it

@@ -5,8 +5,8 @@
 
 import { api } from "rs/core/api.js";
 import { $, say } from "rs/core/dom.js";
+import { label, TrainCharts } from "rs/training/charts.js";
 import { TrainForm } from "rs/training/form.js";
-import { TrainCharts, label } from "rs/training/charts.js";
 
 // a diverged loss crosses JSON as "inf" or "nan": said as it is
 const fixed = (v, digits) => (v == null ? "–" : typeof v === "number" ? v.toFixed(digits) : String(v));

@@ -3,7 +3,7 @@
 // a cursor, moved by the pointer or the keys, names one.
 
 import { $, el, html, say } from "rs/core/dom.js";
-import { PALETTE, colour, seconds } from "rs/core/format.js";
+import { colour, PALETTE, seconds } from "rs/core/format.js";
 
 const HUES = PALETTE.filter((_, i) => i !== 3 && i !== 5); // no yellow, no hang's vermilion
 

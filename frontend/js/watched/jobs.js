@@ -4,8 +4,8 @@
 import { api } from "rs/core/api.js";
 import { $, html, say, table } from "rs/core/dom.js";
 import { bandwidth, bytes, colour, seconds } from "rs/core/format.js";
-import { Lanes, moved } from "rs/watched/job-lanes.js";
 import { openInPerfetto } from "rs/export/perfetto.js";
+import { Lanes, moved } from "rs/watched/job-lanes.js";
 
 const KEEP = 2000; // collectives kept, and drawn
 const RECENT = 30; // rows of the latest
