@@ -8,24 +8,24 @@ import { dtypeOf } from "rs/core/format.js";
 import { PageState } from "rs/core/state.js";
 import { download } from "rs/export/export.js";
 import { openInPerfetto } from "rs/export/perfetto.js";
-import { startLanguages } from "rs/i18n/i18n.js";
+import { Languages } from "rs/i18n/i18n.js";
 import { Lessons } from "rs/lecture/lessons.js";
 import { Polls } from "rs/lecture/polls.js";
-import { showFormulas } from "rs/lecture/seed-formulas.js";
+import { SeedFormulas } from "rs/lecture/seed-formulas.js";
 import { plotly, timeline, totals } from "rs/panels/charts.js";
 import { showCluster } from "rs/panels/cluster.js";
-import { bindCompare, compare, showCompare } from "rs/panels/compare.js";
+import { Compare } from "rs/panels/compare.js";
 import { Controls } from "rs/panels/controls.js";
 import { showHistory, showOutcome, showStep } from "rs/panels/panels.js";
-import * as perturbation from "rs/panels/perturbation.js";
-import { initPredict } from "rs/panels/predict.js";
+import { Perturbations } from "rs/panels/perturbation.js";
+import { showPredict } from "rs/panels/predict.js";
 import { plotSweep, runSweep } from "rs/panels/sweep.js";
-import { bindPlayer, Player } from "rs/stage/player.js";
+import { Player, PlayerButtons } from "rs/stage/player.js";
 import { Stage } from "rs/stage/stage.js";
 import { Training } from "rs/training/training.js";
 import { Jobs } from "rs/watched/jobs.js";
 
-startLanguages(); // first: the page's words, and whatever the modules write from now on, in its language
+new Languages(); // first: the page's words, and whatever the modules write from now on, in its language
 
 const params = new URLSearchParams(location.search);
 // An audience page follows the presenter until it moves by itself (or opens on a run's link).
@@ -40,11 +40,11 @@ player.addEventListener("change", () => {
   showStep(player); remember(player); lead(player); $("speed").value = String(player.speed);
 });
 const controls = new Controls(state, (id) => { state.submitted = id; }, sweep);
-bindPlayer(player);
+new PlayerButtons(player);
 // The training charted is part of the presenter's view.
 const training = new Training(state, (run) => { player.own(); showRun(run); }, () => lead(player));
 const jobs = new Jobs(state, () => lead(player));
-bindCompare(state, player);
+const compare = new Compare(state, player);
 // A poll opened, revealed or closed: what the page hides of its run changes, and no page shows a
 // step past the presenter's while it is open.
 const polls = new Polls(state, player, () => {
@@ -55,7 +55,8 @@ const polls = new Polls(state, player, () => {
   if (player.step > player.limit()) player.show(player.step);
   player.changed();
 });
-perturbation.bindPerturbation({ state, player, stage, controls }); // its caption after the page's
+const perturbations = new Perturbations({ state, player, stage, controls }); // its caption after the page's
+const formulas = new SeedFormulas(state, player);
 state.addEventListener("change", showLead);
 const lessons = new Lessons({ state, controls, training, player, toggle }); // G X , . S I M N Y E
 // A read-only handle on the page for tests and benchmarks: no module reads it.
@@ -85,7 +86,7 @@ function lead(p) {
   if (!state.presenter || !p.run) return;
   const view = { type: "presenter", run_id: p.run.id, step: p.step, playing: p.playing, speed: p.speed,
     overlay: state.overlay, training: training.shown?.id, job: jobs.shown?.job.id,
-    demo: perturbation.demoIds() };
+    demo: perturbations.demoIds() };
   const text = JSON.stringify(view);
   if (text !== state.sent && state.send(view)) state.sent = text;
 }
@@ -93,7 +94,7 @@ function lead(p) {
 /** An attached audience page shows the presenter's run, step and playing. */
 async function follow(view) {
   state.set({ view });
-  perturbation.follow(view.demo ?? []); // data, not a view: heard even when detached
+  perturbations.follow(view.demo ?? []); // data, not a view: heard even when detached
   polls.moved(view.run_id);
   if (!following()) return;
   training.follow(view.training);
@@ -126,10 +127,10 @@ function showLead() {
 function overlay(name) {
   if (name === state.overlay) return; // the view comes with every step
   state.overlay = name;
-  showCompare(name === "compare");
+  compare.show(name === "compare");
   training.charts.showOverlay(name === "training");
   jobs.show(name === "jobs");
-  showFormulas(name, { player, state });
+  formulas.show(name);
   lead(player);
 }
 
@@ -160,7 +161,7 @@ function showRun(run, step) {
   polls.render(); // whether it hides anything of this run
   document.querySelectorAll("#history li")
     .forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
-  if (ended(run)) { timeline(run); totals(run); compare(); }
+  if (ended(run)) { timeline(run); totals(run); compare.draw(); }
 }
 
 async function sweep(entry, spec) {
@@ -197,7 +198,7 @@ async function refreshCatalog() {
   state.ended = new Set(catalog.run_states.ended);
   controls.setCatalog(catalog);
   training.setCatalog(catalog);
-  initPredict(catalog, plotly).catch(() => {}); // it says its own errors
+  showPredict(catalog, plotly).catch(() => {}); // it says its own errors
 }
 
 /** Whether every rank of its group has sent its inputs. */
@@ -240,7 +241,7 @@ const ROUTES = {
 
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
-const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbation.routes, ROUTES,
+const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbations.routes, ROUTES,
   training.routes, jobs.routes, polls.routes, lessons.routes];
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
@@ -350,7 +351,7 @@ const KEYS = { // in either case; the player binds its own (Space, arrows, + and
   p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
   f: toggleFullscreen, l: flipLecture, c: () => toggle("compare"), t: () => toggle("training"),
   j: () => toggle("jobs"),
-  d: () => state.presenter && perturbation.runDemo(), q: () => polls.ask(), k: showHall,
+  d: () => state.presenter && perturbations.runDemo(), q: () => polls.ask(), k: showHall,
   escape: () => state.overlay && toggle(state.overlay), // Esc closes C, T and J as the dialogs close
   home: () => { player.pause(); player.go(-1); },
   end: () => { player.pause(); player.go(player.available() - 1); },

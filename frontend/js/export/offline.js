@@ -2,18 +2,18 @@
 
 import { $, notAShortcut, say, toggleFullscreen } from "rs/core/dom.js";
 import { PageState } from "rs/core/state.js";
-import { startLanguages } from "rs/i18n/i18n.js";
+import { Languages } from "rs/i18n/i18n.js";
 import { showOutcome, showStep } from "rs/panels/panels.js";
-import { bindPlayer, Player } from "rs/stage/player.js";
+import { Player, PlayerButtons } from "rs/stage/player.js";
 import { Stage } from "rs/stage/stage.js";
 
-startLanguages(); // the file's words and captions in its reader's language, as on the live page
+new Languages(); // the file's words and captions in its reader's language, as on the live page
 
 const run = JSON.parse($("run-data").textContent);
 const stage = new Stage($("stage"));
 const player = new Player(stage, new PageState({ live: false })); // no feed, no presenter: it drives itself
 player.addEventListener("change", () => showStep(player));
-bindPlayer(player); // Space, ← and →
+new PlayerButtons(player); // Space, ← and →
 const op = run.op ? ` · ${run.op}` : "";
 say("run-title",
   `${run.spec.collective}${op} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);

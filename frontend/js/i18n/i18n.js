@@ -91,83 +91,85 @@ function slot(kind, value, table) {
 }
 
 // --- the page -----------------------------------------------------------------------------------
-let lang = "en";
-const shown = new WeakMap(); // text node or element -> {en, now}: its English and what it shows
 const ATTRS = ["title", "aria-label", "placeholder"];
 const WATCHED = ["header", "#left", "#right", "#title", "#pick", "#caption", "#player", "#phases", "#poll",
   "#bottom", "#keys", "#hall", "#formula"];
-
-/** `text` in the page's language (English where no template matches it). */
-const tr = (text) => translate(text, TABLES[lang]) ?? text;
-
-function localizeText(node) {
-  const memo = shown.get(node), value = node.nodeValue;
-  const en = memo && memo.now === value ? memo.en : value; // written since: the new text is English
-  const bare = en.trim();
-  if (!bare || !/[A-Za-z]/.test(bare)) return;
-  const now = lang === "en" ? en : en.replace(bare, tr(bare.replace(/\s+/g, " ")));
-  shown.set(node, { en, now });
-  if (now !== value) node.nodeValue = now;
-}
-
-function localizeAttrs(el) {
-  const memo = shown.get(el) ?? {};
-  for (const a of ATTRS) {
-    const value = el.getAttribute(a);
-    if (value == null) continue;
-    const en = memo[a] && memo[a].now === value ? memo[a].en : value;
-    const now = lang === "en" ? en : tr(en);
-    memo[a] = { en, now };
-    if (now !== value) el.setAttribute(a, now);
-  }
-  shown.set(el, memo);
-}
-
-/** Every text and title under `root` in the page's language. */
-function localize(root) {
-  if (root.nodeType === Node.TEXT_NODE) return localizeText(root);
-  if (root.nodeType !== Node.ELEMENT_NODE || root instanceof SVGElement) return;
-  localizeAttrs(root);
-  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
-    acceptNode: (n) => (n instanceof SVGElement ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT) });
-  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-    if (n.nodeType === Node.TEXT_NODE) localizeText(n);
-    else localizeAttrs(n);
-  }
-}
-
 const roots = () => WATCHED.map((s) => document.querySelector(s)).filter(Boolean);
 
-/** Switch the page to `next`; picked, it is remembered for this tab and as this browser's last pick. */
-export function setLanguage(next, picked = true) {
-  if (!Object.hasOwn(LANGUAGES, next)) throw new Error(`no language ${next}: en, ko or zh`);
-  lang = next;
-  if (picked) for (const store of [sessionStorage, localStorage]) store.setItem(KEY, next);
-  document.documentElement.lang = next === "zh" ? "zh-CN" : next; // the fonts' CJK glyphs follow it
-  document.getElementById("lang").value = next;
-  roots().forEach(localize);
-}
-
 /** The picker in the header, the page in its language, and what the modules write later too. */
-export function startLanguages() {
-  const picker = document.createElement("select");
-  Object.assign(picker, { id: "lang", title: "language" });
-  picker.setAttribute("aria-label", "language");
-  picker.append(...Object.entries(LANGUAGES).map(([code, name]) => new Option(name, code)));
-  // blurred: the page's keys work again at once
-  picker.addEventListener("change", () => { setLanguage(picker.value); picker.blur(); });
-  document.querySelector("header").append(picker);
-  const watch = new MutationObserver((records) => {
-    if (lang === "en") return;
-    for (const r of records) r.addedNodes.forEach(localize);
-  });
-  const observe = (root) => watch.observe(root, { childList: true, subtree: true });
-  roots().forEach(observe);
-  // #formula is made on first use, beside the stage: watched from then on (the stage's own nodes are not)
-  new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => {
-    if (n.matches?.(WATCHED.join())) { localize(n); observe(n); }
-  }))).observe(document.getElementById("center"), { childList: true });
-  const asked = Object.hasOwn(LANGUAGES, new URLSearchParams(location.search).get("lang") ?? ""); // a pick
-  setLanguage(pickLanguage({ search: location.search, session: sessionStorage, local: localStorage,
-    languages: navigator.languages ?? [navigator.language] }), asked);
+export class Languages {
+  lang = "en";
+  shown = new WeakMap(); // text node or element -> {en, now}: its English and what it shows
+
+  constructor() {
+    const picker = document.createElement("select");
+    Object.assign(picker, { id: "lang", title: "language" });
+    picker.setAttribute("aria-label", "language");
+    picker.append(...Object.entries(LANGUAGES).map(([code, name]) => new Option(name, code)));
+    // blurred: the page's keys work again at once
+    picker.addEventListener("change", () => { this.set(picker.value); picker.blur(); });
+    document.querySelector("header").append(picker);
+    const watch = new MutationObserver((records) => {
+      if (this.lang === "en") return;
+      for (const r of records) r.addedNodes.forEach((n) => this.localize(n));
+    });
+    const observe = (root) => watch.observe(root, { childList: true, subtree: true });
+    roots().forEach(observe);
+    // #formula is made on first use, beside the stage: watched from then on (the stage's own nodes are not)
+    new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => {
+      if (n.matches?.(WATCHED.join())) { this.localize(n); observe(n); }
+    }))).observe(document.getElementById("center"), { childList: true });
+    const asked = Object.hasOwn(LANGUAGES, new URLSearchParams(location.search).get("lang") ?? ""); // a pick
+    this.set(pickLanguage({ search: location.search, session: sessionStorage, local: localStorage,
+      languages: navigator.languages ?? [navigator.language] }), asked);
+  }
+
+  /** `text` in the page's language (English where no template matches it). */
+  tr(text) { return translate(text, TABLES[this.lang]) ?? text; }
+
+  localizeText(node) {
+    const memo = this.shown.get(node), value = node.nodeValue;
+    const en = memo && memo.now === value ? memo.en : value; // written since: the new text is English
+    const bare = en.trim();
+    if (!bare || !/[A-Za-z]/.test(bare)) return;
+    const now = this.lang === "en" ? en : en.replace(bare, this.tr(bare.replace(/\s+/g, " ")));
+    this.shown.set(node, { en, now });
+    if (now !== value) node.nodeValue = now;
+  }
+
+  localizeAttrs(el) {
+    const memo = this.shown.get(el) ?? {};
+    for (const a of ATTRS) {
+      const value = el.getAttribute(a);
+      if (value == null) continue;
+      const en = memo[a] && memo[a].now === value ? memo[a].en : value;
+      const now = this.lang === "en" ? en : this.tr(en);
+      memo[a] = { en, now };
+      if (now !== value) el.setAttribute(a, now);
+    }
+    this.shown.set(el, memo);
+  }
+
+  /** Every text and title under `root` in the page's language. */
+  localize(root) {
+    if (root.nodeType === Node.TEXT_NODE) return this.localizeText(root);
+    if (root.nodeType !== Node.ELEMENT_NODE || root instanceof SVGElement) return;
+    this.localizeAttrs(root);
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
+      acceptNode: (n) => (n instanceof SVGElement ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT) });
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (n.nodeType === Node.TEXT_NODE) this.localizeText(n);
+      else this.localizeAttrs(n);
+    }
+  }
+
+  /** Switch the page to `next`; picked, it is remembered for this tab and as this browser's last pick. */
+  set(next, picked = true) {
+    if (!Object.hasOwn(LANGUAGES, next)) throw new Error(`no language ${next}: en, ko or zh`);
+    this.lang = next;
+    if (picked) for (const store of [sessionStorage, localStorage]) store.setItem(KEY, next);
+    document.documentElement.lang = next === "zh" ? "zh-CN" : next; // the fonts' CJK glyphs follow it
+    document.getElementById("lang").value = next;
+    roots().forEach((root) => this.localize(root));
+  }
 }

@@ -7,7 +7,7 @@ import { $, say } from "rs/core/dom.js";
 import { download } from "rs/export/export.js";
 import { nextView } from "rs/lecture/seed-formulas.js";
 import { PATTERN_WORDS } from "rs/panels/controls.js";
-import { showCalls } from "rs/stage/calls.js";
+import { Calls } from "rs/stage/calls.js";
 
 const PATTERNS = Object.keys(PATTERN_WORDS);
 const MOST = 64; // , and .: at most this many times the preset's values a chunk
@@ -30,7 +30,7 @@ export class Lessons {
 
   /** The page's `controls`, `training` and `player`; `toggle(name)`: an overlay over the stage, or none. */
   constructor({ state, controls, training, player, toggle }) {
-    Object.assign(this, { state, controls, training, player, toggle });
+    Object.assign(this, { state, controls, training, player, toggle, callBox: new Calls() });
     player.addEventListener("change", () => this.calls());
     this.keys = { g: () => this.cycleGroup(), x: () => this.cycleRoot(),
       ",": () => this.scale(0.5), ".": () => this.scale(2),
@@ -142,6 +142,6 @@ export class Lessons {
     const run = this.player.run, key = run && `${run.id}:${run.state}`;
     if (key === this.callsOf) return;
     this.callsOf = key;
-    showCalls(run);
+    this.callBox.show(run);
   }
 }

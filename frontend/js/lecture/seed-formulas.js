@@ -22,52 +22,6 @@ export function nextView(overlay) {
 const putIn = (row) =>
   `${row.put_in} ${Number.isInteger(row.value) ? "=" : "≈"} ${bytes(Math.round(row.value))}`;
 
-let shown = 0; // the newest drawing asked for: an older answer is dropped
-
-/** Show overlay `name` (one of VIEWS; anything else hides it) for the run on `page.player`. */
-export function showFormulas(name, page) {
-  const view = VIEWS.includes(name) ? (name.split(":")[1] ?? "counts") : null;
-  document.body.classList.toggle("formulas-shown", !!view);
-  let box = $("seed-formulas");
-  if (!box) {
-    box = html("section", { id: "seed-formulas", "aria-live": "polite", "aria-label": "the formulas" });
-    document.body.append(box);
-  }
-  box.hidden = !view;
-  const mine = ++shown, run = page.player.run;
-  if (!view) return;
-  // drawn again for another run: a phone's (the presenter's) may be on its way
-  const redraw = () => mine === shown && (page.player.run?.id === run?.id
-    ? page.player.addEventListener("change", redraw, { once: true }) : showFormulas(name, page));
-  page.player.addEventListener("change", redraw, { once: true });
-  if (run) return draw(box, run, view, page, mine, 0);
-  box.replaceChildren(html("p", {}, "Run something first: the formulas take its N and P."));
-}
-
-async function draw(box, run, view, page, mine, polls) {
-  let data;
-  try {
-    data = await api(`/api/compare/formulas?run=${encodeURIComponent(run.id)}`);
-  } catch (err) {
-    if (mine === shown) box.replaceChildren(html("p", {}, `formulas: ${err.reason ?? err}`));
-    return;
-  }
-  if (mine !== shown) return;
-  const missing = data.rows.filter((r) => !r.measured && r.spec);
-  if (!polls && page.state.presenter) {
-    for (const r of missing) api("/api/runs", { method: "POST", body: r.spec }).catch(() => {});
-  }
-  const again = () => mine === shown && draw(box, run, view, page, mine, polls + 1);
-  if (missing.length && polls < POLLS) setTimeout(again, POLL_MS);
-  const at = `N = ${bytes(data.n)} (${data.count} × ${run.spec.dtype}), P = ${data.p}`;
-  const resized = `N made ${data.count} elements (the run had ${run.spec.count}): ring's N/P splits evenly`;
-  box.replaceChildren(html("h2", {}, `The seed's all_reduce formulas at ${at}: ${HEADS[view]}`),
-    data.resized ? html("p", {}, resized) : "",
-    html("table", { class: "reflow" }, table(data, view, page.state.presenter)),
-    html("p", { class: "keys" }, "M: the next count · measured here by runs of this N and P"));
-  box.dataset.view = view;
-}
-
 function table(data, view, presenter) {
   const counts = view === "counts";
   const heads = counts ? ["", "formula", "counts", "with this N and P", "measured here"]
@@ -89,4 +43,56 @@ function table(data, view, presenter) {
     return tr;
   });
   return [html("tr", {}, heads.map((h) => html("th", {}, h))), ...rows];
+}
+
+/** The formulas over the stage (M) for the run on the page's player. */
+export class SeedFormulas {
+  shown = 0; // the newest drawing asked for: an older answer is dropped
+
+  /** `state`: the page's (may it run the rows missing); `player`: the run on stage. */
+  constructor(state, player) { Object.assign(this, { state, player }); }
+
+  /** Show overlay `name` (one of VIEWS; anything else hides it) for the run on the player. */
+  show(name) {
+    const view = VIEWS.includes(name) ? (name.split(":")[1] ?? "counts") : null;
+    document.body.classList.toggle("formulas-shown", !!view);
+    let box = $("seed-formulas");
+    if (!box) {
+      box = html("section", { id: "seed-formulas", "aria-live": "polite", "aria-label": "the formulas" });
+      document.body.append(box);
+    }
+    box.hidden = !view;
+    const { player } = this, mine = ++this.shown, run = player.run;
+    if (!view) return;
+    // drawn again for another run: a phone's (the presenter's) may be on its way
+    const redraw = () => mine === this.shown && (player.run?.id === run?.id
+      ? player.addEventListener("change", redraw, { once: true }) : this.show(name));
+    player.addEventListener("change", redraw, { once: true });
+    if (run) return this.draw(box, run, view, mine, 0);
+    box.replaceChildren(html("p", {}, "Run something first: the formulas take its N and P."));
+  }
+
+  async draw(box, run, view, mine, polls) {
+    let data;
+    try {
+      data = await api(`/api/compare/formulas?run=${encodeURIComponent(run.id)}`);
+    } catch (err) {
+      if (mine === this.shown) box.replaceChildren(html("p", {}, `formulas: ${err.reason ?? err}`));
+      return;
+    }
+    if (mine !== this.shown) return;
+    const missing = data.rows.filter((r) => !r.measured && r.spec), { presenter } = this.state;
+    if (!polls && presenter) {
+      for (const r of missing) api("/api/runs", { method: "POST", body: r.spec }).catch(() => {});
+    }
+    const again = () => mine === this.shown && this.draw(box, run, view, mine, polls + 1);
+    if (missing.length && polls < POLLS) setTimeout(again, POLL_MS);
+    const at = `N = ${bytes(data.n)} (${data.count} × ${run.spec.dtype}), P = ${data.p}`;
+    const resized = `N made ${data.count} elements (the run had ${run.spec.count}): ring's N/P splits evenly`;
+    box.replaceChildren(html("h2", {}, `The seed's all_reduce formulas at ${at}: ${HEADS[view]}`),
+      data.resized ? html("p", {}, resized) : "",
+      html("table", { class: "reflow" }, table(data, view, presenter)),
+      html("p", { class: "keys" }, "M: the next count · measured here by runs of this N and P"));
+    box.dataset.view = view;
+  }
 }

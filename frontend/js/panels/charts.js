@@ -1,5 +1,7 @@
 // Timing charts: a per-rank timeline of steps, and per-rank totals. plotly.js is loaded once a
-// chart comes into view: parsing it holds the page a second or two, stalling the animation.
+// chart comes into view: parsing it holds the page a second or two, stalling the animation. The
+// script, and the observer that waits for a chart to show, are one per document: this module
+// keeps them for every chart of the page.
 
 import { $ } from "rs/core/dom.js";
 import { byteUnit } from "rs/core/format.js";

@@ -10,53 +10,11 @@ import { arrivals, lastArrivals } from "rs/panels/timeline.js";
 const MARK = "#D55E00"; // vermilion: apart from every rank's colour
 const SHOWN_STEPS = 12; // steps listed in the waits report
 
-const page = {}; // the page's state, player, stage and controls, given by bindPerturbation
-let limits = null; // GET /api/perturb's answer, asked once (a promise)
-let demo = null; // {ids, ended: {id: run}} of the last demo this page (or the presenter's) started
-
-/** The page's objects, given once. The marks are drawn again when the stage makes its nodes
- * again (a new run, a resize), and a hang's verdict takes over the caption that the page writes
- * at the player's frontier (its listener comes before this one). */
-export function bindPerturbation(given) {
-  Object.assign(page, given);
-  page.stage.addEventListener("load", draw);
-  page.player.addEventListener("change", holdCaption);
-}
-
-const later = () => setTimeout(refresh, 0); // after the page's handling of the message
-
-/** The live messages it hears, by type, before the page's handling. */
-export const routes = {
-  snapshot() { mountPanel(); later(); },
-  wavefront(m) {
-    const run = page.player.run;
-    if (run?.id !== m.run_id) return;
-    (run.perturbed ??= {}).wavefront = m.wavefront;
-    draw();
-    holdCaption();
-  },
-  run_started: later,
-  run_ended(m) {
-    if (demo?.ids.includes(m.run.id)) demo.ended[m.run.id] = m.run;
-    later();
-  },
-};
-
 // ---- the stage
 
-/** At a hang's last reported step the caption is its verdict: the wavefront's while the others
- * wait, the run's error once it has failed. */
-function holdCaption() {
-  const { player } = page, caption = $("caption"), front = player.run?.perturbed?.wavefront;
-  if (!player.run || player.step + 1 < player.available()) return;
-  const verdict = front?.rank == null ? demoLine(player.run.id)
-    : player.run.state === "running" ? front.text : player.run.error;
-  if (verdict && caption.textContent !== verdict) caption.textContent = verdict;
-}
-
 /** The run on stage's marks: its straggler, its slow link, its hang's wavefront. */
-function draw() {
-  const { stage } = page, run = stage.run;
+function draw(stage) {
+  const run = stage.run;
   stage.svg.querySelector("g.perturbation")?.remove();
   if (!run?.spec || !stage.positions) return;
   const asked = run.spec.perturb, front = run.perturbed?.wavefront;
@@ -122,32 +80,6 @@ const FIELDS = [ // option, field, label, default
 ];
 const OPTIONS = { straggler: "Straggler", slow_link: "Slow link", hang: "Hang" };
 
-async function mountPanel() {
-  limits ??= api("/api/perturb").catch(() => null);
-  const title = (await limits)?.demo?.title;
-  let panel = $("perturb-panel");
-  if (!panel) {
-    panel = html("section", { id: "perturb-panel", "aria-label": "Perturb" }, html("h2", {}, "Perturb"),
-      html("form", { id: "perturb-form" }), html("p", { id: "perturb-why", class: "why" }),
-      html("div", { id: "perturb-report" }));
-    ($("controls") ?? document.body).after(panel);
-    const keys = [html("dt", {}, "D"), html("dd", {}, title ?? "the perturbation demo")];
-    document.querySelector("#keys dl")?.append(...keys);
-  }
-  const form = $("perturb-form"), { presenter } = page.state;
-  form.hidden = !presenter;
-  if (form.childElementCount || !presenter) return;
-  for (const [option, title] of Object.entries(OPTIONS)) {
-    const box = html("input", { type: "checkbox", name: `${option}.on` });
-    const fields = FIELDS.filter(([o]) => o === option).map(([, name, label, value]) =>
-      html("label", {}, `${label} `,
-        html("input", { type: "number", name: `${option}.${name}`, value, step: "any", min: 0 })));
-    form.append(html("fieldset", {}, html("legend", {}, html("label", {}, box, ` ${title}`)), fields));
-  }
-  form.append(html("button", { type: "button", id: "perturb-run", onclick: runPerturbed }, "Run with these"),
-    html("button", { type: "button", id: "perturb-demo", title: "D", onclick: runDemo }, title ?? "Demo"));
-}
-
 /** The options ticked in the form, as RunSpec.perturb (null if none). */
 function asked() {
   const f = $("perturb-form").elements, out = {};
@@ -158,24 +90,6 @@ function asked() {
   }
   if (out.hang) out.hang.step -= 1; // the page counts steps from 1, the run's spec from 0
   return Object.keys(out).length ? out : null;
-}
-
-async function runPerturbed() {
-  const { controls } = page;
-  const spec = { ...controls.spec(), perturb: asked() };
-  await submit(() => api("/api/runs", { method: "POST", body: spec }),
-    (accepted) => controls.onSubmitted(accepted.id));
-}
-
-/** The lecture demo (D, or its button), with the straggler the form asks for if it is ticked. */
-export async function runDemo() {
-  const ticked = page.state.presenter && $("perturb-form").elements["straggler.on"]?.checked;
-  const straggler = ticked ? asked()?.straggler : undefined;
-  await submit(() => api("/api/perturb/demo",
-    { method: "POST", body: straggler ? { straggler } : {} }), (answer) => {
-    demo = { ids: answer.runs.map((r) => r.id), ended: {} };
-    page.controls.onSubmitted(answer.runs[0].id);
-  });
 }
 
 async function submit(request, then) {
@@ -189,14 +103,6 @@ async function submit(request, then) {
 }
 
 // ---- the report
-
-/** The run on stage's marks, and once it has ended, what was predicted, who arrived last, who waited. */
-function refresh() {
-  draw();
-  const report = $("perturb-report"), run = page.player.run;
-  if (!report) return;
-  report.replaceChildren(...(run ? reportOf(run) : []), ...demoReport());
-}
 
 function reportOf(run) {
   const lines = [];
@@ -221,31 +127,129 @@ function reportOf(run) {
   return lines;
 }
 
-/** The demo's runs side by side once all have ended, measured against predicted; null before.
- * With `shown`, only while the demo's last run is on stage. */
-function demoLine(shown) {
-  if (!demo || demo.ids.some((id) => !demo.ended[id]) || (shown && shown !== demo.ids.at(-1))) return null;
-  const parts = demo.ids.map((id) => demo.ended[id]).map(({ spec, time, perturbed }) =>
-    `${spec.algorithm}: ${seconds(time)} (predicted +${seconds(perturbed?.predicted_extra_s)})`);
-  return `under one straggler: ${parts.join(" · ")}`;
-}
+// ---- the page's perturbations: marks, panel, report and demo
 
-export const demoIds = () => demo?.ids ?? [];
+export class Perturbations {
+  limits = null; // GET /api/perturb's answer, asked once (a promise)
+  demo = null; // {ids, ended: {id: run}} of the last demo this page (or the presenter's) started
+  /** The live messages it hears, by type, before the page's handling. */
+  routes = {
+    snapshot: () => { this.mountPanel(); this.later(); },
+    wavefront: (m) => {
+      const run = this.player.run;
+      if (run?.id !== m.run_id) return;
+      (run.perturbed ??= {}).wavefront = m.wavefront;
+      draw(this.stage);
+      this.holdCaption();
+    },
+    run_started: () => this.later(),
+    run_ended: (m) => {
+      if (this.demo?.ids.includes(m.run.id)) this.demo.ended[m.run.id] = m.run;
+      this.later();
+    },
+  };
 
-/** The presenter's demo: its ended runs are fetched (a late joiner heard no run_ended). */
-export function follow(ids) {
-  if (!ids.length || String(ids) === String(demoIds())) return;
-  const mine = (demo = { ids, ended: {} });
-  for (const id of ids) {
-    api(`/api/runs/${id}`).then((run) => {
-      if (run.finished_at != null && demo === mine) { mine.ended[id] = run; refresh(); }
-    }).catch(() => {}); // gone from the store: no line
+  /** The page's state, player, stage and controls. The marks are drawn again when the stage makes
+   * its nodes again (a new run, a resize), and a hang's verdict takes over the caption that the
+   * page writes at the player's frontier (its listener comes before this one). */
+  constructor({ state, player, stage, controls }) {
+    Object.assign(this, { state, player, stage, controls });
+    stage.addEventListener("load", () => draw(stage));
+    player.addEventListener("change", () => this.holdCaption());
   }
-}
 
-function demoReport() {
-  const line = demoLine();
-  if (!line) return [];
-  holdCaption(); // the caption says it too (lecture mode shows no panel)
-  return [html("p", { class: "perturb-demo" }, line)];
+  later() { setTimeout(() => this.refresh(), 0); } // after the page's handling of the message
+
+  /** At a hang's last reported step the caption is its verdict: the wavefront's while the others
+   * wait, the run's error once it has failed. */
+  holdCaption() {
+    const { player } = this, caption = $("caption"), front = player.run?.perturbed?.wavefront;
+    if (!player.run || player.step + 1 < player.available()) return;
+    const verdict = front?.rank == null ? this.demoLine(player.run.id)
+      : player.run.state === "running" ? front.text : player.run.error;
+    if (verdict && caption.textContent !== verdict) caption.textContent = verdict;
+  }
+
+  async mountPanel() {
+    this.limits ??= api("/api/perturb").catch(() => null);
+    const title = (await this.limits)?.demo?.title;
+    let panel = $("perturb-panel");
+    if (!panel) {
+      panel = html("section", { id: "perturb-panel", "aria-label": "Perturb" }, html("h2", {}, "Perturb"),
+        html("form", { id: "perturb-form" }), html("p", { id: "perturb-why", class: "why" }),
+        html("div", { id: "perturb-report" }));
+      ($("controls") ?? document.body).after(panel);
+      const keys = [html("dt", {}, "D"), html("dd", {}, title ?? "the perturbation demo")];
+      document.querySelector("#keys dl")?.append(...keys);
+    }
+    const form = $("perturb-form"), { presenter } = this.state;
+    form.hidden = !presenter;
+    if (form.childElementCount || !presenter) return;
+    for (const [option, title] of Object.entries(OPTIONS)) {
+      const box = html("input", { type: "checkbox", name: `${option}.on` });
+      const fields = FIELDS.filter(([o]) => o === option).map(([, name, label, value]) =>
+        html("label", {}, `${label} `,
+          html("input", { type: "number", name: `${option}.${name}`, value, step: "any", min: 0 })));
+      form.append(html("fieldset", {}, html("legend", {}, html("label", {}, box, ` ${title}`)), fields));
+    }
+    form.append(html("button", { type: "button", id: "perturb-run", onclick: () => this.runPerturbed() },
+      "Run with these"), html("button", { type: "button", id: "perturb-demo", title: "D",
+      onclick: () => this.runDemo() }, title ?? "Demo"));
+  }
+
+  async runPerturbed() {
+    const { controls } = this;
+    const spec = { ...controls.spec(), perturb: asked() };
+    await submit(() => api("/api/runs", { method: "POST", body: spec }),
+      (accepted) => controls.onSubmitted(accepted.id));
+  }
+
+  /** The lecture demo (D, or its button), with the straggler the form asks for if it is ticked. */
+  async runDemo() {
+    const ticked = this.state.presenter && $("perturb-form").elements["straggler.on"]?.checked;
+    const straggler = ticked ? asked()?.straggler : undefined;
+    await submit(() => api("/api/perturb/demo",
+      { method: "POST", body: straggler ? { straggler } : {} }), (answer) => {
+      this.demo = { ids: answer.runs.map((r) => r.id), ended: {} };
+      this.controls.onSubmitted(answer.runs[0].id);
+    });
+  }
+
+  /** The run on stage's marks, and once it has ended, what was predicted, who arrived last, who waited. */
+  refresh() {
+    draw(this.stage);
+    const report = $("perturb-report"), run = this.player.run;
+    if (!report) return;
+    report.replaceChildren(...(run ? reportOf(run) : []), ...this.demoReport());
+  }
+
+  /** The demo's runs side by side once all have ended, measured against predicted; null before.
+   * With `shown`, only while the demo's last run is on stage. */
+  demoLine(shown) {
+    const { demo } = this;
+    if (!demo || demo.ids.some((id) => !demo.ended[id]) || (shown && shown !== demo.ids.at(-1))) return null;
+    const parts = demo.ids.map((id) => demo.ended[id]).map(({ spec, time, perturbed }) =>
+      `${spec.algorithm}: ${seconds(time)} (predicted +${seconds(perturbed?.predicted_extra_s)})`);
+    return `under one straggler: ${parts.join(" · ")}`;
+  }
+
+  demoIds() { return this.demo?.ids ?? []; }
+
+  /** The presenter's demo: its ended runs are fetched (a late joiner heard no run_ended). */
+  follow(ids) {
+    if (!ids.length || String(ids) === String(this.demoIds())) return;
+    const mine = (this.demo = { ids, ended: {} });
+    for (const id of ids) {
+      api(`/api/runs/${id}`).then((run) => {
+        if (run.finished_at != null && this.demo === mine) { mine.ended[id] = run; this.refresh(); }
+      }).catch(() => {}); // gone from the store: no line
+    }
+  }
+
+  demoReport() {
+    const line = this.demoLine();
+    if (!line) return [];
+    this.holdCaption(); // the caption says it too (lecture mode shows no panel)
+    return [html("p", { class: "perturb-demo" }, line)];
+  }
 }

@@ -9,7 +9,7 @@ import { bytes, colour, seconds } from "rs/core/format.js";
 import { CONFIG, chartTheme } from "rs/panels/charts.js";
 
 /** Fill the panel's form from the catalog (collectives that move a message) and the presets. */
-export async function initPredict(catalog, plotly) {
+export async function showPredict(catalog, plotly) {
   const form = $("predict-form");
   if (!form) return;
   const fit = await api("/api/model/fit");

@@ -6,8 +6,6 @@
 import { $, html } from "rs/core/dom.js";
 import { seconds } from "rs/core/format.js";
 
-const senderWait = {}; // collective -> algorithm -> its root's wait in the last run this page showed
-
 /** The rows of `calls` (rank -> [CallTime]), or null where no rank made a call. */
 export function callTimeline(calls) {
   const ranks = Object.entries(calls).filter(([, list]) => list.length);
@@ -34,19 +32,23 @@ export function callTimeline(calls) {
 }
 
 /** The #calls box under the stage (made on first use) for the run on it; hidden without calls. */
-export function showCalls(run) {
-  let box = $("calls");
-  if (!box) $("caption").before((box = html("div", { id: "calls", "aria-live": "polite" })));
-  const rows = callTimeline(run?.calls ?? {});
-  box.hidden = !rows;
-  box.replaceChildren(...(rows ? [rows] : []));
-  const root = run?.layout?.root ?? run?.spec.root, sender = run?.calls?.[String(root)];
-  if (!rows || !sender?.length) return;
-  const waits = (senderWait[run.spec.collective] ??= {});
-  waits[run.spec.algorithm] = waited(sender);
-  const known = Object.entries(waits).map(([a, s]) => `${a} ${seconds(s)}`);
-  const versus = `rank ${root}, the sender, waited: ${known.join(" · ")}`;
-  if (known.length > 1) rows.append(html("p", { class: "versus" }, versus));
+export class Calls {
+  senderWait = {}; // collective -> algorithm -> its root's wait in the last run this page showed
+
+  show(run) {
+    let box = $("calls");
+    if (!box) $("caption").before((box = html("div", { id: "calls", "aria-live": "polite" })));
+    const rows = callTimeline(run?.calls ?? {});
+    box.hidden = !rows;
+    box.replaceChildren(...(rows ? [rows] : []));
+    const root = run?.layout?.root ?? run?.spec.root, sender = run?.calls?.[String(root)];
+    if (!rows || !sender?.length) return;
+    const waits = (this.senderWait[run.spec.collective] ??= {});
+    waits[run.spec.algorithm] = waited(sender);
+    const known = Object.entries(waits).map(([a, s]) => `${a} ${seconds(s)}`);
+    const versus = `rank ${root}, the sender, waited: ${known.join(" · ")}`;
+    if (known.length > 1) rows.append(html("p", { class: "versus" }, versus));
+  }
 }
 
 /** How long a rank waited in its calls, in all. */

@@ -163,25 +163,29 @@ export class Player extends EventTarget {
 }
 
 /** The player's buttons, slider, speed and keys (Space, ← →, + -). */
-export function bindPlayer(player) {
-  $("first").onclick = () => { player.pause(); player.go(-1); };
-  $("back").onclick = () => player.back();
-  $("play").onclick = () => player.toggle();
-  $("forward").onclick = () => { player.pause(); player.forward(); };
-  $("slider").oninput = (e) => { player.pause(); player.go(Number(e.target.value)); };
-  $("speed").onchange = (e) => player.setSpeed(Number(e.target.value));
-  const follow = $("follow");
-  if (follow) follow.onchange = (e) => player.state.set({ live: e.target.checked });
-  document.addEventListener("keydown", (e) => {
-    if (notAShortcut(e)) return;
-    if (e.key === " ") { e.preventDefault(); player.toggle(); }
-    else if (e.key === "ArrowRight") { e.preventDefault(); player.pause(); player.forward(); }
-    else if (e.key === "ArrowLeft") { e.preventDefault(); player.back(); }
-    else if (e.key === "+" || e.key === "=" || e.key === "-") faster(e.key === "-" ? -1 : 1);
-  });
+export class PlayerButtons {
+  constructor(player) {
+    this.player = player;
+    $("first").onclick = () => { player.pause(); player.go(-1); };
+    $("back").onclick = () => player.back();
+    $("play").onclick = () => player.toggle();
+    $("forward").onclick = () => { player.pause(); player.forward(); };
+    $("slider").oninput = (e) => { player.pause(); player.go(Number(e.target.value)); };
+    $("speed").onchange = (e) => player.setSpeed(Number(e.target.value));
+    const follow = $("follow");
+    if (follow) follow.onchange = (e) => player.state.set({ live: e.target.checked });
+    document.addEventListener("keydown", (e) => {
+      if (notAShortcut(e)) return;
+      if (e.key === " ") { e.preventDefault(); player.toggle(); }
+      else if (e.key === "ArrowRight") { e.preventDefault(); player.pause(); player.forward(); }
+      else if (e.key === "ArrowLeft") { e.preventDefault(); player.back(); }
+      else if (e.key === "+" || e.key === "=" || e.key === "-") this.faster(e.key === "-" ? -1 : 1);
+    });
+  }
+
   /** + and -: the next speed the select offers, up or down. */
-  function faster(by) {
-    const speeds = [...$("speed").options].map((o) => Number(o.value));
+  faster(by) {
+    const speeds = [...$("speed").options].map((o) => Number(o.value)), { player } = this;
     const at = speeds.findIndex((v) => v >= player.speed);
     const next = speeds[Math.max(0, Math.min(speeds.length - 1, (at < 0 ? speeds.length - 1 : at) + by))];
     $("speed").value = String(next);
