@@ -12,26 +12,6 @@ export const say = (id, text) => { $(id).textContent = text; };
 export const notAShortcut = (e) => e.target.closest?.("input, select, textarea")
   || e.ctrlKey || e.metaKey || e.altKey;
 
-/** A checkbox, select, slider or button used with the mouse gives the focus back, so that the
- * page's keys (R, A, Space, arrows, digits) work on at once: none is typed into, and Space or
- * Enter would press a focused button again. One reached with Tab keeps it. */
-export function keysAfterClicks() {
-  const controls = "button, select, input[type=checkbox], input[type=radio], input[type=range]";
-  let touched = false;
-  const touch = (e) => { touched = !!e.target.closest?.(`${controls}, label`); };
-  document.addEventListener("pointerdown", touch, true);
-  document.addEventListener("keydown", () => { touched = false; }, true); // a key's click is the keyboard's
-  const release = (e) => {
-    const used = document.activeElement;
-    if (!touched || (e.type === "click" && used?.matches("select"))) return; // a select gives back on change
-    if (!used?.matches(controls) || used.closest("dialog")) return; // a dialog keeps its own focus
-    touched = false;
-    used.blur();
-  };
-  document.addEventListener("click", release);
-  document.addEventListener("change", release);
-}
-
 /** F: fullscreen, or out of it. */
 export function toggleFullscreen() {
   if (document.fullscreenElement) document.exitFullscreen();

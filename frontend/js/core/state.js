@@ -30,6 +30,12 @@ export class PageState extends EventTarget {
     return this.live ? "live" : "self";
   }
 
+  /** Whether this audience page shows the presenter's view. */
+  get following() { return this.driver === "presenter"; }
+
+  /** Whether `run` has ended: its state is one of the catalog's ended states. */
+  over(run) { return this.ended.has(run.state); }
+
   /** Whether an open poll asks about `run`: its answer (a later step, the outputs, the bytes) stays
    * hidden. */
   hiding(run) { return this.poll?.state === "open" && this.poll.run_id === run?.id; }

@@ -91,7 +91,7 @@ export default {
     "line {n1}": "{n1}번째 줄",
     "lines {s1}": "{s1}번째 줄",
     "{r1}": "{r1}",
-    // the page's sentences around them (panels.js, main.js, controls.js)
+    // the page's sentences around them (panels.js, runs.js, controls.js)
     "Step {n1} of {n2} · {c1}: {c2}": "{n2}단계 중 {n1}단계 · {c1}: {c2}",
     "{s1} by {s2}: 1 step. Every rank starts with its input.": "{s1} ({s2}): 1단계. 모든 랭크가 자기 입력으로 시작합니다.",
     "{s1} by {s2}: {n1} steps. Every rank starts with its input.":

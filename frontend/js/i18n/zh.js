@@ -82,7 +82,7 @@ export default {
     "line {n1}": "第 {n1} 行",
     "lines {s1}": "第 {s1} 行",
     "{r1}": "{r1}",
-    // the page's sentences around them (panels.js, main.js, controls.js)
+    // the page's sentences around them (panels.js, runs.js, controls.js)
     "Step {n1} of {n2} · {c1}: {c2}": "第 {n1} 步（共 {n2} 步）· {c1}：{c2}",
     "{s1} by {s2}: 1 step. Every rank starts with its input.": "{s1}（{s2}）：共 1 步。每个 rank 从自己的输入开始。",
     "{s1} by {s2}: {n1} steps. Every rank starts with its input.": "{s1}（{s2}）：共 {n1} 步。每个 rank 从自己的输入开始。",

@@ -3,8 +3,9 @@
 // predicted when it chose; for native, the line fitted to its runs).
 
 import { api } from "rs/core/api.js";
+import { say } from "rs/core/dom.js";
 import { colour } from "rs/core/format.js";
-import { CONFIG, chartTheme } from "rs/panels/charts.js";
+import { CONFIG, chartTheme, plotly } from "rs/panels/charts.js";
 
 const COUNTS = [256, 1024, 4096, 16384, 65536, 262144];
 const SETTINGS = { capture: "none", iterations: 10, warmup: 2, purpose: "sweep" };
@@ -123,4 +124,21 @@ export async function plotSweep(runs, Plotly) {
     yaxis: { ...t.yaxis, type: "log", domain: [0.54, 1], title: { text: "time (µs)" } },
     yaxis2: { ...t.yaxis, type: "log", domain: [0, 0.42], title: { text: "busbw (GB/s)" } },
   }, CONFIG);
+}
+
+/** The Sweep button: `entry`'s algorithms at every count in `spec`'s dtype, its progress in the
+ * panel and the chart once all have ended (in one of the `ended` states). */
+export async function sweep(entry, spec, ended) {
+  const progress = (text) => say("sweep-progress", text);
+  progress(`${entry.name}: queueing runs…`);
+  try {
+    say("run-why", "sweep: under way, in the Sweep panel below (its runs stay off the stage)");
+    const runs = await runSweep(entry.name, entry.algorithms, spec.dtype, ended,
+      (done, total) => progress(`${entry.name}: ${done} of ${total} runs`));
+    await plotSweep(runs, await plotly());
+    progress(`${entry.name}: ${runs.length} runs, charted`);
+    say("run-why", "");
+  } catch (err) {
+    progress(`sweep stopped: ${err.reason ?? err}`);
+  }
 }
