@@ -28,7 +28,7 @@ PAGE = '<!doctype html><script type="importmap">{"imports": {"rs/": "/js/"}}</sc
 # Feed the reports one by one; after each step's last one, build the frames `way`. Returns the
 # milliseconds spent building frames (not making the reports) and how many there are.
 MEASURE = """async ({ ranks, steps, values, way }) => {
-  const { replay, extend, firstFrame } = await import("rs/replay.js");
+  const { replay, extend, firstFrame } = await import("rs/stage/replay.js");
   const group = [...Array(ranks).keys()];
   const data = (rank, chunk, step) => Array.from({ length: values }, (_, i) => rank + chunk + step + i);
   const run = {

@@ -1,4 +1,4 @@
-"""What translating a caption costs the page (frontend/js/i18n.js, under node): every step's caption
+"""What translating a caption costs the page (frontend/js/i18n/i18n.js, under node): every step's caption
 of every built-in schedule at P = 4, 8 and 16, with 1 and 4 pieces, shown as the page shows it
 ("Step s of n · phase: caption") and translated into Korean and Chinese, one by one (the best of 5
 tries each); the median and the slowest, and the longest caption's. Prints figures; asserts nothing.
@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TIME = """
 import { pathToFileURL } from "node:url";
 await import(pathToFileURL(process.argv[1] + "/tests/js/rs.mjs").href);
-const { translate } = await import("rs/i18n.js");
-const tables = { ko: (await import("rs/i18n-ko.js")).default, zh: (await import("rs/i18n-zh.js")).default };
+const { translate } = await import("rs/i18n/i18n.js");
+const tables = { ko: (await import("rs/i18n/ko.js")).default, zh: (await import("rs/i18n/zh.js")).default };
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const shown = JSON.parse(input), out = {};

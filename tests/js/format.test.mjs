@@ -1,7 +1,18 @@
-import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bandwidth, byteUnit, bytes, brief, colour, combination, dtypeOf, fit, formatValue, range, PALETTE }
-  from "../../frontend/js/format.js";
+import { test } from "node:test";
+import {
+  bandwidth,
+  brief,
+  bytes,
+  byteUnit,
+  colour,
+  combination,
+  dtypeOf,
+  fit,
+  formatValue,
+  PALETTE,
+  range,
+} from "../../frontend/js/core/format.js";
 
 test("values are written short", () => {
   assert.equal(formatValue(7), "7");

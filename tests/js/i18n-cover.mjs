@@ -3,12 +3,13 @@
 // template missing, or English left).
 import "./rs.mjs";
 
-const { translate } = await import("rs/i18n.js");
-const tables = { ko: (await import("rs/i18n-ko.js")).default, zh: (await import("rs/i18n-zh.js")).default };
+const { translate } = await import("rs/i18n/i18n.js");
+const tables = { ko: (await import("rs/i18n/ko.js")).default, zh: (await import("rs/i18n/zh.js")).default };
 // What stays as it is in every language: op (SUM, XOR) and phase names, files, symbols; and "rank" as zh writes it
 // (the seed's word), which ko writes 랭크.
-const KEPT = "reduce-scatter|all-gather|broadcast|reduce|scatter|gather|SUM|XOR|fan-out|fan-in|pull|push|"
-  + "KiB|MiB|log2|\\S+\\.py";
+const KEPT =
+  "reduce-scatter|all-gather|broadcast|reduce|scatter|gather|SUM|XOR|fan-out|fan-in|pull|push|" +
+  "KiB|MiB|log2|\\S+\\.py";
 const kept = { ko: new RegExp(KEPT, "g"), zh: new RegExp(`rank|${KEPT}`, "g") };
 
 let input = "";
@@ -19,13 +20,16 @@ for (const [lang, table] of Object.entries(tables)) {
   missed[lang] = [];
   const english = (s) => /[A-Za-z]{2,}/.test(s.replace(kept[lang], ""));
   for (const [phase, caption] of captions) {
-    const shown = `Step 1 of 4 · ${phase}: ${caption}`, done = translate(shown, table) ?? shown;
-    const phaseDone = translate(phase, table) ?? phase, captionDone = translate(caption, table);
+    const shown = `Step 1 of 4 · ${phase}: ${caption}`,
+      done = translate(shown, table) ?? shown;
+    const phaseDone = translate(phase, table) ?? phase,
+      captionDone = translate(caption, table);
     if (captionDone == null || english(done) || english(phaseDone)) {
       missed[lang].push(`${phase}: ${caption} -> ${done}`);
     }
   }
-  for (const text of texts) { // the page's own sentences, as they are shown
+  for (const text of texts) {
+    // the page's own sentences, as they are shown
     const done = translate(text, table);
     if (done == null || english(done)) missed[lang].push(`${text} -> ${done}`);
   }

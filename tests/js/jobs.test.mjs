@@ -1,50 +1,146 @@
 import "./rs.mjs";
-import { test } from "node:test";
 import assert from "node:assert/strict";
+import { test } from "node:test";
 
-const { merge, hangLine, describe, byHost } = await import("rs/jobs.js");
-const { opColour, moved } = await import("rs/job-lanes.js");
+const { merge, hangLine, describe, byHost } = await import("rs/watched/jobs.js");
+const { opColour, moved } = await import("rs/watched/job-lanes.js");
 
-const c = (index, extra = {}) => ({ index, group: "0", seq: index + 1, op: "x", dtype: "float32", count: 4, bytes: 16,
-  issued: { 0: index }, durations: {}, last_rank: null, lag_s: null, bucket: null, complete: false, ...extra });
+const c = (index, extra = {}) => ({
+  index,
+  group: "0",
+  seq: index + 1,
+  op: "x",
+  dtype: "float32",
+  count: 4,
+  bytes: 16,
+  issued: { 0: index },
+  durations: {},
+  last_rank: null,
+  lag_s: null,
+  bucket: null,
+  complete: false,
+  ...extra,
+});
 
 test("collectives merge by index: an update replaces, the order is the index's, only the last `keep` stay", () => {
   const kept = merge([c(0), c(1)], [c(3), c(1, { complete: true, last_rank: 1 }), c(2)]);
-  assert.deepEqual(kept.map((x) => x.index), [0, 1, 2, 3]);
+  assert.deepEqual(
+    kept.map((x) => x.index),
+    [0, 1, 2, 3],
+  );
   assert.equal(kept[1].complete, true);
-  assert.deepEqual(merge(kept, [c(4)], 3).map((x) => x.index), [2, 3, 4]);
+  assert.deepEqual(
+    merge(kept, [c(4)], 3).map((x) => x.index),
+    [2, 3, 4],
+  );
   assert.deepEqual(merge([], []), []);
 });
 
 test("an op has one colour on every page, and the common ops have different ones", () => {
-  const ops = ["all_reduce", "broadcast", "all_gather", "reduce_scatter", "barrier", "send", "recv", "all_to_all"];
+  const ops = [
+    "all_reduce",
+    "broadcast",
+    "all_gather",
+    "reduce_scatter",
+    "barrier",
+    "send",
+    "recv",
+    "all_to_all",
+  ];
   assert.equal(new Set(ops.map(opColour)).size, ops.length);
   assert.equal(opColour("all_reduce"), opColour("all_reduce"));
   assert.ok(!ops.map(opColour).includes("#D55E00"), "the hang's vermilion is no op's");
 });
 
 test("a hang names the late rank, the waiting ones, the collective and its seq; a silence, who stopped", () => {
-  const line = hangLine({ kind: "wait", group: "0", seq: 412, op: "all_reduce", dtype: "float32", count: 1314570, waiting: [0, 2, 3],
-    late: [1], since_s: 1.8, where: { 1: "train.py:87" } });
+  const line = hangLine({
+    kind: "wait",
+    group: "0",
+    seq: 412,
+    op: "all_reduce",
+    dtype: "float32",
+    count: 1314570,
+    waiting: [0, 2, 3],
+    late: [1],
+    since_s: 1.8,
+    where: { 1: "train.py:87" },
+  });
   assert.equal(line, "rank 1 late: ranks 0, 2, 3 wait in all_reduce #412 (group 0, 1,314,570 × float32)");
-  assert.match(hangLine({ group: "1", seq: 3, op: "barrier", dtype: "uint8", count: 1, waiting: [0], late: [1, 2], where: {} }),
-    /^ranks 1, 2 late: rank 0 waits in barrier #3 /);
-  assert.equal(hangLine({ kind: "silent", group: "", seq: -1, op: "", dtype: "", count: 0, waiting: [0], late: [1], where: {} }),
-    "rank 1 silent: rank 0 goes on");
-  assert.equal(hangLine({ kind: "mismatch", group: "0", seq: 21, op: "broadcast", dtype: "float32", count: 1000, waiting: [0, 1],
-    late: [0, 1], where: {} }), "mismatch on #21 of group 0: ranks 0, 1");
+  assert.match(
+    hangLine({
+      group: "1",
+      seq: 3,
+      op: "barrier",
+      dtype: "uint8",
+      count: 1,
+      waiting: [0],
+      late: [1, 2],
+      where: {},
+    }),
+    /^ranks 1, 2 late: rank 0 waits in barrier #3 /,
+  );
+  assert.equal(
+    hangLine({
+      kind: "silent",
+      group: "",
+      seq: -1,
+      op: "",
+      dtype: "",
+      count: 0,
+      waiting: [0],
+      late: [1],
+      where: {},
+    }),
+    "rank 1 silent: rank 0 goes on",
+  );
+  assert.equal(
+    hangLine({
+      kind: "mismatch",
+      group: "0",
+      seq: 21,
+      op: "broadcast",
+      dtype: "float32",
+      count: 1000,
+      waiting: [0, 1],
+      late: [0, 1],
+      where: {},
+    }),
+    "mismatch on #21 of group 0: ranks 0, 1",
+  );
 });
 
 test("a collective in words: op #seq, size, its last rank and lag or that it waits, its bucket", () => {
-  const done = c(7, { op: "all_reduce", seq: 8, count: 1314570, bytes: 5258280, last_rank: 1, lag_s: 0.026, complete: true,
-    bucket: { index: 3, numel: 1314570, params: ["fc1.weight", "fc1.bias"] } });
-  assert.equal(describe(done), "all_reduce #8 (group 0) · 1,314,570 × float32 · 5.0 MiB · last rank 1, lag 26.00 ms · bucket 3: fc1.weight, fc1.bias");
+  const done = c(7, {
+    op: "all_reduce",
+    seq: 8,
+    count: 1314570,
+    bytes: 5258280,
+    last_rank: 1,
+    lag_s: 0.026,
+    complete: true,
+    bucket: { index: 3, numel: 1314570, params: ["fc1.weight", "fc1.bias"] },
+  });
+  assert.equal(
+    describe(done),
+    "all_reduce #8 (group 0) · 1,314,570 × float32 · 5.0 MiB · last rank 1, lag 26.00 ms · bucket 3: fc1.weight, fc1.bias",
+  );
   assert.equal(describe(c(0)), "x #1 (group 0) · 4 × float32 · 16 B · waiting");
 });
 
 test("ranks by node, in rank order", () => {
-  const rs = [{ rank: 3, host: "b" }, { rank: 0, host: "a" }, { rank: 2, host: "b" }, { rank: 1, host: "a" }];
-  assert.deepEqual(byHost(rs).map(([h, mine]) => [h, mine.map((r) => r.rank)]), [["a", [0, 1]], ["b", [2, 3]]]);
+  const rs = [
+    { rank: 3, host: "b" },
+    { rank: 0, host: "a" },
+    { rank: 2, host: "b" },
+    { rank: 1, host: "a" },
+  ];
+  assert.deepEqual(
+    byHost(rs).map(([h, mine]) => [h, mine.map((r) => r.rank)]),
+    [
+      ["a", [0, 1]],
+      ["b", [2, 3]],
+    ],
+  );
 });
 
 test("keys move through a list and stop at its ends; other keys are not the list's", () => {

@@ -1,15 +1,31 @@
 import "./rs.mjs";
-import { test } from "node:test";
 import assert from "node:assert/strict";
+import { test } from "node:test";
 
-const { voterId, firstAsk, moveAsk, shares } = await import("rs/polls.js");
+const { voterId, firstAsk, moveAsk, shares } = await import("rs/lecture/polls.js");
 
-const store = () => { const m = new Map(); return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => m.set(k, String(v)) }; };
+const store = () => {
+  const m = new Map();
+  return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => m.set(k, String(v)) };
+};
 // three steps of four ranks: step 0 writes rank 1 first, step 1 rank 3, step 2 nothing
-const run = { group: [0, 1, 2, 3], steps: [{ transfers: [[0, 1, 0, 0, 1], [1, 2, 1, 1, 1]] }, { transfers: [[2, 3, 2, 2, 1]] }, { transfers: [] }] };
+const run = {
+  group: [0, 1, 2, 3],
+  steps: [
+    {
+      transfers: [
+        [0, 1, 0, 0, 1],
+        [1, 2, 1, 1, 1],
+      ],
+    },
+    { transfers: [[2, 3, 2, 2, 1]] },
+    { transfers: [] },
+  ],
+};
 
 test("a page's voter id is random, as the server takes it, and the same after a reload", () => {
-  const s = store(), id = voterId(s);
+  const s = store(),
+    id = voterId(s);
   assert.match(id, /^[A-Za-z0-9_-]{8,64}$/);
   assert.equal(voterId(s), id, "kept");
   assert.notEqual(voterId(store()), id, "another page, another id");
@@ -21,7 +37,11 @@ test("a page's voter id is random, as the server takes it, and the same after a 
 test("the holds question starts at the next step, on a rank that step writes to", () => {
   assert.deepEqual(firstAsk(run, -1), { rank: 1, step: 0, from: 0 });
   assert.deepEqual(firstAsk(run, 0), { rank: 3, step: 1, from: 1 });
-  assert.deepEqual(firstAsk(run, 1), { rank: 0, step: 2, from: 2 }, "a step that writes nothing: the group's first");
+  assert.deepEqual(
+    firstAsk(run, 1),
+    { rank: 0, step: 2, from: 2 },
+    "a step that writes nothing: the group's first",
+  );
   assert.deepEqual(firstAsk(run, 2), { rank: 0, step: 2, from: 2 }, "at the end: the last step");
 });
 

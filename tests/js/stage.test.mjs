@@ -1,15 +1,15 @@
 import "./rs.mjs";
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { test } from "node:test";
 
-const { arithmetic, cellText, compact, division, exact, wrap } = await import("rs/format.js");
-const { overlaps, place } = await import("rs/labels.js");
-const { divisionFrame, replay, extend, firstFrame } = await import("rs/replay.js");
-const { trafficByFrame } = await import("rs/stage.js");
-const { drawnChunks } = await import("rs/cards.js");
-const { formulaText } = await import("rs/formulas.js");
-const { byRank } = await import("rs/transfers.js");
+const { arithmetic, cellText, compact, division, exact, wrap } = await import("rs/core/format.js");
+const { overlaps, place } = await import("rs/stage/labels.js");
+const { divisionFrame, replay, extend, firstFrame } = await import("rs/stage/replay.js");
+const { trafficByFrame } = await import("rs/stage/stage.js");
+const { drawnChunks } = await import("rs/stage/cards.js");
+const { formulaText } = await import("rs/stage/formulas.js");
+const { byRank } = await import("rs/stage/transfers.js");
 const ring = JSON.parse(readFileSync(new URL("./ring3.json", import.meta.url)));
 
 test("a cell's one or two values are written out, floats rounded to fit, never a range", () => {
@@ -30,16 +30,51 @@ test("a cell's one or two values are written out, floats rounded to fit, never a
 test("reductions element by element: '3 + 4 = 7', one line per element, said once when alike", () => {
   assert.deepEqual(arithmetic("SUM", [[3]], [4], [7]), ["3 + 4 = 7"]);
   assert.deepEqual(arithmetic("MAX", [[3, 9]], [4, 2], [4, 9]), ["max(3, 4) = 4", "max(9, 2) = 9"]);
-  assert.deepEqual(arithmetic("SUM", [[1, 1], [2, 2]], [3, 3], [6, 6]), ["1 + 2 + 3 = 6"]);
+  assert.deepEqual(
+    arithmetic(
+      "SUM",
+      [
+        [1, 1],
+        [2, 2],
+      ],
+      [3, 3],
+      [6, 6],
+    ),
+    ["1 + 2 + 3 = 6"],
+  );
   assert.deepEqual(arithmetic("AVG", [[1 / 3]], [1], [4 / 3]), ["0.333 + 1 ≈ 1.33"], "rounded: it says so");
   assert.deepEqual(arithmetic("BXOR", [[6]], [3], [5]), ["6 ^ 3 = 5"]);
-  assert.deepEqual(arithmetic("MAX", [[4, 4, 4, 4], [3, 3, 3, 3]], [1, 1, 1, 1], [4, 4, 4, 4]), ["max(4, 3, 1) = 4"],
-    "a digit a block: every element alike, said once");
+  assert.deepEqual(
+    arithmetic(
+      "MAX",
+      [
+        [4, 4, 4, 4],
+        [3, 3, 3, 3],
+      ],
+      [1, 1, 1, 1],
+      [4, 4, 4, 4],
+    ),
+    ["max(4, 3, 1) = 4"],
+    "a digit a block: every element alike, said once",
+  );
   assert.deepEqual(arithmetic("SUM", [[0.5]], [0.25], [0.75]), ["0.5 + 0.25 = 0.75"], "exact floats: =");
   const eight = (k) => Array.from({ length: 8 }, (_, i) => i + k);
-  assert.deepEqual(arithmetic("SUM", [eight(0)], eight(10), eight(10).map((v, i) => v + i)), ["0–7 + 10–17 = 10–24"], "many values: ranges");
+  assert.deepEqual(
+    arithmetic(
+      "SUM",
+      [eight(0)],
+      eight(10),
+      eight(10).map((v, i) => v + i),
+    ),
+    ["0–7 + 10–17 = 10–24"],
+    "many values: ranges",
+  );
   assert.deepEqual(division([10, 6], 4, [2.5, 1.5]), ["10 ÷ 4 = 2.5", "6 ÷ 4 = 1.5"]);
-  assert.deepEqual(division([1.005], 4, [0.25125]), ["1 ÷ 4 ≈ 0.251"], "the issue's '1 ÷ 4 = 0.251' (sum 1.005)");
+  assert.deepEqual(
+    division([1.005], 4, [0.25125]),
+    ["1 ÷ 4 ≈ 0.251"],
+    "the issue's '1 ÷ 4 = 0.251' (sum 1.005)",
+  );
 });
 
 test("labels are placed clear of every value, name and other label", () => {
@@ -50,23 +85,48 @@ test("labels are placed clear of every value, name and other label", () => {
   const boxes = place(labels, [...values, ...cards], { x: 0, y: 0, w: 1200, h: 500 });
   assert.ok(boxes.every(Boolean), "there is room for every label");
   for (const [i, a] of boxes.entries()) {
-    assert.ok(values.every((v) => !overlaps(a, v)), `label ${i} covers a value`);
+    assert.ok(
+      values.every((v) => !overlaps(a, v)),
+      `label ${i} covers a value`,
+    );
     assert.ok(!overlaps(a, cards[0]), `label ${i} covers a card it was kept off`);
     for (const b of boxes.slice(i + 1)) assert.ok(!overlaps(a, b), "two labels overlap");
   }
   const nearest = boxes[0];
   assert.ok(Math.abs(nearest.x + nearest.w / 2 - 600) < 80, "the first label sits by its cell");
   // With no room at all, a label is left out, never drawn over a value.
-  assert.deepEqual(place([{ w: 100, h: 40, ax: 50, ay: 50 }], [{ x: 0, y: 0, w: 100, h: 100 }], { x: 0, y: 0, w: 100, h: 100 }), [null]);
+  assert.deepEqual(
+    place([{ w: 100, h: 40, ax: 50, ay: 50 }], [{ x: 0, y: 0, w: 100, h: 100 }], {
+      x: 0,
+      y: 0,
+      w: 100,
+      h: 100,
+    }),
+    [null],
+  );
 });
 
 /** A two-rank run that averages: one step adds rank 1's chunk into rank 0's and back. */
 function averaged() {
   return {
-    id: "avg", group: [0, 1], world_size: 2, chunk_bounds: [[0, 1]], op: "AVG", spec: { op: "AVG" },
+    id: "avg",
+    group: [0, 1],
+    world_size: 2,
+    chunk_bounds: [[0, 1]],
+    op: "AVG",
+    spec: { op: "AVG" },
     display: { divisor: 2, itemsize: 4, output_chunks: { 0: [0], 1: [0] }, regions: [] },
-    inputs: { 0: [{ chunk: 0, values: [1] }], 1: [{ chunk: 0, values: [4] }] }, input_chunks: { 0: [0], 1: [0] },
-    steps: [{ transfers: [[0, 1, 0, 0, 1], [1, 0, 0, 0, 1]], ranks: { 0: { states: [{ chunk: 0, values: [5] }] }, 1: { states: [{ chunk: 0, values: [5] }] } } }],
+    inputs: { 0: [{ chunk: 0, values: [1] }], 1: [{ chunk: 0, values: [4] }] },
+    input_chunks: { 0: [0], 1: [0] },
+    steps: [
+      {
+        transfers: [
+          [0, 1, 0, 0, 1],
+          [1, 0, 0, 0, 1],
+        ],
+        ranks: { 0: { states: [{ chunk: 0, values: [5] }] }, 1: { states: [{ chunk: 0, values: [5] }] } },
+      },
+    ],
     results: { 0: { output: [{ chunk: 0, values: [2.5] }] }, 1: { output: [{ chunk: 0, values: [2.5] }] } },
   };
 }
@@ -82,15 +142,38 @@ test("AVG: the sums after the last step, then a frame where each output is divid
   const live = [firstFrame(run)];
   assert.equal(extend(live, { ...run, results: {} }), 1, "no division before the ranks report their outputs");
   assert.equal(extend(live, run), 1, "and it comes with the run's end");
-  assert.equal(divisionFrame({ ...run, display: { ...run.display, divisor: null } }, frames[1]), null, "a sum has none");
+  assert.equal(
+    divisionFrame({ ...run, display: { ...run.display, divisor: null } }, frames[1]),
+    null,
+    "a sum has none",
+  );
   assert.equal(replay(ring).at(-1).divisor, undefined);
 });
 
 test("a rank draws the chunks its buffer has: input, output and scratch the schedule uses there", () => {
   const run = {
-    chunk_bounds: [[0, 1], [1, 2], [2, 3], [3, 4]], input_chunks: { 0: [0, 1, 2, 3], 1: [], 2: [], 3: [] },
+    chunk_bounds: [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
+    ],
+    input_chunks: { 0: [0, 1, 2, 3], 1: [], 2: [], 3: [] },
     display: { output_chunks: { 0: [0], 1: [1], 2: [2], 3: [3] } },
-    steps: [{ transfers: [[0, 2, 2, 2, 0], [0, 2, 3, 3, 0]] }, { transfers: [[0, 1, 1, 1, 0], [2, 3, 3, 3, 0]] }],
+    steps: [
+      {
+        transfers: [
+          [0, 2, 2, 2, 0],
+          [0, 2, 3, 3, 0],
+        ],
+      },
+      {
+        transfers: [
+          [0, 1, 1, 1, 0],
+          [2, 3, 3, 3, 0],
+        ],
+      },
+    ],
   };
   assert.deepEqual(drawnChunks(run, 0), [0, 1, 2, 3]);
   assert.deepEqual(drawnChunks(run, 1), [1], "a scatter's receiver: one block");
@@ -99,30 +182,67 @@ test("a rank draws the chunks its buffer has: input, output and scratch the sche
 });
 
 test("bytes sent and received so far, frame by frame, local copies not counted", () => {
-  const run = { group: [0, 1], chunk_bounds: [[0, 2], [2, 4]], steps: [{ transfers: [[0, 1, 0, 0, 1], [1, 1, 1, 1, 0]] }, { transfers: [[1, 0, 1, 1, 0]] }] };
+  const run = {
+    group: [0, 1],
+    chunk_bounds: [
+      [0, 2],
+      [2, 4],
+    ],
+    steps: [
+      {
+        transfers: [
+          [0, 1, 0, 0, 1],
+          [1, 1, 1, 1, 0],
+        ],
+      },
+      { transfers: [[1, 0, 1, 1, 0]] },
+    ],
+  };
   const t = trafficByFrame(run, 4);
   assert.deepEqual(t.sent, { 0: [0, 8, 8], 1: [0, 0, 8] });
   assert.deepEqual(t.received, { 0: [0, 0, 8], 1: [0, 8, 8] });
 });
 
 test("the formula is said with its value, and beside it what was measured", () => {
-  const f = { formula: "2·(N/P)·(P-1)", what: "sent by every rank", unit: "N", unit_bytes: 32, value: 48, measured: 48 };
-  assert.deepEqual(formulaText(f, 4), ["2·(N/P)·(P-1) = 48 B sent by every rank", "(N = 32 B, P = 4) · measured 48 B", "✓"]);
+  const f = {
+    formula: "2·(N/P)·(P-1)",
+    what: "sent by every rank",
+    unit: "N",
+    unit_bytes: 32,
+    value: 48,
+    measured: 48,
+  };
+  assert.deepEqual(formulaText(f, 4), [
+    "2·(N/P)·(P-1) = 48 B sent by every rank",
+    "(N = 32 B, P = 4) · measured 48 B",
+    "✓",
+  ]);
   assert.equal(formulaText({ ...f, measured: 40 }, 4)[2], "≠");
   assert.equal(formulaText({ ...f, measured: null }, 4)[2], "");
 });
 
 test("a step's labels for one rank's cells come as one label, each line once, a glance long", () => {
-  const labels = [{ key: "1:0", lines: ["1 + 2 = 3"] }, { key: "2:0", lines: ["4 + 5 = 9"] }, { key: "1:1", lines: ["1 + 2 = 3", "6 + 7 = 13"] },
-    ...[2, 3, 4].map((c) => ({ key: `1:${c}`, lines: [`${c} + 0 = ${c}`] }))];
+  const labels = [
+    { key: "1:0", lines: ["1 + 2 = 3"] },
+    { key: "2:0", lines: ["4 + 5 = 9"] },
+    { key: "1:1", lines: ["1 + 2 = 3", "6 + 7 = 13"] },
+    ...[2, 3, 4].map((c) => ({ key: `1:${c}`, lines: [`${c} + 0 = ${c}`] })),
+  ];
   const groups = byRank(labels);
-  assert.deepEqual(groups[0], { keys: ["1:0", "1:1", "1:2", "1:3"], lines: ["1 + 2 = 3", "6 + 7 = 13", "2 + 0 = 2", "3 + 0 = 3"] });
+  assert.deepEqual(groups[0], {
+    keys: ["1:0", "1:1", "1:2", "1:3"],
+    lines: ["1 + 2 = 3", "6 + 7 = 13", "2 + 0 = 2", "3 + 0 = 3"],
+  });
   assert.deepEqual(groups[1], { keys: ["2:0"], lines: ["4 + 5 = 9"] });
   assert.deepEqual(groups[2], { keys: ["1:4"], lines: ["4 + 0 = 4"] }, "past four lines: a label of its own");
 });
 
 test("a long label wraps before its operators, to the width a phone leaves", () => {
-  assert.deepEqual(wrap("2 + 3 + 4 + 5 + 6 + 7 + 8 + 1 = 36", 15), ["2 + 3 + 4 + 5", "+ 6 + 7 + 8 + 1", "= 36"]);
+  assert.deepEqual(wrap("2 + 3 + 4 + 5 + 6 + 7 + 8 + 1 = 36", 15), [
+    "2 + 3 + 4 + 5",
+    "+ 6 + 7 + 8 + 1",
+    "= 36",
+  ]);
   assert.deepEqual(wrap("10 ÷ 4 = 2.5", 8), ["10 ÷ 4", "= 2.5"]);
   assert.deepEqual(wrap("max(1, 2, 3, 4) = 4", 12), ["max(1, 2, 3,", "4) = 4"]);
   assert.deepEqual(wrap("3 + 4 = 7", Infinity), ["3 + 4 = 7"], "a line that fits stays whole");

@@ -1,9 +1,9 @@
 import "./rs.mjs";
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { test } from "node:test";
 
-const { timelineBars, rankTotals, median, phaseIndex } = await import("rs/timeline.js");
+const { timelineBars, rankTotals, median, phaseIndex } = await import("rs/panels/timeline.js");
 const ring = JSON.parse(readFileSync(new URL("./ring3.json", import.meta.url)));
 
 /** Two ranks, two steps; rank 1 is slow in step 0 and rank 0 waits for it in step 1. */
@@ -14,7 +14,10 @@ const run = {
     { step: 1, phase: "down", ranks: { 3: { t0: 0.001, t1: 0.005 }, 5: { t0: 0.004, t1: 0.0045 } } },
     { step: 2, phase: "down", ranks: { 3: { t0: 0.005, t1: 0.006 } } }, // rank 5 has not reported yet
   ],
-  results: { 3: { timings: { iterations: [3e-3, 1e-3, 2e-3] } }, 5: { timings: { iterations: [4e-3, 2e-3] } } },
+  results: {
+    3: { timings: { iterations: [3e-3, 1e-3, 2e-3] } },
+    5: { timings: { iterations: [4e-3, 2e-3] } },
+  },
   traffic: { sent: { 3: 100, 5: 200 }, received: { 3: 200, 5: 100 } },
 };
 

@@ -319,7 +319,7 @@ def test_an_exported_run_replays_with_the_server_stopped(tmp_path, browser, page
     page.wait_for_function(
         f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
     )
-    html = page.evaluate("import('rs/export.js').then(m => m.standalone(window.ringside.player.run))")
+    html = page.evaluate("import('rs/export/export.js').then(m => m.standalone(window.ringside.player.run))")
     page.close()  # a live page would (rightly) complain that its server went away
     assert own.stop(signal.SIGINT) == 0
     exported = tmp_path / "run.html"

@@ -179,7 +179,7 @@ def test_an_exported_run_picks_its_language_too(up, page_for, tmp_path):
     page.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}'")
     exported = tmp_path / "run.html"
     exported.write_text(
-        page.evaluate("import('rs/export.js').then((m) => m.standalone(window.ringside.player.run))")
+        page.evaluate("import('rs/export/export.js').then((m) => m.standalone(window.ringside.player.run))")
     )
     offline = page_for(f"{exported.as_uri()}?lang=zh", viewport=PHONE)
     offline.wait_for_function("window.ringside?.player.run")

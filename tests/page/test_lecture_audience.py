@@ -168,7 +168,7 @@ def test_a_sweep_stays_off_every_stage(up, page_for):
     with connect(up.ws_url("/ws")) as ws:
         ws.recv(timeout=10)
         # What the Sweep button runs (sweep.js), for a quick collective.
-        ids = presenter.evaluate("""import('rs/sweep.js').then(m => m.runSweep('barrier',
+        ids = presenter.evaluate("""import('rs/panels/sweep.js').then(m => m.runSweep('barrier',
             window.ringside.controls.catalog.collectives.find(c => c.name === 'barrier').algorithms, 'int32',
             new Set(['done', 'failed', 'cancelled', 'interrupted']), () => {}))
             .then(runs => runs.map(r => r.id))""")
@@ -228,7 +228,7 @@ def test_an_exported_run_opens_in_lecture_mode_with_the_keys_and_fits_a_phone(up
     on_run(page, run["id"])
     exported = tmp_path / "run.html"
     exported.write_text(
-        page.evaluate("import('rs/export.js').then(m => m.standalone(window.ringside.player.run))")
+        page.evaluate("import('rs/export/export.js').then(m => m.standalone(window.ringside.player.run))")
     )
     offline = page_for(exported.as_uri())
     offline.wait_for_function("window.ringside?.player?.run")

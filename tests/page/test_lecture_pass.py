@@ -191,7 +191,9 @@ def test_a_phone_sees_the_caption_with_the_stage_and_the_op_also_exported(up, pa
         )
         page.screenshot(path=str(SHOTS / f"{name}-caption-op.png"))
 
-    html = presenter.evaluate("import('rs/export.js').then(m => m.standalone(window.ringside.player.run))")
+    html = presenter.evaluate(
+        "import('rs/export/export.js').then(m => m.standalone(window.ringside.player.run))"
+    )
     exported = tmp_path / "run.html"
     exported.write_text(html)
     offline = page_for(exported.as_uri(), viewport=PHONE)

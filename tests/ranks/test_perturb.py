@@ -313,7 +313,7 @@ def test_the_page_tells_who_arrived_last_and_who_waited_for_whom():
     }
     script = (
         f'import "{ROOT}/tests/js/rs.mjs";\n'
-        'const { arrivals, lastArrivals } = await import("rs/timeline.js");\n'
+        'const { arrivals, lastArrivals } = await import("rs/panels/timeline.js");\n'
         f"const run = {json.dumps(run)};\n"
         "console.log(JSON.stringify({ arrivals: arrivals(run), last: lastArrivals(run) }));\n"
     )

@@ -29,7 +29,9 @@ def test_javascript_unit_tests_pass():
 
 
 def test_the_frontend_stays_small():
-    """The project's own JS and CSS (plotly.js is served from the installed package). 316 KiB since
+    """The project's own JS and CSS (plotly.js is served from the installed package). 324 KiB since
+    the page went into folders by feature, its stateful parts into classes, and main.js into the parts it
+    wires (their imports and constructors: 7.5 KiB, no new behaviour); 316 KiB since
     a phone's formulas are drawn again when it takes the presenter's run, and a watched job's rank
     rows have a cell each; 315 KiB since
     its lines were wrapped under 110 characters (whitespace only: 2.4 KiB); 312 KiB since
@@ -47,7 +49,7 @@ def test_the_frontend_stays_small():
     size = sum(
         p.stat().st_size for p in (ROOT / "frontend").rglob("*") if p.suffix in (".js", ".css", ".html")
     )
-    assert size < 316 * 1024, f"{size} bytes"
+    assert size < 324 * 1024, f"{size} bytes"
 
 
 @pytest.mark.parametrize(
@@ -75,7 +77,7 @@ def test_the_page_names_no_collective_or_algorithm():
     literals = re.compile(r"""(["'`])(\w+)\1""")
     named = [
         (p.name, m.group(2))
-        for p in (ROOT / "frontend" / "js").glob("*.js")
+        for p in (ROOT / "frontend" / "js").rglob("*.js")
         for m in literals.finditer(p.read_text())
         if m.group(2) in names
     ]

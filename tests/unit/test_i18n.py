@@ -1,5 +1,5 @@
 """Every caption that a built-in algorithm writes is shown in Korean and Chinese: the page translates
-captions by template (frontend/js/i18n.js), so a new or changed caption without its templates fails
+captions by template (frontend/js/i18n/i18n.js), so a new or changed caption without its templates fails
 here, with the caption named. Schedules at several world sizes, roots, pieces and parameter-server
 shard counts, in global ranks that differ from the schedule's; and the traced lesson's captions."""
 

@@ -1,0 +1,65 @@
+// Page and SVG nodes, the stripes that colour a chunk by the ranks its data came from, and what
+// the page's modules share: ids, text, keys, fullscreen.
+
+import { colour } from "rs/core/format.js";
+
+const NS = "http://www.w3.org/2000/svg";
+
+export const $ = (id) => document.getElementById(id);
+export const say = (id, text) => { $(id).textContent = text; };
+
+/** A key typed into a field, or with a modifier: none of the page's shortcuts. */
+export const notAShortcut = (e) => e.target.closest?.("input, select, textarea")
+  || e.ctrlKey || e.metaKey || e.altKey;
+
+/** F: fullscreen, or out of it. */
+export function toggleFullscreen() {
+  if (document.fullscreenElement) document.exitFullscreen();
+  else document.documentElement.requestFullscreen?.().catch(() => {});
+}
+
+export function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+/** An HTML element: html("li", {class: "x", onclick: f}, "text", child, [more]). */
+export function html(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const child of children.flat()) if (child != null) node.append(child);
+  return node;
+}
+
+/** A refusal from the server beside the field it names (by its first part: "schedule.steps.3"
+ * beside the schedule) in the slot whose `attr` is that name, else in `fallback`. */
+export function refused(err, attr, fallback) {
+  const field = String(err.field ?? "").split(".")[0];
+  (document.querySelector(`[${attr}="${field}"]`) ?? $(fallback)).textContent = err.reason ?? String(err);
+}
+
+/** A <select> of `options` with `value` picked. */
+export const select = (options, value) => html("select", {},
+  options.map((o) => new Option(o, o, false, String(o) === String(value))));
+
+/** Vertical stripes, one per origin rank, repainted only when the origins change. */
+export function stripes(group, origins, w, h) {
+  const key = `${origins.join(",")}/${w}x${h}`;
+  if (group.dataset.key === key) return;
+  group.dataset.key = key;
+  group.replaceChildren();
+  const sw = w / Math.max(origins.length, 1);
+  origins.forEach((r, i) => el("rect", { x: i * sw, width: sw + 0.4, height: h, fill: colour(r) }, group));
+}
+
+/** Table `id`'s rows of cells under `heads`, each cell headed on a phone (CSS .reflow: data-head). */
+export function table(id, heads, rows) {
+  $(id).replaceChildren(html("tr", {}, heads.map((h) => html("th", {}, h))),
+    ...rows.map((cells) => html("tr", {}, cells.map((c, i) => html("td", { "data-head": heads[i] }, c)))));
+}

@@ -1,0 +1,123 @@
+// The run on the stage: a live one as it starts, steps and ends, a stored one opened (a link, the
+// history, the presenter's); its title, state and Cancel over the stage, and the history panel.
+
+import { api } from "rs/core/api.js";
+import { $, say } from "rs/core/dom.js";
+import { dtypeOf } from "rs/core/format.js";
+import { timeline, totals } from "rs/panels/charts.js";
+import { showHistory, showOutcome } from "rs/panels/panels.js";
+
+const swept = (run) => run.spec.purpose === "sweep"; // never takes the stage by itself
+/** Whether every rank of its group has sent its inputs. */
+const started = (run) => run.group.every((r) => run.inputs[String(r)]);
+
+export class Runs {
+  /** The live feed, by message type: a run arrives whole at run_started and run_ended, and a
+   * message per rank per step between: a live run costs no GET. */
+  routes = {
+    snapshot: (m) => {
+      const { state, player } = this;
+      if (m.current && !this.linked && !swept(m.current)) this.show(m.current);
+      // The run on stage may have ended while the feed was down.
+      if (player.run && !state.over(player.run) && player.run.id !== m.current?.id) this.open(player.run.id);
+      this.history().then((runs) => this.linked
+        || this.latest(runs.find((r) => state.over(r) && r.purpose !== "sweep")));
+    },
+    run: () => this.history(),
+    run_started: (m) => {
+      if ((this.state.live && !swept(m.run)) || this.mine(m.run)) this.show(m.run);
+      this.history();
+    },
+    run_ended: (m) => {
+      // A run that failed before it started was never on stage: its end says why.
+      if (this.mine(m.run) || (this.state.live && !started(m.run) && !swept(m.run))) this.show(m.run);
+      this.history();
+    },
+    step: (m) => {
+      const { player } = this, step = player.run?.id === m.run_id && player.run.steps[m.step];
+      if (!step) return; // another run's, or beyond the run's plan
+      step.ranks[String(m.rank)] = { t0: m.t0, t1: m.t1, states: m.states };
+      player.grow();
+    },
+  };
+
+  /** `polls`: what they hide of a run; `compare`: drawn again at a run's end; `linked`: the run the
+   * page's link opened, if any (it keeps the stage from the feed's current run). */
+  constructor({ state, player, polls, compare, linked }) {
+    Object.assign(this, { state, player, polls, compare, linked });
+    $("cancel").onclick = () => this.cancel();
+  }
+
+  /** Whether a run is this page's: the one on its stage, or the last it submitted. */
+  mine(run) { return [this.player.run?.id, this.state.submitted].includes(run.id); }
+
+  /** Open a stored run (a link, the history, the run on stage after the feed was down). */
+  async open(id, step) {
+    try {
+      const run = await api(`/api/runs/${id}`);
+      if (this.state.following) return; // the presenter's view came first
+      this.show(run, step);
+    } catch (err) {
+      say("caption", `Could not open run ${id}: ${err.reason ?? err}`);
+    }
+  }
+
+  async reread(id) {
+    const run = await api(`/api/runs/${id}`).catch(() => null);
+    if (run && this.player.run?.id === id) { this.show(run); this.player.mirror(); }
+  }
+
+  /** A poll opened, revealed or closed: what the page hides of its run changes, and no page shows a
+   * step past the presenter's while it is open. */
+  polled() {
+    const { player } = this, { run } = player;
+    if (!run) return;
+    // A viewer's copy of a run held for a poll lacks the answer (the server's): revealed, read it whole.
+    if (run.held_for && !this.state.hiding(run)) this.reread(run.id);
+    showOutcome(run, player);
+    if (player.step > player.limit()) player.show(player.step);
+    player.changed();
+  }
+
+  show(run, step) {
+    const { state, player } = this;
+    // A fetched run that answers after the feed announced its end is older than the stage's.
+    if (player.run?.id === run.id && state.over(player.run) && !state.over(run)) return;
+    player.load(run, { step });
+    const op = run.op ? ` · ${run.op}` : ""; // the reduction the numbers on stage go through
+    const how = `${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks`;
+    say("run-title",
+      `${run.spec.collective}${op} · ${how} · ${run.spec.count} × ${dtypeOf(run)} · ${run.id}`);
+    $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
+    say("run-state", run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
+    $("run-state").dataset.state = run.state;
+    $("cancel").hidden = !state.presenter || state.over(run) || run.cancel_requested;
+    showOutcome(run, player);
+    this.polls.render(); // whether it hides anything of this run
+    document.querySelectorAll("#history li")
+      .forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
+    if (state.over(run)) { timeline(run); totals(run); this.compare.draw(); }
+  }
+
+  async history() {
+    const { runs } = await api("/api/runs?limit=30");
+    showHistory(runs, this.player.run?.id, (id) => { this.player.own(); this.open(id); });
+    return runs;
+  }
+
+  /** A page opened between runs shows the last that ended; a live run that starts meanwhile wins. */
+  async latest(newest) {
+    if (!newest || this.player.run) return;
+    const run = await api(`/api/runs/${newest.id}`);
+    if (!this.player.run) this.show(run);
+  }
+
+  async cancel() {
+    $("cancel").hidden = true;
+    try {
+      await api(`/api/runs/${this.player.run.id}/cancel`, { method: "POST" });
+    } catch (err) {
+      say("caption", `Could not cancel ${this.player.run.id}: ${err.reason ?? err}`);
+    }
+  }
+}

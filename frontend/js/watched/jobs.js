@@ -1,0 +1,253 @@
+// Watched jobs (J): users' own torchrun jobs, every collective of every rank as it is issued. The open
+// one's hang, ranks by node, lanes, latest collectives, totals, p2p links, trace. The server judges.
+
+import { api } from "rs/core/api.js";
+import { $, html, say, table } from "rs/core/dom.js";
+import { bandwidth, bytes, colour, seconds } from "rs/core/format.js";
+import { openInPerfetto } from "rs/export/perfetto.js";
+import { Lanes, moved } from "rs/watched/job-lanes.js";
+
+const KEEP = 2000; // collectives kept, and drawn
+const RECENT = 30; // rows of the latest
+const FLUSH_MS = 250; // tables redrawn at most this often
+const REFETCH_MS = 5000; // totals and links come with the detail only: asked again while it runs
+
+/** `incoming` merged into `kept` by index (an update replaces), in index order, the last `keep`. */
+export function merge(kept, incoming, keep = KEEP) {
+  const all = new Map(kept.map((c) => [c.index, c]));
+  for (const c of incoming) all.set(c.index, c);
+  return [...all.values()].sort((a, b) => a.index - b.index).slice(-keep);
+}
+
+const ranks = (rs) => `rank${rs.length > 1 ? "s" : ""} ${rs.join(", ")}`;
+const members = (m = []) => (m.length > 8 ? `${m.length} ranks` : ranks(m));
+const num = (n) => n.toLocaleString("en");
+const gbps = (v) => (v == null ? "–" : bandwidth(v * 1e9));
+const pill = (state) => html("span", { class: "pill", "data-state": state }, state);
+const size = (j) => `${j.world_size} ranks · ${j.nodes} node${j.nodes > 1 ? "s" : ""} · `
+  + `${num(j.collectives)} collectives${
+  j.missed ? ` (${num(j.missed)} more unseen: the recorder overwrote them unread)` : ""}`;
+const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
+
+/** A hang's headline: who is late (or silent: stopped), who waits in which collective (or goes on);
+ * or which ranks issued something else than the others as one collective. */
+export const hangLine = (h, s = h.waiting.length > 1 ? "" : "s") => ({
+  silent: () => `${ranks(h.late)} silent: ${ranks(h.waiting)} go${s ? "es" : ""} on`,
+  mismatch: () => `mismatch on #${h.seq} of group ${h.group}: ${ranks(h.late)}`, // those off the majority
+}[h.kind] ?? (() => `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} #${h.seq} `
+  + `(group ${h.group}, ${num(h.count)} × ${h.dtype})`))();
+
+const bucket = (b) => b && `${b.index}: ${b.params.join(", ")}`;
+/** A collective in a line: op #seq, size, last rank and lag (or that it waits), DDP bucket. */
+export const describe = (c) => [`${c.op} #${c.seq} (group ${c.group})`,
+  `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
+  c.last_rank == null ? (c.complete ? null : "waiting") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
+  c.bucket && `bucket ${bucket(c.bucket)}`].filter(Boolean).join(" · ");
+
+/** Ranks by host, in rank order: [[host, [rank...]]]. */
+export function byHost(rs) {
+  const hosts = new Map();
+  for (const r of [...rs].sort((a, b) => a.rank - b.rank))
+    hosts.set(r.host, [...(hosts.get(r.host) ?? []), r]);
+  return [...hosts];
+}
+
+export class Jobs {
+  shown = null; // the open job's detail, grown by the feed
+  loading = null; // {id, early: collectives heard before its GET answered}
+  lanes = new Lanes(describe);
+  hang = null; // {hang, heard: ms}
+  fetched = 0;
+  routes = { snapshot: () => this.refresh(), job: (m) => this.onJob(m),
+    job_collectives: (m) => this.onCollectives(m), job_hang: (m) => this.onHang(m) };
+
+  /** `onShown()`: another job is open (the presenter's view says which). */
+  constructor(state, onShown) {
+    Object.assign(this, { state, onShown });
+    $("job-list").onkeydown = (e) => { // Enter opens: a button's own
+      const rows = [...$("job-list").querySelectorAll("button")],
+        to = moved(e, rows.indexOf(document.activeElement), rows.length);
+      if (to != null) rows[to].focus();
+    };
+    $("job-perfetto").onclick = () => this.job
+      && openInPerfetto(this.trace(), `Ringside ${this.job.id}: ${this.job.script}`, "job-perfetto-status");
+  }
+
+  get job() { return this.shown?.job; }
+  trace() { return `/api/jobs/${this.job.id}/trace`; }
+
+  /** J: the view over everything (in lecture mode too), or not. */
+  show(on) { document.body.classList.toggle("jobs-shown", on); }
+
+  /** The feed (re)opened: the list, and the open job again. */
+  async refresh() {
+    let jobs;
+    try {
+      ({ jobs } = await api("/api/jobs?limit=50"));
+    } catch (err) {
+      return say("jobs-status", `Could not list the watched jobs: ${err.reason ?? err}`);
+    }
+    if (!jobs.length)
+      say("jobs-status", "No watched job yet: torchrun -m ringside.watch --server URL train.py");
+    jobs.reverse().forEach((j) => this.listed(j));
+    const id = this.job?.id ?? this.loading?.id
+      ?? (jobs.findLast((j) => j.state === "running") ?? jobs.at(-1))?.id;
+    if (id) this.open(id);
+  }
+
+  // ---- live
+
+  onJob({ job, ranks }) {
+    const was = this.listed(job);
+    if (this.job?.id !== job.id) {
+      // it started
+      if (job.state === "running" && was !== "running" && this.state.driver === "live") this.open(job.id);
+      return;
+    }
+    Object.assign(this.shown, { job, ranks });
+    if (job.hang && !this.hang) this.setHang(job.hang);
+    if (job.state !== "running" && job.state !== was) this.open(job.id); // ended: its last totals
+    else if (Date.now() - this.fetched > REFETCH_MS) {
+      this.detail(job.id, 1).then((d) => { // totals and links, which no message carries
+        if (d && this.job?.id === d.job.id)
+          Object.assign(this.shown, { totals: d.totals, links: d.links, events: d.events, groups: d.groups });
+      });
+    }
+    this.later();
+  }
+
+  onCollectives({ job_id: id, collectives }) {
+    if (this.loading?.id === id) this.loading.early.push(...collectives);
+    if (this.job?.id !== id) return;
+    // a burst cut short: read it
+    if (collectives[0]?.index > (this.shown.collectives.at(-1)?.index ?? -1) + 1) return this.open(id);
+    this.shown.collectives = merge(this.shown.collectives, collectives);
+    collectives.forEach((c) => this.lanes.draw(c));
+    this.later();
+  }
+
+  onHang({ job_id: id, hang, text }) {
+    if (this.job?.id !== id) return;
+    this.job.hang = hang;
+    this.setHang(hang, text);
+    this.shown.events.push({ t: Date.now() / 1e3 - this.job.started_at, text });
+  }
+
+  /** The presenter's page shows job `id`. */
+  follow(id) {
+    if (id && id !== this.job?.id && id !== this.loading?.id) this.open(id);
+  }
+
+  // ---- the list
+
+  /** A job's row in the list, made or updated; returns the state it had there. */
+  listed(job) {
+    const list = $("job-list"), old = list.querySelector(`[data-job="${job.id}"]`), was = old?.dataset.state;
+    const row = old
+      ?? html("button", { type: "button", "data-job": job.id, onclick: () => this.pick(job.id) });
+    row.dataset.state = job.state;
+    row.replaceChildren(html("b", {}, job.script), " ", pill(job.state), html("br"),
+      `${size(job)} · ${new Date(job.started_at * 1e3).toLocaleTimeString()} · ${job.id}`);
+    if (!old) list.prepend(html("li", {}, row));
+    say("jobs-status", "");
+    $("jobs-open").dataset.state = list.querySelector("[data-state=running]") ? "running" : "";
+    return was;
+  }
+
+  /** A job opened by hand: an attached audience page leaves the presenter's view. */
+  pick(id) {
+    if (this.state.driver === "presenter") this.state.set({ attached: false });
+    this.open(id);
+  }
+
+  // ---- the open job
+
+  async detail(id, limit = 500) {
+    this.fetched = Date.now();
+    return api(`/api/jobs/${id}?limit=${limit}`)
+      .catch((err) => say("jobs-status", `Could not open job ${id}: ${err.reason ?? err}`));
+  }
+
+  /** Open a job: its detail from the server, then whatever the feed adds. */
+  async open(id) {
+    const loading = (this.loading = { id, early: [] });
+    const d = await this.detail(id);
+    if (this.loading !== loading) return; // a newer one was asked for
+    this.loading = null;
+    if (!d) return;
+    const again = this.job?.id === id;
+    d.collectives = merge(again ? this.shown.collectives : [], [...d.collectives, ...loading.early]);
+    this.shown = d;
+    this.lanes.clear(d);
+    if (!again) { this.hang = null; $("job-hang").replaceChildren(); }
+    if (d.job.hang || this.hang) this.setHang(d.job.hang, "the hang is over");
+    d.collectives.forEach((c) => this.lanes.draw(c));
+    $("job").hidden = false;
+    this.render();
+    if (!again) this.onShown();
+  }
+
+  later() { this.flushing ??= setTimeout(() => { this.flushing = null; this.render(); }, FLUSH_MS); }
+
+  render() {
+    const d = this.shown, job = d?.job;
+    if (!d) return;
+    for (const b of $("job-list").querySelectorAll("button"))
+      b.toggleAttribute("aria-current", b.dataset.job === job.id);
+    $("job-title").replaceChildren(html("b", {}, job.script), " ", pill(job.state),
+      ` ${size(job)} · ${job.backend} · ${bytes(job.bytes)} · ${job.id}`);
+    $("job-trace").href = this.trace();
+    this.showRanks(d.ranks);
+    this.lanes.update(this.hang?.hang.late ?? []);
+    table("job-recent",
+      ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"],
+      d.collectives.slice(-RECENT).reverse().map((c) => [c.seq, c.group, c.op, c.dtype, num(c.count),
+        bytes(c.bytes), c.last_rank ?? (c.complete ? "–" : "waiting"), seconds(c.lag_s),
+        gbps(c.busbw_gbps), bucket(c.bucket) ?? "–"]));
+    table("job-totals", ["group", "op", "count", "bytes", "lag max", "lag mean", "time mean", "busbw"],
+      d.totals.map((t) => [`${t.group} (${members(d.groups[t.group])})`, t.op, num(t.count), bytes(t.bytes),
+        seconds(t.lag_max_s), seconds(t.lag_mean_s), seconds(t.duration_mean_s), gbps(t.busbw_gbps)]));
+    table("job-links", ["from", "to", "messages", "bytes"],
+      d.links.map((l) => [l.src, l.dst, num(l.count), bytes(l.bytes)]));
+    $("job-p2p").hidden = !d.links.length;
+    $("job-events").replaceChildren(...d.events.slice(-8).map((e) =>
+      html("li", {}, `${seconds(e.t)}: ${e.text}`)));
+    this.tick();
+  }
+
+  /** How long the hang has lasted. */
+  tick() {
+    if (this.hang)
+      say("job-hang-for", ` · for ${seconds(this.hang.hang.since_s + (Date.now() - this.hang.heard) / 1e3)}`);
+  }
+
+  /** Ranks by node: state or exit code, where, last issued seq per group. */
+  showRanks(rs) {
+    const late = this.hang?.hang.late ?? [];
+    $("job-ranks").replaceChildren(...byHost(rs).map(([host, mine]) => html("div", { class: "host" },
+      html("h3", {}, `node ${host} · ${ranks(mine.map((r) => r.rank))}`),
+      mine.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-state": rankState(r),
+        ...(late.includes(r.rank) && { "data-late": "" }) },
+        html("span", { title: `pid ${r.pid} · ${r.launcher}` },
+          html("span", { class: "dot", style: `background: ${colour(r.rank)}` }), r.rank),
+        html("span", {}, `local ${r.local_rank}/${r.local_world_size}`),
+        html("span", {}, `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`),
+        html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}`
+          + `${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
+          Object.entries(r.issued).map(([g, s]) => `g${g} #${s}`).join(" ") || "–"))))));
+  }
+
+  // ---- the hang
+
+  /** The banner: a hang at once, and the words that clear it ("caught up … after 3.2 s"). */
+  setHang(hang, text) {
+    const banner = $("job-hang");
+    banner.dataset.state = hang ? "hang" : "clear";
+    this.hang = hang && { hang, heard: Date.now() };
+    clearInterval(this.ticking);
+    if (hang) this.ticking = setInterval(() => this.tick(), 1000);
+    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang)}`),
+      html("span", { id: "job-hang-for", "aria-hidden": "true" }), html("small", {}, hang.text)] : [text]));
+    this.later();
+  }
+}
