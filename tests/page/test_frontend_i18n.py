@@ -1,4 +1,4 @@
-"""The page in English, Korean and Chinese (issue 20), in a real Chromium against a real `ringside up`
+"""The page in English, Korean and Chinese, in a real Chromium against a real `ringside up`
 of 4 gloo ranks: the presenter's page in English runs every built-in algorithm with the lecture data
 and steps through it; a 390x844 phone in Korean and one in Chinese follow, and every step's caption
 and the title are in their language, with no English word left but the op and phase names. The

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the page (issue 20), in a real Chromium against a real `ringside up`
+"""Predict, then reveal on the page, in a real Chromium against a real `ringside up`
 with 4 gloo ranks: the presenter's page in lecture mode at 1280x720, driven by the keyboard
 alone, runs a ring all_reduce with the lecture data, goes to its inputs and asks the room what a
 rank holds after a step; three 390x844 phones (viewers, no token) vote with a tap, the

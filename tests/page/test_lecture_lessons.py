@@ -1,5 +1,5 @@
 """Every seed lesson from the keyboard alone, in lecture mode at 1280x720, each asserted on the
-stage (issue 20): blocking send against isend on a time row per rank; node, local and global
+stage: blocking send against isend on a time row per rank; node, local and global
 rank on the cards of a cluster of two nodes; groups (G), the root (X), the count (, .) and the
 parameter server's S (S); the seed's inputs and all_to_all's r2c3 (I); the seed's formulas (M);
 a training started (N), one of its steps' gradient sync opened (Y) and a run exported (E). The

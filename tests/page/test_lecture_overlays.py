@@ -1,4 +1,4 @@
-"""What the presenter shows over the stage, the phones show (issue 9), in a real Chromium
+"""What the presenter shows over the stage, the phones show, in a real Chromium
 against a real `ringside up` with gloo ranks: the demo's result line (D), the compare view
 (C) and the training's charts (T) open and close on a phone that follows the presenter, with
 the same content; a detached phone keeps its own, and one tap brings the presenter's back; a

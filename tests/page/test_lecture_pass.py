@@ -1,4 +1,4 @@
-"""A lecturer's pass (issue 20), in a real Chromium against a real `ringside up` with 4 gloo ranks
+"""A lecturer's pass, in a real Chromium against a real `ringside up` with 4 gloo ranks
 and a viewer token: the keys keep working after the mouse touches a control; the keys dialog fits
 a 1280x720 projector and Esc closes it and every overlay (J, C); Q at a run's last step holds the
 room at the inputs and the reveal plays to the step asked about; a run held for a poll shows a

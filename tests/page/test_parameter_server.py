@@ -1,4 +1,4 @@
-"""The parameter server (issue 10): S of the group's ranks hold the weights in shards, the
+"""The parameter server: S of the group's ranks hold the weights in shards, the
 others pull them and push their gradients back. Its schedule equals its definition in
 simulation for every S and P, and on real gloo ranks equals the definition and the
 backend's own calls; the bytes each server's link carries equal the chapter's formula,

@@ -1,4 +1,4 @@
-"""The stage on a projector after a lecturer's pass (issue 20), in a real Chromium at 1280x720 in
+"""The stage on a projector after a lecturer's pass, in a real Chromium at 1280x720 in
 lecture mode against `ringside up` with 8 gloo ranks: rank names and byte counts at 18 px or more
 in every layout at 8 ranks, none dropped, none over another, the root named; the op in the title;
 and for every reduction op, every number on the stage the rank's buffer at that step and every

@@ -51,7 +51,7 @@ def clean(fuzz: F.Fuzz, feed) -> None:
 
 @brief(1200)
 @given(body=F.RUN_BODIES)
-# issue 13
+# an op given to a collective that reduces nothing
 @example(body={"collective": "all_gather", "algorithm": "ring", "count": 8, "dtype": "float32", "op": "AVG"})
 @example(body={"collective": "broadcast", "algorithm": "flat", "count": 8, "dtype": "int32", "op": "AVG"})
 @example(body={"collective": "gather", "algorithm": "native", "group": [0], "peer": 1})  # found by this suite

@@ -1,4 +1,4 @@
-// Predict, then reveal (issue 20): the presenter asks the room about the run on stage (Q, then a
+// Predict, then reveal: the presenter asks the room about the run on stage (Q, then a
 // question of the menu), every page shows it on a card, a phone votes with a tap and then sees the
 // tally, Enter (or V) reveals the answer everywhere and the run plays on to show why. While it is
 // open no page shows a step past the presenter's (Player.limit) nor the outputs and bytes ("?").
