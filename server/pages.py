@@ -29,15 +29,18 @@ def mount_frontend(app: FastAPI) -> None:
 
     app.mount("/vendor/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
 
-    @app.get("/docs", include_in_schema=False)
-    def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url=app.openapi_url,
-            title=f"{app.title}: the API",
-            swagger_js_url="/vendor/swagger/swagger-ui-bundle.js",
-            swagger_css_url="/vendor/swagger/swagger-ui.css",
-            swagger_favicon_url="/vendor/swagger/favicon-32x32.png",
-        )
+    openapi_url = app.openapi_url
+    if openapi_url is not None:  # as FastAPI's own /docs: none for an app without a schema
+
+        @app.get("/docs", include_in_schema=False)
+        def docs() -> HTMLResponse:
+            return get_swagger_ui_html(
+                openapi_url=openapi_url,
+                title=f"{app.title}: the API",
+                swagger_js_url="/vendor/swagger/swagger-ui-bundle.js",
+                swagger_css_url="/vendor/swagger/swagger-ui.css",
+                swagger_favicon_url="/vendor/swagger/favicon-32x32.png",
+            )
 
     root = frontend_dir()
     if (root / "index.html").exists():

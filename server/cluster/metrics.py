@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Set as AbstractSet
 
 from starlette.requests import HTTPConnection
 
@@ -96,7 +97,7 @@ def render(
     counts: dict[tuple[str, str], int],
     ranks: list[dict],
     queued: int,
-    withheld: set[str] = frozenset(),
+    withheld: AbstractSet[str] = frozenset(),
 ) -> str:
     """`counts`: stored runs by (state, collective); `ranks`: the cluster's; `queued`: jobs waiting;
     `withheld`: collectives whose times and bandwidths are left out (an open poll asks about them)."""

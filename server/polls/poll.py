@@ -155,9 +155,10 @@ def buffer_after(run: Run, rank: int, step: int) -> list | None:
     for done in run.steps[: step + 1]:
         mine = done.ranks.get(str(rank))
         chunks.update({c.chunk: c.values for c in (mine.states if mine else [])})
-    if not chunks or any(v is None for v in chunks.values()):
+    whole = [values for _, values in sorted(chunks.items()) if values is not None]
+    if not chunks or len(whole) < len(chunks):
         return None
-    return [v for _, values in sorted(chunks.items()) for v in values]
+    return [v for values in whole for v in values]
 
 
 def _shown(values: list) -> str:
@@ -252,7 +253,7 @@ def faster(spec: PollSpec, run: Run, store: RunStore) -> tuple[str, str, list[st
             f"run {s.collective} by two algorithms or more at count {s.count}, {s.dtype}, "
             f"{len(run.group)} ranks first: the answer is what they measured",
         )
-    fastest = min(measured, key=measured.get)
+    fastest = min(measured, key=measured.__getitem__)
     return (
         f"Which finishes first: {s.collective} of {_bytes(_buffer_bytes(run))} on {len(run.group)} ranks?",
         fastest,

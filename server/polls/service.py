@@ -114,7 +114,7 @@ class Polls:
         ids = dict.fromkeys(
             self.store.ids_of_run(run_id) + [p for p, r in self.live.items() if r.poll.run_id == run_id]
         )
-        return [self.find(i).public() for i in ids]
+        return [record.public() for i in ids if (record := self.find(i)) is not None]
 
     def vote(self, poll_id: str, vote: Vote, address: str) -> PollRecord:
         record = self.live.get(poll_id)

@@ -18,7 +18,8 @@ class PollStore:
     def last_number(self) -> int:
         """The number in the newest poll's id (p-000042: 42), 0 for none."""
         row = self.db.execute("SELECT id FROM polls ORDER BY rowid DESC LIMIT 1").fetchone()
-        return int(re.search(r"(\d+)$", row[0]).group(1)) if row else 0
+        number = re.search(r"(\d+)$", row[0]) if row else None
+        return int(number.group(1)) if number else 0
 
     def newest(self, limit: int) -> list[PollRecord]:
         """The newest `limit` polls, oldest first."""

@@ -14,6 +14,7 @@ from starlette.requests import HTTPConnection
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.dispatch.job import Job, JobState
+from ringside.server.door.errors import NotReady
 from ringside.server.runs.run import Run
 from ringside.server.trainings.store import TrainingStore
 from ringside.server.trainings.training import (
@@ -103,7 +104,10 @@ class Trainings:
         cluster = self.cluster
         self.dispatcher.check_whole("training")
         check_training(spec, cluster.world_size)
-        training = new_training(f"t-{self.next_id:06d}", spec, cluster.backend, cluster.world_size)
+        backend = cluster.backend
+        if backend is None:  # check_whole found every rank connected, and each says its backend
+            raise NotReady("group", "no ranks are connected")
+        training = new_training(f"t-{self.next_id:06d}", spec, backend, cluster.world_size)
         self.next_id += 1
         await self.dispatcher.submit(TrainingJob(training, self))  # refused (Busy) while the cluster is held
         self.fanout.publish(TrainingMessage(training=training.summary()))

@@ -16,6 +16,7 @@ from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ringside.server.door.frames import close
+from ringside.server.viewers.messages import PresenterMessage
 
 DROPPED = 1013
 log = logging.getLogger("ringside.server")
@@ -64,8 +65,7 @@ class Fanout:
         self.limit = limit
         self.viewers: set[Viewer] = set()
         self.closing: set[asyncio.Task] = set()
-        # the presenter's view, last heard (messages.PresenterMessage)
-        self.presenter: BaseModel | None = None
+        self.presenter: PresenterMessage | None = None  # the presenter's view, last heard
         self.presenters = 0  # presenter pages connected: the view is forgotten when the last goes
         self.presenter_steps = 0  # the step count of the run in that view
 
@@ -92,7 +92,7 @@ class Fanout:
         if self.presenters == 0:
             self.presenter = None
 
-    def lead(self, view: BaseModel, steps: int) -> None:
+    def lead(self, view: PresenterMessage, steps: int) -> None:
         """The presenter's page shows something else (a run of `steps` steps): every viewer hears it, once."""
         self.presenter_steps = steps
         if view != self.presenter:

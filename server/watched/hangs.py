@@ -35,7 +35,8 @@ def check(w: Watched) -> tuple[Hang | None, str | None] | None:
         w.job.hang = hang  # the same wait, longer
         return None
     w.job.hang = hang
-    text = "; ".join(filter(None, [old and caught_up(old, hang), hang and hang.text]))
+    said = [caught_up(old, hang) if old is not None else None, hang.text if hang is not None else None]
+    text = "; ".join(filter(None, said))
     w.note(text)
     return hang, text
 

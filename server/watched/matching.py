@@ -211,7 +211,7 @@ class Watched:
         self.open.pop(key, None)
         self.first_seen.pop(key, None)
         collective.complete = True
-        last = max(collective.issued, key=collective.issued.get)
+        last = max(collective.issued, key=collective.issued.__getitem__)
         collective.last_rank = int(last)
         collective.lag_s = round(collective.issued[last] - min(collective.issued.values()), 6)
         self.recent[key] = collective

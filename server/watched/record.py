@@ -90,6 +90,7 @@ class Total(BaseModel):
 
     def add(self, collective: WatchedCollective) -> None:
         """Count a complete collective in."""
+        assert collective.lag_s is not None, "a complete collective has its lag (Watched._complete)"
         self.count += 1
         self.bytes += collective.bytes
         self.lag_max_s = max(self.lag_max_s, collective.lag_s)

@@ -69,8 +69,8 @@ async def watch_socket(ws: WebSocket, watching: Watching = Depends(watching_of))
     if hello is None:
         return
     watched, problem = watching.join(hello, ws)
-    if problem:
-        await close(ws, CONFLICT, problem)
+    if watched is None:  # and problem says why
+        await close(ws, CONFLICT, problem or "")
         return
     try:
         async for said in events(ws, hello, WATCH_MESSAGE):

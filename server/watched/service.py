@@ -183,7 +183,8 @@ class Watching:
 def pushed(changed: list[WatchedCollective]) -> list[WatchedCollective]:
     """The newest of the changed collectives that one message to viewers holds (MAX_PUSH, and
     MAX_PUSH_RANKS rank entries, at least one); a page reads the rest from the API."""
-    kept, ranks = [], 0
+    kept: list[WatchedCollective] = []
+    ranks = 0
     for collective in reversed(changed[-MAX_PUSH:]):
         ranks += len(collective.ranks)
         if kept and ranks > MAX_PUSH_RANKS:

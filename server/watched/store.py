@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ringside.server.db.database import Database
-from ringside.server.db.writer import Latest
+from ringside.server.db.writer import Latest, Write
 from ringside.server.watched.record import WatchedCollective, WatchedJob, WatchedState, WatchedSummary
 
 KEPT = 20_000
@@ -43,7 +43,7 @@ class WatchStore:
         """Complete collectives (again, where one changed), and the oldest beyond KEPT gone."""
         if not collectives:
             return
-        writes = [
+        writes: list[Write] = [
             (
                 "INSERT OR REPLACE INTO job_collectives (job, idx, body) VALUES (?, ?, ?)",
                 (job_id, c.index, c.model_dump_json()),

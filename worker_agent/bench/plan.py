@@ -8,8 +8,8 @@ import sys
 
 from ringside.worker_agent.core.algorithms import AUTO, Algorithm, UnknownAlgorithm, algorithm_of, algorithms
 from ringside.worker_agent.core.collectives import get
-from ringside.worker_agent.core.protocol import RunSpec
-from ringside.worker_agent.core.validation import MAX_ITERATIONS, SpecError, validate
+from ringside.worker_agent.core.protocol import MAX_ITERATIONS, RunSpec
+from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.core.vocabulary import ITEMSIZE
 from ringside.worker_agent.user.user_algorithms import load
 

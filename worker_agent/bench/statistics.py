@@ -38,7 +38,7 @@ class Ratio:
     @property
     def marked(self) -> bool:
         """A difference the table shows: the interval excludes 1."""
-        return self.low is not None and (self.low > 1 or self.high < 1)
+        return self.low is not None and self.high is not None and (self.low > 1 or self.high < 1)
 
     def to_json(self) -> dict:
         return {"ratio": self.ratio, "low": self.low, "high": self.high, "marked": self.marked}

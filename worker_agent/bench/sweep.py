@@ -186,7 +186,7 @@ def hosts_of(world) -> dict[str, int]:
     """How many of the table's ranks run on each host, in rank order."""
     import torch.distributed as dist
 
-    everyone = [None] * world.world_size
+    everyone: list[str] = [""] * world.world_size  # all_gather_object fills in each rank's host
     dist.all_gather_object(everyone, world.host)
     return {host: everyone.count(host) for host in everyone}
 
@@ -195,7 +195,8 @@ def sharing_of(world) -> Sharing:
     """How the table's ranks share cores, as the server reads it from their hellos."""
     import torch.distributed as dist
 
-    hello, everyone = world.hello(), [None] * world.world_size
+    hello = world.hello()
+    everyone: list[tuple[str, int]] = [("", 0)] * world.world_size  # each rank's, once gathered
     dist.all_gather_object(everyone, (hello.host, hello.cores))
     return Sharing.of(everyone)
 

@@ -122,6 +122,7 @@ def on_a_free_port(start, port: int | None, tries: int = 3) -> Up:
         except RuntimeError as e:
             if port or not left or "in use" not in str(e):  # serve's check, or uvicorn's bind
                 raise
+    raise ValueError(f"tries must be at least 1, not {tries}")
 
 
 def start_up(

@@ -47,10 +47,15 @@ def table(run: Run) -> str:
         )
     if run.time is not None:
         lines.append(
-            f"time {run.time * 1e6:.1f} us (slowest rank, median), algbw {run.algbw / 1e9:.3f} "
-            f"GB/s, busbw {run.busbw / 1e9:.3f} GB/s"
+            f"time {run.time * 1e6:.1f} us (slowest rank, median), algbw {gbps(run.algbw)} "
+            f"GB/s, busbw {gbps(run.busbw)} GB/s"
         )
     return "\n".join(lines)
+
+
+def gbps(bandwidth: float | None) -> str:
+    """Bytes/s in GB/s; "-" for none (a run whose median iteration timed at 0 s has no bandwidth)."""
+    return "-" if bandwidth is None else f"{bandwidth / 1e9:.3f}"
 
 
 def main(args: argparse.Namespace) -> int:

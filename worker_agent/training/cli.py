@@ -15,7 +15,8 @@ import argparse
 import json
 import sys
 
-from ..bench import at_least
+from ringside.bench.cli import at_least
+
 from ..core.protocol import TrainSpec
 from ..core.validation import SpecError
 from .rules import PARAMETER_SERVER, check, combine_step, methods, parameters, result_of, through_servers
