@@ -1,12 +1,11 @@
 """The cluster and what it offers: health, ranks, the catalog of collectives (and of
-run states), the cost model, Prometheus metrics."""
+run states), Prometheus metrics."""
 
 from __future__ import annotations
 
 import time
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends
 from fastapi.responses import PlainTextResponse
 
 from ringside.server.cluster import metrics
@@ -16,7 +15,6 @@ from ringside.server.db.database import Database, database_of
 from ringside.server.dispatch.dispatcher import Dispatcher, dispatcher_of
 from ringside.server.dispatch.job import ENDED_STATES, JobState
 from ringside.server.door.auth import is_presenter, need_viewer
-from ringside.server.model import costs as model
 from ringside.server.polls.visibility import Visibility, visibility_of
 from ringside.server.runs.store import RunStore, run_store_of
 from ringside.worker_agent.core.catalog import catalog
@@ -61,18 +59,6 @@ async def get_catalog(cluster: Cluster = Depends(cluster_of)) -> dict:
         "run_states": {"all": [s.value for s in JobState], "ended": [s.value for s in ENDED_STATES]},
         "training": training_rules.catalog(),
     }
-
-
-@router.get("/api/model", dependencies=[watch])
-def get_model(
-    query: Annotated[model.ModelQuery, Query()],
-    fit: model.Fit = Depends(model.fit_of),
-    cluster: Cluster = Depends(cluster_of),
-) -> dict:
-    # not async: building the asked schedule takes up to a few tenths of a second (model.MAX_SHAPE),
-    # off the event loop; the fit is kept in memory and read here as one tuple, no store access
-    sharing = model.sharing_at(cluster.placement(), query.world_size)
-    return {**model.predict(query, fit.model, sharing), "fit": fit.to_json()}
 
 
 @router.get("/metrics", response_class=PlainTextResponse, dependencies=[watch])

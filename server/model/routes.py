@@ -165,6 +165,19 @@ def curves(q: PredictQuery, fit: costs.Fit, placement: Sequence[tuple[str, int]]
     }
 
 
+@router.get("", dependencies=[watch])
+def get_model(
+    query: Annotated[costs.ModelQuery, Query()],
+    fit: costs.Fit = Depends(costs.fit_of),
+    cluster: Cluster = Depends(cluster_of),
+) -> dict:
+    """The model's answer for one run's shape on this cluster, and the fit it comes from."""
+    # not async: building the asked schedule takes up to a few tenths of a second (costs.MAX_SHAPE),
+    # off the event loop; the fit is kept in memory and read here as one tuple, no store access
+    sharing = costs.sharing_at(cluster.placement(), query.world_size)
+    return {**costs.predict(query, fit.model, sharing), "fit": fit.to_json()}
+
+
 @router.get("/predict", dependencies=[watch])
 def get_prediction(
     query: Annotated[PredictQuery, Query()],

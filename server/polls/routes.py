@@ -35,7 +35,7 @@ async def list_polls(run_id: str = Query(max_length=40), polls: Polls = Depends(
 @router.get("/current", dependencies=[watch])
 async def current_poll(voter: str | None = Voter, polls: Polls = Depends(polls_of)) -> dict:
     """The newest poll, and this page's vote in it: what a page that (re)loads shows."""
-    record = polls.live.get(polls.current) if polls.current else None
+    record = polls.newest()
     return {"poll": record.public() if record else None, "voted": voted(record, voter) if record else None}
 
 

@@ -40,9 +40,9 @@ def shape(run: Run) -> tuple:
 
 
 class Polls:
-    def __init__(self, store: PollStore, runs: RunStore, fanout: Fanout):
-        """`runs`: the stored runs a question is asked of (and that a `faster` one compares)."""
-        self.store, self.runs, self.fanout = store, runs, fanout
+    def __init__(self, store: PollStore, run_store: RunStore, fanout: Fanout):
+        """`run_store`: the stored runs a question is asked of (and that a `faster` one compares)."""
+        self.store, self.run_store, self.fanout = store, run_store, fanout
         # polls opened since the server started: read from here, not the file
         self.live: dict[str, PollRecord] = {}
         self.current: str | None = None  # the newest, what a page that (re)loads is shown
@@ -56,13 +56,13 @@ class Polls:
         """A restarted server carries on with the newest polls left open: they hold their runs,
         take votes and are revealed as before (else a poll was open for ever and its run read whole)."""
         for record in self.store.newest(MAX_LIVE):
-            run = self.runs.get(record.poll.run_id)
+            run = self.run_store.get(record.poll.run_id)
             if record.poll.state is PollState.OPEN and run is not None:
                 self.live[record.poll.id], self.current = record, record.poll.id
                 self.shapes[record.poll.id] = shape(run)
 
     def open(self, spec: PollSpec, run: Run) -> Poll:
-        record = ask(f"p-{self.number + 1:06d}", spec, run, self.runs)
+        record = ask(f"p-{self.number + 1:06d}", spec, run, self.run_store)
         self.number += 1
         self.live[record.poll.id], self.current = record, record.poll.id
         self.shapes[record.poll.id] = shape(run)
@@ -73,6 +73,10 @@ class Polls:
         self._save(record)
         self.fanout.publish(PollMessage(poll=record.public()))
         return record.public()
+
+    def newest(self) -> PollRecord | None:
+        """The newest poll: what a page that (re)loads is shown."""
+        return self.live.get(self.current) if self.current else None
 
     def holding_any(self) -> bool:
         return any(r.poll.state is PollState.OPEN for r in self.live.values())

@@ -3,7 +3,7 @@ cluster alone (it does not queue: it is refused while anything else holds the cl
 
 Viewers hear of a training whenever it changes state (`training`) and of each step once
 every rank has reported it (`train_step`). Each step's gradient sync is kept beside it
-(training_store.py) and opens on the stage as a run (trainings.sync_run)."""
+(store.py) and opens on the stage as a run (trainings.sync_run)."""
 
 from __future__ import annotations
 

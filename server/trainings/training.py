@@ -3,7 +3,7 @@ reports merged as the last one arrives), the held-out figures and the chapter's
 trade-off at the end. Its state is a JobState, as a collective run's is.
 
 Each step's gradient sync (a rank's SyncCapture) is kept beside it, not in it
-(training_store.py), and becomes a Run on request (`sync_run`), so the stage steps
+(store.py), and becomes a Run on request (`sync_run`), so the stage steps
 through it like any collective run: an all_reduce, or a parameter server's pull and push."""
 
 from __future__ import annotations

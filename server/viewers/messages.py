@@ -13,7 +13,7 @@
 - `wavefront` while a run with a hang is stuck: each rank's last step, and whom it waits for
   (wavefront.py);
 - `training` (a training's summary) whenever a training changes state, and `train_step`
-  (one step over every rank) as each step completes (trainings.py);
+  (one step over every rank) as each step completes (trainings/training.py);
 - `presenter`, what the presenter's page shows (run, step, playing, speed, the overlay over
   the stage, the training on its charts, the demo whose result line it says), whenever it
   changes; audience pages that follow the presenter mirror it (the snapshot carries the
@@ -95,7 +95,7 @@ class EndedMessage(BaseModel):
 
 
 class ClusterMessage(BaseModel):
-    """Cluster.to_json's fields (registry.py), whatever it adds besides these."""
+    """Cluster.to_json's fields (cluster/cluster.py), whatever it adds besides these."""
 
     model_config = ConfigDict(extra="allow")
     type: Literal["cluster"] = "cluster"

@@ -1,4 +1,4 @@
-"""Hangs of a watched job, named while they last (watched.py keeps the job): a wait (ranks
+"""Hangs of a watched job, named while they last (matching.py keeps the job): a wait (ranks
 inside a collective that others of its group have not issued for HANG_S, or have issued and not
 finished, silent: stopped inside it), a silence (a rank that stopped reporting while others go
 on, as a stopped process does) or a mismatch (ranks
@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 from ringside.server.watched.record import Hang, RankInfo, WatchedCollective, WatchedJob
 
 if TYPE_CHECKING:
-    from ringside.server.watched.matching import Watched
+    from ringside.server.watched.matching import Matching
 
 HANG_S = 1.0  # a collective open this long, some of its ranks not in it, is a hang
 # a rank unheard this long, while others report, is stopped (a reporter reports every second at least)
 SILENT_S = 3.0
 
 
-def check(w: Watched) -> tuple[Hang | None, str | None] | None:
+def check(w: Matching) -> tuple[Hang | None, str | None] | None:
     """A hang that began or ended since the last check: (the hang or None, what to say); None if nothing
     changed."""
     hang = find(w)
@@ -53,7 +53,7 @@ def caught_up(old: Hang, new: Hang | None) -> str | None:
     return f"{ranks_words(gone)} caught up: {what} after {old.since_s:.1f} s"
 
 
-def left_open(w: Watched) -> list[WatchedCollective]:
+def left_open(w: Matching) -> list[WatchedCollective]:
     """At the job's end, what never completed, oldest first: lost from some rank's reports (it
     went past it), or what the job ended waiting in."""
     for c in list(w.open.values()):
@@ -62,7 +62,7 @@ def left_open(w: Watched) -> list[WatchedCollective]:
     return sorted([*w.open.values(), *(c for c in w.recent.values() if c.unseen)], key=lambda c: c.index)
 
 
-def find(w: Watched) -> Hang | None:
+def find(w: Matching) -> Hang | None:
     """The job's hang now, if it has one: a disagreement first, then the oldest wait, then a silence."""
     if w.job.state.ended:
         return None
@@ -93,13 +93,13 @@ def late_in(c: WatchedCollective) -> list[int]:
     return [r for r in c.ranks if str(r) not in c.issued]
 
 
-def all_went_past(w: Watched, c: WatchedCollective) -> bool:
+def all_went_past(w: Matching, c: WatchedCollective) -> bool:
     """Whether every rank of c that has not issued it went past it (their reports of it were lost).
     Only a rank that said hello can have: a group of more ranks than said hello has one that did not."""
     return len(c.ranks) <= len(w.job.ranks) and all(went_past(w.job, r, c) for r in late_in(c))
 
 
-def waited_for(w: Watched, c: WatchedCollective) -> list[int]:
+def waited_for(w: Matching, c: WatchedCollective) -> list[int]:
     """c's ranks that have not issued it and are here (connected, not ended), in c's order: found
     among the connected ranks first, where most of a claimed world may never have come."""
     here = {r for r in w.connected if str(r) not in c.issued and not w.job.ranks[str(r)].ended}
@@ -128,7 +128,7 @@ def finished(job: WatchedJob, c: WatchedCollective) -> bool:
     return False
 
 
-def passed(w: Watched, c: WatchedCollective) -> bool:
+def passed(w: Matching, c: WatchedCollective) -> bool:
     """Whether a later collective of its group has completed: the job went on after all."""
     return any(o.group == c.group and o.seq > c.seq and o.complete for o in list(w.recent.values())[-64:])
 
@@ -165,7 +165,7 @@ def disagree(c: WatchedCollective) -> Hang:
     )
 
 
-def silence(w: Watched, now: float) -> Hang | None:
+def silence(w: Matching, now: float) -> Hang | None:
     """The ranks that stopped reporting while the others go on."""
     job = w.job
     present = [r for r in w.connected if not job.ranks[str(r)].ended]
@@ -197,7 +197,7 @@ def silence(w: Watched, now: float) -> Hang | None:
     )
 
 
-def stuck(w: Watched, said: dict[int, str], talking: list[int], since: float) -> Hang | None:
+def stuck(w: Matching, said: dict[int, str], talking: list[int], since: float) -> Hang | None:
     """Talking ranks that wait in a collective every rank of its group issued, silent ones (`said`: each
     in words) of the group among them: stopped inside it. No rank is late to issue it, so no wait is
     seen; the ranks' pending collectives (the recorder's unretired entries) say who waits in which."""
@@ -234,7 +234,7 @@ def stuck(w: Watched, said: dict[int, str], talking: list[int], since: float) ->
     return None
 
 
-def wait(w: Watched, c: WatchedCollective, late: list[int], since: float) -> Hang:
+def wait(w: Matching, c: WatchedCollective, late: list[int], since: float) -> Hang:
     """Ranks wait in `c` for the `late` ones, each said with the last it reported and where."""
     job, waiting = w.job, sorted(int(r) for r in c.issued)
     where = {str(r): job.ranks[str(r)].where for r in late if str(r) in job.ranks and job.ranks[str(r)].where}

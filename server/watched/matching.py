@@ -3,7 +3,7 @@
 number), as Flight Recorder's analysis matches them: a collective is complete once every
 rank of its group has issued it; then the rank that issued it last, and by how much,
 names the straggler. A collective that some ranks of its group have issued and others
-have not, for long, is a hang while it lasts (watch_hangs.py says whose).
+have not, for long, is a hang while it lasts (hangs.py says whose).
 
 Memory is bounded whatever the job's length and size: the last RECENT collectives are kept
 whole (the live view, the API's first page), collectives still open at most MAX_OPEN (fewer
@@ -36,7 +36,7 @@ GROUP_RANKS = 1 << 18
 MAX_EVENTS = 200
 
 
-class Watched:
+class Matching:
     """A job while it is watched: its record, and what is matched in memory."""
 
     def __init__(self, job: WatchedJob):
@@ -53,7 +53,7 @@ class Watched:
         self.world: list[int] = []  # _world()
 
     @classmethod
-    def start(cls, job_id: str, hello: WatchHello) -> Watched:
+    def start(cls, job_id: str, hello: WatchHello) -> Matching:
         return cls(
             WatchedJob(
                 id=job_id,

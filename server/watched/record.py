@@ -90,7 +90,7 @@ class Total(BaseModel):
 
     def add(self, collective: WatchedCollective) -> None:
         """Count a complete collective in."""
-        assert collective.lag_s is not None, "a complete collective has its lag (Watched._complete)"
+        assert collective.lag_s is not None, "a complete collective has its lag (Matching._complete)"
         self.count += 1
         self.bytes += collective.bytes
         self.lag_max_s = max(self.lag_max_s, collective.lag_s)
@@ -158,7 +158,7 @@ class WatchedSummary(BaseModel):
 
 
 class WatchedJob(BaseModel):
-    """What is kept of a job (its collectives apart: watch_store.py)."""
+    """What is kept of a job (its collectives apart: store.py)."""
 
     id: str
     key: str

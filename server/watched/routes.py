@@ -10,9 +10,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ringside.server.door.auth import need_viewer
 from ringside.server.door.errors import refuse
 from ringside.server.door.frames import CONFLICT, close, events, worker_hello
-from ringside.server.runs.trace import job_trace
 from ringside.server.watched.record import WatchedJob
 from ringside.server.watched.service import Watching, watching_of
+from ringside.server.watched.trace import job_trace
 from ringside.worker_agent.core.watch_protocol import WATCH_MESSAGE, WatchHello
 
 router = APIRouter()

@@ -1,4 +1,4 @@
-"""Watched jobs while the server runs: the jobs whose ranks report (watched.py holds
+"""Watched jobs while the server runs: the jobs whose ranks report (matching.py holds
 each job's matching), what viewers hear of them, and what the store keeps.
 
 Reports are taken as they come; four times a second the changed collectives go to the
@@ -20,7 +20,7 @@ from starlette.requests import HTTPConnection
 
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.watched import hangs
-from ringside.server.watched.matching import Watched
+from ringside.server.watched.matching import Matching
 from ringside.server.watched.record import (
     Hang,
     RankInfo,
@@ -43,19 +43,19 @@ MAX_PUSH = 500  # collectives in one message to viewers: a burst beyond is read 
 MAX_PUSH_RANKS = 1 << 16
 
 
-class JobMessage(BaseModel):
+class WatchedJobMessage(BaseModel):
     type: Literal["job"] = "job"
     job: WatchedSummary
     ranks: list[RankInfo]
 
 
-class JobCollectivesMessage(BaseModel):
+class WatchedCollectivesMessage(BaseModel):
     type: Literal["job_collectives"] = "job_collectives"
     job_id: str
     collectives: list[WatchedCollective]
 
 
-class JobHangMessage(BaseModel):
+class WatchedHangMessage(BaseModel):
     type: Literal["job_hang"] = "job_hang"
     job_id: str
     hang: Hang | None
@@ -65,7 +65,7 @@ class JobHangMessage(BaseModel):
 class Watching:
     def __init__(self, store: WatchStore, fanout: Fanout):
         self.store, self.fanout = store, fanout
-        self.live: dict[str, Watched] = {}  # by the key the job's ranks share
+        self.live: dict[str, Matching] = {}  # by the key the job's ranks share
         # (job id, rank) -> its socket: a reconnect replaces it
         self.sockets: dict[tuple[str, int], object] = {}
         self.number = self.store.last_number()
@@ -87,7 +87,7 @@ class Watching:
 
     # --- ranks -----------------------------------------------------------------------
 
-    def join(self, hello: WatchHello, socket: object) -> tuple[Watched | None, str | None]:
+    def join(self, hello: WatchHello, socket: object) -> tuple[Matching | None, str | None]:
         """The job this rank belongs to, or why it may not join."""
         watched, created = self.live.get(hello.job), False
         if watched is None:
@@ -97,7 +97,7 @@ class Watching:
             if job is not None:
                 job.matched = max(job.matched, self.store.next_index(job.id))
             watched, created = (
-                (Watched(job), False) if job else (Watched.start(f"j-{self.number + 1:06d}", hello), True)
+                (Matching(job), False) if job else (Matching.start(f"j-{self.number + 1:06d}", hello), True)
             )
         problem = watched.conflict(hello)
         if problem:
@@ -111,14 +111,14 @@ class Watching:
         self._publish_job(watched)
         return watched, None
 
-    def report(self, watched: Watched, message: WatchReport | WatchBye) -> None:
+    def report(self, watched: Matching, message: WatchReport | WatchBye) -> None:
         if isinstance(message, WatchBye):
             watched.bye(message)
             self._publish_job(watched)
         else:
             watched.report(message)
 
-    def left(self, watched: Watched, rank: int, socket: object) -> None:
+    def left(self, watched: Matching, rank: int, socket: object) -> None:
         if self.sockets.get((watched.job.id, rank)) is socket:  # not a socket a reconnect replaced
             del self.sockets[(watched.job.id, rank)]
             watched.left(rank)
@@ -126,7 +126,7 @@ class Watching:
 
     # --- reading -----------------------------------------------------------------------
 
-    def find(self, job_id: str) -> tuple[WatchedJob | None, Watched | None]:
+    def find(self, job_id: str) -> tuple[WatchedJob | None, Matching | None]:
         for watched in self.live.values():
             if watched.job.id == job_id:
                 return watched.job, watched
@@ -155,11 +155,11 @@ class Watching:
                 except Exception:  # one job's fault must not stop the others' watch
                     log.exception("watched job %s: its update failed", watched.job.id)
 
-    def _tick_job(self, key: str, watched: Watched, summarise: bool) -> None:
+    def _tick_job(self, key: str, watched: Matching, summarise: bool) -> None:
         self._flush(watched)
         change = hangs.check(watched)
         if change is not None:
-            self.fanout.publish(JobHangMessage(job_id=watched.job.id, hang=change[0], text=change[1]))
+            self.fanout.publish(WatchedHangMessage(job_id=watched.job.id, hang=change[0], text=change[1]))
         if watched.ended(LOST_AFTER_S):
             self.store.add(watched.job.id, hangs.left_open(watched))  # the waits it ended in, and the unseen
             del self.live[key]
@@ -168,16 +168,16 @@ class Watching:
             self.store.save(watched.job)
             self._publish_job(watched)
 
-    def _flush(self, watched: Watched) -> None:
+    def _flush(self, watched: Matching) -> None:
         """What changed: to the viewers, and the complete ones to the store."""
         changed = watched.take_changed()
         if changed:
-            self.fanout.publish(JobCollectivesMessage(job_id=watched.job.id, collectives=pushed(changed)))
+            self.fanout.publish(WatchedCollectivesMessage(job_id=watched.job.id, collectives=pushed(changed)))
             self.store.add(watched.job.id, [c for c in changed if c.complete])
 
-    def _publish_job(self, watched: Watched) -> None:
+    def _publish_job(self, watched: Matching) -> None:
         job = watched.job
-        self.fanout.publish(JobMessage(job=job.summary(), ranks=list(job.ranks.values())))
+        self.fanout.publish(WatchedJobMessage(job=job.summary(), ranks=list(job.ranks.values())))
 
 
 def pushed(changed: list[WatchedCollective]) -> list[WatchedCollective]:

@@ -1,4 +1,4 @@
-"""Watched jobs, kept in the runs' SQLite file beside them: a job's record (watched.WatchedJob:
+"""Watched jobs, kept in the runs' SQLite file beside them: a job's record (record.WatchedJob:
 ranks, groups, totals, links, events) written as it changes, and each collective in a
 row of its own once complete. Only the last KEPT collectives of a job are kept whole
 (older rows are deleted as new ones land; the totals count every one), so a job of a

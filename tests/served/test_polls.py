@@ -1,4 +1,4 @@
-"""Predict, then reveal (polls.py, api_polls.py): real runs on `ringside up --ranks 4`, polls
+"""Predict, then reveal (server/polls/): real runs on `ringside up --ranks 4`, polls
 opened by the presenter, votes from pages that are only viewers, the tally heard over /ws,
 and the answer, hidden until the reveal, checked against what the ranks' buffers held."""
 

@@ -26,7 +26,7 @@ from websockets.sync.client import connect
 
 from ringside.server.db.database import Database
 from ringside.server.watched import hangs
-from ringside.server.watched.matching import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Watched
+from ringside.server.watched.matching import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Matching
 from ringside.server.watched.record import WatchedCollective
 from ringside.server.watched.service import MAX_PUSH_RANKS
 from ringside.server.watched.store import KEPT, WatchStore
@@ -693,7 +693,7 @@ def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
         backend="gloo",
         started_ns=1,
     )
-    watched = Watched.start("j-000001", hello)
+    watched = Matching.start("j-000001", hello)
     watched.joined(hello)
     watched.report(
         WatchReport(
@@ -730,7 +730,7 @@ def test_a_wide_world_of_absent_ranks_is_checked_for_hangs_without_walking_it():
         backend="gloo",
         started_ns=1,
     )
-    watched = Watched.start("j-000001", hello)
+    watched = Matching.start("j-000001", hello)
     watched.joined(hello)
     watched.world = Walked(range(1 << 16))  # the list the world group's collectives share
     watched.report(
@@ -776,7 +776,7 @@ def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(ser
     assert grown < 256 << 20, f"{grown >> 20} MiB held"
 
 
-def four_ranks_joined(key: str) -> Watched:
+def four_ranks_joined(key: str) -> Matching:
     """A job's matching with four ranks said hello, as the server holds it (no server)."""
     watched = None
     for rank in range(4):
@@ -790,7 +790,7 @@ def four_ranks_joined(key: str) -> Watched:
             backend="gloo",
             started_ns=1,
         )
-        watched = watched or Watched.start("j-000001", hello)
+        watched = watched or Matching.start("j-000001", hello)
         watched.joined(hello)
     return watched
 
@@ -838,7 +838,7 @@ def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_wha
         assert hang.kind == "silent" and text.endswith("ranks 0, 1, 2 go on")
 
 
-def issue(watched: Watched, ranks, seq: int) -> None:
+def issue(watched: Matching, ranks, seq: int) -> None:
     """`ranks` issue all-reduce #seq of the world group, and it is held open a second and more."""
     for rank in ranks:
         watched.report(
