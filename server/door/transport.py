@@ -7,9 +7,9 @@ route it is for. Three bounds an anonymous client could otherwise push past:
   the connection (or of the last response on a kept-alive one), or the connection is closed;
 - one client address holds at most MAX_PER_CLIENT connections at once (a lecture hall
   behind one NAT address shares them);
-- a viewer's websocket takes frames of at most MAX_VIEWER_FRAME bytes (a viewer sends
-  a ping or the presenter's view), refused as the frame's header says its length, before
-  any of it is buffered; a worker's takes up to MAX_FRAME;
+- a websocket takes frames of at most MAX_VIEWER_FRAME bytes (a viewer sends a ping or the
+  presenter's view), refused as the frame's header says its length, before any of it is
+  buffered; a rank's, on the path the router reads as a rank's socket, up to MAX_FRAME;
 - a websocket message begun arrives whole within MESSAGE_WITHIN_S (`serve --message-within`),
   or the connection is closed: a frame left unfinished held what had come of it (up to
   MAX_FRAME) for ever;
@@ -35,6 +35,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 from typing import cast
+from urllib.parse import unquote
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -46,7 +47,7 @@ MAX_FRAME = 16 << 20  # a worker's frame beyond this is refused (close 1009)
 MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes (viewers/socket.py)
 MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10 Mbit/s link in 14 s
 PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
-VIEWER_PATH = "/ws"
+WORKER_PATHS = frozenset({"/ws/worker", "/ws/watch"})  # the sockets a rank speaks on (its token checked)
 
 _open: Counter[str] = Counter()  # connections held per client address (this process serves one app)
 
@@ -158,8 +159,10 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         self.message_due = Deadline(self, self._unfinished)  # for the message in progress
 
     def handle_connect(self, event) -> None:
-        if event.path.split("?", 1)[0] == VIEWER_PATH:
-            self.conn.max_message_size = MAX_VIEWER_FRAME
+        # the path as the router sees it (uvicorn unquotes it so), and a rank's bound for a rank's paths
+        # alone: chosen on the raw path, /%77s reached the viewers' socket with a rank's bound
+        path = unquote(event.path.partition("?")[0])
+        self.conn.max_message_size = MAX_FRAME if path in WORKER_PATHS else MAX_VIEWER_FRAME
         super().handle_connect(event)
 
     def data_received(self, data: bytes) -> None:

@@ -129,26 +129,59 @@ def test_a_body_no_route_reads_is_refused_unread(server):
     assert status == 503, "a route that reads a body still reads it (503: no ranks are connected)"
 
 
+def upgrade(server, path: str, source: str = "127.0.0.20") -> tuple[socket.socket, bytes]:
+    """A websocket handshake at `path` as a client writes it, and the server's answer's head."""
+    sock = connect_from(server, source)
+    key = base64.b64encode(os.urandom(16))
+    sock.sendall(
+        b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % (path.encode(), key)
+    )
+    head = b""
+    while b"\r\n\r\n" not in head and (more := sock.recv(4096)):
+        head += more
+    return sock, head
+
+
+def begin_big_frame(sock: socket.socket) -> None:
+    """The header of a 15 MiB text frame and its first MiB."""
+    frame = bytes([0x81, 0x80 | 127]) + struct.pack(">Q", 15 * MiB) + os.urandom(4)
+    with contextlib.suppress(OSError):
+        sock.sendall(frame + os.urandom(MiB))
+
+
+# the viewers' socket as the router reads it, spelt as a client may: each is accepted, and a frame past
+# the viewer's bound is refused by its length alone
+VIEWER_SPELLINGS = ["/ws", "/%77s", "/%77%73", "/w%73", "/ws?token=x"]
+# refused at the handshake, before any frame: spellings no route reads as a socket, and a rank's
+# sockets however spelt without the worker token
+NO_SOCKET = ["/WS", "/ws/", "//ws", "/ws/../ws", "/%2577s", "/ws%2F", "/ws/worker/", "/ws/%57orker"]
+NO_SOCKET += ["/ws/worker", "/ws/%77orker", "/ws%2Fworker", "/ws/watch", "/%77s/watch"]
+
+
+@pytest.mark.parametrize("path", VIEWER_SPELLINGS + NO_SOCKET)
+def test_every_spelling_of_a_socket_path_meets_the_bound_its_route_has(server, path):
+    sock, head = upgrade(server, path)
+    try:
+        if path in NO_SOCKET:
+            assert not head.startswith(b"HTTP/1.1 101"), f"{path} upgraded: {head[:200]!r}"
+            return
+        assert head.startswith(b"HTTP/1.1 101"), head[:200]
+        begin_big_frame(sock)
+        assert close_code(sock) == 1009, f"{path}: a 15 MiB frame on the viewers' socket"
+    finally:
+        sock.close()
+
+
 def test_an_unfinished_viewer_frame_is_refused_by_its_length(server):
-    """150 viewer sockets each begin a 15 MiB frame: each is closed with 1009 (too big) as soon as
-    the frame's header is read, and none of it is kept."""
+    """150 viewer sockets, reached at /%77s (the router's /ws), each begin a 15 MiB frame: each is
+    closed with 1009 (too big) as soon as the frame's header is read, and none of it is kept."""
     before, socks = rss(server), []
     try:
         for _ in range(150):
-            sock = connect_from(server, "127.0.0.20")
-            key = base64.b64encode(os.urandom(16))
-            sock.sendall(
-                b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: "
-                b"websocket\r\nConnection: Upgrade\r\n"
-                b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key
-            )
-            handshake = b""
-            while b"\r\n\r\n" not in handshake:
-                handshake += sock.recv(4096)
-            assert handshake.startswith(b"HTTP/1.1 101"), handshake[:200]
-            frame = bytes([0x81, 0x80 | 127]) + struct.pack(">Q", 15 * MiB) + os.urandom(4)
-            with contextlib.suppress(OSError):
-                sock.sendall(frame + os.urandom(MiB))  # of its 15 MiB: 150 MiB in all, if it were kept
+            sock, head = upgrade(server, "/%77s")
+            assert head.startswith(b"HTTP/1.1 101"), head[:200]
+            begin_big_frame(sock)  # of its 15 MiB: 150 MiB in all, if it were kept
             socks.append(sock)
         assert close_code(socks[-1]) == 1009
         # unbounded it held their bodies, about 1 GB; bounded, 25-55 MiB (the connections, and the
