@@ -6,7 +6,8 @@ route it is for. Three bounds an anonymous client could otherwise push past:
 - the headers of every request arrive within HEADERS_WITHIN_S (`serve --headers-within`) of
   the connection (or of the last response on a kept-alive one), or the connection is closed;
 - one client address holds at most MAX_PER_CLIENT connections at once (a lecture hall
-  behind one NAT address shares them);
+  behind one NAT address shares them), and all clients together fewer than the process has
+  files (files.py sizes both from the open-file limit);
 - a websocket takes frames of at most MAX_VIEWER_FRAME bytes (a viewer sends a ping or the
   presenter's view), refused as the frame's header says its length, before any of it is
   buffered; a rank's, on the path the router reads as a rank's socket, up to MAX_FRAME;
@@ -41,6 +42,8 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from ringside.server.door import files
+
 HEADERS_WITHIN_S = 10.0
 MAX_PER_CLIENT = 256
 MAX_FRAME = 16 << 20  # a worker's frame beyond this is refused (close 1009)
@@ -49,7 +52,31 @@ MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10
 PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
 WORKER_PATHS = frozenset({"/ws/worker", "/ws/watch"})  # the sockets a rank speaks on (its token checked)
 
-_open: Counter[str] = Counter()  # connections held per client address (this process serves one app)
+
+class Held:
+    """Connections held from clients, per address and in all."""
+
+    def __init__(self) -> None:
+        self.by_address: Counter[str] = Counter()
+        self.in_all = 0
+
+    def refuses(self, address: str, caps: files.Caps) -> bool:
+        return self.by_address[address] >= caps.per_address or self.in_all >= caps.in_all
+
+    def take(self, address: str) -> None:
+        self.by_address[address] += 1
+        self.in_all += 1
+
+    def give_back(self, address: str) -> None:
+        self.by_address[address] -= 1
+        self.in_all -= 1
+        if not self.by_address[address]:
+            del self.by_address[address]
+
+
+_held = Held()  # this process serves one app
+_caps = files.Caps(0, 1 << 30, MAX_PER_CLIENT, files.BACKLOG)  # sized at start (protocols)
+_refusals = files.Refusals()
 
 
 class _QuietRefusals(logging.Filter):
@@ -70,9 +97,7 @@ def _address(protocol) -> str | None:
 def _release(protocol) -> None:
     """The connection is gone: its address holds one fewer."""
     if protocol.counted is not None:
-        _open[protocol.counted] -= 1
-        if not _open[protocol.counted]:
-            del _open[protocol.counted]
+        _held.give_back(protocol.counted)
         protocol.counted = None
 
 
@@ -114,12 +139,13 @@ class BoundedHTTP(H11Protocol):
         super().connection_made(transport)
         self.headers_due = Deadline(self, lambda: self.conn.their_state is h11.IDLE)
         address = _address(self)
-        if address is not None and _open[address] >= MAX_PER_CLIENT:
+        if address is not None and _held.refuses(address, _caps):
             transport.close()  # refused before a byte is read; the client sees the connection reset
+            _refusals.add(_caps)
             return
         if address is not None:
             self.counted = address
-            _open[address] += 1
+            _held.take(address)
         self.headers_due.arm(self.within_s)
 
     def data_received(self, data: bytes) -> None:
@@ -232,13 +258,17 @@ def protocols(
     message_within_s: float = MESSAGE_WITHIN_S,
     ping_every_s: float = PING_EVERY_S,
 ) -> dict:
-    """uvicorn.Config's protocol arguments: the bounded protocols with these deadlines, and a websocket
-    pinged every `ping_every_s`, its answer due within as long (else it is dropped)."""
+    """uvicorn.Config's protocol arguments: the bounded protocols with these deadlines, the backlog
+    the open files allow (files.py), and a websocket pinged every `ping_every_s`, its answer due
+    within as long (else it is dropped)."""
     logging.getLogger("uvicorn.error").addFilter(_QUIET)  # once: a filter already there is not added again
+    global _caps
+    _caps = files.raised(MAX_PER_CLIENT)
     return {
         "http": type("BoundedHTTP", (BoundedHTTP,), {"within_s": headers_within_s}),
         "ws": type("BoundedWebSocket", (BoundedWebSocket,), {"within_s": message_within_s}),
         "ws_max_size": MAX_FRAME,
         "ws_ping_interval": ping_every_s,
         "ws_ping_timeout": ping_every_s,
+        "backlog": _caps.backlog,
     }

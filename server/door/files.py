@@ -1,0 +1,67 @@
+"""The open-file limit as a bound like the others. A process inherits a soft limit (often 1,024
+on Linux, 256 on macOS) far below what it may use: at start the server raises it to the hard
+one, then sizes its connection caps from what it has, with room kept for what is not a
+client's (the store's file and its journal on two connections, the log, a health check) and
+for a burst of accepts (asyncio accepts up to `backlog` connections before it closes the
+refused ones). Past the caps a connection is closed as it is accepted, so the process never
+runs out of files: out of them, every accept failed and asyncio logged each failure."""
+
+from __future__ import annotations
+
+import logging
+import resource
+import time
+from dataclasses import dataclass
+
+log = logging.getLogger("ringside.server")
+
+RESERVED = 64  # files kept for what is not a client's connection
+MOST = 1 << 20  # a hard limit of "unlimited" is raised to this
+BACKLOG = 2048  # uvicorn's: connections accepted in one go, and the kernel's queue of them
+SAY_EVERY_S = 60.0  # refusals are said in one line a minute at most
+
+
+@dataclass(frozen=True)
+class Caps:
+    files: int  # the soft limit, once raised
+    in_all: int  # connections from clients at once
+    per_address: int  # from one client address: an eighth of all at most, so no five can fill it
+    backlog: int  # accepted in one go
+
+
+def raised(per_address_most: int) -> Caps:
+    """The soft limit raised as far as the hard one lets it, and the caps sized from it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = MOST if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):  # a hard limit the kernel lowers (nr_open): keep the soft one
+            pass
+    files = MOST if soft == resource.RLIM_INFINITY else soft
+    backlog = min(BACKLOG, max(files // 8, 16))
+    in_all = max(files - RESERVED - backlog, 16)
+    return Caps(files, in_all, min(per_address_most, max(in_all // 8, 2)), backlog)
+
+
+class Refusals:
+    """Connections refused past a cap, said in a summary line at most once a SAY_EVERY_S."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.said_at = float("-inf")
+
+    def add(self, caps: Caps) -> None:
+        self.count += 1
+        now = time.monotonic()
+        if now - self.said_at >= SAY_EVERY_S:
+            log.warning(
+                "refused %d connection%s past the caps (%d per address, %d in all, of %d open files)",
+                self.count,
+                "" if self.count == 1 else "s",
+                caps.per_address,
+                caps.in_all,
+                caps.files,
+            )
+            self.count, self.said_at = 0, now
