@@ -102,6 +102,7 @@ def create_app(settings: Settings) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        openapi_url=None,  # pages.py serves the schema, under the viewer's token
         responses=REFUSALS,
         description="Real torch.distributed collectives, step by step.",
     )

@@ -1,18 +1,23 @@
 """The page: the frontend's static files at /, plotly.js from the installed `plotly`
 package, and the API's docs at /docs with Swagger UI from the installed
-`swagger_ui_bundle` (no build step, no CDN: a lecture hall may have no internet)."""
+`swagger_ui_bundle` (no build step, no CDN: a lecture hall may have no internet). The docs
+and their schema take the viewer's token where watching does."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
 from ringside.server.config import frontend_dir
+from ringside.server.door.auth import need_viewer
+
+SCHEMA = "/openapi.json"
 
 
 def mount_frontend(app: FastAPI) -> None:
@@ -29,18 +34,20 @@ def mount_frontend(app: FastAPI) -> None:
 
     app.mount("/vendor/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
 
-    openapi_url = app.openapi_url
-    if openapi_url is not None:  # as FastAPI's own /docs: none for an app without a schema
+    @app.get(SCHEMA, include_in_schema=False, dependencies=[Depends(need_viewer)])
+    def schema() -> JSONResponse:
+        return JSONResponse(app.openapi())
 
-        @app.get("/docs", include_in_schema=False)
-        def docs() -> HTMLResponse:
-            return get_swagger_ui_html(
-                openapi_url=openapi_url,
-                title=f"{app.title}: the API",
-                swagger_js_url="/vendor/swagger/swagger-ui-bundle.js",
-                swagger_css_url="/vendor/swagger/swagger-ui.css",
-                swagger_favicon_url="/vendor/swagger/favicon-32x32.png",
-            )
+    @app.get("/docs", include_in_schema=False, dependencies=[Depends(need_viewer)])
+    def docs(request: Request) -> HTMLResponse:
+        token = request.query_params.get("token")  # the page's own: Swagger UI asks for the schema with it
+        return get_swagger_ui_html(
+            openapi_url=SCHEMA + (f"?token={quote(token, safe='')}" if token else ""),
+            title=f"{app.title}: the API",
+            swagger_js_url="/vendor/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/vendor/swagger/swagger-ui.css",
+            swagger_favicon_url="/vendor/swagger/favicon-32x32.png",
+        )
 
     root = frontend_dir()
     if (root / "index.html").exists():

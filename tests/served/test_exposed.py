@@ -255,6 +255,46 @@ def test_serve_beyond_loopback_warns_and_needs_a_viewer_token(tmp_path):
         server.stop()
 
 
+def test_the_api_docs_and_schema_take_the_viewer_token_beyond_loopback(tmp_path):
+    """Exposed, the docs and the schema are watching: a token opens them, none does not; the
+    docs ask for the schema with the token the page came with."""
+    viewer = "v" * 22
+    server = start_serve(tmp_path, "--host", "0.0.0.0", env={"RINGSIDE_VIEWER_TOKEN": viewer})
+    try:
+        for path in ("/docs", "/openapi.json"):
+            assert request(server, "GET", path)[0] == 401, path
+            assert request(server, "GET", path, token=viewer)[0] == 200, path
+        status, page = request(server, "GET", f"/docs?token={viewer}")
+        assert status == 200 and f"/openapi.json?token={viewer}".encode() in page
+        assert (
+            json.loads(request(server, "GET", "/openapi.json", token=viewer)[1])["info"]["title"]
+            == "Ringside"
+        )
+    finally:
+        server.stop()
+
+
+def test_every_answer_says_its_type_is_meant_and_no_site_may_frame_it(tmp_path):
+    server = start_serve(tmp_path)
+    try:
+        for path, host in (
+            ("/", None),
+            ("/api/health", None),
+            ("/docs", None),
+            ("/api/runs", "evil.example"),
+        ):
+            conn = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=30)
+            conn.request("GET", path, headers={"Host": host} if host else {})
+            answer = conn.getresponse()
+            answer.read()
+            conn.close()
+            assert answer.getheader("X-Content-Type-Options") == "nosniff", (path, answer.status)
+            assert answer.getheader("X-Frame-Options") == "DENY", path
+            assert answer.getheader("Content-Security-Policy") == "frame-ancestors 'none'", path
+    finally:
+        server.stop()
+
+
 def test_open_viewing_waives_the_viewer_token(tmp_path):
     server = start_serve(tmp_path, "--host", "0.0.0.0", "--open-viewing")
     try:
