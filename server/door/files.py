@@ -16,7 +16,9 @@ from dataclasses import dataclass
 log = logging.getLogger("ringside.server")
 
 RESERVED = 64  # files kept for what is not a client's connection
-MOST = 1 << 20  # a hard limit of "unlimited" is raised to this
+# what the soft limit is raised to, the first the kernel takes: the hard limit, or under an
+# "unlimited" one (macOS's) a million, then macOS's OPEN_MAX
+TARGETS = (1 << 20, 10240)
 BACKLOG = 2048  # uvicorn's: connections accepted in one go, and the kernel's queue of them
 SAY_EVERY_S = 60.0  # refusals are said in one line a minute at most
 
@@ -32,14 +34,16 @@ class Caps:
 def raised(per_address_most: int) -> Caps:
     """The soft limit raised as far as the hard one lets it, and the caps sized from it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = MOST if hard == resource.RLIM_INFINITY else hard
-    if soft != resource.RLIM_INFINITY and soft < wanted:
+    unlimited = resource.RLIM_INFINITY
+    targets = TARGETS if hard == unlimited else (hard, *(t for t in TARGETS if t < hard))
+    for target in (t for t in targets if soft != unlimited and soft < t):
         try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-            soft = wanted
-        except (ValueError, OSError):  # a hard limit the kernel lowers (nr_open): keep the soft one
-            pass
-    files = MOST if soft == resource.RLIM_INFINITY else soft
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+            break
+        except (ValueError, OSError):  # more than the kernel gives one process: try less
+            continue
+    files = TARGETS[0] if soft == unlimited else soft
     backlog = min(BACKLOG, max(files // 8, 16))
     in_all = max(files - RESERVED - backlog, 16)
     return Caps(files, in_all, min(per_address_most, max(in_all // 8, 2)), backlog)

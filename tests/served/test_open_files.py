@@ -8,6 +8,7 @@ import re
 import resource
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
@@ -93,3 +94,22 @@ def test_stalled_connections_past_the_open_file_limit_leave_room_for_another_cli
     per_address, in_all, files = map(int, refusals[0])
     assert files == FILES and in_all + RESERVED < FILES, "room kept for the store and a health check"
     assert len(SOURCES) * per_address < in_all, "five addresses cannot fill it"
+
+
+@pytest.mark.parametrize("soft, hard", [(256, 20000), (1024, 1024), (256, 256)])
+def test_the_soft_limit_is_raised_to_the_hard_one_and_the_caps_sized_from_it(soft, hard):
+    """In a process started with these limits: the soft one raised as far as the hard one, and the
+    caps leave room for the reserve and a burst of accepts, and for a sixth client address."""
+    script = (
+        "import resource; from ringside.server.door.files import raised; "
+        "c = raised(256); print(c.files, c.in_all, c.per_address, c.backlog, "
+        "resource.getrlimit(resource.RLIMIT_NOFILE)[0])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard)),
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    files, in_all, per_address, backlog, now = map(int, out.split())
+    assert files == now == hard
+    assert in_all + RESERVED + backlog <= files and 5 * per_address < in_all
