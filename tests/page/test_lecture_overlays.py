@@ -140,11 +140,14 @@ def test_phones_open_and_close_the_presenters_overlays_with_the_same_content(up,
 def test_only_the_presenters_token_sets_the_overlay(up, page_for):
     run = up.run(collective="broadcast", algorithm="ring", count=2, capture="full", pattern="rank")
     presenter = presenting(up, page_for, run["id"])
-    for _ in range(100):  # until the presenter's page has told the server what it shows
-        before = viewer_snapshot(up)["presenter"]
-        if before and before["run_id"] == run["id"]:
+    # until the presenter's page has told the server what it shows, and told it all: its first frame
+    # names the run, a later one what else the page still holds (the training it showed before)
+    before, said = None, None
+    for _ in range(60):
+        said, before = before, viewer_snapshot(up)["presenter"]
+        if before and before["run_id"] == run["id"] and before == said:
             break
-        presenter.wait_for_timeout(100)
+        presenter.wait_for_timeout(500)
     assert before["run_id"] == run["id"] and "overlay" not in before
     frame = {"type": "presenter", "run_id": run["id"], "step": 0, "playing": False, "speed": 1.0}
     code, reason = refused(up, {**frame, "overlay": "compare"})
