@@ -74,12 +74,22 @@ class Cluster:
         others = [r.hello for r in self.ranks.values() if r.connected]
         if others and others[0].world_size != hello.world_size:
             return f"world size {hello.world_size} differs from the cluster's {others[0].world_size}"
-        if not others and (left := self.held()) and self.world_size != hello.world_size:
-            return (
-                f"world size {hello.world_size} differs from the cluster's {self.world_size}, "
-                f"held while its ranks restart ({left:.0f} s more)"
-            )
+        if others and others[0].world_key != hello.world_key:
+            return "the world key differs from its ranks': a rank of another world cannot take a slot"
+        if not others and (left := self.held()):
+            if self.world_size != hello.world_size:
+                return (
+                    f"world size {hello.world_size} differs from the cluster's {self.world_size}, "
+                    f"held while its ranks restart ({left:.0f} s more)"
+                )
+            if self.key != hello.world_key:
+                return f"the world key differs from the cluster's, held while it restarts ({left:.0f} s)"
         return None
+
+    @property
+    def key(self) -> str:
+        """The world key its ranks said hello with (they share it: conflict refuses another)."""
+        return next(iter(self.ranks.values())).hello.world_key if self.ranks else ""
 
     def held(self) -> float:
         """Seconds a whole world whose ranks have all gone is held for them still (0: it is not):
@@ -94,7 +104,7 @@ class Cluster:
         if (
             self.ranks
             and not any(r.connected for r in self.ranks.values())
-            and self.world_size != hello.world_size
+            and (self.world_size, self.key) != (hello.world_size, hello.world_key)
         ):
             self.forget()  # a new world replaces one that is entirely gone (and no longer held: conflict)
         self.ranks[hello.rank] = Rank(hello)

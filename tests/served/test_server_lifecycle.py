@@ -7,9 +7,11 @@ import os
 import signal
 import subprocess
 import time
+from collections import Counter
 from pathlib import Path
 
-from server_helpers import WORKER_TOKEN, start_serve, start_up, wait_gone
+from server_helpers import WORKER_TOKEN, ScriptedRank, start_serve, start_up, wait_gone
+from websockets.exceptions import ConnectionClosed
 
 from ringside.worker_agent.clients.harness import CLI
 from ringside.worker_agent.rank.launch import LocalWorkers
@@ -38,6 +40,43 @@ def test_a_dead_worker_brings_the_group_back(tmp_path):
         assert up.run(collective="all_reduce", algorithm="ring", count=6)["verified"] is True
     finally:
         up.stop()
+
+
+def test_a_forged_rank_of_the_worlds_own_size_takes_no_slot_while_the_group_restarts(tmp_path):
+    """The worker token alone does not make a rank of this world: while its ranks restart after
+    a kill -9, a hello for rank 0 with the world's size is refused, and the real rank 0 comes back."""
+    up = start_up(tmp_path, ranks=3, env={"RINGSIDE_WORKER_TOKEN": WORKER_TOKEN})
+    try:
+        before = {r["rank"]: r["pid"] for r in up.wait_ranks(3)["ranks"]}
+        os.kill(before[1], signal.SIGKILL)
+        refusals = []  # tried again and again until the new ranks are all back
+        while len(_live_new(up, before.values())) < 3 and len(refusals) < 300:
+            refusals.append(_forged_hello(up, rank=0, world_size=3))
+        after = {r["rank"]: r["pid"] for r in up.wait_ranks(3, exclude_pids=set(before.values()))["ranks"]}
+        assert set(after) == {0, 1, 2} and not set(after.values()) & set(before.values())
+        assert None not in refusals, f"a forged rank 0 held a slot: {Counter(refusals)}"
+        assert any("world key differs" in r and "restart" in r for r in refusals), Counter(refusals)
+        assert up.run(collective="all_reduce", algorithm="ring", count=6)["verified"] is True
+    finally:
+        up.stop()
+
+
+def _live_new(up, old_pids) -> list[dict]:
+    return [r for r in up.cluster()["ranks"] if r["status"] != "lost" and r["pid"] not in set(old_pids)]
+
+
+def _forged_hello(up, rank: int, world_size: int) -> str | None:
+    """The reason a hello with the worker token but not the world's key is refused; None if it held a slot."""
+    forged = ScriptedRank(up, rank, world_size, pid=4242)
+    try:
+        forged.ws.recv(timeout=0.3)
+    except TimeoutError:
+        return None
+    except ConnectionClosed as closed:
+        return closed.rcvd.reason if closed.rcvd else ""
+    finally:
+        forged.close()
+    return None
 
 
 def test_ctrl_c_during_a_run_marks_it_interrupted_not_failed(tmp_path):

@@ -256,6 +256,13 @@ class Hello(Message):
         description="CPU cores this rank may run on, when it runs on the "
         "CPU; 0: a device of its own, or unknown",
     )
+    world_key: str = Field(
+        "",
+        max_length=64,
+        description="what every rank of one world shares and nobody else knows (RINGSIDE_WORLD_KEY, "
+        "or a secret the ranks agree on through their rendezvous store): while a world is up or "
+        "restarting, only a hello with its key takes one of its slots",
+    )
 
 
 class Heartbeat(Message):

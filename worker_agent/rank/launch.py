@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import secrets
 import sys
 import threading
 import time
@@ -67,6 +68,7 @@ class LocalWorkers:
         self.algorithms = [str(Path(a).resolve()) for a in algorithms]  # users' files, which every rank loads
         self.budget = budget or RestartBudget()
         self.restarts = 0
+        self.key = secrets.token_hex(16)  # one world across restarts: its slots stay its own (cluster.py)
         self.procs: list[BaseProcess] = []
         self.lock = threading.Lock()
 
@@ -76,7 +78,7 @@ class LocalWorkers:
             self.procs = [self._spawn(rank, port) for rank in range(self.n)]
 
     def _spawn(self, rank: int, port: int) -> BaseProcess:
-        args = (rank, self.n, port, self.server_url, self.token, self.backend, self.algorithms)
+        args = (rank, self.n, port, self.server_url, self.token, self.key, self.backend, self.algorithms)
         p = rank_processes().Process(target=_serve_rank, args=args, name=f"rank {rank}")
         p.start()
         return p
@@ -122,7 +124,14 @@ class LocalWorkers:
 
 
 def _serve_rank(
-    rank: int, n: int, port: int, server_url: str, token: str, backend: str | None, algorithms: list[str]
+    rank: int,
+    n: int,
+    port: int,
+    server_url: str,
+    token: str,
+    key: str,
+    backend: str | None,
+    algorithms: list[str],
 ) -> None:
     """One rank, in its forked process: torchrun's variables, one thread for torch
     (the ranks share the cores), then `ringside worker --server`."""
@@ -141,6 +150,7 @@ def _serve_rank(
         MASTER_PORT=str(port),
         OMP_NUM_THREADS="1",
         RINGSIDE_WORKER_TOKEN=token,
+        RINGSIDE_WORLD_KEY=key,
         RINGSIDE_LAUNCHER="ringside up",
     )
     threading.Thread(target=_exit_with_parent, daemon=True).start()

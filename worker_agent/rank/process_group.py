@@ -25,6 +25,7 @@ import contextlib
 import gc
 import ipaddress
 import os
+import secrets
 import socket
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -36,6 +37,7 @@ from ..core.protocol import Hello
 
 DEFAULT_TIMEOUT = 30.0
 GENERATION_KEY = "ringside/generation"  # on the store: the generation every rank is to be in
+WORLD_KEY = "ringside/world_key"  # on the store: the secret that proves a rank is of this world
 
 
 @dataclass
@@ -120,7 +122,19 @@ class World:
             master=self.master,
             launcher=self.launcher,
             cores=cpu_cores() if self.device.type == "cpu" else 0,  # ranks may share them (simulate.Sharing)
+            world_key=self.key(),
         )
+
+    def key(self) -> str:
+        """The world's secret: the one its launcher handed every rank (RINGSIDE_WORLD_KEY, as `ringside
+        up` does), else the first rank's random one, agreed on through the store the ranks met on. That
+        store outlives a torchrun restart (the agent holds it), so a restarted rank proves it is of the
+        same world; a hello without it cannot take the rank's slot meanwhile (cluster.py)."""
+        given = os.environ.get("RINGSIDE_WORLD_KEY", "")
+        if given:
+            return given[:64]
+        agreed = self.store.compare_set(WORLD_KEY, "", secrets.token_hex(16))
+        return agreed.decode() if isinstance(agreed, bytes) else str(agreed)
 
     def group(self, ranks: tuple[int, ...]) -> dist.ProcessGroup | None:
         """The process group of `ranks` (None: the default group). new_group is
