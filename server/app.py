@@ -23,7 +23,7 @@ from ringside.server.compare import routes as compare_routes
 from ringside.server.config import Settings
 from ringside.server.db.database import Database
 from ringside.server.dispatch.dispatcher import Dispatcher
-from ringside.server.door import guard
+from ringside.server.door import guard, reclaim
 from ringside.server.door.errors import REFUSALS, invalid_request, spec_refused
 from ringside.server.lecture import routes as lecture_routes
 from ringside.server.model import costs
@@ -86,6 +86,7 @@ def create_app(settings: Settings) -> FastAPI:
         # no vote, run or write is left unsaved
         async with contextlib.AsyncExitStack() as stopping:
             build(s, settings)  # here: the services need the server's event loop
+            reclaim.freeze()
             stopping.callback(s.database.close)
             s.dispatcher.start()
             stopping.push_async_callback(s.dispatcher.shutdown)

@@ -31,7 +31,9 @@ from ringside.server.door.auth import host_name, need_presenter, refusal
 from ringside.server.door.headers import SafeHeaders
 from ringside.worker_agent.core.protocol import no_constant
 
-MAX_BODY = 1 << 20  # no route takes more: a run's spec is a few hundred bytes
+MAX_BODY = 1 << 20  # no presenter's route takes more: a run's spec is a few hundred bytes, a user's code more
+# nor any other route (a vote): what an anonymous client holds is its connections times this
+MAX_OPEN_BODY = 4096
 MAX_DIGITS = 40
 BODY_WITHIN_S = 10.0  # a body trickled in slower than this holds a connection (and a shutdown) for nothing
 POLICY = 1008
@@ -195,7 +197,8 @@ class Guard:
             else:
                 await self.app(scope, receive, send)
             return
-        body, status, why = await _read_body(conn.headers, receive)
+        limit = MAX_BODY if matches(self.presenter_only, method, path) else MAX_OPEN_BODY
+        body, status, why = await _read_body(conn.headers, receive, limit)
         if body is None:
             if status:  # too big: the client may still be sending it (a deadline passed: it is not)
                 await _refuse(scope, receive, send, status, "body", why, drain=status == 413)
@@ -208,22 +211,22 @@ class Guard:
         await self.app(scope, _replay(body, receive), send)
 
 
-async def _read_body(headers: Headers, receive: Receive) -> tuple[bytes | None, int, str]:
-    """The whole body, read here so no route ever reads more than MAX_BODY:
+async def _read_body(headers: Headers, receive: Receive, limit: int) -> tuple[bytes | None, int, str]:
+    """The whole body, read here so no route ever reads more than `limit` bytes:
     (body, 0, "") or (None, status, why); (None, 0, "") if the client left."""
     try:  # wait_for, not asyncio.timeout: that is Python 3.11's, and 3.10 is supported
-        return await asyncio.wait_for(_receive_body(headers, receive), BODY_WITHIN_S)
+        return await asyncio.wait_for(_receive_body(headers, receive, limit), BODY_WITHIN_S)
     except asyncio.TimeoutError:
         return None, 408, f"the body did not arrive within {BODY_WITHIN_S:g} s"
 
 
-async def _receive_body(headers: Headers, receive: Receive) -> tuple[bytes | None, int, str]:
-    too_big = (413, f"the body is over {MAX_BODY} bytes")
+async def _receive_body(headers: Headers, receive: Receive, limit: int) -> tuple[bytes | None, int, str]:
+    too_big = (413, f"the body is over {limit} bytes")
     declared = headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
             return None, 400, "Content-Length is not a number"
-        if len(declared) > 12 or int(declared) > MAX_BODY:
+        if len(declared) > 12 or int(declared) > limit:
             return None, *too_big
     chunks, size = [], 0
     while True:
@@ -232,7 +235,7 @@ async def _receive_body(headers: Headers, receive: Receive) -> tuple[bytes | Non
             return None, 0, ""
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > MAX_BODY:  # a chunked body says nothing of its size beforehand
+        if size > limit:  # a chunked body says nothing of its size beforehand
             return None, *too_big
         chunks.append(chunk)
         if not message.get("more_body", False):

@@ -43,12 +43,14 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from ringside.server.door import files
+from ringside.server.door.reclaim import Reclaim
 
 HEADERS_WITHIN_S = 10.0
 MAX_PER_CLIENT = 256
 MAX_FRAME = 16 << 20  # a worker's frame beyond this is refused (close 1009)
 MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes (viewers/socket.py)
 MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10 Mbit/s link in 14 s
+READ_SIZE = 64 << 10  # bytes read from a connection at once (uvicorn pauses reading past as much buffered)
 PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
 WORKER_PATHS = frozenset({"/ws/worker", "/ws/watch"})  # the sockets a rank speaks on (its token checked)
 
@@ -77,6 +79,7 @@ class Held:
 _held = Held()  # this process serves one app
 _caps = files.Caps(0, 1 << 30, MAX_PER_CLIENT, files.BACKLOG)  # sized at start (protocols)
 _refusals = files.Refusals()
+_reclaim = Reclaim()
 
 
 class _QuietRefusals(logging.Filter):
@@ -95,10 +98,11 @@ def _address(protocol) -> str | None:
 
 
 def _release(protocol) -> None:
-    """The connection is gone: its address holds one fewer."""
+    """The connection is gone: its address holds one fewer, and its memory will be reclaimed."""
     if protocol.counted is not None:
         _held.give_back(protocol.counted)
         protocol.counted = None
+    _reclaim.closed_one(protocol.loop)
 
 
 class Deadline:
@@ -137,6 +141,8 @@ class BoundedHTTP(H11Protocol):
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
+        if hasattr(transport, "max_size"):  # asyncio's reads: 256 KiB each, a flood's memory four times this
+            transport.max_size = READ_SIZE
         self.headers_due = Deadline(self, lambda: self.conn.their_state is h11.IDLE)
         address = _address(self)
         if address is not None and _held.refuses(address, _caps):
