@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +22,15 @@ from ringside.server.door.guard import bounded
 from ringside.worker_agent.core.protocol import EVENT, PROTOCOL_VERSION, Hello, no_constant
 
 HELLO_TIMEOUT_S = 10.0
-POLICY, UNSUPPORTED, INVALID, CONFLICT = 1008, 1003, 1007, 4409
+POLICY, UNSUPPORTED, INVALID, CONFLICT, TOO_BIG = 1008, 1003, 1007, 4409, 1009
+SMALL = 64 << 10  # a frame up to this is parsed on the event loop; any kind may be as large
+# the kinds of frame that may be larger, and how large (the transport's cap is 16 MiB): a planned
+# run's schedule and a bench's table are the largest a rank sends; a step of a run of 16,384 chunks
+# is 2 MiB. A larger frame is refused before it is parsed: an 8 MiB step cost the loop 0.5 s.
+LARGE = {"run_started": 16 << 20, "bench_finished": 16 << 20, "watch_report": 4 << 20}
+LARGE.update(dict.fromkeys(("step", "run_finished", "train_step", "train_finished"), 4 << 20))
+KIND = re.compile(r'"type"\s*:\s*"(\w{1,40})"')
+HEAD = 256  # where a large frame names its kind: among its first keys, as every rank writes it
 
 
 async def worker_hello(ws: WebSocket, kind: type[BaseModel] = Hello, adapter: TypeAdapter = EVENT):
@@ -43,7 +52,7 @@ async def events(ws: WebSocket, hello, adapter: TypeAdapter = EVENT):
         if message["type"] == "websocket.disconnect":
             return
         try:
-            event = parse_event(message, adapter)
+            event = await parse_frame(message, adapter)
             if event.rank != hello.rank:
                 raise Refused(POLICY, f"rank {hello.rank} sent an event as rank {event.rank}")
             if isinstance(event, type(hello)):
@@ -77,7 +86,7 @@ async def receive_hello(ws: WebSocket, kind: type[BaseModel] = Hello, adapter: T
     if message["type"] == "websocket.disconnect":
         return None  # it left before saying hello: nobody to answer
     try:
-        event = parse_event(message, adapter)
+        event = await parse_frame(message, adapter)
         if not isinstance(event, kind):
             raise Refused(POLICY, f"the first message must be a {kind.model_fields['type'].default}")
     except Refused as refused:
@@ -94,9 +103,25 @@ class Refused(Exception):
         self.code, self.reason = code, reason[:120]
 
 
-def parse_event(message: Mapping[str, Any], adapter: TypeAdapter = EVENT):
+async def parse_frame(message: Mapping[str, Any], adapter: TypeAdapter = EVENT):
+    """parse_event, for a frame past SMALL bytes only once its kind may be that large, and then in a
+    thread: the loop goes on serving everyone else while it is parsed (the GIL is shared in 5 ms
+    turns)."""
+    text = message.get("text")
+    if text is None or len(text) <= SMALL:
+        return parse_event(message, adapter)
+    kind = KIND.search(text, 0, HEAD)
+    bound = LARGE.get(kind.group(1), SMALL) if kind else SMALL
+    if len(text) > bound:
+        what = f"a {kind.group(1)} frame" if kind else 'a frame that does not name its "type" first'
+        raise Refused(TOO_BIG, f"{what} takes at most {bound >> 10} KiB")
+    return await asyncio.to_thread(parse_event, message, adapter, kind.group(1) if kind else None)
+
+
+def parse_event(message: Mapping[str, Any], adapter: TypeAdapter = EVENT, kind: str | None = None):
     """The event a worker's frame holds (one of `adapter`'s), or Refused: 1007 for a malformed
-    one, 1008 for another protocol."""
+    one, 1008 for another protocol. `kind`: the type its head named (parse_frame), which a later
+    key of the same name may not change."""
     text = message.get("text")
     if text is None:
         raise Refused(INVALID, "malformed frame: events are JSON text")
@@ -108,6 +133,8 @@ def parse_event(message: Mapping[str, Any], adapter: TypeAdapter = EVENT):
             'malformed frame: not JSON (NaN and Infinity are not: a rank says "nan", "inf"), '
             "or nested too deeply",
         ) from None
+    if kind is not None and (not isinstance(raw, dict) or raw.get("type") != kind):
+        raise Refused(INVALID, "malformed frame: it names its type twice")
     if isinstance(raw, dict) and raw.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
         raise Refused(POLICY, f"protocol version {bounded(repr(raw.get('v')), 20)} is not {PROTOCOL_VERSION}")
     try:
