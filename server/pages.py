@@ -5,11 +5,11 @@ and their schema take the viewer's token where watching does."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
@@ -18,6 +18,17 @@ from ringside.server.config import frontend_dir
 from ringside.server.door.auth import need_viewer
 
 SCHEMA = "/openapi.json"
+# Swagger UI's page with no inline script (the Content-Security-Policy allows none but the
+# page's import map): it is started by js/docs/docs.js
+DOCS = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/vendor/swagger/swagger-ui.css">
+<link rel="icon" href="/vendor/swagger/favicon-32x32.png"></head>
+<body><div id="swagger-ui"></div>
+<script src="/vendor/swagger/swagger-ui-bundle.js"></script>
+<script src="/js/docs/docs.js" data-schema="{schema}"></script>
+</body></html>"""
 
 
 def mount_frontend(app: FastAPI) -> None:
@@ -41,13 +52,8 @@ def mount_frontend(app: FastAPI) -> None:
     @app.get("/docs", include_in_schema=False, dependencies=[Depends(need_viewer)])
     def docs(request: Request) -> HTMLResponse:
         token = request.query_params.get("token")  # the page's own: Swagger UI asks for the schema with it
-        return get_swagger_ui_html(
-            openapi_url=SCHEMA + (f"?token={quote(token, safe='')}" if token else ""),
-            title=f"{app.title}: the API",
-            swagger_js_url="/vendor/swagger/swagger-ui-bundle.js",
-            swagger_css_url="/vendor/swagger/swagger-ui.css",
-            swagger_favicon_url="/vendor/swagger/favicon-32x32.png",
-        )
+        url = SCHEMA + (f"?token={quote(token, safe='')}" if token else "")
+        return HTMLResponse(DOCS.format(title=f"{app.title}: the API", schema=html.escape(url)))
 
     root = frontend_dir()
     if (root / "index.html").exists():

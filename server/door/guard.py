@@ -26,9 +26,9 @@ from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ringside.server.config import Settings
+from ringside.server.config import Settings, frontend_dir
 from ringside.server.door.auth import host_name, need_presenter, refusal
-from ringside.server.door.headers import SafeHeaders
+from ringside.server.door.headers import SafeHeaders, policy
 from ringside.worker_agent.core.protocol import no_constant
 
 MAX_BODY = 1 << 20  # no presenter's route takes more: a run's spec is a few hundred bytes, a user's code more
@@ -58,7 +58,8 @@ def install(app, settings: Settings) -> None:
     ]
     bodies = [(r.methods, r.path_regex) for r in routes if r.body_field is not None]
     app.add_middleware(Guard, settings=settings, presenter_only=presenter, bodies=bodies)
-    app.add_middleware(SafeHeaders)  # outside the guard: its refusals carry them too
+    # outside the guard: its refusals carry them too
+    app.add_middleware(SafeHeaders, csp=policy(frontend_dir() / "index.html"))
 
 
 def matches(routes: Routes, method: str, path: str) -> bool:

@@ -9,6 +9,7 @@ import json
 import operator
 import re
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -605,3 +606,42 @@ def test_the_presenters_loop_in_lecture_mode_from_the_keyboard(up, page_for):
     page.keyboard.press(" ")
     page.wait_for_function("window.ringside.player.playing")
     expect(page.locator("#play")).to_have_text("❚❚")
+
+
+def test_every_script_the_page_and_the_docs_run_is_one_the_policy_allows(up, browser):
+    """With the server's Content-Security-Policy in force (the other tests' pages bypass it, for
+    their probes): a run from the keys, its charts (plotly), the QR code, an export and /docs,
+    and not one thing refused."""
+    refused: list[str] = []
+
+    def strict(url: str):
+        page = browser.new_page(bypass_csp=False, viewport={"width": 1280, "height": 720})
+        page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+        page.goto(url)
+        return page
+
+    def until(page, expression: str, timeout_s: float = 60) -> None:
+        # not wait_for_function: Playwright evaluates its string predicate with eval, which the policy refuses
+        deadline = time.monotonic() + timeout_s
+        while not page.evaluate(expression):
+            assert time.monotonic() < deadline, expression
+            time.sleep(0.1)
+
+    page = strict(f"{up.url}/?token={up.presenter}")
+    presenting(page)
+    page.locator("#stage").click()
+    page.keyboard.press("5")
+    page.keyboard.press("r")
+    until(page, "window.ringside.player.run?.state === 'done'")
+    page.locator("#timeline").scroll_into_view_if_needed()
+    until(page, "document.getElementById('timeline').data?.length > 0")
+    page.locator("#stage").click()
+    page.keyboard.press("k")
+    expect(page.locator("#hall .qr svg")).to_be_visible()
+    html = page.evaluate("import('rs/export/export.js').then(m => m.standalone(window.ringside.player.run))")
+    assert "run-data" in html
+    docs = strict(f"{up.url}/docs")
+    expect(docs.locator(".opblock").first).to_be_visible(timeout=30_000)
+    for opened in (page, docs):
+        opened.close()
+    assert refused == []

@@ -290,7 +290,10 @@ def test_every_answer_says_its_type_is_meant_and_no_site_may_frame_it(tmp_path):
             conn.close()
             assert answer.getheader("X-Content-Type-Options") == "nosniff", (path, answer.status)
             assert answer.getheader("X-Frame-Options") == "DENY", path
-            assert answer.getheader("Content-Security-Policy") == "frame-ancestors 'none'", path
+            policy = answer.getheader("Content-Security-Policy")
+            csp = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+            assert csp["frame-ancestors"] == "'none'" and csp["object-src"] == "'none'", path
+            assert csp["script-src"].startswith("'self' 'sha256-"), "only served scripts and the import map"
     finally:
         server.stop()
 
