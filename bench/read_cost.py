@@ -45,6 +45,13 @@ TEMPLATES = [  # what a lecture runs, mostly stepwise and small, some native
         "capture": "none",
         "iterations": 20,
     },
+    {  # the largest body a lecture makes: every value of every step
+        "collective": "parameter_server",
+        "algorithm": "pull_push",
+        "count": 2046,
+        "servers": 3,
+        "capture": "full",
+    },
 ]
 ENDPOINTS = [
     "/api/health",
@@ -54,12 +61,16 @@ ENDPOINTS = [
     "/api/model?collective=all_reduce&algorithm=ring",
     "/api/model?collective=all_reduce&algorithm=ring&world_size=64&count=1048576",
     "/api/runs?limit=30&offset=90000",
+    "/api/compare/formulas?run={first}",  # the seed's formulas beside the newest like runs
+    "/api/runs/{newest_ps}",  # a parameter server's full capture, whole
 ]
 
 
-def seed(db: Path, runs: int, templates: list[Run]) -> None:
+def seed(db: Path, runs: int, templates: list[Run]) -> list[str]:
     """`runs` more runs, through the Store API (as a server would have saved them): copies of
-    the templates with their own ids, nine in ten done, the rest failed or cancelled."""
+    the templates with their own ids, nine in ten done, the rest failed or cancelled. The newest
+    done copy's id of each template."""
+    newest = [t.id for t in templates]
     store = RunStore(Database(db))
     first = store.last_number() + 1
     rows = [model.row_of(t) for t in templates]
@@ -72,8 +83,10 @@ def seed(db: Path, runs: int, templates: list[Run]) -> None:
         store.save(run)
         if state == JobState.DONE:
             store.add_figures(run, rows[k])
+            newest[k] = run.id
     store.database.flush()  # every write in the file before the reads and the raw SQL below
     store.database.close()
+    return newest
 
 
 def peak_rss(pid: int) -> int:
@@ -110,7 +123,8 @@ def main() -> None:
         f"{sorted(len(t.model_dump_json()) for t in templates)} bytes"
     )
     start = time.perf_counter()
-    seed(db, args.runs, templates)
+    newest = seed(db, args.runs, templates)
+    ids = {"first": templates[0].id, "newest_ps": newest[-1]}
     print(
         f"# seeded {args.runs} runs in {time.perf_counter() - start:.1f} s; store "
         f"{db.stat().st_size / 2**20:.0f} MiB"
@@ -124,7 +138,7 @@ def main() -> None:
         rss0 = server.memory_info().rss
         print(f"{'endpoint':<78} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7}  (1 at a time, then 10 at once)")
         with ThreadPoolExecutor(10) as pool:
-            for path in ENDPOINTS:
+            for path in (e.format(**ids) for e in ENDPOINTS):
                 timed(up, path)  # warm
                 alone = [timed(up, path) for _ in range(args.requests // 2)]
                 together = list(

@@ -65,12 +65,15 @@ async def get_run(
     visibility: Visibility = Depends(visibility_of),
     presenter: bool = Depends(is_presenter),
 ) -> Response:
-    shown = visibility.run(found(runs.find(run_id), "run", run_id), presenter)
+    run, stored = found(runs.read(run_id), "run", run_id)
+    shown = visibility.run(run, presenter)
     if isinstance(shown, dict):
         return JSONResponse(shown)
-    run = shown
-    # serialised once, by pydantic: a run of many steps is large
-    return Response(run.model_dump_json(), media_type="application/json")
+    # as stored where it is shown whole, else serialised once, by pydantic: a run of many steps is large
+    return Response(
+        stored if stored is not None and shown is run else shown.model_dump_json(),
+        media_type="application/json",
+    )
 
 
 @router.post("/{run_id}/cancel", dependencies=[present])

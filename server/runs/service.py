@@ -168,11 +168,16 @@ class Runs:
     def find(self, run_id: str) -> Run | None:
         """A run by id: one not yet ended (newer than the store's), a training step's sync, or a stored
         one."""
+        read = self.read(run_id)
+        return read[0] if read else None
+
+    def read(self, run_id: str) -> tuple[Run, str | None] | None:
+        """find's run, and its JSON where it is stored (None: made in memory, written out on demand)."""
         job = self.dispatcher.find(run_id)
         if isinstance(job, RunJob):
-            return job.run
+            return job.run, None
         made = self.elsewhere(run_id)
-        return made if made is not None else self.store.get(run_id)
+        return (made, None) if made is not None else self.store.read(run_id)
 
     def live(self) -> dict[str, Run]:
         """The runs not yet ended, by id: newer than what the store holds of them."""
