@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import HTTPException, Request
@@ -12,6 +13,8 @@ from pydantic import BaseModel, Field
 
 from ringside.server.door.guard import bounded
 from ringside.worker_agent.core.validation import SpecError
+
+log = logging.getLogger("ringside.server")
 
 
 class Detail(BaseModel):
@@ -74,6 +77,14 @@ async def spec_refused(request: Request, exc: Exception) -> JSONResponse:
     """Every route's refusal of what it was asked, answered alike (app.py installs it for SpecError)."""
     if not isinstance(exc, SpecError):
         raise exc
+    if isinstance(exc, NotReady):  # the server's state, not the request, refused it: the operator is told why
+        log.warning(
+            "refused %s %s (503): %s: %s",
+            request.method,
+            bounded(request.url.path, 80),
+            bounded(exc.field, 80),
+            bounded(exc.message),
+        )
     return JSONResponse(
         status_code=status_of(exc),
         content={"detail": {"field": bounded(exc.field, 80), "message": bounded(exc.message)}},

@@ -172,3 +172,17 @@ def test_serve_says_how_a_restart_keeps_the_worker_token(tmp_path):
     said = log.read_text()
     token = said.split("RINGSIDE_WORKER_TOKEN=", 1)[1].split()[0]
     assert f"restart it with RINGSIDE_WORKER_TOKEN={token} in its environment" in said, said
+
+
+def test_a_run_refused_for_the_servers_state_says_why_in_its_log(tmp_path):
+    """A 503 is the server's state, not the request: the operator reads why in the log."""
+    server = start_serve(tmp_path)
+    try:
+        status, body = server.call("POST", "/api/runs", {"collective": "all_reduce", "count": 4})
+        assert status == 503 and body["detail"]["field"] == "group", body
+        deadline = time.monotonic() + 10
+        while "refused POST /api/runs (503)" not in server.log_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert f"refused POST /api/runs (503): group: {body['detail']['message']}" in server.log_text()
+    finally:
+        server.stop()
