@@ -33,6 +33,7 @@ from ringside.server.polls import routes as poll_routes
 from ringside.server.polls.service import Polls
 from ringside.server.polls.store import PollStore
 from ringside.server.polls.visibility import Visibility
+from ringside.server.postmortem import routes as postmortem_routes
 from ringside.server.runs import perturb_routes, run_routes
 from ringside.server.runs.service import Runs
 from ringside.server.runs.store import RunStore
@@ -49,7 +50,7 @@ from ringside.worker_agent.core.validation import SpecError
 
 ROUTERS = (
     bench_routes, cluster_routes, run_routes, compare_routes, perturb_routes, model_routes, training_routes,
-    watched_routes, poll_routes, lecture_routes, viewer_socket, worker_socket,
+    watched_routes, postmortem_routes, poll_routes, lecture_routes, viewer_socket, worker_socket,
 )  # fmt: skip
 
 

@@ -20,6 +20,10 @@ SUBCOMMANDS = {
         "ringside.bench.cli",
         "nccl-tests' table on local ranks or a server's (torchrun: -m ringside.bench)",
     ),
+    "open": (
+        "ringside.worker_agent.postmortem.cli",
+        "a job's Flight Recorder dumps (or torch's debug server on it) judged and shown, after the fact",
+    ),
     "train": (
         "ringside.worker_agent.training.cli",
         "data-parallel training on local ranks, gradients synced by any method",

@@ -54,8 +54,8 @@ const runs = new Runs({ state, player, polls, compare, linked: params.get("run")
 const formulas = new SeedFormulas(state, player);
 const overlays = new Overlays({ state, compare, training, jobs, formulas, onShown: () => presenter.lead() });
 const presenter = new Presenter({ state, player, training, jobs, perturbations, polls, overlays, runs });
-const address = new Address({ state, player, controls, runs, params });
 const toggle = (name) => overlays.toggle(name);
+const address = new Address({ state, player, controls, runs, jobs, toggle, params });
 const lessons = new Lessons({ state, controls, training, player, toggle }); // G X , . S I M N Y E
 const catalog = new Catalog({ state, controls, training });
 // A read-only handle on the page for tests and benchmarks: no module reads it.

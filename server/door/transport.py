@@ -52,7 +52,8 @@ MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes
 MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10 Mbit/s link in 14 s
 READ_SIZE = 64 << 10  # bytes read from a connection at once (uvicorn pauses reading past as much buffered)
 PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
-WORKER_PATHS = frozenset({"/ws/worker", "/ws/watch"})  # the sockets a rank speaks on (its token checked)
+# the sockets a rank speaks on, and `ringside open` (the worker token checked)
+WORKER_PATHS = frozenset({"/ws/worker", "/ws/watch", "/ws/dumps"})
 
 
 class Held:

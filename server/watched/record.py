@@ -31,6 +31,7 @@ class WatchedState(str, Enum):
     FAILED = "failed"  # a rank ended otherwise
     LOST = "lost"  # every rank went without a goodbye
     INTERRUPTED = "interrupted"  # the server stopped while it ran (its ranks may come back)
+    DUMPED = "dumped"  # opened after the fact from its ranks' Flight Recorder dumps (server/postmortem)
 
     @property
     def ended(self) -> bool:

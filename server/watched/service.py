@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel
@@ -123,6 +124,17 @@ class Watching:
             del self.sockets[(watched.job.id, rank)]
             watched.left(rank)
             self._publish_job(watched)
+
+    def add(self, make: Callable[[str], Matching]) -> Matching:
+        """A job that ended before the server heard of it (opened from its dumps), made by `make` with its
+        id: kept and shown like the others, what it ended waiting in too."""
+        watched = make(f"j-{self.number + 1:06d}")
+        self.number += 1
+        self.store.save(watched.job, new=True)
+        self._flush(watched)
+        self.store.add(watched.job.id, hangs.left_open(watched))
+        self._publish_job(watched)
+        return watched
 
     # --- reading -----------------------------------------------------------------------
 

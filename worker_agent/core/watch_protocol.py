@@ -67,7 +67,8 @@ class WatchHello(Strict):
     local_world_size: Annotated[int, Field(ge=1, le=MAX_JOB_WORLD)] = 1
     host: Annotated[str, Field(max_length=255)]
     pid: Annotated[int, Field(ge=0, lt=1 << 31)]
-    launcher: Literal["torchrun", "script"]
+    # "dump": read from its Flight Recorder dump; "debug_server": from torch.distributed.debug's (postmortem/)
+    launcher: Literal["torchrun", "script", "dump", "debug_server"]
     backend: Name
     script: Annotated[str, Field(max_length=200)] = ""
     started_ns: Nanos

@@ -71,6 +71,11 @@ class FlightReader:
             _dump_fr_trace(includeCollectives=True, includeStackTraces=False, onlyActive=False)
         )
         self.cost = time.perf_counter() - began
+        return self.take(entries)
+
+    def take(self, entries: dict) -> list[Issued]:
+        """What a dump of the recorder holds that the last take did not, oldest first: this process's
+        own, or one torch wrote to a file or served (post-mortem reads those alike)."""
         records = sorted(entries.get("entries", ()), key=lambda e: e["record_id"])
         self.pending = pending(records)
         out = []

@@ -140,7 +140,7 @@ export default {
     sent: "보냄", received: "받음", "ring against tree all_reduce under one straggler":
       "straggler 하나가 있을 때 ring과 tree의 all_reduce 비교",
     // run states, roles, the connection
-    queued: "대기 중", running: "실행 중", done: "완료", failed: "실패", cancelled: "취소됨",
+    queued: "대기 중", running: "실행 중", done: "완료", failed: "실패", cancelled: "취소됨", dumped: "덤프",
     presenter: "발표자", audience: "청중", "audience · following the presenter": "청중 · 발표자를 따라가는 중",
     "connecting…": "연결 중…", live: "실시간", "reconnecting…": "다시 연결 중…",
     // the header, panels and player

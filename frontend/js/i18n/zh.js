@@ -130,7 +130,7 @@ export default {
     sent: "发送", received: "接收", "ring against tree all_reduce under one straggler":
       "一个 straggler 下 ring 与 tree 的 all_reduce 对比",
     // run states, roles, the connection
-    queued: "排队中", running: "运行中", done: "完成", failed: "失败", cancelled: "已取消",
+    queued: "排队中", running: "运行中", done: "完成", failed: "失败", cancelled: "已取消", dumped: "转储",
     presenter: "主讲人", audience: "听众", "audience · following the presenter": "听众 · 跟随主讲人",
     "connecting…": "连接中…", live: "实时", "reconnecting…": "重新连接中…",
     // the header, panels and player

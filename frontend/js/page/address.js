@@ -1,12 +1,13 @@
 // The address bar: a link to what is on screen (Copy link copies it), and what a shared link asks
-// for: a spec in the controls, a run and step on the stage.
+// for: a spec in the controls, a run and step on the stage, a watched job (?job=, as `ringside open`
+// prints it).
 
 import { $, say } from "rs/core/dom.js";
 
 export class Address {
   /** `params`: the page's query as it was opened. */
-  constructor({ state, player, controls, runs, params }) {
-    Object.assign(this, { state, player, controls, runs, params });
+  constructor({ state, player, controls, runs, jobs, toggle, params }) {
+    Object.assign(this, { state, player, controls, runs, jobs, toggle, params });
     $("share").onclick = () => this.share();
   }
 
@@ -21,6 +22,10 @@ export class Address {
     }
     if (params.get("run"))
       this.runs.open(params.get("run"), params.has("step") ? Number(params.get("step")) : undefined);
+    if (params.get("job")) {
+      this.jobs.follow(params.get("job"));
+      this.toggle("jobs");
+    }
   }
 
   remember() {

@@ -215,10 +215,10 @@ export class Jobs {
     this.tick();
   }
 
-  /** How long the hang has lasted. */
+  /** How long the hang has lasted (a dumped job's, till its dumps: it goes on no longer). */
   tick() {
-    if (this.hang)
-      say("job-hang-for", ` · for ${seconds(this.hang.hang.since_s + (Date.now() - this.hang.heard) / 1e3)}`);
+    const since = this.job?.state === "dumped" ? 0 : (Date.now() - (this.hang?.heard ?? 0)) / 1e3;
+    if (this.hang) say("job-hang-for", ` · for ${seconds(this.hang.hang.since_s + since)}`);
   }
 
   /** Ranks by node: state or exit code, where, last issued seq per group. */

@@ -1,0 +1,146 @@
+"""A job opened from its ranks' Flight Recorder dumps, matched and judged by the watch's own rules:
+the ranks' hellos and reports go into a Matching as a watched job's do, and hangs.py says what it
+says of a live job, at the moment of the dumps.
+
+A dump is a moment, not a stream, so that moment is given the watch's clocks: every rank was heard
+then (none is silent), and a collective open then had been open since the first rank issued it (at
+least HANG_S: what was still waited for at the dump is a hang, however soon it was taken). A rank
+that left no dump is neither heard nor waited for by the watch's rules; where the watch finds nothing,
+what a dump shows and a live report may not is said (unmatched)."""
+
+from __future__ import annotations
+
+import time
+
+from ringside.server.watched import hangs
+from ringside.server.watched.matching import Matching
+from ringside.server.watched.record import Hang, WatchedCollective, WatchedState
+from ringside.worker_agent.core.dump_protocol import DumpedRank, DumpsHello
+
+
+def judged(job_id: str, said: DumpsHello, ranks: list[DumpedRank]) -> Matching:
+    """The job the dumps show, ended as DUMPED, its hang (if any) kept."""
+    first = ranks[0].hello
+    w = Matching.start(
+        job_id, first.model_copy(update={"world_size": said.world_size, "script": said.source})
+    )
+    for rank in ranks:
+        w.joined(rank.hello)
+    for rank in ranks:
+        for one in rank.reports:
+            w.report(one)
+    at_the_dump(w, said, ranks)
+    missing = sorted(set(range(said.world_size)) - set(said.ranks))
+    if missing:
+        w.note(f"{_ranks(missing)} left no dump")
+    hangs.check(w)
+    if w.job.hang is None:
+        w.job.hang = unmatched(w, missing, said.taken_ns)
+        if w.job.hang is not None:
+            w.note(w.job.hang.text)
+    job = w.job
+    taken_s = round((said.taken_ns - job.t0_ns) / 1e9, 3)
+    job.events = [(taken_s, text) for _, text in job.events]  # said of the moment of the dumps
+    job.state, job.started_at, job.ended_at = WatchedState.DUMPED, job.t0_ns / 1e9, said.taken_ns / 1e9
+    for info in job.ranks.values():
+        info.connected = False
+    return w
+
+
+def at_the_dump(w: Matching, said: DumpsHello, ranks: list[DumpedRank]) -> None:
+    """The watch's clocks set to the moment of the dumps: each rank heard then, last seen at its newest
+    collective, and each open collective open since its first rank issued it (HANG_S at least)."""
+    now = time.monotonic()
+    for rank in ranks:
+        w.heard[rank.hello.rank] = now
+        newest = max((one.t_ns for report in rank.reports for one in report.issued), default=None)
+        if newest is not None:
+            w.job.ranks[str(rank.hello.rank)].seen_s = round((newest - w.job.t0_ns) / 1e9, 3)
+    taken_s = (said.taken_ns - w.job.t0_ns) / 1e9
+    for key, c in w.open.items():
+        since = taken_s - min(c.issued.values(), default=taken_s)
+        w.first_seen[key] = now - max(since, hangs.HANG_S)
+
+
+def unmatched(w: Matching, missing: list[int], taken_ns: int) -> Hang | None:
+    """The oldest collective that some ranks issued and others of its group never did, at the dump.
+
+    A dump does not lag as a report may, so a rank without it in its dump had not issued it, whatever
+    the others' recorders say: a collective the backend ended without it (a timeout, an abort) shows
+    retired on the ranks that waited, and the watch, which takes retired for done, says nothing of it.
+    Ranks that left no dump are named only where the ranks that did still wait (one retired by all
+    of them completed, so those ranks took part)."""
+    absent = set(missing)
+    taken_s = (taken_ns - w.job.t0_ns) / 1e9
+    for c in list(w.open.values()):  # oldest first
+        late = [r for r in c.ranks if str(r) not in c.issued and not hangs.went_past(w.job, r, c)]
+        here = [r for r in late if r not in absent]
+        ended = hangs.finished(w.job, c)
+        if not late or (not here and ended):
+            continue
+        since = max(taken_s - min(c.issued.values()), 0.0)
+        hang = hangs.wait(w, c, here, since) if here else _waits_on_missing(w, c, late, since)
+        gone = [r for r in late if r in absent]
+        if here and gone:
+            hang.text += f"; {_ranks(gone)} left no dump"
+        if ended:
+            hang.text += (
+                "; at the dump their wait had ended, the collective retired without them "
+                "(the backend's timeout or an abort)"
+            )
+        hang.text = hang.text[:1000]
+        return hang
+    return None
+
+
+def _waits_on_missing(w: Matching, c: WatchedCollective, late: list[int], since: float) -> Hang:
+    waiting = sorted(int(r) for r in c.issued)
+    text = (
+        f"{_ranks(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} "
+        f"({c.count:,} {c.dtype}) of group {c.group}; {_ranks(late)} left no dump: "
+        f"{'it has' if len(late) == 1 else 'they have'} not been seen to issue it"
+    )
+    return Hang(
+        group=c.group,
+        seq=c.seq,
+        op=c.op,
+        dtype=c.dtype,
+        count=c.count,
+        waiting=waiting,
+        late=late,
+        since_s=round(since, 2),
+        where={},
+        text=text[:1000],
+    )
+
+
+def verdict(w: Matching) -> str:
+    """What the dumps show, in a few lines for the command line: the job, its hang, where each rank was."""
+    job = w.job
+    lines = [
+        f"{job.script}: {len(job.ranks)} of {job.world_size} ranks' dumps, {job.backend}, "
+        f"{job.matched:,} collectives"
+        + (f" ({max(r.missed for r in job.ranks.values()):,} older ones overwritten)" if _missed(w) else "")
+    ]
+    hang = job.hang
+    lines.append(
+        f"hang: {hang.text}" if hang else "no hang: every collective a rank issued, its group issued too"
+    )
+    wheres: dict[str, list[int]] = {}
+    for info in sorted(job.ranks.values(), key=lambda r: r.rank):
+        if info.where:
+            wheres.setdefault(info.where, []).append(info.rank)
+    if wheres:
+        said = "; ".join(f"{_ranks(rs)} at {where}" for where, rs in wheres.items())
+        lines.append(f"last collective issued: {said}")
+    lines += [text for _, text in job.events if not hang or text != hang.text]
+    return "\n".join(lines)
+
+
+def _missed(w: Matching) -> bool:
+    return any(r.missed for r in w.job.ranks.values())
+
+
+def _ranks(ranks: list[int]) -> str:
+    shown = ", ".join(map(str, ranks[:16])) + (f" and {len(ranks) - 16} more" if len(ranks) > 16 else "")
+    return ("rank " if len(ranks) == 1 else "ranks ") + shown

@@ -1,0 +1,170 @@
+"""A running job's Flight Recorder, read from torch.distributed.debug's server (start_debug_server on
+every rank): no relaunch. Its page on rank 0 (port 25999 by default) lists in the job's TCPStore
+where each rank's worker server listens; each worker serves its recorder's JSON (`fr_trace_json`) and
+its threads' Python stacks (`dump_traceback`). Ringside asks every worker itself, each within
+ASK_WITHIN_S: the page asks them all and waits for the slowest, up to a minute for a stopped one.
+
+`snapshot` is the job's dumps at one moment (what `ringside open --print URL` judges). `Bridge`
+reports the job live to a server: a reporter per rank over /ws/watch, as ringside.watch's are, fed
+from each poll; a rank whose worker does not answer says nothing, and the server names the silence
+as it names a stopped rank's; one whose worker refuses the connection is gone."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
+
+from websockets.sync.client import ClientConnection, connect
+
+from ringside.watch.flight import FlightReader
+from ringside.worker_agent.core.protocol import socket_url
+from ringside.worker_agent.core.watch_protocol import WatchHello
+
+from .dumps import MAX_BYTES, DumpError, RankDump, parse
+from .reports import LIBRARIES, Groups, backend_of, job_key, report
+
+ASK_WITHIN_S = 2.0  # a worker's answer: a stopped process's is never coming
+POLL_S = 1.0
+WORKER = re.compile(r"debug_server/rank(\d+): b'(https?://[^'\s<>]+)'")
+FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<name>\S+)')
+
+
+class Gone(Exception):
+    """A worker that refused the connection: its process has ended."""
+
+
+def workers(url: str) -> dict[int, str]:
+    """Each rank's worker server, as the debug server's page lists the job's store."""
+    try:
+        page = _get(f"{url.rstrip('/')}/tcpstore", 10.0, post=False).decode(errors="replace")
+    except (OSError, Gone) as e:
+        raise DumpError(f"cannot read torch.distributed.debug's server at {url} ({e})") from None
+    found = {int(rank): address for rank, address in WORKER.findall(page)}
+    if not found:
+        raise DumpError(f"{url}: no worker listed (is it torch.distributed.debug's server, on rank 0?)")
+    return found
+
+
+def _get(url: str, within: float, post: bool = True) -> bytes:
+    request = urllib.request.Request(url, data=b"" if post else None, method="POST" if post else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=within) as answer:
+            return answer.read(MAX_BYTES + 1)[:MAX_BYTES]
+    except urllib.error.URLError as e:
+        if isinstance(e.reason, ConnectionRefusedError):
+            raise Gone(str(e.reason)) from None
+        raise
+
+
+def ask(worker: str, handler: str) -> bytes:
+    return _get(f"{worker}/handler/{handler}", ASK_WITHIN_S)
+
+
+def main_line(traceback: str) -> str | None:
+    """The main thread's innermost line outside libraries, from faulthandler's dump of every thread:
+    the thread whose outermost frame is a module's (`<module>`), not threading's bootstrap."""
+    for block in traceback.split("\n\n"):
+        if block.startswith("Current thread"):  # the worker server's own, answering
+            continue
+        frames = FRAME.findall(block)
+        if frames and frames[-1][2] == "<module>":
+            for file, line, _ in frames:
+                if not file.startswith("<") and not any(lib in file for lib in LIBRARIES):
+                    return f"{file.rsplit('/', 1)[-1]}:{line}"
+    return None
+
+
+def snapshot(url: str) -> list[RankDump]:
+    """Every rank's recorder now, from those that answer."""
+    found = workers(url)
+    with ThreadPoolExecutor(min(32, len(found))) as pool:
+        answers = list(pool.map(lambda rank: _read(rank, found[rank]), sorted(found)))
+    return [a for a in answers if isinstance(a, RankDump)]
+
+
+def _read(rank: int, worker: str) -> RankDump | Exception:
+    try:
+        dump = parse(ask(worker, "fr_trace_json"), f"rank {rank}'s worker {worker}")
+        return RankDump(rank, worker, dump, time.time_ns())
+    except (OSError, Gone, DumpError) as e:
+        return e
+
+
+class Bridge:
+    """The job reported live to a Ringside server, a socket per rank, until every worker is gone or
+    `stopping` is set."""
+
+    def __init__(self, url: str, server: str, token: str | None, stopping: threading.Event):
+        self.url, self.server, self.token, self.stopping = url, server, token, stopping
+        self.found = workers(url)
+        self.world = max(self.found) + 1
+        self.readers = {rank: FlightReader() for rank in self.found}
+        self.sockets: dict[int, ClientConnection] = {}
+        self.groups = Groups()
+        self.started_ns = time.time_ns()
+
+    def run(self) -> None:
+        with ThreadPoolExecutor(min(32, len(self.found))) as pool:
+            while self.found and not self.stopping.is_set():
+                began = time.monotonic()
+                polled = dict(zip(self.found, pool.map(self._poll, self.found)))
+                self._report(polled)
+                self.stopping.wait(max(0.0, POLL_S - (time.monotonic() - began)))
+        for ws in self.sockets.values():
+            ws.close()
+
+    def _poll(self, rank: int) -> tuple[RankDump, str | None] | Exception:
+        dump = _read(rank, self.found[rank])
+        if isinstance(dump, Exception):
+            return dump
+        try:
+            where = main_line(ask(self.found[rank], "dump_traceback").decode(errors="replace"))
+        except (OSError, Gone):
+            where = None
+        return dump, where
+
+    def _report(self, polled: dict[int, tuple[RankDump, str | None] | Exception]) -> None:
+        answered = {rank: got for rank, got in polled.items() if not isinstance(got, Exception)}
+        issued = {rank: self.readers[rank].take(dump.dump) for rank, (dump, _) in answered.items()}
+        for rank, (dump, _) in answered.items():
+            self.groups.learn(rank, dump.dump, issued[rank])
+        if not self.sockets:
+            self._hello([dump.dump for dump, _ in answered.values()])
+        members = self.groups.changed()
+        for rank, got in polled.items():
+            if isinstance(got, Gone):  # its process ended: its socket goes, as the rank's own would
+                self.found.pop(rank)
+                self.sockets.pop(rank).close()
+            elif rank in answered:
+                dump, where = answered[rank]
+                said = report(
+                    rank, issued[rank], self.readers[rank], members, t_ns=time.time_ns(), where=where
+                )
+                for one in said:
+                    self.sockets[rank].send(one.model_dump_json())
+
+    def _hello(self, dumps: list[dict]) -> None:
+        """Every rank joins at the first poll (one that did not answer is silent from the start)."""
+        key, backend = job_key("debug", self.url), backend_of(dumps)
+        for rank, worker in self.found.items():
+            hello = WatchHello(
+                job=key,
+                rank=rank,
+                world_size=self.world,
+                host=(urlsplit(worker).hostname or "unknown")[:255],
+                pid=0,
+                launcher="debug_server",
+                backend=backend,
+                script=self.url[:200],
+                started_ns=self.started_ns,
+                mechanisms=["flight_recorder"],
+            )
+            headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+            ws = connect(socket_url(self.server, "/ws/watch"), additional_headers=headers, open_timeout=10)
+            ws.send(hello.model_dump_json())
+            self.sockets[rank] = ws
