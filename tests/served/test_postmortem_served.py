@@ -1,0 +1,154 @@
+"""Post-mortem on a server: `ringside open --server` adds a hung job's Flight Recorder dumps (a real
+gloo job's, flight_dumps.py) to a running server, kept and shown as a watched job is, with the
+watch's verdict; and pointed at torch.distributed.debug's server on a running job, it shows the job
+live, without relaunching it, and the rank that stops is named."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from distributed import free_port, stop_torchrun
+from flight_dumps import hung_job
+from server_helpers import WORKER_TOKEN, messages, start_serve
+from websockets.sync.client import connect
+
+from ringside.worker_agent.clients.harness import CLI
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    up = start_serve(tmp_path_factory.mktemp("postmortem"))
+    yield up
+    up.stop()
+
+
+def ringside_open(*args, token: str = WORKER_TOKEN, **popen):
+    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": token}
+    return subprocess.Popen(
+        [*CLI, "open", *map(str, args)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
+
+
+def wait_for(what, timeout: float = 60, every: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := what():
+            return value
+        time.sleep(every)
+    raise AssertionError(f"not within {timeout} s: {what.__doc__ or what}")
+
+
+def jobs(server) -> list[dict]:
+    return server.call("GET", "/api/jobs?limit=200")[1]["jobs"]
+
+
+def test_dumps_opened_on_a_server_are_a_job_like_a_watched_one_with_its_verdict(server, tmp_path):
+    dumps = hung_job(tmp_path)
+    with connect(server.ws_url("/ws")) as viewer:
+        done = ringside_open("--server", server.url, dumps.pickled)
+        out, err = done.communicate(timeout=120)
+        assert done.returncode == 1, err  # a hang was found
+        job_id = out.splitlines()[-1].split()[1].rstrip(":")
+        heard = wait_for(
+            lambda: next((m for m in messages(viewer.recv(timeout=10)) if m["type"] == "job"), None)
+        )
+    assert out.splitlines()[-1] == f"job {job_id}: {server.url}/?job={job_id}"
+    assert "hang: ranks 0, 1, 3 wait in all_reduce #6 (1,000 float32); rank 2 last reported #5" in out
+    # the page hears of it as of a watched job, its hang with it
+    assert heard["job"]["id"] == job_id and heard["job"]["hang"]["late"] == [2]
+
+    shown = server.call("GET", f"/api/jobs/{job_id}")[1]
+    assert shown["job"]["state"] == "dumped" and shown["job"]["world_size"] == 4
+    hang = shown["job"]["hang"]
+    assert (hang["kind"], hang["group"], hang["seq"], hang["late"], hang["waiting"]) == (
+        "wait",
+        "0",
+        6,
+        [2],
+        [0, 1, 3],
+    )
+    assert hang["where"] == {"2": f"fr_hang.py:{dumps.stopped_line}"}
+    where = {r["rank"]: r["where"] for r in shown["ranks"]}
+    waits, stops = f"fr_hang.py:{dumps.waiting_line}", f"fr_hang.py:{dumps.stopped_line}"
+    assert where == {0: waits, 1: waits, 2: stops, 3: waits}
+    waited = [c for c in shown["collectives"] if not c["complete"]]
+    assert [(c["group"], c["seq"], sorted(c["issued"])) for c in waited] == [("0", 6, ["0", "1", "3"])]
+    assert {(c["group"], c["op"]) for c in shown["collectives"] if c["complete"]} == {
+        ("0", "all_reduce"),
+        ("0", "broadcast"),
+        ("0", "barrier"),
+        ("1", "all_reduce"),
+    }
+    assert shown["groups"] == {"1": [0, 1]}
+
+
+def test_a_server_that_refuses_the_token_keeps_nothing(server, tmp_path):
+    (tmp_path / "fr_0.json").write_text(json.dumps({"entries": []}))
+    before = jobs(server)
+    done = ringside_open("--server", server.url, tmp_path, token="not-the-token")
+    out, err = done.communicate(timeout=120)
+    assert done.returncode == 2 and out == ""
+    assert f"the server at {server.url} answered 403: it needs the worker token" in err
+    assert jobs(server) == before
+
+
+def test_a_running_job_behind_torch_s_debug_server_is_shown_live_and_a_stopped_rank_named(server, tmp_path):
+    port = free_port()
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=4"]
+    job = subprocess.Popen(
+        [*cmd, str(FIXTURES / "debug_served.py"), str(port), str(tmp_path)],
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    url, bridge, stopped = f"http://127.0.0.1:{port}", None, None
+    try:
+        wait_for(lambda: len(list(tmp_path.glob("rank*"))) == 4 and _lists_workers(url))
+        bridge = ringside_open("--server", server.url, url)
+        shown = wait_for(
+            lambda: next((j for j in jobs(server) if j["script"] == url and j["collectives"] > 20), None)
+        )
+        assert shown["state"] == "running" and shown["world_size"] == 4 and shown["backend"] == "gloo"
+        stopped = int((tmp_path / "rank2").read_text())
+        os.kill(stopped, signal.SIGSTOP)  # its worker server stops with it: a silence, as a stopped rank's
+        hang = wait_for(
+            lambda: (
+                (h := server.call("GET", f"/api/jobs/{shown['id']}")[1]["job"]["hang"])
+                and h["late"] == [2]
+                and h
+            ),
+            timeout=30,
+        )
+        assert hang["waiting"] == [0, 1, 3]
+    finally:
+        if stopped is not None:
+            os.kill(stopped, signal.SIGCONT)
+        if bridge is not None:
+            bridge.terminate()
+            bridge.communicate(timeout=30)
+        stop_torchrun(job)
+
+
+def _lists_workers(url: str) -> bool:
+    """Whether the debug server's page lists every rank's worker server."""
+    try:
+        with urllib.request.urlopen(f"{url}/tcpstore", timeout=2) as page:
+            return page.read().decode().count("debug_server/rank") == 4
+    except OSError:
+        return False
