@@ -97,6 +97,30 @@ def test_dumps_opened_on_a_server_are_a_job_like_a_watched_one_with_its_verdict(
     assert shown["groups"] == {"1": [0, 1]}
 
 
+def test_without_a_server_one_is_started_on_loopback_showing_the_job(tmp_path):
+    entry = {"record_id": 0, "collective_seq_id": 1, "profiling_name": "gloo:barrier", "time_created_ns": 1}
+    for rank in range(2):
+        (tmp_path / f"fr_{rank}.json").write_text(
+            json.dumps({"entries": [{**entry, "process_group": ["0", ""]}]})
+        )
+    port = free_port()
+    local = ringside_open(tmp_path, "--port", port, "--db", tmp_path / "runs.db", start_new_session=True)
+    try:
+        said = [local.stdout.readline() for _ in range(4)]
+        kept = f"(Ctrl-C stops it; the job is kept in {tmp_path}/runs.db)"
+        assert said[0] == f"Ringside: http://127.0.0.1:{port}/ {kept}\n"
+        assert said[2] == "no hang: every collective a rank issued, its group issued too\n"
+        assert said[3] == f"job j-000001: http://127.0.0.1:{port}/?job=j-000001\n"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/jobs/j-000001") as answer:
+            shown = json.load(answer)
+        assert shown["job"]["state"] == "dumped" and shown["job"]["hang"] is None
+        assert [(c["op"], c["complete"]) for c in shown["collectives"]] == [("barrier", True)]
+    finally:
+        local.send_signal(signal.SIGINT)
+        local.communicate(timeout=30)
+    assert local.returncode == 0
+
+
 def test_a_server_that_refuses_the_token_keeps_nothing(server, tmp_path):
     (tmp_path / "fr_0.json").write_text(json.dumps({"entries": []}))
     before = jobs(server)
@@ -125,6 +149,18 @@ def test_a_running_job_behind_torch_s_debug_server_is_shown_live_and_a_stopped_r
             lambda: next((j for j in jobs(server) if j["script"] == url and j["collectives"] > 20), None)
         )
         assert shown["state"] == "running" and shown["world_size"] == 4 and shown["backend"] == "gloo"
+        line = next(
+            i for i, s in enumerate((FIXTURES / "debug_served.py").read_text().splitlines(), 1) if "HERE" in s
+        )
+        ranks = wait_for(
+            lambda: len(r := server.call("GET", f"/api/jobs/{shown['id']}")[1]["ranks"]) == 4 and r
+        )
+        # each rank's main thread, from its worker's stacks: in the all_reduce, or the sleep after it
+        wait_for(
+            lambda: all(
+                r["where"] in (f"debug_served.py:{line}", f"debug_served.py:{line + 1}") for r in ranks
+            )
+        )
         stopped = int((tmp_path / "rank2").read_text())
         os.kill(stopped, signal.SIGSTOP)  # its worker server stops with it: a silence, as a stopped rank's
         hang = wait_for(

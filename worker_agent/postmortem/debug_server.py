@@ -67,15 +67,14 @@ def ask(worker: str, handler: str) -> bytes:
 
 def main_line(traceback: str) -> str | None:
     """The main thread's innermost line outside libraries, from faulthandler's dump of every thread:
-    the thread whose outermost frame is a module's (`<module>`), not threading's bootstrap."""
-    for block in traceback.split("\n\n"):
-        if block.startswith("Current thread"):  # the worker server's own, answering
-            continue
-        frames = FRAME.findall(block)
-        if frames and frames[-1][2] == "<module>":
-            for file, line, _ in frames:
-                if not file.startswith("<") and not any(lib in file for lib in LIBRARIES):
-                    return f"{file.rsplit('/', 1)[-1]}:{line}"
+    the thread whose outermost frame is a script's (`<module>`), else the oldest thread, which
+    faulthandler lists last (a job run with -m starts in runpy); never the worker server's own."""
+    threads = [FRAME.findall(b) for b in traceback.split("\n\n") if not b.startswith("Current thread")]
+    threads = [frames for frames in threads if frames]
+    main = next((frames for frames in threads if frames[-1][2] == "<module>"), threads[-1] if threads else [])
+    for file, line, _ in main:
+        if not file.startswith("<") and not any(lib in file for lib in LIBRARIES):
+            return f"{file.rsplit('/', 1)[-1]}:{line}"
     return None
 
 
@@ -106,7 +105,6 @@ class Bridge:
         self.readers = {rank: FlightReader() for rank in self.found}
         self.sockets: dict[int, ClientConnection] = {}
         self.groups = Groups()
-        self.started_ns = time.time_ns()
 
     def run(self) -> None:
         with ThreadPoolExecutor(min(32, len(self.found))) as pool:
@@ -151,6 +149,10 @@ class Bridge:
     def _hello(self, dumps: list[dict]) -> None:
         """Every rank joins at the first poll (one that did not answer is silent from the start)."""
         key, backend = job_key("debug", self.url), backend_of(dumps)
+        # the job's clock starts at the oldest collective the rings still hold
+        started = min(
+            (e["time_created_ns"] for d in dumps for e in d.get("entries", ())), default=time.time_ns()
+        )
         for rank, worker in self.found.items():
             hello = WatchHello(
                 job=key,
@@ -161,7 +163,7 @@ class Bridge:
                 launcher="debug_server",
                 backend=backend,
                 script=self.url[:200],
-                started_ns=self.started_ns,
+                started_ns=started,
                 mechanisms=["flight_recorder"],
             )
             headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
