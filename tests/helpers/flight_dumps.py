@@ -34,7 +34,8 @@ def line_of(marker: str) -> int:
     return next(i for i, line in enumerate(FIXTURE.read_text().splitlines(), 1) if marker in line)
 
 
-def hung_job(tmp: Path, stopped: int = 2, timeout: float = 120) -> Dumps:
+def hung_job(tmp: Path, stopped: int = 2, skip: bool = False, timeout: float = 120) -> Dumps:
+    """The dumps of fr_hang.py's job: rank `stopped` stops before the others' all_reduce, or skips it."""
     pickled, as_json = tmp / "pickled", tmp / "json"
     pickled.mkdir()
     as_json.mkdir()
@@ -46,7 +47,7 @@ def hung_job(tmp: Path, stopped: int = 2, timeout: float = 120) -> Dumps:
     }
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={RANKS}"]
     proc = subprocess.Popen(
-        [*cmd, str(FIXTURE), str(as_json), str(stopped)],
+        [*cmd, str(FIXTURE), str(as_json), str(stopped), *["skip"] * skip],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -95,11 +96,13 @@ def for_fr_trace(pickled: Path, to: Path, world: int = RANKS) -> Path:
 class Finding:
     seq: int
     group: str
-    missing: list[int]
+    missing: list[int]  # the ranks it says did not join, or the culprit of a mismatch
+    error: str = ""  # the mismatch's type (COLLECTIVE_TYPE_MISMATCH, ...)
 
 
 def fr_trace(folder: Path, *flags: str) -> tuple[str, list[Finding]]:
-    """torch's analyzer on `folder`: its output, and each collective it says not all ranks joined."""
+    """torch's analyzer on `folder`: its output, and each collective it says not all ranks joined or
+    found a culprit in."""
     done = subprocess.run(
         [sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace", *flags, str(folder)],
         capture_output=True,
@@ -112,6 +115,15 @@ def fr_trace(folder: Path, *flags: str) -> tuple[str, list[Finding]]:
         for seq, group, missing in re.findall(
             r"Not all ranks joining collective, sequence number: (\d+).*?group info: ([^:\s]+):.*?"
             r"missing ranks: \{([^}]*)\}",
+            said,
+            re.S,
+        )
+    ]
+    found += [
+        Finding(int(seq), group, [int(culprit)], error)
+        for seq, group, culprit, error in re.findall(
+            r"Collective sequence number: (\d+) has errors.*?group info: ([^:\s]+):.*?"
+            r"Culprit rank (\d+); Error type: (\w+)",
             said,
             re.S,
         )

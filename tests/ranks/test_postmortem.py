@@ -11,7 +11,7 @@ import shutil
 import subprocess
 
 import pytest
-from flight_dumps import PREFIX, for_fr_trace, fr_trace, hung_job
+from flight_dumps import PREFIX, for_fr_trace, fr_trace, hung_job, line_of
 
 from ringside.server.postmortem.judge import judged
 from ringside.worker_agent.clients.harness import CLI
@@ -53,6 +53,23 @@ def test_the_stopped_rank_is_named_where_torch_s_analyzer_names_it(dumps, tmp_pa
     assert f"ranks 0, 1, 3 at fr_hang.py:{dumps.waiting_line}; rank 2 at fr_hang.py:{dumps.stopped_line}" in (
         done.stdout
     )
+
+
+def test_a_rank_that_skipped_the_collective_is_named_where_torch_s_analyzer_names_it(tmp_path):
+    skipped = hung_job(tmp_path, skip=True)
+    said, found = fr_trace(for_fr_trace(skipped.pickled, tmp_path / "for-fr-trace"))
+    assert [(f.group, f.seq, f.missing, f.error) for f in found] == [
+        ("0", 6, [2], "COLLECTIVE_TYPE_MISMATCH")
+    ], said
+    hang = judge(skipped.pickled)
+    assert hang is not None and (hang.kind, hang.group, hang.seq, hang.late) == ("mismatch", "0", 6, [2])
+    done = ringside_open(skipped.pickled)
+    assert done.returncode == 1, done.stderr
+    assert (
+        "ranks disagree on #6 of group 0: rank 2 barrier of 0; ranks 0, 1, 3 all_reduce of 1,000"
+        in done.stdout
+    )
+    assert f"rank 2 at fr_hang.py:{line_of('WHERE THE SKIPPING RANK WAITS')}" in done.stdout
 
 
 def test_gloo_s_dumps_are_read_as_torch_writes_them(dumps):

@@ -18,9 +18,12 @@ import pytest
 from distributed import free_port, stop_torchrun
 from flight_dumps import hung_job
 from server_helpers import WORKER_TOKEN, messages, start_serve
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from ringside.worker_agent.clients.harness import CLI
+from ringside.worker_agent.postmortem.dumps import read_paths
+from ringside.worker_agent.postmortem.reports import opened
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 
@@ -119,6 +122,19 @@ def test_without_a_server_one_is_started_on_loopback_showing_the_job(tmp_path):
         local.send_signal(signal.SIGINT)
         local.communicate(timeout=30)
     assert local.returncode == 0
+
+
+def test_a_rank_out_of_turn_closes_the_socket_and_keeps_nothing(server, tmp_path):
+    (tmp_path / "fr_0.json").write_text(json.dumps({"entries": []}))
+    said, ranks = opened(read_paths([str(tmp_path)]), "x")
+    before = jobs(server)
+    with connect(server.ws_url(f"/ws/dumps?token={WORKER_TOKEN}")) as ws:
+        ws.send(said.model_copy(update={"world_size": 2, "ranks": [1]}).model_dump_json())
+        ws.send(ranks[0].model_dump_json())  # rank 0, where rank 1 was named
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+    assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, "rank 0 was not named, or came twice")
+    assert jobs(server) == before
 
 
 def test_a_server_that_refuses_the_token_keeps_nothing(server, tmp_path):
