@@ -29,6 +29,8 @@ SMALL = 64 << 10  # a frame up to this is parsed on the event loop; any kind may
 # is 2 MiB. A larger frame is refused before it is parsed: an 8 MiB step cost the loop 0.5 s.
 LARGE = {"run_started": 16 << 20, "bench_finished": 16 << 20, "watch_report": 4 << 20}
 LARGE.update(dict.fromkeys(("step", "run_finished", "train_step", "train_finished"), 4 << 20))
+# `ringside open`'s: a world's ranks named; a rank's dump, 32 reports of 1,024 collectives at most
+LARGE.update({"dumps_hello": 1 << 20, "dumped_rank": 16 << 20})
 KIND = re.compile(r'"type"\s*:\s*"(\w{1,40})"')
 HEAD = 256  # where a large frame names its kind: among its first keys, as every rank writes it
 

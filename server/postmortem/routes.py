@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ringside.server.door.frames import INVALID, POLICY, Refused, close, parse_event, worker_hello
+from ringside.server.door.frames import INVALID, POLICY, Refused, close, parse_frame, worker_hello
 from ringside.server.postmortem.judge import judged, verdict
 from ringside.server.watched.service import Watching, watching_of
 from ringside.worker_agent.core.dump_protocol import DUMPS_MESSAGE, DumpedRank, DumpsHello, DumpsOpened
@@ -50,7 +50,7 @@ async def _ranks(ws: WebSocket, said: DumpsHello) -> list[DumpedRank] | None:
         message = await ws.receive()
         if message["type"] == "websocket.disconnect":
             return None
-        event = parse_event(message, DUMPS_MESSAGE)
+        event = await parse_frame(message, DUMPS_MESSAGE)
         if not isinstance(event, DumpedRank):
             raise Refused(POLICY, "the hello was said already: ranks come next")
         rank = event.hello.rank

@@ -124,6 +124,24 @@ def test_without_a_server_one_is_started_on_loopback_showing_the_job(tmp_path):
     assert local.returncode == 0
 
 
+def test_a_ring_of_thousands_of_collectives_a_rank_is_taken_whole(server, tmp_path):
+    each = {
+        "profiling_name": "gloo:all_reduce",
+        "process_group": ["0", "default_pg"],
+        "input_sizes": [[4096]],
+    }
+    entries = [
+        {**each, "record_id": i, "collective_seq_id": i + 1, "time_created_ns": i + 1} for i in range(3000)
+    ]
+    for rank in range(2):
+        (tmp_path / f"fr_{rank}.json").write_text(json.dumps({"entries": entries}))
+    done = ringside_open("--server", server.url, tmp_path)
+    out, err = done.communicate(timeout=120)
+    assert done.returncode == 0, err  # frames of about 500 KiB a rank, each a dumped_rank
+    job_id = out.splitlines()[-1].split()[1].rstrip(":")
+    assert server.call("GET", f"/api/jobs/{job_id}")[1]["job"]["collectives"] == 3000
+
+
 def test_a_rank_out_of_turn_closes_the_socket_and_keeps_nothing(server, tmp_path):
     (tmp_path / "fr_0.json").write_text(json.dumps({"entries": []}))
     said, ranks = opened(read_paths([str(tmp_path)]), "x")
