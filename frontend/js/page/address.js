@@ -1,6 +1,5 @@
 // The address bar: a link to what is on screen (Copy link copies it), and what a shared link asks
-// for: a spec in the controls, a run and step on the stage, a watched job (?job=, as `ringside open`
-// prints it).
+// for: a spec in the controls, a run and step on the stage, a job (?job=, `ringside open` prints it).
 
 import { $, say } from "rs/core/dom.js";
 

@@ -215,7 +215,7 @@ export class Jobs {
     this.tick();
   }
 
-  /** How long the hang has lasted (a dumped job's, till its dumps: it goes on no longer). */
+  /** How long the hang has lasted (a dumped job's: till its dumps). */
   tick() {
     const since = this.job?.state === "dumped" ? 0 : (Date.now() - (this.hang?.heard ?? 0)) / 1e3;
     if (this.hang) say("job-hang-for", ` · for ${seconds(this.hang.hang.since_s + since)}`);
