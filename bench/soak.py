@@ -1,7 +1,8 @@
 """A soak: `ringside up --ranks 4` runs small collectives back to back for N minutes
 (default 10) while V viewer websockets (default 200) watch, and one rank is SIGKILLed every
 K minutes (default 2; its pid from /api/cluster), and a client floods beside them (polls and as many
-votes as it can send, bodies where no route reads one, 20 stalled bodies at a time). Prints: runs by final
+votes as it can send, bodies where no route reads one, 20 stalled bodies at a time) while another
+attacks (attack()). Prints: runs by final
 state (every run must end done, or failed with a reason), the server's and the ranks' memory at start and
 end (and the server's each minute), the flood's answers by status and every poll's tally against
 the votes it accepted, and for every viewer session whether it received the
@@ -20,6 +21,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -30,7 +32,8 @@ from pathlib import Path
 import psutil
 import websockets
 
-from ringside.worker_agent.clients.harness import start_up
+from ringside.worker_agent.clients.harness import WORKER_TOKEN, start_up
+from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 
 SPECS = [  # small, so that runs follow each other quickly; kept varied
     {"collective": "all_reduce", "algorithm": "ring", "count": 1024},
@@ -167,6 +170,65 @@ async def flood(up, stop: asyncio.Event, seen: Counter, polls: list) -> None:
             polls.append((poll["id"], accepted, revealed["votes"], sum(revealed["counts"])))
 
 
+async def attack(up, stop: asyncio.Event, seen: Counter) -> None:
+    """Beside the flood, every 20 s: viewers' sockets at a spelling of /ws that once had a rank's
+    frame bound, each beginning a 15 MiB frame; hellos as rank 0 of the world's size with the
+    worker token but not the world's key; connections from five addresses that never end their
+    headers. `seen` counts how each ended (a forged rank accepted is a slot taken)."""
+    port = int(up.url.rsplit(":", 1)[1])
+    ws_url = up.ws_url("/%77s")
+    hello = {"v": PROTOCOL_VERSION, "type": "hello", "rank": 0, "world_size": 4, "host": "forged"}
+    hello |= {"pid": 4242, "backend": "gloo", "device": "cpu", "torch_version": "x"}
+
+    async def side_door() -> None:
+        try:
+            async with websockets.connect(ws_url, max_size=None) as ws:
+                await ws.send(b"x" * (15 << 20))
+                with contextlib.suppress(asyncio.TimeoutError, websockets.ConnectionClosed):
+                    await asyncio.wait_for(drained(ws), 10)
+                seen[f"/%77s closed {ws.close_code}"] += 1
+        except (OSError, websockets.ConnectionClosed) as e:
+            seen[f"/%77s {type(e).__name__}"] += 1
+
+    async def drained(ws) -> None:
+        async for _ in ws:  # what the viewers' socket says first (its snapshot), until it closes
+            pass
+
+    async def forged() -> None:
+        try:
+            async with websockets.connect(up.ws_url(f"/ws/worker?token={WORKER_TOKEN}")) as ws:
+                await ws.send(json.dumps(hello))
+                await asyncio.wait_for(ws.recv(), 1)
+        except websockets.ConnectionClosed as closed:
+            seen[f"forged rank closed {closed.rcvd.code if closed.rcvd else None}"] += 1
+        except asyncio.TimeoutError:
+            seen["forged rank ACCEPTED"] += 1
+        except OSError as e:
+            seen[f"forged rank {type(e).__name__}"] += 1
+
+    async def stalled_headers() -> list:
+        held = []
+        for i in range(250):
+            sock = socket.socket()
+            sock.setblocking(False)
+            sock.bind((f"127.0.0.{60 + i % 5}", 0))
+            try:
+                await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+                await asyncio.get_running_loop().sock_sendall(sock, b"GET /api/health HTTP/1.1\r\n")
+            except OSError:
+                seen["stalled header refused"] += 1
+            held.append(sock)
+        return held
+
+    while not stop.is_set():
+        held = await stalled_headers()
+        await asyncio.gather(*(side_door() for _ in range(20)), *(forged() for _ in range(20)))
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stop.wait(), 20)
+        for sock in held:
+            sock.close()
+
+
 async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
     sessions: list[Session] = []
     runs: list[Run] = []
@@ -183,6 +245,8 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
     driver = asyncio.create_task(drive(up, runs, began + minutes * 60, kill_every * 60, kills))
     flooded, polls = Counter(), []
     flooder = asyncio.create_task(flood(up, stop, flooded, polls))
+    attacked: Counter = Counter()
+    attacker = asyncio.create_task(attack(up, stop, attacked))
     while not (await asyncio.wait({driver}, timeout=60))[0]:
         print(
             f"# {time.monotonic() - began:4.0f} s: {len(runs)} runs, server RSS {mib(memory(up)[0])}, "
@@ -196,7 +260,7 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
     ):
         await asyncio.sleep(0.2)
     stop.set()
-    await asyncio.gather(*watchers, flooder)
+    await asyncio.gather(*watchers, flooder, attacker)
     elapsed = time.monotonic() - began
 
     server_end, ranks_end = memory(up)
@@ -216,6 +280,7 @@ async def soak(up, minutes: float, viewers: int, kill_every: float) -> None:
         f"# flood: answers by status {dict(flooded)}; "
         f"polls (id, votes accepted, tally's votes, sum of counts): {polls}"
     )
+    print(f"# attacks: how each ended {dict(attacked)}")
     print(
         f"# end: server RSS {mib(server_end)} (start {mib(server_rss)}), ranks RSS "
         f"{', '.join(mib(r) for r in ranks_end)} (start {', '.join(mib(r) for r in rank_rss)})"
@@ -254,7 +319,7 @@ def main() -> None:
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that `finally` stops the server and its ranks
     tmp = Path(tempfile.mkdtemp(prefix="ringside-soak-"))
-    up = start_up(tmp, ranks=args.ranks)
+    up = start_up(tmp, ranks=args.ranks, env={"RINGSIDE_WORKER_TOKEN": WORKER_TOKEN})
     try:
         asyncio.run(soak(up, args.minutes, args.viewers, args.kill_every))
     finally:
