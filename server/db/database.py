@@ -6,6 +6,7 @@ a call from any other thread: a stray read fails loudly instead of racing."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from starlette.requests import HTTPConnection
@@ -18,14 +19,15 @@ CLOSE_WITHIN_S = 5.0  # a stopping server waits this long for writes a locked fi
 
 
 class Database:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, timed: Callable[[float], None] | None = None):
+        """`timed`: told how long each write took to land (Writer's)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path, isolation_level=None, timeout=READ_BUSY_S)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.new_figures = schema.migrate(self.db)  # figures to fill from the runs (runs/store.py)
-        self.writer = Writer(path)
+        self.writer = Writer(path, timed)
 
     def flush(self) -> None:
         """Until every write so far is in the file (tests, benchmarks, and close)."""

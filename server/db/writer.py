@@ -2,7 +2,9 @@
 them in the order given and lands each batch in one transaction. A file that another
 process holds locked makes a batch wait and try again, with a growing pause, until it
 lands: the loop never waits on SQLite's lock, and nothing given to the writer is lost
-while the server runs (a server stopped meanwhile waits a while for it: close)."""
+while the server runs (a server stopped meanwhile waits a while for it: close). A write is SQL
+and its parameters, or a function of the writer's connection (a prune's batch, which reads
+what it deletes) run inside the batch's transaction."""
 
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ BUSY_S = 0.25  # how long one attempt waits for SQLite's lock before the writer 
 MAX_PAUSE_S = 2.0
 log = logging.getLogger("ringside.server")
 
-Write = tuple[str, tuple]  # SQL and its parameters
+# SQL and its parameters, or a function run on the writer's connection (again if its batch is tried again)
+Write = tuple[str, tuple] | Callable[[sqlite3.Connection], None]
 
 
 class Latest:
@@ -72,9 +75,11 @@ async def landed_within(
 
 
 class Writer:
-    def __init__(self, path: Path):
-        self.path = path
-        self.writes: deque[tuple[list[Write], Callable[[], None] | None]] = deque()
+    def __init__(self, path: Path, timed: Callable[[float], None] | None = None):
+        """`timed`: told, in the writer's thread, the seconds each put took from put to in the file."""
+        self.path, self.timed = path, timed
+        # (writes, done, when given)
+        self.writes: deque[tuple[list[Write], Callable[[], None] | None, float]] = deque()
         self.changed = threading.Condition()
         self.busy = False  # a batch is being written
         self.stuck_since: float | None = None  # when the batch now being tried first found the file locked
@@ -86,7 +91,7 @@ class Writer:
         """Land these writes together, after every write put before them; then call `done` (in the
         writer's thread)."""
         with self.changed:
-            self.writes.append((writes, done))
+            self.writes.append((writes, done, time.monotonic()))
             self.changed.notify_all()
 
     def waiting(self) -> int:
@@ -119,8 +124,11 @@ class Writer:
         db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_S)
         try:
             while (batch := self._next()) is not None:
-                if self._land(db, [w for writes, _ in batch for w in writes]):
-                    for _, done in batch:
+                if self._land(db, [w for writes, _, _ in batch for w in writes]):
+                    landed = time.monotonic()
+                    for _, done, given in batch:
+                        if self.timed is not None:
+                            self.timed(landed - given)
                         if done is not None:
                             done()
                 with self.changed:
@@ -146,8 +154,11 @@ class Writer:
         while True:
             try:
                 db.execute("BEGIN IMMEDIATE")
-                for sql, params in writes:
-                    db.execute(sql, params)
+                for write in writes:
+                    if callable(write):
+                        write(db)
+                    else:
+                        db.execute(*write)
                 db.execute("COMMIT")
                 if self.stuck_since is not None:
                     stuck = time.monotonic() - self.stuck_since
