@@ -108,6 +108,12 @@ class Polls:
             for r in self.live.values()
         )
 
+    def runs_asked(self) -> set[str]:
+        """The runs that polls held in memory ask about, and the newest stored poll's: retention keeps
+        them (a live poll still takes votes about its run; the newest poll's number continues the ids)."""
+        newest = self.store.newest(1)
+        return {r.poll.run_id for r in [*self.live.values(), *newest]}
+
     def find(self, poll_id: str) -> PollRecord | None:
         """A poll of this server (in memory) or of an earlier one (in the file)."""
         if poll_id in self.live:

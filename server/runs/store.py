@@ -171,6 +171,11 @@ class RunStore:
         ).fetchall()
         return [Run.model_validate_json(r[0]) for r in rows]
 
+    def forget(self, gone: list[tuple[str, str]]) -> None:
+        """Runs deleted from the file (retention: operate/retention.py), by state and collective."""
+        for key in gone:
+            self._counts[key] -= 1
+
     def counts(self) -> dict[tuple[str, str], int]:
         return {key: n for key, n in self._counts.items() if n}
 

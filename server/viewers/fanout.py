@@ -99,6 +99,10 @@ class Fanout:
             self.presenter = view
             self.publish(view)
 
+    def shown(self) -> set[str]:
+        """The run the presenter's page shows, if any (retention keeps it)."""
+        return {self.presenter.run_id} if self.presenter is not None else set()
+
     def steps_of(self, run_id: str) -> int | None:
         """The step count of the run the presenter shows, if `run_id` is it."""
         shown = self.presenter is not None and self.presenter.run_id == run_id
