@@ -92,6 +92,19 @@ def labels(**pairs: str) -> str:
     return ",".join(f'{k}="{label(v)}"' for k, v in pairs.items())
 
 
+def exposition(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> list[str]:
+    """One metric in the text format: its HELP and TYPE lines, then a line per (labels, value)."""
+    # every digit: a count past a million, a busbw in bytes per second, must not round
+    return [
+        f"# HELP {name} {help_text}",
+        f"# TYPE {name} {kind}",
+        *(
+            f"{name}{labels} {value if isinstance(value, int) else repr(float(value))}"
+            for labels, value in samples
+        ),
+    ]
+
+
 def render(
     m: Metrics,
     counts: dict[tuple[str, str], int],
@@ -104,12 +117,7 @@ def render(
     lines: list[str] = []
 
     def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
-        lines.extend([f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"])
-        # every digit: a count past a million, a busbw in bytes per second, must not round
-        lines.extend(
-            f"{name}{labels} {value if isinstance(value, int) else repr(float(value))}"
-            for labels, value in samples
-        )
+        lines.extend(exposition(name, kind, help_text, samples))
 
     def histograms(name: str, help_text: str, series: dict[tuple, Histogram], names: tuple[str, ...]) -> None:
         metric(

@@ -26,7 +26,9 @@ route it is for. Three bounds an anonymous client could otherwise push past:
   fill the log at a line or a traceback a connection.
 
 These are uvicorn's own protocol classes (h11 and websockets' sans-I/O), each with a
-few lines more, given to uvicorn.Config as `http` and `ws` (`protocols`)."""
+few lines more, given to uvicorn.Config as `http` and `ws` (`protocols`). What they hold and
+refuse is counted for /metrics (`seen`): connections by address and by kind (a request's, or a
+socket's by the route it is for), and refusals by reason."""
 
 from __future__ import annotations
 
@@ -54,13 +56,28 @@ READ_SIZE = 64 << 10  # bytes read from a connection at once (uvicorn pauses rea
 PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
 # the sockets a rank speaks on, and `ringside open` (the worker token checked)
 WORKER_PATHS = frozenset({"/ws/worker", "/ws/watch", "/ws/dumps"})
+# a socket's kind by its path (the router's reading); any other path is no route: "other"
+SOCKET_KINDS = {"/ws": "viewer", "/ws/worker": "worker", "/ws/watch": "watch", "/ws/dumps": "dumps"}
+# why a websocket was closed as its frames were parsed, by the close code sent
+CLOSED_FOR = {1009: "frame_too_large", 1007: "not_utf8"}
+# why a connection was closed unserved (`seen`): past a cap, a deadline, a frame refused
+REFUSALS = (
+    "per_address",
+    "in_all",
+    "headers_late",
+    "message_late",
+    "ping_unanswered",
+    *CLOSED_FOR.values(),
+    "bad_frame",
+)
 
 
 class Held:
-    """Connections held from clients, per address and in all."""
+    """Connections held from clients, per address, per kind ("http" until it becomes a socket) and in all."""
 
     def __init__(self) -> None:
         self.by_address: Counter[str] = Counter()
+        self.by_kind: Counter[str] = Counter()
         self.in_all = 0
 
     def refuses(self, address: str, caps: files.Caps) -> bool:
@@ -68,10 +85,16 @@ class Held:
 
     def take(self, address: str) -> None:
         self.by_address[address] += 1
+        self.by_kind["http"] += 1
         self.in_all += 1
 
-    def give_back(self, address: str) -> None:
+    def retype(self, old: str, new: str) -> None:
+        self.by_kind[old] -= 1
+        self.by_kind[new] += 1
+
+    def give_back(self, address: str, kind: str) -> None:
         self.by_address[address] -= 1
+        self.by_kind[kind] -= 1
         self.in_all -= 1
         if not self.by_address[address]:
             del self.by_address[address]
@@ -81,6 +104,12 @@ _held = Held()  # this process serves one app
 _caps = files.Caps(0, 1 << 30, MAX_PER_CLIENT, files.BACKLOG)  # sized at start (protocols)
 _refusals = files.Refusals()
 _reclaim = Reclaim()
+_refused: Counter[str] = Counter(dict.fromkeys(REFUSALS, 0))  # closed unserved since the server started
+
+
+def seen() -> tuple[Held, Counter[str], files.Caps]:
+    """What /metrics reads of the door: the connections held, those refused by reason, the caps."""
+    return _held, _refused, _caps
 
 
 class _QuietRefusals(logging.Filter):
@@ -99,18 +128,20 @@ def _address(protocol) -> str | None:
 
 
 def _release(protocol) -> None:
-    """The connection is gone: its address holds one fewer, and its memory will be reclaimed."""
+    """The connection is gone: its address, and its kind, hold one fewer, and its memory will be
+    reclaimed."""
     if protocol.counted is not None:
-        _held.give_back(protocol.counted)
+        _held.give_back(protocol.counted, protocol.kind)
         protocol.counted = None
     _reclaim.closed_one(protocol.loop)
 
 
 class Deadline:
-    """A connection's timer: when it runs out while `overdue()` holds, the connection is closed."""
+    """A connection's timer: when it runs out while `overdue()` holds, the connection is closed (and
+    counted as refused for `reason`)."""
 
-    def __init__(self, protocol, overdue: Callable[[], bool]):
-        self.protocol, self.overdue = protocol, overdue
+    def __init__(self, protocol, overdue: Callable[[], bool], reason: str):
+        self.protocol, self.overdue, self.reason = protocol, overdue, reason
         self.timer: asyncio.TimerHandle | None = None
 
     @property
@@ -131,6 +162,7 @@ class Deadline:
     def _run_out(self) -> None:
         self.timer = None
         if self.overdue() and not self.protocol.transport.is_closing():
+            _refused[self.reason] += 1
             self.protocol.transport.close()
 
 
@@ -138,17 +170,19 @@ class BoundedHTTP(H11Protocol):
     """h11 with a deadline on each request's headers and a cap on connections per address."""
 
     counted: str | None = None
+    kind = "http"
     within_s = HEADERS_WITHIN_S
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
         if hasattr(transport, "max_size"):  # asyncio's reads: 256 KiB each, a flood's memory four times this
             transport.max_size = READ_SIZE
-        self.headers_due = Deadline(self, lambda: self.conn.their_state is h11.IDLE)
+        self.headers_due = Deadline(self, lambda: self.conn.their_state is h11.IDLE, "headers_late")
         address = _address(self)
         if address is not None and _held.refuses(address, _caps):
             transport.close()  # refused before a byte is read; the client sees the connection reset
             _refusals.add(_caps)
+            _refused["per_address" if _held.by_address[address] >= _caps.per_address else "in_all"] += 1
             return
         if address is not None:
             self.counted = address
@@ -177,7 +211,7 @@ class BoundedHTTP(H11Protocol):
         counted, self.counted = self.counted, None  # the websocket holds the connection now, and the count
         super().handle_websocket_upgrade(event)
         # uvicorn made the protocol from `protocols()`' ws class: a BoundedWebSocket
-        cast(BoundedWebSocket, self.transport.get_protocol()).counted = counted
+        cast(BoundedWebSocket, self.transport.get_protocol()).take_over(counted)
 
 
 class BoundedWebSocket(WebSocketsSansIOProtocol):
@@ -185,18 +219,32 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     small), and whose messages, once begun, must end in time."""
 
     counted: str | None = None  # handed over by the HTTP connection it was upgraded from
+    kind = "http"  # counted as the request it came as, until its path says which socket it is
+    socket_kind: str | None = None  # which socket its path is for, once read
     within_s = MESSAGE_WITHIN_S
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.message_due = Deadline(self, self._unfinished)  # for the message in progress
+        self.message_due = Deadline(self, self._unfinished, "message_late")  # for the message in progress
 
     def handle_connect(self, event) -> None:
         # the path as the router sees it (uvicorn unquotes it so), and a rank's bound for a rank's paths
         # alone: chosen on the raw path, /%77s reached the viewers' socket with a rank's bound
         path = unquote(event.path.partition("?")[0])
         self.conn.max_message_size = MAX_FRAME if path in WORKER_PATHS else MAX_VIEWER_FRAME
+        self.socket_kind = SOCKET_KINDS.get(path, "other")
+        self._count_as_socket()
         super().handle_connect(event)
+
+    def take_over(self, counted: str | None) -> None:
+        """The count of the connection it was upgraded from (uvicorn reads the path before this)."""
+        self.counted = counted
+        self._count_as_socket()
+
+    def _count_as_socket(self) -> None:
+        if self.counted is not None and self.socket_kind is not None and self.kind != self.socket_kind:
+            _held.retype(self.kind, self.socket_kind)
+            self.kind = self.socket_kind
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -220,9 +268,16 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
             self.handshake_complete = True  # answered (guard.py's refusal): else uvicorn logs an ERROR
 
+    def handle_parser_exception(self) -> None:
+        """As uvicorn's, counted by why (the close code sent: a frame too large, text not UTF-8)."""
+        sent = self.conn.close_sent
+        _refused[CLOSED_FOR.get(sent.code, "bad_frame") if sent is not None else "bad_frame"] += 1
+        super().handle_parser_exception()
+
     def keepalive_timeout(self) -> None:
         """As uvicorn's (close 1011), then the transport is dropped, not drained: a peer that answers no
         ping reads nothing, and a graceful close waited for it to read what was buffered for ever."""
+        _refused["ping_unanswered"] += 1
         super().keepalive_timeout()
         self.transport.abort()
 
