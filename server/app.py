@@ -18,6 +18,7 @@ from ringside.server.cluster import routes as cluster_routes
 from ringside.server.cluster import socket as worker_socket
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.cluster.metrics import Metrics
+from ringside.server.cluster.server_metrics import ServerMetrics
 from ringside.server.cluster.workers import Workers, announce
 from ringside.server.compare import routes as compare_routes
 from ringside.server.config import Settings
@@ -28,6 +29,8 @@ from ringside.server.door.errors import REFUSALS, invalid_request, spec_refused
 from ringside.server.lecture import routes as lecture_routes
 from ringside.server.model import costs
 from ringside.server.model import routes as model_routes
+from ringside.server.operate.access import Access, AccessLog
+from ringside.server.operate.retention import Keep, Pruner
 from ringside.server.pages import mount_frontend
 from ringside.server.polls import routes as poll_routes
 from ringside.server.polls.service import Polls
@@ -56,7 +59,8 @@ ROUTERS = (
 
 def build(s: State, settings: Settings) -> None:
     """Every service, on `s` (the app's state, where each feature's `*_of` dependency finds it)."""
-    s.database = Database(settings.db)
+    s.server_metrics = ServerMetrics()  # first: the store's writer times its writes for it
+    s.database = Database(settings.db, s.server_metrics.store_writes.observe)
     s.fanout = Fanout(settings.viewer_queue)
     s.cluster = Cluster(settings.lost_after, settings.world_hold)
     s.workers = Workers(s.cluster)
@@ -71,6 +75,9 @@ def build(s: State, settings: Settings) -> None:
     s.watching = Watching(WatchStore(s.database), s.fanout)
     s.polls = Polls(PollStore(s.database), s.run_store, s.fanout)
     s.visibility = Visibility(s.polls)
+    s.access_log = AccessLog(settings.access_log_path, settings.access_log_bytes, settings.access_log_keep)
+    keep = Keep(settings.keep_runs, settings.keep_days)
+    s.pruner = Pruner(keep, s.database.writer, s.run_store, lambda: s.polls.runs_asked() | s.fanout.shown())
     s.dispatcher.recover([*s.runs.left_unfinished(), *s.trainings.left_unfinished()])
 
 
@@ -89,6 +96,7 @@ def create_app(settings: Settings) -> FastAPI:
             build(s, settings)  # here: the services need the server's event loop
             reclaim.freeze()
             stopping.callback(s.database.close)
+            stopping.callback(s.access_log.close)
             s.dispatcher.start()
             stopping.push_async_callback(s.dispatcher.shutdown)
             stopping.callback(s.polls.flush)
@@ -96,6 +104,8 @@ def create_app(settings: Settings) -> FastAPI:
             stopping.push_async_callback(cancelled, ticking)
             s.watching.start()
             stopping.push_async_callback(s.watching.stop)
+            for task in (s.server_metrics.watch_lag(), s.pruner.run()):
+                stopping.push_async_callback(cancelled, asyncio.create_task(task))
             yield
 
     app = FastAPI(
@@ -115,4 +125,5 @@ def create_app(settings: Settings) -> FastAPI:
         app.include_router(module.router)
     mount_frontend(app)
     guard.install(app, settings)
+    app.add_middleware(Access, settings=settings)  # outside the guard: its refusals are logged too
     return app

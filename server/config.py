@@ -59,6 +59,11 @@ class Settings:
     headers_within: float = HEADERS_WITHIN_S  # seconds a request's headers may take (transport.py)
     message_within: float = MESSAGE_WITHIN_S  # seconds a websocket message begun may take to end
     ping_every: float = PING_EVERY_S  # seconds between a websocket's pings, and for its answer
+    access_log: str | None = None  # a file, or "-" for stderr; None: beside the store (access_log_path)
+    access_log_bytes: int = 10_000_000  # the file is rotated past this size
+    access_log_keep: int = 5  # rotated files kept beside it
+    keep_runs: int | None = None  # retention (operate/retention.py): the newest this many runs
+    keep_days: float | None = None  # and none older than this many days
 
     def __post_init__(self):
         # Watching shows host names, pids and every run: once other hosts can reach the
@@ -69,6 +74,11 @@ class Settings:
     @property
     def loopback(self) -> bool:
         return is_loopback(self.host)
+
+    @property
+    def access_log_path(self) -> str:
+        """Where the access log goes: as given, or beside the store (runs.db: runs-access.log)."""
+        return self.access_log or str(self.db.with_name(f"{self.db.stem}-access.log"))
 
     @property
     def url(self) -> str:

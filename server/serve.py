@@ -19,6 +19,7 @@ from ringside.server.app import create_app
 from ringside.server.config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
 from ringside.server.door.auth import host_name
 from ringside.server.door.transport import protocols
+from ringside.server.operate.retention import Keep
 from ringside.worker_agent.core.algorithms import algorithm_of, build
 from ringside.worker_agent.user.user_algorithms import load
 
@@ -107,6 +108,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "within as long again is dropped (default %(default)s)",
     )
     parser.add_argument(
+        "--access-log",
+        metavar="FILE",
+        help="where the access log goes: a line for each request that changes something and each "
+        "websocket, who (the kind of token) from where (default: beside the store, as "
+        "runs-access.log beside runs.db; - for stderr)",
+    )
+    parser.add_argument(
+        "--access-log-bytes",
+        type=positive,
+        default=Settings.access_log_bytes,
+        help="the access log is rotated past this size (default %(default)s)",
+    )
+    parser.add_argument(
+        "--access-log-keep",
+        type=positive,
+        default=Settings.access_log_keep,
+        help="rotated access logs kept beside it, FILE.1 the newest (default %(default)s)",
+    )
+    parser.add_argument(
+        "--keep-runs",
+        type=positive,
+        metavar="N",
+        help="keep the newest N runs, pruning older ones at start and nightly (default: keep all)",
+    )
+    parser.add_argument(
+        "--keep-days",
+        type=days,
+        metavar="D",
+        help="keep no run older than D days, pruning at start and nightly (default: keep all)",
+    )
+    parser.add_argument(
         "--algorithms",
         action="append",
         default=[],
@@ -128,6 +160,13 @@ def nonnegative(text: str) -> float:
     value = float(text)
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {value}")
+    return value
+
+
+def days(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 days, not {value}")
     return value
 
 
@@ -155,6 +194,11 @@ def settings_from(args: argparse.Namespace) -> Settings:
         message_within=args.message_within,
         ping_every=args.ping_every,
         open_viewing=args.open_viewing,
+        access_log=args.access_log,
+        access_log_bytes=args.access_log_bytes,
+        access_log_keep=args.access_log_keep,
+        keep_runs=args.keep_runs,
+        keep_days=args.keep_days,
     )
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
@@ -244,6 +288,15 @@ def warn_if_exposed(settings: Settings) -> None:
     print("\n".join([bar, *lines, bar]), file=sys.stderr, flush=True)
 
 
+def retention(settings: Settings) -> str:
+    keep = Keep(settings.keep_runs, settings.keep_days)
+    return f"; pruned at start and nightly to {keep}" if keep.bounded else ""
+
+
+def access_log_said(settings: Settings) -> str:
+    return "stderr" if settings.access_log_path == "-" else settings.access_log_path
+
+
 def join_command(settings: Settings, module: str = "ringside.worker_agent", program: str = "") -> str:
     """How torchrun starts `module` on other nodes (workers, or ringside.watch beside a user's
     `program`): the worker token and an address they can reach."""
@@ -291,7 +344,8 @@ def main(args: argparse.Namespace) -> int:
             f"  restarts:   restart it with RINGSIDE_WORKER_TOKEN={settings.worker_token} "
             "in its environment, or the ranks running then are refused"
         )
-    print(f"  runs kept in {settings.db}", flush=True)
+    print(f"  runs kept in {settings.db}{retention(settings)}")
+    print(f"  access log: {access_log_said(settings)}", flush=True)
     server.run()
     return 0 if server.started else 1
 

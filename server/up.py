@@ -66,7 +66,8 @@ def main(args: argparse.Namespace) -> int:
         print(
             f"  worker token (what joins as a rank needs it): RINGSIDE_WORKER_TOKEN={settings.worker_token}"
         )
-        print(f"  runs kept in {settings.db}; Ctrl-C stops everything", flush=True)
+        print(f"  runs kept in {settings.db}{serve.retention(settings)}")
+        print(f"  access log: {serve.access_log_said(settings)}; Ctrl-C stops everything", flush=True)
         if args.open:
             webbrowser.open(settings.presenter_url())
         workers.watch(stopping)

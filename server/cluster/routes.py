@@ -1,19 +1,20 @@
 """The cluster and what it offers: health, ranks, the catalog of collectives (and of
-run states), Prometheus metrics."""
+run states), Prometheus metrics (the runs', and the server's own)."""
 
 from __future__ import annotations
 
 import time
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse
 
-from ringside.server.cluster import metrics
+from ringside.server.cluster import metrics, server_metrics
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.cluster.workers import cluster_of
 from ringside.server.db.database import Database, database_of
 from ringside.server.dispatch.dispatcher import Dispatcher, dispatcher_of
 from ringside.server.dispatch.job import ENDED_STATES, JobState
+from ringside.server.door import transport
 from ringside.server.door.auth import is_presenter, need_viewer
 from ringside.server.polls.visibility import Visibility, visibility_of
 from ringside.server.runs.store import RunStore, run_store_of
@@ -63,7 +64,10 @@ async def get_catalog(cluster: Cluster = Depends(cluster_of)) -> dict:
 
 @router.get("/metrics", response_class=PlainTextResponse, dependencies=[watch])
 async def get_metrics(
+    request: Request,
     kept: metrics.Metrics = Depends(metrics.metrics_of),
+    own: server_metrics.ServerMetrics = Depends(server_metrics.server_metrics_of),
+    database: Database = Depends(database_of),
     store: RunStore = Depends(run_store_of),
     cluster: Cluster = Depends(cluster_of),
     dispatcher: Dispatcher = Depends(dispatcher_of),
@@ -72,4 +76,17 @@ async def get_metrics(
 ) -> str:
     # a viewer's scrape while a poll is open leaves out the times that would answer it
     withheld = visibility.withheld_collectives(presenter)
-    return metrics.render(kept, store.counts(), cluster.to_json()["ranks"], len(dispatcher.queue), withheld)
+    runs = metrics.render(kept, store.counts(), cluster.to_json()["ranks"], len(dispatcher.queue), withheld)
+    held, refused, caps = transport.seen()
+    state = request.app.state
+    server = server_metrics.render(
+        own,
+        held,
+        refused,
+        caps,
+        database.writer.waiting(),
+        state.pruner.pruned,
+        state.access_log.dropped,
+        presenter,
+    )
+    return runs + server
