@@ -64,6 +64,8 @@ class Settings:
     access_log_keep: int = 5  # rotated files kept beside it
     keep_runs: int | None = None  # retention (operate/retention.py): the newest this many runs
     keep_days: float | None = None  # and none older than this many days
+    certfile: Path | None = None  # TLS: the server's certificate (its chain), and its key unless keyfile
+    keyfile: Path | None = None
 
     def __post_init__(self):
         # Watching shows host names, pids and every run: once other hosts can reach the
@@ -76,6 +78,10 @@ class Settings:
         return is_loopback(self.host)
 
     @property
+    def scheme(self) -> str:
+        return "https" if self.certfile else "http"
+
+    @property
     def access_log_path(self) -> str:
         """Where the access log goes: as given, or beside the store (runs.db: runs-access.log)."""
         return self.access_log or str(self.db.with_name(f"{self.db.stem}-access.log"))
@@ -84,7 +90,7 @@ class Settings:
     def url(self) -> str:
         """Where this machine reaches the server (local workers, the presenter)."""
         host = "127.0.0.1" if self.host in WILDCARDS else self.host
-        return f"http://{url_host(host)}:{self.port}"
+        return f"{self.scheme}://{url_host(host)}:{self.port}"
 
     def presenter_url(self) -> str:
         return f"{self.url}/?token={self.presenter_token}"
@@ -98,7 +104,7 @@ class Settings:
         if self.loopback:
             return []
         if self.host not in WILDCARDS:
-            return [f"http://{url_host(self.host)}:{self.port}"]
+            return [f"{self.scheme}://{url_host(self.host)}:{self.port}"]
         import psutil
 
         families = (socket.AF_INET, socket.AF_INET6) if ":" in self.host else (socket.AF_INET,)
@@ -109,5 +115,5 @@ class Settings:
                     continue
                 ip = ipaddress.ip_address(a.address.split("%")[0])
                 if not (ip.is_loopback or ip.is_link_local):  # link-local needs a scope; no one types that
-                    found.append(f"http://{url_host(str(ip))}:{self.port}")
+                    found.append(f"{self.scheme}://{url_host(str(ip))}:{self.port}")
         return found

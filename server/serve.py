@@ -8,6 +8,7 @@ import contextlib
 import os
 import signal
 import socket
+import ssl
 import sys
 import threading
 from pathlib import Path
@@ -139,6 +140,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep no run older than D days, pruning at start and nightly (default: keep all)",
     )
     parser.add_argument(
+        "--certfile",
+        type=Path,
+        metavar="FILE",
+        help="serve HTTPS (and wss) with this certificate, PEM (its chain after it); the links "
+        "and the audience's QR code say https. Workers trust it as they trust any site, or "
+        "from RINGSIDE_SERVER_CA=FILE",
+    )
+    parser.add_argument(
+        "--keyfile", type=Path, metavar="FILE", help="the certificate's private key (default: in --certfile)"
+    )
+    parser.add_argument(
         "--algorithms",
         action="append",
         default=[],
@@ -199,6 +211,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         access_log_keep=args.access_log_keep,
         keep_runs=args.keep_runs,
         keep_days=args.keep_days,
+        certfile=args.certfile,
+        keyfile=args.keyfile,
     )
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
@@ -248,6 +262,9 @@ def server_for(settings: Settings) -> Server:
         raise SystemExit(
             f"error: port {settings.port} on {settings.host} is in use; choose another with --port"
         )
+    problem = tls_problem(settings)
+    if problem:
+        raise SystemExit(f"error: {problem}")
     bounds = protocols(settings.headers_within, settings.message_within, settings.ping_every)
     app = create_app(settings)
     config = uvicorn.Config(
@@ -258,8 +275,27 @@ def server_for(settings: Settings) -> Server:
         **bounds,
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_WITHIN_S,
+        ssl_certfile=settings.certfile,
+        ssl_keyfile=settings.keyfile,
     )
     return Server(app, config)
+
+
+def tls_problem(settings: Settings) -> str | None:
+    """What keeps the certificate and key from serving TLS, in words; None if they can (or none is given)."""
+    if settings.certfile is None:
+        return "--keyfile needs --certfile" if settings.keyfile is not None else None
+    for flag, path in (("--certfile", settings.certfile), ("--keyfile", settings.keyfile)):
+        if path is not None and not path.is_file():
+            return f"{flag} {path}: no such file"
+    given = f"--certfile {settings.certfile}" + (f" --keyfile {settings.keyfile}" if settings.keyfile else "")
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(settings.certfile, settings.keyfile)
+    except ssl.SSLError as e:  # before OSError, which it is
+        return f"{given}: not a certificate and its key ({e.reason or e})"
+    except OSError as e:
+        return f"{given}: {e.strerror or e}"
+    return None
 
 
 def warn_if_exposed(settings: Settings) -> None:

@@ -15,6 +15,7 @@ import urllib.request
 import webbrowser
 
 from ringside.server import serve
+from ringside.worker_agent.clients.trust import context_for
 from ringside.worker_agent.rank.launch import LocalWorkers
 
 
@@ -29,9 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_arguments(parser)
 
 
-def live_ranks(url: str) -> int:
+def live_ranks(url: str, ca: str | None = None) -> int:
     try:
-        with urllib.request.urlopen(f"{url}/api/health", timeout=1) as r:
+        with urllib.request.urlopen(f"{url}/api/health", timeout=1, context=context_for(url, ca)) as r:
             return json.load(r)["live_ranks"]
     except OSError:
         return -1
@@ -45,15 +46,21 @@ def main(args: argparse.Namespace) -> int:
     settings = serve.settings_from(args)
     server = serve.server_for(settings)
     serve.warn_if_exposed(settings)
+    ca = str(settings.certfile.resolve()) if settings.certfile else None  # the ranks trust what it serves
     workers = LocalWorkers(
-        args.ranks, settings.url, settings.worker_token, args.backend, algorithms=args.algorithms
+        args.ranks,
+        settings.url,
+        settings.worker_token,
+        args.backend,
+        algorithms=args.algorithms,
+        server_ca=ca,
     )
     stopping = threading.Event()
 
     def supervise() -> None:
         began = time.monotonic()
         workers.start()  # now, not once the server is up: importing torch takes longest, and workers retry
-        while live_ranks(settings.url) < args.ranks:
+        while live_ranks(settings.url, ca) < args.ranks:
             if stopping.wait(0.1):
                 return
         print(f"Ringside is up: {args.ranks} ranks ready in {time.monotonic() - began:.1f} s", flush=True)

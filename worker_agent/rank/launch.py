@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from ..clients.trust import CA_VARIABLE
 from .local import free_port, rank_processes
 
 STOP_GRACE_S = 5.0
@@ -63,8 +64,11 @@ class LocalWorkers:
         backend: str | None = None,
         budget: RestartBudget | None = None,
         algorithms: Sequence[str] = (),
+        server_ca: str | None = None,
     ):
+        """`server_ca`: the certificate a server on https serves, which the ranks trust (clients/trust.py)."""
         self.n, self.server_url, self.token, self.backend = n, server_url, token, backend
+        self.server_ca = server_ca
         self.algorithms = [str(Path(a).resolve()) for a in algorithms]  # users' files, which every rank loads
         self.budget = budget or RestartBudget()
         self.restarts = 0
@@ -78,7 +82,17 @@ class LocalWorkers:
             self.procs = [self._spawn(rank, port) for rank in range(self.n)]
 
     def _spawn(self, rank: int, port: int) -> BaseProcess:
-        args = (rank, self.n, port, self.server_url, self.token, self.key, self.backend, self.algorithms)
+        args = (
+            rank,
+            self.n,
+            port,
+            self.server_url,
+            self.token,
+            self.key,
+            self.backend,
+            self.algorithms,
+            self.server_ca,
+        )
         p = rank_processes().Process(target=_serve_rank, args=args, name=f"rank {rank}")
         p.start()
         return p
@@ -132,6 +146,7 @@ def _serve_rank(
     key: str,
     backend: str | None,
     algorithms: list[str],
+    server_ca: str | None,
 ) -> None:
     """One rank, in its forked process: torchrun's variables, one thread for torch
     (the ranks share the cores), then `ringside worker --server`."""
@@ -153,6 +168,8 @@ def _serve_rank(
         RINGSIDE_WORLD_KEY=key,
         RINGSIDE_LAUNCHER="ringside up",
     )
+    if server_ca:
+        os.environ[CA_VARIABLE] = server_ca
     threading.Thread(target=_exit_with_parent, daemon=True).start()
     import torch
 

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
+from ..clients.trust import context_for
 from ..core.protocol import (
     COMMAND,
     BenchCommand,
@@ -110,7 +111,9 @@ def serve(url: str, token: str | None, world: World) -> int:
     attempt = 0
     while True:
         try:
-            with connect(target, additional_headers=headers, max_size=None, open_timeout=5) as ws:
+            with connect(
+                target, additional_headers=headers, max_size=None, open_timeout=5, ssl=context_for(target)
+            ) as ws:
                 attempt = 0
                 outcome = _session(ws, world)
                 if outcome is not None:

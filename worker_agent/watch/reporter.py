@@ -28,6 +28,7 @@ import torch.distributed.distributed_c10d as c10d
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
+from ringside.worker_agent.clients.trust import context_for
 from ringside.worker_agent.core.protocol import socket_url
 from ringside.worker_agent.core.watch_protocol import MAX_ISSUED, Issued, WatchBye, WatchHello, WatchReport
 
@@ -270,7 +271,12 @@ class Reporter(threading.Thread):
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         try:
             self.ws = connect(
-                self.url, additional_headers=headers, open_timeout=2, close_timeout=1, max_size=1 << 16
+                self.url,
+                additional_headers=headers,
+                open_timeout=2,
+                close_timeout=1,
+                max_size=1 << 16,
+                ssl=context_for(self.url),
             )
             self.ws.send(hello.model_dump_json())
         except InvalidStatus as e:
