@@ -7,6 +7,7 @@ hands the audience says https."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import ssl
 import subprocess
@@ -19,6 +20,7 @@ from server_helpers import messages, start_up
 from websockets.sync.client import connect
 
 from ringside.worker_agent.clients.harness import CLI
+from ringside.worker_agent.clients.trust import CA_VARIABLE
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +76,28 @@ def test_a_viewer_watches_over_wss(served, certificate):
     with connect(f"wss://localhost:{port}/ws", ssl=trusting(cert)) as viewer:
         snapshot = messages(viewer.recv(timeout=10))[0]
     assert snapshot["type"] == "snapshot" and len(snapshot["cluster"]["ranks"]) == 2
+
+
+def test_ringside_run_trusts_the_certificate_in_ringside_server_ca(served, certificate):
+    cert, _ = certificate
+    port = served.url.rsplit(":", 1)[1]
+    command = [
+        *CLI,
+        "run",
+        "--server",
+        f"https://localhost:{port}",
+        "--collective",
+        "all_reduce",
+        "--count",
+        "8",
+    ]
+    env = {**os.environ, "RINGSIDE_PRESENTER_TOKEN": served.presenter}
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, env={**env, CA_VARIABLE: str(cert)}
+    )
+    assert done.returncode == 0 and ": done" in done.stdout, done.stderr
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+    assert refused.returncode != 0 and "CERTIFICATE_VERIFY_FAILED" in refused.stderr
 
 
 @pytest.mark.parametrize(

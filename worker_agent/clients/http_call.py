@@ -6,6 +6,8 @@ import json
 import urllib.error
 import urllib.request
 
+from ringside.worker_agent.clients.trust import context_for
+
 
 def call(method: str, url: str, token: str | None, body: dict | None = None) -> tuple[int, dict]:
     """(status, JSON body); an error whose body is not JSON (a proxy's page) is said as the server's."""
@@ -19,7 +21,7 @@ def call(method: str, url: str, token: str | None, body: dict | None = None) -> 
         },
     )
     try:
-        with urllib.request.urlopen(request, timeout=30) as r:
+        with urllib.request.urlopen(request, timeout=30, context=context_for(url)) as r:
             return r.status, json.load(r)
     except urllib.error.HTTPError as e:
         try:

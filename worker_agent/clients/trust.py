@@ -1,10 +1,10 @@
-"""How a client (a rank, a watched job's reporter, `ringside up` asking its own server) trusts a
-server's TLS certificate. By default as any site's: the system's certificate authorities and the
-name in the URL. With a certificate file (RINGSIDE_SERVER_CA, or the one `ringside up` serves,
-which it hands its local ranks), that file alone is trusted, and may hold the server's own
-certificate (a self-signed one) or any of its chain; on a loopback address the name is not
-checked, as the certificate is pinned and a local rank dials 127.0.0.1, which a certificate for
-a lecture hall's name does not name."""
+"""How a client (a rank, a watched job's reporter, `ringside run`, `ringside up` asking its own
+server) trusts a server's TLS certificate. By default as any site's: the system's certificate
+authorities and the name in the URL. With a certificate file (RINGSIDE_SERVER_CA, or the one
+`ringside up` serves, which it hands its local ranks), that file alone is trusted, and may hold
+the server's own certificate (a self-signed one) or any of its chain; on a loopback address the
+name is not checked, as the certificate is pinned and a local rank dials 127.0.0.1, which a
+certificate for a lecture hall's name does not name."""
 
 from __future__ import annotations
 
