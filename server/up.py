@@ -24,6 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-n", "--ranks", type=int, default=4, help="local ranks to start (default %(default)s)"
     )
     parser.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="lay the ranks out as this many nodes (node0, node1, ...), each with its local ranks, as "
+        "torchrun numbers them on several machines (default %(default)s)",
+    )
+    parser.add_argument(
         "--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo"
     )
     parser.add_argument("--open", action="store_true", help="open the presenter page in a browser when ready")
@@ -42,6 +49,9 @@ def main(args: argparse.Namespace) -> int:
     if args.ranks < 1:
         print("error: ranks: must be at least 1", flush=True)
         return 2
+    if args.nodes < 1 or args.ranks % args.nodes:
+        print(f"error: nodes: {args.ranks} ranks do not split into {args.nodes} equal nodes", flush=True)
+        return 2
     serve.load_algorithms(args.algorithms, args.ranks)
     settings = serve.settings_from(args)
     server = serve.server_for(settings)
@@ -54,6 +64,7 @@ def main(args: argparse.Namespace) -> int:
         args.backend,
         algorithms=args.algorithms,
         server_ca=ca,
+        nodes=args.nodes,
     )
     stopping = threading.Event()
 

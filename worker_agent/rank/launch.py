@@ -31,6 +31,8 @@ from .local import free_port, rank_processes
 
 STOP_GRACE_S = 5.0
 RESTARTS_PER_WINDOW, RESTART_WINDOW_S = 20, 600.0
+# a node's name where it is not the machine's (process_group.py): `up --nodes N` lays one machine's ranks out
+NODE_VARIABLE = "RINGSIDE_NODE"
 EXIT_BROKEN_GROUP = 3  # a rank's exit code when its group broke and could not be built again (server_link.py)
 
 
@@ -65,9 +67,13 @@ class LocalWorkers:
         budget: RestartBudget | None = None,
         algorithms: Sequence[str] = (),
         server_ca: str | None = None,
+        nodes: int = 1,
     ):
-        """`server_ca`: the certificate a server on https serves, which the ranks trust (clients/trust.py)."""
-        self.n, self.server_url, self.token, self.backend = n, server_url, token, backend
+        """`server_ca`: the certificate a server on https serves, which the ranks trust (clients/trust.py);
+        `nodes`: how many nodes the ranks are laid out as (environment())."""
+        if nodes < 1 or n % nodes:
+            raise ValueError(f"{n} ranks do not split into {nodes} equal nodes")
+        self.n, self.server_url, self.token, self.backend, self.nodes = n, server_url, token, backend, nodes
         self.server_ca = server_ca
         self.algorithms = [str(Path(a).resolve()) for a in algorithms]  # users' files, which every rank loads
         self.budget = budget or RestartBudget()
@@ -82,20 +88,35 @@ class LocalWorkers:
             self.procs = [self._spawn(rank, port) for rank in range(self.n)]
 
     def _spawn(self, rank: int, port: int) -> BaseProcess:
-        args = (
-            rank,
-            self.n,
-            port,
-            self.server_url,
-            self.token,
-            self.key,
-            self.backend,
-            self.algorithms,
-            self.server_ca,
-        )
+        args = (rank, self.environment(rank, port), self.server_url, self.backend, self.algorithms)
         p = rank_processes().Process(target=_serve_rank, args=args, name=f"rank {rank}")
         p.start()
         return p
+
+    def environment(self, rank: int, port: int) -> dict[str, str]:
+        """torchrun's variables for `rank`, and Ringside's. With several nodes, each a block of
+        consecutive ranks as torchrun numbers them, named node0, node1, ...: on one machine, the
+        seeds' terms (node, local rank, global rank) are the lesson, not the machines."""
+        per_node = self.n // self.nodes
+        env = {
+            "RANK": str(rank),
+            "WORLD_SIZE": str(self.n),
+            "LOCAL_RANK": str(rank % per_node),
+            "LOCAL_WORLD_SIZE": str(per_node),
+            "GROUP_RANK": str(rank // per_node),
+            # a loopback MASTER_ADDR: the store, gloo and NCCL listen on loopback alone (process_group.py)
+            "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": str(port),
+            "OMP_NUM_THREADS": "1",
+            "RINGSIDE_WORKER_TOKEN": self.token,
+            "RINGSIDE_WORLD_KEY": self.key,
+            "RINGSIDE_LAUNCHER": "ringside up",
+        }
+        if self.nodes > 1:
+            env[NODE_VARIABLE] = f"node{rank // per_node}"
+        if self.server_ca:
+            env[CA_VARIABLE] = self.server_ca
+        return env
 
     def watch(self, stopping: threading.Event, say=print) -> None:
         """Until `stopping` is set: restart the group whenever a rank exits, within the budget."""
@@ -138,38 +159,16 @@ class LocalWorkers:
 
 
 def _serve_rank(
-    rank: int,
-    n: int,
-    port: int,
-    server_url: str,
-    token: str,
-    key: str,
-    backend: str | None,
-    algorithms: list[str],
-    server_ca: str | None,
+    rank: int, env: dict[str, str], server_url: str, backend: str | None, algorithms: list[str]
 ) -> None:
-    """One rank, in its forked process: torchrun's variables, one thread for torch
-    (the ranks share the cores), then `ringside worker --server`."""
+    """One rank, in its forked process: its environment (LocalWorkers.environment), one thread for
+    torch (the ranks share the cores), then `ringside worker --server`."""
     if hasattr(os, "setsid"):  # POSIX: out of the terminal's process group
         os.setsid()
     # forked ranks share the fork server's command line; name them for ps and top
     with contextlib.suppress(OSError):
         Path("/proc/self/comm").write_text(f"ringside-r{rank}")
-    # a loopback MASTER_ADDR keeps the store, gloo and NCCL listening on loopback alone (process_group.py)
-    os.environ.update(
-        RANK=str(rank),
-        WORLD_SIZE=str(n),
-        LOCAL_RANK=str(rank),
-        LOCAL_WORLD_SIZE=str(n),
-        MASTER_ADDR="127.0.0.1",
-        MASTER_PORT=str(port),
-        OMP_NUM_THREADS="1",
-        RINGSIDE_WORKER_TOKEN=token,
-        RINGSIDE_WORLD_KEY=key,
-        RINGSIDE_LAUNCHER="ringside up",
-    )
-    if server_ca:
-        os.environ[CA_VARIABLE] = server_ca
+    os.environ.update(env)
     threading.Thread(target=_exit_with_parent, daemon=True).start()
     import torch
 

@@ -34,6 +34,7 @@ import torch
 import torch.distributed as dist
 
 from ..core.protocol import Hello
+from .launch import NODE_VARIABLE
 
 DEFAULT_TIMEOUT = 30.0
 GENERATION_KEY = "ringside/generation"  # on the store: the generation every rank is to be in
@@ -48,7 +49,7 @@ class World:
     backend: str
     device: torch.device
     store: dist.Store = field(repr=False)  # where the ranks meet, for every generation
-    host: str = field(default_factory=socket.gethostname)
+    host: str = field(default_factory=lambda: os.environ.get(NODE_VARIABLE) or socket.gethostname())
     pid: int = field(default_factory=os.getpid)
     local_world_size: int = 1
     master: str = ""  # MASTER_ADDR:MASTER_PORT
