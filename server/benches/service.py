@@ -17,18 +17,22 @@ from collections import OrderedDict
 
 from starlette.requests import HTTPConnection
 
-from ringside.bench.plan import default_algorithms, prepare, records
+from ringside.bench import dtypes
+from ringside.bench.plan import STEP, compared, default_algorithms, pairs, prepare, records
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.dispatch.job import Job, JobState
 from ringside.server.dispatch.ranked import RankedRecord
+from ringside.worker_agent.core.algorithms import NATIVE
 from ringside.worker_agent.core.protocol import (
     MAX_BENCH_NUMBERS,
     MAX_BENCH_ROWS,
     MAX_BENCH_SIZES,
     BenchCommand,
     BenchFinished,
+    BenchResult,
     BenchRow,
+    BenchSetting,
     BenchSpec,
     ErrorEvent,
     RunCancelled,
@@ -55,16 +59,18 @@ class Bench(RankedRecord):
     created_at: float
     started_at: float | None = None
     finished_at: float | None = None
-    rows: list[BenchRow] = []
+    setting: BenchSetting | None = None
+    results: list[BenchResult] = []  # nccl-tests' table
+    rows: list[BenchRow] = []  # Ringside's
 
     def on_finished(self, event: BenchFinished) -> None:
         self.finished(event.rank)
         if event.rank == 0:
-            self.rows = event.rows
+            self.setting, self.results, self.rows = event.setting, event.results, event.rows
 
     def conclude(self, state: JobState, error: str | None) -> None:
         self.ended(state, error)
-        if self.state == JobState.DONE and not self.rows:  # every rank finished, rank 0 sent nothing
+        if self.state == JobState.DONE and not self.results:  # every rank finished, rank 0 sent nothing
             self.state, self.error = JobState.FAILED, "rank 0 finished without sending the table"
 
 
@@ -103,18 +109,31 @@ class BenchJob(Job):
         self.benches.keep(self.bench)
 
 
+def named(spec: BenchSpec) -> BenchSpec:
+    """The spec with its dtype and op in the bench's own names (`half`: float16, `prod`: PRODUCT),
+    as every rank reads them; raises SpecError naming a name that is neither."""
+    names = {}
+    for field, flag, read in (("dtype", "datatype", dtypes.dtype_name), ("op", "op", dtypes.op_name)):
+        try:
+            names[field] = read(getattr(spec, field))
+        except ValueError as e:
+            raise SpecError(flag, str(e)) from None
+    return spec.model_copy(update=names)
+
+
 def plan(spec: BenchSpec, world_size: int, backend: str) -> tuple[list[str], list[int], list[str]]:
     """(algorithms, sizes, skipped) for this cluster, as the local bench plans them; raises SpecError
-    naming the flag (the bench's long names) of what no rank could run."""
+    naming the flag (the bench's long names) of what no rank could run. `spec` as named() gives it."""
+    step = None if spec.factor and spec.factor > 1 else spec.step or STEP
     if (
-        spec.step is not None
+        step is not None
         and spec.max_bytes >= spec.min_bytes
-        and (spec.max_bytes - spec.min_bytes) // spec.step >= MAX_BENCH_SIZES
+        and (spec.max_bytes - spec.min_bytes) // step >= MAX_BENCH_SIZES
     ):
         raise SpecError(
             "stepbytes",
             f"a served bench has at most {MAX_BENCH_SIZES} sizes; "
-            f"-i {spec.step} from {spec.min_bytes} to {spec.max_bytes} makes more",
+            f"-i {step} from {spec.min_bytes} to {spec.max_bytes} makes more",
         )
     args = argparse.Namespace(
         **{
@@ -126,15 +145,18 @@ def plan(spec: BenchSpec, world_size: int, backend: str) -> tuple[list[str], lis
     )
     names, sizes = prepare(args, world_size, say=False)
     asked = spec.only or default_algorithms(spec.collective)
-    skipped = [a.misfit(world_size) for a in records(spec.collective, asked) if not a.fits(world_size)]
-    rows = len(names) * len(sizes)
-    if rows > MAX_BENCH_ROWS:
+    kept, left = pairs(args, backend)
+    skipped = [a.misfit(world_size) for a in records(spec.collective, asked) if not a.fits(world_size)] + left
+    ours = [pair for pair in kept if compared(pair)] if set(names) - {NATIVE} else []
+    results, rows = len(kept) * len(sizes), len(names) * len(sizes) * len(ours)
+    if max(results, rows) > MAX_BENCH_ROWS:
         raise SpecError(
             "maxbytes",
-            f"{len(sizes)} sizes x {len(names)} algorithms make {rows} rows; "
-            f"a served bench has at most {MAX_BENCH_ROWS}",
+            f"{len(sizes)} sizes x {len(kept)} (dtype, op) pairs"
+            + (f" x {len(names)} algorithms" if rows > results else "")
+            + f" make {max(results, rows)} rows; a served bench has at most {MAX_BENCH_ROWS}",
         )
-    if rows * (spec.iterations + world_size) > MAX_BENCH_NUMBERS:
+    if rows * (spec.iterations + world_size) + results * 2 * world_size > MAX_BENCH_NUMBERS:
         raise SpecError(
             "iters",
             f"{rows} rows of {spec.iterations} iterations on {world_size} ranks: more "
@@ -155,6 +177,7 @@ class Benches:
         """Start a bench, or raise SpecError (NotReady, Busy) naming what is wrong, starting nothing."""
         self.dispatcher.check_whole("bench")
         world_size, backend = self.cluster.world_size, self.cluster.backend or "gloo"
+        spec = named(spec)
         names, sizes, skipped = plan(spec, world_size, backend)
         record = Bench(
             id=f"b-{self.next_id:06d}",

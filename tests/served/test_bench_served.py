@@ -16,7 +16,7 @@ import pytest
 from ringside.worker_agent.clients.harness import CLI
 
 P = 3
-SMALL = ("--only", "native,ring,tree", "-b", "1K", "-e", "4K", "-n", "5", "-w", "1")
+SMALL = ("--only", "native,ring,tree", "-b", "1K", "-e", "4K", "-f", "4", "-n", "5", "-c", "2", "-z", "3")
 LONG = {
     "only": ["native", "ring"],
     "min_bytes": 1024,
@@ -71,8 +71,9 @@ def test_a_served_bench_prints_the_local_table_of_every_ranks_numbers(up, tmp_pa
     assert served.returncode == 0, served.stderr
     local = bench("--ranks", str(P), *SMALL)
     assert local.returncode == 0, local.stderr
-    assert column_heads(served.stdout) == column_heads(local.stdout) and len(column_heads(local.stdout)) == 2
+    assert column_heads(served.stdout) == column_heads(local.stdout) and len(column_heads(local.stdout)) == 4
     assert f"all_reduce, {P} ranks on " in served.stdout and "# Out of bounds values : 0 OK" in served.stdout
+    assert "validation: 2" in served.stdout and "# Blocking Enabled: wait and barrier" in served.stdout
     document = json.loads((tmp_path / "rows.json").read_text())
     rows = document["rows"]
     assert [(r["size"], r["algorithm"]) for r in rows] == [
@@ -82,8 +83,11 @@ def test_a_served_bench_prints_the_local_table_of_every_ranks_numbers(up, tmp_pa
         assert r["ranks"] == P and len(r["rank_times"]) == P and min(r["rank_times"]) > 0, r
         assert r["in_place"]["wrong"] == 0 and len(r["iterations"]) == 5
     assert sum(document["hosts"].values()) == P and document["out_of_bounds"] == 0
-    data = [line for line in served.stdout.splitlines() if line and not line.startswith("#")]
-    assert len(data) == len(rows)
+    data = [line.split() for line in served.stdout.splitlines() if line and not line.startswith("#")]
+    results = document["results"]
+    assert [int(f[0]) for f in data] == [r["size"] for r in results] == [1024, 4096]
+    assert all(len(f) == 13 and f[8] == f[12] == "0" for f in data)
+    assert all(len(r["rank_times"]["in_place"]) == P for r in results) and len(document["devices"]) == P
 
 
 @pytest.mark.parametrize(
@@ -94,7 +98,10 @@ def test_a_served_bench_prints_the_local_table_of_every_ranks_numbers(up, tmp_pa
         ({"only": ["native", "no_such_algorithm"]}, "algorithm"),
         ({"min_bytes": 1024, "step": 1}, "stepbytes"),
         ({"min_bytes": 4096, "max_bytes": 1024}, "maxbytes"),
-        ({"dtype": "float8"}, "dtype"),
+        ({"dtype": "float8"}, "datatype"),
+        ({"dtype": "uint32"}, "datatype"),
+        ({"dtype": "float", "op": "band"}, "op"),
+        ({"blocking": 4}, "blocking"),
     ],
 )
 def test_a_bad_flag_is_refused_naming_it_and_nothing_runs(up, change, field):

@@ -1,5 +1,5 @@
 """`torchrun ... -m ringside.bench ARGS`: `ringside bench` on every rank of a torchrun job, on
-one node or many; every rank measures and rank 0 prints the one table of all the ranks' numbers
+one node or many; every rank measures and rank 0 prints the tables of all the ranks' numbers
 (ringside/bench/__init__.py says what they are). The flags are `ringside bench`'s, less
 --ranks: the ranks are torchrun's."""
 
@@ -10,8 +10,8 @@ import sys
 
 from ringside.bench.cli import add_arguments
 from ringside.bench.plan import prepare
-from ringside.bench.sweep import sweep
-from ringside.bench.table import out_of_bounds, report
+from ringside.bench.report import failed, report
+from ringside.bench.run import run
 from ringside.worker_agent.core.validation import SpecError
 from ringside.worker_agent.rank.process_group import init_from_env
 
@@ -34,16 +34,18 @@ def main(argv: list[str]) -> int:
 
 def on_cluster(world, args: argparse.Namespace) -> int:
     """On every rank of a torchrun job: rank 0 reports for all."""
+    args.backend = world.backend
     try:
         names, size_list = prepare(args, world.world_size, world.rank == 0)  # the same on every rank
     except SpecError as e:
         if world.rank == 0:
             print(f"error: {e}", file=sys.stderr)
         return 2
-    rows = sweep(world, {**vars(args), "algorithms": []}, names, size_list)  # files loaded above
+    flags = {**vars(args), "algorithms": []}  # the files loaded above
+    setting, results, rows = run(world, flags, names, size_list)
     if world.rank == 0:
-        return report(rows, args)
-    return 1 if out_of_bounds(rows) else 0
+        return report(setting, results, rows, args)
+    return 1 if failed(results, rows) else 0
 
 
 if __name__ == "__main__":

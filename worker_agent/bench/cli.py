@@ -8,22 +8,16 @@ import os
 import sys
 from collections.abc import Callable
 
-from ringside.bench.plan import prepare
+from ringside.bench import dtypes
+from ringside.bench.plan import STEP, prepare
+from ringside.bench.report import report
 from ringside.bench.statistics import AVERAGING
-from ringside.bench.sweep import sweep
-from ringside.bench.table import report
 from ringside.worker_agent.core.collectives import COLLECTIVES
 from ringside.worker_agent.core.validation import SpecError
-from ringside.worker_agent.core.vocabulary import ITEMSIZE, OPS
 
 LOCAL_RANKS = 4  # --ranks' default
-DTYPE_ALIASES = {
-    "float": "float32",
-    "half": "float16",
-    "double": "float64",
-    "int": "int32",
-    "bf16": "bfloat16",
-}  # nccl-tests' -d names
+SIZE = 32 << 20  # nccl-tests' -b and -e
+DAY_S = 24 * 3600  # as long as local ranks may take: a sweep's length is the user's choice
 
 
 def parse_size(text: str) -> int:
@@ -58,21 +52,16 @@ def one_of(values: tuple[int, ...]):
     return check
 
 
-def dtype_name(text: str) -> str:
-    name = DTYPE_ALIASES.get(text.lower(), text.lower())
-    if name not in ITEMSIZE:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a dtype (one of {', '.join(sorted(ITEMSIZE))}, "
-            f"or nccl-tests' {', '.join(DTYPE_ALIASES)})"
-        )
-    return name
+def refused_as_argument(parse: Callable[[str], str]) -> Callable[[str], str]:
+    """A dtypes parser as an argparse type: its ValueError said as argparse says a bad value."""
 
+    def check(text: str) -> str:
+        try:
+            return parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
 
-def op_name(text: str) -> str:
-    name = "PRODUCT" if text.lower() == "prod" else text.upper()  # nccl-tests' name for it
-    if name not in OPS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a reduction (one of {', '.join(OPS)}, or prod)")
-    return name
+    return check
 
 
 def add_arguments(parser: argparse.ArgumentParser, local: bool = True) -> None:
@@ -132,8 +121,8 @@ def _add_sizes(add: Callable) -> None:
         dest="min_bytes",
         metavar="SIZE",
         type=parse_size,
-        default=parse_size("1K"),
-        help="smallest size per rank (default 1K)",
+        default=SIZE,
+        help="smallest size per rank (default 32M, as nccl-tests')",
     )
     add(
         "-e",
@@ -141,16 +130,16 @@ def _add_sizes(add: Callable) -> None:
         dest="max_bytes",
         metavar="SIZE",
         type=parse_size,
-        default=parse_size("16M"),
-        help="largest size per rank (default 16M)",
+        default=SIZE,
+        help="largest size per rank (default 32M, as nccl-tests')",
     )
     add(
         "-f",
         "--stepfactor",
         dest="factor",
         metavar="N",
-        type=at_least(2),
-        help="multiplication factor between sizes (default 4)",
+        type=at_least(1),
+        help="multiplication factor between sizes (default: none, 1, so -i steps them)",
     )
     add(
         "-i",
@@ -158,7 +147,7 @@ def _add_sizes(add: Callable) -> None:
         dest="step",
         metavar="SIZE",
         type=parse_size,
-        help="increment between sizes instead of -f",
+        help=f"increment between sizes where -f is not above 1 (default {STEP >> 20}M, as nccl-tests')",
     )
 
 
@@ -181,27 +170,37 @@ def _add_runs(add: Callable) -> None:
         dest="warmup",
         metavar="N",
         type=at_least(0),
-        default=5,
-        help="untimed iterations first (default %(default)s)",
+        default=1,
+        help="untimed iterations first (default %(default)s, as nccl-tests')",
     )
     add(
         "-c",
         "--check",
-        metavar="0|1",
-        type=one_of((0, 1)),
+        metavar="N",
+        type=at_least(0),
         default=1,
-        help="count wrong elements of one run per row, every algorithm's (default 1)",
+        help="checked calls per result, each counting its wrong elements, every algorithm's; the "
+        "first with any is shown (0: none; default 1)",
     )
-    add("-o", "--op", metavar="OP", type=op_name, default="SUM", help="reduction (default sum)")
+    add(
+        "-o",
+        "--op",
+        metavar="OP",
+        type=refused_as_argument(dtypes.op_name),
+        default="SUM",
+        help="reduction: sum, prod, max, min, avg, band, bor, bxor, or all (every one the backend "
+        "has for the dtype); ignored by what does not reduce (default sum)",
+    )
     add(
         "-d",
         "--datatype",
         "--dtype",
         dest="dtype",
         metavar="TYPE",
-        type=dtype_name,
+        type=refused_as_argument(dtypes.dtype_name),
         default="float32",
-        help="element type (default float32)",
+        help="element type: torch's name or nccl-tests' (float, half, double, int8, uint8, int32, int64, "
+        "bfloat16, f8e4m3, ...), or all (every one the backend carries); default float",
     )
     add("-r", "--root", metavar="RANK", type=at_least(0), default=0, help="root rank (default 0)")
     add(
@@ -216,12 +215,13 @@ def _add_runs(add: Callable) -> None:
     add(
         "-z",
         "--blocking",
-        metavar="0|1",
-        type=one_of((0, 1)),
+        metavar="0-3",
+        type=one_of((0, 1, 2, 3)),
         default=0,
-        help="1: the ranks meet at a barrier between iterations (outside the time), as nccl-tests' -z 1 "
-        "syncs them; 0: back to back (default). -a combines ranks either way (-z 1 -a 3: each "
-        "iteration's slowest rank). Each iteration waits for the device either way",
+        help="as nccl-tests': 0 the calls launched back to back, waited for once (default); 1 each "
+        "waited for, then a barrier, in the time; 2 each waited for; 3 each waited for, then a "
+        "barrier outside the time. Ringside's algorithms always wait for each iteration; with 1 "
+        "and 3 each starts at a barrier, outside the time",
     )
 
 
@@ -238,6 +238,7 @@ def _add_output(add: Callable) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """`ringside bench`: local ranks, or a server's cluster (clients/bench.py)."""
+    from ringside.bench.run import run
     from ringside.worker_agent.rank.local import RankError, run_ranks
 
     if args.server:
@@ -245,16 +246,23 @@ def main(args: argparse.Namespace) -> int:
 
         return client.main(args)
     args.ranks = args.ranks or LOCAL_RANKS
+    args.backend = args.backend or local_backend(args.ranks)
     try:
         names, size_list = prepare(args, args.ranks)
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    results = run_ranks(
-        sweep, args.ranks, vars(args), names, size_list, timeout=24 * 3600, backend=args.backend
-    )
-    failed = [r for r in results if not isinstance(r, list)]
+    ranks = run_ranks(run, args.ranks, vars(args), names, size_list, timeout=DAY_S, backend=args.backend)
+    failed = [r for r in ranks if not isinstance(r, tuple)]
     if failed:
         print(f"error: {failed[0]}", file=sys.stderr)
         return 2 if all(isinstance(r, RankError) and r.kind == "SpecError" for r in failed) else 1
-    return report(results[0], args)
+    setting, results, rows = ranks[0]
+    return report(setting, results, rows, args)
+
+
+def local_backend(ranks: int) -> str:
+    """What local ranks choose (process_group.py): NCCL where each can have a GPU of its own."""
+    import torch
+
+    return "nccl" if torch.cuda.is_available() and torch.cuda.device_count() >= ranks else "gloo"

@@ -1,26 +1,31 @@
-"""What a bench runs: which algorithms (native first, auto last), at which sizes, each as a run's
-spec; and the refusal, naming the flag, of what no rank could run, before any rank starts."""
+"""What a bench runs: which algorithms (native first, auto last), at which sizes, on which (dtype,
+op) pairs, each as a run's spec; and the refusal, naming the flag, of what no rank could run,
+before any rank starts."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from ringside.bench.dtypes import ALL, TYPES, Pair, combos, refusal
 from ringside.worker_agent.core.algorithms import AUTO, Algorithm, UnknownAlgorithm, algorithm_of, algorithms
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import MAX_ITERATIONS, RunSpec
-from ringside.worker_agent.core.validation import SpecError, validate
-from ringside.worker_agent.core.vocabulary import ITEMSIZE
+from ringside.worker_agent.core.validation import SpecError, buffer_cap, validate
+from ringside.worker_agent.core.vocabulary import DTYPES, ITEMSIZE
 from ringside.worker_agent.user.user_algorithms import load
 
+STEP = 1 << 20  # nccl-tests' -i: the increment between sizes where no -f above 1 is given
 
-def sizes(collective: str, low: int, high: int, factor: int, step: int | None = None) -> list[int]:
+
+def sizes(collective: str, low: int, high: int, factor: int | None, step: int | None = None) -> list[int]:
+    """From low to high, times -f where it is above 1, else plus -i (nccl-tests' stepping)."""
     if not get(collective).payload:
         return [0]  # a barrier carries no message of the user's: one row
     out, size = [], max(low, 1)
     while size <= high:
         out.append(size)
-        size = size + step if step else size * factor
+        size = size * factor if factor and factor > 1 else size + (step or STEP)
     return out
 
 
@@ -58,6 +63,23 @@ def records(collective: str, names: list[str]) -> list[Algorithm]:
     return sorted(found, key=lambda a: not a.reference)
 
 
+def pairs(args: argparse.Namespace, backend: str) -> tuple[list[Pair], list[str]]:
+    """The (dtype, op) pairs -d and -o ask for that the backend runs, and those left out by why
+    (dtypes.combos)."""
+    return combos(backend, args.collective, args.dtype, args.op)
+
+
+def compared(pair: Pair) -> bool:
+    """Whether Ringside's algorithms run on this pair: its dtype is one of a run's."""
+    return pair[0] is None or pair[0] in DTYPES
+
+
+def on_pair(args: argparse.Namespace, pair: Pair) -> argparse.Namespace:
+    """The flags for one pair, as a run's spec takes them (SUM for what does not reduce)."""
+    dtype, op = pair
+    return argparse.Namespace(**{**vars(args), "dtype": dtype or "float32", "op": op or "SUM"})
+
+
 def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int, chunks: int = 1) -> RunSpec:
     rooted = get(a.collective).rooted
     return RunSpec(
@@ -76,19 +98,39 @@ def spec_for(a: argparse.Namespace, size: int, algorithm: str, p: int, chunks: i
     )
 
 
-def check(args: argparse.Namespace, names: list[str], size_list: list[int]) -> None:
+def check(args: argparse.Namespace, names: list[str], size_list: list[int], kept: list[Pair]) -> None:
     """Refuse what no rank could run, before any rank starts (SpecError names the field)."""
-    if args.step and args.factor:
+    if args.step and args.factor and args.factor > 1:
         raise SpecError("stepbytes", "give -f (a factor) or -i (an increment), not both")
     if not size_list:
         raise SpecError("maxbytes", f"must be at least minbytes ({args.min_bytes})")
-    if args.iterations > MAX_ITERATIONS or args.warmup > MAX_ITERATIONS:
-        raise SpecError("iters", f"iterations and warmup are at most {MAX_ITERATIONS}")
+    if args.iterations > MAX_ITERATIONS or args.warmup > MAX_ITERATIONS or args.check > MAX_ITERATIONS:
+        raise SpecError("iters", f"iterations, warmup and check are at most {MAX_ITERATIONS}")
     if get(args.collective).rooted and args.root >= args.ranks:
         raise SpecError("root", f"must be a rank, below {args.ranks}, not {args.root}")
-    for algorithm in (x for x in records(args.collective, names) if not x.chosen):  # auto runs one of them
-        for size in size_list:
-            _check_runs(args, algorithm.name, size)
+    for pair in kept:
+        _check_native(args, pair, size_list)
+    ours = [x for x in records(args.collective, names) if not x.chosen and not x.reference]
+    for pair in filter(compared, kept if ours else []):
+        for algorithm in ours:  # auto runs one of them; native ran above
+            for size in size_list:
+                _check_runs(on_pair(args, pair), algorithm.name, size)
+
+
+def _check_native(args: argparse.Namespace, pair: Pair, size_list: list[int]) -> None:
+    """torch's call on the largest size: its buffer within what a rank may hold."""
+    collective, backend = get(args.collective), args.backend or "gloo"
+    if pair[0] is None:
+        return
+    itemsize = TYPES[pair[0]].itemsize
+    count = count_for(args.collective, max(size_list), itemsize, args.ranks)
+    nbytes = collective.blocks(args.ranks) * count * itemsize
+    if nbytes > buffer_cap(backend):
+        raise SpecError(
+            "maxbytes",
+            f"{max(size_list)} bytes a rank make a {nbytes} byte buffer, past the "
+            f"{buffer_cap(backend) >> 20} MiB a rank holds on {backend}",
+        )
 
 
 def _check_runs(args: argparse.Namespace, algorithm: str, size: int) -> None:
@@ -101,16 +143,31 @@ def _check_runs(args: argparse.Namespace, algorithm: str, size: int) -> None:
         raise SpecError(e.field, f"{e.message} ({algorithm} at {size} bytes per rank)") from None
 
 
+def _refused_flag(args: argparse.Namespace) -> str:
+    """The flag to name where no pair runs: -d where the dtypes themselves are refused, else -o."""
+    backend = args.backend or "gloo"
+    dtypes = list(TYPES) if args.dtype == ALL else [args.dtype]
+    if all(refusal(backend, args.collective, d, None) for d in dtypes):
+        return "datatype"
+    return "op"
+
+
 def prepare(args: argparse.Namespace, p: int, say: bool = True) -> tuple[list[str], list[int]]:
-    """(algorithms, sizes) for `p` ranks, the user's files loaded; raises SpecError. `say`: what is
-    skipped goes to stderr (one rank of a cluster says it)."""
+    """(algorithms, sizes) for `p` ranks on args.backend (None: gloo), the user's files loaded;
+    raises SpecError. `say`: what is skipped goes to stderr (one rank of a cluster says it)."""
     for path in args.algorithms:
         try:
             load(path)
         except Exception as e:  # the user's file: whatever it raised, said plainly
             raise SpecError("algorithms", f"{path}: {type(e).__name__}: {e}") from None
     names = args.only.split(",") if args.only else default_algorithms(args.collective)
-    size_list = sizes(args.collective, args.min_bytes, args.max_bytes, args.factor or 4, args.step)
+    size_list = sizes(args.collective, args.min_bytes, args.max_bytes, args.factor, args.step)
     names = fitting(args.collective, names, p, say)
-    check(argparse.Namespace(**{**vars(args), "ranks": p}), names, size_list)
+    kept, left = pairs(args, args.backend or "gloo")
+    if not kept:
+        raise SpecError(_refused_flag(args), "; ".join(left))
+    if say:
+        for what in left:
+            print(f"skipped: {what}", file=sys.stderr, flush=True)
+    check(argparse.Namespace(**{**vars(args), "ranks": p}), names, size_list, kept)
     return names, size_list

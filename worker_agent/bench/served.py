@@ -1,8 +1,8 @@
-"""A served bench on this rank (`ringside bench --server`): the bench's own sweep (sweep.py), which
-gathers every rank's numbers on every rank, then one event. Rank 0's carries the table; the
-others' only say they are done. Before each size, and every few rounds of iterations within one
-(sweep.rounds), the ranks ask each other whether any was told to cancel, outside the timed part,
-so all stop at the same point."""
+"""A served bench on this rank (`ringside bench --server`): the bench's own run (run.py), which
+gathers every rank's numbers on every rank, then one event. Rank 0's carries the tables; the
+others' only say they are done. Before each size, and every few iterations within one, the ranks
+ask each other whether any was told to cancel, outside the timed part, so all stop at the same
+point."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from collections.abc import Callable
 import torch
 import torch.distributed as dist
 
-from ringside.bench.sweep import sweep
+from ringside.bench.run import run
 from ringside.worker_agent.core.protocol import (
     BenchCommand,
     BenchFinished,
+    BenchResult,
     BenchRow,
+    BenchSetting,
     ErrorEvent,
     Message,
     RunCancelled,
@@ -41,7 +43,7 @@ def bench_and_report(
 
     try:
         flags = {**command.spec.model_dump(exclude={"only"}), "backend": world.backend}
-        rows = sweep(world, flags, command.algorithms, command.sizes, between)
+        setting, results, rows = run(world, flags, command.algorithms, command.sizes, between)
     except Stopped as e:
         done, total = e.args
         emit(RunCancelled(run_id=command.run_id, rank=world.rank, done=done, total=total))
@@ -53,8 +55,18 @@ def bench_and_report(
         world.broken()  # before the report, as runner.py says
         emit(ErrorEvent(run_id=command.run_id, rank=world.rank, message=message))
         raise RunFailed(message) from e
-    table = [BenchRow(**row) for row in rows] if world.rank == 0 else []
-    emit(BenchFinished(run_id=command.run_id, rank=world.rank, rows=table))
+    if world.rank == 0:
+        emit(
+            BenchFinished(
+                run_id=command.run_id,
+                rank=0,
+                setting=BenchSetting(**setting),
+                results=[BenchResult(**r) for r in results],
+                rows=[BenchRow(**row) for row in rows],
+            )
+        )
+    else:
+        emit(BenchFinished(run_id=command.run_id, rank=world.rank))
 
 
 def _anyone(world: World, mine: bool) -> bool:

@@ -1,5 +1,5 @@
-"""What every rank of a bench runs together: the whole table, size by size, the algorithms taking
-turns at each, then auto at every size; every rank's numbers gathered on every rank."""
+"""Ringside's table, on every rank together, for one (dtype, op) pair: size by size, the algorithms
+taking turns at each, then auto at every size; every rank's numbers gathered on every rank."""
 
 from __future__ import annotations
 
@@ -8,16 +8,19 @@ import sys
 from collections.abc import Callable, Iterator
 
 from ringside.bench.auto import model_of, pick
+from ringside.bench.compare import row
 from ringside.bench.plan import records, spec_for
-from ringside.bench.table import row
 from ringside.bench.wrong import CHECK_CAP, count_wrong, expected, reference_bytes
 from ringside.worker_agent.core.algorithms import NATIVE, Algorithm, algorithm_of
+from ringside.worker_agent.core.collectives import get
+from ringside.worker_agent.core.run_shape import peer_of
 from ringside.worker_agent.core.simulate import Sharing
 from ringside.worker_agent.user.user_algorithms import load
 
 PAUSE_EVERY = 10  # rounds of iterations between a served bench's asks whether to stop
 # what bench/ scripts that call sweep() may leave out
 SWEEP_DEFAULTS = {"check": 1, "average": 1, "blocking": 0, "root": 0, "algorithms": []}
+BARRIERED = (1, 3)  # -z values whose iterations here start at a barrier, outside the time
 
 
 def rounds(n: int, pause: Callable[[], None] | None) -> Iterator[int]:
@@ -47,7 +50,7 @@ def interleaved(
     for i in rounds(iterations, pause):
         for k in range(n):
             j = (i + k) % n  # the same order on every rank: they must call the same collectives
-            if blocking:
+            if blocking in BARRIERED:
                 dist.barrier()
             times[j].append(passes[j].once())
     return times
@@ -86,18 +89,27 @@ def measure(
 
 
 def _wrong(world, a: argparse.Namespace, passes: list) -> list:
-    """Each run's elements wrong on all ranks together; None each with -c 0 or past CHECK_CAP."""
+    """Each run's elements wrong on all ranks together, from the first of -c checked passes that has
+    any (0: none had); None each with -c 0 or past CHECK_CAP. Every pass is from the run's input."""
     import torch
     import torch.distributed as dist
 
-    p = world.world_size
-    if not (a.check and reference_bytes(passes[0].spec, p) <= CHECK_CAP):
+    p, spec = world.world_size, passes[0].spec  # one input for all of them: same seed, same count
+    collective = get(spec.collective, spec.servers)
+    count, root = collective.count(spec), spec.root
+    if not (a.check and reference_bytes(collective, spec.dtype, count, p, root) <= CHECK_CAP):
         return [None] * len(passes)
-    want = expected(passes[0].spec, world.rank, p)  # one input for all of them: same seed, same count
-    here = [count_wrong(run.spec, world.rank, p, run.output_once(), want) for run in passes]
-    counts = torch.tensor(here, dtype=torch.int64, device=world.device)
-    dist.all_reduce(counts)
-    return counts.tolist()
+    peer = peer_of(spec, list(range(p)))
+    want = expected(collective, spec.dtype, count, collective.op(spec), root, peer, world.rank, p, spec.seed)
+    found = [0] * len(passes)
+    for _ in range(a.check):
+        here = [count_wrong(collective.reduces, run.output_once(), want, p) for run in passes]
+        counts = torch.tensor(here, dtype=torch.int64, device=world.device)
+        dist.all_reduce(counts)
+        found = [f or c for f, c in zip(found, counts.tolist())]
+        if all(found):
+            break
+    return found
 
 
 def sweep(

@@ -1,6 +1,6 @@
 """`ringside bench --server URL`: the bench on a server's connected cluster (server/benches/).
 The server plans it and refuses bad flags before any rank hears of it; every rank runs the sweep;
-the merged table comes back here and is printed as the local bench prints its own (table.report).
+the merged tables come back here and are printed as the local bench prints its own (report.py).
 Ctrl-C cancels it: the ranks stop together within a few iterations."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 
 from pydantic import ValidationError
 
-from ringside.bench.table import report
+from ringside.bench.report import report
 from ringside.worker_agent.clients.http_call import call
 from ringside.worker_agent.core.protocol import BenchSpec
 
@@ -98,4 +98,4 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    return report(ended["rows"], args)
+    return report(ended["setting"], ended["results"], ended["rows"], args)

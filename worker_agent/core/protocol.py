@@ -471,31 +471,32 @@ class TrainFinished(Message):
 
 
 MAX_BENCH_SIZES = 64  # sizes of one served bench: -f 2 from 1 byte to 8 GiB is 34
-MAX_BENCH_ROWS = 1024  # rows of its table: sizes x algorithms
+MAX_BENCH_ROWS = 1024  # rows of either of its tables: sizes x (dtype, op) pairs [x algorithms]
 MAX_BENCH_NUMBERS = 1 << 19  # per-iteration times its table carries in all: within a worker's frame
 MAX_BENCH_BYTES = 1 << 34  # one rank's largest message
 
 
 class BenchSpec(Strict):
-    """`ringside bench --server`: the bench's flags (bench.py, nccl-tests' meanings), checked by the
-    server against its cluster (server/benches/service.py) and sent to every rank."""
+    """`ringside bench --server`: the bench's flags (bench.py, nccl-tests' meanings and defaults),
+    checked by the server against its cluster (server/benches/service.py, which also reads the
+    dtype's and the op's names) and sent to every rank."""
 
     collective: Collective = "all_reduce"
     only: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
         None, max_length=64, description="algorithms to run (default: native, every stepwise one and auto)"
     )
-    min_bytes: StrictInt = Field(1 << 10, ge=0, le=MAX_BENCH_BYTES, description="-b")
-    max_bytes: StrictInt = Field(16 << 20, ge=0, le=MAX_BENCH_BYTES, description="-e")
-    factor: StrictInt | None = Field(None, ge=2, le=1 << 20, description="-f (default 4)")
-    step: StrictInt | None = Field(None, ge=1, le=MAX_BENCH_BYTES, description="-i, instead of -f")
+    min_bytes: StrictInt = Field(32 << 20, ge=0, le=MAX_BENCH_BYTES, description="-b")
+    max_bytes: StrictInt = Field(32 << 20, ge=0, le=MAX_BENCH_BYTES, description="-e")
+    factor: StrictInt | None = Field(None, ge=1, le=1 << 20, description="-f (above 1: instead of -i)")
+    step: StrictInt | None = Field(None, ge=1, le=MAX_BENCH_BYTES, description="-i (default 1 MiB)")
     iterations: StrictInt = Field(20, ge=1, le=MAX_ITERATIONS, description="-n")
-    warmup: StrictInt = Field(5, ge=0, le=MAX_ITERATIONS, description="-w")
-    check: Literal[0, 1] = Field(1, description="-c")
-    op: Op = Field("SUM", description="-o")
-    dtype: DType = Field("float32", description="-d")
+    warmup: StrictInt = Field(1, ge=0, le=MAX_ITERATIONS, description="-w")
+    check: StrictInt = Field(1, ge=0, le=MAX_ITERATIONS, description="-c: checked calls per result")
+    op: str = Field("SUM", min_length=1, max_length=20, description="-o: a reduction, or all")
+    dtype: str = Field("float32", min_length=1, max_length=40, description="-d: a dtype, or all")
     root: StrictInt = Field(0, ge=0, lt=MAX_WORLD, description="-r")
     average: Literal[0, 1, 2, 3] = Field(1, description="-a")
-    blocking: Literal[0, 1] = Field(0, description="-z")
+    blocking: Literal[0, 1, 2, 3] = Field(0, description="-z")
 
 
 class BenchCell(Strict):
@@ -511,11 +512,44 @@ class BenchRatio(Strict):
     ratio: Real
     low: Real | None = None
     high: Real | None = None
+    p: Real | None = Field(None, description="the sign-flip test's (bench/statistics.py)")
     marked: bool
 
 
+class BenchResult(Strict):
+    """One row of nccl-tests' table (bench/nccl_runs.py): torch's call in both placements."""
+
+    size: int = Field(ge=0)
+    count: int = Field(ge=0)
+    type: str | None = Field(None, max_length=40, description="torch's name of the dtype")
+    redop: Op | None = None
+    root: int
+    out_of_place: BenchCell
+    in_place: BenchCell
+    rank_times: dict[Literal["out_of_place", "in_place"], list[Real]] = Field(
+        description="each rank's seconds a call, by rank"
+    )
+
+
+class BenchDevice(Strict):
+    """Where one rank runs (nccl-tests' "Using devices")."""
+
+    rank: int = Field(ge=0)
+    host: str = Field(max_length=256)
+    pid: int
+    index: int = Field(description="the GPU's index; -1 on a CPU")
+    bus: str = Field(max_length=40)
+    name: str = Field(max_length=200)
+
+
+class BenchSetting(Strict):
+    backend: str = Field(max_length=40)
+    torch: str = Field(max_length=80)
+    devices: list[BenchDevice] = Field(max_length=MAX_WORLD)
+
+
 class BenchRow(Strict):
-    """One row of the bench's table, as bench.row makes it: every rank's numbers merged."""
+    """One row of Ringside's table (bench/compare.py): an algorithm, every rank's numbers merged."""
 
     size: int = Field(ge=0)
     count: int = Field(ge=0)
@@ -540,12 +574,14 @@ class BenchRow(Strict):
 
 
 class BenchFinished(Message):
-    """A rank's end of a served bench: rank 0 carries the table (every rank's numbers merged, as
-    the sweep gathers them on every rank); the others only say they are done."""
+    """A rank's end of a served bench: rank 0 carries the tables (every rank's numbers merged, as
+    the bench gathers them on every rank); the others only say they are done."""
 
     type: Literal["bench_finished"] = "bench_finished"
     run_id: str
     rank: int
+    setting: BenchSetting | None = None
+    results: list[BenchResult] = Field([], max_length=MAX_BENCH_ROWS)
     rows: list[BenchRow] = Field([], max_length=MAX_BENCH_ROWS)
 
 

@@ -1,0 +1,156 @@
+"""`ringside bench` speaks nccl-tests: their flags with their values and defaults (from their
+src/common.cu), their stepping of sizes, their type and op names, and their table's text line for
+line; what no rank could run is refused before any starts, naming the flag."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from ringside.bench import cli, dtypes, plan, table
+from ringside.worker_agent.core.validation import SpecError
+
+M = 1 << 20
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def test_the_defaults_are_nccl_tests():
+    """common.cu: minBytes = maxBytes = 32M, stepBytes 1M, stepFactor 1 (none), iters 20,
+    warmup_iters 1, datacheck 1, average 1, blocking_coll 0, ncclSum, ncclFloat, root 0."""
+    a = parse()
+    assert (a.min_bytes, a.max_bytes, a.factor, a.step) == (32 * M, 32 * M, None, None)
+    assert (a.iterations, a.warmup, a.check, a.average, a.blocking) == (20, 1, 1, 1, 0)
+    assert (a.op, a.dtype, a.root) == ("SUM", "float32", 0)
+    assert plan.sizes("all_reduce", a.min_bytes, a.max_bytes, a.factor, a.step) == [32 * M]
+
+
+def test_sizes_step_as_nccl_tests_step_them():
+    """Times -f where it is above 1; else plus -i, 1M unless given."""
+    assert plan.sizes("all_reduce", 1024, 3 * M, None, None) == [1024, M + 1024, 2 * M + 1024]
+    assert plan.sizes("all_reduce", 1024, 3 * M, 1, None) == [1024, M + 1024, 2 * M + 1024]
+    assert plan.sizes("all_reduce", 1024, 8192, 2, None) == [1024, 2048, 4096, 8192]
+    assert plan.sizes("all_reduce", 1024, 4096, None, 1024) == [1024, 2048, 3072, 4096]
+    assert plan.sizes("barrier", 1024, 4096, 2, None) == [0]
+
+
+def test_nccl_tests_flags_take_their_values():
+    assert parse("-d", "all").dtype == "all" and parse("-o", "all").op == "all"
+    names = {"int8": "int8", "half": "float16", "float": "float32", "double": "float64", "bf16": "bfloat16"}
+    for word, name in {
+        **names,
+        "f8e4m3": "float8_e4m3fn",
+        "uint64": "uint64",
+        "complex64": "complex64",
+    }.items():
+        assert parse("-d", word).dtype == name
+    assert [parse("-o", w).op for w in ("sum", "prod", "max", "min", "avg", "band")] == [
+        "SUM",
+        "PRODUCT",
+        "MAX",
+        "MIN",
+        "AVG",
+        "BAND",
+    ]
+    assert parse("-c", "5").check == 5 and parse("-c", "0").check == 0
+    assert [parse("-z", z).blocking for z in "0123"] == [0, 1, 2, 3]
+    assert parse("-f", "1").factor == 1 and parse("-a", "3").average == 3
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["-z", "4"], "-z/--blocking: must be one of 0, 1, 2, 3, not '4'"),
+        (["-c", "-1"], "-c/--check: must be an integer of at least 0, not '-1'"),
+        (["-d", "float128"], "'float128' is not a dtype"),
+        (["-o", "mulsum"], "mulsum (nccl-tests' pre-multiplied sum) is no op of torch's ReduceOp"),
+        (["-o", "mean"], "'mean' is not a reduction"),
+        (["-a", "4"], "must be one of 0, 1, 2, 3"),
+        (["-n", "0"], "at least 1"),
+    ],
+)
+def test_a_bad_value_is_refused_naming_what_was_wrong(capsys, argv, words):
+    with pytest.raises(SystemExit):
+        parse(*argv)
+    assert words in capsys.readouterr().err
+
+
+def planned(*argv: str, ranks: int = 2, backend: str = "gloo") -> tuple[list[str], list[int]]:
+    a = parse(*argv)
+    a.backend = backend
+    return plan.prepare(a, ranks, say=False)
+
+
+def test_what_torchs_backend_does_not_run_is_refused_naming_the_flag():
+    with pytest.raises(SpecError, match="datatype: uint32: torch's gloo process group does not carry them"):
+        planned("-d", "uint32", "-b", "1K", "-e", "1K")
+    with pytest.raises(SpecError, match="op: float32: bitwise reductions need an integer dtype"):
+        planned("-d", "float", "-o", "band", "-b", "1K", "-e", "1K")
+    with pytest.raises(SpecError, match="torch's NCCL carries float8 as bytes"):
+        planned("-d", "f8e4m3", "-o", "sum", "-b", "1K", "-e", "1K", backend="nccl")
+    with pytest.raises(SpecError, match="give -f .* or -i .*, not both"):
+        planned("-f", "2", "-i", "1K")
+    # float8 moves on NCCL; a collective that does not reduce takes no op, whatever -o says
+    assert planned(
+        "-d", "f8e4m3", "-o", "prod", "--collective", "all_gather", "-b", "1K", "-e", "1K", backend="nccl"
+    )
+
+
+def test_all_is_every_dtype_and_op_the_backend_runs():
+    pairs, left = dtypes.combos("gloo", "all_reduce", "all", "all")
+    assert ("int8", "BAND") in pairs and ("bfloat16", "AVG") in pairs and ("complex64", "SUM") in pairs
+    assert (
+        ("complex64", "MAX") not in pairs and ("float32", "BOR") not in pairs and ("int8", "AVG") not in pairs
+    )
+    assert not any(d in ("uint32", "float8_e4m3fn") for d, _ in pairs)
+    assert "int8, uint8, int32, int64, bool with avg: avg needs a floating dtype" in left
+    moved, _ = dtypes.combos("gloo", "all_gather", "all", "all")
+    assert ("complex128", None) in moved and {op for _, op in moved} == {None}
+    gathered, _ = dtypes.combos("gloo", "gather", "all", "sum")
+    assert not any(d.startswith("complex") for d, _ in gathered)
+    assert dtypes.combos("nccl", "broadcast", "float8_e5m2", "sum")[0] == [("float8_e5m2", None)]
+
+
+def result(wrong: int | None = 0) -> dict:
+    cell = {"time": 123.456e-6, "algbw": 2.5e9, "busbw": 3.75e9, "wrong": wrong}
+    return {
+        "size": 1 << 20,
+        "count": 1 << 18,
+        "type": "float32",
+        "redop": "SUM",
+        "root": -1,
+        "out_of_place": cell,
+        "in_place": {**cell, "busbw": 0.0004e9},
+        "rank_times": {},
+    }
+
+
+def test_a_row_is_nccl_tests_13_columns_in_their_widths():
+    line = table.line(result())
+    assert line == (
+        "     1048576        262144     float     sum      -1   123.46    2.50    3.75       0"
+        "   123.46    2.50  0.0004       0"
+    )
+    fields = line.split()
+    assert len(fields) == 13 and float(fields[7]) == 3.75 and float(fields[11]) == 0.0004
+    unchecked = table.line(result(wrong=None)).split()
+    assert len(unchecked) == 13 and unchecked[8] == unchecked[12] == "N/A"
+    assert table.fit(123456.7, 7) == " 123457" and table.fit(2.5, 6) == "  2.50"
+    assert table.fit(1.2e-5, 6) == " 1e-05" and table.fit(0.0, 6) == "  0.00"  # a slow link never reads 0
+
+
+def test_the_footer_is_nccl_tests_lines():
+    a = parse("-b", "1M", "-e", "1M")
+    lines = table.footer(a, [result(), result(wrong=7)])
+    assert lines == [
+        "# Out of bounds values : 2 FAILED",  # results: the row's two placements
+        f"# Avg bus bandwidth    : {(3.75 + 0.0004) / 2:g} ",
+        "#",
+        "# Collective test concluded: all_reduce",
+        "#",
+    ]
