@@ -154,3 +154,29 @@ def test_the_footer_is_nccl_tests_lines():
         "# Collective test concluded: all_reduce",
         "#",
     ]
+
+
+def test_ringsides_table_is_behind_hashes_and_long_names_keep_its_columns():
+    import numpy as np
+
+    from ringside.bench import compare
+    from ringside.bench.sweep import SWEEP_DEFAULTS
+    from ringside.worker_agent.core.algorithms import algorithm_of
+
+    a = argparse.Namespace(**{**SWEEP_DEFAULTS, **vars(parse("-b", "1K", "-e", "1K", "-n", "20"))})
+    times = np.full((2, 20), 1e-3)
+    rows = [
+        compare.row(a, 2, "gloo", 1024, algorithm_of("all_reduce", name), times * k, None, times)
+        for name, k in (("native", 1), ("ring", 2))
+    ]
+    rows[1]["algorithm"] = "msccl_allreduce_ring_1channelsperring_2instances"  # a name past any width
+    text = compare.table(rows, a, [])
+    assert all(line.startswith("#") for line in text.splitlines())
+    head = next(line for line in text.splitlines() if "#wrong" in line)
+    ends = [head.index(word) + len(word) for word in ("time", "algbw", "busbw", "#wrong", "x native")]
+    body = [line for line in text.splitlines() if line.split()[1:2] == ["1024"]]
+    assert len(body) == 2
+    for line in body:
+        for end in ends:
+            assert line[end - 1] != " " and line[end : end + 1] in ("", " "), (line, end)
+    assert "rows with a wrong element: 0; 2 not checked" in text

@@ -1,5 +1,5 @@
-"""`ringside bench`: its flags (nccl-tests' where they mean the same) and its run on local ranks,
-or on a server's cluster with --server (clients/bench.py)."""
+"""`ringside bench`: its flags (nccl-tests', with their values and defaults, and Ringside's own by
+long names) and its run on local ranks, or on a server's cluster with --server (clients/bench.py)."""
 
 from __future__ import annotations
 
@@ -232,7 +232,7 @@ def _add_output(add: Callable) -> None:
     add(
         "--json",
         metavar="FILE",
-        help="also write every row as JSON to FILE ('-': to stdout, instead of the table)",
+        help="also write both tables as JSON to FILE ('-': to stdout, instead of the tables)",
     )
 
 
