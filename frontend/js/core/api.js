@@ -24,6 +24,12 @@ class ApiError extends Error {
   }
 }
 
+/** What went wrong, in words: the server's reason for a refusal, no answer at all as such, else the
+ * error's own (dom.js's reason() marks it with the refused field, by which another language says it). */
+export function explain(err) {
+  return err instanceof TypeError ? "no answer from the server" : String(err?.reason ?? err?.message ?? err);
+}
+
 export async function api(path, { method = "GET", body } = {}) {
   const headers = { "Content-Type": "application/json" };
   const t = token();

@@ -1,12 +1,17 @@
 // Page and SVG nodes, the stripes that colour a chunk by the ranks its data came from, and what
 // the page's modules share: ids, text, keys, fullscreen.
 
+import { explain } from "rs/core/api.js";
 import { colour } from "rs/core/format.js";
 
 const NS = "http://www.w3.org/2000/svg";
 
 export const $ = (id) => document.getElementById(id);
 export const say = (id, text) => { $(id).textContent = text; };
+/** `parts` (texts, nulls left out) as one line, " · " between: each its own text, which another language
+ * says alone ("4 ranks", "root 0"), whatever goes beside it. */
+export const sayEach = (id, parts) =>
+  $(id).replaceChildren(...parts.filter((p) => p != null).flatMap((p, i) => (i ? [" · ", p] : [p])));
 
 /** A key typed into a field, or with a modifier: none of the page's shortcuts. */
 export const notAShortcut = (e) => e.target.closest?.("input, select, textarea")
@@ -37,12 +42,21 @@ export function html(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Why `err` happened, as the server says it (or "no answer from the server"), marked with the field
+ * it names: another language says why by that field where no template knows the words (i18n.js). */
+export const reason = (err) =>
+  html("span", { "data-refused": String(err.field ?? "").split(".")[0] }, err.reason ?? explain(err));
+
 /** A refusal from the server beside the field it names (by its first part: "schedule.steps.3"
  * beside the schedule) in the slot whose `attr` is that name, else in `fallback`. */
 export function refused(err, attr, fallback) {
   const field = String(err.field ?? "").split(".")[0];
-  (document.querySelector(`[${attr}="${field}"]`) ?? $(fallback)).textContent = err.reason ?? String(err);
+  (document.querySelector(`[${attr}="${field}"]`) ?? $(fallback)).replaceChildren(reason(err));
 }
+
+/** A refusal in `box` where no field is beside it: "field: why". */
+export const refusal = (box, err) =>
+  box.replaceChildren(...(err.field ? [html("span", {}, err.field), ": "] : []), reason(err));
 
 /** A <select> of `options` with `value` picked. */
 export const select = (options, value) => html("select", {},

@@ -1,6 +1,6 @@
 // The page of an exported run: the stage and player over the run in the file, with no server.
 
-import { $, notAShortcut, say, toggleFullscreen } from "rs/core/dom.js";
+import { $, notAShortcut, sayEach, toggleFullscreen } from "rs/core/dom.js";
 import { PageState } from "rs/core/state.js";
 import { Languages } from "rs/i18n/i18n.js";
 import { showOutcome, showStep } from "rs/panels/panels.js";
@@ -14,9 +14,7 @@ const stage = new Stage($("stage"));
 const player = new Player(stage, new PageState({ live: false })); // no feed, no presenter: it drives itself
 player.addEventListener("change", () => showStep(player));
 new PlayerButtons(player); // Space, ← and →
-const op = run.op ? ` · ${run.op}` : "";
-say("run-title",
-  `${run.spec.collective}${op} · ${run.spec.algorithm} · ${run.group.length} ranks · ${run.id}`);
+sayEach("run-title", [run.spec.collective, run.op, run.spec.algorithm, `${run.group.length} ranks`, run.id]);
 player.load(run);
 showOutcome(run, player);
 window.ringside = Object.freeze({ player, stage, run }); // read by tests

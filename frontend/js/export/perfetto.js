@@ -1,7 +1,7 @@
 // A run's trace into the Perfetto UI as Perfetto documents it: open its page, PING it until it
 // answers PONG, then post the trace; plain words when it cannot be reached (an offline hall).
 
-import { $ } from "rs/core/dom.js";
+import { $, reason } from "rs/core/dom.js";
 
 const PERFETTO = "https://ui.perfetto.dev";
 const PING_MS = 250;
@@ -11,7 +11,7 @@ const GIVE_UP_MS = 30000;
 /** Fetch the trace at `url` and hand it to Perfetto. Element `status` says how it goes, its
  * data-state "waiting", "slow", "opened" or "failed"; resolves with the final state. */
 export async function openInPerfetto(url, title, status) {
-  const say = (text, state) => { $(status).textContent = text; $(status).dataset.state = state; };
+  const say = (text, state) => { $(status).replaceChildren(...[text].flat()); $(status).dataset.state = state; };
   // Opened first, in the click's own turn: a browser blocks a window opened after an await.
   const win = window.open(PERFETTO, "_blank");
   if (!win) {
@@ -26,7 +26,7 @@ export async function openInPerfetto(url, title, status) {
     buffer = await response.arrayBuffer();
   } catch (err) {
     win.close();
-    say(`Could not read the trace: ${err.message ?? err}`, "failed");
+    say(["Could not read the trace: ", reason(err)], "failed");
     return "failed";
   }
   say(`Opening ${PERFETTO} …`, "waiting");

@@ -9,16 +9,17 @@
 // caption no template matches (a user's) simply stays English. tests/test_i18n.py checks that every
 // built-in schedule's every caption is matched in each language.
 //
-// The page's words are translated in place: the text and titles under a few containers, watched for
-// what the modules write later, so that modules keep writing English and nothing re-renders on a
-// switch. The stage's SVG is not watched (thousands of cells change per frame): its ranks and values
-// stay as they are, and so do its few words (a card's "root" or "server", a cell's "not output").
+// The page's words are translated in place: every text and title of the page's HTML, watched for what
+// the modules write later, so that modules keep writing English and nothing re-renders on a switch.
+// SVG is not watched (the stage changes thousands of cells a frame; plotly.js lays out its own): the
+// stage and the charts ask for their few words (tr, fill, rankName) as they draw, and draw again on a
+// switch (onLanguage). A server's refusal (dom.js marks it with the field it names, the server's stable
+// name for what was wrong) is said by its message where a template knows it, else by that field.
+// Korean and Chinese tables are loaded when a page first shows that language.
 
-import ko from "rs/i18n/ko.js";
-import zh from "rs/i18n/zh.js";
-
-const TABLES = { ko, zh };
 export const LANGUAGES = { en: "English", ko: "한국어", zh: "中文" };
+// a language's table, loaded on first use: import() as a literal, which an exported page follows too
+const LOAD = { ko: () => import("rs/i18n/ko.js"), zh: () => import("rs/i18n/zh.js") };
 const KEY = "ringside-lang";
 
 /** The language a page opens in: ?lang=, this tab's last pick (sessionStorage, so that two pages
@@ -34,11 +35,17 @@ export function pickLanguage({ search = "", session = null, local = null, langua
 // language's way), {s1} text kept as it is (a collective's name, a size; never a "; "), {t1} text
 // translated in turn (a piece's caption: the pattern fails where it cannot be), {c1} text translated
 // where a pattern knows it and else kept (a step's phase and caption in the page's sentence: a user's
-// caption stays English).
-const SLOT = /\{([nrstc]\d*)\}/g;
-const CATCH = { n: "(\\d+)", r: "rank (\\d+)", s: "([^;]+?)", t: "(.+?)", c: "(.+?)" };
+// caption stays English), {x1} a detail in English (a browser's message) that other languages leave out, {l1} a list
+// ("a; b", "a · b", "a, b"): each item translated where a pattern knows it, else kept if it is a name
+// and at most a measure ("ring 1.2 ms", never a sentence, which fails the pattern); {w1} one word
+// kept as it is (a name, an id: never a space), {v1} a measure kept as it is ("0.3 µs", "48 B", "12%").
+// A server's sentence starts and ends with them: {s1} there would swallow the page's words around it.
+const SLOT = /\{([nrstcxlwv]\d*)\}/g;
+const CATCH = { n: "(\\d+)", r: "rank (\\d+)", s: "([^;]+?)", t: "(.+?)", c: "(.+?)", x: "(.+)", l: "(.+)", w: "(\\S+)", v: "([-−]?[\\d.]+(?:e[-+]?\\d+)?(?: ?[^\\s\\d;,()]+)?)" };
+const ITEMS = /(; | · |, )/;
+const NAMED = /^\S+(?: [-−]?[\d.]+(?:e[-+]?\d+)?(?: ?[^\s\d;,()]+)?)?$/; // a list's item kept: "ring 1.2 ms", "2"
 const PAIRS = /^(.*) \((rank \d+ to rank \d+(?:(?:, | and )rank \d+ to rank \d+)*)\)$/;
-const compiled = new WeakMap();
+const compiled = new WeakMap(), memos = new WeakMap();
 const literally = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 function compile(table) {
@@ -60,6 +67,14 @@ const rankIn = (table, n) => table.rank.replace("{n}", n);
 export function translate(text, table) {
   if (!table || !text) return null;
   if (Object.hasOwn(table.words, text)) return table.words[text];
+  // a page says the same few hundred things again and again (every chart redrawn, every step)
+  let memo = memos.get(table);
+  if (!memo || memo.size > 5000) memos.set(table, (memo = new Map()));
+  if (!memo.has(text)) memo.set(text, matched(text, table));
+  return memo.get(text);
+}
+
+function matched(text, table) {
   for (const { re, names, into } of compile(table)) {
     const m = re.exec(text);
     if (!m) continue;
@@ -71,6 +86,11 @@ export function translate(text, table) {
     const head = translate(pairs[1], table);
     const each = pairs[2].split(/, | and /).map((p) => p.split(" to ").map((r) => rankIn(table, r.slice(5))));
     return head && `${head} (${each.map(([a, b]) => `${a} → ${b}`).join(table.comma)})`;
+  }
+  const items = text.split(/, | and /); // a list of things each said alone ("1 waited 2 µs for 0, …")
+  if (items.length > 1) {
+    const done = items.map((p) => translate(p, table));
+    if (done.every((p) => p != null)) return done.join(table.comma);
   }
   const parts = text.split("; "); // a pipelined step: every piece in flight, one caption each
   if (parts.length > 1) {
@@ -87,14 +107,54 @@ function slot(kind, value, table) {
   if (kind === "r") return rankIn(table, value);
   if (kind === "t") return translate(value, table);
   if (kind === "c") return translate(value, table) ?? value;
+  if (kind === "x") return "";
+  if (kind === "l") {
+    const items = value.split(ITEMS).map((v, i) => (i % 2 ? v : translate(v, table) ?? (NAMED.test(v) ? v : null)));
+    return items.includes(null) ? null : items.join("");
+  }
   return value;
 }
 
+/** Why the server refused `field`, in `table`'s language: its `message` where a template knows it, else
+ * the table's sentence for that field (a field the server names alike every time: its stable code; ""
+ * for a failure that names none), with the message's quoted data (an id, a name) beside it; English
+ * prose never is. */
+export function refused(field, message, table) {
+  const said = translate(message, table);
+  if (said != null || !table) return said ?? message;
+  const data = message.match(/'[^']*'/g) ?? [];
+  const sentence = table.refusals[field] ?? table.refusals["*"];
+  return data.length ? `${sentence} (${data.join(table.comma)})` : sentence;
+}
+
+// --- what the stage and the charts draw -----------------------------------------------------------
+let current = { lang: "en", table: null };
+const listeners = [];
+
+/** `text` in the page's language (as it is where no template matches it). */
+export const tr = (text) => translate(text, current.table) ?? text;
+
+/** "rank 3", the language's way. */
+export const rankName = (n) => (current.table ? rankIn(current.table, n) : `rank ${n}`);
+
+/** The template `english` ("{r1} so far: sent {s1}, received {s2}") with `values` ({r1: 3, …}) put in,
+ * in the page's language: a lookup, not a match, for what is written every frame (a cell's hover). */
+export function fill(english, values) {
+  const into = current.table?.templates[english] ?? english;
+  return into.replace(SLOT, (_, name) => {
+    const v = values[name];
+    return name[0] === "r" ? rankName(v) : name[0] === "t" || name[0] === "c" ? tr(String(v)) : String(v);
+  });
+}
+
+/** `listen(lang)` after every switch of the page's language, once its table is loaded. */
+export const onLanguage = (listen) => listeners.push(listen);
+
+
 // --- the page -----------------------------------------------------------------------------------
 const ATTRS = ["title", "aria-label", "placeholder"];
-const WATCHED = ["header", "#left", "#right", "#title", "#pick", "#caption", "#player", "#phases", "#poll",
-  "#bottom", "#keys", "#hall", "#formula"];
-const roots = () => WATCHED.map((s) => document.querySelector(s)).filter(Boolean);
+/** Whether `node` is drawn by SVG (the stage, a chart): its words are its drawer's. */
+const drawn = (node) => !!(node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement)?.closest("svg");
 
 /** The picker in the header, the page in its language, and what the modules write later too. */
 export class Languages {
@@ -109,30 +169,36 @@ export class Languages {
     // blurred: the page's keys work again at once
     picker.addEventListener("change", () => { this.set(picker.value); picker.blur(); });
     document.querySelector("header").append(picker);
-    const watch = new MutationObserver((records) => {
-      if (this.lang === "en") return;
-      for (const r of records) r.addedNodes.forEach((n) => this.localize(n));
-    });
-    const observe = (root) => watch.observe(root, { childList: true, subtree: true });
-    roots().forEach(observe);
-    // #formula is made on first use, beside the stage: watched from then on (the stage's own nodes are not)
-    new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => {
-      if (n.matches?.(WATCHED.join())) { this.localize(n); observe(n); }
-    }))).observe(document.getElementById("center"), { childList: true });
+    this.title = document.title;
+    // the whole page, dialogs and overlays made later included; an English page does nothing
+    new MutationObserver((records) => {
+      if (!current.table) return;
+      for (const r of records) {
+        if (r.type === "attributes") { if (!drawn(r.target)) this.localizeAttrs(r.target); }
+        else r.addedNodes.forEach((n) => this.localize(n));
+      }
+    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ATTRS });
     const asked = Object.hasOwn(LANGUAGES, new URLSearchParams(location.search).get("lang") ?? ""); // a pick
-    this.set(pickLanguage({ search: location.search, session: sessionStorage, local: localStorage,
+    /** Settled once the page is in its first language. */
+    this.ready = this.set(pickLanguage({ search: location.search, session: sessionStorage, local: localStorage,
       languages: navigator.languages ?? [navigator.language] }), asked);
   }
 
-  /** `text` in the page's language (English where no template matches it). */
-  tr(text) { return translate(text, TABLES[this.lang]) ?? text; }
+  /** What a text node or attribute shows for English `en`: its English, or the page's words for it. A
+   * refusal written beside its field (dom.js's refused: a [data-refused] element) says why by field. */
+  say(en, node) {
+    const bare = en.trim();
+    if (!current.table || !bare || !/[A-Za-z]/.test(bare)) return en;
+    const text = bare.replace(/\s+/g, " "), field = node?.parentElement?.dataset.refused;
+    const said = field != null ? refused(field, text, current.table) : translate(text, current.table);
+    return said == null ? en : en.replace(bare, said);
+  }
 
   localizeText(node) {
+    if (drawn(node)) return;
     const memo = this.shown.get(node), value = node.nodeValue;
     const en = memo && memo.now === value ? memo.en : value; // written since: the new text is English
-    const bare = en.trim();
-    if (!bare || !/[A-Za-z]/.test(bare)) return;
-    const now = this.lang === "en" ? en : en.replace(bare, this.tr(bare.replace(/\s+/g, " ")));
+    const now = this.say(en, node);
     this.shown.set(node, { en, now });
     if (now !== value) node.nodeValue = now;
   }
@@ -143,7 +209,7 @@ export class Languages {
       const value = el.getAttribute(a);
       if (value == null) continue;
       const en = memo[a] && memo[a].now === value ? memo[a].en : value;
-      const now = this.lang === "en" ? en : this.tr(en);
+      const now = this.say(en);
       memo[a] = { en, now };
       if (now !== value) el.setAttribute(a, now);
     }
@@ -153,7 +219,7 @@ export class Languages {
   /** Every text and title under `root` in the page's language. */
   localize(root) {
     if (root.nodeType === Node.TEXT_NODE) return this.localizeText(root);
-    if (root.nodeType !== Node.ELEMENT_NODE || root instanceof SVGElement) return;
+    if (root.nodeType !== Node.ELEMENT_NODE || drawn(root)) return;
     this.localizeAttrs(root);
     const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT, {
       acceptNode: (n) => (n instanceof SVGElement ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT) });
@@ -163,13 +229,19 @@ export class Languages {
     }
   }
 
-  /** Switch the page to `next`; picked, it is remembered for this tab and as this browser's last pick. */
-  set(next, picked = true) {
+  /** Switch the page to `next` (its table loaded first); picked, it is remembered for this tab and as
+   * this browser's last pick. */
+  async set(next, picked = true) {
     if (!Object.hasOwn(LANGUAGES, next)) throw new Error(`no language ${next}: en, ko or zh`);
     this.lang = next;
     if (picked) for (const store of [sessionStorage, localStorage]) store.setItem(KEY, next);
-    document.documentElement.lang = next === "zh" ? "zh-CN" : next; // the fonts' CJK glyphs follow it
     document.getElementById("lang").value = next;
-    roots().forEach((root) => this.localize(root));
+    const table = next === "en" ? null : (await LOAD[next]()).default;
+    if (this.lang !== next) return; // picked again meanwhile: the later pick's
+    current = { lang: next, table };
+    document.documentElement.lang = next === "zh" ? "zh-CN" : next; // the fonts' CJK glyphs follow it
+    document.title = this.say(this.title);
+    this.localize(document.body);
+    for (const listen of listeners) listen(next);
   }
 }

@@ -1,12 +1,14 @@
-// Korean (i18n.js says how these are used). The seeds' terms: 랭크, 청크, 집합 통신, 그래디언트; op,
-// collective and algorithm names stay in English as the seeds keep them (reduce-scatter, all-gather).
-// Right after a number only particles that read alike after any number (에, 에서, 에게, 의, 만큼):
-// 로/으로, 를/을 and 가/이 depend on how the number is read.
+// Korean (i18n.js says how these are used). The seeds' terms: 랭크, 청크, 집합 통신, 그래디언트, 노드, 로컬
+// 랭크, 글로벌 랭크, 프로세스 그룹, 월드 사이즈, 파라미터 서버, 워커; op, collective and algorithm names stay
+// in English as the seeds keep them (reduce-scatter, all-gather), and so do the parameter server's pull and
+// push. Right after a number or a name only particles that read alike after any (에, 에서, 에게, 의, 만큼),
+// or both forms written out (은(는), 이(가)): 로/으로, 를/을 and 가/이 depend on how it is read.
 
 export default {
   rank: "랭크 {n}",
   comma: ", ",
   semicolon: "; ",
+  colon: ": ",
   templates: {
     // the steps' captions (worker_agent/core/algorithms)
     "piece {n1}: {t1}": "조각 {n1}: {t1}",
@@ -102,7 +104,6 @@ export default {
     "After step {n1}, every rank divides its sum by P = {n2}: the average, the run's output.":
       "{n1}단계 후 모든 랭크가 합을 P로 나눕니다 (P = {n2}): 그 평균이 이 실행의 출력입니다.",
     "step {n1} / {n2}": "{n1} / {n2}단계",
-    "{s1} · {s2} · {n1} ranks · {s3}": "{s1} · {s2} · 랭크 {n1}개 · {s3}",
     "{c1} ✓": "{c1} ✓",
     "{c1} ✗": "{c1} ✗",
     "R runs it · A algorithm · O op · P {c1} · 1–0 [ ] pick · Q asks the room":
@@ -115,12 +116,10 @@ export default {
     "{s1} = {s2} on the critical path": "{s1} = {s2}: 임계 경로 위의 양",
     "{s1} = {s2} on the critical path (up the tree, then down)": "{s1} = {s2}: 임계 경로 위의 양 (트리를 올라갔다가 내려옴)",
     "{s1} = {s2} sent by each server (and as much received)": "{s1} = {s2}: 각 서버가 보내는 양 (받는 양도 같음)",
-    "({s1}) · measured {s2}": "({s1}) · 측정값 {s2}",
-    "({s1}) · measured when the run ends": "({s1}) · 실행이 끝나면 측정",
-    "{s1} · {s2} · {n1} ranks · {s3} · lecture data: a digit a block":
-      "{s1} · {s2} · 랭크 {n1}개 · {s3} · 강의용 데이터: 블록마다 숫자 하나",
     "{s1} = {s2} sent by the root, in ⌈log2 P⌉ steps": "{s1} = {s2}: 루트가 ⌈log2 P⌉단계에 걸쳐 보내는 양",
     "{s1} = {s2} into the root, in ⌈log2 P⌉ steps": "{s1} = {s2}: ⌈log2 P⌉단계에 걸쳐 루트로 들어오는 양",
+    "({s1}) · measured {s2}": "({s1}) · 측정값 {s2}",
+    "({s1}) · measured when the run ends": "({s1}) · 실행이 끝나면 측정",
     // the panels beside and under the stage (a phone shows them under it)
     "Run {s1}": "{s1} 실행",
     "sent {s1} · got {s2}": "보냄 {s1} · 받음 {s2}",
@@ -132,13 +131,255 @@ export default {
     "· your vote: {s1}": "· 내 투표: {s1}",
     "{n1} votes": "{n1}표",
     "· {c1}": "· {c1}",
+    // the page's title, landmarks and dialogs (index.html)
+    "Ringside: {w1} {w2} ({w3})": "Ringside: {w1} {w2} ({w3})",
+    // the run form and the strip over the stage (controls.js)
+    "{w1} needs at least two ranks": "{w1}에는 랭크가 두 개 이상 필요합니다",
+    "key {n1}: {w1}": "키 {n1}: {w1}",
+    "all {n1} ranks, or e.g. 0,2,3": "랭크 {n1}개 전부, 또는 예: 0,2,3",
+    "{w1} needs an integer dtype": "{w1}에는 정수 자료형이 필요합니다",
+    "{n1} ranks": "랭크 {n1}개",
+    "ranks {w1}": "랭크 {w1}",
+    "root {n1}": "루트 {n1}",
+    "lecture data: {t1}": "강의용 데이터: {t1}",
+    ["{\"pieces\": 4, \"steps\": [{\"phase\": \"reduce-scatter\", \"caption\": \"…\", \"transfers\": "
+      + "[[0, 1, 3, 3, 1], …]}]}  (src, dst, chunk, into, reduce); at most {n1} steps"]:
+      "{\"pieces\": 4, \"steps\": [{\"phase\": \"reduce-scatter\", \"caption\": \"…\", \"transfers\": "
+        + "[[0, 1, 3, 3, 1], …]}]}  (보내는 랭크, 받는 랭크, 청크, 넣을 청크, 리덕션 여부); 최대 {n1}단계",
+    "not JSON: {x1}": "JSON이 아닙니다",
+    // the run on the stage, its panels and the player (runs.js, panels.js)
+    "… and more: {n1} transfers in all": "… 외 더 있음: 전송 모두 {n1}건",
+    "{r1} → {r2}: chunk {n1} {s1} copied into chunk {n2}": "{r1} → {r2}: 청크 {n1} {s1} → 청크 {n2}에 복사",
+    "{l1} → {r1}: chunk {n1} {s1}": "{l1} → {r1}: 청크 {n1} {s1}",
+    "show step {n1}": "{n1}단계 보기",
+    "✗ off by {v1}": "✗ {v1}만큼 차이",
+    "steps {n1}–{n2}": "{n1}–{n2}단계",
+    // the stage's words, drawn in the page's language (cards.js, perturbation.js)
+    "node {s1} · local {n1} · global {n2} of {n3}": "노드 {s1} · 로컬 랭크 {n1} · 글로벌 랭크 {n2}/{n3}",
+    "{w1} · local {n1} · global {n2}/{n3}": "{w1} · 로컬 {n1} · 글로벌 {n2}/{n3}",
+    "{r1} is not in this run's group": "{r1}: 이 실행의 프로세스 그룹 밖",
+    "{r1} · not in group": "{r1} · 그룹 밖",
+    "{r1} · out": "{r1} · 밖",
+    "{r1} so far: sent {s1}, received {s2}": "{r1} 지금까지: 보냄 {s1}, 받음 {s2}",
+    "{r1} chunk {n1} from {s1}": "{r1} 청크 {n1} · 출처: {s1}",
+    "{r1} chunk {n1} from {s1} (not part of the output)": "{r1} 청크 {n1} · 출처: {s1} (출력의 일부 아님)",
+    "min {s1}, max {s2}, sum {s3}; first {s4}": "최소 {s1}, 최대 {s2}, 합 {s3}; 앞부분 {s4}",
+    "straggler · +{s1} a step": "느린 랭크 · 단계마다 +{s1}",
+    "slow link {n1}–{n2} · {s1}": "느린 링크 {n1}–{n2} · {s1}",
+    "everyone waits for it at step {n1}": "{n1}단계에서 모두가 이 랭크를 기다림",
+    "done: step {n1}": "완료: {n1}단계",
+    "waits for {n1}": "기다리는 랭크: {n1}",
+    // the perturbations' panel and report (perturbation.js)
+    "predicted extra: +{s1} (from the schedule)": "예측된 추가 시간: +{s1} (스케줄로 계산)",
+    "· measured time: {v1}": "· 측정 시간: {v1}",
+    "{r1} arrived last at {n1} of {n2} steps": "{r1}: {n2}단계 중 {n1}단계에서 가장 늦게 도착",
+    "step {n1}: {r1} last (+{v1})": "{n1}단계: {r1} 가장 늦음 (+{v1})",
+    "{n1} waited {v1} for {n2}": "랭크 {n1}의 대기 {v1} (랭크 {n2} 때문)",
+    "… {n1} more steps": "… 단계 {n1}개 더",
+    "under one straggler: {l1}": "느린 랭크 하나가 있을 때: {l1}",
+    "{w1}: {v1} (predicted +{v2})": "{w1}: {v1} (예측 +{v2})",
+    "{r1} never arrived at step {n1} (its first); {t1} waited for it: it was to {t2}":
+      "{r1}: {n1}단계(첫 단계)에 끝내 도착하지 않음 · 기다린 랭크: {t1} · 할 일: {t2}",
+    "{r1} never arrived at step {n1} (step {n2} counting from 1); {t1} waited for it: it was to {t2}":
+      "{r1}: {n2}단계(0부터 세면 {n1})에 끝내 도착하지 않음 · 기다린 랭크: {t1} · 할 일: {t2}",
+    "{r1} has not arrived at step {n1} (its first); {t1} wait for it: it is to {t2}":
+      "{r1}: {n1}단계(첫 단계)에 아직 도착하지 않음 · 기다리는 랭크: {t1} · 할 일: {t2}",
+    "{r1} has not arrived at step {n1} (step {n2} counting from 1); {t1} wait for it: it is to {t2}":
+      "{r1}: {n2}단계(0부터 세면 {n1})에 아직 도착하지 않음 · 기다리는 랭크: {t1} · 할 일: {t2}",
+    "send {t1}": "보내기: {t1}",
+    "receive {t1}": "받기: {t1}",
+    "chunk {n1} to {r1}": "청크 {n1} → {r1}",
+    "chunk {n1} from {r1}": "청크 {n1} ← {r1}",
+    "{t1} (its own report: {x1})": "{t1} (랭크 자신의 보고는 영어 페이지에서)",
+    "{t1} (first report: {x1})": "{t1} (처음 보고는 영어 페이지에서)",
+    // send/recv code's calls under the stage (calls.js)
+    "Each rank's calls, {s1} in all: grey while in flight, red while the rank waits in the call":
+      "랭크별 호출, 모두 {s1}: 전송 중에는 회색, 랭크가 호출 안에서 기다리는 동안은 빨간색",
+    "waited {v1}": "대기 {v1}",
+    "{w1} to {r1} ({w2}): posted {v1}, waited from {v2}, done {v3}":
+      "{w1} → {r1} ({w2}): 호출 {v1}, 대기 시작 {v2}, 완료 {v3}",
+    "{w1} from {r1} ({w2}): posted {v1}, waited from {v2}, done {v3}":
+      "{w1} ← {r1} ({w2}): 호출 {v1}, 대기 시작 {v2}, 완료 {v3}",
+    "{r1}, the sender, waited: {l1}": "보내는 쪽 {r1}의 대기: {l1}",
+    // the lecture's keys and the seed's formulas (lessons.js, seed-formulas.js)
+    "group: {t1} ({s1}): the others greyed on the stage once R runs it":
+      "프로세스 그룹: {t1} ({s1}): R로 실행하면 나머지는 화면에서 회색이 됩니다",
+    "The seed's all_reduce formulas at {s1}: {t1}": "강의 자료의 all_reduce 공식, {s1}: {t1}",
+    "N made {n1} elements (the run had {n2}): ring's N/P splits evenly":
+      "N을 원소 {n1}개로 맞췄습니다 (실행은 {n2}개): ring의 N/P가 나누어떨어지도록",
+    // the compare chart and its table (compare.js)
+    "{c1}: busiest rank": "{c1}: 가장 바쁜 랭크",
+    "{c1}: busiest link": "{c1}: 가장 바쁜 링크",
+    "{c1}: measured here": "{c1}: 여기서 측정",
+    "= for N = {n1} B, P = {n2}": "= N = {n1} B, P = {n2}일 때",
+    "parameter server (S={n1})": "파라미터 서버 (S={n1})",
+    // the sweep and the prediction panels (sweep.js, predict.js)
+    "dotted: one α, β, γ for every schedule, fitted to {n1} runs: RMS error {v1}":
+      "점선: 모든 스케줄에 하나의 α, β, γ, 실행 {n1}개에 맞춤: RMS 오차 {v1}",
+    "dotted: one α, β, γ for every schedule, fitted to {n1} runs: RMS error {v1}, {v2} on sizes held out":
+      "점선: 모든 스케줄에 하나의 α, β, γ, 실행 {n1}개에 맞춤: RMS 오차 {v1}, 검증용 크기에서 {v2}",
+    "Model: α {s1} µs a step, β {s2} GB/s, γ {s3} GB/s reduced ({c1}).":
+      "모델: 단계마다 α {s1} µs, β {s2} GB/s, 리덕션 γ {s3} GB/s ({c1}).",
+    ["It misses these points by {s1} (median): one latency per step for every schedule cannot hold "
+      + "when the ranks outnumber the cores, as a step whose every rank waits on another pays the "
+      + "scheduler each time."]:
+      "이 점들에서 {s1} (중앙값) 벗어납니다: 랭크가 코어보다 많으면 모든 스케줄에 단계마다 지연 하나라는 가정이 맞지 않습니다. 모든 랭크가 다른 랭크를 기다리는 단계는 "
+        + "매번 스케줄러 비용을 치르기 때문입니다.",
+    "{w1}: time and bus bandwidth against size": "{w1}: 크기에 따른 시간과 버스 대역폭",
+    "{w1} model": "{w1} 모델",
+    "{w1}: queueing runs…": "{w1}: 실행을 대기열에 넣는 중…",
+    "{w1}: {n1} of {n2} runs": "{w1}: 실행 {n2}개 중 {n1}개",
+    "{w1}: {n1} runs, charted": "{w1}: 실행 {n1}개, 차트 완료",
+    ["α {s1} a step, β {s2} GB/s, γ {s3} GB/s reduced — {c1}. Every schedule cut into the chunks it "
+      + "runs fastest with (as chunks: auto)."]:
+      "단계마다 α {s1}, β {s2} GB/s, 리덕션 γ {s3} GB/s — {c1}. 각 스케줄은 가장 빨리 도는 청크 수로 나눕니다 (chunks: auto처럼).",
+    "{w1} beats {w2} below {v1} at P={n1}": "P={n1}, {v1} 미만: {w2}보다 {w1} 쪽이 빠름",
+    "one algorithm is fastest from {s1} to {s2} at P={n1}": "P={n1}에서 {s1}부터 {s2}까지 한 알고리즘이 가장 빠름",
+    "time against size at P={n1}": "P={n1}에서 크기에 따른 시간",
+    "time against P at {s1} per rank": "랭크마다 {s1}일 때 P에 따른 시간",
+    "native: measured line ({n1} runs)": "native: 측정에 맞춘 선 (실행 {n1}개)",
+    "fitted to this cluster's runs ({n1} runs)": "이 클러스터의 실행에 맞춤 (실행 {n1}개)",
+    // the cluster panel (cluster.js)
+    "world size {n1}": "월드 사이즈 {n1}",
+    "started by {l1}": "시작: {l1}",
+    "node {w1} · torch {w2}": "노드 {w1} · torch {w2}",
+    "local {n1}/{n2}": "로컬 {n1}/{n2}",
+    "pid {n1}": "PID {n1}",
+    // the training: its form, status and charts (training/)
+    "compare all methods: {n1} of {n2} submitted": "모든 방법 비교: {n2}개 중 {n1}개 제출",
+    "compare all methods: {n1} of {n2} submitted, each when the one before has ended":
+      "모든 방법 비교: {n2}개 중 {n1}개 제출, 앞의 학습이 끝나면 하나씩",
+    "hidden {n1} ({n2} parameters)": "은닉층 {n1} (파라미터 {n2}개)",
+    "{t1}: step {n1} of {n2}": "{t1}: {n2}스텝 중 {n1}스텝",
+    "loss {w1}": "손실 {w1}",
+    "held-out accuracy {w1}": "검증 정확도 {w1}",
+    "{w1}, step {n1}: its gradient sync ({s1}) is on the stage; step through it with the player":
+      "{w1}, {n1}스텝: 그래디언트 동기화({s1})가 화면에 있습니다; 플레이어로 한 단계씩 보세요",
+    "server {n1}: no loss": "서버 {n1}: 손실 없음",
+    "server {n1}": "서버 {n1}",
+    "{t1} sent": "{t1} 보냄",
+    "{t1} received": "{t1} 받음",
+    "busiest link ({w1})": "가장 바쁜 링크 ({w1})",
+    "{n1} method finished": "방법 {n1}개 완료",
+    "{n1} methods finished": "방법 {n1}개 완료",
+    "{n1} steps: {t1}": "{n1}스텝: {t1}",
+    "{w1} S={n1}": "{w1} S={n1}",
+    // the watched jobs (watched/)
+    "exited {n1}": "종료 코드 {n1}",
+    "{n1} nodes": "노드 {n1}개",
+    "{w1} #{n1} (group {w2})": "{w1} #{n1} (그룹 {w2})",
+    "last rank {n1}, lag {v1}": "마지막 랭크 {n1}, 지연 {v1}",
+    "bucket {s1}": "버킷 {s1}",
+    "· for {v1}": "· {v1} 동안",
+    "ranks {l1}": "랭크 {l1}",
+    "{t1} silent: {t2} goes on": "{t1} 응답 없음: {t2}은(는) 계속 진행",
+    "{t1} silent: {t2} go on": "{t1} 응답 없음: {t2}은(는) 계속 진행",
+    "mismatch on #{n1} of group {w1}: {t1}": "그룹 {w1}의 #{n1}에서 불일치: {t1}",
+    "{t1} late: {t2} waits in {w1} #{n1} (group {w2}, {s1} × {w3})":
+      "{t1} 늦음: {t2}이(가) {w1} #{n1}에서 기다림 (그룹 {w2}, {s1} × {w3})",
+    "{t1} late: {t2} wait in {w1} #{n1} (group {w2}, {s1} × {w3})":
+      "{t1} 늦음: {t2}이(가) {w1} #{n1}에서 기다림 (그룹 {w2}, {s1} × {w3})",
+    "Hang: {t1}": "멈춤: {t1}",
+    // opening a trace in Perfetto (perfetto.js)
+    "Opening {s1} …": "{s1} 여는 중…",
+    "Sent the trace to Perfetto ({n1} bytes): see its tab.": "트레이스를 Perfetto로 보냈습니다 ({n1}바이트): 그 탭을 보세요.",
+    "Could not reach {s1}: no answer in {n1} s. Download the trace and open it there later.":
+      "{s1}에 닿을 수 없습니다: {n1}초 동안 응답 없음. 트레이스를 내려받아 나중에 거기서 여세요.",
+    ["No answer from {s1} yet: it may be unreachable from here (offline?). Still trying; the download "
+      + "link works without it."]:
+      "{s1}에서 아직 응답이 없습니다: 여기서 닿지 않을 수 있습니다 (오프라인?). 계속 시도합니다; 내려받기 링크는 그것 없이도 됩니다.",
+    // the lecture's overlays (hall.js, presenter.js)
+    // a server's refusals that the page can meet (validation.py, dispatcher.py, polls, rules.py)
+    "ranks {s1} of the world are not connected; every rank takes part in every {t1}":
+      "월드의 랭크 {s1}이(가) 연결되어 있지 않습니다; 모든 {t1}에는 모든 랭크가 참여합니다",
+    "{w1} holds the cluster; start a {t1} when it has ended": "{w1}이(가) 클러스터를 쓰고 있습니다; 끝나면 {t1}을(를) 시작하세요",
+    "{n1} jobs are waiting already; submit again when some have run":
+      "이미 작업 {n1}개가 기다리고 있습니다; 몇 개가 끝난 뒤 다시 제출하세요",
+    "rank {n1} is not in the group [{s1}]: give one of its ranks":
+      "랭크 {n1}은(는) 그룹 [{s1}]에 없습니다: 그룹의 랭크 하나를 주세요",
+    ["rank {n1} is not in the group [{s1}] ({s2} has none, but its ranks count from one): give one of "
+      + "its ranks"]:
+      "랭크 {n1}은(는) 그룹 [{s1}]에 없습니다 ({s2}에는 루트가 없지만 그룹의 랭크를 셀 기준이 필요합니다): 그룹의 랭크 하나를 주세요",
+    "rank {n1} is not in the group [{s1}]": "랭크 {n1}은(는) 그룹 [{s1}]에 없습니다",
+    "rank {n1} does not exist (ranks are 0..{n2})": "랭크 {n1}은(는) 없습니다 (랭크는 0..{n2})",
+    "{w1} needs at least {n1} ranks": "{w1}에는 랭크가 {n1}개 이상 필요합니다",
+    "must be at least {n1}, not {w1}": "{n1} 이상이어야 합니다 ({w1}은(는) 안 됩니다)",
+    "must be between {w1} and {w2}, not {w3}": "{w1}에서 {w2} 사이여야 합니다 ({w3}은(는) 안 됩니다)",
+    "must be between {w1} and {w2} seconds, not {w3}": "{w1}초에서 {w2}초 사이여야 합니다 ({w3}은(는) 안 됩니다)",
+    "must be {w1} to {w2}, not {w3}": "{w1}에서 {w2} 사이여야 합니다 ({w3}은(는) 안 됩니다)",
+    "must be {w1} (one sample per worker) to {w2}, not {w3}":
+      "{w1}(워커마다 샘플 하나)에서 {w2} 사이여야 합니다 ({w3}은(는) 안 됩니다)",
+    "the learning rate must be above 0 and at most 10, not {w1}": "학습률은 0보다 크고 10 이하여야 합니다 ({w1}은(는) 안 됩니다)",
+    "{w1} needs an integer dtype, not {w2}": "{w1}에는 정수 자료형이 필요합니다 ({w2}은(는) 안 됩니다)",
+    "{w1} needs a floating dtype, not {w2}": "{w1}에는 부동소수점 자료형이 필요합니다 ({w2}은(는) 안 됩니다)",
+    "{w1} is not available on {w2}": "{w1}은(는) {w2}에서 쓸 수 없습니다",
+    ["servers add the workers' values into their own (a gradient into the weights); {s1} would divide "
+      + "their own too"]:
+      "서버는 워커의 값을 자기 값에 더합니다 (그래디언트를 가중치에); {s1}라면 자기 값까지 나누게 됩니다",
+    "'full' ships every value and is limited to {n1} elements per rank (this run has {n2}); use 'summary'":
+      "'full'은 모든 값을 보내므로 랭크마다 원소 {n1}개까지입니다 (이 실행은 {n2}개); 'summary'를 쓰세요",
+    "{n1} elements do not split into {n2} equal shards, one per server: use a multiple of {n3}":
+      "원소 {n1}개는 서버마다 하나씩 같은 샤드 {n2}개로 나뉘지 않습니다: {n3}의 배수를 쓰세요",
+    "{n1} servers in a group of {n2} ranks leave no workers: at most {n3}":
+      "랭크 {n2}개 그룹에 서버 {n1}개면 워커가 남지 않습니다: 최대 {n3}",
+    "{w1} has no peer, so it takes none (leave peer out)": "{w1}에는 상대 랭크가 없으므로 받지 않습니다 (peer를 빼세요)",
+    "{w1} does not reduce, so it takes no op (leave op out), not {w2}":
+      "{w1}은(는) 리덕션을 하지 않으므로 연산을 받지 않습니다 (op를 빼세요), {w2}은(는) 안 됩니다",
+    "no run {w1}": "실행 {w1} 없음",
+    "no training {w1}": "학습 {w1} 없음",
+    "no job {w1}": "작업 {w1} 없음",
+    "no poll {w1}": "투표 {w1} 없음",
+    "{w1} has no buffer to size N by": "{w1}에는 N을 잴 버퍼가 없습니다",
+    "{n1} elements do not split into {n2} equal chunks, one a rank":
+      "원소 {n1}개는 랭크마다 하나씩 같은 청크 {n2}개로 나뉘지 않습니다",
+    "rank {n1} was lost during the {t1}": "{t1} 중에 랭크 {n1}의 연결이 끊겼습니다",
+    "the server stopped before this {t1} finished": "이 {t1}이(가) 끝나기 전에 서버가 멈췄습니다",
+    "the server failed while running this {t1} (its log says why)":
+      "이 {t1}을(를) 실행하다가 서버가 실패했습니다 (이유는 서버 로그에)",
+    "this poll has its {n1} votes": "이 투표는 {n1}표를 모두 받았습니다",
+    "run {s1} is {t1}: ask about a run that is done": "실행 {s1}: {t1} 상태입니다: 끝난 실행에 대해 물으세요",
+    "ranks {s1} move the same bytes: there is no one bottleneck": "랭크 {s1}이(가) 같은 바이트를 옮깁니다: 병목이 하나가 아닙니다",
+    "run {s1} is held for a poll: its trace comes with the reveal":
+      "실행 {s1}은(는) 투표 중이라 보류됩니다: 트레이스는 정답 공개와 함께 나옵니다",
+    "rank {n1} is outside a world of {n2}": "랭크 {n1}은(는) 크기 {n2}의 월드 밖에 있습니다",
+    "{w1} needs at least {n1} elements": "{w1}에는 원소가 {n1}개 이상 필요합니다",
+    // what auto chose, and why (the server's model: predict.py, costs.py)
+    "{t1} auto → {w1}": "{t1} auto → {w1}",
+    "{t1} auto → {w1} · {t2} auto → {w2}": "{t1} auto → {w1} · {t2} auto → {w2}",
+    ["native: no stepwise runs fitted yet, so the model cannot rank the schedules (with default guess (50 us a "
+      + "step, 1 GB/s, 4 GB/s reduced): no runs fitted yet: {l1})"]:
+      "native: 아직 맞춘 단계별 실행이 없어 모델이 스케줄의 순위를 매길 수 없습니다 (기본 추정값 (단계마다 50 µs, 1 GB/s, 리덕션 4 GB/s) 기준: {l1})",
+    "{w1} has no schedule that runs here: native": "{w1}에는 여기서 돌 수 있는 스케줄이 없습니다: native",
+    "native: no stepwise runs fitted yet, so the model cannot rank the schedules (with {c1}: {l1})":
+      "native: 아직 맞춘 단계별 실행이 없어 모델이 스케줄의 순위를 매길 수 없습니다 ({c1} 기준: {l1})",
+    ["native: no native {s1} runs at {n1} ranks measured at two sizes yet, so it cannot be compared; "
+      + "predicted: {l1}"]:
+      "native: 랭크 {n1}개에서 두 크기로 잰 native {s1} 실행이 아직 없어 비교할 수 없습니다; 예측: {l1}",
+    "{w1}: predicted fastest, under {w2} of native's time ({t1}; {l1})":
+      "{w1}: 가장 빠를 것으로 예측, native 시간의 {w2} 미만 ({t1}; {l1})",
+    "native: no schedule is predicted under {s1} of native's time ({t1}; {l1})":
+      "native: native 시간의 {s1} 미만으로 예측되는 스케줄이 없습니다 ({t1}; {l1})",
+    "{w1}: measured fastest at {v1} ({l1}), where the model ranked {w2} first":
+      "{w1}: {v1}에서 가장 빠르게 측정됨 ({l1}), 모델은 {w2}을(를) 첫째로 꼽았음",
+    "{n1} chunks: predicted fastest of {l1} (with {c1})": "청크 {n1}개: {l1} 중 가장 빠를 것으로 예측 ({c1} 기준)",
+    "the model errs by {s1} on sizes held out": "모델의 오차는 검증용 크기에서 {s1}",
+    "the model errs by {s1} RMS over its runs": "모델의 오차는 그 실행들에 대해 RMS {s1}",
+    "{w1} ×{n1} chunks {v1}": "{w1} ×청크 {n1}개 {v1}",
+    "{w1} unknown": "{w1} 알 수 없음",
+    // a failure's lead-in: the server's reason follows, said by its field (dom.js: reason)
+    "Could not open run {w1}:": "실행 {w1} 열기 실패:",
+    "Could not cancel {w1}:": "{w1} 취소 실패:",
+    "Could not open training {w1}:": "학습 {w1} 열기 실패:",
+    "step {n1}:": "{n1}스텝:",
+    "Could not open job {w1}:": "작업 {w1} 열기 실패:",
+    "Could not open the presenter's run {w1}:": "발표자의 실행 {w1} 열기 실패:",
   },
   words: {
     // phases
     "local copy": "로컬 복사", exchange: "교환", fold: "접기", unfold: "펼치기", signal: "신호", pull: "가져오기(pull)",
       push: "보내기(push)", send: "보내기",
     sent: "보냄", received: "받음", "ring against tree all_reduce under one straggler":
-      "straggler 하나가 있을 때 ring과 tree의 all_reduce 비교",
+      "느린 랭크 하나가 있을 때 ring과 tree의 all_reduce 비교",
     // run states, roles, the connection
     queued: "대기 중", running: "실행 중", done: "완료", failed: "실패", cancelled: "취소됨", dumped: "덤프",
     presenter: "발표자", audience: "청중", "audience · following the presenter": "청중 · 발표자를 따라가는 중",
@@ -177,7 +418,7 @@ export default {
       "청중에게 질문 (1–4 질문 고르기; ↑ ↓ ← → 랭크와 단계); 화면은 멈춥니다",
     "reveal the answer, play on": "정답 공개 후 계속 재생", "close the poll": "투표 닫기", fullscreen: "전체 화면",
     "close the poll, this help, J, C, T, K": "투표, 이 도움말, J, C, T, K 닫기",
-    "group: all, evens, odds, first half, one per node": "그룹: 전체, 짝수, 홀수, 앞쪽 절반, 노드마다 하나",
+    "group: all, evens, odds, first half, one per node": "프로세스 그룹: 전체, 짝수, 홀수, 앞쪽 절반, 노드마다 하나",
     "the next root": "다음 루트", "half / twice the count": "개수 절반 / 두 배",
     "the parameter server's S (servers)": "파라미터 서버의 S (서버 수)",
     "inputs: a digit, its rank, [1, 10, 100, 1000]·rank, r2c3":
@@ -202,11 +443,11 @@ export default {
     "Watching only: open the presenter link (the one with ?token=) to run collectives.":
       "보기 전용: 집합 통신을 실행하려면 발표자 링크(?token=이 붙은 것)를 여세요.",
     Perturb: "교란",
-    Straggler: "느린 랭크(straggler)",
+    Straggler: "느린 랭크",
     "delay (s)": "지연 (s)",
     "Slow link": "느린 링크",
     "and rank": "그리고 랭크",
-    Hang: "멈춤(hang)",
+    Hang: "멈춤",
     "at step": "멈출 단계",
     "Run with these": "이대로 실행",
     method: "방법",
@@ -224,11 +465,231 @@ export default {
     "busiest link": "가장 바쁜 링크",
     ["Sweep sizes (in Run) to plot time and busbw against size for every algorithm, with the alpha-beta "
       + "model over the measurements. A sweep's runs stay off the stage and the audience's pages."]:
-      "크기를 스윕하면('실행'에서) 모든 알고리즘의 크기별 시간과 busbw를, 측정값 위의 alpha-beta 모델과 함께 그립니다. 스윕의 실행은 화면과 청중 "
+      "크기를 스윕하면('실행'에서) 모든 알고리즘의 크기별 시간과 busbw를, 측정값 위의 α-β 모델과 함께 그립니다. 스윕의 실행은 화면과 청중 "
         + "페이지에 나오지 않습니다.",
     collective: "집합 통신",
     "size for P curve": "P 곡선의 크기",
     parameters: "파라미터 수",
     Predict: "예측하기",
+    // the page's title, landmarks and dialogs (index.html)
+    "Ringside — collective communication, step by step": "Ringside — 집합 통신을 단계별로",
+    "bytes against P: master-worker, ring and tree side by side": "P에 따른 바이트: master_worker, ring, tree를 나란히",
+    "the parameter server's formula and bytes beside the all_reduce algorithms'":
+      "파라미터 서버의 공식과 바이트를 all_reduce 알고리즘들과 나란히",
+    "a lane per rank, a mark per collective: ← → move between them": "랭크마다 한 줄, 집합 통신마다 표시 하나: ← →로 옮겨 다닙니다",
+    "jobs: ↑ ↓ to move, Enter to open": "작업: ↑ ↓ 이동, Enter 열기",
+    "the perturbation demo": "교란 데모",
+    "Demo": "데모",
+    "the formulas": "공식",
+    "offline replay": "오프라인 재생",
+    "lecture mode (L)": "강의 모드 (L)",
+    "← → step · Home End inputs / result · Space play · L lecture mode · F fullscreen":
+      "← → 단계 · Home End 입력 / 결과 · Space 재생 · L 강의 모드 · F 전체 화면",
+    // the run form and the strip over the stage (controls.js)
+    "algorithm": "알고리즘",
+    "count": "개수",
+    "dtype": "자료형",
+    "op": "연산",
+    "root": "루트",
+    "peer": "상대 랭크",
+    "servers": "서버 수",
+    "group": "프로세스 그룹",
+    "pattern": "입력 패턴",
+    "capture": "기록 방식",
+    "chunks": "청크 수",
+    "schedule": "스케줄",
+    "index": "인덱스",
+    "digits": "숫자",
+    "powers": "거듭제곱",
+    "origin": "출처",
+    "full": "전체",
+    "summary": "요약",
+    "none": "없음",
+    "run every algorithm of this collective at growing sizes, then chart time and busbw":
+      "이 집합 통신의 모든 알고리즘을 크기를 키워 가며 실행하고, 시간과 busbw를 그립니다",
+    "No ranks are connected yet.": "아직 연결된 랭크가 없습니다.",
+    "No ranks are connected.": "연결된 랭크가 없습니다.",
+    "servers add into their weights: AVG would divide them too": "서버는 받은 값을 가중치에 더합니다: AVG라면 가중치까지 나누게 됩니다",
+    "AVG needs a floating dtype": "AVG에는 부동소수점 자료형이 필요합니다",
+    "a digit a block": "블록마다 숫자 하나",
+    "each value its rank": "값마다 자기 랭크",
+    "[1, 10, 100, 1000]·rank": "[1, 10, 100, 1000]·랭크",
+    "r2c3: rank 2's chunk 3": "r2c3: 랭크 2의 청크 3",
+    "load a schedule from a JSON file": "JSON 파일에서 스케줄 불러오기",
+    // the run on the stage, its panels and the player (runs.js, panels.js)
+    "interrupted": "중단됨",
+    "First departure:": "처음 어긋난 곳:",
+    "? until the poll's answer is revealed": "? 투표의 정답이 공개될 때까지",
+    // the stage's words, drawn in the page's language (cards.js, perturbation.js)
+    "server": "서버",
+    "not output": "출력 아님",
+    "nobody": "없음",
+    "input": "입력",
+    "output": "출력",
+    "weights w": "가중치 w",
+    "done: no step": "완료: 단계 없음",
+    // the perturbations' panel and report (perturbation.js)
+    "bytes/s": "바이트/s",
+    // the lecture's keys and the seed's formulas (lessons.js, seed-formulas.js)
+    "all": "전체",
+    "evens": "짝수",
+    "odds": "홀수",
+    "first half": "앞쪽 절반",
+    "one per node": "노드마다 하나",
+    "Y opens a training's step: train one first (N)": "Y는 학습의 스텝 하나를 엽니다: 먼저 학습하세요 (N)",
+    "what each formula counts": "각 공식이 세는 것",
+    "every rank's sends, in total": "모든 랭크가 보낸 양의 합",
+    "the busiest link": "가장 바쁜 링크",
+    "formula": "공식",
+    "counts": "세는 것",
+    "with this N and P": "이 N과 P로",
+    "measured here": "여기서 측정",
+    "simulated": "시뮬레이션",
+    "in units of N": "N 단위",
+    "running it…": "실행 중…",
+    "not run at this N and P yet": "이 N과 P로는 아직 실행하지 않음",
+    "Run something first: the formulas take its N and P.": "먼저 무언가를 실행하세요: 공식은 그 실행의 N과 P를 씁니다.",
+    "M: the next count · measured here by runs of this N and P": "M: 다음 기준 · 이 N과 P로 실행해 여기서 측정",
+    "sent per rank": "랭크마다 보내는 양",
+    "along the tree's depth": "트리의 깊이를 따라 가는 양",
+    // the compare chart and its table (compare.js)
+    "·N through the busiest rank": "·N, 가장 바쁜 랭크를 지나는 양",
+    "·N on the busiest link": "·N, 가장 바쁜 링크 위의 양",
+    "measured here (run": "여기서 측정 (실행",
+    "no closed form here": "여기서는 닫힌 형태가 없음",
+    "not run at this N and P": "이 N과 P로는 실행하지 않음",
+    "run it": "실행하기",
+    "bytes against P, in units of N (one rank's buffer): lines simulated, diamonds measured here":
+      "P에 따른 바이트, N(한 랭크의 버퍼) 단위: 선은 시뮬레이션, 마름모는 여기서 측정",
+    "bytes against P, in units of N (one rank's buffer)": "P에 따른 바이트, N(한 랭크의 버퍼) 단위",
+    "lines simulated, diamonds measured here": "선은 시뮬레이션, 마름모는 여기서 측정",
+    "P (ranks)": "P (랭크 수)",
+    "busiest rank (× N)": "가장 바쁜 랭크 (× N)",
+    "busiest link (× N)": "가장 바쁜 링크 (× N)",
+    // the sweep and the prediction panels (sweep.js, predict.js)
+    "dotted: the model, with default parameters (no runs fitted yet)": "점선: 기본 파라미터의 모델 (아직 맞춘 실행 없음)",
+    ["The model's pick is drawn with the time it predicted when it chose; native with the line fitted "
+      + "to its runs."]:
+      "모델이 고른 것은 고를 때 예측한 시간으로, native는 그 실행들에 맞춘 선으로 그립니다.",
+    "bytes per rank": "랭크마다 바이트",
+    "time (µs)": "시간 (µs)",
+    "busbw (GB/s)": "busbw (GB/s)",
+    "sweep: under way, in the Sweep panel below (its runs stay off the stage)":
+      "스윕: 아래 스윕 패널에서 진행 중 (그 실행은 화면에 나오지 않습니다)",
+    "this cluster's fit": "이 클러스터에 맞춘 값",
+    "ranks per node": "노드마다 랭크 수",
+    "predicting…": "예측 중…",
+    "ranks (P)": "랭크 수 (P)",
+    "native: NCCL's choice": "native: NCCL의 선택",
+    "default": "기본값",
+    // the cluster panel (cluster.js)
+    "ringside up": "ringside up",
+    "environment variables": "환경 변수",
+    "global rank": "글로벌 랭크",
+    "local rank / ranks on this node": "로컬 랭크 / 이 노드의 랭크 수",
+    "idle": "유휴",
+    "busy": "작업 중",
+    "lost": "연결 끊김",
+    // the training: its form, status and charts (training/)
+    "how the gradients are synced": "그래디언트를 동기화하는 방법",
+    "S: ranks that hold a shard of the weights": "S: 가중치 샤드를 하나씩 맡는 랭크 수",
+    "servers (S)": "서버 수 (S)",
+    "hidden": "은닉층",
+    "width of the MLP's two hidden layers": "MLP의 두 은닉층 너비",
+    "SGD steps": "SGD 스텝 수",
+    "samples per step, over every rank that computes": "스텝마다 샘플 수 (계산하는 모든 랭크를 합쳐)",
+    "one training per method with these settings, one after another": "이 설정으로 방법마다 학습 하나씩, 차례로",
+    "error:": "오류:",
+    "No training yet: the presenter starts one from the Train panel.": "아직 학습이 없습니다: 발표자가 학습 패널에서 시작합니다.",
+    "all workers": "모든 워커",
+    "loss per rank (click a step to open its gradient sync)": "랭크별 손실 (스텝을 누르면 그 그래디언트 동기화를 엽니다)",
+    "cross-entropy": "교차 엔트로피",
+    "accuracy per rank, on its part of the batch": "랭크별 정확도 (배치에서 자기 몫에 대해)",
+    "step time: compute and communication": "스텝 시간: 계산과 통신",
+    "compute": "계산",
+    "communication": "통신",
+    "this method is the backend's own call: it does not report its bytes": "이 방법은 백엔드 자체 호출이라 바이트를 보고하지 않습니다",
+    "bytes per rank per step: sent (solid), received (dotted)": "스텝마다 랭크별 바이트: 보냄(실선), 받음(점선)",
+    "time per step": "스텝마다 시간",
+    "communication share": "통신 비중",
+    "final loss": "최종 손실",
+    "held-out accuracy": "검증 정확도",
+    "training": "학습",
+    "run": "실행",
+    "time per step (ms)": "스텝마다 시간 (ms)",
+    "communication share (%)": "통신 비중 (%)",
+    "held-out accuracy (%)": "검증 정확도 (%)",
+    // the watched jobs (watched/)
+    "No watched job yet:": "아직 관찰 중인 작업이 없습니다:",
+    "the hang is over": "멈춤이 풀렸습니다",
+    "waiting": "기다리는 중",
+    "connected": "연결됨",
+    "gone": "사라짐",
+    "1 node": "노드 1개",
+    "#seq": "순번",
+    "bytes": "바이트",
+    "last rank": "마지막 랭크",
+    "lag": "지연",
+    "bucket": "버킷",
+    "lag max": "최대 지연",
+    "lag mean": "평균 지연",
+    "time mean": "평균 시간",
+    "from": "보낸 랭크",
+    "to": "받은 랭크",
+    "messages": "메시지",
+    // opening a trace in Perfetto (perfetto.js)
+    "The browser blocked the Perfetto window: allow pop-ups for this page, or download the trace.":
+      "브라우저가 Perfetto 창을 막았습니다: 이 페이지의 팝업을 허용하거나 트레이스를 내려받으세요.",
+    "The Perfetto window was closed before it opened the trace.": "Perfetto 창이 트레이스를 열기 전에 닫혔습니다.",
+    // a server's refusals that the page can meet (validation.py, dispatcher.py, polls, rules.py)
+    "no answer from the server": "서버가 응답하지 않습니다",
+    "no ranks are connected": "연결된 랭크가 없습니다",
+    "names a rank twice": "같은 랭크를 두 번 적었습니다",
+    "must name at least one rank": "랭크를 하나 이상 적어야 합니다",
+    "must differ from the root (the sender)": "루트(보내는 쪽)와 달라야 합니다",
+    "a parameter server needs at least 2 ranks: one server and one worker":
+      "파라미터 서버에는 랭크가 2개 이상 필요합니다: 서버 하나와 워커 하나",
+    "this poll is closed: it takes no more votes": "이 투표는 닫혔습니다: 더 투표할 수 없습니다",
+    "this poll has been revealed: it takes no more votes": "이 투표는 정답이 공개되었습니다: 더 투표할 수 없습니다",
+    "this page has voted in this poll already": "이 페이지는 이미 이 투표에 투표했습니다",
+    "this run gives no wrong answer to set beside the right one": "이 실행에서는 정답 옆에 둘 오답을 만들 수 없습니다",
+    "run it with capture full (the lecture data) to ask what a rank holds":
+      "랭크가 가진 것을 물으려면 기록 방식 full(강의용 데이터)로 실행하세요",
+    "only a stepwise run says what each rank moves": "단계별 실행만 각 랭크가 옮기는 양을 알려 줍니다",
+    // what auto chose, and why (the server's model: predict.py, costs.py)
+    "default guess (50 us a step, 1 GB/s, 4 GB/s reduced): no runs fitted yet":
+      "기본 추정값 (단계마다 50 µs, 1 GB/s, 리덕션 4 GB/s): 아직 맞춘 실행 없음",
+    "bench": "벤치마크",
+    // what a formula counts (the formula line under the stage, the compare table)
+    "sent by every rank": "각 랭크가 보내는 양",
+    "sent by the root": "루트가 보내는 양",
+    "into the master": "마스터로 들어오는 양",
+    "into the root": "루트로 들어오는 양",
+    "on the critical path": "임계 경로 위의 양",
+    "on the critical path (up the tree, then down)": "임계 경로 위의 양 (트리를 올라갔다가 내려옴)",
+    "sent by each server (and as much received)": "각 서버가 보내는 양 (받는 양도 같음)",
+    "sent by the root, in ⌈log2 P⌉ steps": "루트가 ⌈log2 P⌉단계에 걸쳐 보내는 양",
+    "into the root, in ⌈log2 P⌉ steps": "⌈log2 P⌉단계에 걸쳐 루트로 들어오는 양",
+    // a failure's lead-in: the server's reason follows, said by its field (dom.js: reason)
+    "Not run:": "실행하지 않음:",
+    "formulas:": "공식:",
+    "compare:": "비교:",
+    "sweep stopped:": "스윕 중단:",
+    "Could not list the trainings:": "학습 목록을 가져올 수 없습니다:",
+    "charts:": "차트:",
+    "Could not list the watched jobs:": "관찰 중인 작업 목록을 가져올 수 없습니다:",
+    "Could not read the trace:": "트레이스를 읽을 수 없습니다:",
+    "No audience link:": "청중용 링크 없음:",
+  },
+  // a refusal no template knows, by the field the server names (i18n.js: refused)
+  refusals: {
+    "": "요청이 실패했습니다",
+    "*": "받아들여지지 않았습니다",
+    cluster: "다른 작업이 클러스터를 쓰고 있습니다",
+    queue: "대기열이 가득 찼습니다",
+    store: "서버의 저장소에 지금 쓸 수 없습니다",
+    token: "이 링크로는 할 수 없습니다 (발표자 링크가 필요합니다)",
+    error: "실패했습니다 (이유는 영어 페이지에)",
+    departure: "여기서 결과가 집합 통신의 정의에서 어긋납니다",
   },
 };

@@ -1,7 +1,7 @@
 // K: the audience's link as a QR code, the size of the screen, for a hall to scan (the presenter's).
 
 import { api } from "rs/core/api.js";
-import { $, say } from "rs/core/dom.js";
+import { $, reason } from "rs/core/dom.js";
 
 export class Hall {
   constructor(state) { this.state = state; }
@@ -16,7 +16,7 @@ export class Hall {
       box.querySelector("p").textContent = audience[0];
       box.showModal();
     } catch (err) {
-      say("caption", `No audience link: ${err.reason ?? err}`);
+      $("caption").replaceChildren("No audience link: ", reason(err));
     }
   }
 }

@@ -3,7 +3,7 @@
 // same until it moves by itself.
 
 import { api } from "rs/core/api.js";
-import { $, say } from "rs/core/dom.js";
+import { $, reason, say } from "rs/core/dom.js";
 
 export class Presenter {
   /** The live messages it hears, by type. */
@@ -60,7 +60,7 @@ export class Presenter {
         player.mirror();
       }
     } catch (err) {
-      say("caption", `Could not open the presenter's run ${view.run_id}: ${err.reason ?? err}`);
+      $("caption").replaceChildren(`Could not open the presenter's run ${view.run_id}: `, reason(err));
     } finally {
       state.opening = null;
     }

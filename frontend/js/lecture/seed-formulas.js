@@ -4,7 +4,7 @@
 // then closes. The presenter's page runs the rows not measured yet, off the stage (as a sweep's).
 
 import { api } from "rs/core/api.js";
-import { $, html } from "rs/core/dom.js";
+import { $, html, reason } from "rs/core/dom.js";
 import { bytes } from "rs/core/format.js";
 
 export const VIEWS = ["formulas", "formulas:total", "formulas:link"];
@@ -31,7 +31,7 @@ function table(data, view, presenter) {
     const expected = counts ? (Number.isInteger(r.value) ? r.value : null) : r.simulated[view];
     const verdict = got == null || expected == null ? "" : got === expected ? " ✓" : " ≠";
     const measured = got != null ? `${bytes(got)}${verdict}`
-      : r.why ?? (presenter ? "running it…" : "not run at this N and P yet");
+      : r.why ? html("span", { "data-refused": "" }, r.why) : presenter ? "running it…" : "not run at this N and P yet";
     const inN = got == null ? "" : `${+(got / data.n).toFixed(2)}·N`;
     const cells = counts ? [r.algorithm, r.formula, r.counts, putIn(r), measured]
       : [r.algorithm, bytes(r.simulated[view]), measured, inN];
@@ -77,7 +77,7 @@ export class SeedFormulas {
     try {
       data = await api(`/api/compare/formulas?run=${encodeURIComponent(run.id)}`);
     } catch (err) {
-      if (mine === this.shown) box.replaceChildren(html("p", {}, `formulas: ${err.reason ?? err}`));
+      if (mine === this.shown) box.replaceChildren(html("p", {}, "formulas: ", reason(err)));
       return;
     }
     if (mine !== this.shown) return;

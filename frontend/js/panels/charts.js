@@ -5,21 +5,64 @@
 
 import { $ } from "rs/core/dom.js";
 import { byteUnit } from "rs/core/format.js";
+import { onLanguage, tr } from "rs/i18n/i18n.js";
 import { phaseIndex, rankTotals, timelineBars } from "rs/panels/timeline.js";
 
 // Phases' hues, apart from the ranks' palette (which means "data from rank r").
 const PHASE_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00"];
 let loading = null;
 
+/** plotly.js, whose charts say their words (names, titles, hovers, categories) in the page's language,
+ * and again on a switch. */
 export function plotly() {
   loading ??= new Promise((resolve, reject) => {
     const s = document.createElement("script");
     s.src = "/vendor/plotly.min.js";
-    s.onload = () => resolve(window.Plotly);
+    s.onload = () => resolve(translating(window.Plotly));
     s.onerror = () => { loading = null; reject(new Error("plotly.js could not be loaded")); };
     document.head.append(s);
   });
   return loading;
+}
+
+const WORDS = new Set(["name", "text", "title", "hovertemplate", "ticktext", "x", "y"]);
+const drawings = new Map(); // a chart -> what its drawer handed plotly, in English (grown by extendTraces)
+
+// a hover template's markup and plotly's fields (%{y:.3g}) between its words
+const MARKUP = /(<br>|<\/?sub>|<extra><\/extra>|%\{[^}]*\})/;
+
+/** A chart's traces or layout with its words in the page's language: strings under WORDS' keys, a
+ * hover template's words between its markup apart. */
+function localized(value, key = "") {
+  if (typeof value === "string") {
+    if (!WORDS.has(key)) return value;
+    return value.split(MARKUP).map((part, i) => {
+      const [, before, words, after] = /^(\s*)(.*?)([\s:+,]*)$/.exec(part);
+      return i % 2 ? part : before + tr(words) + after;
+    }).join("");
+  }
+  if (Array.isArray(value)) return value.map((v) => localized(v, key));
+  if (value && typeof value === "object" && value.constructor === Object) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, localized(v, WORDS.has(k) ? k : "")]));
+  }
+  return value;
+}
+
+function translating(Plotly) {
+  const react = (el, traces, layout, config) => {
+    drawings.set(el, [traces, layout, config]);
+    return Plotly.react(el, localized(traces), localized(layout), config);
+  };
+  const extendTraces = (el, update, indices, ...more) => {
+    const traces = drawings.get(el)?.[0];
+    for (const [k, lists] of Object.entries(traces ? update : {}))
+      indices.forEach((i, j) => { traces[i][k] = [...(traces[i][k] ?? []), ...lists[j]]; });
+    return Plotly.extendTraces(el, update, indices, ...more);
+  };
+  onLanguage(() => {
+    for (const [el, drawing] of drawings) if (el.isConnected && el.data) react(el, ...drawing);
+  });
+  return Object.assign(Object.create(Plotly), { react, extendTraces });
 }
 
 export function chartTheme() {

@@ -25,10 +25,10 @@ function sparkline(history) {
 function origin(ranks) {
   const first = ranks[0];
   const launchers = [...new Set(ranks.map((r) => r.launcher).filter(Boolean))].join(", ");
-  return html("p", { class: "origin" },
-    `world size ${first.world_size ?? ranks.length} · ${first.backend}` +
-    (first.master ? ` · MASTER_ADDR:PORT ${first.master}` : "") +
-    (launchers ? ` · started by ${launchers}` : ""));
+  // each part its own text, said alone in another language
+  const parts = [`world size ${first.world_size ?? ranks.length}`, first.backend,
+    first.master && `MASTER_ADDR:PORT ${first.master}`, launchers && `started by ${launchers}`];
+  return html("p", { class: "origin" }, parts.filter(Boolean).flatMap((p, i) => (i ? [" · ", p] : [p])));
 }
 
 export function showCluster(cluster) {
@@ -45,8 +45,7 @@ export function showCluster(cluster) {
         `${r.rank}`),
       html("span", { class: "local", title: "local rank / ranks on this node" },
         `local ${r.local_rank}/${r.local_world_size ?? ranks.length}`),
-      html("span", { title: `pid ${r.pid}` },
-        `${r.device} · ${r.status} · ♥ ${r.heartbeat_age.toFixed(1)} s`),
+      html("span", { title: `pid ${r.pid}` }, r.device, " · ", r.status, ` · ♥ ${r.heartbeat_age.toFixed(1)} s`),
       html("span", { class: "usage" },
         `${Math.round(r.cpu_percent ?? 0)}% · ${bytes(r.rss_bytes)}`
         + `${r.gpu_memory_bytes != null ? ` · GPU ${bytes(r.gpu_memory_bytes)}` : ""}`),

@@ -2,7 +2,7 @@
 // algorithms the server sets side by side (simulated), with this cluster's measurements on top.
 
 import { api } from "rs/core/api.js";
-import { $, html } from "rs/core/dom.js";
+import { $, html, reason } from "rs/core/dom.js";
 import { PALETTE } from "rs/core/format.js";
 import { CONFIG, chartTheme, plotly, whenShown } from "rs/panels/charts.js";
 
@@ -96,7 +96,7 @@ export class Compare {
 
   /** Draw, or say why not. */
   plotOrSay(el) {
-    return this.plot(el).catch((err) => { el.textContent = `compare: ${err.reason ?? err}`; });
+    return this.plot(el).catch((err) => el.replaceChildren("compare: ", reason(err)));
   }
 
   /** (Re)draw the compare chart, now if it is in view, else once it is. */

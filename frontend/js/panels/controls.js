@@ -2,7 +2,7 @@
 // that cannot be used says why; the server's refusals appear next to their field.
 
 import { api } from "rs/core/api.js";
-import { $, html, refused, say, select } from "rs/core/dom.js";
+import { $, html, reason, refused, say, sayEach, select } from "rs/core/dom.js";
 
 const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "servers", "group", "pattern", "capture",
   "chunks"];
@@ -185,7 +185,7 @@ export class Controls {
     } catch (err) {
       refused(err, "data-error-for", "run-why");
       // lecture mode hides the form: the caption says why R ran nothing
-      if (document.body.classList.contains("present")) say("caption", `Not run: ${err.reason ?? err}`);
+      if (document.body.classList.contains("present")) $("caption").replaceChildren("Not run: ", reason(err));
     }
   }
 
@@ -241,10 +241,11 @@ export class Controls {
       `${spec.count} × ${spec.dtype}`, spec.op, rooted ? `root ${spec.root}` : null,
       spec.servers ? `S = ${spec.servers}` : null,
       this.preset ? `lecture data: ${PATTERN_WORDS[this.presetPattern]}` : null];
-    strip.replaceChildren(html("b", {}, parts.filter(Boolean).join(" · ")), "  —  ",
+    strip.replaceChildren(html("b", { id: "pick-spec" }), "  —  ",
       html("span", { class: "keys" },
         `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · `
         + `1–0 [ ] pick · Q asks the room`));
+    sayEach("pick-spec", parts.map((p) => p || null));
     strip.dataset.preset = this.preset;
     strip.hidden = !this.canRun; // the audience runs nothing
   }

@@ -77,10 +77,12 @@ function verdicts(run, player) {
     const show = () => { player.pause(); player.go(d.step); };
     out.push(html("p", {
       class: "departure differs", "data-step": d.step, "data-rank": d.rank, "data-chunk": d.chunk },
-      `First departure: ${d.words}. `,
+      "First departure: ", html("span", { "data-refused": "departure" }, d.words), ". ",
       d.step >= 0 ? html("button", { type: "button", onclick: show }, `show step ${d.step + 1}`) : null));
   }
-  if (run.state === "failed" && run.error) out.push(html("p", { class: "failure differs" }, run.error));
+  if (run.state === "failed" && run.error) {
+    out.push(html("p", { class: "failure differs" }, html("span", { "data-refused": "error" }, run.error)));
+  }
   return out;
 }
 

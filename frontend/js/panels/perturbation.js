@@ -3,8 +3,9 @@
 // algorithms under one straggler. Predictions and a hang's state come from the server.
 
 import { api } from "rs/core/api.js";
-import { $, el, html } from "rs/core/dom.js";
+import { $, el, html, refusal } from "rs/core/dom.js";
 import { bandwidth, seconds } from "rs/core/format.js";
+import { fill, tr } from "rs/i18n/i18n.js";
 import { arrivals, lastArrivals } from "rs/panels/timeline.js";
 
 const MARK = "#D55E00"; // vermilion: apart from every rank's colour
@@ -21,7 +22,7 @@ function draw(stage) {
   if (!asked && !front) return;
   const g = el("g", { class: "perturbation", "pointer-events": "none" }, stage.svg);
   if (asked?.straggler)
-    outline(stage, g, asked.straggler.rank, `straggler · +${seconds(asked.straggler.delay_s)} a step`);
+    outline(stage, g, asked.straggler.rank, fill("straggler · +{s1} a step", { s1: seconds(asked.straggler.delay_s) }));
   if (asked?.slow_link) link(stage, g, asked.slow_link);
   if (front?.rank != null) wave(stage, g, front);
   stage.overlaid();
@@ -49,19 +50,20 @@ function link(stage, g, { a, b, bytes_per_s }) {
     x1: p.x, y1: p.y, x2: q.x, y2: q.y, stroke: MARK,
     "stroke-width": 7, "stroke-opacity": 0.55, "stroke-dasharray": "14 8", "stroke-linecap": "round" }, g);
   text(g, [(p.x + q.x) / 2, "middle"], (p.y + q.y) / 2 - 8,
-    `slow link ${a}–${b} · ${bandwidth(bytes_per_s)}`, fontOf(stage));
+    fill("slow link {n1}–{n2} · {s1}", { n1: a, n2: b, s1: bandwidth(bytes_per_s) }), fontOf(stage));
 }
 
 /** The hang: the rank everyone waits for outlined, every rank's last step done under its card. */
 function wave(stage, g, front) {
-  outline(stage, g, front.rank, `everyone waits for it at step ${front.step + 1}`, "3 4",
+  outline(stage, g, front.rank, fill("everyone waits for it at step {n1}", { n1: front.step + 1 }), "3 4",
     "perturb-label perturb-verdict");
   for (const [rank, done] of Object.entries(front.done)) {
     const at = stage.positions[rank];
     if (!at) continue;
-    const waits = front.waiting.includes(Number(rank)) ? ` · waits for ${front.rank}` : "";
-    text(g, anchor(stage, at), at.y + stage.card.h / 2 + fontOf(stage) + 4,
-      `done: ${done < 0 ? "no step" : `step ${done + 1}`}${waits}`, fontOf(stage) * 0.85);
+    const waits = front.waiting.includes(Number(rank)) ? ` · ${fill("waits for {n1}", { n1: front.rank })}` : "";
+    const last = done < 0 ? tr("done: no step") : fill("done: step {n1}", { n1: done + 1 });
+    text(g, anchor(stage, at), at.y + stage.card.h / 2 + fontOf(stage) + 4, `${last}${waits}`,
+      fontOf(stage) * 0.85);
   }
 }
 
@@ -98,7 +100,7 @@ async function submit(request, then) {
   try {
     then(await request());
   } catch (err) {
-    why.textContent = err.field ? `${err.field}: ${err.reason}` : String(err.reason ?? err);
+    refusal(why, err);
   }
 }
 
@@ -165,9 +167,10 @@ export class Perturbations {
   holdCaption() {
     const { player } = this, caption = $("caption"), front = player.run?.perturbed?.wavefront;
     if (!player.run || player.step + 1 < player.available()) return;
-    const verdict = front?.rank == null ? this.demoLine(player.run.id)
-      : player.run.state === "running" ? front.text : player.run.error;
-    if (verdict && caption.textContent !== verdict) caption.textContent = verdict;
+    const failed = front?.rank != null && player.run.state !== "running";
+    const verdict = front?.rank == null ? this.demoLine(player.run.id) : failed ? player.run.error : front.text;
+    // the run's error is a rank's or the server's words: said by what they are (i18n.js)
+    if (verdict && caption.textContent !== verdict) caption.replaceChildren(failed ? html("span", { "data-refused": "error" }, verdict) : verdict);
   }
 
   async mountPanel() {

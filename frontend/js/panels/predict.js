@@ -4,7 +4,7 @@
 // (the measured line, or NCCL's own choice under a preset), and the sizes where the fastest one changes.
 
 import { api } from "rs/core/api.js";
-import { $, html } from "rs/core/dom.js";
+import { $, html, refusal } from "rs/core/dom.js";
 import { bytes, colour, seconds } from "rs/core/format.js";
 import { CONFIG, chartTheme } from "rs/panels/charts.js";
 
@@ -51,7 +51,7 @@ async function show(form, plotly) {
     await draw(answer, await plotly());
     why.textContent = describe(answer);
   } catch (err) {
-    why.textContent = err.field ? `${err.field}: ${err.reason ?? err}` : String(err.reason ?? err);
+    refusal(why, err);
   }
 }
 

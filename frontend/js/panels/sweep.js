@@ -3,7 +3,7 @@
 // predicted when it chose; for native, the line fitted to its runs).
 
 import { api } from "rs/core/api.js";
-import { say } from "rs/core/dom.js";
+import { $, reason, say } from "rs/core/dom.js";
 import { colour } from "rs/core/format.js";
 import { CONFIG, chartTheme, plotly } from "rs/panels/charts.js";
 
@@ -139,6 +139,6 @@ export async function sweep(entry, spec, ended) {
     progress(`${entry.name}: ${runs.length} runs, charted`);
     say("run-why", "");
   } catch (err) {
-    progress(`sweep stopped: ${err.reason ?? err}`);
+    $("sweep-progress").replaceChildren("sweep stopped: ", reason(err));
   }
 }

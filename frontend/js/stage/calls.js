@@ -23,7 +23,7 @@ export function callTimeline(calls) {
     });
     const what = list.map((c) => `${c.name} ${c.name.endsWith("send") ? "→" : "←"} ${c.peer}`).join(", ");
     return html("div", { class: "call-row", "data-rank": rank, "data-blocked": blocked.toFixed(4) },
-      html("span", { class: "who" }, `rank ${rank}: ${what}`), html("span", { class: "track" }, bars),
+      html("span", { class: "who" }, `rank ${rank}`, ": ", what), html("span", { class: "track" }, bars),
       html("span", { class: "waited" }, `waited ${seconds(blocked)}`));
   });
   const key = `Each rank's calls, ${seconds(end)} in all: grey while in flight, `

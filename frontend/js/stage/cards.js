@@ -3,6 +3,7 @@
 
 import { el, stripes } from "rs/core/dom.js";
 import { bytes, cellText, colour, exact, range } from "rs/core/format.js";
+import { fill, rankName, tr } from "rs/i18n/i18n.js";
 import { textWidth } from "rs/stage/labels.js";
 
 const MIN_FONT = 9; // the smallest value text drawn, in stage units
@@ -31,8 +32,9 @@ export function drawnChunks(run, rank) {
 function namesOf(run, rank, isRoot) {
   const local = run.world_size > run.group.length ? ` (g${run.group.indexOf(rank)})` : ""; // in the group
   // a parameter server's: its role says more than "root"
-  const root = (run.layout?.servers ?? []).includes(rank) ? " · server" : isRoot ? " · root" : "";
-  return [`rank ${rank}${local}${root}`, `rank ${rank}${local}`, `${rank}${local}`, `${rank}`];
+  const role = (run.layout?.servers ?? []).includes(rank) ? "server" : isRoot ? "root" : "";
+  const name = `${rankName(rank)}${local}`;
+  return [role ? `${name} · ${tr(role)}` : name, name, `${rank}${local}`, `${rank}`];
 }
 
 /** A rank's bytes so far: "↑48 B ↓1.5 KiB", or `short`, one unit said once where both share
@@ -95,8 +97,9 @@ function drawTerms(stage, left, top, rank) {
   if (!at || plain) return 0;
   const font = Math.max(LEAST_TERMS, head * 0.62), x = left + Math.min(8, w * 0.06);
   const { host, local_rank: local } = at, world = run.world_size;
-  const choices = [`node ${host} · local ${local} · global ${rank} of ${world}`,
-    `${host} · local ${local} · global ${rank}/${world}`, `${host} · L${local} · G${rank}`, `L${local}`];
+  const terms = { s1: host, w1: host, n1: local, n2: rank, n3: world };
+  const choices = [fill("node {s1} · local {n1} · global {n2} of {n3}", terms),
+    fill("{w1} · local {n1} · global {n2}/{n3}", terms), `${host} · L${local} · G${rank}`, `L${local}`];
   const attrs = { class: "terms", "data-rank": rank, x, y: top + font * 0.85, "font-size": font };
   const fits = choices.find((t) => textWidth(t, font) <= w - 12);
   el("text", attrs, stage.names).textContent = fits ?? choices.at(-1);
@@ -111,8 +114,9 @@ export function drawOutsider(stage, parent, rank) {
   const g = el("g", { class: "card outside", "data-rank": rank,
     transform: `translate(${x - w / 2},${y - h / 2})` }, parent);
   el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
-  el("title", {}, g).textContent = `rank ${rank} is not in this run's group`;
-  const names = [`rank ${rank} · not in group`, `rank ${rank} · out`, `rank ${rank}`, `${rank}`];
+  el("title", {}, g).textContent = fill("{r1} is not in this run's group", { r1: rank });
+  const names = [fill("{r1} · not in group", { r1: rank }), fill("{r1} · out", { r1: rank }), rankName(rank),
+    `${rank}`];
   drawHead(stage, x - w / 2, y - h / 2, names, "name outside");
 }
 
@@ -158,10 +162,10 @@ export function drawCard(stage, parent, rank, isRoot) {
       noteFonts: small >= least ? [small] : [],
       maxFont, cx: left + cx0 + cw / 2, cy: top + band + ch / 2 };
     // A buffer in labelled parts (an input half and an output half): the label at each part's start.
-    const label = regionOf.get(c);
-    if (label && regionOf.get(chunks[i - 1]) !== label) {
+    const part = regionOf.get(c), label = part && tr(part);
+    if (part && regionOf.get(chunks[i - 1]) !== part) {
       // on a projector at 18 px where the part is wide enough (weights w, −η·g)
-      const end = chunks.findIndex((d, j) => j > i && regionOf.get(d) !== label);
+      const end = chunks.findIndex((d, j) => j > i && regionOf.get(d) !== part);
       const room = ((end < 0 ? chunks.length : end) - i) * cw - 6;
       const usual = Math.max(9, Math.min(14, ch * 0.2));
       const clear = least && ch * 0.5 - 0.36 * maxFont > 1.1 * least && textWidth(label, least) <= room;
@@ -221,7 +225,8 @@ function showBars(stage, rank, index) {
   const sent = stage.traffic.sent[rank][index], received = stage.traffic.received[rank][index];
   bars.sent.setAttribute("width", (bars.full * sent) / stage.most);
   bars.received.setAttribute("width", (bars.full * received) / stage.most);
-  bars.title.textContent = `rank ${rank} so far: sent ${bytes(sent)}, received ${bytes(received)}`;
+  bars.title.textContent = fill("{r1} so far: sent {s1}, received {s2}",
+    { r1: rank, s1: bytes(sent), s2: bytes(received) });
   if (bars.text) bars.text.textContent = moved(sent, received, stage.header.short);
   bars.sent.dataset.bytes = sent;
   bars.received.dataset.bytes = received;
@@ -248,16 +253,17 @@ function paint(stage, rank, chunk, values, origins, stats, spare = false) {
   cell.group.classList.toggle("empty", !from.length); // holds no rank's data yet: its zeros are dimmed
   cell.group.classList.toggle("spare", spare);
   // said where it fits under the value; the hatching and the hover say it everywhere
-  const note = "not output", font = cell.noteFonts?.find((f) => textWidth(note, f) <= cell.w - 4);
+  const note = tr("not output"), font = cell.noteFonts?.find((f) => textWidth(note, f) <= cell.w - 4);
   if (font) { cell.note.setAttribute("font-size", font); cell.note.setAttribute("y", cell.h - font * 0.7); }
   cell.note.textContent = spare && cell.h >= 40 && font ? note : "";
   const all = (values ?? []).slice(0, MAX_TITLE_VALUES).map(exact).join(" ")
     + ((values?.length ?? 0) > MAX_TITLE_VALUES ? " …" : "");
-  const summary = stats
-    ? `min ${exact(stats.min)}, max ${exact(stats.max)}, sum ${exact(stats.sum)}; first ` : "";
-  const whose = `from ${from.join(", ") || "nobody"}${spare ? " (not part of the output)" : ""}`;
-  const tip = `rank ${rank} chunk ${chunk} ${whose}`;
-  (cell.title ??= el("title", {}, cell.group)).textContent = `${tip}: ${summary}${all}`;
+  const whose = { r1: rank, n1: chunk, s1: from.join(", ") || tr("nobody") };
+  const tip = spare ? fill("{r1} chunk {n1} from {s1} (not part of the output)", whose)
+    : fill("{r1} chunk {n1} from {s1}", whose);
+  const summary = stats ? fill("min {s1}, max {s2}, sum {s3}; first {s4}",
+    { s1: exact(stats.min), s2: exact(stats.max), s3: exact(stats.sum), s4: all }) : all;
+  (cell.title ??= el("title", {}, cell.group)).textContent = `${tip}: ${summary}`;
   return text ? Math.max(MIN_FONT, Math.min(cell.maxFont, (cell.w - 6) / (text.length * 0.62))) : Infinity;
 }
 

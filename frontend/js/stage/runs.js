@@ -2,7 +2,7 @@
 // history, the presenter's); its title, state and Cancel over the stage, and the history panel.
 
 import { api } from "rs/core/api.js";
-import { $, say } from "rs/core/dom.js";
+import { $, reason, say, sayEach } from "rs/core/dom.js";
 import { dtypeOf } from "rs/core/format.js";
 import { timeline, totals } from "rs/panels/charts.js";
 import { showHistory, showOutcome } from "rs/panels/panels.js";
@@ -58,7 +58,7 @@ export class Runs {
       if (this.state.following) return; // the presenter's view came first
       this.show(run, step);
     } catch (err) {
-      say("caption", `Could not open run ${id}: ${err.reason ?? err}`);
+      $("caption").replaceChildren(`Could not open run ${id}: `, reason(err));
     }
   }
 
@@ -84,10 +84,9 @@ export class Runs {
     // A fetched run that answers after the feed announced its end is older than the stage's.
     if (player.run?.id === run.id && state.over(player.run) && !state.over(run)) return;
     player.load(run, { step });
-    const op = run.op ? ` · ${run.op}` : ""; // the reduction the numbers on stage go through
-    const how = `${run.choice?.label ?? run.spec.algorithm} · ${run.group.length} ranks`;
-    say("run-title",
-      `${run.spec.collective}${op} · ${how} · ${run.spec.count} × ${dtypeOf(run)} · ${run.id}`);
+    // the reduction the numbers on stage go through after the collective
+    sayEach("run-title", [run.spec.collective, run.op, run.choice?.label ?? run.spec.algorithm,
+      `${run.group.length} ranks`, `${run.spec.count} × ${dtypeOf(run)}`, run.id]);
     $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
     say("run-state", run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
     $("run-state").dataset.state = run.state;
@@ -117,7 +116,7 @@ export class Runs {
     try {
       await api(`/api/runs/${this.player.run.id}/cancel`, { method: "POST" });
     } catch (err) {
-      say("caption", `Could not cancel ${this.player.run.id}: ${err.reason ?? err}`);
+      $("caption").replaceChildren(`Could not cancel ${this.player.run.id}: `, reason(err));
     }
   }
 }

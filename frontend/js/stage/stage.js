@@ -6,6 +6,7 @@
 // "load" once it has made its nodes, for the marks others lay over them.
 
 import { el } from "rs/core/dom.js";
+import { onLanguage } from "rs/i18n/i18n.js";
 import { drawCard, drawOutsider, headOf, paintCard } from "rs/stage/cards.js";
 import { showFormula } from "rs/stage/formulas.js";
 import { arrange } from "rs/stage/layout.js";
@@ -47,6 +48,7 @@ export class Stage extends EventTarget {
     this.frameCount = 0; // requestAnimationFrame callbacks while animating (for the fps benchmark)
     this.pool = []; // tokens, made as needed and reused
     if (typeof ResizeObserver === "function") new ResizeObserver(() => this.fitToBox()).observe(svg);
+    onLanguage(() => this.fitToBox(true)); // its words (names, a buffer's parts, hovers) in the new language
   }
 
   /** The stage's size in its own units, [across, down], from the element's shape on the page. */

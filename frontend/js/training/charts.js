@@ -1,7 +1,7 @@
 // The training's charts, grown as the ranks report each step (a click on a step opens its
 // gradient sync), and the methods compared: a table and a chart of the finished trainings.
 
-import { $, html, say } from "rs/core/dom.js";
+import { $, html, reason, say, sayEach } from "rs/core/dom.js";
 import { bytes, byteUnit, colour } from "rs/core/format.js";
 import { CONFIG, chartTheme, plotly } from "rs/panels/charts.js";
 
@@ -74,7 +74,7 @@ export class TrainCharts {
 
   chart(work) {
     this.charting = this.charting.then(work).catch((err) =>
-      say("train-status", `charts: ${err.message ?? err}`));
+      $("train-status").replaceChildren("charts: ", reason(err)));
   }
 
   ranks() {
@@ -188,9 +188,8 @@ export class TrainCharts {
     if (!rows.length) return;
     $("training").hidden = false;
     const methods = `${rows.length} method${rows.length > 1 ? "s" : ""} finished`;
-    say("train-compare-what", `hidden ${ref.spec.hidden} (${ref.parameters} parameters) · P = `
-      + `${ref.world_size}`
-      + ` · ${ref.spec.steps} steps: ${methods}`);
+    sayEach("train-compare-what", [`hidden ${ref.spec.hidden} (${ref.parameters} parameters)`,
+      `P = ${ref.world_size}`, `${ref.spec.steps} steps: ${methods}`]);
     const heads = ["method", ...COMPARED.map(([, head]) => head), "training"];
     $("train-table").replaceChildren( // data-head: for a phone (CSS .reflow)
       html("thead", {}, html("tr", {}, heads.map((head) => html("th", {}, head)))),

@@ -4,6 +4,10 @@
 import { api } from "rs/core/api.js";
 import { $, html, refused, say, select } from "rs/core/dom.js";
 
+/** A training's id and state beside the form, and why it failed: its words apart, each said alone. */
+const said = (t) => $("train-why").replaceChildren(`${t.id}: `, t.state,
+  ...(t.error ? [" (", html("span", { "data-refused": "error" }, t.error), ")"] : []));
+
 export class TrainForm {
   queue = []; // "compare all methods": specs not accepted yet
   queued = 0; // how many it held when it was made
@@ -78,7 +82,7 @@ export class TrainForm {
     try {
       const accepted = await api("/api/trainings", { method: "POST", body: spec });
       this.mine = accepted.id;
-      say("train-why", `${accepted.id}: ${accepted.state}`);
+      said(accepted);
       $("training").scrollIntoView?.({ block: "start", behavior: "smooth" });
       return accepted;
     } catch (err) {
@@ -126,7 +130,7 @@ export class TrainForm {
   /** A training's state: this page's own says how it goes; one that ended lets the next go. */
   heard(summary, ended) {
     if (summary.id === this.mine && !this.queued) {
-      say("train-why", `${summary.id}: ${summary.state}${summary.error ? ` (${summary.error})` : ""}`);
+      said(summary);
     }
     if (ended && this.queue.length) this.pump();
   }

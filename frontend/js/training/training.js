@@ -4,7 +4,7 @@
 // and which one has servers, is the catalog's to say (catalog.training): this page names none.
 
 import { api } from "rs/core/api.js";
-import { $, say } from "rs/core/dom.js";
+import { $, html, reason, say, sayEach } from "rs/core/dom.js";
 import { label, TrainCharts } from "rs/training/charts.js";
 import { TrainForm } from "rs/training/form.js";
 
@@ -56,7 +56,7 @@ export class Training {
       this.charts.compare(trainings);
       return trainings;
     } catch (err) {
-      say("train-status", `Could not list the trainings: ${err.reason ?? err}`);
+      $("train-status").replaceChildren("Could not list the trainings: ", reason(err));
       return [];
     }
   }
@@ -99,7 +99,7 @@ export class Training {
       detail = await api(`/api/trainings/${id}`);
     } catch (err) {
       if (this.loading === loading) this.loading = null;
-      say("train-status", `Could not open training ${id}: ${err.reason ?? err}`);
+      $("train-status").replaceChildren(`Could not open training ${id}: `, reason(err));
       return;
     }
     if (this.loading !== loading) return; // a newer one was asked for meanwhile
@@ -117,12 +117,11 @@ export class Training {
 
   status() {
     const t = this.shown, s = t.spec, last = t.steps.at(-1);
-    const parts = [`${t.id} · ${label(s, this.catalog)} · ${t.world_size} ranks · hidden `
-      + `${s.hidden} (${t.parameters} parameters)`,
-      `${t.state}: step ${t.steps.length} of ${s.steps}`, last ? `loss ${fixed(last.loss, 3)}` : null,
-      t.result ? `held-out accuracy ${(t.result.test_accuracy * 100).toFixed(1)}%` : null, t.error
-        ? `error: ${t.error}` : null];
-    say("train-status", parts.filter(Boolean).join(" · "));
+    sayEach("train-status", [t.id, label(s, this.catalog), `${t.world_size} ranks`,
+      `hidden ${s.hidden} (${t.parameters} parameters)`, `${t.state}: step ${t.steps.length} of ${s.steps}`,
+      last ? `loss ${fixed(last.loss, 3)}` : null,
+      t.result ? `held-out accuracy ${(t.result.test_accuracy * 100).toFixed(1)}%` : null,
+      t.error ? html("span", {}, "error: ", html("span", { "data-refused": "error" }, t.error)) : null]);
     $("train-status").dataset.state = t.state;
     $("train-step").max = Math.max(0, t.steps.length - 1);
     $("train-cancel").hidden = !this.state.presenter || this.state.ended.has(t.state) || t.cancel_requested;
@@ -135,7 +134,7 @@ export class Training {
     try {
       await api(`/api/trainings/${t.id}/cancel`, { method: "POST" });
     } catch (err) {
-      say("train-status", `Could not cancel ${t.id}: ${err.reason ?? err}`);
+      $("train-status").replaceChildren(`Could not cancel ${t.id}: `, reason(err));
     }
   }
 
@@ -156,7 +155,7 @@ export class Training {
       say("train-sync-why", `${t.id}, step ${k}: its gradient sync (`
         + `${label(t.spec, this.catalog)}) is on the stage; step through it with the player`);
     } catch (err) {
-      say("train-sync-why", `step ${k}: ${err.reason ?? err}`);
+      $("train-sync-why").replaceChildren(`step ${k}: `, reason(err));
     }
   }
 }

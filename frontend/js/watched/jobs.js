@@ -2,7 +2,7 @@
 // one's hang, ranks by node, lanes, latest collectives, totals, p2p links, trace. The server judges.
 
 import { api } from "rs/core/api.js";
-import { $, html, say, table } from "rs/core/dom.js";
+import { $, html, reason, say, table } from "rs/core/dom.js";
 import { bandwidth, bytes, colour, seconds } from "rs/core/format.js";
 import { openInPerfetto } from "rs/export/perfetto.js";
 import { Lanes, moved } from "rs/watched/job-lanes.js";
@@ -85,10 +85,11 @@ export class Jobs {
     try {
       ({ jobs } = await api("/api/jobs?limit=50"));
     } catch (err) {
-      return say("jobs-status", `Could not list the watched jobs: ${err.reason ?? err}`);
+      return $("jobs-status").replaceChildren("Could not list the watched jobs: ", reason(err));
     }
     if (!jobs.length)
-      say("jobs-status", "No watched job yet: torchrun -m ringside.watch --server URL train.py");
+      $("jobs-status").replaceChildren("No watched job yet:", " ",
+        html("code", {}, "torchrun -m ringside.watch --server URL train.py"));
     jobs.reverse().forEach((j) => this.listed(j));
     const id = this.job?.id ?? this.loading?.id
       ?? (jobs.findLast((j) => j.state === "running") ?? jobs.at(-1))?.id;
@@ -165,7 +166,7 @@ export class Jobs {
   async detail(id, limit = 500) {
     this.fetched = Date.now();
     return api(`/api/jobs/${id}?limit=${limit}`)
-      .catch((err) => say("jobs-status", `Could not open job ${id}: ${err.reason ?? err}`));
+      .catch((err) => $("jobs-status").replaceChildren(`Could not open job ${id}: `, reason(err)));
   }
 
   /** Open a job: its detail from the server, then whatever the feed adds. */
