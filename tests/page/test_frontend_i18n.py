@@ -132,6 +132,7 @@ def test_the_picker_switches_without_a_reload_and_a_reload_keeps_the_pick(up, co
     page.select_option("#lang", "zh")
     expect(page.locator("#caption")).to_contain_text("第 1 步")  # what the modules wrote, switched too
     expect(page.locator("#present")).to_have_text("讲课")
+    expect(page.locator("#jobs-open")).to_have_text("任务")  # a job that runs, not homework (作业)
     assert page.evaluate("window.unreloaded") is True, "no reload"
     page.select_option("#lang", "en")
     expect(page.locator("#caption")).to_contain_text(f"Step 1 of {len(run['steps'])}")

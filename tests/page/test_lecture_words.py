@@ -1,0 +1,292 @@
+"""Every word a page shows in Korean and in Chinese, in a real Chromium against `ringside up` with
+4 gloo ranks: the presenter's page at 1280x720 in lecture mode walks the seed lecture from the keys
+(every collective picked, A O P I X , . G S, runs on the stage, M three times, C, T, N, Y, J, K, ?,
+a poll asked and revealed, D, send/recv's call rows, a barrier, a refused R), then the page out of
+lecture mode with every panel, and an exported run's page. After each step the page is switched to
+Korean and to Chinese and its visible text, its titles and the stage's hovers may hold no English
+word but the few a lecture keeps as they are (ALLOWED: names the catalog and cluster give, the seeds'
+own English terms, key caps, units); a server's refusal is said in the page's language too.
+Screenshots in Korean of the M overlay, the send/recv rows and a parameter-server step:
+/tmp/shots-words/ (not committed)."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+PROJECTOR = (1280, 720)
+SHOTS = Path("/tmp/shots-words")
+TRAIN = {"hidden": 8, "steps": 3, "lr": 0.5, "batch": 32}
+RUN = "window.ringside.player.run"
+# What a lecture keeps in English in every language, besides the catalog's and the cluster's names
+# and identifiers (anything with a digit or an underscore: int32, r-000001, log2): key caps, units,
+# product and file names, the nccl-tests figures, torch.distributed's calls, the seeds' own English
+# terms for the parameter server's phases, and a value that is not a number.
+ALLOWED = {
+    *("Space", "Enter", "Esc", "Home", "End"),
+    *("KiB", "MiB", "GiB", "kB", "MB", "GB", "ms", "µs"),
+    *("Ringside", "Perfetto", "torchrun", "torch", "gloo", "nccl", "NCCL", "HTML", "JSON", "QR"),
+    *("CPU", "GPU", "PID", "MLP", "SGD", "RMS"),
+    *("algbw", "busbw", "send", "recv", "isend", "irecv"),
+    *("pull", "push", "fan-in", "fan-out"),
+    "NaN",
+}
+# the Chinese note writes "rank" as it is ("所有 rank")
+SEED_TERMS = {"ko": set(), "zh": {"rank"}}
+
+SEEN = """() => {
+  const out = [];
+  const seen = (el) => el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const el = n.parentElement, text = n.nodeValue.trim();
+    // code is code (a command line), a select shows its picked option, a title is a hover (below)
+    if (!el || !text || el.closest("script, style, title, select, code, dialog:not([open])")) continue;
+    const r = document.createRange();
+    r.selectNodeContents(n);
+    if (seen(el) && [...r.getClientRects()].some((b) => b.width > 0 && b.height > 0)) out.push(text);
+  }
+  for (const s of document.querySelectorAll("select")) {
+    if (seen(s)) out.push(s.selectedOptions[0]?.text ?? "");
+  }
+  for (const el of document.querySelectorAll("[title], [placeholder]")) {
+    if (!seen(el)) continue;
+    for (const a of ["title", "placeholder"]) if (el.getAttribute(a)) out.push(el.getAttribute(a));
+  }
+  for (const t of document.querySelectorAll("#stage title")) out.push(t.textContent); // a cell's hover
+  return out;
+}"""
+
+
+def allowed_on(page) -> set[str]:
+    """ALLOWED, and the names the page is given: collectives and their phases' hyphenated forms,
+    algorithms, ops (also as arithmetic writes them: max(3, 4)), dtypes, methods, hosts, launchers."""
+    given = page.evaluate("""async () => {
+        const c = window.ringside.controls.catalog, cluster = await (await fetch('/api/cluster')).json();
+        return [...c.collectives.flatMap((e) => [e.name, ...e.algorithms]), ...c.ops, ...c.dtypes,
+          ...c.training.methods, ...cluster.ranks.flatMap((r) => [r.host, ...(r.launcher ?? '').split(' ')])];
+    }""")
+    names = {n for n in given if n}
+    return ALLOWED | names | {n.replace("_", "-") for n in names} | {n.lower() for n in names}
+
+
+def english_left(text: str, allowed: set[str]) -> list[str]:
+    """The English words in `text` that are not `allowed`."""
+    text = re.sub(r"https?://\S+", " ", text)
+    left = []
+    for token in re.findall(r"[A-Za-z0-9][A-Za-z0-9_.:+\-]*", text):  # Korean particles apart: AVG에는
+        word = token.strip(".:-+")
+        if re.search(r"[_\d]|\w\.\w", word) or len(re.sub(r"[^A-Za-z]", "", word)) < 2:
+            continue  # an identifier (all_reduce, int32, r-000001, ui.perfetto.dev) or a symbol (N, P, w)
+        if word not in allowed:
+            left.append(word)
+    return left
+
+
+class Walk:
+    """The presenter's page, its words checked in both languages after each step of the walk."""
+
+    def __init__(self, page, allowed: set[str], misses: list[str]):
+        self.page, self.allowed, self.misses, self.checked = page, allowed, misses, []
+
+    def switch(self, lang: str) -> None:
+        picker = (  # the header's picker, as a hand would use it (lecture mode may hide the header)
+            "l => { const s = document.getElementById('lang'); s.value = l;"
+            " s.dispatchEvent(new Event('change')); }"
+        )
+        self.page.evaluate(picker, lang)
+        html_lang = "zh-CN" if lang == "zh" else lang
+        self.page.wait_for_function("l => document.documentElement.lang === l", arg=html_lang)
+
+    def left(self, lang: str) -> dict[str, list[str]]:
+        allowed = self.allowed | SEED_TERMS[lang]
+        found = {}
+        for text in self.page.evaluate(SEEN):
+            words = english_left(text, allowed)
+            if words:
+                found[text[:160]] = words
+        return found
+
+    def check(self, what: str) -> None:
+        """Korean, then Chinese, then Korean again for the next step: what is left in English once the
+        page has settled (its charts are drawn again on a switch), with the step that showed it."""
+        for lang in ("zh", "ko"):
+            self.switch(lang)
+            deadline = time.monotonic() + 8
+            while (found := self.left(lang)) and time.monotonic() < deadline:
+                self.page.wait_for_timeout(250)
+            if found:
+                self.misses.append(f"{lang} after {what}: {found}")
+        self.checked.append(what)
+
+    def press(self, key: str, what: str | None = None, until: str | None = None) -> None:
+        self.page.keyboard.press(key)
+        if until:
+            self.page.wait_for_function(until, timeout=60_000)
+        self.check(what or key)
+
+    def run(self, what: str) -> str:
+        """R: the pick runs and its result is on the stage."""
+        page = self.page
+        posted = page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST")
+        with posted as done:
+            page.keyboard.press("r")
+        run_id = done.value.json()["id"]
+        page.wait_for_function(f"{RUN}?.id === '{run_id}' && {RUN}.state === 'done'", timeout=60_000)
+        page.evaluate("window.ringside.player.pause()")
+        page.keyboard.press("End")
+        page.wait_for_function("!window.ringside.stage.pending")
+        self.check(what)
+        return run_id
+
+
+def pick(walk: Walk, collective: str) -> None:
+    names = walk.page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
+    walk.page.keyboard.press(str((names.index(collective) + 1) % 10))
+    walk.page.wait_for_function(f"window.ringside.controls.picked()[0] === '{collective}'")
+
+
+def algorithm(walk: Walk, name: str) -> None:
+    for _ in range(12):
+        if walk.page.evaluate("window.ringside.controls.picked()[1].algorithm") == name:
+            return
+        walk.page.keyboard.press("a")
+    raise AssertionError(f"A never reached {name}")
+
+
+def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp_path):
+    page = page_for(
+        f"{up.url}/?token={up.presenter}&present=1&lang=ko", viewport=PROJECTOR, allow=("status of 422",)
+    )
+    page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
+    SHOTS.mkdir(exist_ok=True)
+    walk = Walk(page, allowed_on(page), [])
+    walk.check("the page opened")
+    names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
+    for i, name in enumerate(names[:10]):  # every collective the digits pick, and the strip that says it
+        walk.press(str((i + 1) % 10), f"{name} picked", f"window.ringside.controls.picked()[0] === '{name}'")
+    walk.press("]", "] to the next collective")
+
+    pick(walk, "broadcast")
+    walk.run("a broadcast run")
+    walk.press("Home", "the inputs")
+    for key in ("a", "a", "p", "i", "i", "i", "x", ",", ".", "p"):
+        walk.press(key, f"{key} on the strip")
+
+    pick(walk, "all_reduce")
+    for _ in range(3):
+        walk.press("o", "O: the next op")
+    algorithm(walk, "auto")
+    walk.run("auto's choice, and why (the title)")
+    algorithm(walk, "ring")
+    walk.press("g", "G: a group", "window.ringside.controls.picked()[1].group === '0,2'")
+    walk.run("a run of the evens, the others greyed")
+    for _ in range(3):  # odds, first half, all
+        walk.press("g", "G again")
+    walk.run("an all_reduce ring")
+    for view in ("counts", "total", "link"):  # the seed's formulas, their rows measured meanwhile
+        walk.press("m", f"M: {view}", "document.querySelector('#seed-formulas table tr[data-measured]')")
+        if view == "counts":
+            page.screenshot(path=str(SHOTS / "ko-m-overlay.png"))
+    walk.press("m", "M closed", "window.ringside.state.overlay === null")
+    walk.press("c", "C: bytes against P", "document.getElementById('compare').dataset.drawn !== undefined")
+    walk.press("c", "C closed")
+    walk.press("t", "T before any training")
+    walk.press("t", "T closed")
+
+    walk.press("s", "S: the parameter server", "window.ringside.controls.picked()[0] === 'parameter_server'")
+    walk.run("a parameter-server run")
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("window.ringside.player.step === 0 && !window.ringside.stage.pending")
+    walk.check("a parameter server's first step")
+    page.screenshot(path=str(SHOTS / "ko-parameter-server-step.png"))
+
+    page.evaluate(  # the Train panel's settings, kept small (the form is the mouse's)
+        "s => { const f = document.getElementById('train-form').elements;"
+        " Object.entries(s).forEach(([k, v]) => { f[k].value = v; }); }",
+        TRAIN,
+    )
+    before = page.evaluate("window.ringside.training.shown?.id ?? ''")
+    walk.press(
+        "n",
+        "N: a training, its charts",
+        f"(t => t && t.id !== '{before}' && t.state === 'done')(window.ringside.training.shown)",
+    )
+    walk.press("y", "Y: its first step's sync", f"{RUN}?.id.startsWith(window.ringside.training.shown.id)")
+    walk.press("y", "Y: the next step's")
+    walk.press("t", "T: the training's charts")
+    walk.press("t", "T closed")
+    walk.press("j", "J: the watched jobs")
+    walk.press("j", "J closed")
+    walk.press("k", "K: the audience's link", "document.getElementById('hall').open")
+    walk.press("Escape", "K closed")
+    walk.press("?", "?: the keys", "document.getElementById('keys').open")
+    walk.press("Escape", "the keys closed")
+
+    pick(walk, "broadcast")
+    walk.run("a broadcast for the poll")
+    walk.press("q", "Q: the poll's menu", "document.querySelector('#poll .menu')")
+    walk.press("2", "a poll asked", "window.ringside.state.poll?.state === 'open'")
+    walk.press("Enter", "the poll revealed", "window.ringside.state.poll?.state === 'revealed'")
+    walk.press("Escape", "the poll closed")
+
+    with page.expect_response(lambda r: r.url.endswith("/api/perturb/demo")) as posted:
+        page.keyboard.press("d")
+    ids = [r["id"] for r in posted.value.json()["runs"]]
+    algorithms = [up.wait(run_id)["spec"]["algorithm"] for run_id in ids]
+    page.wait_for_function(f"{RUN}?.id === '{ids[-1]}' && {RUN}.state === 'done'", timeout=60_000)
+    page.wait_for_function(  # the demo's line, in any language: its two algorithms' times side by side
+        "names => names.every((n) => document.getElementById('caption').textContent.includes(n))",
+        arg=algorithms,
+    )
+    walk.check("D: the straggler demo's line")
+
+    pick(walk, "send_recv")
+    for name in ("blocking", "isend"):
+        algorithm(walk, name)
+        walk.run(f"send/recv by {name}: its calls' rows")
+    page.screenshot(path=str(SHOTS / "ko-send-recv-rows.png"))
+    pick(walk, "barrier")
+    walk.run("a barrier")
+
+    pick(walk, "all_reduce")  # a run the server refuses (AVG set as a mouse would): the caption says why
+    page.evaluate("""() => { const f = document.getElementById('spec').elements;
+        f.dtype.value = 'int32'; f.op.disabled = false; f.op.options[[...f.op.options]
+        .findIndex((o) => o.value === 'AVG')].disabled = false; f.op.value = 'AVG'; }""")
+    with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.status == 422):
+        page.keyboard.press("r")
+    walk.check("a refused R")
+
+    walk.press("l", "out of lecture mode: every panel", "!document.body.classList.contains('present')")
+    page.evaluate("document.getElementById('bottom').scrollIntoView()")
+    walk.check("the panels under the stage")
+    walk.press("l", "lecture mode again", "document.body.classList.contains('present')")
+
+    exported = tmp_path / "run.html"
+    exported.write_text(
+        page.evaluate("import('rs/export/export.js').then((m) => m.standalone(window.ringside.player.run))")
+    )
+    offline = page_for(f"{exported.as_uri()}?lang=ko", viewport=PROJECTOR)
+    offline.wait_for_function("window.ringside?.player.run")
+    offline.evaluate("window.ringside.player.pause(); window.ringside.player.go(0)")
+    Walk(offline, walk.allowed, walk.misses).check("the exported page")
+
+    assert len(walk.checked) > 60
+    assert walk.misses == [], "\n".join(walk.misses)
+
+
+def test_the_check_finds_english_left():
+    """The check itself: an English word is found, what a lecture keeps is not."""
+    allowed = ALLOWED | {"all_reduce", "ring", "reduce-scatter"}
+    assert english_left("랭크 3 · not in group", allowed) == ["not", "in", "group"]
+    assert english_left("all_reduce · ring · 랭크 4개 · 8 × int32 · r-000001 · 16 B", allowed) == []
+    assert english_left("reduce-scatter + 접기: Space 재생 · http://127.0.0.1:8000/", allowed) == []
+    assert english_left("weights w", allowed) == ["weights"]
+    assert english_left("AVG에는 int32은(는) · ring과 ui.perfetto.dev", allowed | {"AVG"}) == []
