@@ -33,6 +33,7 @@ from ringside.server.operate.access import Access, AccessLog
 from ringside.server.operate.retention import Keep, Pruner
 from ringside.server.pages import mount_frontend
 from ringside.server.polls import routes as poll_routes
+from ringside.server.polls.ballots import Ballots
 from ringside.server.polls.service import Polls
 from ringside.server.polls.store import PollStore
 from ringside.server.polls.visibility import Visibility
@@ -73,11 +74,14 @@ def build(s: State, settings: Settings) -> None:
     s.runs = Runs(s.run_store, s.dispatcher, s.cluster, s.fanout, s.fit, s.metrics, s.trainings.find_sync_run)
     s.benches = Benches(s.dispatcher, s.cluster)
     s.watching = Watching(WatchStore(s.database), s.fanout)
-    s.polls = Polls(PollStore(s.database), s.run_store, s.fanout)
+    poll_store = PollStore(s.database)
+    s.ballots = Ballots(poll_store.ballot_key())
+    s.polls = Polls(poll_store, s.runs, s.fanout, s.ballots)
     s.visibility = Visibility(s.polls)
     s.access_log = AccessLog(settings.access_log_path, settings.access_log_bytes, settings.access_log_keep)
     keep = Keep(settings.keep_runs, settings.keep_days)
     s.pruner = Pruner(keep, s.database.writer, s.run_store, lambda: s.polls.runs_asked() | s.fanout.shown())
+    s.fanout.screen = s.visibility.message  # what the room hears of each message
     s.dispatcher.recover([*s.runs.left_unfinished(), *s.trainings.left_unfinished()])
 
 

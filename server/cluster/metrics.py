@@ -113,7 +113,7 @@ def render(
     withheld: AbstractSet[str] = frozenset(),
 ) -> str:
     """`counts`: stored runs by (state, collective); `ranks`: the cluster's; `queued`: jobs waiting;
-    `withheld`: collectives whose times and bandwidths are left out (an open poll asks about them)."""
+    `withheld`: collectives whose counts, times and bandwidths are left out (a poll holds runs of them)."""
     lines: list[str] = []
 
     def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
@@ -136,7 +136,11 @@ def render(
         "ringside_runs",
         "gauge",
         "Stored runs by state and collective.",
-        [(f'{{state="{s}",collective="{c}"}}', n) for (s, c), n in sorted(counts.items())],
+        [
+            (f'{{state="{s}",collective="{c}"}}', n)
+            for (s, c), n in sorted(counts.items())
+            if c not in withheld
+        ],
     )
     histograms(
         "ringside_step_seconds",

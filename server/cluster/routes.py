@@ -17,6 +17,7 @@ from ringside.server.dispatch.job import ENDED_STATES, JobState
 from ringside.server.door import transport
 from ringside.server.door.auth import is_presenter, need_viewer
 from ringside.server.polls.visibility import Visibility, visibility_of
+from ringside.server.runs.service import Runs, runs_of
 from ringside.server.runs.store import RunStore, run_store_of
 from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
@@ -73,10 +74,15 @@ async def get_metrics(
     dispatcher: Dispatcher = Depends(dispatcher_of),
     visibility: Visibility = Depends(visibility_of),
     presenter: bool = Depends(is_presenter),
+    runs: Runs = Depends(runs_of),
 ) -> str:
-    # a viewer's scrape while a poll is open leaves out the times that would answer it
+    # a viewer's scrape while a poll holds runs leaves out what would tell their times: the
+    # counts, times and bandwidths of their collective, and the held runs waiting in the queue
     withheld = visibility.withheld_collectives(presenter)
-    runs = metrics.render(kept, store.counts(), cluster.to_json()["ranks"], len(dispatcher.queue), withheld)
+    queued = runs.queued()
+    held_runs = len(queued) - len(visibility.queue(queued, presenter))
+    ranks = cluster.to_json()["ranks"]
+    runs_text = metrics.render(kept, store.counts(), ranks, len(dispatcher.queue) - held_runs, withheld)
     held, refused, caps = transport.seen()
     state = request.app.state
     server = server_metrics.render(
@@ -89,4 +95,4 @@ async def get_metrics(
         state.access_log.dropped,
         presenter,
     )
-    return runs + server
+    return runs_text + server

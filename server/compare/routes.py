@@ -1,7 +1,8 @@
 """The compare view's data: how the bytes of master-worker, ring and tree all_reduce grow with
 P (2..64, counted by the simulator over their schedules), and the points this cluster measured.
 Everything is in units of N, the bytes of one rank's buffer, so runs of any size sit on the
-same curves."""
+same curves. Bytes answer a poll's questions: while a poll holds runs of these collectives, the
+room waits for the reveal (polls/visibility.py)."""
 
 from __future__ import annotations
 
@@ -103,10 +104,10 @@ async def get_compare(
     visibility: Annotated[Visibility, Depends(visibility_of)],
     presenter: Annotated[bool, Depends(is_presenter)],
 ) -> dict:
+    visibility.check_figures((COLLECTIVE, SERVER[0]), presenter)
     series = await asyncio.to_thread(curves)  # the first call builds 189 schedules: off the event loop
     shown = [(COLLECTIVE, a, None) for a in ALGORITHMS] + [SERVER]
     runs = [store.newest_done(c, a) for c, a, _ in shown]
-    runs = [run for run in runs if visibility.readable(run, presenter)]
     # on its curve
     points = [measured(run) for run in runs if run is not None and run.spec.servers in (None, SERVER[2])]
     return {
@@ -127,6 +128,7 @@ async def get_beside(
     """The chapter's table for a parameter-server run: its formula and measured bytes beside
     ring's, tree's and master-worker's all_reduce for the same N and P, each measured by this
     cluster's newest done run of that shape (and the spec that runs it, where none is)."""
+    visibility.check_figures((COLLECTIVE, SERVER[0]), presenter)
     shown = runs.find(run)
     if shown is None:
         raise refuse(404, "run", f"no run {run!r}")
@@ -135,8 +137,6 @@ async def get_beside(
     spec, p = shown.spec, len(shown.group)
     model_bytes = spec.count * shown.display.itemsize
     own = shown.display.formula.model_dump() if shown.display.formula else {}
-    if own and not visibility.readable(shown, presenter):
-        own["measured"] = None
     rows = [
         {
             "algorithm": spec.algorithm,
@@ -150,14 +150,7 @@ async def get_beside(
         formula: Mapping[str, object] = (
             formulas.evaluate(COLLECTIVE, algorithm, model_bytes, p, 1, elements=spec.count) or {}
         )
-        mine = (
-            same.display.formula
-            if same is not None
-            and same.display
-            and same.display.formula
-            and visibility.readable(same, presenter)
-            else None
-        )
+        mine = same.display.formula if same is not None and same.display and same.display.formula else None
         ask: dict[str, object] = {
             "collective": COLLECTIVE,
             "algorithm": algorithm,
@@ -196,6 +189,7 @@ async def get_formulas(
     """The seed's three all_reduce formulas for the N and P of run `run` (any run: its buffer is N),
     each beside this cluster's newest done run of that algorithm at that N and P, and the spec that
     runs it where there is none (or why it cannot run)."""
+    visibility.check_figures((COLLECTIVE,), presenter)
     shown = runs.find(run)
     if shown is None:
         raise refuse(404, "run", f"no run {run!r}")
@@ -207,7 +201,6 @@ async def get_formulas(
     for row in seed.SEED:
         algorithm, value = row.algorithm, row.bytes(count * itemsize, p)
         same = store.newest_done(COLLECTIVE, algorithm, count, dtype, p)
-        shown_same = same if same is not None and visibility.readable(same, presenter) else None
         ask: dict[str, object] = {
             "collective": COLLECTIVE,
             "algorithm": algorithm,
@@ -232,7 +225,7 @@ async def get_formulas(
                 "value": value,
                 "exact": float(value).is_integer(),
                 "simulated": await asyncio.to_thread(seed.simulated, algorithm, count, itemsize, p),
-                "measured": seed.measured(shown_same, row) if shown_same else None,
+                "measured": seed.measured(same, row) if same else None,
                 "run": same.id if same else None,
                 "spec": None if same else offered,
                 "why": why,

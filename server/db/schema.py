@@ -83,6 +83,8 @@ POLLS = [
     )""",
     "CREATE INDEX IF NOT EXISTS polls_by_run ON polls (run_id)",
 ]
+# a server's keys that outlive it (polls/ballots.py: the key that signs the audience's ballots)
+SECRETS = ["CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)"]
 
 
 def _columns(db: sqlite3.Connection, table: str) -> set[str]:
@@ -148,8 +150,14 @@ def _polls(db: sqlite3.Connection) -> bool:
     return False
 
 
+def _secrets(db: sqlite3.Connection) -> bool:
+    for statement in SECRETS:
+        db.execute(statement)
+    return False
+
+
 # a new change is a new step at the end, never an edit to one before it
-STEPS = [_runs, _figures, _trainings, _figures_by_spec, _jobs, _polls]
+STEPS = [_runs, _figures, _trainings, _figures_by_spec, _jobs, _polls, _secrets]
 VERSION = len(STEPS)
 
 

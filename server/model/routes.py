@@ -3,7 +3,8 @@ of a collective against the world size (2..1024) and against the message size, a
 the sizes where the fastest one changes, from this cluster's fit or from a named preset
 (predict.PRESETS: two levels, inside a node and between nodes, each number with its source),
 with native's curve: the cluster's measured line, or under a preset NCCL's own choice.
-GET /api/model/fit: the fit and its errors."""
+GET /api/model/fit: the fit and its errors. While a poll holds runs, the room waits for its
+reveal (the fit takes in each run's time as it ends: polls/visibility.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ringside.server.cluster.workers import cluster_of
 from ringside.server.door.auth import need_viewer
 from ringside.server.door.errors import refuse
 from ringside.server.model import costs
+from ringside.server.polls.visibility import model_readable
 from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import Collective, DType
@@ -27,7 +29,8 @@ from ringside.worker_agent.core.validation import SpecError
 from ringside.worker_agent.core.vocabulary import ITEMSIZE
 
 router = APIRouter(prefix="/api/model")
-watch = Depends(need_viewer)
+# the fit takes in each run's time as it ends: not for the room while a poll holds runs
+watch = [Depends(need_viewer), Depends(model_readable)]
 MAX_SIZES = 64  # sizes one request may ask for
 DEFAULT_SIZES = [1 << k for k in range(10, 31, 2)]  # 1 KiB .. 1 GiB, factor 4
 # Curves build schedules at the asked P, seconds for a new P near 1024: one at a time, on their
@@ -165,7 +168,7 @@ def curves(q: PredictQuery, fit: costs.Fit, placement: Sequence[tuple[str, int]]
     }
 
 
-@router.get("", dependencies=[watch])
+@router.get("", dependencies=watch)
 def get_model(
     query: Annotated[costs.ModelQuery, Query()],
     fit: costs.Fit = Depends(costs.fit_of),
@@ -178,7 +181,7 @@ def get_model(
     return {**costs.predict(query, fit.model, sharing), "fit": fit.to_json()}
 
 
-@router.get("/predict", dependencies=[watch])
+@router.get("/predict", dependencies=watch)
 def get_prediction(
     query: Annotated[PredictQuery, Query()],
     fit: costs.Fit = Depends(costs.fit_of),
@@ -193,7 +196,7 @@ def get_prediction(
         CURVES.release()
 
 
-@router.get("/fit", dependencies=[watch])
+@router.get("/fit", dependencies=watch)
 def get_fit(fit: costs.Fit = Depends(costs.fit_of)) -> dict:
     """alpha, beta, gamma with their error over the runs fitted and on sizes held out, the native lines, the
     presets."""

@@ -1,19 +1,32 @@
 """Polls, kept in the runs' SQLite file beside their runs: a poll's record (the poll, its
-answer, its votes) as one JSON body, written whenever it changes."""
+answer, its votes) as one JSON body, written whenever it changes; and the key that signs the
+audience's ballots (ballots.py), made once."""
 
 from __future__ import annotations
 
 import re
+import secrets
 
 from ringside.server.db.database import Database
 from ringside.server.polls.poll import PollRecord
 
 MAX_OF_RUN = 100  # polls listed for one run
+BALLOT_KEY = "ballots"
 
 
 class PollStore:
     def __init__(self, database: Database):
         self.db, self.writer = database.db, database.writer  # its table is made with the file (schema.py)
+
+    def ballot_key(self) -> bytes:
+        """The key that signs ballots: the store's, or a new one, kept from now on."""
+        row = self.db.execute("SELECT value FROM secrets WHERE name = ?", (BALLOT_KEY,)).fetchone()
+        if row:
+            return bytes.fromhex(row[0])
+        key = secrets.token_bytes(32)
+        keep = "INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)"
+        self.writer.put([(keep, (BALLOT_KEY, key.hex()))])
+        return key
 
     def last_number(self) -> int:
         """The number in the newest poll's id (p-000042: 42), 0 for none."""

@@ -1,27 +1,52 @@
-"""What a viewer may see while a poll is open: every route and socket that shows a run, its
-line in a list, its trace, its figures or the metrics asks here, so the rule is kept once.
-The presenter sees everything. An open poll holds its own run and, for a question of which
-algorithm is faster, every run of the same shape (their times are the answer); until its
-reveal a viewer reads a held run's plan and inputs and none of its answer."""
+"""What the room may see while a poll holds runs: every route and socket that shows a run, its
+line in a list, its trace, its figures, the model, the metrics, a message of the live feed or
+the presenter's view asks here, so the rule is kept once. The presenter sees everything.
+
+A poll holds its runs (its own, and a race's others) from the moment it is asked until its
+reveal, and a question of which algorithm is faster every run of the same shape too (their
+times are the answer). While its runs run, the room hears nothing of them at all: no line in
+a list, no message, not the presenter's view of them, not even when they end (that is a time).
+Once the question is open, the room reads a held run's plan and inputs and none of its answer;
+the tally waits until voting closes."""
 
 from __future__ import annotations
 
+from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 
+from ringside.server.dispatch.job import JobState
+from ringside.server.door.auth import is_presenter
 from ringside.server.door.errors import Busy
-from ringside.server.polls.poll import Poll
-from ringside.server.polls.service import Polls
+from ringside.server.polls.poll import Poll, PollRecord, PollState
+from ringside.server.polls.service import PollMessage, Polls, TallyMessage
 from ringside.server.runs.run import Run
+from ringside.server.runs.wavefront import WavefrontMessage
+from ringside.server.viewers.messages import (
+    EndedMessage,
+    PresenterMessage,
+    StartedMessage,
+    StepMessage,
+    SummaryMessage,
+)
+
+BYTES = ("busiest_link", "bottleneck")  # questions the traffic answers
 
 
 class Visibility:
     def __init__(self, polls: Polls):
         self.polls = polls
 
+    # --- runs ---------------------------------------------------------------------------------
+
     def run(self, run: Run, presenter: bool) -> Run | dict:
-        """The run as this page may read it: whole, or withheld while a poll holds it."""
+        """The run as this page may read it: whole, or withheld while a poll holds it (Busy while
+        its poll's runs run: even its state would tell when it ends)."""
         poll = None if presenter else self.polls.holding(run)
-        return run if poll is None else withheld(run, poll)
+        if poll is None:
+            return run
+        if poll.state is PollState.RUNNING:
+            raise Busy("run_id", f"run {run.id} is held for a question: the room sees it when it opens")
+        return withheld(run, poll)
 
     def on_stage(self, run: Run | None, presenter: bool) -> Run | None:
         """The run a joining page is shown on the stage: none while a poll holds it (the page
@@ -31,7 +56,7 @@ class Visibility:
         return None
 
     def readable(self, run: Run | None, presenter: bool) -> bool:
-        """Whether this page may read the run's figures (compare, formulas)."""
+        """Whether this page may read the run's figures."""
         return run is None or presenter or self.polls.holding(run) is None
 
     def check_trace(self, run: Run, presenter: bool) -> None:
@@ -39,30 +64,114 @@ class Visibility:
             raise Busy("run_id", f"run {run.id} is held for a poll: its trace comes with the reveal")
 
     def summaries(self, summaries: list[dict], presenter: bool) -> list[dict]:
-        """Runs' lines in a list, their times left out where a poll holds them."""
+        """Runs' lines in a list: their times left out where a poll holds them, and left out
+        whole while they could still change (a held run's end is a time)."""
         if presenter or not self.polls.holding_any():
             return summaries
-        return [withheld_summary(s) if self.polls.hides_times(s) else s for s in summaries]
+        shown = []
+        for summary in summaries:
+            poll = self.polls.hides(summary)
+            if poll is None:
+                shown.append(summary)
+            elif JobState(summary["state"]).ended and not (
+                poll.state is PollState.RUNNING and summary["id"] in poll.runs
+            ):
+                shown.append(withheld_summary(summary))
+        return shown
 
     def holding_any(self, presenter: bool) -> bool:
         return not presenter and self.polls.holding_any()
 
+    def queue(self, queued: list[Run], presenter: bool) -> list[Run]:
+        """The queued runs this page hears of."""
+        return queued if presenter else [r for r in queued if self.polls.holding(r) is None]
+
+    # --- figures: the metrics, the compare view, the model ---------------------------------------
+
     def withheld_collectives(self, presenter: bool) -> set[str]:
-        """Collectives whose times and bandwidths /metrics leaves out for this page."""
+        """Collectives whose runs' counts, times and bandwidths /metrics leaves out for this page."""
         return set() if presenter else self.polls.held_collectives()
+
+    def check_figures(self, collectives: tuple[str, ...], presenter: bool) -> None:
+        """The compare view's bytes and measured points: not while a poll holds runs of these."""
+        held = set() if presenter else self.polls.held_collectives() & set(collectives)
+        if held:
+            raise Busy(
+                "run", f"a question about {min(held)} holds its runs: their figures come with the reveal"
+            )
+
+    def check_model(self, presenter: bool) -> None:
+        """The model's fit takes in each run that ends (its time): not while a poll holds runs."""
+        if not presenter and self.polls.holding_any():
+            raise Busy(
+                "run", "a question holds its runs: the model, fit to their times, waits for the reveal"
+            )
+
+    # --- polls ---------------------------------------------------------------------------------
+
+    def poll(self, record: PollRecord, presenter: bool) -> Poll:
+        shown = record.shown()
+        if presenter:
+            return shown
+        room = for_room(shown)
+        if room is None:
+            raise Busy("poll", f"poll {shown.id} is not asked yet: its run is running, held from the room")
+        return room
+
+    # --- the live feed ---------------------------------------------------------------------------
+
+    def message(self, message: BaseModel) -> BaseModel | None:
+        """What the room hears of a message the presenter hears (None: nothing)."""
+        polls = self.polls
+        if isinstance(message, StartedMessage | EndedMessage):
+            held = polls.holding(message.run)
+        elif isinstance(message, SummaryMessage):
+            held = polls.hides(message.run.model_dump(mode="json"))
+        elif isinstance(message, StepMessage | WavefrontMessage):
+            held = polls.holding_id(message.run_id)
+        elif isinstance(message, PollMessage):
+            room = for_room(message.poll)
+            return None if room is None else PollMessage(poll=room)
+        elif isinstance(message, TallyMessage):
+            return message.model_copy(update={"counts": None, "typed": None, "pages": None})
+        elif isinstance(message, PresenterMessage):
+            return self.view(message)
+        else:
+            held = None
+        return None if held is not None else message
+
+    def view(self, view: PresenterMessage | None) -> PresenterMessage | None:
+        """The presenter's view as the room hears it: none of a run whose poll's runs still run
+        (when it came on stage would tell when a run before it ended)."""
+        if view is None:
+            return None
+        poll = self.polls.holding_id(view.run_id)
+        return None if poll is not None and poll.state is PollState.RUNNING else view
+
+
+def for_room(poll: Poll) -> Poll | None:
+    """A poll as the room sees it: none while its runs run (or if it failed there), the tally
+    not until voting closes, never which runs answered it in public (the presenter's to know)."""
+    if poll.state in (PollState.RUNNING, PollState.FAILED):
+        return None
+    update: dict = {"answered_by": []}
+    if poll.state is PollState.OPEN:
+        update |= {"counts": None, "typed": None}
+    return poll.model_copy(update=update)
 
 
 def withheld(run: Run, poll: Poll) -> dict:
-    """What a viewer may read of a run while a poll about it is open: its plan and inputs, and no
+    """What the room may read of a run while a poll about it is open: its plan and inputs, and no
     answer: no rank's report of the step asked about or any later one (of any step, for a question
     of bytes or speed, asked at the inputs), no outputs, traffic, measured bytes nor times (nor the
-    model's account of the run, which carries its measured time, nor traced code's timed calls).
+    model's account of the run, which carries its measured time, nor traced code's timed calls; for
+    a question of bytes not the formula's count, for one of speed not auto's predicted times).
     `held_for` names the poll: after its reveal the page reads the run again."""
     keep = poll.step if poll.question == "holds" and poll.step is not None else 0
     steps = [step if i < keep else step.model_copy(update={"ranks": {}}) for i, step in enumerate(run.steps)]
     display = run.display
     if display is not None and display.formula is not None:
-        formula = display.formula.model_copy(update={"measured": None})
+        formula = None if poll.question in BYTES else display.formula.model_copy(update={"measured": None})
         display = display.model_copy(update={"formula": formula})
     # its wall-clock span too: run against another's, it ranks them as their times do
     shown = run.model_copy(
@@ -79,6 +188,8 @@ def withheld(run: Run, poll: Poll) -> dict:
             "display": display,
             "prediction": None,
             "calls": {},
+            "choice": None if poll.question == "faster" else run.choice,
+            "perturbed": None if poll.question == "faster" else run.perturbed,
         }
     )
     return {**shown.model_dump(mode="json"), "held_for": poll.id}
@@ -100,3 +211,9 @@ def withheld_summary(summary: dict) -> dict:
 
 async def visibility_of(conn: HTTPConnection) -> Visibility:
     return conn.app.state.visibility
+
+
+async def model_readable(conn: HTTPConnection) -> None:
+    """A route's dependency, on the event loop where the polls change: the model's routes run in
+    threads."""
+    conn.app.state.visibility.check_model(await is_presenter(conn))

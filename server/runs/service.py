@@ -39,6 +39,7 @@ from ringside.worker_agent.core.validation import validate
 
 MAX_SECONDS = 1e7  # a reported time (115 days); beyond it, microseconds in a trace overflow to infinity
 MAX_BYTES = 1 << 64  # a rank's bytes moved, or a checksum (a 64-bit word)
+PLANNED = "planned"  # the id of a run planned and not yet queued
 
 
 class RunJob(Job):
@@ -109,6 +110,8 @@ class RunJob(Job):
         # cancelled queued
         ended = EndedMessage(run=run) if run.started_at else SummaryMessage(run=run.summary())
         self.runs.fanout.publish(ended)
+        for hear in self.runs.on_end:
+            hear(run)
 
     def _save_ended(self) -> None:
         """Store the run and, if done, its figures: the counters and the fit take it in now."""
@@ -142,12 +145,18 @@ class Runs:
         self.store, self.dispatcher, self.cluster, self.fanout = store, dispatcher, cluster, fanout
         self.fit, self.metrics, self.elsewhere = fit, metrics, elsewhere
         self.next_id = store.last_number() + 1
+        self.on_end: list[Callable[[Run], None]] = []  # told of each run that ends, once it is saved
 
     def left_unfinished(self) -> list[RunJob]:
         return [RunJob(run, self) for run in self.store.unfinished()]
 
     async def submit(self, spec: RunSpec) -> Run:
         """Queue a run, or raise SpecError naming what is wrong (and queue nothing)."""
+        return await self.queue(self.plan(spec))
+
+    def plan(self, spec: RunSpec) -> Run:
+        """The run a spec asks for, planned but not queued (its id comes with `queue`), or
+        SpecError naming what is wrong."""
         self.dispatcher.check_whole("run")
         cluster = self.cluster
         placement = cluster.placement()
@@ -155,12 +164,24 @@ class Runs:
         backend = cluster.backend or "gloo"  # a whole world is connected (check_whole): it has one
         spec, choice = costs.resolve(spec, cluster.world_size, backend, self.fit, placement)
         validate(spec, cluster.world_size, backend)
-        run = new_run(f"r-{self.next_id:06d}", spec, backend, cluster.world_size)
+        run = new_run(PLANNED, spec, backend, cluster.world_size)
         run.choice = Choice(**choice) if choice is not None else None
         # as the field's type holds it (a host a tuple): a list there makes pydantic warn at each save
         run.sharing = [(list(ranks), cores) for ranks, cores in Sharing.of(placement).hosts]
         run.perturbed = wavefront.record(run)
-        self.next_id += 1
+        return run
+
+    def name(self, run: Run) -> str:
+        """Give a planned run the next id (before it is queued: a poll holds it by that id)."""
+        if run.id == PLANNED:
+            run.id = f"r-{self.next_id:06d}"
+            self.next_id += 1
+        return run.id
+
+    async def queue(self, run: Run) -> Run:
+        """Queue a planned run (under the next id, unless named already); Busy or NotReady: it is not
+        queued."""
+        self.name(run)
         await self.dispatcher.submit(RunJob(run, self))
         self.fanout.publish(SummaryMessage(run=run.summary()))
         return run

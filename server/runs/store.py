@@ -208,6 +208,17 @@ class RunStore:
         ).fetchone()
         return Run.model_validate_json(row[0]) if row else None
 
+    def done_of_shape(
+        self, collective: str, algorithm: str, count: int, dtype: str, ranks: int, limit: int
+    ) -> list[Run]:
+        """The newest `limit` runs of this shape that ended done, newest first."""
+        rows = self.db.execute(
+            "SELECT r.body FROM figures f JOIN runs r ON r.seq = f.seq WHERE f.collective = ? "
+            "AND f.algorithm = ? AND f.ranks = ? AND f.count = ? AND f.dtype = ? ORDER BY f.seq DESC LIMIT ?",
+            (collective, algorithm, ranks, count, dtype, limit),
+        ).fetchall()
+        return [Run.model_validate_json(r[0]) for r in rows]
+
     def fit_rows(self, limit: int) -> list[tuple]:
         """The cost model's rows (model.Row's fields), oldest first: the last `limit` done stepwise
         runs and the last `limit` done native ones."""

@@ -1,7 +1,8 @@
 """Every message (messages.py), to every viewer, without one slow viewer slowing anyone.
 
-A message is serialised once; each viewer has its own bounded queue and its
-own sender task. A frame holds one message, or a JSON array of them. A viewer
+A message is serialised once for the presenter's pages and once more for the room where what
+the room may hear differs (`screen`: polls/visibility.py says); each viewer has its own bounded
+queue and its own sender task. A frame holds one message, or a JSON array of them. A viewer
 whose queue fills up is dropped with close code 1013 (try again later): it
 reconnects and gets a fresh snapshot.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from pydantic import BaseModel
 from starlette.requests import HTTPConnection
@@ -25,8 +27,8 @@ BATCH_BYTES = 256 << 10  # and bytes at most: what sits in a frame on its way ou
 
 
 class Viewer:
-    def __init__(self, ws: WebSocket, limit: int):
-        self.ws = ws
+    def __init__(self, ws: WebSocket, limit: int, presenter: bool):
+        self.ws, self.presenter = ws, presenter
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)
 
     def offer(self, text: str) -> bool:
@@ -68,9 +70,11 @@ class Fanout:
         self.presenter: PresenterMessage | None = None  # the presenter's view, last heard
         self.presenters = 0  # presenter pages connected: the view is forgotten when the last goes
         self.presenter_steps = 0  # the step count of the run in that view
+        # what the room hears of a message (None: nothing); the presenter's pages hear it whole
+        self.screen: Callable[[BaseModel], BaseModel | None] = lambda message: message
 
-    def add(self, ws: WebSocket) -> Viewer:
-        viewer = Viewer(ws, self.limit)
+    def add(self, ws: WebSocket, presenter: bool) -> Viewer:
+        viewer = Viewer(ws, self.limit, presenter)
         self.viewers.add(viewer)
         return viewer
 
@@ -78,10 +82,18 @@ class Fanout:
         self.viewers.discard(viewer)
 
     def publish(self, message: BaseModel) -> None:
-        text = message.model_dump_json()
+        whole = message.model_dump_json()
+        heard = self.screen(message)
+        room = whole if heard is message else heard.model_dump_json() if heard is not None else None
         for viewer in list(self.viewers):
-            if not viewer.offer(text):
+            text = whole if viewer.presenter else room
+            if text is not None and not viewer.offer(text):
                 self._drop(viewer)
+
+    def retell(self) -> None:
+        """Every page hears the presenter's view again (the room may hear it now, where it could not)."""
+        if self.presenter is not None:
+            self.publish(self.presenter)
 
     def presenter_joined(self) -> None:
         self.presenters += 1

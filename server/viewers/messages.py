@@ -2,7 +2,8 @@
 
 - `snapshot` on connect: the cluster, the queue and the run on stage (if any) as it
   stands; a viewer takes that run as if from `run_started` (and a later `run_started`
-  for it, sent if not every rank had started yet, replaces it);
+  for it, sent if not every rank had started yet, replaces it); an audience page's ballot,
+  which it votes with (polls/ballots.py);
 - `run` (a summary) when the queue changes: a run is queued, or cancelled while queued;
 - `run_started` (the full Run) once every rank of its group has started: it carries the
   schedule, layout hint, chunks, inputs and step skeletons, and every step reported so far;
@@ -17,9 +18,11 @@
 - `presenter`, what the presenter's page shows (run, step, playing, speed, the overlay over
   the stage, the training on its charts, the demo whose result line it says), whenever it
   changes; audience pages that follow the presenter mirror it (the snapshot carries the
-  latest, for a late joiner).
+  latest, for a late joiner);
+- `poll` and `tally`: a poll asked, opened, closed or revealed; how many voted (polls/service.py).
 
-So a live viewer never needs GET /api/runs/{id}."""
+What the room hears of each, while a poll holds runs, is polls/visibility.py's to say. So a
+live viewer never needs GET /api/runs/{id}, but for a run a poll held from it."""
 
 from __future__ import annotations
 
@@ -67,6 +70,7 @@ class SnapshotMessage(BaseModel):
     queued: int = 0  # how many are queued in all
     current: Run | None
     presenter: PresenterMessage | None = None
+    ballot: str | None = None  # an audience page's: what it votes with while this socket is open
 
 
 class SummaryMessage(BaseModel):

@@ -1,6 +1,8 @@
 """/ws, the viewers' socket: they listen (messages.py says what they hear); the presenter's
 page alone also says what it shows, which every viewer then hears. A joining page is sent
-a snapshot first: the cluster, the queue and the run on stage as it stands."""
+a snapshot first: the cluster, the queue and the run on stage as it stands, and an audience
+page its ballot (polls/ballots.py), the one it brought back (?ballot=) if this server signed
+it: the socket holds it while it is open, and a vote counts only with a ballot held."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from ringside.server.cluster.workers import cluster_of
 from ringside.server.door.auth import origin_allowed, role_of, settings_of
 from ringside.server.door.errors import first_error
 from ringside.server.door.frames import INVALID, POLICY, UNSUPPORTED, accept, close
+from ringside.server.polls.ballots import Ballots, ballots_of
 from ringside.server.polls.visibility import Visibility, visibility_of
 from ringside.server.runs.service import Runs, runs_of
 from ringside.server.viewers.fanout import Fanout, fanout_of
@@ -38,6 +41,7 @@ async def viewer_socket(
     runs: Runs = Depends(runs_of),
     cluster: Cluster = Depends(cluster_of),
     visibility: Visibility = Depends(visibility_of),
+    ballots: Ballots = Depends(ballots_of),
 ):
     settings = settings_of(ws)
     role = role_of(ws, settings)
@@ -47,8 +51,9 @@ async def viewer_socket(
     if not await accept(ws):
         return
     presenter = role == "presenter"
-    viewer = fanout.add(ws)
-    viewer.offer(snapshot(presenter, runs, cluster, fanout, visibility).model_dump_json())
+    viewer = fanout.add(ws, presenter)
+    ballot = None if presenter else ballots.take(ws.query_params.get("ballot"))  # given back in `finally`
+    viewer.offer(snapshot(presenter, runs, cluster, fanout, visibility, ballot).model_dump_json())
     pump = asyncio.create_task(viewer.pump())
     if presenter:
         fanout.presenter_joined()  # left in `finally`
@@ -69,22 +74,25 @@ async def viewer_socket(
         fanout.remove(viewer)
         if presenter:
             fanout.presenter_left()
+        if ballot is not None:
+            ballots.give_back(ballot)
         viewer.offer_stop()
         await asyncio.gather(pump, return_exceptions=True)
 
 
 def snapshot(
-    presenter: bool, runs: Runs, cluster: Cluster, fanout: Fanout, visibility: Visibility
+    presenter: bool, runs: Runs, cluster: Cluster, fanout: Fanout, visibility: Visibility, ballot: str | None
 ) -> SnapshotMessage:
     """What a joining page is told first; a late joiner follows the presenter at once."""
-    queued = runs.queued()
+    queued = visibility.queue(runs.queued(), presenter)
     return SnapshotMessage(
         role="presenter" if presenter else "viewer",
         cluster=cluster.to_json(),
         current=visibility.on_stage(runs.current(), presenter),
         queued=len(queued),
         queue=[r.summary() for r in queued[:SNAPSHOT_QUEUE]],
-        presenter=fanout.presenter,
+        presenter=fanout.presenter if presenter else visibility.view(fanout.presenter),
+        ballot=ballot,
     )
 
 
