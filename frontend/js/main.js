@@ -48,7 +48,7 @@ new PlayerButtons(player);
 const training = new Training(state, (run) => { player.own(); runs.show(run); }, () => presenter.lead());
 const jobs = new Jobs(state, () => presenter.lead());
 const compare = new Compare(state, player);
-const polls = new Polls(state, player, () => runs.polled());
+const polls = new Polls(state, player, controls, () => runs.polled());
 const perturbations = new Perturbations({ state, player, stage, controls }); // its caption after the page's
 const runs = new Runs({ state, player, polls, compare, linked: params.get("run") });
 const formulas = new SeedFormulas(state, player);
@@ -83,4 +83,4 @@ state.send = live(route, (socket) => {
   $("connection").dataset.state = socket;
   say("connection", socket === "open" ? "live" : "reconnecting…");
   if (socket === "open") presenter.resend();
-});
+}, polls.carried);

@@ -2,56 +2,50 @@ import "./rs.mjs";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-const { voterId, firstAsk, moveAsk, shares } = await import("rs/lecture/polls.js");
+const { keptBallot, firstAsk, moveAsk } = await import("rs/lecture/polls.js");
+const { shares } = await import("rs/lecture/poll-card.js");
 
 const store = () => {
   const m = new Map();
   return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => m.set(k, String(v)) };
 };
-// three steps of four ranks: step 0 writes rank 1 first, step 1 rank 3, step 2 nothing
-const run = {
-  group: [0, 1, 2, 3],
-  steps: [
-    {
-      transfers: [
-        [0, 1, 0, 0, 1],
-        [1, 2, 1, 1, 1],
-      ],
-    },
-    { transfers: [[2, 3, 2, 2, 1]] },
-    { transfers: [] },
-  ],
-};
 
-test("a page's voter id is random, as the server takes it, and the same after a reload", () => {
-  const s = store(),
-    id = voterId(s);
-  assert.match(id, /^[A-Za-z0-9_-]{8,64}$/);
-  assert.equal(voterId(s), id, "kept");
-  assert.notEqual(voterId(store()), id, "another page, another id");
-  const bad = store();
-  bad.setItem("ringside-voter", "no spaces allowed");
-  assert.match(voterId(bad), /^[0-9a-f]{24}$/, "a kept id the server would refuse is made again");
+test("a page's ballot is the one the server handed it, kept for a reload, and only such a one", () => {
+  const s = store();
+  assert.equal(keptBallot(s), null, "none until the server hands one");
+  const ballot = "AAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBB";
+  s.setItem("ringside-ballot", ballot);
+  assert.equal(keptBallot(s), ballot, "kept");
+  s.setItem("ringside-ballot", "made-up-by-a-page");
+  assert.equal(keptBallot(s), null, "not one the server would take");
 });
 
-test("the holds question starts at the next step, on a rank that step writes to", () => {
-  assert.deepEqual(firstAsk(run, -1), { rank: 1, step: 0, from: 0 });
-  assert.deepEqual(firstAsk(run, 0), { rank: 3, step: 1, from: 1 });
-  assert.deepEqual(
-    firstAsk(run, 1),
-    { rank: 0, step: 2, from: 2 },
-    "a step that writes nothing: the group's first",
+test("the holds question starts after step 1, on the group's second rank", () => {
+  assert.deepEqual(firstAsk([0, 1, 2, 3]), {
+    group: [0, 1, 2, 3],
+    rank: 1,
+    step: 0,
+    seconds: null,
+    numeric: false,
+  });
+  assert.equal(firstAsk([5]).rank, 5, "a group of one");
+});
+
+test("↑ ↓ go round the group, ← → move the step (never before the first), T the timer, N numbers", () => {
+  const a = firstAsk([0, 2, 4, 6]);
+  assert.equal(moveAsk(a, "ArrowDown").rank, 4);
+  assert.equal(moveAsk({ ...a, rank: 0 }, "ArrowUp").rank, 6);
+  assert.equal(moveAsk(a, "ArrowLeft").step, 0, "no step before the first");
+  assert.equal(
+    moveAsk(moveAsk(a, "ArrowRight"), "ArrowRight").step,
+    2,
+    "the server knows how many there are",
   );
-  assert.deepEqual(firstAsk(run, 2), { rank: 0, step: 2, from: 2 }, "at the end: the last step");
-});
-
-test("↑ ↓ go round the group, ← → move the step but never back onto one shown, other keys move nothing", () => {
-  const a = firstAsk(run, 0);
-  assert.equal(moveAsk(a, "ArrowDown", run).rank, 0);
-  assert.equal(moveAsk({ ...a, rank: 0 }, "ArrowUp", run).rank, 3);
-  assert.equal(moveAsk(a, "ArrowLeft", run).step, 1, "step 0 was shown already");
-  assert.equal(moveAsk(moveAsk(a, "ArrowRight", run), "ArrowRight", run).step, 2, "no step past the last");
-  assert.equal(moveAsk(a, "Enter", run), null);
+  let timed = a;
+  const seconds = [1, 2, 3, 4].map(() => (timed = moveAsk(timed, "t")).seconds);
+  assert.deepEqual(seconds, [20, 30, 60, null], "off, 20, 30, 60 s, off");
+  assert.equal(moveAsk(moveAsk(a, "N"), "n").numeric, false, "N turns typed numbers on and off");
+  assert.equal(moveAsk(a, "Enter"), null);
 });
 
 test("each choice's share of the votes", () => {

@@ -1,11 +1,13 @@
 """Predict, then reveal on the page, in a real Chromium against a real `ringside up`
 with 4 gloo ranks: the presenter's page in lecture mode at 1280x720, driven by the keyboard
-alone, runs a ring all_reduce with the lecture data, goes to its inputs and asks the room what a
-rank holds after a step; three 390x844 phones (viewers, no token) vote with a tap, the
-presenter's card tallies them live, the stage holds, and Enter reveals the server's answer (the
+alone, picks a ring all_reduce with the lecture data and asks the room what a rank holds after
+a step before it runs; the run runs held and the question opens when it has run; three 390x844
+phones (viewers, no token) hold none of its answer, vote with a tap, see no tally (the
+presenter's card shows it on W), the stage holds, and Enter reveals the server's answer (the
 rank's buffer) on every page and plays on to that step. A phone that reloads keeps its vote; a
-second tab of the same phone is refused. Home, End and a number then Enter go where they say.
-A question of bytes holds the run at its inputs, and the reveal plays it through.
+second tab of the same phone holds the same ballot and is refused. Home, End and a number then
+Enter go where they say. A question of bytes takes a typed number: B closes voting, the room
+sees the tally, and the reveal marks the number and plays the run through.
 Screenshots go to artifacts/screenshots/poll-*.png (not committed)."""
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ expect = playwright_api.expect
 
 PHONE, PROJECTOR = (390, 844), (1280, 720)
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
-REFUSED = ("409",)  # Chromium logs every refused request: a second vote, a question this run cannot answer
+# Chromium logs every refused request: a second vote, a question this run cannot answer
+REFUSED = ("409", "422")
 
 
 def shown(values) -> str:
@@ -43,10 +46,8 @@ def fits(page, width: int) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width, "nothing wider than the screen"
 
 
-def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_page(up, page_for, browser):
-    presenter = page_for(f"{up.url}/?token={up.presenter}&present=1", allow=REFUSED, viewport=PROJECTOR)
-    presenter.wait_for_selector("#collectives button", state="attached")
-    presenter.wait_for_function("window.ringside.state.presenter")  # R does nothing until the token is known
+def pick_ring(presenter):
+    """All_reduce by ring with the lecture data, picked from the keyboard."""
     key = presenter.keyboard.press
     names = presenter.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
     key(str((names.index("all_reduce") + 1) % 10))
@@ -57,21 +58,31 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
             break
         key("a")
     expect(pick).to_have_text(re.compile(r"^all_reduce · ring · .*lecture data"))
-    with presenter.expect_response(
-        lambda r: r.url.endswith("/api/runs") and r.request.method == "POST"
-    ) as posted:
-        key("r")
-    run_id = posted.value.json()["id"]
-    presenter.wait_for_function(
-        f"window.ringside.player.run?.id === '{run_id}' && window.ringside.player.run.state === 'done'",
-        timeout=60_000,
+    return pick
+
+
+def answerless(page, run_id: str, asked: int) -> None:
+    """What the page holds of the run in memory says nothing from the step asked about on: no
+    rank's report of it, no outputs, traffic or times."""
+    kept = page.evaluate(
+        f"""() => {{ const r = window.ringside.player.run;
+        return r?.id === '{run_id}' && {{ results: Object.keys(r.results ?? {{}}).length, traffic: r.traffic,
+          time: r.time, reported: r.steps.map(s => Object.keys(s.ranks).length) }}; }}"""
     )
-    run = up.wait(run_id)
-    assert run["spec"]["capture"] == "full"
-    steps = len(run["steps"])
+    assert kept, f"the page shows {run_id}"
+    assert kept["results"] == 0 and kept["traffic"] is None and kept["time"] is None, kept
+    assert all(n == 0 for n in kept["reported"][asked:]), kept
+
+
+def test_a_question_asked_before_its_run_voted_on_phones_and_revealed_on_every_page(up, page_for, browser):
+    presenter = page_for(f"{up.url}/?token={up.presenter}&present=1", allow=REFUSED, viewport=PROJECTOR)
+    presenter.wait_for_selector("#collectives button", state="attached")
+    presenter.wait_for_function("window.ringside.state.presenter")  # Q does nothing until the token is known
+    key = presenter.keyboard.press
+    pick = pick_ring(presenter)
 
     phones = [page_for(f"{up.url}/", allow=REFUSED, viewport=PHONE) for _ in range(2)]
-    # one phone, two tabs: one voter id
+    # one phone, two tabs: one ballot (the first tab's, kept in the browser)
     twin = browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
     errors = []
     tabs = [twin.new_page() for _ in range(2)]
@@ -81,40 +92,62 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
             "console", lambda m: errors.append(m.text) if m.type == "error" and "409" not in m.text else None
         )
         tab.goto(f"{up.url}/")
+        tab.wait_for_function("localStorage.getItem('ringside-ballot')")
     audience = [*phones, *tabs]
     for page in audience:
-        page.wait_for_function(f"window.ringside?.player?.run?.id === '{run_id}'", timeout=30_000)
+        page.wait_for_function("window.ringside.polls.ballot")
 
-    # Home: the inputs. A question this run cannot answer says why, and the menu stays.
-    key("End")
-    presenter.wait_for_function(f"window.ringside.player.step === {steps - 1}")
-    key("Home")
-    presenter.wait_for_function("window.ringside.player.step === -1 && !window.ringside.player.playing")
+    # Q: the menu asks about the pick, before it runs; a question its plan cannot answer says why
     key("q")
     card = presenter.locator("#poll")
     expect(card).to_be_visible()
-    expect(card.locator("li[data-question=holds]")).to_contain_text("after step 1?")
-    key("3")  # which rank moves most: every rank of a ring moves the same
-    expect(card.locator(".why")).to_contain_text("no one bottleneck")
+    expect(card.locator("h2")).to_have_text("Ask the room, then run all_reduce · ring held")
+    expect(card.locator("li[data-question=holds]")).to_contain_text("What does rank 1 hold after step 1?")
     key("ArrowRight")
+    key("ArrowRight")
+    key("ArrowRight")
+    key("ArrowRight")
+    key("ArrowRight")
+    key("ArrowRight")
+    key("ArrowRight")
+    key("1")  # after step 8: a ring of 4 has 6
+    expect(card.locator(".why")).to_contain_text("steps, numbered from 0")
+    for _ in range(6):
+        key("ArrowLeft")
     key("ArrowDown")
     rank, step = presenter.evaluate("[window.ringside.polls.asking.rank, window.ringside.polls.asking.step]")
-    assert step == 1
+    assert (rank, step) == (2, 1)
     question = f"What does rank {rank} hold after step 2?"
     expect(card.locator("li[data-question=holds]")).to_contain_text(question)
     SHOTS.mkdir(parents=True, exist_ok=True)
     presenter.screenshot(path=str(SHOTS / "poll-presenter-menu.png"))
-    key("1")
+    with presenter.expect_response(
+        lambda r: r.url.endswith("/api/polls") and r.request.method == "POST"
+    ) as asked:
+        key("1")
+    poll = asked.value.json()
+    run_id = poll["run_id"]
+    assert poll["state"] == "running" and poll["choices"] == [], poll
+    expect(card).to_have_attribute("data-state", "open", timeout=60_000)
     expect(card.locator("h2")).to_have_text(question)
+    run = up.wait(run_id)
+    assert run["spec"]["capture"] == "full"
+    steps = len(run["steps"])
+    presenter.wait_for_function(f"window.ringside.player.run?.id === '{run_id}'")
+    assert presenter.evaluate("window.ringside.player.step") == -1, "the projector holds at the inputs"
+    expect(presenter.locator("#run-state")).to_have_text("held")
     poll = presenter.evaluate("window.ringside.state.poll")
     assert poll["state"] == "open" and poll["answers"] == [] and len(poll["choices"]) >= 3
     expect(card.locator(".choice").first).to_have_css("font-size", "24px")
+    expect(card.locator(".count")).to_have_count(0)  # the projector shows no tally until W
 
-    # Every phone shows the question, one button a choice, no tally before it votes.
+    # Every phone shows the question, one button a choice, no tally; it holds none of the answer.
     for page in audience:
         expect(page.locator("#poll h2")).to_have_text(question)
         expect(page.locator("#poll button.choice")).to_have_count(len(poll["choices"]))
         expect(page.locator("#poll .count")).to_have_count(0)
+        page.wait_for_function(f"window.ringside.player.run?.id === '{run_id}'")
+        answerless(page, run_id, step)
         fits(page, PHONE[0])
         box = page.locator("#poll").bounding_box()
         assert box["y"] < PHONE[1] and box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0], (
@@ -133,14 +166,14 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     tabs[1].locator("#poll li[data-choice='2'] button").click()
     expect(tabs[1].locator("#poll .why")).to_contain_text("You voted already")
     expect(tabs[1].locator("#poll li[data-choice='1']")).to_have_class(re.compile(r"\bchosen\b"))
-    tally = ["2", "1"] + ["0"] * (len(poll["choices"]) - 2)
-    for page in (presenter, *audience):
-        page.wait_for_function(
-            f"document.querySelectorAll('#poll li .count').length && "
-            "[...document.querySelectorAll('#poll li .count')].map(c => "
-            f"c.textContent).join() === '{','.join(tally)}'"
-        )
     expect(card.locator(".votes")).to_have_text("3 votes")
+    for page in (presenter, *audience):
+        expect(page.locator("#poll .count")).to_have_count(0)  # the room follows no crowd
+    key("w")  # the presenter puts the tally on the projector
+    tally = ["2", "1"] + ["0"] * (len(poll["choices"]) - 2)
+    expect(card.locator("li .count")).to_have_text(tally)
+    for page in audience:
+        expect(page.locator("#poll .count")).to_have_count(0)
     phones[0].screenshot(path=str(SHOTS / "poll-phone-voted.png"))
 
     # The stage holds: Space, → and R move nothing on the presenter's page, nor can a phone step past it.
@@ -149,18 +182,15 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     presenter.wait_for_timeout(600)
     assert presenter.evaluate(
         "[window.ringside.player.step, window.ringside.player.playing, window.ringside.player.run.id]"
-    ) == [-1, False, run_id]
+    ) == [0, False, run_id], "no step from the one asked about on"
     expect(card.locator(".why")).to_contain_text("Enter reveals")
     phones[1].click("#forward")
     phones[1].wait_for_timeout(600)
-    assert phones[1].evaluate("window.ringside.player.step") == -1, (
-        "no step past the presenter's while the poll is open"
-    )
+    assert phones[1].evaluate("window.ringside.player.step") <= 0, "no step past the presenter's"
     phones[1].click("#follow-presenter")
     presenter.screenshot(path=str(SHOTS / "poll-presenter-open.png"))
     fits(presenter, PROJECTOR[0])
     # the "?" kept whole on the stage wherever the rank asked about sits, at its edge too
-    asked = presenter.evaluate("window.ringside.polls.asked.rank")
     for other in range(4):
         inside = presenter.evaluate(f"""() => {{
           const {{ polls, stage }} = window.ringside;
@@ -169,9 +199,9 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
           const [x, y] = [+c.getAttribute("cx"), +c.getAttribute("cy")];
           return x - r >= 0 && y - r >= 0 && x + r <= stage.width && y + r <= stage.height; }}""")
         assert inside, f"the badge on rank {other} leaves the stage"
-    presenter.evaluate(f"window.ringside.polls.asked.rank = {asked}; window.ringside.polls.mark()")
+    presenter.evaluate(f"window.ringside.polls.asked.rank = {rank}; window.ringside.polls.mark()")
 
-    # A phone that reloads finds its vote, and cannot vote again.
+    # A phone that reloads brings its ballot back, finds its vote, and cannot vote again.
     phones[0].reload()
     expect(phones[0].locator("#poll h2")).to_have_text(question)
     expect(phones[0].locator("#poll li[data-choice='0']")).to_have_class(re.compile(r"\bchosen\b"))
@@ -224,16 +254,34 @@ def test_a_poll_asked_from_the_keyboard_voted_on_phones_and_revealed_on_every_pa
     presenter.wait_for_function("window.ringside.player.step === -1")
     expect(presenter.locator("#step-label")).to_have_text("inputs")
 
-    # A question of bytes holds the run at its inputs, with its formula out of sight, and the reveal plays it
-    # through.
-    key("End")
+    # A question of bytes with a number to type: held at its inputs, its formula out of sight; a phone
+    # types the bytes, B closes voting (the room sees the tally) and V reveals the number.
     key("q")
+    key("n")
+    expect(card.locator(".settings")).to_contain_text("a number may be typed")
     key("2")
-    expect(card.locator("h2")).to_contain_text("How many bytes cross the busiest link")
+    expect(card.locator("h2")).to_contain_text("How many bytes cross the busiest link", timeout=60_000)
+    expect(card).to_have_attribute("data-state", "open", timeout=60_000)
+    bytes_run = up.wait(presenter.evaluate("window.ringside.state.poll.run_id"))
+    link = bytes_run["traffic"]["busiest_link"]["bytes"]
+    bytes_run_poll = presenter.evaluate("window.ringside.state.poll")
     presenter.wait_for_function("window.ringside.player.step === -1")
     expect(presenter.locator("#formula")).to_be_hidden()
+    phone = phones[1]
+    expect(phone.locator("#poll .typed")).to_contain_text("or type the bytes")
+    phone.locator("#poll .typed input").fill(str(link))
+    phone.locator("#poll .typed button").click()
+    expect(phone.locator("#poll")).to_contain_text(f"You typed {link}")
+    expect(phone.locator("#poll .count")).to_have_count(0)
+    key("b")
+    expect(phone.locator("#poll")).to_have_attribute("data-state", "closed")
+    expect(phone.locator("#poll .count")).to_have_count(len(bytes_run_poll["choices"]))
+    expect(phone.locator("#poll .typed-tally")).to_have_text(f"{link} ×1")
     key("v")
-    expect(card.locator("li.right")).to_contain_text(f"{run['traffic']['busiest_link']['bytes']:,} B")
+    expect(card.locator("li.right")).to_contain_text(f"{link:,} B")
+    expect(phone.locator("#poll .number")).to_contain_text(f"The number: {link}")
+    expect(phone.locator("#poll .number")).to_contain_text("1 typed it")
+    expect(phone.locator("#poll .foot")).to_contain_text("You got it ✓")
     expect(presenter.locator("#formula")).to_be_visible()
     presenter.wait_for_function(
         f"window.ringside.player.step === {steps - 1} && !window.ringside.player.playing", timeout=30_000

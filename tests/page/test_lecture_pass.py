@@ -1,8 +1,9 @@
 """A lecturer's pass, in a real Chromium against a real `ringside up` with 4 gloo ranks
 and a viewer token: the keys keep working after the mouse touches a control; the keys dialog fits
-a 1280x720 projector and Esc closes it and every overlay (J, C); Q at a run's last step holds the
-room at the inputs and the reveal plays to the step asked about; a run held for a poll shows a
-viewer's token no answer over HTTP (the run, the list, the trace) until the reveal; and a phone
+a 1280x720 projector and Esc closes it and every overlay (J, C); Q asks before the run runs, holds
+the room at the inputs and the reveal plays to the step asked about; a run held for a poll shows
+a viewer's token no answer over HTTP (the run, the list, the trace, the compare view) until the
+reveal; and a phone
 sees the caption with the stage, the op in the title, also on an exported page.
 Screenshots go to /tmp/shots/ (not committed)."""
 
@@ -107,22 +108,26 @@ def test_keys_work_after_the_mouse_and_esc_closes_every_overlay(up, page_for):
         assert page.evaluate("window.ringside.state.overlay") is None
 
 
-def test_a_poll_from_the_last_step_holds_at_the_inputs_and_shows_viewers_no_answer(up, page_for):
+def test_a_question_asked_before_its_run_holds_the_room_at_the_inputs_and_shows_viewers_no_answer(
+    up, page_for
+):
     presenter = presenter_page(up, page_for)
     phone = page_for(f"{up.url}/?token={VIEWER}", allow=("409",), viewport=PHONE)
-    run = up.run(collective="all_reduce", algorithm="ring", count=4, **LECTURE)
-    on_stage(presenter, run["id"])
-    presenter.evaluate("window.ringside.player.pause()")
-    presenter.keyboard.press("End")
-    last = len(run["steps"]) - 1
-    presenter.wait_for_function(f"window.ringside.player.step === {last}")
-    presenter.keyboard.press("q")  # at the result: the room predicts from the inputs
-    presenter.wait_for_function("window.ringside.player.step === -1")
+    key = presenter.keyboard.press
+    names = presenter.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
+    key(str((names.index("all_reduce") + 1) % 10))
+    expect(presenter.locator("#pick b")).to_have_text(re.compile(r"^all_reduce · ring · "))
+    key("q")  # before it runs: the room predicts from the inputs
     expect(presenter.locator("#poll .menu li").first).to_contain_text("after step 1")
-    presenter.keyboard.press("1")
-    expect(presenter.locator("#poll")).to_have_attribute("data-state", "open")
+    with presenter.expect_response(
+        lambda r: r.url.endswith("/api/polls") and r.request.method == "POST"
+    ) as asked:
+        key("1")
+    run = up.wait(asked.value.json()["run_id"])
+    expect(presenter.locator("#poll")).to_have_attribute("data-state", "open", timeout=60_000)
     poll = up.call("GET", "/api/polls/current")[1]["poll"]
-    assert poll["step"] == 0 and poll["state"] == "open", poll
+    assert poll["step"] == 0 and poll["state"] == "open" and poll["run_id"] == run["id"], poll
+    on_stage(presenter, run["id"])
     assert presenter.evaluate("window.ringside.player.step") == -1, "the stage holds at the inputs"
 
     # what a viewer's token reads meanwhile: the plan and the inputs, no answer
@@ -135,9 +140,7 @@ def test_a_poll_from_the_last_step_holds_at_the_inputs_and_shows_viewers_no_answ
     listed = next(r for r in as_viewer(up, "/api/runs?limit=30")[1]["runs"] if r["id"] == run["id"])
     assert listed["time"] is None and listed["busbw"] is None
     assert as_viewer(up, f"/api/runs/{run['id']}/trace")[0] == 409
-    assert run["id"] not in [p["run"] for p in as_viewer(up, "/api/compare")[1]["measured"]], (
-        "nor its bytes among the compare view's points"
-    )
+    assert as_viewer(up, "/api/compare")[0] == 409, "nor the compare view's bytes and points"
     assert run["id"] in [p["run"] for p in up.call("GET", "/api/compare")[1]["measured"]]
     assert up.call("GET", f"/api/runs/{run['id']}")[1]["results"], "the presenter reads it whole"
     # a phone that joins (or reloads) now: the presenter's run, at its inputs, with no step's data

@@ -41,15 +41,15 @@ export async function api(path, { method = "GET", body } = {}) {
   return data;
 }
 
-/** A websocket to /ws that reconnects with backoff; `onState` hears "open" and "closed".
+/** A websocket to /ws that reconnects with backoff; `onState` hears "open" and "closed"; `carried()`
+ * says what else each (re)connection carries in its query (a page's ballot).
  * Returns send(message): false where the socket is not open (the message is dropped). */
-export function live(onMessage, onState) {
+export function live(onMessage, onState, carried = () => ({})) {
   let delay = 250;
   let ws = null;
   const open = () => {
-    const t = token();
-    const url = `${location.protocol === "https:" ? "wss" : "ws"}://`
-      + `${location.host}/ws${t ? `?token=${encodeURIComponent(t)}` : ""}`;
+    const t = token(), query = new URLSearchParams({ ...(t && { token: t }), ...carried() }).toString();
+    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws${query ? `?${query}` : ""}`;
     ws = new WebSocket(url);
     ws.onopen = () => { delay = 250; onState("open"); };
     ws.onmessage = (e) => {

@@ -1,6 +1,8 @@
 // The page's state, in one object: what this page may do (its role) and who drives its stage.
 // Modules ask it rather than keep their own copies, and hear its changes as events.
 
+const HOLDING = new Set(["running", "open", "closed"]); // a poll's states that hold its runs
+
 export class PageState extends EventTarget {
   role = "audience"; // until the snapshot says what the token grants: "presenter" runs and leads
   live = true; // "follow live": a run that starts takes the stage
@@ -13,7 +15,7 @@ export class PageState extends EventTarget {
   opening = null; // the presenter's run being fetched
   send = () => false; // a view to the server, over the live socket once it is open
   sent = ""; // the view last sent
-  // the poll on this page's card (polls.js): while open, its run shows no step past the presenter's
+  // the poll on this page's card (polls.js): until its reveal, its runs show no answer
   poll = null;
 
   constructor(fields = {}) {
@@ -36,9 +38,20 @@ export class PageState extends EventTarget {
   /** Whether `run` has ended: its state is one of the catalog's ended states. */
   over(run) { return this.ended.has(run.state); }
 
-  /** Whether an open poll asks about `run`: its answer (a later step, the outputs, the bytes) stays
-   * hidden. */
-  hiding(run) { return this.poll?.state === "open" && this.poll.run_id === run?.id; }
+  /** Whether the poll on the card holds `run` (its own, or a race's other): until the reveal its
+   * answer (a later step, the outputs, the bytes, the times) stays hidden, on the projector too. */
+  hiding(run) {
+    const poll = this.poll;
+    return !!run && HOLDING.has(poll?.state) && (poll.runs?.length ? poll.runs : [poll.run_id]).includes(run.id);
+  }
+
+  /** The last step of `run` that a poll holding it lets any page show: before the step asked
+   * about, or the inputs (-1); Infinity where no poll holds it. */
+  askedBefore(run) {
+    if (!this.hiding(run)) return Infinity;
+    const { poll } = this;
+    return poll.question === "holds" && poll.run_id === run.id && poll.step != null ? poll.step - 1 : -1;
+  }
 
   /** Change some of the state: listeners hear "change", and "role" where the role changed. */
   set(fields) {

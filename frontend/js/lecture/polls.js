@@ -1,74 +1,83 @@
-// Predict, then reveal: the presenter asks the room about the run on stage (Q, then a
-// question of the menu), every page shows it on a card, a phone votes with a tap and then sees the
-// tally, Enter (or V) reveals the answer everywhere and the run plays on to show why. While it is
-// open no page shows a step past the presenter's (Player.limit) nor the outputs and bytes ("?").
-// The questions, choices and answers are the server's (polls.py).
+// Predict, then reveal: the presenter asks the room a question before its run is shown (Q, then a
+// question of the menu): the run that is picked runs held, and when it has run every page shows the
+// question on a card. A page connected to the lecture votes with a tap or a typed number, with the
+// ballot its socket was handed; the tally is the presenter's (W puts it on the projector) until
+// voting closes (B, a timer, or the reveal); Enter (or V) reveals the answer everywhere and the run
+// plays on to show why. Until then no page shows its answer (Player.limit, "?", "held"). The
+// questions, choices, answers and what the room may read are the server's (server/polls/).
 
 import { api } from "rs/core/api.js";
-import { $, el, html } from "rs/core/dom.js";
+import { $, el } from "rs/core/dom.js";
+import { menu, pollCard, QUESTIONS } from "rs/lecture/poll-card.js";
 
-const ABC = "ABCDEF";
-const HELD = /^( |r|R|Arrow(Left|Right)|Home|End|q|Q)$/; // keys that would move the stage on, or ask again
-const ASKS = [["holds", (a) => `What does rank ${a.rank} hold after step ${a.step + 1}?`],
-  ["busiest_link", () => "How many bytes cross the busiest link?"],
-  ["bottleneck", () => "Which rank moves the most bytes?"],
-  ["faster", () => "Which algorithm finishes first at this size and P?"]];
+const ON = /^( |ArrowRight|End)$/, AGAIN = /^[rRqQ]$/; // keys that move the stage on; that run or ask again
+const TIMERS = [null, 20, 30, 60]; // T in the menu: voting closes after this many seconds, or when closed
+const KEPT = "ringside-ballot";
 const why = (err) => err.reason ?? String(err);
 
-/** This page's voter id: random, kept across reloads, so that the server counts one vote a page. */
-export function voterId(store) {
-  let id = store.getItem("ringside-voter");
-  if (!/^[\w-]{8,64}$/.test(id ?? "")) {
-    id = [...crypto.getRandomValues(new Uint8Array(12))].map((b) => b.toString(16).padStart(2, "0")).join("");
-    store.setItem("ringside-voter", id);
-  }
-  return id;
+/** This page's ballot, kept across reloads (and shared by a browser's tabs): one vote a page. Null
+ * where none was kept, or a kept one is not what the server hands out. */
+export function keptBallot(store) {
+  const ballot = store.getItem(KEPT);
+  return /^[\w-]{16}\.[\w-]{22}$/.test(ballot ?? "") ? ballot : null;
 }
 
-/** The "holds" question to start from, at step `shown`: the next step, and a rank it writes to. */
-export function firstAsk(run, shown) {
-  const step = Math.max(0, Math.min(shown + 1, run.steps.length - 1));
-  return { rank: run.steps[step]?.transfers[0]?.[1] ?? run.group[0], step, from: step };
+/** The "holds" question to start from for a run of `group`: step 1, the group's second rank. */
+export function firstAsk(group) {
+  return { group, rank: group[Math.min(1, group.length - 1)], step: 0, seconds: null, numeric: false };
 }
 
-/** ↑ ↓ another rank of the group, ← → another step (none shown yet): the ask moved, or null
- * for another key. */
-export function moveAsk(ask, key, run) {
-  const [dr, ds] = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[key] ?? [];
-  if (dr == null) return null;
-  const g = run.group, n = g.length;
-  return { ...ask, rank: g[(g.indexOf(ask.rank) + dr + n) % n],
-    step: Math.max(ask.from, Math.min(run.steps.length - 1, ask.step + ds)) };
-}
-
-/** Each choice's share of the votes, in percent (0 while none). */
-export function shares(counts) {
-  const all = counts.reduce((a, b) => a + b, 0);
-  return counts.map((c) => (all ? (100 * c) / all : 0));
+/** ↑ ↓ another rank of the group, ← → another step (the server knows how many), T the timer, N a
+ * number typed: the ask changed, or null for another key. */
+export function moveAsk(ask, key) {
+  const g = ask.group, n = g.length, turn = (d) => g[(g.indexOf(ask.rank) + d + n) % n];
+  const moves = { ArrowUp: { rank: turn(-1) }, ArrowDown: { rank: turn(1) },
+    ArrowLeft: { step: Math.max(0, ask.step - 1) }, ArrowRight: { step: ask.step + 1 },
+    t: { seconds: TIMERS[(TIMERS.indexOf(ask.seconds) + 1) % TIMERS.length] }, n: { numeric: !ask.numeric } };
+  const move = moves[key.length === 1 ? key.toLowerCase() : key];
+  return move ? { ...ask, ...move } : null;
 }
 
 export class Polls {
-  asking = null; // the presenter's menu while open: the holds question's {rank, step, from}
+  asking = null; // the presenter's menu while open: {group, rank, step, seconds, numeric}
   // the presenter's last poll, {id, rank, step}: its rank marked on stage, played on to its step
   asked = null;
-  voted = null; // this page's choice in the poll on its card
+  voted = null; // this page's vote in the poll on its card: {choice} or {number}
   note = ""; // a line on the card: a refusal, a vote counted
   stopAt = null; // the step the reveal plays on to
-  routes = { snapshot: () => this.refresh(), poll: (m) => this.show(m.poll), tally: (m) => this.tally(m) };
+  showTally = false; // W: the presenter's tally on the projector while voting is open
+  pages = null; // audience pages connected, as the presenter's last tally said
+  timer = null;
+  routes = {
+    snapshot: (m) => { this.keep(m.ballot); this.refresh(); },
+    poll: (m) => this.show(m.poll),
+    tally: (m) => this.tally(m),
+  };
 
-  /** `onChange()`: a poll opened, was revealed or closed: what the page hides changes. */
-  constructor(state, player, onChange) {
-    Object.assign(this, { state, player, onChange, card: $("poll"), voter: voterId(localStorage) });
+  /** `onChange()`: a poll was asked, opened, closed or revealed: what the page hides changes. */
+  constructor(state, player, controls, onChange) {
+    Object.assign(this, { state, player, controls, onChange, card: $("poll"), ballot: keptBallot(localStorage) });
     player.stage.addEventListener("load", () => this.mark());
     player.addEventListener("change", () => {
       if (player.step >= (this.stopAt ?? Infinity)) { this.stopAt = null; player.pause(); }
     });
   }
 
-  /** The newest poll, as a page that (re)loads finds it: an open one, or news of the one shown. */
+  /** What the live socket carries when it (re)connects: the ballot this page holds. */
+  carried = () => (this.ballot ? { ballot: this.ballot } : {});
+
+  /** The ballot the server handed this page's socket (an audience page's), kept for a reload. */
+  keep(ballot) {
+    if (!ballot) return;
+    this.ballot = ballot;
+    localStorage.setItem(KEPT, ballot);
+  }
+
+  /** The newest poll, as a page that (re)loads finds it: one still going, or news of the one shown. */
   async refresh() {
-    const { poll, voted } = await api(`/api/polls/current?voter=${this.voter}`).catch(() => ({}));
-    if (poll && (poll.state === "open" || poll.id === this.state.poll?.id)) this.show(poll, voted);
+    const mine = this.ballot ? `?ballot=${encodeURIComponent(this.ballot)}` : "";
+    const { poll, voted } = await api(`/api/polls/current${mine}`).catch(() => ({}));
+    if (poll && (poll.state !== "revealed" || poll.id === this.state.poll?.id)) this.show(poll, voted);
   }
 
   show(poll, voted = null) {
@@ -81,35 +90,34 @@ export class Polls {
     if (fresh || poll.state !== was.state) { this.mark(); this.onChange(); }
   }
 
-  tally({ poll_id, counts, votes }) {
+  tally({ poll_id, votes, counts, typed, pages }) {
     const poll = this.state.poll;
     if (poll?.id !== poll_id || votes < poll.votes) return; // another poll's, or older than the card's
-    Object.assign(poll, { counts, votes });
+    Object.assign(poll, { votes }, counts && { counts }, typed && { typed });
+    if (pages != null) this.pages = pages;
     this.render();
   }
 
-  /** Q (the presenter): the menu of questions about the run on stage, which holds still meanwhile. */
+  /** Q (the presenter): the menu of questions about the run that is picked, before it runs. */
   ask() {
-    const run = this.player.run;
-    if (!this.state.presenter || !run) return;
+    if (!this.state.presenter) return;
+    const spec = this.controls.spec(), all = [...Array(Math.max(this.state.worldSize, 1)).keys()];
     this.player.pause();
     this.close();
-    // At the result every answer is on show: the room predicts from the inputs, step 1 first.
-    if (this.player.step >= run.steps.length - 1) this.player.go(-1);
-    this.asking = firstAsk(run, this.player.step);
+    this.asking = { ...firstAsk(spec.group ?? all), spec };
     this.render();
   }
 
-  /** Question `i` of the menu: the server builds it from the run, or says why it cannot. */
+  /** Question `i` of the menu: the server checks it against the run's plan, runs it held and opens
+   * it once it has run, or says why it cannot. */
   async open(i) {
-    const { rank, step } = this.asking, holds = !i;
+    const { spec, rank, step, seconds, numeric } = this.asking, holds = !i;
     try {
-      const poll = await api("/api/polls", { method: "POST",
-        body: { run_id: this.player.run.id, question: ASKS[i][0], ...(holds && { rank, step }) } });
+      const poll = await api("/api/polls", { method: "POST", body: { question: QUESTIONS[i], run: spec,
+        ...(holds && { rank, step }), ...(seconds && { seconds }), ...(numeric && { numeric }) } });
       this.asked = { id: poll.id, rank: holds ? rank : null, step: holds ? step : null };
-      if (!holds) this.player.go(-1); // bytes and speed: held at the inputs, no bar filled yet
+      this.state.submitted = poll.run_id; // the run asked about takes the stage when it starts
       this.show(poll);
-      this.mark(); // its poll may have come over /ws first
     } catch (err) {
       this.note = why(err);
       this.render();
@@ -119,27 +127,35 @@ export class Polls {
   /** Enter or V (the presenter): the answer, on every page; the run plays on to show why. */
   async reveal() {
     const poll = this.state.poll;
-    this.note = "";
-    try {
-      this.show(await api(`/api/polls/${poll.id}/reveal`, { method: "POST" }));
-    } catch (err) {
-      this.note = why(err);
-      return this.render();
-    }
-    if (this.player.run?.id !== poll.run_id) return;
+    if (!(await this.act("reveal")) || this.player.run?.id !== poll.run_id) return;
     this.stopAt = this.asked?.id === poll.id ? this.asked.step : null; // "after step s": on to step s
     this.player.play();
   }
 
-  async vote(choice) {
+  /** The presenter closes voting (B) or reveals: the poll as it is now, or false with a note why not. */
+  async act(what) {
+    this.note = "";
+    try {
+      this.show(await api(`/api/polls/${this.state.poll.id}/${what}`, { method: "POST" }));
+      return true;
+    } catch (err) {
+      this.note = why(err);
+      this.render();
+      return false;
+    }
+  }
+
+  /** A tap on a choice ({choice}) or a typed number ({number}). */
+  async vote(answer) {
     const poll = this.state.poll;
     try {
-      await api(`/api/polls/${poll.id}/votes`, { method: "POST", body: { choice, voter: this.voter } });
-      Object.assign(this, { voted: choice, note: "Your vote counted" });
+      await api(`/api/polls/${poll.id}/votes`, { method: "POST", body: { ...answer, ballot: this.ballot } });
+      Object.assign(this, { voted: answer, note: "Your vote counted" });
     } catch (err) {
-      this.note = { voter: "You voted already", poll: "Voting has closed" }[err.field] ?? why(err);
-      if (err.field === "voter") this.voted = (await api(`/api/polls/${poll.id}?voter=${this.voter}`)
-        .catch(() => ({}))).voted ?? null;
+      const again = err.status === 409 && err.field === "ballot";
+      this.note = again ? "You voted already" : err.field === "ballot" ? "Not connected to the lecture: wait a moment"
+        : err.field === "poll" ? "Voting has closed" : why(err);
+      if (again) this.voted = (await api(`/api/polls/${poll.id}?ballot=${this.ballot}`).catch(() => ({}))).voted;
     }
     this.render();
   }
@@ -153,7 +169,7 @@ export class Polls {
     this.onChange();
   }
 
-  /** The presenter shows another run: a revealed card closes (an open one stays: it takes votes). */
+  /** The presenter shows another run: a revealed card closes (one still going stays). */
   moved(runId) {
     const poll = this.state.poll;
     if (poll?.state === "revealed" && poll.run_id !== runId) this.close();
@@ -161,58 +177,51 @@ export class Polls {
 
   /** Keys while the menu or a card is up, before the page's own: whether it took `e`. */
   key(e) {
-    const k = e.key, poll = this.state.poll, moved = this.asking && moveAsk(this.asking, k, this.player.run);
-    if (this.asking) { // the menu holds every key
-      if (/^[1-4]$/.test(k)) this.open(k - 1);
-      else if (k === "Escape") this.close();
-      else if (moved) { this.asking = moved; this.render(); }
-    } else if (!poll) return false;
-    else if (k === "Escape") this.close();
+    const k = e.key, poll = this.state.poll;
+    if (this.asking) return this.menuKey(k);
+    if (!poll) return false;
+    if (k === "Escape") this.close();
     else if (!this.state.presenter) return false;
-    else if (/^(Enter|v|V)$/.test(k)) poll.state === "open" && this.reveal();
-    else if (poll.state === "open" && HELD.test(k)) {
-      this.note = "The stage holds: Enter reveals the answer"; this.render();
-    }
+    else if (/^(Enter|v|V)$/.test(k)) ["open", "closed"].includes(poll.state) && this.reveal();
+    else if (/^[bB]$/.test(k)) poll.state === "open" && this.act("close");
+    else if (/^[wW]$/.test(k)) { this.showTally = !this.showTally; this.render(); }
+    else if (this.held(k)) { this.note = "The stage holds: Enter reveals the answer"; this.render(); }
     else return false;
     return true;
   }
 
-  /** The card: the menu, or the question, its choices (a button each on a voter's page) and their tally. */
+  /** Whether key `k` would show the answer of the run a poll holds (the stage moved past the step
+   * asked about), or put another run in its place. */
+  held(k) {
+    const { player } = this;
+    return this.state.hiding(player.run) && (AGAIN.test(k) || (ON.test(k) && player.step >= player.limit()));
+  }
+
+  /** The menu holds every key: 1–4 asks, Esc cancels, the rest move the ask. */
+  menuKey(k) {
+    const moved = moveAsk(this.asking, k);
+    if (/^[1-4]$/.test(k)) this.open(k - 1);
+    else if (k === "Escape") this.close();
+    else if (moved) { this.asking = moved; this.render(); }
+    return true;
+  }
+
   render() {
-    const poll = this.state.poll, card = this.card, { presenter } = this.state,
-      note = html("p", { class: "why", role: "status" }, this.note);
+    const poll = this.state.poll, card = this.card;
     card.hidden = !(poll || this.asking);
     document.body.classList.toggle("poll-shown", !card.hidden);
     document.body.classList.toggle("poll-hiding", this.state.hiding(this.player.run));
-    if (this.asking) {
-      return card.replaceChildren(html("h2", {}, "Ask the room about this run"), html("ol", { class: "menu" },
-        ASKS.map(([q, words], i) => html("li", { "data-question": q }, html("b", {}, i + 1),
-          words(this.asking)))),
-      note, html("p", { class: "foot" }, "1–4 asks · ↑ ↓ rank · ← → step · Esc cancels"));
-    }
-    if (!poll) return card.replaceChildren();
-    const revealed = poll.state === "revealed", right = new Set(poll.answers), pct = shares(poll.counts),
-      mine = this.voted;
-    const choices = poll.choices.map((text, i) => {
-      const face = [html("b", {}, `${right.has(i) ? "✓ " : ""}${ABC[i]}`), html("span", {}, text)];
-      const cls = [right.has(i) && "right", revealed && !right.has(i) && "wrong", mine === i && "chosen"];
-      return html("li", { class: cls.filter(Boolean).join(" "), "data-choice": i },
-        presenter ? html("div", { class: "choice" }, face) : html("button", { type: "button", class: "choice",
-          onclick: () => this.vote(i), ...((revealed || mine != null) && { disabled: "" }) }, face),
-        // a voter sees the room's tally once it has voted
-        presenter || revealed || mine != null ? [html("span", { class: "count" }, poll.counts[i]),
-          html("span", { class: "tally" }, html("i", { style: `width:${pct[i]}%` }))] : null);
-    });
-    if (mine != null) note.append(` · your vote: ${ABC[mine]}`);
-    const foot = presenter ? `${revealed ? "" : "Enter reveals · "}Esc closes`
-      : !revealed ? (mine == null ? "Tap your answer: one vote a phone" : "")
-      : mine == null ? "" : right.has(mine) ? "You got it ✓" : "Not this time";
-    card.dataset.state = poll.state;
-    card.replaceChildren(html("h2", {}, poll.text), html("ol", { class: "choices" }, choices), note,
-      html("p", { class: "foot" }, html("span", { class: "votes" },
-        `${poll.votes} vote${poll.votes === 1 ? "" : "s"}`), foot && ` · ${foot}`),
-      revealed && !presenter
-        ? html("button", { type: "button", class: "close", onclick: () => this.close() }, "Close") : "");
+    this.countDown(poll);
+    const parts = this.asking ? menu(this.asking, this.note) : poll ? pollCard(poll, this) : [];
+    card.dataset.state = this.asking ? "" : poll?.state ?? "";
+    card.replaceChildren(...parts.flat(Infinity).filter((part) => part != null && part !== ""));
+  }
+
+  /** While voting is open with a time: the card says how long is left, each second. */
+  countDown(poll) {
+    const going = poll?.state === "open" && poll.closes_at != null;
+    if (going && !this.timer) this.timer = setInterval(() => this.render(), 1000);
+    if (!going && this.timer) { clearInterval(this.timer); this.timer = null; }
   }
 
   /** On the presenter's stage, the rank asked about: outlined, with a "?" (its answer's
@@ -229,6 +238,6 @@ export class Polls {
     const cx = Math.min(at.x + w / 2, stage.width - r - 1), cy = Math.max(at.y - h / 2, r + 1);
     el("circle", { cx, cy, r }, g);
     el("text", { x: cx, y: cy, "font-size": r * 1.4 }, g).textContent =
-      this.state.poll.state === "open" ? "?" : "✓";
+      this.state.poll.state === "revealed" ? "✓" : "?";
   }
 }

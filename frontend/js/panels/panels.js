@@ -121,8 +121,10 @@ export function showOutcome(run, player) {
 const row = (tag, cells, attrs = {}) => html("tr", attrs,
   cells.map((c) => (c instanceof Node ? c : html(tag, {}, c))));
 
-export function showHistory(runs, currentId, open) {
+/** The run list; `held(run)`: a poll holds it, and its line says "held", not how it is getting on. */
+export function showHistory(runs, currentId, open, held = () => false) {
   $("history").replaceChildren(...runs.map((r) => html("li", {
     class: r.id === currentId ? "current" : "", "data-run": r.id, onclick: () => open(r.id) },
-    html("span", {}, `${r.collective} · ${r.algorithm}`), html("span", { class: "pill" }, r.state))));
+    html("span", {}, `${r.collective} · ${r.algorithm}`),
+    html("span", { class: "pill" }, held(r) ? "held" : r.state))));
 }

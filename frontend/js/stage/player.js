@@ -57,17 +57,21 @@ export class Player extends EventTarget {
   /** Whether the presenter drives this player, and its view is about the run on stage. */
   leading() { return this.state.driver === "presenter" && this.state.view.run_id === this.run?.id; }
 
-  /** A followed live run plays on as its steps arrive (even after a pause), unless the presenter leads. */
+  /** A followed live run plays on as its steps arrive (even after a pause), unless the presenter leads
+   * or a poll holds it (its steps are its answer). */
   followLive() {
-    if (this.state.live && this.run.state === "running" && !this.leading() && !this.playing) this.loopFrom();
+    const { state, run } = this;
+    if (state.live && run.state === "running" && !this.leading() && !this.playing && !state.hiding(run)) {
+      this.loopFrom();
+    }
   }
 
-  /** The last step this page may show: while a poll about its run is open, none past the
-   * presenter's (the presenter's page holds where it is), for the answer lies there. */
+  /** The last step this page may show: while a poll holds its run, none from the step asked
+   * about on (the answer lies there), and on an audience page none past the presenter's. */
   limit() {
-    if (!this.state.hiding(this.run)) return Infinity;
-    const { presenter, view } = this.state;
-    return presenter ? this.step : view?.run_id === this.run.id ? view.step : -1;
+    const { presenter, view } = this.state, asked = this.state.askedBefore(this.run);
+    if (presenter || asked === Infinity) return asked;
+    return Math.min(asked, view?.run_id === this.run.id ? view.step : -1);
   }
 
   /** Steps that every rank has reported, each with its frame. */

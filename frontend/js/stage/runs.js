@@ -29,13 +29,16 @@ export class Runs {
       this.history();
     },
     run_ended: (m) => {
-      // A run that failed before it started was never on stage: its end says why.
-      if (this.mine(m.run) || (this.state.live && !started(m.run) && !swept(m.run))) this.show(m.run);
+      // A run that failed before it started was never on stage: its end says why. A run a poll
+      // holds stays as it came on stage (its end is a time): the poll's opening reads it again.
+      const shown = this.mine(m.run) || (this.state.live && !started(m.run) && !swept(m.run));
+      if (shown && !this.state.hiding(m.run)) this.show(m.run);
       this.history();
     },
     step: (m) => {
       const { player } = this, step = player.run?.id === m.run_id && player.run.steps[m.step];
-      if (!step) return; // another run's, or beyond the run's plan
+      // another run's, beyond the run's plan, or a held run's (each step's arrival is a time)
+      if (!step || this.state.hiding(player.run)) return;
       step.ranks[String(m.rank)] = { t0: m.t0, t1: m.t1, states: m.states };
       player.grow();
     },
@@ -67,13 +70,15 @@ export class Runs {
     if (run && this.player.run?.id === id) { this.show(run); this.player.mirror(); }
   }
 
-  /** A poll opened, revealed or closed: what the page hides of its run changes, and no page shows a
-   * step past the presenter's while it is open. */
+  /** A poll was asked, opened, closed or revealed: what the page hides of its run changes. A run it
+   * held is read again: on the presenter's page as it has run by now (its steps were not taken in
+   * as they came), on an audience page as the room may read it now (whole once revealed). */
   polled() {
-    const { player } = this, { run } = player;
+    const { player, state } = this, { run } = player, poll = state.poll;
+    this.history();
     if (!run) return;
-    // A viewer's copy of a run held for a poll lacks the answer (the server's): revealed, read it whole.
-    if (run.held_for && !this.state.hiding(run)) this.reread(run.id);
+    const asked = poll && (poll.runs?.length ? poll.runs : [poll.run_id]).includes(run.id);
+    if ((asked && poll.state !== "running") || (run.held_for && !state.hiding(run))) this.reread(run.id);
     showOutcome(run, player);
     if (player.step > player.limit()) player.show(player.step);
     player.changed();
@@ -88,19 +93,22 @@ export class Runs {
     sayEach("run-title", [run.spec.collective, run.op, run.choice?.label ?? run.spec.algorithm,
       `${run.group.length} ranks`, `${run.spec.count} × ${dtypeOf(run)}`, run.id]);
     $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
-    say("run-state", run.state + (run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
-    $("run-state").dataset.state = run.state;
+    // a run a poll holds says nothing that changes as it runs (when it ends is a time)
+    const held = state.hiding(run), shownState = held ? "held" : run.state;
+    say("run-state", shownState + (held ? "" : run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
+    $("run-state").dataset.state = shownState;
     $("cancel").hidden = !state.presenter || state.over(run) || run.cancel_requested;
     showOutcome(run, player);
     this.polls.render(); // whether it hides anything of this run
     document.querySelectorAll("#history li")
       .forEach((li) => li.classList.toggle("current", li.dataset.run === run.id));
-    if (state.over(run)) { timeline(run); totals(run); this.compare.draw(); }
+    if (state.over(run) && !held) { timeline(run); totals(run); this.compare.draw(); }
   }
 
   async history() {
     const { runs } = await api("/api/runs?limit=30");
-    showHistory(runs, this.player.run?.id, (id) => { this.player.own(); this.open(id); });
+    showHistory(runs, this.player.run?.id, (id) => { this.player.own(); this.open(id); },
+      (r) => this.state.hiding(r));
     return runs;
   }
 
