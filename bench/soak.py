@@ -20,6 +20,7 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import signal
 import socket
 import sys
@@ -132,10 +133,16 @@ async def drive(up, runs: list[Run], until: float, kill_every: float, kills: lis
             await asyncio.sleep(0.02)
 
 
+def made_up() -> str:
+    """A ballot as the server hands them out, signed by no one."""
+    return f"{secrets.token_urlsafe(12)}.{secrets.token_urlsafe(16)}"
+
+
 async def flood(up, stop: asyncio.Event, seen: Counter, polls: list) -> None:
     """A client that floods beside the lecture: a poll on the newest done run now and then, as
-    many votes as it can send (each with a new page id, as a script would), bodies where no
-    route reads one, and connections that send half a body and stall."""
+    many votes as it can send (each with a ballot it made up, as a script would: no page holds
+    it, so none counts), bodies where no route reads one, and connections that send half a body
+    and stall."""
     port = int(up.url.rsplit(":", 1)[1])
     while not stop.is_set():
         poll = None
@@ -156,7 +163,7 @@ async def flood(up, stop: asyncio.Event, seen: Counter, polls: list) -> None:
                     up.call,
                     "POST",
                     f"/api/polls/{poll['id']}/votes",
-                    {"choice": accepted % len(poll["choices"]), "voter": os.urandom(8).hex()},
+                    {"choice": accepted % len(poll["choices"]), "ballot": made_up()},
                     None,
                 )
                 seen[status] += 1
