@@ -21,6 +21,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
 PHONE, PROJECTOR = (390, 844), (1280, 720)
+LECTURE = {"collective": "all_reduce", "count": 8, "capture": "full", "pattern": "digits"}
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 # Chromium logs every refused request: a second vote, a question this run cannot answer
 REFUSED = ("409", "422")
@@ -294,6 +295,32 @@ def test_a_question_asked_before_its_run_voted_on_phones_and_revealed_on_every_p
         expect(page.locator("#poll")).to_be_hidden(timeout=60_000)
     twin.close()
     assert errors == []
+
+
+def test_a_timer_closes_voting_and_every_phone_then_sees_the_tally(up, page_for):
+    """The held run is slowed by a straggler: while it runs the phone shows nothing of it."""
+    phone = page_for(f"{up.url}/", allow=REFUSED, viewport=PHONE)
+    phone.wait_for_function("window.ringside.polls.ballot")
+    slow = {"rank": 3, "delay_s": 0.4}
+    spec = {**LECTURE, "algorithm": "master_worker", "perturb": {"straggler": slow}}
+    status, poll = up.call("POST", "/api/polls", {"question": "bottleneck", "run": spec, "seconds": 5})
+    assert status == 201, poll
+    card = phone.locator("#poll")
+    assert up.call("GET", f"/api/runs/{poll['run_id']}")[1]["state"] in ("queued", "running")
+    phone.wait_for_timeout(500)
+    assert phone.evaluate("[window.ringside.state.poll?.id, window.ringside.player.run?.id]") != [
+        poll["id"],
+        poll["run_id"],
+    ]
+    expect(card).to_be_hidden()
+    expect(card).to_have_attribute("data-state", "open", timeout=60_000)
+    expect(card.locator(".left")).to_have_text(re.compile(r"^closes in [1-5] s$"))
+    card.locator("li[data-choice='0'] button").click()
+    expect(card.locator(".count")).to_have_count(0)
+    expect(card).to_have_attribute("data-state", "closed", timeout=15_000)
+    expect(card.locator(".count").first).to_have_text("1")
+    expect(card.locator(".foot")).to_contain_text("Voting has closed")
+    up.call("POST", f"/api/polls/{poll['id']}/reveal")
 
 
 def test_k_shows_the_audience_link_as_a_qr_code_to_the_presenter_only(up, page_for):

@@ -170,6 +170,36 @@ def test_a_question_asked_before_its_run_is_held_from_the_room_until_the_reveal(
         assert up.call("GET", "/api/compare/formulas?run=" + held, token=None)[0] == 200
 
 
+def test_while_its_run_runs_the_room_reads_not_even_that_it_runs(up):
+    """A straggler makes the held run take seconds: meanwhile the room's every read and a page
+    that joins say nothing of it (its state would say when it ends), nor of the poll."""
+    slow = {"algorithm": "ring", **LECTURE, "perturb": {"straggler": {"rank": 3, "delay_s": 0.4}}}
+    with connect(up.ws_url("/ws"), max_size=None) as room_ws:
+        room = Ear(room_ws)
+        room.until(lambda m: m["type"] == "snapshot")
+        status, poll = up.call("POST", "/api/polls", {"question": "bottleneck", "run": slow})
+        if status == 409:  # a ring's ranks all move the same: the question of bytes instead
+            status, poll = up.call("POST", "/api/polls", {"question": "busiest_link", "run": slow})
+        assert status == 201, poll
+        held = poll["run_id"]
+        assert up.call("GET", f"/api/runs/{held}")[1]["state"] in ("queued", "running")
+        assert up.call("GET", f"/api/runs/{held}", token=None)[0] == 409
+        assert up.call("GET", f"/api/polls/{poll['id']}", token=None)[0] == 409
+        assert (up.call("GET", "/api/polls/current", token=None)[1]["poll"] or {}).get("id") != poll["id"]
+        assert held not in [r["id"] for r in up.call("GET", "/api/runs?limit=50", token=None)[1]["runs"]]
+        with connect(up.ws_url("/ws"), max_size=None) as late:
+            joined = Ear(late).until(lambda m: m["type"] == "snapshot")[-1]
+        assert joined["current"] is None and joined["presenter"] is None, joined
+        assert held not in [r["id"] for r in joined["queue"]] and joined["queued"] == 0
+        heard = room.until(poll_is("open", poll["id"]))
+        assert up.call("GET", f"/api/runs/{held}")[1]["state"] == "done"
+        assert [m for m in heard if m["type"] == "poll" and m["poll"]["id"] == poll["id"]] == heard[-1:], (
+            "the room hears of the poll when it opens, not before"
+        )
+        assert not [m for m in heard if held in (m.get("run_id"), m.get("run", {}).get("id"))]
+    up.call("POST", f"/api/polls/{poll['id']}/reveal")
+
+
 def test_a_race_runs_each_algorithm_held_and_tells_the_room_no_time(up):
     """A question of which algorithm finishes first runs one held run per algorithm at the
     shape: while they run the room hears of none of them (not when each ends: that is its

@@ -95,12 +95,13 @@ function seenAlready(poll) {
     : null;
 }
 
+/** How long voting has left, in words. */
+export const closesIn = (poll) => `closes in ${Math.max(0, Math.ceil(poll.closes_at - Date.now() / 1000))} s`;
+
 function votes(poll, polls) {
-  const left = poll.state === "open" && poll.closes_at != null
-    ? Math.max(0, Math.ceil(poll.closes_at - Date.now() / 1000)) : null;
   return [html("span", { class: "votes" }, `${poll.votes} vote${poll.votes === 1 ? "" : "s"}`),
-    polls.state.presenter && polls.pages != null ? [" · ", html("span", {}, `${polls.pages} pages connected`)] : null,
-    left != null ? [" · ", html("span", { class: "left" }, `closes in ${left} s`)] : null];
+    ...(polls.state.presenter && polls.pages != null ? [" · ", html("span", {}, `${polls.pages} pages connected`)] : []),
+    ...(poll.state === "open" && poll.closes_at != null ? [" · ", html("span", { class: "left" }, closesIn(poll))] : [])];
 }
 
 function foot(poll, polls) {

@@ -8,7 +8,7 @@
 
 import { api } from "rs/core/api.js";
 import { $, el } from "rs/core/dom.js";
-import { menu, pollCard, QUESTIONS } from "rs/lecture/poll-card.js";
+import { closesIn, menu, pollCard, QUESTIONS } from "rs/lecture/poll-card.js";
 
 const ON = /^( |ArrowRight|End)$/, AGAIN = /^[rRqQ]$/; // keys that move the stage on; that run or ask again
 const TIMERS = [null, 20, 30, 60]; // T in the menu: voting closes after this many seconds, or when closed
@@ -214,13 +214,21 @@ export class Polls {
     this.countDown(poll);
     const parts = this.asking ? menu(this.asking, this.note) : poll ? pollCard(poll, this) : [];
     card.dataset.state = this.asking ? "" : poll?.state ?? "";
+    // a number being typed outlives a tally heard meanwhile
+    const field = card.querySelector(".typed input"), typing = field === document.activeElement;
     card.replaceChildren(...parts.flat(Infinity).filter((part) => part != null && part !== ""));
+    const again = card.querySelector(".typed input");
+    if (again && field) { again.value = field.value; if (typing) again.focus(); }
   }
 
   /** While voting is open with a time: the card says how long is left, each second. */
   countDown(poll) {
     const going = poll?.state === "open" && poll.closes_at != null;
-    if (going && !this.timer) this.timer = setInterval(() => this.render(), 1000);
+    const tick = () => {
+      const left = this.card.querySelector(".left");
+      if (left) left.textContent = closesIn(this.state.poll);
+    };
+    if (going && !this.timer) this.timer = setInterval(tick, 1000);
     if (!going && this.timer) { clearInterval(this.timer); this.timer = null; }
   }
 
