@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, start_serve
+from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, messages, start_serve
 from websockets.sync.client import connect
 
 VIEWER = "viewer-token-for-the-access-log"
@@ -51,12 +51,13 @@ def test_runs_cancels_polls_votes_joins_and_sockets_each_a_line(up):
     )
     assert status == 201, poll
     votes = f"/api/polls/{poll['id']}/votes"
-    assert up.call("POST", votes, {"choice": 0, "voter": "phone-aaaa-1"}, token=VIEWER)[0] == 202
-    assert up.call("POST", votes, {"choice": 0, "voter": "phone-bbbb-2"}, token=None)[0] == 401
-    assert up.call("POST", votes, {"choice": 0, "voter": "phone-cccc-3"}, token="guess")[0] == 403
-    assert up.call("POST", f"/api/polls/{poll['id']}/reveal")[0] == 200
     with connect(up.ws_url(f"/ws?token={VIEWER}")) as viewer:
-        viewer.recv(timeout=10)  # the snapshot: it is open
+        snapshot = next(m for m in messages(viewer.recv(timeout=10)) if m["type"] == "snapshot")
+        vote = {"choice": 0, "ballot": snapshot["ballot"]}  # the vote of the page this socket is
+        assert up.call("POST", votes, vote, token=VIEWER)[0] == 202
+        assert up.call("POST", votes, vote, token=None)[0] == 401
+        assert up.call("POST", votes, vote, token="guess")[0] == 403
+    assert up.call("POST", f"/api/polls/{poll['id']}/reveal")[0] == 200
     up.call("GET", "/api/runs")  # a read: not logged
 
     found = entries(log, wanted=12)
