@@ -10,7 +10,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ringside.server.door.auth import need_viewer
 from ringside.server.door.errors import refuse
 from ringside.server.door.frames import CONFLICT, close, events, worker_hello
-from ringside.server.watched.record import WatchedJob
+from ringside.server.watched.record import WatchedCollective, WatchedJob
 from ringside.server.watched.service import Watching, watching_of
 from ringside.server.watched.trace import job_trace
 from ringside.worker_agent.core.watch_protocol import WATCH_MESSAGE, WatchHello
@@ -18,6 +18,8 @@ from ringside.worker_agent.core.watch_protocol import WATCH_MESSAGE, WatchHello
 router = APIRouter()
 watch = Depends(need_viewer)
 JobId = Path(max_length=40)
+PAGE_BYTES = 2 << 20  # a page of a job's collectives, about
+MAX_LINKS_SHOWN = 4096  # the busiest links a job's GET shows (links_total: how many it has)
 
 
 def found_job(watching: Watching, job_id: str) -> WatchedJob:
@@ -46,15 +48,33 @@ async def get_job(
     watching: Watching = Depends(watching_of),
 ) -> dict:
     job = found_job(watching, job_id)
+    collectives = within_bytes(watching.collectives(job_id, limit, before))
+    busiest = sorted(job.links.values(), key=lambda link: link.bytes, reverse=True)[:MAX_LINKS_SHOWN]
     return {
         "job": job.summary(),
         "ranks": list(job.ranks.values()),
         "groups": job.groups,
         "totals": [t.shown() for t in job.totals.values()],
-        "links": list(job.links.values()),
-        "collectives": watching.collectives(job_id, limit, before),
+        "links": busiest,
+        "links_total": len(job.links),
+        "collectives": collectives,
+        # where the next page begins: a page ends at `limit` collectives or PAGE_BYTES, whichever first
+        "before": collectives[0].index if collectives else None,
         "events": [{"t": t, "text": text} for t, text in job.events],
     }
+
+
+def within_bytes(collectives: list[WatchedCollective]) -> list[WatchedCollective]:
+    """The newest of `collectives` (oldest first) that fit in about PAGE_BYTES: a collective of a
+    65,536-rank group names every rank, and 500 of them made a page of hundreds of MB."""
+    kept: list[WatchedCollective] = []
+    size = 0
+    for collective in reversed(collectives):
+        size += 200 + 24 * (len(collective.ranks) + len(collective.issued) + len(collective.durations))
+        if kept and size > PAGE_BYTES:
+            break
+        kept.append(collective)
+    return kept[::-1]
 
 
 @router.get("/api/jobs/{job_id}/trace", dependencies=[watch])

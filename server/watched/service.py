@@ -21,6 +21,7 @@ from starlette.requests import HTTPConnection
 
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.watched import hangs
+from ringside.server.watched.bounds import Bounds
 from ringside.server.watched.matching import Matching
 from ringside.server.watched.record import (
     Hang,
@@ -69,6 +70,7 @@ class Watching:
         self.live: dict[str, Matching] = {}  # by the key the job's ranks share
         # (job id, rank) -> its socket: a reconnect replaces it
         self.sockets: dict[tuple[str, int], object] = {}
+        self.bounds: dict[str, Bounds] = {}  # by job id: what each live job may keep
         self.number = self.store.last_number()
         self.interrupted = len(self.store.interrupt_running())
         self.task: asyncio.Task | None = None
@@ -117,7 +119,10 @@ class Watching:
             watched.bye(message)
             self._publish_job(watched)
         else:
-            watched.report(message)
+            bounds = self.bounds.get(watched.job.id)
+            if bounds is None:
+                bounds = self.bounds[watched.job.id] = Bounds.of(watched.job, watched.note)
+            watched.report(bounds.screen(message))
 
     def left(self, watched: Matching, rank: int, socket: object) -> None:
         if self.sockets.get((watched.job.id, rank)) is socket:  # not a socket a reconnect replaced
@@ -175,6 +180,7 @@ class Watching:
         if watched.ended(LOST_AFTER_S):
             self.store.add(watched.job.id, hangs.left_open(watched))  # the waits it ended in, and the unseen
             del self.live[key]
+            self.bounds.pop(watched.job.id, None)
             summarise = True
         if summarise:
             self.store.save(watched.job)
