@@ -31,7 +31,7 @@ from ringside.server.watched.record import (
     WatchedState,
     WatchedSummary,
 )
-from ringside.server.watched.store import WatchStore
+from ringside.server.watched.store import KEPT_BYTES, WatchStore
 from ringside.worker_agent.core.watch_protocol import WatchBye, WatchHello, WatchReport
 
 log = logging.getLogger("ringside.server")
@@ -71,6 +71,7 @@ class Watching:
         # (job id, rank) -> its socket: a reconnect replaces it
         self.sockets: dict[tuple[str, int], object] = {}
         self.bounds: dict[str, Bounds] = {}  # by job id: what each live job may keep
+        self.trimmed: set[str] = set()  # jobs told their oldest collectives go for their bytes
         self.number = self.store.last_number()
         self.interrupted = len(self.store.interrupt_running())
         self.task: asyncio.Task | None = None
@@ -181,6 +182,7 @@ class Watching:
             self.store.add(watched.job.id, hangs.left_open(watched))  # the waits it ended in, and the unseen
             del self.live[key]
             self.bounds.pop(watched.job.id, None)
+            self.store.forget(watched.job.id)
             summarise = True
         if summarise:
             self.store.save(watched.job)
@@ -191,7 +193,13 @@ class Watching:
         changed = watched.take_changed()
         if changed:
             self.fanout.publish(WatchedCollectivesMessage(job_id=watched.job.id, collectives=pushed(changed)))
-            self.store.add(watched.job.id, [c for c in changed if c.complete])
+            gone = self.store.add(watched.job.id, [c for c in changed if c.complete])
+            if gone and watched.job.id not in self.trimmed:
+                self.trimmed.add(watched.job.id)
+                watched.note(
+                    f"the job keeps its newest collectives up to {KEPT_BYTES >> 20} MB: older ones are "
+                    "dropped from the list as new ones come (the totals count every one)"
+                )
 
     def _publish_job(self, watched: Matching) -> None:
         job = watched.job

@@ -9,12 +9,36 @@ store's writer (writer.py), like store.py; until a write lands, reads see it fro
 from __future__ import annotations
 
 import re
+from collections import deque
 
 from ringside.server.db.database import Database
 from ringside.server.db.writer import Latest, Write
 from ringside.server.watched.record import WatchedCollective, WatchedJob, WatchedState, WatchedSummary
 
 KEPT = 20_000
+KEPT_BYTES = 64 << 20  # of one job's collectives: past it the oldest go, whatever their number
+
+
+class Kept:
+    """The sizes of the collectives a job keeps, oldest first, and their sum."""
+
+    def __init__(self) -> None:
+        self.sizes: deque[tuple[int, int]] = deque()  # (index, bytes)
+        self.bytes = 0
+
+    def add(self, added: list[tuple[int, int]]) -> tuple[int, int]:
+        """Count `added` in; (how many of the oldest go to keep KEPT_BYTES, the newest index gone or -1)."""
+        for one in added:
+            self.sizes.append(one)
+            self.bytes += one[1]
+        gone, oldest = 0, -1
+        while self.bytes > KEPT_BYTES and len(self.sizes) > 1:
+            oldest, size = self.sizes.popleft()
+            self.bytes -= size
+            gone += 1
+        while len(self.sizes) > KEPT:
+            self.bytes -= self.sizes.popleft()[1]
+        return gone, oldest
 
 
 class WatchStore:
@@ -22,6 +46,7 @@ class WatchStore:
         self.db, self.writer = database.db, database.writer  # its tables are made with the file (schema.py)
         self.latest = Latest()  # job id -> (body, summary) not yet landed
         self.total = self.db.execute("SELECT COUNT(*) FROM jobs").fetchone()[0]  # kept, not counted per read
+        self.kept: dict[str, Kept] = {}  # by job id: the sizes of the collectives it keeps
 
     def save(self, job: WatchedJob, new: bool = False) -> None:
         self.total += new
@@ -39,21 +64,31 @@ class WatchStore:
             forget,
         )
 
-    def add(self, job_id: str, collectives: list[WatchedCollective]) -> None:
-        """Complete collectives (again, where one changed), and the oldest beyond KEPT gone."""
+    def add(self, job_id: str, collectives: list[WatchedCollective]) -> int:
+        """Complete collectives (again, where one changed), and the oldest gone beyond KEPT, or beyond
+        KEPT_BYTES of them (a collective of a large group names every rank). How many went for their
+        bytes (since the server started: a resumed job's older rows were bounded by the last)."""
         if not collectives:
-            return
+            return 0
+        bodies = [(c.index, c.model_dump_json()) for c in collectives]
         writes: list[Write] = [
-            (
-                "INSERT OR REPLACE INTO job_collectives (job, idx, body) VALUES (?, ?, ?)",
-                (job_id, c.index, c.model_dump_json()),
-            )
-            for c in collectives
+            ("INSERT OR REPLACE INTO job_collectives (job, idx, body) VALUES (?, ?, ?)", (job_id, i, body))
+            for i, body in bodies
         ]
+        kept = self.kept.setdefault(job_id, Kept())
+        gone, oldest = kept.add([(i, len(body)) for i, body in bodies])
         writes.append(
-            ("DELETE FROM job_collectives WHERE job = ? AND idx <= ?", (job_id, collectives[-1].index - KEPT))
+            (
+                "DELETE FROM job_collectives WHERE job = ? AND idx <= ?",
+                (job_id, max(collectives[-1].index - KEPT, oldest)),
+            )
         )
         self.writer.put(writes)
+        return gone
+
+    def forget(self, job_id: str) -> None:
+        """The job is no longer watched: its sizes go (add() starts again if it comes back)."""
+        self.kept.pop(job_id, None)
 
     def get(self, job_id: str) -> WatchedJob | None:
         if (given := self.latest.get(job_id)) is not None:
