@@ -180,8 +180,9 @@ async def flood(up, stop: asyncio.Event, seen: Counter, polls: list) -> None:
 async def attack(up, stop: asyncio.Event, seen: Counter) -> None:
     """Beside the flood, every 20 s: viewers' sockets at a spelling of /ws that once had a rank's
     frame bound, each beginning a 15 MiB frame; hellos as rank 0 of the world's size with the
-    worker token but not the world's key; connections from five addresses that never end their
-    headers. `seen` counts how each ended (a forged rank accepted is a slot taken)."""
+    worker token but not the world's key; a watched job's reporter naming what no job keeps, for
+    10 s; connections from five addresses that never end their headers. `seen` counts how each
+    ended (a forged rank accepted is a slot taken)."""
     port = int(up.url.rsplit(":", 1)[1])
     ws_url = up.ws_url("/%77s")
     hello = {"v": PROTOCOL_VERSION, "type": "hello", "rank": 0, "world_size": 4, "host": "forged"}
@@ -213,6 +214,34 @@ async def attack(up, stop: asyncio.Event, seen: Counter) -> None:
         except OSError as e:
             seen[f"forged rank {type(e).__name__}"] += 1
 
+    async def reporter(seconds: float) -> None:
+        """A watched job's one rank reporting ten times a second, each report naming 1,024 collectives
+        in new group and op names and 1,024 peers beyond its world of 2 (bounds.py drops them)."""
+        watch_hello = {"v": PROTOCOL_VERSION, "type": "watch_hello", "job": f"flood-{time.time_ns()}"}
+        watch_hello |= {"rank": 0, "world_size": 2, "host": "h", "pid": 1, "launcher": "script"}
+        watch_hello |= {"backend": "gloo", "started_ns": time.time_ns()}
+        try:
+            async with websockets.connect(up.ws_url(f"/ws/watch?token={WORKER_TOKEN}"), max_size=None) as ws:
+                await ws.send(json.dumps(watch_hello))
+                began, n = time.monotonic(), 0
+                while time.monotonic() - began < seconds and not stop.is_set():
+                    n += 1
+                    issued = [
+                        {"group": f"g{n}-{i}", "seq": 0, "op": f"o{n}-{i}", "t_ns": 1} for i in range(1024)
+                    ]
+                    links = [{"peer": 2 + i, "sent": 8, "sends": 1} for i in range(1024)]
+                    report = {
+                        "type": "watch_report",
+                        "v": PROTOCOL_VERSION,
+                        "rank": 0,
+                        "t_ns": time.time_ns(),
+                    }
+                    await ws.send(json.dumps(report | {"issued": issued, "links": links}))
+                    await asyncio.sleep(0.1)
+                seen["reporter flood: reports sent"] += n
+        except (OSError, websockets.ConnectionClosed) as e:
+            seen[f"reporter flood {type(e).__name__}"] += 1
+
     async def stalled_headers() -> list:
         held = []
         for i in range(250):
@@ -229,7 +258,7 @@ async def attack(up, stop: asyncio.Event, seen: Counter) -> None:
 
     while not stop.is_set():
         held = await stalled_headers()
-        await asyncio.gather(*(side_door() for _ in range(20)), *(forged() for _ in range(20)))
+        await asyncio.gather(*(side_door() for _ in range(20)), *(forged() for _ in range(20)), reporter(10))
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(stop.wait(), 20)
         for sock in held:
