@@ -178,7 +178,8 @@ async def flood(up, stop: asyncio.Event, seen: Counter, polls: list) -> None:
 
 
 async def attack(up, stop: asyncio.Event, seen: Counter) -> None:
-    """Beside the flood, every 20 s: viewers' sockets at a spelling of /ws that once had a rank's
+    """Beside the flood, every 20 s (from addresses of their own: the viewers and the flood hold most
+    of what 127.0.0.1 may): viewers' sockets at a spelling of /ws that once had a rank's
     frame bound, each beginning a 15 MiB frame; hellos as rank 0 of the world's size with the
     worker token but not the world's key; a watched job's reporter naming what no job keeps, for
     10 s; connections from five addresses that never end their headers. `seen` counts how each
@@ -190,7 +191,7 @@ async def attack(up, stop: asyncio.Event, seen: Counter) -> None:
 
     async def side_door() -> None:
         try:
-            async with websockets.connect(ws_url, max_size=None) as ws:
+            async with websockets.connect(ws_url, max_size=None, local_addr=("127.0.0.2", 0)) as ws:
                 await ws.send(b"x" * (15 << 20))
                 with contextlib.suppress(asyncio.TimeoutError, websockets.ConnectionClosed):
                     await asyncio.wait_for(drained(ws), 10)
@@ -204,7 +205,8 @@ async def attack(up, stop: asyncio.Event, seen: Counter) -> None:
 
     async def forged() -> None:
         try:
-            async with websockets.connect(up.ws_url(f"/ws/worker?token={WORKER_TOKEN}")) as ws:
+            worker_url = up.ws_url(f"/ws/worker?token={WORKER_TOKEN}")
+            async with websockets.connect(worker_url, local_addr=("127.0.0.3", 0)) as ws:
                 await ws.send(json.dumps(hello))
                 await asyncio.wait_for(ws.recv(), 1)
         except websockets.ConnectionClosed as closed:
