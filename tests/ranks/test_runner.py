@@ -206,3 +206,17 @@ def test_infinities_and_nan_cross_json_and_verify():
     assert finished.verified is True
     assert any(v == float("inf") for s in finished.output for v in s.values)
     assert '"inf"' in events[-1].model_dump_json()
+
+
+def test_typed_inputs_run_and_verify_against_the_native_op():
+    # the Korean tutorial's reduce: torch.ones(2, 2) * rank on four ranks, summed on rank 0
+    spec = RunSpec(
+        collective="reduce",
+        algorithm="binomial_tree",
+        count=4,
+        capture="full",
+        inputs=[[float(r)] * 4 for r in range(4)],
+    )
+    runs = unwrap(run_ranks(record, 4, [spec]))
+    assert runs[0][0][-1].verified is True
+    assert [v for s in runs[0][0][-1].output for v in s.values] == [6.0] * 4

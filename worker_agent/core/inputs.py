@@ -52,12 +52,20 @@ def numpy_input(spec: RunSpec, group_rank: int, world_size: int) -> np.ndarray:
     size = len(blocks) * collective.count(spec)
     # "origin" names the rank as the cards do: its global rank
     rank = group[group_rank] if spec.pattern == "origin" else group_rank
-    values = collective.input_values(
-        pattern_values(spec.pattern, spec.seed, rank, size, collective.count(spec)), group_rank
-    )
+    if spec.inputs is not None:  # typed in: validation checked its length against `size`
+        values = np.asarray(spec.inputs[group_rank], dtype=np.float64 if _fractional(spec) else np.int64)
+    else:
+        values = pattern_values(spec.pattern, spec.seed, rank, size, collective.count(spec))
+    values = collective.input_values(values, group_rank)
     name = collective.dtype(spec)
     dtype = DTYPES[name]
-    if dtype.exact_up_to and values.dtype.kind == "i":  # a long index would overflow to inf
+    # a long index would overflow to inf (typed inputs are refused past it instead: validation)
+    if dtype.exact_up_to and values.dtype.kind == "i" and spec.inputs is None:
         values = values % dtype.exact_up_to
     values = collective.given(values, group_rank, len(group), group.index(spec.root))
     return values.astype(dtype.generated_as or name)
+
+
+def _fractional(spec: RunSpec) -> bool:
+    """Typed inputs with a fraction among them (else they are kept as exact integers)."""
+    return any(isinstance(v, float) and not v.is_integer() for row in spec.inputs or [] for v in row)

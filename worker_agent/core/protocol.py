@@ -197,6 +197,12 @@ class RunSpec(Strict):
         None, max_length=MAX_WORLD, description="global ranks taking part (default: all)"
     )
     pattern: Pattern = "index"
+    inputs: list[list[Number]] | None = Field(
+        None,
+        max_length=MAX_WORLD,
+        description="each rank's input typed in, one list per rank of the group (a rank with no input: "
+        "[]), in place of the pattern's; checked against the collective's input size",
+    )
     seed: StrictInt = 0
     capture: Capture = "summary"
     chunks: Chunks = Field(

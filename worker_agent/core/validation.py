@@ -5,6 +5,8 @@ for a peer.
 
 from __future__ import annotations
 
+import math
+
 from . import perturb
 from .algorithms import CUSTOM, Algorithm, Kind, UnknownAlgorithm, algorithm_of
 from .collectives import get
@@ -21,7 +23,7 @@ from .protocol import (
 )
 from .run_shape import group_of, peer_of, perturb_plan, schedule_of
 from .schedule import ScheduleError
-from .vocabulary import BACKENDS, DTYPES, ITEMSIZE, OPS
+from .vocabulary import BACKENDS, DTYPES, ITEMSIZE, OPS, DType
 
 # One rank's working buffer. Local CPU ranks share the host's memory, and a run holds up to about
 # 16 times its buffer per rank above the rank's own 350 MiB (bench/peak_memory.py: ring all_reduce,
@@ -92,6 +94,39 @@ def validate(spec: RunSpec, world_size: int, backend: str) -> None:
         )
     if spec.perturb is not None:
         _validate_perturb(spec, world_size, group)
+    _validate_inputs(spec, world_size)
+
+
+def _validate_inputs(spec: RunSpec, world_size: int) -> None:
+    """Typed inputs: one list a rank of the group, as long as the rank's input, every value one
+    the dtype holds exactly as typed."""
+    if spec.inputs is None:
+        return
+    collective, group = get(spec.collective, spec.servers), group_of(spec, world_size)
+    if collective.name == "barrier":
+        raise SpecError("inputs", "barrier moves no values of its own, so it takes none (leave inputs out)")
+    if len(spec.inputs) != len(group):
+        raise SpecError(
+            "inputs", f"needs one list per rank of the group ({len(group)}), not {len(spec.inputs)}"
+        )
+    dtype, root = DTYPES[collective.dtype(spec)], group.index(spec.root)
+    for r, row in enumerate(spec.inputs):
+        size = len(collective.input_blocks(r, len(group), root)) * collective.count(spec)
+        if len(row) != size:
+            why = " (its buffer is only received: give [])" if not size else ""
+            raise SpecError("inputs", f"rank {group[r]}'s input has {size} values{why}, not {len(row)}")
+        for v in row:
+            _check_input_value(v, dtype, group[r], collective.dtype(spec))
+
+
+def _check_input_value(v: float, dtype: DType, rank: int, name: str) -> None:
+    if not math.isfinite(v):
+        raise SpecError("inputs", f"rank {rank}'s input holds {v}: only finite values are typed in")
+    if dtype.integer and not float(v).is_integer():
+        raise SpecError("inputs", f"rank {rank}'s input holds {v}, not an integer, as {name} needs")
+    bound = dtype.exact_up_to or (1 << 8 * dtype.itemsize - 1 if dtype.integer else None)
+    if bound is not None and abs(v) >= bound:
+        raise SpecError("inputs", f"rank {rank}'s input holds {v}: {name} keeps values below {bound} exact")
 
 
 def _algorithm(spec: RunSpec) -> Algorithm:
