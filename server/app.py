@@ -27,6 +27,9 @@ from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.door import guard, reclaim
 from ringside.server.door.errors import REFUSALS, invalid_request, spec_refused
 from ringside.server.lecture import routes as lecture_routes
+from ringside.server.lessons import routes as lesson_routes
+from ringside.server.lessons.reading import load as load_lesson
+from ringside.server.lessons.reading import seed as seed_lesson
 from ringside.server.model import costs
 from ringside.server.model import routes as model_routes
 from ringside.server.operate.access import Access, AccessLog
@@ -54,7 +57,8 @@ from ringside.worker_agent.core.validation import SpecError
 
 ROUTERS = (
     bench_routes, cluster_routes, run_routes, compare_routes, perturb_routes, model_routes, training_routes,
-    watched_routes, postmortem_routes, poll_routes, lecture_routes, viewer_socket, worker_socket,
+    watched_routes, postmortem_routes, poll_routes, lecture_routes, lesson_routes, viewer_socket,
+    worker_socket,
 )  # fmt: skip
 
 
@@ -123,6 +127,7 @@ def create_app(settings: Settings) -> FastAPI:
         description="Real torch.distributed collectives, step by step.",
     )
     app.state.settings = settings
+    app.state.lesson = load_lesson(settings.lesson) if settings.lesson else seed_lesson()  # LessonError
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(SpecError, spec_refused)  # NotReady and Busy too: errors.status_of
     for module in ROUTERS:

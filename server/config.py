@@ -66,6 +66,7 @@ class Settings:
     keep_days: float | None = None  # and none older than this many days
     certfile: Path | None = None  # TLS: the server's certificate (its chain), and its key unless keyfile
     keyfile: Path | None = None
+    lesson: Path | None = None  # the lesson key U steps through (lessons/); None: the seed lecture's
 
     def __post_init__(self):
         # Watching shows host names, pids and every run: once other hosts can reach the

@@ -20,6 +20,7 @@ from ringside.server.app import create_app
 from ringside.server.config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
 from ringside.server.door.auth import host_name
 from ringside.server.door.transport import protocols
+from ringside.server.lessons.reading import LessonError
 from ringside.server.operate.retention import Keep
 from ringside.worker_agent.core.algorithms import algorithm_of, build
 from ringside.worker_agent.user.user_algorithms import load
@@ -49,6 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="for a lecture hall: listen on this machine's network addresses (as --host "
         "0.0.0.0) with a viewer token, and print the audience link that carries it; the "
         "presenter's page shows it as a QR code (key K)",
+    )
+    parser.add_argument(
+        "--lesson",
+        type=Path,
+        metavar="FILE",
+        help="a lesson file (TOML) for key U to step through, checked before the server starts "
+        "(default: the seed lecture's, built in)",
     )
     parser.add_argument(
         "--open-viewing",
@@ -213,6 +221,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         keep_days=args.keep_days,
         certfile=args.certfile,
         keyfile=args.keyfile,
+        lesson=args.lesson,
     )
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
@@ -266,7 +275,11 @@ def server_for(settings: Settings) -> Server:
     if problem:
         raise SystemExit(f"error: {problem}")
     bounds = protocols(settings.headers_within, settings.message_within, settings.ping_every)
-    app = create_app(settings)
+    try:
+        app = create_app(settings)
+    except LessonError as e:  # before anything starts: the lecturer fixes the line it names
+        print(f"error: {e}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
     config = uvicorn.Config(
         app,
         host=settings.host,

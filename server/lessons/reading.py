@@ -1,0 +1,121 @@
+"""A lesson file read and checked, every error naming its line ("lesson.toml line 14: stage 3:
+count: must be positive"), so a lecturer fixes it before the lecture, not during it.
+
+TOML, read by tomllib (Python 3.11 on; tomli, the same parser, on 3.10). tomllib gives no
+positions, so an error's line is found again in the text from the field's path: the stage's
+`[[stages]]` header, then its key or its `[stages.key]` table."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ringside.worker_agent.core.validation import SpecError
+
+from .lesson import Lesson
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the 3.10 dependency in pyproject.toml
+    import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
+
+MAX_FILE_BYTES = 1 << 20
+SEED = "seed.toml"
+STAGE_HEADER = re.compile(r"^\s*\[\[\s*stages\s*\]\]")
+TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)$")
+SPEC_FIELDS = {"group": "ranks", "pattern": "inputs", "capture": "collective"}  # a run's field: the stage's
+
+
+class LessonError(ValueError):
+    """A lesson that cannot be given, with the file and line that say why."""
+
+
+def seed() -> Lesson:
+    """The seed lecture, shipped with the package in English, Korean and Chinese."""
+    text = resources.files("ringside.server.lessons").joinpath(SEED).read_text(encoding="utf-8")
+    return parse(text, SEED)
+
+
+def load(path: Path) -> Lesson:
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise LessonError(f"{path}: over {MAX_FILE_BYTES >> 20} MiB: a lesson is a page of stages")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise LessonError(f"{path}: {e}") from None
+    return parse(text, str(path))
+
+
+def parse(text: str, name: str) -> Lesson:
+    """The lesson in `text`, checked whole: its fields, then each stage's run as any run is."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        found = TOML_LINE.search(str(e))
+        where = f" line {found[1]}" if found else ""
+        raise LessonError(f"{name}{where}: not TOML: {TOML_LINE.sub('', str(e)).strip()}") from None
+    if data.get("version", 1) != 1:  # before the fields: another version may mean other fields
+        line = line_of(text, ("version",))
+        raise LessonError(
+            f"{name} line {line}: version: this Ringside reads version 1, not {data['version']!r}"
+        )
+    try:
+        lesson = Lesson.model_validate(data)
+    except ValidationError as e:
+        # a misspelt key first: the key it misses follows from it
+        first = min(e.errors(), key=lambda error: error["type"] != "extra_forbidden")
+        path, why = tuple(first["loc"]), first["msg"].removeprefix("Value error, ")
+        raise LessonError(f"{name} line {line_of(text, path)}: {said(path)}: {why}") from None
+    for i, stage in enumerate(lesson.stages):
+        try:
+            stage.run()
+        except SpecError as e:
+            path = ("stages", i, SPEC_FIELDS.get(e.field, e.field))
+            raise LessonError(f"{name} line {line_of(text, path)}: {said(path)}: {e.message}") from None
+    return lesson
+
+
+def said(path: Sequence[str | int]) -> str:
+    """A field's path as a lecturer reads it: "stage 3: count" (stages counted from 1)."""
+    if len(path) >= 2 and path[0] == "stages" and isinstance(path[1], int):
+        rest = ".".join(str(p) for p in path[2:])
+        return f"stage {path[1] + 1}" + (f": {rest}" if rest else "")
+    return ".".join(str(p) for p in path)
+
+
+def line_of(text: str, path: Sequence[str | int]) -> int:
+    """The 1-based line where `path`'s field is written; else the nearest enclosing one's."""
+    lines = text.splitlines()
+    start, end, keys = 0, len(lines), list(path)
+    if keys[:1] == ["stages"]:
+        headers = [n for n, line in enumerate(lines) if STAGE_HEADER.match(line)]
+        if len(keys) < 2 or not isinstance(keys[1], int) or keys[1] >= len(headers):
+            return headers[0] + 1 if headers else 1
+        start = headers[keys[1]]
+        end = headers[keys[1] + 1] if keys[1] + 1 < len(headers) else len(lines)
+        keys, table = keys[2:], "stages."
+    else:  # the lesson's own keys (and its [title]) come before its stages
+        end = next((n for n, line in enumerate(lines) if STAGE_HEADER.match(line)), len(lines))
+        table = ""
+    found = start
+    for key in (k for k in keys if isinstance(k, str)):
+        at = _key_line(lines, found, end, key, table)
+        if at is None:
+            break
+        found, table = at, f"{table}{key}."
+    return found + 1
+
+
+def _key_line(lines: list[str], start: int, end: int, key: str, table: str) -> int | None:
+    """Where `key = ` or its table `[<table><key>]` is written between lines start and end."""
+    assignment = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    header = re.compile(rf"^\s*\[\s*{re.escape(table + key)}\s*\]")
+    for n in range(start, end):
+        if assignment.match(lines[n]) or header.match(lines[n]):
+            return n
+    return None

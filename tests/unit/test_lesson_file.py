@@ -1,0 +1,84 @@
+"""A lesson file: the shipped seed lesson reads whole, and a wrong field is refused naming the
+file's line, its stage and the field (a lecturer fixes it before the lecture, not during it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ringside.server.lessons.reading import LessonError, parse, seed
+
+GOOD = """version = 1
+title = { en = "Two stages", ko = "두 단계", zh = "两个阶段" }
+
+[[stages]]
+collective = "broadcast"
+algorithm = "binomial_tree"
+ranks = 3
+inputs = [[1, 2, 3, 4, 5], [], []]
+caption = { en = "broadcast", ko = "브로드캐스트", zh = "广播" }
+
+[[stages]]
+collective = "all_reduce"
+ranks = 4
+count = 2
+question = { ask = "holds", rank = 1, step = 0 }
+
+[stages.caption]
+en = "all_reduce"
+ko = "올리듀스"
+zh = "全归约"
+"""
+
+
+def test_the_seed_lesson_reads_in_its_order_with_its_inputs():
+    lesson = seed()
+    runs = [stage.run() for stage in lesson.stages]
+    assert [r.collective for r in runs[:7]] == [
+        "broadcast",
+        "reduce",
+        "all_reduce",
+        "gather",
+        "all_gather",
+        "scatter",
+        "reduce_scatter",
+    ], "the English note's order"
+    assert runs[0].inputs == [[1, 2, 3, 4, 5], [], []], "the note's broadcast"
+    assert runs[6].inputs[1] == [2, 4, 4, 16, 8, 64], "powers of rank + 1"
+    assert runs[7].collective == "reduce" and runs[7].inputs[3] == [3] * 4, "the tutorial's ones times rank"
+    for stage in lesson.stages:
+        assert stage.caption.en and stage.caption.ko and stage.caption.zh and stage.code and stage.prints
+
+
+def test_a_good_file_reads_and_counts_come_from_the_inputs():
+    lesson = parse(GOOD, "two.toml")
+    assert lesson.stages[0].run().count == 5 and lesson.stages[1].caption.zh == "全归约"
+    assert lesson.stages[1].question.ask == "holds"
+
+
+BAD = [
+    (GOOD.replace("count = 2", "count = -2"), "two.toml line 14: stage 2: count: must be positive"),
+    (GOOD.replace("ranks = 3", "rank = 3"), "two.toml line 7: stage 1: rank: Extra inputs are not permitted"),
+    (GOOD.replace("[], []]", "[0], []]"), "two.toml line 8: stage 1: inputs: rank 1's input has 0 values"),
+    (
+        GOOD.replace("ranks = 4", "ranks = 4\nroot = 9"),
+        "two.toml line 14: stage 2: root: rank 9 is not in the group",
+    ),
+    (GOOD.replace('ko = "올리듀스"\n', ""), "two.toml line 17: stage 2: caption.ko: Field required"),
+    (
+        GOOD.replace('ask = "holds"', 'ask = "when"'),
+        "two.toml line 15: stage 2: question.ask: Input should be",
+    ),
+    (
+        GOOD.replace("version = 1", "version = 2"),
+        "two.toml line 1: version: this Ringside reads version 1, not 2",
+    ),
+    (GOOD.replace('"all_reduce"\nranks', '"allreduce"\nranks'), "two.toml line 12: stage 2: collective:"),
+    (GOOD.replace("count = 2", "count = 2 2"), "two.toml line 14: not TOML"),
+]
+
+
+@pytest.mark.parametrize("text,said", BAD)
+def test_a_wrong_field_is_refused_naming_its_line(text, said):
+    with pytest.raises(LessonError) as info:
+        parse(text, "two.toml")
+    assert str(info.value).startswith(said), str(info.value)
