@@ -10,6 +10,7 @@ import { openInPerfetto } from "rs/export/perfetto.js";
 import { Languages } from "rs/i18n/i18n.js";
 import { Hall } from "rs/lecture/hall.js";
 import { LectureMode } from "rs/lecture/lecture-mode.js";
+import { Lesson } from "rs/lecture/lesson.js";
 import { Lessons } from "rs/lecture/lessons.js";
 import { Polls } from "rs/lecture/polls.js";
 import { Presenter } from "rs/lecture/presenter.js";
@@ -53,13 +54,15 @@ const perturbations = new Perturbations({ state, player, stage, controls }); // 
 const runs = new Runs({ state, player, polls, compare, linked: params.get("run") });
 const formulas = new SeedFormulas(state, player);
 const overlays = new Overlays({ state, compare, training, jobs, formulas, onShown: () => presenter.lead() });
-const presenter = new Presenter({ state, player, training, jobs, perturbations, polls, overlays, runs });
+// U: a lesson's next stage, which the audience's pages show as the presenter's
+const lesson = new Lesson({ state, polls, onSubmitted: (id) => { state.submitted = id; }, onMoved: () => presenter.lead() });
+const presenter = new Presenter({ state, player, training, jobs, perturbations, polls, overlays, runs, lesson });
 const toggle = (name) => overlays.toggle(name);
 const address = new Address({ state, player, controls, runs, jobs, toggle, params });
 const lessons = new Lessons({ state, controls, training, player, toggle }); // G X , . S I M N Y E
 const catalog = new Catalog({ state, controls, training });
 // A read-only handle on the page for tests and benchmarks: no module reads it.
-window.ringside = Object.freeze({ state, player, stage, controls, training, jobs, polls });
+window.ringside = Object.freeze({ state, player, stage, controls, training, jobs, polls, lesson });
 
 new Theme({ state, player, training });
 const lecture = new LectureMode({ controls, stage, address });
@@ -69,7 +72,7 @@ $("export").onclick = () => player.run && download(player.run);
 $("perfetto").onclick = () => player.run && openInPerfetto(`/api/runs/${player.run.id}/trace`,
   `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, "perfetto-status");
 const hall = new Hall(state);
-new Keys({ state, player, controls, polls, overlays, lecture, perturbations, hall, lessons });
+new Keys({ state, player, controls, polls, overlays, lecture, perturbations, hall, lessons, lesson });
 
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
@@ -78,6 +81,7 @@ const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbations.
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
 await catalog.first(); // the ended states, before the first run arrives
+lesson.load();
 address.applyShared();
 state.send = live(route, (socket) => {
   $("connection").dataset.state = socket;

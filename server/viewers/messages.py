@@ -30,6 +30,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
+from ringside.server.lessons.lesson import MAX_STAGES
 from ringside.server.runs.run import Run, RunSummary
 from ringside.worker_agent.core.protocol import ChunkState
 
@@ -55,6 +56,7 @@ class PresenterMessage(BaseModel):
     training: Id | None = None  # the training on the charts
     job: Id | None = None  # the watched job open in the jobs view
     demo: list[Id] = Field(default=[], max_length=4)  # the lecture demo's runs (key D): their result line
+    lesson: int | None = Field(None, ge=0, lt=MAX_STAGES)  # the lesson's stage shown (key U), 0-based
 
     @model_serializer(mode="wrap")
     def _unset_left_out(self, write):

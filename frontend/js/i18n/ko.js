@@ -12,6 +12,10 @@ export default {
   templates: {
     // the steps' captions (worker_agent/core/algorithms)
     "piece {n1}: {t1}": "조각 {n1}: {t1}",
+    // a lesson's stage (lecture/lesson.js)
+    "This stage asks for {n1} ranks and the cluster has {n2}: start it with ringside up -n {n3}":
+      "이 단계는 랭크 {n1}개가 필요한데 클러스터에는 {n2}개뿐입니다: ringside up -n {n3}으로 시작하세요",
+    "On ranks 0 to {n1} of the cluster's {n2}": "클러스터의 랭크 {n2}개 중 0부터 {n1}까지에서",
     "each rank beyond the largest power of two, {n1}, combines its buffer into a partner's":
       "2의 거듭제곱 중 가장 큰 수({n1})를 넘는 각 랭크가 자기 버퍼를 파트너의 버퍼에 합칩니다",
     "each rank beyond the largest power of two, {n1}, combines its whole buffer into a partner's":
@@ -426,6 +430,8 @@ export default {
       "to step 3": "3단계로",
     "reveal the answer, play on": "정답 공개 후 계속 재생", "close the poll": "투표 닫기", fullscreen: "전체 화면",
     "close the poll, this help, J, C, T, K": "투표, 이 도움말, J, C, T, K 닫기",
+    "the lesson's next stage: its run, or its question first": "레슨의 다음 단계: 그 실행, 또는 질문 먼저",
+    "the lesson's stage": "레슨의 단계",
     "group: all, evens, odds, first half, one per node": "프로세스 그룹: 전체, 짝수, 홀수, 앞쪽 절반, 노드마다 하나",
     "the next root": "다음 루트", "half / twice the count": "개수 절반 / 두 배",
     "the parameter server's S (servers)": "파라미터 서버의 S (서버 수)",

@@ -11,6 +11,10 @@ export default {
   templates: {
     // the steps' captions (worker_agent/core/algorithms)
     "piece {n1}: {t1}": "第 {n1} 片：{t1}",
+    // a lesson's stage (lecture/lesson.js)
+    "This stage asks for {n1} ranks and the cluster has {n2}: start it with ringside up -n {n3}":
+      "此阶段需要 {n1} 个 rank，而集群只有 {n2} 个：请用 ringside up -n {n3} 启动",
+    "On ranks 0 to {n1} of the cluster's {n2}": "在集群 {n2} 个 rank 中的 0 到 {n1} 上",
     "each rank beyond the largest power of two, {n1}, combines its buffer into a partner's":
       "超出最大 2 的幂（{n1}）的每个 rank 把自己的缓冲区合并到搭档的缓冲区中",
     "each rank beyond the largest power of two, {n1}, combines its whole buffer into a partner's":
@@ -406,6 +410,8 @@ export default {
       "to step 3": "跳到第 3 步",
     "reveal the answer, play on": "揭晓答案并继续播放", "close the poll": "关闭投票", fullscreen: "全屏",
     "close the poll, this help, J, C, T, K": "关闭投票、本帮助、J、C、T、K",
+    "the lesson's next stage: its run, or its question first": "课程的下一阶段：运行它，或先提问",
+    "the lesson's stage": "课程的阶段",
     "group: all, evens, odds, first half, one per node": "分组：全部、偶数、奇数、前一半、每个节点一个",
     "the next root": "下一个根", "half / twice the count": "元素数减半 / 加倍",
     "the parameter server's S (servers)": "参数服务器的 S（服务器数）",

@@ -82,6 +82,8 @@ export class Polls {
 
   show(poll, voted = null) {
     const was = this.state.poll, fresh = poll.id !== was?.id;
+    // a poll never runs again: the POST's answer may land after the socket said it opened
+    if (!fresh && poll.state === "running" && was.state !== "running") return;
     if (fresh) Object.assign(this, { voted, note: "" });
     this.asking = null;
     this.state.set({ poll });
@@ -110,10 +112,14 @@ export class Polls {
 
   /** Question `i` of the menu: the server checks it against the run's plan, runs it held and opens
    * it once it has run, or says why it cannot. */
-  async open(i) {
-    const { spec, rank, step, seconds, numeric } = this.asking, holds = !i;
+  open(i) { return this.pose({ ...this.asking, question: QUESTIONS[i] }); }
+
+  /** `question` about run `spec` (a lesson's stage asks its own): run held, opened once it has run. */
+  async pose({ question, spec, rank, step, seconds, numeric }) {
+    const holds = question === "holds";
+    this.player.pause();
     try {
-      const poll = await api("/api/polls", { method: "POST", body: { question: QUESTIONS[i], run: spec,
+      const poll = await api("/api/polls", { method: "POST", body: { question, run: spec,
         ...(holds && { rank, step }), ...(seconds && { seconds }), ...(numeric && { numeric }) } });
       this.asked = { id: poll.id, rank: holds ? rank : null, step: holds ? step : null };
       this.state.submitted = poll.run_id; // the run asked about takes the stage when it starts

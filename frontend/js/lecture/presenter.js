@@ -1,5 +1,5 @@
 // The presenter's view, followed: the presenter's page sends what it shows (run, step, playing,
-// speed, overlay, training, watched job, demo) as it changes; an attached audience page shows the
+// speed, overlay, training, watched job, demo, lesson stage) as it changes; an attached audience page shows the
 // same until it moves by itself.
 
 import { api } from "rs/core/api.js";
@@ -17,8 +17,8 @@ export class Presenter {
     },
   };
 
-  constructor({ state, player, training, jobs, perturbations, polls, overlays, runs }) {
-    Object.assign(this, { state, player, training, jobs, perturbations, polls, overlays, runs });
+  constructor({ state, player, training, jobs, perturbations, polls, overlays, runs, lesson }) {
+    Object.assign(this, { state, player, training, jobs, perturbations, polls, overlays, runs, lesson });
     state.addEventListener("change", () => this.showLead());
     $("follow-presenter").onclick = () => this.reattach();
   }
@@ -29,7 +29,7 @@ export class Presenter {
     if (!state.presenter || !p.run) return;
     const view = { type: "presenter", run_id: p.run.id, step: p.step, playing: p.playing, speed: p.speed,
       overlay: state.overlay, training: this.training.shown?.id, job: this.jobs.shown?.job.id,
-      demo: this.perturbations.demoIds() };
+      demo: this.perturbations.demoIds(), lesson: this.lesson.at };
     const text = JSON.stringify(view);
     if (text !== state.sent && state.send(view)) state.sent = text;
   }
@@ -49,6 +49,7 @@ export class Presenter {
     if (!state.following) return;
     this.training.follow(view.training);
     this.jobs.follow(view.job);
+    this.lesson.follow(view.lesson);
     this.overlays.show(view.overlay ?? null);
     if (player.run?.id === view.run_id) return player.mirror();
     if (state.opening === view.run_id) return; // the latest view is applied when it lands

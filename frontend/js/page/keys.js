@@ -8,7 +8,7 @@ const untyped = () => ({ digits: "", at: -Infinity, pick: null });
 export class Keys {
   typed = untyped(); // digits typed lately, and the pick they put back
 
-  constructor({ state, player, controls, polls, overlays, lecture, perturbations, hall, lessons }) {
+  constructor({ state, player, controls, polls, overlays, lecture, perturbations, hall, lessons, lesson }) {
     Object.assign(this, { player, controls });
     const toggle = (name) => overlays.toggle(name);
     this.keys = {
@@ -21,7 +21,7 @@ export class Keys {
       escape: () => state.overlay && toggle(state.overlay), // Esc closes C, T and J as the dialogs close
       home: () => { player.pause(); player.go(-1); },
       end: () => { player.pause(); player.go(player.available() - 1); },
-      "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()), ...lessons.keys,
+      "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()), ...lessons.keys, ...lesson.keys,
     };
     $("help").onclick = () => $("keys").showModal();
     afterClicks();

@@ -1,0 +1,69 @@
+// A lesson the lecturer prepared (server/lessons/: the seed lecture's, or `up --lesson FILE`): U runs
+// its next stage: the stage's run with the inputs typed in, or its question first (the run held until
+// the reveal, polls.js). Beside the stage, its caption in the page's language, its code and what each
+// rank prints. The stage shown is part of the presenter's view, so the phones show it too.
+
+import { api } from "rs/core/api.js";
+import { $, reason, say } from "rs/core/dom.js";
+import { onLanguage } from "rs/i18n/i18n.js";
+
+const language = () => (document.documentElement.lang || "en").slice(0, 2); // zh-CN: zh
+
+export class Lesson {
+  lesson = null;
+  at = null; // the stage shown (0-based), or none
+
+  /** `onSubmitted(id)`: a stage's run was made (it takes the stage); `onMoved()`: the stage changed. */
+  constructor({ state, polls, onSubmitted, onMoved }) {
+    Object.assign(this, { state, polls, onSubmitted, onMoved });
+    this.keys = { u: () => this.next() };
+    onLanguage(() => this.show());
+  }
+
+  async load() {
+    this.lesson = await api("/api/lesson").catch(() => null);
+    this.show();
+  }
+
+  /** U (the presenter): the next stage, after the last the first again. */
+  async next() {
+    const stages = this.lesson?.stages;
+    if (!this.state.presenter || !stages?.length) return;
+    this.at = this.at == null ? 0 : (this.at + 1) % stages.length;
+    if (this.state.poll?.state === "revealed") this.polls.close(); // the last stage's question, answered
+    this.show();
+    this.onMoved();
+    const stage = stages[this.at], world = this.state.worldSize;
+    if (stage.ranks > world) return; // the stage says why it does not run
+    const spec = { ...stage.run, ...(stage.ranks < world && { group: [...Array(stage.ranks).keys()] }) };
+    const q = stage.question;
+    if (q) return this.polls.pose({ ...q, question: q.ask, spec });
+    try {
+      this.onSubmitted((await api("/api/runs", { method: "POST", body: spec })).id);
+    } catch (err) {
+      $("caption").replaceChildren("Not run: ", reason(err));
+    }
+  }
+
+  /** An audience page: the presenter's stage. */
+  follow(at) {
+    if (at === this.at) return;
+    this.at = at ?? null;
+    this.show();
+  }
+
+  show() {
+    const stage = this.lesson?.stages[this.at], lang = language();
+    $("lesson").hidden = !stage;
+    if (!stage) return;
+    const { title, stages } = this.lesson;
+    say("lesson-title", `${title[lang] ?? title.en} · ${this.at + 1}/${stages.length}`);
+    say("lesson-caption", stage.caption[lang] ?? stage.caption.en);
+    $("lesson-snippet").textContent = (stage.code ?? "").trim();
+    $("lesson-prints").textContent = (stage.prints ?? "").trim();
+    $("lesson-code").hidden = !stage.code && !stage.prints;
+    const world = this.state.worldSize, n = stage.ranks;
+    say("lesson-ranks", n > world ? `This stage asks for ${n} ranks and the cluster has ${world}: start it with `
+      + `ringside up -n ${n}` : n < world ? `On ranks 0 to ${n - 1} of the cluster's ${world}` : "");
+  }
+}

@@ -1,0 +1,76 @@
+"""The shipped seed lesson, stepped through with U in Chromium in each language, with two phones
+following: at every stage the presenter runs the stage's own run (the inputs typed in, verified
+against torch's), its question asked first where it has one, and each phone shows the presenter's
+stage, caption and code, and its run. A stage on three ranks of the four says so on every page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+P = 4
+PHONE = (390, 844)
+RUN = "window.ringside.player.run"
+SHOTS = Path("/tmp/shots-lesson")
+
+pytestmark = pytest.mark.cluster(ranks=P)
+
+
+def stage_shown(page, i: int, stage: dict, lang: str) -> None:
+    page.wait_for_function(f"window.ringside.lesson.at === {i}")
+    expect(page.locator("#lesson-caption")).to_have_text(stage["caption"][lang])
+    expect(page.locator("#lesson-snippet")).to_have_text(stage["code"].strip())
+    expect(page.locator("#lesson-prints")).to_have_text(stage["prints"].strip())
+    ranks = page.locator("#lesson-ranks")
+    if stage["ranks"] < P:  # said in the page's language
+        if lang == "en":
+            expect(ranks).to_have_text(f"On ranks 0 to 2 of the cluster's {P}")
+        else:
+            expect(ranks).to_contain_text(str(P))
+            expect(ranks).not_to_contain_text("On ranks")
+    else:
+        expect(ranks).to_have_text("")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "zh"])
+def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, lang):
+    lesson = up.call("GET", "/api/lesson")[1]
+    presenter = page_for(f"{up.url}/?token={up.presenter}&present=1&lang={lang}")
+    ready = f"window.ringside.lesson.lesson && window.ringside.state.worldSize === {P}"
+    presenter.wait_for_function(f"window.ringside.state.presenter && {ready}")
+    phones = [page_for(f"{up.url}/?lang={lang}", viewport=PHONE) for _ in range(2)]
+    for phone in phones:
+        phone.wait_for_function(ready)
+        expect(phone.locator("#lesson")).to_be_hidden()
+    seen = set()
+    for i, stage in enumerate(lesson["stages"]):
+        presenter.keyboard.press("u")
+        if stage["question"]:  # asked before its run: the room votes on it, then the presenter reveals
+            presenter.wait_for_function("window.ringside.state.poll?.state === 'open'", timeout=60_000)
+            for phone in phones:
+                phone.wait_for_function("window.ringside.state.poll?.state === 'open'")
+            presenter.keyboard.press("v")
+            presenter.wait_for_function("window.ringside.state.poll?.state === 'revealed'")
+        collective = stage["run"]["collective"]
+        presenter.wait_for_function(
+            f"{RUN} && !{list(seen)!r}.includes({RUN}.id) && {RUN}.spec.collective === '{collective}'",
+            timeout=60_000,
+        )
+        run_id = presenter.evaluate(f"{RUN}.id")
+        seen.add(run_id)
+        run = up.wait(run_id)
+        assert run["verified"] is True and run["spec"]["inputs"] == stage["run"]["inputs"], run["error"]
+        assert len(run["group"]) == stage["ranks"]
+        for page in (presenter, *phones):
+            stage_shown(page, i, stage, lang)
+        for phone in phones:
+            phone.wait_for_function(f"{RUN}?.id === '{run_id}'", timeout=30_000)
+    assert len(seen) == len(lesson["stages"]) == 10
+    if lang == "ko":  # the last stage, on the projector and on a phone
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        presenter.screenshot(path=str(SHOTS / "ko-lesson-projector.png"))
+        phones[0].screenshot(path=str(SHOTS / "ko-lesson-phone.png"))
