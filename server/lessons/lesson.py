@@ -12,7 +12,8 @@ from pydantic import Field, StrictInt, field_validator
 from ringside.server.polls.questions import MAX_SECONDS, MIN_SECONDS, Question
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import MAX_WORLD, Collective, DType, Number, Op, RunSpec, Strict
-from ringside.worker_agent.core.validation import validate
+from ringside.worker_agent.core.run_shape import schedule_of
+from ringside.worker_agent.core.validation import SpecError, validate
 
 VERSION = 1
 MAX_STAGES = 64
@@ -84,7 +85,20 @@ class Stage(Strict):
             }
         )
         validate(spec, self.ranks, "gloo")
+        if self.question is not None:
+            self._asks_within(spec)
         return spec
+
+    def _asks_within(self, spec: RunSpec) -> None:
+        """The question's rank and step are the run's (the poll says the rest when it is asked)."""
+        q = self.question
+        assert q is not None
+        if q.rank is not None and q.rank >= self.ranks:
+            raise SpecError("question", f"rank {q.rank} is not one of the stage's {self.ranks} ranks")
+        schedule = schedule_of(spec, self.ranks)
+        if q.step is not None and (schedule is None or q.step >= len(schedule.steps)):
+            steps = f"has {len(schedule.steps)} steps" if schedule else "is native: it has no steps"
+            raise SpecError("question", f"step {q.step} (from 0): this run {steps}")
 
     def _count_of_inputs(self) -> int:
         """The first rank's input, in blocks of the count: default 4 without inputs."""

@@ -3,10 +3,14 @@ file's line, its stage and the field (a lecturer fixes it before the lecture, no
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from ringside.server.lessons.reading import LessonError, parse, seed
 
+ROOT = Path(__file__).resolve().parents[2]
 GOOD = """version = 1
 title = { en = "Two stages", ko = "두 단계", zh = "两个阶段" }
 
@@ -20,6 +24,7 @@ caption = { en = "broadcast", ko = "브로드캐스트", zh = "广播" }
 [[stages]]
 collective = "all_reduce"
 ranks = 4
+algorithm = "recursive_doubling"
 count = 2
 question = { ask = "holds", rank = 1, step = 0 }
 
@@ -55,25 +60,37 @@ def test_a_good_file_reads_and_counts_come_from_the_inputs():
     assert lesson.stages[1].question.ask == "holds"
 
 
+def test_the_docs_example_reads():
+    text = (ROOT / "docs" / "lecture.md").read_text()
+    example = re.search(r"```toml\n(.*?)```", text, re.S)[1]
+    lesson = parse(example, "docs/lecture.md")
+    assert [s.run().collective for s in lesson.stages] == ["broadcast", "all_reduce"]
+
+
 BAD = [
-    (GOOD.replace("count = 2", "count = -2"), "two.toml line 14: stage 2: count: must be positive"),
+    (GOOD.replace("count = 2", "count = -2"), "two.toml line 15: stage 2: count: must be positive"),
     (GOOD.replace("ranks = 3", "rank = 3"), "two.toml line 7: stage 1: rank: Extra inputs are not permitted"),
     (GOOD.replace("[], []]", "[0], []]"), "two.toml line 8: stage 1: inputs: rank 1's input has 0 values"),
     (
         GOOD.replace("ranks = 4", "ranks = 4\nroot = 9"),
         "two.toml line 14: stage 2: root: rank 9 is not in the group",
     ),
-    (GOOD.replace('ko = "올리듀스"\n', ""), "two.toml line 17: stage 2: caption.ko: Field required"),
+    (GOOD.replace('ko = "올리듀스"\n', ""), "two.toml line 18: stage 2: caption.ko: Field required"),
     (
         GOOD.replace('ask = "holds"', 'ask = "when"'),
-        "two.toml line 15: stage 2: question.ask: Input should be",
+        "two.toml line 16: stage 2: question.ask: Input should be",
     ),
     (
         GOOD.replace("version = 1", "version = 2"),
         "two.toml line 1: version: this Ringside reads version 1, not 2",
     ),
     (GOOD.replace('"all_reduce"\nranks', '"allreduce"\nranks'), "two.toml line 12: stage 2: collective:"),
-    (GOOD.replace("count = 2", "count = 2 2"), "two.toml line 14: not TOML"),
+    (GOOD.replace("count = 2", "count = 2 2"), "two.toml line 15: not TOML"),
+    (
+        GOOD.replace("rank = 1, step = 0", "rank = 4, step = 0"),
+        "two.toml line 16: stage 2: question: rank 4 is not",
+    ),
+    (GOOD.replace("rank = 1, step = 0", "rank = 1, step = 2"), "two.toml line 16: stage 2: question: step 2"),
 ]
 
 
