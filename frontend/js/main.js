@@ -77,7 +77,7 @@ new Keys({ state, player, controls, polls, overlays, lecture, perturbations, hal
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
 const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbations.routes, catalog.routes,
-  runs.routes, presenter.routes, training.routes, jobs.routes, polls.routes, lessons.routes];
+  runs.routes, presenter.routes, training.routes, jobs.routes, polls.routes, lessons.routes, lesson.routes];
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
 await catalog.first(); // the ended states, before the first run arrives

@@ -1,12 +1,15 @@
 """/api/lesson: the lesson the presenter steps through (key U), the seed lecture unless `ringside
-up --lesson FILE` gave another. Every page reads it: its stages are what the room is shown, and a
-stage's question says nothing of its answer (the poll's run is held until the reveal)."""
+up --lesson FILE` gave another. Every page reads it, but what a stage with a question prints is its
+answer: the room reads that once the stage is on the presenter's stage and its question revealed
+(polls/visibility.py)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
-from ringside.server.door.auth import need_viewer
+from ringside.server.door.auth import is_presenter, need_viewer
+from ringside.server.door.errors import refuse
+from ringside.server.polls.visibility import Visibility, visibility_of
 
 from .lesson import Lesson
 
@@ -14,13 +17,34 @@ router = APIRouter()
 
 
 @router.get("/api/lesson", dependencies=[Depends(need_viewer)])
-async def lesson(request: Request) -> dict:
+async def lesson(request: Request, presenter: bool = Depends(is_presenter)) -> dict:
     """The lesson's title and stages, each with its run as the page submits it (on ranks 0 …
-    ranks−1 of the cluster), its question, code, what its ranks print and its caption."""
+    ranks−1 of the cluster), its question, code, what its ranks print and its caption; for the
+    room, a stage with a question without what it prints (…/prints, once it may)."""
     given: Lesson = request.app.state.lesson  # read and checked once, as the app was made
     stages = [
         {**stage.model_dump(include={"ranks", "question", "code", "prints", "caption"}),
-         "run": stage.run().model_dump(exclude_defaults=True)}
+         "run": stage.run().model_dump(exclude_defaults=True),
+         **({"prints": None} if stage.question and not presenter else {})}
         for stage in given.stages
     ]  # fmt: skip
     return {"version": given.version, "title": given.title.model_dump(), "stages": stages}
+
+
+@router.get("/api/lesson/stages/{index}/prints", dependencies=[Depends(need_viewer)])
+async def prints(
+    index: int,
+    request: Request,
+    presenter: bool = Depends(is_presenter),
+    visibility: Visibility = Depends(visibility_of),
+) -> dict:
+    """What stage `index` (from 0) prints: a stage with a question, for the room, once revealed."""
+    stages = request.app.state.lesson.stages
+    if not 0 <= index < len(stages):
+        raise refuse(404, "stage", f"the lesson has stages 0 to {len(stages) - 1}, not {index}")
+    stage = stages[index]
+    fanout = request.app.state.fanout
+    visibility.check_prints(
+        index, stage.question is not None, fanout.presenter, fanout.lesson_since, presenter
+    )
+    return {"stage": index, "prints": stage.prints}

@@ -107,6 +107,29 @@ class Visibility:
                 "run", "a question holds its runs: the model, fit to their times, waits for the reveal"
             )
 
+    # --- a lesson's printed output ---------------------------------------------------------------
+
+    def check_prints(
+        self, stage: int, asks: bool, view: PresenterMessage | None, since: float, presenter: bool
+    ) -> None:
+        """What a lesson's stage prints answers its question: the room reads it only for the stage
+        on the presenter's stage (since `since`), once a question asked since then is revealed."""
+        if presenter or not asks:
+            return
+        if view is None or view.lesson != stage:
+            raise Busy(
+                "stage", f"stage {stage + 1} asks the room first: its output comes once it is on stage"
+            )
+        newest = self.polls.newest(presenter=True)
+        poll = newest.poll if newest is not None else None
+        if (
+            poll is None
+            or poll.created_at < since
+            or poll.state is not PollState.REVEALED
+            or self.polls.holding_any()
+        ):
+            raise Busy("stage", f"stage {stage + 1}'s output answers its question: it comes with the reveal")
+
     # --- polls ---------------------------------------------------------------------------------
 
     def poll(self, record: PollRecord, presenter: bool) -> Poll:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 
 from pydantic import BaseModel
@@ -68,6 +69,7 @@ class Fanout:
         self.viewers: set[Viewer] = set()
         self.closing: set[asyncio.Task] = set()
         self.presenter: PresenterMessage | None = None  # the presenter's view, last heard
+        self.lesson_since = 0.0  # when the lesson's stage in that view came on
         self.presenters = 0  # presenter pages connected: the view is forgotten when the last goes
         self.presenter_steps = 0  # the step count of the run in that view
         # what the room hears of a message (None: nothing); the presenter's pages hear it whole
@@ -107,6 +109,8 @@ class Fanout:
     def lead(self, view: PresenterMessage, steps: int) -> None:
         """The presenter's page shows something else (a run of `steps` steps): every viewer hears it, once."""
         self.presenter_steps = steps
+        if view.lesson is not None and view.lesson != (self.presenter and self.presenter.lesson):
+            self.lesson_since = time.time()  # a stage's question is asked after it comes on (visibility.py)
         if view != self.presenter:
             self.presenter = view
             self.publish(view)

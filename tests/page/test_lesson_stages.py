@@ -1,7 +1,8 @@
 """The shipped seed lesson, stepped through with U in Chromium in each language, with two phones
 following: at every stage the presenter runs the stage's own run (the inputs typed in, verified
 against torch's), its question asked first where it has one, and each phone shows the presenter's
-stage, caption and code, and its run. A stage on three ranks of the four says so on every page."""
+stage, caption, code and printed output, and its run; a question's printed output (its answer)
+only after the reveal. A stage on three ranks of the four says so on every page."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, l
     presenter = page_for(f"{up.url}/?token={up.presenter}&present=1&lang={lang}")
     ready = f"window.ringside.lesson.lesson && window.ringside.state.worldSize === {P}"
     presenter.wait_for_function(f"window.ringside.state.presenter && {ready}")
-    phones = [page_for(f"{up.url}/?lang={lang}", viewport=PHONE) for _ in range(2)]
+    # a phone asks for a question's printed output as its stage comes on, refused until the reveal
+    phones = [page_for(f"{up.url}/?lang={lang}", viewport=PHONE, allow=("status of 409",)) for _ in range(2)]
     for phone in phones:
         phone.wait_for_function(ready)
         expect(phone.locator("#lesson")).to_be_hidden()
@@ -53,6 +55,8 @@ def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, l
             presenter.wait_for_function("window.ringside.state.poll?.state === 'open'", timeout=60_000)
             for phone in phones:
                 phone.wait_for_function("window.ringside.state.poll?.state === 'open'")
+                expect(phone.locator("#lesson-caption")).to_have_text(stage["caption"][lang])
+                expect(phone.locator("#lesson-prints")).to_have_text("")
             presenter.keyboard.press("v")
             presenter.wait_for_function("window.ringside.state.poll?.state === 'revealed'")
         collective = stage["run"]["collective"]

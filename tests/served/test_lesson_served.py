@@ -1,6 +1,6 @@
 """`ringside up --lesson FILE`: a file with a wrong field stops it before anything starts, exit 2
 with the line named; `serve --lesson` hands the page that lesson (GET /api/lesson), the seed's
-without one."""
+without one, and the room not what a question's stage prints (its answer) before it is asked."""
 
 from __future__ import annotations
 
@@ -64,5 +64,16 @@ def test_serve_hands_the_page_its_lesson(tmp_path):
         status, body = seed.call("GET", "/api/lesson", token=None)
         assert status == 200 and body["title"]["en"] == "The collectives, from the seed lecture"
         assert body["stages"][0]["run"]["inputs"] == [[1, 2, 3, 4, 5], [], []]
+        # the reduce's question: what it prints answers it, so the room reads it once revealed on stage
+        asked = body["stages"][1]
+        assert asked["question"]["ask"] == "holds" and asked["prints"] is None
+        assert body["stages"][0]["prints"].strip().startswith("rank 0: tensor([1., 2., 3., 4., 5.])")
+        status, refused = seed.call("GET", "/api/lesson/stages/1/prints", token=None)
+        assert status == 409 and refused["detail"]["field"] == "stage", refused
+        assert seed.call("GET", "/api/lesson", token="presenter")[1]["stages"][1]["prints"]
+        status, whole = seed.call("GET", "/api/lesson/stages/1/prints")
+        assert status == 200 and "rank 0: tensor([6., 6., 6., 6., 6.])" in whole["prints"]
+        assert seed.call("GET", "/api/lesson/stages/0/prints", token=None)[0] == 200
+        assert seed.call("GET", "/api/lesson/stages/10/prints", token=None)[0] == 404
     finally:
         seed.stop()

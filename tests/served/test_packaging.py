@@ -50,6 +50,7 @@ def test_the_wheel_holds_one_import_name_and_the_page(wheel):
         "ringside/frontend/css/ringside.css",
         "ringside/bench/__main__.py",
         "ringside/watch/__main__.py",
+        "ringside/server/lessons/seed.toml",  # the seed lecture, built in
     ):
         assert page in names
 

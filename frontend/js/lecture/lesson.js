@@ -1,7 +1,8 @@
 // A lesson the lecturer prepared (server/lessons/: the seed lecture's, or `up --lesson FILE`): U runs
 // its next stage: the stage's run with the inputs typed in, or its question first (the run held until
 // the reveal, polls.js). Beside the stage, its caption in the page's language, its code and what each
-// rank prints. The stage shown is part of the presenter's view, so the phones show it too.
+// rank prints. The stage shown is part of the presenter's view, so the phones show it too; what a
+// stage with a question prints is its answer, which a phone reads once the question is revealed.
 
 import { api } from "rs/core/api.js";
 import { $, reason, say } from "rs/core/dom.js";
@@ -12,6 +13,8 @@ const language = () => (document.documentElement.lang || "en").slice(0, 2); // z
 export class Lesson {
   lesson = null;
   at = null; // the stage shown (0-based), or none
+  asked = new Set(); // stages whose printed output was asked for
+  routes = { poll: (m) => m.poll.state === "revealed" && this.prints() };
 
   /** `onSubmitted(id)`: a stage's run was made (it takes the stage); `onMoved()`: the stage changed. */
   constructor({ state, polls, onSubmitted, onMoved }) {
@@ -32,12 +35,11 @@ export class Lesson {
     this.at = this.at == null ? 0 : (this.at + 1) % stages.length;
     if (this.state.poll?.state === "revealed") this.polls.close(); // the last stage's question, answered
     this.show();
-    this.onMoved();
-    const stage = stages[this.at], world = this.state.worldSize;
+    const stage = stages[this.at], world = this.state.worldSize, q = stage.question;
+    if (!q || stage.ranks > world) this.onMoved(); // a question's stage once its run is held
     if (stage.ranks > world) return; // the stage says why it does not run
     const spec = { ...stage.run, ...(stage.ranks < world && { group: [...Array(stage.ranks).keys()] }) };
-    const q = stage.question;
-    if (q) return this.polls.pose({ ...q, question: q.ask, spec });
+    if (q) return this.polls.pose({ ...q, question: q.ask, spec }).then(this.onMoved);
     try {
       this.onSubmitted((await api("/api/runs", { method: "POST", body: spec })).id);
     } catch (err) {
@@ -50,6 +52,18 @@ export class Lesson {
     if (at === this.at) return;
     this.at = at ?? null;
     this.show();
+    this.prints();
+  }
+
+  /** A stage's printed output, left out for the room where it answers the stage's question. */
+  async prints() {
+    const at = this.at, stage = this.lesson?.stages[at];
+    if (!stage?.question || stage.prints != null || this.asked.has(at)) return;
+    this.asked.add(at);
+    const got = await api(`/api/lesson/stages/${at}/prints`).catch(() => null);
+    if (got) stage.prints = got.prints;
+    else this.asked.delete(at); // not yet: asked again at the reveal
+    if (this.at === at) this.show();
   }
 
   show() {
