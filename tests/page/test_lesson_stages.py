@@ -57,6 +57,8 @@ def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, l
                 phone.wait_for_function("window.ringside.state.poll?.state === 'open'")
                 expect(phone.locator("#lesson-caption")).to_have_text(stage["caption"][lang])
                 expect(phone.locator("#lesson-prints")).to_have_text("")
+            presenter.keyboard.press("u")  # held: U does not move on past an open question
+            assert presenter.evaluate("window.ringside.lesson.at") == i
             presenter.keyboard.press("v")
             presenter.wait_for_function("window.ringside.state.poll?.state === 'revealed'")
         collective = stage["run"]["collective"]

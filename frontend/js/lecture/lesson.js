@@ -8,6 +8,7 @@ import { api } from "rs/core/api.js";
 import { $, reason, say } from "rs/core/dom.js";
 import { onLanguage } from "rs/i18n/i18n.js";
 
+const HOLDING = ["running", "open", "closed"]; // a poll's states before its reveal
 const language = () => (document.documentElement.lang || "en").slice(0, 2); // zh-CN: zh
 
 export class Lesson {
@@ -32,6 +33,8 @@ export class Lesson {
   async next() {
     const stages = this.lesson?.stages;
     if (!this.state.presenter || !stages?.length) return;
+    // a question still open holds the stage: U would show what answers it
+    if (HOLDING.includes(this.state.poll?.state)) return say("caption", "The stage holds: Enter reveals the answer");
     this.at = this.at == null ? 0 : (this.at + 1) % stages.length;
     if (this.state.poll?.state === "revealed") this.polls.close(); // the last stage's question, answered
     this.show();
