@@ -79,7 +79,7 @@ def unmatched(w: Matching, missing: list[int], taken_ns: int) -> Hang | None:
         if not late or (not here and ended):
             continue
         since = max(taken_s - min(c.issued.values()), 0.0)
-        hang = hangs.wait(w, c, here, since) if here else _waits_on_missing(w, c, late, since)
+        hang = hangs.wait_in(w, c, here, since) if here else _waits_on_missing(w, c, late, since)
         gone = [r for r in late if r in absent]
         if here and gone:
             hang.text += f"; {_ranks(gone)} left no dump"

@@ -1,16 +1,25 @@
-"""Hangs of a watched job, named while they last (matching.py keeps the job): a wait (ranks
-inside a collective that others of its group have not issued for HANG_S, or have issued and not
-finished, silent: stopped inside it), a silence (a rank that stopped reporting while others go
-on, as a stopped process does) or a mismatch (ranks
-that issued different collectives as the same #seq of a group). Each says which ranks wait,
-which are late, and where the late ones were last seen."""
+"""Hangs of a watched job, named while they last (matching.py keeps the job). What each rank
+waits in is read from its reports (waits.py makes the graph of it and says whom it blames):
+
+- a collective some ranks of its group have issued and others have not, for HANG_S: those in
+  it wait for those not; a collective every rank issued, for the silent ones still inside it;
+- a send or receive a rank is blocked in: for the peer, if it has not issued the other side
+  (paired by order), or is silent inside it.
+
+The verdict is a deadlock (ranks that wait on each other in a cycle, with each one's line), or
+a wait (ranks that wait, directly or through others, for ones that wait on no one: running
+elsewhere, or stopped and silent), or a silence (a rank that stopped reporting while the others
+go on), or a mismatch (ranks that issued different collectives as the same #seq of a group, by
+the op's rules), which comes first. Each says which ranks wait, which are to blame, and where
+the blamed ones were last seen; and when it ends, what truly happened."""
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
+from ringside.server.watched import rules, waits
 from ringside.server.watched.record import Hang, RankInfo, WatchedCollective, WatchedJob
+from ringside.server.watched.waits import Blame, Wait
 
 if TYPE_CHECKING:
     from ringside.server.watched.matching import Matching
@@ -18,6 +27,8 @@ if TYPE_CHECKING:
 HANG_S = 1.0  # a collective open this long, some of its ranks not in it, is a hang
 # a rank unheard this long, while others report, is stopped (a reporter reports every second at least)
 SILENT_S = 3.0
+SURE_S = SILENT_S  # a collective waited in this long: its ranks cannot go on (a cycle of them is a deadlock)
+MAX_WAITED = 64  # open collectives with ranks late to them read in one check, the oldest
 
 
 def check(w: Matching) -> tuple[Hang | None, str | None] | None:
@@ -32,25 +43,86 @@ def check(w: Matching) -> tuple[Hang | None, str | None] | None:
         and old is not None
         and (hang.kind, hang.group, hang.seq, hang.late) == (old.kind, old.group, old.seq, old.late)
     ):
-        w.job.hang = hang  # the same wait, longer
+        w.job.hang = hang  # the same hang, longer (its words may say more: a silence)
         return None
     w.job.hang = hang
-    said = [caught_up(old, hang) if old is not None else None, hang.text if hang is not None else None]
-    text = "; ".join(filter(None, said))
+    said = [over(w, old, hang) if old is not None else None, hang.text if hang is not None else None]
+    text = "; ".join(filter(None, said)) or "the hang is over"
     w.note(text)
     return hang, text
 
 
-def caught_up(old: Hang, new: Hang | None) -> str | None:
-    """What the late ones of a hang that ended did, if the new one (if any) is not theirs too: a rank let
-    go on may make a later collective wait for another, and that the first went on is said as well."""
+def over(w: Matching, old: Hang, new: Hang | None) -> str | None:
+    """What became of the blamed ones of a hang that ended (or whose blamed ones changed), as it truly
+    happened: "caught up" only where what was waited in went on (a waiting rank finished it, or, all
+    still here, the late ones issued it); "never completed" where those waited for, or the waiting
+    ones, left the job instead (a backend's timeout ends the waiting ones)."""
     if new is not None and (new.kind, new.group, new.seq) == (old.kind, old.group, old.seq):
         return None  # the same collective, fewer (or other) ranks late: the new words say who
     gone = [r for r in old.late if new is None or r not in new.late]
     if not gone:
         return None
-    what = f"{old.op} #{old.seq} went on" if old.kind == "wait" else "it reports again"
-    return f"{ranks_words(gone)} caught up: {what} after {old.since_s:.1f} s"
+    if old.kind == "mismatch":
+        went = passed(w, old.group, old.seq)
+        return f"group {label(w.job, old.group)} went on past #{old.seq}" if went else None
+    if old.kind == "silent":
+        back = [r for r in gone if here(w.job, w, r)]
+        return f"{ranks_words(back)} caught up: it reports again after {old.since_s:.1f} s" if back else None
+    blamed_left = [r for r in gone if not here(w.job, w, r)]
+    if old.kind == "deadlock":
+        if blamed_left:
+            return f"{ranks_words(blamed_left)} {ended_or_went(w, blamed_left)} in the deadlock"
+        return f"the deadlock of {ranks_words(gone)} is over"
+    what = f"the {old.op}" if old.seq < 0 else f"{old.op} #{old.seq}"
+    waiters_left = [r for r in old.waiting if not here(w.job, w, r)]
+    if went_on(w, old) or not (blamed_left or waiters_left) and all(did(w, old, r) for r in gone):
+        return f"{ranks_words(gone)} caught up: {what} went on after {old.since_s:.1f} s"
+    said = [f"{ranks_words(rs)} {ended_or_went(w, rs)}" for rs in (blamed_left, waiters_left) if rs]
+    return f"{what} never completed: {'; '.join(said)}" if said else None
+
+
+def went_on(w: Matching, old: Hang) -> bool:
+    """Whether a rank that waited in the old hang finished what it waited in without an error: it
+    ended with exit code 0, or (a collective) issued a later one of its group, or its recorder
+    retired it. A rank a backend's timeout ended raised: it did not."""
+    for r in old.waiting:
+        info = w.job.ranks.get(str(r))
+        if info is None or info.error:
+            continue
+        if info.ended and info.exit_code == 0:
+            return True
+        if old.seq >= 0 and past(info, old.group, old.seq):
+            return True
+    return False
+
+
+def past(info: RankInfo, group: str, seq: int) -> bool:
+    """Whether a rank is past collective #seq of `group`: it issued a later one, or finished it."""
+    finished_it = info.pending is not None and info.pending.get(group, seq + 1) > seq
+    return info.issued.get(group, -1) > seq or finished_it
+
+
+def did(w: Matching, old: Hang, rank: int) -> bool:
+    """Whether `rank` issued what the old hang waited on it for (a collective: it went on), rather
+    than being let off some other way."""
+    if old.seq < 0:
+        return True  # its waiters' sends and receives went on: what they waited in is done
+    c = w.open.get((old.group, old.seq)) or w.recent.get((old.group, old.seq))
+    if c is not None:
+        return c.complete or str(rank) in c.issued
+    info = w.job.ranks.get(str(rank))
+    return info is not None and info.issued.get(old.group, -1) >= old.seq
+
+
+def here(job: WatchedJob, w: Matching, rank: int) -> bool:
+    info = job.ranks.get(str(rank))
+    return rank in w.connected and info is not None and not info.ended
+
+
+def ended_or_went(w: Matching, ranks: list[int]) -> str:
+    """The word for ranks that left the job: each said goodbye (ended), or one did not (went)."""
+    infos = [w.job.ranks.get(str(r)) for r in ranks]
+    return "ended" if all(info is not None and info.ended for info in infos) else "went"
 
 
 def left_open(w: Matching) -> list[WatchedCollective]:
@@ -63,29 +135,123 @@ def left_open(w: Matching) -> list[WatchedCollective]:
 
 
 def find(w: Matching) -> Hang | None:
-    """The job's hang now, if it has one: a disagreement first, then the oldest wait, then a silence."""
+    """The job's hang now, if it has one: a disagreement first, then a deadlock or a wait, then a
+    silence."""
     if w.job.state.ended:
         return None
-    if w.mismatched is not None and not passed(w, w.mismatched):
-        return disagree(w.mismatched)
-    now = time.monotonic()
-    for key, collective in list(w.open.items()):  # oldest first
+    if w.mismatched is not None and not passed(w, w.mismatched.group, w.mismatched.seq):
+        return disagree(w, w.mismatched)
+    now = w.clock()
+    silent, talking = quiet(w, now)
+    graph = gather(w, now, silent)
+    blame = waits.blame(graph, silent)
+    if blame is not None and blame.late:
+        return deadlock(w, blame, now) if blame.kind == "deadlock" else wait(w, blame, silent, now)
+    return silence(w, silent, talking, now) if silent and talking else None
+
+
+# --- what each rank waits in ------------------------------------------------------------
+# Each tick asks these: none walks a group's ranks unless one of its ranks may be late (a forged claim
+# of 65,536 ranks, one connected, cost a second a tick: the loop's all).
+
+
+def quiet(w: Matching, now: float) -> tuple[set[int], list[int]]:
+    """The ranks here that stopped reporting, and those that talk."""
+    job = w.job
+    present = [r for r in w.connected if not job.ranks[str(r)].ended]
+    silent = {r for r in present if now - w.heard.get(r, now) > SILENT_S}
+    return silent, sorted(r for r in present if r not in silent)
+
+
+def gather(w: Matching, now: float, silent: set[int]) -> dict[int, list[Wait]]:
+    """What each rank here waits in, and on whom."""
+    graph: dict[int, list[Wait]] = {}
+    for wait_ in [*collective_waits(w, now), *inside_waits(w, silent), *p2p_waits(w, now, silent)]:
+        graph.setdefault(wait_.rank, []).append(wait_)
+    return graph
+
+
+def collective_waits(w: Matching, now: float) -> list[Wait]:
+    """Ranks in an open collective, HANG_S since it was first seen, wait for its ranks here that have
+    not issued it (the oldest MAX_WAITED such collectives); not those that finished their part of it."""
+    out: list[Wait] = []
+    read, members = 0, dict[int, set[int]]()
+    for key, c in list(w.open.items()):  # oldest first
         since = now - w.first_seen.get(key, now)
-        if since < HANG_S:
+        if since < HANG_S or read == MAX_WAITED:
             break
-        if all_went_past(w, collective):  # their reports of it were lost
-            w.unseen(collective, late_in(collective))
+        if all_went_past(w, c):  # their reports of it were lost
+            w.unseen(c, late_in(c))
             continue
-        if finished(w.job, collective):  # the late ones issued it: their reports are behind, not them
+        if finished(w.job, c):  # the late ones issued it: their reports are behind, not them
             continue
-        late = waited_for(w, collective)
-        if late:
-            return wait(w, collective, late, since)
-    return silence(w, now)
+        late = tuple(waited_for(w, c, members))
+        if not late:
+            continue
+        read += 1
+        what = collective_words(c)
+        sure = since >= SURE_S
+        out += [
+            Wait(int(r), late, what, ("collective", c.group, c.seq), True, sure, since)
+            for r in c.issued
+            if here(w.job, w, int(r)) and not past(w.job.ranks[r], c.group, c.seq)  # its part done
+        ]
+    return out
 
 
-# Each tick asks these of every open collective past HANG_S: none walks a group's ranks unless one of its
-# ranks may be late (a forged claim of 65,536 ranks, one connected, cost a second a tick: the loop's all).
+def inside_waits(w: Matching, silent: set[int]) -> list[Wait]:
+    """Ranks inside a collective every rank of its group issued (their recorders have not retired it)
+    wait for the silent ones of it that have not finished it: stopped inside it. With none silent, no
+    one is to blame yet (it may be in flight)."""
+    out: list[Wait] = []
+    members: dict[tuple[str, int], set[int]] = {}
+    for r in list(w.connected):
+        info = w.job.ranks[str(r)]
+        if info.ended or not info.pending:
+            continue
+        for group, seq in info.pending.items():
+            c = w.recent.get((group, seq)) or w.open.get((group, seq))
+            if c is None or not c.complete:
+                continue
+            if silent and (group, seq) not in members:
+                members[(group, seq)] = set(c.ranks)  # once: a group may claim thousands of ranks
+            on = tuple(
+                sorted(q for q in silent if q != r and q in members.get((group, seq), ()) and inside(w, q, c))
+            )
+            what = collective_words(c) + ", which every rank issued"
+            since = max((w.clock() - w.heard.get(q, w.clock()) for q in on), default=0.0)
+            out.append(Wait(r, on, what, ("collective", group, seq), bool(on), False, since))
+    return out
+
+
+def inside(w: Matching, rank: int, c: WatchedCollective) -> bool:
+    """Whether `rank` may still be inside c, as its last report says: it has not said it finished it."""
+    pending = w.job.ranks[str(rank)].pending
+    return pending is None or pending.get(c.group, c.seq + 1) <= c.seq
+
+
+def p2p_waits(w: Matching, now: float, silent: set[int]) -> list[Wait]:
+    """Ranks blocked in a send or receive wait for the peer: if it has not issued the other side
+    (paired by order), at once where blocked (a cycle of such cannot go on) and as a hang after HANG_S;
+    if it has, only where it is silent (stopped inside it)."""
+    out: list[Wait] = []
+    for r, mine in list(w.waits.items()):
+        if not here(w.job, w, r):
+            continue
+        for one in mine:
+            peer = one.peer
+            if not here(w.job, w, peer):
+                continue
+            sends, receives = w.p2p_issued.get(peer, {}).get(r, (0, 0))
+            matched = (receives if one.send else sends) >= one.nth
+            on = (peer,) if not matched or peer in silent else ()
+            since = now - w.wait_seen.get((r, peer, one.send, one.nth), now)
+            settled = bool(on) and (peer in silent if matched else since >= HANG_S)
+            size = f"{one.count:,} {one.dtype}".rstrip()
+            what = f"{'send to' if one.send else 'recv from'} rank {peer} ({size})"
+            key = ("p2p", r, peer, one.send, one.nth)
+            out.append(Wait(r, on, what, key, settled, one.blocked and not matched, since))
+    return out
 
 
 def late_in(c: WatchedCollective) -> list[int]:
@@ -99,11 +265,16 @@ def all_went_past(w: Matching, c: WatchedCollective) -> bool:
     return len(c.ranks) <= len(w.job.ranks) and all(went_past(w.job, r, c) for r in late_in(c))
 
 
-def waited_for(w: Matching, c: WatchedCollective) -> list[int]:
-    """c's ranks that have not issued it and are here (connected, not ended), in c's order: found
-    among the connected ranks first, where most of a claimed world may never have come."""
-    here = {r for r in w.connected if str(r) not in c.issued and not w.job.ranks[str(r)].ended}
-    return [r for r in c.ranks if r in here] if here else []
+def waited_for(w: Matching, c: WatchedCollective, members: dict[int, set[int]]) -> list[int]:
+    """c's ranks that have not issued it and are here (connected, not ended), in rank order: found
+    among the connected ranks first, where most of a claimed world may never have come, and its
+    group's ranks walked once a check (`members`: by the list's id; collectives share their group's)."""
+    present = {r for r in w.connected if str(r) not in c.issued and not w.job.ranks[str(r)].ended}
+    if not present:
+        return []
+    if id(c.ranks) not in members:
+        members[id(c.ranks)] = set(c.ranks)
+    return sorted(present & members[id(c.ranks)])
 
 
 def went_past(job: WatchedJob, rank: int, c: WatchedCollective) -> bool:
@@ -113,40 +284,45 @@ def went_past(job: WatchedJob, rank: int, c: WatchedCollective) -> bool:
 
 
 def finished(job: WatchedJob, c: WatchedCollective) -> bool:
-    """Whether a rank finished c (its recorder retired it): a collective completes only once every rank
-    of its group has issued it, so the ranks not yet seen in it are late only in saying so (stopped
-    before their reporter read it), and whoever waits, waits in a later one."""
-    for rank in c.issued:
-        info = job.ranks.get(rank)
-        if (
-            info is not None
-            and info.pending is not None
-            and info.issued.get(c.group, -1) >= c.seq
-            and info.pending.get(c.group, c.seq + 1) > c.seq
-        ):
-            return True
-    return False
+    """Whether c is finished, so that the ranks not yet seen in it are late only in saying so (stopped
+    before their reporter read it), and whoever waits, waits in a later one. A collective that is not
+    rooted completes only once every rank of its group has issued it: one rank that finished it (its
+    recorder retired it) says so. A rank finishes its part of a rooted one without the others (a
+    gather's sender once the root has its block), but its root only once every rank took part (a
+    send waits for its receive): so every rank that issued it, the root among them, must have."""
+    done = [finished_by(job.ranks.get(rank), c) for rank in c.issued]
+    return all(done) if c.op in rules.ROOTED else any(done)
 
 
-def passed(w: Matching, c: WatchedCollective) -> bool:
-    """Whether a later collective of its group has completed: the job went on after all."""
-    return any(o.group == c.group and o.seq > c.seq and o.complete for o in list(w.recent.values())[-64:])
+def finished_by(info: RankInfo | None, c: WatchedCollective) -> bool:
+    return (
+        info is not None
+        and info.pending is not None
+        and info.issued.get(c.group, -1) >= c.seq
+        and info.pending.get(c.group, c.seq + 1) > c.seq
+    )
 
 
-def disagree(c: WatchedCollective) -> Hang:
+def passed(w: Matching, group: str, seq: int) -> bool:
+    """Whether a later collective of the group than #seq has completed: the job went on after all."""
+    return any(o.group == group and o.seq > seq and o.complete for o in list(w.recent.values())[-64:])
+
+
+# --- the verdicts in words ---------------------------------------------------------------
+
+
+def disagree(w: Matching, c: WatchedCollective) -> Hang:
     """The ranks apart from the most that issued one thing are the odd ones (`late`); with no
-    such most (a tie), every rank that issued it is."""
-    sides: dict[str, list[int]] = {}
-    for r, what in sorted(c.mismatch.items(), key=lambda kv: int(kv[0])):
-        sides.setdefault(what, []).append(int(r))
-    by_size = sorted(sides.items(), key=lambda side: len(side[1]))  # the odd ones first
-    most = by_size[-1][1] if len(by_size[-1][1]) > len(by_size[-2][1]) else []
+    such most (a tie), every rank that issued it is. What differed is said."""
+    split = rules.sides({int(r): what for r, what in c.mismatch.items()})
+    odd = split.odd if not w.whole else sorted(map(int, c.mismatch))  # an all_to_all's: none singled out
+    most = [r for r in map(int, c.mismatch) if r not in odd]
 
     def side(what: str, ranks: list[int]) -> str:
-        many = ranks is most and len(ranks) > 8
+        many = ranks == most and len(ranks) > 8
         return f"{f'the other {len(ranks)} ranks' if many else ranks_words(ranks)} {what}"
 
-    said = "; ".join(side(what, ranks) for what, ranks in by_size)
+    said = "; ".join(side(what, ranks) for what, ranks in split.sides)
     ranks = sorted(int(r) for r in c.issued)
     return Hang(
         kind="mismatch",
@@ -156,32 +332,143 @@ def disagree(c: WatchedCollective) -> Hang:
         dtype=c.dtype,
         count=c.count,
         waiting=ranks,
-        late=[r for r in ranks if r not in most],
+        late=odd,
         since_s=0.0,
         where={},
         text=(
-            f"ranks disagree on #{c.seq} of group {c.group}: {said}; they wait until the backend's timeout"
+            f"ranks disagree on #{c.seq} of group {label(w.job, c.group)}: {said}"
+            + (f" ({w.why})" if w.why else "")
+            + "; they wait until the backend's timeout"
         )[:1000],
     )
 
 
-def silence(w: Matching, now: float) -> Hang | None:
-    """The ranks that stopped reporting while the others go on."""
+def deadlock(w: Matching, blame: Blame, now: float) -> Hang:
+    """Ranks that wait on each other in a cycle: each with what it waits in and its line."""
+    job, cycle = w.job, blame.late
+    order = cycle_order(blame)
+    said = [f"rank {r} waits in {blame.direct[r].what}{at(job, r)}" for r in order]
+    first = blame.direct[order[0]]
+    text = f"{ranks_words(cycle)} wait on each other, and none can go on: " + "; ".join(said)
+    if blame.waiting:
+        text += f"; {ranks_words(blame.waiting)} {verb(blame.waiting)} on them"
+    return hang_of(
+        w,
+        "deadlock",
+        first,
+        blame,
+        text,
+        max(blame.direct[r].since for r in order),
+    )
+
+
+def cycle_order(blame: Blame) -> list[int]:
+    """The cycle from its lowest rank, each waiting on the next."""
+    start = min(blame.late)
+    order, r = [start], start
+    while True:
+        r = next(t for t in blame.direct[r].on if t in blame.late)
+        if r == start or r in order:
+            return order
+        order.append(r)
+
+
+def wait(w: Matching, blame: Blame, silent: set[int], now: float) -> Hang:
+    """Ranks wait for the late ones: by what they wait in, those waiting on the late ones directly
+    first (the most first), each late one said with where it was last seen, or that it is silent."""
+    by: dict[object, list[int]] = {}
+    for r in blame.waiting:
+        if r in blame.direct:
+            by.setdefault(blame.direct[r].key, []).append(r)
+    late = set(blame.late)
+    groups = sorted(
+        by.values(),
+        key=lambda rs: (
+            not set(blame.direct[rs[0]].on) <= late,
+            not set(blame.direct[rs[0]].on) & late,
+            -len(rs),
+            rs[0],
+        ),
+    )
+    said = [f"{ranks_words(rs)} {verb(rs)} in {blame.direct[rs[0]].what}" for rs in groups]
+    first = blame.direct[groups[0][0]] if groups else None
+    told = [late_words(w, r, first, silent, now) for r in blame.late]
+    return hang_of(w, "wait", first, blame, "; ".join(said + told), first.since if first else 0.0)
+
+
+def wait_in(w: Matching, c: WatchedCollective, late: list[int], since: float) -> Hang:
+    """The ranks in collective c wait for `late`, in a wait's words (a judge of a job's dumps, which
+    knows who left none, names these itself)."""
+    key = ("collective", c.group, c.seq)
+    waiting = sorted(int(r) for r in c.issued)
+    direct = {r: Wait(r, tuple(late), collective_words(c), key, True, False, since) for r in waiting}
+    return wait(w, Blame("wait", sorted(late), waiting, direct), set(), w.clock())
+
+
+def late_words(w: Matching, rank: int, first: Wait | None, silent: set[int], now: float) -> str:
+    """A late rank: what it last reported of the collective it is late to, and where it was last seen;
+    or how long it has said nothing (stopped inside what the others wait in, or elsewhere)."""
+    info = w.job.ranks.get(str(rank))
+    c = collective_of(w, first)
+    ago = f"{w.now_s() - info.seen_s:.1f} s ago" if info else ""
+    if c is not None and not c.complete:  # late to issue it
+        last = info.issued.get(c.group) if info else None
+        said = f"rank {rank} last reported " + (f"#{last}" if last is not None else "nothing in this group")
+        if rank in silent:
+            said += f", and has said nothing for {now - w.heard.get(rank, now):.1f} s"
+        return said + (f", last seen at {info.where} {ago}" if info and info.where else "")
+    if rank in silent:
+        return f"rank {rank} has said nothing for {now - w.heard.get(rank, now):.1f} s" + _last(info)
+    seen = f"last seen at {info.where} {ago}" if info and info.where else "has not issued its side"
+    return f"rank {rank} {seen}"
+
+
+def collective_of(w: Matching, first: Wait | None) -> WatchedCollective | None:
+    key = first.key if first is not None else None
+    if isinstance(key, tuple) and key[0] == "collective":
+        return w.open.get((key[1], key[2])) or w.recent.get((key[1], key[2]))
+    return None
+
+
+def hang_of(
+    w: Matching, kind: Literal["wait", "deadlock"], first: Wait | None, blame: Blame, text: str, since: float
+) -> Hang:
+    """The Hang: what the first wait is in (a collective, or a send or receive), who waits, who is to
+    blame and where they were last seen, and what each waiting rank waits in."""
     job = w.job
-    present = [r for r in w.connected if not job.ranks[str(r)].ended]
-    silent = sorted(r for r in present if now - w.heard.get(r, now) > SILENT_S)
-    talking = sorted(r for r in present if r not in silent)
-    if not silent or not talking:
-        return None
-    where = {str(r): job.ranks[str(r)].where for r in silent if job.ranks[str(r)].where}
-    since = min(now - w.heard[r] for r in silent)
-    said = {
-        r: f"rank {r} has said nothing for {now - w.heard[r]:.1f} s" + _last(job.ranks[str(r)])
-        for r in silent
-    }
-    inside = stuck(w, said, talking, since)
-    if inside is not None:
-        return inside
+    group, seq, op, dtype, count = "", -1, "", "", 0
+    key = first.key if first is not None else None
+    c = collective_of(w, first)
+    if c is not None:
+        group, seq, op, dtype, count = c.group, c.seq, c.op, c.dtype, c.count
+    elif isinstance(key, tuple) and key[0] == "p2p":
+        p2p = next((x for x in w.waits.get(key[1], []) if (x.peer, x.send, x.nth) == key[2:]), None)
+        if p2p is not None:
+            op, dtype, count = ("send" if p2p.send else "recv"), p2p.dtype, p2p.count
+    named = blame.late if kind == "wait" else [*blame.late, *blame.waiting]
+    return Hang(
+        kind=kind,
+        group=group,
+        seq=seq,
+        op=op,
+        dtype=dtype,
+        count=count,
+        waiting=blame.waiting,
+        late=blame.late,
+        since_s=round(since, 2),
+        where={str(r): info.where for r in named if (info := job.ranks.get(str(r))) and info.where},
+        text=text[:1000],
+        waits={str(r): d.what for r, d in sorted(blame.direct.items())},
+    )
+
+
+def silence(w: Matching, silent: set[int], talking: list[int], now: float) -> Hang:
+    """The ranks that stopped reporting while the others go on (none waits on them)."""
+    job, quiet_ = w.job, sorted(silent)
+    where = {str(r): job.ranks[str(r)].where for r in quiet_ if job.ranks[str(r)].where}
+    said = [
+        f"rank {r} has said nothing for {now - w.heard[r]:.1f} s{_last(job.ranks[str(r)])}" for r in quiet_
+    ]
     return Hang(
         kind="silent",
         group="",
@@ -190,91 +477,40 @@ def silence(w: Matching, now: float) -> Hang | None:
         dtype="",
         count=0,
         waiting=talking,
-        late=silent,
-        since_s=round(since, 2),
+        late=quiet_,
+        since_s=round(min(now - w.heard[r] for r in quiet_), 2),
         where=where,
-        text=("; ".join(said.values()) + f"; {ranks_words(talking)} go on")[:1000],
+        text=("; ".join(said) + f"; {ranks_words(talking)} go on")[:1000],
     )
 
 
-def stuck(w: Matching, said: dict[int, str], talking: list[int], since: float) -> Hang | None:
-    """Talking ranks that wait in a collective every rank of its group issued, silent ones (`said`: each
-    in words) of the group among them: stopped inside it. No rank is late to issue it, so no wait is
-    seen; the ranks' pending collectives (the recorder's unretired entries) say who waits in which."""
-    ranks = w.job.ranks
-    pending = {r: ranks[str(r)].pending or {} for r in talking}
-    for group in sorted({g for r in talking for g in pending[r]}):
-        seq = min(pending[r][group] for r in talking if group in pending[r])
-        c = w.recent.get((group, seq)) or w.open.get((group, seq))
-        if c is None or not c.complete:
-            continue
-        members = set(c.ranks)  # once: a group may claim thousands of ranks
-        late = [r for r in said if r in members]
-        if not late:
-            continue
-        waiting = [r for r in talking if pending[r].get(group) == seq]
-        where = {str(r): ranks[str(r)].where for r in late if ranks[str(r)].where}
-        what = f"{c.count:,} {c.dtype}" + (f", bucket {c.bucket.index}" if c.bucket else "")
-        text = (
-            f"{ranks_words(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} "
-            f"({what}), which every rank issued; " + "; ".join(said[r] for r in late)
-        )
-        return Hang(
-            group=c.group,
-            seq=c.seq,
-            op=c.op,
-            dtype=c.dtype,
-            count=c.count,
-            waiting=waiting,
-            late=late,
-            since_s=round(since, 2),
-            where=where,
-            text=text[:1000],
-        )
-    return None
+def collective_words(c: WatchedCollective) -> str:
+    what = f"{c.count:,} {c.dtype}".rstrip() + (f", bucket {c.bucket.index}" if c.bucket else "")
+    return f"{c.op} #{c.seq} ({what})"
 
 
-def wait(w: Matching, c: WatchedCollective, late: list[int], since: float) -> Hang:
-    """Ranks wait in `c` for the `late` ones, each said with the last it reported and where."""
-    job, waiting = w.job, sorted(int(r) for r in c.issued)
-    where = {str(r): job.ranks[str(r)].where for r in late if str(r) in job.ranks and job.ranks[str(r)].where}
-    what = f"{c.count:,} {c.dtype}" + (f", bucket {c.bucket.index}" if c.bucket else "")
-    said = []
-    for r in late:
-        info = job.ranks.get(str(r))
-        last = info.issued.get(c.group) if info else None
-        said.append(
-            f"rank {r} last reported "
-            + (f"#{last}" if last is not None else "nothing in this group")
-            + (
-                f", last seen at {info.where} {w.now_s() - info.seen_s:.1f} s ago"
-                if info and info.where
-                else ""
-            )
-        )
-    text = (
-        f"{ranks_words(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} ({what}); "
-        + "; ".join(said)
-    )
-    return Hang(
-        group=c.group,
-        seq=c.seq,
-        op=c.op,
-        dtype=c.dtype,
-        count=c.count,
-        waiting=waiting,
-        late=late,
-        since_s=round(since, 2),
-        where=where,
-        text=text[:1000],
-    )
+def at(job: WatchedJob, rank: int) -> str:
+    info = job.ranks.get(str(rank))
+    return f" at {info.where}" if info and info.where else ""
 
 
-def _last(info: RankInfo) -> str:
+def label(job: WatchedJob, group: str) -> str:
+    """A group as the page names it: the name torch gave it, where it gave one."""
+    desc = job.group_descs.get(group, "")
+    return desc if desc and desc not in ("undefined", "default_pg") else group
+
+
+def _last(info: RankInfo | None) -> str:
+    if info is None:
+        return ""
     issued = ", ".join(f"#{seq} in group {g}" for g, seq in info.issued.items())
     said = ["it last reported " + issued] * bool(info.issued)
     said += [f"last seen at {info.where}"] * bool(info.where)
     return f" ({'; '.join(said)})" if said else ""
+
+
+def verb(ranks: list[int]) -> str:
+    return "waits" if len(ranks) == 1 else "wait"
 
 
 def ranks_words(ranks: list[int]) -> str:

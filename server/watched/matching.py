@@ -2,8 +2,10 @@
 (ringside.watch). Its collectives are matched across ranks by (process group, sequence
 number), as Flight Recorder's analysis matches them: a collective is complete once every
 rank of its group has issued it; then the rank that issued it last, and by how much,
-names the straggler. A collective that some ranks of its group have issued and others
-have not, for long, is a hang while it lasts (hangs.py says whose).
+names the straggler. Ranks that issued different things as one collective disagree, by the
+op's own rules (rules.py: sizes only where the op needs them equal). What each rank waits in
+(its collectives not yet done, its blocked sends and receives, paired with its peers' by
+order) is kept as its reports say it: hangs.py says who waits for whom.
 
 Memory is bounded whatever the job's length and size: the last RECENT collectives are kept
 whole (the live view, the API's first page), collectives still open at most MAX_OPEN (fewer
@@ -14,7 +16,9 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 
+from ringside.server.watched import rules
 from ringside.server.watched.record import (
     LinkTotal,
     RankInfo,
@@ -25,7 +29,15 @@ from ringside.server.watched.record import (
     busbw,
     op_name,
 )
-from ringside.worker_agent.core.watch_protocol import MAX_GROUPS, WatchBye, WatchHello, WatchReport
+from ringside.worker_agent.core.watch_protocol import (
+    MAX_GROUPS,
+    Issued,
+    Link,
+    P2PWait,
+    WatchBye,
+    WatchHello,
+    WatchReport,
+)
 
 RECENT = 2000
 MAX_OPEN = 10000
@@ -39,8 +51,9 @@ MAX_EVENTS = 200
 class Matching:
     """A job while it is watched: its record, and what is matched in memory."""
 
-    def __init__(self, job: WatchedJob):
+    def __init__(self, job: WatchedJob, clock: Callable[[], float] = time.monotonic):
         self.job = job
+        self.clock = clock  # seconds, monotonic: the server's, or one a test moves by hand
         self.open: OrderedDict[tuple[str, int], WatchedCollective] = OrderedDict()
         self.recent: OrderedDict[tuple[str, int], WatchedCollective] = OrderedDict()  # complete, newest last
         self.first_seen: dict[tuple[str, int], float] = {}  # server clock: when a rank's report named it
@@ -51,9 +64,16 @@ class Matching:
         self.left_at: float | None = None  # when the last rank went without a goodbye
         self.groups_dropped = False  # whether a group past the bounds was dropped (and said)
         self.world: list[int] = []  # _world()
+        self.agreed: dict[tuple[str, int], rules.Signature] = {}  # open -> what its first rank issued
+        self.puts: dict[tuple[str, int], dict[int, tuple[int, int | None]]] = {}  # open all_to_all's sizes
+        self.why = ""  # what differed in the last collective its ranks disagreed on
+        self.whole = False  # and whether only all its ranks together are wrong (an all_to_all's splits)
+        self.waits: dict[int, list[P2PWait]] = {}  # rank -> the sends and receives it waits in now
+        self.wait_seen: dict[tuple[int, int, bool, int], float] = {}  # (rank, peer, send, nth) -> first seen
+        self.p2p_issued: dict[int, dict[int, tuple[int, int]]] = {}  # rank -> peer -> (sends, receives)
 
     @classmethod
-    def start(cls, job_id: str, hello: WatchHello) -> Matching:
+    def start(cls, job_id: str, hello: WatchHello, clock: Callable[[], float] = time.monotonic) -> Matching:
         return cls(
             WatchedJob(
                 id=job_id,
@@ -63,7 +83,8 @@ class Matching:
                 world_size=hello.world_size,
                 backend=hello.backend,
                 script=hello.script,
-            )
+            ),
+            clock,
         )
 
     def held(self, most: int) -> int:
@@ -94,7 +115,7 @@ class Matching:
             seen_s=self.now_s(),
         )
         self.connected.add(hello.rank)
-        self.heard[hello.rank] = time.monotonic()
+        self.heard[hello.rank] = self.clock()
         self.left_at = None
         if job.state in (WatchedState.INTERRUPTED, WatchedState.LOST):
             job.state, job.ended_at = WatchedState.RUNNING, None
@@ -104,27 +125,31 @@ class Matching:
         job, rank = self.job, report.rank
         info = job.ranks[str(rank)]
         info.where, info.seen_s = report.where, self.now_s()
-        self.heard[rank] = time.monotonic()
+        self.heard[rank] = self.clock()
         info.missed, info.dropped = report.missed, report.dropped
         info.pending = report.pending
-        self._groups(rank, report.groups)
+        self._groups(rank, report.groups, report.group_descs)
         for link in report.links:  # as the sender says it: the receiver, a rank of the job too, says it again
             if link.sent or link.sends:
                 self._link(rank, link.peer, link.sent, link.sends)
+            self._p2p_issued(rank, link)
+        self._waits(rank, report.waits)
         for one in report.issued:
             info.issued[one.group] = max(info.issued.get(one.group, -1), one.seq)
             self._issued(rank, one)
 
-    def _groups(self, rank: int, groups: dict[str, list[int]]) -> None:
+    def _groups(self, rank: int, groups: dict[str, list[int]], descs: dict[str, str]) -> None:
         """Keep the groups a report names, each of the job's own ranks, up to MAX_GROUPS names and
         GROUP_RANKS rank entries in all; one past them is dropped, said once (its collectives are
-        matched as the world's)."""
+        matched as the world's). A group keeps the name torch gave it, where it gave one."""
         job = self.job
         for name, ranks in groups.items():
             held = sum(len(r) for n, r in job.groups.items() if n != name)
             fits = name in job.groups or len(job.groups) < MAX_GROUPS
             if fits and held + len(ranks) <= GROUP_RANKS and all(r < job.world_size for r in ranks):
                 job.groups[name] = ranks
+                if descs.get(name):
+                    job.group_descs[name] = descs[name]
             elif not self.groups_dropped:
                 self.groups_dropped = True
                 self.note(
@@ -132,41 +157,59 @@ class Matching:
                     f"{GROUP_RANKS} ranks in all, each below the world size): it is dropped"
                 )
 
+    def _p2p_issued(self, rank: int, link: Link) -> None:
+        """How many sends to a peer (and receives from it) the rank has issued in all, as it says."""
+        sends, receives = link.sends_total, link.receives_total
+        if sends is not None and receives is not None and link.peer < self.job.world_size:
+            self.p2p_issued.setdefault(rank, {})[link.peer] = (sends, receives)
+
+    def _waits(self, rank: int, waits: list[P2PWait]) -> None:
+        """The sends and receives the rank waits in now, each seen since it was first reported."""
+        now = self.clock()
+        kept = [w for w in waits if w.peer < self.job.world_size and w.peer != rank]
+        seen = {(rank, w.peer, w.send, w.nth) for w in kept}
+        for key in [k for k in self.wait_seen if k[0] == rank and k not in seen]:
+            del self.wait_seen[key]
+        for key in seen:
+            self.wait_seen.setdefault(key, now)
+        self.waits[rank] = kept
+
     def bye(self, bye: WatchBye) -> None:
         info = self.job.ranks[str(bye.rank)]
         info.ended, info.exit_code, info.error = True, bye.exit_code, bye.error
-        self.note(
-            f"rank {bye.rank} ended"
-            + (f" with exit code {bye.exit_code}" if bye.exit_code is not None else "")
-            + (f": {bye.error}" if bye.error else "")
-        )
+        self._stop_waiting(bye.rank)
+        self.note(ending_words(bye.rank, bye.exit_code, bye.error))
+
+    def _stop_waiting(self, rank: int) -> None:
+        self.waits.pop(rank, None)
+        for key in [k for k in self.wait_seen if k[0] == rank]:
+            del self.wait_seen[key]
 
     def left(self, rank: int) -> None:
         self.connected.discard(rank)
         self.heard.pop(rank, None)
+        self._stop_waiting(rank)
         info = self.job.ranks.get(str(rank))
         if info is not None:
             info.connected = False
             if not info.ended:
-                self.note(f"rank {rank} went without a goodbye (killed, or its way to the server lost)")
+                self.note(
+                    f"rank {rank} went without a goodbye (killed by a signal, aborted, "
+                    "or its way to the server lost)"
+                )
         if not self.connected:
-            self.left_at = time.monotonic()
+            self.left_at = self.clock()
 
     # --- matching ------------------------------------------------------------------
 
-    def _issued(self, rank: int, one) -> None:
+    def _issued(self, rank: int, one: Issued) -> None:
         key = (one.group, one.seq)
         collective = self.open.get(key) or self.recent.get(key)
         if collective is None:
             collective = self._open(one)
+        if str(rank) not in collective.issued and not collective.complete:
+            self._agree(collective, rank, one)
         collective.issued.setdefault(str(rank), round((one.t_ns - self.job.t0_ns) / 1e9, 6))
-        mine = _what(one.op, one.count, one.dtype)
-        theirs = _what(collective.op, collective.count, collective.dtype)
-        if mine != theirs or collective.mismatch:  # once ranks disagree, what each issued
-            if not collective.mismatch:  # every rank before this one issued what the first did
-                collective.mismatch = {r: theirs for r in collective.issued if r != str(rank)}
-            collective.mismatch.setdefault(str(rank), mine)
-            self.mismatched = collective
         if one.duration_s is not None:
             collective.durations[str(rank)] = one.duration_s
             collective.busbw_gbps = busbw(collective)
@@ -176,7 +219,22 @@ class Matching:
             self._complete(collective)
         self.changed[collective.index] = collective
 
-    def _open(self, one) -> WatchedCollective:
+    def _agree(self, collective: WatchedCollective, rank: int, one: Issued) -> None:
+        """Whether `rank` issued what the collective's first rank did, by the op's rules; once ranks
+        disagree, what each issued. An all_to_all's sizes are kept till every rank has issued it."""
+        key = (collective.group, collective.seq)
+        mine = rules.signature(op_name(one.op), one)
+        theirs = self.agreed.setdefault(key, mine)
+        if mine != theirs or collective.mismatch:
+            if not collective.mismatch:  # every rank before this one issued what the first did
+                collective.mismatch = {r: theirs.words for r in collective.issued}
+                self.why, self.whole = rules.difference(mine, theirs), False
+            collective.mismatch.setdefault(str(rank), mine.words)
+            self.mismatched = collective
+        if collective.op in rules.BALANCED:
+            self.puts.setdefault(key, {})[rank] = (one.count, one.count_out)
+
+    def _open(self, one: Issued) -> WatchedCollective:
         collective = WatchedCollective(
             index=self.job.matched,
             group=one.group,
@@ -193,12 +251,18 @@ class Matching:
         self.job.matched += 1
         key = (one.group, one.seq)
         self.open[key] = collective
-        self.first_seen[key] = time.monotonic()
+        self.first_seen[key] = self.clock()
         if len(self.open) > self.held(MAX_OPEN):  # a rank far behind the rest: the oldest waits are forgotten
             old, gone = self.open.popitem(last=False)
-            self.first_seen.pop(old, None)
+            self._closed(old)
             self.changed.pop(gone.index, None)  # and not told: a report's push held every one it opened
         return collective
+
+    def _closed(self, key: tuple[str, int]) -> None:
+        """What is held of an open collective while it is open, let go."""
+        self.first_seen.pop(key, None)
+        self.agreed.pop(key, None)
+        self.puts.pop(key, None)
 
     def _world(self) -> list[int]:
         """Every rank of the job, in one list that the collectives of groups not named share."""
@@ -209,7 +273,15 @@ class Matching:
     def _complete(self, collective: WatchedCollective) -> None:
         key = (collective.group, collective.seq)
         self.open.pop(key, None)
-        self.first_seen.pop(key, None)
+        unbalanced = rules.unbalanced(collective.op, self.puts.get(key, {}))
+        if unbalanced and not collective.mismatch:
+            puts = self.puts[key]
+            collective.mismatch = {
+                str(r): f"{collective.op} of {i:,} in, {o or 0:,} out {collective.dtype}".rstrip()
+                for r, (i, o) in puts.items()
+            }
+            self.why, self.whole, self.mismatched = unbalanced, True, collective
+        self._closed(key)
         collective.complete = True
         last = max(collective.issued, key=collective.issued.__getitem__)
         collective.last_rank = int(last)
@@ -231,7 +303,7 @@ class Matching:
     def unseen(self, c: WatchedCollective, ranks: list[int]) -> None:
         """A collective some ranks issued and reported lost: kept, incomplete, saying whose."""
         self.open.pop((c.group, c.seq), None)
-        self.first_seen.pop((c.group, c.seq), None)
+        self._closed((c.group, c.seq))
         c.unseen = ranks
         self.recent[(c.group, c.seq)] = c
         self.changed[c.index] = c
@@ -245,7 +317,7 @@ class Matching:
             return True
         ended = [r for r in job.ranks.values() if r.ended]
         failed = len(ended) < job.world_size or any(r.exit_code not in (0, None) or r.error for r in ended)
-        gone = self.left_at is not None and time.monotonic() - self.left_at >= lost_after
+        gone = self.left_at is not None and self.clock() - self.left_at >= lost_after
         if self.connected or (failed and not gone and not any(r.exit_code not in (0, None) for r in ended)):
             return False
         job.state = WatchedState.LOST if not ended else WatchedState.FAILED if failed else WatchedState.DONE
@@ -273,5 +345,13 @@ class Matching:
         return sorted(changed, key=lambda c: c.index)
 
 
-def _what(op: str, count: int, dtype: str) -> str:
-    return f"{op_name(op)} of {count:,} {dtype}".rstrip()
+def ending_words(rank: int, exit_code: int | None, error: str | None) -> str:
+    """How a rank ended, as its goodbye says: the signal that stopped it, the exception it raised
+    (a backend's timeout is one), or its exit code."""
+    code = f" (exit code {exit_code})" if exit_code is not None else ""
+    if error and error.startswith("SIG"):
+        return f"rank {rank} was stopped by {error}{code}"
+    if error:
+        timed_out = "timed out" in error.lower() or "timeout" in error.lower()
+        return f"rank {rank} {'timed out' if timed_out else 'raised'}{code}: {error}"
+    return f"rank {rank} ended" + (f" with exit code {exit_code}" if exit_code is not None else "")

@@ -125,12 +125,15 @@ class LinkTotal(BaseModel):
 
 
 class Hang(BaseModel):
-    """A wait (ranks inside a collective that others have not issued), a silence (a rank that stopped
-    reporting, as a stopped or frozen process does, even one stopped inside a collective it issued),
-    or a mismatch (ranks that issued different collectives as the same #seq of a group: they hang
-    until the backend's timeout, as Flight Recorder's analysis would say)."""
+    """A wait (ranks wait, in a collective or a send or receive, for `late` ones that wait on no one:
+    running elsewhere, or stopped), a deadlock (`late`: ranks that wait on each other in a cycle), a
+    silence (a rank that stopped reporting while the others go on, as a stopped or frozen process
+    does), or a mismatch (ranks that issued different collectives as the same #seq of a group, by
+    the op's rules: they hang until the backend's timeout, as Flight Recorder's analysis says).
+    group, seq, op, dtype and count say what most of the waiting ranks wait in (a send or receive:
+    op "send" or "recv", group "" and seq -1)."""
 
-    kind: Literal["wait", "silent", "mismatch"] = "wait"
+    kind: Literal["wait", "silent", "mismatch", "deadlock"] = "wait"
     group: str
     seq: int
     op: str
@@ -141,6 +144,7 @@ class Hang(BaseModel):
     since_s: float
     where: dict[str, str]
     text: str
+    waits: dict[str, str] = {}  # rank -> what it waits in, in words (a wait or a deadlock)
 
 
 class WatchedSummary(BaseModel):
@@ -172,6 +176,7 @@ class WatchedJob(BaseModel):
     script: str
     ranks: dict[str, RankInfo] = {}
     groups: dict[str, list[int]] = {}
+    group_descs: dict[str, str] = {}  # group -> the name torch gave it ("mesh_dp", a group_desc)
     totals: dict[str, Total] = {}  # "group/op" ->
     links: dict[str, LinkTotal] = {}  # "src>dst" ->
     events: list[tuple[float, str]] = []

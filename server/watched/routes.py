@@ -54,6 +54,7 @@ async def get_job(
         "job": job.summary(),
         "ranks": list(job.ranks.values()),
         "groups": job.groups,
+        "group_descs": job.group_descs,
         "totals": [t.shown() for t in job.totals.values()],
         "links": busiest,
         "links_total": len(job.links),

@@ -66,9 +66,9 @@ def test_a_rank_that_skipped_the_collective_is_named_where_torch_s_analyzer_name
     done = ringside_open(skipped.pickled)
     assert done.returncode == 1, done.stderr
     assert (
-        "ranks disagree on #6 of group 0: rank 2 barrier of 0; ranks 0, 1, 3 all_reduce of 1,000"
-        in done.stdout
-    )
+        "ranks disagree on #6 of group 0: rank 2 barrier; ranks 0, 1, 3 all_reduce of 1,000 float32 "
+        "(the ops differ)" in done.stdout
+    ), done.stdout
     assert f"rank 2 at fr_hang.py:{line_of('WHERE THE SKIPPING RANK WAITS')}" in done.stdout
 
 

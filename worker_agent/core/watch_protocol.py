@@ -19,6 +19,7 @@ MAX_JOB_WORLD = 1 << 16  # a watched job is a user's: larger than any world Ring
 MAX_ISSUED = 1024  # collectives in one report: a reporter sends more as more reports
 MAX_GROUPS = 256  # process groups a job may name
 MAX_PARAMS = 8  # parameter names kept per DDP bucket
+MAX_WAITS = 64  # sends and receives a rank waits in at once, said
 Name = Annotated[str, Field(max_length=64)]
 Nanos = Annotated[int, Field(ge=0, lt=1 << 63)]
 Size = Annotated[int, Field(ge=0, lt=1 << 62)]
@@ -41,6 +42,7 @@ class Issued(Strict):
     op: Name  # "all_reduce", "broadcast", "barrier", ...
     dtype: Name = ""
     count: Size = 0  # elements this rank put in
+    count_out: Size | None = None  # elements it takes out (None from a reporter that does not say)
     bytes: Size = 0
     t_ns: Nanos  # when it was issued
     duration_s: Annotated[float, Field(ge=0, le=1000000.0)] | None = None  # where the backend times it (NCCL)
@@ -48,13 +50,29 @@ class Issued(Strict):
 
 
 class Link(Strict):
-    """Point-to-point traffic with one peer since the last report."""
+    """Point-to-point traffic with one peer since the last report, and how many sends to it and
+    receives from it the rank has issued in all: a send is paired with its peer's receive by order."""
 
     peer: Index
     sent: Size = 0
     received: Size = 0
     sends: Size = 0
     receives: Size = 0
+    sends_total: Size | None = None  # None from a reporter that does not say
+    receives_total: Size | None = None
+
+
+class P2PWait(Strict):
+    """A send or receive the rank is blocked in, not yet complete: the `nth` of its sends to `peer`
+    (or receives from it), which the peer's `nth` receive from it (or send to it) completes."""
+
+    peer: Index  # the global rank
+    send: bool
+    nth: Annotated[int, Field(ge=1, lt=1 << 62)]
+    count: Size = 0
+    dtype: Name = ""
+    t_ns: Nanos  # when it was issued
+    blocked: bool = True  # the rank waits on it (False: the backend's record only says it is not done)
 
 
 class WatchHello(Strict):
@@ -82,11 +100,14 @@ class WatchReport(Strict):
     t_ns: Nanos  # when the report was made
     where: Annotated[str, Field(max_length=300)] | None = None  # the main thread's line in user code
     groups: dict[Name, Ranks] = Field({}, max_length=MAX_GROUPS)  # groups new since the last report
+    # the names torch gave them (new_group(group_desc=...), DeviceMesh's "mesh_dp"), by group
+    group_descs: dict[Name, Name] = Field({}, max_length=MAX_GROUPS)
     issued: list[Issued] = Field([], max_length=MAX_ISSUED)
     # per group, the oldest collective this rank issued and has not completed: what it waits in
     # (None from a reporter that does not say)
     pending: dict[Name, Size] | None = Field(None, max_length=MAX_GROUPS)
     links: list[Link] = Field([], max_length=1024)
+    waits: list[P2PWait] = Field([], max_length=MAX_WAITS)  # the sends and receives it waits in now
     missed: Size = 0  # collectives the recorder's ring lost before they were read, in all
     dropped: Size = 0  # reports this rank could not send (the server away), in all
 

@@ -23,22 +23,45 @@ import types
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 
-from . import ddp_hook
+from . import ddp_hook, p2p
 from .reporter import Reporter
 
 _reporter: Reporter | None = None  # this process's: the launcher's, or the one line's
 
 
 def watch(server: str | None = None, token: str | None = None, ddp_hook: bool = False) -> Reporter:
-    """Report this rank's collectives to the server (default $RINGSIDE_SERVER) with the worker
-    token (default $RINGSIDE_WORKER_TOKEN). Once per process: a later call, or the line in a
-    script the launcher runs, gets the reporter there is. Point-to-point traffic is counted
-    only under the launcher (p2p.py says why)."""
+    """Report this rank's collectives and its sends and receives to the server (default
+    $RINGSIDE_SERVER) with the worker token (default $RINGSIDE_WORKER_TOKEN). Once per process:
+    a later call, or the line in a script the launcher runs, gets the reporter there is. The
+    goodbye says the exception that ended the program, if one did."""
     if _reporter is None:
-        reporter = start(server, token, ddp_hook=ddp_hook)
-        atexit.register(reporter.close, None)
+        traffic = p2p.Traffic()
+        reporter = start(server, token, traffic, ddp_hook=ddp_hook)
+        p2p.install(traffic)
+        said_on_the_way_out(reporter)
+        atexit.register(lambda: reporter.close(exit_code_of(reporter.raised), reporter.raised))
         return reporter
     return _reporter
+
+
+def said_on_the_way_out(reporter: Reporter) -> None:
+    """The exception that ends the program, kept for the goodbye (atexit runs after the hook; the
+    hook there was, the job's or Python's, still prints it)."""
+    previous = sys.excepthook
+
+    def hook(kind, value, traceback):
+        reporter.raised = f"{kind.__name__}: {value}"[:300] if str(value) else kind.__name__
+        previous(kind, value, traceback)
+
+    sys.excepthook = hook
+
+
+def exit_code_of(raised: str | None) -> int | None:
+    """What a program that ended so exits with: 1 for an exception, 130 for ^C; unknown otherwise
+    (atexit cannot see a sys.exit's code)."""
+    if raised is None:
+        return None
+    return 130 if raised.startswith("KeyboardInterrupt") else 1
 
 
 def start(server: str | None, token: str | None, traffic=None, ddp_hook: bool = False) -> Reporter:

@@ -9,22 +9,29 @@ and the reporter spaces its reads by what they cost (reporter.py).
 gloo records each collective's group, sequence number, op, sizes and dtypes and the
 time it was issued, but no durations. NCCL with TORCH_NCCL_ENABLE_TIMING=1 adds when it
 started and completed: such an entry is read again until it has completed, and sent a
-second time with its duration. Point-to-point ops are left to p2p.py, which knows the
-peer."""
+second time with its duration.
+
+gloo records no sends or receives (p2p.py sees those); NCCL records each, with its peer in
+the profiling name ("nccl:send 0->1", group ranks). They are kept (P2PSeen): counted per
+peer, so each pairs with its peer's by order, and those not yet done are what the rank waits
+in on the GPU, where its CPU does not wait."""
 
 from __future__ import annotations
 
 import math
 import pickle
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 # torch's stub (torch/_C/_distributed_c10d.pyi) leaves out this private binding, which the module has
 from torch._C._distributed_c10d import _dump_fr_trace  # type: ignore[attr-defined]
 
-from ringside.worker_agent.core.watch_protocol import Issued
+from ringside.worker_agent.core.watch_protocol import Issued, Link, P2PWait
 
 DEFAULT_RING = 512  # entries, when the launcher chooses (TORCH_FR_BUFFER_SIZE unset)
 MAX_TIMING = 4096  # NCCL entries waited on for their duration at most
+MAX_OPEN_P2P = 1024  # NCCL sends and receives not yet done, kept at most
 ITEMSIZE = {
     "Float": 4,
     "Double": 8,
@@ -55,35 +62,127 @@ DTYPE = {
 }
 
 
-class FlightReader:
+@dataclass(frozen=True)
+class P2PSeen:
+    """A send or receive as the recorder keeps it: the peer is the global rank."""
+
+    send: bool
+    peer: int
+    count: int
+    nbytes: int
+    dtype: str
+    t_ns: int
+    done: bool  # retired: complete
+
+
+def p2p_seen(entry: dict, ranks_of: Callable[[str], list[int] | None]) -> P2PSeen | None:
+    """A recorder's p2p entry, its peer made global by its group's ranks (`ranks_of`: a group's ranks
+    by name, or None: the default group's ranks are the global ones); None where it names none."""
+    name = entry.get("profiling_name", "").rpartition(":")[2]
+    op, _, peers = name.partition(" ")
+    # "send 0->1" (this rank, then its peer); "recv 0<-1" (this rank, then its peer): group ranks
+    mine, _, peer = peers.partition("->" if op == "send" else "<-")
+    if op not in ("send", "recv") or not peer.strip().isdigit() or not mine.strip().isdigit():
+        return None
+    ranks = ranks_of(str(entry["process_group"][0]))
+    local = int(peer)
+    if ranks is not None and local >= len(ranks):
+        return None
+    sizes = entry.get("input_sizes") if op == "send" else entry.get("output_sizes")
+    dtypes = entry.get("input_dtypes" if op == "send" else "output_dtypes") or [""]
+    count = sum(math.prod(s) for s in sizes or [])
+    return P2PSeen(
+        send=op == "send",
+        peer=ranks[local] if ranks is not None else local,
+        count=count,
+        nbytes=count * ITEMSIZE.get(dtypes[0], 0),
+        dtype=DTYPE.get(dtypes[0], dtypes[0].lower()),
+        t_ns=entry.get("time_created_ns", 0),
+        done=bool(entry.get("retired", True)),
+    )
+
+
+class FlightP2P:
+    """The recorder's sends and receives, read as they come: each the nth with its peer that way,
+    the traffic per peer since the last take, and the ones not done (what the rank waits in)."""
+
     def __init__(self):
+        self.issued: dict[tuple[int, bool], int] = {}  # (peer, send) -> how many, in all
+        self.traffic: dict[int, list[int]] = {}  # peer -> sent, received, sends, receives: since the take
+        self.open: dict[int, P2PWait] = {}  # record id -> not yet done
+
+    def saw(self, record: int, one: P2PSeen) -> None:
+        """A new entry."""
+        nth = self.issued[(one.peer, one.send)] = self.issued.get((one.peer, one.send), 0) + 1
+        link = self.traffic.setdefault(one.peer, [0, 0, 0, 0])
+        link[0 if one.send else 1] += one.nbytes
+        link[2 if one.send else 3] += 1
+        if not one.done and len(self.open) < MAX_OPEN_P2P:
+            self.open[record] = P2PWait(
+                peer=one.peer,
+                send=one.send,
+                nth=nth,
+                count=one.count,
+                dtype=one.dtype,
+                t_ns=one.t_ns,
+                blocked=False,  # on the GPU: its CPU went on
+            )
+
+    def done(self, record: int) -> None:
+        self.open.pop(record, None)
+
+    def waits(self) -> list[P2PWait]:
+        return list(self.open.values())
+
+    def take(self) -> list[Link]:
+        """The traffic since the last take, with each peer's totals."""
+        traffic, self.traffic = self.traffic, {}
+        return [
+            Link(
+                peer=p,
+                sent=s,
+                received=r,
+                sends=n,
+                receives=m,
+                sends_total=self.issued.get((p, True), 0),
+                receives_total=self.issued.get((p, False), 0),
+            )
+            for p, (s, r, n, m) in traffic.items()
+        ]
+
+
+class FlightReader:
+    def __init__(self, ranks_of: Callable[[str], list[int] | None] = lambda group: None):
         self.last = -1  # the last record id read
         self.missed = 0  # records the ring overwrote before a read saw them
         self.timing: set[int] = set()  # record ids sent without a duration that the backend will time
         self.cost = 0.0  # seconds the last read held the GIL for
         self.filling = False  # the last read found half the ring new: read again soon, or lose some
         self.pending: dict[str, int] = {}  # per group, the oldest collective issued and not completed
+        self.ranks_of = ranks_of  # a group's ranks by name (the reporter's), to make a p2p peer global
+        self.p2p = FlightP2P()
 
     def read(self) -> list[Issued]:
         """The collectives issued since the last read (and any newly timed), oldest first."""
         began = time.perf_counter()
-        entries = pickle.loads(
-            _dump_fr_trace(includeCollectives=True, includeStackTraces=False, onlyActive=False)
-        )
+        raw = _dump_fr_trace(includeCollectives=True, includeStackTraces=False, onlyActive=False)
+        dump = pickle.loads(raw)
         self.cost = time.perf_counter() - began
-        return self.take(entries)
+        return self.take(dump)
 
-    def take(self, entries: dict) -> list[Issued]:
+    def take(self, dump: dict) -> list[Issued]:
         """What a dump of the recorder holds that the last take did not, oldest first: this process's
         own, or one torch wrote to a file or served (post-mortem reads those alike)."""
-        records = sorted(entries.get("entries", ()), key=lambda e: e["record_id"])
+        records = sorted(dump.get("entries", ()), key=lambda e: e["record_id"])
         self.pending = pending(records)
         out = []
         if records and self.last >= 0 and records[0]["record_id"] > self.last + 1:
             self.missed += records[0]["record_id"] - self.last - 1
         for entry in records:
             record = entry["record_id"]
-            if record > self.last and not entry.get("is_p2p"):
+            if entry.get("is_p2p"):
+                self._p2p(record, entry)
+            elif record > self.last:
                 out.append(issued(entry))
                 if _timed(entry) and len(self.timing) < MAX_TIMING:
                     self.timing.add(record)
@@ -93,9 +192,20 @@ class FlightReader:
         self.filling = 2 * sum(e["record_id"] > self.last for e in records) >= max(len(records), 2)
         if records:
             self.last = max(self.last, records[-1]["record_id"])
+            first = records[0]["record_id"]
+            for gone in [r for r in self.p2p.open if r < first]:  # out of the ring: its state is unknown
+                self.p2p.done(gone)
             # what fell out of the ring is gone
             self.timing.intersection_update(e["record_id"] for e in records)
         return out
+
+    def _p2p(self, record: int, entry: dict) -> None:
+        if record > self.last:
+            seen = p2p_seen(entry, self.ranks_of)
+            if seen is not None:
+                self.p2p.saw(record, seen)
+        elif entry.get("retired", True):
+            self.p2p.done(record)
 
 
 def pending(records: list[dict]) -> dict[str, int]:
@@ -128,6 +238,7 @@ def issued(entry: dict) -> Issued:
         op=entry["profiling_name"].rpartition(":")[2],
         dtype=DTYPE.get(dtypes[0], dtypes[0].lower()),
         count=count,
+        count_out=out,
         bytes=max(count, out) * itemsize,
         t_ns=entry["time_created_ns"],
         duration_s=duration / 1e3 if isinstance(duration, (int, float)) and duration > 0 else None,

@@ -1,78 +1,171 @@
-"""Point-to-point traffic per peer. gloo's Flight Recorder does not record sends and
-receives, so the launcher wraps torch.distributed's isend and irecv (send, recv and
-batch_isend_irecv go through them) before the user's code imports them: the wrapper
-counts the bytes and calls the original. Only the launcher installs it: a module that
-had already taken the originals (`from torch.distributed import isend`) would hold
-functions that batch_isend_irecv no longer recognises.
+"""Point-to-point traffic per peer, and the sends and receives a rank is blocked in. gloo's
+Flight Recorder records no sends or receives, so ProcessGroup's send and recv (which isend,
+irecv, send, recv and batch_isend_irecv all call, however the user imported them) are
+wrapped: the wrapper counts the bytes and the op, numbers it (the nth send to that peer, or
+receive from it: its peer's nth receive, or send, is the other side), and keeps it until it
+is done. Work.wait is wrapped too, so a send or receive the rank waits on (a blocking send or
+recv waits at once) is said as one it is blocked in: a rank blocked in a receive from a peer
+blocked in a receive from it is a deadlock, certain at sight.
 
-A receive from any source (src=None) names no peer when it is issued and is not counted."""
+A receive from any source (recv_anysource) names no peer when it is issued and is not counted."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-from collections import defaultdict
+import time
+from dataclasses import dataclass
 
 import torch.distributed as dist
-import torch.distributed.distributed_c10d as c10d
+from torch._C._distributed_c10d import ProcessGroup, Work
 
-from ringside.worker_agent.core.watch_protocol import Link
+from ringside.worker_agent.core.watch_protocol import MAX_WAITS, Link, P2PWait
+
+MAX_OPEN = 4096  # sends and receives not yet done, kept at most (one never waited on is let go when done)
+
+
+@dataclass
+class Open:
+    work: Work
+    wait: P2PWait
 
 
 class Traffic:
     def __init__(self):
         self.lock = threading.Lock()  # counted on the user's threads, taken on the reporter's
-        # peer -> sent, received, sends, receives
-        self.links: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+        # peer -> sent, received, sends, receives: since the last take
+        self.links: dict[int, list[int]] = {}
+        self.issued: dict[int, list[int]] = {}  # peer -> sends, receives: in all
+        self.open: dict[int, Open] = {}  # id(work) -> a send or receive not yet seen done
 
-    def count(self, peer: int | None, nbytes: int, sending: bool) -> None:
-        if peer is None or peer < 0:
-            return
+    def count(self, peer: int, nbytes: int, sending: bool) -> int:
+        """One more send to `peer` (or receive from it) of `nbytes`: its number, that way."""
         with self.lock:
-            link = self.links[peer]
+            link = self.links.setdefault(peer, [0, 0, 0, 0])
             link[0 if sending else 1] += nbytes
             link[2 if sending else 3] += 1
+            issued = self.issued.setdefault(peer, [0, 0])
+            issued[0 if sending else 1] += 1
+            return issued[0 if sending else 1]
+
+    def issued_op(self, work: Work | None, wait: P2PWait) -> None:
+        """A send or receive issued: kept till it is done (its `work`; None: the backend gave none)."""
+        if work is None:
+            return
+        with self.lock:
+            if len(self.open) < MAX_OPEN:
+                self.open[id(work)] = Open(work, wait)
+
+    def waiting(self, work: Work, on: bool) -> None:
+        """The rank begins (or ends) waiting on `work`, if it is a send or receive."""
+        if id(work) not in self.open:  # a collective's, mostly: no lock taken (a read of a dict is atomic)
+            return
+        with self.lock:
+            held = self.open.get(id(work))
+            if held is None or held.work is not work:
+                return
+            if on:
+                held.wait = held.wait.model_copy(update={"blocked": True})
+            else:
+                del self.open[id(work)]
 
     def take(self) -> list[Link]:
-        """The traffic since the last take."""
+        """The traffic since the last take, with each peer's totals."""
         with self.lock:
-            links, self.links = self.links, defaultdict(lambda: [0, 0, 0, 0])
-        return [Link(peer=p, sent=s, received=r, sends=n, receives=m) for p, (s, r, n, m) in links.items()]
+            links, self.links = self.links, {}
+            issued = {p: tuple(self.issued[p]) for p in links}
+        return [
+            Link(
+                peer=p,
+                sent=s,
+                received=r,
+                sends=n,
+                receives=m,
+                sends_total=issued[p][0],
+                receives_total=issued[p][1],
+            )
+            for p, (s, r, n, m) in links.items()
+        ]
+
+    def waits(self) -> list[P2PWait]:
+        """The sends and receives the rank is blocked in now; those done are let go."""
+        with self.lock:
+            held = list(self.open.items())
+        done = [key for key, one in held if _done(one.work)]
+        with self.lock:
+            for key in done:
+                self.open.pop(key, None)
+        gone = set(done)
+        return [one.wait for key, one in held if key not in gone and one.wait.blocked][:MAX_WAITS]
 
 
-def _peer(peer: int | None, group, group_peer: int | None) -> int | None:
-    if peer is not None:
-        return peer
-    if group_peer is None:
-        return None
+def _done(work: Work) -> bool:
     try:
-        return dist.get_global_rank(group or c10d._get_default_group(), group_peer)
+        return work.is_completed()
+    except Exception:  # a work the backend has failed: it waits on nothing any more
+        return True
+
+
+def _global(group: ProcessGroup, group_rank: int) -> int | None:
+    try:
+        return dist.get_global_rank(group, group_rank)
     except (ValueError, RuntimeError):
         return None
 
 
+_installed = False
+
+
 def install(traffic: Traffic) -> None:
-    """Wrap isend and irecv in torch.distributed (and in distributed_c10d, whose send, recv and
-    batch_isend_irecv call them by their global names)."""
-    originals = {name: getattr(c10d, name) for name in ("isend", "irecv")}
+    """Wrap ProcessGroup's send and recv, and Work's wait (once a process)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
 
     def wrap(name: str, sending: bool):
-        original = originals[name]
-        side = "dst" if sending else "src"
+        original = getattr(ProcessGroup, name)
 
         @functools.wraps(original)
-        def wrapper(tensor, *args, **kwargs):
-            try:
-                peer = kwargs.get(side, args[0] if args else None)
-                peer = _peer(peer, kwargs.get("group"), kwargs.get(f"group_{side}"))
-                traffic.count(peer, tensor.numel() * tensor.element_size(), sending)
-            except Exception:  # counting must never break the user's call
-                pass
-            return original(tensor, *args, **kwargs)
+        def wrapper(self, tensors, peer, *args, **kwargs):
+            work = original(self, tensors, peer, *args, **kwargs)
+            with contextlib.suppress(Exception):  # counting must never break the user's call
+                _note(traffic, self, tensors, peer, sending, work)
+            return work
 
         return wrapper
 
-    for name, sending in (("isend", True), ("irecv", False)):
-        wrapped = wrap(name, sending)
-        setattr(c10d, name, wrapped)
-        setattr(dist, name, wrapped)
+    original_wait = Work.wait
+
+    @functools.wraps(original_wait)
+    def wait(self, *args, **kwargs):
+        traffic.waiting(self, True)
+        try:
+            return original_wait(self, *args, **kwargs)
+        finally:
+            traffic.waiting(self, False)
+
+    # patched on the class, on purpose: every call reaches it, whoever imported what (mypy forbids it)
+    ProcessGroup.send = wrap("send", True)  # type: ignore[method-assign]
+    ProcessGroup.recv = wrap("recv", False)  # type: ignore[method-assign]
+    Work.wait = wait  # type: ignore[method-assign]
+
+
+def _note(traffic: Traffic, group: ProcessGroup, tensors, peer: int, sending: bool, work) -> None:
+    glob = _global(group, peer)
+    if glob is None:
+        return
+    nbytes = sum(t.numel() * t.element_size() for t in tensors)
+    nth = traffic.count(glob, nbytes, sending)
+    first = tensors[0] if tensors else None
+    wait = P2PWait(
+        peer=glob,
+        send=sending,
+        nth=nth,
+        count=sum(t.numel() for t in tensors),
+        dtype=str(first.dtype).removeprefix("torch.") if first is not None else "",
+        t_ns=time.time_ns(),
+        blocked=False,
+    )
+    traffic.issued_op(work, wait)

@@ -5,9 +5,11 @@ server that is away, refuses the token or goes mid-job is said once on stderr wh
 the job runs on. Reports made while the server is away wait in a bounded backlog; what
 falls out of it is counted (`dropped`). Nothing the server sends is read.
 
-Each poll: the Flight Recorder's new entries (flight.py), the point-to-point traffic
-(p2p.py), DDP buckets (ddp_hook.py, opt-in), new process groups, and the line of user
-code the main thread is on, which is what names a rank that everyone waits for."""
+Each poll: the Flight Recorder's new entries (flight.py), the point-to-point traffic and
+the sends and receives the rank is blocked in (p2p.py; on NCCL, the recorder's too), DDP
+buckets (ddp_hook.py, opt-in), new process groups and the names torch gave them, and the
+line of user code the main thread is on, which is what names a rank that everyone waits
+for. An exception that ends the program is said in the goodbye, however it was started."""
 
 from __future__ import annotations
 
@@ -30,7 +32,16 @@ from websockets.sync.client import ClientConnection, connect
 
 from ringside.worker_agent.clients.trust import context_for
 from ringside.worker_agent.core.protocol import socket_url
-from ringside.worker_agent.core.watch_protocol import MAX_ISSUED, Issued, WatchBye, WatchHello, WatchReport
+from ringside.worker_agent.core.watch_protocol import (
+    MAX_ISSUED,
+    MAX_WAITS,
+    Issued,
+    Link,
+    P2PWait,
+    WatchBye,
+    WatchHello,
+    WatchReport,
+)
 
 from .ddp_hook import Buckets, Note
 from .flight import FlightReader
@@ -86,12 +97,14 @@ class Reporter(threading.Thread):
         super().__init__(name="ringside-watch", daemon=True)
         self.url, self.token = socket_url(server, "/ws/watch"), token
         self.traffic, self.buckets = traffic, buckets
-        self.flight = FlightReader()
+        self.flight = FlightReader(lambda group: self.groups.get(group))
         self.main = threading.main_thread().ident
         self.started_ns = time.time_ns()
         self.stopping = threading.Event()
         self.hello: WatchHello | None = None
         self.groups: dict[str, list[int]] = {}  # every group known, by name
+        self.descs: dict[str, str] = {}  # the names torch gave them
+        self.raised: str | None = None  # the exception that ended the program, if one did
         self.groups_sent: set[str] = set()
         self.groups_lock = threading.Lock()  # learnt on the user's thread too (new_group)
         self.untimed: list[tuple[Issued, Note]] = []  # buckets sent before their all-reduce completed
@@ -183,25 +196,37 @@ class Reporter(threading.Thread):
     def _reports(self, hello: WatchHello) -> list[WatchReport]:
         """What the rank did since the last poll: one report, more if it issued more than one holds."""
         issued = self._timed_since() + [self._named(one) for one in self.flight.read()]
+        groups, descs = self._new_groups()
+        waits = self._waits()  # before the totals: every wait said is counted in them
         first = WatchReport(
             rank=hello.rank,
             t_ns=time.time_ns(),
             where=where(self.main),
-            groups=self._new_groups(),
+            groups=groups,
+            group_descs=descs,
             issued=issued[:MAX_ISSUED],
             pending=self.flight.pending,
-            links=self.traffic.take() if self.traffic else [],
+            links=self._links(),
+            waits=waits,
             missed=self.flight.missed,
             dropped=self.dropped,
         )
         rest = range(MAX_ISSUED, len(issued), MAX_ISSUED)
-        return [
-            first,
-            *(
-                first.model_copy(update={"issued": issued[i : i + MAX_ISSUED], "groups": {}, "links": []})
-                for i in rest
-            ),
-        ]
+        said_once: dict[str, object] = {"groups": {}, "group_descs": {}, "links": []}
+        more = [first.model_copy(update={"issued": issued[i : i + MAX_ISSUED], **said_once}) for i in rest]
+        return [first, *more]
+
+    def _links(self) -> list[Link]:
+        """The traffic per peer: as the wrapped sends and receives count it, or where they are not
+        wrapped, as the recorder keeps it (NCCL)."""
+        return self.traffic.take() if self.traffic else self.flight.p2p.take()
+
+    def _waits(self) -> list[P2PWait]:
+        """The sends and receives the rank waits in: blocked in (the wrapped ones), and on NCCL those the
+        recorder says are not done, on the GPU, with peers the rank is not blocked on."""
+        blocked = self.traffic.waits() if self.traffic else []
+        on = {(w.peer, w.send) for w in blocked}
+        return [*blocked, *(w for w in self.flight.p2p.waits() if (w.peer, w.send) not in on)][:MAX_WAITS]
 
     def _named(self, one: Issued) -> Issued:
         """An all-reduce with the DDP bucket it carried, where the hook noted one; one whose
@@ -229,19 +254,24 @@ class Reporter(threading.Thread):
         return timed
 
     def learn_groups(self) -> None:
-        """Note the process groups that exist now (the launcher calls this after every new_group:
-        a group of a short job is gone by the next poll)."""
+        """Note the process groups that exist now, and the names torch gave them (new_group's
+        group_desc, DeviceMesh's "mesh_dp"): the launcher calls this after every new_group, for a
+        group of a short job is gone by the next poll."""
         with self.groups_lock:
             for pg, name in list(c10d._world.pg_names.items()):
                 if name not in self.groups and pg in c10d._world.pg_group_ranks:
                     self.groups[name] = sorted(c10d._world.pg_group_ranks[pg])
+                    desc = getattr(pg, "group_desc", "")
+                    if desc and desc != "undefined":
+                        self.descs[name] = str(desc)[:64]
 
-    def _new_groups(self) -> dict[str, list[int]]:
+    def _new_groups(self) -> tuple[dict[str, list[int]], dict[str, str]]:
         self.learn_groups()
         with self.groups_lock:
             new = {name: ranks for name, ranks in self.groups.items() if name not in self.groups_sent}
             self.groups_sent.update(new)
-        return new
+            descs = {name: self.descs[name] for name in new if name in self.descs}
+        return new, descs
 
     # --- the connection --------------------------------------------------------
 
