@@ -2,8 +2,11 @@ import "./rs.mjs";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-const { merge, hangLine, describe, byHost } = await import("rs/watched/jobs.js");
+const { merge, hangLine, describe, byHost, groupName } = await import("rs/watched/jobs.js");
 const { opColour, moved } = await import("rs/watched/job-lanes.js");
+const { translate } = await import("rs/i18n/i18n.js");
+const ko = (await import("rs/i18n/ko.js")).default;
+const zh = (await import("rs/i18n/zh.js")).default;
 
 const c = (index, extra = {}) => ({
   index,
@@ -107,6 +110,53 @@ test("a hang names the late rank, the waiting ones, the collective and its seq; 
     }),
     "mismatch on #21 of group 0: ranks 0, 1",
   );
+});
+
+test("a deadlock names its cycle; a wait in sends and receives, the stage waited for; a group, torch's name", () => {
+  const cycle = {
+    kind: "deadlock",
+    group: "",
+    seq: -1,
+    op: "recv",
+    dtype: "float32",
+    count: 1024,
+    waiting: [],
+    late: [0, 1, 2, 3],
+    where: {},
+  };
+  assert.equal(hangLine(cycle), "ranks 0, 1, 2, 3 deadlocked");
+  const stage = {
+    kind: "wait",
+    group: "",
+    seq: -1,
+    op: "recv",
+    dtype: "float32",
+    count: 512,
+    waiting: [0, 1, 3],
+    late: [2],
+    where: {},
+  };
+  assert.equal(hangLine(stage), "rank 2 late: ranks 0, 1, 3 wait in recv (512 × float32)");
+  assert.equal(translate(hangLine(stage), zh), "rank 2 迟到：rank 0, 1, 3 在 recv 中等待（512 × float32）");
+  assert.equal(translate(hangLine(cycle), ko), "랭크 0, 1, 2, 3 교착 상태(deadlock)");
+  const names = { 0: "default_pg", 3: "mesh_dp", 5: "undefined" };
+  assert.deepEqual(
+    ["0", "3", "5", "7"].map((g) => groupName(g, names)),
+    ["0", "mesh_dp", "5", "7"],
+  );
+  const inMesh = {
+    kind: "mismatch",
+    group: "3",
+    seq: 4,
+    op: "all_reduce",
+    dtype: "float32",
+    count: 8,
+    waiting: [0, 2],
+    late: [2],
+    where: {},
+  };
+  assert.equal(hangLine(inMesh, names), "mismatch on #4 of group mesh_dp: rank 2");
+  assert.match(describe(c(0, { group: "3" }), names), /^x #1 \(group mesh_dp\) /);
 });
 
 test("a collective in words: op #seq, size, its last rank and lag or that it waits, its bucket", () => {

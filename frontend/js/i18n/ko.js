@@ -283,6 +283,9 @@ export default {
       "{t1} 늦음: {t2}이(가) {w1} #{n1}에서 기다림 (그룹 {w2}, {s1} × {w3})",
     "{t1} late: {t2} wait in {w1} #{n1} (group {w2}, {s1} × {w3})":
       "{t1} 늦음: {t2}이(가) {w1} #{n1}에서 기다림 (그룹 {w2}, {s1} × {w3})",
+    "{t1} deadlocked": "{t1} 교착 상태(deadlock)",
+    "{t1} late: {t2} waits in {w1} ({s1} × {w2})": "{t1} 늦음: {t2}이(가) {w1}에서 기다림 ({s1} × {w2})",
+    "{t1} late: {t2} wait in {w1} ({s1} × {w2})": "{t1} 늦음: {t2}이(가) {w1}에서 기다림 ({s1} × {w2})",
     "Hang: {t1}": "멈춤: {t1}",
     // opening a trace in Perfetto (perfetto.js)
     "Opening {s1} …": "{s1} 여는 중…",

@@ -273,6 +273,9 @@ export default {
       "{t1} 迟到：{t2} 在 {w1} #{n1} 中等待（通信组 {w2}，{s1} × {w3}）",
     "{t1} late: {t2} wait in {w1} #{n1} (group {w2}, {s1} × {w3})":
       "{t1} 迟到：{t2} 在 {w1} #{n1} 中等待（通信组 {w2}，{s1} × {w3}）",
+    "{t1} deadlocked": "{t1} 死锁",
+    "{t1} late: {t2} waits in {w1} ({s1} × {w2})": "{t1} 迟到：{t2} 在 {w1} 中等待（{s1} × {w2}）",
+    "{t1} late: {t2} wait in {w1} ({s1} × {w2})": "{t1} 迟到：{t2} 在 {w1} 中等待（{s1} × {w2}）",
     "Hang: {t1}": "挂起：{t1}",
     // opening a trace in Perfetto (perfetto.js)
     "Opening {s1} …": "正在打开 {s1} …",

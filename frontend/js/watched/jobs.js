@@ -29,17 +29,24 @@ const size = (j) => `${j.world_size} ranks · ${j.nodes} node${j.nodes > 1 ? "s"
   j.missed ? ` (${num(j.missed)} more unseen: the recorder overwrote them unread)` : ""}`;
 const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
 
-/** A hang's headline: who is late (or silent: stopped), who waits in which collective (or goes on);
- * or which ranks issued something else than the others as one collective. */
-export const hangLine = (h, s = h.waiting.length > 1 ? "" : "s") => ({
-  silent: () => `${ranks(h.late)} silent: ${ranks(h.waiting)} go${s ? "es" : ""} on`,
-  mismatch: () => `mismatch on #${h.seq} of group ${h.group}: ${ranks(h.late)}`, // those off the majority
-}[h.kind] ?? (() => `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} #${h.seq} `
-  + `(group ${h.group}, ${num(h.count)} × ${h.dtype})`))();
+/** A group as torch named it (a DeviceMesh dim, a group_desc: `names`), else by its number. */
+export const groupName = (g, names = {}) => (/^(undefined|default_pg)?$/.test(names[g] ?? "") ? g : names[g]);
+
+/** A hang's headline: who is late (or silent: stopped), who waits in what (or goes on); a cycle of
+ * waits; or which ranks issued something else as one collective. */
+export const hangLine = (h, names = {}) => {
+  const s = h.waiting.length > 1 ? "" : "s", size = `${num(h.count)} × ${h.dtype}`;
+  return ({
+    silent: () => `${ranks(h.late)} silent: ${ranks(h.waiting)} go${s ? "es" : ""} on`,
+    mismatch: () => `mismatch on #${h.seq} of group ${groupName(h.group, names)}: ${ranks(h.late)}`,
+    deadlock: () => `${ranks(h.late)} deadlocked`,
+  }[h.kind] ?? (() => `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} ${h.seq < 0 ? `(${size})`
+    : `#${h.seq} (group ${groupName(h.group, names)}, ${size})`}`))();
+};
 
 const bucket = (b) => b && `${b.index}: ${b.params.join(", ")}`;
 /** A collective in a line: op #seq, size, last rank and lag (or that it waits), DDP bucket. */
-export const describe = (c) => [`${c.op} #${c.seq} (group ${c.group})`,
+export const describe = (c, names = {}) => [`${c.op} #${c.seq} (group ${groupName(c.group, names)})`,
   `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
   c.last_rank == null ? (c.complete ? null : "waiting") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
   c.bucket && `bucket ${bucket(c.bucket)}`].filter(Boolean).join(" · ");
@@ -55,7 +62,7 @@ export function byHost(rs) {
 export class Jobs {
   shown = null; // the open job's detail, grown by the feed
   loading = null; // {id, early: collectives heard before its GET answered}
-  lanes = new Lanes(describe);
+  lanes = new Lanes((c) => describe(c, this.shown?.group_descs));
   hang = null; // {hang, heard: ms}
   fetched = 0;
   routes = { snapshot: () => this.refresh(), job: (m) => this.onJob(m),
@@ -111,7 +118,8 @@ export class Jobs {
     else if (Date.now() - this.fetched > REFETCH_MS) {
       this.detail(job.id, 1).then((d) => { // totals and links, which no message carries
         if (d && this.job?.id === d.job.id)
-          Object.assign(this.shown, { totals: d.totals, links: d.links, events: d.events, groups: d.groups });
+          Object.assign(this.shown, { totals: d.totals, links: d.links, events: d.events, groups: d.groups,
+            group_descs: d.group_descs });
       });
     }
     this.later();
@@ -202,11 +210,13 @@ export class Jobs {
     this.lanes.update(this.hang?.hang.late ?? []);
     table("job-recent",
       ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"],
-      d.collectives.slice(-RECENT).reverse().map((c) => [c.seq, c.group, c.op, c.dtype, num(c.count),
+      d.collectives.slice(-RECENT).reverse().map((c) => [c.seq, groupName(c.group, d.group_descs), c.op,
+        c.dtype, num(c.count),
         bytes(c.bytes), c.last_rank ?? (c.complete ? "–" : "waiting"), seconds(c.lag_s),
         gbps(c.busbw_gbps), bucket(c.bucket) ?? "–"]));
     table("job-totals", ["group", "op", "count", "bytes", "lag max", "lag mean", "time mean", "busbw"],
-      d.totals.map((t) => [`${t.group} (${members(d.groups[t.group])})`, t.op, num(t.count), bytes(t.bytes),
+      d.totals.map((t) => [`${groupName(t.group, d.group_descs)} (${members(d.groups[t.group])})`, t.op,
+        num(t.count), bytes(t.bytes),
         seconds(t.lag_max_s), seconds(t.lag_mean_s), seconds(t.duration_mean_s), gbps(t.busbw_gbps)]));
     table("job-links", ["from", "to", "messages", "bytes"],
       d.links.map((l) => [l.src, l.dst, num(l.count), bytes(l.bytes)]));
@@ -235,7 +245,8 @@ export class Jobs {
         html("span", {}, `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`),
         html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}`
           + `${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
-          Object.entries(r.issued).map(([g, s]) => `g${g} #${s}`).join(" ") || "–"))))));
+          Object.entries(r.issued).map(([g, s]) => `${groupName(g, this.shown?.group_descs)
+            .replace(/^\d+$/, "g$&")} #${s}`).join(" ") || "–"))))));
   }
 
   // ---- the hang
@@ -247,7 +258,7 @@ export class Jobs {
     this.hang = hang && { hang, heard: Date.now() };
     clearInterval(this.ticking);
     if (hang) this.ticking = setInterval(() => this.tick(), 1000);
-    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang)}`),
+    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang, this.shown?.group_descs)}`),
       html("span", { id: "job-hang-for", "aria-hidden": "true" }), html("small", {}, hang.text)] : [text]));
     this.later();
   }
