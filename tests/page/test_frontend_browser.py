@@ -608,10 +608,10 @@ def test_the_presenters_loop_in_lecture_mode_from_the_keyboard(up, page_for):
     expect(page.locator("#play")).to_have_text("❚❚")
 
 
-def test_every_script_the_page_and_the_docs_run_is_one_the_policy_allows(up, browser):
+def test_every_script_the_page_and_the_docs_run_is_one_the_policy_allows(up, browser, tmp_path):
     """With the server's Content-Security-Policy in force (the other tests' pages bypass it, for
-    their probes): a run from the keys, its charts (plotly), the QR code, an export and /docs,
-    and not one thing refused."""
+    their probes): a run from the keys, its charts (plotly), the QR code, an export (and the
+    exported file under its own policy) and /docs, and not one thing refused."""
     refused: list[str] = []
 
     def strict(url: str):
@@ -639,9 +639,15 @@ def test_every_script_the_page_and_the_docs_run_is_one_the_policy_allows(up, bro
     page.keyboard.press("k")
     expect(page.locator("#hall .qr svg")).to_be_visible()
     html = page.evaluate("import('rs/export/export.js').then(m => m.standalone(window.ringside.player.run))")
-    assert "run-data" in html
+    assert "run-data" in html and 'http-equiv="Content-Security-Policy"' in html
+    exported = tmp_path / "run.html"
+    exported.write_text(html)
+    offline = strict(exported.as_uri())  # under the policy the file carries
+    until(offline, "window.ringside?.player?.run != null")
+    offline.keyboard.press("End")
+    expect(offline.locator("#step-label")).to_contain_text("/")
     docs = strict(f"{up.url}/docs")
     expect(docs.locator(".opblock").first).to_be_visible(timeout=30_000)
-    for opened in (page, docs):
+    for opened in (page, offline, docs):
         opened.close()
     assert refused == []

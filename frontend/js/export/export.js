@@ -1,6 +1,8 @@
 // A run as one HTML file that plays offline: its data, the stylesheet and the modules that
 // replay it, inline (modules as data: URLs behind an import map).
 
+import { sha256 } from "rs/export/sha256.js";
+
 const ENTRY = "export/offline.js"; // it and what it imports travel inline
 
 // The page's grid has a third column the file lacks: the stage and one panel, or the stage alone.
@@ -12,8 +14,17 @@ body.present main.offline { grid-template-columns: 1fr; }
 @media (max-width: 900px) and (orientation: portrait) {
   main.offline #stage { aspect-ratio: auto; height: min(150vw, 68vh); } }`; // a phone: its column
 
+const ENTRY_SCRIPT = `import "rs/${ENTRY}";`;
+
+// As the server's policy: no script but the file's own (its import map and entry by their hashes,
+// its modules as the data: URLs the map names), no connection anywhere, no form, no plugin.
+const POLICY = (importmap) => `default-src 'none'; script-src 'sha256-${sha256(importmap)}' `
+  + `'sha256-${sha256(ENTRY_SCRIPT)}' data:; style-src 'unsafe-inline'; img-src data:; `
+  + "base-uri 'none'; form-action 'none'";
+
 const PAGE = (title, css, importmap, data) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">`
+  + `<meta http-equiv="Content-Security-Policy" content="${POLICY(importmap)}">`
   + `<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><style>${css}</style><style>${LAYOUT}</style>
 <script type="importmap">${importmap}</script></head>
@@ -35,7 +46,7 @@ const PAGE = (title, css, importmap, data) => `<!doctype html>
   + `<h2>Traffic</h2><div id="traffic"></div><a id="trace" hidden></a></aside>
 </main>
 <script type="application/json" id="run-data">${data}</script>
-<script type="module">import "rs/${ENTRY}";</script>
+<script type="module">${ENTRY_SCRIPT}</script>
 </body></html>`;
 
 const b64 = (text) => btoa(unescape(encodeURIComponent(text)));
