@@ -52,7 +52,6 @@ MAX_PER_CLIENT = 256
 MAX_FRAME = 16 << 20  # a worker's frame beyond this is refused (close 1009)
 MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes (viewers/socket.py)
 MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10 Mbit/s link in 14 s
-READ_SIZE = 64 << 10  # bytes read from a connection at once (uvicorn pauses reading past as much buffered)
 PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
 # the sockets a rank speaks on, and `ringside open` (the worker token checked)
 WORKER_PATHS = frozenset({"/ws/worker", "/ws/watch", "/ws/dumps"})
@@ -175,8 +174,6 @@ class BoundedHTTP(H11Protocol):
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
-        if hasattr(transport, "max_size"):  # asyncio's reads: 256 KiB each, a flood's memory four times this
-            transport.max_size = READ_SIZE
         self.headers_due = Deadline(self, lambda: self.conn.their_state is h11.IDLE, "headers_late")
         address = _address(self)
         if address is not None and _held.refuses(address, _caps):

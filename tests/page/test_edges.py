@@ -582,8 +582,9 @@ def summaries(chunks: int) -> list[dict]:
 
 
 def test_a_worker_frame_past_its_bound_is_refused_naming_the_field_and_the_largest_run_passes(tmp_path):
-    """A forged step of 160,000 states is closed with 1007 naming `states`, its list checked against the bound
-    and no further; a run cut into as many chunks as a run may have (MAX_RANK_CHUNKS) reports them all."""
+    """A forged step of one state more than a run may have is closed with 1007 naming `states` (one far
+    larger is refused by its size before it is parsed: test_worker_frames); a run cut into as many
+    chunks as a run may have (MAX_RANK_CHUNKS) reports them all."""
     server = start_serve(tmp_path)
     p = 8  # all_to_all's 2P blocks of 1024 pieces: the most chunks a rank's buffer may have
     ranks = [ScriptedRank(server, r, p) for r in range(p)]
@@ -620,7 +621,7 @@ def test_a_worker_frame_past_its_bound_is_refused_naming_the_field_and_the_large
             "step": 0,
             "t0": 0,
             "t1": 1,
-            "states": summaries(160_000),
+            "states": summaries(MAX_RANK_CHUNKS + 1),
         }
         ranks[1].send(**forged)
         with pytest.raises(ConnectionClosed) as closed:
