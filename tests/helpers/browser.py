@@ -5,6 +5,7 @@ long enough for a busy machine, and moving a page's player to a step."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -18,10 +19,25 @@ else:
     expect.set_options(timeout=15_000)
 
 
-def browser_or_skip(playwright):
+# The fonts a page is drawn in: this machine's, or its faces swapped (fonts/swapped.conf), so that
+# a layout that assumes one font's widths or heights fails here as on another machine.
+# RINGSIDE_FONTS=swapped runs every page test in the second set.
+FONT_SETS = {"image": None, "swapped": str(Path(__file__).parent / "fonts" / "swapped.conf")}
+
+
+def fonts_asked() -> str:
+    """The font set the page tests run in: $RINGSIDE_FONTS, else this machine's."""
+    name = os.environ.get("RINGSIDE_FONTS", "image")
+    if name not in FONT_SETS:
+        raise ValueError(f"RINGSIDE_FONTS={name!r}: one of {', '.join(FONT_SETS)}")
+    return name
+
+
+def browser_or_skip(playwright, fonts: str | None = None):
+    """Chromium drawing in the font set `fonts` (FONT_SETS), by default the one asked for."""
     if not os.path.exists(CHROMIUM):
         pytest.skip("no Chromium here: apt-get install chromium (CI does)")
-    return Instrumented(launch_chromium(playwright))
+    return Instrumented(launch_chromium(playwright, FONT_SETS[fonts or fonts_asked()]))
 
 
 class Instrumented:

@@ -2,16 +2,18 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   bandwidth,
-  brief,
   bytes,
   byteUnit,
+  cellForms,
   colour,
   combination,
   dtypeOf,
-  fit,
   formatValue,
+  numberForms,
   PALETTE,
-  range,
+  rangeForms,
+  rounded,
+  within,
 } from "../../frontend/js/core/format.js";
 
 test("values are written short", () => {
@@ -21,21 +23,45 @@ test("values are written short", () => {
   assert.equal(formatValue(-0.99962), "-1");
 });
 
-test("as many values as fit, then an ellipsis; a range or nothing when none fits", () => {
-  assert.equal(fit([1, 2, 3], 5), "1 2 3");
-  assert.equal(fit([1, 2, 3, 4], 5), "1 2…");
-  assert.equal(fit([123456], 3), "");
-  assert.equal(range(0, 7, 5), "0–7");
-  assert.equal(range(-1, 1, 9), "-1 – 1");
-  assert.equal(range(100, 999, 4), "", "never one bound alone: it reads as the value");
-  assert.equal(range(-0.0721, 0.0688, 10), "-0.07…0.07", "both bounds, rounded to fit");
-  assert.equal(brief([16, 17, 18, 19], 11), "16 17 18 19");
-  assert.equal(brief([16, 17, 18, 19], 5), "16–19", "a range says more than the first value");
-  assert.equal(brief([16, 17, 18, 19], 3), "16…");
-  assert.equal(brief([16, 17, 18, 19], 2), "…");
-  assert.equal(brief([16, 17, 18, 19], 2, ""), "");
-  assert.equal(brief([1000, 2000], 3, ""), "");
-  assert.equal(brief(null), "…");
+test("a number's short forms round to two digits at least, with a suffix or an exponent, and a true minus", () => {
+  assert.deepEqual(numberForms(1032), ["1032"], "1000 … 9999 as they are: 1.0k is no shorter");
+  assert.deepEqual(numberForms(-123456), ["−123456", "−123k"], "never coarser than the suffix's unit");
+  assert.deepEqual(numberForms(-0.0437), ["−0.0437", "−0.044"]);
+  assert.deepEqual(numberForms(0.0025), ["2.5e-3"]);
+  assert.deepEqual(numberForms(1 / 3), ["0.333", "0.33"]);
+  assert.deepEqual(numberForms(123.456), ["123"], "floats below 1000 keep their units");
+  assert.deepEqual(numberForms(-2147483648), ["−2.15G", "−2.1G"]);
+  assert.deepEqual(numberForms("inf"), ["∞"]);
+  assert.equal(rounded(-0.9669, 2, Math.floor), "−0.97");
+  assert.equal(rounded(0.46, 2, Math.floor), "0.46", "0.46 / 0.01 is 45.99…, and stays 0.46");
+});
+
+test("a range reads as a range, its bounds rounded outward, one digit at last", () => {
+  assert.deepEqual(rangeForms(-15, -8), ["−15 … −8", "−15…−8"], "never '-15 — -8'");
+  assert.deepEqual(
+    rangeForms(-0.0437, 0.023),
+    ["−0.0437 … 0.023", "−0.044 … 0.023", "−0.044…0.023", "−0.05…0.03"],
+    "never '-0.0437 – 0.023'",
+  );
+  assert.deepEqual(rangeForms(3584, 3647), ["3584 … 3647", "3584…3647", "3k…4k"]);
+  assert.deepEqual(rangeForms(960, 1023), ["960 … 1023", "960…1023"], "no '0…2k': 0 would read as exact");
+  assert.deepEqual(
+    rangeForms(-986120192, -215968607).at(-1),
+    "−1G…−2e8",
+    "no '−200M': its zeros are no digits",
+  );
+  assert.deepEqual(rangeForms(128, 191), ["128 … 191", "128…191"], "no '1e2…2e2', which is no shorter");
+  assert.deepEqual(rangeForms(7, 7), ["7"]);
+});
+
+test("a cell's values: one said once, a few side by side, else their range", () => {
+  assert.deepEqual(cellForms([7, 7, 7]), ["7"]);
+  assert.deepEqual(cellForms([3, 4]), ["3 4"]);
+  assert.deepEqual(cellForms([1, 2, 3, 4]), ["1 2 3 4", "1 … 4", "1…4"]);
+  assert.deepEqual(cellForms(Array.from({ length: 9 }, (_, i) => i)), ["0 … 8", "0…8"]);
+  assert.deepEqual(cellForms(null), []);
+  assert.equal(within(["0.333 1.67", "0.33 1.7"], 8), "0.33 1.7");
+  assert.equal(within(["123456"], 3), "123456", "the shortest where none fits: never nothing");
 });
 
 test("reductions read as arithmetic", () => {

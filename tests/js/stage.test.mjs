@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-const { arithmetic, cellText, compact, division, exact, wrap } = await import("rs/core/format.js");
+const { arithmetic, division, exact, wrap } = await import("rs/core/format.js");
+const { cellsIn, formsOf, gridOf, needs, partsOf } = await import("rs/stage/grid.js");
 const { overlaps, place } = await import("rs/stage/labels.js");
 const { divisionFrame, replay, extend, firstFrame } = await import("rs/stage/replay.js");
 const { trafficByFrame } = await import("rs/stage/stage.js");
@@ -12,19 +13,49 @@ const { formulaText } = await import("rs/stage/formulas.js");
 const { byRank } = await import("rs/stage/transfers.js");
 const ring = JSON.parse(readFileSync(new URL("./ring3.json", import.meta.url)));
 
-test("a cell's one or two values are written out, floats rounded to fit, never a range", () => {
-  assert.equal(cellText([3, 4], 5), "3 4");
-  assert.equal(cellText([104], 3), "104", "no '10…' for a value that fits");
-  assert.equal(cellText([1 / 3, 5 / 3], 7), "0.3 1.7");
-  assert.equal(cellText([1 / 3], 4), "0.33");
-  assert.equal(cellText([2.5], 3), "2.5");
-  assert.equal(cellText([1234567], 3), "", "nothing rather than a wrong number");
-  assert.equal(compact(0.333333, 3), "0.3");
-  assert.equal(compact(-1.13, 2, 2), "", "no fewer digits than asked: nothing rather than '-1'");
-  assert.equal(cellText([-1.13], 4, 2), "-1.1");
-  assert.equal(compact(123.456, 3), "123");
+test("a cell writes its values, a summary's range, or where an origin run's data came from", () => {
+  assert.deepEqual(formsOf([40, 41, 42, 43, 44, 45], null, false).slice(-2), ["40 … 45", "40…45"]);
+  assert.deepEqual(formsOf(null, { min: -1, max: 2, sum: 3 }, false), ["−1 … 2", "−1…2"]);
+  assert.deepEqual(formsOf([203, 203], null, true), ["r2c3", "203"]);
   assert.equal(exact(0.1 + 0.2), "0.30000000000000004", "the hover has every digit");
-  assert.equal(cellText([40, 41, 42, 43, 44, 45], 5), "40–45", "more than two values: their range");
+});
+
+test("a card's cells take the grid that writes its values largest: a second row, parts one under another", () => {
+  const one = partsOf([0, 1, 2, 3]);
+  assert.deepEqual(gridOf(one, 4, 400, 30), { cols: 4, side: false, font: (100 - 4) / 4 }, "wide: one row");
+  assert.equal(gridOf(one, 2, 100, 200).cols, 1, "narrow and tall: a column");
+  const halves = partsOf(
+    [0, 1, 2, 3],
+    [
+      { label: "input", chunks: [0, 1] },
+      { label: "output", chunks: [2, 3] },
+    ],
+  );
+  const grid = cellsIn(halves, 1, 100, 200, 20);
+  assert.equal(grid.room, (200 - 2 * 20) / 4, "each part's label takes a band over its first row");
+  assert.deepEqual(
+    grid.cells.map((c) => [c.chunk, c.y, c.h, c.top, c.label]),
+    [
+      [0, 0, 60, 20, "input"],
+      [1, 60, 40, 0, null],
+      [2, 100, 60, 20, "output"],
+      [3, 160, 40, 0, null],
+    ],
+  );
+  const side = cellsIn(halves, 2, 200, 100, 20, true);
+  assert.deepEqual(
+    side.cells.map((c) => c.x),
+    [0, 50, 100, 150],
+    "side by side: a part each half",
+  );
+  halves[1].width = 300;
+  assert.equal(cellsIn(halves, 2, 200, 100, 20, true), null, "a label wider than its part: not that grid");
+});
+
+test("what the values need is the widest of their shortest texts, over every frame", () => {
+  const run = { group: [0, 1], spec: {}, op: "SUM" };
+  const frames = [{ values: { 0: [[1]], 1: [[22]] } }, { values: { 0: [[1000]], 1: [[22]] } }];
+  assert.ok(needs(run, frames, () => [0]) > needs(run, frames.slice(0, 1), () => [0]), "a sum that grows");
 });
 
 test("reductions element by element: '3 + 4 = 7', one line per element, said once when alike", () => {
@@ -66,7 +97,7 @@ test("reductions element by element: '3 + 4 = 7', one line per element, said onc
       eight(10),
       eight(10).map((v, i) => v + i),
     ),
-    ["0–7 + 10–17 = 10–24"],
+    ["[0 … 7] + [10 … 17] = [10 … 24]"],
     "many values: ranges",
   );
   assert.deepEqual(division([10, 6], 4, [2.5, 1.5]), ["10 ÷ 4 = 2.5", "6 ÷ 4 = 1.5"]);

@@ -243,9 +243,11 @@ CHROMIUM_ARGS = [
 ]
 
 
-def launch_chromium(playwright):
-    """A headless Chromium for page tests and benchmarks."""
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+def launch_chromium(playwright, fonts: str | None = None):
+    """A headless Chromium for page tests and benchmarks; `fonts`: a fontconfig file
+    (FONTCONFIG_FILE) that chooses its fonts, else this machine's own."""
+    env = {**os.environ, "FONTCONFIG_FILE": fonts} if fonts else None
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, env=env)
 
 
 def stop_torchrun(proc: subprocess.Popen) -> None:

@@ -19,30 +19,79 @@ export function formatValue(v) {
 /** Every digit of a value, for a hover: what the cell holds, unrounded. */
 export const exact = (v) => (typeof v === "number" ? String(v) : formatValue(v));
 
-/** A value in at most `chars` characters, rounded to what fits ("0.333", "0.33", "0.3"), to
- * no fewer than `least` significant digits; "" when none fits. */
-export function compact(v, chars, least = 1) {
-  const full = formatValue(v);
-  if (typeof v !== "number" || full.length <= chars) return full.length <= chars ? full : "";
-  const tries = Number.isInteger(v) ? []
-    : [2, 1].filter((d) => d >= least).map((d) => String(+v.toPrecision(d)));
-  tries.push(v.toExponential(1));
-  if (least < 2) tries.push(v.toExponential(0));
-  return tries.find((t) => t.length <= chars && t !== "0" && t !== "-0") ?? "";
+const MINUS = "\u2212"; // a number's sign as type sets it: "-3" reads as a dash from the back row
+const signed = (text) => text.replace(/^-/, MINUS);
+// [from, scale, suffix]: 1000 … 9999 as they are ("1.0k" is no shorter)
+const SI = [[1e12, 1e12, "T"], [1e9, 1e9, "G"], [1e6, 1e6, "M"], [1e4, 1e3, "k"]];
+
+/** `v` to `digits` significant digits, never coarser than its units below 10000 or than its
+ * suffix's above: "0.46", "4.4e-3", "−12k", "123k"; `round`: Math.round, or floor and ceil for a
+ * range's bounds, which round outward so that the range still holds every value. */
+export function rounded(v, digits, round = Math.round) {
+  const a = Math.abs(v);
+  if (!a) return "0";
+  const [, cap] = SI.find(([s]) => a >= s) ?? [1, 1];
+  const unit = Math.min(10 ** (Math.floor(Math.log10(a)) - digits + 1), a >= 1e15 ? Infinity : cap);
+  const q = v / unit, near = Math.round(q);
+  const r = (Math.abs(q - near) < 1e-9 ? near : round(q)) * unit; // 0.46 / 0.01 is 45.99…
+  if (Math.abs(r) >= 1e15 || Math.abs(r) < 1e-2)
+    return signed(r.toExponential(digits - 1).replace(/\.?0+e/, "e").replace("e+", "e"));
+  const [, scale, suffix] = SI.find(([s]) => Math.abs(r) >= s) ?? [1, 1, ""], m = r / scale;
+  const places = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(m))));
+  return signed(suffix ? m.toFixed(places) + suffix : String(+m.toFixed(places)));
 }
 
-/** A cell's one or two values each rounded to fit its share of `chars` ("3 4", "0.33 1.7"),
- * to at least `least` significant digits;
- * more values: as many as fit, or their range (brief). "" when nothing fits. */
-export function cellText(values, chars, least = 1) {
-  if (values == null || !values.length) return "";
-  if (values.length <= 2) {
-    const each = Math.floor((chars - (values.length - 1)) / values.length);
-    const parts = values.map((v) => compact(v, each, least));
-    return parts.every((t) => t) ? parts.join(" ") : "";
-  }
-  return brief(values, chars, "");
+/** A range's bounds to the one digit of the larger one, outward: "−1…0.9", "−0.5…0.1", "3k…4k",
+ * "−1e9…−2e8" (never "200M", whose zeros would read as digits). */
+function roughly(lo, hi) {
+  const k = Math.floor(Math.log10(Math.max(Math.abs(lo), Math.abs(hi)))), u = 10 ** k;
+  const write = (m) => { // m·u, m a digit or ±10
+    if (!m) return "0";
+    const [d, e] = Math.abs(m) === 10 ? [Math.sign(m), k + 1] : [m, k], suffix = SUFFIX[e];
+    return signed(e < 1 ? String(+(d * 10 ** e).toFixed(-e)) : suffix ? `${d}${suffix}` : `${d}e${e}`);
+  };
+  const [a, b] = [Math.floor(lo / u + 1e-9), Math.ceil(hi / u - 1e-9)];
+  // a bound of 1 or more written "0" ("0…2k" for 960 … 1023) would read as exact: none
+  return [[a, lo], [b, hi]].some(([m, v]) => !m && Math.abs(v) >= 1) ? "" : `${write(a)}…${write(b)}`;
 }
+const SUFFIX = { 3: "k", 6: "M", 9: "G", 12: "T" };
+
+/** A number as a cell may write it, most exact first: every digit where that is short ("1032",
+ * "0.5"), then three and two significant digits ("−0.461", "−0.46", "1.0k", "2.5e-3"). */
+export function numberForms(v) {
+  if (typeof v !== "number") return [formatValue(v)];
+  const whole = Number.isInteger(v) && Math.abs(v) < 1e7 ? [signed(String(v))]
+    : String(v).length <= 5 ? [signed(String(v))] : [];
+  return [...new Set([...whole, rounded(v, 3), rounded(v, 2)])];
+}
+
+/** A range as a cell may write it, its bounds rounded outward: "−15 … −8", "−0.99 … 0.97", "448…511",
+ * at last to one digit, "−1…0.9", "3k…4k": still bounds that hold every value. */
+export function rangeForms(lo, hi) {
+  if (lo === hi) return numberForms(lo);
+  const whole = Number.isInteger(lo) && Number.isInteger(hi) && Math.max(-lo, hi) < 1e4;
+  const bound = (digits) => (whole ? [signed(String(lo)), signed(String(hi))]
+    : [rounded(lo, digits, Math.floor), rounded(hi, digits, Math.ceil)]);
+  const [a, b] = bound(3), [c, d] = bound(2), rough = roughly(lo, hi), short = `${c}…${d}`.length;
+  // one digit: a last resort, where it is shorter (an exponent, "1e2…2e2", where much shorter)
+  const last = rough && rough.length + (rough.includes("e") ? 2 : 1) <= short ? [rough] : [];
+  return [...new Set([`${a} … ${b}`, `${c} … ${d}`, `${c}…${d}`, ...last])];
+}
+
+/** What a cell holding `values` may write, most exact first: one value (said once where a chunk
+ * holds only it), two or a few side by side, else their range; [] for none. */
+export function cellForms(values) {
+  if (values == null || !values.length) return [];
+  if (values.every((v) => v === values[0])) return numberForms(values[0]);
+  if (!values.every((v) => typeof v === "number")) return [values.map(formatValue).join(" ")];
+  const forms = values.map(numberForms), listed = values.length > 8 ? []
+    : [0, 1, 2].map((i) => forms.map((f) => f[Math.min(i, f.length - 1)]).join(" "));
+  const spread = values.length > 2 ? rangeForms(Math.min(...values), Math.max(...values)) : [];
+  return [...new Set([...listed, ...spread])];
+}
+
+/** The first of `forms` no longer than `chars` characters; the last (the shortest) if none is. */
+export const within = (forms, chars) => forms.find((t) => t.length <= chars) ?? forms.at(-1) ?? "";
 
 /** The binary unit that suits byte counts up to `max`: [bytes in one, its name]. */
 export const byteUnit = (max) =>
@@ -63,37 +112,6 @@ export const seconds = (s) => (s == null ? "–"
   : s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms`
   : `${(s * 1e6).toFixed(1)} µs`);
 
-/** As many of the values as fit in `chars` characters, with an ellipsis for the rest ("" if none fits). */
-export function fit(values, chars) {
-  let text = "";
-  for (let i = 0; i < values.length; i++) {
-    const next = (i ? " " : "") + formatValue(values[i]);
-    if (text.length + next.length + (i < values.length - 1 ? 1 : 0) > chars) return text ? `${text}…` : "";
-    text += next;
-  }
-  return text;
-}
-
-/** "3–9" ("-1 – 1" when a bound is negative) if it fits in `chars`, else both bounds rounded to
- * fit ("-0.07…0.07"), else "": never one bound alone, which a back row reads as the value. */
-export function range(min, max, chars) {
-  const dash = min < 0 || max < 0 ? " – " : "–";
-  const whole = min === max ? formatValue(min) : `${formatValue(min)}${dash}${formatValue(max)}`;
-  if (whole.length <= chars) return whole;
-  if (min === max) return compact(min, chars);
-  const rounded = [3, 2, 1].map((d) => `${+min.toPrecision(d)}…${+max.toPrecision(d)}`);
-  return rounded.find((t) => t.length <= chars) ?? "";
-}
-
-/** A chunk's values in at most `chars` characters (`none` if nothing fits): all of them if they
- * fit, else their range ("0–7"), else as many as fit ("0 1…"). */
-export function brief(values, chars = 12, none = "…") {
-  if (values == null || !values.length) return none;
-  const some = fit(values, chars);
-  if (some && !some.endsWith("…")) return some;
-  return range(Math.min(...values), Math.max(...values), chars).replace(/^.*…$/, "") || some || none;
-}
-
 const INFIX = { SUM: "+", AVG: "+", PRODUCT: "×", BAND: "&", BOR: "|", BXOR: "^" };
 
 /** The arithmetic of a reduction in words: "3 + 4 = 7", "max(3, 4) = 4", "0.1 + 0.2 ≈ 0.3"
@@ -109,14 +127,16 @@ const once = (lines) => (lines.every((l) => l === lines[0]) ? lines.slice(0, 1) 
 
 /** Values as a label writes them, in at most `chars` each: [texts, whether any is rounded]. */
 function written(values, chars) {
-  const texts = values.map((v) => compact(v, chars) || formatValue(v));
-  return [texts, values.some((v, i) => typeof v === "number" && Number(texts[i]) !== v)];
+  const texts = values.map((v) => (typeof v === "number" && formatValue(v).length <= chars ? formatValue(v)
+    : within(numberForms(v), chars)));
+  return [texts, values.some((v, i) => typeof v === "number" && Number(texts[i].replace(MINUS, "-")) !== v)];
 }
 
-/** Chunks as a label writes them (their values or range): [texts, whether any is not exact]. */
+/** Chunks as a label writes them (their values, or their range in brackets): [texts, whether any is
+ * not exact]. */
 function briefly(chunks, chars) {
   const inexact = chunks.flat().some((v) => typeof v === "number" && !Number.isInteger(v));
-  return [chunks.map((v) => brief(v, chars)), inexact];
+  return [chunks.map((v) => within(cellForms(v), chars).replace(/^.*….*$/, "[$&]")), inexact];
 }
 
 /** A reduction element by element, one line per element where a cell holds one or two

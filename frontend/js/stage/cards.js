@@ -2,12 +2,11 @@
 // where their data came from, with their values, and two bars of what it has sent and received.
 
 import { el, stripes } from "rs/core/dom.js";
-import { bytes, cellText, colour, exact, range } from "rs/core/format.js";
+import { bytes, colour, exact } from "rs/core/format.js";
 import { fill, rankName, tr } from "rs/i18n/i18n.js";
-import { textWidth } from "rs/stage/labels.js";
+import { cellsIn, fitting, fontIn, formsOf, gridOf, line, MAX_VALUE, partsOf, ROOM } from "rs/stage/grid.js";
+import { reach, textWidth } from "rs/stage/measure.js";
 
-const MIN_FONT = 9; // the smallest value text drawn, in stage units
-const READABLE = 14; // a value rounded harder to be drawn at least this large is worth it
 const MAX_TITLE_VALUES = 256;
 const LEAST_TERMS = 12; // px: a card's terms line at its smallest
 
@@ -44,25 +43,33 @@ export function moved(sent, received, short = false) {
   return short && unit === down.split(" ")[1] ? `↑${up.split(" ")[0]} ↓${down}` : `↑${up} ↓${down}`;
 }
 
-/** The cards' header, in stage units: {band: its height, name, bytes: their fonts, two: the bytes
- * on a line of their own, short: their unit said once}. `least`: the smallest a name or byte count
- * may be (lecture mode, for a back row): both at least that, in short, without the colour swatch
- * (the cells show the colour), and the bytes under the name where the card is still too narrow,
- * so that neither is dropped nor the root's mark. Else they scale with the card, and what does
- * not fit gives way. */
-export function headOf(stage, head, least) {
-  const name = Math.max(head * 0.72, least), small = Math.max(head * 0.6, least);
-  const { run, card } = stage, root = run.layout?.root;
-  const wide = Math.max(...run.group.map((r) => textWidth(namesOf(run, r, r === root)[0], name) * 0.95));
+export const LEAST = 12; // px: a phone's smallest name, bytes or label
+
+/** The cards' header for cards of `card`'s size (`rank`'s alone, or all of them), in stage units:
+ * {band: its height, name, bytes: their fonts, two: the bytes on a line of their own, short: their
+ * unit said once}. On a projector (lecture
+ * mode: stage.least, for a back row) names and bytes are at least that, in short, without the colour
+ * swatch (the cells show the colour), and the bytes under the name where the card is still too
+ * narrow, so that neither is dropped nor the root's mark. Else they scale with the card (a phone's
+ * bytes LEAST px), and what does not fit gives way. Heights are the fonts' own, as measured. */
+export function headOf(stage, card, rank = null) {
+  const least = stage.least, phone = stage.column && !stage.colourOnly;
+  const head = phone ? LEAST / 0.6 : Math.max(11, Math.min(30, card.h * 0.24));
+  // on a projector exactly that: a larger name would take the values' room
+  const name = least || head * 0.72, small = least || head * 0.6;
+  const { run } = stage, root = run.layout?.root, n = reach("name"), b = reach("bytes");
+  const wide = Math.max(...(rank == null ? run.group : [rank]).map((r) =>
+    textWidth(namesOf(run, r, r === root)[0], name, "name")));
+  const room = (short) => textWidth(moved(stage.most, stage.most, short), small, "bytes");
+  const line = (n.ascent + n.descent) * name;
   if (!least) { // the root's or a server's mark kept: the unit said once, then no swatch, before it goes
     const fits = (short, swatch) => !stage.traffic || Math.min(8, card.w * 0.06) + wide + 10
-      + textWidth(moved(stage.most, stage.most, short), small) <= card.w - (swatch && card.w >= 60 ? 20 : 4);
+      + room(short) <= card.w - (swatch && card.w >= 60 ? 20 : 4);
     const short = !fits(false, true) && fits(true, false), swatch = !short || fits(true, true);
-    return { band: head, name, bytes: small, two: false, short, swatch };
+    return { band: Math.max(head, line + 2), name, bytes: small, two: false, short, swatch };
   }
-  const beside = stage.traffic ? 10 + textWidth(moved(stage.most, stage.most, true), small) : 0;
-  const two = Math.min(8, card.w * 0.06) + wide + beside > card.w - 8;
-  const band = two ? (name + small) * 1.25 : Math.max(head, name * 1.35);
+  const two = Math.min(8, card.w * 0.06) + wide + (stage.traffic ? 10 + room(true) : 0) > card.w - 8;
+  const band = two ? line + (b.ascent + b.descent) * small + 5 : line + 3;
   return { band, name, bytes: small, two, short: true, swatch: false };
 }
 
@@ -70,41 +77,75 @@ export function headOf(stage, head, least) {
  * … "3"), and with `traffic` its bytes so far right of it ("↑48 B ↓48 B"), or under it where the
  * header has two lines, returned: "rank 3" rather than no bytes, though not a bare number. The
  * whole band is kept clear of labels. */
-function drawHead(stage, left, top, choices, cls = "name", traffic = false) {
-  const { w } = stage.card, { band, name: font, bytes: small, two, short, swatch } = stage.header;
-  const x = left + Math.min(8, w * 0.06), y = top + (two ? font * 1.05 : band * 0.5 + font * 0.36);
-  const wide = (t) => textWidth(t, font) * 0.95;
+function drawHead(stage, left, top, choices, cls = "name", traffic = false, header = stage.header) {
+  const { w } = stage.card, { band, name: font, bytes: small, two, short, swatch } = header;
+  const n = reach("name"), b = reach("bytes");
+  const x = left + Math.min(8, w * 0.06);
+  const y = top + (two ? 2 : (band - (n.ascent + n.descent) * font) / 2) + n.ascent * font;
+  const wide = (t) => textWidth(t, font, "name");
   const right = w - (swatch && w >= 60 ? 20 : 4); // where the bytes end: left of the swatch
   const most = moved(stage.most, stage.most, short);
-  const beside = traffic && !two ? x - left + 10 + textWidth(most, small) : Infinity;
+  const beside = traffic && !two ? x - left + 10 + textWidth(most, small, "bytes") : Infinity;
   const withBytes = two && traffic ? choices[0] : choices.slice(0, 2).find((t) => wide(t) + beside <= right);
   el("text", { class: cls, x, y, "font-size": font }, stage.names).textContent =
     withBytes ?? choices.find((t) => wide(t) <= w - (w >= 60 ? 22 : 6)) ?? choices.at(-1);
-  // glyphs rise about 1 em over the baseline
   stage.nameBoxes.push({ x: left, y: top - font * 0.2, w, h: band + font * 0.2 });
   if (!withBytes) return null;
-  const under = two ? { y: top + band - small * 0.3 } : { y };
+  const under = two ? { y: top + band - 2 - b.descent * small } : { y };
   return el("text", { class: "bytes", x: left + right, ...under, "font-size": small }, stage.names);
 }
 
-/** The rank's terms where they differ from its number alone (several nodes, or local ranks that
- * are not the global ones): "node-b · local 0 · global 2 of 4", as long as fits, under its name.
- * Returns the height it took (0: none). */
-function drawTerms(stage, left, top, rank) {
-  const { run, card: { w }, head } = stage, places = run.places ?? {}, at = places[String(rank)];
+/** The rank's terms (node, local and global rank) where they differ from its number alone:
+ * several nodes, or local ranks that are not the global ones. */
+function termsOf(run, rank) {
+  const places = run.places ?? {}, at = places[String(rank)];
   const hosts = new Set(Object.values(places).map((p) => p.host));
   const plain = hosts.size < 2 && Object.entries(places).every(([r, p]) => p.local_rank === Number(r));
-  if (!at || plain) return 0;
-  const font = Math.max(LEAST_TERMS, head * 0.62), x = left + Math.min(8, w * 0.06);
+  return at && !plain ? at : null;
+}
+
+/** The terms' font under a header `head` high, and the height their line takes (0: none). */
+function termsLine(stage, head) {
+  const font = Math.max(LEAST_TERMS, head * 0.62), t = reach("terms");
+  return { font, height: stage.run.group.some((r) => termsOf(stage.run, r)) ? (t.ascent + t.descent) * font + 2 : 0 };
+}
+
+/** The rank's terms under its name, as long as fits: "node-b · local 0 · global 2 of 4".
+ * Returns the height it took (0: none). */
+function drawTerms(stage, left, top, rank, head) {
+  const { run, card: { w } } = stage, at = termsOf(run, rank);
+  if (!at) return 0;
+  const { font, height } = termsLine(stage, head), x = left + Math.min(8, w * 0.06);
   const { host, local_rank: local } = at, world = run.world_size;
   const terms = { s1: host, w1: host, n1: local, n2: rank, n3: world };
   const choices = [fill("node {s1} · local {n1} · global {n2} of {n3}", terms),
     fill("{w1} · local {n1} · global {n2}/{n3}", terms), `${host} · L${local} · G${rank}`, `L${local}`];
-  const attrs = { class: "terms", "data-rank": rank, x, y: top + font * 0.85, "font-size": font };
-  const fits = choices.find((t) => textWidth(t, font) <= w - 12);
+  const attrs = { class: "terms", "data-rank": rank, x, y: top + 1 + reach("terms").ascent * font, "font-size": font };
+  const fits = choices.find((t) => textWidth(t, font, "terms") <= w - 12);
   el("text", attrs, stage.names).textContent = fits ?? choices.at(-1);
-  stage.nameBoxes.push({ x: left, y: top - font * 0.1, w, h: font * 1.2 });
-  return font * 1.15;
+  stage.nameBoxes.push({ x: left, y: top, w, h: height });
+  return height;
+}
+
+/** Where a card of `card`'s size (`rank`'s, or any) keeps its cells: {header, top: under the header
+ * and terms, pad (the margin around them), barH, box: {w, h}}, the two bars of bytes under them. */
+export function insideOf(stage, card, rank = null) {
+  const header = headOf(stage, card, rank), top = header.band + termsLine(stage, header.band).height;
+  const pad = Math.max(2, Math.min(4.5, card.w * 0.02));
+  const barH = stage.traffic ? Math.max(2.5, Math.min(4.5, card.h * 0.03)) : 0;
+  const bars = stage.traffic ? 2 * barH + 4 : 0;
+  return { header, top, pad, barH, box: { w: card.w - 2 * pad, h: card.h - top - pad - bars } };
+}
+
+/** The largest font every rank's values are written at in cards of `card`'s size, each card's
+ * cells in the grid that writes them largest (stage.need: how wide the widest is per unit of font,
+ * one for all, so that like buffers are cut alike). */
+export function valueFont(stage, card) {
+  const label = labelBand(stage);
+  return Math.min(...stage.run.group.map((r) => {
+    const { box } = insideOf(stage, card, r);
+    return box.w > 0 && box.h > 0 ? gridOf(partsDrawn(stage, r), stage.need, box.w, box.h, label).font : 0;
+  }));
 }
 
 /** A rank outside the run's group: greyed in place, no buffer. */
@@ -120,8 +161,19 @@ export function drawOutsider(stage, parent, rank) {
   drawHead(stage, x - w / 2, y - h / 2, names, "name outside");
 }
 
+/** A rank's buffer in parts as drawn: each part's label translated, with its width at the labels'
+ * font (stage.labelFont). */
+export function partsDrawn(stage, rank) {
+  const parts = partsOf(drawnChunks(stage.run, rank), stage.run.display?.regions);
+  for (const p of parts) if (p.label) p.width = textWidth(tr(p.label), stage.labelFont, "region");
+  return parts;
+}
+
+/** The height a part's label takes over its cells. */
+export const labelBand = (stage) => (reach("region").ascent + reach("region").descent) * stage.labelFont + 2;
+
 export function drawCard(stage, parent, rank, isRoot) {
-  const { run } = stage, head = stage.header.band;
+  const { run } = stage, { header, top: band, pad, barH, box } = insideOf(stage, stage.card, rank);
   const { x, y } = stage.positions[rank];
   const { w, h } = stage.card;
   const left = x - w / 2, top = y - h / 2;
@@ -129,57 +181,53 @@ export function drawCard(stage, parent, rank, isRoot) {
     transform: `translate(${left},${top})` }, parent);
   el("rect", { class: "frame", width: w, height: h, rx: Math.min(8, h / 6) }, g);
   const names = namesOf(run, rank, isRoot);
-  const text = drawHead(stage, left, top, names, "name", !!stage.traffic);
-  const band = head + drawTerms(stage, left, top + head, rank); // the cells start under the terms, if any
-  if (w >= 60 && stage.header.swatch) {
-    el("rect", { class: "swatch", x: w - 14, y: head / 2 - 4, width: 8, height: 8, rx: 2,
+  const text = drawHead(stage, left, top, names, "name", !!stage.traffic, header);
+  drawTerms(stage, left, top + header.band, rank, header.band); // the cells start under the terms, if any
+  if (w >= 60 && header.swatch) {
+    el("rect", { class: "swatch", x: w - 14, y: header.band / 2 - 4, width: 8, height: 8, rx: 2,
       fill: colour(rank) }, g);
   }
-  const pad = Math.max(2, Math.min(6, w * 0.02));
-  const barH = stage.traffic ? Math.max(2.5, Math.min(7, h * 0.045)) : 0;
-  const barsRoom = stage.traffic ? 2 * barH + 4 : 0;
-  const chunks = drawnChunks(run, rank);
+  const parts = partsDrawn(stage, rank), label = labelBand(stage);
+  const chunks = parts.flatMap((p) => p.chunks);
   const mine = new Set([...(run.input_chunks?.[String(rank)] ?? []),
     ...(run.display?.output_chunks?.[String(rank)] ?? [])]);
-  const cw = (w - 2 * pad) / chunks.length, ch = h - band - pad - barsRoom;
-  const regions = run.display?.regions ?? [];
-  const regionOf = new Map(regions.flatMap((reg) => reg.chunks.map((c) => [c, reg.label])));
-  chunks.forEach((c, i) => {
-    const cx0 = pad + i * cw;
+  const { cols, side } = gridOf(parts, stage.need, box.w, box.h, label);
+  // labels wider than any row (a card too narrow for every layout): over the values, as they fit
+  const grid = cellsIn(parts, cols, box.w, box.h, label, side) ?? cellsIn(parts, cols, box.w, box.h, 0, side);
+  const note = reach("note"), noteFont = stage.valueLeast;
+  grid.cells.forEach((at, i) => {
+    const { chunk: c, w: cw, h: ch } = at, x0 = pad + at.x, y0 = band + at.y;
     const scratch = run.display && !mine.has(c);
     const cell = el("g", { class: `cell${scratch ? " scratch" : ""}`, "data-rank": rank, "data-chunk": c,
-      transform: `translate(${cx0},${band})` }, g);
+      transform: `translate(${x0},${y0})` }, g);
     const fill = el("g", {}, cell);
     el("rect", { class: "spare-mark", width: cw, height: ch }, cell);
     el("rect", { class: "edge", width: cw, height: ch }, cell);
-    const text = el("text", { class: "value", x: cw / 2, y: ch / 2 }, cell);
-    // "not output": on a projector at 18 px where it stays clear under the value, else not written
-    // (the hatching and the hover say it); elsewhere at 14 px at most
-    const least = stage.least, maxFont = Math.min(ch * 0.55, 40);
-    const small = least && ch * 0.5 - 1.45 * least > 0.36 * maxFont ? least : Math.min(14, ch * 0.18);
-    const note = el("text", { class: "note", x: cw / 2, y: ch - small * 0.7, "font-size": small }, cell);
-    stage.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, note, w: cw, h: ch,
-      noteFonts: small >= least ? [small] : [],
-      maxFont, cx: left + cx0 + cw / 2, cy: top + band + ch / 2 };
-    // A buffer in labelled parts (an input half and an output half): the label at each part's start.
-    const part = regionOf.get(c), label = part && tr(part);
-    if (part && regionOf.get(chunks[i - 1]) !== part) {
-      // on a projector at 18 px where the part is wide enough (weights w, −η·g)
-      const end = chunks.findIndex((d, j) => j > i && regionOf.get(d) !== part);
-      const room = ((end < 0 ? chunks.length : end) - i) * cw - 6;
-      const usual = Math.max(9, Math.min(14, ch * 0.2));
-      const clear = least && ch * 0.5 - 0.36 * maxFont > 1.1 * least && textWidth(label, least) <= room;
-      const font = clear ? Math.max(usual, least) : usual;
-      const at = left + cx0;
-      // over every cell and token (the names' layer), so no later cell paints over the word
-      const y1 = top + band - 2, y2 = top + band + ch + 2;
-      if (i) el("line", { class: "divider", x1: at, x2: at, y1, y2 }, stage.names);
-      const y = top + band + font * 0.85;
-      const attrs = { class: "region", "data-rank": rank, x: at + 3, y, "font-size": font };
-      el("text", attrs, stage.names).textContent = label;
-      const box = { x: at + 3, y: top + band - font * 0.2, w: textWidth(label, font), h: font * 1.3 };
-      stage.nameBoxes.push(box);
+    const mid = at.top + (ch - at.top) / 2; // the value's middle, under its part's label
+    const text = el("text", { class: "value", x: cw / 2, y: mid }, cell);
+    // "not output" under the value where it stays clear of it (size says), else the hatching and
+    // the hover say it
+    const noteH = (note.ascent + note.descent) * noteFont;
+    const spare = el("text", { class: "note", x: cw / 2, y: ch - 2 - note.descent * noteFont,
+      "font-size": noteFont }, cell);
+    stage.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, note: spare, w: cw, h: ch,
+      noteRoom: (ch - at.top) / 2 - noteH - 2, maxFont: Math.min(MAX_VALUE, grid.room / line()),
+      cx: left + x0 + cw / 2, cy: top + y0 + mid };
+    // A buffer in labelled parts (an input half and an output half): the label over each part's start,
+    // over every cell and token (the names' layer), so no later cell paints over the word
+    if (!at.label) return;
+    const word = tr(at.label), lx = left + x0;
+    const font = Math.min(stage.labelFont, (box.w - ROOM) / textWidth(word, 1, "region"));
+    if (i) { // between two parts: down the box where they sit side by side, else across it
+      const down = at.x && (grid.side || grid.cells.every((c) => !c.y));
+      const [x1, x2, y1, y2] = down ? [lx, lx, top + band - 2, top + band + box.h + 2]
+        : [left + pad - 2, left + pad + box.w + 2, top + y0, top + y0];
+      el("line", { class: "divider", x1, x2, y1, y2 }, stage.names);
     }
+    const attrs = { class: "region", "data-rank": rank, x: lx + 3, y: top + y0 + 1 + reach("region").ascent * font,
+      "font-size": font };
+    el("text", attrs, stage.names).textContent = word;
+    stage.nameBoxes.push({ x: lx + 3, y: top + y0, w: textWidth(word, font, "region"), h: label });
   });
   // Slots the rank's buffer does not really have stay in the page, undrawn: every chunk keeps its hook.
   for (let c = 0; c < (run.chunk_bounds.length || 1); c++) {
@@ -215,7 +263,7 @@ export function paintCard(stage, rank, frame, outputs, index) {
     font = Math.min(font, paint(stage, rank, c, values[c], origins[c], stats[c], out && !out.has(c)));
   }
   const cells = chunks.map((c) => stage.cells[`${rank}:${c}`]).filter(Boolean);
-  size(cells, Number.isFinite(font) ? font : MIN_FONT);
+  size(stage, cells, Number.isFinite(font) ? font : stage.valueLeast);
   showBars(stage, rank, index);
 }
 
@@ -240,22 +288,18 @@ function paint(stage, rank, chunk, values, origins, stats, spare = false) {
   cell.group.dataset.origins = from.join(",");
   stripes(cell.stripes, from, cell.w, cell.h);
   cell.group.dataset.values = JSON.stringify(values ?? null);
-  // Values rounded to what fits at a size a back row reads (else at the smallest), then the
-  // largest type that text fits at. A large chunk ships a summary: its range says more.
-  const chars = (font) => Math.floor((cell.w - 6) / (font * 0.62));
-  // "origin" inputs (100·rank + block) of a run that only moves data say where each came from
-  const whence = stage.run.spec?.pattern === "origin" && !stage.run.op;
-  const write = (font, least) => (stats ? range(stats.min, stats.max, chars(font))
-    : whence ? whereFrom(from.length ? values : [], chars(font)) : cellText(values, chars(font), least));
-  const text = stage.colourOnly || cell.unused ? ""
-    : write(Math.min(READABLE, cell.maxFont), 2) || write(MIN_FONT, 1);
+  // The most exact text that fits at the least size the room reads (the layout gave every cell
+  // room for its shortest), then the largest type that text fits at. A large chunk ships a
+  // summary: its range. "origin" inputs (100·rank + block) of a run that only moves data say where
+  // each came from ("r2c3").
+  const whence = stage.run.spec?.pattern === "origin" && !stage.run.op && from.length > 0;
+  const forms = stage.colourOnly || cell.unused ? [] : formsOf(values, stats, whence), room = cell.w - ROOM;
+  const text = fitting(forms, room, stage.valueLeast)
+    || (forms.length ? forms.reduce((a, b) => (textWidth(b, 1) < textWidth(a, 1) ? b : a)) : "");
   if (cell.text.textContent !== text) cell.text.textContent = text;
   cell.group.classList.toggle("empty", !from.length); // holds no rank's data yet: its zeros are dimmed
   cell.group.classList.toggle("spare", spare);
-  // said where it fits under the value; the hatching and the hover say it everywhere
-  const note = tr("not output"), font = cell.noteFonts?.find((f) => textWidth(note, f) <= cell.w - 4);
-  if (font) { cell.note.setAttribute("font-size", font); cell.note.setAttribute("y", cell.h - font * 0.7); }
-  cell.note.textContent = spare && cell.h >= 40 && font ? note : "";
+  cell.spare = spare;
   const all = (values ?? []).slice(0, MAX_TITLE_VALUES).map(exact).join(" ")
     + ((values?.length ?? 0) > MAX_TITLE_VALUES ? " …" : "");
   const whose = { r1: rank, n1: chunk, s1: from.join(", ") || tr("nobody") };
@@ -264,21 +308,20 @@ function paint(stage, rank, chunk, values, origins, stats, spare = false) {
   const summary = stats ? fill("min {s1}, max {s2}, sum {s3}; first {s4}",
     { s1: exact(stats.min), s2: exact(stats.max), s3: exact(stats.sum), s4: all }) : all;
   (cell.title ??= el("title", {}, cell.group)).textContent = `${tip}: ${summary}`;
-  return text ? Math.max(MIN_FONT, Math.min(cell.maxFont, (cell.w - 6) / (text.length * 0.62))) : Infinity;
+  return text ? Math.min(cell.maxFont, fontIn(textWidth(text, 1), cell.w, Infinity)) : Infinity;
 }
 
 /** One size for the values of a card, the largest that all of them fit at: sizes do not jump
- * from cell to cell. */
-function size(cells, font) {
+ * from cell to cell. "not output" under a spare cell's value where it stays clear of it. */
+function size(stage, cells, font) {
+  const { ascent, descent } = reach();
   for (const cell of cells) {
     cell.text.setAttribute("font-size", font.toFixed(1));
     const tw = textWidth(cell.text.textContent, font);
-    cell.box = tw ? { x: cell.cx - tw / 2, y: cell.cy - font * 0.6, w: tw, h: font * 1.2 } : null;
+    cell.box = tw ? { x: cell.cx - tw / 2, y: cell.cy - ((ascent + descent) / 2) * font, w: tw,
+      h: (ascent + descent) * font } : null;
+    const note = tr("not output"), clear = cell.noteRoom >= (line() / 2) * font
+      && textWidth(note, stage.valueLeast, "note") <= cell.w - 4;
+    cell.note.textContent = cell.spare && clear ? note : "";
   }
-}
-
-/** "r2c3" for 203 (rank 2's chunk 3), each value once, if it fits in `chars`; else "". */
-function whereFrom(values, chars) {
-  const text = [...new Set(values ?? [])].map((v) => `r${Math.floor(v / 100)}c${v % 100}`).join(" ");
-  return text.length <= chars ? text : "";
 }

@@ -32,10 +32,3 @@ export function place(labels, avoid, bounds, { step = 6, pad = 3 } = {}) {
     return found ? { x: found.x, y: found.y, w, h } : null;
   });
 }
-
-// Hangul, kana and CJK ideographs (and their punctuation): a full em, where the Latin is about 0.6
-const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60]/g;
-
-/** The width of `text` in a monospace font of size `font` (glyphs about 0.6 em, a Korean or Chinese
- * one 1 em; a margin for fonts that run wider). */
-export const textWidth = (text, font) => (text.length + 0.62 * (text.match(WIDE)?.length ?? 0)) * font * 0.62;

@@ -49,6 +49,7 @@ export class Player extends EventTarget {
   /** A live run's new reports: frames for the steps they complete. */
   grow() {
     if (!extend(this.frames, this.run)) return;
+    this.stage.outgrown();
     this.changed();
     if (this.leading()) this.mirror(); // the presenter may be ahead of what had arrived
     this.followLive();

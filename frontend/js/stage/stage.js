@@ -7,15 +7,16 @@
 
 import { el } from "rs/core/dom.js";
 import { onLanguage } from "rs/i18n/i18n.js";
-import { drawCard, drawOutsider, headOf, paintCard } from "rs/stage/cards.js";
+import { drawCard, drawnChunks, drawOutsider, insideOf, LEAST, paintCard, valueFont } from "rs/stage/cards.js";
 import { showFormula } from "rs/stage/formulas.js";
-import { arrange } from "rs/stage/layout.js";
+import { needs } from "rs/stage/grid.js";
+import { arrange, stacks } from "rs/stage/layout.js";
 import { drawArrows, drawSums, flights, hideTokens, moveTokens } from "rs/stage/transfers.js";
 
 export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
 const NARROW = 600; // CSS px: a stage narrower, and taller than wide (a phone), counts a unit a pixel
-const LEAST = 12; // px: a phone's smallest name, bytes or label
-const PROJECTED = 18; // px: on a projector (lecture mode), the smallest rank name or byte count
+const PROJECTED = 18; // px: on a projector (lecture mode), the smallest value, rank name or byte count
+const DESK = 11; // px: elsewhere, a value's least
 export const COLOUR_ONLY = 16; // from this many ranks on, cells are colours only, their values on hover
 
 /** Bytes each rank has sent and received by every frame: {sent: {rank: [per frame]}, received}. */
@@ -57,7 +58,7 @@ export class Stage extends EventTarget {
     const inner = this.svg.clientWidth || width; // inside its border: a unit is exactly a pixel
     if (!(width > 0 && height > 0)) return [this.width, this.height];
     return width < NARROW && height > width ? [inner, Math.floor((height * inner) / width)]
-      : [WIDTH, Math.round(Math.min(1100, Math.max(420, (WIDTH * height) / width)))];
+      : [WIDTH, Math.round(Math.min(1100, Math.max(360, (WIDTH * height) / width)))];
   }
 
   /** CSS px a stage unit takes on screen. */
@@ -70,7 +71,7 @@ export class Stage extends EventTarget {
   /** Draw the run again where the box has changed shape (or `anyway`: lecture mode came or went). */
   fitToBox(anyway = false) {
     const [w, h] = this.box(), scale = this.scale();
-    // the scale too: a box at its least height (420 units) shrinks its units, and a projector's names
+    // the scale too: a box at its least height (360 units) shrinks its units, and a projector's names
     const same = w === this.width && Math.abs(h - this.height) < 0.02 * this.height
       && Math.abs(scale - this.drawnAt) < 0.02 * this.drawnAt;
     if (!this.run || (!anyway && same)) return;
@@ -85,14 +86,9 @@ export class Stage extends EventTarget {
     this.stopAnimation();
     this.run = run;
     this.frames = frames;
+    this.svg.style.height = ""; // a phone's stage grown for the last run: its own height first
     [this.width, this.height] = this.box();
-    this.svg.setAttribute("viewBox", `0 0 ${this.width} ${this.height}`);
     this.drawnAt = this.scale(); // CSS px a unit took when drawn (fitToBox)
-    this.svg.replaceChildren();
-    // One inner <svg> holds the scene, so the page's hooks read alike as
-    // "#stage g.cell" and "#stage svg g.cell".
-    const scene = el("svg", { class: "scene", x: 0, y: 0, width: this.width, height: this.height,
-      overflow: "visible" }, this.svg);
     this.cells = {};
     this.nameBoxes = [];
     this.bars = {};
@@ -109,18 +105,37 @@ export class Stage extends EventTarget {
     // A group smaller than the world (new_group): every rank keeps its place, those outside greyed.
     const world = run.world_size > run.group.length
       ? Array.from({ length: run.world_size }, (_, r) => r) : run.group;
-    const { card, positions, column } = arrange(layout, world, this.width, this.height, edges);
-    this.column = column; // a phone's: marks over it read from the cards' left edge, at a phone's size
+    // a phone's: marks over it read from the cards' left edge, at a phone's size
+    this.column = stacks(world, this.width, this.height);
+    const projected = !this.column && !this.colourOnly && document.body.classList.contains("present");
+    // In stage units, 3% over: the box may shrink by 2% before the stage is drawn again (fitToBox).
+    // On a projector names, bytes and labels PROJECTED px at least, however small the cards.
+    const px = (n) => (1.03 * n) / this.scale();
+    this.least = projected ? px(PROJECTED) : 0;
+    // the least a value, and a buffer part's label, is written at: a projector's, a phone's, a desk's
+    this.valueLeast = px(projected ? PROJECTED : this.column ? LEAST : DESK);
+    this.need = needs(run, frames, (r) => drawnChunks(run, r));
+    const fit = { want: this.valueLeast, font: (card) => valueFont(this, card) };
+    // a buffer's part labels as large as values where that leaves the values room, else smaller
+    let placed;
+    for (const k of run.display?.regions?.length ? [1, 0.7, 0.55] : [1]) {
+      this.labelFont = k * this.valueLeast;
+      placed = arrange(layout, world, this.width, this.height, edges, fit);
+      if (placed.font >= fit.want) break;
+    }
+    const { card, positions, height } = placed;
+    if (height > this.height) this.grow(height);
     this.card = card;
     this.positions = positions;
-    // A card's header: its name 0.72 of it, its bytes 0.6; in a phone's column, the bytes LEAST px;
-    // on a projector, names and bytes PROJECTED px at least, however small the cards.
-    const band = column && !this.colourOnly ? LEAST / 0.6 : Math.max(11, Math.min(30, card.h * 0.24));
-    const projected = !column && !this.colourOnly && document.body.classList.contains("present");
-    // 3% over: the box may shrink by 2% before the stage is drawn again (fitToBox)
-    this.least = projected ? (1.03 * PROJECTED) / this.scale() : 0; // stage units: 18 px, or none
-    this.header = headOf(this, band, this.least);
+    this.inside = insideOf(this, card);
+    this.header = this.inside.header;
     this.head = this.header.band;
+    this.svg.setAttribute("viewBox", `0 0 ${this.width} ${this.height}`);
+    this.svg.replaceChildren();
+    // One inner <svg> holds the scene, so the page's hooks read alike as
+    // "#stage g.cell" and "#stage svg g.cell".
+    const scene = el("svg", { class: "scene", x: 0, y: 0, width: this.width, height: this.height,
+      overflow: "visible" }, this.svg);
     const defs = el("defs", {}, scene);
     const head = el("marker", { id: "head", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 5,
       markerHeight: 5, orient: "auto-start-reverse" }, defs);
@@ -144,11 +159,28 @@ export class Stage extends EventTarget {
     this.dispatchEvent(new Event("load"));
   }
 
-  /** Newer data of the run on stage (its end, a reload): same cards, and frames that grow in place. */
+  /** A phone's stage made `height` units tall (a unit is a pixel there): the page scrolls to it. */
+  grow(height) {
+    const { svg } = this, border = svg.getBoundingClientRect().height - svg.clientHeight;
+    svg.style.height = `${Math.ceil((height * svg.clientWidth) / this.width + border)}px`;
+    this.height = height;
+  }
+
+  /** Newer data of the run on stage (its end, a reload): same cards, and frames that grow in place.
+   * Values that have outgrown their cells' room (a sum longer than its inputs) are drawn again. */
   update(run, frames) {
     this.run = run;
     this.frames = frames;
     showFormula(run);
+    this.outgrown();
+  }
+
+  /** Draw the run again where its frames' values no longer fit the cells at the least size that reads. */
+  outgrown() {
+    const need = needs(this.run, this.frames, (r) => drawnChunks(this.run, r));
+    if (need <= this.need + 1e-9) return;
+    this.need = need;
+    if (valueFont(this, this.card) < this.valueLeast - 1e-6) this.fitToBox(true);
   }
 
   /** Paint every cell as frame `index` has it (0: the inputs). */

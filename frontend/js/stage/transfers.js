@@ -3,9 +3,11 @@
 // reduction the arithmetic over the receiving cell: "3 + 4 = 7". A copy just lands.
 
 import { el, stripes } from "rs/core/dom.js";
-import { arithmetic, cellText, division, formatValue, wrap } from "rs/core/format.js";
-import { place, textWidth } from "rs/stage/labels.js";
+import { arithmetic, cellForms, division, formatValue, wrap } from "rs/core/format.js";
+import { fitting, ROOM } from "rs/stage/grid.js";
+import { place } from "rs/stage/labels.js";
 import { BESIDE } from "rs/stage/layout.js";
+import { reach, textWidth } from "rs/stage/measure.js";
 import { opOf, reductions } from "rs/stage/replay.js";
 
 const MAX_TOKENS = 512; // beyond this a step shows its arrows and result without flying every chunk
@@ -85,8 +87,7 @@ export function flights(stage, k) {
       t.frame.setAttribute(n, v));
     const font = Math.min(h * 0.55, 20);
     t.text.setAttribute("font-size", font);
-    t.text.textContent = h >= 18
-      ? cellText(before.values[String(src)]?.[chunk], Math.floor((w - 4) / (font * 0.62))) : "";
+    t.text.textContent = h >= 18 ? fitting(cellForms(before.values[String(src)]?.[chunk]), w - ROOM, font) : "";
     t.g.style.display = "";
     const bend = src === dst ? Math.max(40, stage.card.h * 0.6) : 0.12 * Math.hypot(b.cx - a.cx, b.cy - a.cy);
     const c = bendOf({ x: a.cx, y: a.cy }, { x: b.cx, y: b.cy }, bend);
@@ -144,6 +145,7 @@ export function byRank(labels) {
 
 /** Draw labels [{keys, lines}] beside the cells they explain, each tied to its cells by lines. */
 function drawLabels(stage, labels) {
+  const lineH = Math.max(1.25, reach("sum").ascent + reach("sum").descent + 0.05); // a line's height in ems
   const { hard, cards, arrows } = obstacles(stage);
   for (const key of labels.flatMap((l) => l.keys)) { // the cells explained stay in sight, their values or not
     const c = stage.cells[key];
@@ -153,15 +155,15 @@ function drawLabels(stage, labels) {
     const cells = keys.map((key) => stage.cells[key]);
     const ax = cells.reduce((t, c) => t + c.cx, 0) / cells.length,
       ay = cells.reduce((t, c) => t + c.cy, 0) / cells.length;
-    return { w: Math.max(...lines.map((l) => textWidth(l, font))) + 14,
-      h: lines.length * font * 1.25 + 8, ax, ay };
+    return { w: Math.max(...lines.map((l) => textWidth(l, font, "sum"))) + 14,
+      h: lines.length * font * lineH + 8, ax, ay };
   };
   // The size a back row reads, whatever the cards' size; a label with no room at it tries smaller,
   // then in lines as narrow as a phone's room beside its cards: smaller beside cards rather than on them.
   // On a projector 18 px at least, but for the last try.
   const large = Math.max(17, stage.least, Math.min(24, stage.card.h * 0.2)),
     second = Math.max(large * 0.8, stage.least),
-    narrow = (font) => [font, (BESIDE * stage.width - 20) / (font * 0.62)];
+    narrow = (font) => [font, (BESIDE * stage.width - 20) / textWidth("0", font, "sum")];
   const sizes = [[large, Infinity], [second, Infinity], narrow(second), narrow(Math.max(13, large * 0.65))];
   const boxes = [], fonts = [], texts = [];
   for (const avoid of [arrows.length && [...cards, ...arrows], cards, []].filter(Boolean))
@@ -188,7 +190,7 @@ function drawLabels(stage, labels) {
     el("rect", { width: box.w, height: box.h, rx: 6 }, g);
     const text = el("text", { "font-size": font, x: box.w / 2 }, g);
     lines.forEach((line, j) => {
-      el("tspan", { x: box.w / 2, y: 4 + font * (1.25 * j + 0.62) }, text).textContent = line;
+      el("tspan", { x: box.w / 2, y: 4 + font * lineH * (j + 0.5) }, text).textContent = line;
     });
   });
 }
