@@ -41,9 +41,15 @@ LAYOUTS = [  # (collective, algorithm, servers)
     ("parameter_server", "pull_push", 1),
     ("parameter_server", "pull_push", 3),
 ]
-DATA = {"int": {"dtype": "int32", "pattern": "index"}, "float": {"dtype": "float32", "pattern": "random_float"}}
+DATA = {
+    "int": {"dtype": "int32", "pattern": "index"},
+    "float": {"dtype": "float32", "pattern": "random_float"},
+}
 # Taken in turn by the runs that take an op, so that every op is drawn at both counts.
-OPS = {"int": ["SUM", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"], "float": ["AVG", "SUM", "PRODUCT", "MIN", "MAX"]}
+OPS = {
+    "int": ["SUM", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"],
+    "float": ["AVG", "SUM", "PRODUCT", "MIN", "MAX"],
+}
 SCREENS = {"projector": ((1280, 720), True, 18), "phone": ((390, 844), False, 12)}
 
 CELLS = """async ([id, least]) => {
@@ -61,7 +67,8 @@ CELLS = """async ([id, least]) => {
         for (const g of document.querySelectorAll('#stage g.cell:not(.unused)')) {
             const t = g.querySelector('text.value'), text = t.textContent;
             const values = JSON.parse(g.dataset.values) ?? [];
-            const edge = g.querySelector('rect.edge').getBoundingClientRect(), box = t.getBoundingClientRect();
+            const edge = g.querySelector('rect.edge').getBoundingClientRect();
+            const box = t.getBoundingClientRect();
             const inside = !text || (box.left >= edge.left - 0.5 && box.right <= edge.right + 0.5
                 && box.top >= edge.top - 0.5 && box.bottom <= edge.bottom + 0.5);
             const numbers = values.filter((v) => typeof v === 'number');
@@ -89,6 +96,7 @@ def read(word: str) -> tuple[float, float]:
 
 
 def writes(text: str, lo, hi, values) -> bool:
+    """Whether a cell's text is its values (written), and not something that is no number."""
     try:
         return written(text, lo, hi, values)
     except ValueError:
@@ -131,7 +139,8 @@ def runs(up):
         if catalog[collective]["reduces"] and not servers:
             spec["op"] = next(ops[kind])
         run = up.run(capture="full", iterations=1, warmup=0, **spec)
-        name = f"{collective} {algorithm}{f' S={servers}' if servers else ''} {kind} {spec.get('op', '')} {count}"
+        served = f" S={servers}" if servers else ""
+        name = f"{collective} {algorithm}{served} {kind} {spec.get('op', '')} {count}"
         assert run["state"] == "done" and run["verified"] is not False, (name, run["error"])
         made.append((name, run["id"]))
     return made
