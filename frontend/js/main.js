@@ -24,6 +24,7 @@ import { Controls } from "rs/panels/controls.js";
 import { showStep } from "rs/panels/panels.js";
 import { Perturbations } from "rs/panels/perturbation.js";
 import { sweep } from "rs/panels/sweep.js";
+import { FirstScreen } from "rs/stage/first.js";
 import { Overlays } from "rs/stage/overlays.js";
 import { Player, PlayerButtons } from "rs/stage/player.js";
 import { Runs } from "rs/stage/runs.js";
@@ -52,6 +53,7 @@ const compare = new Compare(state, player);
 const polls = new Polls(state, player, controls, () => runs.polled());
 const perturbations = new Perturbations({ state, player, stage, controls }); // its caption after the page's
 const runs = new Runs({ state, player, polls, compare, linked: params.get("run") });
+new FirstScreen({ state, player, controls, runs }); // the stage before the first run
 const formulas = new SeedFormulas(state, player);
 const overlays = new Overlays({ state, compare, training, jobs, formulas, onShown: () => presenter.lead() });
 // U: a lesson's next stage, which the audience's pages show as the presenter's
@@ -68,8 +70,8 @@ new Theme({ state, player, training });
 const lecture = new LectureMode({ controls, stage, address });
 lecture.set(params.get("present") === "1");
 $("jobs-open").onclick = $("jobs-close").onclick = () => toggle("jobs");
-$("export").onclick = () => player.run && download(player.run);
-$("perfetto").onclick = () => player.run && openInPerfetto(`/api/runs/${player.run.id}/trace`,
+$("export").onclick = () => player.run && !player.run.preview && download(player.run);
+$("perfetto").onclick = () => player.run && !player.run.preview && openInPerfetto(`/api/runs/${player.run.id}/trace`,
   `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, "perfetto-status");
 const hall = new Hall(state);
 new Keys({ state, player, controls, polls, overlays, lecture, perturbations, hall, lessons, lesson });

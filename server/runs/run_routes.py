@@ -1,4 +1,4 @@
-"""/api/runs: submit, list, read, cancel and trace runs. These endpoints are async:
+"""/api/runs: submit, list, read, cancel and trace runs, and preview one. These endpoints are async:
 they run on the event loop, like the services, and never see a run half-updated. What a
 viewer reads while a poll is open is polls/visibility.py's to say."""
 
@@ -38,6 +38,13 @@ class Page(BaseModel):
 async def post_run(spec: RunSpec, runs: Runs = Depends(runs_of)) -> Accepted:
     run = await runs.submit(spec)
     return Accepted(id=run.id, state=run.state)
+
+
+@router.post("/preview", dependencies=[watch], response_model=Run)
+async def preview_run(spec: RunSpec, runs: Runs = Depends(runs_of)) -> Run:
+    """What a run of `spec` would start from, planned and with its inputs, run by nobody and kept
+    nowhere: the page draws it before the first run."""
+    return runs.preview(spec)
 
 
 @router.get("", dependencies=[watch], response_model=Page)

@@ -24,6 +24,7 @@ from ringside.server.runs.run import Choice, Place, Prediction, Run, fits, new_r
 from ringside.server.runs.store import RunStore
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.viewers.messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
+from ringside.worker_agent.core.preview import input_states
 from ringside.worker_agent.core.protocol import (
     Arrived,
     ErrorEvent,
@@ -37,6 +38,7 @@ from ringside.worker_agent.core.protocol import (
 from ringside.worker_agent.core.simulate import Sharing
 from ringside.worker_agent.core.validation import validate
 
+PREVIEW = "preview"  # the id of a run that no rank runs (Runs.preview): no run's id looks like it
 MAX_SECONDS = 1e7  # a reported time (115 days); beyond it, microseconds in a trace overflow to infinity
 MAX_BYTES = 1 << 64  # a rank's bytes moved, or a checksum (a 64-bit word)
 PLANNED = "planned"  # the id of a run planned and not yet queued
@@ -184,6 +186,17 @@ class Runs:
         self.name(run)
         await self.dispatcher.submit(RunJob(run, self))
         self.fanout.publish(SummaryMessage(run=run.summary()))
+        return run
+
+    def preview(self, spec: RunSpec) -> Run:
+        """The run `spec` asks for as it would start, run by nobody: planned, and every rank's
+        inputs made as the ranks make them (the page's first screen). SpecError as submit's."""
+        cluster = self.cluster
+        backend = cluster.backend or "gloo"
+        spec, _ = costs.resolve(spec, cluster.world_size, backend, self.fit, cluster.placement())
+        validate(spec, cluster.world_size, backend)
+        run = new_run(PREVIEW, spec, backend, cluster.world_size)
+        run.inputs = {str(r): states for r, states in input_states(spec, cluster.world_size).items()}
         return run
 
     def find(self, run_id: str) -> Run | None:

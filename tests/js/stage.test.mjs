@@ -103,7 +103,7 @@ test("reductions element by element: '3 + 4 = 7', one line per element, said onc
   assert.deepEqual(division([10, 6], 4, [2.5, 1.5]), ["10 ÷ 4 = 2.5", "6 ÷ 4 = 1.5"]);
   assert.deepEqual(
     division([1.005], 4, [0.25125]),
-    ["1 ÷ 4 ≈ 0.251"],
+    ["1.005 ÷ 4 ≈ 0.251"],
     "the issue's '1 ÷ 4 = 0.251' (sum 1.005)",
   );
 });

@@ -353,7 +353,7 @@ def test_floats_are_rounded_to_fit_with_every_digit_on_hover(up, lecture):
             "#stage svg g.cell:not(.unused)",
             """cells => cells.map(c => {
             const values = JSON.parse(c.dataset.values), text = c.querySelector('text.value').textContent;
-            const shown = text.split(' ').map(Number);
+            const shown = text.replaceAll('\u2212', '-').split(' ').map(Number); // a true minus
             const near = (s, i) => Math.abs(s - values[i]) <= 0.051 * Math.max(1, Math.abs(values[i]));
             return [text, c.querySelector('title').textContent.endsWith(values.map(String).join(' ')),
                     shown.length === values.length && shown.every(near)];

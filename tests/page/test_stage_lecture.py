@@ -160,8 +160,8 @@ def evaluate(op: str, lhs: str) -> float:
 
 
 def written_right(text: str, values: list) -> bool:
-    """A cell's text is its values, written out (rounded to three digits at most)."""
-    shown = text.split(" ")
+    """A cell's text is its values, written out (rounded to three digits at most, a true minus)."""
+    shown = text.replace("\u2212", "-").split(" ")
     if len(shown) == 1 and len(set(values)) == 1:  # a chunk of one value throughout, said once
         shown = shown * len(values)
     return len(shown) == len(values) and all(
@@ -224,7 +224,7 @@ def test_every_number_on_stage_is_the_buffer_and_every_label_adds_up_for_every_o
             [...g.querySelectorAll('tspan')].map(t => t.textContent).join(' '))""",
         )
         for label in labels:
-            for lhs, sign, result in equations(label):
+            for lhs, sign, result in equations(label.replace("\u2212", "-")):  # a true minus
                 lines += 1
                 worked, said = evaluate(op, lhs), float(result)
                 if sign == "=":

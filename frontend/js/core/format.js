@@ -127,8 +127,7 @@ const once = (lines) => (lines.every((l) => l === lines[0]) ? lines.slice(0, 1) 
 
 /** Values as a label writes them, in at most `chars` each: [texts, whether any is rounded]. */
 function written(values, chars) {
-  const texts = values.map((v) => (typeof v === "number" && formatValue(v).length <= chars ? formatValue(v)
-    : within(numberForms(v), chars)));
+  const texts = values.map((v) => within(numberForms(v), chars));
   return [texts, values.some((v, i) => typeof v === "number" && Number(texts[i].replace(MINUS, "-")) !== v)];
 }
 

@@ -110,6 +110,13 @@ export default {
     "step {n1} / {n2}": "{n1} / {n2}단계",
     "{c1} ✓": "{c1} ✓",
     "{c1} ✗": "{c1} ✗",
+    // the first screen (first.js) and where the number of ranks changes (controls.js)
+    "Press R to run {s1} on {n1} ranks; 1–0 picks a collective. Another number of ranks:":
+      "R을 누르면 랭크 {n1}개에서 {s1}을(를) 실행합니다. 1–0으로 집합 통신을 고릅니다. 다른 수의 랭크:",
+    "No run yet: {s1} on {n1} ranks, from these inputs.":
+      "아직 실행한 것이 없습니다: 랭크 {n1}개의 {s1}, 이 입력에서 시작합니다.",
+    "{n1} ranks connected:":
+      "랭크 {n1}개 연결됨:",
     "R runs it · A algorithm · O op · P {c1} · 1–0 [ ] pick · Q asks the room":
       "R 실행 · A 알고리즘 · O 연산 · P {c1} · 1–0 [ ] 선택 · Q 청중에게 질문",
     // the formula line under the stage (formulas.js; the "what" of algorithms/formulas.py)
@@ -528,6 +535,8 @@ export default {
     "pattern": "입력 패턴",
     "capture": "기록 방식",
     "chunks": "청크 수",
+    "starts another number; the group field runs on some of them.": "(으)로 다른 수의 랭크를 시작합니다. 프로세스 그룹 칸은 그중 일부에서 실행합니다.",
+    "preview": "미리 보기",
     "schedule": "스케줄",
     "index": "인덱스",
     "digits": "숫자",

@@ -101,6 +101,13 @@ export default {
     "step {n1} / {n2}": "第 {n1} / {n2} 步",
     "{c1} ✓": "{c1} ✓",
     "{c1} ✗": "{c1} ✗",
+    // the first screen (first.js) and where the number of ranks changes (controls.js)
+    "Press R to run {s1} on {n1} ranks; 1–0 picks a collective. Another number of ranks:":
+      "按 R 在 {n1} 个 rank 上运行 {s1}；1–0 选择集合通信。换一个 rank 数：",
+    "No run yet: {s1} on {n1} ranks, from these inputs.":
+      "还没有运行：{n1} 个 rank 上的 {s1}，从这些输入开始。",
+    "{n1} ranks connected:":
+      "已连接 {n1} 个 rank：",
     "R runs it · A algorithm · O op · P {c1} · 1–0 [ ] pick · Q asks the room":
       "R 运行 · A 算法 · O 运算 · P {c1} · 1–0 [ ] 选择 · Q 向全场提问",
     // the formula line under the stage (formulas.js; the "what" of algorithms/formulas.py)
@@ -505,6 +512,8 @@ export default {
     "pattern": "输入模式",
     "capture": "采集方式",
     "chunks": "块数",
+    "starts another number; the group field runs on some of them.": "可启动另一个 rank 数；通信组一栏只在其中一部分上运行。",
+    "preview": "预览",
     "schedule": "调度",
     "index": "索引",
     "digits": "数字",

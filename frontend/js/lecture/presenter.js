@@ -26,7 +26,7 @@ export class Presenter {
   /** The presenter's page: what it shows goes to every audience page. */
   lead() {
     const { state, player: p } = this;
-    if (!state.presenter || !p.run) return;
+    if (!state.presenter || !p.run || p.run.preview) return; // the first screen is each page's own
     const view = { type: "presenter", run_id: p.run.id, step: p.step, playing: p.playing, speed: p.speed,
       overlay: state.overlay, training: this.training.shown?.id, job: this.jobs.shown?.job.id,
       demo: this.perturbations.demoIds(), lesson: this.lesson.at };

@@ -29,7 +29,7 @@ export class Address {
 
   remember() {
     const p = this.player;
-    if (!p.run) return;
+    if (!p.run || p.run.preview) return;
     const q = new URLSearchParams(), path = location.pathname;
     if (document.body.classList.contains("present")) q.set("present", "1");
     // a reload follows again

@@ -11,7 +11,7 @@ export const PATTERN_WORDS = { digits: "a digit a block", own_rank: "each value 
   powers: "[1, 10, 100, 1000]·rank", origin: "r2c3: rank 2's chunk 3" };
 const changed = (field) => field.dispatchEvent(new Event("change", { bubbles: true }));
 
-export class Controls {
+export class Controls extends EventTarget {
   catalog = null;
   collective = null; // the catalog's first until one is picked
   lecture = false; // R runs the pick with the lecture preset, if it is on
@@ -21,6 +21,7 @@ export class Controls {
 
   /** `state`: the page's, whose role says whether this page may run. */
   constructor(state, onSubmitted, onSweep) {
+    super();
     this.state = state;
     this.onSubmitted = onSubmitted;
     this.onSweep = onSweep;
@@ -116,8 +117,8 @@ export class Controls {
       ["pattern", select(c.patterns, v("pattern", "index"))],
       ["capture", select(c.captures, v("capture", "full"))],
       ["chunks", input("number", v("chunks", 1), { min: 1 })],
-      algorithms.length > entry.algorithms.length
-        ? ["schedule", scheduleBox(v("schedule", ""), c.custom)] : null,
+      algorithms.length > entry.algorithms.length // another collective's example is no example here
+        ? ["schedule", scheduleBox(v("schedule", "") === this.example ? "" : v("schedule", ""), c.custom)] : null,
     ].filter(Boolean);
     form.replaceChildren();
     for (const [name, control] of rows) {
@@ -134,6 +135,8 @@ export class Controls {
       "Sweep sizes, every algorithm");
     submit.disabled = sweep.disabled = !this.canRun || !c.world_size;
     form.append(submit, sweep);
+    $("ranks-why").replaceChildren(`${world} ranks connected:`, " ", html("code", {}, "ringside up --ranks N"), " ",
+      "starts another number; the group field runs on some of them.");
     say("run-why", !c.world_size ? "No ranks are connected yet."
       : !this.canRun ? "Watching only: open the presenter link (the one with ?token=) to run collectives."
       : "");
@@ -153,15 +156,19 @@ export class Controls {
     };
     dtype.addEventListener("change", refreshOps);
     refreshOps();
-    const showSchedule = () => form.querySelectorAll("[data-for-custom]").forEach((el) => {
-      el.hidden = form.elements.algorithm.value !== c.custom?.algorithm; });
+    const showSchedule = () => {
+      const custom = form.elements.algorithm.value === c.custom?.algorithm;
+      form.querySelectorAll("[data-for-custom]").forEach((el) => { el.hidden = !custom; });
+      if (custom && !form.elements.schedule.value) this.fillExample(entry);
+    };
     form.elements.algorithm.addEventListener("change", showSchedule);
     showSchedule();
     form.onchange = () => this.showPick();
     this.showPick();
   }
 
-  spec() {
+  /** What R would submit; `schedule` false: a custom run's schedule left out. */
+  spec(schedule = true) {
     const form = $("spec");
     const spec = { collective: this.collective };
     for (const name of FIELDS) {
@@ -173,7 +180,7 @@ export class Controls {
     // the server wants the root in the group even where the collective takes none (G: odds)
     if (spec.group && spec.root == null) spec.root = spec.group[0];
     if (spec.algorithm === this.catalog?.custom?.algorithm)
-      spec.schedule = parseSchedule(form.elements.schedule.value);
+      spec.schedule = schedule ? parseSchedule(form.elements.schedule.value) : undefined;
     else if (this.preset) Object.assign(spec, this.presetFields(spec));
     return spec;
   }
@@ -248,6 +255,26 @@ export class Controls {
     sayEach("pick-spec", parts.map((p) => p || null));
     strip.dataset.preset = this.preset;
     strip.hidden = !this.canRun; // the audience runs nothing
+    this.dispatchEvent(new Event("pick")); // what is picked, or a field of it, changed
+  }
+
+  /** "custom" starts from an example that runs: the collective's lecture algorithm's schedule as
+   * data (the server plans it: POST /api/runs/preview), in group ranks, a step a line. */
+  async fillExample(entry) {
+    const box = $("spec").elements.schedule, spec = { ...this.spec(false), algorithm: entry.lecture };
+    let plan;
+    try {
+      plan = (await api("/api/runs/preview", { method: "POST", body: spec })).schedule;
+    } catch (err) {
+      return refused(err, "data-error-for", "run-why");
+    }
+    if (!plan || box.value || !box.isConnected) return; // typed or loaded meanwhile, or picked anew
+    const group = spec.group ?? Array.from({ length: this.catalog.world_size }, (_, r) => r);
+    const steps = plan.steps.map(({ phase, caption, transfers }) => JSON.stringify({ phase, caption,
+      transfers: transfers.map(([src, dst, ...rest]) => [group.indexOf(src), group.indexOf(dst), ...rest]) }));
+    box.value = this.example = `{"pieces": ${plan.pieces}, "layout": "${plan.layout}", "steps": [\n`
+      + `${steps.join(",\n")}\n]}`;
+    this.showPick();
   }
 
   /** What R would submit (a schedule that is not JSON yet is not the strip's business). */

@@ -23,6 +23,10 @@ export function showStep(player) {
   log.replaceChildren();
   showPhases(player);
   if (!run) return;
+  if (run.preview) { // the first screen: what to press
+    caption.replaceChildren(...run.hint());
+    return;
+  }
   if (step < 0) {
     caption.textContent = run.steps.length
       ? `${run.spec.collective} by ${run.spec.algorithm}: ${counted(total, "step")}. `
@@ -114,7 +118,8 @@ export function showOutcome(run, player) {
       ? `${t.busiest_link.src} → ${t.busiest_link.dst}: ${bytes(t.busiest_link.bytes)}` : "–"]),
     Object.entries(t?.sent ?? {}).map(([r, b]) =>
       row("td", [`rank ${r}`, `sent ${bytes(b)} · got ${bytes(t.received[r])}`]))));
-  $("trace").href = `/api/runs/${run.id}/trace`;
+  if (run.preview) $("trace").removeAttribute("href"); // no run yet: nothing to download
+  else $("trace").href = `/api/runs/${run.id}/trace`;
 }
 
 /** A table row: a `tag` cell for each of `cells` (text, or a cell made already). */

@@ -19,7 +19,8 @@ export class Runs {
       const { state, player } = this;
       if (m.current && !this.linked && !swept(m.current)) this.show(m.current);
       // The run on stage may have ended while the feed was down.
-      if (player.run && !state.over(player.run) && player.run.id !== m.current?.id) this.open(player.run.id);
+      if (player.run && !player.run.preview && !state.over(player.run) && player.run.id !== m.current?.id)
+        this.open(player.run.id);
       this.history().then((runs) => this.linked
         || this.latest(runs.find((r) => state.over(r) && r.purpose !== "sweep")));
     },
@@ -93,11 +94,15 @@ export class Runs {
     sayEach("run-title", [run.spec.collective, run.op, run.choice?.label ?? run.spec.algorithm,
       `${run.group.length} ranks`, `${run.spec.count} × ${dtypeOf(run)}`, run.id]);
     $("run-title").title = run.choice?.why ?? ""; // what auto chose, and why
-    // a run a poll holds says nothing that changes as it runs (when it ends is a time)
+    // a run a poll holds says nothing that changes as it runs (when it ends is a time); a preview
+    // (the first screen) nothing at all
     const held = state.hiding(run), shownState = held ? "held" : run.state;
-    say("run-state", shownState + (held ? "" : run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
+    say("run-state", run.preview ? "" : shownState
+      + (held ? "" : run.verified === true ? " ✓" : run.verified === false ? " ✗" : ""));
     $("run-state").dataset.state = shownState;
-    $("cancel").hidden = !state.presenter || state.over(run) || run.cancel_requested;
+    $("cancel").hidden = !state.presenter || state.over(run) || run.cancel_requested || !!run.preview;
+    // what acts on a run waits for one
+    for (const id of ["perfetto", "export", "share"]) $(id).disabled = !!run.preview;
     showOutcome(run, player);
     this.polls.render(); // whether it hides anything of this run
     document.querySelectorAll("#history li")
@@ -114,9 +119,10 @@ export class Runs {
 
   /** A page opened between runs shows the last that ended; a live run that starts meanwhile wins. */
   async latest(newest) {
-    if (!newest || this.player.run) return;
+    const empty = () => !this.player.run || this.player.run.preview; // the first screen is no run
+    if (!newest || !empty()) return;
     const run = await api(`/api/runs/${newest.id}`);
-    if (!this.player.run) this.show(run);
+    if (empty()) this.show(run);
   }
 
   async cancel() {
