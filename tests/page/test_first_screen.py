@@ -2,7 +2,8 @@
 any run the stage already draws the picked run's inputs (as the run, once run, starts from them),
 the caption says what to press and where the number of ranks changes (the Run panel too), and what
 needs a run (Perfetto, the trace, Export, Copy link) waits for one; an audience page says no run is
-on yet; a Korean page says it in Korean. A screenshot goes to /tmp/shots/ (not committed). Picking "custom" fills in an example schedule that runs as it is."""
+on yet; a Korean page says it in Korean. Picking "custom" fills in an example schedule that runs
+as it is. A screenshot goes to /tmp/shots/ (not committed)."""
 
 from __future__ import annotations
 
