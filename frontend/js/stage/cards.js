@@ -163,8 +163,12 @@ export function drawOutsider(stage, parent, rank) {
 
 /** A rank's buffer in parts as drawn: each part's label translated, with its width at the labels'
  * font (stage.labelFont). */
+const drawn = new WeakMap(); // run -> {rank: its chunks drawn}: the layout asks again and again
+
 export function partsDrawn(stage, rank) {
-  const parts = partsOf(drawnChunks(stage.run, rank), stage.run.display?.regions);
+  if (!drawn.has(stage.run)) drawn.set(stage.run, {});
+  const known = drawn.get(stage.run), chunks = (known[rank] ??= drawnChunks(stage.run, rank));
+  const parts = partsOf(chunks, stage.run.display?.regions);
   for (const p of parts) if (p.label) p.width = textWidth(tr(p.label), stage.labelFont, "region");
   return parts;
 }

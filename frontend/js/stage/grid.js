@@ -26,23 +26,23 @@ export function formsOf(values, stats, whence) {
 /** The first of `forms` that fits `room` across at `font` (as the stage's values are drawn); "" if none. */
 export const fitting = (forms, room, font) => forms.find((t) => textWidth(t, font) <= room) ?? "";
 
-const needed = new WeakMap(); // a frame's row of values (shared by the frames it did not change) -> widths
+const needed = new WeakMap(); // a cell's values or summary (the frames that leave it share it) -> width
 
-/** The widest shortest text of any cell in `frames`, per unit of font (0: none). Where a cell's
- * values are the same object in two frames, they are measured once. */
+/** The widest shortest text of any cell in `frames`, per unit of font (0: none). A cell's values
+ * that several frames share are measured once. */
 export function needs(run, frames, chunksOf) {
   const whence = run.spec?.pattern === "origin" && !run.op;
   let most = 0;
   for (const rank of run.group) {
     const r = String(rank), chunks = chunksOf(rank);
     for (const frame of frames) {
-      const row = frame.values[r] ?? [], stats = frame.stats?.[r] ?? [];
-      let widths = needed.get(row);
-      if (!widths || stats.some(Boolean)) {
-        widths = row.map((v, c) => Math.min(...formsOf(v, stats[c], whence).map((t) => textWidth(t, 1))));
-        if (!stats.some(Boolean)) needed.set(row, widths);
+      for (const c of chunks) {
+        const values = frame.values[r]?.[c], stats = frame.stats?.[r]?.[c], key = stats ?? values;
+        if (!key) continue;
+        if (!needed.has(key))
+          needed.set(key, Math.min(...formsOf(values, stats, whence).map((t) => textWidth(t, 1))));
+        if (Number.isFinite(needed.get(key))) most = Math.max(most, needed.get(key));
       }
-      for (const c of chunks) if (Number.isFinite(widths[c])) most = Math.max(most, widths[c]);
     }
   }
   return most;

@@ -114,7 +114,7 @@ export class Stage extends EventTarget {
     this.least = projected ? px(PROJECTED) : 0;
     // the least a value, and a buffer part's label, is written at: a projector's, a phone's, a desk's
     this.valueLeast = px(projected ? PROJECTED : this.column ? LEAST : DESK);
-    this.need = needs(run, frames, (r) => drawnChunks(run, r));
+    this.need = this.needOf(frames);
     const fit = { want: this.valueLeast, font: (card) => valueFont(this, card) };
     // a buffer's part labels as large as values where that leaves the values room, else smaller
     let placed;
@@ -175,9 +175,15 @@ export class Stage extends EventTarget {
     this.outgrown();
   }
 
+  /** How wide the widest value is per unit of font (grid.js); none where cells are colours only. */
+  needOf(frames) {
+    const { run } = this, chunks = run.group.map((r) => drawnChunks(run, r));
+    return this.colourOnly ? 0 : needs(run, frames, (r) => chunks[run.group.indexOf(r)]);
+  }
+
   /** Draw the run again where its frames' values no longer fit the cells at the least size that reads. */
   outgrown() {
-    const need = needs(this.run, this.frames, (r) => drawnChunks(this.run, r));
+    const need = this.needOf(this.frames);
     if (need <= this.need + 1e-9) return;
     this.need = need;
     if (valueFont(this, this.card) < this.valueLeast - 1e-6) this.fitToBox(true);
