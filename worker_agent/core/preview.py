@@ -18,8 +18,8 @@ PREVIEW = 4  # values a summary shows, as capture.py's
 def bfloat16(x: np.ndarray) -> np.ndarray:
     """float32 values rounded to bfloat16's eight bits of mantissa, to nearest even, as torch does."""
     bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
-    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
-    return bits.astype(np.uint32).view(np.float32)
+    kept = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    return kept.astype(np.uint32).view(np.float32)
 
 
 def checksum(values: np.ndarray, itemsize: int) -> int:
