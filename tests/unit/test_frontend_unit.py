@@ -36,12 +36,14 @@ def test_the_frontend_stays_small():
     Korean or Chinese, is about a sixth of the page; 348 KiB since they hold every word, 360 since a
     question is asked before its run (the poll card's states, its ballot, timer and typed answers), 368
     since a lesson's stage shows beside the stage (its caption, code and what its ranks print), 370
-    since an exported run carries its policy, the hashes of its scripts (sha256.js)."""
+    since an exported run carries its policy, the hashes of its scripts (sha256.js), 396 since every
+    cell's value is measured in the fonts the page chose and given room (measure.js, grid.js), and
+    the first screen draws the pick's inputs before any run."""
     files = [p for p in (ROOT / "frontend").rglob("*") if p.suffix in (".js", ".css", ".html")]
     tables = [p.stat().st_size for p in files if p.parent.name == "i18n" and p.name in ("ko.js", "zh.js")]
     assert len(tables) == 2
     size = sum(p.stat().st_size for p in files) - sum(tables) + max(tables)
-    assert size < 370 * 1024, f"{size} bytes"
+    assert size < 396 * 1024, f"{size} bytes"
 
 
 @pytest.mark.parametrize(
