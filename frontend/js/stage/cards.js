@@ -45,13 +45,12 @@ export function moved(sent, received, short = false) {
 
 export const LEAST = 12; // px: a phone's smallest name, bytes or label
 
-/** The cards' header for cards of `card`'s size (`rank`'s alone, or all of them), in stage units:
- * {band: its height, name, bytes: their fonts, two: the bytes on a line of their own, short: their
- * unit said once}. On a projector (lecture
- * mode: stage.least, for a back row) names and bytes are at least that, in short, without the colour
- * swatch (the cells show the colour), and the bytes under the name where the card is still too
- * narrow, so that neither is dropped nor the root's mark. Else they scale with the card (a phone's
- * bytes LEAST px), and what does not fit gives way. Heights are the fonts' own, as measured. */
+/** The header of cards of `card`'s size (`rank`'s alone, or any), in stage units: {band: its height,
+ * name, bytes: their fonts, two: the bytes on a line of their own, short: their unit said once}. On
+ * a projector (lecture mode: stage.least, for a back row) names and bytes are that large, in short,
+ * without the colour swatch (the cells show the colour), and the bytes under the name where the
+ * card is still too narrow, so that neither is dropped nor the root's mark. Else they scale with
+ * the card (a phone's bytes LEAST px), and what does not fit gives way. Heights as measured. */
 export function headOf(stage, card, rank = null) {
   const least = stage.least, phone = stage.column && !stage.colourOnly;
   const head = phone ? LEAST / 0.6 : Math.max(11, Math.min(30, card.h * 0.24));
@@ -161,10 +160,10 @@ export function drawOutsider(stage, parent, rank) {
   drawHead(stage, x - w / 2, y - h / 2, names, "name outside");
 }
 
-/** A rank's buffer in parts as drawn: each part's label translated, with its width at the labels'
- * font (stage.labelFont). */
 const drawn = new WeakMap(); // run -> {rank: its chunks drawn}: the layout asks again and again
 
+/** A rank's buffer in parts as drawn: each part's label translated, with its width at the labels'
+ * font (stage.labelFont). */
 export function partsDrawn(stage, rank) {
   if (!drawn.has(stage.run)) drawn.set(stage.run, {});
   const known = drawn.get(stage.run), chunks = (known[rank] ??= drawnChunks(stage.run, rank));

@@ -1,29 +1,27 @@
 // How a card's cells sit, so that every value is written at a size that reads: what each cell may
-// write (its values, or their range, rounded as far as they may be) and how wide the shortest of
-// that is in the stage's real font; then, in a card's box, the grid of its cells (in rows, each
-// labelled part of a buffer starting a row of its own) that writes them largest. Pure but for the
-// measuring (measure.js), which node estimates.
+// write and how wide the shortest of it is (measure.js), then the grid of a card's cells that
+// writes them largest. Pure but for the measuring.
 
 import { cellForms, rangeForms } from "rs/core/format.js";
 import { reach, textWidth } from "rs/stage/measure.js";
 
 export const ROOM = 4; // stage units a value keeps clear of its cell's edges, across
 export const MAX_VALUE = 40; // the largest a value is drawn
-/** A row of values' height in ems: its font's glyphs, as high as they reach, and a little room. */
+/** A row of values' height in ems: as high as its font's glyphs reach, and a little room. */
 export const line = () => reach().ascent + reach().descent + 0.04;
 
 /** "r2c3" for 203 (rank 2's chunk 3), each value once. */
 export const whereFrom = (values) =>
   [...new Set(values ?? [])].map((v) => `r${Math.floor(v / 100)}c${v % 100}`).join(" ");
 
-/** What a cell may write, most exact first: a summary's range, an origin run's "r2c3", or its values. */
+/** What a cell may write, most exact first: a summary's range, an origin run's "r2c3", its values. */
 export function formsOf(values, stats, whence) {
   if (stats) return rangeForms(stats.min, stats.max);
   const forms = cellForms(values);
   return whence && values?.length ? [whereFrom(values), ...forms] : forms;
 }
 
-/** The first of `forms` that fits `room` across at `font` (as the stage's values are drawn); "" if none. */
+/** The first of `forms` that fits `room` across at `font`; "" if none does. */
 export const fitting = (forms, room, font) => forms.find((t) => textWidth(t, font) <= room) ?? "";
 
 const needed = new WeakMap(); // a cell's values or summary (the frames that leave it share it) -> width
@@ -59,11 +57,11 @@ export function partsOf(chunks, regions = []) {
   return parts;
 }
 
-/** The cells of `parts` in a box w x h, `cols` across: every part in one row where they all fit
- * across, else each starting a row of its own; or (`side`) the parts side by side, `cols` each. A
- * part's label (label: its height) takes a band over its first row; values sit under it. Returns
- * {cells: [{chunk, x, y, w, h, top: where its value's room begins, label: the part's, on its first
- * cell}], cw, room: a value's height, side} or null where a label is wider than its part (part.width). */
+/** The cells of `parts` in a box w x h, `cols` across: all in one row where they fit across, else
+ * each part starting a row of its own; or (`side`) the parts side by side, `cols` each. A part's
+ * label (`label` high) takes a band over its first row. {cells: [{chunk, x, y, w, h, top: where the
+ * value's room begins, label}], cw, room: a value's height, side}; null where a label is wider than
+ * its part (part.width). */
 export function cellsIn(parts, cols, w, h, label = 0, side = false) {
   const n = parts.reduce((t, p) => t + p.chunks.length, 0), one = !side && cols >= n;
   const band = label && parts.some((p) => p.label) ? label : 0;
@@ -93,9 +91,8 @@ export function cellsIn(parts, cols, w, h, label = 0, side = false) {
 export const fontIn = (need, cw, room) =>
   Math.min(MAX_VALUE, room / line(), need ? (cw - ROOM) / need : Infinity);
 
-/** The grid of `parts` in a box w x h that writes values `need` wide largest: {cols, side, font};
- * `label` the height of a part's label. More across wins a tie, then parts one under another: a
- * buffer reads left to right. */
+/** The grid of `parts` in a box w x h that writes values `need` wide largest: {cols, side, font}.
+ * More across wins a tie, then parts one under another: a buffer reads left to right. */
 export function gridOf(parts, need, w, h, label = 0) {
   const n = parts.reduce((t, p) => t + p.chunks.length, 0);
   const most = Math.max(...parts.map((p) => p.chunks.length));

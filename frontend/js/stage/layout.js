@@ -5,10 +5,9 @@
 
 const MARGIN = 6; // between a card and the stage's edge
 export const GAP = 10; // at least this much between two cards
-// card width / height, widest first: chunks sit side by side, a name beside its bytes; and the
-// largest card, which values that need more room may pass, as they may the taller aspects
-// (and a tree's levels closer: `levels`, the room between them in card heights; and a row set
-// apart by fewer rows, `band`)
+// Cards' width / height, widest first (chunks side by side, a name beside its bytes), the largest
+// card, the room between a tree's levels (card heights) and the band that sets a row apart (rows);
+// values that need the room (ROOMY) may have larger and taller cards, closer together.
 const USUAL = { aspects: [3.6, 2.6, 1.8, 1.2, 0.8], max: { w: 440, h: 170 }, levels: 0.45, band: 0.5 };
 const ROOMY = { aspects: [4.5, 3.6, 2.6, 1.8, 1.2, 0.8, 0.55, 0.38], max: { w: Infinity, h: Infinity },
   levels: 0.15, band: 0.25, roomy: true };
