@@ -1,13 +1,15 @@
 // The panels around the stage: caption, transfer log, phases, before/after, traffic, history.
 
 import { $, html, say } from "rs/core/dom.js";
-import { bandwidth, bytes, formatValue, seconds } from "rs/core/format.js";
+import { bandwidth, bytes, exact, formatValue, seconds } from "rs/core/format.js";
 import { describeStep, outcomes, phasesOf } from "rs/stage/replay.js";
 
 const counted = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 const values = (v) => (v == null ? "–"
   : v.length > 6 ? `${v.slice(0, 6).map(formatValue).join(" ")} …`
   : v.map(formatValue).join(" "));
+/** A cell of the before/after table: the values short, every digit of them on hover (as the stage's). */
+const valuesCell = (v) => html("td", { title: (v ?? []).slice(0, 256).map(exact).join(" ") }, values(v));
 
 export function showStep(player) {
   const { run, frames, step } = player;
@@ -96,9 +98,9 @@ export function showOutcome(run, player) {
   box.replaceChildren();
   if (!run) return;
   // While a poll about this run is open its outputs and figures are the answers: "?" (polls.js).
-  const hide = player.state.hiding(run), q = (text) => (hide ? "?" : text);
+  const hide = player.state.hiding(run);
   const rows = outcomes(run).map((o) => row("td", [
-    `r${o.rank}`, values(o.inputs.flat()), q(values(o.outputs.flat())),
+    `r${o.rank}`, valuesCell(o.inputs.flat()), hide ? "?" : valuesCell(o.outputs.flat()),
     html("td", { class: o.verified === false ? "differs" : "ok", "data-verified": String(o.verified) },
       o.verified === true ? "✓" : o.verified === false ? differences(o) : "")]));
   box.append(...verdicts(run, player),
