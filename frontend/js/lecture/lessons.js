@@ -35,7 +35,7 @@ export class Lessons {
     this.keys = { g: () => this.cycleGroup(), x: () => this.cycleRoot(),
       ",": () => this.scale(0.5), ".": () => this.scale(2),
       s: () => this.cycleServers(), i: () => this.cyclePattern(), m: () => toggle(nextView(state.overlay)),
-      n: () => this.train(), y: () => this.openSync(), e: () => player.run && download(player.run) };
+      n: () => this.train(), y: () => this.openSync(), e: () => player.run && !player.run.preview && download(player.run) };
     this.routes = { snapshot: (m) => this.cluster(m.cluster), cluster: (m) => this.cluster(m) };
   }
 

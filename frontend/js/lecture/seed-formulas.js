@@ -62,7 +62,7 @@ export class SeedFormulas {
       document.body.append(box);
     }
     box.hidden = !view;
-    const { player } = this, mine = ++this.shown, run = player.run;
+    const { player } = this, mine = ++this.shown, run = player.run?.preview ? null : player.run; // a run
     if (!view) return;
     // drawn again for another run: a phone's (the presenter's) may be on its way
     const redraw = () => mine === this.shown && (player.run?.id === run?.id
