@@ -21,23 +21,26 @@ else:
 
 # The fonts a page is drawn in: this machine's, or its faces swapped (fonts/swapped.conf), so that
 # a layout that assumes one font's widths or heights fails here as on another machine.
-# RINGSIDE_FONTS=swapped runs every page test in the second set.
+# RINGSIDE_FONTS=swapped (or the path of a fontconfig file) runs every page test in that set.
 FONT_SETS = {"image": None, "swapped": str(Path(__file__).parent / "fonts" / "swapped.conf")}
 
 
-def fonts_asked() -> str:
-    """The font set the page tests run in: $RINGSIDE_FONTS, else this machine's."""
-    name = os.environ.get("RINGSIDE_FONTS", "image")
-    if name not in FONT_SETS:
-        raise ValueError(f"RINGSIDE_FONTS={name!r}: one of {', '.join(FONT_SETS)}")
-    return name
+def fonts_file(fonts: str | None = None) -> str | None:
+    """The fontconfig file of `fonts` (FONT_SETS' name or a file's path), by default $RINGSIDE_FONTS's;
+    None: this machine's own."""
+    name = fonts or os.environ.get("RINGSIDE_FONTS", "image")
+    if name in FONT_SETS:
+        return FONT_SETS[name]
+    if not Path(name).is_file():
+        raise ValueError(f"RINGSIDE_FONTS={name!r}: one of {', '.join(FONT_SETS)}, or a fontconfig file")
+    return str(Path(name).resolve())
 
 
 def browser_or_skip(playwright, fonts: str | None = None):
-    """Chromium drawing in the font set `fonts` (FONT_SETS), by default the one asked for."""
+    """Chromium drawing in the font set `fonts` (fonts_file), by default the one asked for."""
     if not os.path.exists(CHROMIUM):
         pytest.skip("no Chromium here: apt-get install chromium (CI does)")
-    return Instrumented(launch_chromium(playwright, FONT_SETS[fonts or fonts_asked()]))
+    return Instrumented(launch_chromium(playwright, fonts_file(fonts)))
 
 
 class Instrumented:

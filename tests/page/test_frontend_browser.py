@@ -357,7 +357,7 @@ def test_phases_summaries_and_a_sweep_chart(up, page_for):
     go(page, len(big["steps"]) - 1)
     last = big["steps"][-1]["ranks"]["0"]["states"][0]
     cell = page.locator(f".cell[data-rank='0'][data-chunk='{last['chunk']}']")
-    expect(cell.locator("text.value")).to_have_text(f"{last['min']:g}–{last['max']:g}")
+    expect(cell.locator("text.value")).to_have_text(f"{last['min']:g} … {last['max']:g}")  # a range
     expect(cell.locator("title")).to_contain_text(f"sum {last['sum']:g}")
 
     page.goto(f"{up.url}/?token={up.presenter}")
