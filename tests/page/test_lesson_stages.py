@@ -63,7 +63,8 @@ def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, l
             presenter.wait_for_function("window.ringside.state.poll?.state === 'revealed'")
         collective = stage["run"]["collective"]
         presenter.wait_for_function(
-            f"{RUN} && !{list(seen)!r}.includes({RUN}.id) && {RUN}.spec.collective === '{collective}'",
+            f"{RUN} && !{RUN}.preview && !{list(seen)!r}.includes({RUN}.id) "
+            f"&& {RUN}.spec.collective === '{collective}'",  # a run, not the first screen's preview of one
             timeout=60_000,
         )
         run_id = presenter.evaluate(f"{RUN}.id")
