@@ -80,10 +80,20 @@ def test_a_healthy_moe_job_and_the_seeds_scatter_are_never_a_mismatch_and_a_stop
             found, pids = started(server, "moe_scatter.py", before, collectives=120)
             os.kill(pids[2], signal.SIGSTOP)
             try:
-                hang = wait_for(
-                    lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [2] and h,
-                    timeout=30,
-                )
+                seen: list = []  # the job's hangs as they came: what a failure says it saw instead
+
+                def named() -> dict | None:
+                    h = job(server, found["id"])["job"]["hang"]
+                    if not seen or seen[-1] != h:
+                        seen.append(h)
+                    return h if h and h["late"] == [2] else None
+
+                try:
+                    hang = wait_for(named, timeout=30)
+                except AssertionError:
+                    raise AssertionError(
+                        f"rank 2 not named alone within 30 s; hangs seen: {seen[-5:]}"
+                    ) from None
             finally:
                 os.kill(pids[2], signal.SIGCONT)
             until.touch()
