@@ -5,6 +5,7 @@ long enough for a busy machine, and moving a page's player to a step."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,16 @@ else:
     expect.set_options(timeout=15_000)
 
 
-# The fonts a page is drawn in: this machine's, or its faces swapped (fonts/swapped.conf), so that
-# a layout that assumes one font's widths or heights fails here as on another machine.
-# RINGSIDE_FONTS=swapped (or the path of a fontconfig file) runs every page test in that set.
-FONT_SETS = {"image": None, "swapped": str(Path(__file__).parent / "fonts" / "swapped.conf")}
+# The fonts a page is drawn in: this machine's; Debian's Noto faces (fonts/noto.conf), as a Korean
+# or Chinese student's desktop draws; or this machine's faces swapped (fonts/swapped.conf), so that a
+# layout that assumes one font's widths or heights fails here as on another machine.
+# RINGSIDE_FONTS=noto (or swapped, or the path of a fontconfig file) runs every page test in that set.
+FONTS = Path(__file__).parent / "fonts"
+FONT_SETS = {"image": None, "noto": str(FONTS / "noto.conf"), "swapped": str(FONTS / "swapped.conf")}
+# What a set needs installed (fc-list's family names), and where it comes from.
+FONTS_NEEDED = {
+    "noto": (("Noto Sans Mono", "Noto Sans CJK KR"), "apt-get install fonts-noto-mono fonts-noto-cjk"),
+}
 
 
 def fonts_file(fonts: str | None = None) -> str | None:
@@ -40,7 +47,19 @@ def browser_or_skip(playwright, fonts: str | None = None):
     """Chromium drawing in the font set `fonts` (fonts_file), by default the one asked for."""
     if not os.path.exists(CHROMIUM):
         pytest.skip("no Chromium here: apt-get install chromium (CI does)")
+    families, install = FONTS_NEEDED.get(fonts or os.environ.get("RINGSIDE_FONTS", "image"), ((), ""))
+    if missing := [f for f in families if f not in installed_families()]:
+        pytest.skip(f"fonts {', '.join(missing)} are not installed: {install} (CI does)")
     return Instrumented(launch_chromium(playwright, fonts_file(fonts)))
+
+
+def installed_families() -> set[str]:
+    """Every font family fontconfig knows here (none without fc-list)."""
+    try:
+        listed = subprocess.run(["fc-list", ":", "family"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return set()
+    return {name.strip() for line in listed.splitlines() for name in line.split(",")}
 
 
 class Instrumented:

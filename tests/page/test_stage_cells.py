@@ -146,7 +146,7 @@ def runs(up):
     return made
 
 
-@pytest.fixture(scope="module", params=["image", "swapped"])
+@pytest.fixture(scope="module", params=["noto", "swapped"])
 def fonts_browser(request):
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
