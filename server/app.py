@@ -41,6 +41,8 @@ from ringside.server.polls.service import Polls
 from ringside.server.polls.store import PollStore
 from ringside.server.polls.visibility import Visibility
 from ringside.server.postmortem import routes as postmortem_routes
+from ringside.server.practice import routes as practice_routes
+from ringside.server.practice.service import Practice
 from ringside.server.runs import perturb_routes, run_routes
 from ringside.server.runs.service import Runs
 from ringside.server.runs.store import RunStore
@@ -57,8 +59,8 @@ from ringside.worker_agent.core.validation import SpecError
 
 ROUTERS = (
     bench_routes, cluster_routes, run_routes, compare_routes, perturb_routes, model_routes, training_routes,
-    watched_routes, postmortem_routes, poll_routes, lecture_routes, lesson_routes, viewer_socket,
-    worker_socket,
+    watched_routes, postmortem_routes, poll_routes, practice_routes, lecture_routes, lesson_routes,
+    viewer_socket, worker_socket,
 )  # fmt: skip
 
 
@@ -82,6 +84,7 @@ def build(s: State, settings: Settings) -> None:
     s.ballots = Ballots(poll_store.ballot_key())
     s.polls = Polls(poll_store, s.runs, s.fanout, s.ballots)
     s.visibility = Visibility(s.polls)
+    s.practice = Practice(s.runs, s.ballots, s.visibility, s.fanout)
     s.access_log = AccessLog(settings.access_log_path, settings.access_log_bytes, settings.access_log_keep)
     keep = Keep(settings.keep_runs, settings.keep_days)
     s.pruner = Pruner(keep, s.database.writer, s.run_store, lambda: s.polls.runs_asked() | s.fanout.shown())

@@ -19,6 +19,7 @@ from ringside.server.door.auth import is_presenter
 from ringside.server.door.errors import Busy
 from ringside.server.polls.poll import Poll, PollRecord, PollState
 from ringside.server.polls.service import PollMessage, Polls, TallyMessage
+from ringside.server.practice.tally import PracticeMessage
 from ringside.server.runs.run import Run
 from ringside.server.runs.wavefront import WavefrontMessage
 from ringside.server.viewers.messages import (
@@ -85,6 +86,12 @@ class Visibility:
     def queue(self, queued: list[Run], presenter: bool) -> list[Run]:
         """The queued runs this page hears of."""
         return queued if presenter else [r for r in queued if self.polls.holding(r) is None]
+
+    def check_practice(self, run: Run, presenter: bool) -> None:
+        """A page practises a run only where it reads it whole: never one a poll holds, before its
+        reveal (each step's cell, graded, is the answer)."""
+        if not self.readable(run, presenter):
+            raise Busy("run_id", f"run {run.id} is held for a question: it is practised after the reveal")
 
     # --- figures: the metrics, the compare view, the model ---------------------------------------
 
@@ -159,6 +166,8 @@ class Visibility:
             return message.model_copy(update={"counts": None, "typed": None, "pages": None})
         elif isinstance(message, PresenterMessage):
             return self.view(message)
+        elif isinstance(message, PracticeMessage):
+            return None  # how the room did is the presenter's chart
         else:
             held = None
         return None if held is not None else message

@@ -20,6 +20,8 @@
   changes; audience pages that follow the presenter mirror it (the snapshot carries the
   latest, for a late joiner);
 - `poll` and `tally`: a poll asked, opened, closed or revealed; how many voted (polls/service.py).
+- `practice`, to the presenter's pages alone: how the phones practising a run did, per step
+  (practice/service.py).
 
 What the room hears of each, while a poll holds runs, is polls/visibility.py's to say. So a
 live viewer never needs GET /api/runs/{id}, but for a run a poll held from it."""
