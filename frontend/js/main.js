@@ -13,6 +13,8 @@ import { LectureMode } from "rs/lecture/lecture-mode.js";
 import { Lesson } from "rs/lecture/lesson.js";
 import { Lessons } from "rs/lecture/lessons.js";
 import { Polls } from "rs/lecture/polls.js";
+import { Practice } from "rs/lecture/practice.js";
+import { PracticeChart } from "rs/lecture/practice-chart.js";
 import { Presenter } from "rs/lecture/presenter.js";
 import { SeedFormulas } from "rs/lecture/seed-formulas.js";
 import { Address } from "rs/page/address.js";
@@ -59,6 +61,9 @@ const overlays = new Overlays({ state, compare, training, jobs, formulas, onShow
 // U: a lesson's next stage, which the audience's pages show as the presenter's
 const lesson = new Lesson({ state, polls, onSubmitted: (id) => { state.submitted = id; }, onMoved: () => presenter.lead() });
 const presenter = new Presenter({ state, player, training, jobs, perturbations, polls, overlays, runs, lesson });
+// a phone steps the run alone, predicting each step; H: the presenter's chart of how the room did
+new Practice({ state, player, polls, onRejoin: () => presenter.reattach() });
+const practiceChart = new PracticeChart({ state, player });
 const toggle = (name) => overlays.toggle(name);
 const address = new Address({ state, player, controls, runs, jobs, toggle, params });
 const lessons = new Lessons({ state, controls, training, player, toggle }); // G X , . S I M N Y E
@@ -74,12 +79,12 @@ $("export").onclick = () => player.run && !player.run.preview && download(player
 $("perfetto").onclick = () => player.run && !player.run.preview && openInPerfetto(`/api/runs/${player.run.id}/trace`,
   `Ringside ${player.run.id}: ${player.run.spec.collective} ${player.run.spec.algorithm}`, "perfetto-status");
 const hall = new Hall(state);
-new Keys({ state, player, controls, polls, overlays, lecture, perturbations, hall, lessons, lesson });
+new Keys({ state, player, controls, polls, overlays, lecture, perturbations, hall, lessons, lesson, practiceChart });
 
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
 const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbations.routes, catalog.routes,
-  runs.routes, presenter.routes, training.routes, jobs.routes, polls.routes, lessons.routes, lesson.routes];
+  runs.routes, presenter.routes, training.routes, jobs.routes, polls.routes, lessons.routes, lesson.routes, practiceChart.routes];
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
 await catalog.first(); // the ended states, before the first run arrives

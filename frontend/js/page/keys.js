@@ -8,7 +8,7 @@ const untyped = () => ({ digits: "", at: -Infinity, pick: null });
 export class Keys {
   typed = untyped(); // digits typed lately, and the pick they put back
 
-  constructor({ state, player, controls, polls, overlays, lecture, perturbations, hall, lessons, lesson }) {
+  constructor({ state, player, controls, polls, overlays, lecture, perturbations, hall, lessons, lesson, practiceChart }) {
     Object.assign(this, { player, controls });
     const toggle = (name) => overlays.toggle(name);
     this.keys = {
@@ -18,6 +18,7 @@ export class Keys {
       f: toggleFullscreen, l: () => lecture.flip(), c: () => toggle("compare"), t: () => toggle("training"),
       j: () => toggle("jobs"),
       d: () => state.presenter && perturbations.runDemo(), q: () => polls.ask(), k: () => hall.toggle(),
+      h: () => practiceChart.toggle(),
       escape: () => state.overlay && toggle(state.overlay), // Esc closes C, T and J as the dialogs close
       home: () => { player.pause(); player.go(-1); },
       end: () => { player.pause(); player.go(player.available() - 1); },
