@@ -8,6 +8,7 @@ Screenshots go to artifacts/screenshots/practice-*.png (not committed)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,8 @@ def test_two_phones_predict_a_step_and_the_presenters_chart_shows_one_of_two(up,
         f"1단계: 내 답은 {value + 1:g}, 실제 값은 {value:g} · 발표자에게 반영되었습니다"
     )
     expect(right.locator("#practice .ask label span")).to_contain_text("After step 2,")
+    said = wrong.locator("#practice").inner_text() + wrong.locator("#practice-open").get_attribute("title")
+    assert re.findall(r"[A-Za-z]{2,}", said) == [], f"every word in Korean: {said}"
     expect(first).to_have_text("1 of 2 right")  # live, from the answers as they came
     width = chart.locator("li[data-step='0'] .bar i.right").evaluate("e => e.style.width")
     assert width == "50%", width

@@ -32,7 +32,8 @@ export class Practice {
     Object.assign(this, { state, player, polls, onRejoin, card: $("practice"), button: $("practice-open") });
     this.button.onclick = () => this.start();
     const moved = () => {
-      if (this.run && (state.following || player.run?.id !== this.run.id)) this.end();
+      // another run, the presenter's view again, or a poll asked of this run since: practice ends
+      if (this.run && (state.following || player.run?.id !== this.run.id || state.hiding(player.run))) this.end();
       this.render();
     };
     state.addEventListener("change", moved);
