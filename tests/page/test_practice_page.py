@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from recorded import truth
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -23,14 +24,6 @@ SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 SMALLEST_TEXT = """() => Math.min(...[...document.querySelectorAll('#practice *')]
   .filter((e) => e.childNodes.length && [...e.childNodes].some((n) => n.nodeType === 3 && n.nodeValue.trim()))
   .map((e) => parseFloat(getComputedStyle(e).fontSize)))"""
-
-
-def truth(run: dict, rank: int, chunk: int, step: int) -> float:
-    for done in reversed(run["steps"][: step + 1]):
-        for state in done["ranks"][str(rank)]["states"]:
-            if state["chunk"] == chunk:
-                return state["values"][0]
-    return next(s["values"][0] for s in run["inputs"][str(rank)] if s["chunk"] == chunk)
 
 
 def test_two_phones_predict_a_step_and_the_presenters_chart_shows_one_of_two(up, page_for):

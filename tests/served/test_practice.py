@@ -11,6 +11,7 @@ import secrets
 import time
 
 import pytest
+from recorded import truth
 from server_helpers import messages
 from websockets.sync.client import connect
 
@@ -50,15 +51,6 @@ def pages(up, n: int):
 def answer(up, run_id: str, ballot: str, step: int, value):
     body = {"ballot": ballot, "step": step, "value": value}
     return up.call("POST", f"/api/practice/{run_id}/answers", body, token=None)
-
-
-def truth(run: dict, rank: int, chunk: int, step: int) -> float:
-    """The first value of `rank`'s `chunk` after `step`, read from the run's recorded states."""
-    for done in reversed(run["steps"][: step + 1]):
-        for state in done["ranks"][str(rank)]["states"]:
-            if state["chunk"] == chunk:
-                return state["values"][0]
-    return next(s["values"][0] for s in run["inputs"][str(rank)] if s["chunk"] == chunk)
 
 
 def tally(up, run_id: str) -> list[dict]:
