@@ -29,9 +29,10 @@ import numpy as np
 
 # nccl-tests' -a: how a row's time combines the ranks' (each rank's mean over its iterations)
 AVERAGING = {0: "rank 0's", 1: "the mean over ranks", 2: "the fastest rank's", 3: "the slowest rank's"}
-MIN_SAMPLES = 5  # fewer iterations give no interval: two or three are no evidence
 BATCHES = 5  # runs of consecutive iterations the interval is drawn from
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}  # Student's t, two-sided 95%, by degrees of freedom
+# fewer iterations give no interval: two batches' t (12.7) draws one a thousandfold wide
+MIN_SAMPLES = 2 * BATCHES
+T_975 = 2.776  # Student's t, two-sided 95%, at BATCHES - 1 degrees of freedom
 LEVEL = 0.05
 PAIR = 2  # iterations whose labels a flip swaps together: one turn of each order, with two runs
 FLIPS = 2048  # flips drawn where there are more ways than this
@@ -85,9 +86,9 @@ def ratio_to(samples, native) -> Ratio:
 
 def _half_width(a: np.ndarray, b: np.ndarray) -> float:
     """The 95% interval's half-width for log(ratio), from batch means."""
-    runs = np.array_split(np.arange(len(a)), min(BATCHES, len(a) // 2))
+    runs = np.array_split(np.arange(len(a)), BATCHES)
     logs = np.array([np.log(a[r].mean() / b[r].mean()) for r in runs])
-    return T_975[len(logs) - 1] * float(logs.std(ddof=1)) / np.sqrt(len(logs))
+    return T_975 * float(logs.std(ddof=1)) / np.sqrt(len(logs))
 
 
 def _flipped(a: np.ndarray, b: np.ndarray) -> float:
