@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -18,6 +19,7 @@ from ringside.server.cluster import routes as cluster_routes
 from ringside.server.cluster import socket as worker_socket
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.cluster.metrics import Metrics
+from ringside.server.cluster.resize import Resizer
 from ringside.server.cluster.server_metrics import ServerMetrics
 from ringside.server.cluster.workers import Workers, announce
 from ringside.server.compare import routes as compare_routes
@@ -57,6 +59,9 @@ from ringside.server.watched.store import WatchStore
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 from ringside.worker_agent.core.validation import SpecError
 
+if TYPE_CHECKING:
+    from ringside.worker_agent.rank.launch import LocalWorkers
+
 ROUTERS = (
     bench_routes, cluster_routes, run_routes, compare_routes, perturb_routes, model_routes, training_routes,
     watched_routes, postmortem_routes, poll_routes, practice_routes, lecture_routes, lesson_routes,
@@ -64,14 +69,16 @@ ROUTERS = (
 )  # fmt: skip
 
 
-def build(s: State, settings: Settings) -> None:
-    """Every service, on `s` (the app's state, where each feature's `*_of` dependency finds it)."""
+def build(s: State, settings: Settings, local: LocalWorkers | None = None) -> None:
+    """Every service, on `s` (the app's state, where each feature's `*_of` dependency finds it);
+    `local`: the ranks `ringside up` started, whose world the server may resize."""
     s.server_metrics = ServerMetrics()  # first: the store's writer times its writes for it
     s.database = Database(settings.db, s.server_metrics.store_writes.observe)
     s.fanout = Fanout(settings.viewer_queue)
     s.cluster = Cluster(settings.lost_after, settings.world_hold)
     s.workers = Workers(s.cluster)
     s.dispatcher = Dispatcher(s.cluster, s.workers.tell)
+    s.resizer = Resizer(s.cluster, s.workers, s.dispatcher, s.fanout, local)
     s.run_store = RunStore(s.database)
     # what /metrics and /api/model read, kept up to date as runs end
     s.metrics = Metrics(s.run_store.last_busbw())
@@ -97,14 +104,16 @@ async def cancelled(task: asyncio.Task[None]) -> None:
     await asyncio.gather(task, return_exceptions=True)
 
 
-def create_app(settings: Settings) -> FastAPI:
+def create_app(settings: Settings, local: LocalWorkers | None = None) -> FastAPI:
+    """`local`: the ranks `ringside up` started (None: the server's ranks join it from outside)."""
+
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         s = app.state
         # each service is stopped in the reverse order it started, every one even if another fails:
         # no vote, run or write is left unsaved
         async with contextlib.AsyncExitStack() as stopping:
-            build(s, settings)  # here: the services need the server's event loop
+            build(s, settings, local)  # here: the services need the server's event loop
             reclaim.freeze()
             stopping.callback(s.database.close)
             stopping.callback(s.access_log.close)

@@ -12,6 +12,7 @@ import ssl
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import uvicorn
 from fastapi import FastAPI
@@ -24,6 +25,9 @@ from ringside.server.lessons.reading import LessonError
 from ringside.server.operate.retention import Keep
 from ringside.worker_agent.core.algorithms import algorithm_of, build
 from ringside.worker_agent.user.user_algorithms import load
+
+if TYPE_CHECKING:
+    from ringside.worker_agent.rank.launch import LocalWorkers
 
 # Ctrl-C waits this long for open requests, then cuts them: a stalled client cannot hold the server up
 SHUTDOWN_WITHIN_S = 5
@@ -266,7 +270,8 @@ class Server(uvicorn.Server):
                 signal.signal(s, handler)
 
 
-def server_for(settings: Settings) -> Server:
+def server_for(settings: Settings, local: LocalWorkers | None = None) -> Server:
+    """`local`: the ranks `ringside up` started, which the server may resize (cluster/resize.py)."""
     if not port_free(settings.host, settings.port):
         raise SystemExit(
             f"error: port {settings.port} on {settings.host} is in use; choose another with --port"
@@ -276,7 +281,7 @@ def server_for(settings: Settings) -> Server:
         raise SystemExit(f"error: {problem}")
     bounds = protocols(settings.headers_within, settings.message_within, settings.ping_every)
     try:
-        app = create_app(settings)
+        app = create_app(settings, local)
     except LessonError as e:  # before anything starts: the lecturer fixes the line it names
         print(f"error: {e}", file=sys.stderr, flush=True)
         raise SystemExit(2) from None

@@ -18,10 +18,19 @@ from ringside.server import serve
 from ringside.worker_agent.clients.trust import context_for
 from ringside.worker_agent.rank.launch import LocalWorkers
 
+MAX_RANKS = 16  # a laptop's: every rank is a process, and they share its cores
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-n", "--ranks", type=int, default=4, help="local ranks to start (default %(default)s)"
+    )
+    parser.add_argument(
+        "--max-ranks",
+        type=int,
+        default=MAX_RANKS,
+        help="the most ranks the page (or a lesson's stage) may grow the world to, in place; at least "
+        "--ranks (default %(default)s)",
     )
     parser.add_argument(
         "--nodes",
@@ -52,10 +61,11 @@ def main(args: argparse.Namespace) -> int:
     if args.nodes < 1 or args.ranks % args.nodes:
         print(f"error: nodes: {args.ranks} ranks do not split into {args.nodes} equal nodes", flush=True)
         return 2
+    if args.max_ranks < 1:
+        print("error: max-ranks: must be at least 1", flush=True)
+        return 2
     serve.load_algorithms(args.algorithms, args.ranks)
     settings = serve.settings_from(args)
-    server = serve.server_for(settings)
-    serve.warn_if_exposed(settings)
     ca = str(settings.certfile.resolve()) if settings.certfile else None  # the ranks trust what it serves
     workers = LocalWorkers(
         args.ranks,
@@ -65,7 +75,10 @@ def main(args: argparse.Namespace) -> int:
         algorithms=args.algorithms,
         server_ca=ca,
         nodes=args.nodes,
+        max_ranks=args.max_ranks,
     )
+    server = serve.server_for(settings, workers)  # the server may resize the world of its own ranks
+    serve.warn_if_exposed(settings)
     stopping = threading.Event()
 
     def supervise() -> None:

@@ -40,6 +40,8 @@ class Cluster:
         self.lost_after, self.hold = lost_after, hold  # hold: see held()
         self.ranks: dict[int, Rank] = {}
         self.complete = False  # every rank of the world has been connected at once
+        # (size, key) of the world the server is resizing its own to (resize.py), until it is whole
+        self.expect: tuple[int, str] | None = None
 
     @property
     def world_size(self) -> int:
@@ -65,6 +67,8 @@ class Cluster:
             return f"pid must be 0 to {MAX_PID - 1}"
         if max(map(len, (hello.host, hello.device, hello.backend, hello.torch_version))) > MAX_TEXT:
             return f"host, device, backend and torch version must be at most {MAX_TEXT} characters"
+        if self.expect is not None and (hello.world_size, hello.world_key) != self.expect:
+            return f"the world is being resized to {self.expect[0]} ranks: only its own ranks join"
         current = self.ranks.get(hello.rank)
         if current is not None and current.connected:
             return (
@@ -109,6 +113,16 @@ class Cluster:
             self.forget()  # a new world replaces one that is entirely gone (and no longer held: conflict)
         self.ranks[hello.rank] = Rank(hello)
         self.complete = self.complete or sum(r.connected for r in self.ranks.values()) == hello.world_size
+        if self.complete:
+            self.expect = None
+
+    def resize(self, n: int) -> None:
+        """The server resizes its own world to n ranks (resize.py): the ranks it had are forgotten
+        (they leave, or say hello again as ranks of the new world), and until the new world is
+        whole only a hello of n ranks with the world's key joins."""
+        key = self.key
+        self.forget()
+        self.expect = (n, key)
 
     def beat(self, beat: Heartbeat) -> None:
         rank = self.ranks.get(beat.rank)

@@ -1,5 +1,6 @@
-"""The cluster and what it offers: health, ranks, the catalog of collectives (and of
-run states), Prometheus metrics (the runs', and the server's own)."""
+"""The cluster and what it offers: health, ranks, its size (set where the server started the
+ranks: resize.py), the catalog of collectives (and of run states), Prometheus metrics (the runs',
+and the server's own)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,22 @@ import time
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse
+from pydantic import Field, StrictInt
 
 from ringside.server.cluster import metrics, server_metrics
 from ringside.server.cluster.cluster import Cluster
+from ringside.server.cluster.resize import Resizer, resizer_of
 from ringside.server.cluster.workers import cluster_of
 from ringside.server.db.database import Database, database_of
 from ringside.server.dispatch.dispatcher import Dispatcher, dispatcher_of
 from ringside.server.dispatch.job import ENDED_STATES, JobState
 from ringside.server.door import transport
-from ringside.server.door.auth import is_presenter, need_viewer
+from ringside.server.door.auth import is_presenter, need_presenter, need_viewer
 from ringside.server.polls.visibility import Visibility, visibility_of
 from ringside.server.runs.service import Runs, runs_of
 from ringside.server.runs.store import RunStore, run_store_of
 from ringside.worker_agent.core.catalog import catalog
-from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.core.protocol import MAX_WORLD, PROTOCOL_VERSION, Strict
 from ringside.worker_agent.training import rules as training_rules
 
 router = APIRouter()
@@ -55,11 +58,28 @@ async def get_cluster(cluster: Cluster = Depends(cluster_of)) -> dict:
     return cluster.to_json()
 
 
+class Size(Strict):
+    ranks: StrictInt = Field(ge=1, le=MAX_WORLD, description="the world size wanted")
+
+
+@router.post("/api/cluster/size", dependencies=[Depends(need_presenter)])
+async def set_size(
+    size: Size, cluster: Cluster = Depends(cluster_of), resizer: Resizer = Depends(resizer_of)
+) -> dict:
+    """The world grown or shrunk to `ranks` in place (the ranks `ringside up` started; a world the
+    server did not start is refused, 422), answered once it is whole: the cluster, as GET says it."""
+    await resizer.resize(size.ranks)
+    return cluster.to_json()
+
+
 @router.get("/api/catalog", dependencies=[watch])
-async def get_catalog(cluster: Cluster = Depends(cluster_of)) -> dict:
+async def get_catalog(cluster: Cluster = Depends(cluster_of), resizer: Resizer = Depends(resizer_of)) -> dict:
+    """What the page offers; `max_ranks`: the most ranks the world may be resized to (null where
+    the server did not start its ranks and cannot resize it)."""
     return catalog(cluster.backend or "gloo", cluster.world_size) | {
         "run_states": {"all": [s.value for s in JobState], "ended": [s.value for s in ENDED_STATES]},
         "training": training_rules.catalog(),
+        "max_ranks": resizer.max_ranks,
     }
 
 

@@ -35,6 +35,13 @@ class Workers:
         self.cluster.leave(rank)
         return True
 
+    async def tell_rank(self, rank: int, text: str) -> None:
+        """One rank's own command (a resize gives each its place); a rank not connected hears nothing."""
+        ws = self.sockets.get(rank)
+        if ws is not None:
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await ws.send_text(text)
+
     async def tell(self, text: str) -> None:
         for ws in list(self.sockets.values()):
             # a socket that fails is a rank lost: the dispatcher notices

@@ -49,6 +49,7 @@ class Dispatcher:
         self.telling: set[asyncio.Task[None]] = set()
         self.task: asyncio.Task | None = None
         self.restarts = 0  # of its loop, after a failure of its own
+        self.resizing: int | None = None  # the world size the world is being resized to (cluster/resize.py)
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._supervised())
@@ -85,6 +86,7 @@ class Dispatcher:
 
     def check_whole(self, kind: str) -> None:
         """Every rank of the world takes part in every job: all must be here."""
+        self._not_resizing()
         if not self.cluster.live():
             raise NotReady("group", "no ranks are connected")
         missing = self.cluster.missing()
@@ -94,10 +96,16 @@ class Dispatcher:
                 f"ranks {missing} of the world are not connected; every rank takes part in every {kind}",
             )
 
+    def _not_resizing(self) -> None:
+        if self.resizing is not None:
+            why = f"the world is being resized to {self.resizing} ranks; submit again once it is"
+            raise Busy("cluster", why)
+
     def _check(self, job: Job) -> None:
         """Raise Busy if the job would not be queued now: one that does not queue while anything
-        holds the cluster, any while the queue is full."""
-        held = self.current or (self.queue[0] if self.queue else None)
+        holds the cluster, any while the queue is full or the world is being resized."""
+        self._not_resizing()
+        held = self.holder()
         if not job.queues and held is not None:
             raise Busy("cluster", f"{held.id} holds the cluster; start a {job.kind} when it has ended")
         if len(self.queue) >= MAX_QUEUE:
@@ -120,6 +128,10 @@ class Dispatcher:
             raise
         self.queue.append(job)
         self.changed.set()
+
+    def holder(self) -> Job | None:
+        """The job that holds the cluster: the one running, else the next queued."""
+        return self.current or (self.queue[0] if self.queue else None)
 
     def find(self, job_id: str) -> Job | None:
         """A job not yet ended."""

@@ -2,7 +2,8 @@
 following: at every stage the presenter runs the stage's own run (the inputs typed in, verified
 against torch's), its question asked first where it has one, and each phone shows the presenter's
 stage, caption, code and printed output, and its run; a question's printed output (its answer)
-only after the reveal. A stage on three ranks of the four says so on every page."""
+only after the reveal. `ringside up`'s world is resized to each stage's ranks (three, then four), the
+phones staying; the Run panel's rank control resizes it too."""
 
 from __future__ import annotations
 
@@ -26,15 +27,9 @@ def stage_shown(page, i: int, stage: dict, lang: str) -> None:
     expect(page.locator("#lesson-caption")).to_have_text(stage["caption"][lang])
     expect(page.locator("#lesson-snippet")).to_have_text(stage["code"].strip())
     expect(page.locator("#lesson-prints")).to_have_text(stage["prints"].strip())
-    ranks = page.locator("#lesson-ranks")
-    if stage["ranks"] < P:  # said in the page's language
-        if lang == "en":
-            expect(ranks).to_have_text(f"On ranks 0 to 2 of the cluster's {P}")
-        else:
-            expect(ranks).to_contain_text(str(P))
-            expect(ranks).not_to_contain_text("On ranks")
-    else:
-        expect(ranks).to_have_text("")
+    # the world resized to the stage's ranks: nothing to say of them
+    page.wait_for_function(f"window.ringside.state.worldSize === {stage['ranks']}")
+    expect(page.locator("#lesson-ranks")).to_have_text("")
 
 
 @pytest.mark.parametrize("lang", ["en", "ko", "zh"])
@@ -71,12 +66,20 @@ def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, l
         seen.add(run_id)
         run = up.wait(run_id)
         assert run["verified"] is True and run["spec"]["inputs"] == stage["run"]["inputs"], run["error"]
-        assert len(run["group"]) == stage["ranks"]
+        assert len(run["group"]) == run["world_size"] == stage["ranks"]
         for page in (presenter, *phones):
             stage_shown(page, i, stage, lang)
         for phone in phones:
             phone.wait_for_function(f"{RUN}?.id === '{run_id}'", timeout=30_000)
     assert len(seen) == len(lesson["stages"]) == 10
+    if lang == "en":  # the Run panel's rank control (out of lecture mode): to 2 and back, phones hearing
+        panel = page_for(f"{up.url}/?token={up.presenter}")
+        for n in (2, P):
+            panel.fill("#world-ranks", str(n))
+            panel.click("#world-set")
+            for page in (panel, presenter, *phones):
+                page.wait_for_function(f"window.ringside.state.worldSize === {n}", timeout=60_000)
+            expect(panel.locator("#world-ranks")).to_have_value(str(n))
     if lang == "ko":  # the last stage, on the projector and on a phone
         SHOTS.mkdir(parents=True, exist_ok=True)
         presenter.screenshot(path=str(SHOTS / "ko-lesson-projector.png"))

@@ -625,6 +625,19 @@ class Shutdown(Message):
     type: Literal["shutdown"] = "shutdown"
 
 
+class Resize(Message):
+    """Take this place in a world of `world_size` ranks meeting on loopback at `master_port`: leave
+    the group, build the new one with the others, and say hello again (a rank numbered beyond the
+    new world exits). Sent only to the ranks `ringside up` started (server/cluster/resize.py)."""
+
+    type: Literal["resize"] = "resize"
+    world_size: int = Field(ge=1, le=MAX_WORLD)
+    master_port: int = Field(ge=1, lt=1 << 16)
+    local_rank: int = Field(ge=0, lt=MAX_WORLD)
+    local_world_size: int = Field(ge=1, le=MAX_WORLD)
+    node: str | None = Field(None, max_length=80, description="its node's name where `up --nodes` names one")
+
+
 class TrainCommand(Message):
     type: Literal["train"] = "train"
     run_id: str
@@ -643,7 +656,9 @@ class BenchCommand(Message):
     )
 
 
-Command = Annotated[RunCommand | TrainCommand | BenchCommand | Cancel | Shutdown, Field(discriminator="type")]
+Command = Annotated[
+    RunCommand | TrainCommand | BenchCommand | Cancel | Shutdown | Resize, Field(discriminator="type")
+]
 COMMAND = TypeAdapter(Command)
 
 

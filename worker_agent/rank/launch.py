@@ -10,6 +10,11 @@ a server that has imported torch once (`local.rank_processes`), so a group
 starts, and restarts, in well under the time one torch import takes per rank.
 Workers run in their own session (a terminal's Ctrl-C is ours to handle) and
 exit by themselves if this process disappears.
+
+The world grows or shrinks in place (`resize`, which the server's cluster/resize.py drives): the
+ranks it keeps are told their place in the new world and build its group among themselves and the
+ranks started for it, on a fresh rendezvous port; the ranks beyond it are told to exit, and stopped
+if they do not. A restart after that starts the new number of ranks.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from ..clients.trust import CA_VARIABLE
+from ..core.protocol import Resize
 from .local import free_port, rank_processes
 
 STOP_GRACE_S = 5.0
@@ -68,24 +74,69 @@ class LocalWorkers:
         algorithms: Sequence[str] = (),
         server_ca: str | None = None,
         nodes: int = 1,
+        max_ranks: int | None = None,
     ):
         """`server_ca`: the certificate a server on https serves, which the ranks trust (clients/trust.py);
-        `nodes`: how many nodes the ranks are laid out as (environment())."""
+        `nodes`: how many nodes the ranks are laid out as (environment()); `max_ranks`: the most
+        a resize may grow the world to (at least n)."""
         if nodes < 1 or n % nodes:
             raise ValueError(f"{n} ranks do not split into {nodes} equal nodes")
         self.n, self.server_url, self.token, self.backend, self.nodes = n, server_url, token, backend, nodes
+        self.max_ranks = max(n, max_ranks or n)
         self.server_ca = server_ca
         self.algorithms = [str(Path(a).resolve()) for a in algorithms]  # users' files, which every rank loads
         self.budget = budget or RestartBudget()
         self.restarts = 0
         self.key = secrets.token_hex(16)  # one world across restarts: its slots stay its own (cluster.py)
         self.procs: list[BaseProcess] = []
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # over procs
+        self.changing = threading.Lock()  # over a restart or a resize: the one waits for the other
 
     def start(self) -> None:
         port = free_port()
         with self.lock:
             self.procs = [self._spawn(rank, port) for rank in range(self.n)]
+
+    def splits(self, n: int) -> str | None:
+        """Why the world cannot have n ranks laid out as its nodes, or None."""
+        if n >= self.nodes and n % self.nodes == 0:
+            return None
+        return f"{n} ranks do not split into {self.nodes} equal nodes (up --nodes {self.nodes})"
+
+    def resize(self, n: int) -> tuple[dict[int, Resize], list[BaseProcess]]:
+        """Start the ranks a world of n lacks, on a fresh rendezvous port, and hand back each running
+        rank's order (Resize: the new world's place for one it keeps, an exit for one beyond it) with
+        the processes it leaves (retire() stops them once they have had their order). Under `changing`:
+        call it between runs, while the caller keeps the cluster for itself."""
+        if self.splits(n):
+            raise ValueError(self.splits(n))
+        port = free_port()
+        with self.changing, self.lock:
+            old = self.n
+            self.n = n  # environment() lays the new world out
+            orders = {r: self.order(r, port) for r in range(len(self.procs))}
+            kept, leaving = self.procs[:n], self.procs[n:]
+            self.procs = kept + [self._spawn(rank, port) for rank in range(old, n)]
+        return orders, leaving
+
+    def order(self, rank: int, port: int) -> Resize:
+        """Rank's place in the world of self.n ranks meeting at `port`."""
+        env = self.environment(rank, port)
+        return Resize(
+            world_size=self.n,
+            master_port=port,
+            local_rank=int(env["LOCAL_RANK"]),
+            local_world_size=int(env["LOCAL_WORLD_SIZE"]),
+            node=env.get(NODE_VARIABLE),
+        )
+
+    @staticmethod
+    def retire(leaving: list[BaseProcess]) -> None:
+        """The ranks beyond a shrunk world: gone by themselves once told, else stopped."""
+        deadline = time.monotonic() + STOP_GRACE_S
+        for p in leaving:
+            p.join(max(0.1, deadline - time.monotonic()))
+        _stop(leaving)
 
     def _spawn(self, rank: int, port: int) -> BaseProcess:
         args = (rank, self.environment(rank, port), self.server_url, self.backend, self.algorithms)
@@ -141,21 +192,28 @@ class LocalWorkers:
                 f"ringside: rank {dead[0][0]} exited ({dead[0][1]}); restarting the group "
                 f"(restart {self.restarts})"
             )
-            self.stop()
-            if not stopping.is_set():
-                self.start()
+            with self.changing:
+                self.stop()
+                if not stopping.is_set():
+                    self.start()
 
     def stop(self) -> None:
         with self.lock:
             procs, self.procs = self.procs, []
-        for p in procs:
+        _stop(procs)
+
+
+def _stop(procs: list[BaseProcess]) -> None:
+    """Terminate them, and kill those still there after STOP_GRACE_S."""
+    for p in procs:
+        if p.exitcode is None:
             p.terminate()
-        deadline = time.monotonic() + STOP_GRACE_S
-        for p in procs:
-            p.join(max(0.1, deadline - time.monotonic()))
-            if p.exitcode is None:
-                p.kill()
-                p.join()
+    deadline = time.monotonic() + STOP_GRACE_S
+    for p in procs:
+        p.join(max(0.1, deadline - time.monotonic()))
+        if p.exitcode is None:
+            p.kill()
+            p.join()
 
 
 def _serve_rank(

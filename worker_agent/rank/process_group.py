@@ -33,7 +33,7 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 
-from ..core.protocol import Hello
+from ..core.protocol import Hello, Resize
 from .launch import NODE_VARIABLE
 
 DEFAULT_TIMEOUT = 30.0
@@ -56,6 +56,7 @@ class World:
     launcher: str = ""
     timeout: float = DEFAULT_TIMEOUT
     generation: int = 0  # groups built so far, less one: the first is 0
+    loopback: bool = False  # it met the others on a loopback store of its own (rank 0's): it may resize
     _groups: dict[tuple[int, ...], dist.ProcessGroup] = field(default_factory=dict, repr=False)
 
     def join(self) -> None:
@@ -92,6 +93,34 @@ class World:
         self.broken()
         self.leave()
         self.generation += 1
+        self.join()
+
+    def resize(self, order: Resize) -> None:
+        """Take the place `order` gives in a new world on this machine: leave this group, meet the
+        others on a fresh loopback store at the order's port (rank 0 serves it) and build the new
+        world's group. Only a world that met on loopback (`ringside up`'s) is resized: torchrun's
+        agent holds the store of any other. Raises if the others do not all come within the timeout."""
+        if not self.loopback:
+            raise RuntimeError("this rank's world did not meet on a loopback store of its own: not resized")
+        self.leave()
+        per_node, node = order.local_world_size, order.node
+        os.environ.update(
+            WORLD_SIZE=str(order.world_size),
+            MASTER_PORT=str(order.master_port),
+            LOCAL_RANK=str(order.local_rank),
+            LOCAL_WORLD_SIZE=str(per_node),
+            GROUP_RANK=str(self.rank // per_node),
+        )
+        if node:
+            os.environ[NODE_VARIABLE] = node
+        self.world_size, self.local_rank, self.local_world_size = order.world_size, order.local_rank, per_node
+        self.host = node or os.environ.get(NODE_VARIABLE) or socket.gethostname()
+        self.master = f"{os.environ['MASTER_ADDR']}:{order.master_port}"
+        if self.backend == "nccl":
+            self.device = torch.device("cuda", order.local_rank % torch.cuda.device_count())
+            torch.cuda.set_device(self.device)
+        self.store = _store(self.rank, order.world_size, self.timeout)  # the last one's goes with it
+        self.generation = 0
         self.join()
 
     def close(self) -> None:
@@ -203,6 +232,7 @@ def init_from_env(backend: str | None = None, timeout: float = DEFAULT_TIMEOUT) 
         launcher=launcher(),
         store=_store(rank, world_size, timeout),
         timeout=timeout,
+        loopback=_is_loopback(os.environ["MASTER_ADDR"]) and not _agent_store(),
     )
     world.join()
     return world
@@ -235,6 +265,11 @@ def _is_loopback(addr: str) -> bool:
         return False
 
 
+def _agent_store() -> bool:
+    """Whether torchrun's agent holds the store the ranks meet on."""
+    return os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"
+
+
 def loopback_interface() -> str:
     """The name of the interface holding 127.0.0.1 ("lo" on Linux, "lo0" on macOS)."""
     import psutil
@@ -255,7 +290,7 @@ def _loopback_store(rank: int, world_size: int, timeout: float) -> dist.Store | 
     lo = loopback_interface()  # every rank reached a loopback address: they all run here
     os.environ.setdefault("GLOO_SOCKET_IFNAME", lo)
     os.environ.setdefault("NCCL_SOCKET_IFNAME", lo)
-    if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+    if _agent_store():
         return None
     addr = "127.0.0.1" if addr == "localhost" else addr
     port = _env_int("MASTER_PORT")

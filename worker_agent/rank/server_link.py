@@ -11,6 +11,10 @@ the next command; the ranks that did not fail hear of it from the store while id
 before their next command. Only a group that cannot be built again (a peer died) makes
 it exit non-zero (EXIT_BROKEN_GROUP): `ringside up`, or torchrun with restarts, then
 restarts the whole group.
+
+`ringside up` resizes its world in place (a `resize` command between runs): a rank of the new
+world leaves its connection and its group, builds the new world's group on the order's port, and
+says hello again with the new world size; a rank beyond the new world exits.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from ..core.protocol import (
     ErrorEvent,
     Heartbeat,
     Message,
+    Resize,
     RunCommand,
     Shutdown,
     TrainCommand,
@@ -116,8 +121,12 @@ def serve(url: str, token: str | None, world: World) -> int:
             ) as ws:
                 attempt = 0
                 outcome = _session(ws, world)
-                if outcome is not None:
-                    return outcome
+            if isinstance(outcome, Resize):  # its connection closed: hello again, at once, in the new world
+                if not _resized(world, outcome):
+                    return EXIT_BROKEN_GROUP
+                continue
+            if outcome is not None:
+                return outcome
         except InvalidStatus as e:
             if e.response.status_code in (401, 403):
                 print(
@@ -132,7 +141,7 @@ def serve(url: str, token: str | None, world: World) -> int:
 
 
 # what _read hands _session: a command to carry out, or None when the connection dropped
-Queued = RunCommand | TrainCommand | BenchCommand | Shutdown | None
+Queued = RunCommand | TrainCommand | BenchCommand | Shutdown | Resize | None
 
 
 def _read(ws: ClientConnection, runner: Runner, link: Link, inbox: queue.SimpleQueue[Queued]) -> None:
@@ -156,8 +165,9 @@ def _read(ws: ClientConnection, runner: Runner, link: Link, inbox: queue.SimpleQ
             inbox.put(command)
 
 
-def _session(ws: ClientConnection, world: World) -> int | None:
-    """One connection's life: None when it dropped (reconnect), else the exit code."""
+def _session(ws: ClientConnection, world: World) -> int | Resize | None:
+    """One connection's life: None when it dropped (reconnect), a resize to make once it is closed,
+    else the exit code."""
     link, busy = Link(ws), threading.Event()
     link.emit(world.hello())
     heart = Heart(world, link, busy)
@@ -180,6 +190,11 @@ def _session(ws: ClientConnection, world: World) -> int | None:
                 return None
             if isinstance(command, Shutdown):
                 return 0
+            if isinstance(command, Resize):
+                if not world.loopback:  # torchrun's ranks: their agent's store, their launcher's world
+                    link.emit(ErrorEvent(rank=world.rank, message="this rank's world is not ringside up's"))
+                    continue
+                return 0 if world.rank >= command.world_size else command
             busy.set()
             try:
                 _run(runner, command, link, world)
@@ -205,6 +220,17 @@ def _regroup(world: World, busy: threading.Event) -> bool:
         return False
     finally:
         busy.clear()
+
+
+def _resized(world: World, order: Resize) -> bool:
+    """Build the new world's group (World.resize); False if it cannot be: a peer died or never
+    came, so `ringside up` restarts the ranks, at the new size."""
+    try:
+        world.resize(order)
+        return True
+    except Exception as e:  # whatever torch raised: say it, then exit
+        print(f"rank {world.rank}: the resized world's group could not be built: {e}", file=sys.stderr)
+        return False
 
 
 def _run(runner: Runner, command: RunCommand | TrainCommand | BenchCommand, link: Link, world: World) -> None:

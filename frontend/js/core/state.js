@@ -12,6 +12,7 @@ export class PageState extends EventTarget {
   submitted = null; // this page's last run: it takes the stage even when not following
   ended = new Set(); // the catalog's run_states.ended
   worldSize = -1; // the cluster's when the catalog was last asked for: a new one asks again
+  maxRanks = null; // the most ranks the server may resize the world to; null: it did not start them
   opening = null; // the presenter's run being fetched
   send = () => false; // a view to the server, over the live socket once it is open
   sent = ""; // the view last sent

@@ -15,6 +15,12 @@ export default {
     // a lesson's stage (lecture/lesson.js)
     "This stage asks for {n1} ranks and the cluster has {n2}: start it with ringside up -n {n3}":
       "이 단계는 랭크 {n1}개가 필요한데 클러스터에는 {n2}개뿐입니다: ringside up -n {n3}으로 시작하세요",
+    "Resizing the world to {n1} ranks…":
+      "월드를 랭크 {n1}개로 바꾸는 중…",
+    "This stage asks for {n1} ranks, over the {n2} the world may grow to: start it with ringside up --max-ranks {n3}":
+      "이 단계는 랭크 {n1}개가 필요한데 월드는 {n2}개까지만 늘어납니다: ringside up --max-ranks {n3}으로 시작하세요",
+    "1 to {n1}: the world grows or shrinks in place; the group field runs on some of them.":
+      "1부터 {n1}까지: 다시 시작하지 않고 월드가 늘거나 줄어듭니다. 프로세스 그룹 칸은 그중 일부에서 실행합니다.",
     "On ranks 0 to {n1} of the cluster's {n2}": "클러스터의 랭크 {n2}개 중 0부터 {n1}까지에서",
     "each rank beyond the largest power of two, {n1}, combines its buffer into a partner's":
       "2의 거듭제곱 중 가장 큰 수({n1})를 넘는 각 랭크가 자기 버퍼를 파트너의 버퍼에 합칩니다",
@@ -735,6 +741,9 @@ export default {
     "sent by the root, in ⌈log2 P⌉ steps": "루트가 ⌈log2 P⌉단계에 걸쳐 보내는 양",
     "into the root, in ⌈log2 P⌉ steps": "⌈log2 P⌉단계에 걸쳐 루트로 들어오는 양",
     // a failure's lead-in: the server's reason follows, said by its field (dom.js: reason)
+    "Not resized:": "크기를 바꾸지 않음:",
+    "Set ranks": "랭크 수 설정",
+    "the world's size": "월드 사이즈",
     "Not run:": "실행하지 않음:",
     "formulas:": "공식:",
     "compare:": "비교:",

@@ -3,6 +3,9 @@
 // the reveal, polls.js). Beside the stage, its caption in the page's language, its code and what each
 // rank prints. The stage shown is part of the presenter's view, so the phones show it too; what a
 // stage with a question prints is its answer, which a phone reads once the question is revealed.
+// A stage on another number of ranks resizes the world first where the server started its ranks
+// (the catalog's max_ranks says how far: POST /api/cluster/size); elsewhere it runs on the first
+// ranks of a larger world, and a larger stage says how to start one.
 
 import { api } from "rs/core/api.js";
 import { $, reason, say } from "rs/core/dom.js";
@@ -38,9 +41,9 @@ export class Lesson {
     this.at = this.at == null ? 0 : (this.at + 1) % stages.length;
     if (this.state.poll?.state === "revealed") this.polls.close(); // the last stage's question, answered
     this.show();
-    const stage = stages[this.at], world = this.state.worldSize, q = stage.question;
-    if (!q || stage.ranks > world) this.onMoved(); // a question's stage once its run is held
-    if (stage.ranks > world) return; // the stage says why it does not run
+    const stage = stages[this.at], q = stage.question, world = await this.fit(stage);
+    if (!q || !world) this.onMoved(); // a question's stage once its run is held
+    if (!world) return; // the stage says why it does not run
     const spec = { ...stage.run, ...(stage.ranks < world && { group: [...Array(stage.ranks).keys()] }) };
     if (q) return this.polls.pose({ ...q, question: q.ask, spec }).then(this.onMoved);
     try {
@@ -49,6 +52,25 @@ export class Lesson {
       $("caption").replaceChildren("Not run: ", reason(err));
     }
   }
+
+  /** The world size the stage runs on: its own, the world resized to it where the server can; else
+   * the cluster's, where that has enough ranks; 0 where none fits (the stage says why). */
+  async fit(stage) {
+    const n = stage.ranks, world = this.state.worldSize;
+    if (n === world || !this.resizes(n)) return n <= world ? world : 0;
+    say("lesson-ranks", `Resizing the world to ${n} ranks…`);
+    try {
+      await api("/api/cluster/size", { method: "POST", body: { ranks: n } });
+      say("lesson-ranks", "");
+      return n;
+    } catch (err) {
+      $("lesson-ranks").replaceChildren("Not resized: ", reason(err));
+      return 0;
+    }
+  }
+
+  /** Whether the server resizes the world to n ranks: it started them, and n is within its bound. */
+  resizes(n) { return this.state.maxRanks != null && n <= this.state.maxRanks; }
 
   /** An audience page: the presenter's stage. */
   follow(at) {
@@ -79,8 +101,11 @@ export class Lesson {
     $("lesson-snippet").textContent = (stage.code ?? "").trim();
     $("lesson-prints").textContent = (stage.prints ?? "").trim();
     $("lesson-code").hidden = !stage.code && !stage.prints;
-    const world = this.state.worldSize, n = stage.ranks;
-    say("lesson-ranks", n > world ? `This stage asks for ${n} ranks and the cluster has ${world}: start it with `
-      + `ringside up -n ${n}` : n < world ? `On ranks 0 to ${n - 1} of the cluster's ${world}` : "");
+    const world = this.state.worldSize, n = stage.ranks, most = this.state.maxRanks;
+    say("lesson-ranks", n === world || this.resizes(n) ? ""
+      : most != null && n > world ? `This stage asks for ${n} ranks, over the ${most} the world may grow to: `
+        + `start it with ringside up --max-ranks ${n}`
+      : n > world ? `This stage asks for ${n} ranks and the cluster has ${world}: start it with ringside up -n ${n}`
+      : `On ranks 0 to ${n - 1} of the cluster's ${world}`);
   }
 }

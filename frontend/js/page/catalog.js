@@ -16,6 +16,7 @@ export class Catalog {
   async refresh() {
     const catalog = await api("/api/catalog"), { state } = this;
     state.worldSize = catalog.world_size;
+    state.maxRanks = catalog.max_ranks;
     state.ended = new Set(catalog.run_states.ended);
     this.controls.setCatalog(catalog);
     this.training.setCatalog(catalog);

@@ -135,8 +135,7 @@ export class Controls extends EventTarget {
       "Sweep sizes, every algorithm");
     submit.disabled = sweep.disabled = !this.canRun || !c.world_size;
     form.append(submit, sweep);
-    $("ranks-why").replaceChildren(`${world} ranks connected:`, " ", html("code", {}, "ringside up --ranks N"), " ",
-      "starts another number; the group field runs on some of them.");
+    this.showWorld(c);
     say("run-why", !c.world_size ? "No ranks are connected yet."
       : !this.canRun ? "Watching only: open the presenter link (the one with ?token=) to run collectives."
       : "");
@@ -165,6 +164,35 @@ export class Controls extends EventTarget {
     showSchedule();
     form.onchange = () => this.showPick();
     this.showPick();
+  }
+
+  /** The world's size: a control that resizes it where the server started the ranks (the catalog's
+   * max_ranks), else how to start another number. */
+  showWorld(c) {
+    const world = c.world_size || 1, most = c.max_ranks, said = `${world} ranks connected:`;
+    if (most == null || !this.canRun) {
+      return $("ranks-why").replaceChildren(said, " ", html("code", {}, "ringside up --ranks N"), " ",
+        "starts another number; the group field runs on some of them.");
+    }
+    const ranks = input("number", world, { id: "world-ranks", min: 1, max: most, title: "the world's size" });
+    const set = html("button", { type: "button", id: "world-set", onclick: () => this.resize(Number(ranks.value)) },
+      "Set ranks");
+    $("ranks-why").replaceChildren(said, " ", ranks, " ", set, " ",
+      `1 to ${most}: the world grows or shrinks in place; the group field runs on some of them.`);
+  }
+
+  /** The world resized to n ranks: the catalog follows once the cluster says its new size. */
+  async resize(n) {
+    $("world-set").disabled = true;
+    say("run-why", `Resizing the world to ${n} ranks…`);
+    try {
+      await api("/api/cluster/size", { method: "POST", body: { ranks: n } });
+      say("run-why", "");
+    } catch (err) {
+      $("run-why").replaceChildren("Not resized: ", reason(err));
+    } finally {
+      if ($("world-set")) $("world-set").disabled = false;
+    }
   }
 
   /** What R would submit; `schedule` false: a custom run's schedule left out. */
