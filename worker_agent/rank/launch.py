@@ -106,8 +106,8 @@ class LocalWorkers:
     def resize(self, n: int) -> tuple[dict[int, Resize], list[BaseProcess]]:
         """Start the ranks a world of n lacks, on a fresh rendezvous port, and hand back each running
         rank's order (Resize: the new world's place for one it keeps, an exit for one beyond it) with
-        the processes it leaves (retire() stops them once they have had their order). Under `changing`:
-        call it between runs, while the caller keeps the cluster for itself."""
+        the processes it leaves (retire() stops them once they have had their order). A restart waits
+        for it (`changing`). Call it between jobs, while the caller keeps the cluster for itself."""
         if self.splits(n):
             raise ValueError(self.splits(n))
         port = free_port()
