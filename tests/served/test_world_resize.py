@@ -5,6 +5,8 @@ world the server did not start is never resized."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -143,3 +145,21 @@ def test_a_resize_waits_for_the_run_in_flight_and_two_at_once_take_turns(up):
     after = up.run(collective="all_gather", count=1, pattern="own_rank", capture="full")
     assert after["state"] == "done" and after["world_size"] == n, after["error"]
     assert [values(after, r) for r in range(n)] == [list(range(n))] * n
+
+
+def test_a_rank_killed_while_the_world_grows_leaves_it_recoverable(up):
+    world = up.cluster()["world_size"]
+    victim = next(r["pid"] for r in up.cluster()["ranks"] if r["rank"] == 1)
+    before = set(up.descendants())
+    with ThreadPoolExecutor(1) as pool:
+        asked = pool.submit(up.call, "POST", "/api/cluster/size", {"ranks": world + 1})
+        while not set(up.descendants()) - before:
+            pass  # until the new rank is started: the resize is under way
+        os.kill(victim, signal.SIGKILL)
+        status, body = asked.result()
+    # ringside up restarts the group at the new size, and the resize answers once it is whole
+    assert status == 200 and body["world_size"] == world + 1, body
+    assert victim not in {r["pid"] for r in body["ranks"]}
+    run = up.run(collective="all_gather", count=1, pattern="own_rank", capture="full")
+    assert run["state"] == "done", run["error"]
+    assert [values(run, r) for r in range(world + 1)] == [list(range(world + 1))] * (world + 1)
