@@ -9,6 +9,7 @@ from ringside.server.dispatch.job import CancelAnswer
 from ringside.server.door.auth import need_presenter, need_viewer
 from ringside.server.door.errors import found, refuse
 from ringside.server.runs.run import Run
+from ringside.server.trainings.comparison import MOST, Comparison, compare
 from ringside.server.trainings.service import Trainings, trainings_of
 from ringside.server.trainings.training import Training
 from ringside.worker_agent.core.protocol import TrainSpec
@@ -28,6 +29,16 @@ async def list_trainings(
     limit: int = Query(20, ge=1, le=200), trainings: Trainings = Depends(trainings_of)
 ) -> dict:
     return {"trainings": trainings.newest(limit)}
+
+
+@router.get("/compared", dependencies=[watch], response_model=Comparison)
+async def get_compared(
+    ids: str = Query(max_length=MOST * 12, description="training ids, comma-separated, in the order shown"),
+    trainings: Trainings = Depends(trainings_of),
+) -> Comparison:
+    """Trainings of different methods on the same data side by side: loss curves and traffic."""
+    named = [i.strip() for i in ids.split(",") if i.strip()]
+    return compare([found(trainings.find(i), "training", i) for i in named])
 
 
 @router.get("/{training_id}", dependencies=[watch], response_model=Training)

@@ -151,6 +151,36 @@ def test_a_parameter_server_training_loads_its_server_link_with_p_minus_1_times_
         assert pulled["checksum"] == run["inputs"]["0"][weights]["checksum"]
 
 
+def test_methods_trained_on_the_same_data_compare_side_by_side(up):
+    ids = []
+    for method, servers in (("native", 1), ("ring", 1), (PARAMETER_SERVER, 1)):
+        spec = {"method": method, "servers": servers, "hidden": HIDDEN, "steps": 4}
+        status, body = up.call("POST", "/api/trainings", spec)
+        assert status == 202, body
+        assert wait_training(up, body["id"])["state"] == "done"
+        ids.append(body["id"])
+    status, compared = up.call("GET", f"/api/trainings/compared?ids={','.join(ids)}")
+    assert status == 200, compared
+    native, ring, ps = compared["methods"]
+    assert [m["training"] for m in compared["methods"]] == ids
+    assert ps["method"] == f"{PARAMETER_SERVER} S=1" and len(ring["losses"]) == 4
+    # the same batches, initial weights and SGD steps: only the order of the sums differs
+    assert compared["loss_spread"] < 1e-5, compared["loss_spread"]
+    n_bytes = parameters(HIDDEN) * 4
+    assert native["busiest"] is None, "the backend's own all_reduce does not say its bytes"
+    assert all(abs(r["sent"] - 2 * (P - 1) * n_bytes / P) <= 2 * (P - 1) * 4 for r in ring["ranks"])
+    hub = ps["busiest"]
+    assert hub["rank"] == 0 and hub["server"] and hub["received"] == hub["sent"] == (P - 1) * n_bytes
+    assert all(r["sent"] == r["received"] == n_bytes for r in ps["ranks"][1:]), "a worker pushes and pulls N"
+    status, refused = up.call("GET", f"/api/trainings/compared?ids={ids[0]},t-999999")
+    assert status == 404 and refused["detail"]["field"] == "training_id"
+    status, other = up.call("POST", "/api/trainings", {"method": "ring", "hidden": HIDDEN + 1, "steps": 4})
+    assert wait_training(up, other["id"])["state"] == "done"
+    status, refused = up.call("GET", f"/api/trainings/compared?ids={ids[1]},{other['id']}")
+    assert status == 422 and refused["detail"]["field"] == "ids"
+    assert f"hidden {HIDDEN + 1}" in refused["detail"]["message"]
+
+
 @pytest.mark.parametrize(
     "change, field",
     [

@@ -42,6 +42,16 @@ def methods() -> dict[str, Algorithm]:
     return {**syncs, PARAMETER_SERVER: algorithm_of(PARAMETER_SERVER, PULL_PUSH)}
 
 
+# the methods the seed lecture contrasts, in its order: the lecture's W steps through them first
+SEED_ORDER = (PARAMETER_SERVER, "ring", "tree", "native")
+
+
+def lecture_order() -> list[str]:
+    """Every method, the seed lecture's first (SEED_ORDER), then the rest as methods() gives them."""
+    known = list(methods())
+    return [m for m in SEED_ORDER if m in known] + [m for m in known if m not in SEED_ORDER]
+
+
 def through_servers(method: str) -> bool:
     """Whether a method syncs through servers, ranks that hold the weights and compute nothing."""
     return get(methods()[method].collective).has_servers
@@ -135,6 +145,7 @@ def catalog() -> dict:
     """What the page builds its Train controls from."""
     return {
         "methods": list(methods()),
+        "lecture_order": lecture_order(),
         "parameter_server": PARAMETER_SERVER,
         "max_steps": MAX_STEPS,
         "max_hidden": MAX_HIDDEN,

@@ -281,6 +281,13 @@ export default {
     "{n1} methods finished": "방법 {n1}개 완료",
     "{n1} steps: {t1}": "{n1}스텝: {t1}",
     "{w1} S={n1}": "{w1} S={n1}",
+    "training method: {s1}: N trains with it, V compares every method":
+      "학습 방법: {s1}: N은 이 방법으로 학습하고, V는 모든 방법을 비교합니다",
+    "{w1}, step {n1}: its gradient sync is the backend's own all_reduce ({w2}), one call with no steps to show: a stepwise method (W) shows one step by step":
+      "{w1}, {n1}스텝: 그래디언트 동기화가 백엔드 자체의 all_reduce({w2})라서 호출 한 번뿐이고 보여 줄 단계가 없습니다: 단계별 방법(W)은 한 단계씩 보여 줍니다",
+    "the losses agree to within {v1}: each method sums the same gradients in its own order":
+      "손실은 {v1} 이내로 같습니다: 방법마다 같은 그래디언트를 자기 순서로 더합니다",
+    "{w1}: the backend's own call does not report its bytes": "{w1}: 백엔드 자체 호출이라 바이트를 보고하지 않습니다",
     // the watched jobs (watched/)
     "exited {n1}": "종료 코드 {n1}",
     "{n1} nodes": "노드 {n1}개",
@@ -749,6 +756,15 @@ export default {
     "compare:": "비교:",
     "sweep stopped:": "스윕 중단:",
     "Could not list the trainings:": "학습 목록을 가져올 수 없습니다:",
+    "Every method on the same data": "같은 데이터에서 모든 방법",
+    "the same seed, initial weights and batches": "같은 시드, 초기 가중치, 배치",
+    "loss per method, on the same batches": "방법별 손실 (같은 배치)",
+    "bytes a step on each rank's link, the busier way (crossed: a server)":
+      "스텝마다 각 랭크 링크의 바이트, 더 많은 방향 (X 무늬: 서버)",
+    "the training method: parameter server, ring, tree, native, …": "학습 방법: 파라미터 서버, ring, tree, native, …",
+    "train with it": "그 방법으로 학습",
+    "train every method on the same data, side by side": "같은 데이터로 모든 방법을 학습해 나란히 비교",
+    "Could not compare the trainings:": "학습들을 비교할 수 없습니다:",
     "charts:": "차트:",
     "Could not list the watched jobs:": "관찰 중인 작업 목록을 가져올 수 없습니다:",
     "Could not read the trace:": "트레이스를 읽을 수 없습니다:",

@@ -271,6 +271,12 @@ export default {
     "{n1} methods finished": "{n1} 种方法已完成",
     "{n1} steps: {t1}": "{n1} 步：{t1}",
     "{w1} S={n1}": "{w1} S={n1}",
+    "training method: {s1}: N trains with it, V compares every method": "训练方法：{s1}：N 用它训练，V 对比所有方法",
+    "{w1}, step {n1}: its gradient sync is the backend's own all_reduce ({w2}), one call with no steps to show: a stepwise method (W) shows one step by step":
+      "{w1}，第 {n1} 步：其梯度同步是后端自身的 all_reduce（{w2}），只是一次调用，没有可展示的步骤：逐步的方法（W）会一步一步展示",
+    "the losses agree to within {v1}: each method sums the same gradients in its own order":
+      "各方法的损失相差不超过 {v1}：每种方法按各自的顺序对相同的梯度求和",
+    "{w1}: the backend's own call does not report its bytes": "{w1}：后端自身的调用，不报告字节数",
     // the watched jobs (watched/)
     "exited {n1}": "已退出 {n1}",
     "{n1} nodes": "{n1} 个节点",
@@ -724,6 +730,14 @@ export default {
     "compare:": "对比：",
     "sweep stopped:": "扫描已停止：",
     "Could not list the trainings:": "无法列出训练：",
+    "Every method on the same data": "同一数据上的所有方法",
+    "the same seed, initial weights and batches": "相同的种子、初始权重和批次",
+    "loss per method, on the same batches": "每种方法的损失（相同批次）",
+    "bytes a step on each rank's link, the busier way (crossed: a server)": "每步各 rank 链路上的字节数，取较多的方向（交叉纹：服务器）",
+    "the training method: parameter server, ring, tree, native, …": "训练方法：参数服务器、ring、tree、native……",
+    "train with it": "用它训练",
+    "train every method on the same data, side by side": "在同一数据上训练所有方法，并排对比",
+    "Could not compare the trainings:": "无法对比训练：",
     "charts:": "图表：",
     "Could not list the watched jobs:": "无法列出监视的任务：",
     "Could not read the trace:": "无法读取跟踪文件：",

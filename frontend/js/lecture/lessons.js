@@ -1,13 +1,15 @@
 // The seed lecture's lessons from the keyboard, for lecture mode hides the form: a group of the
 // ranks (G), the root (X), the count (, .), the parameter server's S (S), the inputs (I), the
-// seed's formulas (M), a training (N), its steps' gradient syncs (Y) and export (E). Each key
-// changes the form's field, so the strip over the stage says what R will run.
+// seed's formulas (M), the training method (W), a training (N), every method compared (V), its
+// steps' gradient syncs (Y) and export (E). Each key changes the form's field, so the strip over the
+// stage says what R will run, and the caption what N will train.
 
 import { $, say } from "rs/core/dom.js";
 import { download } from "rs/export/export.js";
 import { nextView } from "rs/lecture/seed-formulas.js";
 import { PATTERN_WORDS } from "rs/panels/controls.js";
 import { Calls } from "rs/stage/calls.js";
+import { label } from "rs/training/charts.js";
 
 const PATTERNS = Object.keys(PATTERN_WORDS);
 const MOST = 64; // , and .: at most this many times the preset's values a chunk
@@ -35,7 +37,8 @@ export class Lessons {
     this.keys = { g: () => this.cycleGroup(), x: () => this.cycleRoot(),
       ",": () => this.scale(0.5), ".": () => this.scale(2),
       s: () => this.cycleServers(), i: () => this.cyclePattern(), m: () => toggle(nextView(state.overlay)),
-      n: () => this.train(), y: () => this.openSync(), e: () => player.run && !player.run.preview && download(player.run) };
+      w: () => this.cycleMethod(), n: () => this.train(), v: () => this.compareMethods(),
+      y: () => this.openSync(), e: () => player.run && !player.run.preview && download(player.run) };
     this.routes = { snapshot: (m) => this.cluster(m.cluster), cluster: (m) => this.cluster(m) };
   }
 
@@ -117,11 +120,31 @@ export class Lessons {
     }
   }
 
+  /** W: the Train panel's next method, in the seed lecture's order (the first W: its first), named
+   * in the caption; N trains with it. */
+  cycleMethod() {
+    const t = this.training, field = $("train-form")?.elements.method;
+    if (!this.state.presenter || !t.catalog || !field) return;
+    const order = t.catalog.lecture_order;
+    field.value = this.methodPicked ? after(order, field.value) : order[0];
+    this.methodPicked = true;
+    changed(field);
+    say("caption", `training method: ${label(t.form.spec(), t.catalog)}: N trains with it, V compares every method`);
+  }
+
   /** N: train with the Train panel's settings, its charts over the stage (T). */
   async train() {
     const t = this.training;
     if (!this.state.presenter || !t.catalog) return;
     if (await t.form.submit(t.form.spec()) && this.state.overlay !== "training") this.toggle("training");
+  }
+
+  /** V: every method trained on the same data, one after another, then side by side over the stage. */
+  compareMethods() {
+    const t = this.training;
+    if (!this.state.presenter || !t.catalog) return;
+    t.form.compareAll();
+    if (this.state.overlay !== "training") this.toggle("training");
   }
 
   /** Y: the next step's gradient sync of the training on the charts, on the stage. */

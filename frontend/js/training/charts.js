@@ -1,6 +1,8 @@
 // The training's charts, grown as the ranks report each step (a click on a step opens its
-// gradient sync), and the methods compared: a table and a chart of the finished trainings.
+// gradient sync), the methods compared: a table and a chart of the finished trainings, and the
+// trainings of one "compare all methods" side by side: a loss curve each and each rank's traffic.
 
+import { api } from "rs/core/api.js";
 import { $, html, reason, say, sayEach } from "rs/core/dom.js";
 import { bytes, byteUnit, colour } from "rs/core/format.js";
 import { CONFIG, chartTheme, plotly } from "rs/panels/charts.js";
@@ -13,6 +15,10 @@ const COMPARED = [ // what the comparison shows of a result: key, heading, how t
   ["final_loss", "final loss", (v) => v.toFixed(3)],
   ["test_accuracy", "held-out accuracy", (v) => `${(v * 100).toFixed(1)}%`],
 ];
+
+const DASHES = ["solid", "dot", "dash", "longdash", "dashdot", "longdashdot"]; // coinciding curves, each seen
+// the bytes a rank's link carried a step, the busier way (as the busiest link is counted)
+const busier = (r) => (r.sent == null || r.received == null ? null : Math.max(r.sent, r.received));
 
 const percent = (v) => (v == null ? null : v * 100);
 /** One rank's `key` at each of `steps`, through `f`. */
@@ -30,6 +36,7 @@ export class TrainCharts {
   flushing = null;
   inView = false;
   compared = null; // the comparison's rows
+  side = null; // the trainings of one "compare all methods" side by side (GET /api/trainings/compared)
   unit = [1, "B"]; // the bytes chart's, fixed when it is drawn
 
   /** `feed` (the Training) has the training shown, the catalog, and opens a step's sync. */
@@ -57,6 +64,7 @@ export class TrainCharts {
   themed() {
     if (this.plotted >= 0) this.chart(() => this.draw());
     if (this.compared) this.chart(() => this.drawComparison(this.compared));
+    if (this.side) this.chart(() => this.drawSide(this.side));
   }
 
   /** T: the charts over everything (in lecture mode too), or not. */
@@ -227,5 +235,48 @@ export class TrainCharts {
       layout[`yaxis${i > 1 ? i : ""}`] = { ...theme.yaxis, rangemode: "tozero" };
     }
     await Plotly.react($("train-compare-chart"), traces, layout, CONFIG);
+  }
+
+  // ---- one "compare all methods" side by side
+
+  /** The trainings `ids`, one a method on the same data, side by side, in view over the stage. */
+  async showSide(ids) {
+    $("train-side").hidden = $("training").hidden = false;
+    try {
+      this.side = await api(`/api/trainings/compared?ids=${ids.join(",")}`);
+    } catch (err) {
+      $("train-side-what").replaceChildren("Could not compare the trainings: ", reason(err));
+      return;
+    }
+    const c = this.side, spread = c.loss_spread;
+    const silent = c.methods.filter((m) => !m.busiest).map((m) => m.method);
+    sayEach("train-side-what", [`hidden ${c.hidden} (${c.parameters} parameters)`, `P = ${c.world_size}`,
+      "the same seed, initial weights and batches",
+      spread == null ? null : `the losses agree to within ${spread ? spread.toExponential(1) : 0}: `
+        + "each method sums the same gradients in its own order",
+      ...silent.map((m) => `${m}: the backend's own call does not report its bytes`)]);
+    this.chart(() => this.drawSide(c));
+    $("train-side").scrollIntoView?.({ block: "start" });
+  }
+
+  async drawSide(c) {
+    const Plotly = await plotly();
+    const theme = chartTheme(), names = c.methods.map((m) => m.method);
+    const [scale, unit] = byteUnit(Math.max(0, ...c.methods.flatMap((m) => m.ranks.map((r) => busier(r) ?? 0))));
+    const layout = (title, x, y, extra = {}) => ({ ...theme, height: 300, title: { text: title, font: { size: 13 } },
+      margin: { ...theme.margin, r: 12 }, legend: { orientation: "h", y: -0.25, font: { size: 11 } },
+      xaxis: { ...theme.xaxis, title: { text: x } }, yaxis: { ...theme.yaxis, title: { text: y } }, ...extra });
+    await Plotly.react($("train-side-loss"), c.methods.map((m, i) => ({
+      x: m.losses.map((_, k) => k), y: m.losses, name: m.method, mode: "lines",
+      line: { color: colour(i), width: 3.5 - 0.4 * (i % 6), dash: DASHES[i % DASHES.length] } })),
+    layout("loss per method, on the same batches", "step", "cross-entropy"), CONFIG);
+    const ranks = Array.from({ length: c.world_size }, (_, r) => r);
+    await Plotly.react($("train-side-traffic"), ranks.map((r) => ({
+      type: "bar", x: names, name: `rank ${r}`, marker: { color: colour(r),
+        pattern: { shape: c.methods.map((m) => (m.ranks[r].server ? "x" : "")) } },
+      y: c.methods.map((m) => (busier(m.ranks[r]) == null ? null : busier(m.ranks[r]) / scale)),
+      hovertemplate: `%{x}<br>rank ${r}: %{y:.3g} ${unit}<extra></extra>` })),
+    layout("bytes a step on each rank's link, the busier way (crossed: a server)", "method", unit,
+      { barmode: "group" }), CONFIG);
   }
 }

@@ -1,5 +1,6 @@
 // The presenter's Train panel: a training's settings within the catalog's limits, and "compare
-// all methods": one training per method, each submitted once the one before it has ended.
+// all methods": one training per method, each submitted once the one before it has ended, and
+// once the last has ended, all of them side by side (the charts' showSide).
 
 import { api } from "rs/core/api.js";
 import { $, html, refused, say, select } from "rs/core/dom.js";
@@ -11,6 +12,7 @@ const said = (t) => $("train-why").replaceChildren(`${t.id}: `, t.state,
 export class TrainForm {
   queue = []; // "compare all methods": specs not accepted yet
   queued = 0; // how many it held when it was made
+  batch = null; // "compare all methods" under way: {ids: accepted, ended: ids heard ended, total}
   pumping = false;
   again = false;
   retry = null;
@@ -100,7 +102,16 @@ export class TrainForm {
     const shards = [...new Set([1, world - 1])].filter((s) => s >= 1 && s <= world - 1);
     if (methods.includes(ps)) this.queue.push(...shards.map((servers) => ({ ...base, method: ps, servers })));
     this.queued = this.queue.length;
+    this.batch = { ids: [], ended: new Set(), total: this.queue.length };
     this.pump();
+  }
+
+  /** Every training of the batch ended: they go side by side. */
+  settle() {
+    const b = this.batch;
+    if (!b || b.ids.length < b.total || !b.ids.every((id) => b.ended.has(id))) return;
+    this.batch = null;
+    this.feed.charts.showSide(b.ids);
   }
 
   /** Submit the next queued training, if the cluster takes it. */
@@ -110,8 +121,15 @@ export class TrainForm {
     if (!this.queue.length) return;
     this.pumping = true;
     try {
-      if (await this.submit(this.queue[0], { quiet409: true })) this.queue.shift();
-      else this.queue = []; // refused: the reason is shown beside its field
+      const accepted = await this.submit(this.queue[0], { quiet409: true });
+      if (accepted) {
+        this.queue.shift();
+        this.batch?.ids.push(accepted.id);
+        if (this.state.ended.has(accepted.state)) this.batch?.ended.add(accepted.id);
+      } else {
+        this.queue = []; // refused: the reason is shown beside its field
+        this.batch = null;
+      }
     } catch {
       // Busy (409): the next training's end pumps again; a collective run sends none: a slow retry.
       this.retry = setTimeout(() => this.pump(), 1500);
@@ -124,6 +142,7 @@ export class TrainForm {
       say("train-why", `compare all methods: ${this.queued - left} of ${this.queued} submitted${then}`);
     }
     if (!left) this.queued = 0;
+    this.settle(); // the last may have ended before its POST was answered
     if (this.again) { this.again = false; this.pump(); }
   }
 
@@ -132,6 +151,7 @@ export class TrainForm {
     if (summary.id === this.mine && !this.queued) {
       said(summary);
     }
+    if (ended && this.batch) { this.batch.ended.add(summary.id); this.settle(); }
     if (ended && this.queue.length) this.pump();
   }
 }

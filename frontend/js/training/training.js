@@ -150,10 +150,15 @@ export class Training {
     if (!t) return;
     say("train-sync-why", "");
     try {
-      this.openRun(await api(`/api/trainings/${t.id}/steps/${k}/sync`));
+      const run = await api(`/api/trainings/${t.id}/steps/${k}/sync`);
+      this.openRun(run);
       scrollTo({ top: 0 }); // up to the stage, first in every layout
-      say("train-sync-why", `${t.id}, step ${k}: its gradient sync (`
-        + `${label(t.spec, this.catalog)}) is on the stage; step through it with the player`);
+      // the backend's own call is one call: its gradients before and the sums after, nothing between
+      say("train-sync-why", run.steps.length
+        ? `${t.id}, step ${k}: its gradient sync (${label(t.spec, this.catalog)}) is on the stage; `
+          + "step through it with the player"
+        : `${t.id}, step ${k}: its gradient sync is the backend's own all_reduce (${t.spec.method}), one call `
+          + "with no steps to show: a stepwise method (W) shows one step by step");
     } catch (err) {
       $("train-sync-why").replaceChildren(`step ${k}: `, reason(err));
     }
