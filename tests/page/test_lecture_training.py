@@ -127,3 +127,13 @@ def test_v_trains_every_method_on_the_same_data_and_shows_them_side_by_side(up, 
     box = page.locator("#train-side-charts").bounding_box()
     assert box and box["y"] >= 0 and box["y"] + box["height"] <= 720, f"both charts on the projector: {box}"
     page.screenshot(path=str(ARTIFACTS / "lecture-training-compared.png"))
+    # the seeds' languages, every word
+    for lang, title in (("ko", "방법별 손실, 스텝마다"), ("zh", "每种方法每一步的损失")):
+        page.select_option("#lang", lang)
+        page.wait_for_function(
+            f"document.getElementById('train-side-loss').layout.title.text.startsWith('{title}')"
+        )
+        said = page.inner_text("#train-side")
+        english = ("the same", "agree", "backend", "bytes a step", "Every method")
+        assert not any(w in said for w in english), said
+        page.screenshot(path=str(ARTIFACTS / f"lecture-training-compared-{lang}.png"))

@@ -758,7 +758,7 @@ export default {
     "Could not list the trainings:": "학습 목록을 가져올 수 없습니다:",
     "Every method on the same data": "같은 데이터에서 모든 방법",
     "the same seed, initial weights and batches": "같은 시드, 초기 가중치, 배치",
-    "loss per method, on the same batches": "방법별 손실 (같은 배치)",
+    "loss per method, step by step, on the same batches": "방법별 손실, 스텝마다 (같은 배치)",
     "bytes a step on each rank's link, the busier way (crossed: a server)":
       "스텝마다 각 랭크 링크의 바이트, 더 많은 방향 (X 무늬: 서버)",
     "the training method: parameter server, ring, tree, native, …": "학습 방법: 파라미터 서버, ring, tree, native, …",

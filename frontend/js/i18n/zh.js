@@ -732,7 +732,7 @@ export default {
     "Could not list the trainings:": "无法列出训练：",
     "Every method on the same data": "同一数据上的所有方法",
     "the same seed, initial weights and batches": "相同的种子、初始权重和批次",
-    "loss per method, on the same batches": "每种方法的损失（相同批次）",
+    "loss per method, step by step, on the same batches": "每种方法每一步的损失（相同批次）",
     "bytes a step on each rank's link, the busier way (crossed: a server)": "每步各 rank 链路上的字节数，取较多的方向（交叉纹：服务器）",
     "the training method: parameter server, ring, tree, native, …": "训练方法：参数服务器、ring、tree、native……",
     "train with it": "用它训练",

@@ -269,14 +269,16 @@ export class TrainCharts {
     await Plotly.react($("train-side-loss"), c.methods.map((m, i) => ({
       x: m.losses.map((_, k) => k), y: m.losses, name: m.method, mode: "lines",
       line: { color: colour(i), width: 3.5 - 0.4 * (i % 6), dash: DASHES[i % DASHES.length] } })),
-    layout("loss per method, on the same batches", "step", "cross-entropy"), CONFIG);
+    layout("loss per method, step by step, on the same batches", "", "cross-entropy",
+      { xaxis: { ...theme.xaxis, dtick: Math.max(1, Math.ceil(c.steps / 10)) } }), CONFIG);
     const ranks = Array.from({ length: c.world_size }, (_, r) => r);
     await Plotly.react($("train-side-traffic"), ranks.map((r) => ({
       type: "bar", x: names, name: `rank ${r}`, marker: { color: colour(r),
         pattern: { shape: c.methods.map((m) => (m.ranks[r].server ? "x" : "")) } },
       y: c.methods.map((m) => (busier(m.ranks[r]) == null ? null : busier(m.ranks[r]) / scale)),
       hovertemplate: `%{x}<br>rank ${r}: %{y:.3g} ${unit}<extra></extra>` })),
-    layout("bytes a step on each rank's link, the busier way (crossed: a server)", "method", unit,
-      { barmode: "group" }), CONFIG);
+    layout("bytes a step on each rank's link, the busier way (crossed: a server)", "", unit,
+      { barmode: "group", xaxis: { ...theme.xaxis, tickangle: -30, automargin: true },
+        legend: { x: 1.02, y: 1, font: { size: 11 } }, margin: { ...theme.margin, r: 80 } }), CONFIG);
   }
 }
