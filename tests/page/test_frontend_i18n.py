@@ -4,7 +4,8 @@ and steps through it; a 390x844 phone in Korean and one in Chinese follow, and e
 and the title are in their language, with no English word left but the op and phase names. The
 picker switches a page without a reload, a reload keeps the pick, two pages of one browser keep
 their own, the browser's language is the default and ?lang= beats it; an exported run's page picks
-its language too; a poll's question and choices on a phone are in its language. Screenshots:
+its language too; a poll's question and choices on a phone are in its language; a Korean caption wraps
+between its words, never inside one. Screenshots:
 artifacts/i18n/*.png (not committed)."""
 
 from __future__ import annotations
@@ -30,6 +31,22 @@ KEPT = (
 )
 LEFT = {"ko": re.compile(KEPT), "zh": re.compile(f"rank|{KEPT}")}
 ONE_VOTE = {"ko": "휴대폰마다 한 표", "zh": "每部手机一票"}  # the phone's card until the reveal
+# The Korean words of an element's text that its lines split (a word's glyphs on two lines): Korean
+# wraps between words, as it is written with spaces (or before a bracket), never inside one ("합칩" / "니다").
+SPLIT_WORDS = """(element) => {
+    const split = [], texts = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node; (node = texts.nextNode());) {
+        for (const word of node.data.matchAll(/[^\\s()]*[\\uac00-\\ud7a3][^\\s()]*/g)) {
+            const range = document.createRange();
+            range.setStart(node, word.index);
+            range.setEnd(node, word.index + word[0].length);
+            const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+                .map((r) => Math.round(r.bottom)));
+            if (lines.size > 1) split.push(word[0]);
+        }
+    }
+    return split;
+}"""
 
 
 def english_left(lang: str, text: str) -> list[str]:
@@ -95,6 +112,7 @@ def test_every_built_in_algorithms_lecture_run_reads_in_korean_and_chinese_on_ph
                 said = phone.locator("#caption").inner_text()
                 where = f"{lang}: {collective} {algorithm} step {step + 1}: {english!r} shown as {said!r}"
                 assert SCRIPT[lang].search(said) and english_left(lang, said) == [], where
+                assert phone.locator("#caption").evaluate(SPLIT_WORDS) == [], f"{where}: a word split"
                 shown = f"Step {step + 1} of {len(run['steps'])} · {run['steps'][step]['phase']}: {english}"
                 assert sorted(re.findall(r"\d+", said)) == sorted(re.findall(r"\d+", shown)), (
                     f"{where}: the numbers and ranks are the caption's, in the language's order"
