@@ -5,8 +5,8 @@ and the title are in their language, with no English word left but the op and ph
 picker switches a page without a reload, a reload keeps the pick, two pages of one browser keep
 their own, the browser's language is the default and ?lang= beats it; an exported run's page picks
 its language too; a poll's question and choices on a phone are in its language; a Korean caption wraps
-between its words, never inside one. Screenshots:
-artifacts/i18n/*.png (not committed)."""
+between its words, never inside one, and a phone's cluster panel keeps each field of a rank on one
+line. Screenshots: artifacts/i18n/*.png (not committed)."""
 
 from __future__ import annotations
 
@@ -126,6 +126,19 @@ def test_every_built_in_algorithms_lecture_run_reads_in_korean_and_chinese_on_ph
                 assert SCRIPT[lang].search(said), said
     for lang, phone in phones.items():
         phone.screenshot(path=str(SHOTS / f"phone-{lang}.png"))
+
+
+def test_a_phones_cluster_keeps_each_ranks_field_on_one_line(up, page_for):
+    """Korean and Chinese words are wider: a row carries its usage on to a second line rather than
+    squeeze the status into a column a word wide ("유휴 · ♥ / 0.2 / s")."""
+    for lang in ("ko", "zh"):
+        phone = page_for(f"{up.url}/?lang={lang}", viewport=PHONE)
+        expect(phone.locator("#cluster .rank-row")).to_have_count(4)
+        expect(phone.locator("#cluster .rank-row .local").first).to_contain_text(SCRIPT[lang])
+        wrapped = phone.evaluate("""[...document.querySelectorAll('#cluster .rank-row > span')]
+            .filter((e) => e.offsetHeight > 1.5 * parseFloat(getComputedStyle(e).lineHeight))
+            .map((e) => e.textContent)""")
+        assert wrapped == [], f"{lang}: fields wrapped in the cluster panel: {wrapped}"
 
 
 def test_the_picker_switches_without_a_reload_and_a_reload_keeps_the_pick(up, context):
