@@ -5,8 +5,9 @@ and the title are in their language, with no English word left but the op and ph
 picker switches a page without a reload, a reload keeps the pick, two pages of one browser keep
 their own, the browser's language is the default and ?lang= beats it; an exported run's page picks
 its language too; a poll's question and choices on a phone are in its language; a Korean caption wraps
-between its words, never inside one, and a phone's cluster panel keeps each field of a rank on one
-line. Screenshots: artifacts/i18n/*.png (not committed)."""
+between its words, never inside one, a phone's cluster panel keeps each field of a rank on one
+line, and a phone's M heads each cell in its language. Screenshots: artifacts/i18n/*.png (not
+committed)."""
 
 from __future__ import annotations
 
@@ -139,6 +140,25 @@ def test_a_phones_cluster_keeps_each_ranks_field_on_one_line(up, page_for):
             .filter((e) => e.offsetHeight > 1.5 * parseFloat(getComputedStyle(e).lineHeight))
             .map((e) => e.textContent)""")
         assert wrapped == [], f"{lang}: fields wrapped in the cluster panel: {wrapped}"
+
+
+def test_a_phones_formulas_head_each_cell_in_its_language(up, page_for):
+    """M on a phone: the table is too wide, so every cell is written under its heading (CSS .reflow's
+    data-head), which is said in the page's language as the table's own headings are."""
+    run = up.run(collective="all_reduce", algorithm="ring", count=4, pattern="digits", capture="full")
+    for lang in ("ko", "zh"):
+        phone = page_for(f"{up.url}/?token={up.presenter}&lang={lang}&run={run['id']}", viewport=PHONE)
+        phone.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}'")
+        expect(phone.locator("#present")).to_have_text(re.compile(SCRIPT[lang].pattern))
+        phone.keyboard.press("m")
+        expect(phone.locator("#seed-formulas td[data-head]").first).to_be_visible()
+        heads = phone.evaluate(
+            "[...document.querySelectorAll('#seed-formulas td[data-head]')].map((td) => "
+            "[td.dataset.head, getComputedStyle(td, '::before').content])"
+        )
+        english = [h for h, _ in heads if not SCRIPT[lang].search(h)]
+        assert heads and english == [], f"{lang}: headings left in English: {sorted(set(english))}"
+        assert all(shown == f'"{h}"' for h, shown in heads), heads  # what the phone shows before a cell
 
 
 def test_the_picker_switches_without_a_reload_and_a_reload_keeps_the_pick(up, context):

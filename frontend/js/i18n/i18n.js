@@ -152,7 +152,8 @@ export const onLanguage = (listen) => listeners.push(listen);
 
 
 // --- the page -----------------------------------------------------------------------------------
-const ATTRS = ["title", "aria-label", "placeholder"];
+// data-head: a table cell's heading on a phone (CSS .reflow writes it before the cell)
+const ATTRS = ["title", "aria-label", "placeholder", "data-head"];
 /** Whether `node` is drawn by SVG (the stage, a chart): its words are its drawer's. */
 const drawn = (node) => !!(node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement)?.closest("svg");
 
