@@ -6,8 +6,8 @@ picker switches a page without a reload, a reload keeps the pick, two pages of o
 their own, the browser's language is the default and ?lang= beats it; an exported run's page picks
 its language too; a poll's question and choices on a phone are in its language; a Korean caption wraps
 between its words, never inside one, a phone's cluster panel keeps each field of a rank on one
-line, and a phone's M heads each cell in its language. Screenshots: artifacts/i18n/*.png (not
-committed)."""
+line, a phone's M heads each cell in its language and its title wraps between its parts.
+Screenshots: artifacts/i18n/*.png (not committed)."""
 
 from __future__ import annotations
 
@@ -159,6 +159,30 @@ def test_a_phones_formulas_head_each_cell_in_its_language(up, page_for):
         english = [h for h, _ in heads if not SCRIPT[lang].search(h)]
         assert heads and english == [], f"{lang}: headings left in English: {sorted(set(english))}"
         assert all(shown == f'"{h}"' for h, shown in heads), heads  # what the phone shows before a cell
+
+
+def test_a_phones_title_breaks_between_its_parts(up, page_for):
+    """The title wraps on a phone, between its parts: never "4 ×" / "int32", nor "r-" / "000001"."""
+    run = up.run(collective="all_reduce", algorithm="ring", count=4, pattern="digits", capture="full")
+    for lang in ("ko", "zh"):
+        phone = page_for(f"{up.url}/?lang={lang}&run={run['id']}", viewport=PHONE)
+        expect(phone.locator("#run-title")).to_contain_text(re.compile(SCRIPT[lang].pattern))
+        lines, rows = phone.evaluate("""() => {
+            const parts = [], all = new Set(), texts = document.createTreeWalker(
+                document.getElementById('run-title'), NodeFilter.SHOW_TEXT);
+            for (let node; (node = texts.nextNode());) {
+                const range = document.createRange();
+                range.selectNodeContents(node);
+                const bottoms = [...range.getClientRects()].filter((r) => r.width > 0)
+                    .map((r) => Math.round(r.bottom));
+                bottoms.forEach((b) => all.add(b));
+                parts.push([node.data, new Set(bottoms).size]);
+            }
+            return [parts, all.size];
+        }""")
+        assert rows > 1, f"{lang}: the title fits one line, so this tells nothing"
+        split = [part for part, n in lines if n > 1 and part.strip() != "·"]
+        assert split == [], f"{lang}: parts of the title on two lines: {split} ({lines})"
 
 
 def test_the_picker_switches_without_a_reload_and_a_reload_keeps_the_pick(up, context):

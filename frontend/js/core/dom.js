@@ -9,9 +9,13 @@ const NS = "http://www.w3.org/2000/svg";
 export const $ = (id) => document.getElementById(id);
 export const say = (id, text) => { $(id).textContent = text; };
 /** `parts` (texts, nulls left out) as one line, " · " between: each its own text, which another language
- * says alone ("4 ranks", "root 0"), whatever goes beside it. */
+ * says alone ("4 ranks", "root 0"), whatever goes beside it, and a line breaks between them, never inside
+ * one ("4 ×" / "int32", "r-" / "000001"). */
 export const sayEach = (id, parts) =>
-  $(id).replaceChildren(...parts.filter((p) => p != null).flatMap((p, i) => (i ? [" · ", p] : [p])));
+  $(id).replaceChildren(...parts.filter((p) => p != null).flatMap((p, i) => {
+    const part = html("span", { class: "part" }, p);
+    return i ? [" · ", part] : [part];
+  }));
 
 /** A key typed into a field, or with a modifier: none of the page's shortcuts. */
 export const notAShortcut = (e) => e.target.closest?.("input, select, textarea")
