@@ -152,6 +152,8 @@ def test_every_shape_reads_on_a_phone_and_no_label_covers_anything(clusters, pag
         name = f"{spec['algorithm']}_{len(run['group'])}"
         phone.screenshot(path=str(ARTIFACTS / f"{name}_phone.png"))
         presenter.screenshot(path=str(ARTIFACTS / f"{name}_projector.png"))
+    phone.keyboard.press("End")  # the player's last step, not the page's foot
+    assert phone.evaluate("window.scrollY") == 0
 
 
 def test_the_perturbation_demos_root_keeps_its_bytes_and_the_straggler_its_label(clusters, page_for):

@@ -52,7 +52,10 @@ export class Keys {
       controls.pick(...typed.pick);
       player.pause();
       player.go(Number(typed.digits) - 1);
-    } else this.keys[e.key?.toLowerCase()]?.();
+    } else if (this.keys[e.key?.toLowerCase()]) {
+      if (e.key === "Home" || e.key === "End") e.preventDefault(); // the stage's, not the page's scroll
+      this.keys[e.key.toLowerCase()]();
+    }
     this.typed = untyped();
   }
 }
