@@ -43,6 +43,8 @@ class Display(BaseModel):
     formula: Formula | None = None
     # the parameter server's update under SUM, its arithmetic drawn as the seed writes it
     update: str | None = None
+    # its lesson is each rank's arrival at its first step and leaving after its last (a barrier's)
+    arrivals: bool = False
 
 
 def _chunks_in(bounds: list[tuple[int, int]], blocks: range, count: int) -> list[int]:
@@ -109,6 +111,7 @@ def display(spec: RunSpec, world_size: int) -> Display:
         itemsize=itemsize,
         formula=Formula(**formula) if formula else None,
         update=UPDATE if collective.has_servers and collective.op(spec) == "SUM" else None,
+        arrivals=collective.arrivals,
     )
 
 

@@ -3,12 +3,13 @@ ranks: for every layout the stage draws (ring, tree, master-worker, recursive do
 Rabenseifner, binomial broadcast and scatter, flat gather, all_gather, reduce_scatter,
 all_to_all, barrier, send_recv, the parameter server with 1 and 3 servers), int and float data,
 count 8 and 64, and every reduction op among them, every cell at every step writes its value
-(or its values, or their range) inside its own edges: on a projector (1280x720, lecture mode) at
-18 px or more, on a phone (390x844) at 12 px or more. Short forms are exact to what they write:
-"1.0k" is 1000 to two digits, "−15 … −8" a range whose bounds hold every value. In this machine's
-fonts and in a second set (browser.py's FONT_SETS), whose other widths and heights a layout
-that assumed one font's would not survive. The runs are made once, through the API; a page per
-screen opens each of them in turn and reads all its steps in one evaluate."""
+(or its values, or their range; a barrier's lane, its rank's arrival) inside its own edges: on a
+projector (1280x720, lecture mode) at 18 px or more, on a phone (390x844) at 12 px or more. Short
+forms are exact to what they write: "1.0k" is 1000 to two digits, "−15 … −8" a range whose bounds
+hold every value. In this machine's fonts and in a second set (browser.py's FONT_SETS), whose
+other widths and heights a layout that assumed one font's would not survive. The runs are made
+once, through the API; a page per screen opens each of them in turn and reads all its steps in one
+evaluate."""
 
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ CELLS = """async ([id, least]) => {
             const numbers = values.filter((v) => typeof v === 'number');
             out.push([k, +g.dataset.rank, +g.dataset.chunk, text, text ? px(t) : 0, inside,
                 numbers.length ? Math.min(...numbers) : null, numbers.length ? Math.max(...numbers) : null,
-                values.length <= 8 ? values : null]);
+                values.length <= 8 ? values : null, g.dataset.arrived ? +g.dataset.arrived : null]);
         }
     }
     return out;
@@ -127,6 +128,15 @@ def written(text: str, lo, hi, values) -> bool:
     )
 
 
+def seconds(s: float) -> str:
+    """format.js's seconds()."""
+    return f"{s:.2f} s" if s >= 1 else f"{s * 1e3:.2f} ms" if s >= 1e-3 else f"{s * 1e6:.1f} µs"
+
+
+def cells_of(page, run_id: str, least: float) -> list:
+    return page.evaluate(CELLS, [run_id, least])
+
+
 @pytest.fixture(scope="module")
 def runs(up):
     """Every layout, kind of data and count, each run once: [(name, run id)]."""
@@ -166,10 +176,12 @@ def test_every_cell_writes_its_value_at_a_size_the_room_reads(up, runs, fonts_br
     page.wait_for_function(f"window.ringside?.player.run?.id === '{first}'")
     unread, small, cells, smallest = [], [], 0, math.inf
     for name, run_id in runs:
-        for step, rank, chunk, text, px, inside, lo, hi, values in page.evaluate(CELLS, [run_id, least]):
+        for step, rank, chunk, text, px, inside, lo, hi, values, came in cells_of(page, run_id, least):
             cells += 1
             where = f"{name}: step {step} rank {rank} chunk {chunk} {text!r}"
-            if (not text and values != []) or not inside or not writes(text, lo, hi, values):
+            # a barrier's cell is its rank's lane: when it arrived, as recorded (test_lecture_keys.py)
+            said = text == f"arrived {seconds(came)}" if came is not None else writes(text, lo, hi, values)
+            if (not text and values != []) or not inside or not said:
                 unread.append(f"{where} for {values if values is not None else (lo, hi)} (inside: {inside})")
             elif px < least - 0.05:
                 small.append(f"{where} at {px:.1f} px")

@@ -251,6 +251,11 @@ def test_the_wavefront_waits_until_one_rank_holds_the_others_up():
         ({"algorithm": "ring", "perturb": {"hang": {"rank": 5, "step": 0}}}, "perturb.hang.rank"),
         ({"perturb": {"hang": {"rank": 1, "step": 0}}}, "perturb.hang"),
         ({"algorithm": "ring", "perturb": {}}, "perturb"),
+        ({"algorithm": "ring", "perturb": {"stagger": {"delay_s": 0.0001}}}, "perturb.stagger.delay_s"),
+        (  # the last of 4 ranks would come 1.5 s after the first, which waits 1 s at most
+            {"algorithm": "ring", "timeout": 1.0, "perturb": {"stagger": {"delay_s": 0.5}}},
+            "perturb.stagger.delay_s",
+        ),
     ],
 )
 def test_bad_perturbations_are_refused_naming_the_field(spec, field):
@@ -277,6 +282,11 @@ def test_the_prediction_reads_the_schedule_at_any_world_size():
         assert extra(link, p) == pytest.approx((p - 1) * 64 * 4 / 1e6), (
             "one block over the link at every step"
         )
+        for algorithm in ("dissemination", "native"):  # all leave once the last has come
+            stagger = RunSpec(
+                collective="barrier", algorithm=algorithm, perturb={"stagger": {"delay_s": 0.1}}
+            )
+            assert extra(stagger, p) == pytest.approx((p - 1) * 0.1), algorithm
     assert (
         extra(
             RunSpec(

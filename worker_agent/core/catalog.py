@@ -38,6 +38,10 @@ def catalog(backend: str, world_size: int) -> dict[str, object]:
                 "rooted": c.rooted,
                 "peer": c.has_peer,
                 "servers": c.has_servers,
+                # the perturbation a lecture runs it with: a barrier's ranks arriving one after another
+                "lecture_perturb": (
+                    {"stagger": {"delay_s": c.lecture_stagger_s}} if c.lecture_stagger_s else None
+                ),
                 "pieces": pieces_of(c.name, world_size),
             }
             for c in COLLECTIVES.values()

@@ -1,4 +1,4 @@
-"""Perturbations a presenter can cause and watch: a straggler, a slow link, a hang.
+"""Perturbations a presenter can cause and watch: a straggler, staggered arrivals, a slow link, a hang.
 
 A run option (RunSpec.perturb), checked like every other field, carried out by
 the ranks themselves (the executor sleeps where the option says), recorded in
@@ -6,6 +6,9 @@ the run, and predicted from the schedule alone:
 
 - straggler: one rank sleeps `delay_s` before each step it takes part in (a
   native call: before the call), so it arrives late and its peers wait;
+- stagger: the group's rank i sleeps i·`delay_s` before its first step (a
+  native call: before the call), so every rank arrives at its own time, as the
+  seed's barrier lesson has them (rank r sleeps r seconds);
 - slow link: a step that moves bytes between `a` and `b` takes the link's
   busier direction's bytes over `bytes_per_s` longer on both ends (the wire
   limits each direction alone, as a full-duplex link does);
@@ -47,6 +50,13 @@ class Straggler(_Option):
     )
 
 
+class Stagger(_Option):
+    delay_s: StrictFloat = Field(
+        description=f"seconds between ranks' arrivals: the group's rank i waits i·delay_s before its "
+        f"first step ({MIN_DELAY_S:g} to {MAX_DELAY_S:g}; all of them below the run's timeout)"
+    )
+
+
 class SlowLink(_Option):
     a: StrictInt = Field(description="global rank at one end")
     b: StrictInt = Field(description="global rank at the other end")
@@ -63,9 +73,10 @@ class Hang(_Option):
 
 
 class Perturb(_Option):
-    """What to do to a run; any of the three, or several."""
+    """What to do to a run; any of the four, or several."""
 
     straggler: Straggler | None = None
+    stagger: Stagger | None = None
     slow_link: SlowLink | None = None
     hang: Hang | None = None
 
@@ -88,8 +99,12 @@ def check(perturb: Perturb, group: list[int], steps: Steps | None, timeout: floa
     """Raise CheckFailed naming the first field that cannot run. `steps` is None for a native run."""
     s, link, hang = perturb.straggler, perturb.slow_link, perturb.hang
     # else a run slowed by nothing would be kept out of the model's fit
-    if (s, link, hang) == (None, None, None):
-        raise CheckFailed("perturb", "name a straggler, a slow_link or a hang (or leave perturb out)")
+    if (s, perturb.stagger, link, hang) == (None, None, None, None):
+        raise CheckFailed(
+            "perturb", "name a straggler, a stagger, a slow_link or a hang (or leave perturb out)"
+        )
+    if perturb.stagger is not None:
+        _check_stagger(perturb.stagger, len(group), timeout)
     if s is not None:
         _in_group("perturb.straggler.rank", s.rank, group)
         if not MIN_DELAY_S <= s.delay_s <= MAX_DELAY_S:
@@ -131,6 +146,29 @@ def check(perturb: Perturb, group: list[int], steps: Steps | None, timeout: floa
                 f"rank {hang.rank} sends and receives nothing in step {hang.step}, "
                 "so nobody would wait for it there",
             )
+
+
+def _check_stagger(stagger: Stagger, p: int, timeout: float) -> None:
+    if not MIN_DELAY_S <= stagger.delay_s <= MAX_DELAY_S:
+        raise CheckFailed(
+            "perturb.stagger.delay_s",
+            f"must be between {MIN_DELAY_S:g} and {MAX_DELAY_S:g} s, not {stagger.delay_s}",
+        )
+    if (p - 1) * stagger.delay_s >= timeout:  # the first to arrive would give up on the last
+        raise CheckFailed(
+            "perturb.stagger.delay_s",
+            f"the last of {p} ranks would arrive {(p - 1) * stagger.delay_s:.3g} s after the first, "
+            f"past the run's timeout of {timeout:g} s",
+        )
+
+
+def arrival(perturb: Perturb | None, rank: int, group: Sequence[int]) -> float:
+    """Seconds after the first that `rank` arrives under the stagger: its index in the group
+    times the delay (0 without one, or for a rank outside the group)."""
+    stagger = perturb.stagger if perturb is not None else None
+    if stagger is None or rank not in group:
+        return 0.0
+    return list(group).index(rank) * stagger.delay_s
 
 
 def check_times(
@@ -186,16 +224,17 @@ def predicted_extra(
     """Seconds the perturbation adds to the collective, read from the schedule with every
     transfer otherwise free: a rank starts a step when done with its last (the straggler
     `delay_s` later), and is done when it and every peer of that step have started, plus
-    the slow link's time at the link's ends. So a straggler costs its delay once per step
-    on the critical path, and a slow link its bytes/rate once per step that uses it. None
-    for a hang: that run never ends. A native call waits for the straggler once."""
+    the slow link's time at the link's ends; a staggered rank starts late by its arrival. So a
+    straggler costs its delay once per step on the critical path, a slow link its bytes/rate
+    once per step that uses it, and a stagger the last rank's arrival. None for a hang: that run
+    never ends. A native call waits for the straggler, and the last to arrive, once."""
     if perturb.hang is not None:
         return None
     s, link = perturb.straggler, perturb.slow_link
     if steps is None:
-        return s.delay_s if s is not None else 0.0
+        return max(native_delay(perturb, r, group) for r in group) if group else 0.0
     linger = link_seconds(link, steps, chunk_bytes) if link is not None else [0.0] * len(steps)
-    clock = {r: 0.0 for r in group}
+    clock = {r: arrival(perturb, r, group) for r in group}
     for k, transfers in enumerate(steps):
         met = peers(transfers)
         start = {r: clock[r] + (s.delay_s if s is not None and r == s.rank else 0.0) for r in met}
@@ -246,13 +285,17 @@ def on_rank(
     rank: int,
     steps: Steps,
     chunk_bytes: Sequence[int],
+    group: Sequence[int],
     given_up: Callable[[], bool] = lambda: False,
 ) -> OnRank:
-    """Rank `rank`'s part of the perturbation over a stepwise schedule (global ranks); a hung
-    rank asks `given_up` whether its peers have given up on it yet."""
+    """Rank `rank`'s part of the perturbation over a stepwise schedule (global ranks, the
+    group's in its order); a hung rank asks `given_up` whether its peers have given up on it yet."""
     s, link, hang = perturb.straggler, perturb.slow_link, perturb.hang
     mine = [rank in peers(transfers) for transfers in steps]
     before = [s.delay_s if s is not None and s.rank == rank and takes_part else 0.0 for takes_part in mine]
+    first = next((k for k, takes_part in enumerate(mine) if takes_part), None)
+    if first is not None:  # a staggered rank arrives late at its first step only
+        before[first] += arrival(perturb, rank, group)
     if link is not None and rank in (link.a, link.b):  # on the slow link
         linger = link_seconds(link, steps, chunk_bytes)
     else:
@@ -261,7 +304,8 @@ def on_rank(
     return OnRank(rank, before, linger, hangs_at, perturb.live, given_up)
 
 
-def native_delay(perturb: Perturb | None, rank: int) -> float:
-    """Seconds a native call waits on this rank before it is made: the straggler's delay, or 0."""
+def native_delay(perturb: Perturb | None, rank: int, group: Sequence[int]) -> float:
+    """Seconds a native call waits on this rank before it is made: the straggler's delay and its
+    arrival under a stagger, or 0."""
     s = perturb.straggler if perturb is not None else None
-    return s.delay_s if s is not None and s.rank == rank else 0.0
+    return (s.delay_s if s is not None and s.rank == rank else 0.0) + arrival(perturb, rank, group)

@@ -71,7 +71,7 @@ class NativeCall(Strategy):
 
     def once(self, start: float, report: bool) -> Pass:
         run = self.run
-        time.sleep(native_delay(run.spec.perturb, run.rank))  # a straggler arrives late at the call
+        time.sleep(native_delay(run.spec.perturb, run.rank, run.ranks))  # a late arrival at the call
         self.call(run.timeout)
         run.synchronize()
         return time.perf_counter() - start, []
@@ -99,7 +99,7 @@ class ScheduleSteps(Strategy):
         if spec.perturb is not None:
             steps, chunk_bytes = perturb_plan(spec, world_size)  # a schedule's steps: never None here
             perturbation = on_rank(
-                spec.perturb, run.rank, steps or [], chunk_bytes, run.runner.world.regroup_asked
+                spec.perturb, run.rank, steps or [], chunk_bytes, run.ranks, run.runner.world.regroup_asked
             )
         self.executor = Executor(
             schedule,

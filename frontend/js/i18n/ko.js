@@ -262,6 +262,10 @@ export default {
     "node {w1} · torch {w2}": "노드 {w1} · torch {w2}",
     "local {n1}/{n2}": "로컬 {n1}/{n2}",
     "pid {n1}": "PID {n1}",
+    // a barrier's lanes (stage/arrivals.js), the strip's stagger
+    "arrived {v1}": "도착 {v1}",
+    "{r1} arrived at {v1} and left at {v2}, once the last, {r2}, had arrived": "{r1}: {v1}에 도착, 마지막인 {r2}이(가) 도착한 뒤 {v2}에 떠남",
+    "ranks arrive {v1} apart": "랭크가 {v1} 간격으로 도착",
     // the training: its form, status and charts (training/)
     "compare all methods: {n1} of {n2} submitted": "모든 방법 비교: {n2}개 중 {n1}개 제출",
     "compare all methods: {n1} of {n2} submitted, each when the one before has ended":
@@ -769,6 +773,8 @@ export default {
     "Could not list the watched jobs:": "관찰 중인 작업 목록을 가져올 수 없습니다:",
     "Could not read the trace:": "트레이스를 읽을 수 없습니다:",
     "No audience link:": "청중용 링크 없음:",
+    // a barrier's lanes
+    "last to arrive: all released": "마지막 도착: 모두 해제",
   },
   // a refusal no template knows, by the field the server names (i18n.js: refused)
   refusals: {

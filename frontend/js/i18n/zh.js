@@ -252,6 +252,10 @@ export default {
     "node {w1} · torch {w2}": "节点 {w1} · torch {w2}",
     "local {n1}/{n2}": "本地 {n1}/{n2}",
     "pid {n1}": "PID {n1}",
+    // a barrier's lanes (stage/arrivals.js), the strip's stagger
+    "arrived {v1}": "到达 {v1}",
+    "{r1} arrived at {v1} and left at {v2}, once the last, {r2}, had arrived": "{r1} 于 {v1} 到达，最后一个 {r2} 到达后于 {v2} 离开",
+    "ranks arrive {v1} apart": "各 rank 相隔 {v1} 到达",
     // the training: its form, status and charts (training/)
     "compare all methods: {n1} of {n2} submitted": "对比所有方法：已提交 {n2} 个中的 {n1} 个",
     "compare all methods: {n1} of {n2} submitted, each when the one before has ended":
@@ -742,6 +746,8 @@ export default {
     "Could not list the watched jobs:": "无法列出监视的任务：",
     "Could not read the trace:": "无法读取跟踪文件：",
     "No audience link:": "没有听众链接：",
+    // a barrier's lanes
+    "last to arrive: all released": "最后到达：全部放行",
   },
   // a refusal no template knows, by the field the server names (i18n.js: refused)
   refusals: {

@@ -3,6 +3,7 @@
 
 import { api } from "rs/core/api.js";
 import { $, html, reason, refused, say, sayEach, select } from "rs/core/dom.js";
+import { seconds } from "rs/core/format.js";
 
 const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "servers", "group", "pattern", "capture",
   "chunks"];
@@ -45,9 +46,10 @@ export class Controls extends EventTarget {
     const gcd = (a, b) => (b ? gcd(b, a % b) : a), lcm = pieces.reduce((a, b) => (a * b) / gcd(a, b), 1);
     const count = !pieces.length ? Math.max(1, this.catalog.world_size)
       : lcm <= 64 ? lcm : Math.max(...pieces);
-    // scaled by , and .; a parameter server's model has S shards
+    // scaled by , and .; a parameter server's model has S shards; a barrier's ranks arrive one by one
+    const perturb = this.entry(spec.collective)?.lecture_perturb;
     return { count: count * this.scale * (spec.servers ?? 1), pattern: this.presetPattern, capture: "full",
-             chunks: 1 };
+             chunks: 1, ...(perturb && { perturb }) };
   }
 
   setCatalog(catalog) {
@@ -275,6 +277,7 @@ export class Controls extends EventTarget {
     const parts = [this.collective, spec.algorithm, who,
       `${spec.count} × ${spec.dtype}`, spec.op, rooted ? `root ${spec.root}` : null,
       spec.servers ? `S = ${spec.servers}` : null,
+      spec.perturb?.stagger ? `ranks arrive ${seconds(spec.perturb.stagger.delay_s)} apart` : null,
       this.preset ? `lecture data: ${PATTERN_WORDS[this.presetPattern]}` : null];
     strip.replaceChildren(html("b", { id: "pick-spec" }), "  —  ",
       html("span", { class: "keys" },

@@ -4,6 +4,7 @@
 import { el, stripes } from "rs/core/dom.js";
 import { bytes, colour, exact } from "rs/core/format.js";
 import { fill, rankName, tr } from "rs/i18n/i18n.js";
+import { laneFont, paintLane } from "rs/stage/arrivals.js";
 import { cellsIn, fitting, fontIn, formsOf, gridOf, line, MAX_VALUE, partsOf, ROOM } from "rs/stage/grid.js";
 import { reach, textWidth } from "rs/stage/measure.js";
 
@@ -143,6 +144,7 @@ export function valueFont(stage, card) {
   const label = labelBand(stage);
   return Math.min(...stage.run.group.map((r) => {
     const { box } = insideOf(stage, card, r);
+    if (stage.arrivals) return laneFont(box.w, box.h, stage.need); // a barrier's lane: two lines and a bar
     return box.w > 0 && box.h > 0 ? gridOf(partsDrawn(stage, r), stage.need, box.w, box.h, label).font : 0;
   }));
 }
@@ -267,6 +269,7 @@ export function paintCard(stage, rank, frame, outputs, index) {
   }
   const cells = chunks.map((c) => stage.cells[`${rank}:${c}`]).filter(Boolean);
   size(stage, cells, Number.isFinite(font) ? font : stage.valueLeast);
+  if (stage.arrivals) paintLane(stage, rank, index); // a barrier's: when the rank arrived, waited, left
   showBars(stage, rank, index);
 }
 

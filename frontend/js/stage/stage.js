@@ -7,6 +7,7 @@
 
 import { el } from "rs/core/dom.js";
 import { onLanguage } from "rs/i18n/i18n.js";
+import { arrivalsOf, laneNeed } from "rs/stage/arrivals.js";
 import { drawCard, drawnChunks, drawOutsider, insideOf, LEAST, paintCard, valueFont } from "rs/stage/cards.js";
 import { showFormula } from "rs/stage/formulas.js";
 import { needs } from "rs/stage/grid.js";
@@ -114,6 +115,7 @@ export class Stage extends EventTarget {
     this.least = projected ? px(PROJECTED) : 0;
     // the least a value, and a buffer part's label, is written at: a projector's, a phone's, a desk's
     this.valueLeast = px(projected ? PROJECTED : this.column ? LEAST : DESK);
+    this.arrivals = arrivalsOf(run);
     this.need = this.needOf(frames);
     const fit = { want: this.valueLeast, font: (card) => valueFont(this, card) };
     // a buffer's part labels as large as values where that leaves the values room, else smaller
@@ -171,6 +173,7 @@ export class Stage extends EventTarget {
   update(run, frames) {
     this.run = run;
     this.frames = frames;
+    this.arrivals = arrivalsOf(run);
     showFormula(run);
     this.outgrown();
   }
@@ -178,6 +181,7 @@ export class Stage extends EventTarget {
   /** How wide the widest value is per unit of font (grid.js); none where cells are colours only. */
   needOf(frames) {
     const { run } = this, chunks = run.group.map((r) => drawnChunks(run, r));
+    if (this.arrivals && !this.colourOnly) return laneNeed(run, this.arrivals); // a lane's words, not values
     return this.colourOnly ? 0 : needs(run, frames, (r) => chunks[run.group.indexOf(r)]);
   }
 

@@ -205,7 +205,7 @@ export function drawSums(stage, k) {
   if (!before || !after) return;
   if (after.divisor) return drawDivision(stage, before, after);
   const step = stage.run?.steps[k];
-  if (!step) return;
+  if (!step || stage.arrivals) return; // a barrier's tokens are its machinery; its lanes say its lesson
   const cells = reductions(step);
   if (cells.length > MAX_SUMS) return;
   const labels = [];

@@ -24,6 +24,8 @@ class Barrier(Collective):
     OP, DTYPE = "BOR", "int64"
     payload = False
     exactly_once = False
+    arrivals = True
+    lecture_stagger_s = 0.1  # the seed's ranks sleep their rank in seconds; a tenth keeps a lecture going
 
     def bus_factor(self, p: int) -> float:
         return 0.0

@@ -92,6 +92,10 @@ class Collective(ABC):
     payload = True  # moves the run's data (a barrier's one-bit tokens are its own)
     exactly_once = True  # each input goes into a result once (SUM counts repeats; a barrier's OR does not)
     has_servers = False  # some ranks serve the others (parameter_server: the run says how many)
+    # its lesson is when each rank arrives and leaves, not its values (a barrier: all leave as the last comes)
+    arrivals = False
+    # the seconds apart a lecture staggers its ranks' arrivals (perturb.py's stagger), so the wait shows
+    lecture_stagger_s: float | None = None
     servers = 0  # how many do
     min_ranks = 1
     # nccl-tests' columns: whether the output lands on the input (in place) or in a buffer apart
