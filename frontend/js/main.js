@@ -9,6 +9,8 @@ import { download } from "rs/export/export.js";
 import { openInPerfetto } from "rs/export/perfetto.js";
 import { Languages } from "rs/i18n/i18n.js";
 import { Hall } from "rs/lecture/hall.js";
+import { Hosts } from "rs/lecture/hosts.js";
+import { Launchers } from "rs/lecture/launchers.js";
 import { LectureMode } from "rs/lecture/lecture-mode.js";
 import { Lesson } from "rs/lecture/lesson.js";
 import { Lessons } from "rs/lecture/lessons.js";
@@ -57,7 +59,9 @@ const perturbations = new Perturbations({ state, player, stage, controls }); // 
 const runs = new Runs({ state, player, polls, compare, linked: params.get("run") });
 new FirstScreen({ state, player, controls, runs }); // the stage before the first run
 const formulas = new SeedFormulas(state, player);
-const overlays = new Overlays({ state, compare, training, jobs, formulas, onShown: () => presenter.lead() });
+const hosts = new Hosts(), launchers = new Launchers(); // B and Z: the cluster in the seeds' terms
+const overlays = new Overlays({ state, compare, training, jobs, formulas, hosts, launchers,
+  onShown: () => presenter.lead() });
 // U: a lesson's next stage, which the audience's pages show as the presenter's
 const lesson = new Lesson({ state, polls, onSubmitted: (id) => { state.submitted = id; }, onMoved: () => presenter.lead() });
 const presenter = new Presenter({ state, player, training, jobs, perturbations, polls, overlays, runs, lesson });
@@ -84,7 +88,8 @@ new Keys({ state, player, controls, polls, overlays, lecture, perturbations, hal
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
 const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbations.routes, catalog.routes,
-  runs.routes, presenter.routes, training.routes, jobs.routes, polls.routes, lessons.routes, lesson.routes, practiceChart.routes];
+  runs.routes, presenter.routes, training.routes, jobs.routes, polls.routes, lessons.routes, lesson.routes,
+  practiceChart.routes, hosts.routes, launchers.routes];
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 
 await catalog.first(); // the ended states, before the first run arrives

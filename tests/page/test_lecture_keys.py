@@ -1,6 +1,8 @@
 """The seed lessons lecture mode reaches from the keys alone, in a real Chromium at 1280x720 against
 `ringside up --nodes 2` with 8 gloo ranks: a barrier run (digit, R, End) draws every rank's arrival
-and wait as the ranks recorded them, and the release at the slowest's arrival."""
+and wait as the ranks recorded them, and the release at the slowest's arrival; B lays the cluster
+out as nodes with each rank's node, local rank and global rank and the world size; Z sets spawn
+against launcher, with the variables each sets and what this cluster's ranks were given."""
 
 from __future__ import annotations
 
@@ -85,3 +87,62 @@ def test_a_barrier_shows_each_ranks_arrival_and_the_release_at_the_slowest(up, l
     expect(page.locator(f"#stage g.cell[data-rank='{slowest}'] text.value")).to_have_text(
         f"arrived {seconds(arrived[slowest])}"
     )
+
+
+def test_b_shows_each_ranks_node_local_rank_and_global_rank(up, lecture):
+    page = lecture
+    page.keyboard.press("b")
+    hosts = page.locator("#hosts")
+    expect(hosts).to_be_visible()
+    shown = page.evaluate("""() => [...document.querySelectorAll('#hosts .node')].map((n) => [n.dataset.host,
+        [...n.querySelectorAll('li')].map((li) => [+li.dataset.rank, +li.dataset.local,
+          li.querySelector('.global').textContent, li.querySelector('.local').textContent])])""")
+    ranks = sorted(up.cluster()["ranks"], key=lambda r: r["rank"])
+    per_node = P // NODES
+    assert shown == [
+        [
+            f"node{n}",
+            [
+                [r, r % per_node, f"global rank {r}", f"local rank {r % per_node}"]
+                for r in range(n * per_node, (n + 1) * per_node)
+            ],
+        ]
+        for n in range(NODES)
+    ]
+    assert [(r["host"], r["local_rank"]) for r in ranks] == [
+        (f"node{r // per_node}", r % per_node) for r in range(P)
+    ]
+    expect(hosts.locator(".world")).to_have_text(f"world size {P} = {NODES} nodes × {per_node} ranks a node")
+    expect(hosts.locator("dt")).to_have_text(["Node", "Global rank", "Local rank", "World size"])
+    page.keyboard.press("b")
+    expect(hosts).to_be_hidden()
+
+
+def test_z_shows_spawn_against_launcher_with_what_this_clusters_ranks_were_given(up, lecture):
+    page = lecture
+    page.keyboard.press("z")
+    box = page.locator("#launchers")
+    expect(box).to_be_visible()
+    expect(box.locator(".ways th[data-way]")).to_have_count(2)
+    expect(
+        box.locator(".ways td[data-way=launcher]").filter(has_text="it sets them for each rank")
+    ).to_contain_text("RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE GROUP_RANK MASTER_ADDR MASTER_PORT")
+    expect(box.locator(".ways td[data-way=spawn]").filter(has_text="you set them")).to_contain_text(
+        "MASTER_ADDR MASTER_PORT WORLD_SIZE"
+    )
+    # `ringside up` starts a function in each of its processes, as spawn does
+    expect(box.locator(".how")).to_have_text("this cluster: started by ringside up · the spawn way")
+    expect(box.locator(".ways th.this")).to_have_attribute("data-way", "spawn")
+    ranks = sorted(up.cluster()["ranks"], key=lambda r: r["rank"])
+    given = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#launchers .given tr')]
+        .map((tr) => [tr.dataset.variable, [...tr.querySelectorAll('td')].map((td) => td.textContent)]))""")
+    assert given == {
+        "RANK": [str(r["rank"]) for r in ranks],
+        "LOCAL_RANK": [str(r["local_rank"]) for r in ranks],
+        "WORLD_SIZE": [str(P)] * P,
+        "LOCAL_WORLD_SIZE": [str(r["local_world_size"]) for r in ranks],
+        "GROUP_RANK": [str(r["rank"] // (P // NODES)) for r in ranks],
+    }
+    expect(box.locator(".met")).to_contain_text(ranks[0]["master"])
+    page.keyboard.press("Escape")
+    expect(box).to_be_hidden()

@@ -41,12 +41,13 @@ def test_the_frontend_stays_small():
     the first screen draws the pick's inputs before any run; 408 since a phone practises a run alone,
     a question a step, and the presenter charts how the room did (practice.js, practice-chart.js); 420
     since the lecture's keys pick the training method and show every method's training side by side
-    (W, V); 428 since a barrier's ranks are drawn arriving, waiting and released (arrivals.js)."""
+    (W, V); 428 since a barrier's ranks are drawn arriving, waiting and released (arrivals.js); 444
+    since B and Z show the nodes and how ranks start in the seeds' terms (hosts.js, launchers.js)."""
     files = [p for p in (ROOT / "frontend").rglob("*") if p.suffix in (".js", ".css", ".html")]
     tables = [p.stat().st_size for p in files if p.parent.name == "i18n" and p.name in ("ko.js", "zh.js")]
     assert len(tables) == 2
     size = sum(p.stat().st_size for p in files) - sum(tables) + max(tables)
-    assert size < 428 * 1024, f"{size} bytes"
+    assert size < 444 * 1024, f"{size} bytes"
 
 
 @pytest.mark.parametrize(

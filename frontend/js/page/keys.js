@@ -16,10 +16,10 @@ export class Keys {
       o: () => controls.cycleOp(),
       p: () => controls.togglePreset(), "]": () => controls.pickNext(1), "[": () => controls.pickNext(-1),
       f: toggleFullscreen, l: () => lecture.flip(), c: () => toggle("compare"), t: () => toggle("training"),
-      j: () => toggle("jobs"),
+      j: () => toggle("jobs"), b: () => toggle("hosts"), z: () => toggle("launchers"),
       d: () => state.presenter && perturbations.runDemo(), q: () => polls.ask(), k: () => hall.toggle(),
       h: () => practiceChart.toggle(),
-      escape: () => state.overlay && toggle(state.overlay), // Esc closes C, T and J as the dialogs close
+      escape: () => state.overlay && toggle(state.overlay), // Esc closes C, T, J, M, B and Z as the dialogs close
       home: () => { player.pause(); player.go(-1); },
       end: () => { player.pause(); player.go(player.available() - 1); },
       "?": () => ($("keys").open ? $("keys").close() : $("keys").showModal()), ...lessons.keys, ...lesson.keys,
