@@ -1,6 +1,6 @@
 """Every word a page shows in Korean and in Chinese, in a real Chromium against `ringside up` with
 4 gloo ranks: the presenter's page at 1280x720 in lecture mode walks the seed lecture from the keys
-(every collective picked, A O P I X , . G S, runs on the stage, M three times, C, T, N, Y, J, K, ?,
+(every collective picked, A O P I X , . G S, runs on the stage, M three times, C, T, N, Y, J, B, Z, K, ?,
 a poll asked and revealed, D, send/recv's call rows, a barrier, a refused R), then the page out of
 lecture mode with every panel, and an exported run's page. After each step the page is switched to
 Korean and to Chinese and its visible text, its titles and the stage's hovers may hold no English
@@ -225,6 +225,10 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     walk.press("t", "T closed")
     walk.press("j", "J: the watched jobs")
     walk.press("j", "J closed")
+    walk.press("b", "B: the nodes, local and global ranks", "!document.getElementById('hosts').hidden")
+    walk.press("b", "B closed")
+    walk.press("z", "Z: spawn against launcher", "!document.getElementById('launchers').hidden")
+    walk.press("Escape", "Z closed")
     walk.press("k", "K: the audience's link", "document.getElementById('hall').open")
     walk.press("Escape", "K closed")
     walk.press("?", "?: the keys", "document.getElementById('keys').open")
