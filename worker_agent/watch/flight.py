@@ -4,7 +4,7 @@ The recorder keeps a ring of the last N collectives of every process group (gloo
 NCCL; on by default, N from TORCH_FR_BUFFER_SIZE). Each read dumps the whole ring, so
 its cost grows with N while it holds the GIL (measured here: 1.5 ms at 256 entries,
 12.5 ms at 2,000): the launcher sets a smaller ring when the user has not chosen one,
-and the reporter spaces its reads by what they cost (reporter.py).
+and the reporter reads only as often as the ring needs and its cost allows (pace.py).
 
 gloo records each collective's group, sequence number, op, sizes and dtypes and the
 time it was issued, but no durations. NCCL with TORCH_NCCL_ENABLE_TIMING=1 adds when it
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import pickle
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,7 +28,8 @@ from torch._C._distributed_c10d import _dump_fr_trace  # type: ignore[attr-defin
 
 from ringside.worker_agent.core.watch_protocol import Issued, Link, P2PWait
 
-DEFAULT_RING = 512  # entries, when the launcher chooses (TORCH_FR_BUFFER_SIZE unset)
+DEFAULT_RING = 1024  # entries, when the launcher chooses (TORCH_FR_BUFFER_SIZE unset): half a
+# second at 2,000 collectives a second, and reads come when half of it is new (pace.py)
 MAX_TIMING = 4096  # NCCL entries waited on for their duration at most
 MAX_OPEN_P2P = 1024  # NCCL sends and receives not yet done, kept at most
 ITEMSIZE = {
@@ -156,19 +156,15 @@ class FlightReader:
         self.last = -1  # the last record id read
         self.missed = 0  # records the ring overwrote before a read saw them
         self.timing: set[int] = set()  # record ids sent without a duration that the backend will time
-        self.cost = 0.0  # seconds the last read held the GIL for
-        self.filling = False  # the last read found half the ring new: read again soon, or lose some
+        self.fresh = 0  # records the last take found new
         self.pending: dict[str, int] = {}  # per group, the oldest collective issued and not completed
         self.ranks_of = ranks_of  # a group's ranks by name (the reporter's), to make a p2p peer global
         self.p2p = FlightP2P()
 
     def read(self) -> list[Issued]:
         """The collectives issued since the last read (and any newly timed), oldest first."""
-        began = time.perf_counter()
         raw = _dump_fr_trace(includeCollectives=True, includeStackTraces=False, onlyActive=False)
-        dump = pickle.loads(raw)
-        self.cost = time.perf_counter() - began
-        return self.take(dump)
+        return self.take(pickle.loads(raw))
 
     def take(self, dump: dict) -> list[Issued]:
         """What a dump of the recorder holds that the last take did not, oldest first: this process's
@@ -189,7 +185,7 @@ class FlightReader:
             elif record in self.timing and entry.get("state") == "completed":
                 self.timing.discard(record)
                 out.append(issued(entry))
-        self.filling = 2 * sum(e["record_id"] > self.last for e in records) >= max(len(records), 2)
+        self.fresh = sum(e["record_id"] > self.last for e in records)
         if records:
             self.last = max(self.last, records[-1]["record_id"])
             first = records[0]["record_id"]
@@ -198,6 +194,10 @@ class FlightReader:
             # what fell out of the ring is gone
             self.timing.intersection_update(e["record_id"] for e in records)
         return out
+
+    def open(self) -> bool:
+        """Whether the last read found something not done, which a later one may find done."""
+        return bool(self.pending or self.timing or self.p2p.open)
 
     def _p2p(self, record: int, entry: dict) -> None:
         if record > self.last:

@@ -1,9 +1,11 @@
-"""The reporter: one daemon thread beside a user's job that reads what the rank issued
-and sends it to a Ringside server. It never harms the job: it only reads, a failure of
-its own ends reporting and nothing else, it never makes the user's threads wait, and a
-server that is away, refuses the token or goes mid-job is said once on stderr while
-the job runs on. Reports made while the server is away wait in a bounded backlog; what
-falls out of it is counted (`dropped`). Nothing the server sends is read.
+"""The reporter: a daemon thread beside a user's job that reads what the rank issued
+(as often as pace.py says), and one that sends it to a Ringside server. It never harms
+the job: it only reads, a failure of its own ends reporting and nothing else, it never
+makes the user's threads wait, and a server that is away, refuses the token or goes
+mid-job is said once on stderr while the job runs on. Reports made while the server is
+away wait in a bounded backlog (one that says only where the rank is now takes the place
+of the last such); what falls out of it is counted (`dropped`). Nothing the server sends
+is read.
 
 Each poll: the Flight Recorder's new entries (flight.py), the point-to-point traffic and
 the sends and receives the rank is blocked in (p2p.py; on NCCL, the recorder's too), DDP
@@ -46,10 +48,8 @@ from ringside.worker_agent.core.watch_protocol import (
 from .ddp_hook import Buckets, Note
 from .flight import FlightReader
 from .p2p import Traffic
+from .pace import MAX_INTERVAL_S, MIN_INTERVAL_S, Pace, issued_so_far, ring_size
 
-MIN_INTERVAL_S, MAX_INTERVAL_S = 0.2, 1.0
-COST_SHARE = 0.01  # a read waits at least 100x what the last one cost: reading holds the GIL
-FILLING_S, FILLING_SHARE = 0.02, 0.1  # while the ring fills: sooner, at up to a tenth of the time
 BACKLOG = 64  # reports kept while the server is away
 RETRY_S = 2.0
 JOB_KEY = "ringside/watch/job"
@@ -72,6 +72,12 @@ def where(thread_id: int | None) -> str | None:
             return f"{os.path.basename(name)}:{frame.f_lineno}"
         frame = frame.f_back
     return None
+
+
+def said_nothing_new(report: WatchReport) -> bool:
+    """Whether a report only says how the rank is now (its line, what it waits in): a later one says
+    it instead, so reports kept while the server is away are ones that tell what happened."""
+    return not (report.issued or report.links or report.waits or report.groups)
 
 
 def job_key() -> str:
@@ -98,6 +104,8 @@ class Reporter(threading.Thread):
         self.url, self.token = socket_url(server, "/ws/watch"), token
         self.traffic, self.buckets = traffic, buckets
         self.flight = FlightReader(lambda group: self.groups.get(group))
+        self.pace = Pace(ring_size())
+        self.cost = 0.0  # seconds the last poll's read took (a read holds the GIL), 0 if it read none
         self.main = threading.main_thread().ident
         self.started_ns = time.time_ns()
         self.stopping = threading.Event()
@@ -115,30 +123,46 @@ class Reporter(threading.Thread):
         self.unreachable_said = False
         self.retry_at = 0.0
         self.lock = threading.Lock()  # one poll at a time: the thread's and the last, from close()
+        self.sending = threading.Lock()  # one sender at a time: the thread, or poll()
+        self.wake = threading.Event()  # reports wait to be sent
+        self.sender = threading.Thread(target=self._sending, name="ringside-watch-send", daemon=True)
 
-    # --- the thread ------------------------------------------------------------
+    # --- the threads -----------------------------------------------------------
 
     def run(self) -> None:
+        """Read as the pace says; the sender thread sends, so a slow or absent server never delays a
+        read (the ring wraps at the job's pace, whatever the network's)."""
+        self.sender.start()
         try:
             interval = MIN_INTERVAL_S
             while not self.stopping.wait(interval):
-                self.poll()
-                interval = self._interval()
+                self.cost = 0.0
+                self._poll(due=None)
+                interval = self.pace.interval(self.cost)
         except Exception as e:  # reporting ends; the job goes on
             say(f"reporting stopped ({type(e).__name__}: {e}); the job runs on")
+        finally:
+            self.wake.set()
 
-    def _interval(self) -> float:
-        """Till the next read: its cost a small share of the time (it holds the GIL), sooner while the
-        ring fills faster than reads keep up (what it overwrites unread is lost)."""
-        if self.flight.filling:
-            return max(FILLING_S, self.flight.cost / FILLING_SHARE)
-        return min(MAX_INTERVAL_S, max(MIN_INTERVAL_S, self.flight.cost / COST_SHARE))
+    def _sending(self) -> None:
+        try:
+            while not self.stopping.is_set():
+                self.wake.wait(MAX_INTERVAL_S)
+                self.wake.clear()
+                if self.hello is not None:
+                    self._send(self.hello)
+        except Exception as e:
+            say(f"reporting stopped ({type(e).__name__}: {e}); the job runs on")
 
     def close(self, exit_code: int | None, error: str | None = None, within: float = 2.0) -> None:
         """The last report and the goodbye, waiting at most `within` seconds: the job is ending."""
         self.stopping.set()
+        self.wake.set()
+        deadline = time.monotonic() + within
         self.join(within)
-        if self.is_alive():  # stuck on the network: the job does not wait for it
+        if self.sender.is_alive():
+            self.sender.join(max(0.0, deadline - time.monotonic()))
+        if self.is_alive() or self.sender.is_alive():  # stuck on the network: the job does not wait
             return
         try:
             self.poll()
@@ -155,17 +179,30 @@ class Reporter(threading.Thread):
         with self.lock:
             if self.hello is None and dist.is_initialized():
                 self.hello = self._hello()
+                # gloo's recorder numbers entries as its groups do; NCCL's keeps sends and receives too
+                self.pace.count = issued_so_far if self.hello.backend == "gloo" else None
 
     def poll(self) -> None:
+        """Read all the rank issued and send it now (the last report, or one a script asks for)."""
+        self._poll(due=True)
+        if self.hello is not None:
+            self._send(self.hello)
+
+    def _poll(self, due: bool | None) -> None:
+        """Report what the rank did since the last poll, reading the recorder if `due` (None: as the
+        pace says), and hand it to the sender."""
         self.attach()
         with self.lock:
             if self.hello is None:
                 return
             # the recorder outlives destroy_process_group: its last collectives too
-            for report in self._reports(self.hello):
+            for report in self._reports(self.hello, due):
+                if self.backlog and said_nothing_new(report) and said_nothing_new(self.backlog[-1]):
+                    self.backlog[-1] = report  # where the rank is now: the newest says it for both
+                    continue
                 self.dropped += len(self.backlog) == BACKLOG  # the deque lets its oldest go
                 self.backlog.append(report)
-            self._send(self.hello)
+        self.wake.set()
 
     # --- what a rank says ------------------------------------------------------
 
@@ -193,9 +230,9 @@ class Reporter(threading.Thread):
             mechanisms=mechanisms,
         )
 
-    def _reports(self, hello: WatchHello) -> list[WatchReport]:
+    def _reports(self, hello: WatchHello, due: bool | None = True) -> list[WatchReport]:
         """What the rank did since the last poll: one report, more if it issued more than one holds."""
-        issued = self._timed_since() + [self._named(one) for one in self.flight.read()]
+        issued = self._timed_since() + [self._named(one) for one in self._read(due)]
         groups, descs = self._new_groups()
         waits = self._waits()  # before the totals: every wait said is counted in them
         first = WatchReport(
@@ -215,6 +252,19 @@ class Reporter(threading.Thread):
         said_once: dict[str, object] = {"groups": {}, "group_descs": {}, "links": []}
         more = [first.model_copy(update={"issued": issued[i : i + MAX_ISSUED], **said_once}) for i in rest]
         return [first, *more]
+
+    def _read(self, due: bool | None) -> list[Issued]:
+        """The recorder's new collectives, where a read is due (None: as the pace says); else none,
+        and a rank that issued more since the last poll has gone on past what that read found open."""
+        if due or (due is None and self.pace.due(self.flight.open())):
+            began = time.perf_counter()
+            fresh = self.flight.read()
+            self.cost = time.perf_counter() - began
+            self.pace.was_read(self.flight.fresh)
+            return fresh
+        if self.pace.moved:
+            self.flight.pending = {}
+        return []
 
     def _links(self) -> list[Link]:
         """The traffic per peer: as the wrapped sends and receives count it, or where they are not
@@ -276,6 +326,10 @@ class Reporter(threading.Thread):
     # --- the connection --------------------------------------------------------
 
     def _send(self, hello: WatchHello) -> None:
+        with self.sending:
+            self._send_backlog(hello)
+
+    def _send_backlog(self, hello: WatchHello) -> None:
         if self.refused or not self._connected(hello) or self.ws is None:  # connected: a socket
             return
         try:
