@@ -51,6 +51,7 @@ from .p2p import Traffic
 from .pace import MAX_INTERVAL_S, MIN_INTERVAL_S, Pace, issued_so_far, ring_size
 
 BACKLOG = 64  # reports kept while the server is away
+HEARTBEAT_S = 0.5  # a report that says nothing new is made at most this often
 RETRY_S = 2.0
 JOB_KEY = "ringside/watch/job"
 LIBRARIES = tuple(
@@ -123,6 +124,8 @@ class Reporter(threading.Thread):
         self.unreachable_said = False
         self.retry_at = 0.0
         self.lock = threading.Lock()  # one poll at a time: the thread's and the last, from close()
+        self.said_at = 0.0  # when the last report was made
+        self.said_pending: dict[str, int] | None = {}  # and the collectives it said were open
         self.sending = threading.Lock()  # one sender at a time: the thread, or poll()
         self.wake = threading.Event()  # reports wait to be sent
         self.sender = threading.Thread(target=self._sending, name="ringside-watch-send", daemon=True)
@@ -196,13 +199,28 @@ class Reporter(threading.Thread):
             if self.hello is None:
                 return
             # the recorder outlives destroy_process_group: its last collectives too
-            for report in self._reports(self.hello, due):
+            reports = self._reports(self.hello, due)
+            if due is None and self._nothing_to_say(reports):
+                return
+            self.said_at, self.said_pending = time.monotonic(), reports[-1].pending
+            for report in reports:
                 if self.backlog and said_nothing_new(report) and said_nothing_new(self.backlog[-1]):
                     self.backlog[-1] = report  # where the rank is now: the newest says it for both
                     continue
                 self.dropped += len(self.backlog) == BACKLOG  # the deque lets its oldest go
                 self.backlog.append(report)
         self.wake.set()
+
+    def _nothing_to_say(self, reports: list[WatchReport]) -> bool:
+        """Whether a poll's report tells nothing the last did, and that one is recent: polls come as
+        often as the ring needs, reports only as often as they have news."""
+        report = reports[0]
+        return (
+            len(reports) == 1
+            and said_nothing_new(report)
+            and report.pending == self.said_pending
+            and time.monotonic() - self.said_at < HEARTBEAT_S
+        )
 
     # --- what a rank says ------------------------------------------------------
 
