@@ -1,13 +1,20 @@
-"""What watching costs a job: a DDP training (gloo, P ranks by torchrun) timed per step
-plain, under the launcher (`-m ringside.watch`: Flight Recorder read in process, p2p
-counted, where each rank is), and under the launcher with the DDP comm hook, at models of
-about 1 M and 25 M parameters. Modes take turns round by round, each round starting one
-further on, so drift and the first job's warm-up hit all alike; a step's time is rank 0's,
-the median over rounds x steps, and `rounds` the least and most of the rounds' own ratios
-(the noise). Then how soon a stopped rank is named: SIGSTOP one rank mid-job, time until
-the server's viewers hear the hang.
+"""What watching costs the jobs engineers run, on gloo with P ranks under torchrun:
 
-    .venv/bin/python bench/watch_overhead.py [--ranks 4] [--rounds 4] [--steps 30] [--models "1 M"]
+- ddp: DistributedDataParallel over eight 512x512 layers with 1 MB buckets (about 9 gradient
+  all-reduces a step), then the loss all-reduced for the log, as training loops do;
+- fsdp2: the same layers under torch.distributed.fsdp.fully_shard, one unit each (an all-gather
+  per unit forward and again backward, a reduce-scatter per unit), then the loss all-reduced.
+
+Each job runs plain (torchrun alone) and watched (`-m ringside.watch`, as docs/watch.md starts it)
+in alternating pairs: pair i runs plain first when i is even, watched first when odd, so drift and
+warm-up hit both alike. A run's step time is the median of rank 0's steps, its CPU per step the
+median of every rank's process CPU time per step (all its threads: the reporter's too). Each pair
+gives watched/plain, and the table shows the median of the pairs' ratios, their spread (least and
+most) and in how many pairs watched was the slower. The server runs on this machine at nice 10,
+as one elsewhere would barely touch the ranks' cores. Then how soon a stopped rank is named:
+SIGSTOP one rank of a watched DDP job, time until the server's viewers hear the hang.
+
+    .venv/bin/python bench/watch_overhead.py [--ranks 2] [--pairs 8] [--steps 30] [--jobs ddp fsdp2]
 """
 
 from __future__ import annotations
@@ -24,49 +31,66 @@ import tempfile
 import time
 from pathlib import Path
 
-HIDDEN = {"1 M": 960, "25 M": 4950}  # 256·h + h² + 10·h parameters
-MODES = {"plain": None, "watched": [], "watched + hook": ["--ddp-hook"]}
+WIDTH, LAYERS, BUCKET_MB, BATCH = 512, 8, 1.0, 32
+JOBS = ("ddp", "fsdp2")
+WARMUP = 3
+
+
+def layers():
+    import torch
+
+    torch.manual_seed(0)
+    blocks = [torch.nn.Sequential(torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU()) for _ in range(LAYERS)]
+    return torch.nn.Sequential(*blocks, torch.nn.Linear(WIDTH, 10))
+
+
+def wrapped(job: str):
+    """The model as the job wraps it."""
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard
+    from torch.nn.parallel import DistributedDataParallel
+
+    net = layers()
+    if job == "ddp":
+        return DistributedDataParallel(net, bucket_cap_mb=BUCKET_MB)
+    mesh = init_device_mesh("cpu", (dist.get_world_size(),))
+    for block in net:
+        fully_shard(block, mesh=mesh)
+    return fully_shard(net, mesh=mesh)
 
 
 def train(args: list[str]) -> None:
-    """One rank of the job: DDP steps, rank 0 prints every step's time as JSON."""
+    """One rank of the job: its steps; every rank prints its steps' wall and CPU times as JSON."""
     import torch
     import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel
 
-    hidden, steps, warmup = int(args[0]), int(args[1]), 3
+    job, steps = args[0], int(args[1])
     dist.init_process_group("gloo")
-    torch.manual_seed(0)
-    net = torch.nn.Sequential(
-        torch.nn.Linear(256, hidden),
-        torch.nn.ReLU(),
-        torch.nn.Linear(hidden, hidden),
-        torch.nn.ReLU(),
-        torch.nn.Linear(hidden, 10),
-    )
-    ddp = DistributedDataParallel(net)
-    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01)
-    times = []
-    for _step in range(warmup + steps):
-        began = time.perf_counter()
-        loss = ddp(torch.randn(32, 256)).square().mean()
+    model = wrapped(job)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    data = torch.Generator().manual_seed(dist.get_rank())
+    wall, cpu = [], []
+    for _step in range(WARMUP + steps):
+        began, began_cpu = time.perf_counter(), time.process_time()
+        x, y = torch.randn(BATCH, WIDTH, generator=data), torch.randint(0, 10, (BATCH,), generator=data)
+        loss = torch.nn.functional.cross_entropy(model(x), y)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        times.append(time.perf_counter() - began)
-    if dist.get_rank() == 0:
-        print(json.dumps(times[warmup:]), flush=True)
-    del (
-        ddp,
-        optimizer,
-        loss,
-    )  # DDP holds the group: gone first, its threads end with it (examples/ddp_train.py)
+        logged = loss.detach().clone()
+        dist.all_reduce(logged)  # the loss every rank logs
+        wall.append(time.perf_counter() - began)
+        cpu.append(time.process_time() - began_cpu)
+    said = {"rank": dist.get_rank(), "wall": wall[WARMUP:], "cpu": cpu[WARMUP:]}
+    print("steps " + json.dumps(said), flush=True)
+    del model, optimizer, loss  # DDP holds the group: gone first (examples/ddp_train.py)
     gc.collect()
     dist.destroy_process_group()
 
 
-def torchrun(ranks: int, mode: list[str] | None, server: str, *args: str, **popen) -> subprocess.Popen:
-    watch = [] if mode is None else ["-m", "ringside.watch", "--server", server, *mode]
+def torchrun(ranks: int, server: str | None, *args: str, **popen) -> subprocess.Popen:
+    watch = [] if server is None else ["-m", "ringside.watch", "--server", server]
     cmd = [
         sys.executable,
         "-m",
@@ -83,13 +107,17 @@ def torchrun(ranks: int, mode: list[str] | None, server: str, *args: str, **pope
     )
 
 
-def step_times(ranks: int, mode, server: str, hidden: int, steps: int) -> list[float]:
-    proc = torchrun(ranks, mode, server, str(hidden), str(steps), stderr=subprocess.PIPE)
+def run(ranks: int, server: str | None, job: str, steps: int) -> tuple[float, float]:
+    """One job, plain (server None) or watched: rank 0's median step time, every rank's median CPU per
+    step."""
+    proc = torchrun(ranks, server, job, str(steps), stderr=subprocess.PIPE)
     out, err = proc.communicate(timeout=1200)
-    lines = [line for line in out.splitlines() if line.startswith("[")]
-    if proc.returncode != 0 or not lines:
-        raise SystemExit(f"the job failed ({proc.returncode}):\n{err[-3000:]}")
-    return json.loads(lines[-1])
+    said = [json.loads(line[6:]) for line in out.splitlines() if line.startswith("steps ")]
+    if proc.returncode != 0 or len(said) != ranks:
+        raise SystemExit(f"the {job} job failed ({proc.returncode}):\n{err[-3000:]}")
+    zero = next(times for times in said if times["rank"] == 0)
+    cpu = [s for times in said for s in times["cpu"]]
+    return statistics.median(zero["wall"]), statistics.median(cpu)
 
 
 def names(message: dict, rank: int) -> bool:
@@ -105,7 +133,7 @@ def named_after(ranks: int, server) -> float:
     from ringside.worker_agent.clients.harness import messages, stop_torchrun
 
     with connect(server.ws_url("/ws")) as viewer:
-        proc = torchrun(ranks, [], server.url, str(HIDDEN["1 M"]), "400", start_new_session=True)
+        proc = torchrun(ranks, server.url, "ddp", "400", start_new_session=True)
         try:
             pid, late = None, []
             while pid is None:  # once the job's ranks have said hello and issued: the last rank not late
@@ -129,50 +157,64 @@ def named_after(ranks: int, server) -> float:
             stop_torchrun(proc)
 
 
+def pairs(args, server: str, job: str) -> dict[str, list[tuple[float, float]]]:
+    """Plain and watched runs of `job`, in alternating pairs."""
+    runs: dict[str, list[tuple[float, float]]] = {"plain": [], "watched": []}
+    for i in range(args.pairs):
+        order = ["plain", "watched"] if i % 2 == 0 else ["watched", "plain"]
+        for mode in order:
+            runs[mode].append(run(args.ranks, server if mode == "watched" else None, job, args.steps))
+    return runs
+
+
+def ratios(watched: list[float], plain: list[float]) -> str:
+    each = [w / p for w, p in zip(watched, plain)]
+    slower = sum(r > 1 for r in each)
+    return f"{statistics.median(each):6.3f} {min(each):6.3f}-{max(each):.3f} {slower:>3}/{len(each)}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--ranks", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--pairs", type=int, default=8)
     parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--stops", type=int, default=3, help="SIGSTOPs timed")
-    parser.add_argument(
-        "--models", nargs="+", choices=HIDDEN, default=list(HIDDEN), help="model sizes to time (default: all)"
-    )
+    parser.add_argument("--stops", type=int, default=3, help="SIGSTOPs timed (0: none)")
+    parser.add_argument("--jobs", nargs="+", choices=JOBS, default=list(JOBS), help="jobs to time")
     args = parser.parse_args()
+    import psutil
+
     from ringside.worker_agent.clients.harness import WORKER_TOKEN, start_serve
 
     server = start_serve(Path(tempfile.mkdtemp(prefix="watch-bench-")))
+    psutil.Process(server.proc.pid).nice(10)
     os.environ["RINGSIDE_WORKER_TOKEN"] = WORKER_TOKEN
     try:
         print(
-            f"DDP on gloo, P={args.ranks}, {args.rounds} rounds x {args.steps} steps, "
-            "medians (rank 0's step time)"
+            f"gloo, P={args.ranks}, {args.pairs} alternating pairs x {args.steps} steps; "
+            "watched/plain: median of the pairs, least-most, pairs slower"
         )
-        print(f"{'model':>6} {'mode':>16} {'step ms':>9} {'vs plain':>9} {'rounds':>13}")
-        for label in args.models:
-            times = {mode: [] for mode in MODES}
-            per_round = {mode: [] for mode in MODES}  # each round's median over plain's: the noise
-            order = list(MODES)
-            for r in range(args.rounds):
-                for mode in order[r % len(order) :] + order[: r % len(order)]:  # each round starts one on
-                    steps = step_times(args.ranks, MODES[mode], server.url, HIDDEN[label], args.steps)
-                    times[mode] += steps
-                    per_round[mode].append(statistics.median(steps))
-            plain = statistics.median(times["plain"])
-            for mode in MODES:
-                median = statistics.median(times[mode])
-                rounds = [m / p for m, p in zip(per_round[mode], per_round["plain"])]
-                print(
-                    f"{label:>6} {mode:>16} {median * 1e3:9.2f} {median / plain:9.3f} "
-                    f"{min(rounds):6.3f}-{max(rounds):.3f}"
-                )
-        named = [named_after(args.ranks, server) for _ in range(args.stops)]
-        print(
-            f"a stopped rank named after {statistics.median(named):.2f} s (median of {len(named)}; "
-            f"{', '.join(f'{s:.2f}' for s in named)})"
-        )
+        print(f"{'job':>6} {'step ms':>17} {'watched/plain':>26}   {'CPU ms/step':>17} {'watched/plain':>26}")
+        print(f"{'':>6} {'plain':>8} {'watched':>8} {'':>26}   {'plain':>8} {'watched':>8}")
+        for job in args.jobs:
+            runs = pairs(args, server.url, job)
+            (plain_s, plain_cpu), (watched_s, watched_cpu) = (
+                ([s for s, _ in runs[m]], [c for _, c in runs[m]]) for m in ("plain", "watched")
+            )
+            print(
+                f"{job:>6} {statistics.median(plain_s) * 1e3:8.2f} {statistics.median(watched_s) * 1e3:8.2f} "
+                f"{ratios(watched_s, plain_s):>26}   "
+                f"{statistics.median(plain_cpu) * 1e3:8.2f} {statistics.median(watched_cpu) * 1e3:8.2f} "
+                f"{ratios(watched_cpu, plain_cpu):>26}",
+                flush=True,
+            )
+        if args.stops:
+            named = [named_after(args.ranks, server) for _ in range(args.stops)]
+            print(
+                f"a stopped rank named after {statistics.median(named):.2f} s (median of {len(named)}; "
+                f"{', '.join(f'{s:.2f}' for s in named)})"
+            )
     finally:
         server.stop()
 
