@@ -1,6 +1,6 @@
 """What watching costs the jobs engineers run, on gloo with P ranks under torchrun:
 
-- ddp: DistributedDataParallel over eight 512x512 layers with 1 MB buckets (about 9 gradient
+- ddp: DistributedDataParallel over eight 512x512 layers with 1 MB buckets (8 gradient
   all-reduces a step), then the loss all-reduced for the log, as training loops do;
 - fsdp2: the same layers under torch.distributed.fsdp.fully_shard, one unit each (an all-gather
   per unit forward and again backward, a reduce-scatter per unit), then the loss all-reduced.
@@ -23,6 +23,7 @@ import argparse
 import gc
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -112,7 +113,8 @@ def run(ranks: int, server: str | None, job: str, steps: int) -> tuple[float, fl
     step."""
     proc = torchrun(ranks, server, job, str(steps), stderr=subprocess.PIPE)
     out, err = proc.communicate(timeout=1200)
-    said = [json.loads(line[6:]) for line in out.splitlines() if line.startswith("steps ")]
+    # the ranks' lines share one pipe, and two may land on one line
+    said = [json.loads(found) for found in re.findall(r"steps (\{[^{}]*\})", out)]
     if proc.returncode != 0 or len(said) != ranks:
         raise SystemExit(f"the {job} job failed ({proc.returncode}):\n{err[-3000:]}")
     zero = next(times for times in said if times["rank"] == 0)
