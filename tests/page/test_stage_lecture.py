@@ -240,3 +240,32 @@ def test_every_number_on_stage_is_the_buffer_and_every_label_adds_up_for_every_o
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"projector-ops-{op}-{pattern}-{algorithm}.png"))
     assert lines >= len(run["steps"]) // 2, f"{op}: the reductions say their arithmetic ({lines} lines)"
+
+
+ROOM = """() => {
+    const shown = (id) => document.getElementById(id).getClientRects().length > 0;
+    const note = document.querySelector('#stage text.under-floor');
+    const cells = [...document.querySelectorAll('#stage g.cell:not(.unused)')];
+    return { under: window.ringside.stage.underFloor,
+             marked: document.getElementById('stage').hasAttribute('data-under-floor'),
+             note: note?.textContent ?? null, formula: shown('formula'), blank: cells.filter(
+                 (g) => !g.querySelector('text.value').textContent).length, cells: cells.length };
+}"""
+
+
+def test_a_stage_too_low_for_its_values_takes_the_formulas_room_then_says_so(up, lecture):
+    run = up.run(collective="all_to_all", algorithm="pairwise", count=P, **LECTURE)
+    page = lecture(run)
+    roomy = page.evaluate(ROOM)
+    assert roomy["formula"] and not roomy["under"] and not roomy["marked"] and roomy["note"] is None, roomy
+    # a stage held too low for any layout (a page around it that leaves no more): the formula line
+    # gives its room, and the stage says that is not enough, every number still drawn
+    low_stage = page.add_style_tag(content="body.present #stage { flex: none; height: 160px; min-height: 0 }")
+    page.wait_for_function("window.ringside.stage.underFloor === true")
+    low = page.evaluate(ROOM)
+    assert low["marked"] and not low["formula"], low
+    assert low["note"] == "values smaller than reads from the back: fewer ranks or a larger screen", low
+    assert low["cells"] == P * 2 * P and low["blank"] == 0, f"a number dropped: {low}"
+    low_stage.evaluate("(tag) => tag.remove()")
+    page.wait_for_function("window.ringside.stage.underFloor === false")
+    assert page.evaluate(ROOM) == roomy, "the room given back once the values read again"

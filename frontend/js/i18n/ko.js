@@ -608,6 +608,7 @@ export default {
     "First departure:": "처음 어긋난 곳:",
     "? until the poll's answer is revealed": "? 투표의 정답이 공개될 때까지",
     // the stage's words, drawn in the page's language (cards.js, perturbation.js)
+    "values smaller than reads from the back: fewer ranks or a larger screen": "값이 뒷자리에서 읽기에 너무 작음: 랭크를 줄이거나 더 큰 화면으로",
     "server": "서버",
     "not output": "출력 아님",
     "nobody": "없음",

@@ -584,6 +584,7 @@ export default {
     "First departure:": "最早的偏离：",
     "? until the poll's answer is revealed": "? 投票答案揭晓之前",
     // the stage's words, drawn in the page's language (cards.js, perturbation.js)
+    "values smaller than reads from the back: fewer ranks or a larger screen": "数值太小，后排看不清：减少 rank 数或换更大的屏幕",
     "server": "服务器",
     "not output": "非输出",
     "nobody": "无",

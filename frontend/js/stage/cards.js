@@ -132,8 +132,9 @@ function drawTerms(stage, left, top, rank, head) {
 export function insideOf(stage, card, rank = null) {
   const header = headOf(stage, card, rank), top = header.band + termsLine(stage, header.band).height;
   const pad = Math.max(2, Math.min(4.5, card.w * 0.02));
-  const barH = stage.traffic ? Math.max(2.5, Math.min(4.5, card.h * 0.03)) : 0;
-  const bars = stage.traffic ? 2 * barH + 4 : 0;
+  // bars that gave way to the values (stage.barless) are drawn 0 high: the header still says the bytes
+  const barH = stage.traffic && !stage.barless ? Math.max(2.5, Math.min(4.5, card.h * 0.03)) : 0;
+  const bars = barH ? 2 * barH + 4 : 0;
   return { header, top, pad, barH, box: { w: card.w - 2 * pad, h: card.h - top - pad - bars } };
 }
 

@@ -6,7 +6,7 @@
 // "load" once it has made its nodes, for the marks others lay over them.
 
 import { el } from "rs/core/dom.js";
-import { onLanguage } from "rs/i18n/i18n.js";
+import { onLanguage, tr } from "rs/i18n/i18n.js";
 import { arrivalsOf, laneNeed } from "rs/stage/arrivals.js";
 import { drawCard, drawnChunks, drawOutsider, insideOf, LEAST, paintCard, valueFont } from "rs/stage/cards.js";
 import { showFormula } from "rs/stage/formulas.js";
@@ -19,6 +19,9 @@ const NARROW = 600; // CSS px: a stage narrower, and taller than wide (a phone),
 const PROJECTED = 18; // px: on a projector (lecture mode), the smallest value, rank name or byte count
 const DESK = 11; // px: elsewhere, a value's least
 export const COLOUR_ONLY = 16; // from this many ranks on, cells are colours only, their values on hover
+// The page's lines a projector's stage takes the room of where its values need it, least missed
+// first: the key hints (? lists every key), then the traffic formula (M shows the formulas).
+const FOLDS = { pick: "fold-pick", formula: "fold-formula" }; // element id: the body's class that folds it
 
 /** Bytes each rank has sent and received by every frame: {sent: {rank: [per frame]}, received}. */
 export function trafficByFrame(run, itemsize) {
@@ -88,8 +91,6 @@ export class Stage extends EventTarget {
     this.run = run;
     this.frames = frames;
     this.svg.style.height = ""; // a phone's stage grown for the last run: its own height first
-    [this.width, this.height] = this.box();
-    this.drawnAt = this.scale(); // CSS px a unit took when drawn (fitToBox)
     this.cells = {};
     this.nameBoxes = [];
     this.bars = {};
@@ -101,32 +102,15 @@ export class Stage extends EventTarget {
     this.traffic = itemsize ? trafficByFrame(run, itemsize) : null;
     this.most = this.traffic ? Math.max(1, ...run.group.flatMap((r) => [this.traffic.sent[r].at(-1),
       this.traffic.received[r].at(-1)])) : 1;
-    const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
-    const layout = run.layout ?? {}; // runs stored before the server gave layouts are drawn as rings
-    // A group smaller than the world (new_group): every rank keeps its place, those outside greyed.
-    const world = run.world_size > run.group.length
-      ? Array.from({ length: run.world_size }, (_, r) => r) : run.group;
-    // a phone's: marks over it read from the cards' left edge, at a phone's size
-    this.column = stacks(world, this.width, this.height);
-    const projected = !this.column && !this.colourOnly && document.body.classList.contains("present");
-    // In stage units, 3% over: the box may shrink by 2% before the stage is drawn again (fitToBox).
-    // On a projector names, bytes and labels PROJECTED px at least, however small the cards.
-    const px = (n) => (1.03 * n) / this.scale();
-    this.least = projected ? px(PROJECTED) : 0;
-    // the least a value, and a buffer part's label, is written at: a projector's, a phone's, a desk's
-    this.valueLeast = px(projected ? PROJECTED : this.column ? LEAST : DESK);
     this.arrivals = arrivalsOf(run);
     this.need = this.needOf(frames);
-    const fit = { want: this.valueLeast, font: (card) => valueFont(this, card) };
-    // a buffer's part labels as large as values where that leaves the values room, else smaller
-    let placed;
-    for (const k of run.display?.regions?.length ? [1, 0.7, 0.55] : [1]) {
-      this.labelFont = k * this.valueLeast;
-      placed = arrange(layout, world, this.width, this.height, edges, fit);
-      if (placed.font >= fit.want) break;
-    }
+    showFormula(run); // first: whether its line is there to give the stage its room
+    const placed = this.roomy(run);
     const { card, positions, height } = placed;
     if (height > this.height) this.grow(height);
+    // no value is dropped, but where none reaches the size that reads the stage says so
+    this.underFloor = !this.colourOnly && placed.font < this.valueLeast - 1e-6;
+    this.svg.toggleAttribute("data-under-floor", this.underFloor);
     this.card = card;
     this.positions = positions;
     this.inside = insideOf(this, card);
@@ -153,12 +137,73 @@ export class Stage extends EventTarget {
     this.names = el("g", { class: "names" }, scene);
     this.leaders = el("g", { class: "leaders" }, scene);
     this.sums = el("g", { class: "sums" }, scene);
-    for (const rank of world) {
-      if (run.group.includes(rank)) drawCard(this, cards, rank, rank === layout.root);
+    const root = run.layout?.root;
+    for (const rank of this.world()) {
+      if (run.group.includes(rank)) drawCard(this, cards, rank, rank === root);
       else drawOutsider(this, cards, rank);
     }
-    showFormula(run);
+    if (this.underFloor) this.drawUnderFloor(scene);
     this.dispatchEvent(new Event("load"));
+  }
+
+  /** Lay the run out in the stage's box as it is now: {card, positions, height, font}. */
+  placeIn(run) {
+    [this.width, this.height] = this.box();
+    this.drawnAt = this.scale(); // CSS px a unit took when drawn (fitToBox)
+    const layout = run.layout ?? {}; // runs stored before the server gave layouts are drawn as rings
+    const world = this.world();
+    // a phone's: marks over it read from the cards' left edge, at a phone's size
+    this.column = stacks(world, this.width, this.height);
+    this.projected = !this.column && !this.colourOnly && document.body.classList.contains("present");
+    // In stage units, 3% over: the box may shrink by 2% before the stage is drawn again (fitToBox).
+    // On a projector names, bytes and labels PROJECTED px at least, however small the cards.
+    const px = (n) => (1.03 * n) / this.scale();
+    this.least = this.projected ? px(PROJECTED) : 0;
+    // the least a value, and a buffer part's label, is written at: a projector's, a phone's, a desk's
+    this.valueLeast = px(this.projected ? PROJECTED : this.column ? LEAST : DESK);
+    const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
+    const fit = { want: this.valueLeast, font: (card) => valueFont(this, card) };
+    // a buffer's part labels as large as values where that leaves the values room, else smaller;
+    // then the cards' traffic bars give way (the header still writes their bytes)
+    const scales = run.display?.regions?.length ? [1, 0.7, 0.55] : [1];
+    const tries = (this.traffic ? [false, true] : [false]).flatMap((barless) => scales.map((k) => [barless, k]));
+    let placed;
+    for (const [barless, k] of tries) {
+      this.barless = barless;
+      this.labelFont = k * this.valueLeast;
+      placed = arrange(layout, world, this.width, this.height, edges, fit);
+      if (placed.font >= fit.want) break;
+    }
+    return placed;
+  }
+
+  /** Every rank of the world: a group smaller than it (new_group) keeps every rank in its place,
+   * those outside greyed. */
+  world() {
+    const { run } = this;
+    return run.world_size > run.group.length ? Array.from({ length: run.world_size }, (_, r) => r) : run.group;
+  }
+
+  /** The run laid out where its values read: on a projector whose stage is too low for them, the
+   * page's secondary lines fold away one by one (FOLDS), each still a key away, until they do. */
+  roomy(run) {
+    const body = document.body;
+    for (const fold of Object.values(FOLDS)) body.classList.remove(fold);
+    let placed = this.placeIn(run);
+    for (const [id, fold] of Object.entries(FOLDS)) {
+      if (!this.projected || placed.font >= this.valueLeast) break;
+      if (!document.getElementById(id)?.getBoundingClientRect().height) continue; // not shown: no room to give
+      body.classList.add(fold);
+      placed = this.placeIn(run);
+    }
+    return placed;
+  }
+
+  /** A note on the stage where no layout writes the values at the size that reads. */
+  drawUnderFloor(scene) {
+    const font = Math.max(this.least, 14 / this.scale());
+    el("text", { class: "under-floor", x: this.width / 2, y: this.height - font * 0.4, "font-size": font },
+      scene).textContent = tr("values smaller than reads from the back: fewer ranks or a larger screen");
   }
 
   /** A phone's stage made `height` units tall (a unit is a pixel there): the page scrolls to it. */
