@@ -29,6 +29,8 @@ HANG_S = 1.0  # a collective open this long, some of its ranks not in it, is a h
 SILENT_S = 3.0
 SURE_S = SILENT_S  # a collective waited in this long: its ranks cannot go on (a cycle of them is a deadlock)
 MAX_WAITED = 64  # open collectives with ranks late to them read in one check, the oldest
+MAX_NAMED = 8  # ranks named one by one in a hang's words; more are said by their runs
+MAX_WAITS_SAID = 256  # ranks whose wait a Hang says (the blamed ones first): a job's thousands are alike
 
 
 def check(w: Matching) -> tuple[Hang | None, str | None] | None:
@@ -458,8 +460,15 @@ def hang_of(
         since_s=round(since, 2),
         where={str(r): info.where for r in named if (info := job.ranks.get(str(r))) and info.where},
         text=text[:1000],
-        waits={str(r): d.what for r, d in sorted(blame.direct.items())},
+        waits=waits_said(blame),
     )
+
+
+def waits_said(blame: Blame) -> dict[str, str]:
+    """What each rank waits in, in words: the blamed ones' and the first others', MAX_WAITS_SAID at most."""
+    late = set(blame.late)
+    ranks = sorted(blame.direct, key=lambda r: (r not in late, r))[:MAX_WAITS_SAID]
+    return {str(r): blame.direct[r].what for r in sorted(ranks)}
 
 
 def silence(w: Matching, silent: set[int], talking: list[int], now: float) -> Hang:
@@ -514,4 +523,20 @@ def verb(ranks: list[int]) -> str:
 
 
 def ranks_words(ranks: list[int]) -> str:
-    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
+    """ "rank 3", "ranks 0, 1, 3"; more than MAX_NAMED ranks by their runs ("ranks 0–514, 516–4095"),
+    so that the thousands that wait in a large job read in a line."""
+    if len(ranks) <= MAX_NAMED:
+        return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
+    return "ranks " + ", ".join(runs(sorted(ranks)))
+
+
+def runs(ranks: list[int]) -> list[str]:
+    """Sorted ranks, each run of three or more consecutive ones said as its ends."""
+    out: list[str] = []
+    start = 0
+    for i in range(1, len(ranks) + 1):
+        if i == len(ranks) or ranks[i] != ranks[i - 1] + 1:
+            run = ranks[start:i]
+            out += [f"{run[0]}–{run[-1]}"] if len(run) >= 3 else list(map(str, run))
+            start = i
+    return out
