@@ -305,6 +305,9 @@ export default {
     "last rank {n1}, lag {v1}": "마지막 랭크 {n1}, 지연 {v1}",
     "bucket {s1}": "버킷 {s1}",
     "· for {v1}": "· {v1} 동안",
+    "node {w1} · {t1}": "노드 {w1} · {t1}",
+    "nodes {w1} – {w2} · {t1}": "노드 {w1} – {w2} · {t1}",
+    "{n1} more nodes": "노드 {n1}개 더",
     "ranks {l1}": "랭크 {l1}",
     "{t1} silent: {t2} goes on": "{t1} 응답 없음: {t2}은(는) 계속 진행",
     "{t1} silent: {t2} go on": "{t1} 응답 없음: {t2}은(는) 계속 진행",
@@ -561,7 +564,7 @@ export default {
     "bytes against P: master-worker, ring and tree side by side": "P에 따른 바이트: master_worker, ring, tree를 나란히",
     "the parameter server's formula and bytes beside the all_reduce algorithms'":
       "파라미터 서버의 공식과 바이트를 all_reduce 알고리즘들과 나란히",
-    "a lane per rank, a mark per collective: ← → move between them": "랭크마다 한 줄, 집합 통신마다 표시 하나: ← →로 옮겨 다닙니다",
+    "a lane per rank or node, a mark per collective: ← → move between them": "랭크나 노드마다 한 줄, 집합 통신마다 표시 하나: ← →로 옮겨 다닙니다",
     "jobs: ↑ ↓ to move, Enter to open": "작업: ↑ ↓ 이동, Enter 열기",
     "the perturbation demo": "교란 데모",
     "Demo": "데모",

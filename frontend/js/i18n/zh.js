@@ -294,6 +294,9 @@ export default {
     "last rank {n1}, lag {v1}": "最后的 rank {n1}，延迟 {v1}",
     "bucket {s1}": "桶 {s1}",
     "· for {v1}": "· 持续 {v1}",
+    "node {w1} · {t1}": "节点 {w1} · {t1}",
+    "nodes {w1} – {w2} · {t1}": "节点 {w1} – {w2} · {t1}",
+    "{n1} more nodes": "另有 {n1} 个节点",
     "ranks {l1}": "rank {l1}",
     "{t1} silent: {t2} goes on": "{t1} 无响应：{t2} 继续运行",
     "{t1} silent: {t2} go on": "{t1} 无响应：{t2} 继续运行",
@@ -537,7 +540,7 @@ export default {
     "bytes against P: master-worker, ring and tree side by side": "字节数随 P 的变化：master_worker、ring 和 tree 并排",
     "the parameter server's formula and bytes beside the all_reduce algorithms'":
       "参数服务器的公式和字节数，与 all_reduce 各算法并列",
-    "a lane per rank, a mark per collective: ← → move between them": "每个 rank 一条泳道，每次集合通信一个标记：用 ← → 在其间移动",
+    "a lane per rank or node, a mark per collective: ← → move between them": "每个 rank 或节点一条泳道，每次集合通信一个标记：用 ← → 在其间移动",
     "jobs: ↑ ↓ to move, Enter to open": "任务：↑ ↓ 移动，Enter 打开",
     "the perturbation demo": "扰动演示",
     "Demo": "演示",

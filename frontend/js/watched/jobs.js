@@ -5,9 +5,12 @@ import { api } from "rs/core/api.js";
 import { $, html, reason, say, table } from "rs/core/dom.js";
 import { bandwidth, bytes, colour, seconds } from "rs/core/format.js";
 import { openInPerfetto } from "rs/export/perfetto.js";
-import { Lanes, moved } from "rs/watched/job-lanes.js";
+import { byHost, Lanes, MAX_LANES, moved } from "rs/watched/job-lanes.js";
 
+export { byHost };
 const KEEP = 2000; // collectives kept, and drawn
+const KEPT_ENTRIES = 400_000; // and fewer in a job of many ranks: each names every rank's issue
+const MAX_NODES_LISTED = 12; // folded nodes listed under the lanes, in a job of many ranks
 const RECENT = 30; // rows of the latest
 const FLUSH_MS = 250; // tables redrawn at most this often
 const REFETCH_MS = 5000; // totals and links come with the detail only: asked again while it runs
@@ -21,6 +24,8 @@ export function merge(kept, incoming, keep = KEEP) {
 
 const ranks = (rs) => `rank${rs.length > 1 ? "s" : ""} ${rs.join(", ")}`;
 const members = (m = []) => (m.length > 8 ? `${m.length} ranks` : ranks(m));
+/** The collectives a job keeps: fewer as its world grows. */
+export const keepFor = (world) => Math.max(32, Math.min(KEEP, Math.floor(KEPT_ENTRIES / world)));
 const num = (n) => n.toLocaleString("en");
 const gbps = (v) => (v == null ? "–" : bandwidth(v * 1e9));
 const pill = (state) => html("span", { class: "pill", "data-state": state }, state);
@@ -37,10 +42,10 @@ export const groupName = (g, names = {}) => (/^(undefined|default_pg)?$/.test(na
 export const hangLine = (h, names = {}) => {
   const s = h.waiting.length > 1 ? "" : "s", size = `${num(h.count)} × ${h.dtype}`;
   return ({
-    silent: () => `${ranks(h.late)} silent: ${ranks(h.waiting)} go${s ? "es" : ""} on`,
-    mismatch: () => `mismatch on #${h.seq} of group ${groupName(h.group, names)}: ${ranks(h.late)}`,
-    deadlock: () => `${ranks(h.late)} deadlocked`,
-  }[h.kind] ?? (() => `${ranks(h.late)} late: ${ranks(h.waiting)} wait${s} in ${h.op} ${h.seq < 0 ? `(${size})`
+    silent: () => `${members(h.late)} silent: ${members(h.waiting)} go${s ? "es" : ""} on`,
+    mismatch: () => `mismatch on #${h.seq} of group ${groupName(h.group, names)}: ${members(h.late)}`,
+    deadlock: () => `${members(h.late)} deadlocked`,
+  }[h.kind] ?? (() => `${members(h.late)} late: ${members(h.waiting)} wait${s} in ${h.op} ${h.seq < 0 ? `(${size})`
     : `#${h.seq} (group ${groupName(h.group, names)}, ${size})`}`))();
 };
 
@@ -50,14 +55,6 @@ export const describe = (c, names = {}) => [`${c.op} #${c.seq} (group ${groupNam
   `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
   c.last_rank == null ? (c.complete ? null : "waiting") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
   c.bucket && `bucket ${bucket(c.bucket)}`].filter(Boolean).join(" · ");
-
-/** Ranks by host, in rank order: [[host, [rank...]]]. */
-export function byHost(rs) {
-  const hosts = new Map();
-  for (const r of [...rs].sort((a, b) => a.rank - b.rank))
-    hosts.set(r.host, [...(hosts.get(r.host) ?? []), r]);
-  return [...hosts];
-}
 
 export class Jobs {
   shown = null; // the open job's detail, grown by the feed
@@ -113,7 +110,8 @@ export class Jobs {
       return;
     }
     Object.assign(this.shown, { job, ranks });
-    if (job.hang && !this.hang) this.setHang(job.hang);
+    // a hang heard, or its words grown (the ranks that wait in a large job say so over a report's time)
+    if (job.hang && (!this.hang || hangLine(job.hang) !== hangLine(this.hang.hang))) this.setHang(job.hang);
     if (job.state !== "running" && job.state !== was) this.open(job.id); // ended: its last totals
     else if (Date.now() - this.fetched > REFETCH_MS) {
       this.detail(job.id, 1).then((d) => { // totals and links, which no message carries
@@ -130,7 +128,7 @@ export class Jobs {
     if (this.job?.id !== id) return;
     // a burst cut short: read it
     if (collectives[0]?.index > (this.shown.collectives.at(-1)?.index ?? -1) + 1) return this.open(id);
-    this.shown.collectives = merge(this.shown.collectives, collectives);
+    this.shown.collectives = merge(this.shown.collectives, collectives, keepFor(this.job.world_size));
     collectives.forEach((c) => this.lanes.draw(c));
     this.later();
   }
@@ -185,12 +183,12 @@ export class Jobs {
     this.loading = null;
     if (!d) return;
     const again = this.job?.id === id;
-    d.collectives = merge(again ? this.shown.collectives : [], [...d.collectives, ...loading.early]);
+    d.collectives = merge(again ? this.shown.collectives : [], [...d.collectives, ...loading.early],
+      keepFor(d.job.world_size));
     this.shown = d;
     this.lanes.clear(d);
     if (!again) { this.hang = null; $("job-hang").replaceChildren(); }
     if (d.job.hang || this.hang) this.setHang(d.job.hang, "the hang is over");
-    d.collectives.forEach((c) => this.lanes.draw(c));
     $("job").hidden = false;
     this.render();
     if (!again) this.onShown();
@@ -206,8 +204,8 @@ export class Jobs {
     $("job-title").replaceChildren(html("b", {}, job.script), " ", pill(job.state),
       ` ${size(job)} · ${job.backend} · ${bytes(job.bytes)} · ${job.id}`);
     $("job-trace").href = this.trace();
-    this.showRanks(d.ranks);
     this.lanes.update(this.hang?.hang.late ?? []);
+    this.showRanks(d.ranks);
     table("job-recent",
       ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"],
       d.collectives.slice(-RECENT).reverse().map((c) => [c.seq, groupName(c.group, d.group_descs), c.op,
@@ -232,21 +230,33 @@ export class Jobs {
     if (this.hang) say("job-hang-for", ` · for ${seconds(this.hang.hang.since_s + since)}`);
   }
 
-  /** Ranks by node: state or exit code, where, last issued seq per group. */
+  /** Ranks by node: state or exit code, where, last issued seq per group. A job of many ranks lists
+   * the ranks of the nodes drawn rank by rank, and of the others a line a node, the first few. */
   showRanks(rs) {
-    const late = this.hang?.hang.late ?? [];
-    $("job-ranks").replaceChildren(...byHost(rs).map(([host, mine]) => html("div", { class: "host" },
+    const late = this.hang?.hang.late ?? [], few = this.job.world_size <= MAX_LANES;
+    const drawn = new Set(this.lanes.lanes.filter((lane) => lane.rank != null).map((lane) => lane.rank));
+    const nodes = byHost(rs), open = nodes.filter(([, mine]) => few || mine.some((r) => drawn.has(r.rank)));
+    const folded = nodes.filter((node) => !open.includes(node));
+    $("job-ranks").replaceChildren(...open.map(([host, mine]) => html("div", { class: "host" },
       html("h3", {}, `node ${host} · ${ranks(mine.map((r) => r.rank))}`),
-      mine.map((r) => html("div", { class: "rank-row", "data-rank": r.rank, "data-state": rankState(r),
-        ...(late.includes(r.rank) && { "data-late": "" }) },
-        html("span", { title: `pid ${r.pid} · ${r.launcher}` },
-          html("span", { class: "dot", style: `background: ${colour(r.rank)}` }), r.rank),
-        html("span", {}, `local ${r.local_rank}/${r.local_world_size}`),
-        html("span", {}, `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`),
-        html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}`
-          + `${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
-          Object.entries(r.issued).map(([g, s]) => `${groupName(g, this.shown?.group_descs)
-            .replace(/^\d+$/, "g$&")} #${s}`).join(" ") || "–"))))));
+      mine.map((r) => this.rankRow(r, late)))),
+    ...folded.slice(0, MAX_NODES_LISTED).map(([host, mine]) => html("div", { class: "host", "data-folded": "" },
+      html("h3", {}, `node ${host} · ${mine.length} ranks`))),
+    ...(folded.length > MAX_NODES_LISTED
+      ? [html("p", { class: "why" }, `${folded.length - MAX_NODES_LISTED} more nodes`)] : []));
+  }
+
+  rankRow(r, late) {
+    return html("div", { class: "rank-row", "data-rank": r.rank, "data-state": rankState(r),
+      ...(late.includes(r.rank) && { "data-late": "" }) },
+    html("span", { title: `pid ${r.pid} · ${r.launcher}` },
+      html("span", { class: "dot", style: `background: ${colour(r.rank)}` }), r.rank),
+    html("span", {}, `local ${r.local_rank}/${r.local_world_size}`),
+    html("span", {}, `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`),
+    html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}`
+      + `${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
+    Object.entries(r.issued).map(([g, s]) => `${groupName(g, this.shown?.group_descs)
+      .replace(/^\d+$/, "g$&")} #${s}`).join(" ") || "–"));
   }
 
   // ---- the hang
