@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 const { merge, hangLine, describe, byHost, groupName } = await import("rs/watched/jobs.js");
-const { opColour, moved } = await import("rs/watched/job-lanes.js");
+const { opColour, moved, lanesOf, MAX_LANES } = await import("rs/watched/job-lanes.js");
 const { translate } = await import("rs/i18n/i18n.js");
 const ko = (await import("rs/i18n/ko.js")).default;
 const zh = (await import("rs/i18n/zh.js")).default;
@@ -175,6 +175,44 @@ test("a collective in words: op #seq, size, its last rank and lag or that it wai
     "all_reduce #8 (group 0) · 1,314,570 × float32 · 5.0 MiB · last rank 1, lag 26.00 ms · bucket 3: fc1.weight, fc1.bias",
   );
   assert.equal(describe(c(0)), "x #1 (group 0) · 4 × float32 · 16 B · waiting");
+});
+
+test("a large job's lanes: nodes folded, runs of them merged, the late one's node rank by rank", () => {
+  const world = 4096,
+    ranks = Array.from({ length: world }, (_, r) => ({ rank: r, host: `n${r >> 3}` }));
+  const lanes = lanesOf(ranks, world, [515]);
+  assert.ok(lanes.length <= MAX_LANES, `${lanes.length} lanes`);
+  assert.deepEqual(
+    lanes.flatMap((l) => l.ranks),
+    [...Array(world).keys()],
+    "every rank once, in order",
+  );
+  const own = lanes.filter((l) => l.rank != null);
+  assert.deepEqual(
+    own.map((l) => l.label),
+    [...Array(8).keys()].map((i) => `rank ${512 + i}`),
+  );
+  assert.deepEqual(
+    lanes.filter((l) => l.late).map((l) => l.label),
+    ["rank 515"],
+  );
+  assert.match(lanes[0].label, /^nodes n0 – n\d+ · \d+ ranks$/);
+  assert.ok(
+    lanes.every((l) => l.rank != null || l.ranks.length % 8 === 0),
+    "folded lanes hold whole nodes",
+  );
+  // a small job: a lane a rank; a node of the late ones, not its neighbours, unfolded
+  assert.deepEqual(
+    lanesOf(ranks.slice(0, 4), 4, [2]).map((l) => [l.label, l.late]),
+    [
+      ["rank 0", false],
+      ["rank 1", false],
+      ["rank 2", true],
+      ["rank 3", false],
+    ],
+  );
+  const few = lanesOf(ranks.slice(0, 64), 64, []);
+  assert.ok(few.every((l) => l.hosts?.length === 1) && few[1].label === "node n1 · 8 ranks");
 });
 
 test("ranks by node, in rank order", () => {
