@@ -137,7 +137,11 @@ class SyntheticJob:
         plan = self.plan
         said = -1
         groups = {"0": list(range(plan.world))}  # the first report names the world, as torch's default group
+        beat = time.time()
         while time.time() < min(plan.t0, self.until):  # the job starts issuing at t0 (which may move nearer)
+            if time.time() >= beat:  # till then a report says where the rank is, as a reporter's polls do
+                await ws.send(json.dumps({**self._said(rank, -1, -1, time.time()), "groups": groups}))
+                groups, beat = {}, beat + plan.interval
             await asyncio.sleep(min(0.1, plan.interval))
         # each rank's reports at a phase of its own, as ranks started apart read apart
         at = time.time() + plan.interval * ((rank * 4099) % 1000) / 1000
