@@ -42,7 +42,8 @@ def test_the_frontend_stays_small():
     a question a step, and the presenter charts how the room did (practice.js, practice-chart.js); 420
     since the lecture's keys pick the training method and show every method's training side by side
     (W, V); 428 since a barrier's ranks are drawn arriving, waiting and released (arrivals.js); 444
-    since B and Z show the nodes and how ranks start in the seeds' terms (hosts.js, launchers.js); 452 since a watched job's lanes fold its ranks by node so that thousands read on one screen
+    since B and Z show the nodes and how ranks start in the seeds' terms (hosts.js, launchers.js); 452
+    since a watched job's lanes fold its ranks by node so that thousands read on one screen
     (job-lanes.js)."""
     files = [p for p in (ROOT / "frontend").rglob("*") if p.suffix in (".js", ".css", ".html")]
     tables = [p.stat().st_size for p in files if p.parent.name == "i18n" and p.name in ("ko.js", "zh.js")]
