@@ -23,22 +23,17 @@ export function nodesOf(cluster) {
   return [...nodes.values()];
 }
 
-/** An overlay box over the stage, made once: `id`, its class "keyed", hidden until shown. */
-export function overlayBox(id, label) {
-  let box = $(id);
-  if (!box) {
-    box = html("section", { id, class: "keyed", "aria-live": "polite", "aria-label": label });
-    box.hidden = true;
-    document.body.append(box);
-  }
-  return box;
-}
-
-export class Hosts {
+/** An overlay over the stage drawn from the cluster as the server last said it (B, Z): shown with
+ * the body's class "<id>-shown", drawn again as the cluster changes while shown. */
+export class ClusterOverlay {
   cluster = null;
   shown = false;
   /** The live messages it hears, by type: the cluster as it changes. */
   routes = { snapshot: (m) => this.seen(m.cluster), cluster: (m) => this.seen(m) };
+
+  constructor(id, label) {
+    Object.assign(this, { id, label });
+  }
 
   seen(cluster) {
     this.cluster = cluster;
@@ -48,13 +43,30 @@ export class Hosts {
   /** Show or hide the overlay (the page's Overlays ask). */
   show(on) {
     this.shown = on;
-    overlayBox("hosts", "nodes and ranks").hidden = !on;
-    document.body.classList.toggle("hosts-shown", on);
+    this.box().hidden = !on;
+    document.body.classList.toggle(`${this.id}-shown`, on);
     if (on) this.draw();
   }
 
+  /** Its box over the stage, made once, class "keyed", hidden until shown. */
+  box() {
+    let box = $(this.id);
+    if (!box) {
+      box = html("section", { id: this.id, class: "keyed", "aria-live": "polite", "aria-label": this.label });
+      box.hidden = true;
+      document.body.append(box);
+    }
+    return box;
+  }
+}
+
+export class Hosts extends ClusterOverlay {
+  constructor() {
+    super("hosts", "nodes and ranks");
+  }
+
   draw() {
-    const box = overlayBox("hosts", "nodes and ranks"), nodes = nodesOf(this.cluster);
+    const box = this.box(), nodes = nodesOf(this.cluster);
     const world = this.cluster?.world_size ?? 0, each = nodes[0]?.ranks.length ?? 0;
     const node = ({ host, index, ranks }) => html("div", { class: "node", "data-host": host },
       html("h3", {}, html("span", {}, `node ${host}`), " ", html("code", {}, `GROUP_RANK=${index}`)),

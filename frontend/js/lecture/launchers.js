@@ -5,7 +5,7 @@
 // this cluster's ranks were started by and were given, from their own hellos.
 
 import { html } from "rs/core/dom.js";
-import { nodesOf, overlayBox } from "rs/lecture/hosts.js";
+import { ClusterOverlay, nodesOf } from "rs/lecture/hosts.js";
 
 /** What started a rank (its hello's launcher) -> the seeds' way it is: `ringside up` starts a
  * function in each of its processes as spawn does, and sets the variables torchrun would. */
@@ -28,21 +28,9 @@ const VARIABLES = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROU
 const cell = (way, [words, code]) => html("td", { "data-way": way }, words, words && code ? html("br") : null,
   code ? html("code", {}, code) : null);
 
-export class Launchers {
-  cluster = null;
-  shown = false;
-  routes = { snapshot: (m) => this.seen(m.cluster), cluster: (m) => this.seen(m) };
-
-  seen(cluster) {
-    this.cluster = cluster;
-    if (this.shown) this.draw();
-  }
-
-  show(on) {
-    this.shown = on;
-    overlayBox("launchers", "spawn against launcher").hidden = !on;
-    document.body.classList.toggle("launchers-shown", on);
-    if (on) this.draw();
+export class Launchers extends ClusterOverlay {
+  constructor() {
+    super("launchers", "spawn against launcher");
   }
 
   draw() {
@@ -73,6 +61,4 @@ export class Launchers {
       masters.length ? html("p", { class: "met" }, "where they met", " ", html("code", {}, `MASTER_ADDR:MASTER_PORT = ${masters.join(", ")}`)) : "",
       html("p", { class: "keys" }, "Z closes · B: nodes, local and global ranks"));
   }
-
-  box() { return overlayBox("launchers", "spawn against launcher"); }
 }
