@@ -15,6 +15,7 @@ import urllib.request
 import webbrowser
 
 from ringside.server import serve
+from ringside.server.config import Settings
 from ringside.worker_agent.clients.trust import context_for
 from ringside.worker_agent.rank.launch import LocalWorkers
 
@@ -54,6 +55,26 @@ def live_ranks(url: str, ca: str | None = None) -> int:
         return -1
 
 
+def links(settings: Settings, lecture: bool) -> list[str]:
+    """The lines `up` says once its ranks are ready: who opens what, the worker token, where runs go."""
+    return [
+        f"  presenter (can run collectives): {settings.presenter_url()}",
+        f"  audience (watch only):           {settings.audience_url()}",
+        *(
+            f"  audience, from other machines:   {settings.audience_url(url)}"
+            for url in settings.public_urls()
+        ),
+        *(
+            ["  students open that link, or scan it: K on the presenter's page shows it as a QR code"]
+            if lecture
+            else []
+        ),
+        f"  worker token (what joins as a rank needs it): RINGSIDE_WORKER_TOKEN={settings.worker_token}",
+        f"  runs kept in {settings.db}{serve.retention(settings)}",
+        f"  access log: {serve.access_log_said(settings)}; Ctrl-C stops everything",
+    ]
+
+
 def main(args: argparse.Namespace) -> int:
     if args.ranks < 1:
         print("error: ranks: must be at least 1", flush=True)
@@ -87,18 +108,8 @@ def main(args: argparse.Namespace) -> int:
         while live_ranks(settings.url, ca) < args.ranks:
             if stopping.wait(0.1):
                 return
-        print(f"Ringside is up: {args.ranks} ranks ready in {time.monotonic() - began:.1f} s", flush=True)
-        print(f"  presenter (can run collectives): {settings.presenter_url()}")
-        print(f"  audience (watch only):           {settings.audience_url()}")
-        for url in settings.public_urls():
-            print(f"  audience, from other machines:   {settings.audience_url(url)}")
-        if args.lecture:
-            print("  students open that link, or scan it: K on the presenter's page shows it as a QR code")
-        print(
-            f"  worker token (what joins as a rank needs it): RINGSIDE_WORKER_TOKEN={settings.worker_token}"
-        )
-        print(f"  runs kept in {settings.db}{serve.retention(settings)}")
-        print(f"  access log: {serve.access_log_said(settings)}; Ctrl-C stops everything", flush=True)
+        said = f"Ringside is up: {args.ranks} ranks ready in {time.monotonic() - began:.1f} s"
+        print("\n".join([said, *links(settings, args.lecture)]), flush=True)  # at once: read as one
         if args.open:
             webbrowser.open(settings.presenter_url())
         workers.watch(stopping)

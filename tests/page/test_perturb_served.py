@@ -57,7 +57,8 @@ def test_a_straggler_run_records_its_option_and_its_predicted_cost(up):
     straggler = {"rank": 1, "delay_s": 0.3}  # past what a busy machine's scheduling moves a rank's start
     run = up.run(collective="all_reduce", algorithm="ring", count=16, perturb={"straggler": straggler})
     assert run["state"] == "done" and run["verified"] is True
-    assert run["spec"]["perturb"] == {"straggler": straggler, "slow_link": None, "hang": None}
+    perturb = {"straggler": straggler, "stagger": None, "slow_link": None, "hang": None}
+    assert run["spec"]["perturb"] == perturb
     assert run["perturbed"]["predicted_extra_s"] == pytest.approx(2 * (P - 1) * 0.3)
     assert run["perturbed"]["wavefront"] is None, "only a hang reports live"
     assert last_at_every_step(run, 1)

@@ -181,12 +181,14 @@ def test_a_stopped_pipeline_stage_is_named_and_only_it_while_the_others_wait_in_
         stop_torchrun(proc)
     print(f"the stopped stage was named {named_after:.2f} s after SIGSTOP")
     assert proc.returncode == 0, err[-3000:]
-    assert (hang["kind"], hang["waiting"]) == ("wait", [0, 1, 3]), hang["text"]
+    assert hang["kind"] == "wait" and set(hang["waiting"]) <= {0, 1, 3}, hang["text"]
     assert "from rank 2" in hang["text"] or "to rank 2" in hang["text"], hang["text"]
     assert all(h is not None and h["late"] == [2] and h["kind"] == "wait" for h in later), [
         h and (h["kind"], h["late"]) for h in later
     ]
     assert any("has said nothing" in h["text"] for h in later), "it turned silent, still the one named"
+    # stage 0 waits through stage 1: seen once its reporter reads it blocked, maybe a read later
+    assert any(h["waiting"] == [0, 1, 3] for h in [hang, *later]), [h["text"] for h in later]
     done = wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
     assert any(e["text"].startswith("rank 2 caught up: ") for e in done["events"]), done["events"]
 

@@ -15,11 +15,11 @@ export default {
     "This stage asks for {n1} ranks and the cluster has {n2}: start it with ringside up -n {n3}":
       "此阶段需要 {n1} 个 rank，而集群只有 {n2} 个：请用 ringside up -n {n3} 启动",
     "Resizing the world to {n1} ranks…":
-      "正在把 world 调整为 {n1} 个 rank…",
+      "正在把进程总数调整为 {n1} 个 rank…",
     "This stage asks for {n1} ranks, over the {n2} the world may grow to: start it with ringside up --max-ranks {n3}":
-      "此阶段需要 {n1} 个 rank，超过 world 最多可增长到的 {n2} 个：请用 ringside up --max-ranks {n3} 启动",
+      "此阶段需要 {n1} 个 rank，超过进程总数最多可增长到的 {n2} 个：请用 ringside up --max-ranks {n3} 启动",
     "1 to {n1}: the world grows or shrinks in place; the group field runs on some of them.":
-      "1 到 {n1}：world 原地增减，无需重启；通信组一栏只在其中一部分上运行。",
+      "1 到 {n1}：进程总数原地增减，无需重启；通信组一栏只在其中一部分上运行。",
     "On ranks 0 to {n1} of the cluster's {n2}": "在集群 {n2} 个 rank 中的 0 到 {n1} 上",
     "each rank beyond the largest power of two, {n1}, combines its buffer into a partner's":
       "超出最大 2 的幂（{n1}）的每个 rank 把自己的缓冲区合并到搭档的缓冲区中",
@@ -738,7 +738,7 @@ export default {
     // a failure's lead-in: the server's reason follows, said by its field (dom.js: reason)
     "Not resized:": "未调整大小：",
     "Set ranks": "设置 rank 数",
-    "the world's size": "world 大小",
+    "the world's size": "进程总数",
     "Not run:": "未运行：",
     "formulas:": "公式：",
     "compare:": "对比：",
