@@ -12,7 +12,7 @@ import pytest
 from server_helpers import WORKER_TOKEN, start_serve
 from watched import FIXTURES, job, jobs, newest_job, wait_for
 
-COUNT = 6000  # back to back, on each of two ranks: the launcher's 1,024-entry ring wraps six times
+COUNT = 6000  # back to back, on each of two ranks: the launcher's 2,048-entry ring wraps twice over
 
 
 @pytest.fixture(scope="module")

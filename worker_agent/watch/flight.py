@@ -28,8 +28,9 @@ from torch._C._distributed_c10d import _dump_fr_trace  # type: ignore[attr-defin
 
 from ringside.worker_agent.core.watch_protocol import Issued, Link, P2PWait
 
-DEFAULT_RING = 1024  # entries, when the launcher chooses (TORCH_FR_BUFFER_SIZE unset): half a
-# second at 2,000 collectives a second, and reads come when half of it is new (pace.py)
+DEFAULT_RING = 2048  # entries, when the launcher chooses (TORCH_FR_BUFFER_SIZE unset): a second
+# at 2,000 collectives a second; reads come when half of it is new (pace.py), so a reporter
+# starved of the CPU for half a second loses none
 MAX_TIMING = 4096  # NCCL entries waited on for their duration at most
 MAX_OPEN_P2P = 1024  # NCCL sends and receives not yet done, kept at most
 ITEMSIZE = {
