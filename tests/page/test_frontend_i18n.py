@@ -170,6 +170,7 @@ def test_a_phones_title_breaks_between_its_parts(up, page_for):
     for lang in ("ko", "zh"):
         phone = page_for(f"{up.url}/?lang={lang}&run={run['id']}", viewport=PHONE)
         expect(phone.locator("#run-title")).to_contain_text(re.compile(SCRIPT[lang].pattern))
+        expect(phone.locator("#run-title")).to_contain_text(run["id"])  # the run's, not the first screen's
         lines, rows = phone.evaluate("""() => {
             const parts = [], all = new Set(), texts = document.createTreeWalker(
                 document.getElementById('run-title'), NodeFilter.SHOW_TEXT);
