@@ -12,7 +12,7 @@ import pytest
 from server_helpers import WORKER_TOKEN, start_serve
 from watched import FIXTURES, job, jobs, newest_job, wait_for
 
-COUNT = 6000  # back to back, on each of two ranks: the launcher's 2,048-entry ring wraps twice over
+COUNT = 6000  # back to back, on each of two ranks: the launcher's 2,048-entry ring wraps nearly three times
 
 
 @pytest.fixture(scope="module")
