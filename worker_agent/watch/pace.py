@@ -7,7 +7,9 @@ numbers cost a call to ask, so each poll asks them first and reads only when:
   is lost; polls come as soon as the rate last seen would make half of it new, so the other half
   is the reporter's slack;
 - the rank has stopped issuing since the last poll: it may wait in what it issued last, which the
-  server must see to name a hang;
+  server must see to name a hang; and once more SETTLE_S after it stopped, where the last read came
+  sooner: a group counts a collective before the recorder holds it, and a read between the two
+  would leave the one the rank waits in unread for as long as it waits;
 - the last read found something open (a collective not completed): whether it has completed;
 - two seconds have gone by since the last read with something new: the page stays live.
 
@@ -28,6 +30,7 @@ MIN_INTERVAL_S, MAX_INTERVAL_S = 0.2, 1.0
 COST_SHARE = 0.01  # a poll waits at least 100x what the last one cost: reading holds the GIL
 PEAK_HALF_LIFE_S = 30.0  # the fastest rate seen is planned for, forgotten this slowly: a job that
 # paused floods again as fast
+SETTLE_S = 1.0  # a count this still is one the recorder has caught up with
 SOONEST_S = 0.01  # polls no closer: a ring that fills half in less loses collectives, and says so
 
 
@@ -59,6 +62,7 @@ class Pace:
         self.read_count = 0  # the count at the last read
         self.read_at = time.monotonic()
         self.moved = False  # whether the rank issued any since the last poll
+        self.moved_at = time.monotonic()  # the poll that last saw the count change
 
     def due(self, open_: bool) -> bool:
         """Whether this poll reads the recorder (`open_`: the last read found something not done)."""
@@ -69,12 +73,14 @@ class Pace:
         if now > self.polled_at:
             self._seen(max(0, count - self.polled) / (now - self.polled_at), now - self.polled_at)
         self.moved = count != self.polled
+        if self.moved:
+            self.moved_at = now
         self.polled, self.polled_at = count, now
         new = count - self.read_count
         if new < 0:  # groups destroyed: their numbers are gone from the count
             return True
         if new == 0:
-            return open_
+            return open_ or self.read_at - self.moved_at < SETTLE_S <= now - self.moved_at
         return 2 * new >= self.ring or not self.moved or now - self.read_at >= READ_EVERY_S
 
     def was_read(self, fresh: int) -> None:

@@ -1,0 +1,49 @@
+"""When the reporter reads the recorder (worker_agent/watch/pace.py), on a clock the test turns."""
+
+import pytest
+
+from ringside.worker_agent.watch import pace as pace_module
+from ringside.worker_agent.watch.pace import SETTLE_S, Pace
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(pace_module.time, "monotonic", lambda: now[0])
+    return now
+
+
+def polls(pace: Pace, clock: list[float], seconds: float, step: float = 0.2) -> int:
+    """Reads made while the clock runs `seconds`, a poll every `step`."""
+    reads = 0
+    for _ in range(round(seconds / step)):
+        clock[0] += step
+        if pace.due(open_=False):
+            pace.was_read(0)
+            reads += 1
+    return reads
+
+
+def test_a_rank_that_stops_is_read_once_more_after_its_count_settles(clock):
+    """A group counts a collective before the recorder holds it: a read in between found nothing new,
+    and the rank, waiting in that collective, issues no more to prompt another."""
+    count = [0]
+    pace = Pace(ring=2048, count=lambda: count[0])
+    polls(pace, clock, 2.0)
+    count[0] = 7  # the rank issues, then waits in its last
+    assert polls(pace, clock, 0.4) == 1, "the first still poll reads"
+    assert polls(pace, clock, SETTLE_S) == 1, "and one more, once the count has settled"
+    assert polls(pace, clock, 10.0) == 0, "then none while it waits"
+
+
+def test_a_rank_that_issues_steadily_is_read_when_half_the_ring_is_new(clock):
+    count = [0]
+    pace = Pace(ring=100, count=lambda: count[0])
+    reads = 0
+    for _ in range(20):
+        count[0] += 10
+        clock[0] += 0.01
+        if pace.due(open_=False):
+            pace.was_read(0)
+            reads += 1
+    assert reads == 4, "every 50 collectives: half the ring"
