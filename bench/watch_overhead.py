@@ -72,7 +72,9 @@ def train(args: list[str]) -> None:
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     data = torch.Generator().manual_seed(dist.get_rank())
     wall, cpu = [], []
-    for _step in range(WARMUP + steps):
+    for step in range(WARMUP + steps):
+        if step == WARMUP:
+            reporter_began, process_began = reporter_cpu(), time.process_time()
         began, began_cpu = time.perf_counter(), time.process_time()
         x, y = torch.randn(BATCH, WIDTH, generator=data), torch.randint(0, 10, (BATCH,), generator=data)
         loss = torch.nn.functional.cross_entropy(model(x), y)
@@ -83,11 +85,20 @@ def train(args: list[str]) -> None:
         dist.all_reduce(logged)  # the loss every rank logs
         wall.append(time.perf_counter() - began)
         cpu.append(time.process_time() - began_cpu)
-    said = {"rank": dist.get_rank(), "wall": wall[WARMUP:], "cpu": cpu[WARMUP:]}
+    share = (reporter_cpu() - reporter_began) / max(1e-9, time.process_time() - process_began)
+    said = {"rank": dist.get_rank(), "wall": wall[WARMUP:], "cpu": cpu[WARMUP:], "reporter": share}
     print("steps " + json.dumps(said), flush=True)
     del model, optimizer, loss  # DDP holds the group: gone first (examples/ddp_train.py)
     gc.collect()
     dist.destroy_process_group()
+
+
+def reporter_cpu() -> float:
+    """CPU seconds the watch's own threads (the reporter's reads and sends) have used in this rank."""
+    import threading
+
+    ours = [t.ident for t in threading.enumerate() if t.name.startswith("ringside") and t.ident]
+    return sum(time.clock_gettime(time.pthread_getcpuclockid(ident)) for ident in ours)
 
 
 def torchrun(ranks: int, server: str | None, *args: str, **popen) -> subprocess.Popen:
@@ -108,9 +119,9 @@ def torchrun(ranks: int, server: str | None, *args: str, **popen) -> subprocess.
     )
 
 
-def run(ranks: int, server: str | None, job: str, steps: int) -> tuple[float, float]:
+def run(ranks: int, server: str | None, job: str, steps: int) -> tuple[float, float, float]:
     """One job, plain (server None) or watched: rank 0's median step time, every rank's median CPU per
-    step."""
+    step, and the watch's threads' share of the ranks' CPU (the median rank's)."""
     proc = torchrun(ranks, server, job, str(steps), stderr=subprocess.PIPE)
     out, err = proc.communicate(timeout=1200)
     # the ranks' lines share one pipe, and two may land on one line
@@ -119,7 +130,11 @@ def run(ranks: int, server: str | None, job: str, steps: int) -> tuple[float, fl
         raise SystemExit(f"the {job} job failed ({proc.returncode}):\n{err[-3000:]}")
     zero = next(times for times in said if times["rank"] == 0)
     cpu = [s for times in said for s in times["cpu"]]
-    return statistics.median(zero["wall"]), statistics.median(cpu)
+    return (
+        statistics.median(zero["wall"]),
+        statistics.median(cpu),
+        statistics.median(t["reporter"] for t in said),
+    )
 
 
 def names(message: dict, rank: int) -> bool:
@@ -159,9 +174,9 @@ def named_after(ranks: int, server) -> float:
             stop_torchrun(proc)
 
 
-def pairs(args, server: str, job: str) -> dict[str, list[tuple[float, float]]]:
+def pairs(args, server: str, job: str) -> dict[str, list[tuple[float, float, float]]]:
     """Plain and watched runs of `job`, in alternating pairs."""
-    runs: dict[str, list[tuple[float, float]]] = {"plain": [], "watched": []}
+    runs: dict[str, list[tuple[float, float, float]]] = {"plain": [], "watched": []}
     for i in range(args.pairs):
         order = ["plain", "watched"] if i % 2 == 0 else ["watched", "plain"]
         for mode in order:
@@ -197,18 +212,24 @@ def main() -> None:
             f"gloo, P={args.ranks}, {args.pairs} alternating pairs x {args.steps} steps; "
             "watched/plain: median of the pairs, least-most, pairs slower"
         )
-        print(f"{'job':>6} {'step ms':>17} {'watched/plain':>26}   {'CPU ms/step':>17} {'watched/plain':>26}")
-        print(f"{'':>6} {'plain':>8} {'watched':>8} {'':>26}   {'plain':>8} {'watched':>8}")
+        print(
+            f"{'job':>6} {'step ms':>17} {'watched/plain':>26}   {'CPU ms/step':>17} {'watched/plain':>26}"
+            f"   {'watch threads':>13}"
+        )
+        print(
+            f"{'':>6} {'plain':>8} {'watched':>8} {'':>26}   {'plain':>8} {'watched':>8} {'':>26}"
+            f"   {'CPU share':>13}"
+        )
         for job in args.jobs:
             runs = pairs(args, server.url, job)
-            (plain_s, plain_cpu), (watched_s, watched_cpu) = (
-                ([s for s, _ in runs[m]], [c for _, c in runs[m]]) for m in ("plain", "watched")
+            (plain_s, plain_cpu, _), (watched_s, watched_cpu, shares) = (
+                [list(column) for column in zip(*runs[m])] for m in ("plain", "watched")
             )
             print(
                 f"{job:>6} {statistics.median(plain_s) * 1e3:8.2f} {statistics.median(watched_s) * 1e3:8.2f} "
                 f"{ratios(watched_s, plain_s):>26}   "
                 f"{statistics.median(plain_cpu) * 1e3:8.2f} {statistics.median(watched_cpu) * 1e3:8.2f} "
-                f"{ratios(watched_cpu, plain_cpu):>26}",
+                f"{ratios(watched_cpu, plain_cpu):>26}   {statistics.median(shares):12.1%}",
                 flush=True,
             )
         if args.stops:
