@@ -15,7 +15,11 @@ import time
 from ringside.server.watched import hangs
 from ringside.server.watched.matching import Matching
 from ringside.server.watched.record import Hang, WatchedCollective, WatchedState
+from ringside.server.watched.words import Phrase, english
+from ringside.server.watched.words import said as phrase
 from ringside.worker_agent.core.dump_protocol import DumpedRank, DumpsHello
+
+MAX_SHOWN = 16  # ranks named in a line of what the dumps show
 
 
 def judged(job_id: str, said: DumpsHello, ranks: list[DumpedRank]) -> Matching:
@@ -32,15 +36,15 @@ def judged(job_id: str, said: DumpsHello, ranks: list[DumpedRank]) -> Matching:
     at_the_dump(w, said, ranks)
     missing = sorted(set(range(said.world_size)) - set(said.ranks))
     if missing:
-        w.note(f"{_ranks(missing)} left no dump")
+        w.note([phrase("left_no_dump", ranks=_ranks(missing))])
     hangs.check(w)
     if w.job.hang is None:
         w.job.hang = unmatched(w, missing, said.taken_ns)
         if w.job.hang is not None:
-            w.note(w.job.hang.text)
+            w.note(w.job.hang.words)
     job = w.job
     taken_s = round((said.taken_ns - job.t0_ns) / 1e9, 3)
-    job.events = [(taken_s, text) for _, text in job.events]  # said of the moment of the dumps
+    job.events = [e.model_copy(update={"t": taken_s}) for e in job.events]  # said of the moment of the dumps
     job.state, job.started_at, job.ended_at = WatchedState.DUMPED, job.t0_ns / 1e9, said.taken_ns / 1e9
     for info in job.ranks.values():
         info.connected = False
@@ -81,25 +85,27 @@ def unmatched(w: Matching, missing: list[int], taken_ns: int) -> Hang | None:
         since = max(taken_s - min(c.issued.values()), 0.0)
         hang = hangs.wait_in(w, c, here, since) if here else _waits_on_missing(w, c, late, since)
         gone = [r for r in late if r in absent]
-        if here and gone:
-            hang.text += f"; {_ranks(gone)} left no dump"
-        if ended:
-            hang.text += (
-                "; at the dump their wait had ended, the collective retired without them "
-                "(the backend's timeout or an abort)"
-            )
-        hang.text = hang.text[:1000]
-        return hang
+        words = [
+            *hang.words,
+            *([phrase("left_no_dump", ranks=_ranks(gone))] if here and gone else []),
+            *([phrase("retired_without")] if ended else []),
+        ]
+        return hang.model_copy(update={"words": words, "text": english(words)})
     return None
 
 
 def _waits_on_missing(w: Matching, c: WatchedCollective, late: list[int], since: float) -> Hang:
     waiting = sorted(int(r) for r in c.issued)
-    text = (
-        f"{_ranks(waiting)} {'waits' if len(waiting) == 1 else 'wait'} in {c.op} #{c.seq} "
-        f"({c.count:,} {c.dtype}) of group {c.group}; {_ranks(late)} left no dump: "
-        f"{'it has' if len(late) == 1 else 'they have'} not been seen to issue it"
-    )
+    what = phrase("collective", op=c.op, seq=c.seq, size=f"{c.count:,} {c.dtype}")
+    words = [
+        phrase(
+            "waits_in_group" if len(waiting) == 1 else "wait_in_group",
+            ranks=_ranks(waiting),
+            what=what,
+            group=c.group,
+        ),
+        phrase("it_left_no_dump" if len(late) == 1 else "they_left_no_dump", ranks=_ranks(late)),
+    ]
     return Hang(
         group=c.group,
         seq=c.seq,
@@ -110,7 +116,8 @@ def _waits_on_missing(w: Matching, c: WatchedCollective, late: list[int], since:
         late=late,
         since_s=round(since, 2),
         where={},
-        text=text[:1000],
+        text=english(words),
+        words=words,
     )
 
 
@@ -131,9 +138,9 @@ def verdict(w: Matching) -> str:
         if info.where:
             wheres.setdefault(info.where, []).append(info.rank)
     if wheres:
-        said = "; ".join(f"{_ranks(rs)} at {where}" for where, rs in wheres.items())
-        lines.append(f"last collective issued: {said}")
-    lines += [text for _, text in job.events if not hang or text != hang.text]
+        at = "; ".join(f"{english([_ranks(rs)])} at {where}" for where, rs in wheres.items())
+        lines.append(f"last collective issued: {at}")
+    lines += [e.text for e in job.events if not hang or e.text != hang.text]
     return "\n".join(lines)
 
 
@@ -141,6 +148,11 @@ def _missed(w: Matching) -> bool:
     return any(r.missed for r in w.job.ranks.values())
 
 
-def _ranks(ranks: list[int]) -> str:
-    shown = ", ".join(map(str, ranks[:16])) + (f" and {len(ranks) - 16} more" if len(ranks) > 16 else "")
-    return ("rank " if len(ranks) == 1 else "ranks ") + shown
+def _ranks(ranks: list[int]) -> Phrase:
+    """Ranks said one by one, the first MAX_SHOWN."""
+    if len(ranks) == 1:
+        return phrase("rank", n=ranks[0])
+    shown = ", ".join(map(str, ranks[:MAX_SHOWN]))
+    if len(ranks) > MAX_SHOWN:
+        return phrase("ranks_more", list=shown, more=len(ranks) - MAX_SHOWN)
+    return phrase("ranks", list=shown)

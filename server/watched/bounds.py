@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ringside.server.watched.record import WatchedJob
+from ringside.server.watched.words import Phrase, said
+from ringside.server.watched.words import rank as of
 from ringside.worker_agent.core.watch_protocol import MAX_GROUPS, WatchReport
 
 MAX_OPS = 64  # op names: torch has about 20 collectives and p2p kinds
@@ -19,7 +21,7 @@ MAX_LINKS = 1 << 16  # sender > receiver pairs: every pair of a 256-rank job
 
 
 class Bounds:
-    def __init__(self, world_size: int, note: Callable[[str], None]):
+    def __init__(self, world_size: int, note: Callable[[list[Phrase]], None]):
         self.world_size, self.note = world_size, note
         self.groups: set[str] = {"0"}  # the default group, never declared
         self.ops: set[str] = set()
@@ -27,7 +29,7 @@ class Bounds:
         self.said: set[str] = set()
 
     @classmethod
-    def of(cls, job: WatchedJob, note: Callable[[str], None]) -> Bounds:
+    def of(cls, job: WatchedJob, note: Callable[[list[Phrase]], None]) -> Bounds:
         """A job's bounds, counting what it kept already (a job resumed after a restart)."""
         bounds = cls(job.world_size, note)
         bounds.groups |= set(job.groups) | {t.group for t in job.totals.values()}
@@ -53,22 +55,20 @@ class Bounds:
         if len(kept) < most:
             kept.add(name)
             return True
-        self._say(
-            kind, f"a rank named more {kind} names than a job keeps ({most}): those past them are dropped"
-        )
+        self._say(kind, said(f"too_many_{kind}s", n=most))
         return False
 
     def _peer(self, rank: int, peer: int) -> bool:
         if peer >= self.world_size:
-            self._say("peer", f"rank {rank} named a peer beyond the world of {self.world_size}: dropped")
+            self._say("peer", said("peer_beyond", rank=of(rank), n=self.world_size))
             return False
         if (rank, peer) in self.links or len(self.links) < MAX_LINKS:
             self.links.add((rank, peer))
             return True
-        self._say("link", f"the job has {MAX_LINKS} links: traffic on new ones is dropped")
+        self._say("link", said("links_full", n=MAX_LINKS))
         return False
 
-    def _say(self, kind: str, text: str) -> None:
+    def _say(self, kind: str, phrase: Phrase) -> None:
         if kind not in self.said:
             self.said.add(kind)
-            self.note(text)
+            self.note([phrase])

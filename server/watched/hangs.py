@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from ringside.server.watched import rules, waits
 from ringside.server.watched.record import Hang, RankInfo, WatchedCollective, WatchedJob
 from ringside.server.watched.waits import Blame, Wait
+from ringside.server.watched.words import MAX_PHRASES, Phrase, each_of, english, rank, ranks, render, said
 
 if TYPE_CHECKING:
     from ringside.server.watched.matching import Matching
@@ -29,11 +30,10 @@ HANG_S = 1.0  # a collective open this long, some of its ranks not in it, is a h
 SILENT_S = 3.0
 SURE_S = SILENT_S  # a collective waited in this long: its ranks cannot go on (a cycle of them is a deadlock)
 MAX_WAITED = 64  # open collectives with ranks late to them read in one check, the oldest
-MAX_NAMED = 8  # ranks named one by one in a hang's words; more are said by their runs
 MAX_WAITS_SAID = 256  # ranks whose wait a Hang says (the blamed ones first): a job's thousands are alike
 
 
-def check(w: Matching) -> tuple[Hang | None, str | None] | None:
+def check(w: Matching) -> tuple[Hang | None, list[Phrase]] | None:
     """A hang that began or ended since the last check: (the hang or None, what to say); None if nothing
     changed."""
     hang = find(w)
@@ -48,13 +48,13 @@ def check(w: Matching) -> tuple[Hang | None, str | None] | None:
         w.job.hang = hang  # the same hang, longer (its words may say more: a silence)
         return None
     w.job.hang = hang
-    said = [over(w, old, hang) if old is not None else None, hang.text if hang is not None else None]
-    text = "; ".join(filter(None, said)) or "the hang is over"
-    w.note(text)
-    return hang, text
+    ended = over(w, old, hang) if old is not None else None
+    words = [*([ended] if ended else []), *(hang.words if hang is not None else [])] or [said("hang_over")]
+    w.note(words)
+    return hang, words
 
 
-def over(w: Matching, old: Hang, new: Hang | None) -> str | None:
+def over(w: Matching, old: Hang, new: Hang | None) -> Phrase | None:
     """What became of the blamed ones of a hang that ended (or whose blamed ones changed), as it truly
     happened: "caught up" only where what was waited in went on (a waiting rank finished it, or, all
     still here, the late ones issued it); "never completed" where those waited for, or the waiting
@@ -66,21 +66,24 @@ def over(w: Matching, old: Hang, new: Hang | None) -> str | None:
         return None
     if old.kind == "mismatch":
         went = passed(w, old.group, old.seq)
-        return f"group {label(w.job, old.group)} went on past #{old.seq}" if went else None
+        return said("went_on_past", group=label(w.job, old.group), seq=old.seq) if went else None
+    after = f"{old.since_s:.1f}"
     if old.kind == "silent":
         back = [r for r in gone if here(w.job, w, r)]
-        return f"{ranks_words(back)} caught up: it reports again after {old.since_s:.1f} s" if back else None
+        return said("reports_again", ranks=ranks(back), s=after) if back else None
     blamed_left = [r for r in gone if not here(w.job, w, r)]
     if old.kind == "deadlock":
         if blamed_left:
-            return f"{ranks_words(blamed_left)} {ended_or_went(w, blamed_left)} in the deadlock"
-        return f"the deadlock of {ranks_words(gone)} is over"
-    what = f"the {old.op}" if old.seq < 0 else f"{old.op} #{old.seq}"
+            return said(f"{ended_or_went(w, blamed_left)}_in_deadlock", ranks=ranks(blamed_left))
+        return said("deadlock_over", ranks=ranks(gone))
+    what = said("the_op", op=old.op) if old.seq < 0 else said("op_seq", op=old.op, seq=old.seq)
     waiters_left = [r for r in old.waiting if not here(w.job, w, r)]
     if went_on(w, old) or not (blamed_left or waiters_left) and all(did(w, old, r) for r in gone):
-        return f"{ranks_words(gone)} caught up: {what} went on after {old.since_s:.1f} s"
-    said = [f"{ranks_words(rs)} {ended_or_went(w, rs)}" for rs in (blamed_left, waiters_left) if rs]
-    return f"{what} never completed: {'; '.join(said)}" if said else None
+        return said("caught_up", ranks=ranks(gone), what=what, s=after)
+    left = [
+        said(f"ranks_{ended_or_went(w, rs)}", ranks=ranks(rs)) for rs in (blamed_left, waiters_left) if rs
+    ]
+    return said("never_completed", what=what, said=left) if left else None
 
 
 def went_on(w: Matching, old: Hang) -> bool:
@@ -207,6 +210,7 @@ def inside_waits(w: Matching, silent: set[int]) -> list[Wait]:
     one is to blame yet (it may be in flight)."""
     out: list[Wait] = []
     members: dict[tuple[str, int], set[int]] = {}
+    said_of: dict[tuple[str, int], Phrase] = {}  # its words, made once: every rank of it waits in it
     for r in list(w.connected):
         info = w.job.ranks[str(r)]
         if info.ended or not info.pending:
@@ -220,7 +224,8 @@ def inside_waits(w: Matching, silent: set[int]) -> list[Wait]:
             on = tuple(
                 sorted(q for q in silent if q != r and q in members.get((group, seq), ()) and inside(w, q, c))
             )
-            what = collective_words(c) + ", which every rank issued"
+            what = said_of.get((group, seq)) or said("issued_by_all", what=collective_words(c))
+            said_of[(group, seq)] = what
             since = max((w.clock() - w.heard.get(q, w.clock()) for q in on), default=0.0)
             out.append(Wait(r, on, what, ("collective", group, seq), bool(on), False, since))
     return out
@@ -250,7 +255,7 @@ def p2p_waits(w: Matching, now: float, silent: set[int]) -> list[Wait]:
             since = now - w.wait_seen.get((r, peer, one.send, one.nth), now)
             settled = bool(on) and (peer in silent if matched else since >= HANG_S)
             size = f"{one.count:,} {one.dtype}".rstrip()
-            what = f"{'send to' if one.send else 'recv from'} rank {peer} ({size})"
+            what = said("send_to" if one.send else "recv_from", peer=rank(peer), size=size)
             key = ("p2p", r, peer, one.send, one.nth)
             out.append(Wait(r, on, what, key, settled, one.blocked and not matched, since))
     return out
@@ -320,12 +325,14 @@ def disagree(w: Matching, c: WatchedCollective) -> Hang:
     odd = split.odd if not w.whole else sorted(map(int, c.mismatch))  # an all_to_all's: none singled out
     most = [r for r in map(int, c.mismatch) if r not in odd]
 
-    def side(what: str, ranks: list[int]) -> str:
-        many = ranks == most and len(ranks) > 8
-        return f"{f'the other {len(ranks)} ranks' if many else ranks_words(ranks)} {what}"
+    def side(what: str, rs: list[int]) -> Phrase:
+        many = rs == most and len(rs) > 8
+        who = said("the_other_ranks", n=len(rs)) if many else ranks(rs)
+        return said("side", ranks=who, what=w.issued_as.get(what) or said("text", text=what))
 
-    said = "; ".join(side(what, ranks) for what, ranks in split.sides)
-    ranks = sorted(int(r) for r in c.issued)
+    sides = each_of(split.sides, lambda one: side(*one))
+    key = "disagree_why" if w.why else "disagree"
+    words = [said(key, seq=c.seq, group=label(w.job, c.group), sides=sides, why=w.why), said("until_timeout")]
     return Hang(
         kind="mismatch",
         group=c.group,
@@ -333,15 +340,12 @@ def disagree(w: Matching, c: WatchedCollective) -> Hang:
         op=c.op,
         dtype=c.dtype,
         count=c.count,
-        waiting=ranks,
+        waiting=sorted(int(r) for r in c.issued),
         late=odd,
         since_s=0.0,
         where={},
-        text=(
-            f"ranks disagree on #{c.seq} of group {label(w.job, c.group)}: {said}"
-            + (f" ({w.why})" if w.why else "")
-            + "; they wait until the backend's timeout"
-        )[:1000],
+        text=english(words),
+        words=words,
     )
 
 
@@ -349,19 +353,19 @@ def deadlock(w: Matching, blame: Blame, now: float) -> Hang:
     """Ranks that wait on each other in a cycle: each with what it waits in and its line."""
     job, cycle = w.job, blame.late
     order = cycle_order(blame)
-    said = [f"rank {r} waits in {blame.direct[r].what}{at(job, r)}" for r in order]
+    each = each_of(order, lambda r: waits_at(job, r, blame.direct[r].what))
     first = blame.direct[order[0]]
-    text = f"{ranks_words(cycle)} wait on each other, and none can go on: " + "; ".join(said)
+    words = [said("deadlock", ranks=ranks(cycle), said=each)]
     if blame.waiting:
-        text += f"; {ranks_words(blame.waiting)} {verb(blame.waiting)} on them"
-    return hang_of(
-        w,
-        "deadlock",
-        first,
-        blame,
-        text,
-        max(blame.direct[r].since for r in order),
-    )
+        words.append(said(f"{verb(blame.waiting)}_on_them", ranks=ranks(blame.waiting)))
+    return hang_of(w, "deadlock", first, blame, words, max(blame.direct[r].since for r in order))
+
+
+def waits_at(job: WatchedJob, r: int, what: Phrase) -> Phrase:
+    info = job.ranks.get(str(r))
+    if info and info.where:
+        return said("waits_in_at", rank=rank(r), what=what, where=info.where)
+    return said("waits_in", ranks=rank(r), what=what)
 
 
 def cycle_order(blame: Blame) -> list[int]:
@@ -392,10 +396,15 @@ def wait(w: Matching, blame: Blame, silent: set[int], now: float) -> Hang:
             rs[0],
         ),
     )
-    said = [f"{ranks_words(rs)} {verb(rs)} in {blame.direct[rs[0]].what}" for rs in groups]
     first = blame.direct[groups[0][0]] if groups else None
-    told = [late_words(w, r, first, silent, now) for r in blame.late]
-    return hang_of(w, "wait", first, blame, "; ".join(said + told), first.since if first else 0.0)
+    half = MAX_PHRASES // 2
+    words = [
+        *each_of(
+            groups, lambda rs: said(f"{verb(rs)}_in", ranks=ranks(rs), what=blame.direct[rs[0]].what), half
+        ),
+        *each_of(blame.late, lambda r: late_words(w, r, first, silent, now), half),
+    ]
+    return hang_of(w, "wait", first, blame, words, first.since if first else 0.0)
 
 
 def wait_in(w: Matching, c: WatchedCollective, late: list[int], since: float) -> Hang:
@@ -407,22 +416,25 @@ def wait_in(w: Matching, c: WatchedCollective, late: list[int], since: float) ->
     return wait(w, Blame("wait", sorted(late), waiting, direct), set(), w.clock())
 
 
-def late_words(w: Matching, rank: int, first: Wait | None, silent: set[int], now: float) -> str:
+def late_words(w: Matching, r: int, first: Wait | None, silent: set[int], now: float) -> Phrase:
     """A late rank: what it last reported of the collective it is late to, and where it was last seen;
     or how long it has said nothing (stopped inside what the others wait in, or elsewhere)."""
-    info = w.job.ranks.get(str(rank))
+    info = w.job.ranks.get(str(r))
     c = collective_of(w, first)
-    ago = f"{w.now_s() - info.seen_s:.1f} s ago" if info else ""
+    ago = f"{w.now_s() - info.seen_s:.1f}" if info else ""
+    quiet = f"{now - w.heard.get(r, now):.1f}"
     if c is not None and not c.complete:  # late to issue it
         last = info.issued.get(c.group) if info else None
-        said = f"rank {rank} last reported " + (f"#{last}" if last is not None else "nothing in this group")
-        if rank in silent:
-            said += f", and has said nothing for {now - w.heard.get(rank, now):.1f} s"
-        return said + (f", last seen at {info.where} {ago}" if info and info.where else "")
-    if rank in silent:
-        return f"rank {rank} has said nothing for {now - w.heard.get(rank, now):.1f} s" + _last(info)
-    seen = f"last seen at {info.where} {ago}" if info and info.where else "has not issued its side"
-    return f"rank {rank} {seen}"
+        seen = said("and_seen_at", where=info.where, ago=ago) if info and info.where else None
+        silence = said("and_silent", s=quiet) if r in silent else None
+        if last is None:
+            return said("reported_nothing", rank=rank(r), silent=silence, seen=seen)
+        return said("last_reported", rank=rank(r), seq=last, silent=silence, seen=seen)
+    if r in silent:
+        return said("said_nothing", rank=rank(r), s=quiet, last=_last(info))
+    if info and info.where:
+        return said("seen_at", rank=rank(r), where=info.where, ago=ago)
+    return said("not_its_side", rank=rank(r))
 
 
 def collective_of(w: Matching, first: Wait | None) -> WatchedCollective | None:
@@ -433,7 +445,12 @@ def collective_of(w: Matching, first: Wait | None) -> WatchedCollective | None:
 
 
 def hang_of(
-    w: Matching, kind: Literal["wait", "deadlock"], first: Wait | None, blame: Blame, text: str, since: float
+    w: Matching,
+    kind: Literal["wait", "deadlock"],
+    first: Wait | None,
+    blame: Blame,
+    words: list[Phrase],
+    since: float,
 ) -> Hang:
     """The Hang: what the first wait is in (a collective, or a send or receive), who waits, who is to
     blame and where they were last seen, and what each waiting rank waits in."""
@@ -459,7 +476,8 @@ def hang_of(
         late=blame.late,
         since_s=round(since, 2),
         where={str(r): info.where for r in named if (info := job.ranks.get(str(r))) and info.where},
-        text=text[:1000],
+        text=english(words),
+        words=words,
         waits=waits_said(blame),
     )
 
@@ -467,17 +485,21 @@ def hang_of(
 def waits_said(blame: Blame) -> dict[str, str]:
     """What each rank waits in, in words: the blamed ones' and the first others', MAX_WAITS_SAID at most."""
     late = set(blame.late)
-    ranks = sorted(blame.direct, key=lambda r: (r not in late, r))[:MAX_WAITS_SAID]
-    return {str(r): blame.direct[r].what for r in sorted(ranks)}
+    said_of = sorted(blame.direct, key=lambda r: (r not in late, r))[:MAX_WAITS_SAID]
+    return {str(r): render(blame.direct[r].what) for r in sorted(said_of)}
 
 
 def silence(w: Matching, silent: set[int], talking: list[int], now: float) -> Hang:
     """The ranks that stopped reporting while the others go on (none waits on them)."""
     job, quiet_ = w.job, sorted(silent)
     where = {str(r): job.ranks[str(r)].where for r in quiet_ if job.ranks[str(r)].where}
-    said = [
-        f"rank {r} has said nothing for {now - w.heard[r]:.1f} s{_last(job.ranks[str(r)])}" for r in quiet_
-    ]
+    each = each_of(
+        quiet_,
+        lambda r: said(
+            "said_nothing", rank=rank(r), s=f"{now - w.heard[r]:.1f}", last=_last(job.ranks[str(r)])
+        ),
+    )
+    words = [*each, said("go_on", ranks=ranks(talking))]
     return Hang(
         kind="silent",
         group="",
@@ -489,18 +511,16 @@ def silence(w: Matching, silent: set[int], talking: list[int], now: float) -> Ha
         late=quiet_,
         since_s=round(min(now - w.heard[r] for r in quiet_), 2),
         where=where,
-        text=("; ".join(said) + f"; {ranks_words(talking)} go on")[:1000],
+        text=english(words),
+        words=words,
     )
 
 
-def collective_words(c: WatchedCollective) -> str:
-    what = f"{c.count:,} {c.dtype}".rstrip() + (f", bucket {c.bucket.index}" if c.bucket else "")
-    return f"{c.op} #{c.seq} ({what})"
-
-
-def at(job: WatchedJob, rank: int) -> str:
-    info = job.ranks.get(str(rank))
-    return f" at {info.where}" if info and info.where else ""
+def collective_words(c: WatchedCollective) -> Phrase:
+    size = f"{c.count:,} {c.dtype}".rstrip()
+    if c.bucket:
+        return said("collective_bucket", op=c.op, seq=c.seq, size=size, bucket=c.bucket.index)
+    return said("collective", op=c.op, seq=c.seq, size=size)
 
 
 def label(job: WatchedJob, group: str) -> str:
@@ -509,34 +529,16 @@ def label(job: WatchedJob, group: str) -> str:
     return desc if desc and desc not in ("undefined", "default_pg") else group
 
 
-def _last(info: RankInfo | None) -> str:
+def _last(info: RankInfo | None) -> Phrase | None:
     if info is None:
-        return ""
-    issued = ", ".join(f"#{seq} in group {g}" for g, seq in info.issued.items())
-    said = ["it last reported " + issued] * bool(info.issued)
-    said += [f"last seen at {info.where}"] * bool(info.where)
-    return f" ({'; '.join(said)})" if said else ""
+        return None
+    issued = each_of(list(info.issued.items()), lambda one: said("seq_in_group", seq=one[1], group=one[0]))
+    if issued and info.where:
+        return said("last_issued_seen", issued=issued, where=info.where)
+    if issued:
+        return said("last_issued", issued=issued)
+    return said("last_seen", where=info.where) if info.where else None
 
 
 def verb(ranks: list[int]) -> str:
     return "waits" if len(ranks) == 1 else "wait"
-
-
-def ranks_words(ranks: list[int]) -> str:
-    """ "rank 3", "ranks 0, 1, 3"; more than MAX_NAMED ranks by their runs ("ranks 0–514, 516–4095"),
-    so that the thousands that wait in a large job read in a line."""
-    if len(ranks) <= MAX_NAMED:
-        return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
-    return "ranks " + ", ".join(runs(sorted(ranks)))
-
-
-def runs(ranks: list[int]) -> list[str]:
-    """Sorted ranks, each run of three or more consecutive ones said as its ends."""
-    out: list[str] = []
-    start = 0
-    for i in range(1, len(ranks) + 1):
-        if i == len(ranks) or ranks[i] != ranks[i - 1] + 1:
-            run = ranks[start:i]
-            out += [f"{run[0]}–{run[-1]}"] if len(run) >= 3 else list(map(str, run))
-            start = i
-    return out

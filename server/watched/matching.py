@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from ringside.server.watched import rules
 from ringside.server.watched.record import (
+    Event,
     LinkTotal,
     RankInfo,
     Total,
@@ -29,6 +30,8 @@ from ringside.server.watched.record import (
     busbw,
     op_name,
 )
+from ringside.server.watched.words import Phrase, english, render, said
+from ringside.server.watched.words import rank as of
 from ringside.worker_agent.core.watch_protocol import (
     MAX_GROUPS,
     Issued,
@@ -66,7 +69,8 @@ class Matching:
         self.world: list[int] = []  # _world()
         self.agreed: dict[tuple[str, int], rules.Signature] = {}  # open -> what its first rank issued
         self.puts: dict[tuple[str, int], dict[int, tuple[int, int | None]]] = {}  # open all_to_all's sizes
-        self.why = ""  # what differed in the last collective its ranks disagreed on
+        self.why: Phrase | None = None  # what differed in the last collective its ranks disagreed on
+        self.issued_as: dict[str, Phrase] = {}  # a mismatched collective's words -> what they say
         self.whole = False  # and whether only all its ranks together are wrong (an all_to_all's splits)
         self.waits: dict[int, list[P2PWait]] = {}  # rank -> the sends and receives it waits in now
         self.wait_seen: dict[tuple[int, int, bool, int], float] = {}  # (rank, peer, send, nth) -> first seen
@@ -123,7 +127,7 @@ class Matching:
         self.left_at = None
         if job.state in (WatchedState.INTERRUPTED, WatchedState.LOST):
             job.state, job.ended_at = WatchedState.RUNNING, None
-            self.note(f"rank {hello.rank} came back: watching again")
+            self.note([said("came_back", rank=of(hello.rank))])
 
     def report(self, report: WatchReport) -> None:
         job, rank = self.job, report.rank
@@ -157,10 +161,7 @@ class Matching:
                     job.group_descs[name] = descs[name]
             elif not self.groups_dropped:
                 self.groups_dropped = True
-                self.note(
-                    f"rank {rank} named a process group beyond what a job keeps ({MAX_GROUPS} groups, "
-                    f"{GROUP_RANKS} ranks in all, each below the world size): it is dropped"
-                )
+                self.note([said("groups_dropped", rank=of(rank), groups=MAX_GROUPS, ranks=GROUP_RANKS)])
 
     def _p2p_issued(self, rank: int, link: Link) -> None:
         """How many sends to a peer (and receives from it) the rank has issued in all, as it says."""
@@ -183,7 +184,7 @@ class Matching:
         info = self.job.ranks[str(bye.rank)]
         info.ended, info.exit_code, info.error = True, bye.exit_code, bye.error
         self._stop_waiting(bye.rank)
-        self.note(ending_words(bye.rank, bye.exit_code, bye.error))
+        self.note([ending_words(bye.rank, bye.exit_code, bye.error)])
 
     def _stop_waiting(self, rank: int) -> None:
         self.waits.pop(rank, None)
@@ -198,10 +199,7 @@ class Matching:
         if info is not None:
             info.connected = False
             if not info.ended:
-                self.note(
-                    f"rank {rank} went without a goodbye (killed by a signal, aborted, "
-                    "or its way to the server lost)"
-                )
+                self.note([said("went_without_goodbye", rank=of(rank))])
         if not self.connected:
             self.left_at = self.clock()
 
@@ -251,7 +249,9 @@ class Matching:
             if not collective.mismatch:  # every rank before this one issued what the first did
                 collective.mismatch = {r: theirs.words for r in collective.issued}
                 self.why, self.whole = rules.difference(mine, theirs), False
+                self.issued_as = {theirs.words: theirs.phrase}
             collective.mismatch.setdefault(str(rank), mine.words)
+            self.issued_as.setdefault(mine.words, mine.phrase)
             self.mismatched = collective
         if collective.op in rules.BALANCED:
             self.puts.setdefault(key, {})[rank] = (one.count, one.count_out)
@@ -299,11 +299,9 @@ class Matching:
         self.open.pop(key, None)
         unbalanced = rules.unbalanced(collective.op, self.puts.get(key, {}))
         if unbalanced and not collective.mismatch:
-            puts = self.puts[key]
-            collective.mismatch = {
-                str(r): f"{collective.op} of {i:,} in, {o or 0:,} out {collective.dtype}".rstrip()
-                for r, (i, o) in puts.items()
-            }
+            puts = {str(r): put_words(collective, i, o) for r, (i, o) in self.puts[key].items()}
+            collective.mismatch = {r: render(p) for r, p in puts.items()}
+            self.issued_as = {render(p): p for p in puts.values()}
             self.why, self.whole, self.mismatched = unbalanced, True, collective
         self._closed(key)
         collective.complete = True
@@ -346,7 +344,7 @@ class Matching:
             return False
         job.state = WatchedState.LOST if not ended else WatchedState.FAILED if failed else WatchedState.DONE
         job.ended_at, job.hang = time.time(), None
-        self.note(f"the job ended: {job.state.value}")
+        self.note([said(f"job_{job.state.value}")])
         return True
 
     # --- reading -------------------------------------------------------------------
@@ -354,8 +352,9 @@ class Matching:
     def now_s(self) -> float:
         return round(time.time() - self.job.t0_ns / 1e9, 3)
 
-    def note(self, text: str) -> None:
-        self.job.events = [*self.job.events[-(MAX_EVENTS - 1) :], (self.now_s(), text)]
+    def note(self, words: list[Phrase]) -> None:
+        event = Event(t=self.now_s(), text=english(words), words=words)
+        self.job.events = [*self.job.events[-(MAX_EVENTS - 1) :], event]
 
     def latest(self, limit: int, before: int | None = None) -> list[WatchedCollective]:
         """The newest collectives in memory (complete and open), oldest first."""
@@ -369,13 +368,22 @@ class Matching:
         return sorted(changed, key=lambda c: c.index)
 
 
-def ending_words(rank: int, exit_code: int | None, error: str | None) -> str:
+def put_words(c: WatchedCollective, into: int, out: int | None) -> Phrase:
+    """What one rank of an all_to_all put in and took out."""
+    return said("issued_in_out", op=c.op, into=f"{into:,}", out=f"{out or 0:,}", dtype=c.dtype)
+
+
+def ending_words(rank: int, exit_code: int | None, error: str | None) -> Phrase:
     """How a rank ended, as its goodbye says: the signal that stopped it, the exception it raised
     (a backend's timeout is one), or its exit code."""
-    code = f" (exit code {exit_code})" if exit_code is not None else ""
+    code = said("exit_code", code=exit_code) if exit_code is not None else None
     if error and error.startswith("SIG"):
-        return f"rank {rank} was stopped by {error}{code}"
+        return said("stopped_by", rank=of(rank), signal=error, code=code)
     if error:
         timed_out = "timed out" in error.lower() or "timeout" in error.lower()
-        return f"rank {rank} {'timed out' if timed_out else 'raised'}{code}: {error}"
-    return f"rank {rank} ended" + (f" with exit code {exit_code}" if exit_code is not None else "")
+        return said("timed_out" if timed_out else "raised", rank=of(rank), code=code, error=error)
+    return (
+        said("ended_with", rank=of(rank), code=exit_code)
+        if exit_code is not None
+        else said("ended", rank=of(rank))
+    )

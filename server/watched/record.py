@@ -7,8 +7,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 
+from ringside.server.watched.words import Phrase
 from ringside.worker_agent.core.collectives import COLLECTIVES
 from ringside.worker_agent.core.watch_protocol import Bucket
 
@@ -143,8 +144,25 @@ class Hang(BaseModel):
     late: list[int]
     since_s: float
     where: dict[str, str]
-    text: str
+    text: str  # in English: `words` rendered (words.py)
+    words: list[Phrase] = []  # what it says, as phrases the page says in its own language
     waits: dict[str, str] = {}  # rank -> what it waits in, in words (a wait or a deadlock)
+
+
+class Event(BaseModel):
+    """Something a job's record says happened, `t` seconds into it: in English, and as phrases (a
+    job kept by an older server has the text alone, stored as a pair)."""
+
+    t: float
+    text: str
+    words: list[Phrase] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pair(cls, value: object) -> object:
+        if isinstance(value, (list, tuple)) and len(value) == 2:
+            return {"t": value[0], "text": value[1]}
+        return value
 
 
 class WatchedSummary(BaseModel):
@@ -179,7 +197,7 @@ class WatchedJob(BaseModel):
     group_descs: dict[str, str] = {}  # group -> the name torch gave it ("mesh_dp", a group_desc)
     totals: dict[str, Total] = {}  # "group/op" ->
     links: dict[str, LinkTotal] = {}  # "src>dst" ->
-    events: list[tuple[float, str]] = []
+    events: list[Event] = []
     matched: int = 0  # collectives seen, in all (the next index)
     hang: Hang | None = None
 

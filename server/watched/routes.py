@@ -61,7 +61,7 @@ async def get_job(
         "collectives": collectives,
         # where the next page begins: a page ends at `limit` collectives or PAGE_BYTES, whichever first
         "before": collectives[0].index if collectives else None,
-        "events": [{"t": t, "text": text} for t, text in job.events],
+        "events": job.events,
     }
 
 

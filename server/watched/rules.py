@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from ringside.server.watched.words import Phrase, render, said
 from ringside.worker_agent.core.watch_protocol import Issued
 
 # the per-rank sizes of these legally differ (torch's names and the backends' own)
@@ -45,12 +46,17 @@ class Signature(NamedTuple):
     size: str  # "" where the op's per-rank sizes legally differ
 
     @property
-    def words(self) -> str:
+    def phrase(self) -> Phrase:
         if not self.dtype and self.size in ("", "0"):
-            return self.op  # a barrier
+            return said("issued_op", op=self.op)  # a barrier
         if not self.size:
-            return f"{self.op} of {self.dtype}"
-        return f"{self.op} {'into' if self.op in SAME_OUT else 'of'} {self.size} {self.dtype}".rstrip()
+            return said("issued_of_dtype", op=self.op, dtype=self.dtype)
+        size = f"{self.size} {self.dtype}".rstrip()
+        return said("issued_into" if self.op in SAME_OUT else "issued_of", op=self.op, size=size)
+
+    @property
+    def words(self) -> str:
+        return render(self.phrase)
 
 
 def signature(op: str, one: Issued) -> Signature:
@@ -62,13 +68,13 @@ def signature(op: str, one: Issued) -> Signature:
     return Signature(op, one.dtype, f"{one.count:,}")
 
 
-def difference(a: Signature, b: Signature) -> str:
-    """What differs between two signatures, in words."""
+def difference(a: Signature, b: Signature) -> Phrase:
+    """What differs between two signatures."""
     if a.op != b.op:
-        return "the ops differ"
+        return said("ops_differ")
     if a.dtype != b.dtype:
-        return "the dtypes differ"
-    return "the sizes differ"
+        return said("dtypes_differ")
+    return said("sizes_differ")
 
 
 class Sides(NamedTuple):
@@ -88,7 +94,7 @@ def sides(said: Mapping[int, str]) -> Sides:
     return Sides([r for r in sorted(said) if r not in most], ordered)
 
 
-def unbalanced(op: str, puts: Mapping[int, tuple[int, int | None]]) -> str | None:
+def unbalanced(op: str, puts: Mapping[int, tuple[int, int | None]]) -> Phrase | None:
     """For an all_to_all every rank issued (`puts`: rank -> elements in, out): why its ranks cannot
     all have matched splits, or None. Which rank's splits are wrong the record does not say."""
     if op not in BALANCED or any(out is None for _, out in puts.values()):
@@ -97,4 +103,4 @@ def unbalanced(op: str, puts: Mapping[int, tuple[int, int | None]]) -> str | Non
     out = sum(o or 0 for _, o in puts.values())
     if into == out:
         return None
-    return f"its ranks put in {into:,} elements in all and take out {out:,}: some rank's splits disagree"
+    return said("splits_disagree", into=f"{into:,}", out=f"{out:,}")

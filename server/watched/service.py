@@ -33,6 +33,7 @@ from ringside.server.watched.record import (
     WatchedSummary,
 )
 from ringside.server.watched.store import KEPT_BYTES, WatchStore
+from ringside.server.watched.words import Phrase, english, said
 from ringside.worker_agent.core.watch_protocol import WatchBye, WatchHello, WatchReport
 
 log = logging.getLogger("ringside.server")
@@ -63,7 +64,8 @@ class WatchedHangMessage(BaseModel):
     type: Literal["job_hang"] = "job_hang"
     job_id: str
     hang: Hang | None
-    text: str
+    text: str  # in English: `words` rendered
+    words: list[Phrase] = []  # what it says: the end of the last hang, the new one
 
 
 class Watching:
@@ -184,7 +186,9 @@ class Watching:
         self._flush(watched)
         change = hangs.check(watched)
         if change is not None:
-            self.fanout.publish(WatchedHangMessage(job_id=watched.job.id, hang=change[0], text=change[1]))
+            hang, words = change
+            message = WatchedHangMessage(job_id=watched.job.id, hang=hang, text=english(words), words=words)
+            self.fanout.publish(message)
         if watched.ended(LOST_AFTER_S):
             self.store.add(watched.job.id, hangs.left_open(watched))  # the waits it ended in, and the unseen
             del self.live[key]
@@ -205,10 +209,7 @@ class Watching:
             gone = self.store.add(watched.job.id, [c for c in changed if c.complete])
             if gone and watched.job.id not in self.trimmed:
                 self.trimmed.add(watched.job.id)
-                watched.note(
-                    f"the job keeps its newest collectives up to {KEPT_BYTES >> 20} MB: older ones are "
-                    "dropped from the list as new ones come (the totals count every one)"
-                )
+                watched.note([said("trimmed", mb=KEPT_BYTES >> 20)])
 
     def _publish_job(self, watched: Matching) -> None:
         job = watched.job

@@ -16,6 +16,8 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ringside.server.watched.words import Phrase
+
 
 @dataclass(frozen=True)
 class Wait:
@@ -23,7 +25,7 @@ class Wait:
 
     rank: int
     on: tuple[int, ...]  # whom it waits for; () inside one with every peer, where none is to blame yet
-    what: str  # in words: "all_reduce #412 (1,000 float32)", "recv from rank 2 (512 float32)"
+    what: Phrase  # in words: "all_reduce #412 (1,000 float32)", "recv from rank 2 (512 float32)"
     key: Hashable  # what it waits in: ("collective", group, seq) or ("p2p", peer, send, nth)
     settled: bool  # it has lasted long enough to be a hang
     # its rank cannot go on until those it waits on act: blocked in a send or receive, or waiting

@@ -2,7 +2,9 @@
 programs under torchrun with the `ringside.watch` reporter beside each of their 2 ranks. A DDP
 training's lanes grow a mark per rank as its collectives arrive, its buckets named; a loop whose
 rank 1 is stopped (SIGSTOP) gets the hang banner naming that rank, which clears once it goes on
-(SIGCONT). The list is walked with the keyboard alone; the view fits lecture mode and a phone."""
+(SIGCONT). While it hangs, and once it is over, the view switched to Korean and to Chinese holds no
+English word: the hang's words and the job's events are said in the page's language. The list is
+walked with the keyboard alone; the view fits lecture mode and a phone."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from distributed import stop_torchrun
+from page_words import ALLOWED, SEED_TERMS, SEEN, english_left
 from server_helpers import WORKER_TOKEN, start_serve
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -75,6 +78,44 @@ def grows(page, before: list[int]) -> None:
     )
 
 
+def switch(page, lang: str) -> None:
+    """The header's picker set to `lang`, as a hand would (lecture mode hides the header)."""
+    picker = (
+        "l => { const s = document.getElementById('lang'); s.value = l;"
+        " s.dispatchEvent(new Event('change')); }"
+    )
+    page.evaluate(picker, lang)
+    page.wait_for_function("l => document.documentElement.lang === l", arg="zh-CN" if lang == "zh" else lang)
+
+
+def english_in_jobs(page, lang: str) -> dict[str, list[str]]:
+    """The English words left in the jobs view's visible text and titles, but the names the job gives
+    (its script, backend, hosts, launcher, ops) and what every language keeps."""
+    names = page.evaluate("""() => { const d = window.ringside.jobs.shown;
+        return [d.job.backend, ...d.ranks.flatMap((r) => [r.host, ...r.launcher.split(' ')]),
+          ...d.collectives.map((c) => c.op)]; }""")
+    allowed = ALLOWED | SEED_TERMS[lang] | set(names)
+    found = {}
+    for text in page.evaluate(SEEN, "#jobs"):
+        if words := english_left(text, allowed):
+            found[text[:160]] = words
+    return found
+
+
+def in_korean_and_chinese(page, shots: str) -> None:
+    """The jobs view in Korean, then Chinese, holds no English word (each screenshot), then in English."""
+    left = {}
+    for lang in ("ko", "zh"):
+        switch(page, lang)
+        if found := english_in_jobs(page, lang):
+            left[lang] = found
+        page.screenshot(path=str(ARTIFACTS / f"{shots}-{lang}.png"))
+    switch(page, "en")
+    assert left == {}, "\n".join(
+        f"{lang}: {text} {words}" for lang, found in left.items() for text, words in found.items()
+    )
+
+
 def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server, page_for, tmp_path):
     page = page_for(f"{server.url}/?token={server.presenter}&present=1")  # lecture mode, 1280x720
     expect(page.locator("#role")).to_have_text("presenter")
@@ -130,10 +171,12 @@ def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server,
         assert float(banner.evaluate("b => getComputedStyle(b).fontSize").removesuffix("px")) >= 20
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "jobs-hang-lecture.png"))
+        in_korean_and_chinese(page, "jobs-hang")
         before = marks(page)
         os.kill(pid, signal.SIGCONT)
         expect(banner).to_have_attribute("data-state", "clear", timeout=30_000)
         expect(banner).to_contain_text("caught up")
+        in_korean_and_chinese(page, "jobs-caught-up")
         expect(page.locator("#job-names .late")).to_have_count(0)
         grows(page, before)
         until.touch()

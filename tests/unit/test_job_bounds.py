@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ringside.server.watched.bounds import MAX_OPS, Bounds
 from ringside.server.watched.store import KEPT_BYTES, Kept
+from ringside.server.watched.words import english
 from ringside.worker_agent.core.watch_protocol import MAX_GROUPS, WatchReport
 
 
@@ -18,7 +19,7 @@ def one(group: str, op: str = "all_reduce") -> dict:
 
 def test_group_and_op_names_past_the_bounds_are_dropped_and_said_once():
     said: list[str] = []
-    bounds = Bounds(world_size=4, note=said.append)
+    bounds = Bounds(world_size=4, note=lambda words: said.append(english(words)))
     first = bounds.screen(report([one(f"g{i}") for i in range(MAX_GROUPS + 10)]))
     assert [i.group for i in first.issued] == [f"g{i}" for i in range(MAX_GROUPS)], "the default group is one"
     again = bounds.screen(report([one("g3"), one("new"), one("0")]))
@@ -30,7 +31,7 @@ def test_group_and_op_names_past_the_bounds_are_dropped_and_said_once():
 
 def test_peers_beyond_the_world_are_dropped_and_a_report_with_nothing_past_is_itself():
     said: list[str] = []
-    bounds = Bounds(world_size=4, note=said.append)
+    bounds = Bounds(world_size=4, note=lambda words: said.append(english(words)))
     links = [{"peer": p, "sent": 8, "sends": 1} for p in (1, 3, 4, 60000)]
     assert [link.peer for link in bounds.screen(report(links=links)).links] == [1, 3]
     fine = report([one("0")], [{"peer": 2, "sent": 1, "sends": 1}], {"0": 0})

@@ -15,7 +15,11 @@
 // stage and the charts ask for their few words (tr, fill, rankName) as they draw, and draw again on a
 // switch (onLanguage). A server's refusal (dom.js marks it with the field it names, the server's stable
 // name for what was wrong) is said by its message where a template knows it, else by that field.
-// Korean and Chinese tables are loaded when a page first shows that language.
+// Korean and Chinese tables are loaded when a page first shows that language. A watched job's hangs and
+// events come from the server as phrases, not sentences to match (phrases.js): `said` renders them in the
+// page's language, into elements marked [data-said] that the watcher leaves alone.
+
+import { known, render } from "rs/i18n/phrases.js";
 
 export const LANGUAGES = { en: "English", ko: "한국어", zh: "中文" };
 // a language's table, loaded on first use: import() as a literal, which an exported page follows too
@@ -147,6 +151,10 @@ export function fill(english, values) {
   });
 }
 
+/** What a watched job's server said (its phrases: phrases.js) in the page's language; its English `text`
+ * where it has none this page knows (a job an older server kept). */
+export const said = (words, text) => (known(words) ? render(words, current.table) : text);
+
 /** `listen(lang)` after every switch of the page's language, once its table is loaded. */
 export const onLanguage = (listen) => listeners.push(listen);
 
@@ -154,8 +162,10 @@ export const onLanguage = (listen) => listeners.push(listen);
 // --- the page -----------------------------------------------------------------------------------
 // data-head: a table cell's heading on a phone (CSS .reflow writes it before the cell)
 const ATTRS = ["title", "aria-label", "placeholder", "data-head"];
-/** Whether `node` is drawn by SVG (the stage, a chart): its words are its drawer's. */
-const drawn = (node) => !!(node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement)?.closest("svg");
+/** Whether `node` is drawn by SVG (the stage, a chart), or said from a server's phrases ([data-said]):
+ * its words are its drawer's, in the page's language already. */
+const drawn = (node) =>
+  !!(node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement)?.closest("svg, [data-said]");
 
 /** The picker in the header, the page in its language, and what the modules write later too. */
 export class Languages {

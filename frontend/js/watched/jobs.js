@@ -5,6 +5,7 @@ import { api } from "rs/core/api.js";
 import { $, html, reason, say, table } from "rs/core/dom.js";
 import { bandwidth, bytes, colour, seconds } from "rs/core/format.js";
 import { openInPerfetto } from "rs/export/perfetto.js";
+import { onLanguage, said } from "rs/i18n/i18n.js";
 import { byHost, Lanes, MAX_LANES, moved } from "rs/watched/job-lanes.js";
 
 export { byHost };
@@ -29,9 +30,12 @@ export const keepFor = (world) => Math.max(32, Math.min(KEEP, Math.floor(KEPT_EN
 const num = (n) => n.toLocaleString("en");
 const gbps = (v) => (v == null ? "–" : bandwidth(v * 1e9));
 const pill = (state) => html("span", { class: "pill", "data-state": state }, state);
-const size = (j) => `${j.world_size} ranks · ${j.nodes} node${j.nodes > 1 ? "s" : ""} · `
-  + `${num(j.collectives)} collectives${
-  j.missed ? ` (${num(j.missed)} more unseen: the recorder overwrote them unread)` : ""}`;
+/** A job's size in parts, each said alone in another language ("4 ranks", "1 node"). */
+const size = (j) => [`${j.world_size} ranks`, `${j.nodes} node${j.nodes > 1 ? "s" : ""}`,
+  `${num(j.collectives)} collectives`,
+  j.missed ? `(${num(j.missed)} more unseen: the recorder overwrote them unread)` : null];
+/** `parts` (nulls left out) as one line, " · " between, each its own text. */
+const line = (parts) => parts.filter((p) => p != null).flatMap((p, i) => (i ? [" · ", p] : [p]));
 const rankState = (r) => (r.connected ? "connected" : r.exit_code != null ? `exited ${r.exit_code}` : "gone");
 
 /** A group as torch named it (a DeviceMesh dim, a group_desc: `names`), else by its number. */
@@ -61,6 +65,7 @@ export class Jobs {
   loading = null; // {id, early: collectives heard before its GET answered}
   lanes = new Lanes((c) => describe(c, this.shown?.group_descs));
   hang = null; // {hang, heard: ms}
+  over = null; // what the server said when the last hang ended: {words, text}
   fetched = 0;
   routes = { snapshot: () => this.refresh(), job: (m) => this.onJob(m),
     job_collectives: (m) => this.onCollectives(m), job_hang: (m) => this.onHang(m) };
@@ -75,6 +80,11 @@ export class Jobs {
     };
     $("job-perfetto").onclick = () => this.job
       && openInPerfetto(this.trace(), `Ringside ${this.job.id}: ${this.job.script}`, "job-perfetto-status");
+    onLanguage(() => { // what the server said, said again in the page's new language
+      if (!this.shown) return;
+      this.sayHang();
+      this.render();
+    });
   }
 
   get job() { return this.shown?.job; }
@@ -133,11 +143,11 @@ export class Jobs {
     this.later();
   }
 
-  onHang({ job_id: id, hang, text }) {
+  onHang({ job_id: id, hang, text, words }) {
     if (this.job?.id !== id) return;
     this.job.hang = hang;
-    this.setHang(hang, text);
-    this.shown.events.push({ t: Date.now() / 1e3 - this.job.started_at, text });
+    this.setHang(hang, { words, text });
+    this.shown.events.push({ t: Date.now() / 1e3 - this.job.started_at, text, words });
   }
 
   /** The presenter's page shows job `id`. */
@@ -154,7 +164,7 @@ export class Jobs {
       ?? html("button", { type: "button", "data-job": job.id, onclick: () => this.pick(job.id) });
     row.dataset.state = job.state;
     row.replaceChildren(html("b", {}, job.script), " ", pill(job.state), html("br"),
-      `${size(job)} · ${new Date(job.started_at * 1e3).toLocaleTimeString()} · ${job.id}`);
+      ...line([...size(job), new Date(job.started_at * 1e3).toTimeString().slice(0, 8), job.id]));
     if (!old) list.prepend(html("li", {}, row));
     say("jobs-status", "");
     $("jobs-open").dataset.state = list.querySelector("[data-state=running]") ? "running" : "";
@@ -187,8 +197,9 @@ export class Jobs {
       keepFor(d.job.world_size));
     this.shown = d;
     this.lanes.clear(d);
-    if (!again) { this.hang = null; $("job-hang").replaceChildren(); }
-    if (d.job.hang || this.hang) this.setHang(d.job.hang, "the hang is over");
+    if (!again) { this.hang = this.over = null; $("job-hang").replaceChildren(); }
+    if (d.job.hang || this.hang) this.setHang(d.job.hang,
+      { words: [{ key: "hang_over" }], text: "the hang is over" });
     $("job").hidden = false;
     this.render();
     if (!again) this.onShown();
@@ -201,8 +212,8 @@ export class Jobs {
     if (!d) return;
     for (const b of $("job-list").querySelectorAll("button"))
       b.toggleAttribute("aria-current", b.dataset.job === job.id);
-    $("job-title").replaceChildren(html("b", {}, job.script), " ", pill(job.state),
-      ` ${size(job)} · ${job.backend} · ${bytes(job.bytes)} · ${job.id}`);
+    $("job-title").replaceChildren(html("b", {}, job.script), " ", pill(job.state), " ",
+      ...line([...size(job), job.backend, bytes(job.bytes), job.id]));
     $("job-trace").href = this.trace();
     this.lanes.update(this.hang?.hang.late ?? []);
     this.showRanks(d.ranks);
@@ -213,14 +224,14 @@ export class Jobs {
         bytes(c.bytes), c.last_rank ?? (c.complete ? "–" : "waiting"), seconds(c.lag_s),
         gbps(c.busbw_gbps), bucket(c.bucket) ?? "–"]));
     table("job-totals", ["group", "op", "count", "bytes", "lag max", "lag mean", "time mean", "busbw"],
-      d.totals.map((t) => [`${groupName(t.group, d.group_descs)} (${members(d.groups[t.group])})`, t.op,
+      d.totals.map((t) => [[groupName(t.group, d.group_descs), " (", members(d.groups[t.group]), ")"], t.op,
         num(t.count), bytes(t.bytes),
         seconds(t.lag_max_s), seconds(t.lag_mean_s), seconds(t.duration_mean_s), gbps(t.busbw_gbps)]));
     table("job-links", ["from", "to", "messages", "bytes"],
       d.links.map((l) => [l.src, l.dst, num(l.count), bytes(l.bytes)]));
     $("job-p2p").hidden = !d.links.length;
     $("job-events").replaceChildren(...d.events.slice(-8).map((e) =>
-      html("li", {}, `${seconds(e.t)}: ${e.text}`)));
+      html("li", {}, `${seconds(e.t)}: `, html("span", { "data-said": "" }, said(e.words, e.text)))));
     this.tick();
   }
 
@@ -252,7 +263,7 @@ export class Jobs {
     html("span", { title: `pid ${r.pid} · ${r.launcher}` },
       html("span", { class: "dot", style: `background: ${colour(r.rank)}` }), r.rank),
     html("span", {}, `local ${r.local_rank}/${r.local_world_size}`),
-    html("span", {}, `${rankState(r)}${r.where ? ` · ${r.where}` : ""}`),
+    html("span", {}, rankState(r), r.where && ` · ${r.where}`),
     html("span", { class: "usage", title: `last report at ${seconds(r.seen_s)}`
       + `${r.missed || r.dropped ? ` · ${r.missed} missed, ${r.dropped} dropped` : ""}` },
     Object.entries(r.issued).map(([g, s]) => `${groupName(g, this.shown?.group_descs)
@@ -261,15 +272,25 @@ export class Jobs {
 
   // ---- the hang
 
-  /** The banner: a hang at once, and the words that clear it ("caught up … after 3.2 s"). */
-  setHang(hang, text) {
-    const banner = $("job-hang");
-    banner.dataset.state = hang ? "hang" : "clear";
+  /** The banner: a hang at once, and the words that clear it (`over`: "caught up … after 3.2 s"). */
+  setHang(hang, over) {
     this.hang = hang && { hang, heard: Date.now() };
+    this.over = over;
     clearInterval(this.ticking);
     if (hang) this.ticking = setInterval(() => this.tick(), 1000);
-    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang, this.shown?.group_descs)}`),
-      html("span", { id: "job-hang-for", "aria-hidden": "true" }), html("small", {}, hang.text)] : [text]));
+    this.sayHang();
     this.later();
+  }
+
+  /** The banner's words: the page's headline, and what the server said, in the page's language. */
+  sayHang() {
+    const banner = $("job-hang"), hang = this.hang?.hang;
+    banner.dataset.state = hang ? "hang" : "clear";
+    if (!hang && !this.over) return;
+    banner.replaceChildren(...(hang ? [html("b", {}, `Hang: ${hangLine(hang, this.shown?.group_descs)}`),
+      html("span", { id: "job-hang-for", "aria-hidden": "true" }),
+      html("small", { "data-said": "" }, said(hang.words, hang.text))]
+      : [html("span", { "data-said": "" }, said(this.over.words, this.over.text))]));
+    this.tick();
   }
 }
