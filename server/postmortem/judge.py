@@ -28,6 +28,7 @@ def judged(job_id: str, said: DumpsHello, ranks: list[DumpedRank]) -> Matching:
     w = Matching.start(
         job_id, first.model_copy(update={"world_size": said.world_size, "script": said.source})
     )
+    w.wall = lambda: said.taken_ns / 1e9
     for rank in ranks:
         w.joined(rank.hello)
     for rank in ranks:

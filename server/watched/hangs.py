@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 HANG_S = 1.0  # a collective open this long, some of its ranks not in it, is a hang
 # a rank unheard this long, while others report, is stopped (a reporter reports every second at least)
 SILENT_S = 3.0
+# a rank that said it issued more than it said: its reporter reads within this (pace.py's polls)
+UNSAID_S = SILENT_S
+FRESH_S = 1.5  # heard this lately, a rank's reporter is alive (it says where it is at least every second)
 SURE_S = SILENT_S  # a collective waited in this long: its ranks cannot go on (a cycle of them is a deadlock)
 MAX_WAITED = 64  # open collectives with ranks late to them read in one check, the oldest
 MAX_WAITS_SAID = 256  # ranks whose wait a Hang says (the blamed ones first): a job's thousands are alike
@@ -149,7 +152,7 @@ def find(w: Matching) -> Hang | None:
     now = w.clock()
     silent, talking = quiet(w, now)
     graph = gather(w, now, silent)
-    blame = waits.blame(graph, silent)
+    blame = waits.blame(graph, silent, unsure=unsaid(w, graph, now))
     if blame is not None and blame.late:
         return deadlock(w, blame, now) if blame.kind == "deadlock" else wait(w, blame, silent, now)
     return silence(w, silent, talking, now) if silent and talking else None
@@ -166,6 +169,17 @@ def quiet(w: Matching, now: float) -> tuple[set[int], list[int]]:
     present = [r for r in w.connected if not job.ranks[str(r)].ended]
     silent = {r for r in present if now - w.heard.get(r, now) > SILENT_S}
     return silent, sorted(r for r in present if r not in silent)
+
+
+def unsaid(w: Matching, graph: dict[int, list[Wait]], now: float) -> set[int]:
+    """Ranks that, heard lately, had issued more than they said: each may wait in what it has not said
+    (on a 2-D mesh, the other dimension's collective), which its next read says, so it is not blamed
+    before a wait on it has lasted UNSAID_S. One unheard for FRESH_S (stopped) is blamed as any."""
+    fresh = {r for r in w.unsaid if now - w.heard.get(r, now) <= FRESH_S}
+    if not fresh:
+        return set()
+    long = {t for ws in graph.values() for wait_ in ws if wait_.since >= UNSAID_S for t in wait_.on}
+    return fresh - long
 
 
 def gather(w: Matching, now: float, silent: set[int]) -> dict[int, list[Wait]]:
@@ -194,7 +208,7 @@ def collective_waits(w: Matching, now: float) -> list[Wait]:
         if not late:
             continue
         read += 1
-        what = collective_words(c)
+        what = collective_words(w.job, c)
         sure = since >= SURE_S
         out += [
             Wait(int(r), late, what, ("collective", c.group, c.seq), True, sure, since)
@@ -224,7 +238,7 @@ def inside_waits(w: Matching, silent: set[int]) -> list[Wait]:
             on = tuple(
                 sorted(q for q in silent if q != r and q in members.get((group, seq), ()) and inside(w, q, c))
             )
-            what = said_of.get((group, seq)) or said("issued_by_all", what=collective_words(c))
+            what = said_of.get((group, seq)) or said("issued_by_all", what=collective_words(w.job, c))
             said_of[(group, seq)] = what
             since = max((w.clock() - w.heard.get(q, w.clock()) for q in on), default=0.0)
             out.append(Wait(r, on, what, ("collective", group, seq), bool(on), False, since))
@@ -412,7 +426,7 @@ def wait_in(w: Matching, c: WatchedCollective, late: list[int], since: float) ->
     knows who left none, names these itself)."""
     key = ("collective", c.group, c.seq)
     waiting = sorted(int(r) for r in c.issued)
-    direct = {r: Wait(r, tuple(late), collective_words(c), key, True, False, since) for r in waiting}
+    direct = {r: Wait(r, tuple(late), collective_words(w.job, c), key, True, False, since) for r in waiting}
     return wait(w, Blame("wait", sorted(late), waiting, direct), set(), w.clock())
 
 
@@ -427,9 +441,10 @@ def late_words(w: Matching, r: int, first: Wait | None, silent: set[int], now: f
         last = info.issued.get(c.group) if info else None
         seen = said("and_seen_at", where=info.where, ago=ago) if info and info.where else None
         silence = said("and_silent", s=quiet) if r in silent else None
+        unread = said("and_unread", n=info.unread) if info and info.unread else None
         if last is None:
-            return said("reported_nothing", rank=rank(r), silent=silence, seen=seen)
-        return said("last_reported", rank=rank(r), seq=last, silent=silence, seen=seen)
+            return said("reported_nothing", rank=rank(r), unread=unread, silent=silence, seen=seen)
+        return said("last_reported", rank=rank(r), seq=last, unread=unread, silent=silence, seen=seen)
     if r in silent:
         return said("said_nothing", rank=rank(r), s=quiet, last=_last(info))
     if info and info.where:
@@ -499,7 +514,7 @@ def silence(w: Matching, silent: set[int], talking: list[int], now: float) -> Ha
             "said_nothing", rank=rank(r), s=f"{now - w.heard[r]:.1f}", last=_last(job.ranks[str(r)])
         ),
     )
-    words = [*each, said("go_on", ranks=ranks(talking))]
+    words = [*each, said("goes_on" if len(talking) == 1 else "go_on", ranks=ranks(talking))]
     return Hang(
         kind="silent",
         group="",
@@ -516,11 +531,15 @@ def silence(w: Matching, silent: set[int], talking: list[int], now: float) -> Ha
     )
 
 
-def collective_words(c: WatchedCollective) -> Phrase:
+def collective_words(job: WatchedJob, c: WatchedCollective) -> Phrase:
+    """A collective, with its group where it is not the world's (on a 2-D mesh, #43 of each dp group
+    is another collective)."""
     size = f"{c.count:,} {c.dtype}".rstrip()
+    members = job.groups.get(c.group)
+    group = said("of_group", group=label(job, c.group), ranks=ranks(members)) if members else None
     if c.bucket:
-        return said("collective_bucket", op=c.op, seq=c.seq, size=size, bucket=c.bucket.index)
-    return said("collective", op=c.op, seq=c.seq, size=size)
+        return said("collective_bucket", op=c.op, seq=c.seq, group=group, size=size, bucket=c.bucket.index)
+    return said("collective", op=c.op, seq=c.seq, group=group, size=size)
 
 
 def label(job: WatchedJob, group: str) -> str:

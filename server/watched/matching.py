@@ -57,12 +57,14 @@ class Matching:
     def __init__(self, job: WatchedJob, clock: Callable[[], float] = time.monotonic):
         self.job = job
         self.clock = clock  # seconds, monotonic: the server's, or one a test moves by hand
+        self.wall: Callable[[], float] = time.time  # now, as "s ago" counts it (a dump's moment, for dumps)
         self.open: OrderedDict[tuple[str, int], WatchedCollective] = OrderedDict()
         self.recent: OrderedDict[tuple[str, int], WatchedCollective] = OrderedDict()  # complete, newest last
         self.first_seen: dict[tuple[str, int], float] = {}  # server clock: when a rank's report named it
         self.changed: dict[int, WatchedCollective] = {}  # index -> what viewers and the store have not had
         self.connected: set[int] = set()
         self.heard: dict[int, float] = {}  # rank -> when its last report came (server clock)
+        self.unsaid: set[int] = set()  # ranks whose last report said they issued more than it said
         self.mismatched: WatchedCollective | None = None  # the last collective its ranks disagreed on
         self.left_at: float | None = None  # when the last rank went without a goodbye
         self.groups_dropped = False  # whether a group past the bounds was dropped (and said)
@@ -134,7 +136,8 @@ class Matching:
         info = job.ranks[str(rank)]
         info.where, info.seen_s = report.where, self.now_s()
         self.heard[rank] = self.clock()
-        info.missed, info.dropped = report.missed, report.dropped
+        info.missed, info.dropped, info.unread = report.missed, report.dropped, report.unread
+        (self.unsaid.add if report.unread else self.unsaid.discard)(rank)
         info.pending = report.pending
         self._groups(rank, report.groups, report.group_descs)
         for link in report.links:  # as the sender says it: the receiver, a rank of the job too, says it again
@@ -212,6 +215,11 @@ class Matching:
             collective = self._open(one)
         if str(rank) not in collective.issued and not collective.complete:
             self._agree(collective, rank, one)
+            # the largest part: an all_to_all's, a scatter's, a gather's ranks each put in their own
+            collective.count, collective.bytes = (
+                max(collective.count, one.count),
+                max(collective.bytes, one.bytes),
+            )
             if key in self.unissued and rank in self.members(collective.ranks):
                 self.unissued[key] -= 1
         collective.issued.setdefault(str(rank), round((one.t_ns - self.job.t0_ns) / 1e9, 6))
@@ -350,7 +358,7 @@ class Matching:
     # --- reading -------------------------------------------------------------------
 
     def now_s(self) -> float:
-        return round(time.time() - self.job.t0_ns / 1e9, 3)
+        return round(self.wall() - self.job.t0_ns / 1e9, 3)
 
     def note(self, words: list[Phrase]) -> None:
         event = Event(t=self.now_s(), text=english(words), words=words)

@@ -56,6 +56,7 @@ class RankInfo(BaseModel):
     pending: dict[str, int] | None = None  # per group, the oldest collective issued and not completed
     missed: int = 0
     dropped: int = 0
+    unread: int = 0  # collectives, sends and receives issued and not yet said, at its last report
 
 
 class WatchedCollective(BaseModel):
@@ -64,8 +65,8 @@ class WatchedCollective(BaseModel):
     seq: int
     op: str
     dtype: str
-    count: int
-    bytes: int
+    count: int  # the most elements a rank put in (where ranks put in their own: all_to_all, scatter)
+    bytes: int  # and the most bytes a rank's buffer held, in or out
     ranks: list[int]
     issued: dict[str, float] = {}  # rank -> seconds since the job's start
     durations: dict[str, float] = {}

@@ -42,10 +42,13 @@ class Blame:
     direct: dict[int, Wait] = field(default_factory=dict)  # each such rank's wait that leads there
 
 
-def blame(waits: Mapping[int, Sequence[Wait]], silent: Iterable[int] = ()) -> Blame | None:
+def blame(
+    waits: Mapping[int, Sequence[Wait]], silent: Iterable[int] = (), unsure: Iterable[int] = ()
+) -> Blame | None:
     """What the waits blame: a cycle first, then the ranks waited for; None while no wait has
     lasted, or every rank waited for is itself inside something no one is to blame for yet.
-    A silent rank's own waits are not taken: it is stopped, and blamed where waited for."""
+    A silent rank's own waits are not taken: it is stopped, and blamed where waited for. An
+    `unsure` rank may wait in what it has not said yet: it is not blamed (not yet)."""
     quiet = set(silent)
     live = {r: ws for r, ws in waits.items() if r not in quiet}
     cycle = _cycle({r: [w for w in ws if w.sure] for r, ws in live.items()})
@@ -54,7 +57,7 @@ def blame(waits: Mapping[int, Sequence[Wait]], silent: Iterable[int] = ()) -> Bl
         return Blame("deadlock", sorted(cycle), sorted(waiting), _direct(live, cycle, waiting, cycle))
     waited = {t for ws in live.values() for w in ws if w.settled for t in w.on}
     # waited for and waiting on no one: running elsewhere, or stopped
-    roots = {t for t in waited if t in quiet or not live.get(t)}
+    roots = {t for t in waited if t in quiet or not (live.get(t) or t in unsure)}
     if not roots:
         return None
     waiting = _reaching(live, roots, settled_only=True) - roots

@@ -30,8 +30,9 @@ ENGLISH: dict[str, str] = {
     "the_other_ranks": "the other {n} ranks",
     "more": "and {n} more",
     # what a rank waits in
-    "collective": "{op} #{seq} ({size})",
-    "collective_bucket": "{op} #{seq} ({size}, bucket {bucket})",
+    "collective": "{op} #{seq}{group} ({size})",
+    "collective_bucket": "{op} #{seq}{group} ({size}, bucket {bucket})",
+    "of_group": " of group {group} ({ranks})",
     "issued_by_all": "{what}, which every rank issued",
     "send_to": "send to {peer} ({size})",
     "recv_from": "recv from {peer} ({size})",
@@ -40,8 +41,9 @@ ENGLISH: dict[str, str] = {
     # a wait
     "waits_in": "{ranks} waits in {what}",
     "wait_in": "{ranks} wait in {what}",
-    "last_reported": "{rank} last reported #{seq}{silent}{seen}",
-    "reported_nothing": "{rank} last reported nothing in this group{silent}{seen}",
+    "last_reported": "{rank} last reported #{seq}{unread}{silent}{seen}",
+    "and_unread": " (then {n} more calls, not yet read)",
+    "reported_nothing": "{rank} last reported nothing in this group{unread}{silent}{seen}",
     "and_silent": ", and has said nothing for {s} s",
     "and_seen_at": ", last seen at {where} {ago} s ago",
     "said_nothing": "{rank} has said nothing for {s} s{last}",
@@ -58,6 +60,7 @@ ENGLISH: dict[str, str] = {
     "wait_on_them": "{ranks} wait on them",
     # a silence
     "go_on": "{ranks} go on",
+    "goes_on": "{ranks} goes on",
     # a mismatch
     "disagree": "ranks disagree on #{seq} of group {group}: {sides}",
     "disagree_why": "ranks disagree on #{seq} of group {group}: {sides} ({why})",

@@ -174,7 +174,7 @@ test("a collective in words: op #seq, size, its last rank and lag or that it wai
     describe(done),
     "all_reduce #8 (group 0) · 1,314,570 × float32 · 5.0 MiB · last rank 1, lag 26.00 ms · bucket 3: fc1.weight, fc1.bias",
   );
-  assert.equal(describe(c(0)), "x #1 (group 0) · 4 × float32 · 16 B · waiting");
+  assert.equal(describe(c(0)), "x #1 (group 0) · 4 × float32 · 16 B · in flight");
 });
 
 test("a large job's lanes: nodes folded, runs of them merged, the late one's node rank by rank", () => {

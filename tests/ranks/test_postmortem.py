@@ -92,6 +92,18 @@ def test_json_dumps_give_the_same_verdict(dumps):
     assert done.returncode == 1 and "rank 2 last reported #5" in done.stdout, done.stderr
 
 
+def test_how_long_ago_a_rank_was_seen_is_counted_to_the_dumps_moment(dumps, tmp_path):
+    """Opened an hour after its files were written, a dump still says what it said then."""
+    later = tmp_path / "later"
+    shutil.copytree(dumps.pickled, later)
+    at = max(f.stat().st_mtime for f in later.iterdir())
+    for f in later.iterdir():
+        os.utime(f, (at + 3600, at + 3600))
+    moved = judge(later).text
+    ago = float(judge(dumps.pickled).text.split(" s ago")[0].rsplit(" ", 1)[1])
+    assert f"{ago + 3600:.1f} s ago" in moved, (ago, moved)
+
+
 def test_a_rank_without_a_dump_is_refused_unless_allowed_and_is_then_named(dumps, tmp_path):
     some = tmp_path / "some"
     some.mkdir()

@@ -31,6 +31,7 @@ from ringside.server.watched.matching import GROUP_RANKS, MAX_OPEN, RANKS_HELD, 
 from ringside.server.watched.record import WatchedCollective
 from ringside.server.watched.service import MAX_PUSH_RANKS
 from ringside.server.watched.store import KEPT, WatchStore
+from ringside.server.watched.words import english
 from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from ringside.worker_agent.rank.local import free_port
 
@@ -744,9 +745,15 @@ def test_the_rank_that_issued_another_collective_is_the_one_named(order):
                 issued=[Issued(group="0", seq=9, op=op, dtype="float32", count=1000, t_ns=5)],
             )
         )
-    hang, text = hangs.check(watched)
+    hang, text = checked(watched)
     assert hang.kind == "mismatch" and hang.late == [2] and hang.waiting == [0, 1, 2, 3]
     assert "rank 2 broadcast of 1,000 float32; ranks 0, 1, 3 all_reduce of 1,000 float32" in text
+
+
+def checked(watched: Matching) -> tuple:
+    """hangs.check's hang, and what it said in English."""
+    hang, words = hangs.check(watched)
+    return hang, english(words)
 
 
 @pytest.mark.parametrize("pending", [{"0": 5}, {}, None])
@@ -765,7 +772,7 @@ def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_wha
             )
         )
     watched.heard[3] -= hangs.SILENT_S + 1
-    hang, text = hangs.check(watched)
+    hang, text = checked(watched)
     assert hang.late == [3] and hang.waiting == [0, 1, 2]
     if pending:
         assert (hang.kind, hang.seq) == ("wait", 5)
@@ -799,13 +806,13 @@ def test_a_rank_that_catches_up_is_said_to_even_as_another_is_late_to_the_next()
     assert hangs.check(watched)[0].late == [2]  # rank 0 is not late to #6 while it waits in #5
     issue(watched, [2], 5)
     issue(watched, [2], 6)
-    hang, text = hangs.check(watched)
+    hang, text = checked(watched)
     assert (hang.seq, hang.late, hang.waiting) == (6, [0], [1, 2, 3]), text
     assert text.startswith("rank 2 caught up: all_reduce #5 went on after ") and text.endswith(hang.text)
-    assert watched.job.events[-1][1] == text
+    assert watched.job.events[-1].text == text
 
     issue(watched, [0], 6)
-    hang, text = hangs.check(watched)
+    hang, text = checked(watched)
     assert hang is None and text.startswith("rank 0 caught up: all_reduce #6 went on")
 
 
@@ -814,7 +821,7 @@ def test_fewer_ranks_late_to_the_same_collective_are_named_without_a_catching_up
     issue(watched, [1, 3], 5)
     assert hangs.check(watched)[0].late == [0, 2]
     issue(watched, [0], 5)
-    hang, text = hangs.check(watched)
+    hang, text = checked(watched)
     assert hang.late == [2] and text == hang.text and "caught up" not in text
 
 

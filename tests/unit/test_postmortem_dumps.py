@@ -86,8 +86,9 @@ def test_files_that_are_not_one_job_s_dumps_are_said_as_such(tmp_path):
     with pytest.raises(DumpError, match=r"fr_0: entry 0 has no collective_seq_id"):
         read_paths([str(tmp_path / "fr_0")])
     (tmp_path / "fr_0").write_text("nccl")
-    with pytest.raises(DumpError, match="neither a pickled nor a JSON Flight Recorder dump"):
+    with pytest.raises(DumpError) as said:
         read_paths([str(tmp_path / "fr_0")])
+    assert str(said.value) == f"{tmp_path / 'fr_0'}: neither a pickled nor a JSON Flight Recorder dump"
 
 
 def test_a_job_some_of_whose_ranks_left_no_dump_is_refused_unless_allowed(tmp_path):
@@ -102,6 +103,23 @@ def test_a_job_some_of_whose_ranks_left_no_dump_is_refused_unless_allowed(tmp_pa
         opened(dumps, "x", world_size=2, allow_incomplete=True)
 
 
+def test_an_empty_dump_a_cut_short_write_leaves_is_a_rank_that_left_none(tmp_path):
+    """A watchdog killed while torch wrote its dump leaves an empty file: that rank left no dump, and
+    the job is as many ranks as its files say."""
+    for rank in (0, 1, 2):
+        (tmp_path / f"fr_{rank}").write_bytes(pickle.dumps(dump(entry(0, 1)), protocol=2))
+    (tmp_path / "fr_3").write_bytes(b"")
+    dumps = read_paths([str(tmp_path)])
+    with pytest.raises(DumpError, match=r"3 of the job's 4 ranks: rank 3 left none \(rank 3: an empty file"):
+        opened(dumps, "x")
+    said, ranks = opened(dumps, "x", allow_incomplete=True)
+    assert (said.world_size, said.ranks, [r.hello.rank for r in ranks]) == (4, [0, 1, 2], [0, 1, 2])
+    for rank in (0, 1, 2):
+        (tmp_path / f"fr_{rank}").write_bytes(b"")
+    with pytest.raises(DumpError, match=r"every dump is empty \(ranks 0, 1, 2, 3\)"):
+        opened(read_paths([str(tmp_path)]), "x", allow_incomplete=True)
+
+
 def test_a_group_gloo_leaves_unlisted_has_the_ranks_that_issued_in_it(tmp_path):
     pair = ("1", "undefined")
     for rank in range(3):
@@ -110,6 +128,14 @@ def test_a_group_gloo_leaves_unlisted_has_the_ranks_that_issued_in_it(tmp_path):
     said, ranks = opened(read_paths([str(tmp_path)]), "x")
     assert said.world_size == 3
     assert all(r.reports[0].groups == {"1": [0, 1]} for r in ranks)  # the world's group is not sent
+
+
+def test_a_group_keeps_the_name_torch_gave_it(tmp_path):
+    for rank in range(2):
+        mine = [entry(0, 1), entry(1, 1, group=("1", "mesh_dp")), entry(2, 1, group=("2", "undefined"))]
+        (tmp_path / f"fr_{rank}.json").write_text(json.dumps(dump(*mine)))
+    _, ranks = opened(read_paths([str(tmp_path)]), "x")
+    assert [r.reports[0].group_descs for r in ranks] == [{"1": "mesh_dp"}] * 2
 
 
 def test_where_a_rank_was_is_its_newest_entry_s_line_outside_libraries():

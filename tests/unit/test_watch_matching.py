@@ -85,6 +85,17 @@ def test_a_healthy_moe_job_and_the_seeds_scatter_are_never_a_mismatch(order):
     assert hangs.check(watched) is None
 
 
+@pytest.mark.parametrize("order", [[0, 1, 2, 3], [3, 2, 1, 0]])
+def test_an_uneven_collectives_size_is_its_largest_part_whichever_rank_reports_first(order):
+    watched = joined(4)
+    parts = {0: (68, 44), 1: (48, 56), 2: (28, 64), 3: (88, 68)}  # an MoE step's elements in and out
+    for rank in order:
+        a2a = one(1, "alltoall_base", *parts[rank]).model_copy(update={"bytes": max(parts[rank]) * 4})
+        said(watched, rank, a2a, one(2, "scatter", 16 if rank == 0 else 0, 4))
+    a2a, scatter = watched.latest(2)
+    assert (a2a.count, a2a.bytes, scatter.count) == (88, 88 * 4, 16)
+
+
 @pytest.mark.parametrize(
     ("op", "odd", "why", "words"),
     [
@@ -277,6 +288,62 @@ def test_a_rank_waiting_inside_the_stopped_ranks_collective_is_not_blamed_beside
         "ranks 0, 1 wait in all_reduce #5"
     ), hang.text
     assert "; rank 2 has said nothing for " in hang.text, hang.text
+
+
+MESH = {"1": [0, 2], "2": [1, 3], "3": [0, 1], "4": [2, 3]}  # a 2x2 DeviceMesh: dp groups 1, 2; tp 3, 4
+
+
+def mesh_with_rank_2_stopped(clock: Clock) -> Matching:
+    """Rank 2 stopped; rank 3 is blocked in its tp group's all_reduce with rank 2, which its recorder has
+    not been read for yet (it said one call unread); ranks 0 and 1 wait in their dp groups' all_gather
+    #1, rank 0 for rank 2, rank 1 for rank 3."""
+    watched = joined(4, clock)
+    for rank in range(4):
+        said(watched, rank, groups=MESH)
+    said(watched, 0, one(1, "allgather", 50, group="1"), pending={"1": 1})
+    said(watched, 1, one(1, "allgather", 50, group="2"), pending={"2": 1})
+    said(watched, 3, unread=1)
+    clock.t += hangs.HANG_S + 0.5
+    for rank in (0, 1, 3):
+        watched.heard[rank] = clock.t
+    return watched
+
+
+def test_on_a_2d_mesh_a_rank_blocked_in_what_it_has_not_said_is_not_blamed_beside_the_stopped_one():
+    clock = Clock()
+    watched = mesh_with_rank_2_stopped(clock)
+    hang = hangs.find(watched)
+    assert (hang.late, hang.waiting) == ([2], [0]), hang.text
+    said(watched, 3, one(1, "allreduce", 50, group="4"), pending={"4": 1})  # its read comes
+    clock.t += hangs.HANG_S + 0.5
+    for rank in (0, 1, 3):
+        watched.heard[rank] = clock.t
+    hang = hangs.find(watched)
+    assert (hang.late, hang.waiting) == ([2], [0, 1, 3]), hang.text
+
+
+def test_a_rank_that_keeps_issuing_unsaid_calls_is_blamed_once_the_wait_on_it_has_lasted():
+    """Rank 3 runs elsewhere, issuing calls its reports do not say yet: the wait on it is a wait."""
+    clock = Clock()
+    watched = mesh_with_rank_2_stopped(clock)
+    clock.t += hangs.UNSAID_S
+    for rank in range(4):
+        said(watched, rank, unread=5 * (rank == 3))
+    hang = hangs.find(watched)
+    assert (hang.late, hang.waiting) == ([2, 3], [0, 1]), hang.text
+    assert "rank 3 last reported nothing in this group" in hang.text, hang.text
+
+
+def test_a_stopped_rank_whose_last_report_said_calls_unread_is_blamed_when_it_goes_quiet():
+    clock = Clock()
+    watched = mesh_with_rank_2_stopped(clock)
+    said(watched, 2, one(7, "allreduce", 1, group="4"), unread=30)
+    watched.heard[2] = clock.t - hangs.FRESH_S - 0.1
+    hang = hangs.find(watched)
+    assert hang.late == [2], hang.text
+    assert "rank 2 last reported nothing in this group (then 30 more calls, not yet read)" in hang.text, (
+        hang.text
+    )
 
 
 @pytest.mark.parametrize("op", ["gather", "scatter", "broadcast", "reduce"])

@@ -109,6 +109,9 @@ class WatchReport(Strict):
     links: list[Link] = Field([], max_length=1024)
     waits: list[P2PWait] = Field([], max_length=MAX_WAITS)  # the sends and receives it waits in now
     missed: Size = 0  # collectives the recorder's ring lost before they were read, in all
+    # collectives, sends and receives issued since the recorder was last read: not yet said (0 where
+    # they cannot be counted); a rank with some may wait in what it has not said
+    unread: Size = 0
     dropped: Size = 0  # reports this rank could not send (the server away), in all
 
 

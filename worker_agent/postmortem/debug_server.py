@@ -141,7 +141,13 @@ class Bridge:
             elif rank in answered:
                 dump, where = answered[rank]
                 said = report(
-                    rank, issued[rank], self.readers[rank], members, t_ns=time.time_ns(), where=where
+                    rank,
+                    issued[rank],
+                    self.readers[rank],
+                    members,
+                    self.groups.names(members),
+                    t_ns=time.time_ns(),
+                    where=where,
                 )
                 for one in said:
                     self.sockets[rank].send(one.model_dump_json())

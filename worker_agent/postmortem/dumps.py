@@ -28,6 +28,7 @@ class RankDump:
     source: str  # the file, or the address it was fetched from
     dump: dict
     taken_ns: int  # when it was written (the file's time) or fetched
+    empty: bool = False  # an empty file: the rank's dump was cut short (a rank that left none)
 
 
 def read_paths(paths: list[str]) -> list[RankDump]:
@@ -64,18 +65,17 @@ def _files(path: Path) -> list[tuple[int, Path]]:
 def read_file(path: Path, rank: int) -> RankDump:
     if path.stat().st_size > MAX_BYTES:
         raise DumpError(f"{path}: over {MAX_BYTES >> 20} MiB, more than a Flight Recorder ring holds")
+    if path.stat().st_size == 0:
+        return RankDump(rank, str(path), {"entries": []}, path.stat().st_mtime_ns, empty=True)
     return RankDump(rank, str(path), parse(path.read_bytes(), str(path)), path.stat().st_mtime_ns)
 
 
 def parse(data: bytes, where: str) -> dict:
     """A dump's dict from its bytes, pickled or JSON; DumpError saying why it is not one."""
+    if data.lstrip()[:1] != b"{" and data[:1] != b"\x80":  # a pickle's PROTO: torch pickles with protocol 2
+        raise DumpError(f"{where}: neither a pickled nor a JSON Flight Recorder dump")
     try:
-        if data.lstrip()[:1] == b"{":
-            dump = json.loads(data)
-        elif data[:1] == b"\x80":  # a pickle's PROTO: torch pickles with protocol 2
-            dump = plain_loads(data)
-        else:
-            raise DumpError(f"{where}: neither a pickled nor a JSON Flight Recorder dump")
+        dump = json.loads(data) if data[:1] != b"\x80" else plain_loads(data)
     except (NotData, ValueError) as e:  # json's errors are ValueErrors
         raise DumpError(f"{where}: {e}") from None
     return checked(dump, where)

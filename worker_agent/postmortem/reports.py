@@ -36,6 +36,7 @@ class Groups:
         self.told: dict[str, list[int]] = {}  # from pg_config, where it lists ranks
         self.world: set[str] = set()  # the default group's names: its collectives are the world's
         self.said: dict[str, list[int]] = {}
+        self.descs: dict[str, str] = {}  # the names torch gave them (group_desc, DeviceMesh's "mesh_dp")
 
     def learn(self, rank: int, dump: dict, issued: list[Issued]) -> None:
         for one in issued:
@@ -44,10 +45,16 @@ class Groups:
             pg = tuple(entry["process_group"])
             if pg[1:2] == (DEFAULT_GROUP,):
                 self.world.update(pg[:2])
+            elif len(pg) > 1 and isinstance(pg[1], str) and pg[1] not in ("", "undefined"):
+                self.descs[pg[0]] = pg[1][:64]
         for name, config in (dump.get("pg_config") or {}).items():
             ranks = _ranks(config)
             if name and ranks:
                 self.told[name] = ranks
+
+    def names(self, groups: Iterable[str]) -> dict[str, str]:
+        """The names torch gave these groups, where it gave one."""
+        return {name: self.descs[name] for name in groups if name in self.descs}
 
     def world_size(self) -> int | None:
         """The default group's size, where pg_config lists its ranks."""
@@ -110,14 +117,26 @@ def backend_of(dumps: Iterable[dict]) -> str:
 
 
 def report(
-    rank: int, issued: list[Issued], reader: FlightReader, groups: dict[str, list[int]], **said
+    rank: int,
+    issued: list[Issued],
+    reader: FlightReader,
+    groups: dict[str, list[int]],
+    descs: dict[str, str],
+    **said,
 ) -> list[WatchReport]:
     """A rank's reports: the collectives in reports of MAX_ISSUED, the first with the groups."""
-    first = WatchReport(rank=rank, issued=issued[:MAX_ISSUED], groups=groups, pending=reader.pending, **said)
+    first = WatchReport(
+        rank=rank,
+        issued=issued[:MAX_ISSUED],
+        groups=groups,
+        group_descs=descs,
+        pending=reader.pending,
+        **said,
+    )
     return [
         first,
         *(
-            first.model_copy(update={"issued": issued[i : i + MAX_ISSUED], "groups": {}})
+            first.model_copy(update={"issued": issued[i : i + MAX_ISSUED], "groups": {}, "group_descs": {}})
             for i in range(MAX_ISSUED, len(issued), MAX_ISSUED)
         ),
     ]
@@ -132,14 +151,20 @@ def opened(
 ) -> tuple[DumpsHello, list[DumpedRank]]:
     """The job the dumps show, as the watch's protocol says it; DumpError if some rank left none and
     `allow_incomplete` is not given, or a rank is past the world."""
+    world = world_size or max(d.rank for d in dumps) + 1
+    empty = [d.rank for d in dumps if d.empty]
+    dumps = [d for d in dumps if not d.empty]
+    if not dumps:
+        raise DumpError(f"every dump is empty ({_listed(empty)}): torch wrote none of them through")
     readers = {d.rank: FlightReader() for d in dumps}
     issued = {d.rank: readers[d.rank].take(d.dump) for d in dumps}
     groups = Groups()
     for d in dumps:
         groups.learn(d.rank, d.dump, issued[d.rank])
-    world = world_size or groups.world_size() or max(d.rank for d in dumps) + 1
-    _check_ranks([d.rank for d in dumps], world, allow_incomplete)
+    world = world_size or groups.world_size() or world
+    _check_ranks([d.rank for d in dumps], world, allow_incomplete, empty)
     members = groups.changed()
+    descs = groups.names(members)
     times = [e["time_created_ns"] for d in dumps for e in d.dump.get("entries", ())]
     taken = max(d.taken_ns for d in dumps)
     key = job_key("dumps", f"{source}@{taken}")
@@ -152,6 +177,7 @@ def opened(
             ones,
             readers[d.rank],
             members,
+            descs,
             t_ns=d.taken_ns,
             where=where_of(d.dump),
             missed=overwritten + len(issued[d.rank]) - len(ones),
@@ -173,15 +199,16 @@ def opened(
     return said, ranks
 
 
-def _check_ranks(ranks: list[int], world: int, allow_incomplete: bool) -> None:
+def _check_ranks(ranks: list[int], world: int, allow_incomplete: bool, empty: list[int]) -> None:
     beyond = [r for r in ranks if r >= world]
     if beyond:
         raise DumpError(f"rank {beyond[0]} has a dump, but the job has {world} ranks (0 to {world - 1})")
     missing = sorted(set(range(world)) - set(ranks))
     if missing and not allow_incomplete:
         raise DumpError(
-            f"dumps of {len(ranks)} of the job's {world} ranks: {_listed(missing)} left none. "
-            "--allow-incomplete-ranks opens them anyway (as fr_trace's flag does)"
+            f"dumps of {len(ranks)} of the job's {world} ranks: {_listed(missing)} left none"
+            + (f" ({_listed(empty)}: an empty file, a dump cut short)" if empty else "")
+            + ". --allow-incomplete-ranks opens them anyway (as fr_trace's flag does)"
         )
 
 

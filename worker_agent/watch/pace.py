@@ -83,6 +83,11 @@ class Pace:
             return open_ or self.read_at - self.moved_at < SETTLE_S <= now - self.moved_at
         return 2 * new >= self.ring or not self.moved or now - self.read_at >= READ_EVERY_S
 
+    @property
+    def unread(self) -> int:
+        """Collectives (and sends and receives) issued since the last read, as the last poll counted."""
+        return max(0, self.polled - self.read_count) if self.count is not None else 0
+
     def was_read(self, fresh: int) -> None:
         """A read has been made, finding `fresh` records new (the rate where there is no count)."""
         now = time.monotonic()

@@ -81,6 +81,12 @@ def said_nothing_new(report: WatchReport) -> bool:
     return not (report.issued or report.links or report.waits or report.groups)
 
 
+def state(report: WatchReport | None) -> tuple:
+    """What a report says the rank is in: the collectives open, and whether it issued more than it
+    said (a rank that starts or stops having some is news: the server waits for its next read)."""
+    return (report.pending, report.unread > 0) if report is not None else ({}, False)
+
+
 def job_key() -> str:
     """The key every rank of the job shares: rank 0 picks it and leaves it in the job's store."""
     try:
@@ -125,7 +131,7 @@ class Reporter(threading.Thread):
         self.retry_at = 0.0
         self.lock = threading.Lock()  # one poll at a time: the thread's and the last, from close()
         self.said_at = 0.0  # when the last report was made
-        self.said_pending: dict[str, int] | None = {}  # and the collectives it said were open
+        self.said_state = state(None)  # and what it said the rank was in
         self.sending = threading.Lock()  # one sender at a time: the thread, or poll()
         self.wake = threading.Event()  # reports wait to be sent
         self.sender = threading.Thread(target=self._sending, name="ringside-watch-send", daemon=True)
@@ -202,7 +208,7 @@ class Reporter(threading.Thread):
             reports = self._reports(self.hello, due)
             if due is None and self._nothing_to_say(reports):
                 return
-            self.said_at, self.said_pending = time.monotonic(), reports[-1].pending
+            self.said_at, self.said_state = time.monotonic(), state(reports[-1])
             for report in reports:
                 if self.backlog and said_nothing_new(report) and said_nothing_new(self.backlog[-1]):
                     self.backlog[-1] = report  # where the rank is now: the newest says it for both
@@ -218,7 +224,7 @@ class Reporter(threading.Thread):
         return (
             len(reports) == 1
             and said_nothing_new(report)
-            and report.pending == self.said_pending
+            and state(report) == self.said_state
             and time.monotonic() - self.said_at < HEARTBEAT_S
         )
 
@@ -264,6 +270,7 @@ class Reporter(threading.Thread):
             links=self._links(),
             waits=waits,
             missed=self.flight.missed,
+            unread=self.pace.unread,
             dropped=self.dropped,
         )
         rest = range(MAX_ISSUED, len(issued), MAX_ISSUED)

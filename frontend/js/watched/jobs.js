@@ -25,6 +25,8 @@ export function merge(kept, incoming, keep = KEEP) {
 
 const ranks = (rs) => `rank${rs.length > 1 ? "s" : ""} ${rs.join(", ")}`;
 const members = (m = []) => (m.length > 8 ? `${m.length} ranks` : ranks(m));
+// a group by its name and ranks: a 2-D mesh's dp groups share one name
+const groupCell = (g, d) => (d.groups[g] ? [groupName(g, d.group_descs), " (", members(d.groups[g]), ")"] : groupName(g, d.group_descs));
 /** The collectives a job keeps: fewer as its world grows. */
 export const keepFor = (world) => Math.max(32, Math.min(KEEP, Math.floor(KEPT_ENTRIES / world)));
 const num = (n) => n.toLocaleString("en");
@@ -57,7 +59,7 @@ const bucket = (b) => b && `${b.index}: ${b.params.join(", ")}`;
 /** A collective in a line: op #seq, size, last rank and lag (or that it waits), DDP bucket. */
 export const describe = (c, names = {}) => [`${c.op} #${c.seq} (group ${groupName(c.group, names)})`,
   `${num(c.count)} × ${c.dtype} · ${bytes(c.bytes)}`,
-  c.last_rank == null ? (c.complete ? null : "waiting") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
+  c.last_rank == null ? (c.complete ? null : "in flight") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
   c.bucket && `bucket ${bucket(c.bucket)}`].filter(Boolean).join(" · ");
 
 export class Jobs {
@@ -219,12 +221,12 @@ export class Jobs {
     this.showRanks(d.ranks);
     table("job-recent",
       ["#seq", "group", "op", "dtype", "count", "bytes", "last rank", "lag", "busbw", "bucket"],
-      d.collectives.slice(-RECENT).reverse().map((c) => [c.seq, groupName(c.group, d.group_descs), c.op,
+      d.collectives.slice(-RECENT).reverse().map((c) => [c.seq, groupCell(c.group, d), c.op,
         c.dtype, num(c.count),
-        bytes(c.bytes), c.last_rank ?? (c.complete ? "–" : "waiting"), seconds(c.lag_s),
+        bytes(c.bytes), c.last_rank ?? (c.complete ? "–" : "in flight"), seconds(c.lag_s),
         gbps(c.busbw_gbps), bucket(c.bucket) ?? "–"]));
     table("job-totals", ["group", "op", "count", "bytes", "lag max", "lag mean", "time mean", "busbw"],
-      d.totals.map((t) => [[groupName(t.group, d.group_descs), " (", members(d.groups[t.group]), ")"], t.op,
+      d.totals.map((t) => [groupCell(t.group, d), t.op,
         num(t.count), bytes(t.bytes),
         seconds(t.lag_max_s), seconds(t.lag_mean_s), seconds(t.duration_mean_s), gbps(t.busbw_gbps)]));
     table("job-links", ["from", "to", "messages", "bytes"],
