@@ -536,7 +536,8 @@ def collective_words(job: WatchedJob, c: WatchedCollective) -> Phrase:
     is another collective)."""
     size = f"{c.count:,} {c.dtype}".rstrip()
     members = job.groups.get(c.group)
-    group = said("of_group", group=label(job, c.group), ranks=ranks(members)) if members else None
+    part = members and len(members) < job.world_size  # the world's group goes without saying
+    group = said("of_group", group=label(job, c.group), ranks=ranks(members)) if part else None
     if c.bucket:
         return said("collective_bucket", op=c.op, seq=c.seq, group=group, size=size, bucket=c.bucket.index)
     return said("collective", op=c.op, seq=c.seq, group=group, size=size)
