@@ -283,7 +283,10 @@ def late_in(c: WatchedCollective) -> list[int]:
 def all_went_past(w: Matching, c: WatchedCollective) -> bool:
     """Whether every rank of c that has not issued it went past it (their reports of it were lost).
     Only a rank that said hello can have: a group of more ranks than said hello has one that did not."""
-    return len(c.ranks) <= len(w.job.ranks) and all(went_past(w.job, r, c) for r in late_in(c))
+    if len(c.ranks) > len(w.job.ranks):
+        return False
+    # walked till the first late rank that did not: each tick asks it of every collective open long
+    return all(went_past(w.job, r, c) for r in c.ranks if str(r) not in c.issued)
 
 
 def waited_for(w: Matching, c: WatchedCollective, members: dict[int, set[int]]) -> list[int]:
@@ -311,7 +314,7 @@ def finished(job: WatchedJob, c: WatchedCollective) -> bool:
     recorder retired it) says so. A rank finishes its part of a rooted one without the others (a
     gather's sender once the root has its block), but its root only once every rank took part (a
     send waits for its receive): so every rank that issued it, the root among them, must have."""
-    done = [finished_by(job.ranks.get(rank), c) for rank in c.issued]
+    done = (finished_by(job.ranks.get(rank), c) for rank in c.issued)
     return all(done) if c.op in rules.ROOTED else any(done)
 
 

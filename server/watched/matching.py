@@ -155,16 +155,21 @@ class Matching:
         matched as the world's). A group keeps the name torch gave it, where it gave one."""
         job = self.job
         for name, ranks in groups.items():
+            if job.groups.get(name) == ranks:  # said again (every rank names the world): kept already
+                self._desc(name, descs)
+                continue
             held = sum(len(r) for n, r in job.groups.items() if n != name)
             fits = name in job.groups or len(job.groups) < MAX_GROUPS
-            if fits and held + len(ranks) <= GROUP_RANKS and all(r < job.world_size for r in ranks):
-                if job.groups.get(name) != ranks:  # every rank names the world: one list kept, shared
-                    job.groups[name] = ranks
-                if descs.get(name):
-                    job.group_descs[name] = descs[name]
+            if fits and held + len(ranks) <= GROUP_RANKS and max(ranks, default=-1) < job.world_size:
+                job.groups[name] = ranks  # one list kept, which the group's collectives share
+                self._desc(name, descs)
             elif not self.groups_dropped:
                 self.groups_dropped = True
                 self.note([said("groups_dropped", rank=of(rank), groups=MAX_GROUPS, ranks=GROUP_RANKS)])
+
+    def _desc(self, name: str, descs: dict[str, str]) -> None:
+        if descs.get(name):
+            self.job.group_descs[name] = descs[name]
 
     def _p2p_issued(self, rank: int, link: Link) -> None:
         """How many sends to a peer (and receives from it) the rank has issued in all, as it says."""
@@ -213,7 +218,8 @@ class Matching:
         collective = self.open.get(key) or self.recent.get(key)
         if collective is None:
             collective = self._open(one)
-        if str(rank) not in collective.issued and not collective.complete:
+        name = str(rank)
+        if name not in collective.issued and not collective.complete:
             self._agree(collective, rank, one)
             # the largest part: an all_to_all's, a scatter's, a gather's ranks each put in their own
             collective.count, collective.bytes = (
@@ -222,9 +228,9 @@ class Matching:
             )
             if key in self.unissued and rank in self.members(collective.ranks):
                 self.unissued[key] -= 1
-        collective.issued.setdefault(str(rank), round((one.t_ns - self.job.t0_ns) / 1e9, 6))
+        collective.issued.setdefault(name, round((one.t_ns - self.job.t0_ns) / 1e9, 6))
         if one.duration_s is not None:
-            collective.durations[str(rank)] = one.duration_s
+            collective.durations[name] = one.duration_s
             collective.busbw_gbps = busbw(collective)
         if one.bucket is not None:
             collective.bucket = one.bucket

@@ -14,6 +14,7 @@ Pure: the live matching (matching.py) uses it, and so a job opened from its dump
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import NamedTuple
 
 from ringside.server.watched.words import Phrase, render, said
@@ -61,11 +62,17 @@ class Signature(NamedTuple):
 
 def signature(op: str, one: Issued) -> Signature:
     """`one` as its peers must match it (`op`: its name as Ringside says it)."""
-    if op in UNEVEN or one.op in UNEVEN:
-        return Signature(op, one.dtype, "")
+    return _signature(op, one.op, one.dtype, one.count, one.count_out)
+
+
+# every rank of a collective issues the same, most often: its signature is made once, not per rank
+@lru_cache(maxsize=4096)
+def _signature(op: str, issued_as: str, dtype: str, count: int, count_out: int | None) -> Signature:
+    if op in UNEVEN or issued_as in UNEVEN:
+        return Signature(op, dtype, "")
     if op in SAME_OUT:
-        return Signature(op, one.dtype, "" if one.count_out is None else f"{one.count_out:,}")
-    return Signature(op, one.dtype, f"{one.count:,}")
+        return Signature(op, dtype, "" if count_out is None else f"{count_out:,}")
+    return Signature(op, dtype, f"{count:,}")
 
 
 def difference(a: Signature, b: Signature) -> Phrase:

@@ -127,7 +127,7 @@ class SyntheticJob:
             return
         async with ws:
             try:
-                await ws.send(json.dumps(self._hello(rank)))
+                await ws.send(json.dumps(self.hello_of(rank)))
                 self.counts.connected += 1
                 await self._report(ws, rank)
             except ConnectionClosed:  # the server went: so does the rank
@@ -140,7 +140,7 @@ class SyntheticJob:
         beat = time.time()
         while time.time() < min(plan.t0, self.until):  # the job starts issuing at t0 (which may move nearer)
             if time.time() >= beat:  # till then a report says where the rank is, as a reporter's polls do
-                await ws.send(json.dumps({**self._said(rank, -1, -1, time.time()), "groups": groups}))
+                await ws.send(json.dumps({**self.report_of(rank, -1, -1, time.time()), "groups": groups}))
                 groups, beat = {}, beat + plan.interval
             await asyncio.sleep(min(0.1, plan.interval))
         # each rank's reports at a phase of its own, as ranks started apart read apart
@@ -153,12 +153,12 @@ class SyntheticJob:
                     await asyncio.sleep(min(plan.interval, max(0.0, self.until - time.time())))
                 return
             last = plan.last_issued(rank, now)
-            await ws.send(json.dumps({**self._said(rank, said, last, now), "groups": groups}))
+            await ws.send(json.dumps({**self.report_of(rank, said, last, now), "groups": groups}))
             self.counts.reports += 1
             said, groups = last, {}
             at += plan.interval
 
-    def _hello(self, rank: int) -> dict:
+    def hello_of(self, rank: int) -> dict:
         plan = self.plan
         return {
             "type": "watch_hello",
@@ -177,7 +177,7 @@ class SyntheticJob:
             "mechanisms": ["flight_recorder"],
         }
 
-    def _said(self, rank: int, said: int, last: int, now: float) -> dict:
+    def report_of(self, rank: int, said: int, last: int, now: float) -> dict:
         """What `rank` issued after #`said` up to #`last`, and the one it is in, if any."""
         plan = self.plan
         issued = [

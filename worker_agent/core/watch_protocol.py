@@ -31,7 +31,7 @@ class Bucket(Strict):
 
     index: Annotated[int, Field(ge=0, lt=1 << 20)]
     numel: Size
-    params: list[Annotated[str, Field(max_length=200)]] = Field([], max_length=MAX_PARAMS)
+    params: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=MAX_PARAMS)
 
 
 class Issued(Strict):
@@ -90,7 +90,9 @@ class WatchHello(Strict):
     backend: Name
     script: Annotated[str, Field(max_length=200)] = ""
     started_ns: Nanos
-    mechanisms: list[Literal["flight_recorder", "p2p", "ddp_hook", "nccl_timing"]] = Field([], max_length=4)
+    mechanisms: list[Literal["flight_recorder", "p2p", "ddp_hook", "nccl_timing"]] = Field(
+        default_factory=list, max_length=4
+    )
 
 
 class WatchReport(Strict):
@@ -99,15 +101,17 @@ class WatchReport(Strict):
     rank: Index
     t_ns: Nanos  # when the report was made
     where: Annotated[str, Field(max_length=300)] | None = None  # the main thread's line in user code
-    groups: dict[Name, Ranks] = Field({}, max_length=MAX_GROUPS)  # groups new since the last report
+    # groups new since the last report (each default made anew, not a shared one copied: a report's cost)
+    groups: dict[Name, Ranks] = Field(default_factory=dict, max_length=MAX_GROUPS)
     # the names torch gave them (new_group(group_desc=...), DeviceMesh's "mesh_dp"), by group
-    group_descs: dict[Name, Name] = Field({}, max_length=MAX_GROUPS)
-    issued: list[Issued] = Field([], max_length=MAX_ISSUED)
+    group_descs: dict[Name, Name] = Field(default_factory=dict, max_length=MAX_GROUPS)
+    issued: list[Issued] = Field(default_factory=list, max_length=MAX_ISSUED)
     # per group, the oldest collective this rank issued and has not completed: what it waits in
     # (None from a reporter that does not say)
     pending: dict[Name, Size] | None = Field(None, max_length=MAX_GROUPS)
-    links: list[Link] = Field([], max_length=1024)
-    waits: list[P2PWait] = Field([], max_length=MAX_WAITS)  # the sends and receives it waits in now
+    links: list[Link] = Field(default_factory=list, max_length=1024)
+    # the sends and receives it waits in now
+    waits: list[P2PWait] = Field(default_factory=list, max_length=MAX_WAITS)
     missed: Size = 0  # collectives the recorder's ring lost before they were read, in all
     # collectives, sends and receives issued since the recorder was last read: not yet said (0 where
     # they cannot be counted); a rank with some may wait in what it has not said
