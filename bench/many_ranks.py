@@ -7,7 +7,12 @@ it. Measured, for each size:
 
 - hang named: seconds from the stop until GET /api/jobs names the stopped rank, and only it, late;
 - server CPU: the server process's CPU time over wall time (/proc/PID/stat) in steady state, the
-  job's ranks all reporting and the page open on it;
+  job's ranks all reporting and the page open on it; and the share of that window its main thread
+  was ready to run but waited for a core (/proc/PID/schedstat): past a few percent, the machine,
+  not the server, set how late the hang was named;
+- a report: the server's CPU time over the whole run (handshakes, hellos, reports, hang checks,
+  the store, the page's requests) over the reports the ranks sent, which a loaded machine does
+  not change as it changes the share;
 - page fps: requestAnimationFrame callbacks a second in Chromium (1280x720) with the jobs panel open
   on the job, while it runs and while it hangs.
 
@@ -50,11 +55,33 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def settled_cpu_s(pid: int, within: float = 60.0) -> float:
+    """The process's CPU time once it stops growing (a server behind its reports reads the rest)."""
+    last, deadline = -1.0, time.monotonic() + within
+    while time.monotonic() < deadline and cpu_s(pid) != last:
+        last = cpu_s(pid)
+        time.sleep(1.0)
+    return cpu_s(pid)
+
+
+def waited_s(pid: int) -> float:
+    """How long the process's main thread has been ready to run and waited for a core (seconds)."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+
+
 def get(up, path: str) -> dict:
     status, body = up.call("GET", path)
     if status != 200:
         raise RuntimeError(f"GET {path}: {status} {body}")
     return body
+
+
+def asked(up, path: str) -> dict | None:
+    """GET path; None from a server too busy to answer in time (asked again)."""
+    try:
+        return get(up, path)
+    except OSError:
+        return None
 
 
 def wait_for(what, within: float, every: float = 0.05):
@@ -69,6 +96,7 @@ def wait_for(what, within: float, every: float = 0.05):
 
 def measure(world: int, args, browser) -> dict:
     up = start_serve(Path(tempfile.mkdtemp()))
+    started = cpu_s(up.proc.pid)
     try:
         warm = 10.0 + world / 50  # every rank connected (and the page open) before the job issues
         t0 = time.time() + warm
@@ -88,27 +116,25 @@ def measure(world: int, args, browser) -> dict:
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(args.procs) as pool:
             running = pool.starmap_async(run_ranks, [(up.url, WORKER_TOKEN, plan, s, until) for s in shares])
-            job = wait_for(lambda: get(up, "/api/jobs")["jobs"], warm + 60)[0]
+            job = wait_for(lambda: (asked(up, "/api/jobs") or {}).get("jobs"), warm + 60)[0]
             page.goto(f"{up.url}/?token={up.presenter}&job={job['id']}", timeout=300_000)
             page.wait_for_function(
                 f"() => window.ringside.jobs.shown?.ranks.length === {world}", timeout=(warm + 120) * 1000
             )
             time.sleep(max(0.0, t0 + 2 - time.time()))  # issuing, every rank
-            before, wall = cpu_s(up.proc.pid), time.monotonic()
+            before, waited, wall = cpu_s(up.proc.pid), waited_s(up.proc.pid), time.monotonic()
             running_fps = page.evaluate(FPS, STEADY_S * 1000)
-            cpu = (cpu_s(up.proc.pid) - before) / (time.monotonic() - wall)
-            try:
-                connected = sum(r["connected"] for r in get(up, f"/api/jobs/{job['id']}?limit=1")["ranks"])
-            except OSError:  # too busy to answer: said as unknown
-                connected = -1
+            span = time.monotonic() - wall
+            cpu = (cpu_s(up.proc.pid) - before) / span
+            starved = (waited_s(up.proc.pid) - waited) / span
+            shown = asked(up, f"/api/jobs/{job['id']}?limit=1")
+            connected = sum(r["connected"] for r in shown["ranks"]) if shown else -1  # -1: too busy to say
             time.sleep(max(0.0, plan.stop_time - time.time()))
             stopped = plan.stop_time
 
             def named():
-                try:
-                    hang = get(up, "/api/jobs?limit=200")["jobs"][0].get("hang")
-                except OSError:  # a server too busy to answer in time: asked again
-                    return None
+                jobs = asked(up, "/api/jobs?limit=200")
+                hang = jobs["jobs"][0].get("hang") if jobs else None
                 return hang if hang and hang["late"] == [plan.stop_rank] else None
 
             hang = wait_for(named, HANG_WITHIN_S)
@@ -116,6 +142,7 @@ def measure(world: int, args, browser) -> dict:
             hanging_fps = page.evaluate(FPS, 3000)
             page.close()
             counts = running.get(timeout=until - time.time() + 60)
+            all_told = settled_cpu_s(up.proc.pid) - started
     finally:
         up.proc.kill()
     return {
@@ -126,6 +153,8 @@ def measure(world: int, args, browser) -> dict:
         "named_s": named_s,
         "hang": hang,
         "cpu": cpu,
+        "per_report_us": all_told / max(1, sum(c.reports for c in counts)) * 1e6,
+        "starved": starved,
         "fps": running_fps,
         "fps_hang": hanging_fps,
     }
@@ -152,12 +181,13 @@ def main() -> None:
         f"synthetic jobs, 8 ranks a node, an all_reduce every {1 / args.rate:.2f} s, a report every "
         f"{args.interval} s a rank, from {args.procs} processes; page at 1280x720"
     )
-    heads = ("ranks", "connected", "hang named", "server CPU", "page fps", "(hanging)")
-    print(" ".join(f"{h:>{w}}" for h, w in zip(heads, (6, 9, 11, 11, 9, 9))))
+    heads = ("ranks", "connected", "hang named", "server CPU", "a report", "waited", "page fps", "(hanging)")
+    print(" ".join(f"{h:>{w}}" for h, w in zip(heads, (6, 9, 11, 11, 9, 7, 9, 9))))
     for r in results:
         named = f"{r['named_s']:.2f} s" if r["named_s"] is not None else "never"
         print(
-            f"{r['world']:>6} {r['connected']:>9} {named:>11} {r['cpu']:>7.2f} cores {r['fps']['fps']:>9.1f} "
+            f"{r['world']:>6} {r['connected']:>9} {named:>11} {r['cpu']:>7.2f} cores "
+            f"{r['per_report_us']:>6.0f} µs {r['starved']:>6.0%} {r['fps']['fps']:>9.1f} "
             f"{r['fps_hang']['fps']:>9.1f}"
         )
         if r["refused"]:
