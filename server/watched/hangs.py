@@ -539,8 +539,9 @@ def collective_words(job: WatchedJob, c: WatchedCollective) -> Phrase:
     is another collective)."""
     size = f"{c.count:,} {c.dtype}".rstrip()
     members = job.groups.get(c.group)
-    part = members and len(members) < job.world_size  # the world's group goes without saying
-    group = said("of_group", group=label(job, c.group), ranks=ranks(members)) if part else None
+    group = None  # the world's group goes without saying
+    if members is not None and len(members) < job.world_size:
+        group = said("of_group", group=label(job, c.group), ranks=ranks(members))
     if c.bucket:
         return said("collective_bucket", op=c.op, seq=c.seq, group=group, size=size, bucket=c.bucket.index)
     return said("collective", op=c.op, seq=c.seq, group=group, size=size)

@@ -78,4 +78,4 @@ def test_a_group_every_rank_names_again_is_kept_once_and_a_new_list_for_it_repla
     assert watched.job.groups["7"] == [0, 1, 2]
     watched.report(read({**job.report_of(3, -1, -1, 1000.0), "groups": {"8": [0, 64]}}))  # beyond the world
     assert "8" not in watched.job.groups
-    assert any("beyond what a job keeps" in text for _, text in watched.job.events)
+    assert any("beyond what a job keeps" in e.text for e in watched.job.events)
