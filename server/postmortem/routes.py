@@ -29,7 +29,7 @@ async def dumps_socket(ws: WebSocket, watching: Watching = Depends(watching_of))
         return
     if ranks is None:
         return
-    watched = await watching.add(lambda job_id: judged(job_id, said, ranks))
+    watched = watching.add(lambda job_id: judged(job_id, said, ranks))
     answer = DumpsOpened(job=watched.job.id, hang=watched.job.hang is not None, verdict=verdict(watched))
     try:
         await ws.send_text(answer.model_dump_json())

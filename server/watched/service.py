@@ -19,7 +19,6 @@ from typing import Literal
 from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 
-from ringside.server.db.writer import landed_within
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.watched import hangs
 from ringside.server.watched.bounds import Bounds
@@ -40,7 +39,6 @@ log = logging.getLogger("ringside.server")
 TICK_S = 0.25
 SUMMARY_S = 1.0
 LOST_AFTER_S = 10.0
-LAND_S = 10.0  # an opened job's answer waits this long at most for its collectives to be in the file
 MAX_LIVE = 32  # jobs watched at once
 MAX_PUSH = 500  # collectives in one message to viewers: a burst beyond is read from the API
 # and rank entries (their groups' ranks) in one: 500 of a 65,536-rank world, re-reported 4 times a
@@ -138,17 +136,16 @@ class Watching:
             watched.left(rank)
             self.due.add(watched.job.id)
 
-    async def add(self, make: Callable[[str], Matching]) -> Matching:
+    def add(self, make: Callable[[str], Matching]) -> Matching:
         """A job that ended before the server heard of it (opened from its dumps), made by `make` with its
-        id: kept and shown like the others, what it ended waiting in too. Returned once its collectives
-        are in the file (or after LAND_S, the file locked): only a live job's are read from memory."""
+        id: kept and shown like the others, what it ended waiting in too (read from the store, which
+        holds what its writer has not landed yet)."""
         watched = make(f"j-{self.number + 1:06d}")
         self.number += 1
         self.store.save(watched.job, new=True)
         self._flush(watched)
         self.store.add(watched.job.id, hangs.left_open(watched))
         self._publish_job(watched)
-        await landed_within(lambda landed: self.store.writer.put([], landed), LAND_S, late=lambda: None)
         return watched
 
     # --- reading -----------------------------------------------------------------------

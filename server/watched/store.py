@@ -9,7 +9,9 @@ store's writer (writer.py), like store.py; until a write lands, reads see it fro
 from __future__ import annotations
 
 import re
+import threading
 from collections import deque
+from collections.abc import Callable
 
 from ringside.server.db.database import Database
 from ringside.server.db.writer import Latest, Write
@@ -41,10 +43,41 @@ class Kept:
         return gone, oldest
 
 
+class Unlanded:
+    """The collectives given to the writer and not yet in the file, by job and index, as given last
+    (thread-safe: the writer says when a batch landed). A job that ends leaves memory at once, and
+    its last collectives are read from here until the file has them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.jobs: dict[str, dict[int, str]] = {}  # job id -> index -> body
+
+    def put(self, job_id: str, bodies: list[tuple[int, str]]) -> Callable[[], None]:
+        """Keep `bodies`; the callable to give the writer, which forgets them once they have landed."""
+        with self.lock:
+            self.jobs.setdefault(job_id, {}).update(bodies)
+
+        def landed() -> None:
+            with self.lock:
+                held = self.jobs.get(job_id, {})
+                for index, body in bodies:
+                    if held.get(index) is body:  # not one given again since, which waits still
+                        del held[index]
+                if not held:
+                    self.jobs.pop(job_id, None)
+
+        return landed
+
+    def of(self, job_id: str) -> dict[int, str]:
+        with self.lock:
+            return dict(self.jobs.get(job_id, {}))
+
+
 class WatchStore:
     def __init__(self, database: Database):
         self.db, self.writer = database.db, database.writer  # its tables are made with the file (schema.py)
         self.latest = Latest()  # job id -> (body, summary) not yet landed
+        self.unlanded = Unlanded()  # collectives not yet landed
         self.total = self.db.execute("SELECT COUNT(*) FROM jobs").fetchone()[0]  # kept, not counted per read
         self.kept: dict[str, Kept] = {}  # by job id: the sizes of the collectives it keeps
 
@@ -83,7 +116,7 @@ class WatchStore:
                 (job_id, max(collectives[-1].index - KEPT, oldest)),
             )
         )
-        self.writer.put(writes)
+        self.writer.put(writes, self.unlanded.put(job_id, bodies))
         return gone
 
     def forget(self, job_id: str) -> None:
@@ -113,12 +146,18 @@ class WatchStore:
         return 0 if row[0] is None else row[0] + 1
 
     def collectives(self, job_id: str, limit: int, before: int | None = None) -> list[WatchedCollective]:
-        """The newest `limit` kept collectives before index `before`, oldest first."""
+        """The newest `limit` kept collectives before index `before`, oldest first: the file's, and
+        those given to the writer that it has not landed (newer than the file's where both have one)."""
+        below = 1 << 62 if before is None else before
+        unlanded = {i: body for i, body in self.unlanded.of(job_id).items() if i < below}
+        # read after the unlanded: a batch that lands in between is in the file then
         rows = self.db.execute(
-            "SELECT body FROM job_collectives WHERE job = ? AND idx < ? ORDER BY idx DESC LIMIT ?",
-            (job_id, 1 << 62 if before is None else before, limit),
+            "SELECT idx, body FROM job_collectives WHERE job = ? AND idx < ? ORDER BY idx DESC LIMIT ?",
+            (job_id, below, limit),
         ).fetchall()
-        return [WatchedCollective.model_validate_json(r[0]) for r in reversed(rows)]
+        bodies = {**dict(rows), **unlanded}
+        newest = sorted(bodies)[-limit:]
+        return [WatchedCollective.model_validate_json(bodies[i]) for i in newest]
 
     def page(self, limit: int, offset: int) -> tuple[list[WatchedSummary], int]:
         rows = self.db.execute(
