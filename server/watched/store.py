@@ -140,10 +140,12 @@ class WatchStore:
         return self.get(row[0]) if row else None
 
     def next_index(self, job_id: str) -> int:
-        """One past the newest kept collective's index: a job resumed after its server was killed
-        goes on from there, whatever its record (saved once a second) last said."""
+        """One past the newest kept collective's index (landed or not): a job resumed after its server
+        was killed, or its ranks lost a while, goes on from there, whatever its record (saved once a
+        second) last said."""
+        held = self.unlanded.of(job_id)  # before the file, as collectives() reads
         row = self.db.execute("SELECT MAX(idx) FROM job_collectives WHERE job = ?", (job_id,)).fetchone()
-        return 0 if row[0] is None else row[0] + 1
+        return max([*held, *([] if row[0] is None else [row[0]])], default=-1) + 1
 
     def collectives(self, job_id: str, limit: int, before: int | None = None) -> list[WatchedCollective]:
         """The newest `limit` kept collectives before index `before`, oldest first: the file's, and

@@ -59,6 +59,7 @@ def test_collectives_not_yet_in_the_file_are_read_with_those_that_are(store, loc
     assert [c.index for c in kept.collectives(JOB, 4)] == [6, 7, 8, 9]
     assert [c.index for c in kept.collectives(JOB, 4, before=6)] == [2, 3, 4, 5]
     assert kept.collectives("j-000002", 500) == [], "another job's are not its"
+    assert kept.next_index(JOB) == 10, "a job its ranks come back to goes on past them"
 
 
 def test_a_collective_given_again_is_read_as_given_last_and_once(store):
