@@ -47,3 +47,19 @@ def test_a_rank_that_issues_steadily_is_read_when_half_the_ring_is_new(clock):
             pace.was_read(0)
             reads += 1
     assert reads == 4, "every 50 collectives: half the ring"
+
+
+def test_a_read_the_reporter_is_told_to_make_counts_what_was_issued_before_it(clock):
+    """A script's poll reads at once (stopped_inside.py: an async all-reduce, then a stop): the poll
+    after it must not take the rank to have moved past what that read found open, or the reporter says
+    the rank waits in nothing (it clears what it last found open when the rank has moved on)."""
+    count = [0]
+    pace = Pace(ring=2048, count=lambda: count[0])
+    polls(pace, clock, 2.0)
+    count[0] = 2  # issued, not completed, and the script polls
+    clock[0] += 0.05
+    assert pace.due(open_=False, told=True)
+    pace.was_read(1)
+    clock[0] += 0.2
+    assert pace.due(open_=True), "what the told read found open is read again"
+    assert not pace.moved, "the rank issued nothing since that read"

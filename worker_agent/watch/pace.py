@@ -64,8 +64,11 @@ class Pace:
         self.moved = False  # whether the rank issued any since the last poll
         self.moved_at = time.monotonic()  # the poll that last saw the count change
 
-    def due(self, open_: bool) -> bool:
-        """Whether this poll reads the recorder (`open_`: the last read found something not done)."""
+    def due(self, open_: bool, told: bool = False) -> bool:
+        """Whether this poll reads the recorder (`open_`: the last read found something not done;
+        `told`: the reporter was told to read now, a script's poll or the last report). Either way
+        the count is taken first, so that a read counts as read what was issued before it: the next
+        poll must not take the rank to have moved past what the read found open."""
         now = time.monotonic()
         count = self.count() if self.count is not None else None
         if count is None:
@@ -76,6 +79,8 @@ class Pace:
         if self.moved:
             self.moved_at = now
         self.polled, self.polled_at = count, now
+        if told:
+            return True
         new = count - self.read_count
         if new < 0:  # groups destroyed: their numbers are gone from the count
             return True

@@ -281,7 +281,7 @@ class Reporter(threading.Thread):
     def _read(self, due: bool | None) -> list[Issued]:
         """The recorder's new collectives, where a read is due (None: as the pace says); else none,
         and a rank that issued more since the last poll has gone on past what that read found open."""
-        if due or (due is None and self.pace.due(self.flight.open())):
+        if due is not False and self.pace.due(self.flight.open(), told=bool(due)):
             began = time.perf_counter()
             fresh = self.flight.read()
             self.cost = time.perf_counter() - began
