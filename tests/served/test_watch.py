@@ -624,6 +624,22 @@ def test_a_job_stopped_by_sigterm_says_so_and_ends_failed_at_once(server):
     assert all(r["error"] == "SIGTERM" for r in ended["ranks"])
 
 
+def test_a_rank_blocked_in_a_collective_ends_on_sigterm_and_says_so(server):
+    """Rank 0 waits in C, in gloo, for a rank that never comes: a Python handler alone would run only
+    after the backend's timeout (30 minutes). A scheduler's SIGTERM ends it now, its goodbye said."""
+    before = {j["id"] for j in jobs(server)}
+    proc = torchrun(server.url, FIXTURES / "blocked.py", nproc=2)
+    try:
+        found = wait_for(lambda: (j := newest_job(server, "blocked.py", before)) and j["hang"] and j)
+        pid = next(r["pid"] for r in job(server, found["id"])["ranks"] if r["rank"] == 0)
+        os.kill(pid, signal.SIGTERM)
+        ended = wait_for(lambda: (r := job(server, found["id"])["ranks"][0])["ended"] and r, timeout=60)
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    finally:
+        stop_torchrun(proc)
+    assert (ended["exit_code"], ended["error"]) == (143, "SIGTERM")
+
+
 def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
     """A hello may claim 65,536 ranks: what the server holds of its open collectives stays bounded."""
     hello = WatchHello(

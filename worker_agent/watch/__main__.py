@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 import runpy
-import signal
 import sys
 from typing import TypedDict
 
 from . import after, p2p, start
 from .flight import DEFAULT_RING
+from .sigterm import goodbye_on_sigterm
 
 USAGE = """usage: python -m ringside.watch [--server URL] [--token T] [--ddp-hook]
                                (SCRIPT | -m MODULE) [ARGS...]
@@ -80,19 +80,6 @@ def exit_code(code) -> int:
     return 0 if code is None else code if isinstance(code, int) else 1
 
 
-def goodbye_on_sigterm(reporter) -> None:
-    """A scheduler's SIGTERM: the goodbye first (code 143), then the signal as it would have ended
-    the program. Only where nothing else handles SIGTERM yet; the program may set its own."""
-
-    def on_term(signum, frame):
-        reporter.close(128 + signum, "SIGTERM")
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, on_term)
-
-
 def main(argv: list[str]) -> None:
     options = parse(argv)
     if not (options["server"] or os.environ.get("RINGSIDE_SERVER")):
@@ -102,7 +89,7 @@ def main(argv: list[str]) -> None:
     p2p.install(traffic)
     reporter = start(options["server"], options["token"], traffic, ddp_hook=options["ddp_hook"])
     after("init_process_group", reporter.attach)  # hello at once: a job shorter than a poll is seen too
-    goodbye_on_sigterm(reporter)
+    goodbye_on_sigterm(reporter.close)
     code, error = 0, None
     try:
         if options["module"]:
