@@ -2,11 +2,13 @@
 ranks: for every layout the stage draws (ring, tree, master-worker, recursive doubling,
 Rabenseifner, binomial broadcast and scatter, flat gather, all_gather, reduce_scatter,
 all_to_all, barrier, send_recv, the parameter server with 1 and 3 servers), int and float data,
-count 8 and 64, and every reduction op among them, every cell at every step writes its value
-(or its values, or their range; a barrier's lane, its rank's arrival) inside its own edges: on a
-projector (1280x720, lecture mode) at 18 px or more, on a phone (390x844) at 12 px or more. Short
-forms are exact to what they write: "1.0k" is 1000 to two digits, "−15 … −8" a range whose bounds
-hold every value. In this machine's fonts and in a second set (browser.py's FONT_SETS), whose
+count 8 and 64, and every reduction op among them, and runs on a group of them (the evens, as G
+picks: the others keep their cards, greyed), every cell at every step writes its value (or its
+values, or their range; a barrier's lane, its rank's arrival) inside its own edges, and so does a
+buffer's part label that holds a number (the parameter server's "−η·g (η = 1)"): on a projector
+(1280x720, lecture mode) at 18 px or more, on a phone (390x844) at 12 px or more. Short forms are
+exact to what they write: "1.0k" is 1000 to two digits, "−15 … −8" a range whose bounds hold every
+value. In this machine's fonts and in a second set (browser.py's FONT_SETS), whose
 other widths and heights a layout that assumed one font's would not survive. The runs are made
 once, through the API; a page per screen opens each of them in turn and reads all its steps in one
 evaluate."""
@@ -42,6 +44,14 @@ LAYOUTS = [  # (collective, algorithm, servers)
     ("parameter_server", "pull_push", 1),
     ("parameter_server", "pull_push", 3),
 ]
+# On a group of the ranks (lessons.js's G: the evens), whose cards share the stage with the others':
+# (collective, algorithm, servers), kind of data, count.
+GROUPED = [
+    (("parameter_server", "pull_push", 1), "int", 8),
+    (("parameter_server", "pull_push", 3), "float", 64),
+    (("all_reduce", "ring", None), "float", 64),
+]
+EVENS = list(range(0, P, 2))
 DATA = {
     "int": {"dtype": "int32", "pattern": "index"},
     "float": {"dtype": "float32", "pattern": "random_float"},
@@ -61,10 +71,12 @@ CELLS = """async ([id, least]) => {
     player.load(run);
     player.pause();
     const px = (t) => parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a;
-    const out = [];
+    const out = [], labels = [];
     for (let k = -1; k < player.available(); k++) {
         player.go(k);
         await settle();
+        for (const t of document.querySelectorAll('#stage text.region'))
+            labels.push([k, t.textContent, px(t)]);
         for (const g of document.querySelectorAll('#stage g.cell:not(.unused)')) {
             const t = g.querySelector('text.value'), text = t.textContent;
             const values = JSON.parse(g.dataset.values) ?? [];
@@ -78,7 +90,7 @@ CELLS = """async ([id, least]) => {
                 values.length <= 8 ? values : null, g.dataset.arrived ? +g.dataset.arrived : null]);
         }
     }
-    return out;
+    return [out, labels];
 }"""
 
 SCALE = {"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
@@ -133,8 +145,9 @@ def seconds(s: float) -> str:
     return f"{s:.2f} s" if s >= 1 else f"{s * 1e3:.2f} ms" if s >= 1e-3 else f"{s * 1e6:.1f} µs"
 
 
-def cells_of(page, run_id: str, least: float) -> list:
-    return page.evaluate(CELLS, [run_id, least])
+def cells_of(page, run_id: str, least: float) -> tuple[list, list]:
+    """Every cell at every step, and every part label: [step, text, px]."""
+    return tuple(page.evaluate(CELLS, [run_id, least]))
 
 
 @pytest.fixture(scope="module")
@@ -142,15 +155,20 @@ def runs(up):
     """Every layout, kind of data and count, each run once: [(name, run id)]."""
     made, ops = [], {kind: itertools.cycle(names) for kind, names in OPS.items()}
     catalog = {c["name"]: c for c in up.call("GET", "/api/catalog")[1]["collectives"]}
-    for (collective, algorithm, servers), kind, count in itertools.product(LAYOUTS, DATA, (8, 64)):
+    every = [(layout, kind, count, None) for layout, kind, count in itertools.product(LAYOUTS, DATA, (8, 64))]
+    every += [(layout, kind, count, EVENS) for layout, kind, count in GROUPED]
+    for (collective, algorithm, servers), kind, count, group in every:
         spec = {"collective": collective, "algorithm": algorithm, "count": count, **DATA[kind]}
         if servers:  # a model in S equal shards: the count rounded up to them
             spec.update(servers=servers, count=-(-count // servers) * servers)
         if catalog[collective]["reduces"] and not servers:
             spec["op"] = next(ops[kind])
+        if group:
+            spec["group"] = group
         run = up.run(capture="full", iterations=1, warmup=0, **spec)
         served = f" S={servers}" if servers else ""
-        name = f"{collective} {algorithm}{served} {kind} {spec.get('op', '')} {count}"
+        grouped = f" on {group}" if group else ""
+        name = f"{collective} {algorithm}{served} {kind} {spec.get('op', '')} {count}{grouped}"
         assert run["state"] == "done" and run["verified"] is not False, (name, run["error"])
         made.append((name, run["id"]))
     return made
@@ -176,7 +194,14 @@ def test_every_cell_writes_its_value_at_a_size_the_room_reads(up, runs, fonts_br
     page.wait_for_function(f"window.ringside?.player.run?.id === '{first}'")
     unread, small, cells, smallest = [], [], 0, math.inf
     for name, run_id in runs:
-        for step, rank, chunk, text, px, inside, lo, hi, values, came in cells_of(page, run_id, least):
+        drawn, labels = cells_of(page, run_id, least)
+        # a label's numbers ("η = 1") are read like the values; words alone may give the values room
+        small += [
+            f"{name}: step {step} label {text!r} at {px:.1f} px"
+            for step, text, px in labels
+            if re.search(r"\d", text) and px < least - 0.05
+        ]
+        for step, rank, chunk, text, px, inside, lo, hi, values, came in drawn:
             cells += 1
             where = f"{name}: step {step} rank {rank} chunk {chunk} {text!r}"
             # a barrier's cell is its rank's lane: when it arrived, as recorded (test_lecture_keys.py)
@@ -191,4 +216,4 @@ def test_every_cell_writes_its_value_at_a_size_the_room_reads(up, runs, fonts_br
     print(f"{screen}: {cells} cells, the smallest value at {smallest:.1f} px")
     assert errors == [], errors
     assert unread == [], f"{len(unread)} of {cells} cells without their value drawn: {unread[:12]}"
-    assert small == [], f"{len(small)} of {cells} values under {least} px: {small[:12]}"
+    assert small == [], f"{len(small)} of {cells} values or labels under {least} px: {small[:12]}"

@@ -164,6 +164,17 @@ export function drawOutsider(stage, parent, rank) {
 }
 
 const drawn = new WeakMap(); // run -> {rank: its chunks drawn}: the layout asks again and again
+const ASIDE = /\s*[(（][^()（）]*[)）]\s*$/; // a label's last words in parentheses: "(η = 1)", "（η = 1）"
+
+/** Whether a part's label (English) has an aside that may give way to the values. */
+export const hasAside = (label) => ASIDE.test(tr(label ?? "")) && !!tr(label).replace(ASIDE, "");
+
+/** A part's label as drawn: in the page's language, without its aside where the stage is short of room
+ * (stage.briefLabels). */
+export function labelOf(stage, label) {
+  const word = tr(label);
+  return stage.briefLabels && hasAside(label) ? word.replace(ASIDE, "") : word;
+}
 
 /** A rank's buffer in parts as drawn: each part's label translated, with its width at the labels'
  * font (stage.labelFont). */
@@ -171,7 +182,7 @@ export function partsDrawn(stage, rank) {
   if (!drawn.has(stage.run)) drawn.set(stage.run, {});
   const known = drawn.get(stage.run), chunks = (known[rank] ??= drawnChunks(stage.run, rank));
   const parts = partsOf(chunks, stage.run.display?.regions);
-  for (const p of parts) if (p.label) p.width = textWidth(tr(p.label), stage.labelFont, "region");
+  for (const p of parts) if (p.label) p.width = textWidth(labelOf(stage, p.label), stage.labelFont, "region");
   return parts;
 }
 
@@ -222,7 +233,7 @@ export function drawCard(stage, parent, rank, isRoot) {
     // A buffer in labelled parts (an input half and an output half): the label over each part's start,
     // over every cell and token (the names' layer), so no later cell paints over the word
     if (!at.label) return;
-    const word = tr(at.label), lx = left + x0;
+    const word = labelOf(stage, at.label), lx = left + x0;
     const font = Math.min(stage.labelFont, (box.w - ROOM) / textWidth(word, 1, "region"));
     if (i) { // between two parts: down the box where they sit side by side, else across it
       const down = at.x && (grid.side || grid.cells.every((c) => !c.y));

@@ -8,7 +8,7 @@
 import { el } from "rs/core/dom.js";
 import { onLanguage, tr } from "rs/i18n/i18n.js";
 import { arrivalsOf, laneNeed } from "rs/stage/arrivals.js";
-import { drawCard, drawnChunks, drawOutsider, insideOf, LEAST, paintCard, valueFont } from "rs/stage/cards.js";
+import { drawCard, drawnChunks, drawOutsider, hasAside, insideOf, LEAST, paintCard, valueFont } from "rs/stage/cards.js";
 import { showFormula } from "rs/stage/formulas.js";
 import { needs } from "rs/stage/grid.js";
 import { arrange, stacks } from "rs/stage/layout.js";
@@ -146,8 +146,9 @@ export class Stage extends EventTarget {
     this.dispatchEvent(new Event("load"));
   }
 
-  /** Lay the run out in the stage's box as it is now: {card, positions, height, font}. */
-  placeIn(run) {
+  /** Lay the run out in the stage's box as it is now: {card, positions, height, font}. `shrink`: a
+   * buffer's part labels may be written smaller than the values to give them room. */
+  placeIn(run, shrink = true) {
     [this.width, this.height] = this.box();
     this.drawnAt = this.scale(); // CSS px a unit took when drawn (fitToBox)
     const layout = run.layout ?? {}; // runs stored before the server gave layouts are drawn as rings
@@ -163,13 +164,17 @@ export class Stage extends EventTarget {
     this.valueLeast = px(this.projected ? PROJECTED : this.column ? LEAST : DESK);
     const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
     const fit = { want: this.valueLeast, font: (card) => valueFont(this, card) };
-    // a buffer's part labels as large as values where that leaves the values room, else smaller;
-    // then the cards' traffic bars give way (the header still writes their bytes)
-    const scales = run.display?.regions?.length ? [1, 0.7, 0.55] : [1];
-    const tries = (this.traffic ? [false, true] : [false]).flatMap((barless) => scales.map((k) => [barless, k]));
+    // a buffer's part labels as large as values where that leaves the values room, their asides
+    // given way first ("−η·g (η = 1)": the caption says η), else smaller; then the cards' traffic
+    // bars give way (the header still writes their bytes)
+    const regions = run.display?.regions ?? [], aside = regions.some((r) => hasAside(r.label));
+    const labels = !regions.length ? [[1, false]]
+      : [[1, false], ...(aside ? [[1, true]] : []), ...(shrink ? [[0.7, aside], [0.55, aside]] : [])];
+    const tries = (this.traffic ? [false, true] : [false]).flatMap((barless) => labels.map((l) => [barless, ...l]));
     let placed;
-    for (const [barless, k] of tries) {
+    for (const [barless, k, brief] of tries) {
       this.barless = barless;
+      this.briefLabels = brief;
       this.labelFont = k * this.valueLeast;
       placed = arrange(layout, world, this.width, this.height, edges, fit);
       if (placed.font >= fit.want) break;
@@ -185,18 +190,20 @@ export class Stage extends EventTarget {
   }
 
   /** The run laid out where its values read: on a projector whose stage is too low for them, the
-   * page's secondary lines fold away one by one (FOLDS), each still a key away, until they do. */
+   * page's secondary lines fold away one by one (FOLDS), each still a key away, until they do; a
+   * buffer's part labels ("−η·g (η = 1)": numbers too) are written as large as the values until
+   * then, and smaller only where nothing else is left to give. */
   roomy(run) {
     const body = document.body;
     for (const fold of Object.values(FOLDS)) body.classList.remove(fold);
-    let placed = this.placeIn(run);
+    let placed = this.placeIn(run, !this.projected);
     for (const [id, fold] of Object.entries(FOLDS)) {
       if (!this.projected || placed.font >= this.valueLeast) break;
       if (!document.getElementById(id)?.getBoundingClientRect().height) continue; // not shown: no room to give
       body.classList.add(fold);
-      placed = this.placeIn(run);
+      placed = this.placeIn(run, false);
     }
-    return placed;
+    return this.projected && placed.font < this.valueLeast ? this.placeIn(run) : placed;
   }
 
   /** A note on the stage where no layout writes the values at the size that reads. */
