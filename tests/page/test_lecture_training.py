@@ -4,7 +4,8 @@ lecture's order), N trains with it, Y opens a step's gradient sync as a run of t
 steps which the player steps through (and says plainly when the method is the backend's own
 call, which has none), and V trains every method on the same data and shows them side by side: a
 loss curve each, equal up to the order of the sums, and each rank's traffic, where the parameter
-server's server carries more a step than any rank of a ring."""
+server's server carries more a step than any rank of a ring. Every chart these keys (and C) open
+writes its ticks, titles and legend at a back row's size."""
 
 from __future__ import annotations
 
@@ -22,7 +23,22 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 CAPTION = "document.getElementById('caption').textContent"
 SHOWN = "window.ringside.training.shown"
 
+PROJECTED = 18  # px: the least a projector's chart writes (charts.js)
+# Every word the charts `ids` draw (ticks, axis and chart titles, legend, notes): [id, kind, text, px].
+CHART_WORDS = """(ids) => ids.flatMap((id) => [...document.getElementById(id).querySelectorAll('svg text')]
+    .filter((t) => t.textContent.trim() && t.getBBox().width)
+    .map((t) => [id, t.getAttribute('class') ?? t.parentElement.getAttribute('class'), t.textContent,
+        parseFloat(getComputedStyle(t).fontSize)]))"""
+TICKED = f"""(ids) => ids.every((id) => ['xtick', 'ytick'].every((kind) =>
+    ({CHART_WORDS})([id]).some(([, k]) => k === kind)))"""
+
 pytestmark = pytest.mark.cluster(ranks=P)
+
+
+def small_chart_words(page, *ids: str) -> list:
+    """The words of the charts `ids` under PROJECTED px, once each has drawn its ticks on both axes."""
+    page.wait_for_function(TICKED, arg=list(ids))
+    return [w for w in page.evaluate(CHART_WORDS, list(ids)) if w[3] < PROJECTED]
 
 
 @pytest.fixture
@@ -63,6 +79,8 @@ def test_w_picks_the_method_n_trains_with_it_and_y_steps_through_its_sync(up, le
     t = train(page)
     status, kept = up.call("GET", f"/api/trainings/{t['id']}")
     assert status == 200 and kept["spec"]["method"] == "ring", kept["spec"]
+    # N shows its charts over the stage, read from the back row
+    assert small_chart_words(page, "train-loss", "train-accuracy", "train-time", "train-bytes") == []
 
     page.keyboard.press("y")
     page.wait_for_function(f"window.ringside.player.run?.id === '{t['id']}-s0'")
@@ -124,6 +142,7 @@ def test_v_trains_every_method_on_the_same_data_and_shows_them_side_by_side(up, 
     assert server > max(ring), f"the server carries (P-1)·N a step, ring 2·(P-1)/P·N: {server}, {ring}"
     words = page.inner_text("#train-side-what")
     assert "the losses agree to within" in words and "native: the backend's own call" in words
+    assert small_chart_words(page, "train-side-loss", "train-side-traffic") == []
     box = page.locator("#train-side-charts").bounding_box()
     assert box and box["y"] >= 0 and box["y"] + box["height"] <= 720, f"both charts on the projector: {box}"
     page.screenshot(path=str(ARTIFACTS / "lecture-training-compared.png"))
@@ -137,3 +156,16 @@ def test_v_trains_every_method_on_the_same_data_and_shows_them_side_by_side(up, 
         english = ("the same", "agree", "backend", "bytes a step", "Every method")
         assert not any(w in said for w in english), said
         page.screenshot(path=str(ARTIFACTS / f"lecture-training-compared-{lang}.png"))
+
+
+def test_c_draws_the_compare_charts_axes_at_a_back_rows_size(lecture):
+    lecture.keyboard.press("c")
+    lecture.wait_for_function("document.getElementById('compare').dataset.drawn !== undefined")
+    assert small_chart_words(lecture, "compare") == []
+    legend = lecture.locator("#compare .legend").bounding_box()
+    axis = lecture.locator("#compare .g-xtitle").bounding_box()
+    assert legend and axis and legend["y"] >= axis["y"] + axis["height"], (
+        "the legend under the axes",
+        legend,
+        axis,
+    )

@@ -1,6 +1,7 @@
 // Lecture mode (L): big type, only the stage; fullscreen at the first gesture (browsers allow no sooner).
 
 import { $ } from "rs/core/dom.js";
+import { redrawCharts } from "rs/panels/charts.js";
 
 export class LectureMode {
   /** `address`: the address bar, which keeps the mode for a reload. */
@@ -16,6 +17,7 @@ export class LectureMode {
     $("present").classList.toggle("active", on);
     this.controls.setLecture(on);
     this.stage.fitToBox(true); // its names and bytes at a projector's size, or back
+    redrawCharts(); // their ticks and titles likewise
     this.address.remember();
     const full = () => this.on && !document.fullscreenElement
       && document.documentElement.requestFullscreen?.().catch(() => {});

@@ -48,10 +48,28 @@ function localized(value, key = "") {
   return value;
 }
 
+export const PROJECTED = 18; // px: on a projector (lecture mode), a chart's least: ticks, titles, legends
+
+/** A layout as a projector draws it: every font PROJECTED px at least (the layout's own, so ticks
+ * too; titles', legends' and notes' that asked for less), and margins that grow to hold the larger
+ * ticks and titles. Elsewhere the layout as it is. */
+export function projected(layout, on = document.body.classList.contains("present")) {
+  if (!on) return layout;
+  const raised = (font) => ({ ...font, size: Math.max(PROJECTED, font?.size ?? 0) });
+  const walk = (value, key = "") => {
+    if (Array.isArray(value)) return value.map((v) => walk(v));
+    if (!value || typeof value !== "object" || value.constructor !== Object) return value;
+    const out = Object.fromEntries(Object.entries(value).map(([k, v]) =>
+      [k, k === "font" || k === "tickfont" ? raised(v) : walk(v, k)]));
+    return /^[xy]axis\d*$/.test(key) ? { ...out, automargin: true } : out;
+  };
+  return { ...walk(layout), font: raised(layout.font) };
+}
+
 function translating(Plotly) {
   const react = (el, traces, layout, config) => {
     drawings.set(el, [traces, layout, config]);
-    return Plotly.react(el, localized(traces), localized(layout), config);
+    return Plotly.react(el, localized(traces), projected(localized(layout)), config);
   };
   const extendTraces = (el, update, indices, ...more) => {
     const traces = drawings.get(el)?.[0];
@@ -59,11 +77,17 @@ function translating(Plotly) {
       indices.forEach((i, j) => { traces[i][k] = [...(traces[i][k] ?? []), ...lists[j]]; });
     return Plotly.extendTraces(el, update, indices, ...more);
   };
-  onLanguage(() => {
+  redraw = () => {
     for (const [el, drawing] of drawings) if (el.isConnected && el.data) react(el, ...drawing);
-  });
+  };
+  onLanguage(redraw);
   return Object.assign(Object.create(Plotly), { react, extendTraces });
 }
+
+let redraw = () => {}; // no chart drawn yet
+
+/** Every chart drawn again as it was asked for: lecture mode came or went (projected). */
+export const redrawCharts = () => redraw();
 
 export function chartTheme() {
   const css = getComputedStyle(document.documentElement);

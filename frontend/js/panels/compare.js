@@ -81,7 +81,11 @@ export class Compare {
       ({ ...t.xaxis, title: { text: title }, domain, anchor, type: "log", dtick: Math.log10(2) });
     await Plotly.react(el, compareTraces(data), {
       ...t, font: { ...t.font, size: narrow ? 12 : 16 },
-      legend: { orientation: "h", yanchor: "top", y: narrow ? -0.12 : -0.3 }, // under the axes' titles
+      // under the axes' titles: on a phone under the lower chart, else at the foot of the whole figure,
+      // whose margin holds the ticks, the titles (however large lecture mode writes them) and the legend
+      legend: narrow ? { orientation: "h", yanchor: "top", y: -0.12 }
+        : { orientation: "h", yref: "container", yanchor: "bottom", y: 0, xanchor: "center", x: 0.5 },
+      margin: narrow ? t.margin : { ...t.margin, b: 130 },
       title: { text: `bytes against P, in units of N (one rank's buffer):${narrow ? "<br>" : " "}`
         + `lines simulated, diamonds measured here`, font: { size: narrow ? 13 : 17 } },
       xaxis: axis("P (ranks)", x1, "y"), xaxis2: axis("P (ranks)", x2, "y2"),
