@@ -105,6 +105,14 @@ def model_of(q: PredictQuery, fit: costs.Fit) -> tuple[pm.Model, dict]:
     return preset, {"kind": "preset", "name": q.preset, "per_node": preset.per_node}
 
 
+def nccl_choice(preset: pm.Preset, collective: str) -> str:
+    """Where native's curve under `preset` comes from, in words."""
+    return (
+        f"NCCL {preset.nccl}'s choice (src/enqueue.cc: the algorithm and protocol of least predicted time) "
+        f"of {', '.join(pm.NCCL_ALGORITHMS[collective])}, with this preset"
+    )
+
+
 def native_of(
     q: PredictQuery, fit: costs.Fit, chosen: pm.Model, sizes: list[float], itemsize: int
 ) -> dict | None:
@@ -119,8 +127,7 @@ def native_of(
                 "times": [o.time(n) for o, n in zip(picks, sizes)],
                 "kind": "nccl",
                 "chosen": [o.to_json() for o in picks],
-                "source": f"NCCL {chosen.nccl}'s choice (src/enqueue.cc: the algorithm and protocol of least "
-                f"predicted time) of {', '.join(pm.NCCL_ALGORITHMS[q.collective])}, with this preset",
+                "source": nccl_choice(chosen, q.collective),
             }
         )
     line = fit.native.get((q.collective, q.p))

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ringside.server.model import routes
+from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.algorithms.parameter_server import formula
 from ringside.worker_agent.core.schedule import ScheduleError
@@ -54,7 +56,9 @@ def traced_steps() -> set[tuple[str, str]]:
     return {(_phase(ls), _caption(ls).format()) for ls in lines}
 
 
-def missed(steps: set[tuple[str, str]], texts: list[str] = ()) -> dict[str, list[str]]:
+def missed(
+    steps: set[tuple[str, str]], texts: list[str] = (), predictions: list[dict] = ()
+) -> dict[str, list[str]]:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
@@ -63,7 +67,7 @@ def missed(steps: set[tuple[str, str]], texts: list[str] = ()) -> dict[str, list
         capture_output=True,
         text=True,
         timeout=120,
-        input=json.dumps({"captions": sorted(steps), "texts": list(texts)}),
+        input=json.dumps({"captions": sorted(steps), "texts": list(texts), "predictions": list(predictions)}),
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
@@ -88,6 +92,28 @@ def test_every_formulas_line_under_the_stage_is_translated():
     lines += ["(N = 16 B, P = 4) · measured 24 B", "(N = 16 B, P = 4) · measured when the run ends"]
     left = missed(set(), lines)
     assert left == {"ko": [], "zh": []}
+
+
+def test_every_prediction_says_where_its_numbers_come_from_in_every_language():
+    """The prediction panel's words under a preset (its links, its sources, NCCL's choice) and under
+    this cluster's fit, as predict.js writes them from the server's answer."""
+    answers = [
+        {
+            "origin": {"kind": "preset", "name": name, "per_node": per_node},
+            "params": preset.to_json(),
+            "native": {"source": routes.nccl_choice(preset, "all_reduce")},
+        }
+        for name, preset in pm.PRESETS.items()
+        for per_node in (1, 8)
+    ]
+    fit = pm.DEFAULT
+    answers.append(
+        {
+            "origin": {"kind": "cluster"},
+            "params": {"alpha": fit.alpha, "beta": fit.beta, "gamma": fit.gamma, "source": fit.source},
+        }
+    )
+    assert missed(set(), predictions=answers) == {"ko": [], "zh": []}
 
 
 def test_a_caption_no_template_knows_fails_the_check():

@@ -254,6 +254,33 @@ export default {
     "one algorithm is fastest from {s1} to {s2} at P={n1}": "P={n1}에서 {s1}부터 {s2}까지 한 알고리즘이 가장 빠름",
     "time against size at P={n1}": "P={n1}에서 크기에 따른 시간",
     "time against P at {s1} per rank": "랭크마다 {s1}일 때 P에 따른 시간",
+    // a preset's prediction, a sentence each (predict.js's describe), the server's words in it
+    "preset {w1}, {n1} ranks a node, NCCL {w2}.":
+      "프리셋 {w1}: 노드마다 랭크 {n1}개, NCCL {w2}.",
+    "preset {w1}, 1 rank a node, NCCL {w2}.":
+      "프리셋 {w1}: 노드마다 랭크 1개, NCCL {w2}.",
+    "Inside a node, {c1}: α {s1} a step, β {s2} GB/s.":
+      "노드 안: {c1}, 단계마다 α {s1}, β {s2} GB/s.",
+    "Between nodes, {c1}: α {s1} a step, β {s2} GB/s.":
+      "노드 사이: {c1}, 단계마다 α {s1}, β {s2} GB/s.",
+    "γ {s1} GB/s reduced.":
+      "리덕션 γ {s1} GB/s.",
+    "Sources: {c1}.":
+      "출처: {c1}.",
+    "Native: {c1}.":
+      "native: {c1}.",
+    ["NCCL {w1} src/graph/tuning.cc: baseLat ring, hwLat NVLink ring (inside a node) and network "
+      + "ring (between nodes) per protocol; A100 datasheet: NVLink 600 GB/s (300 GB/s each way), "
+      + "HBM2 1,555 GB/s (3 bytes moved per byte reduced); DGX A100 datasheet: a 200 Gb/s HDR NIC "
+      + "per GPU"]:
+      "NCCL {w1} src/graph/tuning.cc: 프로토콜별 ring의 baseLat, 노드 안 NVLink ring과 노드 사이 네트워크 ring의 hwLat; A100 데이터시트: NVLink 600 GB/s (방향마다 300 GB/s), HBM2 1,555 GB/s (리덕션 1바이트에 3바이트 이동); DGX A100 데이터시트: GPU마다 200 Gb/s HDR NIC 하나",
+    ["NCCL {w1} src/graph/tuning.cc: baseLat ring, hwLat network ring (between hosts) and PCI "
+      + "ring (inside one) per protocol; IEEE 802.3ba 100 Gb/s line rate (12.5 GB/s); PCIe 4.0 x16 "
+      + "(31.5 GB/s); A100 HBM2 1,555 GB/s for the reduction"]:
+      "NCCL {w1} src/graph/tuning.cc: 프로토콜별 ring의 baseLat, 호스트 사이 네트워크 ring과 호스트 안 PCI ring의 hwLat; IEEE 802.3ba 100 Gb/s 회선 속도 (12.5 GB/s); PCIe 4.0 x16 (31.5 GB/s); 리덕션에는 A100 HBM2 1,555 GB/s",
+    ["NCCL {w1}'s choice (src/enqueue.cc: the algorithm and protocol of least predicted time) of "
+      + "{l1}, with this preset"]:
+      "이 프리셋에서 {l1} 중 NCCL {w1}이(가) 고르는 것 (src/enqueue.cc: 예측 시간이 가장 짧은 알고리즘과 프로토콜)",
     "native: measured line ({n1} runs)": "native: 측정에 맞춘 선 (실행 {n1}개)",
     "fitted to this cluster's runs ({n1} runs)": "이 클러스터의 실행에 맞춤 (실행 {n1}개)",
     // the cluster panel (cluster.js)
@@ -677,6 +704,17 @@ export default {
     "predicting…": "예측 중…",
     "ranks (P)": "랭크 수 (P)",
     "native: NCCL's choice": "native: NCCL의 선택",
+    "NVLink 3, 300 GB/s each way":
+      "NVLink 3, 방향마다 300 GB/s",
+    "HDR InfiniBand, 200 Gb/s per GPU":
+      "HDR InfiniBand, GPU마다 200 Gb/s",
+    "PCIe 4.0 x16, 31.5 GB/s each way":
+      "PCIe 4.0 x16, 방향마다 31.5 GB/s",
+    "100 Gb/s Ethernet or EDR InfiniBand":
+      "100 Gb/s 이더넷 또는 EDR InfiniBand",
+    ["Every schedule cut into the chunks it runs fastest with (as chunks: auto), with the "
+      + "protocol NCCL would pick."]:
+      "각 스케줄은 가장 빨리 도는 청크 수로 나누고 (chunks: auto처럼), NCCL이 고를 프로토콜로 계산합니다.",
     "default": "기본값",
     // the cluster panel (cluster.js)
     "ringside up": "ringside up",

@@ -244,6 +244,33 @@ export default {
     "one algorithm is fastest from {s1} to {s2} at P={n1}": "P={n1} 时，从 {s1} 到 {s2} 都是同一个算法最快",
     "time against size at P={n1}": "P={n1} 时时间随大小的变化",
     "time against P at {s1} per rank": "每个 rank {s1} 时时间随 P 的变化",
+    // a preset's prediction, a sentence each (predict.js's describe), the server's words in it
+    "preset {w1}, {n1} ranks a node, NCCL {w2}.":
+      "预设 {w1}：每个节点 {n1} 个 rank，NCCL {w2}。",
+    "preset {w1}, 1 rank a node, NCCL {w2}.":
+      "预设 {w1}：每个节点 1 个 rank，NCCL {w2}。",
+    "Inside a node, {c1}: α {s1} a step, β {s2} GB/s.":
+      "节点内：{c1}，每步 α {s1}，β {s2} GB/s。",
+    "Between nodes, {c1}: α {s1} a step, β {s2} GB/s.":
+      "节点间：{c1}，每步 α {s1}，β {s2} GB/s。",
+    "γ {s1} GB/s reduced.":
+      "规约 γ {s1} GB/s。",
+    "Sources: {c1}.":
+      "来源：{c1}。",
+    "Native: {c1}.":
+      "native：{c1}。",
+    ["NCCL {w1} src/graph/tuning.cc: baseLat ring, hwLat NVLink ring (inside a node) and network "
+      + "ring (between nodes) per protocol; A100 datasheet: NVLink 600 GB/s (300 GB/s each way), "
+      + "HBM2 1,555 GB/s (3 bytes moved per byte reduced); DGX A100 datasheet: a 200 Gb/s HDR NIC "
+      + "per GPU"]:
+      "NCCL {w1} src/graph/tuning.cc：各协议下 ring 的 baseLat，节点内 NVLink ring 与节点间网络 ring 的 hwLat；A100 数据手册：NVLink 600 GB/s（每个方向 300 GB/s），HBM2 1,555 GB/s（每规约 1 字节搬运 3 字节）；DGX A100 数据手册：每个 GPU 一块 200 Gb/s HDR 网卡",
+    ["NCCL {w1} src/graph/tuning.cc: baseLat ring, hwLat network ring (between hosts) and PCI "
+      + "ring (inside one) per protocol; IEEE 802.3ba 100 Gb/s line rate (12.5 GB/s); PCIe 4.0 x16 "
+      + "(31.5 GB/s); A100 HBM2 1,555 GB/s for the reduction"]:
+      "NCCL {w1} src/graph/tuning.cc：各协议下 ring 的 baseLat，主机间网络 ring 与主机内 PCI ring 的 hwLat；IEEE 802.3ba 100 Gb/s 线速（12.5 GB/s）；PCIe 4.0 x16（31.5 GB/s）；规约用 A100 HBM2 1,555 GB/s",
+    ["NCCL {w1}'s choice (src/enqueue.cc: the algorithm and protocol of least predicted time) of "
+      + "{l1}, with this preset"]:
+      "此预设下 NCCL {w1} 在 {l1} 中的选择（src/enqueue.cc：预测时间最短的算法与协议）",
     "native: measured line ({n1} runs)": "native：实测拟合线（{n1} 次运行）",
     "fitted to this cluster's runs ({n1} runs)": "拟合本集群的运行（{n1} 次运行）",
     // the cluster panel (cluster.js)
@@ -652,6 +679,17 @@ export default {
     "predicting…": "预测中…",
     "ranks (P)": "rank 数（P）",
     "native: NCCL's choice": "native：NCCL 的选择",
+    "NVLink 3, 300 GB/s each way":
+      "NVLink 3，每个方向 300 GB/s",
+    "HDR InfiniBand, 200 Gb/s per GPU":
+      "HDR InfiniBand，每个 GPU 200 Gb/s",
+    "PCIe 4.0 x16, 31.5 GB/s each way":
+      "PCIe 4.0 x16，每个方向 31.5 GB/s",
+    "100 Gb/s Ethernet or EDR InfiniBand":
+      "100 Gb/s 以太网或 EDR InfiniBand",
+    ["Every schedule cut into the chunks it runs fastest with (as chunks: auto), with the "
+      + "protocol NCCL would pick."]:
+      "每个调度按其最快的块数切分（同 chunks: auto），并用 NCCL 会选的协议。",
     "default": "默认值",
     // the cluster panel (cluster.js)
     "ringside up": "ringside up",

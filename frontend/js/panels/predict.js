@@ -49,7 +49,8 @@ async function show(form, plotly) {
     why.textContent = "predicting…";
     const answer = await api(`/api/model/predict?${q}`);
     await draw(answer, await plotly());
-    why.textContent = describe(answer);
+    // a sentence a text node: the page says each in its language (i18n.js)
+    why.replaceChildren(...describe(answer).map((sentence, i) => (i ? ` ${sentence}` : sentence)));
   } catch (err) {
     refusal(why, err);
   }
@@ -64,22 +65,22 @@ function parseSize(text) {
 
 const gbps = (perByte) => (perByte ? (1 / perByte / 1e9).toFixed(2) : "∞");
 
-function describe(a) {
+/** Where the answer's numbers come from, in sentences the i18n tables know (the server's words, a
+ * preset's links and sources, included). */
+export function describe(a) {
   const p = a.params;
-  const cut = "Every schedule cut into the chunks it runs fastest with (as chunks: auto)";
   if (a.origin.kind !== "preset") {
-    return `α ${seconds(p.alpha)} a step, β ${gbps(p.beta)} GB/s, `
-      + `γ ${gbps(p.gamma)} GB/s reduced — ${p.source}. ${cut}.`;
+    return [`α ${seconds(p.alpha)} a step, β ${gbps(p.beta)} GB/s, γ ${gbps(p.gamma)} GB/s reduced — `
+      + `${p.source}. Every schedule cut into the chunks it runs fastest with (as chunks: auto).`];
   }
-  const level = (l) =>
-    `${l.link}: α ${Object.entries(l.alpha).map(([k, v]) => `${seconds(v)} ${k}`).join(", ")}` +
-    ` a step, β ${gbps(l.beta)} GB/s`;
-  const native = a.native ? ` Native: ${a.native.source}.` : "";
-  return `preset ${a.origin.name}, ${a.origin.per_node} rank${a.origin.per_node > 1 ? "s" : ""} a node, ` +
-    `NCCL ${p.nccl}. ` +
-    `Inside a node ${level(p.inside)}; between nodes ${level(p.between)}; ` +
-    `γ ${gbps(p.gamma)} GB/s reduced — ${p.source}. ` +
-    `${cut}, with the protocol NCCL would pick.${native}`;
+  const alpha = (l) => Object.entries(l.alpha).map(([k, v]) => `${seconds(v)} ${k}`).join(", ");
+  const level = (where, l) => `${where}, ${l.link}: α ${alpha(l)} a step, β ${gbps(l.beta)} GB/s.`;
+  const { name, per_node: n } = a.origin;
+  return [n === 1 ? `preset ${name}, 1 rank a node, NCCL ${p.nccl}.` : `preset ${name}, ${n} ranks a node, NCCL ${p.nccl}.`,
+    level("Inside a node", p.inside), level("Between nodes", p.between), `γ ${gbps(p.gamma)} GB/s reduced.`,
+    `Sources: ${p.source}.`,
+    "Every schedule cut into the chunks it runs fastest with (as chunks: auto), with the protocol NCCL would pick.",
+    ...(a.native ? [`Native: ${a.native.source}.`] : [])];
 }
 
 /** "ring ×16 · LL128" for one point of a curve. */
