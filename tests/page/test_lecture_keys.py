@@ -38,6 +38,10 @@ def test_a_barrier_shows_each_ranks_arrival_and_the_release_at_the_slowest(up, l
     names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
     page.keyboard.press(str((names.index("barrier") + 1) % 10))
     page.wait_for_function("window.ringside.controls.picked()[0] === 'barrier'")
+    # the strip says what R will show: the ranks' arrivals, not a buffer's data
+    strip = page.inner_text("#pick-spec")
+    said = "ranks arrive 100.00 ms apart: each waits for the last"
+    assert strip == f"barrier · dissemination · {P} ranks · {said}", strip
     with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
         page.keyboard.press("r")
     run_id = posted.value.json()["id"]

@@ -38,6 +38,8 @@ def catalog(backend: str, world_size: int) -> dict[str, object]:
                 "rooted": c.rooted,
                 "peer": c.has_peer,
                 "servers": c.has_servers,
+                # the stage draws each rank's arrival, not values (a barrier): no data to speak of
+                "arrivals": c.arrivals,
                 # the perturbation a lecture runs it with: a barrier's ranks arriving one after another
                 "lecture_perturb": (
                     {"stagger": {"delay_s": c.lecture_stagger_s}} if c.lecture_stagger_s else None

@@ -298,6 +298,7 @@ export default {
     // a barrier's lanes (stage/arrivals.js), the strip's stagger
     "arrived {v1}": "도착 {v1}",
     "{r1} arrived at {v1} and left at {v2}, once the last, {r2}, had arrived": "{r1}: {v1}에 도착, 마지막인 {r2}이(가) 도착한 뒤 {v2}에 떠남",
+    "ranks arrive {v1} apart: each waits for the last": "랭크가 {v1} 간격으로 도착: 각 랭크는 마지막 랭크가 올 때까지 기다림",
     "ranks arrive {v1} apart": "랭크가 {v1} 간격으로 도착",
     // the training: its form, status and charts (training/)
     "compare all methods: {n1} of {n2} submitted": "모든 방법 비교: {n2}개 중 {n1}개 제출",
@@ -633,6 +634,7 @@ export default {
     "No ranks are connected.": "연결된 랭크가 없습니다.",
     "servers add into their weights: AVG would divide them too": "서버는 받은 값을 가중치에 더합니다: AVG라면 가중치까지 나누게 됩니다",
     "AVG needs a floating dtype": "AVG에는 부동소수점 자료형이 필요합니다",
+    "each rank waits for the last": "각 랭크는 마지막 랭크가 올 때까지 기다림",
     "a digit a block": "블록마다 숫자 하나",
     "each value its rank": "값마다 자기 랭크",
     "[1, 10, 100, 1000]·rank": "[1, 10, 100, 1000]·랭크",

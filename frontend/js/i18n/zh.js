@@ -288,6 +288,7 @@ export default {
     // a barrier's lanes (stage/arrivals.js), the strip's stagger
     "arrived {v1}": "到达 {v1}",
     "{r1} arrived at {v1} and left at {v2}, once the last, {r2}, had arrived": "{r1} 于 {v1} 到达，最后一个 {r2} 到达后于 {v2} 离开",
+    "ranks arrive {v1} apart: each waits for the last": "各 rank 相隔 {v1} 到达：每个 rank 都等最后一个到达",
     "ranks arrive {v1} apart": "各 rank 相隔 {v1} 到达",
     // the training: its form, status and charts (training/)
     "compare all methods: {n1} of {n2} submitted": "对比所有方法：已提交 {n2} 个中的 {n1} 个",
@@ -609,6 +610,7 @@ export default {
     "No ranks are connected.": "没有 rank 连接。",
     "servers add into their weights: AVG would divide them too": "服务器把收到的值加进权重：AVG 会把权重也一起除掉",
     "AVG needs a floating dtype": "AVG 需要浮点数据类型",
+    "each rank waits for the last": "每个 rank 都等最后一个到达",
     "a digit a block": "每块一个数字",
     "each value its rank": "每个值为自己的 rank",
     "[1, 10, 100, 1000]·rank": "[1, 10, 100, 1000]·rank",

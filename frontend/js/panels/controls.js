@@ -274,11 +274,15 @@ export class Controls extends EventTarget {
     const ranks = spec.group ? spec.group.length : this.catalog.world_size;
     const rooted = spec.root != null && this.entry()?.rooted;
     const who = spec.group ? `ranks ${spec.group.join(",")}` : `${ranks} ranks`;
-    const parts = [this.collective, spec.algorithm, who,
-      `${spec.count} × ${spec.dtype}`, spec.op, rooted ? `root ${spec.root}` : null,
-      spec.servers ? `S = ${spec.servers}` : null,
-      spec.perturb?.stagger ? `ranks arrive ${seconds(spec.perturb.stagger.delay_s)} apart` : null,
-      this.preset ? `lecture data: ${PATTERN_WORDS[this.presetPattern]}` : null];
+    const stagger = spec.perturb?.stagger?.delay_s;
+    // a barrier's stage draws when each rank arrives, not its buffer: the strip says that, not the data
+    const parts = this.entry()?.arrivals ? [this.collective, spec.algorithm, who,
+      stagger ? `ranks arrive ${seconds(stagger)} apart: each waits for the last` : "each rank waits for the last"]
+      : [this.collective, spec.algorithm, who,
+        `${spec.count} × ${spec.dtype}`, spec.op, rooted ? `root ${spec.root}` : null,
+        spec.servers ? `S = ${spec.servers}` : null,
+        stagger ? `ranks arrive ${seconds(stagger)} apart` : null,
+        this.preset ? `lecture data: ${PATTERN_WORDS[this.presetPattern]}` : null];
     strip.replaceChildren(html("b", { id: "pick-spec" }), "  —  ",
       html("span", { class: "keys" },
         `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · `
