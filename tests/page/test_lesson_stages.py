@@ -19,6 +19,16 @@ PHONE = (390, 844)
 RUN = "window.ringside.player.run"
 SHOTS = Path("/tmp/shots-lesson")
 
+# The lesson's layout down the projector (1280x720): [the room between the stage and the line under it,
+# the room left under the last line of the stage's column], in px.
+ROOM_LEFT = """() => {
+    const stage = document.getElementById('stage').getBoundingClientRect();
+    const rows = [...document.getElementById('center').children].filter((e) => e.id !== 'lesson')
+        .map((e) => e.getBoundingClientRect()).filter((r) => r.height > 0);
+    const under = rows.filter((r) => r.top >= stage.bottom - 1).map((r) => r.top);
+    return [Math.min(...under) - stage.bottom, innerHeight - Math.max(...rows.map((r) => r.bottom))];
+}"""
+
 pytestmark = pytest.mark.cluster(ranks=P)
 
 
@@ -69,6 +79,9 @@ def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, l
         assert len(run["group"]) == run["world_size"] == stage["ranks"]
         for page in (presenter, *phones):
             stage_shown(page, i, stage, lang)
+        # the stage and the lines under it fill the projector's height: no band left blank
+        between, under = presenter.evaluate(ROOM_LEFT)  # a line's margin at most
+        assert between <= 12 and under <= 12, f"stage {i}: {between:.0f} px under the stage, {under:.0f} last"
         for phone in phones:
             phone.wait_for_function(f"{RUN}?.id === '{run_id}'", timeout=30_000)
     assert len(seen) == len(lesson["stages"]) == 10
