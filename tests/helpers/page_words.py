@@ -21,8 +21,8 @@ ALLOWED = {
 # the Chinese note writes "rank" as it is ("所有 rank")
 SEED_TERMS = {"ko": set(), "zh": {"rank"}}
 
-SEEN = """(root = "body") => {
-  const out = [], top = document.querySelector(root);
+SEEN = """(root) => {
+  const out = [], top = document.querySelector(root ?? "body"); // Playwright passes no argument as null
   const seen = (el) => el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
   const walk = document.createTreeWalker(top, NodeFilter.SHOW_TEXT);
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
