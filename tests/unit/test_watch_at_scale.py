@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+from matched import Clock
+
 from ringside.server.door.frames import parse_event
 from ringside.server.watched import hangs
 from ringside.server.watched.matching import Matching
@@ -14,14 +16,6 @@ from ringside.worker_agent.clients.synthetic_job import Plan, SyntheticJob
 from ringside.worker_agent.core.watch_protocol import WATCH_MESSAGE
 
 WORLD, STOPPED, STOP_AT = 4096, 2051, 3
-
-
-class Clock:
-    def __init__(self):
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def read(frame: dict):

@@ -5,40 +5,13 @@ in collectives and in sends and receives, and what is said when a hang ends."""
 from __future__ import annotations
 
 import pytest
+from matched import Clock, joined
 
 from ringside.server.watched import hangs, rules, waits
 from ringside.server.watched.matching import Matching, ending_words
 from ringside.server.watched.waits import Wait
 from ringside.server.watched.words import english, render
-from ringside.worker_agent.core.watch_protocol import Issued, Link, P2PWait, WatchBye, WatchHello, WatchReport
-
-
-class Clock:
-    def __init__(self):
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-def joined(world: int = 4, clock: Clock | None = None) -> Matching:
-    """A job's matching with every rank said hello, as the server holds it."""
-    watched = None
-    for rank in range(world):
-        hello = WatchHello(
-            job="k",
-            rank=rank,
-            world_size=world,
-            host="h",
-            pid=rank + 1,
-            launcher="torchrun",
-            backend="gloo",
-            started_ns=1,
-        )
-        watched = watched or Matching.start("j-000001", hello, clock=clock or Clock())
-        watched.joined(hello)
-    assert watched is not None
-    return watched
+from ringside.worker_agent.core.watch_protocol import Issued, Link, P2PWait, WatchBye, WatchReport
 
 
 def one(seq: int, op: str, count: int, count_out: int | None = None, dtype: str = "float32", group="0"):

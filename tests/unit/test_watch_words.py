@@ -13,43 +13,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from matched import Clock, joined
 
 from ringside.server.watched import hangs, words
 from ringside.server.watched.bounds import Bounds
 from ringside.server.watched.matching import Matching
 from ringside.server.watched.record import Hang
-from ringside.worker_agent.core.watch_protocol import Issued, Link, P2PWait, WatchBye, WatchHello, WatchReport
+from ringside.worker_agent.core.watch_protocol import Issued, Link, P2PWait, WatchBye, WatchReport
 
 ROOT = Path(__file__).resolve().parents[2]
 # kept as they are in every language: the calls' names, units, and "rank" as the Chinese note writes it
 KEPT = {"ko": {"send", "recv", "MB"}, "zh": {"send", "recv", "MB", "rank"}}
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
-def joined(world: int, clock: Clock) -> Matching:
-    watched = None
-    for rank in range(world):
-        hello = WatchHello(
-            job="k",
-            rank=rank,
-            world_size=world,
-            host="h",
-            pid=rank + 1,
-            launcher="torchrun",
-            backend="gloo",
-            started_ns=1,
-        )
-        watched = watched or Matching.start("j-000001", hello, clock=clock)
-        watched.joined(hello)
-    assert watched is not None
-    return watched
 
 
 def one(seq: int, op: str = "allreduce", count: int = 1000, count_out: int | None = None, dtype="float32"):
