@@ -6,6 +6,7 @@ shard counts, in global ranks that differ from the schedule's; and the traced le
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,7 +17,9 @@ from ringside.server.model import routes
 from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.algorithms.parameter_server import formula
+from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.schedule import ScheduleError
+from ringside.worker_agent.core.validation import SpecError, validate
 from ringside.worker_agent.user.rebuild import _caption, _phase
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,6 +117,23 @@ def test_every_prediction_says_where_its_numbers_come_from_in_every_language():
         }
     )
     assert missed(set(), predictions=answers) == {"ko": [], "zh": []}
+
+
+def test_why_a_method_cannot_cut_its_buffer_is_translated():
+    """What the compare view and a refused run say of a count the method cannot cut (validation.py):
+    in each language, with the method's name and count= kept as they are."""
+    spec = RunSpec(collective="all_reduce", algorithm="ring", count=1, chunks=2, dtype="float32")
+    with pytest.raises(SpecError) as refused:
+        validate(spec, 5, "gloo")
+    for lang, shown in missed(set(), [refused.value.message]).items():
+        done = [item.split(" -> ", 1)[1] for item in shown]
+        assert all(
+            d != "null" and not re.search("[A-Za-z]{2,}", d.replace("ring", "").replace("count", ""))
+            for d in done
+        ), (
+            lang,
+            done,
+        )
 
 
 def test_a_caption_no_template_knows_fails_the_check():

@@ -393,6 +393,12 @@ export default {
       "'full'은 모든 값을 보내므로 랭크마다 원소 {n1}개까지입니다 (이 실행은 {n2}개); 'summary'를 쓰세요",
     "{n1} elements do not split into {n2} equal shards, one per server: use a multiple of {n3}":
       "원소 {n1}개는 서버마다 하나씩 같은 샤드 {n2}개로 나뉘지 않습니다: {n3}의 배수를 쓰세요",
+    "{w1} cuts each block into {n1} chunks, more than count={n2} elements":
+      "{w1}은(는) 블록마다 청크 {n1}개로 나누는데, count={n2}개 원소보다 많습니다",
+    "{w1} cuts each rank's buffer into {n1} chunks over {n2} steps; a run has at most {n3} chunks and {n4} steps":
+      "{w1}은(는) 랭크마다 버퍼를 {n2}단계에 걸쳐 청크 {n1}개로 나눕니다; 한 실행은 청크 {n3}개, {n4}단계까지입니다",
+    "{w1} moves chunks into chunks of another piece of a block, so each block must split evenly: count must be a multiple of {n1}, not {n2}":
+      "{w1}은(는) 청크를 블록의 다른 조각의 청크로 옮기므로 블록이 고르게 나뉘어야 합니다: count는 {n2}이(가) 아니라 {n1}의 배수여야 합니다",
     "{n1} servers in a group of {n2} ranks leave no workers: at most {n3}":
       "랭크 {n2}개 그룹에 서버 {n1}개면 워커가 남지 않습니다: 최대 {n3}",
     "{w1} has no peer, so it takes none (leave peer out)": "{w1}에는 상대 랭크가 없으므로 받지 않습니다 (peer를 빼세요)",

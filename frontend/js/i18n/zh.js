@@ -379,6 +379,12 @@ export default {
       "'full' 会发送每一个值，每个 rank 最多 {n1} 个元素（本次运行有 {n2} 个）；请用 'summary'",
     "{n1} elements do not split into {n2} equal shards, one per server: use a multiple of {n3}":
       "{n1} 个元素无法分成 {n2} 个相等的分片（每个服务器一个）：请用 {n3} 的倍数",
+    "{w1} cuts each block into {n1} chunks, more than count={n2} elements":
+      "{w1} 把每个块切成 {n1} 份，多于 count={n2} 个元素",
+    "{w1} cuts each rank's buffer into {n1} chunks over {n2} steps; a run has at most {n3} chunks and {n4} steps":
+      "{w1} 在 {n2} 步中把每个 rank 的缓冲区切成 {n1} 块；一次运行最多 {n3} 块、{n4} 步",
+    "{w1} moves chunks into chunks of another piece of a block, so each block must split evenly: count must be a multiple of {n1}, not {n2}":
+      "{w1} 会把一份移进块中另一份的位置，所以每个块必须均分：count 必须是 {n1} 的倍数，而不是 {n2}",
     "{n1} servers in a group of {n2} ranks leave no workers: at most {n3}":
       "{n2} 个 rank 的组里有 {n1} 个服务器就没有工作节点了：最多 {n3} 个",
     "{w1} has no peer, so it takes none (leave peer out)": "{w1} 没有对端，因此不接受它（请去掉 peer）",
