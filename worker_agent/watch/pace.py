@@ -9,7 +9,8 @@ numbers cost a call to ask, so each poll asks them first and reads only when:
 - the rank has stopped issuing since the last poll: it may wait in what it issued last, which the
   server must see to name a hang; and once more SETTLE_S after it stopped, where the last read came
   sooner: a group counts a collective before the recorder holds it, and a read between the two
-  would leave the one the rank waits in unread for as long as it waits;
+  would leave the one the rank waits in unread for as long as it waits; and every two seconds
+  while it stays still, which costs a waiting rank nothing, whatever else kept an entry from a read;
 - the last read found something open (a collective not completed): whether it has completed;
 - two seconds have gone by since the last read with something new: the page stays live.
 
@@ -85,7 +86,8 @@ class Pace:
         if new < 0:  # groups destroyed: their numbers are gone from the count
             return True
         if new == 0:
-            return open_ or self.read_at - self.moved_at < SETTLE_S <= now - self.moved_at
+            settling = self.read_at - self.moved_at < SETTLE_S <= now - self.moved_at
+            return open_ or settling or now - self.read_at >= READ_EVERY_S
         return 2 * new >= self.ring or not self.moved or now - self.read_at >= READ_EVERY_S
 
     @property
