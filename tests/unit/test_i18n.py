@@ -5,13 +5,11 @@ shard counts, in global ranks that differ from the schedule's; and the traced le
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from node_script import node_json
 
 from ringside.server.model import routes
 from ringside.worker_agent.core import predict as pm
@@ -62,18 +60,8 @@ def traced_steps() -> set[tuple[str, str]]:
 def missed(
     steps: set[tuple[str, str]], texts: list[str] = (), predictions: list[dict] = ()
 ) -> dict[str, list[str]]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    done = subprocess.run(
-        [node, str(ROOT / "tests" / "js" / "i18n-cover.mjs")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        input=json.dumps({"captions": sorted(steps), "texts": list(texts), "predictions": list(predictions)}),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    payload = {"captions": sorted(steps), "texts": list(texts), "predictions": list(predictions)}
+    return node_json("i18n-cover.mjs", payload)
 
 
 def test_every_built_in_caption_is_translated_in_every_language():

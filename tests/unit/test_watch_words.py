@@ -6,14 +6,11 @@ Korean and Chinese renderings leave no English word but identifiers."""
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
 from matched import Clock, joined
+from node_script import node_json
 
 from ringside.server.watched import hangs, words
 from ringside.server.watched.bounds import Bounds
@@ -145,18 +142,7 @@ def every_said() -> list[tuple[str, list[words.Phrase]]]:
 
 
 def node_said(phrases: list[list[words.Phrase]]) -> dict:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    done = subprocess.run(
-        [node, str(ROOT / "tests" / "js" / "phrases-cover.mjs")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        input=json.dumps({"words": [[p.model_dump() for p in w] for w in phrases]}),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return node_json("phrases-cover.mjs", {"words": [[p.model_dump() for p in w] for w in phrases]})
 
 
 SLOTS = re.compile(r"\{(\w+),?\}")
