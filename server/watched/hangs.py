@@ -151,7 +151,10 @@ def find(w: Matching) -> Hang | None:
         return disagree(w, w.mismatched)
     now = w.clock()
     silent, talking = quiet(w, now)
-    graph = gather(w, now, silent)
+    in_collectives, in_p2p = collective_waits(w, now), p2p_waits(w, now, silent)
+    if not silent and not any(x.settled or x.sure for x in [*in_collectives, *in_p2p]):
+        return None  # no wait has lasted, no rank stopped: what every rank is inside blames no one
+    graph = gather(in_collectives, inside_waits(w, silent), in_p2p)
     blame = waits.blame(graph, silent, unsure=unsaid(w, graph, now))
     if blame is not None and blame.late:
         return deadlock(w, blame, now) if blame.kind == "deadlock" else wait(w, blame, silent, now)
@@ -182,10 +185,10 @@ def unsaid(w: Matching, graph: dict[int, list[Wait]], now: float) -> set[int]:
     return fresh - long
 
 
-def gather(w: Matching, now: float, silent: set[int]) -> dict[int, list[Wait]]:
+def gather(*waits_: list[Wait]) -> dict[int, list[Wait]]:
     """What each rank here waits in, and on whom."""
     graph: dict[int, list[Wait]] = {}
-    for wait_ in [*collective_waits(w, now), *inside_waits(w, silent), *p2p_waits(w, now, silent)]:
+    for wait_ in [w for some in waits_ for w in some]:
         graph.setdefault(wait_.rank, []).append(wait_)
     return graph
 

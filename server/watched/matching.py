@@ -186,7 +186,10 @@ class Matching:
             del self.wait_seen[key]
         for key in seen:
             self.wait_seen.setdefault(key, now)
-        self.waits[rank] = kept
+        if kept:
+            self.waits[rank] = kept
+        else:  # the hang check walks the ranks that wait, four times a second: not the thousands that do not
+            self.waits.pop(rank, None)
 
     def bye(self, bye: WatchBye) -> None:
         info = self.job.ranks[str(bye.rank)]
