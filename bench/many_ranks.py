@@ -1,9 +1,11 @@
 """One server watching a job of thousands of ranks: a synthetic job (worker_agent/clients/
 synthetic_job.py) of 1,024 and 4,096 ranks, 8 a node, each rank a websocket of its own speaking the
-watch protocol as ringside.watch's reporter does (its hello, a report every --interval s with what it
-issued), from a few processes, an all_reduce of the world every 1/--rate s. Then one rank stops (as a
-SIGSTOPped rank: silent just before a collective) while the others issue that collective and wait in
-it. Measured, for each size:
+watch protocol as ringside.watch's reporter does (its hello, a report every --interval s with what
+it issued, or as seldom as a reporter paces a job of that size), from a few processes, an all_reduce
+of the world every 1/--rate s. Then one rank stops (as a SIGSTOPped rank: silent just before a
+collective) while the others issue that collective and wait in it.
+
+Measured, for each size:
 
 - hang named: seconds from the stop until GET /api/jobs names the stopped rank, and only it, late;
 - server CPU: the server process's CPU time over wall time (/proc/PID/stat) in steady state, the
@@ -147,6 +149,7 @@ def measure(world: int, args, browser) -> dict:
         up.proc.kill()
     return {
         "world": world,
+        "every": plan.every,
         "connected": connected,
         "refused": sum(len(c.refused) for c in counts),
         "reports": sum(c.reports for c in counts),
@@ -179,14 +182,16 @@ def main() -> None:
         browser.close()
     print(
         f"synthetic jobs, 8 ranks a node, an all_reduce every {1 / args.rate:.2f} s, a report every "
-        f"{args.interval} s a rank, from {args.procs} processes; page at 1280x720"
+        f"{args.interval} s a rank or as seldom as a reporter paces the job, from {args.procs} processes; "
+        "page at 1280x720"
     )
-    heads = ("ranks", "connected", "hang named", "server CPU", "a report", "waited", "page fps", "(hanging)")
-    print(" ".join(f"{h:>{w}}" for h, w in zip(heads, (6, 9, 11, 11, 9, 7, 9, 9))))
+    heads = ("ranks", "reports", "connected", "hang named", "server CPU", "a report", "waited", "page fps")
+    heads += ("(hanging)",)
+    print(" ".join(f"{h:>{w}}" for h, w in zip(heads, (6, 9, 9, 11, 11, 9, 7, 9, 9))))
     for r in results:
         named = f"{r['named_s']:.2f} s" if r["named_s"] is not None else "never"
         print(
-            f"{r['world']:>6} {r['connected']:>9} {named:>11} {r['cpu']:>7.2f} cores "
+            f"{r['world']:>6} {r['every']:>5.2f} s {r['connected']:>9} {named:>11} {r['cpu']:>7.2f} cores "
             f"{r['per_report_us']:>6.0f} µs {r['starved']:>6.0%} {r['fps']['fps']:>9.1f} "
             f"{r['fps_hang']['fps']:>9.1f}"
         )

@@ -2,8 +2,9 @@
 
 import pytest
 
+from ringside.worker_agent.core.watch_protocol import calm_interval_s
 from ringside.worker_agent.watch import pace as pace_module
-from ringside.worker_agent.watch.pace import SETTLE_S, Pace
+from ringside.worker_agent.watch.pace import MIN_INTERVAL_S, SETTLE_S, Pace
 
 
 @pytest.fixture
@@ -63,3 +64,15 @@ def test_a_read_the_reporter_is_told_to_make_counts_what_was_issued_before_it(cl
     clock[0] += 0.2
     assert pace.due(open_=True), "what the told read found open is read again"
     assert not pace.moved, "the rank issued nothing since that read"
+
+
+def test_a_rank_of_thousands_polls_as_seldom_as_its_job_needs_unless_the_ring_fills():
+    """One server reads every rank's reports: 4,096 ranks polling every 0.2 s would send it 20,000 a
+    second. Each polls at most once a second then, JOB_REPORTS_S in all; the ring still rules."""
+    assert [calm_interval_s(w) for w in (4, 2000, 4096, 65536)] == [0.001, 0.5, 1.0, 1.0]
+    pace = Pace(ring=2000)
+    assert pace.interval(cost=0.0) == MIN_INTERVAL_S, "a small job's rank polls as soon as its cost allows"
+    pace.calm_s = max(MIN_INTERVAL_S, calm_interval_s(4096))
+    assert pace.interval(cost=0.0) == 1.0
+    pace.rate = 4000.0  # collectives a second: half the ring is new in 0.25 s
+    assert pace.interval(cost=0.0) == pytest.approx(0.25), "sooner: what the ring overwrites is lost"

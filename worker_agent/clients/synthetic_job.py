@@ -1,10 +1,11 @@
 """A job of many ranks that speaks the watch protocol (/ws/watch) as ringside.watch's reporters do,
 from one process: for measuring and testing a server and a page at the scale of real jobs (thousands
-of ranks), which no machine here runs as processes. Each rank is a websocket of its own, says its own
-hello (its node's host, local rank, pid), and reports every `interval` seconds, at its own phase,
-what it issued since: an all_reduce of the world group every 1/`rate` seconds, each rank a little
-apart (`skew`), and its oldest one not completed (its recorder's open entry). A node's ranks connect
-from a loopback address of their own (127.1.x.y), as a node's ranks come from its address.
+of ranks), which no machine here runs as processes. Each rank is a websocket of its own, says its
+own hello (its node's host, local rank, pid), and reports every `interval` seconds (no sooner than a
+reporter does in a job of its size: calm_interval_s), at its own phase, what it issued since: an
+all_reduce of the world group every 1/`rate` seconds, each rank a little apart (`skew`), and its
+oldest one not completed (its recorder's open entry). A node's ranks connect from a loopback address
+of their own (127.1.x.y), as a node's ranks come from its address.
 
 A rank told to stop (`stop`) stops as a SIGSTOPped rank does: just before it issues collective
 `at`, it says nothing more, its socket left open; the others issue `at`, wait in it (their reports
@@ -24,6 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
+from ringside.worker_agent.core.watch_protocol import calm_interval_s
 
 SCRIPT = "synthetic.py"
 WHERE = "train.py:87"  # the line every rank's main thread is on
@@ -44,6 +46,11 @@ class Plan:
     skew: float = 0.005  # seconds between the first and the last rank to issue one collective
     stop_rank: int | None = None
     stop_at: int | None = None  # the collective the stopped rank never issues
+
+    @property
+    def every(self) -> float:
+        """Seconds between a rank's reports: as a reporter paces them in a job of this size."""
+        return max(self.interval, calm_interval_s(self.world))
 
     def issue_time(self, rank: int, seq: int) -> float:
         return self.t0 + seq / self.rate + self.skew * ((rank * 7919) % 997) / 997
@@ -141,22 +148,22 @@ class SyntheticJob:
         while time.time() < min(plan.t0, self.until):  # the job starts issuing at t0 (which may move nearer)
             if time.time() >= beat:  # till then a report says where the rank is, as a reporter's polls do
                 await ws.send(json.dumps({**self.report_of(rank, -1, -1, time.time()), "groups": groups}))
-                groups, beat = {}, beat + plan.interval
-            await asyncio.sleep(min(0.1, plan.interval))
+                groups, beat = {}, beat + plan.every
+            await asyncio.sleep(min(0.1, plan.every))
         # each rank's reports at a phase of its own, as ranks started apart read apart
-        at = time.time() + plan.interval * ((rank * 4099) % 1000) / 1000
+        at = time.time() + plan.every * ((rank * 4099) % 1000) / 1000
         while at < self.until:
             await asyncio.sleep(max(0.0, at - time.time()))
             now = time.time()
             if plan.stops(rank, now):
                 while time.time() < self.until:  # stopped: its socket stays open
-                    await asyncio.sleep(min(plan.interval, max(0.0, self.until - time.time())))
+                    await asyncio.sleep(min(plan.every, max(0.0, self.until - time.time())))
                 return
             last = plan.last_issued(rank, now)
             await ws.send(json.dumps({**self.report_of(rank, said, last, now), "groups": groups}))
             self.counts.reports += 1
             said, groups = last, {}
-            at += plan.interval
+            at += plan.every
 
     def hello_of(self, rank: int) -> dict:
         plan = self.plan

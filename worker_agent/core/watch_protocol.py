@@ -20,6 +20,9 @@ MAX_ISSUED = 1024  # collectives in one report: a reporter sends more as more re
 MAX_GROUPS = 256  # process groups a job may name
 MAX_PARAMS = 8  # parameter names kept per DDP bucket
 MAX_WAITS = 64  # sends and receives a rank waits in at once, said
+# reports a second that a calm job's ranks send in all: one server reads some 6,000 with a core, and
+# a page and other jobs share it (docs/watch.md#a-job-of-thousands-of-ranks)
+JOB_REPORTS_S = 4000
 Name = Annotated[str, Field(max_length=64)]
 Nanos = Annotated[int, Field(ge=0, lt=1 << 63)]
 Size = Annotated[int, Field(ge=0, lt=1 << 62)]
@@ -128,3 +131,10 @@ class WatchBye(Strict):
 
 
 WATCH_MESSAGE = TypeAdapter(Annotated[WatchHello | WatchReport | WatchBye, Field(discriminator="type")])
+
+
+def calm_interval_s(world_size: int) -> float:
+    """The least time between a calm rank's reports in a job of `world_size` ranks: together they
+    send at most JOB_REPORTS_S a second, and each at least once a second (the server takes a rank
+    unheard for longer as stopped). A hang is named as soon: it has to last a second first."""
+    return min(1.0, world_size / JOB_REPORTS_S)

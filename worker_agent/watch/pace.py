@@ -57,6 +57,7 @@ class Pace:
     def __init__(self, ring: int, count: Callable[[], int | None] | None = None):
         self.ring = ring
         self.count = count  # the collectives issued so far (issued_so_far), or None: not to be had
+        self.calm_s = MIN_INTERVAL_S  # the least time between polls with the ring in no danger
         self.rate = 0.0  # collectives a second: the fastest seen lately
         self.polled = 0  # the count at the last poll (none issued before the reporter starts)
         self.polled_at = time.monotonic()
@@ -107,9 +108,10 @@ class Pace:
         self.rate = max(rate, self.rate * 0.5 ** (over_s / PEAK_HALF_LIFE_S))
 
     def interval(self, cost: float) -> float:
-        """Till the next poll: its cost a small share of the time, and sooner where the ring would be
-        half new before then."""
-        calm = min(MAX_INTERVAL_S, max(MIN_INTERVAL_S, cost / COST_SHARE))
+        """Till the next poll: no sooner than `calm_s` (a job of thousands of ranks reports less often
+        each, so that one server keeps up), its cost a small share of the time, and sooner where the
+        ring would be half new before then."""
+        calm = min(MAX_INTERVAL_S, max(self.calm_s, cost / COST_SHARE))
         if self.rate <= 0 or self.ring <= 0:
             return calm
         new = self.polled - self.read_count if self.count is not None else 0

@@ -43,6 +43,7 @@ from ringside.worker_agent.core.watch_protocol import (
     WatchBye,
     WatchHello,
     WatchReport,
+    calm_interval_s,
 )
 
 from .ddp_hook import Buckets, Note
@@ -190,6 +191,7 @@ class Reporter(threading.Thread):
                 self.hello = self._hello()
                 # gloo's recorder numbers entries as its groups do; NCCL's keeps sends and receives too
                 self.pace.count = issued_so_far if self.hello.backend == "gloo" else None
+                self.pace.calm_s = max(MIN_INTERVAL_S, calm_interval_s(self.hello.world_size))
 
     def poll(self) -> None:
         """Read all the rank issued and send it now (the last report, or one a script asks for)."""
