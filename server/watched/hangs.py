@@ -234,7 +234,7 @@ def inside_waits(w: Matching, silent: set[int]) -> list[Wait]:
             continue
         for group, seq in info.pending.items():
             c = w.recent.get((group, seq)) or w.open.get((group, seq))
-            if c is None or not c.complete:
+            if c is None or not issued_by_all(w.job, c):
                 continue
             if silent and (group, seq) not in members:
                 members[(group, seq)] = set(c.ranks)  # once: a group may claim thousands of ranks
@@ -249,9 +249,16 @@ def inside_waits(w: Matching, silent: set[int]) -> list[Wait]:
 
 
 def inside(w: Matching, rank: int, c: WatchedCollective) -> bool:
-    """Whether `rank` may still be inside c, as its last report says: it has not said it finished it."""
-    pending = w.job.ranks[str(rank)].pending
-    return pending is None or pending.get(c.group, c.seq + 1) <= c.seq
+    """Whether `rank` may still be inside c, as its last report says: it has not said it finished it
+    (one whose reports stopped before c, which it issued, has not)."""
+    return not finished_by(w.job.ranks[str(rank)], c)
+
+
+def issued_by_all(job: WatchedJob, c: WatchedCollective) -> bool:
+    """Whether every rank of c's group issued it: each said so, or one finished it where it completes
+    only then. A rank stopped right after issuing it may never say so: its reporter reads the recorder
+    a poll behind the rank, and a stopped one reads no more; yet a rank it sent its part to finished."""
+    return c.complete or finished(job, c)
 
 
 def p2p_waits(w: Matching, now: float, silent: set[int]) -> list[Wait]:
@@ -443,7 +450,7 @@ def late_words(w: Matching, r: int, first: Wait | None, silent: set[int], now: f
     c = collective_of(w, first)
     ago = f"{w.now_s() - info.seen_s:.1f}" if info else ""
     quiet = f"{now - w.heard.get(r, now):.1f}"
-    if c is not None and not c.complete:  # late to issue it
+    if c is not None and not issued_by_all(w.job, c):  # late to issue it
         last = info.issued.get(c.group) if info else None
         seen = said("and_seen_at", where=info.where, ago=ago) if info and info.where else None
         silence = said("and_silent", s=quiet) if r in silent else None

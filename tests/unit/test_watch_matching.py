@@ -263,6 +263,36 @@ def test_a_rank_waiting_inside_the_stopped_ranks_collective_is_not_blamed_beside
     assert "; rank 2 has said nothing for " in hang.text, hang.text
 
 
+def test_a_rank_inside_a_collective_the_stopped_rank_was_stopped_in_before_saying_so_is_not_blamed():
+    """Rank 2's reporter last read #3; rank 2 then issued all_reduce #4 and was stopped inside it,
+    its part sent to ranks 0 and 1, which finished #4 and wait in #5, but not to rank 3, which is still
+    inside #4. Rank 2 never says it issued #4, yet it did: ranks 0 and 1 could not have finished it
+    otherwise. Rank 3 waits on rank 2, whether or not rank 2 is silent yet: rank 2 alone is named."""
+    clock = Clock()
+    watched = joined(4, clock)
+    for rank in range(4):
+        said(watched, rank, one(3, "allreduce", 1000), pending={})
+    for rank in (0, 1, 3):
+        said(watched, rank, one(4, "allreduce", 1000), pending={"0": 4})
+    for rank in (0, 1):
+        said(watched, rank, one(5, "allreduce", 1000), pending={"0": 5})
+    clock.t += hangs.HANG_S + 0.5
+    for rank in range(4):
+        watched.heard[rank] = clock.t
+    hang = hangs.find(watched)
+    assert (hang.late, hang.waiting) == ([2], [0, 1]), hang.text
+    clock.t += hangs.SILENT_S + 0.1
+    for rank in (0, 1, 3):
+        watched.heard[rank] = clock.t
+    hang = hangs.find(watched)
+    assert (hang.kind, hang.late, hang.waiting) == ("wait", [2], [0, 1, 3]), hang.text
+    assert hang.text.startswith(
+        "rank 3 waits in all_reduce #4 (1,000 float32), which every rank issued; "
+        "ranks 0, 1 wait in all_reduce #5"
+    ), hang.text
+    assert "; rank 2 has said nothing for " in hang.text, hang.text
+
+
 MESH = {"1": [0, 2], "2": [1, 3], "3": [0, 1], "4": [2, 3]}  # a 2x2 DeviceMesh: dp groups 1, 2; tp 3, 4
 
 
