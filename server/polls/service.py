@@ -9,7 +9,7 @@ memory with their votes; older ones are read from the file and take no votes."""
 from __future__ import annotations
 
 import asyncio
-import random
+import secrets
 import time
 from typing import Literal
 
@@ -34,6 +34,7 @@ from ringside.worker_agent.core.validation import SpecError
 TALLY_S = 0.25  # a burst of votes is told to the pages at most this often
 MAX_LIVE = 64  # polls held in memory (their votes too); older ones are read from the file and take no votes
 ALIKE = 20  # earlier runs of a shape looked through for one that answers a question already
+SHUFFLE = secrets.SystemRandom()  # the choices' order: nothing a page reads can replay it
 
 
 class PollMessage(BaseModel):
@@ -271,11 +272,13 @@ class Polls:
         self.fanout.retell()  # the presenter's view of the run, held from the room until now
 
     def _answer(self, record: PollRecord, run: Run, measured: dict[str, float]) -> None:
-        """The question's choices, shuffled (the same for every page), and voting opens."""
+        """The question's choices, shuffled once (kept with the poll: the same for every page), and
+        voting opens. Shuffled from the system's randomness: seeded with anything a page reads (the
+        poll's id), a page could replay the shuffle and find the right choice before the reveal."""
         poll = record.poll
         found = questions.answer(poll, run, measured)
         choices = [found.right, *found.wrong]
-        random.Random(poll.id).shuffle(choices)
+        SHUFFLE.shuffle(choices)
         record.open(choices, choices.index(found.right), found.number)
 
     def _fail(self, record: PollRecord, why: str) -> None:

@@ -5,6 +5,8 @@ and the answer, hidden until the reveal, checked against what the ranks' buffers
 from __future__ import annotations
 
 import contextlib
+import itertools
+import random
 import secrets
 import time
 
@@ -286,3 +288,19 @@ def test_the_presenter_closes_voting_before_the_reveal(up, ring):
         poll["choices"]
     )
     up.call("POST", f"/api/polls/{poll['id']}/reveal")
+
+
+def test_where_the_right_choice_stands_cannot_be_worked_out_from_the_polls_id(up, ring):
+    """The choices are shuffled once, where no page can replay it: seeded with the poll's id, which
+    every page reads, the shuffle told a phone the right choice's place before the reveal."""
+    replayed = []
+    for rank, step in itertools.product(range(4), range(3)):
+        asked = {"run_id": ring["id"], "question": "holds", "rank": rank, "step": step}
+        status, poll = up.call("POST", "/api/polls", asked)
+        assert status == 201, poll
+        places = list(range(len(poll["choices"])))
+        random.Random(poll["id"]).shuffle(places)  # where the first choice, the right one, went
+        status, revealed = up.call("POST", f"/api/polls/{poll['id']}/reveal")
+        assert status == 200, revealed
+        replayed.append(revealed["answers"] == [places.index(0)])
+    assert not all(replayed), "a page that replays the shuffle finds every answer"
