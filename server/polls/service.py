@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 
 from ringside.server.dispatch.job import JobState
+from ringside.server.door import transport
 from ringside.server.door.errors import Busy, found, refuse
 from ringside.server.polls import questions
 from ringside.server.polls.ballots import Ballots
@@ -294,7 +295,8 @@ class Polls:
         newest = self.store.newest(1)
         return {i for r in [*self.live.values(), *newest] for i in [r.poll.run_id, *r.poll.runs] if i}
 
-    def vote(self, poll_id: str, vote: Vote) -> PollRecord:
+    def vote(self, poll_id: str, vote: Vote, address: str) -> PollRecord:
+        """Count a page's vote, sent from `address` (PollRecord.vote says how many one address casts)."""
         if not self.ballots.there(vote.ballot):
             raise refuse(
                 403,
@@ -307,7 +309,7 @@ class Polls:
             found(self.find(poll_id), "poll", poll_id)
             # an old one, or an earlier server's
             raise Busy("poll", "this poll is closed: it takes no more votes")
-        record.vote(vote)
+        record.vote(vote, address, transport.seen()[2].per_address)
         if poll_id not in self.telling:
             self.telling.add(poll_id)
             asyncio.get_running_loop().call_later(TALLY_S, self._tell, poll_id)
