@@ -290,6 +290,9 @@ def server_for(settings: Settings, local: LocalWorkers | None = None) -> Server:
         host=settings.host,
         port=settings.port,
         log_level="warning",
+        # a client is the address it connects from: uvicorn took X-Forwarded-For from any client on
+        # loopback, so a script on this machine named itself in the access log and to the vote's bound
+        proxy_headers=False,
         **bounds,
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_WITHIN_S,

@@ -17,6 +17,8 @@ route it is for. Three bounds an anonymous client could otherwise push past:
 - a ping is answered only while the peer reads what it is sent: uvicorn wrote every pong
   whatever its write buffer held, so a viewer that sent pings and read nothing grew that buffer
   by what it sent (600 MB in 40 s from one anonymous socket), held until it hung up;
+- a long message to a websocket leaves in fragments, each once the transport has room: uvicorn wrote
+  it whole, and each socket that read nothing held a copy of a run's megabytes;
 - a websocket whose peer answers no keepalive ping in time is dropped at once: uvicorn closed it
   gracefully, which waits until the peer reads what is buffered for it, and one that reads nothing
   held its socket, its buffer and its handler for as long as it liked (256 from one address: 53 MB);
@@ -42,6 +44,7 @@ from urllib.parse import unquote
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from ringside.server.door import files
@@ -54,6 +57,9 @@ MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes
 MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10 Mbit/s link in 14 s
 QUEUED = 2  # messages a socket holds for its route (each within its frame bound) before reading pauses
 PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
+# characters of a text message written at once: a longer one leaves in fragments, each once the
+# transport is below its high-water mark (a peer that reads nothing holds one fragment, not the message)
+FRAGMENT = 16 << 10
 # the sockets a rank speaks on, and `ringside open` (the worker token checked)
 WORKER_PATHS = frozenset({"/ws/worker", "/ws/watch", "/ws/dumps"})
 # a socket's kind by its path (the router's reading); any other path is no route: "other"
@@ -275,9 +281,29 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         super().send_receive_event_to_app()
 
     async def send(self, message) -> None:
+        text = message.get("text") if message["type"] == "websocket.send" else None
+        if text is not None and len(text) > FRAGMENT and self.handshake_complete and not self.close_sent:
+            await self._send_in_fragments(text)
+            return
         await super().send(message)
         if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
             self.handshake_complete = True  # answered (guard.py's refusal): else uvicorn logs an ERROR
+
+    async def _send_in_fragments(self, text: str) -> None:
+        """A long text message, FRAGMENT characters a frame, each written once the transport has room.
+        uvicorn wrote a message whole: a run's, megabytes, was copied into the transport of every
+        viewer that read nothing, and held there (64 such sockets from one address: 67 MiB). A
+        viewer's socket has one sender (fanout.py's pump), so no other message comes between."""
+        for start in range(0, len(text), FRAGMENT):
+            await self.writable.wait()
+            if self.disconnected or self.close_sent or self.transport.is_closing():
+                raise ClientDisconnected()  # gone or closing meanwhile (a ping unanswered, dropped)
+            part, last = text[start : start + FRAGMENT].encode(), start + FRAGMENT >= len(text)
+            if start == 0:
+                self.conn.send_text(part, fin=last)
+            else:
+                self.conn.send_continuation(part, fin=last)
+            self.transport.write(b"".join(self.conn.data_to_send()))
 
     def handle_parser_exception(self) -> None:
         """As uvicorn's, counted by why (the close code sent: a frame too large, text not UTF-8)."""

@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from enum import Enum
 
-from pydantic import BaseModel, Field, StrictInt
+from pydantic import BaseModel, Field, PrivateAttr, StrictInt
 
 from ringside.server.door.errors import Busy
 from ringside.server.polls import ballots
@@ -80,6 +80,8 @@ class PollRecord(BaseModel):
     number: float | None = None
     voters: dict[str, int] = {}  # ballot -> choice
     typed: dict[str, float] = {}  # ballot -> the number it typed
+    # votes counted by the address they came from (in memory: a restart forgets it)
+    _from: Counter[str] = PrivateAttr(default_factory=Counter)
 
     def shown(self) -> Poll:
         """The poll whole, as the presenter's page sees it (the room's: visibility.for_room)."""
@@ -114,7 +116,10 @@ class PollRecord(BaseModel):
             return {"number": self.typed[ballot]}
         return None
 
-    def vote(self, vote: Vote) -> None:
+    def vote(self, vote: Vote, address: str, most: int) -> None:
+        """Count a vote from `address`, which may cast `most` in this poll: as many as it may keep
+        pages connected. A new page is a new ballot, so without it a script that opened a socket,
+        voted and closed it again voted a thousand times a minute from one connection."""
         poll = self.poll
         if (vote.choice is None) == (vote.number is None):
             raise SpecError("choice", "vote with a choice or a number, one of them")
@@ -128,6 +133,12 @@ class PollRecord(BaseModel):
             raise Busy("ballot", "this page has voted in this poll already")
         if self.votes() >= MAX_VOTERS:
             raise Busy("poll", f"this poll has its {MAX_VOTERS} votes")
+        if self._from[address] >= most:
+            raise Busy(
+                "ballot",
+                f"this address has cast {most} votes in this poll, as many as it may keep pages connected",
+            )
+        self._from[address] += 1
         if vote.choice is not None:
             self.voters[vote.ballot] = vote.choice
         else:

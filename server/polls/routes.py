@@ -6,7 +6,7 @@ keeps them, ballots.py who may vote, visibility.py what the room may see)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Path, Query, Request
 
 from ringside.server.door.auth import is_presenter, need_presenter, need_viewer
 from ringside.server.door.errors import found
@@ -69,8 +69,8 @@ async def get_poll(
 
 
 @router.post("/{poll_id}/votes", status_code=202, dependencies=[watch])
-async def vote(vote: Vote, poll_id: str = PollId, polls: Polls = Depends(polls_of)) -> dict:
-    record = polls.vote(poll_id, vote)
+async def vote(request: Request, vote: Vote, poll_id: str = PollId, polls: Polls = Depends(polls_of)) -> dict:
+    record = polls.vote(poll_id, vote, request.client.host if request.client else "")
     return {"counted": True, "votes": record.votes()}
 
 

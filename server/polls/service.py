@@ -9,7 +9,7 @@ memory with their votes; older ones are read from the file and take no votes."""
 from __future__ import annotations
 
 import asyncio
-import random
+import secrets
 import time
 from typing import Literal
 
@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 
 from ringside.server.dispatch.job import JobState
+from ringside.server.door import transport
 from ringside.server.door.errors import Busy, found, refuse
 from ringside.server.polls import questions
 from ringside.server.polls.ballots import Ballots
@@ -34,6 +35,7 @@ from ringside.worker_agent.core.validation import SpecError
 TALLY_S = 0.25  # a burst of votes is told to the pages at most this often
 MAX_LIVE = 64  # polls held in memory (their votes too); older ones are read from the file and take no votes
 ALIKE = 20  # earlier runs of a shape looked through for one that answers a question already
+SHUFFLE = secrets.SystemRandom()  # the choices' order: nothing a page reads can replay it
 
 
 class PollMessage(BaseModel):
@@ -271,11 +273,13 @@ class Polls:
         self.fanout.retell()  # the presenter's view of the run, held from the room until now
 
     def _answer(self, record: PollRecord, run: Run, measured: dict[str, float]) -> None:
-        """The question's choices, shuffled (the same for every page), and voting opens."""
+        """The question's choices, shuffled once (kept with the poll: the same for every page), and
+        voting opens. Shuffled from the system's randomness: seeded with anything a page reads (the
+        poll's id), a page could replay the shuffle and find the right choice before the reveal."""
         poll = record.poll
         found = questions.answer(poll, run, measured)
         choices = [found.right, *found.wrong]
-        random.Random(poll.id).shuffle(choices)
+        SHUFFLE.shuffle(choices)
         record.open(choices, choices.index(found.right), found.number)
 
     def _fail(self, record: PollRecord, why: str) -> None:
@@ -291,7 +295,8 @@ class Polls:
         newest = self.store.newest(1)
         return {i for r in [*self.live.values(), *newest] for i in [r.poll.run_id, *r.poll.runs] if i}
 
-    def vote(self, poll_id: str, vote: Vote) -> PollRecord:
+    def vote(self, poll_id: str, vote: Vote, address: str) -> PollRecord:
+        """Count a page's vote, sent from `address` (PollRecord.vote says how many one address casts)."""
         if not self.ballots.there(vote.ballot):
             raise refuse(
                 403,
@@ -304,7 +309,7 @@ class Polls:
             found(self.find(poll_id), "poll", poll_id)
             # an old one, or an earlier server's
             raise Busy("poll", "this poll is closed: it takes no more votes")
-        record.vote(vote)
+        record.vote(vote, address, transport.seen()[2].per_address)
         if poll_id not in self.telling:
             self.telling.add(poll_id)
             asyncio.get_running_loop().call_later(TALLY_S, self._tell, poll_id)

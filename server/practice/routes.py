@@ -4,7 +4,7 @@ counted once; the presenter's pages hear the tally over /ws (service.py)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Depends, Path, Request
 
 from ringside.server.door.auth import is_presenter, need_viewer
 from ringside.server.practice.service import Answer, Graded, Practice, Questions, practice_of
@@ -22,5 +22,7 @@ async def questions(
 
 
 @router.post("/{run_id}/answers", status_code=201, dependencies=[watch])
-async def answer(answer: Answer, run_id: str = RunId, practice: Practice = Depends(practice_of)) -> Graded:
-    return practice.answer(run_id, answer)
+async def answer(
+    request: Request, answer: Answer, run_id: str = RunId, practice: Practice = Depends(practice_of)
+) -> Graded:
+    return practice.answer(run_id, answer, request.client.host if request.client else "")

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field, StrictInt
 from starlette.requests import HTTPConnection
 
 from ringside.server.dispatch.job import JobState
+from ringside.server.door import transport
 from ringside.server.door.errors import Busy, found, refuse
 from ringside.server.polls import ballots
 from ringside.server.polls.ballots import Ballots
@@ -62,9 +63,10 @@ class Practice:
             run_id=run.id, cells=self._cells(run), tally=self.tally.of(run.id) if presenter else None
         )
 
-    def answer(self, run_id: str, answer: Answer) -> Graded:
-        """A page's prediction, graded and counted; refused, changing nothing, from a ballot no page
-        connected holds, about a run the room may not practise, or a step that asks nothing."""
+    def answer(self, run_id: str, answer: Answer, address: str) -> Graded:
+        """A page's prediction, sent from `address`, graded and counted; refused, changing nothing,
+        from a ballot no page connected holds, about a run the room may not practise, or a step that
+        asks nothing (or from an address past its answers to the step: Tally.add)."""
         if not self.ballots.there(answer.ballot):
             raise refuse(
                 403,
@@ -84,7 +86,8 @@ class Practice:
         truth = cells.held(run, cell.rank, cell.chunk, cell.step)
         assert truth is not None  # asked: its value was recorded
         graded = Graded(right=cells.right(answer.value, truth), value=truth)
-        self.tally.add(run.id, answer.step, answer.ballot, graded.right)
+        most = transport.seen()[2].per_address
+        self.tally.add(run.id, answer.step, answer.ballot, graded.right, address, most)
         if run.id not in self.telling:
             self.telling.add(run.id)
             asyncio.get_running_loop().call_later(TALLY_S, self._tell, run.id)

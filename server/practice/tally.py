@@ -5,7 +5,7 @@ polls/visibility.py)."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Literal
 
 from pydantic import BaseModel
@@ -34,20 +34,32 @@ class Tally:
     def __init__(self) -> None:
         # run -> step -> ballot -> right; the newest run practised last
         self.runs: OrderedDict[str, dict[int, dict[str, bool]]] = OrderedDict()
+        # run -> (step, address) -> answers counted from there
+        self.sources: dict[str, Counter[tuple[int, str]]] = {}
 
-    def add(self, run_id: str, step: int, ballot: str, right: bool) -> None:
-        """A page's answer to a step; Busy (nothing changes) where it answered it already or the run
-        has its answers."""
+    def add(self, run_id: str, step: int, ballot: str, right: bool, address: str, most: int) -> None:
+        """A page's answer to a step, sent from `address`; Busy (nothing changes) where it answered
+        it already, the run has its answers, or the address has given `most` answers to the step: as
+        many as it may keep pages connected (a new page is a new ballot: a script reconnecting for
+        each answer would otherwise count as many as it liked)."""
         steps = self.runs.get(run_id, {})
         if ballot in steps.get(step, {}):
             raise Busy("ballot", f"this page has answered step {step + 1} of run {run_id} already")
         if sum(map(len, steps.values())) >= MAX_ANSWERS:
             raise Busy("run_id", f"run {run_id} has its {MAX_ANSWERS} answers")
+        sources = self.sources.setdefault(run_id, Counter())
+        if sources[step, address] >= most:
+            raise Busy(
+                "ballot",
+                f"this address has answered step {step + 1} {most} times: as many as it may keep pages",
+            )
+        sources[step, address] += 1
         self.runs[run_id] = steps
         self.runs.move_to_end(run_id)
         steps.setdefault(step, {})[ballot] = right
         while len(self.runs) > MAX_RUNS:
-            self.runs.popitem(last=False)
+            gone, _ = self.runs.popitem(last=False)
+            self.sources.pop(gone, None)
 
     def of(self, run_id: str) -> list[StepTally]:
         steps = self.runs.get(run_id, {})

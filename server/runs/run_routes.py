@@ -41,10 +41,10 @@ async def post_run(spec: RunSpec, runs: Runs = Depends(runs_of)) -> Accepted:
 
 
 @router.post("/preview", dependencies=[watch], response_model=Run)
-async def preview_run(spec: RunSpec, runs: Runs = Depends(runs_of)) -> Run:
+async def preview_run(spec: RunSpec, runs: Runs = Depends(runs_of)) -> Response:
     """What a run of `spec` would start from, planned and with its inputs, run by nobody and kept
     nowhere: the page draws it before the first run."""
-    return runs.preview(spec)
+    return Response(await runs.preview(spec), media_type="application/json")
 
 
 @router.get("", dependencies=[watch], response_model=Page)

@@ -9,6 +9,7 @@ over the stored runs. A training step's gradient sync is opened as a run too
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -130,6 +131,13 @@ class RunJob(Job):
                 runs.fit.add(row)
 
 
+def previewed(spec: RunSpec, backend: str, world_size: int) -> str:
+    """Runs.preview's run, made and written out (a resolved, validated spec)."""
+    run = new_run(PREVIEW, spec, backend, world_size)
+    run.inputs = {str(r): states for r, states in input_states(spec, world_size).items()}
+    return run.model_dump_json()
+
+
 class Runs:
     """Submitting, finding and cancelling runs."""
 
@@ -148,6 +156,7 @@ class Runs:
         self.fit, self.metrics, self.elsewhere = fit, metrics, elsewhere
         self.next_id = store.last_number() + 1
         self.on_end: list[Callable[[Run], None]] = []  # told of each run that ends, once it is saved
+        self.previewing = asyncio.Lock()  # one preview made at a time: what they hold is one's buffers
 
     def left_unfinished(self) -> list[RunJob]:
         return [RunJob(run, self) for run in self.store.unfinished()]
@@ -188,16 +197,17 @@ class Runs:
         self.fanout.publish(SummaryMessage(run=run.summary()))
         return run
 
-    def preview(self, spec: RunSpec) -> Run:
-        """The run `spec` asks for as it would start, run by nobody: planned, and every rank's
-        inputs made as the ranks make them (the page's first screen). SpecError as submit's."""
+    async def preview(self, spec: RunSpec) -> str:
+        """The run `spec` asks for as it would start, run by nobody, as JSON: planned, and every
+        rank's inputs made as the ranks make them (the page's first screen). SpecError as submit's.
+        Any page may ask, and a buffer of 64 MiB a rank takes a second or more to make: so it is
+        made in a thread, one preview at a time, and the loop serves everyone else meanwhile."""
         cluster = self.cluster
         backend = cluster.backend or "gloo"
         spec, _ = costs.resolve(spec, cluster.world_size, backend, self.fit, cluster.placement())
         validate(spec, cluster.world_size, backend)
-        run = new_run(PREVIEW, spec, backend, cluster.world_size)
-        run.inputs = {str(r): states for r, states in input_states(spec, cluster.world_size).items()}
-        return run
+        async with self.previewing:
+            return await asyncio.to_thread(previewed, spec, backend, cluster.world_size)
 
     def find(self, run_id: str) -> Run | None:
         """A run by id: one not yet ended (newer than the store's), a training step's sync, or a stored

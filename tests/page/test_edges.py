@@ -18,7 +18,7 @@ import time
 import psutil
 import pytest
 from playwright.sync_api import expect
-from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, start_serve, start_up
+from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, messages, start_serve, start_up
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -821,3 +821,54 @@ def test_a_count_past_what_the_store_holds_is_refused_even_where_the_collective_
             validate(RunSpec(collective="barrier", count=count), 4, "gloo")
         assert refused.value.field == "count"
     validate(RunSpec(collective="barrier", count=8), 4, "gloo")
+
+
+def test_viewers_that_read_nothing_hold_no_copy_of_a_large_message_each(tmp_path):
+    """64 viewers from one address shake hands and read nothing; then a run goes on stage whose
+    `run_started` is 4 MB (a rank reported 200 steps before the other started). Each socket's
+    transport took the whole frame, 64 copies held for as long as the viewers stayed (+67 MiB);
+    now a large message leaves in fragments, each once the peer has read what came before."""
+    server = start_serve(tmp_path)
+    sender, receiver = ranks = [ScriptedRank(server, r, 2) for r in range(2)]
+    stalled = []
+    try:
+        server.wait_ranks(2, timeout=10)
+        for _ in range(64):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before it connects: a small window
+            sock.bind(("127.0.0.46", 0))
+            sock.connect(("127.0.0.1", port_of(server)))
+            stalled.append(sock)
+            key = base64.b64encode(os.urandom(16))
+            sock.sendall(
+                b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n" % key
+            )
+        plan = {"pieces": 1, "steps": [{"transfers": [[0, 1, 0, 0, 0]]}] * 200}
+        spec = {"collective": "broadcast", "algorithm": "custom", "count": 4000, "schedule": plan}
+        status, run = server.call("POST", "/api/runs", spec)
+        assert status == 202, run
+        with connect(server.ws_url("/ws"), max_size=None) as watcher:
+            commands = [rank.command() for rank in ranks]
+            receiver.start(commands[1])
+            for step in range(200):
+                receiver.step(commands[1], step, states=[{"chunk": 0, "values": list(range(4000))}])
+            while not server.call("GET", f"/api/runs/{run['id']}")[1]["steps"][-1]["ranks"]:
+                time.sleep(0.05)  # the run holds every step: what it holds is not the viewers'
+            before = rss(server)
+            sender.start(commands[0])
+            started = None
+            while started is None:
+                found = messages(watcher.recv(timeout=30))
+                started = next((m for m in found if m["type"] == "run_started"), None)
+            assert len(json.dumps(started)) > 4 * MiB
+            held = rss(server) - before
+        assert held < 16 * MiB, f"{held / MiB:.0f} MiB held for 64 viewers that read nothing"
+        for rank, command in zip(ranks, commands):
+            rank.finish(command)
+        assert server.wait(run["id"], timeout=10)["state"] == "done"
+    finally:
+        close_all(stalled)
+        for rank in ranks:
+            rank.close()
+        server.stop()

@@ -115,3 +115,16 @@ def test_the_log_can_go_to_stderr(tmp_path):
         r" 127\.0\.0\.1 none POST /api/runs/r-000042/cancel 401 \d+\.\d{3}s$", server.log_text(), re.M
     )
     assert not list(tmp_path.glob("*access.log"))
+
+
+def test_a_client_is_logged_by_its_own_address_whatever_address_it_claims(up):
+    """No proxy is trusted to name the client: a script on this machine that said another address in
+    X-Forwarded-For was logged, and its votes counted, as that address."""
+    log = up.db.with_name("runs-access.log")
+    before = len(entries(log))
+    claimed = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https"}
+    status, _ = up.call("POST", "/api/runs/r-claimed/cancel", headers=claimed)
+    assert status == 404
+    found = entries(log, wanted=before + 1)
+    assert said(found, "presenter", "POST", "/api/runs/r-claimed/cancel", "404"), found[before:]
+    assert not any(e["address"] == "203.0.113.9" for e in found)

@@ -5,8 +5,13 @@ and the answer, hidden until the reveal, checked against what the ranks' buffers
 from __future__ import annotations
 
 import contextlib
+import itertools
+import json
+import random
 import secrets
+import socket
 import time
+from http.client import HTTPConnection
 
 import pytest
 import segno
@@ -286,3 +291,53 @@ def test_the_presenter_closes_voting_before_the_reveal(up, ring):
         poll["choices"]
     )
     up.call("POST", f"/api/polls/{poll['id']}/reveal")
+
+
+def test_where_the_right_choice_stands_cannot_be_worked_out_from_the_polls_id(up, ring):
+    """The choices are shuffled once, where no page can replay it: seeded with the poll's id, which
+    every page reads, the shuffle told a phone the right choice's place before the reveal."""
+    replayed = []
+    for rank, step in itertools.product(range(4), range(3)):
+        asked = {"run_id": ring["id"], "question": "holds", "rank": rank, "step": step}
+        status, poll = up.call("POST", "/api/polls", asked)
+        assert status == 201, poll
+        places = list(range(len(poll["choices"])))
+        random.Random(poll["id"]).shuffle(places)  # where the first choice, the right one, went
+        status, revealed = up.call("POST", f"/api/polls/{poll['id']}/reveal")
+        assert status == 200, revealed
+        replayed.append(revealed["answers"] == [places.index(0)])
+    assert not all(replayed), "a page that replays the shuffle finds every answer"
+
+
+def vote_from(up, source: str, poll_id: str) -> tuple[int, dict]:
+    """A script's vote from `source`: a page's socket opened for its ballot, the vote, the socket
+    closed again."""
+    port = int(up.url.rsplit(":", 1)[1])
+    sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+    with connect(up.ws_url("/ws"), sock=sock) as page:
+        ballot = heard(page, lambda m: m["type"] == "snapshot")["ballot"]
+        http = HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+        body = json.dumps({"ballot": ballot, "choice": 0})
+        http.request("POST", f"/api/polls/{poll_id}/votes", body, {"Content-Type": "application/json"})
+        answer = http.getresponse()
+        said = json.loads(answer.read())
+        http.close()
+    return answer.status, said
+
+
+def test_a_script_that_reconnects_for_each_vote_casts_no_more_than_its_address_keeps_pages(up, ring):
+    """Each new page is handed a new ballot: a script that opened a socket, voted and closed it,
+    over and over from one address, counted 238 votes a second, up to the poll's 20,000."""
+    limits = up.call("GET", "/metrics", token=None)[1].splitlines()
+    (line,) = [x for x in limits if x.startswith("ringside_connections_per_address_limit ")]
+    most = int(float(line.split()[1]))
+    asked = {"run_id": ring["id"], "question": "holds", "rank": 1, "step": 1}
+    status, poll = up.call("POST", "/api/polls", asked)
+    assert status == 201, poll
+    script = [vote_from(up, "127.0.0.23", poll["id"]) for _ in range(most + 1)]
+    assert [status for status, _ in script[:most]] == [202] * most
+    status, refused = script[most]
+    assert status == 409 and refused["detail"]["field"] == "ballot", refused
+    assert vote_from(up, "127.0.0.24", poll["id"])[0] == 202, "another address votes as before"
+    status, revealed = up.call("POST", f"/api/polls/{poll['id']}/reveal")
+    assert status == 200 and revealed["votes"] == most + 1, revealed

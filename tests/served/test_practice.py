@@ -7,8 +7,11 @@ practised until its reveal."""
 from __future__ import annotations
 
 import contextlib
+import json
 import secrets
+import socket
 import time
+from http.client import HTTPConnection
 
 import pytest
 from recorded import truth
@@ -139,3 +142,36 @@ def test_a_run_a_poll_holds_is_practised_only_after_its_reveal(up):
         assert status == 200 and len(asked["cells"]) == len(run["steps"])
         cell = asked["cells"][0]
         assert answer(up, held, ballot, 0, truth(run, cell["rank"], cell["chunk"], 0))[1]["right"] is True
+
+
+def answer_from(up, source: str, run_id: str, step: int) -> tuple[int, dict]:
+    """A script's answer from `source`: a page's socket opened for its ballot, the answer, the socket
+    closed again."""
+    port = int(up.url.rsplit(":", 1)[1])
+    sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+    with connect(up.ws_url("/ws"), sock=sock) as page:
+        ballot = heard(page, lambda m: m["type"] == "snapshot")["ballot"]
+        http = HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+        body = json.dumps({"ballot": ballot, "step": step, "value": 1})
+        http.request("POST", f"/api/practice/{run_id}/answers", body, {"Content-Type": "application/json"})
+        said = http.getresponse()
+        status, body = said.status, json.loads(said.read())
+        http.close()
+    return status, body
+
+
+def test_a_script_that_reconnects_for_each_answer_gives_no_more_than_its_address_keeps_pages(up, ring):
+    """Each new page is handed a new ballot: a script that opened a socket, answered and closed it,
+    over and over from one address, filled the presenter's chart with as many answers as it liked."""
+    lines = up.call("GET", "/metrics", token=None)[1].splitlines()
+    (line,) = [x for x in lines if x.startswith("ringside_connections_per_address_limit ")]
+    most = int(float(line.split()[1]))
+    step = next(cell["step"] for cell in up.call("GET", f"/api/practice/{ring['id']}")[1]["cells"] if cell)
+    before = {s["step"]: s["answered"] for s in tally(up, ring["id"])}.get(step, 0)
+    script = [answer_from(up, "127.0.0.33", ring["id"], step) for _ in range(most + 1)]
+    assert [status for status, _ in script[:most]] == [201] * most
+    status, refused = script[most]
+    assert status == 409 and refused["detail"]["field"] == "ballot", refused
+    assert answer_from(up, "127.0.0.34", ring["id"], step)[0] == 201, "another address answers as before"
+    counted = {s["step"]: s["answered"] for s in tally(up, ring["id"])}
+    assert counted[step] == before + most + 1

@@ -33,15 +33,22 @@ def checksum(values: np.ndarray, itemsize: int) -> int:
 
 
 def state(values: np.ndarray, chunk: int, level: str, itemsize: int) -> ChunkState:
-    """One chunk as a rank reports it: every value at `full`, else a preview and its figures."""
-    items = values.tolist()
-    if not items:
+    """One chunk as a rank reports it: every value at `full`, else a preview and its figures, read
+    in numpy (a summary's chunk may hold millions of values: as Python numbers they took seconds)."""
+    if not len(values):
         return ChunkState(chunk=chunk, preview=[], checksum=0)
-    # a summary's sum as the rank adds it: in the tensor's own precision (16-bit floats in float32)
-    total = sum(items) if level == "full" else values.sum(dtype=np.float32 if itemsize == 2 else None).item()
-    figures = {"preview": items[:PREVIEW], "min": min(items), "max": max(items), "sum": total}
+    if level == "full":
+        items = values.tolist()
+        figures = {"values": items, "preview": items[:PREVIEW], "min": min(items), "max": max(items)}
+        return ChunkState(chunk=chunk, sum=sum(items), checksum=checksum(values, itemsize), **figures)
     return ChunkState(
-        chunk=chunk, values=items if level == "full" else None, checksum=checksum(values, itemsize), **figures
+        chunk=chunk,
+        preview=values[:PREVIEW].tolist(),
+        min=values.min().item(),
+        max=values.max().item(),
+        # as the rank adds it: in the tensor's own precision (16-bit floats in float32)
+        sum=values.sum(dtype=np.float32 if itemsize == 2 else None).item(),
+        checksum=checksum(values, itemsize),
     )
 
 
