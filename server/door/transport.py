@@ -17,7 +17,7 @@ route it is for. Three bounds an anonymous client could otherwise push past:
 - a ping is answered only while the peer reads what it is sent: uvicorn wrote every pong
   whatever its write buffer held, so a viewer that sent pings and read nothing grew that buffer
   by what it sent (600 MB in 40 s from one anonymous socket), held until it hung up;
-- a long message to a websocket leaves in fragments, each once the transport has room: uvicorn wrote
+- a long message to a viewer's socket leaves in fragments, each once the transport has room: uvicorn wrote
   it whole, and each socket that read nothing held a copy of a run's megabytes;
 - a websocket whose peer answers no keepalive ping in time is dropped at once: uvicorn closed it
   gracefully, which waits until the peer reads what is buffered for it, and one that reads nothing
@@ -282,7 +282,13 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
 
     async def send(self, message) -> None:
         text = message.get("text") if message["type"] == "websocket.send" else None
-        if text is not None and len(text) > FRAGMENT and self.handshake_complete and not self.close_sent:
+        if (
+            text is not None
+            and len(text) > FRAGMENT
+            and self.socket_kind == "viewer"  # one sender (fanout.py's pump): no message comes between
+            and self.handshake_complete
+            and not self.close_sent
+        ):
             await self._send_in_fragments(text)
             return
         await super().send(message)
@@ -292,8 +298,7 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     async def _send_in_fragments(self, text: str) -> None:
         """A long text message, FRAGMENT characters a frame, each written once the transport has room.
         uvicorn wrote a message whole: a run's, megabytes, was copied into the transport of every
-        viewer that read nothing, and held there (64 such sockets from one address: 67 MiB). A
-        viewer's socket has one sender (fanout.py's pump), so no other message comes between."""
+        viewer that read nothing, and held there (64 such sockets from one address: 67 MiB)."""
         for start in range(0, len(text), FRAGMENT):
             await self.writable.wait()
             if self.disconnected or self.close_sent or self.transport.is_closing():
