@@ -2,8 +2,8 @@
 following: at every stage the presenter runs the stage's own run (the inputs typed in, verified
 against torch's), its question asked first where it has one, and each phone shows the presenter's
 stage, caption, code and printed output, and its run; a question's printed output (its answer)
-only after the reveal. `ringside up`'s world is resized to each stage's ranks (three, then four), the
-phones staying; the Run panel's rank control resizes it too."""
+only after the reveal, on the projector too. `ringside up`'s world is resized to each stage's ranks
+(three, then four), the phones staying; the Run panel's rank control resizes it too."""
 
 from __future__ import annotations
 
@@ -58,6 +58,9 @@ def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, l
         presenter.keyboard.press("u")
         if stage["question"]:  # asked before its run: the room votes on it, then the presenter reveals
             presenter.wait_for_function("window.ringside.state.poll?.state === 'open'", timeout=60_000)
+            # the room reads the projector: what the stage prints waits for the reveal there too
+            expect(presenter.locator("#lesson-code")).to_be_visible()
+            expect(presenter.locator("#lesson-prints")).to_have_text("")
             for phone in phones:
                 phone.wait_for_function("window.ringside.state.poll?.state === 'open'")
                 expect(phone.locator("#lesson-caption")).to_have_text(stage["caption"][lang])
