@@ -10,7 +10,7 @@ import { onLanguage, tr } from "rs/i18n/i18n.js";
 import { arrivalsOf, laneNeed } from "rs/stage/arrivals.js";
 import { drawCard, drawnChunks, drawOutsider, hasAside, insideOf, LEAST, paintCard, valueFont } from "rs/stage/cards.js";
 import { showFormula } from "rs/stage/formulas.js";
-import { needs } from "rs/stage/grid.js";
+import { MAX_VALUE, needs } from "rs/stage/grid.js";
 import { arrange, stacks } from "rs/stage/layout.js";
 import { drawArrows, drawSums, flights, hideTokens, moveTokens } from "rs/stage/transfers.js";
 
@@ -162,6 +162,9 @@ export class Stage extends EventTarget {
     this.least = this.projected ? px(PROJECTED) : 0;
     // the least a value, and a buffer part's label, is written at: a projector's, a phone's, a desk's
     this.valueLeast = px(this.projected ? PROJECTED : this.column ? LEAST : DESK);
+    // the largest a value is drawn: where a stage is narrow (a poll's card and a lesson beside it),
+    // a unit so small that MAX_VALUE would not read from the back
+    this.largest = Math.max(MAX_VALUE, this.valueLeast);
     const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
     const fit = { want: this.valueLeast, font: (card) => valueFont(this, card) };
     // a buffer's part labels as large as values where that leaves the values room, their asides
