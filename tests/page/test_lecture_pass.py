@@ -1,5 +1,6 @@
 """A lecturer's pass, in a real Chromium against a real `ringside up` with 4 gloo ranks
-and a viewer token: the keys keep working after the mouse touches a control; the keys dialog fits
+and a viewer token: the keys keep working after the mouse touches a control; the slider moves the
+stage, by the mouse and by its keys; the keys dialog fits
 a 1280x720 projector and Esc closes it and every overlay (J, C); Q asks before the run runs, holds
 the room at the inputs and the reveal plays to the step asked about; a run held for a poll shows
 a viewer's token no answer over HTTP (the run, the list, the trace, the compare view) until the
@@ -210,3 +211,29 @@ def test_a_phone_sees_the_caption_with_the_stage_and_the_op_also_exported(up, pa
     assert seen["head_px"] >= 12, f"names and bytes a phone reads: {seen}"
     assert seen["caption"]["bottom"] <= seen["height"] and seen["stage"]["bottom"] <= seen["height"], seen
     offline.screenshot(path=str(SHOTS / "phone-exported.png"))
+
+
+def tab_to(page, target: str, most: int = 30) -> None:
+    """Tab (the keyboard alone) until the control `target` (an id) has the focus."""
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        if page.evaluate(f"document.activeElement.id === '{target}'"):
+            return
+    raise AssertionError(f"#{target} never took the focus from Tab")
+
+
+def test_the_slider_moves_the_stage_by_the_mouse_and_by_its_own_keys(up, page_for):
+    page = presenter_page(up, page_for)
+    run = up.run(collective="all_reduce", algorithm="ring", count=4, **LECTURE)
+    on_stage(page, run["id"])
+    page.evaluate("window.ringside.player.pause(); window.ringside.player.go(-1)")
+    slider = page.locator("#slider")
+    box = slider.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.9, box["y"] + box["height"] / 2)
+    page.wait_for_function("window.ringside.player.step > 0", timeout=5_000)
+    shown = page.evaluate("window.ringside.player.step")
+    expect(slider).to_have_value(str(shown))
+    tab_to(page, "slider")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"window.ringside.player.step === {shown - 1}", timeout=5_000)
+    expect(slider).to_have_value(str(shown - 1))
