@@ -1,12 +1,11 @@
 """A lecturer's pass, in a real Chromium against a real `ringside up` with 4 gloo ranks
 and a viewer token: the keys keep working after the mouse touches a control; the slider moves the
-stage, by the mouse and by its keys; the keys dialog fits
-a 1280x720 projector and Esc closes it and every overlay (J, C); Q asks before the run runs, holds
-the room at the inputs and the reveal plays to the step asked about; a run held for a poll shows
-a viewer's token no answer over HTTP (the run, the list, the trace, the compare view) until the
-reveal; and a phone
-sees the caption with the stage, the op in the title, also on an exported page.
-Screenshots go to /tmp/shots/ (not committed)."""
+stage, by the mouse and by its keys; a checkbox or the slider reached with Tab leaves the page its
+keys; the keys dialog fits a 1280x720 projector and Esc closes it and every overlay (J, C); Q asks
+before the run runs, holds the room at the inputs and the reveal plays to the step asked about; a
+run held for a poll shows a viewer's token no answer over HTTP (the run, the list, the trace, the
+compare view) until the reveal; and a phone sees the caption with the stage, the op in the title,
+also on an exported page. Screenshots go to /tmp/shots/ (not committed)."""
 
 from __future__ import annotations
 
@@ -237,3 +236,31 @@ def test_the_slider_moves_the_stage_by_the_mouse_and_by_its_own_keys(up, page_fo
     page.keyboard.press("ArrowLeft")
     page.wait_for_function(f"window.ringside.player.step === {shown - 1}", timeout=5_000)
     expect(slider).to_have_value(str(shown - 1))
+
+
+def test_the_keys_work_on_a_checkbox_or_slider_reached_with_tab(up, page_for):
+    """A keyboard-only lecturer who tabbed to the slider or to 'follow live' (to turn it with Space)
+    still steps and runs from the keys: the control keeps only the keys it uses itself."""
+    page = presenter_page(up, page_for)
+    key, strip = page.keyboard.press, page.locator("#pick b")
+    run = up.run(collective="all_reduce", algorithm="ring", count=4, **LECTURE)
+    on_stage(page, run["id"])
+    page.evaluate("window.ringside.player.pause(); window.ringside.player.go(-1)")
+    tab_to(page, "slider")
+    key("ArrowRight")  # the slider's own key: a step on
+    page.wait_for_function("window.ringside.player.step === 0", timeout=5_000)
+    key("3")
+    key("Enter")  # the page's: to step 3
+    page.wait_for_function("window.ringside.player.step === 2", timeout=5_000)
+    assert page.evaluate("document.activeElement.id") == "slider", "the slider keeps the focus"
+    tab_to(page, "follow")
+    key(" ")  # the checkbox's own key: it turns
+    expect(page.locator("#follow")).not_to_be_checked()
+    key(" ")
+    expect(page.locator("#follow")).to_be_checked()
+    text = strip.inner_text()
+    key("a")  # the page's: the next algorithm
+    expect(strip, "A on a checkbox reached with Tab").not_to_have_text(text)
+    with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
+        key("r")
+    on_stage(page, posted.value.json()["id"])
