@@ -1,11 +1,12 @@
 """A lecturer's pass, in a real Chromium against a real `ringside up` with 4 gloo ranks
 and a viewer token: the keys keep working after the mouse touches a control; the slider moves the
 stage, by the mouse and by its keys; a checkbox or the slider reached with Tab leaves the page its
-keys; the keys dialog fits a 1280x720 projector and Esc closes it and every overlay (J, C); Q asks
-before the run runs, holds the room at the inputs and the reveal plays to the step asked about; a
-run held for a poll shows a viewer's token no answer over HTTP (the run, the list, the trace, the
-compare view) until the reveal; and a phone sees the caption with the stage, the op in the title,
-also on an exported page. Screenshots go to /tmp/shots/ (not committed)."""
+keys, and the focus Tab moves shows from the back row; the keys dialog fits a 1280x720 projector
+and Esc closes it and every overlay (J, C); Q asks before the run runs, holds the room at the
+inputs and the reveal plays to the step asked about; a run held for a poll shows a viewer's token
+no answer over HTTP (the run, the list, the trace, the compare view) until the reveal; and a phone
+sees the caption with the stage, the op in the title, also on an exported page. Screenshots go to
+/tmp/shots/ (not committed)."""
 
 from __future__ import annotations
 
@@ -264,3 +265,13 @@ def test_the_keys_work_on_a_checkbox_or_slider_reached_with_tab(up, page_for):
     with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
         key("r")
     on_stage(page, posted.value.json()["id"])
+
+
+def test_the_focus_reached_with_tab_shows_on_a_projector(up, page_for):
+    page = presenter_page(up, page_for)
+    for control in ("present", "play", "slider", "follow"):
+        tab_to(page, control)
+        ring = page.evaluate("""() => { const s = getComputedStyle(document.activeElement);
+            return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }""")
+        assert ring[0] == "solid" and ring[1] >= 3, f"#{control}'s focus from the back row: {ring}"
+    page.screenshot(path=str(SHOTS / "focus-follow-1280x720.png"))
