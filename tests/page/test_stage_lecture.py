@@ -300,3 +300,17 @@ def test_two_cells_values_side_by_side_read_apart(up, page_for):
         assert gaps[0][0] >= 0.35, f"step {step}: {gaps[0][1]!r} and {gaps[0][2]!r} {gaps[0][0]:.2f} em apart"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "projector-values-apart.png"))
+
+
+def test_the_note_that_values_read_too_small_fits_a_narrow_stage(up, lecture):
+    run = up.run(collective="all_to_all", algorithm="pairwise", count=P, **LECTURE)
+    page = lecture(run)
+    page.add_style_tag(
+        content="body.present #stage { flex: none; width: 480px; height: 200px; min-height: 0 }"
+    )
+    page.wait_for_function("window.ringside.stage.underFloor === true")
+    inside = page.evaluate("""() => {
+        const note = document.querySelector('#stage text.under-floor').getBoundingClientRect();
+        const stage = document.getElementById('stage').getBoundingClientRect();
+        return [note.left - stage.left, stage.right - note.right]; }""")
+    assert min(inside) >= 0, f"the note cut at the stage's edges: {inside} px inside"

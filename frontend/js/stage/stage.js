@@ -12,6 +12,7 @@ import { drawCard, drawnChunks, drawOutsider, hasAside, insideOf, LEAST, paintCa
 import { showFormula } from "rs/stage/formulas.js";
 import { MAX_VALUE, needs } from "rs/stage/grid.js";
 import { arrange, stacks } from "rs/stage/layout.js";
+import { textWidth } from "rs/stage/measure.js";
 import { drawArrows, drawSums, flights, hideTokens, moveTokens } from "rs/stage/transfers.js";
 
 export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
@@ -209,11 +210,13 @@ export class Stage extends EventTarget {
     return this.projected && placed.font < this.valueLeast ? this.placeIn(run) : placed;
   }
 
-  /** A note on the stage where no layout writes the values at the size that reads. */
+  /** A note on the stage where no layout writes the values at the size that reads: as wide as the
+   * stage at most (a narrow one: a lesson and a poll's card beside it). */
   drawUnderFloor(scene) {
-    const font = Math.max(this.least, 14 / this.scale());
+    const words = tr("values smaller than reads from the back: fewer ranks or a larger screen");
+    const font = Math.min(Math.max(this.least, 14 / this.scale()), (this.width - 8) / textWidth(words, 1, "floor"));
     el("text", { class: "under-floor", x: this.width / 2, y: this.height - font * 0.4, "font-size": font },
-      scene).textContent = tr("values smaller than reads from the back: fewer ranks or a larger screen");
+      scene).textContent = words;
   }
 
   /** A phone's stage made `height` units tall (a unit is a pixel there): the page scrolls to it. */
