@@ -26,6 +26,17 @@ SHOTS = Path("/tmp/shots")
 LECTURE = {"capture": "full", "pattern": "digits", "iterations": 1, "warmup": 0}
 
 
+# The words on a rank's card (its name, its bytes) that the poll's mark on it covers.
+COVERED = """(rank) => {
+    const mark = document.querySelector('#stage .asked circle').getBoundingClientRect();
+    const card = document.querySelector(`#stage .card[data-rank="${rank}"]`).getBoundingClientRect();
+    const on = (b, c) => b.left < c.right && c.left < b.right && b.top < c.bottom && c.top < b.bottom;
+    const words = [...document.querySelectorAll('#stage text.name, #stage text.bytes')]
+        .filter((t) => on(t.getBoundingClientRect(), card));
+    return words.length ? words.filter((t) => on(t.getBoundingClientRect(), mark)).map((t) => t.textContent)
+        : ['no words on the card'];
+}"""
+
 pytestmark = pytest.mark.cluster(env={"RINGSIDE_VIEWER_TOKEN": VIEWER})
 
 
@@ -130,6 +141,10 @@ def test_a_question_asked_before_its_run_holds_the_room_at_the_inputs_and_shows_
     assert poll["step"] == 0 and poll["state"] == "open" and poll["run_id"] == run["id"], poll
     on_stage(presenter, run["id"])
     assert presenter.evaluate("window.ringside.player.step") == -1, "the stage holds at the inputs"
+    # the asked rank's mark covers none of its card's words: its name and its bytes still read
+    presenter.wait_for_function("document.querySelector('#stage .asked circle')")
+    covered = presenter.evaluate(COVERED, poll["rank"])
+    assert covered == [], f"the mark over rank {poll['rank']}'s {covered}"
 
     # what a viewer's token reads meanwhile: the plan and the inputs, no answer
     status, seen = as_viewer(up, f"/api/runs/{run['id']}")
