@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import urllib.request
 from pathlib import Path
 
@@ -290,3 +291,32 @@ def test_the_focus_reached_with_tab_shows_on_a_projector(up, page_for):
             return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }""")
         assert ring[0] == "solid" and ring[1] >= 3, f"#{control}'s focus from the back row: {ring}"
     page.screenshot(path=str(SHOTS / "focus-follow-1280x720.png"))
+
+
+def test_the_asked_rank_is_marked_when_the_poll_opens_before_the_ask_is_answered(up, page_for):
+    """On a busy laptop the held run can end, and the socket say the poll opened, before the answer to
+    the presenter's POST arrives: the "?" still marks the rank asked about."""
+    page = presenter_page(up, page_for)
+
+    def answered_late(route):
+        if route.request.method != "POST":
+            return route.continue_()
+        response = route.fetch()  # the server's own answer, handed on once the poll has opened
+        poll_id, deadline = response.json()["id"], time.monotonic() + 60
+        while (up.call("GET", "/api/polls/current")[1].get("poll") or {}).get("id") != poll_id or (
+            up.call("GET", "/api/polls/current")[1]["poll"]["state"] != "open"
+        ):
+            assert time.monotonic() < deadline, "the poll never opened"
+            time.sleep(0.05)
+        route.fulfill(response=response)
+
+    page.route("**/api/polls", answered_late)
+    names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
+    page.keyboard.press(str((names.index("all_reduce") + 1) % 10))
+    expect(page.locator("#pick b")).to_have_text(re.compile(r"^all_reduce · ring · "))
+    page.keyboard.press("q")
+    page.keyboard.press("1")
+    expect(page.locator("#poll")).to_have_attribute("data-state", "open", timeout=60_000)
+    page.wait_for_function("document.querySelector('#stage .asked circle')", timeout=10_000)
+    page.keyboard.press("Enter")  # revealed: the room moves on
+    expect(page.locator("#poll")).to_have_attribute("data-state", "revealed")

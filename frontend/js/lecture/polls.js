@@ -124,6 +124,7 @@ export class Polls {
       this.asked = { id: poll.id, rank: holds ? rank : null, step: holds ? step : null };
       this.state.submitted = poll.run_id; // the run asked about takes the stage when it starts
       this.show(poll);
+      this.mark(); // the socket may have said it opened before this answer came, the rank not known then
     } catch (err) {
       this.note = why(err);
       this.render();
