@@ -163,9 +163,10 @@ export class Stage extends EventTarget {
     this.least = this.projected ? px(PROJECTED) : 0;
     // the least a value, and a buffer part's label, is written at: a projector's, a phone's, a desk's
     this.valueLeast = px(this.projected ? PROJECTED : this.column ? LEAST : DESK);
-    // the largest a value is drawn: where a stage is narrow (a poll's card and a lesson beside it),
-    // a unit so small that MAX_VALUE would not read from the back
-    this.largest = Math.max(MAX_VALUE, this.valueLeast);
+    // the largest a value is drawn: on a projector as large as on a whole-width stage, in px, where
+    // the stage is narrow (a poll's card and a lesson beside it: a unit so small that MAX_VALUE
+    // would not even read from the back)
+    this.largest = Math.max(MAX_VALUE, this.valueLeast, this.projected ? MAX_VALUE / this.scale() : 0);
     const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
     const fit = { want: this.valueLeast, font: (card) => valueFont(this, card) };
     // a buffer's part labels as large as values where that leaves the values room, their asides
