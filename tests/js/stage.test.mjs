@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 const { arithmetic, division, exact, wrap } = await import("rs/core/format.js");
-const { cellsIn, formsOf, gridOf, needs, partsOf } = await import("rs/stage/grid.js");
+const { cellsIn, formsOf, GAP, gridOf, needs, partsOf } = await import("rs/stage/grid.js");
 const { overlaps, place } = await import("rs/stage/labels.js");
 const { divisionFrame, replay, extend, firstFrame } = await import("rs/stage/replay.js");
 const { trafficByFrame } = await import("rs/stage/stage.js");
@@ -22,7 +22,11 @@ test("a cell writes its values, a summary's range, or where an origin run's data
 
 test("a card's cells take the grid that writes its values largest: a second row, parts one under another", () => {
   const one = partsOf([0, 1, 2, 3]);
-  assert.deepEqual(gridOf(one, 4, 400, 30), { cols: 4, side: false, font: (100 - 4) / 4 }, "wide: one row");
+  assert.deepEqual(
+    gridOf(one, 4, 400, 30),
+    { cols: 4, side: false, font: (100 - 4) / (4 + GAP) },
+    "wide: one row",
+  );
   assert.equal(gridOf(one, 2, 100, 200).cols, 1, "narrow and tall: a column");
   const halves = partsOf(
     [0, 1, 2, 3],

@@ -200,6 +200,7 @@ def test_the_picker_switches_without_a_reload_and_a_reload_keeps_the_pick(up, co
     expect(page.locator("#player label").first).to_contain_text("속도")
     assert page.evaluate("document.documentElement.lang") == "ko"
     assert page.get_attribute("#back", "title") == "한 단계 뒤로 (←)"
+    assert page.get_attribute("#stage", "aria-label") == "랭크와 버퍼"  # an <svg>'s own name, read out
     run = up.run(collective="broadcast", algorithm="binomial_tree", count=4, pattern="digits", capture="full")
     page.wait_for_function(
         f"window.ringside.player.run?.id === '{run['id']}' && "
@@ -216,6 +217,7 @@ def test_the_picker_switches_without_a_reload_and_a_reload_keeps_the_pick(up, co
     page.select_option("#lang", "en")
     expect(page.locator("#caption")).to_contain_text(f"Step 1 of {len(run['steps'])}")
     expect(page.locator("#present")).to_have_text("Lecture")
+    assert page.get_attribute("#stage", "aria-label") == "ranks and their buffers"
     page.select_option("#lang", "ko")
     page.reload()
     expect(page.locator("#present")).to_have_text("강의")

@@ -1,16 +1,18 @@
 """A lecturer's pass, in a real Chromium against a real `ringside up` with 4 gloo ranks
-and a viewer token: the keys keep working after the mouse touches a control; the keys dialog fits
-a 1280x720 projector and Esc closes it and every overlay (J, C); Q asks before the run runs, holds
-the room at the inputs and the reveal plays to the step asked about; a run held for a poll shows
-a viewer's token no answer over HTTP (the run, the list, the trace, the compare view) until the
-reveal; and a phone
-sees the caption with the stage, the op in the title, also on an exported page.
-Screenshots go to /tmp/shots/ (not committed)."""
+and a viewer token: the keys keep working after the mouse touches a control; the slider moves the
+stage, by the mouse and by its keys; a checkbox or the slider reached with Tab leaves the page its
+keys, and the focus Tab moves shows from the back row; the keys dialog fits a 1280x720 projector
+and Esc closes it and every overlay (J, C); Q asks before the run runs, holds the room at the
+inputs and the reveal plays to the step asked about; a run held for a poll shows a viewer's token
+no answer over HTTP (the run, the list, the trace, the compare view) until the reveal; and a phone
+sees the caption with the stage, the op in the title, also on an exported page. Screenshots go to
+/tmp/shots/ (not committed)."""
 
 from __future__ import annotations
 
 import json
 import re
+import time
 import urllib.request
 from pathlib import Path
 
@@ -24,6 +26,17 @@ VIEWER = "viewer-token-for-the-pass"
 SHOTS = Path("/tmp/shots")
 LECTURE = {"capture": "full", "pattern": "digits", "iterations": 1, "warmup": 0}
 
+
+# The words on a rank's card (its name, its bytes) that the poll's mark on it covers.
+COVERED = """(rank) => {
+    const mark = document.querySelector('#stage .asked circle').getBoundingClientRect();
+    const card = document.querySelector(`#stage .card[data-rank="${rank}"]`).getBoundingClientRect();
+    const on = (b, c) => b.left < c.right && c.left < b.right && b.top < c.bottom && c.top < b.bottom;
+    const words = [...document.querySelectorAll('#stage text.name, #stage text.bytes')]
+        .filter((t) => on(t.getBoundingClientRect(), card));
+    return words.length ? words.filter((t) => on(t.getBoundingClientRect(), mark)).map((t) => t.textContent)
+        : ['no words on the card'];
+}"""
 
 pytestmark = pytest.mark.cluster(env={"RINGSIDE_VIEWER_TOKEN": VIEWER})
 
@@ -129,6 +142,10 @@ def test_a_question_asked_before_its_run_holds_the_room_at_the_inputs_and_shows_
     assert poll["step"] == 0 and poll["state"] == "open" and poll["run_id"] == run["id"], poll
     on_stage(presenter, run["id"])
     assert presenter.evaluate("window.ringside.player.step") == -1, "the stage holds at the inputs"
+    # the asked rank's mark covers none of its card's words: its name and its bytes still read
+    presenter.wait_for_function("document.querySelector('#stage .asked circle')")
+    covered = presenter.evaluate(COVERED, poll["rank"])
+    assert covered == [], f"the mark over rank {poll['rank']}'s {covered}"
 
     # what a viewer's token reads meanwhile: the plan and the inputs, no answer
     status, seen = as_viewer(up, f"/api/runs/{run['id']}")
@@ -210,3 +227,96 @@ def test_a_phone_sees_the_caption_with_the_stage_and_the_op_also_exported(up, pa
     assert seen["head_px"] >= 12, f"names and bytes a phone reads: {seen}"
     assert seen["caption"]["bottom"] <= seen["height"] and seen["stage"]["bottom"] <= seen["height"], seen
     offline.screenshot(path=str(SHOTS / "phone-exported.png"))
+
+
+def tab_to(page, target: str, most: int = 30) -> None:
+    """Tab (the keyboard alone) until the control `target` (an id) has the focus."""
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        if page.evaluate(f"document.activeElement.id === '{target}'"):
+            return
+    raise AssertionError(f"#{target} never took the focus from Tab")
+
+
+def test_the_slider_moves_the_stage_by_the_mouse_and_by_its_own_keys(up, page_for):
+    page = presenter_page(up, page_for)
+    run = up.run(collective="all_reduce", algorithm="ring", count=4, **LECTURE)
+    on_stage(page, run["id"])
+    page.evaluate("window.ringside.player.pause(); window.ringside.player.go(-1)")
+    slider = page.locator("#slider")
+    box = slider.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.9, box["y"] + box["height"] / 2)
+    page.wait_for_function("window.ringside.player.step > 0", timeout=5_000)
+    shown = page.evaluate("window.ringside.player.step")
+    expect(slider).to_have_value(str(shown))
+    tab_to(page, "slider")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"window.ringside.player.step === {shown - 1}", timeout=5_000)
+    expect(slider).to_have_value(str(shown - 1))
+
+
+def test_the_keys_work_on_a_checkbox_or_slider_reached_with_tab(up, page_for):
+    """A keyboard-only lecturer who tabbed to the slider or to 'follow live' (to turn it with Space)
+    still steps and runs from the keys: the control keeps only the keys it uses itself."""
+    page = presenter_page(up, page_for)
+    key, strip = page.keyboard.press, page.locator("#pick b")
+    run = up.run(collective="all_reduce", algorithm="ring", count=4, **LECTURE)
+    on_stage(page, run["id"])
+    page.evaluate("window.ringside.player.pause(); window.ringside.player.go(-1)")
+    tab_to(page, "slider")
+    key("ArrowRight")  # the slider's own key: a step on
+    page.wait_for_function("window.ringside.player.step === 0", timeout=5_000)
+    key("3")
+    key("Enter")  # the page's: to step 3
+    page.wait_for_function("window.ringside.player.step === 2", timeout=5_000)
+    assert page.evaluate("document.activeElement.id") == "slider", "the slider keeps the focus"
+    tab_to(page, "follow")
+    key(" ")  # the checkbox's own key: it turns
+    expect(page.locator("#follow")).not_to_be_checked()
+    key(" ")
+    expect(page.locator("#follow")).to_be_checked()
+    text = strip.inner_text()
+    key("a")  # the page's: the next algorithm
+    expect(strip, "A on a checkbox reached with Tab").not_to_have_text(text)
+    with page.expect_response(lambda r: r.url.endswith("/api/runs") and r.request.method == "POST") as posted:
+        key("r")
+    on_stage(page, posted.value.json()["id"])
+
+
+def test_the_focus_reached_with_tab_shows_on_a_projector(up, page_for):
+    page = presenter_page(up, page_for)
+    for control in ("present", "play", "slider", "follow"):
+        tab_to(page, control)
+        ring = page.evaluate("""() => { const s = getComputedStyle(document.activeElement);
+            return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }""")
+        assert ring[0] == "solid" and ring[1] >= 3, f"#{control}'s focus from the back row: {ring}"
+    page.screenshot(path=str(SHOTS / "focus-follow-1280x720.png"))
+
+
+def test_the_asked_rank_is_marked_when_the_poll_opens_before_the_ask_is_answered(up, page_for):
+    """On a busy laptop the held run can end, and the socket say the poll opened, before the answer to
+    the presenter's POST arrives: the "?" still marks the rank asked about."""
+    page = presenter_page(up, page_for)
+
+    def answered_late(route):
+        if route.request.method != "POST":
+            return route.continue_()
+        response = route.fetch()  # the server's own answer, handed on once the poll has opened
+        poll_id, deadline = response.json()["id"], time.monotonic() + 60
+        while (up.call("GET", "/api/polls/current")[1].get("poll") or {}).get("id") != poll_id or (
+            up.call("GET", "/api/polls/current")[1]["poll"]["state"] != "open"
+        ):
+            assert time.monotonic() < deadline, "the poll never opened"
+            time.sleep(0.05)
+        route.fulfill(response=response)
+
+    page.route("**/api/polls", answered_late)
+    names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
+    page.keyboard.press(str((names.index("all_reduce") + 1) % 10))
+    expect(page.locator("#pick b")).to_have_text(re.compile(r"^all_reduce · ring · "))
+    page.keyboard.press("q")
+    page.keyboard.press("1")
+    expect(page.locator("#poll")).to_have_attribute("data-state", "open", timeout=60_000)
+    page.wait_for_function("document.querySelector('#stage .asked circle')", timeout=10_000)
+    page.keyboard.press("Enter")  # revealed: the room moves on
+    expect(page.locator("#poll")).to_have_attribute("data-state", "revealed")

@@ -2,8 +2,9 @@
 following: at every stage the presenter runs the stage's own run (the inputs typed in, verified
 against torch's), its question asked first where it has one, and each phone shows the presenter's
 stage, caption, code and printed output, and its run; a question's printed output (its answer)
-only after the reveal. `ringside up`'s world is resized to each stage's ranks (three, then four), the
-phones staying; the Run panel's rank control resizes it too."""
+only after the reveal, on the projector too, whose stage, not its caption, takes the room the poll's
+card leaves, its values read from the back. `ringside up`'s world is resized to each stage's ranks
+(three, then four), the phones staying; the Run panel's rank control resizes it too."""
 
 from __future__ import annotations
 
@@ -28,6 +29,19 @@ ROOM_LEFT = """() => {
     const under = rows.filter((r) => r.top >= stage.bottom - 1).map((r) => r.top);
     return [Math.min(...under) - stage.bottom, innerHeight - Math.max(...rows.map((r) => r.bottom))];
 }"""
+
+# How much taller the caption is than its lines (or its least height): the room it takes from the stage.
+CAPTION_SLACK = """() => {
+    const caption = document.getElementById('caption'), lines = document.createRange();
+    lines.selectNodeContents(caption);
+    const least = parseFloat(getComputedStyle(caption).minHeight) || 0;
+    return caption.getBoundingClientRect().height - Math.max(lines.getBoundingClientRect().height, least);
+}"""
+
+# The smallest value written on the stage, in CSS px, and whether the stage says its values read too small.
+VALUES_PX = """() => [Math.min(...[...document.querySelectorAll('#stage g.cell:not(.unused) text.value')]
+    .filter((t) => t.textContent).map((t) => parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a)),
+    window.ringside.stage.underFloor]"""
 
 pytestmark = pytest.mark.cluster(ranks=P)
 
@@ -58,6 +72,15 @@ def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, l
         presenter.keyboard.press("u")
         if stage["question"]:  # asked before its run: the room votes on it, then the presenter reveals
             presenter.wait_for_function("window.ringside.state.poll?.state === 'open'", timeout=60_000)
+            # the room reads the projector: what the stage prints waits for the reveal there too
+            expect(presenter.locator("#lesson-code")).to_be_visible()
+            expect(presenter.locator("#lesson-prints")).to_have_text("")
+            slack = presenter.evaluate(CAPTION_SLACK)
+            assert slack <= 2, f"stage {i}: the caption {slack:.0f} px over its lines, beside the poll"
+            # the stage, narrowed by the card and the lesson beside it, still writes values the back row
+            # reads: a digit in a card that has room for it larger than the least
+            least, under = presenter.evaluate(VALUES_PX)
+            assert least >= 24 and not under, f"stage {i}: values at {least:.1f} px beside the poll's card"
             for phone in phones:
                 phone.wait_for_function("window.ringside.state.poll?.state === 'open'")
                 expect(phone.locator("#lesson-caption")).to_have_text(stage["caption"][lang])

@@ -269,3 +269,48 @@ def test_a_stage_too_low_for_its_values_takes_the_formulas_room_then_says_so(up,
     low_stage.evaluate("(tag) => tag.remove()")
     page.wait_for_function("window.ringside.stage.underFloor === false")
     assert page.evaluate(ROOM) == roomy, "the room given back once the values read again"
+
+
+APART = """() => {
+    const cells = [...document.querySelectorAll('#stage g.cell:not(.unused)')].map((g) => {
+        const t = g.querySelector('text.value'), b = t.getBoundingClientRect();
+        const edge = g.querySelector('rect.edge').getBoundingClientRect();
+        return { text: t.textContent, left: b.left, right: b.right, y: (b.top + b.bottom) / 2,
+                 px: parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a, edge };
+    }).filter((c) => c.text);
+    const gaps = [];
+    for (const a of cells) for (const b of cells) {  // b the next cell along a's row
+        if (Math.abs(a.edge.right - b.edge.left) < 1 && Math.abs(a.y - b.y) < 2)
+            gaps.push([(b.left - a.right) / a.px, a.text, b.text]);
+    }
+    return gaps.sort((x, y) => x[0] - y[0]);
+}"""
+
+
+def test_two_cells_values_side_by_side_read_apart(up, page_for):
+    """A ring all_reduce's sums, two digits a cell, eight to a card: "36 34", never "3634" (the
+    cells' thin edges are lost among their stripes' colours)."""
+    run = up.run(collective="all_reduce", algorithm="ring", count=P, **LECTURE)
+    page = page_for(f"{up.url}/?token={up.presenter}&run={run['id']}&present=1")  # the strip over the stage
+    page.wait_for_function(f"window.ringside.player.run?.id === '{run['id']}'")
+    for step in (len(run["steps"]) // 2, len(run["steps"]) - 1):
+        go(page, step)
+        gaps = page.evaluate(APART)
+        assert gaps, "no values side by side: this tells nothing"
+        assert gaps[0][0] >= 0.35, f"step {step}: {gaps[0][1]!r} and {gaps[0][2]!r} {gaps[0][0]:.2f} em apart"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "projector-values-apart.png"))
+
+
+def test_the_note_that_values_read_too_small_fits_a_narrow_stage(up, lecture):
+    run = up.run(collective="all_to_all", algorithm="pairwise", count=P, **LECTURE)
+    page = lecture(run)
+    page.add_style_tag(
+        content="body.present #stage { flex: none; width: 480px; height: 200px; min-height: 0 }"
+    )
+    page.wait_for_function("window.ringside.stage.underFloor === true")
+    inside = page.evaluate("""() => {
+        const note = document.querySelector('#stage text.under-floor').getBoundingClientRect();
+        const stage = document.getElementById('stage').getBoundingClientRect();
+        return [note.left - stage.left, stage.right - note.right]; }""")
+    assert min(inside) >= 0, f"the note cut at the stage's edges: {inside} px inside"

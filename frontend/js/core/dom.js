@@ -17,9 +17,22 @@ export const sayEach = (id, parts) =>
     return i ? [" · ", part] : [part];
   }));
 
-/** A key typed into a field, or with a modifier: none of the page's shortcuts. */
-export const notAShortcut = (e) => e.target.closest?.("input, select, textarea")
-  || e.ctrlKey || e.metaKey || e.altKey;
+// The keys a focused control that is typed into by none uses itself; the others are the page's, so
+// that a checkbox or the slider reached with Tab does not take R, A or the digits from a lecturer.
+const OWN_KEYS = {
+  checkbox: [" "], radio: [" ", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"],
+  range: ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"],
+};
+
+/** A key typed into a field, one a focused checkbox or slider uses, or with a modifier: none of the
+ * page's shortcuts. */
+export const notAShortcut = (e) => e.ctrlKey || e.metaKey || e.altKey || controlsOwn(e.target, e.key);
+
+function controlsOwn(target, key) {
+  const field = target.closest?.("input, select, textarea");
+  const own = field?.tagName === "INPUT" ? OWN_KEYS[field.type] : null;
+  return own ? own.includes(key) : !!field;
+}
 
 /** F: fullscreen, or out of it. */
 export function toggleFullscreen() {

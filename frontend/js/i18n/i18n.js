@@ -163,9 +163,13 @@ export const onLanguage = (listen) => listeners.push(listen);
 // data-head: a table cell's heading on a phone (CSS .reflow writes it before the cell)
 const ATTRS = ["title", "aria-label", "placeholder", "data-head"];
 /** Whether `node` is drawn by SVG (the stage, a chart), or said from a server's phrases ([data-said]):
- * its words are its drawer's, in the page's language already. */
-const drawn = (node) =>
-  !!(node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement)?.closest("svg, [data-said]");
+ * its words are its drawer's, in the page's language already. An <svg> in the page's HTML is not:
+ * its own name (the stage's aria-label) is the page's. */
+const drawn = (node) => {
+  const el = node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement;
+  return !!(outerSvg(el) ? el.parentElement : el)?.closest("svg, [data-said]");
+};
+const outerSvg = (el) => el instanceof SVGSVGElement && !(el.parentElement instanceof SVGElement);
 
 /** The picker in the header, the page in its language, and what the modules write later too. */
 export class Languages {
@@ -238,6 +242,7 @@ export class Languages {
       if (n.nodeType === Node.TEXT_NODE) this.localizeText(n);
       else this.localizeAttrs(n);
     }
+    for (const svg of root.querySelectorAll("svg")) if (!drawn(svg)) this.localizeAttrs(svg);
   }
 
   /** Switch the page to `next` (its table loaded first); picked, it is remembered for this tab and as

@@ -2,7 +2,8 @@
 // its next stage: the stage's run with the inputs typed in, or its question first (the run held until
 // the reveal, polls.js). Beside the stage, its caption in the page's language, its code and what each
 // rank prints. The stage shown is part of the presenter's view, so the phones show it too; what a
-// stage with a question prints is its answer, which a phone reads once the question is revealed.
+// stage with a question prints is its answer, which a phone reads once the question is revealed, and
+// the projector, which the room reads too, shows only then.
 // A stage on another number of ranks resizes the world first where the server started its ranks
 // (the catalog's max_ranks says how far: POST /api/cluster/size); elsewhere it runs on the first
 // ranks of a larger world, and a larger stage says how to start one.
@@ -18,7 +19,8 @@ export class Lesson {
   lesson = null;
   at = null; // the stage shown (0-based), or none
   asked = new Set(); // stages whose printed output was asked for
-  routes = { poll: (m) => m.poll.state === "revealed" && this.prints() };
+  revealed = new Set(); // question stages whose question was revealed since they came on: what they print shows
+  routes = { poll: (m) => m.poll.state === "revealed" && this.answered() };
 
   /** `onSubmitted(id)`: a stage's run was made (it takes the stage); `onMoved()`: the stage changed. */
   constructor({ state, polls, onSubmitted, onMoved }) {
@@ -39,6 +41,7 @@ export class Lesson {
     // a question still open holds the stage: U would show what answers it
     if (HOLDING.includes(this.state.poll?.state)) return say("caption", "The stage holds: Enter reveals the answer");
     this.at = this.at == null ? 0 : (this.at + 1) % stages.length;
+    this.revealed.delete(this.at); // asked again
     if (this.state.poll?.state === "revealed") this.polls.close(); // the last stage's question, answered
     this.show();
     const stage = stages[this.at], q = stage.question, world = await this.fit(stage);
@@ -76,6 +79,15 @@ export class Lesson {
   follow(at) {
     if (at === this.at) return;
     this.at = at ?? null;
+    this.revealed.delete(this.at); // come on again: its question asked again
+    this.show();
+    this.prints();
+  }
+
+  /** A question revealed: the stage on shows what it prints. */
+  answered() {
+    if (this.at == null) return;
+    this.revealed.add(this.at);
     this.show();
     this.prints();
   }
@@ -86,8 +98,10 @@ export class Lesson {
     if (!stage?.question || stage.prints != null || this.asked.has(at)) return;
     this.asked.add(at);
     const got = await api(`/api/lesson/stages/${at}/prints`).catch(() => null);
-    if (got) stage.prints = got.prints;
-    else this.asked.delete(at); // not yet: asked again at the reveal
+    if (got) {
+      stage.prints = got.prints;
+      this.revealed.add(at); // the server gives it once a question was revealed on that stage
+    } else this.asked.delete(at); // not yet: asked again at the reveal
     if (this.at === at) this.show();
   }
 
@@ -99,7 +113,8 @@ export class Lesson {
     say("lesson-title", `${title[lang] ?? title.en} · ${this.at + 1}/${stages.length}`);
     say("lesson-caption", stage.caption[lang] ?? stage.caption.en);
     $("lesson-snippet").textContent = (stage.code ?? "").trim();
-    $("lesson-prints").textContent = (stage.prints ?? "").trim();
+    const answer = stage.question && !this.revealed.has(this.at); // the presenter has it: the room does not yet
+    $("lesson-prints").textContent = answer ? "" : (stage.prints ?? "").trim();
     $("lesson-code").hidden = !stage.code && !stage.prints;
     const world = this.state.worldSize, n = stage.ranks, most = this.state.maxRanks;
     say("lesson-ranks", n === world || this.resizes(n) ? ""

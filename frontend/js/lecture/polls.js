@@ -124,6 +124,7 @@ export class Polls {
       this.asked = { id: poll.id, rank: holds ? rank : null, step: holds ? step : null };
       this.state.submitted = poll.run_id; // the run asked about takes the stage when it starts
       this.show(poll);
+      this.mark(); // the socket may have said it opened before this answer came, the rank not known then
     } catch (err) {
       this.note = why(err);
       this.render();
@@ -248,8 +249,9 @@ export class Polls {
     const { w, h } = stage.card, r = Math.max(16, stage.head * 0.7),
       g = el("g", { class: "asked" }, stage.names);
     el("rect", { x: at.x - w / 2 - 5, y: at.y - h / 2 - 5, width: w + 10, height: h + 10, rx: 10 }, g);
-    // on the card's corner, kept whole where the card meets the stage's edge
-    const cx = Math.min(at.x + w / 2, stage.width - r - 1), cy = Math.max(at.y - h / 2, r + 1);
+    // on the middle of the card's top edge, between its name and its bytes (on the corner it hid the
+    // bytes), kept whole where the card meets the stage's edge
+    const cx = Math.min(Math.max(at.x, r + 1), stage.width - r - 1), cy = Math.max(at.y - h / 2, r + 1);
     el("circle", { cx, cy, r }, g);
     el("text", { x: cx, y: cy, "font-size": r * 1.4 }, g).textContent =
       this.state.poll.state === "revealed" ? "✓" : "?";

@@ -49,10 +49,10 @@ export function laneNeed(run, times) {
   return Math.max(...run.group.flatMap((r) => laneWords(times, r, steps, steps).map((t) => textWidth(t, 1))));
 }
 
-/** The largest font a lane's words fit at in a cell w x h, `need` wide per unit of font. */
-export function laneFont(w, h, need) {
+/** The largest font, `most` at most, a lane's words fit at in a cell w x h, `need` wide per unit of font. */
+export function laneFont(w, h, need, most = MAX_VALUE) {
   if (!(w > 0 && h > 0 && need > 0)) return 0;
-  return Math.min(MAX_VALUE, (w - ROOM) / need, (h - barOf(h) - 6) / lines());
+  return Math.min(most, (w - ROOM) / need, (h - barOf(h) - 6) / lines());
 }
 
 /** Draw `rank`'s lane in its cell as it stands after `index` steps: its words at the largest font
@@ -63,7 +63,7 @@ export function paintLane(stage, rank, index) {
   const steps = stage.run.steps.length, { w, h } = cell, bar = barOf(h), pad = 4;
   const words = laneWords(times, rank, index, steps);
   const wide = Math.max(...words.map((t) => textWidth(t, 1)));
-  const font = Math.max(stage.valueLeast, laneFont(w, h, wide));
+  const font = Math.max(stage.valueLeast, laneFont(w, h, wide, stage.largest));
   const row = (reach().ascent + reach().descent) * font;
   cell.text.textContent = words[0];
   cell.text.setAttribute("font-size", font.toFixed(1));

@@ -5,7 +5,7 @@ import { el, stripes } from "rs/core/dom.js";
 import { bytes, colour, exact } from "rs/core/format.js";
 import { fill, rankName, tr } from "rs/i18n/i18n.js";
 import { laneFont, paintLane } from "rs/stage/arrivals.js";
-import { cellsIn, fitting, fontIn, formsOf, gridOf, line, MAX_VALUE, partsOf, ROOM } from "rs/stage/grid.js";
+import { cellsIn, fitting, fontIn, formsOf, gridOf, line, partsOf, ROOM } from "rs/stage/grid.js";
 import { reach, textWidth } from "rs/stage/measure.js";
 
 const MAX_TITLE_VALUES = 256;
@@ -145,8 +145,10 @@ export function valueFont(stage, card) {
   const label = labelBand(stage);
   return Math.min(...stage.run.group.map((r) => {
     const { box } = insideOf(stage, card, r);
-    if (stage.arrivals) return laneFont(box.w, box.h, stage.need); // a barrier's lane: two lines and a bar
-    return box.w > 0 && box.h > 0 ? gridOf(partsDrawn(stage, r), stage.need, box.w, box.h, label).font : 0;
+    // a barrier's lane: two lines and a bar
+    if (stage.arrivals) return laneFont(box.w, box.h, stage.need, stage.largest);
+    return box.w > 0 && box.h > 0
+      ? gridOf(partsDrawn(stage, r), stage.need, box.w, box.h, label, stage.largest).font : 0;
   }));
 }
 
@@ -208,7 +210,7 @@ export function drawCard(stage, parent, rank, isRoot) {
   const chunks = parts.flatMap((p) => p.chunks);
   const mine = new Set([...(run.input_chunks?.[String(rank)] ?? []),
     ...(run.display?.output_chunks?.[String(rank)] ?? [])]);
-  const { cols, side } = gridOf(parts, stage.need, box.w, box.h, label);
+  const { cols, side } = gridOf(parts, stage.need, box.w, box.h, label, stage.largest);
   // labels wider than any row (a card too narrow for every layout): over the values, as they fit
   const grid = cellsIn(parts, cols, box.w, box.h, label, side) ?? cellsIn(parts, cols, box.w, box.h, 0, side);
   const note = reach("note"), noteFont = stage.valueLeast;
@@ -228,7 +230,7 @@ export function drawCard(stage, parent, rank, isRoot) {
     const spare = el("text", { class: "note", x: cw / 2, y: ch - 2 - note.descent * noteFont,
       "font-size": noteFont }, cell);
     stage.cells[`${rank}:${c}`] = { group: cell, stripes: fill, text, note: spare, w: cw, h: ch,
-      noteRoom: (ch - at.top) / 2 - noteH - 2, maxFont: Math.min(MAX_VALUE, grid.room / line()),
+      noteRoom: (ch - at.top) / 2 - noteH - 2, maxFont: Math.min(stage.largest, grid.room / line()),
       cx: left + x0 + cw / 2, cy: top + y0 + mid };
     // A buffer in labelled parts (an input half and an output half): the label over each part's start,
     // over every cell and token (the names' layer), so no later cell paints over the word
@@ -326,7 +328,7 @@ function paint(stage, rank, chunk, values, origins, stats, spare = false) {
   const summary = stats ? fill("min {s1}, max {s2}, sum {s3}; first {s4}",
     { s1: exact(stats.min), s2: exact(stats.max), s3: exact(stats.sum), s4: all }) : all;
   (cell.title ??= el("title", {}, cell.group)).textContent = `${tip}: ${summary}`;
-  return text ? Math.min(cell.maxFont, fontIn(textWidth(text, 1), cell.w, Infinity)) : Infinity;
+  return text ? fontIn(textWidth(text, 1), cell.w, Infinity, cell.maxFont) : Infinity;
 }
 
 /** One size for the values of a card, the largest that all of them fit at: sizes do not jump

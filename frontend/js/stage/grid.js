@@ -6,7 +6,10 @@ import { cellForms, rangeForms } from "rs/core/format.js";
 import { reach, textWidth } from "rs/stage/measure.js";
 
 export const ROOM = 4; // stage units a value keeps clear of its cell's edges, across
-export const MAX_VALUE = 40; // the largest a value is drawn
+// ems a value keeps clear across besides, so that two cells' values read apart from the back row:
+// "36 34", never "3634" (the cells' edges are lost in their colours)
+export const GAP = 0.3;
+export const MAX_VALUE = 40; // the largest a value is drawn, where its least is less (stage.largest)
 /** A row of values' height in ems: as high as its font's glyphs reach, and a little room. */
 export const line = () => reach().ascent + reach().descent + 0.04;
 
@@ -22,7 +25,8 @@ export function formsOf(values, stats, whence) {
 }
 
 /** The first of `forms` that fits `room` across at `font`; "" if none does. */
-export const fitting = (forms, room, font) => forms.find((t) => textWidth(t, font) <= room) ?? "";
+export const fitting = (forms, room, font) =>
+  forms.find((t) => textWidth(t, font) + GAP * font <= room) ?? "";
 
 const needed = new WeakMap(); // a cell's values or summary (the frames that leave it share it) -> width
 
@@ -87,13 +91,14 @@ export function cellsIn(parts, cols, w, h, label = 0, side = false) {
   return { cells, cw, room, side };
 }
 
-/** The largest font a value `need` wide per unit of font fits at in a cell cw across, room high. */
-export const fontIn = (need, cw, room) =>
-  Math.min(MAX_VALUE, room / line(), need ? (cw - ROOM) / need : Infinity);
+/** The largest font, `most` at most, a value `need` wide per unit of font fits at in a cell cw across,
+ * room high. */
+export const fontIn = (need, cw, room, most = MAX_VALUE) =>
+  Math.min(most, room / line(), need ? (cw - ROOM) / (need + GAP) : Infinity);
 
-/** The grid of `parts` in a box w x h that writes values `need` wide largest: {cols, side, font}.
- * More across wins a tie, then parts one under another: a buffer reads left to right. */
-export function gridOf(parts, need, w, h, label = 0) {
+/** The grid of `parts` in a box w x h that writes values `need` wide largest (`largest` at most): {cols,
+ * side, font}. More across wins a tie, then parts one under another: a buffer reads left to right. */
+export function gridOf(parts, need, w, h, label = 0, largest = MAX_VALUE) {
   const n = parts.reduce((t, p) => t + p.chunks.length, 0);
   const most = Math.max(...parts.map((p) => p.chunks.length));
   const tries = [...Array.from({ length: n }, (_, i) => [n - i, false]),
@@ -101,7 +106,7 @@ export function gridOf(parts, need, w, h, label = 0) {
   let best = { cols: n, side: false, font: -Infinity };
   for (const [cols, side] of tries) {
     const grid = cellsIn(parts, cols, w, h, label, side);
-    const font = grid ? fontIn(need, grid.cw, grid.room) : -Infinity;
+    const font = grid ? fontIn(need, grid.cw, grid.room, largest) : -Infinity;
     if (font > best.font + 1e-9) best = { cols, side, font };
   }
   return best;

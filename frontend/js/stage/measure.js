@@ -5,7 +5,8 @@
 
 // each kind of text as the stage nests it: [its group's class, its own]
 const KINDS = { value: ["cell", "value"], name: ["names", "name"], bytes: ["names", "bytes"],
-  region: ["names", "region"], terms: ["names", "terms"], note: ["cell", "note"], sum: ["sum", ""] };
+  region: ["names", "region"], terms: ["names", "terms"], note: ["cell", "note"], sum: ["sum", ""],
+  floor: ["scene", "under-floor"] };
 const AT = 100; // px: measured at this size, then scaled
 const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60]/g;
 let context = null;

@@ -175,7 +175,8 @@ export class PlayerButtons {
     $("back").onclick = () => player.back();
     $("play").onclick = () => player.toggle();
     $("forward").onclick = () => { player.pause(); player.forward(); };
-    $("slider").oninput = (e) => { player.pause(); player.go(Number(e.target.value)); };
+    // the step read first: pause() draws the player again, the slider at the step shown
+    $("slider").oninput = (e) => { const step = Number(e.target.value); player.pause(); player.go(step); };
     $("speed").onchange = (e) => player.setSpeed(Number(e.target.value));
     const follow = $("follow");
     if (follow) follow.onchange = (e) => player.state.set({ live: e.target.checked });

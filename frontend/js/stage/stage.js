@@ -10,8 +10,9 @@ import { onLanguage, tr } from "rs/i18n/i18n.js";
 import { arrivalsOf, laneNeed } from "rs/stage/arrivals.js";
 import { drawCard, drawnChunks, drawOutsider, hasAside, insideOf, LEAST, paintCard, valueFont } from "rs/stage/cards.js";
 import { showFormula } from "rs/stage/formulas.js";
-import { needs } from "rs/stage/grid.js";
+import { MAX_VALUE, needs } from "rs/stage/grid.js";
 import { arrange, stacks } from "rs/stage/layout.js";
+import { textWidth } from "rs/stage/measure.js";
 import { drawArrows, drawSums, flights, hideTokens, moveTokens } from "rs/stage/transfers.js";
 
 export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
@@ -162,6 +163,10 @@ export class Stage extends EventTarget {
     this.least = this.projected ? px(PROJECTED) : 0;
     // the least a value, and a buffer part's label, is written at: a projector's, a phone's, a desk's
     this.valueLeast = px(this.projected ? PROJECTED : this.column ? LEAST : DESK);
+    // the largest a value is drawn: on a projector as large as on a whole-width stage, in px, where
+    // the stage is narrow (a poll's card and a lesson beside it: a unit so small that MAX_VALUE
+    // would not even read from the back)
+    this.largest = Math.max(MAX_VALUE, this.valueLeast, this.projected ? MAX_VALUE / this.scale() : 0);
     const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
     const fit = { want: this.valueLeast, font: (card) => valueFont(this, card) };
     // a buffer's part labels as large as values where that leaves the values room, their asides
@@ -206,11 +211,13 @@ export class Stage extends EventTarget {
     return this.projected && placed.font < this.valueLeast ? this.placeIn(run) : placed;
   }
 
-  /** A note on the stage where no layout writes the values at the size that reads. */
+  /** A note on the stage where no layout writes the values at the size that reads: as wide as the
+   * stage at most (a narrow one: a lesson and a poll's card beside it). */
   drawUnderFloor(scene) {
-    const font = Math.max(this.least, 14 / this.scale());
+    const words = tr("values smaller than reads from the back: fewer ranks or a larger screen");
+    const font = Math.min(Math.max(this.least, 14 / this.scale()), (this.width - 8) / textWidth(words, 1, "floor"));
     el("text", { class: "under-floor", x: this.width / 2, y: this.height - font * 0.4, "font-size": font },
-      scene).textContent = tr("values smaller than reads from the back: fewer ranks or a larger screen");
+      scene).textContent = words;
   }
 
   /** A phone's stage made `height` units tall (a unit is a pixel there): the page scrolls to it. */
