@@ -228,13 +228,20 @@ def inside_waits(w: Matching, silent: set[int]) -> list[Wait]:
     out: list[Wait] = []
     members: dict[tuple[str, int], set[int]] = {}
     said_of: dict[tuple[str, int], Phrase] = {}  # its words, made once: every rank of it waits in it
+    # asked once a collective: it walks the ranks that issued it, and each of 4,096 ranks inside one
+    # asked it again (16 M look-ups a check)
+    by_all: dict[tuple[str, int], bool] = {}
     for r in list(w.connected):
         info = w.job.ranks[str(r)]
         if info.ended or not info.pending:
             continue
         for group, seq in info.pending.items():
             c = w.recent.get((group, seq)) or w.open.get((group, seq))
-            if c is None or not issued_by_all(w.job, c):
+            if c is None:
+                continue
+            if (group, seq) not in by_all:
+                by_all[(group, seq)] = issued_by_all(w.job, c)
+            if not by_all[(group, seq)]:
                 continue
             if silent and (group, seq) not in members:
                 members[(group, seq)] = set(c.ranks)  # once: a group may claim thousands of ranks

@@ -22,7 +22,7 @@ def read(frame: dict):
     return parse_event({"text": json.dumps(frame)}, WATCH_MESSAGE)
 
 
-def test_the_stopped_rank_of_4096_is_named_alone_and_every_other_rank_waits():
+def test_the_stopped_rank_of_4096_is_named_alone_and_every_other_rank_waits(monkeypatch):
     plan = Plan(world=WORLD, key="k" * 16, t0=1000.0, stop_rank=STOPPED, stop_at=STOP_AT)
     job, clock = SyntheticJob("http://127.0.0.1:1", "t", plan), Clock()
     watched = None
@@ -37,7 +37,12 @@ def test_the_stopped_rank_of_4096_is_named_alone_and_every_other_rank_waits():
         watched.report(read({**job.report_of(rank, -1, plan.last_issued(rank, now), now), "groups": world}))
     assert hangs.check(watched) is None  # the collective is not yet open for long: no hang
     clock.t += hangs.HANG_S
+    asked = []  # whether a rank finished a collective: asked of each rank in it at most a few times a check
+    monkeypatch.setattr(
+        hangs, "finished_by", lambda info, c, ask=hangs.finished_by: asked.append(1) or ask(info, c)
+    )
     change = hangs.check(watched)
+    assert len(asked) <= 4 * WORLD, f"{len(asked):,} asked: a check must not walk the ranks once a rank"
     assert change is not None and change[0] is not None
     hang = change[0]
     assert (hang.kind, hang.op, hang.seq, hang.late) == ("wait", "all_reduce", STOP_AT, [STOPPED])
