@@ -40,7 +40,9 @@ def stop(proc: subprocess.Popen, server) -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    up = start_serve(tmp_path_factory.mktemp("origin"))
+    # each test's ranks are a world of their own: one whose ranks have all gone is not held for
+    # them to come back (`--world-hold`, 30 s by default), which would refuse the next test's
+    up = start_serve(tmp_path_factory.mktemp("origin"), "--world-hold", "0")
     yield up
     up.stop()
 

@@ -51,7 +51,9 @@ class Walk:
         )
         self.page.evaluate(picker, lang)
         html_lang = "zh-CN" if lang == "zh" else lang
-        self.page.wait_for_function("l => document.documentElement.lang === l", arg=html_lang)
+        # looked for on a timer, not each animation frame: a frame waits for the page to be painted
+        # in its new language, and the check reads its layout alone
+        self.page.wait_for_function("l => document.documentElement.lang === l", arg=html_lang, polling=10)
 
     def left(self, lang: str) -> dict[str, list[str]]:
         allowed = self.allowed | SEED_TERMS[lang]

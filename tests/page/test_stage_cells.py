@@ -65,16 +65,30 @@ SCREENS = {"projector": ((1280, 720), True, 18), "phone": ((390, 844), False, 12
 
 CELLS = """async ([id, least]) => {
     const run = await (await fetch(`/api/runs/${id}`)).json();
-    const { player } = window.ringside;
-    // a frame for the page to settle: a caption or formula of another length resizes the stage
+    const { player, stage } = window.ringside;
+    // a frame for the page to settle: a caption or formula of another length resizes the stage,
+    // which its ResizeObserver draws again in a frame's rendering. A second observer of the stage
+    // hears each size as that one does (in the same frames; its border and padding stay as they
+    // are meanwhile, so its border box changes with its content box): while the stage's box is
+    // the one last heard of, no redraw is to come, and a step needs no frame.
     const settle = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    let heard = null;
+    const ear = new ResizeObserver((entries) => {
+        const [size] = entries.at(-1).borderBoxSize;
+        heard = [size.inlineSize, size.blockSize];
+    });
+    ear.observe(stage.svg, { box: 'border-box' });
+    const resized = () => {
+        const { width, height } = stage.svg.getBoundingClientRect();
+        return heard === null || width !== heard[0] || height !== heard[1];
+    };
     player.load(run);
     player.pause();
     const px = (t) => parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a;
     const out = [], labels = [];
     for (let k = -1; k < player.available(); k++) {
         player.go(k);
-        await settle();
+        if (resized()) await settle();
         for (const t of document.querySelectorAll('#stage text.region'))
             labels.push([k, t.textContent, px(t)]);
         for (const g of document.querySelectorAll('#stage g.cell:not(.unused)')) {
@@ -90,6 +104,7 @@ CELLS = """async ([id, least]) => {
                 values.length <= 8 ? values : null, g.dataset.arrived ? +g.dataset.arrived : null]);
         }
     }
+    ear.disconnect();
     return [out, labels];
 }"""
 

@@ -121,7 +121,9 @@ def test_four_live_ranks_blocked_in_receives_from_each_other_are_named_a_deadloc
     and its line within NAMING_BOUND_S of the last rank entering its recv; gloo's timeout then ends
     them, which is said as it happened (no one "caught up")."""
     before = {j["id"] for j in jobs(server)}
-    proc = torchrun(server.url, FIXTURES / "recv_ring.py", str(tmp_path), "20", launcher=())
+    # gloo's timeout, four times the naming bound: the cycle is named well before it ends the ranks
+    timeout = str(4 * NAMING_BOUND_S)
+    proc = torchrun(server.url, FIXTURES / "recv_ring.py", str(tmp_path), timeout, launcher=())
     try:
         found = wait_for(lambda: newest_job(server, "recv_ring.py", before))
         entered = wait_for(lambda: len(t := list(tmp_path.glob("rank*.t"))) == 4 and t)
