@@ -20,8 +20,8 @@ MAX_ISSUED = 1024  # collectives in one report: a reporter sends more as more re
 MAX_GROUPS = 256  # process groups a job may name
 MAX_PARAMS = 8  # parameter names kept per DDP bucket
 MAX_WAITS = 64  # sends and receives a rank waits in at once, said
-# reports a second that a calm job's ranks send in all: one server reads some 6,000 with a core, and
-# a page and other jobs share it (docs/watch.md#a-job-of-thousands-of-ranks)
+# reports a second that a calm job's ranks send in all: what one server reads with most of a core,
+# its page and other jobs beside (docs/watch.md#a-job-of-thousands-of-ranks)
 JOB_REPORTS_S = 4000
 Name = Annotated[str, Field(max_length=64)]
 Nanos = Annotated[int, Field(ge=0, lt=1 << 63)]
