@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import threading
+from http.client import HTTPConnection
 
 from websockets.sync.client import connect
 
@@ -126,3 +128,23 @@ def flood(server, sender: ScriptedRank, receiver: ScriptedRank, steps: int = 500
     sender.finish(command)
     receiver.finish(other)
     return body["id"]
+
+
+def posted_with_a_ballot(up, source: str, path: str, fields: dict) -> tuple[int, dict]:
+    """A script's POST from the address `source` with a ballot of its own: a page's socket opened for
+    the ballot its snapshot hands out, the request with it, the socket closed again."""
+    port = int(up.url.rsplit(":", 1)[1])
+    sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+    with connect(up.ws_url("/ws"), sock=sock) as page:
+        ballot = None
+        while ballot is None:  # the snapshot, the socket's first message, hands it out
+            ballot = next(
+                (m["ballot"] for m in messages(page.recv(timeout=10)) if m["type"] == "snapshot"), None
+            )
+        http = HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+        body = json.dumps({"ballot": ballot, **fields})
+        http.request("POST", path, body, {"Content-Type": "application/json"})
+        answer = http.getresponse()
+        status, said = answer.status, json.loads(answer.read())
+        http.close()
+    return status, said

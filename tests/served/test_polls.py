@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import random
 import secrets
-import socket
 import time
-from http.client import HTTPConnection
 
 import pytest
 import segno
-from server_helpers import messages, start_up
+from server_helpers import messages, posted_with_a_ballot, start_up
 from websockets.sync.client import connect
 
 LECTURE = {"collective": "all_reduce", "count": 8, "capture": "full", "pattern": "digits"}
@@ -310,19 +307,7 @@ def test_where_the_right_choice_stands_cannot_be_worked_out_from_the_polls_id(up
 
 
 def vote_from(up, source: str, poll_id: str) -> tuple[int, dict]:
-    """A script's vote from `source`: a page's socket opened for its ballot, the vote, the socket
-    closed again."""
-    port = int(up.url.rsplit(":", 1)[1])
-    sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
-    with connect(up.ws_url("/ws"), sock=sock) as page:
-        ballot = heard(page, lambda m: m["type"] == "snapshot")["ballot"]
-        http = HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
-        body = json.dumps({"ballot": ballot, "choice": 0})
-        http.request("POST", f"/api/polls/{poll_id}/votes", body, {"Content-Type": "application/json"})
-        answer = http.getresponse()
-        said = json.loads(answer.read())
-        http.close()
-    return answer.status, said
+    return posted_with_a_ballot(up, source, f"/api/polls/{poll_id}/votes", {"choice": 0})
 
 
 def test_a_script_that_reconnects_for_each_vote_casts_no_more_than_its_address_keeps_pages(up, ring):

@@ -7,15 +7,12 @@ practised until its reveal."""
 from __future__ import annotations
 
 import contextlib
-import json
 import secrets
-import socket
 import time
-from http.client import HTTPConnection
 
 import pytest
 from recorded import truth
-from server_helpers import messages
+from server_helpers import messages, posted_with_a_ballot
 from websockets.sync.client import connect
 
 LECTURE = {"collective": "all_reduce", "algorithm": "ring", "count": 8, "capture": "full"}
@@ -145,19 +142,7 @@ def test_a_run_a_poll_holds_is_practised_only_after_its_reveal(up):
 
 
 def answer_from(up, source: str, run_id: str, step: int) -> tuple[int, dict]:
-    """A script's answer from `source`: a page's socket opened for its ballot, the answer, the socket
-    closed again."""
-    port = int(up.url.rsplit(":", 1)[1])
-    sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
-    with connect(up.ws_url("/ws"), sock=sock) as page:
-        ballot = heard(page, lambda m: m["type"] == "snapshot")["ballot"]
-        http = HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
-        body = json.dumps({"ballot": ballot, "step": step, "value": 1})
-        http.request("POST", f"/api/practice/{run_id}/answers", body, {"Content-Type": "application/json"})
-        said = http.getresponse()
-        status, body = said.status, json.loads(said.read())
-        http.close()
-    return status, body
+    return posted_with_a_ballot(up, source, f"/api/practice/{run_id}/answers", {"step": step, "value": 1})
 
 
 def test_a_script_that_reconnects_for_each_answer_gives_no_more_than_its_address_keeps_pages(up, ring):
