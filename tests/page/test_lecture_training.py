@@ -46,6 +46,8 @@ def lecture(up, page_for):
     """The presenter's page in lecture mode with small trainings, its keys going to the page."""
     page = page_for(f"{up.url}/?token={up.presenter}&present=1")
     page.wait_for_function("window.ringside?.training.catalog && window.ringside.state.presenter")
+    # the first screen drawn: its caption, come later, would say what to press over what a key said
+    page.wait_for_function("window.ringside.player.run?.preview")
     page.wait_for_selector("#train-hidden", state="attached")
     for k, v in SMALL.items():
         page.evaluate(f"document.getElementById('train-{k}').value = {v}")
