@@ -464,6 +464,23 @@ def test_the_recorders_sends_and_receives_are_kept_numbered_per_peer_and_waited_
     assert reader.p2p.take() == [], "nothing new"
 
 
+def test_what_the_ring_overwrote_before_the_first_read_is_counted_missed():
+    """The recorder numbers its records from 0: a first read that finds record 540 oldest lost 540."""
+    from ringside.worker_agent.watch.flight import FlightReader
+
+    reader = FlightReader()
+    ring = [
+        {**entry(r, "gloo:allreduce", True), "is_p2p": False, "collective_seq_id": r + 1}
+        for r in range(540, 544)
+    ]
+    assert [one.seq for one in reader.take({"entries": ring})] == [541, 542, 543, 544]
+    assert reader.missed == 540
+    assert reader.take({"entries": ring[2:]}) == [] and reader.missed == 540, "nothing new, none lost"
+    whole = FlightReader()
+    whole.take({"entries": [{**e, "record_id": e["record_id"] - 540} for e in ring]})
+    assert whole.missed == 0, "a ring that has not wrapped lost none"
+
+
 def test_a_collectives_sizes_in_and_out_are_both_read():
     from ringside.worker_agent.watch.flight import issued
 

@@ -4,7 +4,7 @@ import pytest
 
 from ringside.worker_agent.core.watch_protocol import calm_interval_s
 from ringside.worker_agent.watch import pace as pace_module
-from ringside.worker_agent.watch.pace import MIN_INTERVAL_S, SETTLE_S, Pace
+from ringside.worker_agent.watch.pace import MIN_INTERVAL_S, SETTLE_S, SOONEST_S, UNSEEN_S, Pace
 
 
 @pytest.fixture
@@ -71,8 +71,33 @@ def test_a_rank_of_thousands_polls_as_seldom_as_its_job_needs_unless_the_ring_fi
     second. Each polls at most once a second then, JOB_REPORTS_S in all; the ring still rules."""
     assert [calm_interval_s(w) for w in (4, 2000, 4096, 65536)] == [0.001, 0.5, 1.0, 1.0]
     pace = Pace(ring=2000)
+    pace.rate = 1.0  # collectives a second, seen
     assert pace.interval(cost=0.0) == MIN_INTERVAL_S, "a small job's rank polls as soon as its cost allows"
     pace.calm_s = max(MIN_INTERVAL_S, calm_interval_s(4096))
     assert pace.interval(cost=0.0) == 1.0
     pace.rate = 4000.0  # collectives a second: half the ring is new in 0.25 s
-    assert pace.interval(cost=0.0) == pytest.approx(0.25), "sooner: what the ring overwrites is lost"
+    assert pace.interval(cost=0.0) == pytest.approx(0.25, abs=0.01), "sooner: the ring overwrites unread"
+
+
+def test_a_rank_polls_soon_till_its_first_collective_shows_the_rate_the_ring_fills_at():
+    """A job that floods from its first collective filled half a 2,048-entry ring before a first poll
+    0.2 s in; once a rate is seen, the ring rules."""
+    pace = Pace(ring=2048, count=lambda: 0)
+    assert pace.interval(cost=0.0) == UNSEEN_S < MIN_INTERVAL_S
+    pace.rate = 100.0
+    assert pace.interval(cost=0.0) == MIN_INTERVAL_S
+
+
+def test_the_next_poll_is_timed_from_the_last_ones_count_not_its_end(clock):
+    """A read of a full ring, starved of the CPU, took a quarter of a second: the ring filled on
+    meanwhile, and a poll timed from the read's end came after half of it was new."""
+    count = [0]
+    pace = Pace(ring=2000, count=lambda: count[0])
+    count[0] = 1000
+    clock[0] += 0.1  # 10,000 a second
+    assert pace.due(open_=False), "half the ring is new"
+    clock[0] += 0.06  # the read and its report
+    pace.was_read(1000)
+    assert pace.interval(cost=0.0) == pytest.approx(0.04), "half the ring again, 0.1 s from the count"
+    clock[0] += 0.5
+    assert pace.interval(cost=0.0) == SOONEST_S

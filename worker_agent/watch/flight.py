@@ -173,7 +173,8 @@ class FlightReader:
         records = sorted(dump.get("entries", ()), key=lambda e: e["record_id"])
         self.pending = pending(records)
         out = []
-        if records and self.last >= 0 and records[0]["record_id"] > self.last + 1:
+        # the recorder numbers its records from 0: a first read that finds the ring wrapped missed some too
+        if records and records[0]["record_id"] > self.last + 1:
             self.missed += records[0]["record_id"] - self.last - 1
         for entry in records:
             record = entry["record_id"]

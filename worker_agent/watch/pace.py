@@ -33,6 +33,9 @@ PEAK_HALF_LIFE_S = 30.0  # the fastest rate seen is planned for, forgotten this 
 # paused floods again as fast
 SETTLE_S = 1.0  # a count this still is one the recorder has caught up with
 SOONEST_S = 0.01  # polls no closer: a ring that fills half in less loses collectives, and says so
+# polls till the first collective is seen: the ring fills from it at a rate not yet known (a poll that
+# reads nothing costs about 25 us)
+UNSEEN_S = 0.05
 
 
 def ring_size() -> int:
@@ -74,6 +77,7 @@ class Pace:
         now = time.monotonic()
         count = self.count() if self.count is not None else None
         if count is None:
+            self.polled_at = now
             return True
         if now > self.polled_at:
             self._seen(max(0, count - self.polled) / (now - self.polled_at), now - self.polled_at)
@@ -110,9 +114,13 @@ class Pace:
     def interval(self, cost: float) -> float:
         """Till the next poll: no sooner than `calm_s` (a job of thousands of ranks reports less often
         each, so that one server keeps up), its cost a small share of the time, and sooner where the
-        ring would be half new before then."""
+        ring would be half new before then, or while the rank's rate is not known."""
         calm = min(MAX_INTERVAL_S, max(self.calm_s, cost / COST_SHARE))
-        if self.rate <= 0 or self.ring <= 0:
+        if self.ring <= 0:
             return calm
+        if self.rate <= 0:
+            return min(calm, UNSEEN_S)
         new = self.polled - self.read_count if self.count is not None else 0
-        return max(SOONEST_S, min(calm, (self.ring / 2 - new) / self.rate))
+        # from the poll's count, not its end: a read of a full ring, starved of the CPU, took 0.25 s
+        spent = time.monotonic() - self.polled_at
+        return max(SOONEST_S, min(calm, (self.ring / 2 - new) / self.rate - spent))
