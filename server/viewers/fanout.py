@@ -84,6 +84,8 @@ class Fanout:
         self.viewers.discard(viewer)
 
     def publish(self, message: BaseModel) -> None:
+        if not self.viewers:  # a job of thousands of ranks is summarised each second for no one
+            return
         whole = message.model_dump_json()
         heard = self.screen(message)
         room = whole if heard is message else heard.model_dump_json() if heard is not None else None

@@ -49,6 +49,12 @@ def naming(server, job_id: str, late: list[int], timeout: float = 30) -> dict:
         raise AssertionError(f"{late} not named within {timeout} s; the last hang: {seen[-1:]}") from None
 
 
+def process_state(pid: int) -> str:
+    """The process's state letter, as /proc says it: "T" once it is stopped."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rpartition(")")[2].split()[0]
+
+
 def ended(server, script: str, before: set[str], state: str) -> dict:
     """The newest job of `script` once it has ended in `state`."""
     return wait_for(lambda: (j := newest_job(server, script, before)) and j["state"] == state and j)
@@ -161,14 +167,14 @@ def test_a_stopped_pipeline_stage_is_named_and_only_it_while_the_others_wait_in_
     """torch.distributed.pipelining's GPipe on four stages; stage 2 stopped. The others wait on it in
     their receives and sends (stage 0 through stage 1): stage 2 is the one named, and stays the only
     one as it turns silent, until it goes on."""
-    until = tmp_path / "stop"
+    until, stop = tmp_path / "until", tmp_path / "stop"
     before = {j["id"] for j in jobs(server)}
-    proc = torchrun(
-        server.url, FIXTURES / "pipeline_stages.py", launcher=(), env={"WATCHED_UNTIL": str(until)}
-    )
+    env = {"WATCHED_UNTIL": str(until), "WATCHED_STOP": str(stop)}
+    proc = torchrun(server.url, FIXTURES / "pipeline_stages.py", launcher=(), env=env)
     try:
         found, pids = started(server, "pipeline_stages.py", before, collectives=20)
-        os.kill(pids[2], signal.SIGSTOP)
+        stop.write_text("2")  # stage 2 stops itself inside a micro-batch's forward
+        wait_for(lambda: process_state(pids[2]) == "T", every=0.01)
         stopped = time.monotonic()
         try:
             hang = naming(server, found["id"], [2])
