@@ -115,6 +115,7 @@ def create_app(settings: Settings, local: LocalWorkers | None = None) -> FastAPI
         async with contextlib.AsyncExitStack() as stopping:
             build(s, settings, local)  # here: the services need the server's event loop
             reclaim.freeze()
+            reclaim.collect_young_seldom()
             stopping.callback(s.database.close)
             stopping.callback(s.access_log.close)
             s.dispatcher.start()

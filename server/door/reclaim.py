@@ -14,6 +14,10 @@ import gc
 
 RECLAIM_AFTER = 64  # connections closed since the last reclaim
 RECLAIM_AFTER_S = 2.0
+# allocations between young collections (CPython's 700): anything that lived a few ms then (a report
+# queued, a hang check's waits) reached the oldest generation, whose collection walks every socket's
+# objects (800,000 with 4,096 ranks watched): it held the loop 0.4 s every 2 s while such a job hung
+YOUNG_COLLECTION = 100_000
 
 
 def _trim():
@@ -50,3 +54,9 @@ def freeze() -> None:
     reclaim then scans only what came since, a few milliseconds."""
     gc.collect()
     gc.freeze()
+
+
+def collect_young_seldom() -> None:
+    """Fewer young collections, so that only what lives for seconds grows old: the oldest generation's
+    collections, each as long as the server has sockets, come rarely."""
+    gc.set_threshold(YOUNG_COLLECTION, *gc.get_threshold()[1:])
