@@ -101,3 +101,23 @@ def test_the_next_poll_is_timed_from_the_last_ones_count_not_its_end(clock):
     assert pace.interval(cost=0.0) == pytest.approx(0.04), "half the ring again, 0.1 s from the count"
     clock[0] += 0.5
     assert pace.interval(cost=0.0) == SOONEST_S
+
+
+def test_a_rank_of_thousands_says_where_it_is_no_more_often_than_its_calm_interval(monkeypatch):
+    """Before its first collective a rank polls every UNSEEN_S; what it says with nothing new (where it
+    is) still comes at most every HEARTBEAT_S, or its calm interval where that is longer."""
+    from ringside.worker_agent.core.watch_protocol import WatchReport
+    from ringside.worker_agent.watch import reporter as reporter_module
+    from ringside.worker_agent.watch.reporter import HEARTBEAT_S, Reporter
+
+    now = [100.0]
+    monkeypatch.setattr(reporter_module.time, "monotonic", lambda: now[0])
+    reporter = Reporter("http://127.0.0.1:9", None)
+    reporter.said_at, reporter.said_state = now[0], ({}, False)
+    quiet = [WatchReport(rank=0, t_ns=1, where="train.py:9", pending={})]
+    now[0] += HEARTBEAT_S + 0.1
+    assert not reporter._nothing_to_say(quiet), "a small job's rank says where it is every HEARTBEAT_S"
+    reporter.pace.calm_s = 1.0  # 4,096 ranks
+    assert reporter._nothing_to_say(quiet)
+    now[0] += 0.5
+    assert not reporter._nothing_to_say(quiet)

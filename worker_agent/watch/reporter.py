@@ -227,7 +227,9 @@ class Reporter(threading.Thread):
             len(reports) == 1
             and said_nothing_new(report)
             and state(report) == self.said_state
-            and time.monotonic() - self.said_at < HEARTBEAT_S
+            # as often as a calm rank polls: a rank of thousands, polling sooner before its first
+            # collective, says where it is no more often than before
+            and time.monotonic() - self.said_at < max(HEARTBEAT_S, self.pace.calm_s)
         )
 
     # --- what a rank says ------------------------------------------------------
