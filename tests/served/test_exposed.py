@@ -18,7 +18,7 @@ import urllib.request
 
 import psutil
 import pytest
-from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, start_serve, start_up
+from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, messages, start_serve, start_up
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -119,7 +119,7 @@ def test_a_request_for_another_name_is_refused(serve):
     with pytest.raises(InvalidStatus):
         ws_as(serve, evil, f"/ws/worker?token={WORKER_TOKEN}")
     with ws_as(serve, f"localhost:{port}", origin=f"http://localhost:{port}") as ws:
-        assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
+        assert messages(ws.recv(timeout=10))[0]["type"] == "snapshot"
 
 
 def test_names_given_with_allow_host_are_the_servers_own(proxied):
@@ -128,10 +128,10 @@ def test_names_given_with_allow_host_are_the_servers_own(proxied):
         assert request(proxied, "GET", "/api/cluster", host=own)[0] == 200, own
     assert request(proxied, "GET", "/api/cluster", host=f"evil.example:{port}")[0] == 403
     with ws_as(proxied, f"{PROXY}:{port}", origin=f"http://{PROXY}:{port}") as ws:
-        assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
+        assert messages(ws.recv(timeout=10))[0]["type"] == "snapshot"
     # a TLS proxy that passes on the server's Host
     with ws_as(proxied, f"127.0.0.1:{port}", origin=f"https://{PROXY}") as ws:
-        assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
+        assert messages(ws.recv(timeout=10))[0]["type"] == "snapshot"
     with pytest.raises(InvalidStatus):
         ws_as(proxied, f"127.0.0.1:{port}", origin="https://evil.example")
 

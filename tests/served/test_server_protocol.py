@@ -173,7 +173,7 @@ def test_cancel_a_queued_run_now_and_a_running_one_once_its_ranks_stop(serve, ra
 def test_viewers_hear_a_run_start_once_every_rank_has_and_then_each_step(serve, ranks):
     a, b = ranks(2)
     with connect(serve.ws_url(), max_size=None) as viewer:
-        assert json.loads(viewer.recv(timeout=10))["type"] == "snapshot"
+        assert messages(viewer.recv(timeout=10))[0]["type"] == "snapshot"
         run_id = submit(serve)
         command = a.command()
         b.command()
@@ -287,7 +287,7 @@ def test_a_stalled_viewer_is_dropped_and_the_others_get_every_step(serve, ranks)
     stalled = StalledViewer(serve.url)
     steps = 500  # ~11 MB: more than the kernel buffers and the 64-message queue hold
     with connect(serve.ws_url(), max_size=None, max_queue=None) as watcher:  # reads all as it comes
-        assert json.loads(watcher.recv(timeout=10))["type"] == "snapshot"
+        assert messages(watcher.recv(timeout=10))[0]["type"] == "snapshot"
         run_id = flood(serve, a, b, steps)
         seen: list[int] = []
         while True:

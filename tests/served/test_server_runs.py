@@ -201,7 +201,7 @@ def test_tokens_and_origins_are_checked(up):
     with pytest.raises(InvalidStatus):
         connect(up.ws_url("/ws/worker") + f"?token={up.presenter}")
     with connect(up.ws_url(), origin=up.url) as ws:  # the page's own origin is welcome
-        assert json.loads(ws.recv(timeout=10))["type"] == "snapshot"
+        assert messages(ws.recv(timeout=10))[0]["type"] == "snapshot"
 
 
 def close_code(url: str, *frames) -> tuple[int, str]:
