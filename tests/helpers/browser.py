@@ -1,6 +1,7 @@
 """Chromium for the page tests (see harness.launch_chromium); they skip cleanly where
 there is no Chromium. And what the page tests share: the auto-waiting assertions' timeout,
-long enough for a busy machine, and moving a page's player to a step."""
+long enough for a busy machine, moving a page's player to a step, and waiting until the page's
+observers have been told whether an element is in view."""
 
 from __future__ import annotations
 
@@ -84,3 +85,15 @@ def go(page, step: int) -> None:
     """The page's player at `step` (-1: the inputs), its stage drawn there."""
     page.evaluate(f"window.ringside.player.go({step})")
     page.wait_for_function(f"window.ringside.player.step === {step} && !window.ringside.stage.pending")
+
+
+def observed(page, element_id: str) -> None:
+    """Returns once the page's own IntersectionObservers of `element_id` (those observing it now) have
+    been told whether it is in view: an observer made after them is told in the same task, after them."""
+    page.evaluate(
+        """id => new Promise((told) => {
+          const seen = new IntersectionObserver(() => { seen.disconnect(); told(); });
+          seen.observe(document.getElementById(id));
+        })""",
+        element_id,
+    )

@@ -8,14 +8,12 @@ import functools
 import json
 import operator
 import re
-import signal
 import time
 from pathlib import Path
 
 import pytest
-from browser import go
+from browser import go, observed
 from schedule_docs import ring_doc
-from server_helpers import start_up
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -131,11 +129,16 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
     expect(page.locator("[data-verified=false]")).to_have_count(0)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     middle = max(0, len(run["steps"]) // 2 - 1)
+    # A picture of a step mid-flight, as the chunks land and the sums show: 2.05 s into its 2.8 s (1.4 s
+    # a step at 1x, at half speed) on the page's clock, which the test holds and moves on at once.
+    page.clock.install()
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)
     page.evaluate(
         f"() => {{ const p = window.ringside.player; p.go({middle - 1}); p.speed = 0.5; p.forward(); }}"
     )
-    page.wait_for_timeout(2050)  # 1.4 s a step at 1x: at half speed the chunks are landing and the sums show
+    page.clock.run_for(2050)
     page.screenshot(path=str(ARTIFACTS / f"{collective}.png"))
+    page.clock.resume()
 
     # Provenance: with the `rank` pattern every rank's input is one number, so a cell's values
     # must be its origins' numbers combined by the run's op (a copy's single origin included).
@@ -313,19 +316,20 @@ def test_a_shared_link_reopens_the_same_run_and_step(up, page_for):
     expect(page).to_have_url(re.compile(rf"(?=.*step=1)(?=.*run={re.escape(run['id'])})"))
 
 
-def test_an_exported_run_replays_with_the_server_stopped(tmp_path, browser, page_for):
-    own = start_up(tmp_path, ranks=3)
-    run = own.run(collective="all_reduce", algorithm="ring", count=6, capture="full")
-    page = page_for(f"{own.url}/?run={run['id']}")
+def test_an_exported_run_replays_with_no_server_to_reach(up, page_for, tmp_path):
+    run = up.run(collective="all_reduce", algorithm="ring", count=6, capture="full")
+    page = page_for(f"{up.url}/?run={run['id']}")
     page.wait_for_function(
         f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
     )
     html = page.evaluate("import('rs/export/export.js').then(m => m.standalone(window.ringside.player.run))")
-    page.close()  # a live page would (rightly) complain that its server went away
-    assert own.stop(signal.SIGINT) == 0
     exported = tmp_path / "run.html"
     exported.write_text(html)
-    offline = page_for(exported.as_uri())
+    offline = page_for("about:blank")
+    # no network at all, as on a laptop without the server: a request the file still made would fail,
+    # and the console error fail the test
+    offline.context.set_offline(True)
+    offline.goto(exported.as_uri())
     offline.wait_for_function("window.ringside && window.ringside.player.run")
     offline.keyboard.press("End")  # the lecturer's keys, as on the live page: End, the result
     offline.wait_for_function(f"window.ringside.player.step === {len(run['steps']) - 1}")
@@ -478,10 +482,12 @@ def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for):
     page.wait_for_function(
         f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
     )
-    page.wait_for_timeout(300)
+    # once the page has heard the charts are out of view; a chart drawn would ask for plotly.js at once
+    observed(page, "timeline")
     assert page.evaluate("typeof window.Plotly") == "undefined", (
         "the charts are below the fold: no plotly yet"
     )
+    assert page.locator("script[src$='plotly.min.js']").count() == 0, "nor asked for"
     page.locator("#timeline").scroll_into_view_if_needed()
     page.wait_for_function("document.getElementById('timeline').data?.length > 0", timeout=30_000)
     traces = page.evaluate("document.getElementById('timeline').data.map(t => [t.name, t.y.length])")

@@ -25,6 +25,14 @@ LECTURE = {"collective": "all_reduce", "count": 8, "capture": "full", "pattern":
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 # Chromium logs every refused request: a second vote, a question this run cannot answer
 REFUSED = ("409", "422")
+# A page's log of [poll id, poll state, run on stage] at each change of its state or player, as it
+# applies the messages it hears, in their order
+HELD_LOG = """() => {
+  const { state, player } = window.ringside, held = (window.held = []);
+  const note = () => held.push([state.poll?.id ?? null, state.poll?.state ?? null, player.run?.id ?? null]);
+  state.addEventListener("change", note);
+  player.addEventListener("change", note);
+}"""
 
 
 def shown(values) -> str:
@@ -177,16 +185,19 @@ def test_a_question_asked_before_its_run_voted_on_phones_and_revealed_on_every_p
         expect(page.locator("#poll .count")).to_have_count(0)
     phones[0].screenshot(path=str(SHOTS / "poll-phone-voted.png"))
 
-    # The stage holds: Space, → and R move nothing on the presenter's page, nor can a phone step past it.
-    for k in (" ", "ArrowRight", "r"):
+    # The stage holds: R, Space and → move nothing on the presenter's page past the step before the one
+    # asked about, nor can a phone step past it. The card's line says it held R, which then asked the
+    # server for nothing; Space plays from the inputs until the stage holds, and then stops playing.
+    key("r")
+    expect(card.locator(".why")).to_contain_text("Enter reveals")
+    for k in (" ", "ArrowRight"):
         key(k)
-    presenter.wait_for_timeout(600)
+    presenter.wait_for_function("window.ringside.player.step >= 0 && !window.ringside.player.playing")
     assert presenter.evaluate(
         "[window.ringside.player.step, window.ringside.player.playing, window.ringside.player.run.id]"
     ) == [0, False, run_id], "no step from the one asked about on"
-    expect(card.locator(".why")).to_contain_text("Enter reveals")
+    # a button moves the player in its handler: what the page reads after the click is all it did
     phones[1].click("#forward")
-    phones[1].wait_for_timeout(600)
     assert phones[1].evaluate("window.ringside.player.step") <= 0, "no step past the presenter's"
     phones[1].click("#follow-presenter")
     presenter.screenshot(path=str(SHOTS / "poll-presenter-open.png"))
@@ -301,19 +312,19 @@ def test_a_timer_closes_voting_and_every_phone_then_sees_the_tally(up, page_for)
     """The held run is slowed by a straggler: while it runs the phone shows nothing of it."""
     phone = page_for(f"{up.url}/", allow=REFUSED, viewport=PHONE)
     phone.wait_for_function("window.ringside.polls.ballot")
+    phone.evaluate(HELD_LOG)
     slow = {"rank": 3, "delay_s": 0.4}
     spec = {**LECTURE, "algorithm": "master_worker", "perturb": {"straggler": slow}}
     status, poll = up.call("POST", "/api/polls", {"question": "bottleneck", "run": spec, "seconds": 5})
     assert status == 201, poll
     card = phone.locator("#poll")
     assert up.call("GET", f"/api/runs/{poll['run_id']}")[1]["state"] in ("queued", "running")
-    phone.wait_for_timeout(500)
-    assert phone.evaluate("[window.ringside.state.poll?.id, window.ringside.player.run?.id]") != [
-        poll["id"],
-        poll["run_id"],
-    ]
     expect(card).to_be_hidden()
     expect(card).to_have_attribute("data-state", "open", timeout=60_000)
+    # all the phone held while the run ran, up to the message that opened the question
+    held = phone.evaluate("window.held")
+    opened = next(i for i, (_, state, _) in enumerate(held) if state == "open")
+    assert [poll["id"], poll["run_id"]] not in [[p, run] for p, _, run in held[:opened]]
     expect(card.locator(".left")).to_have_text(re.compile(r"^closes in [1-5] s$"))
     card.locator("li[data-choice='0'] button").click()
     expect(card.locator(".count")).to_have_count(0)

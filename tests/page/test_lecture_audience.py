@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from browser import go
-from lecture_clock import install, lag
+from lecture_clock import first, install, lag, mark
 from server_helpers import messages, start_serve
 from test_frontend_browser import expected_values, stage_values
 from websockets.exceptions import InvalidStatus
@@ -20,8 +22,6 @@ from websockets.sync.client import connect
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
-
-SETTLE_MS = 1000  # a detached page is given this long to (wrongly) follow
 
 P = 4
 PHONE, PROJECTOR = (390, 844), (1280, 720)
@@ -38,6 +38,15 @@ def on_run(page, run_id: str) -> None:
 def viewer_snapshot(up, token: str | None = None) -> dict:
     with connect(up.ws_url("/ws") + (f"?token={token}" if token else "")) as ws:
         return next(m for m in messages(ws.recv(timeout=10)) if m["type"] == "snapshot")
+
+
+def presenter_view(up, test: Callable[[dict | None], bool], within_s: float = 30) -> dict | None:
+    """The presenter's view as a joining viewer is told it, once `test` holds for it: asked again at
+    once until then, each ask a round trip to the server."""
+    deadline = time.monotonic() + within_s
+    while not test(view := viewer_snapshot(up)["presenter"]):
+        assert time.monotonic() < deadline, f"the server still holds {view}"
+    return view
 
 
 def refused(up, frame: dict | str, token: str | None = None) -> tuple[int, str]:
@@ -99,7 +108,7 @@ def test_the_audience_follows_the_presenter_and_may_detach(up, page_for):
     presenter.keyboard.press("ArrowLeft")
     target = max(-1, step - 2)
     presenter.wait_for_function(f"window.ringside.player.step === {target}")
-    presenter.wait_for_timeout(SETTLE_MS)
+    audience.wait_for_function(f"window.ringside.state.view.step === {target}")  # heard, not followed
     assert audience.evaluate("window.ringside.player.step") == mine
     # One tap, and it follows again, at the presenter's step.
     audience.click("#follow-presenter")
@@ -119,6 +128,8 @@ def test_only_the_presenters_token_leads_the_view(up, page_for):
     )
     before = viewer_snapshot(up)["presenter"]
     assert before == {"type": "presenter", "run_id": run["id"], "step": 0, "playing": False, "speed": 1.0}
+    install(audience)
+    since = mark(audience)
 
     forged = {"type": "presenter", "run_id": run["id"], "step": 2, "playing": True, "speed": 5}
     code, reason = refused(up, forged)
@@ -133,16 +144,16 @@ def test_only_the_presenters_token_leads_the_view(up, page_for):
     assert refused(up, "x" * 600, token=up.presenter)[0] == 1003
     # past a viewer's frame: refused by its length
     assert refused(up, "x" * 5000, token=up.presenter)[0] == 1009
-    audience.wait_for_timeout(SETTLE_MS)
     assert viewer_snapshot(up)["presenter"] == before, "nothing changed"
-    assert audience.evaluate("[window.ringside.player.step, window.ringside.player.playing]") == [0, False]
+    # The presenter's next step reaches the phone after anything the server sent it before: until
+    # then the phone stayed where it was.
+    presenter.keyboard.press("ArrowRight")
+    first(audience, since, "(run, step) => step === 1")
+    moves = audience.evaluate(f"window.changes.slice({since}).map(([t, run, step, play]) => [step, play])")
+    assert set(map(tuple, moves[: moves.index([1, False])])) <= {(0, False)}, moves
     # The presenter's page gone, a late joiner follows nobody (the view is not left to go stale).
     presenter.close()
-    for _ in range(50):
-        if viewer_snapshot(up)["presenter"] is None:
-            break
-        audience.wait_for_timeout(100)
-    assert viewer_snapshot(up)["presenter"] is None
+    presenter_view(up, lambda view: view is None)
 
 
 def test_a_viewer_token_watches_but_does_not_lead(tmp_path):

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_lecture_audience import PHONE, SETTLE_MS, on_run, refused, viewer_snapshot
+from test_lecture_audience import PHONE, on_run, presenter_view, refused, viewer_snapshot
 from websockets.sync.client import connect
 
 from ringside.worker_agent.core.algorithms import parameter_server as ps
@@ -122,7 +122,7 @@ def test_phones_open_and_close_the_presenters_overlays_with_the_same_content(up,
     phone.click("#first")
     phone.wait_for_selector("#follow-presenter", state="visible")
     presenter.keyboard.press("c")
-    presenter.wait_for_timeout(SETTLE_MS)
+    phone.wait_for_function("window.ringside.state.view.overlay === 'compare'")  # heard, not followed
     assert not phone.evaluate(COVERED.format("comparing"))
     phone.click("#follow-presenter")
     phone.wait_for_function(COVERED.format("comparing"))
@@ -139,16 +139,22 @@ def test_phones_open_and_close_the_presenters_overlays_with_the_same_content(up,
 
 def test_only_the_presenters_token_sets_the_overlay(up, page_for):
     run = up.run(collective="broadcast", algorithm="ring", count=2, capture="full", pattern="rank")
+    trainings = up.call("GET", "/api/trainings?limit=1")[1]["trainings"]
+    newest = trainings[0]["id"] if trainings else None
     presenter = presenting(up, page_for, run["id"])
     # until the presenter's page has told the server what it shows, and told it all: its first frame
-    # names the run, a later one what else the page still holds (the training it showed before)
-    before, said = None, None
-    for _ in range(60):
-        said, before = before, viewer_snapshot(up)["presenter"]
-        if before and before["run_id"] == run["id"] and before == said:
-            break
-        presenter.wait_for_timeout(500)
-    assert before["run_id"] == run["id"] and "overlay" not in before
+    # names the run, a later one what else the page still holds (the newest training, opened as it
+    # joins); then until the server holds that
+    presenter.wait_for_function(
+        """([run, training]) => {
+          const view = JSON.parse(window.ringside.state.sent || "null");
+          return view?.run_id === run && (view.training ?? null) === training;
+        }""",
+        arg=[run["id"], newest],
+    )
+    told = (run["id"], newest)
+    before = presenter_view(up, lambda v: v is not None and (v["run_id"], v.get("training")) == told)
+    assert "overlay" not in before
     frame = {"type": "presenter", "run_id": run["id"], "step": 0, "playing": False, "speed": 1.0}
     code, reason = refused(up, {**frame, "overlay": "compare"})
     assert code == 1008 and "presenter token" in reason
@@ -204,10 +210,5 @@ def test_the_presenters_jobs_view_reaches_the_audience(up):
     with connect(up.ws_url("/ws") + f"?token={up.presenter}") as presenter:
         presenter.recv(timeout=10)  # the snapshot
         presenter.send(json.dumps(frame))
-        heard = None
-        for _ in range(50):
-            heard = viewer_snapshot(up)["presenter"]
-            if heard and heard.get("overlay") == "jobs":
-                break
-            time.sleep(0.1)
+        heard = presenter_view(up, lambda view: view is not None and view.get("overlay") == "jobs")
     assert heard["overlay"] == "jobs" and heard["job"] == "j-000001"

@@ -24,6 +24,8 @@ PROJECTOR = (1280, 720)
 SHOTS = Path("/tmp/shots-words")
 TRAIN = {"hidden": 8, "steps": 3, "lr": 0.5, "batch": 32}
 RUN = "window.ringside.player.run"
+# resolves once the page has drawn a frame after this one: what its tasks changed meanwhile is shown
+PAINTED = "() => new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn)))"
 
 
 def allowed_on(page) -> set[str]:
@@ -71,7 +73,7 @@ class Walk:
             self.switch(lang)
             deadline = time.monotonic() + 8
             while (found := self.left(lang)) and time.monotonic() < deadline:
-                self.page.wait_for_timeout(250)
+                self.page.evaluate(PAINTED)  # looked at again once the page has drawn since
             if found:
                 self.misses.append(f"{lang} after {what}: {found}")
         self.checked.append(what)

@@ -59,7 +59,9 @@ def test_the_printed_link_opens_the_dumped_job_with_its_hang(server, page_for, t
     assert done.returncode == 1, done.stderr
     link = done.stdout.splitlines()[-1].split(": ", 1)[1]
 
-    page = page_for(link)
+    page = page_for("about:blank")
+    page.clock.install()  # the page's timers on a clock the test moves on (below), time flowing till then
+    page.goto(link)
     expect(page.locator("#job")).to_be_visible()
     expect(page.locator("#job-title")).to_contain_text("dumped")
     headline = "Hang: rank 2 late: ranks 0, 1, 3 wait in all_reduce #3 (group 0, 256 × float32)"
@@ -67,5 +69,5 @@ def test_the_printed_link_opens_the_dumped_job_with_its_hang(server, page_for, t
     expect(page.locator('#job-ranks [data-rank="2"][data-late]')).to_have_count(1)
     said = page.locator("#job-hang-for").inner_text()
     assert said.startswith(" · for 5")  # as long as it had lasted at the dumps
-    page.wait_for_timeout(2500)
+    page.clock.run_for(2500)  # the page's clock 2.5 s on at once, its 1 s ticks run
     assert page.locator("#job-hang-for").inner_text() == said  # and no longer: the job is not running

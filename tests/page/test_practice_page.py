@@ -89,7 +89,7 @@ def test_two_phones_predict_a_step_and_the_presenters_chart_shows_one_of_two(up,
     presenter.keyboard.press("End")
     steps = len(run["steps"])
     presenter.wait_for_function(f"window.ringside.player.step === {steps - 1}")
-    right.wait_for_timeout(300)
+    right.wait_for_function(f"window.ringside.state.view?.step === {steps - 1}")  # heard, not followed
     assert right.evaluate("window.ringside.player.step") == 0, "a practising phone steps alone"
     right.locator("#practice .stop").click()
     expect(right.locator("#practice")).to_be_hidden()

@@ -1,9 +1,10 @@
-// The run controls, built from /api/catalog: a button per collective and the spec's fields. A control
-// that cannot be used says why; the server's refusals appear next to their field.
+// The run controls, built from /api/catalog: a button per collective and the spec's fields (spec-form.js).
+// A control that cannot be used says why; the server's refusals appear next to their field.
 
 import { api } from "rs/core/api.js";
-import { $, html, reason, refused, say, sayEach, select } from "rs/core/dom.js";
+import { $, html, reason, refused, sayEach } from "rs/core/dom.js";
 import { seconds } from "rs/core/format.js";
+import { SpecForm } from "rs/panels/spec-form.js";
 
 const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "servers", "group", "pattern", "capture",
   "chunks"];
@@ -26,6 +27,7 @@ export class Controls extends EventTarget {
     this.state = state;
     this.onSubmitted = onSubmitted;
     this.onSweep = onSweep;
+    this.form = new SpecForm(this);
     state.addEventListener("role", () => this.catalog && this.setCatalog(this.catalog));
   }
 
@@ -79,7 +81,7 @@ export class Controls extends EventTarget {
     this.collective = name;
     document.querySelectorAll("#collectives button")
       .forEach((b) => b.classList.toggle("active", b.dataset.collective === name));
-    this.render(entry, overrides);
+    this.form.render(entry, overrides);
   }
 
   /** What is picked, for pick(...) to put back. */
@@ -95,106 +97,6 @@ export class Controls extends EventTarget {
     const list = this.catalog?.collectives ?? [];
     const at = list.findIndex((c) => c.name === this.collective);
     if (list.length) this.pick(list[(at + delta + list.length) % list.length].name);
-  }
-
-  render(entry, overrides) {
-    const c = this.catalog;
-    const form = $("spec");
-    const previous = Object.fromEntries(new FormData(form));
-    const v = (k, d) => overrides[k] ?? previous[k] ?? d;
-    const world = c.world_size || 1;
-    // A presenter may also give a schedule as data (the catalog's custom algorithm).
-    const algorithms = [...entry.algorithms, ...(this.canRun && c.custom ? [c.custom.algorithm] : [])];
-    const rows = [
-      // the one asked for or shown before, else the last stepwise one (native draws no transfers)
-      ["algorithm", select(algorithms, algorithms.includes(v("algorithm")) ? v("algorithm") : entry.lecture)],
-      ["count", input("number", v("count", 8), { min: 1 })],
-      ["dtype", select(c.dtypes, v("dtype", "int32"))],
-      entry.reduces ? ["op", select(c.ops, v("op", "SUM"))] : null,
-      entry.rooted ? ["root", input("number", v("root", 0), { min: 0, max: world - 1 })] : null,
-      entry.peer ? ["peer", input("number", v("peer", 1 % world), { min: 0, max: world - 1 })] : null,
-      entry.servers ? ["servers", input("number", v("servers", 1), { min: 1, max: Math.max(1, world - 1) })]
-        : null,
-      ["group", input("text", v("group", ""), { placeholder: `all ${world} ranks, or e.g. 0,2,3` })],
-      ["pattern", select(c.patterns, v("pattern", "index"))],
-      ["capture", select(c.captures, v("capture", "full"))],
-      ["chunks", input("number", v("chunks", 1), { min: 1 })],
-      algorithms.length > entry.algorithms.length // another collective's example is no example here
-        ? ["schedule", scheduleBox(v("schedule", "") === this.example ? "" : v("schedule", ""), c.custom)] : null,
-    ].filter(Boolean);
-    form.replaceChildren();
-    for (const [name, control] of rows) {
-      Object.assign(control, { name, id: `field-${name}` });
-      const label = html("label", { for: control.id }, name);
-      if ("forCustom" in control.dataset) label.dataset.forCustom = "";
-      form.append(...[label, control, control.companion,
-        html("div", { class: "error", "data-error-for": name })].filter(Boolean));
-    }
-    const submit = html("button", { type: "submit", id: "run" }, `Run ${entry.name}`);
-    const sweep = html("button", { type: "button", id: "sweep-run",
-      onclick: () => this.onSweep(entry, this.spec()),
-      title: "run every algorithm of this collective at growing sizes, then chart time and busbw" },
-      "Sweep sizes, every algorithm");
-    submit.disabled = sweep.disabled = !this.canRun || !c.world_size;
-    form.append(submit, sweep);
-    this.showWorld(c);
-    say("run-why", !c.world_size ? "No ranks are connected yet."
-      : !this.canRun ? "Watching only: open the presenter link (the one with ?token=) to run collectives."
-      : "");
-    form.onsubmit = (e) => { e.preventDefault(); this.submit(); };
-    const dtype = form.elements.dtype, op = form.elements.op;
-    const refreshOps = () => {
-      if (!op) return;
-      const integer = c.integer_dtypes.includes(dtype.value);
-      for (const o of op.options) {
-        const why = c.bitwise_ops.includes(o.value) && !integer ? `${o.value} needs an integer dtype`
-          : o.value === "AVG" && entry.servers ? "servers add into their weights: AVG would divide them too"
-            : o.value === "AVG" && integer ? "AVG needs a floating dtype" : "";
-        o.disabled = !!why;
-        o.title = why;
-      }
-      if (op.selectedOptions[0]?.disabled) op.value = "SUM";
-    };
-    dtype.addEventListener("change", refreshOps);
-    refreshOps();
-    const showSchedule = () => {
-      const custom = form.elements.algorithm.value === c.custom?.algorithm;
-      form.querySelectorAll("[data-for-custom]").forEach((el) => { el.hidden = !custom; });
-      if (custom && !form.elements.schedule.value) this.fillExample(entry);
-    };
-    form.elements.algorithm.addEventListener("change", showSchedule);
-    showSchedule();
-    form.onchange = () => this.showPick();
-    this.showPick();
-  }
-
-  /** The world's size: a control that resizes it where the server started the ranks (the catalog's
-   * max_ranks), else how to start another number. */
-  showWorld(c) {
-    const world = c.world_size || 1, most = c.max_ranks, said = `${world} ranks connected:`;
-    if (most == null || !this.canRun) {
-      return $("ranks-why").replaceChildren(said, " ", html("code", {}, "ringside up --ranks N"), " ",
-        "starts another number; the group field runs on some of them.");
-    }
-    const ranks = input("number", world, { id: "world-ranks", min: 1, max: most, title: "the world's size" });
-    const set = html("button", { type: "button", id: "world-set", onclick: () => this.resize(Number(ranks.value)) },
-      "Set ranks");
-    $("ranks-why").replaceChildren(said, " ", ranks, " ", set, " ",
-      `1 to ${most}: the world grows or shrinks in place; the group field runs on some of them.`);
-  }
-
-  /** The world resized to n ranks: the catalog follows once the cluster says its new size. */
-  async resize(n) {
-    $("world-set").disabled = true;
-    say("run-why", `Resizing the world to ${n} ranks…`);
-    try {
-      await api("/api/cluster/size", { method: "POST", body: { ranks: n } });
-      say("run-why", "");
-    } catch (err) {
-      $("run-why").replaceChildren("Not resized: ", reason(err));
-    } finally {
-      if ($("world-set")) $("world-set").disabled = false;
-    }
   }
 
   /** What R would submit; `schedule` false: a custom run's schedule left out. */
@@ -293,25 +195,6 @@ export class Controls extends EventTarget {
     this.dispatchEvent(new Event("pick")); // what is picked, or a field of it, changed
   }
 
-  /** "custom" starts from an example that runs: the collective's lecture algorithm's schedule as
-   * data (the server plans it: POST /api/runs/preview), in group ranks, a step a line. */
-  async fillExample(entry) {
-    const box = $("spec").elements.schedule, spec = { ...this.spec(false), algorithm: entry.lecture };
-    let plan;
-    try {
-      plan = (await api("/api/runs/preview", { method: "POST", body: spec })).schedule;
-    } catch (err) {
-      return refused(err, "data-error-for", "run-why");
-    }
-    if (!plan || box.value || !box.isConnected) return; // typed or loaded meanwhile, or picked anew
-    const group = spec.group ?? Array.from({ length: this.catalog.world_size }, (_, r) => r);
-    const steps = plan.steps.map(({ phase, caption, transfers }) => JSON.stringify({ phase, caption,
-      transfers: transfers.map(([src, dst, ...rest]) => [group.indexOf(src), group.indexOf(dst), ...rest]) }));
-    box.value = this.example = `{"pieces": ${plan.pieces}, "layout": "${plan.layout}", "steps": [\n`
-      + `${steps.join(",\n")}\n]}`;
-    this.showPick();
-  }
-
   /** What R would submit (a schedule that is not JSON yet is not the strip's business). */
   specShown() {
     try {
@@ -331,19 +214,3 @@ function parseSchedule(text) {
       { field: "schedule", reason: `not JSON: ${e.message}` });
   }
 }
-
-/** A text box for a schedule as JSON, and a button that loads one from a file. */
-function scheduleBox(value, limits) {
-  const box = html("textarea", { rows: 6, "data-for-custom": "",
-    placeholder: '{"pieces": 4, "steps": [{"phase": "reduce-scatter", "caption": "…", '
-      + `"transfers": [[0, 1, 3, 3, 1], …]}]}  (src, dst, chunk, into, reduce); `
-      + `at most ${limits.max_steps} steps` });
-  box.value = value;
-  box.companion = html("input", { type: "file", accept: ".json,application/json", "data-for-custom": "",
-    title: "load a schedule from a JSON file",
-    // placed under the box
-    onchange: async (e) => { const file = e.target.files[0]; if (file) box.value = await file.text(); } });
-  return box;
-}
-
-const input = (type, value, attrs = {}) => html("input", { type, value, ...attrs });

@@ -8,21 +8,16 @@
 import { el } from "rs/core/dom.js";
 import { onLanguage, tr } from "rs/i18n/i18n.js";
 import { arrivalsOf, laneNeed } from "rs/stage/arrivals.js";
-import { drawCard, drawnChunks, drawOutsider, hasAside, insideOf, LEAST, paintCard, valueFont } from "rs/stage/cards.js";
+import { drawCard, drawnChunks, drawOutsider, insideOf, paintCard, valueFont } from "rs/stage/cards.js";
 import { showFormula } from "rs/stage/formulas.js";
-import { MAX_VALUE, needs } from "rs/stage/grid.js";
-import { arrange, stacks } from "rs/stage/layout.js";
+import { needs } from "rs/stage/grid.js";
 import { textWidth } from "rs/stage/measure.js";
+import { placeRun } from "rs/stage/placement.js";
 import { drawArrows, drawSums, flights, hideTokens, moveTokens } from "rs/stage/transfers.js";
 
 export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
 const NARROW = 600; // CSS px: a stage narrower, and taller than wide (a phone), counts a unit a pixel
-const PROJECTED = 18; // px: on a projector (lecture mode), the smallest value, rank name or byte count
-const DESK = 11; // px: elsewhere, a value's least
 export const COLOUR_ONLY = 16; // from this many ranks on, cells are colours only, their values on hover
-// The page's lines a projector's stage takes the room of where its values need it, least missed
-// first: the key hints (? lists every key), then the traffic formula (M shows the formulas).
-const FOLDS = { pick: "fold-pick", formula: "fold-formula" }; // element id: the body's class that folds it
 
 /** Bytes each rank has sent and received by every frame: {sent: {rank: [per frame]}, received}. */
 export function trafficByFrame(run, itemsize) {
@@ -106,7 +101,7 @@ export class Stage extends EventTarget {
     this.arrivals = arrivalsOf(run);
     this.need = this.needOf(frames);
     showFormula(run); // first: whether its line is there to give the stage its room
-    const placed = this.roomy(run);
+    const placed = placeRun(this, run);
     const { card, positions, height } = placed;
     if (height > this.height) this.grow(height);
     // no value is dropped, but where none reaches the size that reads the stage says so
@@ -147,68 +142,11 @@ export class Stage extends EventTarget {
     this.dispatchEvent(new Event("load"));
   }
 
-  /** Lay the run out in the stage's box as it is now: {card, positions, height, font}. `shrink`: a
-   * buffer's part labels may be written smaller than the values to give them room. */
-  placeIn(run, shrink = true) {
-    [this.width, this.height] = this.box();
-    this.drawnAt = this.scale(); // CSS px a unit took when drawn (fitToBox)
-    const layout = run.layout ?? {}; // runs stored before the server gave layouts are drawn as rings
-    const world = this.world();
-    // a phone's: marks over it read from the cards' left edge, at a phone's size
-    this.column = stacks(world, this.width, this.height);
-    this.projected = !this.column && !this.colourOnly && document.body.classList.contains("present");
-    // In stage units, 3% over: the box may shrink by 2% before the stage is drawn again (fitToBox).
-    // On a projector names, bytes and labels PROJECTED px at least, however small the cards.
-    const px = (n) => (1.03 * n) / this.scale();
-    this.least = this.projected ? px(PROJECTED) : 0;
-    // the least a value, and a buffer part's label, is written at: a projector's, a phone's, a desk's
-    this.valueLeast = px(this.projected ? PROJECTED : this.column ? LEAST : DESK);
-    // the largest a value is drawn: on a projector as large as on a whole-width stage, in px, where
-    // the stage is narrow (a poll's card and a lesson beside it: a unit so small that MAX_VALUE
-    // would not even read from the back)
-    this.largest = Math.max(MAX_VALUE, this.valueLeast, this.projected ? MAX_VALUE / this.scale() : 0);
-    const edges = run.steps.flatMap((s) => s.transfers.map(([src, dst]) => [src, dst]));
-    const fit = { want: this.valueLeast, font: (card) => valueFont(this, card) };
-    // a buffer's part labels as large as values where that leaves the values room, their asides
-    // given way first ("−η·g (η = 1)": the caption says η), else smaller; then the cards' traffic
-    // bars give way (the header still writes their bytes)
-    const regions = run.display?.regions ?? [], aside = regions.some((r) => hasAside(r.label));
-    const labels = !regions.length ? [[1, false]]
-      : [[1, false], ...(aside ? [[1, true]] : []), ...(shrink ? [[0.7, aside], [0.55, aside]] : [])];
-    const tries = (this.traffic ? [false, true] : [false]).flatMap((barless) => labels.map((l) => [barless, ...l]));
-    let placed;
-    for (const [barless, k, brief] of tries) {
-      this.barless = barless;
-      this.briefLabels = brief;
-      this.labelFont = k * this.valueLeast;
-      placed = arrange(layout, world, this.width, this.height, edges, fit);
-      if (placed.font >= fit.want) break;
-    }
-    return placed;
-  }
-
   /** Every rank of the world: a group smaller than it (new_group) keeps every rank in its place,
    * those outside greyed. */
   world() {
     const { run } = this;
     return run.world_size > run.group.length ? Array.from({ length: run.world_size }, (_, r) => r) : run.group;
-  }
-
-  /** The run laid out where its values read: on a projector whose stage is too low for them, the
-   * page's secondary lines fold away one by one (FOLDS), each still a key away, until they do; a
-   * buffer's part labels ("−η·g (η = 1)": numbers too) are written as large as the values until
-   * then, and smaller only where nothing else is left to give. */
-  roomy(run) {
-    const body = document.body;
-    for (const fold of Object.values(FOLDS)) body.classList.remove(fold);
-    let placed = this.placeIn(run, !this.projected);
-    for (const [id, fold] of Object.entries(FOLDS)) {
-      if (!this.projected || placed.font >= this.valueLeast) break;
-      if (!document.getElementById(id)?.getBoundingClientRect().height) continue; // not shown: no room to give
-      body.classList.add(fold);
-      placed = this.placeIn(run, false);
-    }
-    return this.projected && placed.font < this.valueLeast ? this.placeIn(run) : placed;
   }
 
   /** A note on the stage where no layout writes the values at the size that reads: as wide as the

@@ -1,0 +1,53 @@
+"""No class grows past the size the design sets (a class that long does more than one thing):
+one function per language finds its classes and their lengths, and the test holds each language
+to its limit."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+JS_LIMIT = 260  # lines, the class line and its closing brace included
+
+# `class X`, `export class X extends Y`, `export default class X`: its indent and name
+JS_CLASS = re.compile(r"^(?P<indent>[ \t]*)(?:export\s+)?(?:default\s+)?class\s+(?P<name>\w+)\b")
+
+
+def js_classes(path: Path) -> Iterator[tuple[str, int]]:
+    """(name, lines) of each class in a JS module: from its `class` line to the first `}` at the
+    start of a line with the same indent, as biome formats the page's modules."""
+    lines = path.read_text().splitlines()
+    for start, line in enumerate(lines):
+        found = JS_CLASS.match(line)
+        if not found or line.rstrip().endswith("}"):  # a one-line class
+            continue
+        close = re.compile(re.escape(found["indent"]) + r"\}")
+        end = next((i for i in range(start + 1, len(lines)) if close.match(lines[i])), None)
+        assert end is not None, f"{path}:{start + 1}: class {found['name']} has no closing brace"
+        yield found["name"], end - start + 1
+
+
+def oversized(files: list[Path], classes, limit: int) -> list[tuple[Path, str, int]]:
+    """(path, name, lines) for every class in `files` that `classes` (a language's function
+    above) finds longer than `limit` lines."""
+    return [(path, name, n) for path in files for name, n in classes(path) if n > limit]
+
+
+def test_the_parser_measures_a_class_to_its_own_closing_brace(tmp_path):
+    module = tmp_path / "m.js"
+    module.write_text(
+        "export class A extends EventTarget {\n  f() {\n    if (x) {\n    }\n  }\n}\n"
+        "class B {}\n"
+        "  class C {\n  }\n"
+    )
+    assert list(js_classes(module)) == [("A", 6), ("C", 2)]
+    assert oversized([module], js_classes, 5) == [(module, "A", 6)]
+
+
+def test_no_js_class_is_over_its_limit():
+    files = sorted((ROOT / "frontend" / "js").rglob("*.js"))
+    assert files, "no page modules found"
+    found = oversized(files, js_classes, JS_LIMIT)
+    assert found == [], [f"{p.relative_to(ROOT)}: {name} {n} lines" for p, name, n in found]
