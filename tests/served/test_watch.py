@@ -26,8 +26,9 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from ringside.server.db.database import Database
-from ringside.server.watched import hangs
-from ringside.server.watched.matching import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Matching
+from ringside.server.watched import hangs, rank_waits
+from ringside.server.watched.live import GROUP_RANKS, LiveWatchedJob
+from ringside.server.watched.matching import MAX_OPEN, RANKS_HELD
 from ringside.server.watched.record import WatchedCollective
 from ringside.server.watched.service import MAX_PUSH_RANKS
 from ringside.server.watched.store import KEPT, WatchStore
@@ -660,7 +661,7 @@ def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
         backend="gloo",
         started_ns=1,
     )
-    watched = Matching.start("j-000001", hello)
+    watched = LiveWatchedJob.start("j-000001", hello)
     watched.joined(hello)
     watched.report(
         WatchReport(
@@ -669,8 +670,8 @@ def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
             issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i) for i in range(1000)],
         )
     )
-    assert len(watched.open) == watched.held(MAX_OPEN) == RANKS_HELD // (1 << 16)
-    assert sum(len(c.ranks) for c in watched.open.values()) <= RANKS_HELD
+    assert len(watched.collectives.open) == watched.collectives.held(MAX_OPEN) == RANKS_HELD // (1 << 16)
+    assert sum(len(c.ranks) for c in watched.collectives.open.values()) <= RANKS_HELD
 
 
 class Walked(list):
@@ -697,9 +698,9 @@ def test_a_wide_world_of_absent_ranks_is_checked_for_hangs_without_walking_it():
         backend="gloo",
         started_ns=1,
     )
-    watched = Matching.start("j-000001", hello)
+    watched = LiveWatchedJob.start("j-000001", hello)
     watched.joined(hello)
-    watched.world = Walked(range(1 << 16))  # the list the world group's collectives share
+    watched.collectives.world = Walked(range(1 << 16))  # the list the world group's collectives share
     watched.report(
         WatchReport(
             rank=0,
@@ -707,13 +708,13 @@ def test_a_wide_world_of_absent_ranks_is_checked_for_hangs_without_walking_it():
             issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i) for i in range(1024)],
         )
     )
-    for key in watched.first_seen:
-        watched.first_seen[key] -= hangs.HANG_S + 1
+    for key in watched.collectives.first_seen:
+        watched.collectives.first_seen[key] -= rank_waits.HANG_S + 1
     Walked.walks = 0
-    hangs.check(watched)
+    hangs.hang_change(watched)
     assert Walked.walks == 0 and watched.job.hang is None
     watched.joined(hello.model_copy(update={"rank": 7}))  # here, and in none of them
-    hangs.check(watched)
+    hangs.hang_change(watched)
     assert watched.job.hang is not None and watched.job.hang.late == [7]
     assert Walked.walks == 1, "the first wait is named: one walk"
 
@@ -748,7 +749,7 @@ def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(ser
     assert grown < 256 << 20, f"{grown >> 20} MiB held"
 
 
-def four_ranks_joined(key: str) -> Matching:
+def four_ranks_joined(key: str) -> LiveWatchedJob:
     """A job's matching with four ranks said hello, as the server holds it (no server)."""
     watched = None
     for rank in range(4):
@@ -762,7 +763,7 @@ def four_ranks_joined(key: str) -> Matching:
             backend="gloo",
             started_ns=1,
         )
-        watched = watched or Matching.start("j-000001", hello)
+        watched = watched or LiveWatchedJob.start("j-000001", hello)
         watched.joined(hello)
     return watched
 
@@ -785,9 +786,9 @@ def test_the_rank_that_issued_another_collective_is_the_one_named(order):
     assert "rank 2 broadcast of 1,000 float32; ranks 0, 1, 3 all_reduce of 1,000 float32" in text
 
 
-def checked(watched: Matching) -> tuple:
+def checked(watched: LiveWatchedJob) -> tuple:
     """hangs.check's hang, and what it said in English."""
-    hang, words = hangs.check(watched)
+    hang, words = hangs.hang_change(watched)
     return hang, english(words)
 
 
@@ -806,7 +807,7 @@ def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_wha
                 issued=[Issued(group="0", seq=5, op="allreduce", dtype="float32", count=1000, t_ns=5)],
             )
         )
-    watched.heard[3] -= hangs.SILENT_S + 1
+    watched.presence.heard[3] -= rank_waits.SILENT_S + 1
     hang, text = checked(watched)
     assert hang.late == [3] and hang.waiting == [0, 1, 2]
     if pending:
@@ -816,7 +817,7 @@ def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_wha
         assert hang.kind == "silent" and text.endswith("ranks 0, 1, 2 go on")
 
 
-def issue(watched: Matching, ranks, seq: int) -> None:
+def issue(watched: LiveWatchedJob, ranks, seq: int) -> None:
     """`ranks` issue all-reduce #seq of the world group, and it is held open a second and more."""
     for rank in ranks:
         watched.report(
@@ -828,8 +829,8 @@ def issue(watched: Matching, ranks, seq: int) -> None:
                 ],
             )
         )
-    if ("0", seq) in watched.first_seen:
-        watched.first_seen[("0", seq)] -= hangs.HANG_S + 1
+    if ("0", seq) in watched.collectives.first_seen:
+        watched.collectives.first_seen[("0", seq)] -= rank_waits.HANG_S + 1
 
 
 def test_a_rank_that_catches_up_is_said_to_even_as_another_is_late_to_the_next():
@@ -838,7 +839,7 @@ def test_a_rank_that_catches_up_is_said_to_even_as_another_is_late_to_the_next()
     watched = four_ranks_joined("k-next")
     issue(watched, [0, 1, 3], 5)
     issue(watched, [1, 3], 6)
-    assert hangs.check(watched)[0].late == [2]  # rank 0 is not late to #6 while it waits in #5
+    assert hangs.hang_change(watched)[0].late == [2]  # rank 0 is not late to #6 while it waits in #5
     issue(watched, [2], 5)
     issue(watched, [2], 6)
     hang, text = checked(watched)
@@ -854,7 +855,7 @@ def test_a_rank_that_catches_up_is_said_to_even_as_another_is_late_to_the_next()
 def test_fewer_ranks_late_to_the_same_collective_are_named_without_a_catching_up():
     watched = four_ranks_joined("k-fewer")
     issue(watched, [1, 3], 5)
-    assert hangs.check(watched)[0].late == [0, 2]
+    assert hangs.hang_change(watched)[0].late == [0, 2]
     issue(watched, [0], 5)
     hang, text = checked(watched)
     assert hang.late == [2] and text == hang.text and "caught up" not in text

@@ -10,8 +10,8 @@ import json
 from matched import Clock
 
 from ringside.server.door.frames import parse_event
-from ringside.server.watched import hangs
-from ringside.server.watched.matching import Matching
+from ringside.server.watched import hangs, rank_waits
+from ringside.server.watched.live import LiveWatchedJob
 from ringside.worker_agent.clients.synthetic_job import Plan, SyntheticJob
 from ringside.worker_agent.core.watch_protocol import WATCH_MESSAGE
 
@@ -28,20 +28,20 @@ def test_the_stopped_rank_of_4096_is_named_alone_and_every_other_rank_waits(monk
     watched = None
     for rank in range(WORLD):
         hello = read(job.hello_of(rank))
-        watched = watched or Matching.start("j-000001", hello, clock=clock)
+        watched = watched or LiveWatchedJob.start("j-000001", hello, clock=clock)
         watched.joined(hello)
     assert watched is not None
     now = plan.stop_time + 0.05  # every other rank has issued the stopped one's next, and waits in it
     for rank in range(WORLD):  # the first names the world, as each rank's first report does
         world = {"0": list(range(WORLD))} if rank == 0 else {}
         watched.report(read({**job.report_of(rank, -1, plan.last_issued(rank, now), now), "groups": world}))
-    assert hangs.check(watched) is None  # the collective is not yet open for long: no hang
-    clock.t += hangs.HANG_S
+    assert hangs.hang_change(watched) is None  # the collective is not yet open for long: no hang
+    clock.t += rank_waits.HANG_S
     asked = []  # whether a rank finished a collective: asked of each rank in it at most a few times a check
     monkeypatch.setattr(
-        hangs, "finished_by", lambda info, c, ask=hangs.finished_by: asked.append(1) or ask(info, c)
+        watched, "finished_by", lambda rank, c, ask=watched.finished_by: asked.append(1) or ask(rank, c)
     )
-    change = hangs.check(watched)
+    change = hangs.hang_change(watched)
     assert len(asked) <= 4 * WORLD, f"{len(asked):,} asked: a check must not walk the ranks once a rank"
     assert change is not None and change[0] is not None
     hang = change[0]
@@ -51,9 +51,9 @@ def test_the_stopped_rank_of_4096_is_named_alone_and_every_other_rank_waits(monk
     assert hang.text.startswith(f"{others} wait in all_reduce #{STOP_AT}")
     assert f"rank {STOPPED} last reported #{STOP_AT - 1}" in hang.text
     # every collective before it completed; the one waited in has every rank but the stopped one
-    waited = watched.open[("0", STOP_AT)]
+    waited = watched.collectives.open[("0", STOP_AT)]
     assert len(waited.issued) == WORLD - 1 and str(STOPPED) not in waited.issued
-    assert all(watched.recent[("0", seq)].complete for seq in range(STOP_AT))
+    assert all(watched.collectives.recent[("0", seq)].complete for seq in range(STOP_AT))
 
 
 def test_a_group_every_rank_names_again_is_kept_once_and_a_new_list_for_it_replaces_it():
@@ -62,7 +62,7 @@ def test_a_group_every_rank_names_again_is_kept_once_and_a_new_list_for_it_repla
     watched = None
     for rank in range(64):
         hello = read(job.hello_of(rank))
-        watched = watched or Matching.start("j-000001", hello, clock=Clock())
+        watched = watched or LiveWatchedJob.start("j-000001", hello, clock=Clock())
         watched.joined(hello)
     assert watched is not None
     said = {"0": list(range(64)), "7": [0, 1]}
