@@ -47,19 +47,19 @@ MAX_PUSH_RANKS = 1 << 16
 
 
 class WatchedJobMessage(BaseModel):
-    type: Literal["job"] = "job"
+    type: Literal["watched"] = "watched"
     job: WatchedSummary
     ranks: list[RankInfo]
 
 
 class WatchedCollectivesMessage(BaseModel):
-    type: Literal["job_collectives"] = "job_collectives"
+    type: Literal["watched_collectives"] = "watched_collectives"
     job_id: str
     collectives: list[WatchedCollective]
 
 
 class WatchedHangMessage(BaseModel):
-    type: Literal["job_hang"] = "job_hang"
+    type: Literal["watched_hang"] = "watched_hang"
     job_id: str
     hang: Hang | None
     text: str  # in English: `words` rendered

@@ -77,7 +77,8 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
             over = wait_for_message(
                 viewer,
                 lambda m: (
-                    m["type"] == "job_hang" and re.search(r"\branks? (\d+, )*2(, \d+)* caught up", m["text"])
+                    m["type"] == "watched_hang"
+                    and re.search(r"\branks? (\d+, )*2(, \d+)* caught up", m["text"])
                 ),
                 timeout=30,
             )
@@ -187,7 +188,7 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
         totals[("0", "all_reduce")]["count"] == len(buckets) and totals[("0", "all_reduce")]["busbw_gbps"] > 0
     )
 
-    status, trace = server.call("GET", f"/api/jobs/{found['id']}/trace", token=None)
+    status, trace = server.call("GET", f"/api/watched/{found['id']}/trace", token=None)
     assert status == 200
     names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"}
     host = socket.gethostname()
@@ -433,7 +434,7 @@ def test_forged_reports_close_their_socket_and_change_nothing(server):
     code, reason = closed_with(server, [hello(job="k-long", world_size=3)])
     assert code == 4409 and "has 2 ranks, not 3" in reason
     assert len(jobs(server)) == before + 2, "only the two well-formed hellos made jobs"
-    assert server.call("GET", "/api/jobs/j-999999", token=None)[0] == 404
+    assert server.call("GET", "/api/watched/j-999999", token=None)[0] == 404
 
 
 def test_process_groups_past_a_jobs_bounds_are_dropped_and_said_once(server):
@@ -548,7 +549,7 @@ def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server)
             # disagree
             said = wait_for_message(
                 viewer,
-                lambda m: m["type"] == "job_hang" and m["hang"] and m["hang"]["kind"] == "mismatch",
+                lambda m: m["type"] == "watched_hang" and m["hang"] and m["hang"]["kind"] == "mismatch",
                 timeout=60,
             )
             proc.communicate(timeout=120)
@@ -600,7 +601,7 @@ def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang
                 hangs += [
                     m
                     for m in messages(viewer.recv(timeout=0.5))
-                    if m["type"] == "job_hang" and m["hang"] and m["job_id"] == found["id"]
+                    if m["type"] == "watched_hang" and m["hang"] and m["job_id"] == found["id"]
                 ]
         except TimeoutError:
             pass
@@ -736,11 +737,11 @@ def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(ser
         ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 2, "issued": issued}))
         told = []
         while not told:
-            told = [m for m in messages(viewer.recv(timeout=60)) if m["type"] == "job_collectives"]
+            told = [m for m in messages(viewer.recv(timeout=60)) if m["type"] == "watched_collectives"]
         grown = psutil.Process(server.proc.pid).memory_info().rss - server_rss
         held, before, pages = [], "", 0
         while before is not None:  # a page of about 2 MB: each of these names 65,536 ranks
-            page = server.call("GET", f"/api/jobs/{told[0]['job_id']}?limit=2000{before}")[1]
+            page = server.call("GET", f"/api/watched/{told[0]['job_id']}?limit=2000{before}")[1]
             held, before, pages = page["collectives"] + held, page["before"], pages + 1
             before = f"&before={before}" if page["collectives"] else None
     assert len(told[0]["collectives"]) == max(1, MAX_PUSH_RANKS // world)
@@ -866,7 +867,7 @@ def test_the_overhead_bench_times_the_hang_that_names_the_stopped_rank():
     spec = importlib.util.spec_from_file_location("watch_overhead", ROOT / "bench" / "watch_overhead.py")
     overhead = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(overhead)
-    straggler = {"type": "job_hang", "job_id": "j-000001", "hang": {"late": [1], "waiting": [0, 2, 3]}}
+    straggler = {"type": "watched_hang", "job_id": "j-000001", "hang": {"late": [1], "waiting": [0, 2, 3]}}
     stopped = {**straggler, "hang": {"late": [3], "waiting": [0, 1, 2]}}
     assert not overhead.names(straggler, 3) and overhead.names(stopped, 3)
-    assert not overhead.names({"type": "job_hang", "job_id": "j-000001", "hang": None}, 3)
+    assert not overhead.names({"type": "watched_hang", "job_id": "j-000001", "hang": None}, 3)

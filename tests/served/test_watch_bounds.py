@@ -65,13 +65,13 @@ def test_a_reporter_naming_new_groups_ops_and_peers_keeps_the_server_bounded(ser
         ws.send(json.dumps(last))  # once its line is the rank's, the server has read every report
         deadline, job_id = time.monotonic() + 120, None
         while time.monotonic() < deadline:
-            jobs = serve.call("GET", "/api/jobs")[1]["jobs"]
+            jobs = serve.call("GET", "/api/watched")[1]["jobs"]
             job_id = jobs[0]["id"] if jobs else None
-            if job_id and serve.call("GET", f"/api/jobs/{job_id}")[1]["ranks"][0]["where"] == "x.py:9":
+            if job_id and serve.call("GET", f"/api/watched/{job_id}")[1]["ranks"][0]["where"] == "x.py:9":
                 break
             time.sleep(0.5)
         grew = rss().rss / 2**20 - before
-    status, body = serve.call("GET", f"/api/jobs/{job_id}")
+    status, body = serve.call("GET", f"/api/watched/{job_id}")
     size = len(json.dumps(body))
     assert status == 200 and size < 5 << 20, f"the job's GET is {size} bytes"
     assert grew < GROWTH_MB, f"the server grew by {grew:.0f} MB"
