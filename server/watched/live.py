@@ -189,6 +189,11 @@ class LiveWatchedJob:
         """Whether every one of `ranks` said goodbye (rather than went without one)."""
         return all((info := self.rank_info(r)) is not None and info.ended for r in ranks)
 
+    def is_past(self, rank: int, group: str, seq: int) -> bool:
+        """Whether `rank` issued a later collective of `group` than #seq, or finished #seq."""
+        info = self.rank_info(rank)
+        return info is not None and info.is_past(group, seq)
+
     def went_past(self, rank: int, c: WatchedCollective) -> bool:
         """Whether `rank` has issued a later collective of c's group than c."""
         info = self.rank_info(rank)

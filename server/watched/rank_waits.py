@@ -80,7 +80,7 @@ def in_open_collectives(live: LiveWatchedJob, now: float) -> list[Wait]:
         out += [
             Wait(r, late, what, ("collective", c.group, c.seq), True, sure, since)
             for r in map(int, c.issued)
-            if live.is_here(r) and not live.job.ranks[str(r)].is_past(c.group, c.seq)  # its part done
+            if live.is_here(r) and not live.is_past(r, c.group, c.seq)  # its part done
         ]
     return out
 
@@ -109,8 +109,8 @@ def inside_issued_collectives(live: LiveWatchedJob, silent: set[int]) -> list[Wa
     by_all: dict[tuple[str, int], bool] = {}
     now = live.clock()
     for r in live.presence.connected_ranks():
-        info = live.job.ranks[str(r)]
-        if info.ended or not info.pending:
+        info = live.rank_info(r)
+        if info is None or info.ended or not info.pending:
             continue
         for key in info.pending.items():
             c = live.collectives.collective(*key)
