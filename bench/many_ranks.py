@@ -7,7 +7,7 @@ collective) while the others issue that collective and wait in it.
 
 Measured, for each size:
 
-- hang named: seconds from the stop until GET /api/jobs names the stopped rank, and only it, late;
+- hang named: seconds from the stop until GET /api/watched names the stopped rank, and only it, late;
 - server CPU: the server process's CPU time over wall time (/proc/PID/stat) in steady state, the
   job's ranks all reporting and the page open on it; and the share of that window its main thread
   was ready to run but waited for a core (/proc/PID/schedstat): past a few percent, the machine,
@@ -118,10 +118,10 @@ def measure(world: int, args, browser) -> dict:
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(args.procs) as pool:
             running = pool.starmap_async(run_ranks, [(up.url, WORKER_TOKEN, plan, s, until) for s in shares])
-            job = wait_for(lambda: (asked(up, "/api/jobs") or {}).get("jobs"), warm + 60)[0]
+            job = wait_for(lambda: (asked(up, "/api/watched") or {}).get("jobs"), warm + 60)[0]
             page.goto(f"{up.url}/?token={up.presenter}&job={job['id']}", timeout=300_000)
             page.wait_for_function(
-                f"() => window.ringside.jobs.shown?.ranks.length === {world}", timeout=(warm + 120) * 1000
+                f"() => window.ringside.watched.shown?.ranks.length === {world}", timeout=(warm + 120) * 1000
             )
             time.sleep(max(0.0, t0 + 2 - time.time()))  # issuing, every rank
             before, waited, wall = cpu_s(up.proc.pid), waited_s(up.proc.pid), time.monotonic()
@@ -129,13 +129,13 @@ def measure(world: int, args, browser) -> dict:
             span = time.monotonic() - wall
             cpu = (cpu_s(up.proc.pid) - before) / span
             starved = (waited_s(up.proc.pid) - waited) / span
-            shown = asked(up, f"/api/jobs/{job['id']}?limit=1")
+            shown = asked(up, f"/api/watched/{job['id']}?limit=1")
             connected = sum(r["connected"] for r in shown["ranks"]) if shown else -1  # -1: too busy to say
             time.sleep(max(0.0, plan.stop_time - time.time()))
             stopped = plan.stop_time
 
             def named():
-                jobs = asked(up, "/api/jobs?limit=200")
+                jobs = asked(up, "/api/watched?limit=200")
                 hang = jobs["jobs"][0].get("hang") if jobs else None
                 return hang if hang and hang["late"] == [plan.stop_rank] else None
 

@@ -140,11 +140,11 @@ def run(ranks: int, server: str | None, job: str, steps: int) -> tuple[float, fl
 def names(message: dict, rank: int) -> bool:
     """Whether a viewer's message is a hang naming `rank` late: on a busy machine other ranks straggle
     past a second now and then, and such a hang says nothing of the stopped one."""
-    return message["type"] == "job_hang" and bool(message["hang"]) and rank in message["hang"]["late"]
+    return message["type"] == "watched_hang" and bool(message["hang"]) and rank in message["hang"]["late"]
 
 
 def named_after(ranks: int, server) -> float:
-    """Seconds from SIGSTOP of one rank to the viewers' job_hang naming it."""
+    """Seconds from SIGSTOP of one rank to the viewers' watched_hang naming it."""
     from websockets.sync.client import connect
 
     from ringside.worker_agent.clients.harness import messages, stop_torchrun
@@ -155,10 +155,10 @@ def named_after(ranks: int, server) -> float:
             pid, late = None, []
             while pid is None:  # once the job's ranks have said hello and issued: the last rank not late
                 for message in messages(viewer.recv(timeout=60)):
-                    if message["type"] == "job_hang":  # one already late would be named by no new message
+                    if message["type"] == "watched_hang":  # one already late would be named by no new message
                         late = message["hang"]["late"] if message["hang"] else []
                     if (
-                        message["type"] == "job"
+                        message["type"] == "watched"
                         and len(message["ranks"]) == ranks
                         and message["job"]["collectives"] > 20
                     ):

@@ -34,7 +34,7 @@ import { Player, PlayerButtons } from "rs/stage/player.js";
 import { Runs } from "rs/stage/runs.js";
 import { Stage } from "rs/stage/stage.js";
 import { Training } from "rs/training/training.js";
-import { Jobs } from "rs/watched/jobs.js";
+import { WatchedJobs } from "rs/watched/watched-jobs.js";
 
 new Languages(); // first: the page's words, and whatever the modules write from now on, in its language
 
@@ -52,7 +52,7 @@ const controls = new Controls(state, (id) => { state.submitted = id; },
 new PlayerButtons(player);
 // The training charted is part of the presenter's view.
 const training = new Training(state, (run) => { player.own(); runs.show(run); }, () => presenter.lead());
-const jobs = new Jobs(state, () => presenter.lead());
+const watched = new WatchedJobs(state, () => presenter.lead());
 const compare = new Compare(state, player);
 const polls = new Polls(state, player, controls, () => runs.polled());
 const perturbations = new Perturbations({ state, player, stage, controls }); // its caption after the page's
@@ -60,20 +60,20 @@ const runs = new Runs({ state, player, polls, compare, linked: params.get("run")
 new FirstScreen({ state, player, controls, runs }); // the stage before the first run
 const formulas = new SeedFormulas(state, player);
 const hosts = new Hosts(), launchers = new Launchers(); // B and Z: the cluster in the seeds' terms
-const overlays = new Overlays({ state, compare, training, jobs, formulas, hosts, launchers,
+const overlays = new Overlays({ state, compare, training, jobs: watched, formulas, hosts, launchers,
   onShown: () => presenter.lead() });
 // U: a lesson's next stage, which the audience's pages show as the presenter's
 const lesson = new Lesson({ state, polls, onSubmitted: (id) => { state.submitted = id; }, onMoved: () => presenter.lead() });
-const presenter = new Presenter({ state, player, training, jobs, perturbations, polls, overlays, runs, lesson });
+const presenter = new Presenter({ state, player, training, jobs: watched, perturbations, polls, overlays, runs, lesson });
 // a phone steps the run alone, predicting each step; H: the presenter's chart of how the room did
 new Practice({ state, player, polls, onRejoin: () => presenter.reattach() });
 const practiceChart = new PracticeChart({ state, player });
 const toggle = (name) => overlays.toggle(name);
-const address = new Address({ state, player, controls, runs, jobs, toggle, params });
+const address = new Address({ state, player, controls, runs, jobs: watched, toggle, params });
 const lessons = new Lessons({ state, controls, training, player, toggle }); // G X , . S I M N Y E
 const catalog = new Catalog({ state, controls, training });
 // A read-only handle on the page for tests and benchmarks: no module reads it.
-window.ringside = Object.freeze({ state, player, stage, controls, training, jobs, polls, lesson });
+window.ringside = Object.freeze({ state, player, stage, controls, training, watched, polls, lesson });
 
 new Theme({ state, player, training });
 const lecture = new LectureMode({ controls, stage, address });
@@ -88,7 +88,7 @@ new Keys({ state, player, controls, polls, overlays, lecture, perturbations, hal
 // The state learns its role first; the perturbations hear a message before the page does (the
 // end of a demo's run is theirs to know when the page shows it), the training after.
 const TABLES = [{ snapshot: (m) => state.set({ role: m.role }) }, perturbations.routes, catalog.routes,
-  runs.routes, presenter.routes, training.routes, jobs.routes, polls.routes, lessons.routes, lesson.routes,
+  runs.routes, presenter.routes, training.routes, watched.routes, polls.routes, lessons.routes, lesson.routes,
   practiceChart.routes, hosts.routes, launchers.routes];
 const route = (m) => { for (const table of TABLES) table[m.type]?.(m); };
 

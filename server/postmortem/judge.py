@@ -1,6 +1,6 @@
 """A job opened from its ranks' Flight Recorder dumps, matched and judged by the watch's own rules:
-the ranks' hellos and reports go into a Matching as a watched job's do, and hangs.py says what it
-says of a live job, at the moment of the dumps.
+the ranks' hellos and reports go into a LiveWatchedJob as a watched job's do, and hangs.py says what
+it says of a live job, at the moment of the dumps.
 
 A dump is a moment, not a stream, so that moment is given the watch's clocks: every rank was heard
 then (none is silent), and a collective open then had been open since the first rank issued it (at
@@ -13,8 +13,10 @@ from __future__ import annotations
 import time
 
 from ringside.server.watched import hangs
-from ringside.server.watched.matching import Matching
+from ringside.server.watched.live import LiveWatchedJob
+from ringside.server.watched.rank_waits import HANG_S
 from ringside.server.watched.record import Hang, WatchedCollective, WatchedState
+from ringside.server.watched.verdicts import wait_hang_in
 from ringside.server.watched.words import Phrase, english
 from ringside.server.watched.words import said as phrase
 from ringside.worker_agent.core.dump_protocol import DumpedRank, DumpsHello
@@ -22,10 +24,10 @@ from ringside.worker_agent.core.dump_protocol import DumpedRank, DumpsHello
 MAX_SHOWN = 16  # ranks named in a line of what the dumps show
 
 
-def judged(job_id: str, said: DumpsHello, ranks: list[DumpedRank]) -> Matching:
+def judged(job_id: str, said: DumpsHello, ranks: list[DumpedRank]) -> LiveWatchedJob:
     """The job the dumps show, ended as DUMPED, its hang (if any) kept."""
     first = ranks[0].hello
-    w = Matching.start(
+    w = LiveWatchedJob.start(
         job_id, first.model_copy(update={"world_size": said.world_size, "script": said.source})
     )
     w.wall = lambda: said.taken_ns / 1e9
@@ -38,7 +40,7 @@ def judged(job_id: str, said: DumpsHello, ranks: list[DumpedRank]) -> Matching:
     missing = sorted(set(range(said.world_size)) - set(said.ranks))
     if missing:
         w.note([phrase("left_no_dump", ranks=_ranks(missing))])
-    hangs.check(w)
+    hangs.hang_change(w)
     if w.job.hang is None:
         w.job.hang = unmatched(w, missing, said.taken_ns)
         if w.job.hang is not None:
@@ -52,22 +54,22 @@ def judged(job_id: str, said: DumpsHello, ranks: list[DumpedRank]) -> Matching:
     return w
 
 
-def at_the_dump(w: Matching, said: DumpsHello, ranks: list[DumpedRank]) -> None:
+def at_the_dump(w: LiveWatchedJob, said: DumpsHello, ranks: list[DumpedRank]) -> None:
     """The watch's clocks set to the moment of the dumps: each rank heard then, last seen at its newest
     collective, and each open collective open since its first rank issued it (HANG_S at least)."""
     now = time.monotonic()
     for rank in ranks:
-        w.heard[rank.hello.rank] = now
+        w.presence.heard[rank.hello.rank] = now
         newest = max((one.t_ns for report in rank.reports for one in report.issued), default=None)
         if newest is not None:
             w.job.ranks[str(rank.hello.rank)].seen_s = round((newest - w.job.t0_ns) / 1e9, 3)
     taken_s = (said.taken_ns - w.job.t0_ns) / 1e9
-    for key, c in w.open.items():
+    for key, c in w.collectives.open.items():
         since = taken_s - min(c.issued.values(), default=taken_s)
-        w.first_seen[key] = now - max(since, hangs.HANG_S)
+        w.collectives.first_seen[key] = now - max(since, HANG_S)
 
 
-def unmatched(w: Matching, missing: list[int], taken_ns: int) -> Hang | None:
+def unmatched(w: LiveWatchedJob, missing: list[int], taken_ns: int) -> Hang | None:
     """The oldest collective that some ranks issued and others of its group never did, at the dump.
 
     A dump does not lag as a report may, so a rank without it in its dump had not issued it, whatever
@@ -77,14 +79,14 @@ def unmatched(w: Matching, missing: list[int], taken_ns: int) -> Hang | None:
     of them completed, so those ranks took part)."""
     absent = set(missing)
     taken_s = (taken_ns - w.job.t0_ns) / 1e9
-    for c in list(w.open.values()):  # oldest first
-        late = [r for r in c.ranks if str(r) not in c.issued and not hangs.went_past(w.job, r, c)]
+    for c in list(w.collectives.open.values()):  # oldest first
+        late = [r for r in c.not_issued() if not w.went_past(r, c)]
         here = [r for r in late if r not in absent]
-        ended = hangs.finished(w.job, c)
+        ended = w.finished(c)
         if not late or (not here and ended):
             continue
         since = max(taken_s - min(c.issued.values()), 0.0)
-        hang = hangs.wait_in(w, c, here, since) if here else _waits_on_missing(w, c, late, since)
+        hang = wait_hang_in(w, c, here, since) if here else _waits_on_missing(w, c, late, since)
         gone = [r for r in late if r in absent]
         words = [
             *hang.words,
@@ -95,8 +97,8 @@ def unmatched(w: Matching, missing: list[int], taken_ns: int) -> Hang | None:
     return None
 
 
-def _waits_on_missing(w: Matching, c: WatchedCollective, late: list[int], since: float) -> Hang:
-    waiting = sorted(int(r) for r in c.issued)
+def _waits_on_missing(w: LiveWatchedJob, c: WatchedCollective, late: list[int], since: float) -> Hang:
+    waiting = c.issuers()
     what = phrase("collective", op=c.op, seq=c.seq, size=f"{c.count:,} {c.dtype}")
     words = [
         phrase(
@@ -122,7 +124,7 @@ def _waits_on_missing(w: Matching, c: WatchedCollective, late: list[int], since:
     )
 
 
-def verdict(w: Matching) -> str:
+def verdict(w: LiveWatchedJob) -> str:
     """What the dumps show, in a few lines for the command line: the job, its hang, where each rank was."""
     job = w.job
     lines = [
@@ -145,7 +147,7 @@ def verdict(w: Matching) -> str:
     return "\n".join(lines)
 
 
-def _missed(w: Matching) -> bool:
+def _missed(w: LiveWatchedJob) -> bool:
     return any(r.missed for r in w.job.ranks.values())
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from ringside.server.watched.record import WatchedJob
 from ringside.server.watched.words import Phrase, said
-from ringside.server.watched.words import rank as of
+from ringside.server.watched.words import rank as rank_words
 from ringside.worker_agent.core.watch_protocol import MAX_GROUPS, WatchReport
 
 MAX_OPS = 64  # op names: torch has about 20 collectives and p2p kinds
@@ -39,36 +39,42 @@ class Bounds:
 
     def screen(self, report: WatchReport) -> WatchReport:
         """The report with what the job may not keep left out (the report itself if nothing is)."""
-        issued = [i for i in report.issued if self._fits(self.groups, i.group, MAX_GROUPS + 1, "group")]
-        issued = [i for i in issued if self._fits(self.ops, i.op, MAX_OPS, "op")]
+        issued = [
+            i for i in report.issued if self._fits(self.groups, i.group, MAX_GROUPS + 1, "too_many_groups")
+        ]
+        issued = [i for i in issued if self._fits(self.ops, i.op, MAX_OPS, "too_many_ops")]
         pending = report.pending and {
-            g: seq for g, seq in report.pending.items() if self._fits(self.groups, g, MAX_GROUPS + 1, "group")
+            g: seq
+            for g, seq in report.pending.items()
+            if self._fits(self.groups, g, MAX_GROUPS + 1, "too_many_groups")
         }
         links = [link for link in report.links if self._peer(report.rank, link.peer)]
         if (len(issued), len(links), pending) == (len(report.issued), len(report.links), report.pending):
             return report
         return report.model_copy(update={"issued": issued, "links": links, "pending": pending})
 
-    def _fits(self, kept: set[str], name: str, most: int, kind: str) -> bool:
+    def _fits(self, kept: set[str], name: str, most: int, too_many: str) -> bool:
+        """Whether `name` is kept, or fits beside the `most` kept; if not, the phrase `too_many` is said."""
         if name in kept:
             return True
         if len(kept) < most:
             kept.add(name)
             return True
-        self._say(kind, said(f"too_many_{kind}s", n=most))
+        self._say(said(too_many, n=most))
         return False
 
     def _peer(self, rank: int, peer: int) -> bool:
         if peer >= self.world_size:
-            self._say("peer", said("peer_beyond", rank=of(rank), n=self.world_size))
+            self._say(said("peer_beyond", rank=rank_words(rank), n=self.world_size))
             return False
         if (rank, peer) in self.links or len(self.links) < MAX_LINKS:
             self.links.add((rank, peer))
             return True
-        self._say("link", said("links_full", n=MAX_LINKS))
+        self._say(said("links_full", n=MAX_LINKS))
         return False
 
-    def _say(self, kind: str, phrase: Phrase) -> None:
-        if kind not in self.said:
-            self.said.add(kind)
+    def _say(self, phrase: Phrase) -> None:
+        """`phrase` noted in the job's events, the first time its kind is said."""
+        if phrase.key not in self.said:
+            self.said.add(phrase.key)
             self.note([phrase])

@@ -58,6 +58,23 @@ class RankInfo(BaseModel):
     dropped: int = 0
     unread: int = 0  # collectives, sends and receives issued and not yet said, at its last report
 
+    def issued_after(self, group: str, seq: int) -> bool:
+        """Whether it said it issued a later collective of `group` than #seq."""
+        return self.issued.get(group, -1) > seq
+
+    def is_past(self, group: str, seq: int) -> bool:
+        """Whether it is past #seq of `group`: it issued a later one, or finished it."""
+        finished_it = self.pending is not None and self.pending.get(group, seq + 1) > seq
+        return self.issued_after(group, seq) or finished_it
+
+    def finished(self, group: str, seq: int) -> bool:
+        """Whether it said it finished #seq of `group`: it issued it, and its recorder retired it."""
+        return (
+            self.pending is not None
+            and self.issued.get(group, -1) >= seq
+            and self.pending.get(group, seq + 1) > seq
+        )
+
 
 class WatchedCollective(BaseModel):
     index: int  # the job's order of first sight
@@ -77,6 +94,17 @@ class WatchedCollective(BaseModel):
     complete: bool = False
     unseen: list[int] = []  # ranks whose report of it was lost (the recorder's ring overwrote it first)
     mismatch: dict[str, str] = {}  # rank -> what it issued, where ranks disagree on what #seq is
+
+    def issued_by(self, rank: int) -> bool:
+        return str(rank) in self.issued
+
+    def issuers(self) -> list[int]:
+        """The ranks that issued it, in rank order."""
+        return sorted(int(r) for r in self.issued)
+
+    def not_issued(self) -> list[int]:
+        """Its group's ranks that have not issued it."""
+        return [r for r in self.ranks if str(r) not in self.issued]
 
 
 class Total(BaseModel):

@@ -1,6 +1,7 @@
-"""Watched jobs (ringside.watch): /ws/watch, where a job's ranks report, and /api/jobs,
+"""Watched jobs (ringside.watch): /ws/watch, where a job's ranks report, and /api/watched,
 where anyone who may watch lists them, reads one (its ranks, groups, totals, links and
-a page of its collectives) and exports one to Perfetto."""
+a page of its collectives) and exports one to Perfetto. /api/jobs is the same, under the name
+it had while "job" meant two things: answered for a release, deprecated."""
 
 from __future__ import annotations
 
@@ -17,20 +18,21 @@ from ringside.worker_agent.core.watch_protocol import WATCH_MESSAGE, WatchHello
 
 router = APIRouter()
 watch = Depends(need_viewer)
-JobId = Path(max_length=40)
+WatchedId = Path(max_length=40)
 PAGE_BYTES = 2 << 20  # a page of a job's collectives, about
 MAX_LINKS_SHOWN = 4096  # the busiest links a job's GET shows (links_total: how many it has)
 
 
-def found_job(watching: Watching, job_id: str) -> WatchedJob:
-    job, _ = watching.find(job_id)
+def found(watching: Watching, watched_id: str) -> WatchedJob:
+    job, _ = watching.find(watched_id)
     if job is None:
-        raise refuse(404, "job", f"no job {job_id}")
+        raise refuse(404, "watched_id", f"no watched job {watched_id}")
     return job
 
 
-@router.get("/api/jobs", dependencies=[watch])
-async def list_jobs(
+@router.get("/api/watched", dependencies=[watch])
+@router.get("/api/jobs", dependencies=[watch], deprecated=True)
+async def list_watched(
     limit: int = Query(50, ge=1, le=200),
     offset: int = Query(0, ge=0, le=1 << 31),
     watching: Watching = Depends(watching_of),
@@ -40,15 +42,16 @@ async def list_jobs(
     return {"jobs": [live.get(j.id, j) for j in jobs], "total": total}
 
 
-@router.get("/api/jobs/{job_id}", dependencies=[watch])
-async def get_job(
-    job_id: str = JobId,
+@router.get("/api/watched/{watched_id}", dependencies=[watch])
+@router.get("/api/jobs/{watched_id}", dependencies=[watch], deprecated=True)
+async def get_watched(
+    watched_id: str = WatchedId,
     limit: int = Query(500, ge=1, le=2000),
     before: int | None = Query(None, ge=0, le=1 << 62),
     watching: Watching = Depends(watching_of),
 ) -> dict:
-    job = found_job(watching, job_id)
-    collectives = within_bytes(watching.collectives(job_id, limit, before))
+    job = found(watching, watched_id)
+    collectives = within_bytes(watching.collectives(watched_id, limit, before))
     busiest = sorted(job.links.values(), key=lambda link: link.bytes, reverse=True)[:MAX_LINKS_SHOWN]
     return {
         "job": job.summary(),
@@ -78,10 +81,11 @@ def within_bytes(collectives: list[WatchedCollective]) -> list[WatchedCollective
     return kept[::-1]
 
 
-@router.get("/api/jobs/{job_id}/trace", dependencies=[watch])
-async def get_job_trace(job_id: str = JobId, watching: Watching = Depends(watching_of)) -> dict:
-    job = found_job(watching, job_id)
-    return job_trace(job, watching.collectives(job_id, 20_000, None))
+@router.get("/api/watched/{watched_id}/trace", dependencies=[watch])
+@router.get("/api/jobs/{watched_id}/trace", dependencies=[watch], deprecated=True)
+async def get_watched_trace(watched_id: str = WatchedId, watching: Watching = Depends(watching_of)) -> dict:
+    job = found(watching, watched_id)
+    return job_trace(job, watching.collectives(watched_id, 20_000, None))
 
 
 @router.websocket("/ws/watch")

@@ -9,7 +9,7 @@ the same dtype; sizes agree only where the op needs them equal:
   per rank, for each rank's splits are its own; only that the elements all ranks put in are
   the elements they all take out, once every rank has issued it.
 
-Pure: the live matching (matching.py) uses it, and so a job opened from its dumps (postmortem/)."""
+Pure: the live matching asks it (agreement.py), and so a job opened from its dumps (postmortem/)."""
 
 from __future__ import annotations
 

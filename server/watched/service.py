@@ -1,5 +1,5 @@
-"""Watched jobs while the server runs: the jobs whose ranks report (matching.py holds
-each job's matching), what viewers hear of them, and what the store keeps.
+"""Watched jobs while the server runs: the jobs whose ranks report (live.py holds each
+one while it is watched), what viewers hear of them, and what the store keeps.
 
 Reports are taken as they come; four times a second the changed collectives go to the
 viewers (in one message per job), hangs are checked, and ended jobs are closed. Once a
@@ -22,7 +22,7 @@ from starlette.requests import HTTPConnection
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.watched import hangs
 from ringside.server.watched.bounds import Bounds
-from ringside.server.watched.matching import Matching
+from ringside.server.watched.live import LiveWatchedJob
 from ringside.server.watched.record import (
     Hang,
     RankInfo,
@@ -47,19 +47,19 @@ MAX_PUSH_RANKS = 1 << 16
 
 
 class WatchedJobMessage(BaseModel):
-    type: Literal["job"] = "job"
+    type: Literal["watched"] = "watched"
     job: WatchedSummary
     ranks: list[RankInfo]
 
 
 class WatchedCollectivesMessage(BaseModel):
-    type: Literal["job_collectives"] = "job_collectives"
+    type: Literal["watched_collectives"] = "watched_collectives"
     job_id: str
     collectives: list[WatchedCollective]
 
 
 class WatchedHangMessage(BaseModel):
-    type: Literal["job_hang"] = "job_hang"
+    type: Literal["watched_hang"] = "watched_hang"
     job_id: str
     hang: Hang | None
     text: str  # in English: `words` rendered
@@ -69,7 +69,7 @@ class WatchedHangMessage(BaseModel):
 class Watching:
     def __init__(self, store: WatchStore, fanout: Fanout):
         self.store, self.fanout = store, fanout
-        self.live: dict[str, Matching] = {}  # by the key the job's ranks share
+        self.live: dict[str, LiveWatchedJob] = {}  # by the key the job's ranks share
         # (job id, rank) -> its socket: a reconnect replaces it
         self.sockets: dict[tuple[str, int], object] = {}
         self.bounds: dict[str, Bounds] = {}  # by job id: what each live job may keep
@@ -96,7 +96,7 @@ class Watching:
 
     # --- ranks -----------------------------------------------------------------------
 
-    def join(self, hello: WatchHello, socket: object) -> tuple[Matching | None, str | None]:
+    def join(self, hello: WatchHello, socket: object) -> tuple[LiveWatchedJob | None, str | None]:
         """The job this rank belongs to, or why it may not join."""
         watched, created = self.live.get(hello.job), False
         if watched is None:
@@ -106,7 +106,9 @@ class Watching:
             if job is not None:
                 job.matched = max(job.matched, self.store.next_index(job.id))
             watched, created = (
-                (Matching(job), False) if job else (Matching.start(f"j-{self.number + 1:06d}", hello), True)
+                (LiveWatchedJob(job), False)
+                if job
+                else (LiveWatchedJob.start(f"j-{self.number + 1:06d}", hello), True)
             )
         problem = watched.conflict(hello)
         if problem:
@@ -120,7 +122,7 @@ class Watching:
         self.due.add(watched.job.id)
         return watched, None
 
-    def report(self, watched: Matching, message: WatchReport | WatchBye) -> None:
+    def report(self, watched: LiveWatchedJob, message: WatchReport | WatchBye) -> None:
         if isinstance(message, WatchBye):
             watched.bye(message)
             self.due.add(watched.job.id)
@@ -130,13 +132,13 @@ class Watching:
                 bounds = self.bounds[watched.job.id] = Bounds.of(watched.job, watched.note)
             watched.report(bounds.screen(message))
 
-    def left(self, watched: Matching, rank: int, socket: object) -> None:
+    def left(self, watched: LiveWatchedJob, rank: int, socket: object) -> None:
         if self.sockets.get((watched.job.id, rank)) is socket:  # not a socket a reconnect replaced
             del self.sockets[(watched.job.id, rank)]
             watched.left(rank)
             self.due.add(watched.job.id)
 
-    def add(self, make: Callable[[str], Matching]) -> Matching:
+    def add(self, make: Callable[[str], LiveWatchedJob]) -> LiveWatchedJob:
         """A job that ended before the server heard of it (opened from its dumps), made by `make` with its
         id: kept and shown like the others, what it ended waiting in too (read from the store, which
         holds what its writer has not landed yet)."""
@@ -144,13 +146,13 @@ class Watching:
         self.number += 1
         self.store.save(watched.job, new=True)
         self._flush(watched)
-        self.store.add(watched.job.id, hangs.left_open(watched))
+        self.store.add(watched.job.id, watched.left_open())
         self._publish_job(watched)
         return watched
 
     # --- reading -----------------------------------------------------------------------
 
-    def find(self, job_id: str) -> tuple[WatchedJob | None, Matching | None]:
+    def find(self, job_id: str) -> tuple[WatchedJob | None, LiveWatchedJob | None]:
         for watched in self.live.values():
             if watched.job.id == job_id:
                 return watched.job, watched
@@ -159,7 +161,7 @@ class Watching:
     def collectives(self, job_id: str, limit: int, before: int | None) -> list[WatchedCollective]:
         """The newest `limit` collectives before `before`: a live job's from memory first."""
         _, watched = self.find(job_id)
-        mine = watched.latest(limit, before) if watched is not None else []
+        mine = watched.collectives.latest(limit, before) if watched is not None else []
         if len(mine) < limit:
             older = mine[0].index if mine else before
             mine = [*self.store.collectives(job_id, limit - len(mine), older), *mine]
@@ -179,15 +181,15 @@ class Watching:
                 except Exception:  # one job's fault must not stop the others' watch
                     log.exception("watched job %s: its update failed", watched.job.id)
 
-    def _tick_job(self, key: str, watched: Matching, summarise: bool) -> None:
+    def _tick_job(self, key: str, watched: LiveWatchedJob, summarise: bool) -> None:
         self._flush(watched)
-        change = hangs.check(watched)
+        change = hangs.hang_change(watched)
         if change is not None:
             hang, words = change
             message = WatchedHangMessage(job_id=watched.job.id, hang=hang, text=english(words), words=words)
             self.fanout.publish(message)
         if watched.ended(LOST_AFTER_S):
-            self.store.add(watched.job.id, hangs.left_open(watched))  # the waits it ended in, and the unseen
+            self.store.add(watched.job.id, watched.left_open())  # the waits it ended in, and the unseen
             del self.live[key]
             self.bounds.pop(watched.job.id, None)
             self.store.forget(watched.job.id)
@@ -198,9 +200,9 @@ class Watching:
         if summarise:
             self.store.save(watched.job)
 
-    def _flush(self, watched: Matching) -> None:
+    def _flush(self, watched: LiveWatchedJob) -> None:
         """What changed: to the viewers, and the complete ones to the store."""
-        changed = watched.take_changed()
+        changed = watched.collectives.take_changed()
         if changed:
             self.fanout.publish(WatchedCollectivesMessage(job_id=watched.job.id, collectives=pushed(changed)))
             gone = self.store.add(watched.job.id, [c for c in changed if c.complete])
@@ -208,7 +210,7 @@ class Watching:
                 self.trimmed.add(watched.job.id)
                 watched.note([said("trimmed", mb=KEPT_BYTES >> 20)])
 
-    def _publish_job(self, watched: Matching) -> None:
+    def _publish_job(self, watched: LiveWatchedJob) -> None:
         job = watched.job
         self.fanout.publish(WatchedJobMessage(job=job.summary(), ranks=list(job.ranks.values())))
 

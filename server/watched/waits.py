@@ -1,4 +1,4 @@
-"""Who waits for whom in a job, and whom that blames: a graph of waits, pure (hangs.py builds
+"""Who waits for whom in a job, and whom that blames: a graph of waits, pure (rank_waits.py reads
 it from what the ranks report; a job judged from its dumps goes through the same).
 
 A rank waits in a collective for the ranks of its group that have not issued it, in a send or

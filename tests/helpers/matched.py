@@ -1,9 +1,9 @@
-"""A watched job's matching as the server holds it, without a server: its ranks said hello, on a
-clock the test turns by hand (hangs.py's checks read it)."""
+"""A watched job as the server holds it while it is watched, without a server: its ranks said hello,
+on a clock the test turns by hand (a hang check reads it)."""
 
 from __future__ import annotations
 
-from ringside.server.watched.matching import Matching
+from ringside.server.watched.live import LiveWatchedJob
 from ringside.worker_agent.core.watch_protocol import WatchHello
 
 
@@ -15,8 +15,8 @@ class Clock:
         return self.t
 
 
-def joined(world: int = 4, clock: Clock | None = None) -> Matching:
-    """A job's matching with every rank said hello."""
+def joined(world: int = 4, clock: Clock | None = None) -> LiveWatchedJob:
+    """A live watched job with every rank said hello."""
     watched = None
     for rank in range(world):
         hello = WatchHello(
@@ -29,7 +29,7 @@ def joined(world: int = 4, clock: Clock | None = None) -> Matching:
             backend="gloo",
             started_ns=1,
         )
-        watched = watched or Matching.start("j-000001", hello, clock=clock or Clock())
+        watched = watched or LiveWatchedJob.start("j-000001", hello, clock=clock or Clock())
         watched.joined(hello)
     assert watched is not None
     return watched

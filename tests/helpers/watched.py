@@ -1,5 +1,5 @@
 """Watched jobs for the tests: a real torchrun job under Ringside's launcher (gloo), the server's
-view of it through /api/jobs, and a viewer's messages about it."""
+view of it through /api/watched, and a viewer's messages about it."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def wait_for(what, timeout: float = 60, every: float = 0.1):
 
 
 def jobs(server) -> list[dict]:
-    return server.call("GET", "/api/jobs?limit=200")[1]["jobs"]
+    return server.call("GET", "/api/watched?limit=200")[1]["jobs"]
 
 
 def newest_job(server, script: str, after: set[str]) -> dict | None:
@@ -64,7 +64,7 @@ def newest_job(server, script: str, after: set[str]) -> dict | None:
 
 
 def job(server, job_id: str, limit: int = 2000) -> dict:
-    return server.call("GET", f"/api/jobs/{job_id}?limit={limit}")[1]
+    return server.call("GET", f"/api/watched/{job_id}?limit={limit}")[1]
 
 
 def drain(viewer) -> list[dict]:

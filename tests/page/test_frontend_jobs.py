@@ -91,7 +91,7 @@ def switch(page, lang: str) -> None:
 def english_in_jobs(page, lang: str) -> dict[str, list[str]]:
     """The English words left in the jobs view's visible text and titles, but the names the job gives
     (its script, backend, hosts, launcher, ops) and what every language keeps."""
-    names = page.evaluate("""() => { const d = window.ringside.jobs.shown;
+    names = page.evaluate("""() => { const d = window.ringside.watched.shown;
         return [d.job.backend, ...d.ranks.flatMap((r) => [r.host, ...r.launcher.split(' ')]),
           ...d.collectives.map((c) => c.op)]; }""")
     allowed = ALLOWED | SEED_TERMS[lang] | set(names)
@@ -144,10 +144,10 @@ def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server,
         stop_torchrun(ddp)
     expect(title.locator(".pill")).to_have_text("done", timeout=30_000)
     expect(page.locator("#job-totals td[data-head=op]").first).to_be_visible()
-    first = page.evaluate("window.ringside.jobs.job.id")
-    _, trace = server.call("GET", f"/api/jobs/{first}/trace")
+    first = page.evaluate("window.ringside.watched.job.id")
+    _, trace = server.call("GET", f"/api/watched/{first}/trace")
     assert trace["traceEvents"], "its trace has events"
-    assert page.get_attribute("#job-trace", "href") == f"/api/jobs/{first}/trace"
+    assert page.get_attribute("#job-trace", "href") == f"/api/watched/{first}/trace"
 
     # A loop whose rank 1 is stopped: the banner names it at once, and clears when it goes on.
     until = tmp_path / "stop"
@@ -155,8 +155,8 @@ def test_watched_jobs_draw_live_name_a_stopped_rank_and_walk_by_keyboard(server,
     try:
         expect(title).to_contain_text("watched_loop.py", timeout=60_000)
         page.wait_for_function(f"() => [...Array({P}).keys()].every(r => ({MARKS})(r) > 3)", timeout=60_000)
-        job = page.evaluate("window.ringside.jobs.job.id")
-        _, detail = server.call("GET", f"/api/jobs/{job}?limit=1")
+        job = page.evaluate("window.ringside.watched.job.id")
+        _, detail = server.call("GET", f"/api/watched/{job}?limit=1")
         pid = next(r["pid"] for r in detail["ranks"] if r["rank"] == 1)
         os.kill(pid, signal.SIGSTOP)
         banner = page.locator("#job-hang")

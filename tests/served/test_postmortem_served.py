@@ -57,7 +57,7 @@ def wait_for(what, timeout: float = 60, every: float = 0.2):
 
 
 def jobs(server) -> list[dict]:
-    return server.call("GET", "/api/jobs?limit=200")[1]["jobs"]
+    return server.call("GET", "/api/watched?limit=200")[1]["jobs"]
 
 
 def test_dumps_opened_on_a_server_are_a_job_like_a_watched_one_with_its_verdict(server, tmp_path):
@@ -68,14 +68,14 @@ def test_dumps_opened_on_a_server_are_a_job_like_a_watched_one_with_its_verdict(
         assert done.returncode == 1, err  # a hang was found
         job_id = out.splitlines()[-1].split()[1].rstrip(":")
         heard = wait_for(
-            lambda: next((m for m in messages(viewer.recv(timeout=10)) if m["type"] == "job"), None)
+            lambda: next((m for m in messages(viewer.recv(timeout=10)) if m["type"] == "watched"), None)
         )
     assert out.splitlines()[-1] == f"job {job_id}: {server.url}/?job={job_id}"
     assert "hang: ranks 0, 1, 3 wait in all_reduce #6 (1,000 float32); rank 2 last reported #5" in out
     # the page hears of it as of a watched job, its hang with it
     assert heard["job"]["id"] == job_id and heard["job"]["hang"]["late"] == [2]
 
-    shown = server.call("GET", f"/api/jobs/{job_id}")[1]
+    shown = server.call("GET", f"/api/watched/{job_id}")[1]
     assert shown["job"]["state"] == "dumped" and shown["job"]["world_size"] == 4
     hang = shown["job"]["hang"]
     assert (hang["kind"], hang["group"], hang["seq"], hang["late"], hang["waiting"]) == (
@@ -114,7 +114,7 @@ def test_without_a_server_one_is_started_on_loopback_showing_the_job(tmp_path):
         assert said[0] == f"Ringside: http://127.0.0.1:{port}/ {kept}\n"
         assert said[2] == "no hang: every collective a rank issued, its group issued too\n"
         assert said[3] == f"job j-000001: http://127.0.0.1:{port}/?job=j-000001\n"
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/jobs/j-000001") as answer:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/watched/j-000001") as answer:
             shown = json.load(answer)
         assert shown["job"]["state"] == "dumped" and shown["job"]["hang"] is None
         assert [(c["op"], c["complete"]) for c in shown["collectives"]] == [("barrier", True)]
@@ -139,7 +139,7 @@ def test_a_ring_of_thousands_of_collectives_a_rank_is_taken_whole(server, tmp_pa
     out, err = done.communicate(timeout=120)
     assert done.returncode == 0, err  # frames of about 500 KiB a rank, each a dumped_rank
     job_id = out.splitlines()[-1].split()[1].rstrip(":")
-    assert server.call("GET", f"/api/jobs/{job_id}")[1]["job"]["collectives"] == 3000
+    assert server.call("GET", f"/api/watched/{job_id}")[1]["job"]["collectives"] == 3000
 
 
 def test_a_rank_out_of_turn_closes_the_socket_and_keeps_nothing(server, tmp_path):
@@ -187,7 +187,7 @@ def test_a_running_job_behind_torch_s_debug_server_is_shown_live_and_a_stopped_r
             i for i, s in enumerate((FIXTURES / "debug_served.py").read_text().splitlines(), 1) if "HERE" in s
         )
         ranks = wait_for(
-            lambda: len(r := server.call("GET", f"/api/jobs/{shown['id']}")[1]["ranks"]) == 4 and r
+            lambda: len(r := server.call("GET", f"/api/watched/{shown['id']}")[1]["ranks"]) == 4 and r
         )
         # each rank's main thread, from its worker's stacks: in the all_reduce, or the sleep after it
         wait_for(
@@ -199,7 +199,7 @@ def test_a_running_job_behind_torch_s_debug_server_is_shown_live_and_a_stopped_r
         os.kill(stopped, signal.SIGSTOP)  # its worker server stops with it: a silence, as a stopped rank's
         hang = wait_for(
             lambda: (
-                (h := server.call("GET", f"/api/jobs/{shown['id']}")[1]["job"]["hang"])
+                (h := server.call("GET", f"/api/watched/{shown['id']}")[1]["job"]["hang"])
                 and h["late"] == [2]
                 and h
             ),

@@ -5,7 +5,6 @@ the Flight Recorder's view of the buckets is checked against."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -25,14 +24,8 @@ from watched import FIXTURES, drain, job, jobs, newest_job, torchrun, wait_for, 
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from ringside.server.db.database import Database
-from ringside.server.watched import hangs
-from ringside.server.watched.matching import GROUP_RANKS, MAX_OPEN, RANKS_HELD, Matching
-from ringside.server.watched.record import WatchedCollective
+from ringside.server.watched.matching import RANKS_HELD
 from ringside.server.watched.service import MAX_PUSH_RANKS
-from ringside.server.watched.store import KEPT, WatchStore
-from ringside.server.watched.words import english
-from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
 from ringside.worker_agent.rank.local import free_port
 
 ROOT = Path(__file__).parents[2]
@@ -76,7 +69,8 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
             over = wait_for_message(
                 viewer,
                 lambda m: (
-                    m["type"] == "job_hang" and re.search(r"\branks? (\d+, )*2(, \d+)* caught up", m["text"])
+                    m["type"] == "watched_hang"
+                    and re.search(r"\branks? (\d+, )*2(, \d+)* caught up", m["text"])
                 ),
                 timeout=30,
             )
@@ -113,52 +107,6 @@ def test_a_stopped_rank_is_named_while_the_others_wait_and_every_bucket_is_seen(
     assert all(c["bytes"] == 4 * c["count"] and c["dtype"] == "float32" for c in reduces)
 
 
-def hang_of_rank_3(server, fixture: str, *args: str) -> tuple[dict, dict]:
-    """Run a fixture whose rank 3 stops itself: the hang once it names rank 3 late, then (rank 3 let go
-    on, the job ended 0) the job done."""
-    before = {j["id"] for j in jobs(server)}
-    proc = torchrun(server.url, FIXTURES / fixture, *args, launcher=())
-    try:
-        found = wait_for(lambda: newest_job(server, fixture, before))
-        hang = wait_for(
-            lambda: (h := job(server, found["id"])["job"]["hang"]) and h["late"] == [3] and h, timeout=90
-        )
-        pid = next(r["pid"] for r in job(server, found["id"])["ranks"] if r["rank"] == 3)
-        os.kill(pid, signal.SIGCONT)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        stop_torchrun(proc)
-    assert proc.returncode == 0, err[-3000:]
-    return hang, wait_for(lambda: (j := job(server, found["id"]))["job"]["state"] == "done" and j)
-
-
-def test_a_rank_stopped_inside_a_collective_every_rank_issued_is_the_one_the_others_wait_for(
-    server, tmp_path
-):
-    """Rank 3 stops inside all-reduce #2 after every rank issued it: no rank is late to issue, so it is
-    named once silent, as the rank the others wait for in #2 (they do not go on)."""
-    hang, done = hang_of_rank_3(server, "stopped_inside.py", str(tmp_path))
-    assert (hang["kind"], hang["op"], hang["seq"], hang["waiting"]) == ("wait", "all_reduce", 2, [0, 1, 2]), (
-        hang
-    )
-    assert hang["text"].startswith(
-        "ranks 0, 1, 2 wait in all_reduce #2 (1,000 float32), which every rank "
-        "issued; rank 3 has said nothing for"
-    ), hang["text"]
-    events = [e["text"] for e in done["events"]]
-    assert any(e.startswith("rank 3 caught up: all_reduce #2 went on") for e in events), events
-
-
-def test_the_others_wait_in_the_collective_they_wait_in_not_one_they_finished(server):
-    """Rank 3 stops as all-reduce #2 returns, before its reporter says it issued #2: ranks 0-2 finished
-    #2 (their recorders retired it, which needs every rank), so they wait in #3, and that is named."""
-    hang, done = hang_of_rank_3(server, "stopped_after.py")
-    assert (hang["kind"], hang["seq"], hang["count"], hang["waiting"]) == ("wait", 3, 10, [0, 1, 2]), hang
-    said = "ranks 0, 1, 2 wait in all_reduce #3 (10 float32); rank 3 last reported #"
-    assert hang["text"].startswith(said), hang["text"]
-    assert all(c["complete"] for c in done["collectives"])
-
-
 def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(server):
     before = {j["id"] for j in jobs(server)}
     proc = torchrun(
@@ -186,7 +134,7 @@ def test_ddp_buckets_are_named_and_timed_with_the_hook_and_the_job_is_exported(s
         totals[("0", "all_reduce")]["count"] == len(buckets) and totals[("0", "all_reduce")]["busbw_gbps"] > 0
     )
 
-    status, trace = server.call("GET", f"/api/jobs/{found['id']}/trace", token=None)
+    status, trace = server.call("GET", f"/api/watched/{found['id']}/trace", token=None)
     assert status == 200
     names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"}
     host = socket.gethostname()
@@ -432,80 +380,7 @@ def test_forged_reports_close_their_socket_and_change_nothing(server):
     code, reason = closed_with(server, [hello(job="k-long", world_size=3)])
     assert code == 4409 and "has 2 ranks, not 3" in reason
     assert len(jobs(server)) == before + 2, "only the two well-formed hellos made jobs"
-    assert server.call("GET", "/api/jobs/j-999999", token=None)[0] == 404
-
-
-def test_process_groups_past_a_jobs_bounds_are_dropped_and_said_once(server):
-    """A report names only new groups, at most 256: a forged rank that names 256 more of every rank
-    in each report grew the server by hundreds of megabytes and its job's page to 100 MB."""
-    world = 4096
-    every = list(range(world))
-    with connect(server.ws_url(f"/ws/watch?token={WORKER_TOKEN}"), max_size=None) as ws:
-        ws.send(hello(job="k-groups", world_size=world, script="groups.py"))
-        ws.send(
-            json.dumps(
-                {"type": "watch_report", "rank": 0, "t_ns": 1, "groups": {"past": [0, world], "tp": [0, 1]}}
-            )
-        )
-        for first in range(0, 512, 64):  # 512 groups of the whole world: twice the names, 8 M ranks
-            ws.send(
-                json.dumps(
-                    {
-                        "type": "watch_report",
-                        "rank": 0,
-                        "t_ns": 2,
-                        "groups": {f"g{i}": every for i in range(first, first + 64)},
-                    }
-                )
-            )
-        ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 3, "groups": {"tp": [2, 3]}}))
-        found = wait_for(lambda: newest_job(server, "groups.py", set()))
-        groups = wait_for(lambda: (g := job(server, found["id"])["groups"]).get("tp") == [2, 3] and g)
-    assert "past" not in groups, "a group of a rank beyond the world is dropped"
-    assert sum(len(r) for r in groups.values()) <= GROUP_RANKS
-    assert len(groups) == GROUP_RANKS // world, "tp, and the 63 more that fit"
-    said = [e["text"] for e in job(server, found["id"])["events"] if "process group beyond" in e["text"]]
-    assert len(said) == 1, said
-
-
-def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(tmp_path):
-    store = Database(tmp_path / "runs.db")
-    kept = WatchStore(store)
-    n = KEPT + 5_000
-    made = [
-        WatchedCollective(
-            index=i,
-            group="0",
-            seq=i + 1,
-            op="all_reduce",
-            dtype="float32",
-            count=256,
-            bytes=1024,
-            ranks=[0, 1],
-            issued={"0": i / 1e3, "1": i / 1e3},
-            complete=True,
-        )
-        for i in range(n)
-    ]
-    for at in range(0, n, 1_000):
-        kept.add("j-000001", made[at : at + 1_000])
-    store.flush()
-    assert store.db.execute("SELECT COUNT(*) FROM job_collectives").fetchone()[0] == KEPT
-    newest = kept.collectives("j-000001", 500)
-    assert [c.index for c in newest] == list(range(n - 500, n))
-    page = kept.collectives("j-000001", 500, before=newest[0].index)
-    assert [c.index for c in page] == list(range(n - 1000, n - 500))
-    assert kept.collectives("j-000001", 500, before=n - KEPT) == [], "the oldest are gone"
-    plan = " ".join(
-        r[-1]
-        for r in store.db.execute(
-            "EXPLAIN QUERY PLAN SELECT body FROM job_collectives WHERE job = ? AND idx < ? "
-            "ORDER BY idx DESC LIMIT ?",
-            ("j-000001", n, 500),
-        )
-    )
-    assert "PRIMARY KEY" in plan and "TEMP B-TREE" not in plan, plan
-    store.close()
+    assert server.call("GET", "/api/watched/j-999999", token=None)[0] == 404
 
 
 def test_one_line_in_the_script_watches_it_under_plain_torchrun(server):
@@ -547,7 +422,7 @@ def test_ranks_that_disagree_on_a_collective_are_named_and_the_job_fails(server)
             # disagree
             said = wait_for_message(
                 viewer,
-                lambda m: m["type"] == "job_hang" and m["hang"] and m["hang"]["kind"] == "mismatch",
+                lambda m: m["type"] == "watched_hang" and m["hang"] and m["hang"]["kind"] == "mismatch",
                 timeout=60,
             )
             proc.communicate(timeout=120)
@@ -599,7 +474,7 @@ def test_collectives_the_recorder_overwrote_unread_are_counted_not_called_a_hang
                 hangs += [
                     m
                     for m in messages(viewer.recv(timeout=0.5))
-                    if m["type"] == "job_hang" and m["hang"] and m["job_id"] == found["id"]
+                    if m["type"] == "watched_hang" and m["hang"] and m["job_id"] == found["id"]
                 ]
         except TimeoutError:
             pass
@@ -648,76 +523,6 @@ def test_a_rank_blocked_in_a_collective_ends_on_sigterm_and_says_so(server):
     assert (ended["exit_code"], ended["error"]) == (143, "SIGTERM")
 
 
-def test_a_job_of_many_ranks_holds_fewer_collectives_in_memory():
-    """A hello may claim 65,536 ranks: what the server holds of its open collectives stays bounded."""
-    hello = WatchHello(
-        job="k-wide",
-        rank=0,
-        world_size=1 << 16,
-        host="h",
-        pid=1,
-        launcher="script",
-        backend="gloo",
-        started_ns=1,
-    )
-    watched = Matching.start("j-000001", hello)
-    watched.joined(hello)
-    watched.report(
-        WatchReport(
-            rank=0,
-            t_ns=2,
-            issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i) for i in range(1000)],
-        )
-    )
-    assert len(watched.open) == watched.held(MAX_OPEN) == RANKS_HELD // (1 << 16)
-    assert sum(len(c.ranks) for c in watched.open.values()) <= RANKS_HELD
-
-
-class Walked(list):
-    """A group's ranks that count how often they are walked."""
-
-    walks = 0
-
-    def __iter__(self):
-        Walked.walks += 1
-        return super().__iter__()
-
-
-def test_a_wide_world_of_absent_ranks_is_checked_for_hangs_without_walking_it():
-    """A hello claims 65,536 ranks and its one rank issues 1,024 collectives: every tick's hang check
-    walked each open one's 65,536 ranks twice (1.4 s a check, four checks a second: the loop's all).
-    Nothing is walked while no rank of it that is here is late; a rank here that is late is named."""
-    hello = WatchHello(
-        job="k-absent",
-        rank=0,
-        world_size=1 << 16,
-        host="h",
-        pid=1,
-        launcher="script",
-        backend="gloo",
-        started_ns=1,
-    )
-    watched = Matching.start("j-000001", hello)
-    watched.joined(hello)
-    watched.world = Walked(range(1 << 16))  # the list the world group's collectives share
-    watched.report(
-        WatchReport(
-            rank=0,
-            t_ns=2,
-            issued=[Issued(group="0", seq=i, op="all_reduce", t_ns=2 + i) for i in range(1024)],
-        )
-    )
-    for key in watched.first_seen:
-        watched.first_seen[key] -= hangs.HANG_S + 1
-    Walked.walks = 0
-    hangs.check(watched)
-    assert Walked.walks == 0 and watched.job.hang is None
-    watched.joined(hello.model_copy(update={"rank": 7}))  # here, and in none of them
-    hangs.check(watched)
-    assert watched.job.hang is not None and watched.job.hang.late == [7]
-    assert Walked.walks == 1, "the first wait is named: one walk"
-
-
 def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(server):
     """One forged report of 1,024 collectives in a claimed world of 65,536 ranks: each copied the
     world's ranks (67 M entries: 3 GB at its peak, 800 MB kept, the loop held for 29 s) and the viewers
@@ -735,137 +540,14 @@ def test_a_report_of_a_wide_world_opens_what_the_job_holds_and_tells_no_more(ser
         ws.send(json.dumps({"type": "watch_report", "rank": 0, "t_ns": 2, "issued": issued}))
         told = []
         while not told:
-            told = [m for m in messages(viewer.recv(timeout=60)) if m["type"] == "job_collectives"]
+            told = [m for m in messages(viewer.recv(timeout=60)) if m["type"] == "watched_collectives"]
         grown = psutil.Process(server.proc.pid).memory_info().rss - server_rss
         held, before, pages = [], "", 0
         while before is not None:  # a page of about 2 MB: each of these names 65,536 ranks
-            page = server.call("GET", f"/api/jobs/{told[0]['job_id']}?limit=2000{before}")[1]
+            page = server.call("GET", f"/api/watched/{told[0]['job_id']}?limit=2000{before}")[1]
             held, before, pages = page["collectives"] + held, page["before"], pages + 1
             before = f"&before={before}" if page["collectives"] else None
     assert len(told[0]["collectives"]) == max(1, MAX_PUSH_RANKS // world)
     assert len(held) == RANKS_HELD // world, "what the job holds open, no more"
     assert pages > 2, "read a page at a time"
     assert grown < 256 << 20, f"{grown >> 20} MiB held"
-
-
-def four_ranks_joined(key: str) -> Matching:
-    """A job's matching with four ranks said hello, as the server holds it (no server)."""
-    watched = None
-    for rank in range(4):
-        hello = WatchHello(
-            job=key,
-            rank=rank,
-            world_size=4,
-            host="h",
-            pid=rank + 1,
-            launcher="torchrun",
-            backend="gloo",
-            started_ns=1,
-        )
-        watched = watched or Matching.start("j-000001", hello)
-        watched.joined(hello)
-    return watched
-
-
-@pytest.mark.parametrize("order", [(0, 1, 2, 3), (2, 0, 1, 3), (3, 2, 1, 0)])
-def test_the_rank_that_issued_another_collective_is_the_one_named(order):
-    """Three ranks all-reduce as #9 while rank 2 broadcasts: rank 2 is named, whichever rank reports first."""
-    watched = four_ranks_joined("k-odd")
-    for rank in order:
-        op = "broadcast" if rank == 2 else "allreduce"
-        watched.report(
-            WatchReport(
-                rank=rank,
-                t_ns=10,
-                issued=[Issued(group="0", seq=9, op=op, dtype="float32", count=1000, t_ns=5)],
-            )
-        )
-    hang, text = checked(watched)
-    assert hang.kind == "mismatch" and hang.late == [2] and hang.waiting == [0, 1, 2, 3]
-    assert "rank 2 broadcast of 1,000 float32; ranks 0, 1, 3 all_reduce of 1,000 float32" in text
-
-
-def checked(watched: Matching) -> tuple:
-    """hangs.check's hang, and what it said in English."""
-    hang, words = hangs.check(watched)
-    return hang, english(words)
-
-
-@pytest.mark.parametrize("pending", [{"0": 5}, {}, None])
-def test_a_silent_rank_is_waited_for_only_where_the_others_have_not_finished_what_it_issued(pending):
-    """Every rank issued #5 and rank 3 went silent: ranks 0-2 wait in #5 for it if their recorders have
-    not retired #5 (pending); if they have, they go on (computing), and rank 3 is only silent; so too
-    where their reporters do not say (None: an older reporter)."""
-    watched = four_ranks_joined("k-in")
-    for rank in range(4):
-        watched.report(
-            WatchReport(
-                rank=rank,
-                t_ns=10,
-                pending=pending if rank < 3 else {"0": 5},
-                issued=[Issued(group="0", seq=5, op="allreduce", dtype="float32", count=1000, t_ns=5)],
-            )
-        )
-    watched.heard[3] -= hangs.SILENT_S + 1
-    hang, text = checked(watched)
-    assert hang.late == [3] and hang.waiting == [0, 1, 2]
-    if pending:
-        assert (hang.kind, hang.seq) == ("wait", 5)
-        assert text.startswith("ranks 0, 1, 2 wait in all_reduce #5 (1,000 float32), which every rank issued")
-    else:
-        assert hang.kind == "silent" and text.endswith("ranks 0, 1, 2 go on")
-
-
-def issue(watched: Matching, ranks, seq: int) -> None:
-    """`ranks` issue all-reduce #seq of the world group, and it is held open a second and more."""
-    for rank in ranks:
-        watched.report(
-            WatchReport(
-                rank=rank,
-                t_ns=10 + seq,
-                issued=[
-                    Issued(group="0", seq=seq, op="allreduce", dtype="float32", count=1000, t_ns=5 + seq)
-                ],
-            )
-        )
-    if ("0", seq) in watched.first_seen:
-        watched.first_seen[("0", seq)] -= hangs.HANG_S + 1
-
-
-def test_a_rank_that_catches_up_is_said_to_even_as_another_is_late_to_the_next():
-    """Rank 2, let go on, issues #5 and #6; rank 0 is then a second late to #6. That #5 went on is said
-    with rank 0's wait, not lost under it; fewer ranks late to one collective are said by its own words."""
-    watched = four_ranks_joined("k-next")
-    issue(watched, [0, 1, 3], 5)
-    issue(watched, [1, 3], 6)
-    assert hangs.check(watched)[0].late == [2]  # rank 0 is not late to #6 while it waits in #5
-    issue(watched, [2], 5)
-    issue(watched, [2], 6)
-    hang, text = checked(watched)
-    assert (hang.seq, hang.late, hang.waiting) == (6, [0], [1, 2, 3]), text
-    assert text.startswith("rank 2 caught up: all_reduce #5 went on after ") and text.endswith(hang.text)
-    assert watched.job.events[-1].text == text
-
-    issue(watched, [0], 6)
-    hang, text = checked(watched)
-    assert hang is None and text.startswith("rank 0 caught up: all_reduce #6 went on")
-
-
-def test_fewer_ranks_late_to_the_same_collective_are_named_without_a_catching_up():
-    watched = four_ranks_joined("k-fewer")
-    issue(watched, [1, 3], 5)
-    assert hangs.check(watched)[0].late == [0, 2]
-    issue(watched, [0], 5)
-    hang, text = checked(watched)
-    assert hang.late == [2] and text == hang.text and "caught up" not in text
-
-
-def test_the_overhead_bench_times_the_hang_that_names_the_stopped_rank():
-    """bench/watch_overhead.py times SIGSTOP to the hang naming that rank, not to any straggler's."""
-    spec = importlib.util.spec_from_file_location("watch_overhead", ROOT / "bench" / "watch_overhead.py")
-    overhead = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(overhead)
-    straggler = {"type": "job_hang", "job_id": "j-000001", "hang": {"late": [1], "waiting": [0, 2, 3]}}
-    stopped = {**straggler, "hang": {"late": [3], "waiting": [0, 1, 2]}}
-    assert not overhead.names(straggler, 3) and overhead.names(stopped, 3)
-    assert not overhead.names({"type": "job_hang", "job_id": "j-000001", "hang": None}, 3)

@@ -1,7 +1,7 @@
 """A watched job's reporter cannot grow the server without bound: one rank with the worker token
 sending reports as fast as it may, each naming 1,024 collectives in new group and op names and
-1,024 new peers, leaves the server's memory and the job's GET bounded, and the job says what it
-dropped."""
+1,024 new peers, leaves the server's memory and the job's GET bounded. What the job keeps of them
+and says it dropped is tests/unit/test_watch_at_scale.py's (the job in-process)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,7 @@ import pytest
 from server_helpers import WORKER_TOKEN, start_serve
 from websockets.sync.client import connect
 
-from ringside.server.watched.bounds import MAX_OPS
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
-from ringside.worker_agent.core.watch_protocol import MAX_GROUPS
 
 REPORTS = 300  # 307,200 collectives in as many new names: 30 s at 10 a second
 GROWTH_MB = 50
@@ -65,18 +63,13 @@ def test_a_reporter_naming_new_groups_ops_and_peers_keeps_the_server_bounded(ser
         ws.send(json.dumps(last))  # once its line is the rank's, the server has read every report
         deadline, job_id = time.monotonic() + 120, None
         while time.monotonic() < deadline:
-            jobs = serve.call("GET", "/api/jobs")[1]["jobs"]
+            jobs = serve.call("GET", "/api/watched")[1]["jobs"]
             job_id = jobs[0]["id"] if jobs else None
-            if job_id and serve.call("GET", f"/api/jobs/{job_id}")[1]["ranks"][0]["where"] == "x.py:9":
+            if job_id and serve.call("GET", f"/api/watched/{job_id}")[1]["ranks"][0]["where"] == "x.py:9":
                 break
             time.sleep(0.5)
         grew = rss().rss / 2**20 - before
-    status, body = serve.call("GET", f"/api/jobs/{job_id}")
+    status, body = serve.call("GET", f"/api/watched/{job_id}")
     size = len(json.dumps(body))
     assert status == 200 and size < 5 << 20, f"the job's GET is {size} bytes"
     assert grew < GROWTH_MB, f"the server grew by {grew:.0f} MB"
-    assert len({t["group"] for t in body["totals"]}) <= MAX_GROUPS + 1
-    assert len({t["op"] for t in body["totals"]}) <= MAX_OPS
-    assert all(link["dst"] < 2 for link in body["links"]), "no peer beyond the world of 2"
-    said = " ".join(e["text"] for e in body["events"])
-    assert "group names than a job keeps" in said and "beyond the world of 2" in said, said

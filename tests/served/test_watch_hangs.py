@@ -66,7 +66,7 @@ def until_file(tmp_path) -> tuple:
 
 
 def hangs_said(heard: list[dict], job_id: str) -> list[dict]:
-    return [m for m in heard if m["type"] == "job_hang" and m["job_id"] == job_id and m["hang"]]
+    return [m for m in heard if m["type"] == "watched_hang" and m["job_id"] == job_id and m["hang"]]
 
 
 def test_a_healthy_moe_job_and_the_seeds_scatter_are_never_a_mismatch_and_a_stopped_rank_is_named(

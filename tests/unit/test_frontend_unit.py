@@ -44,7 +44,7 @@ def test_the_frontend_stays_small():
     (W, V); 428 since a barrier's ranks are drawn arriving, waiting and released (arrivals.js); 444
     since B and Z show the nodes and how ranks start in the seeds' terms (hosts.js, launchers.js); 452
     since a watched job's lanes fold its ranks by node so that thousands read on one screen
-    (job-lanes.js); 464 since a watched job's hangs and events are said in the page's language, from
+    (watched-lanes.js); 464 since a watched job's hangs and events are said in the page's language, from
     the server's phrases (phrases.js, en.js and the tables' phrases); 472 since a preset's prediction,
     its links and its sources, read in Korean and Chinese too (predict.js's sentences in ko.js, zh.js);
     476 since a lecturer's pass: a question's printed output held on the projector too, values apart

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from matched import Clock, joined
 
-from ringside.server.watched import hangs, rules, waits
-from ringside.server.watched.matching import Matching, ending_words
+from ringside.server.watched import hangs, rank_waits, rules, verdicts, waits
+from ringside.server.watched.live import LiveWatchedJob, ending_words
 from ringside.server.watched.waits import Wait
 from ringside.server.watched.words import english, render
 from ringside.worker_agent.core.watch_protocol import Issued, Link, P2PWait, WatchBye, WatchReport
@@ -18,7 +18,7 @@ def one(seq: int, op: str, count: int, count_out: int | None = None, dtype: str 
     return Issued(group=group, seq=seq, op=op, dtype=dtype, count=count, count_out=count_out, t_ns=5 + seq)
 
 
-def said(watched: Matching, rank: int, *issued: Issued, **fields) -> None:
+def said(watched: LiveWatchedJob, rank: int, *issued: Issued, **fields) -> None:
     watched.report(WatchReport(rank=rank, t_ns=10, issued=list(issued), **fields))
 
 
@@ -53,9 +53,9 @@ def test_a_healthy_moe_job_and_the_seeds_scatter_are_never_a_mismatch(order):
                 if step % 2
                 else one(base + 3, "gather", 4, 16 if rank == 0 else 0),
             )
-    assert watched.mismatched is None
-    assert all(c.complete and not c.mismatch for c in watched.recent.values())
-    assert hangs.check(watched) is None
+    assert watched.agreement.last is None
+    assert all(c.complete and not c.mismatch for c in watched.collectives.recent.values())
+    assert hangs.hang_change(watched) is None
 
 
 @pytest.mark.parametrize("order", [[0, 1, 2, 3], [3, 2, 1, 0]])
@@ -65,7 +65,7 @@ def test_an_uneven_collectives_size_is_its_largest_part_whichever_rank_reports_f
     for rank in order:
         a2a = one(1, "alltoall_base", *parts[rank]).model_copy(update={"bytes": max(parts[rank]) * 4})
         said(watched, rank, a2a, one(2, "scatter", 16 if rank == 0 else 0, 4))
-    a2a, scatter = watched.latest(2)
+    a2a, scatter = watched.collectives.latest(2)
     assert (a2a.count, a2a.bytes, scatter.count) == (88, 88 * 4, 16)
 
 
@@ -102,7 +102,7 @@ def test_a_desync_names_the_odd_rank_of_one_collective_and_what_differed(op, odd
             "all_to_all": one(7, "all_to_all", 1000 + 7 * rank, 1000 - rank),
         }.get(op, one(7, op, 1000, 1000))
         said(watched, rank, odd if rank == 2 else alike)
-    hang, phrases = hangs.check(watched)
+    hang, phrases = hangs.hang_change(watched)
     text = english(phrases)
     assert (hang.kind, hang.seq, hang.late) == ("mismatch", 7, [2])
     assert f"rank 2 {words}" in text and f"(the {why} differ)" in text, text
@@ -114,7 +114,7 @@ def test_the_odd_ones_are_named_whichever_rank_reports_first():
         watched = joined()
         for rank in [first, *(r for r in range(4) if r != first)]:
             said(watched, rank, one(3, "allreduce", 10 if rank == 1 else 20))
-        assert hangs.find(watched).late == [1]
+        assert verdicts.current_hang(watched).late == [1]
 
 
 def test_an_all_to_all_whose_ranks_put_in_more_than_they_take_out_is_a_mismatch_of_them_all():
@@ -123,7 +123,7 @@ def test_an_all_to_all_whose_ranks_put_in_more_than_they_take_out_is_a_mismatch_
     watched = joined()
     for rank in range(4):
         said(watched, rank, one(2, "all_to_all", 100, 100 if rank else 96))
-    hang, phrases = hangs.check(watched)
+    hang, phrases = hangs.hang_change(watched)
     text = english(phrases)
     assert hang.kind == "mismatch" and hang.late == [0, 1, 2, 3]
     assert "put in 400 elements in all and take out 396" in text, text
@@ -181,7 +181,7 @@ def test_ranks_blocked_in_receives_from_each_other_are_a_deadlock_at_once():
             waits=[blocked(left, False)],
             links=[totals(left, 0, 1)],
         )
-    hang, phrases = hangs.check(watched)
+    hang, phrases = hangs.hang_change(watched)
     text = english(phrases)
     assert (hang.kind, hang.late, hang.waiting) == ("deadlock", [0, 1, 2, 3], [])
     assert text.startswith(
@@ -196,11 +196,11 @@ def test_a_receive_matched_by_its_peers_send_is_no_wait():
     watched = joined(2)
     said(watched, 0, links=[totals(1, 2, 0)])
     said(watched, 1, waits=[blocked(0, False, nth=2)], links=[totals(0, 0, 2)])
-    watched.wait_seen = {k: v - 10 for k, v in watched.wait_seen.items()}
-    assert hangs.find(watched) is None
+    watched.p2p.wait_seen = {k: v - 10 for k, v in watched.p2p.wait_seen.items()}
+    assert verdicts.current_hang(watched) is None
 
 
-def pipeline(clock: Clock) -> Matching:
+def pipeline(clock: Clock) -> LiveWatchedJob:
     """Stage 2 of four stopped (silent) as stage 1 waits for its gradient and stage 3 for its
     activation; stage 0 waits in a receive from stage 1 that stage 1 has not sent."""
     watched = joined(4, clock)
@@ -220,19 +220,19 @@ def pipeline(clock: Clock) -> Matching:
 def test_a_stopped_pipeline_stage_is_the_one_named_while_the_others_wait_in_receives():
     clock = Clock()
     watched = pipeline(clock)
-    clock.t += hangs.HANG_S + 0.5  # rank 2 computes, or is stopped: a second is a hang
+    clock.t += rank_waits.HANG_S + 0.5  # rank 2 computes, or is stopped: a second is a hang
     for rank in (0, 1, 3):
-        watched.heard[rank] = clock.t
-    hang = hangs.find(watched)
+        watched.presence.heard[rank] = clock.t
+    hang = verdicts.current_hang(watched)
     assert (hang.kind, hang.late, hang.waiting) == ("wait", [2], [0, 1, 3]), hang.text
     assert hang.text.startswith(
         "rank 1 waits in recv from rank 2 (1,024 float32); rank 3 waits in recv from rank 2"
     )
     assert "rank 0 waits in recv from rank 1" in hang.text and "rank 2 last seen at pp.py:12" in hang.text
-    clock.t += hangs.SILENT_S + 0.1  # and it says nothing: stopped
+    clock.t += rank_waits.SILENT_S + 0.1  # and it says nothing: stopped
     for rank in (0, 1, 3):
-        watched.heard[rank] = clock.t
-    hang = hangs.find(watched)
+        watched.presence.heard[rank] = clock.t
+    hang = verdicts.current_hang(watched)
     assert (hang.kind, hang.late, hang.waiting) == ("wait", [2], [0, 1, 3])
     assert "rank 2 has said nothing for" in hang.text, hang.text
 
@@ -252,18 +252,18 @@ def test_a_rank_waiting_inside_the_stopped_ranks_collective_is_not_blamed_beside
         said(watched, rank, one(4, "allreduce", 1000), pending={"0": 4})
     for rank in (0, 1):
         said(watched, rank, one(5, "allreduce", 1000), pending={"0": 5})
-    clock.t += hangs.HANG_S + 0.5
+    clock.t += rank_waits.HANG_S + 0.5
     for rank in range(4):
-        watched.heard[rank] = clock.t
-    hang = hangs.find(watched)
+        watched.presence.heard[rank] = clock.t
+    hang = verdicts.current_hang(watched)
     if said_it:
         assert hang is None, "ranks 2 and 3 are inside #4: no one to blame yet"
     else:  # rank 2 is late to #4 as far as it said: ranks 0 and 1 wait on it, and rank 3 may yet
         assert (hang.late, hang.waiting) == ([2], [0, 1]), hang.text
-    clock.t += hangs.SILENT_S + 0.1
+    clock.t += rank_waits.SILENT_S + 0.1
     for rank in (0, 1, 3):
-        watched.heard[rank] = clock.t
-    hang = hangs.find(watched)
+        watched.presence.heard[rank] = clock.t
+    hang = verdicts.current_hang(watched)
     assert (hang.kind, hang.late, hang.waiting) == ("wait", [2], [0, 1, 3]), hang.text
     assert hang.text.startswith(
         "rank 3 waits in all_reduce #4 (1,000 float32), which every rank issued; "
@@ -275,7 +275,7 @@ def test_a_rank_waiting_inside_the_stopped_ranks_collective_is_not_blamed_beside
 MESH = {"1": [0, 2], "2": [1, 3], "3": [0, 1], "4": [2, 3]}  # a 2x2 DeviceMesh: dp groups 1, 2; tp 3, 4
 
 
-def mesh_with_rank_2_stopped(clock: Clock) -> Matching:
+def mesh_with_rank_2_stopped(clock: Clock) -> LiveWatchedJob:
     """Rank 2 stopped; rank 3 is blocked in its tp group's all_reduce with rank 2, which its recorder has
     not been read for yet (it said one call unread); ranks 0 and 1 wait in their dp groups' all_gather
     #1, rank 0 for rank 2, rank 1 for rank 3."""
@@ -285,22 +285,22 @@ def mesh_with_rank_2_stopped(clock: Clock) -> Matching:
     said(watched, 0, one(1, "allgather", 50, group="1"), pending={"1": 1})
     said(watched, 1, one(1, "allgather", 50, group="2"), pending={"2": 1})
     said(watched, 3, unread=1)
-    clock.t += hangs.HANG_S + 0.5
+    clock.t += rank_waits.HANG_S + 0.5
     for rank in (0, 1, 3):
-        watched.heard[rank] = clock.t
+        watched.presence.heard[rank] = clock.t
     return watched
 
 
 def test_on_a_2d_mesh_a_rank_blocked_in_what_it_has_not_said_is_not_blamed_beside_the_stopped_one():
     clock = Clock()
     watched = mesh_with_rank_2_stopped(clock)
-    hang = hangs.find(watched)
+    hang = verdicts.current_hang(watched)
     assert (hang.late, hang.waiting) == ([2], [0]), hang.text
     said(watched, 3, one(1, "allreduce", 50, group="4"), pending={"4": 1})  # its read comes
-    clock.t += hangs.HANG_S + 0.5
+    clock.t += rank_waits.HANG_S + 0.5
     for rank in (0, 1, 3):
-        watched.heard[rank] = clock.t
-    hang = hangs.find(watched)
+        watched.presence.heard[rank] = clock.t
+    hang = verdicts.current_hang(watched)
     assert (hang.late, hang.waiting) == ([2], [0, 1, 3]), hang.text
 
 
@@ -308,10 +308,10 @@ def test_a_rank_that_keeps_issuing_unsaid_calls_is_blamed_once_the_wait_on_it_ha
     """Rank 3 runs elsewhere, issuing calls its reports do not say yet: the wait on it is a wait."""
     clock = Clock()
     watched = mesh_with_rank_2_stopped(clock)
-    clock.t += hangs.UNSAID_S
+    clock.t += rank_waits.UNSAID_S
     for rank in range(4):
         said(watched, rank, unread=5 * (rank == 3))
-    hang = hangs.find(watched)
+    hang = verdicts.current_hang(watched)
     assert (hang.late, hang.waiting) == ([2, 3], [0, 1]), hang.text
     assert "rank 3 last reported nothing in this group" in hang.text, hang.text
 
@@ -320,8 +320,8 @@ def test_a_stopped_rank_whose_last_report_said_calls_unread_is_blamed_when_it_go
     clock = Clock()
     watched = mesh_with_rank_2_stopped(clock)
     said(watched, 2, one(7, "allreduce", 1, group="4"), unread=30)
-    watched.heard[2] = clock.t - hangs.FRESH_S - 0.1
-    hang = hangs.find(watched)
+    watched.presence.heard[2] = clock.t - rank_waits.FRESH_S - 0.1
+    hang = verdicts.current_hang(watched)
     assert hang.late == [2], hang.text
     assert "rank 2 last reported nothing in this group (then 30 more calls, not yet read)" in hang.text, (
         hang.text
@@ -340,10 +340,10 @@ def test_ranks_that_finished_a_rooted_collective_without_the_stopped_rank_do_not
     said(watched, 0, one(5, op, 16), pending={"0": 5})
     for rank in (1, 3):
         said(watched, rank, one(5, op, 16), one(6, "allreduce", 1), pending={"0": 6})
-    clock.t += hangs.HANG_S + 0.5
+    clock.t += rank_waits.HANG_S + 0.5
     for rank in range(4):
-        watched.heard[rank] = clock.t
-    hang = hangs.find(watched)
+        watched.presence.heard[rank] = clock.t
+    hang = verdicts.current_hang(watched)
     assert (hang.kind, hang.late, hang.waiting) == ("wait", [2], [0, 1, 3]), hang.text
     assert hang.text.startswith(f"rank 0 waits in {op} #5 (16 float32); ranks 1, 3 wait in all_reduce #6"), (
         hang.text
@@ -353,15 +353,15 @@ def test_ranks_that_finished_a_rooted_collective_without_the_stopped_rank_do_not
 # --- what is said when it ends -----------------------------------------------------------------
 
 
-def stopped_before_issuing(clock: Clock) -> Matching:
+def stopped_before_issuing(clock: Clock) -> LiveWatchedJob:
     """Ranks 0-2 wait in all_reduce #3 that rank 3 (stopped) never issued: a hang naming rank 3."""
     watched = joined(4, clock)
     for rank in range(4):
         said(watched, rank, one(2, "allreduce", 10), pending={})
     for rank in range(3):
         said(watched, rank, one(3, "allreduce", 10), pending={"0": 3})
-    clock.t += hangs.HANG_S + 0.5
-    hang, _ = hangs.check(watched)
+    clock.t += rank_waits.HANG_S + 0.5
+    hang, _ = hangs.hang_change(watched)
     assert hang.late == [3] and hang.waiting == [0, 1, 2]
     return watched
 
@@ -372,7 +372,7 @@ def test_after_the_backends_timeout_ends_the_waiting_ranks_no_one_caught_up():
     for rank in range(3):  # gloo's timeout: each raised, inside #3
         watched.bye(WatchBye(rank=rank, exit_code=1, error="RuntimeError: Timed out waiting 4000ms for recv"))
     watched.left(3)  # torchrun kills the stopped one
-    hang, phrases = hangs.check(watched)
+    hang, phrases = hangs.hang_change(watched)
     text = english(phrases)
     assert hang is None
     assert text == "all_reduce #3 never completed: rank 3 went; ranks 0, 1, 2 ended", text
@@ -385,7 +385,7 @@ def test_a_collective_that_went_on_is_said_to_have_caught_up():
     clock = Clock()
     watched = stopped_before_issuing(clock)
     said(watched, 3, one(3, "allreduce", 10), pending={})
-    hang, phrases = hangs.check(watched)
+    hang, phrases = hangs.hang_change(watched)
     text = english(phrases)
     assert hang is None and text.startswith("rank 3 caught up: all_reduce #3 went on after ")
 
@@ -417,7 +417,7 @@ def test_a_group_keeps_the_name_torch_gave_it_and_a_desync_in_it_says_so():
     assert watched.job.group_descs == {"3": "mesh_dp", "4": "mesh_tp"}
     said(watched, 0, one(1, "allreduce", 8, group="3"))
     said(watched, 2, one(1, "allreduce", 9, group="3"))
-    assert "ranks disagree on #1 of group mesh_dp: " in hangs.find(watched).text
+    assert "ranks disagree on #1 of group mesh_dp: " in verdicts.current_hang(watched).text
 
 
 # --- the Flight Recorder's sends and receives (NCCL records them) -------------------------------

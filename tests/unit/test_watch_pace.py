@@ -51,7 +51,7 @@ def test_a_rank_that_issues_steadily_is_read_when_half_the_ring_is_new(clock):
 
 
 def test_a_read_the_reporter_is_told_to_make_counts_what_was_issued_before_it(clock):
-    """A script's poll reads at once (stopped_inside.py: an async all-reduce, then a stop): the poll
+    """A script's poll reads at once (an async all-reduce, then a stop): the poll
     after it must not take the rank to have moved past what that read found open, or the reporter says
     the rank waits in nothing (it clears what it last found open when the rank has moved on)."""
     count = [0]

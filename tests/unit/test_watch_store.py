@@ -7,7 +7,7 @@ import pytest
 
 from ringside.server.db.database import Database
 from ringside.server.watched.record import WatchedCollective
-from ringside.server.watched.store import WatchStore
+from ringside.server.watched.store import KEPT, WatchStore
 
 JOB = "j-000001"
 
@@ -80,3 +80,28 @@ def test_a_collective_given_again_is_read_as_given_last_and_once(store):
     database.flush()
     assert [(c.index, c.count) for c in kept.collectives(JOB, 500)] == [(c.index, c.count) for c in shown]
     assert not kept.unlanded.of(JOB), "what landed is read from the file alone"
+
+
+def test_a_long_job_keeps_a_bounded_tail_of_its_collectives_and_totals_of_all(store):
+    """A job of more collectives than KEPT keeps the newest KEPT, a page of them one walk down the primary
+    key. (Was tests/served/test_watch.py, in-process already.)"""
+    database, kept = store
+    n = KEPT + 5_000
+    for at in range(0, n, 1_000):
+        kept.add(JOB, made(at, min(1_000, n - at)))
+    database.flush()
+    assert database.db.execute("SELECT COUNT(*) FROM job_collectives").fetchone()[0] == KEPT
+    newest = kept.collectives(JOB, 500)
+    assert [c.index for c in newest] == list(range(n - 500, n))
+    page = kept.collectives(JOB, 500, before=newest[0].index)
+    assert [c.index for c in page] == list(range(n - 1000, n - 500))
+    assert kept.collectives(JOB, 500, before=n - KEPT) == [], "the oldest are gone"
+    plan = " ".join(
+        r[-1]
+        for r in database.db.execute(
+            "EXPLAIN QUERY PLAN SELECT body FROM job_collectives WHERE job = ? AND idx < ? "
+            "ORDER BY idx DESC LIMIT ?",
+            (JOB, n, 500),
+        )
+    )
+    assert "PRIMARY KEY" in plan and "TEMP B-TREE" not in plan, plan

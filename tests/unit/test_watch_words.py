@@ -12,9 +12,9 @@ from pathlib import Path
 from matched import Clock, joined
 from node_script import node_json
 
-from ringside.server.watched import hangs, words
+from ringside.server.watched import hangs, rank_waits, words
 from ringside.server.watched.bounds import Bounds
-from ringside.server.watched.matching import Matching
+from ringside.server.watched.live import LiveWatchedJob
 from ringside.server.watched.record import Hang
 from ringside.worker_agent.core.watch_protocol import Issued, Link, P2PWait, WatchBye, WatchReport
 
@@ -27,17 +27,17 @@ def one(seq: int, op: str = "allreduce", count: int = 1000, count_out: int | Non
     return Issued(group="0", seq=seq, op=op, dtype=dtype, count=count, count_out=count_out, t_ns=5 + seq)
 
 
-def said(watched: Matching, rank: int, *issued: Issued, **fields) -> None:
+def said(watched: LiveWatchedJob, rank: int, *issued: Issued, **fields) -> None:
     watched.report(WatchReport(rank=rank, t_ns=10, issued=list(issued), **fields))
 
 
-def heard(watched: Matching, clock: Clock, ranks) -> None:
+def heard(watched: LiveWatchedJob, clock: Clock, ranks) -> None:
     for rank in ranks:
-        watched.heard[rank] = clock.t
+        watched.presence.heard[rank] = clock.t
 
 
-def checked(watched: Matching) -> Hang:
-    hangs.check(watched)
+def checked(watched: LiveWatchedJob) -> Hang:
+    hangs.hang_change(watched)
     assert watched.job.hang is not None
     return watched.job.hang
 
@@ -50,13 +50,13 @@ def a_stopped_rank() -> list[Hang]:
         said(watched, rank, one(2), pending={}, where=f"train.py:{40 + rank}")
     for rank in (0, 1, 3):
         said(watched, rank, one(3), pending={"0": 3}, where=f"train.py:{50 + rank}")
-    clock.t += hangs.HANG_S + 0.5
+    clock.t += rank_waits.HANG_S + 0.5
     late = checked(watched)
-    clock.t += hangs.SILENT_S
+    clock.t += rank_waits.SILENT_S
     heard(watched, clock, (0, 1, 3))
     silent = checked(watched)
     said(watched, 2, one(3), pending={})
-    hangs.check(watched)
+    hangs.hang_change(watched)
     return [late, silent, *watched.job.events]
 
 
@@ -66,11 +66,11 @@ def a_silence() -> list:
     watched = joined(3, clock)
     for rank in range(3):
         said(watched, rank, one(1), pending={}, where="loop.py:9")
-    clock.t += hangs.SILENT_S + 0.5
+    clock.t += rank_waits.SILENT_S + 0.5
     heard(watched, clock, (0, 2))
     hang = checked(watched)
     said(watched, 1, where="loop.py:9")
-    hangs.check(watched)
+    hangs.hang_change(watched)
     return [hang, *watched.job.events]
 
 
@@ -110,7 +110,7 @@ def a_large_wait() -> list:
         said(watched, rank, one(1), pending={})
         if rank not in late:
             said(watched, rank, one(2), pending={"0": 2})
-    clock.t += hangs.HANG_S + 0.5
+    clock.t += rank_waits.HANG_S + 0.5
     return [checked(watched)]
 
 

@@ -90,7 +90,7 @@ export class Lanes {
   at = null; // the collective under the cursor
   t1 = 0; // the right edge (s)
   span = null; // [t0, width] (s)
-  shown = null; // the job's detail (jobs.js holds it)
+  shown = null; // the job's detail (watched-jobs.js holds it)
 
   /** `describe(c)`: a collective in words, under the lanes when the cursor is on it. */
   constructor(describe) {

@@ -2,8 +2,8 @@ import "./rs.mjs";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-const { merge, hangLine, describe, byHost, groupName } = await import("rs/watched/jobs.js");
-const { opColour, moved, lanesOf, MAX_LANES } = await import("rs/watched/job-lanes.js");
+const { merge, hangLine, describe, byHost, groupName } = await import("rs/watched/watched-jobs.js");
+const { opColour, moved, lanesOf, MAX_LANES } = await import("rs/watched/watched-lanes.js");
 const { translate } = await import("rs/i18n/i18n.js");
 const ko = (await import("rs/i18n/ko.js")).default;
 const zh = (await import("rs/i18n/zh.js")).default;

@@ -6,7 +6,7 @@ import { $, html, reason, say, table } from "rs/core/dom.js";
 import { bandwidth, bytes, colour, seconds } from "rs/core/format.js";
 import { openInPerfetto } from "rs/export/perfetto.js";
 import { onLanguage, said } from "rs/i18n/i18n.js";
-import { byHost, Lanes, MAX_LANES, moved } from "rs/watched/job-lanes.js";
+import { byHost, Lanes, MAX_LANES, moved } from "rs/watched/watched-lanes.js";
 
 export { byHost };
 const KEEP = 2000; // collectives kept, and drawn
@@ -62,15 +62,15 @@ export const describe = (c, names = {}) => [`${c.op} #${c.seq} (group ${groupNam
   c.last_rank == null ? (c.complete ? null : "in flight") : `last rank ${c.last_rank}, lag ${seconds(c.lag_s)}`,
   c.bucket && `bucket ${bucket(c.bucket)}`].filter(Boolean).join(" · ");
 
-export class Jobs {
+export class WatchedJobs {
   shown = null; // the open job's detail, grown by the feed
   loading = null; // {id, early: collectives heard before its GET answered}
   lanes = new Lanes((c) => describe(c, this.shown?.group_descs));
   hang = null; // {hang, heard: ms}
   over = null; // what the server said when the last hang ended: {words, text}
   fetched = 0;
-  routes = { snapshot: () => this.refresh(), job: (m) => this.onJob(m),
-    job_collectives: (m) => this.onCollectives(m), job_hang: (m) => this.onHang(m) };
+  routes = { snapshot: () => this.refresh(), watched: (m) => this.onJob(m),
+    watched_collectives: (m) => this.onCollectives(m), watched_hang: (m) => this.onHang(m) };
 
   /** `onShown()`: another job is open (the presenter's view says which). */
   constructor(state, onShown) {
@@ -90,7 +90,7 @@ export class Jobs {
   }
 
   get job() { return this.shown?.job; }
-  trace() { return `/api/jobs/${this.job.id}/trace`; }
+  trace() { return `/api/watched/${this.job.id}/trace`; }
 
   /** J: the view over everything (in lecture mode too), or not. */
   show(on) { document.body.classList.toggle("jobs-shown", on); }
@@ -99,7 +99,7 @@ export class Jobs {
   async refresh() {
     let jobs;
     try {
-      ({ jobs } = await api("/api/jobs?limit=50"));
+      ({ jobs } = await api("/api/watched?limit=50"));
     } catch (err) {
       return $("jobs-status").replaceChildren("Could not list the watched jobs: ", reason(err));
     }
@@ -183,7 +183,7 @@ export class Jobs {
 
   async detail(id, limit = 500) {
     this.fetched = Date.now();
-    return api(`/api/jobs/${id}?limit=${limit}`)
+    return api(`/api/watched/${id}?limit=${limit}`)
       .catch((err) => $("jobs-status").replaceChildren(`Could not open job ${id}: `, reason(err)));
   }
 
