@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 
 from ringside.server.dispatch.job import JobState
 from ringside.server.door import transport
+from ringside.server.door.audience import Audience, RunNamed
 from ringside.server.door.errors import Busy, found, refuse
 from ringside.server.polls import questions
 from ringside.server.polls.ballots import Ballots
@@ -39,14 +40,22 @@ SHUFFLE = secrets.SystemRandom()  # the choices' order: nothing a page reads can
 
 
 class PollMessage(BaseModel):
+    """A poll asked, opened, closed, revealed or failed: the room hears it as Poll.for_room says."""
+
+    audience: ClassVar[Audience] = Audience.ROOM_COPY
     type: Literal["poll"] = "poll"
     poll: Poll
+
+    def for_room(self) -> PollMessage | None:
+        room = self.poll.for_room()
+        return None if room is None else PollMessage(poll=room)
 
 
 class TallyMessage(BaseModel):
     """How many voted; what for, and how many pages are connected, to the presenter alone
-    until voting closes (visibility.for_room)."""
+    until voting closes (Poll.for_room: the room reads them in the poll then)."""
 
+    audience: ClassVar[Audience] = Audience.ROOM_COPY
     type: Literal["tally"] = "tally"
     poll_id: str
     votes: int
@@ -54,10 +63,8 @@ class TallyMessage(BaseModel):
     typed: list[tuple[float, int]] | None = None
     pages: int | None = None
 
-
-def shape(run: Run) -> tuple:
-    """What a `faster` question compares across algorithms: (collective, count, dtype, P)."""
-    return run.spec.collective, run.spec.count, run.spec.dtype, len(run.group)
+    def for_room(self) -> TallyMessage:
+        return self.model_copy(update={"counts": None, "typed": None, "pages": None})
 
 
 def same_answer(question: str, a: Run, b: Run) -> bool:
@@ -153,8 +160,8 @@ class Polls:
         compared = self._stored_race(run) if spec.question == "faster" else []
         measured = {r.spec.algorithm: r.time for r in compared if r.time is not None}
         self._answer(record, run, measured)  # before it is kept: a question with no answer changes nothing
-        seen = [run.id] if self.holding(run) is None else []
-        others = [r.id for r in compared if r.id != run.id and self.holding(r) is None]
+        seen = [run.id] if self.holding_run(run) is None else []
+        others = [r.id for r in compared if r.id != run.id and self.holding_run(r) is None]
         record.poll.answered_by = seen + others
         self.number += 1
         self._keep(record, run)
@@ -219,7 +226,7 @@ class Polls:
         """Earlier runs every page has seen (none of an open poll's held ones) that answer the question
         already: the same plan and inputs, or for a race, the times of two of its runners."""
         if question == "faster":
-            seen = [self._seen_alike(run, lambda a, b: shape(a) == shape(b)) for run in (main, *race)]
+            seen = [self._seen_alike(run, lambda a, b: a.shape() == b.shape()) for run in (main, *race)]
             ids = [found[0] for found in seen if found]
             return ids if len(ids) >= 2 else []
         return self._seen_alike(main, lambda a, b: same_answer(question, a, b))
@@ -231,11 +238,11 @@ class Polls:
         p = len(run.group)
         done = self.runs.store.done_of_shape(s.collective, s.algorithm, s.count, s.dtype, p, ALIKE)
         coming = [r for r in self.runs.live().values() if r.spec.algorithm == s.algorithm]
-        return [r.id for r in (*reversed(coming), *done) if alike(r, run) and self.holding(r) is None]
+        return [r.id for r in (*reversed(coming), *done) if alike(r, run) and self.holding_run(r) is None]
 
     def _keep(self, record: PollRecord, run: Run) -> None:
         self.live[record.poll.id], self.current = record, record.poll.id
-        self.shapes[record.poll.id] = shape(run)
+        self.shapes[record.poll.id] = run.shape()
         while len(self.live) > MAX_LIVE:  # the oldest is closed, its last votes saved
             closed = self.live.pop(next(iter(self.live)))
             self.shapes.pop(closed.poll.id, None)
@@ -412,29 +419,24 @@ class Polls:
 
     # --- what a poll holds (visibility.py asks) ------------------------------------------------
 
-    def holding(self, run: Run) -> Poll | None:
+    def holding(self, run: RunNamed) -> Poll | None:
         """The poll that holds this run, if any: until its reveal, the room reads none of its
         answer. A poll holds its runs and, for a question of which algorithm is faster, every
-        run of the same shape (its times are the answer)."""
+        run of the same shape (its times are the answer). A message that names only the run's id
+        finds a race's run of the shape once its start or its line was held."""
         for record in reversed(self.live.values()):
             poll = record.poll
             if poll.state not in HOLDING:
                 continue
-            if run.id in poll.runs or run.id == poll.run_id:
+            if run.id in poll.runs or run.id == poll.run_id or run.id in self.raced.get(poll.id, ()):
                 return poll
-            if self._races(poll, shape(run)):
+            if run.shape is not None and self._races(poll, run.shape):
                 self.raced.setdefault(poll.id, set()).add(run.id)
                 return poll
         return None
 
-    def holding_id(self, run_id: str) -> Poll | None:
-        """The poll that holds the run of this id, by what is known of it (a message names only the
-        run: a race's run of its shape is known once its start or its line was held)."""
-        for record in reversed(self.live.values()):
-            poll = record.poll
-            if poll.state in HOLDING and (run_id in poll.runs or run_id in self.raced.get(poll.id, ())):
-                return poll
-        return None
+    def holding_run(self, run: Run) -> Poll | None:
+        return self.holding(RunNamed(run.id, run.shape()))
 
     def _races(self, poll: Poll, run_shape: tuple) -> bool:
         """Whether `poll` asks which algorithm is faster at this shape of run."""

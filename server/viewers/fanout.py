@@ -1,7 +1,9 @@
 """Every message (messages.py), to every viewer, without one slow viewer slowing anyone.
 
-A message is serialised once for the presenter's pages and once more for the room where what
-the room may hear differs (`screen`: polls/visibility.py says); each viewer has its own bounded
+A message type that declares no audience (door/audience.py) is refused, loudly: nothing is sent
+that no one said the room may hear. A message is serialised once for the presenter's pages and
+once more for the room where what the room may hear differs (`screen`: polls/visibility.py says,
+by the audience); each viewer has its own bounded
 queue and its own sender task. A frame holds one message, or a JSON array of them. A viewer
 whose queue fills up is dropped with close code 1013 (try again later): it
 reconnects and gets a fresh snapshot.
@@ -18,6 +20,7 @@ from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ringside.server.door.audience import Audience, Undeclared, declared
 from ringside.server.door.frames import close
 from ringside.server.viewers.messages import PresenterMessage
 
@@ -84,6 +87,10 @@ class Fanout:
         self.viewers.discard(viewer)
 
     def publish(self, message: BaseModel) -> None:
+        """Every viewer hears `message`, the room as `screen` says; Undeclared where its type says not
+        who may hear it, or that it is made for one page."""
+        if declared(type(message)) is Audience.PAGE:
+            raise Undeclared(f"{type(message).__qualname__} is made for one page: it is never published")
         if not self.viewers:  # a job of thousands of ranks is summarised each second for no one
             return
         whole = message.model_dump_json()

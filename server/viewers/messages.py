@@ -28,10 +28,11 @@ live viewer never needs GET /api/runs/{id}, but for a run a poll held from it.""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
+from ringside.server.door.audience import Audience, RunNamed
 from ringside.server.lessons.lesson import MAX_STAGES
 from ringside.server.runs.run import Run, RunSummary
 from ringside.worker_agent.core.protocol import ChunkState
@@ -42,8 +43,10 @@ Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 class PresenterMessage(BaseModel):
     """The presenter's view, as its page sends it over /ws (socket.py checks it) and as
     every viewer hears it. step -1: the run's inputs. Ids name what a viewer fetches itself
-    (a run, a training): the presenter's page sends no content, only which."""
+    (a run, a training): the presenter's page sends no content, only which. The room hears none of
+    a run whose poll's runs still run (when it came on stage would tell when a run before it ended)."""
 
+    audience: ClassVar[Audience] = Audience.HELD_WHILE_RUNNING
     model_config = ConfigDict(extra="forbid", strict=True)
     type: Literal["presenter"] = "presenter"
     run_id: Id
@@ -65,8 +68,14 @@ class PresenterMessage(BaseModel):
         """What is not shown is not said: a frame a phone hears on every step stays short."""
         return {k: v for k, v in write(self).items() if v is not None and v != []}
 
+    def concerns(self) -> tuple[RunNamed, ...]:
+        return (RunNamed(self.run_id),)
+
 
 class SnapshotMessage(BaseModel):
+    """Made for one page, as it may read it (socket.snapshot asks visibility): never published."""
+
+    audience: ClassVar[Audience] = Audience.PAGE
     type: Literal["snapshot"] = "snapshot"
     role: Literal["viewer", "presenter"]
     cluster: dict
@@ -78,16 +87,27 @@ class SnapshotMessage(BaseModel):
 
 
 class SummaryMessage(BaseModel):
+    audience: ClassVar[Audience] = Audience.HELD
     type: Literal["run"] = "run"
     run: RunSummary
 
+    def concerns(self) -> tuple[RunNamed, ...]:
+        return (RunNamed(self.run.id, self.run.shape()),)
+
 
 class StartedMessage(BaseModel):
+    audience: ClassVar[Audience] = Audience.HELD
     type: Literal["run_started"] = "run_started"
     run: Run
 
+    def concerns(self) -> tuple[RunNamed, ...]:
+        return (RunNamed(self.run.id, self.run.shape()),)
+
 
 class StepMessage(BaseModel):
+    """Each step's arrival is a time: held with its run."""
+
+    audience: ClassVar[Audience] = Audience.HELD
     type: Literal["step"] = "step"
     run_id: str
     step: int
@@ -96,15 +116,25 @@ class StepMessage(BaseModel):
     t1: float
     states: list[ChunkState]
 
+    def concerns(self) -> tuple[RunNamed, ...]:
+        return (RunNamed(self.run_id),)
+
 
 class EndedMessage(BaseModel):
+    """A held run's end is a time too: the room hears nothing of it."""
+
+    audience: ClassVar[Audience] = Audience.HELD
     type: Literal["run_ended"] = "run_ended"
     run: Run
+
+    def concerns(self) -> tuple[RunNamed, ...]:
+        return (RunNamed(self.run.id, self.run.shape()),)
 
 
 class ClusterMessage(BaseModel):
     """Cluster.to_json's fields (cluster/cluster.py), whatever it adds besides these."""
 
+    audience: ClassVar[Audience] = Audience.EVERYONE
     model_config = ConfigDict(extra="allow")
     type: Literal["cluster"] = "cluster"
     backend: str | None

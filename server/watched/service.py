@@ -14,11 +14,12 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 
+from ringside.server.door.audience import Audience
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.watched import hangs
 from ringside.server.watched.bounds import Bounds
@@ -47,18 +48,21 @@ MAX_PUSH_RANKS = 1 << 16
 
 
 class WatchedJobMessage(BaseModel):
+    audience: ClassVar[Audience] = Audience.EVERYONE  # a user's own job: no poll asks of it
     type: Literal["job"] = "job"
     job: WatchedSummary
     ranks: list[RankInfo]
 
 
 class WatchedCollectivesMessage(BaseModel):
+    audience: ClassVar[Audience] = Audience.EVERYONE
     type: Literal["job_collectives"] = "job_collectives"
     job_id: str
     collectives: list[WatchedCollective]
 
 
 class WatchedHangMessage(BaseModel):
+    audience: ClassVar[Audience] = Audience.EVERYONE
     type: Literal["job_hang"] = "job_hang"
     job_id: str
     hang: Hang | None
