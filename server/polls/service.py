@@ -11,24 +11,23 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from typing import ClassVar, Literal
+from collections.abc import Callable
 
-from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 
 from ringside.server.dispatch.job import JobState
 from ringside.server.door import transport
-from ringside.server.door.audience import Audience, RunNamed
+from ringside.server.door.audience import Feed, RunNamed
 from ringside.server.door.errors import Busy, found, refuse
 from ringside.server.polls import questions
 from ringside.server.polls.ballots import Ballots
+from ringside.server.polls.messages import PollMessage, TallyMessage
 from ringside.server.polls.poll import HOLDING, Poll, PollRecord, PollState, Vote
 from ringside.server.polls.questions import MAX_CHOICES, PollSpec
 from ringside.server.polls.store import PollStore
 from ringside.server.runs.run import Run
 from ringside.server.runs.service import Runs
 from ringside.server.trainings.training import SYNC_ID
-from ringside.server.viewers.fanout import Fanout
 from ringside.worker_agent.core.algorithms import algorithms
 from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.validation import SpecError
@@ -37,34 +36,6 @@ TALLY_S = 0.25  # a burst of votes is told to the pages at most this often
 MAX_LIVE = 64  # polls held in memory (their votes too); older ones are read from the file and take no votes
 ALIKE = 20  # earlier runs of a shape looked through for one that answers a question already
 SHUFFLE = secrets.SystemRandom()  # the choices' order: nothing a page reads can replay it
-
-
-class PollMessage(BaseModel):
-    """A poll asked, opened, closed, revealed or failed: the room hears it as Poll.for_room says."""
-
-    audience: ClassVar[Audience] = Audience.ROOM_COPY
-    type: Literal["poll"] = "poll"
-    poll: Poll
-
-    def for_room(self) -> PollMessage | None:
-        room = self.poll.for_room()
-        return None if room is None else PollMessage(poll=room)
-
-
-class TallyMessage(BaseModel):
-    """How many voted; what for, and how many pages are connected, to the presenter alone
-    until voting closes (Poll.for_room: the room reads them in the poll then)."""
-
-    audience: ClassVar[Audience] = Audience.ROOM_COPY
-    type: Literal["tally"] = "tally"
-    poll_id: str
-    votes: int
-    counts: list[int] | None = None
-    typed: list[tuple[float, int]] | None = None
-    pages: int | None = None
-
-    def for_room(self) -> TallyMessage:
-        return self.model_copy(update={"counts": None, "typed": None, "pages": None})
 
 
 def same_answer(question: str, a: Run, b: Run) -> bool:
@@ -89,9 +60,13 @@ def cut_short(run: Run) -> str:
 
 
 class Polls:
-    def __init__(self, store: PollStore, runs: Runs, fanout: Fanout, ballots: Ballots):
-        """`runs`: the runs a question is asked of, made for it, and compared by a `faster` one."""
+    def __init__(
+        self, store: PollStore, runs: Runs, fanout: Feed, ballots: Ballots, retell: Callable[[], None]
+    ):
+        """`runs`: the runs a question is asked of, made for it, and compared by a `faster` one;
+        `retell`: every page hears the presenter's view again (the room may now, where it could not)."""
         self.store, self.runs, self.fanout, self.ballots = store, runs, fanout, ballots
+        self.retell = retell
         # polls opened since the server started: read from here, not the file
         self.live: dict[str, PollRecord] = {}
         self.current: str | None = None  # the newest, what a page that (re)loads is shown
@@ -277,7 +252,7 @@ class Polls:
         self._save(record)
         self._time(record)
         self.fanout.publish(PollMessage(poll=record.shown()))
-        self.fanout.retell()  # the presenter's view of the run, held from the room until now
+        self.retell()  # the presenter's view of the run, held from the room until now
 
     def _answer(self, record: PollRecord, run: Run, measured: dict[str, float]) -> None:
         """The question's choices, shuffled once (kept with the poll: the same for every page), and

@@ -25,7 +25,7 @@ from ringside.server.polls.service import Polls
 from ringside.server.runs.run import Run, RunSummary
 
 if TYPE_CHECKING:
-    from ringside.server.viewers.messages import PresenterMessage
+    from ringside.server.lecture.presenter import PresenterMessage
 
 
 class Visibility:

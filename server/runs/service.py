@@ -19,12 +19,12 @@ from ringside.server.cluster.cluster import Cluster
 from ringside.server.cluster.metrics import Metrics
 from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.dispatch.job import Job, JobState
+from ringside.server.door.audience import Feed
 from ringside.server.model import costs
 from ringside.server.runs import wavefront
+from ringside.server.runs.messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
 from ringside.server.runs.run import Choice, Place, Prediction, Run, fits, new_run
 from ringside.server.runs.store import RunStore
-from ringside.server.viewers.fanout import Fanout
-from ringside.server.viewers.messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
 from ringside.worker_agent.core.preview import input_states
 from ringside.worker_agent.core.protocol import (
     Arrived,
@@ -146,7 +146,7 @@ class Runs:
         store: RunStore,
         dispatcher: Dispatcher,
         cluster: Cluster,
-        fanout: Fanout,
+        fanout: Feed,
         fit: costs.Fit,
         metrics: Metrics,
         elsewhere: Callable[[str], Run | None],

@@ -22,7 +22,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ringside.server.door.audience import Audience, Undeclared, declared
 from ringside.server.door.frames import close
-from ringside.server.viewers.messages import PresenterMessage
+from ringside.server.lecture.presenter import PresenterMessage
 
 DROPPED = 1013
 log = logging.getLogger("ringside.server")

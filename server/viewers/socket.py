@@ -18,11 +18,12 @@ from ringside.server.cluster.workers import cluster_of
 from ringside.server.door.auth import origin_allowed, role_of, settings_of
 from ringside.server.door.errors import first_error
 from ringside.server.door.frames import INVALID, POLICY, UNSUPPORTED, accept, close
+from ringside.server.lecture.presenter import PresenterMessage
 from ringside.server.polls.ballots import Ballots, ballots_of
 from ringside.server.polls.visibility import Visibility, visibility_of
 from ringside.server.runs.service import Runs, runs_of
 from ringside.server.viewers.fanout import Fanout, fanout_of
-from ringside.server.viewers.messages import PresenterMessage, SnapshotMessage
+from ringside.server.viewers.messages import SnapshotMessage
 
 PINGS = ('{"type":"ping"}', '{"type": "ping"}')
 # a presenter frame is about 80 bytes, 400 at most with every id it may name (messages.py)

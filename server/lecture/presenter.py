@@ -1,0 +1,46 @@
+"""The presenter's view: what the presenter's page shows (run, step, playing, speed, the overlay,
+the training on its charts, the lesson's stage), as its page sends it over /ws and every viewer
+hears it, for audience pages that follow the presenter to mirror."""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
+
+from ringside.server.door.audience import Audience, RunNamed
+from ringside.server.lessons.lesson import MAX_STAGES
+
+Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
+
+
+class PresenterMessage(BaseModel):
+    """The presenter's view, as its page sends it over /ws (socket.py checks it) and as
+    every viewer hears it. step -1: the run's inputs. Ids name what a viewer fetches itself
+    (a run, a training): the presenter's page sends no content, only which. The room hears none of
+    a run whose poll's runs still run (when it came on stage would tell when a run before it ended)."""
+
+    audience: ClassVar[Audience] = Audience.HELD_WHILE_RUNNING
+    model_config = ConfigDict(extra="forbid", strict=True)
+    type: Literal["presenter"] = "presenter"
+    run_id: Id
+    step: int = Field(ge=-1, le=1_000_000)
+    playing: bool
+    speed: float = Field(ge=0.05, le=20)
+    # what covers the stage (keys C, T, J; M: the seed's formulas, counting what each counts,
+    # the total, the busiest link), or nothing
+    overlay: Literal["compare", "training", "jobs", "formulas", "formulas:total", "formulas:link"] | None = (
+        None
+    )
+    training: Id | None = None  # the training on the charts
+    job: Id | None = None  # the watched job open in the jobs view
+    demo: list[Id] = Field(default=[], max_length=4)  # the lecture demo's runs (key D): their result line
+    lesson: int | None = Field(None, ge=0, lt=MAX_STAGES)  # the lesson's stage shown (key U), 0-based
+
+    @model_serializer(mode="wrap")
+    def _unset_left_out(self, write):
+        """What is not shown is not said: a frame a phone hears on every step stays short."""
+        return {k: v for k, v in write(self).items() if v is not None and v != []}
+
+    def concerns(self) -> tuple[RunNamed, ...]:
+        return (RunNamed(self.run_id),)
