@@ -1,14 +1,18 @@
 """The presenter's view: what the presenter's page shows (run, step, playing, speed, the overlay,
 the training on its charts, the lesson's stage), as its page sends it over /ws and every viewer
-hears it, for audience pages that follow the presenter to mirror."""
+hears it, for audience pages that follow the presenter to mirror. `PresenterView` keeps the last
+one heard while a presenter's page is connected (a late joiner's snapshot carries it), and when
+the lesson's stage in it came on."""
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from starlette.requests import HTTPConnection
 
-from ringside.server.door.audience import Audience, RunNamed
+from ringside.server.door.audience import Audience, Feed, RunNamed
 from ringside.server.lessons.lesson import MAX_STAGES
 
 Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
@@ -44,3 +48,47 @@ class PresenterMessage(BaseModel):
 
     def concerns(self) -> tuple[RunNamed, ...]:
         return (RunNamed(self.run_id),)
+
+
+class PresenterView:
+    def __init__(self, feed: Feed):
+        self.feed = feed
+        self.view: PresenterMessage | None = None  # the presenter's view, last heard
+        self.lesson_since = 0.0  # when the lesson's stage in that view came on
+        self.pages = 0  # presenter pages connected: the view is forgotten when the last goes
+        self.steps = 0  # the step count of the run in that view
+
+    def joined(self) -> None:
+        self.pages += 1
+
+    def left(self) -> None:
+        """With no presenter page left, a late joiner follows nobody (it shows the latest run)."""
+        self.pages -= 1
+        if self.pages == 0:
+            self.view = None
+
+    def lead(self, view: PresenterMessage, steps: int) -> None:
+        """The presenter's page shows something else (a run of `steps` steps): every viewer hears it, once."""
+        self.steps = steps
+        if view.lesson is not None and view.lesson != (self.view and self.view.lesson):
+            self.lesson_since = time.time()  # a stage's question is asked after it comes on (visibility.py)
+        if view != self.view:
+            self.view = view
+            self.feed.publish(view)
+
+    def retell(self) -> None:
+        """Every page hears the presenter's view again (the room may hear it now, where it could not)."""
+        if self.view is not None:
+            self.feed.publish(self.view)
+
+    def shown(self) -> set[str]:
+        """The run the presenter's page shows, if any (retention keeps it)."""
+        return {self.view.run_id} if self.view is not None else set()
+
+    def steps_of(self, run_id: str) -> int | None:
+        """The step count of the run the presenter shows, if `run_id` is it."""
+        return self.steps if self.view is not None and self.view.run_id == run_id else None
+
+
+async def presenter_view_of(conn: HTTPConnection) -> PresenterView:
+    return conn.app.state.presenter_view

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 
 from pydantic import BaseModel
@@ -22,7 +21,6 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ringside.server.door.audience import Audience, Undeclared, declared
 from ringside.server.door.frames import close
-from ringside.server.lecture.presenter import PresenterMessage
 
 DROPPED = 1013
 log = logging.getLogger("ringside.server")
@@ -71,10 +69,6 @@ class Fanout:
         self.limit = limit
         self.viewers: set[Viewer] = set()
         self.closing: set[asyncio.Task] = set()
-        self.presenter: PresenterMessage | None = None  # the presenter's view, last heard
-        self.lesson_since = 0.0  # when the lesson's stage in that view came on
-        self.presenters = 0  # presenter pages connected: the view is forgotten when the last goes
-        self.presenter_steps = 0  # the step count of the run in that view
         # what the room hears of a message (None: nothing); the presenter's pages hear it whole
         self.screen: Callable[[BaseModel], BaseModel | None] = lambda message: message
 
@@ -100,38 +94,6 @@ class Fanout:
             text = whole if viewer.presenter else room
             if text is not None and not viewer.offer(text):
                 self._drop(viewer)
-
-    def retell(self) -> None:
-        """Every page hears the presenter's view again (the room may hear it now, where it could not)."""
-        if self.presenter is not None:
-            self.publish(self.presenter)
-
-    def presenter_joined(self) -> None:
-        self.presenters += 1
-
-    def presenter_left(self) -> None:
-        """With no presenter page left, a late joiner follows nobody (it shows the latest run)."""
-        self.presenters -= 1
-        if self.presenters == 0:
-            self.presenter = None
-
-    def lead(self, view: PresenterMessage, steps: int) -> None:
-        """The presenter's page shows something else (a run of `steps` steps): every viewer hears it, once."""
-        self.presenter_steps = steps
-        if view.lesson is not None and view.lesson != (self.presenter and self.presenter.lesson):
-            self.lesson_since = time.time()  # a stage's question is asked after it comes on (visibility.py)
-        if view != self.presenter:
-            self.presenter = view
-            self.publish(view)
-
-    def shown(self) -> set[str]:
-        """The run the presenter's page shows, if any (retention keeps it)."""
-        return {self.presenter.run_id} if self.presenter is not None else set()
-
-    def steps_of(self, run_id: str) -> int | None:
-        """The step count of the run the presenter shows, if `run_id` is it."""
-        shown = self.presenter is not None and self.presenter.run_id == run_id
-        return self.presenter_steps if shown else None
 
     def _drop(self, viewer: Viewer) -> None:
         """Routine (a laptop asleep, a slow link): one quiet line, and the viewer is told."""
