@@ -92,12 +92,12 @@ def build(s: State, settings: Settings, local: LocalWorkers | None = None) -> No
     poll_store = PollStore(s.database)
     s.ballots = Ballots(poll_store.ballot_key())
     s.polls = Polls(poll_store, s.runs, s.fanout, s.ballots, s.presenter_view.retell)
-    s.visibility = Visibility(s.polls)
+    s.visibility = Visibility(s.polls.holding, s.polls.book)
     s.practice = Practice(s.runs, s.ballots, s.visibility, s.fanout)
     s.access_log = AccessLog(settings.access_log_path, settings.access_log_bytes, settings.access_log_keep)
     keep = Keep(settings.keep_runs, settings.keep_days)
     s.pruner = Pruner(
-        keep, s.database.writer, s.run_store, lambda: s.polls.runs_asked() | s.presenter_view.shown()
+        keep, s.database.writer, s.run_store, lambda: s.polls.book.runs_asked() | s.presenter_view.shown()
     )
     s.fanout.screen = s.visibility.message  # what the room hears of each message
     s.dispatcher.recover([*s.runs.left_unfinished(), *s.trainings.left_unfinished()])
@@ -124,7 +124,7 @@ def create_app(settings: Settings, local: LocalWorkers | None = None) -> FastAPI
             stopping.callback(s.access_log.close)
             s.dispatcher.start()
             stopping.push_async_callback(s.dispatcher.shutdown)
-            stopping.callback(s.polls.flush)
+            stopping.callback(s.polls.voting.flush)
             ticking = asyncio.create_task(announce(s.cluster, s.fanout, s.dispatcher.nudge))
             stopping.push_async_callback(cancelled, ticking)
             s.watching.start()

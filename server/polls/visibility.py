@@ -20,8 +20,9 @@ from ringside.server.dispatch.job import JobState
 from ringside.server.door.audience import Audience, declared, held_copy, marked
 from ringside.server.door.auth import is_presenter
 from ringside.server.door.errors import Busy
+from ringside.server.polls.book import PollBook
+from ringside.server.polls.holding import Holding
 from ringside.server.polls.poll import Poll, PollRecord, PollState
-from ringside.server.polls.service import Polls
 from ringside.server.runs.run import Run, RunSummary
 
 if TYPE_CHECKING:
@@ -29,8 +30,10 @@ if TYPE_CHECKING:
 
 
 class Visibility:
-    def __init__(self, polls: Polls):
-        self.polls = polls
+    def __init__(self, holding: Holding, book: PollBook):
+        """`holding`: what the polls hold; `book`: the polls, whose newest a lesson's printed output
+        waits for."""
+        self.polls, self.book = holding, book
 
     # --- runs ---------------------------------------------------------------------------------
 
@@ -122,7 +125,7 @@ class Visibility:
             raise Busy(
                 "stage", f"stage {stage + 1} asks the room first: its output comes once it is on stage"
             )
-        newest = self.polls.newest(presenter=True)
+        newest = self.book.newest(presenter=True)
         poll = newest.poll if newest is not None else None
         if (
             poll is None
