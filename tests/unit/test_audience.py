@@ -149,8 +149,8 @@ def test_what_each_question_keeps_and_blanks_beyond_the_common_answers():
     assert read("holds")["perturbed"] is not None and read("faster")["perturbed"] is None
     assert read("busiest_link")["display"]["formula"] is None, "a question of bytes: the formula's count"
     formula = read("holds")["display"]["formula"]
-    assert formula["value"] == run.display.formula.value and formula["measured"] is None  # type: ignore[union-attr]
-    assert run.time == 0.5 and run.display.formula.measured == 24, "the run itself is left whole"  # type: ignore[union-attr]
+    assert formula["value"] == run.display.formula.value and formula["measured"] is None
+    assert run.time == 0.5 and run.display.formula.measured == 24, "the run itself is left whole"
 
 
 def test_a_held_line_in_a_list_has_none_of_the_summarys_marked_fields():

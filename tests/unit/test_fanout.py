@@ -69,7 +69,7 @@ async def stop(fanout: Fanout, *viewers) -> None:
 def test_what_piles_up_while_a_frame_goes_out_leaves_as_one_json_array():
     async def main():
         fanout, ws = Fanout(limit=64), RecordedSocket()
-        viewer = fanout.add(ws, presenter=False)  # type: ignore[arg-type]
+        viewer = fanout.add(ws, presenter=False)
         for n in range(5):
             fanout.publish(Said(n=n))  # before its pump runs: all five wait in its queue
         pump = asyncio.create_task(viewer.pump())
@@ -93,7 +93,7 @@ def test_a_slow_viewer_is_dropped_with_1013_while_the_others_hear_everything():
         fast, slow = RecordedSocket(), RecordedSocket(stalled=True)
         viewers = [
             (v, asyncio.create_task(v.pump())) for v in (fanout.add(fast, False), fanout.add(slow, False))
-        ]  # type: ignore[arg-type]
+        ]
         for n in range(20):
             fanout.publish(Said(n=n))
             await fast.hears(n + 1)  # the fast one keeps up; the slow one's queue fills behind its send
@@ -113,12 +113,12 @@ def test_a_slow_viewer_is_dropped_with_1013_while_the_others_hear_everything():
 def test_the_presenter_hears_a_message_whole_and_the_room_as_the_screen_says():
     async def main():
         fanout = Fanout(limit=16)
-        fanout.screen = lambda m: None if m.n == 1 else Said(n=-m.n) if m.n == 2 else m  # type: ignore[attr-defined]
+        fanout.screen = lambda m: None if m.n == 1 else Said(n=-m.n) if m.n == 2 else m
         socks = {"presenter": RecordedSocket(), "room": RecordedSocket()}
         viewers = [
             (v, asyncio.create_task(v.pump()))
             for v in (fanout.add(socks["presenter"], True), fanout.add(socks["room"], False))
-        ]  # type: ignore[arg-type]
+        ]
         for n in range(4):
             fanout.publish(Said(n=n))
         await socks["presenter"].hears(4)

@@ -29,7 +29,7 @@ def test_a_view_is_told_once_when_it_changes_and_again_when_retold():
     shown.lead(view(step=1), steps=6)  # an arrow key held at the end: nothing new
     shown.lead(view(step=2), steps=6)
     shown.retell()
-    assert [m.step for m in feed.published] == [1, 2, 2]  # type: ignore[attr-defined]
+    assert [m.step for m in feed.published] == [1, 2, 2]
     assert shown.steps_of("r-000001") == 6 and shown.steps_of("r-000002") is None
     assert shown.shown() == {"r-000001"}, "retention keeps the run on the presenter's stage"
 
