@@ -4,20 +4,24 @@ shape of each one's run (a question of speed holds every run of that shape: hold
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ringside.server.door.audience import Feed
 from ringside.server.polls.messages import PollMessage
 from ringside.server.polls.poll import PollRecord, PollState
 from ringside.server.polls.store import PollStore
 from ringside.server.polls.timer import Timer
-from ringside.server.runs.run import Run
+from ringside.server.runs.messages import RecentMessage
+from ringside.server.runs.run import Run, RunSummary
 
 MAX_LIVE = 64  # polls held in memory (their votes too); older ones are read from the file and take no votes
 
 
 class PollBook:
-    def __init__(self, store: PollStore, feed: Feed, timer: Timer):
-        """`timer`: the polls that close at a time (a poll no longer held takes no votes, nor closes)."""
-        self.store, self.feed, self.timer = store, feed, timer
+    def __init__(self, store: PollStore, feed: Feed, timer: Timer, listed: Callable[[], list[RunSummary]]):
+        """`timer`: the polls that close at a time (a poll no longer held takes no votes, nor closes);
+        `listed`: the run list's newest lines (runs.service.Runs.recent)."""
+        self.store, self.feed, self.timer, self.listed = store, feed, timer, listed
         # polls opened since the server started: read from here, not the file
         self.live: dict[str, PollRecord] = {}
         self.current: str | None = None  # the newest, what a page that (re)loads is shown
@@ -48,8 +52,10 @@ class PollBook:
         self.store.save(record)
 
     def tell(self, record: PollRecord) -> None:
-        """Every page hears the poll as it is now (the room as Poll.for_room says)."""
+        """Every page hears the poll as it is now (the room as Poll.for_room says), and the run list
+        again: what the room may read of its lines changes with the poll."""
         self.feed.publish(PollMessage(poll=record.shown()))
+        self.feed.publish(RecentMessage(runs=self.listed()))
 
     def fail(self, record: PollRecord, why: str) -> None:
         record.fail(why)

@@ -32,7 +32,7 @@ class Polls:
     ):
         """`retell`: every page hears the presenter's view again; `later`: what calls back after a
         while (a poll's time, a burst of votes): the event loop's timers."""
-        self.book = PollBook(store, feed, Timer(later))
+        self.book = PollBook(store, feed, Timer(later), runs.recent)
         self.holding = Holding(self.book)
         self.voting = Voting(self.book, ballots, self.book.timer, later)
         self.opening = Opening(self.book, runs, self.voting, retell)

@@ -159,6 +159,9 @@ class Visibility:
         said: Any = message  # declared() checked that it has what its audience needs
         if audience is Audience.ROOM_COPY:
             return said.for_room()
+        if audience is Audience.RUN_LINES:
+            lines = [line.model_dump(mode="json") for line in said.lines()]
+            return said.with_lines(self.summaries(lines, presenter=False))
         poll = next((p for named in said.concerns() if (p := self.polls.holding(named)) is not None), None)
         if poll is None or (audience is Audience.HELD_WHILE_RUNNING and poll.state is not PollState.RUNNING):
             return message

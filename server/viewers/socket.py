@@ -98,6 +98,7 @@ def snapshot(
         current=visibility.on_stage(runs.current(), presenter),
         queued=len(queued),
         queue=[r.summary() for r in queued[:SNAPSHOT_QUEUE]],
+        recent=visibility.summaries([line.model_dump(mode="json") for line in runs.recent()], presenter),
         presenter=shown.view if presenter else visibility.view(shown.view),
         ballot=ballot,
     )

@@ -9,7 +9,8 @@ import time
 import numpy as np
 
 from ringside.server.dispatch.job import JobState
-from ringside.server.runs.run import RankResult, RankStep, Run, new_run
+from ringside.server.runs.messages import RECENT
+from ringside.server.runs.run import RankResult, RankStep, Run, RunSummary, new_run
 from ringside.server.runs.service import PLANNED
 from ringside.worker_agent.core import simulate
 from ringside.worker_agent.core.collectives import get
@@ -92,6 +93,9 @@ class FakeRuns:
 
     def queued(self) -> list[Run]:
         return [r for r in self.runs.values() if r.state is JobState.QUEUED]
+
+    def recent(self) -> list[RunSummary]:
+        return [r.summary() for r in reversed(self.runs.values())][:RECENT]
 
     def current(self) -> Run | None:
         return next((r for r in self.runs.values() if r.state is JobState.RUNNING), None)

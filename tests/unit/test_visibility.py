@@ -140,6 +140,35 @@ def test_a_race_holds_the_times_of_every_run_it_compares_until_the_reveal(tmp_pa
         hall.stop()
 
 
+def test_a_poll_change_tells_every_page_the_run_list_as_it_may_read_it(tmp_path):
+    hall = Lecture(tmp_path / "runs.db")
+    try:
+        ring = hall.runs.pressed(algorithm="ring")
+        other = hall.runs.pressed(collective="broadcast", algorithm="native")
+        asked = hall.ask(run_id=ring.id, question="busiest_link")
+        told = hall.feed.of("runs")[-1]
+        assert [r.id for r in told.runs] == [other.id, ring.id] and told.runs[1].time == ring.time, (
+            "newest first; the presenter's whole"
+        )
+        room = {r.id: r for r in hall.visibility.message(told).runs}
+        assert room[ring.id].time is None and room[ring.id].finished_at is None, (
+            "the held run's line: no time"
+        )
+        assert room[other.id].time == other.time
+        sealed = hall.ask(question="busiest_link", run={"algorithm": "tree", **LECTURE})
+        hall.runs.runs[sealed.run_id].state = JobState.DONE  # ended; its poll opens once told
+        hall.polls.voting.close(asked.id)  # another change: the list is told again
+        told = hall.feed.of("runs")[-1]
+        assert sealed.run_id in [r.id for r in told.runs]
+        room = [r.id for r in hall.visibility.message(told).runs]
+        assert sealed.run_id not in room, "a poll's own run, while its runs run: no line at all"
+        hall.polls.voting.reveal(asked.id)
+        room = {r.id: r for r in hall.visibility.message(hall.feed.of("runs")[-1]).runs}
+        assert room[ring.id].time == ring.time, "revealed: whole again"
+    finally:
+        hall.stop()
+
+
 class OneCluster:
     def to_json(self) -> dict:
         return {"backend": "gloo", "world_size": 4, "ranks": []}
