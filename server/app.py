@@ -29,6 +29,7 @@ from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.door import guard, reclaim
 from ringside.server.door.errors import REFUSALS, invalid_request, spec_refused
 from ringside.server.lecture import routes as lecture_routes
+from ringside.server.lecture.presenter import PresenterView
 from ringside.server.lessons import routes as lesson_routes
 from ringside.server.lessons.reading import load as load_lesson
 from ringside.server.lessons.reading import seed as seed_lesson
@@ -75,6 +76,7 @@ def build(s: State, settings: Settings, local: LocalWorkers | None = None) -> No
     s.server_metrics = ServerMetrics()  # first: the store's writer times its writes for it
     s.database = Database(settings.db, s.server_metrics.store_writes.observe)
     s.fanout = Fanout(settings.viewer_queue)
+    s.presenter_view = PresenterView(s.fanout)
     s.cluster = Cluster(settings.lost_after, settings.world_hold)
     s.workers = Workers(s.cluster)
     s.dispatcher = Dispatcher(s.cluster, s.workers.tell)
@@ -89,12 +91,14 @@ def build(s: State, settings: Settings, local: LocalWorkers | None = None) -> No
     s.watching = Watching(WatchStore(s.database), s.fanout)
     poll_store = PollStore(s.database)
     s.ballots = Ballots(poll_store.ballot_key())
-    s.polls = Polls(poll_store, s.runs, s.fanout, s.ballots)
-    s.visibility = Visibility(s.polls)
+    s.polls = Polls(poll_store, s.runs, s.fanout, s.ballots, s.presenter_view.retell)
+    s.visibility = Visibility(s.polls.holding, s.polls.book)
     s.practice = Practice(s.runs, s.ballots, s.visibility, s.fanout)
     s.access_log = AccessLog(settings.access_log_path, settings.access_log_bytes, settings.access_log_keep)
     keep = Keep(settings.keep_runs, settings.keep_days)
-    s.pruner = Pruner(keep, s.database.writer, s.run_store, lambda: s.polls.runs_asked() | s.fanout.shown())
+    s.pruner = Pruner(
+        keep, s.database.writer, s.run_store, lambda: s.polls.book.runs_asked() | s.presenter_view.shown()
+    )
     s.fanout.screen = s.visibility.message  # what the room hears of each message
     s.dispatcher.recover([*s.runs.left_unfinished(), *s.trainings.left_unfinished()])
 
@@ -120,7 +124,7 @@ def create_app(settings: Settings, local: LocalWorkers | None = None) -> FastAPI
             stopping.callback(s.access_log.close)
             s.dispatcher.start()
             stopping.push_async_callback(s.dispatcher.shutdown)
-            stopping.callback(s.polls.flush)
+            stopping.callback(s.polls.voting.flush)
             ticking = asyncio.create_task(announce(s.cluster, s.fanout, s.dispatcher.nudge))
             stopping.push_async_callback(cancelled, ticking)
             s.watching.start()

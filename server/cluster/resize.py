@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING
 from starlette.requests import HTTPConnection
 
 from ringside.server.cluster.cluster import Cluster
-from ringside.server.cluster.workers import Workers
+from ringside.server.cluster.workers import ClusterMessage, Workers
 from ringside.server.dispatch.dispatcher import Dispatcher
+from ringside.server.door.audience import Feed
 from ringside.server.door.errors import Busy, NotReady
-from ringside.server.viewers.fanout import Fanout
-from ringside.server.viewers.messages import ClusterMessage
 from ringside.worker_agent.core.validation import SpecError
 
 if TYPE_CHECKING:
@@ -41,7 +40,7 @@ class Resizer:
         cluster: Cluster,
         workers: Workers,
         dispatcher: Dispatcher,
-        fanout: Fanout,
+        fanout: Feed,
         local: LocalWorkers | None,
     ):
         self.cluster, self.workers, self.dispatcher, self.local = cluster, workers, dispatcher, local

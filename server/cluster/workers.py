@@ -7,15 +7,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from typing import ClassVar, Literal
 
+from pydantic import BaseModel, ConfigDict
 from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.dispatch.dispatcher import TICK_S
-from ringside.server.viewers.fanout import Fanout
-from ringside.server.viewers.messages import ClusterMessage
+from ringside.server.door.audience import Audience, Feed
 from ringside.worker_agent.core.protocol import Hello
+
+
+class ClusterMessage(BaseModel):
+    """Cluster.to_json's fields (cluster/cluster.py), whatever it adds besides these."""
+
+    audience: ClassVar[Audience] = Audience.EVERYONE
+    model_config = ConfigDict(extra="allow")
+    type: Literal["cluster"] = "cluster"
+    backend: str | None
+    world_size: int
+    ranks: list[dict]
 
 
 class Workers:
@@ -49,7 +61,7 @@ class Workers:
                 await ws.send_text(text)
 
 
-async def announce(cluster: Cluster, fanout: Fanout, nudge: Callable[[], None]) -> None:
+async def announce(cluster: Cluster, fanout: Feed, nudge: Callable[[], None]) -> None:
     """Once a tick: the cluster to every viewer, and a nudge to notice lost ranks."""
     while True:
         await asyncio.sleep(TICK_S)

@@ -43,8 +43,6 @@ async def prints(
     if not 0 <= index < len(stages):
         raise refuse(404, "stage", f"the lesson has stages 0 to {len(stages) - 1}, not {index}")
     stage = stages[index]
-    fanout = request.app.state.fanout
-    visibility.check_prints(
-        index, stage.question is not None, fanout.presenter, fanout.lesson_since, presenter
-    )
+    shown = request.app.state.presenter_view  # lecture/presenter.py: what the presenter's page shows
+    visibility.check_prints(index, stage.question is not None, shown.view, shown.lesson_since, presenter)
     return {"stage": index, "prints": stage.prints}

@@ -71,6 +71,16 @@ class Poll(BaseModel):
     answered_by: list[str] = []
     created_at: float
 
+    def for_room(self) -> Poll | None:
+        """The poll as the room sees it: none while its runs run (or if it failed there), the tally
+        not until voting closes, never which runs answered it in public (the presenter's to know)."""
+        if self.state in (PollState.RUNNING, PollState.FAILED):
+            return None
+        update: dict = {"answered_by": []}
+        if self.state is PollState.OPEN:
+            update |= {"counts": None, "typed": None}
+        return self.model_copy(update=update)
+
 
 class PollRecord(BaseModel):
     """What the server keeps: the poll, its answer and who voted what."""

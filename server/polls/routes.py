@@ -2,7 +2,7 @@
 already), closes voting and reveals the answer; any page that may watch reads a poll as the
 room may see it, and a page connected to the lecture votes once, with its socket's ballot;
 every page hears each poll and its tally over /ws (poll.py says what is asked, service.py
-keeps them, ballots.py who may vote, visibility.py what the room may see)."""
+assembles what keeps them, ballots.py who may vote, visibility.py what the room may see)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def read(record: PollRecord, ballot: str | None, visibility: Visibility, present
 @router.post("", status_code=201, dependencies=[present])
 async def ask(spec: PollSpec, polls: Polls = Depends(polls_of)) -> Poll:
     """The poll, as the presenter sees it: `running` while a run made for it runs held."""
-    return await polls.ask(spec)
+    return await polls.asking.ask(spec)
 
 
 @router.get("", dependencies=[watch])
@@ -39,7 +39,7 @@ async def list_polls(
     visibility: Visibility = Depends(visibility_of),
     presenter: bool = Depends(is_presenter),
 ) -> dict:
-    records = polls.of_run(run_id)
+    records = polls.book.of_run(run_id)
     if not presenter:
         records = [r for r in records if r.poll.state not in (PollState.RUNNING, PollState.FAILED)]
     return {"polls": [visibility.poll(r, presenter) for r in records]}
@@ -53,7 +53,7 @@ async def current_poll(
     presenter: bool = Depends(is_presenter),
 ) -> dict:
     """The newest poll this page may see, and its vote in it: what a page that (re)loads shows."""
-    record = polls.newest(presenter)
+    record = polls.book.newest(presenter)
     return read(record, ballot, visibility, presenter) if record else {"poll": None, "voted": None}
 
 
@@ -65,21 +65,21 @@ async def get_poll(
     visibility: Visibility = Depends(visibility_of),
     presenter: bool = Depends(is_presenter),
 ) -> dict:
-    return read(found(polls.find(poll_id), "poll", poll_id), ballot, visibility, presenter)
+    return read(found(polls.book.find(poll_id), "poll", poll_id), ballot, visibility, presenter)
 
 
 @router.post("/{poll_id}/votes", status_code=202, dependencies=[watch])
 async def vote(request: Request, vote: Vote, poll_id: str = PollId, polls: Polls = Depends(polls_of)) -> dict:
-    record = polls.vote(poll_id, vote, request.client.host if request.client else "")
+    record = polls.voting.vote(poll_id, vote, request.client.host if request.client else "")
     return {"counted": True, "votes": record.votes()}
 
 
 @router.post("/{poll_id}/close", dependencies=[present])
 async def close(poll_id: str = PollId, polls: Polls = Depends(polls_of)) -> Poll:
     """Voting closes: every page sees the tally; the answer waits for the reveal."""
-    return polls.close(poll_id)
+    return polls.voting.close(poll_id)
 
 
 @router.post("/{poll_id}/reveal", dependencies=[present])
 async def reveal(poll_id: str = PollId, polls: Polls = Depends(polls_of)) -> Poll:
-    return polls.reveal(poll_id)
+    return polls.voting.reveal(poll_id)

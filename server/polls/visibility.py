@@ -11,38 +11,36 @@ the tally waits until voting closes."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 
 from ringside.server.dispatch.job import JobState
+from ringside.server.door.audience import Audience, declared, held_copy, marked
 from ringside.server.door.auth import is_presenter
 from ringside.server.door.errors import Busy
+from ringside.server.polls.book import PollBook
+from ringside.server.polls.holding import Holding
 from ringside.server.polls.poll import Poll, PollRecord, PollState
-from ringside.server.polls.service import PollMessage, Polls, TallyMessage
-from ringside.server.practice.tally import PracticeMessage
-from ringside.server.runs.run import Run
-from ringside.server.runs.wavefront import WavefrontMessage
-from ringside.server.viewers.messages import (
-    EndedMessage,
-    PresenterMessage,
-    StartedMessage,
-    StepMessage,
-    SummaryMessage,
-)
+from ringside.server.runs.run import Run, RunSummary
 
-BYTES = ("busiest_link", "bottleneck")  # questions the traffic answers
+if TYPE_CHECKING:
+    from ringside.server.lecture.presenter import PresenterMessage
 
 
 class Visibility:
-    def __init__(self, polls: Polls):
-        self.polls = polls
+    def __init__(self, holding: Holding, book: PollBook):
+        """`holding`: what the polls hold; `book`: the polls, whose newest a lesson's printed output
+        waits for."""
+        self.polls, self.book = holding, book
 
     # --- runs ---------------------------------------------------------------------------------
 
     def run(self, run: Run, presenter: bool) -> Run | dict:
         """The run as this page may read it: whole, or withheld while a poll holds it (Busy while
         its poll's runs run: even its state would tell when it ends)."""
-        poll = None if presenter else self.polls.holding(run)
+        poll = None if presenter else self.polls.holding_run(run)
         if poll is None:
             return run
         if poll.state is PollState.RUNNING:
@@ -52,13 +50,13 @@ class Visibility:
     def on_stage(self, run: Run | None, presenter: bool) -> Run | None:
         """The run a joining page is shown on the stage: none while a poll holds it (the page
         reads it as GET /api/runs/{id} gives it)."""
-        if run is None or presenter or self.polls.holding(run) is None:
+        if run is None or presenter or self.polls.holding_run(run) is None:
             return run
         return None
 
     def readable(self, run: Run | None, presenter: bool) -> bool:
         """Whether this page may read the run's figures."""
-        return run is None or presenter or self.polls.holding(run) is None
+        return run is None or presenter or self.polls.holding_run(run) is None
 
     def check_trace(self, run: Run, presenter: bool) -> None:
         if not self.readable(run, presenter):
@@ -85,7 +83,7 @@ class Visibility:
 
     def queue(self, queued: list[Run], presenter: bool) -> list[Run]:
         """The queued runs this page hears of."""
-        return queued if presenter else [r for r in queued if self.polls.holding(r) is None]
+        return queued if presenter else [r for r in queued if self.polls.holding_run(r) is None]
 
     def check_practice(self, run: Run, presenter: bool) -> None:
         """A page practises a run only where it reads it whole: never one a poll holds, before its
@@ -127,7 +125,7 @@ class Visibility:
             raise Busy(
                 "stage", f"stage {stage + 1} asks the room first: its output comes once it is on stage"
             )
-        newest = self.polls.newest(presenter=True)
+        newest = self.book.newest(presenter=True)
         poll = newest.poll if newest is not None else None
         if (
             poll is None
@@ -143,7 +141,7 @@ class Visibility:
         shown = record.shown()
         if presenter:
             return shown
-        room = for_room(shown)
+        room = shown.for_room()
         if room is None:
             raise Busy("poll", f"poll {shown.id} is not asked yet: its run is running, held from the room")
         return room
@@ -151,94 +149,43 @@ class Visibility:
     # --- the live feed ---------------------------------------------------------------------------
 
     def message(self, message: BaseModel) -> BaseModel | None:
-        """What the room hears of a message the presenter hears (None: nothing)."""
-        polls = self.polls
-        if isinstance(message, StartedMessage | EndedMessage):
-            held = polls.holding(message.run)
-        elif isinstance(message, SummaryMessage):
-            held = polls.hides(message.run.model_dump(mode="json"))
-        elif isinstance(message, StepMessage | WavefrontMessage):
-            held = polls.holding_id(message.run_id)
-        elif isinstance(message, PollMessage):
-            room = for_room(message.poll)
-            return None if room is None else PollMessage(poll=room)
-        elif isinstance(message, TallyMessage):
-            return message.model_copy(update={"counts": None, "typed": None, "pages": None})
-        elif isinstance(message, PresenterMessage):
-            return self.view(message)
-        elif isinstance(message, PracticeMessage):
-            return None  # how the room did is the presenter's chart
-        else:
-            held = None
-        return None if held is not None else message
+        """What the room hears of a message the presenter hears (None: nothing), by the audience
+        its type declares (door/audience.py)."""
+        audience = declared(type(message))
+        if audience is Audience.EVERYONE:
+            return message
+        if audience in (Audience.PRESENTER, Audience.PAGE):
+            return None
+        said: Any = message  # declared() checked that it has what its audience needs
+        if audience is Audience.ROOM_COPY:
+            return said.for_room()
+        if audience is Audience.RUN_LINES:
+            lines = [line.model_dump(mode="json") for line in said.lines()]
+            return said.with_lines(self.summaries(lines, presenter=False))
+        poll = next((p for named in said.concerns() if (p := self.polls.holding(named)) is not None), None)
+        if poll is None or (audience is Audience.HELD_WHILE_RUNNING and poll.state is not PollState.RUNNING):
+            return message
+        return None
 
     def view(self, view: PresenterMessage | None) -> PresenterMessage | None:
         """The presenter's view as the room hears it: none of a run whose poll's runs still run
         (when it came on stage would tell when a run before it ended)."""
-        if view is None:
-            return None
-        poll = self.polls.holding_id(view.run_id)
-        return None if poll is not None and poll.state is PollState.RUNNING else view
-
-
-def for_room(poll: Poll) -> Poll | None:
-    """A poll as the room sees it: none while its runs run (or if it failed there), the tally
-    not until voting closes, never which runs answered it in public (the presenter's to know)."""
-    if poll.state in (PollState.RUNNING, PollState.FAILED):
-        return None
-    update: dict = {"answered_by": []}
-    if poll.state is PollState.OPEN:
-        update |= {"counts": None, "typed": None}
-    return poll.model_copy(update=update)
+        return None if view is None else self.message(view)  # type: ignore[return-value]
 
 
 def withheld(run: Run, poll: Poll) -> dict:
     """What the room may read of a run while a poll about it is open: its plan and inputs, and no
-    answer: no rank's report of the step asked about or any later one (of any step, for a question
-    of bytes or speed, asked at the inputs), no outputs, traffic, measured bytes nor times (nor the
-    model's account of the run, which carries its measured time, nor traced code's timed calls; for
-    a question of bytes not the formula's count, for one of speed not auto's predicted times).
-    `held_for` names the poll: after its reveal the page reads the run again."""
-    keep = poll.step if poll.question == "holds" and poll.step is not None else 0
-    steps = [step if i < keep else step.model_copy(update={"ranks": {}}) for i, step in enumerate(run.steps)]
-    display = run.display
-    if display is not None and display.formula is not None:
-        formula = None if poll.question in BYTES else display.formula.model_copy(update={"measured": None})
-        display = display.model_copy(update={"formula": formula})
-    # its wall-clock span too: run against another's, it ranks them as their times do
-    shown = run.model_copy(
-        update={
-            "steps": steps,
-            "results": {},
-            "traffic": None,
-            "time": None,
-            "started_at": None,
-            "finished_at": None,
-            "algbw": None,
-            "busbw": None,
-            "verified": None,
-            "display": display,
-            "prediction": None,
-            "calls": {},
-            "choice": None if poll.question == "faster" else run.choice,
-            "perturbed": None if poll.question == "faster" else run.perturbed,
-        }
-    )
-    return {**shown.model_dump(mode="json"), "held_for": poll.id}
+    answer: every field marked as one where it is defined (runs/run.py: no rank's report of the step
+    asked about or any later one, no outputs, traffic, measured bytes nor times, nor its wall-clock
+    span; for a question of bytes not the formula's count, for one of speed not auto's predicted
+    times). `held_for` names the poll: after its reveal the page reads the run again."""
+    return {**held_copy(run, poll).model_dump(mode="json"), "held_for": poll.id}
 
 
 def withheld_summary(summary: dict) -> dict:
-    """A run's line in a list while a poll holds it: no times (the answer to which is faster), nor
-    when it started and finished."""
-    return {
-        **summary,
-        "time": None,
-        "algbw": None,
-        "busbw": None,
-        "verified": None,
-        "started_at": None,
-        "finished_at": None,
-    }
+    """A run's line in a list while a poll holds it: no field marked as an answer (its times, nor
+    when it started and finished)."""
+    return {**summary, **dict.fromkeys(marked(RunSummary) & summary.keys())}
 
 
 async def visibility_of(conn: HTTPConnection) -> Visibility:

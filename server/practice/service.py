@@ -13,6 +13,7 @@ from starlette.requests import HTTPConnection
 
 from ringside.server.dispatch.job import JobState
 from ringside.server.door import transport
+from ringside.server.door.audience import Feed
 from ringside.server.door.errors import Busy, found, refuse
 from ringside.server.polls import ballots
 from ringside.server.polls.ballots import Ballots
@@ -22,7 +23,6 @@ from ringside.server.practice.cells import Cell
 from ringside.server.practice.tally import PracticeMessage, StepTally, Tally
 from ringside.server.runs.run import Run
 from ringside.server.runs.service import Runs
-from ringside.server.viewers.fanout import Fanout
 from ringside.worker_agent.core.protocol import MAX_STEPS, Strict
 from ringside.worker_agent.core.validation import SpecError
 
@@ -51,7 +51,7 @@ class Questions(BaseModel):
 
 
 class Practice:
-    def __init__(self, runs: Runs, ballots: Ballots, visibility: Visibility, fanout: Fanout):
+    def __init__(self, runs: Runs, ballots: Ballots, visibility: Visibility, fanout: Feed):
         self.runs, self.ballots, self.visibility, self.fanout = runs, ballots, visibility, fanout
         self.tally = Tally()
         self.asked: dict[str, list[Cell | None]] = {}

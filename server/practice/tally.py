@@ -6,10 +6,11 @@ polls/visibility.py)."""
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 
+from ringside.server.door.audience import Audience
 from ringside.server.door.errors import Busy
 
 MAX_RUNS = 16  # runs whose practice is kept: a lecture's last several
@@ -23,8 +24,9 @@ class StepTally(BaseModel):
 
 
 class PracticeMessage(BaseModel):
-    """How the room did on a run's steps, each step answered at least once."""
+    """How the room did on a run's steps, each step answered at least once: the presenter's chart."""
 
+    audience: ClassVar[Audience] = Audience.PRESENTER
     type: Literal["practice"] = "practice"
     run_id: str
     steps: list[StepTally]

@@ -10,10 +10,12 @@ did (worker_agent/user/traced_run.py) and bring it in their RunStarted, and the 
 from __future__ import annotations
 
 import time
+from typing import Annotated
 
 from pydantic import BaseModel, model_validator
 
 from ringside.server.dispatch.job import JobState
+from ringside.server.door.audience import ANSWER, Answer, only
 from ringside.server.door.guard import bounded
 from ringside.server.runs import figures, stage_data
 from ringside.server.runs.figures import Departure, RunTraffic
@@ -50,6 +52,12 @@ class RankStep(BaseModel):
     states: list[ChunkState] = []
 
 
+def _premise(asked, step: RunStep) -> bool:
+    """Whether a step's reports are a question's premise, not its answer: a question of what a rank
+    holds after step k shows the steps before it."""
+    return asked.question == "holds" and asked.step is not None and step.step < asked.step
+
+
 class RunStep(BaseModel):
     """A step of the schedule (planned at submit) and what each rank reported of it."""
 
@@ -57,7 +65,7 @@ class RunStep(BaseModel):
     phase: str = ""
     caption: str = ""
     transfers: list[list[int]] = []  # [src, dst, chunk, into, reduce], global ranks
-    ranks: dict[str, RankStep] = {}
+    ranks: Annotated[dict[str, RankStep], Answer(kept=_premise)] = {}
 
 
 class RankResult(BaseModel):
@@ -123,13 +131,14 @@ class RunSummary(BaseModel):
     id: str
     state: JobState
     created_at: float
-    started_at: float | None
-    finished_at: float | None
+    # its times, and when it ran (against another run's, it ranks them as their times do)
+    started_at: Annotated[float | None, ANSWER]
+    finished_at: Annotated[float | None, ANSWER]
     error: str | None
-    verified: bool | None
-    time: float | None
-    algbw: float | None
-    busbw: float | None
+    verified: Annotated[bool | None, ANSWER]
+    time: Annotated[float | None, ANSWER]
+    algbw: Annotated[float | None, ANSWER]
+    busbw: Annotated[float | None, ANSWER]
     group: list[int]
     collective: str
     algorithm: str
@@ -137,14 +146,20 @@ class RunSummary(BaseModel):
     dtype: str
     purpose: str = "show"  # "sweep": one measurement of many, never put on stage by itself
 
+    def shape(self) -> tuple[str, int, str, int]:
+        """(collective, count, dtype, ranks): what a question of speed compares across algorithms."""
+        return self.collective, self.count, self.dtype, len(self.group)
+
 
 class Run(BaseModel):
     id: str
     state: JobState = JobState.QUEUED
     spec: RunSpec
     created_at: float
-    started_at: float | None = None
-    finished_at: float | None = None
+    # marked Answer: what a room reads blank while a poll holds the run (door/audience.py); its
+    # wall-clock span too: run against another's, it ranks them as their times do
+    started_at: Annotated[float | None, ANSWER] = None
+    finished_at: Annotated[float | None, ANSWER] = None
     error: str | None = None
     cancel_requested: bool = False
     cancelled_ranks: list[int] = []
@@ -158,20 +173,22 @@ class Run(BaseModel):
     inputs: dict[str, list[ChunkState]] = {}  # each rank's buffer before step 0, from its RunStarted
     input_chunks: dict[str, list[int]] = {}
     steps: list[RunStep] = []
-    results: dict[str, RankResult] = {}
-    verified: bool | None = None
-    time: float | None = None  # the slowest rank's median iteration, seconds
-    algbw: float | None = None
-    busbw: float | None = None
-    traffic: RunTraffic | None = None
+    results: Annotated[dict[str, RankResult], ANSWER] = {}
+    verified: Annotated[bool | None, ANSWER] = None
+    time: Annotated[float | None, ANSWER] = None  # the slowest rank's median iteration, seconds
+    algbw: Annotated[float | None, ANSWER] = None
+    busbw: Annotated[float | None, ANSWER] = None
+    traffic: Annotated[RunTraffic | None, ANSWER] = None
     departure: Departure | None = None  # traced code with a wrong result: where it began (_departure)
     # traced code: each rank's point-to-point calls, for where it blocked
-    calls: dict[str, list[CallTime]] = {}
+    calls: Annotated[dict[str, list[CallTime]], ANSWER] = {}
     # a perturbed run's predicted extra time and hang wavefront (wavefront.py)
-    perturbed: Perturbed | None = None
+    perturbed: Annotated[Perturbed | None, only("faster")] = None
     display: Display | None = None  # what the stage draws that differs by collective (stage_data.py)
-    choice: Choice | None = None  # what `auto` chose, when the run asked it to choose
-    prediction: Prediction | None = None  # the model's time for it, made when it ended done
+    # what `auto` chose, when the run asked it to choose (each candidate's predicted time)
+    choice: Annotated[Choice | None, only("faster")] = None
+    # the model's time for it, made when it ended done (it carries the measured time)
+    prediction: Annotated[Prediction | None, ANSWER] = None
     # hosts whose ranks outnumbered their cores when it ran: [[ranks], cores] (simulate.Sharing)
     sharing: list[tuple[list[int], int]] = []
     # each rank's host and local rank as the run began (traces and metrics name them)
@@ -188,6 +205,10 @@ class Run(BaseModel):
             except ValueError:  # an algorithm this version no longer has
                 self.layout = Layout()
         return self
+
+    def shape(self) -> tuple[str, int, str, int]:
+        """As RunSummary.shape."""
+        return self.spec.collective, self.spec.count, self.spec.dtype, len(self.group)
 
     def summary(self) -> RunSummary:
         spec = self.spec

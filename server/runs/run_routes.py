@@ -17,7 +17,6 @@ from ringside.server.polls.visibility import Visibility, visibility_of
 from ringside.server.runs import trace
 from ringside.server.runs.run import Run, RunSummary
 from ringside.server.runs.service import Runs, runs_of
-from ringside.server.runs.store import RunStore, run_store_of
 from ringside.worker_agent.core.protocol import RunSpec
 
 router = APIRouter(prefix="/api/runs")
@@ -52,14 +51,10 @@ async def list_runs(
     limit: int = Query(20, ge=1, le=200),
     offset: int = Query(0, ge=0, le=1_000_000_000),
     runs: Runs = Depends(runs_of),
-    store: RunStore = Depends(run_store_of),
     visibility: Visibility = Depends(visibility_of),
     presenter: bool = Depends(is_presenter),
 ) -> Response:
-    # the stored summaries as they are (a run not yet ended: the service's, newer): no body parsed
-    rows, total = store.page(limit, offset)
-    live = runs.live()
-    lines = [live[i].summary().model_dump_json() if i in live else summary for i, summary in rows]
+    lines, total = runs.lines(limit, offset)
     if visibility.holding_any(presenter):  # a poll is open: its answer stays off the list
         lines = [json.dumps(s) for s in visibility.summaries([json.loads(line) for line in lines], presenter)]
     return Response(f'{{"runs":[{",".join(lines)}],"total":{total}}}', media_type="application/json")

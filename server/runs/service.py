@@ -19,12 +19,12 @@ from ringside.server.cluster.cluster import Cluster
 from ringside.server.cluster.metrics import Metrics
 from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.dispatch.job import Job, JobState
+from ringside.server.door.audience import Feed
 from ringside.server.model import costs
 from ringside.server.runs import wavefront
-from ringside.server.runs.run import Choice, Place, Prediction, Run, fits, new_run
+from ringside.server.runs.messages import RECENT, EndedMessage, StartedMessage, StepMessage, SummaryMessage
+from ringside.server.runs.run import Choice, Place, Prediction, Run, RunSummary, fits, new_run
 from ringside.server.runs.store import RunStore
-from ringside.server.viewers.fanout import Fanout
-from ringside.server.viewers.messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
 from ringside.worker_agent.core.preview import input_states
 from ringside.worker_agent.core.protocol import (
     Arrived,
@@ -146,7 +146,7 @@ class Runs:
         store: RunStore,
         dispatcher: Dispatcher,
         cluster: Cluster,
-        fanout: Fanout,
+        fanout: Feed,
         fit: costs.Fit,
         metrics: Metrics,
         elsewhere: Callable[[str], Run | None],
@@ -222,6 +222,17 @@ class Runs:
             return job.run, None
         made = self.elsewhere(run_id)
         return (made, None) if made is not None else self.store.read(run_id)
+
+    def lines(self, limit: int, offset: int = 0) -> tuple[list[str], int]:
+        """The newest runs' lines in the list (RunSummary JSON, as stored: none parsed), newest first, a
+        run not yet ended as the service has it (newer than the store's); and how many are stored."""
+        rows, total = self.store.page(limit, offset)
+        live = self.live()
+        return [live[i].summary().model_dump_json() if i in live else line for i, line in rows], total
+
+    def recent(self) -> list[RunSummary]:
+        """The lines a page lists: what a joining page and a poll's change tell it."""
+        return [RunSummary.model_validate_json(line) for line in self.lines(RECENT)[0]]
 
     def live(self) -> dict[str, Run]:
         """The runs not yet ended, by id: newer than what the store holds of them."""

@@ -5,8 +5,11 @@ formula of the algorithm on show beside what the run measured (algorithms/formul
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel
 
+from ringside.server.door.audience import ANSWER, only
 from ringside.worker_agent.core import run_shape, vocabulary
 from ringside.worker_agent.core.algorithms import formulas, parameter_server
 from ringside.worker_agent.core.collectives import get
@@ -30,7 +33,7 @@ class Formula(BaseModel):
     unit: str
     unit_bytes: int
     value: int
-    measured: int | None = None
+    measured: Annotated[int | None, ANSWER] = None
 
 
 class Display(BaseModel):
@@ -40,7 +43,8 @@ class Display(BaseModel):
     regions: list[Region] = []
     divisor: int | None = None  # AVG's schedules add; the ranks divide by P at the end
     itemsize: int | None = None
-    formula: Formula | None = None
+    # a question of bytes is answered by the formula's count itself
+    formula: Annotated[Formula | None, only("busiest_link", "bottleneck")] = None
     # the parameter server's update under SUM, its arithmetic drawn as the seed writes it
     update: str | None = None
     # its lesson is each rank's arrival at its first step and leaving after its last (a barrier's)

@@ -11,10 +11,11 @@ is said to have failed on that rank and step."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import BaseModel
 
+from ringside.server.door.audience import Audience, RunNamed
 from ringside.server.door.guard import bounded
 from ringside.worker_agent.core import perturb, vocabulary
 from ringside.worker_agent.core.collectives import get
@@ -45,11 +46,15 @@ class Perturbed(BaseModel):
 
 
 class WavefrontMessage(BaseModel):
-    """To viewers, whenever a hang run's wavefront changes."""
+    """To viewers, whenever a hang run's wavefront changes (each change is a time)."""
 
+    audience: ClassVar[Audience] = Audience.HELD
     type: Literal["wavefront"] = "wavefront"
     run_id: str
     wavefront: Wavefront
+
+    def concerns(self) -> tuple[RunNamed, ...]:
+        return (RunNamed(self.run_id),)
 
 
 def record(run: Run) -> Perturbed | None:

@@ -14,6 +14,7 @@ from starlette.requests import HTTPConnection
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.dispatch.job import Job, JobState
+from ringside.server.door.audience import Feed
 from ringside.server.door.errors import NotReady
 from ringside.server.runs.run import Run
 from ringside.server.trainings.store import TrainingStore
@@ -26,7 +27,6 @@ from ringside.server.trainings.training import (
     new_training,
     sync_run,
 )
-from ringside.server.viewers.fanout import Fanout
 from ringside.worker_agent.core.protocol import (
     ErrorEvent,
     RunCancelled,
@@ -91,7 +91,7 @@ class TrainingJob(Job):
 class Trainings:
     """Starting and finding trainings, and opening a step's gradient sync as a run."""
 
-    def __init__(self, store: TrainingStore, dispatcher: Dispatcher, cluster: Cluster, fanout: Fanout):
+    def __init__(self, store: TrainingStore, dispatcher: Dispatcher, cluster: Cluster, fanout: Feed):
         self.store, self.dispatcher, self.cluster, self.fanout = store, dispatcher, cluster, fanout
         self.next_id = store.last_number() + 1
         self.syncs: dict[tuple[str, int], Run] = {}  # steps' syncs made into runs lately (find_sync)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 
 from ringside.server.dispatch.job import JobState
 from ringside.server.dispatch.ranked import RankedRecord
+from ringside.server.door.audience import Audience
 from ringside.server.runs.run import RankResult, RankStep, Run, new_run
 from ringside.worker_agent.core.protocol import (
     Real,
@@ -191,6 +192,7 @@ def sync_run(training: Training, step: int, syncs: dict[str, SyncCapture]) -> Ru
 class TrainingMessage(BaseModel):
     """To every viewer whenever a training changes state."""
 
+    audience: ClassVar[Audience] = Audience.EVERYONE
     type: Literal["training"] = "training"
     training: TrainingSummary
 
@@ -198,6 +200,7 @@ class TrainingMessage(BaseModel):
 class TrainStepMessage(BaseModel):
     """To every viewer once every rank has reported a training step."""
 
+    audience: ClassVar[Audience] = Audience.EVERYONE
     type: Literal["train_step"] = "train_step"
     id: str
     step: TrainRow

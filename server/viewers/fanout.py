@@ -1,7 +1,9 @@
 """Every message (messages.py), to every viewer, without one slow viewer slowing anyone.
 
-A message is serialised once for the presenter's pages and once more for the room where what
-the room may hear differs (`screen`: polls/visibility.py says); each viewer has its own bounded
+A message type that declares no audience (door/audience.py) is refused, loudly: nothing is sent
+that no one said the room may hear. A message is serialised once for the presenter's pages and
+once more for the room where what the room may hear differs (`screen`: polls/visibility.py says,
+by the audience); each viewer has its own bounded
 queue and its own sender task. A frame holds one message, or a JSON array of them. A viewer
 whose queue fills up is dropped with close code 1013 (try again later): it
 reconnects and gets a fresh snapshot.
@@ -11,15 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 
 from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ringside.server.door.audience import Audience, Undeclared, declared
 from ringside.server.door.frames import close
-from ringside.server.viewers.messages import PresenterMessage
 
 DROPPED = 1013
 log = logging.getLogger("ringside.server")
@@ -68,10 +69,6 @@ class Fanout:
         self.limit = limit
         self.viewers: set[Viewer] = set()
         self.closing: set[asyncio.Task] = set()
-        self.presenter: PresenterMessage | None = None  # the presenter's view, last heard
-        self.lesson_since = 0.0  # when the lesson's stage in that view came on
-        self.presenters = 0  # presenter pages connected: the view is forgotten when the last goes
-        self.presenter_steps = 0  # the step count of the run in that view
         # what the room hears of a message (None: nothing); the presenter's pages hear it whole
         self.screen: Callable[[BaseModel], BaseModel | None] = lambda message: message
 
@@ -84,6 +81,10 @@ class Fanout:
         self.viewers.discard(viewer)
 
     def publish(self, message: BaseModel) -> None:
+        """Every viewer hears `message`, the room as `screen` says; Undeclared where its type says not
+        who may hear it, or that it is made for one page."""
+        if declared(type(message)) is Audience.PAGE:
+            raise Undeclared(f"{type(message).__qualname__} is made for one page: it is never published")
         if not self.viewers:  # a job of thousands of ranks is summarised each second for no one
             return
         whole = message.model_dump_json()
@@ -93,38 +94,6 @@ class Fanout:
             text = whole if viewer.presenter else room
             if text is not None and not viewer.offer(text):
                 self._drop(viewer)
-
-    def retell(self) -> None:
-        """Every page hears the presenter's view again (the room may hear it now, where it could not)."""
-        if self.presenter is not None:
-            self.publish(self.presenter)
-
-    def presenter_joined(self) -> None:
-        self.presenters += 1
-
-    def presenter_left(self) -> None:
-        """With no presenter page left, a late joiner follows nobody (it shows the latest run)."""
-        self.presenters -= 1
-        if self.presenters == 0:
-            self.presenter = None
-
-    def lead(self, view: PresenterMessage, steps: int) -> None:
-        """The presenter's page shows something else (a run of `steps` steps): every viewer hears it, once."""
-        self.presenter_steps = steps
-        if view.lesson is not None and view.lesson != (self.presenter and self.presenter.lesson):
-            self.lesson_since = time.time()  # a stage's question is asked after it comes on (visibility.py)
-        if view != self.presenter:
-            self.presenter = view
-            self.publish(view)
-
-    def shown(self) -> set[str]:
-        """The run the presenter's page shows, if any (retention keeps it)."""
-        return {self.presenter.run_id} if self.presenter is not None else set()
-
-    def steps_of(self, run_id: str) -> int | None:
-        """The step count of the run the presenter shows, if `run_id` is it."""
-        shown = self.presenter is not None and self.presenter.run_id == run_id
-        return self.presenter_steps if shown else None
 
     def _drop(self, viewer: Viewer) -> None:
         """Routine (a laptop asleep, a slow link): one quiet line, and the viewer is told."""

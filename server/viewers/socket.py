@@ -18,11 +18,12 @@ from ringside.server.cluster.workers import cluster_of
 from ringside.server.door.auth import origin_allowed, role_of, settings_of
 from ringside.server.door.errors import first_error
 from ringside.server.door.frames import INVALID, POLICY, UNSUPPORTED, accept, close
+from ringside.server.lecture.presenter import PresenterMessage, PresenterView, presenter_view_of
 from ringside.server.polls.ballots import Ballots, ballots_of
 from ringside.server.polls.visibility import Visibility, visibility_of
 from ringside.server.runs.service import Runs, runs_of
 from ringside.server.viewers.fanout import Fanout, fanout_of
-from ringside.server.viewers.messages import PresenterMessage, SnapshotMessage
+from ringside.server.viewers.messages import SnapshotMessage
 
 PINGS = ('{"type":"ping"}', '{"type": "ping"}')
 # a presenter frame is about 80 bytes, 400 at most with every id it may name (messages.py)
@@ -42,6 +43,7 @@ async def viewer_socket(
     cluster: Cluster = Depends(cluster_of),
     visibility: Visibility = Depends(visibility_of),
     ballots: Ballots = Depends(ballots_of),
+    shown: PresenterView = Depends(presenter_view_of),
 ):
     settings = settings_of(ws)
     role = role_of(ws, settings)
@@ -53,10 +55,10 @@ async def viewer_socket(
     presenter = role == "presenter"
     viewer = fanout.add(ws, presenter)
     ballot = None if presenter else ballots.take(ws.query_params.get("ballot"))  # given back in `finally`
-    viewer.offer(snapshot(presenter, runs, cluster, fanout, visibility, ballot).model_dump_json())
+    viewer.offer(snapshot(presenter, runs, cluster, shown, visibility, ballot).model_dump_json())
     pump = asyncio.create_task(viewer.pump())
     if presenter:
-        fanout.presenter_joined()  # left in `finally`
+        shown.joined()  # left in `finally`
     try:
         while True:
             message = await ws.receive()
@@ -64,7 +66,7 @@ async def viewer_socket(
                 break
             if message.get("text") in PINGS:
                 continue
-            refused = lead(fanout, runs, presenter, message.get("text"))
+            refused = lead(shown, runs, presenter, message.get("text"))
             if refused:
                 await close(ws, *refused)
                 break
@@ -73,7 +75,7 @@ async def viewer_socket(
     finally:
         fanout.remove(viewer)
         if presenter:
-            fanout.presenter_left()
+            shown.left()
         if ballot is not None:
             ballots.give_back(ballot)
         viewer.offer_stop()
@@ -81,7 +83,12 @@ async def viewer_socket(
 
 
 def snapshot(
-    presenter: bool, runs: Runs, cluster: Cluster, fanout: Fanout, visibility: Visibility, ballot: str | None
+    presenter: bool,
+    runs: Runs,
+    cluster: Cluster,
+    shown: PresenterView,
+    visibility: Visibility,
+    ballot: str | None,
 ) -> SnapshotMessage:
     """What a joining page is told first; a late joiner follows the presenter at once."""
     queued = visibility.queue(runs.queued(), presenter)
@@ -91,12 +98,13 @@ def snapshot(
         current=visibility.on_stage(runs.current(), presenter),
         queued=len(queued),
         queue=[r.summary() for r in queued[:SNAPSHOT_QUEUE]],
-        presenter=fanout.presenter if presenter else visibility.view(fanout.presenter),
+        recent=visibility.summaries([line.model_dump(mode="json") for line in runs.recent()], presenter),
+        presenter=shown.view if presenter else visibility.view(shown.view),
         ballot=ballot,
     )
 
 
-def lead(fanout: Fanout, runs: Runs, presenter: bool, text: str | None) -> tuple[int, str] | None:
+def lead(shown: PresenterView, runs: Runs, presenter: bool, text: str | None) -> tuple[int, str] | None:
     """A frame from a viewer's socket: the presenter's view, passed on to every viewer, or
     (close code, why) it is refused. A view of a run the server does not have is dropped:
     a page may show a run loaded from a file."""
@@ -115,7 +123,7 @@ def lead(fanout: Fanout, runs: Runs, presenter: bool, text: str | None) -> tuple
     except ValidationError as e:
         err = first_error(e.errors())
         return INVALID, f"malformed presenter frame: {err['field']}: {err['message']}"
-    steps = fanout.steps_of(view.run_id)  # the run on show, read once (not once per arrow key)
+    steps = shown.steps_of(view.run_id)  # the run on show, read once (not once per arrow key)
     if steps is None:
         run = runs.find(view.run_id)
         if run is None:
@@ -125,5 +133,5 @@ def lead(fanout: Fanout, runs: Runs, presenter: bool, text: str | None) -> tuple
         return INVALID, (
             f"malformed presenter frame: step: run {view.run_id} has {steps} steps, not {view.step + 1}"
         )
-    fanout.lead(view, steps)
+    shown.lead(view, steps)
     return None

@@ -14,12 +14,12 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 
-from ringside.server.viewers.fanout import Fanout
+from ringside.server.door.audience import Audience, Feed
 from ringside.server.watched import hangs
 from ringside.server.watched.bounds import Bounds
 from ringside.server.watched.live import LiveWatchedJob
@@ -47,18 +47,21 @@ MAX_PUSH_RANKS = 1 << 16
 
 
 class WatchedJobMessage(BaseModel):
+    audience: ClassVar[Audience] = Audience.EVERYONE  # a user's own job: no poll asks of it
     type: Literal["watched"] = "watched"
     job: WatchedSummary
     ranks: list[RankInfo]
 
 
 class WatchedCollectivesMessage(BaseModel):
+    audience: ClassVar[Audience] = Audience.EVERYONE
     type: Literal["watched_collectives"] = "watched_collectives"
     job_id: str
     collectives: list[WatchedCollective]
 
 
 class WatchedHangMessage(BaseModel):
+    audience: ClassVar[Audience] = Audience.EVERYONE
     type: Literal["watched_hang"] = "watched_hang"
     job_id: str
     hang: Hang | None
@@ -67,7 +70,7 @@ class WatchedHangMessage(BaseModel):
 
 
 class Watching:
-    def __init__(self, store: WatchStore, fanout: Fanout):
+    def __init__(self, store: WatchStore, fanout: Feed):
         self.store, self.fanout = store, fanout
         self.live: dict[str, LiveWatchedJob] = {}  # by the key the job's ranks share
         # (job id, rank) -> its socket: a reconnect replaces it

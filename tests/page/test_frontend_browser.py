@@ -218,7 +218,8 @@ def test_the_audience_follows_live_and_cannot_run(up, page_for):
 
 def test_a_live_run_costs_the_page_no_get_of_it(up, page_for):
     """run_started brings the whole run, a message per rank per step follows, then run_ended:
-    neither the page that runs it nor one following it asks the server for it."""
+    neither the page that runs it nor one following it asks the server for it, nor for the run list
+    (its line is told as it is queued, starts and ends)."""
     up.run(collective="barrier", capture="full")  # so both pages open on an ended run
     presenter, audience = page_for(f"{up.url}/?token={up.presenter}"), page_for(f"{up.url}/")
     asked = {"presenter": [], "audience": []}
@@ -242,7 +243,9 @@ def test_a_live_run_costs_the_page_no_get_of_it(up, page_for):
         verified = page.locator("[data-verified=true]")
         expect(verified, "run_ended brought the verdicts").to_have_count(len(run["group"]))
     assert [u for urls in asked.values() for u in urls if f"/api/runs/{run_id}" in u] == []
-    assert any(u.endswith("/api/runs?limit=30") for u in asked["audience"]), "the history did refresh"
+    for page in (presenter, audience):  # its line came by the feed too, as it was queued, started, ended
+        expect(page.locator(f"#history li[data-run='{run_id}'] .pill")).to_have_text("done")
+    assert [u for urls in asked.values() for u in urls if "/api/runs?" in u] == [], "nor the list"
 
 
 def test_the_stage_draws_the_runs_layout_hint(up, page_for):

@@ -1,5 +1,6 @@
 // The run on the stage: a live one as it starts, steps and ends, a stored one opened (a link, the
-// history, the presenter's); its title, state and Cancel over the stage, and the history panel.
+// history, the presenter's); its title, state and Cancel over the stage, and the history, kept
+// from the feed.
 
 import { api } from "rs/core/api.js";
 import { $, reason, say, sayEach } from "rs/core/dom.js";
@@ -10,31 +11,46 @@ import { showHistory, showOutcome } from "rs/panels/panels.js";
 const swept = (run) => run.spec.purpose === "sweep"; // never takes the stage by itself
 /** Whether every rank of its group has sent its inputs. */
 const started = (run) => run.group.every((r) => run.inputs[String(r)]);
+const LISTED = 30; // runs in the history
+/** A run's line in the history, of the whole run. */
+const lineOf = (r) => ({ id: r.id, state: r.state, created_at: r.created_at, ...r.spec });
+const NEWS = { run: (r) => r, run_started: lineOf, run_ended: lineOf };
+
+/** The history after a feed message, newest first: the snapshot's or a `runs` message's lines, or a
+ * run's line put in its place. */
+export function relisted(lines, m) {
+  const line = NEWS[m.type]?.(m.run);
+  if (!line) return (m.type === "runs" ? m.runs : m.type === "snapshot" && m.recent) || lines;
+  return [line, ...lines.filter((r) => r.id !== line.id)]
+    .sort((a, b) => b.created_at - a.created_at).slice(0, LISTED);
+}
 
 export class Runs {
+  lines = []; // the history's runs, newest first
   /** The live feed, by message type: a run arrives whole at run_started and run_ended, and a
    * message per rank per step between: a live run costs no GET. */
   routes = {
     snapshot: (m) => {
       const { state, player } = this;
+      this.list(m);
       if (m.current && !this.linked && !swept(m.current)) this.show(m.current);
       // The run on stage may have ended while the feed was down.
       if (player.run && !player.run.preview && !state.over(player.run) && player.run.id !== m.current?.id)
         this.open(player.run.id);
-      this.history().then((runs) => this.linked
-        || this.latest(runs.find((r) => state.over(r) && r.purpose !== "sweep")));
+      if (!this.linked) this.latest(this.lines.find((r) => state.over(r) && r.purpose !== "sweep"));
     },
-    run: () => this.history(),
+    run: (m) => this.list(m),
+    runs: (m) => this.list(m),
     run_started: (m) => {
       if ((this.state.live && !swept(m.run)) || this.mine(m.run)) this.show(m.run);
-      this.history();
+      this.list(m);
     },
     run_ended: (m) => {
       // A run that failed before it started was never on stage: its end says why. A run a poll
       // holds stays as it came on stage (its end is a time): the poll's opening reads it again.
       const shown = this.mine(m.run) || (this.state.live && !started(m.run) && !swept(m.run));
       if (shown && !this.state.hiding(m.run)) this.show(m.run);
-      this.history();
+      this.list(m);
     },
     step: (m) => {
       const { player } = this, step = player.run?.id === m.run_id && player.run.steps[m.step];
@@ -76,7 +92,7 @@ export class Runs {
    * as they came), on an audience page as the room may read it now (whole once revealed). */
   polled() {
     const { player, state } = this, { run } = player, poll = state.poll;
-    this.history();
+    this.drawList();
     if (!run) return;
     const asked = poll && (poll.runs?.length ? poll.runs : [poll.run_id]).includes(run.id);
     if ((asked && poll.state !== "running") || (run.held_for && !state.hiding(run))) this.reread(run.id);
@@ -110,11 +126,11 @@ export class Runs {
     if (state.over(run) && !held) { timeline(run); totals(run); this.compare.draw(); }
   }
 
-  async history() {
-    const { runs } = await api("/api/runs?limit=30");
-    showHistory(runs, this.player.run?.id, (id) => { this.player.own(); this.open(id); },
+  list(m) { this.lines = relisted(this.lines, m); this.drawList(); }
+
+  drawList() {
+    showHistory(this.lines, this.player.run?.id, (id) => { this.player.own(); this.open(id); },
       (r) => this.state.hiding(r));
-    return runs;
   }
 
   /** A page opened between runs shows the last that ended; a live run that starts meanwhile wins. */
