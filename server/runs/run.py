@@ -179,7 +179,8 @@ class Run(BaseModel):
     algbw: Annotated[float | None, ANSWER] = None
     busbw: Annotated[float | None, ANSWER] = None
     traffic: Annotated[RunTraffic | None, ANSWER] = None
-    departure: Departure | None = None  # traced code with a wrong result: where it began (_departure)
+    # traced code with a wrong result: where it began (_departure), read from the results
+    departure: Annotated[Departure | None, ANSWER] = None
     # traced code: each rank's point-to-point calls, for where it blocked
     calls: Annotated[dict[str, list[CallTime]], ANSWER] = {}
     # a perturbed run's predicted extra time and hang wavefront (wavefront.py)

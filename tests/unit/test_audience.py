@@ -16,7 +16,7 @@ from ringside.server.door.audience import Answer, Audience, Undeclared, declared
 from ringside.server.polls.poll import Poll
 from ringside.server.polls.questions import Question
 from ringside.server.polls.visibility import withheld, withheld_summary
-from ringside.server.runs.figures import LinkBytes, RunTraffic
+from ringside.server.runs.figures import Departure, LinkBytes, RunTraffic
 from ringside.server.runs.run import Choice, Prediction, RankResult, RankStep, Run, RunSummary, new_run
 from ringside.server.runs.wavefront import Perturbed
 from ringside.server.viewers.fanout import Fanout
@@ -94,6 +94,7 @@ def answered_run() -> Run:
             "perturbed": Perturbed(predicted_extra_s=0.1),
             "choice": Choice(asked={}, algorithm="ring", chunks=1, label="ring", why="fastest"),
             "prediction": Prediction(time=0.4, measured=0.5, source="fit"),
+            "departure": Departure(step=1, rank=2, chunk=0, words="rank 2's chunk 0 went wrong at step 2"),
         }
     )
 
