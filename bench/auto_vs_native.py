@@ -17,7 +17,7 @@ import json
 from ringside.bench import plan
 from ringside.bench.cli import parse_size
 from ringside.bench.sweep import sweep
-from ringside.worker_agent.core.algorithms import Kind, algorithm_of
+from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.rank.local import run_ranks, unwrap
 
 COLLECTIVES = ("all_reduce", "broadcast", "reduce_scatter", "all_gather")
@@ -80,7 +80,7 @@ def main() -> None:
     for collective, rows in results.items():
         slower = 0
         for r in rows:
-            if algorithm_of(collective, r["algorithm"]).kind != Kind.AUTO:
+            if not algorithm_of(collective, r["algorithm"]).chosen:
                 continue
             vs = r["vs_native"]
             slower += verdict(vs) == "slower"

@@ -8,7 +8,7 @@ import json
 
 from pydantic import ValidationError
 
-from .core.protocol import RunSpec
+from .core.protocol import AUTO_CHUNKS, RunSpec
 
 SPEC_FLAGS = (
     "collective",
@@ -45,7 +45,7 @@ def add_spec_arguments(group) -> None:
 
 def chunks(text: str) -> int | str:
     """--chunks: a whole number, or "auto" (resolved by the server when the run is submitted)."""
-    if text == "auto":
+    if text == AUTO_CHUNKS:
         return text
     try:
         return int(text)

@@ -10,9 +10,10 @@ from typing import Literal
 from pydantic import Field, StrictInt, field_validator
 
 from ringside.server.polls.questions import MAX_SECONDS, MIN_SECONDS, Question
+from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import MAX_WORLD, Collective, DType, Number, Op, RunSpec, Strict
-from ringside.worker_agent.core.run_shape import schedule_of
+from ringside.worker_agent.core.run_shape import planned_schedule
 from ringside.worker_agent.core.validation import SpecError, validate
 
 VERSION = 1
@@ -95,10 +96,15 @@ class Stage(Strict):
         assert q is not None
         if q.rank is not None and q.rank >= self.ranks:
             raise SpecError("question", f"rank {q.rank} is not one of the stage's {self.ranks} ranks")
-        schedule = schedule_of(spec, self.ranks)
-        if q.step is not None and (schedule is None or q.step >= len(schedule.steps)):
-            steps = f"has {len(schedule.steps)} steps" if schedule else "is native: it has no steps"
-            raise SpecError("question", f"step {q.step} (from 0): this run {steps}")
+        if q.step is None:
+            return
+        record = algorithm_of(spec.collective, spec.algorithm)
+        if not record.planned:
+            why = "is native: it has no steps" if record.reference else "runs code: its steps come as it runs"
+            raise SpecError("question", f"step {q.step} (from 0): this run {why}")
+        steps = len(planned_schedule(spec, self.ranks).steps)
+        if q.step >= steps:
+            raise SpecError("question", f"step {q.step} (from 0): this run has {steps} steps")
 
     def _count_of_inputs(self) -> int:
         """The first rank's input, in blocks of the count: default 4 without inputs."""

@@ -28,7 +28,6 @@ from ringside.worker_agent.core.algorithms import NATIVE, algorithm_of, build
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import Collective, DType, RunSpec
 from ringside.worker_agent.core.run_shape import group_of
-from ringside.worker_agent.core.schedule import Schedule
 from ringside.worker_agent.core.simulate import ALONE, Cost, Sharing, cost, traffic
 from ringside.worker_agent.core.validation import SpecError, check_servers, validate
 from ringside.worker_agent.core.vocabulary import ITEMSIZE
@@ -114,11 +113,10 @@ def row_of(run: Run) -> Row | None:
     collective = get(run.spec.collective)
     count, itemsize, p = collective.count(run.spec), ITEMSIZE[collective.dtype(run.spec)], len(run.group)
     size = collective.message_bytes(count, itemsize, p)
-    if run.schedule is None:
+    schedule = run.stepwise()
+    if schedule is None:
         return Row(run.spec.collective, run.spec.algorithm, p, size, None, None, None, seconds)
-    terms = cost(
-        Schedule.from_doc(run.schedule, run.world_size), count, itemsize, Sharing.from_json(run.sharing)
-    )
+    terms = cost(schedule, count, itemsize, Sharing.from_json(run.sharing))
     return Row(
         run.spec.collective, run.spec.algorithm, p, size, terms.steps, terms.bytes, terms.reduced, seconds
     )

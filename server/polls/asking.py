@@ -129,7 +129,7 @@ class Asking:
         this shape (as sweeps: off every stage)."""
         others: list[Run] = []
         for algorithm in algorithms(main.spec.collective):
-            if algorithm.name in (main.spec.algorithm, "auto") or len(others) + 1 >= MAX_CHOICES:
+            if algorithm.name == main.spec.algorithm or algorithm.chosen or len(others) + 1 >= MAX_CHOICES:
                 continue
             try:
                 runner = asked.model_copy(update={"algorithm": algorithm.name, "purpose": "sweep"})

@@ -12,9 +12,7 @@ from pydantic import BaseModel
 
 from ringside.server.runs import stage_data
 from ringside.worker_agent.core import provenance, run_shape, simulate, vocabulary
-from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
-from ringside.worker_agent.core.schedule import Schedule
 
 if TYPE_CHECKING:
     from ringside.server.runs.run import Run
@@ -79,10 +77,10 @@ def timing(run: Run) -> tuple[float | None, float | None, float | None]:
 def traffic(run: Run) -> RunTraffic | None:
     """Counted by the simulator over the run's schedule in global ranks. None for a native
     run: only the backend knows its wires."""
-    if run.schedule is None:
+    schedule = run.stepwise()
+    if schedule is None:
         return None
     collective = get(run.spec.collective)
-    schedule = Schedule.from_doc(run.schedule, run.world_size)
     itemsize = vocabulary.ITEMSIZE[collective.dtype(run.spec)]
     moved = simulate.traffic(schedule, collective.count(run.spec), itemsize).to_json()
     return RunTraffic(
@@ -97,10 +95,11 @@ def departure(run: Run) -> Departure | None:
     """For traced code whose result is wrong: the first step where a rank's buffer departs
     from what the collective requires (provenance.first_departure), in global ranks. Other
     schedules are checked before they run, so their results are never wrong this way."""
-    traced = algorithm_of(run.spec.collective, run.spec.algorithm).traced
-    if run.verified is not False or run.schedule is None or not traced:
+    if run.verified is not False or not run.algorithm.traced:
         return None
-    schedule = Schedule.from_doc(run.schedule, len(run.group), ranks=run.group)  # in group ranks
+    schedule = run.stepwise(in_group=True)
+    if schedule is None:  # its ranks never brought the schedule their code made
+        return None
     peer = run.group.index(run_shape.peer_of(run.spec, run.group))
     found = provenance.first_departure(schedule, run.group, peer)
     return None if found is None else Departure(**vars(found))

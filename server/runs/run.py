@@ -22,7 +22,7 @@ from ringside.server.runs.figures import Departure, RunTraffic
 from ringside.server.runs.stage_data import Display
 from ringside.server.runs.wavefront import Perturbed
 from ringside.worker_agent.core import run_shape
-from ringside.worker_agent.core.algorithms import algorithm_of
+from ringside.worker_agent.core.algorithms import Algorithm, algorithm_of
 from ringside.worker_agent.core.collectives import get
 from ringside.worker_agent.core.protocol import (
     MAX_CHUNKS,
@@ -41,6 +41,7 @@ from ringside.worker_agent.core.protocol import (
     StepEvent,
     Timings,
 )
+from ringside.worker_agent.core.schedule import Schedule
 
 
 class RankStep(BaseModel):
@@ -211,6 +212,22 @@ class Run(BaseModel):
         """As RunSummary.shape."""
         return self.spec.collective, self.spec.count, self.spec.dtype, len(self.group)
 
+    @property
+    def algorithm(self) -> Algorithm:
+        """Its algorithm's record: what a run is asked about its kind (whether it runs as code, has
+        steps planned) is the record's to answer."""
+        return algorithm_of(self.spec.collective, self.spec.algorithm)
+
+    def stepwise(self, in_group: bool = False) -> Schedule | None:
+        """Its steps as the simulator reads them, in global ranks (group ranks with `in_group`); None
+        where it has none: the backend's own call (only the backend knows what it moved), and traced
+        code before its ranks brought the schedule they rebuilt."""
+        if self.schedule is None:
+            return None
+        if in_group:
+            return Schedule.from_doc(self.schedule, len(self.group), ranks=self.group)
+        return Schedule.from_doc(self.schedule, self.world_size)
+
     def summary(self) -> RunSummary:
         spec = self.spec
         return RunSummary(
@@ -231,7 +248,7 @@ class Run(BaseModel):
     def on_started(self, event: RunStarted) -> None:
         if event.rank not in self.group:
             return
-        if algorithm_of(self.spec.collective, self.spec.algorithm).traced:
+        if self.algorithm.traced:
             why = self._learn(event)
             if why is not None:
                 self.on_error(ErrorEvent(run_id=self.id, rank=event.rank, message=why))

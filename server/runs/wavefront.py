@@ -64,7 +64,7 @@ def record(run: Run) -> Perturbed | None:
         return None
     itemsize = vocabulary.ITEMSIZE[get(run.spec.collective).dtype(run.spec)]
     chunk_bytes = [(b - a) * itemsize for a, b in run.chunk_bounds]
-    steps = [s.transfers for s in run.steps] if run.schedule is not None else None
+    steps = [s.transfers for s in run.steps] if run.algorithm.planned else None
     extra = perturb.predicted_extra(option, steps, chunk_bytes, run.group)
     start = {str(r): -1 for r in run.group}
     return Perturbed(

@@ -91,6 +91,17 @@ BAD = [
         "two.toml line 16: stage 2: question: rank 4 is not",
     ),
     (GOOD.replace("rank = 1, step = 0", "rank = 1, step = 2"), "two.toml line 16: stage 2: question: step 2"),
+    (
+        GOOD.replace('algorithm = "recursive_doubling"', 'algorithm = "native"'),
+        "two.toml line 16: stage 2: question: step 0 (from 0): this run is native: it has no steps",
+    ),
+    (  # send/recv code: its steps are rebuilt from what it did, once it has run
+        GOOD.replace(
+            '"all_reduce"\nranks = 4\nalgorithm = "recursive_doubling"',
+            '"send_recv"\nranks = 4\nalgorithm = "blocking"',
+        ),
+        "two.toml line 16: stage 2: question: step 0 (from 0): this run runs code: its steps come as it runs",
+    ),
 ]
 
 

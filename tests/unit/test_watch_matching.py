@@ -272,6 +272,29 @@ def test_a_rank_waiting_inside_the_stopped_ranks_collective_is_not_blamed_beside
     assert "; rank 2 has said nothing for " in hang.text, hang.text
 
 
+def test_ranks_inside_an_uneven_all_to_all_one_rank_finished_wait_on_a_stopped_rank_that_never_said_it():
+    """The MoE job's stopped rank, as its ranks' recorders held it (dumped under load): rank 2's reporter
+    last read #2 (it reads a ring every two seconds while little is new, and it was stopped before the
+    next); ranks 0 and 3 are inside all_to_all #5, their entries read and not retired, for rank 2 sent
+    them nothing yet; rank 1 had all it needed, finished #5 and waits in #6. Rank 1 finishing an
+    all_to_all proves every rank issued it: rank 2 alone is late, never ranks 0 and 3."""
+    clock = Clock()
+    watched = joined(4, clock)
+    ins, outs = moe_step(0, 0), moe_step(0, 1)
+    for rank in range(4):
+        said(watched, rank, one(1, "all_to_all", *ins), one(2, "all_to_all", *outs), pending={})
+    for rank in (0, 1, 3):
+        said(watched, rank, one(3, "allreduce", 1), one(4, "allreduce", 1), pending={})
+    for rank in (0, 3):
+        said(watched, rank, one(5, "all_to_all", *moe_step(rank, 2)), pending={"0": 5})
+    said(watched, 1, one(5, "all_to_all", *moe_step(1, 2)), one(6, "all_to_all", 64, 64), pending={"0": 6})
+    clock.t += hangs.HANG_S + hangs.SILENT_S + 0.1
+    for rank in (0, 1, 3):
+        watched.heard[rank] = clock.t
+    hang = hangs.find(watched)
+    assert (hang.kind, hang.late, hang.waiting) == ("wait", [2], [0, 1, 3]), hang.text
+
+
 MESH = {"1": [0, 2], "2": [1, 3], "3": [0, 1], "4": [2, 3]}  # a 2x2 DeviceMesh: dp groups 1, 2; tp 3, 4
 
 

@@ -8,7 +8,7 @@ from typing import get_args
 
 from .algorithms import AUTO, CUSTOM, algorithms, build
 from .collectives import COLLECTIVES
-from .protocol import MAX_FULL_CAPTURE, MAX_STEPS, MAX_TRANSFERS, Capture, Pattern
+from .protocol import AUTO_CHUNKS, MAX_FULL_CAPTURE, MAX_STEPS, MAX_TRANSFERS, Capture, Pattern
 from .schedule import ScheduleError
 from .validation import buffer_cap
 from .vocabulary import DTYPES, OPS
@@ -57,7 +57,8 @@ def catalog(backend: str, world_size: int) -> dict[str, object]:
         "max_buffer_bytes": buffer_cap(backend),
         "max_full_capture": MAX_FULL_CAPTURE,
         "custom": {"algorithm": CUSTOM, "max_steps": MAX_STEPS, "max_transfers": MAX_TRANSFERS},
-        "auto": {"algorithm": AUTO, "chunks": AUTO},  # resolved by the server's model when a run is submitted
+        # resolved by the server's model when a run is submitted
+        "auto": {"algorithm": AUTO, "chunks": AUTO_CHUNKS},
     }
 
 

@@ -25,9 +25,9 @@ from typing import NamedTuple, TypedDict
 
 import numpy as np
 
-from .algorithms import AUTO, NATIVE, algorithm_of, algorithms, build
+from .algorithms import NATIVE, algorithm_of, algorithms, build
 from .collectives import get
-from .protocol import RunSpec
+from .protocol import AUTO_CHUNKS, RunSpec
 from .schedule import Schedule
 from .simulate import ALONE, Levels, Sharing, cost, levels
 
@@ -206,9 +206,12 @@ DEFAULT = Params(
 
 
 def left_to_model(spec: RunSpec) -> list[str]:
-    """The fields of a RunSpec that it leaves to the model by asking for AUTO, an algorithm or a
-    chunk count that the model chooses when the run is submitted: algorithm, chunks, both or none."""
-    return [name for name in ("algorithm", "chunks") if getattr(spec, name) == AUTO]
+    """The fields of a RunSpec that it leaves to the model when the run is submitted: its algorithm
+    (auto, whose record the model chooses another in place of) and its chunks (AUTO_CHUNKS), both
+    or none."""
+    record = algorithm_of(spec.collective, spec.algorithm, None)
+    chosen = {"algorithm": record is not None and record.chosen, "chunks": spec.chunks == AUTO_CHUNKS}
+    return [name for name, left in chosen.items() if left]
 
 
 def stepwise(collective: str, p: int | None = None) -> list[str]:
@@ -554,14 +557,14 @@ def pick(
     chunks: int | str = 1,
     sharing: Sharing = ALONE,
 ) -> Choice:
-    """The algorithm `auto` runs (and its chunks, when `chunks` is AUTO): the schedule predicted
+    """The algorithm `auto` runs (and its chunks, when `chunks` is AUTO_CHUNKS): the schedule predicted
     fastest when it is predicted under margin()'s share of native's time, else native. With no
     stepwise runs fitted, or no native runs of this collective at this P at two sizes, native is
     run and the reason says so (the default parameters' ranking is listed): a guess is not a
     reason to leave the backend's own call."""
     timed: list[tuple[float, Candidate]] = []
     for algorithm in algorithms:
-        if chunks == AUTO:
+        if chunks == AUTO_CHUNKS:
             k, tried = best_chunks(
                 collective, algorithm, p, root, size, itemsize, fitted.params, sharing=sharing
             )
@@ -569,7 +572,7 @@ def pick(
             shape = terms(collective, algorithm, p, size, itemsize, chunks, root, sharing)
             k, tried = chunks, {chunks: fitted.params.time(shape)}
         else:
-            raise ValueError(f"chunks must be a whole number or {AUTO!r}, not {chunks!r}")
+            raise ValueError(f"chunks must be a whole number or {AUTO_CHUNKS!r}, not {chunks!r}")
         timed.append((tried[k], Candidate(algorithm, k, tried[k])))
     timed.sort(key=lambda tc: tc[0])
     candidates = [c for _, c in timed]
@@ -634,7 +637,7 @@ def measured_here(
     if native is not None and (times := [t for n, t in native.points if n == size]):
         out[(NATIVE, 1)] = float(np.median(times))
     for c in candidates:
-        if c.algorithm == NATIVE:
+        if algorithm_of(collective, c.algorithm).reference:  # measured above, from its own line
             continue
         mine = np.array(terms(collective, c.algorithm, p, size, itemsize, c.chunks, root, sharing))
         times = [
@@ -664,7 +667,9 @@ def measured_check(
     mine = measured.get((choice.algorithm, choice.chunks))
     if mine is None:
         return choice
-    (algorithm, chunks), least = min(measured.items(), key=lambda kv: (kv[1], kv[0][0] != NATIVE))
+    # a tie goes to the backend's own call
+    reference = {name: algorithm_of(collective, name).reference for name, _ in measured}
+    (algorithm, chunks), least = min(measured.items(), key=lambda kv: (kv[1], not reference[kv[0][0]]))
     if least >= mine:
         return choice
     listed = "; ".join(

@@ -70,12 +70,16 @@ def no_constant(word: str) -> NoReturn:
     raise ValueError(f'{word} is not JSON: NaN and infinities cross as the words "nan", "inf", "-inf"')
 
 
+# chunks the server's model picks: a word of the chunks field's own, not the algorithm named auto
+AUTO_CHUNKS: Literal["auto"] = "auto"
+
+
 def _chunks(value: object) -> int | Literal["auto"]:
     """A whole number of chunks, or "auto" (the server's model picks it): one check, so that a
     refusal names the field "chunks" and not one member of a union. A JSON number, never a
     string of digits, a float or a boolean (strict, as RunSpec's other numbers are)."""
-    if value == "auto":
-        return "auto"
+    if value == AUTO_CHUNKS:
+        return AUTO_CHUNKS
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise ValueError('must be a whole number of chunks or "auto"')

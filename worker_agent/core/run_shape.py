@@ -48,6 +48,12 @@ def schedule_of(spec: RunSpec, world_size: int) -> Schedule | None:
     (native, and traced send/recv code, whose schedule is rebuilt from what it did)."""
     if not algorithm_of(spec.collective, spec.algorithm).planned:
         return None
+    return planned_schedule(spec, world_size)
+
+
+def planned_schedule(spec: RunSpec, world_size: int) -> Schedule:
+    """The schedule of a run whose algorithm is planned (its record says so), in group ranks: the one
+    the run gives, or the one built for its shape."""
     group = group_of(spec, world_size)
     p, root = len(group), group.index(spec.root)
     if spec.schedule is not None:

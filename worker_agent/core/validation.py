@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from . import perturb
-from .algorithms import CUSTOM, Algorithm, Kind, UnknownAlgorithm, algorithm_of
+from .algorithms import CUSTOM, Algorithm, UnknownAlgorithm, algorithm_of
 from .collectives import get
 from .predict import left_to_model
 from .protocol import (
@@ -136,7 +136,7 @@ def _algorithm(spec: RunSpec) -> Algorithm:
         found: Algorithm | SpecError = algorithm_of(spec.collective, spec.algorithm)
     except UnknownAlgorithm as e:  # said after what a schedule or "auto" would say
         found = SpecError("algorithm", str(e))
-    if (isinstance(found, Algorithm) and found.kind is Kind.CUSTOM) != (spec.schedule is not None):
+    if (isinstance(found, Algorithm) and found.given) != (spec.schedule is not None):
         raise SpecError(
             "schedule", f'a schedule comes with algorithm "{CUSTOM}", and that algorithm needs one'
         )

@@ -77,7 +77,7 @@ def start(server: str | None, token: str | None, traffic=None, ddp_hook: bool = 
         _ddp_hook.install(buckets)
     _reporter = Reporter(server, token or os.environ.get("RINGSIDE_WORKER_TOKEN"), traffic, buckets)
     _reporter.start()
-    after("new_group", _reporter.learn_groups)  # a group made and gone between two polls is still known
+    after("new_group", _reporter.groups.learn)  # a group made and gone between two polls is still known
     return _reporter
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import torch
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 
-from ringside.worker_agent.core.watch_protocol import MAX_PARAMS, Bucket
+from ringside.worker_agent.core.watch_protocol import MAX_ISSUED, MAX_PARAMS, Bucket, Issued
 
 MAX_NOTES = 4096  # notes not yet matched; the oldest go first
 
@@ -51,6 +51,40 @@ class Buckets:
                     self.notes.remove(note)
                     return note
         return None
+
+
+class BucketNames:
+    """The reporter's side: each all-reduce the recorder read named with the bucket it carried, where
+    the hook noted one; one whose all-reduce had not completed when it was read is sent again, timed,
+    once it has."""
+
+    def __init__(self, buckets: Buckets):
+        self.buckets = buckets
+        self.untimed: list[tuple[Issued, Note]] = []  # sent before their all-reduce completed
+
+    def named(self, one: Issued) -> Issued:
+        """An all-reduce with the DDP bucket it carried, where the hook noted one."""
+        if one.op != "all_reduce" or one.bucket is not None:
+            return one
+        note = self.buckets.match(one.group, one.count)
+        if note is None:
+            return one
+        named = one.model_copy(
+            update={"bucket": note.bucket, "duration_s": one.duration_s or note.duration_s}
+        )
+        if named.duration_s is None:
+            self.untimed.append((named, note))
+        return named
+
+    def timed_since(self) -> list[Issued]:
+        """The buckets sent untimed whose all-reduce has completed since."""
+        timed = [
+            one.model_copy(update={"duration_s": note.duration_s})
+            for one, note in self.untimed
+            if note.duration_s is not None
+        ]
+        self.untimed = [(one, note) for one, note in self.untimed if note.duration_s is None][-MAX_ISSUED:]
+        return timed
 
 
 class _State:

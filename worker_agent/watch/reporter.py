@@ -1,16 +1,12 @@
 """The reporter: a daemon thread beside a user's job that reads what the rank issued
-(as often as pace.py says), and one that sends it to a Ringside server. It never harms
-the job: it only reads, a failure of its own ends reporting and nothing else, it never
-makes the user's threads wait, and a server that is away, refuses the token or goes
-mid-job is said once on stderr while the job runs on. Reports made while the server is
-away wait in a bounded backlog (one that says only where the rank is now takes the place
-of the last such); what falls out of it is counted (`dropped`). Nothing the server sends
-is read.
+(as often as pace.py says), and one that sends it to a Ringside server (uplink.py). It never
+harms the job: it only reads, a failure of its own ends reporting and nothing else, it never
+makes the user's threads wait, and a server that is away does not slow a read.
 
 Each poll: the Flight Recorder's new entries (flight.py), the point-to-point traffic and
 the sends and receives the rank is blocked in (p2p.py; on NCCL, the recorder's too), DDP
-buckets (ddp_hook.py, opt-in), new process groups and the names torch gave them, and the
-line of user code the main thread is on, which is what names a rank that everyone waits
+buckets (ddp_hook.py, opt-in), new process groups and the names torch gave them (groups.py),
+and the line of user code the main thread is on, which is what names a rank that everyone waits
 for. An exception that ends the program is said in the goodbye, however it was started."""
 
 from __future__ import annotations
@@ -22,18 +18,13 @@ import sysconfig
 import threading
 import time
 import uuid
-from collections import deque
 from datetime import timedelta
 from pathlib import Path
 
 import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
-from websockets.exceptions import InvalidStatus
-from websockets.sync.client import ClientConnection, connect
 
-from ringside.worker_agent.clients.trust import context_for
-from ringside.worker_agent.core.protocol import socket_url
 from ringside.worker_agent.core.watch_protocol import (
     MAX_ISSUED,
     MAX_WAITS,
@@ -46,23 +37,19 @@ from ringside.worker_agent.core.watch_protocol import (
     calm_interval_s,
 )
 
-from .ddp_hook import Buckets, Note
+from .ddp_hook import BucketNames, Buckets
 from .flight import FlightReader
+from .groups import Groups
 from .p2p import Traffic
 from .pace import MAX_INTERVAL_S, MIN_INTERVAL_S, Pace, issued_so_far, ring_size
+from .uplink import Uplink, said_nothing_new, say
 
-BACKLOG = 64  # reports kept while the server is away
 HEARTBEAT_S = 0.5  # a report that says nothing new is made at most this often
-RETRY_S = 2.0
 JOB_KEY = "ringside/watch/job"
 LIBRARIES = tuple(
     {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}
     | {str(Path(torch.__file__).parent), str(Path(__file__).parents[1])}
 )
-
-
-def say(text: str) -> None:
-    print(f"ringside.watch: {text}", file=sys.stderr, flush=True)
 
 
 def where(thread_id: int | None) -> str | None:
@@ -74,12 +61,6 @@ def where(thread_id: int | None) -> str | None:
             return f"{os.path.basename(name)}:{frame.f_lineno}"
         frame = frame.f_back
     return None
-
-
-def said_nothing_new(report: WatchReport) -> bool:
-    """Whether a report only says how the rank is now (its line, what it waits in): a later one says
-    it instead, so reports kept while the server is away are ones that tell what happened."""
-    return not (report.issued or report.links or report.waits or report.groups)
 
 
 def state(report: WatchReport | None) -> tuple:
@@ -109,31 +90,21 @@ class Reporter(threading.Thread):
         self, server: str, token: str | None, traffic: Traffic | None = None, buckets: Buckets | None = None
     ):
         super().__init__(name="ringside-watch", daemon=True)
-        self.url, self.token = socket_url(server, "/ws/watch"), token
+        self.uplink = Uplink(server, token)
         self.traffic, self.buckets = traffic, buckets
-        self.flight = FlightReader(lambda group: self.groups.get(group))
+        self.bucket_names = BucketNames(buckets) if buckets is not None else None
+        self.groups = Groups()
+        self.flight = FlightReader(self.groups.ranks_of)
         self.pace = Pace(ring_size())
         self.cost = 0.0  # seconds the last poll's read took (a read holds the GIL), 0 if it read none
         self.main = threading.main_thread().ident
         self.started_ns = time.time_ns()
         self.stopping = threading.Event()
         self.hello: WatchHello | None = None
-        self.groups: dict[str, list[int]] = {}  # every group known, by name
-        self.descs: dict[str, str] = {}  # the names torch gave them
         self.raised: str | None = None  # the exception that ended the program, if one did
-        self.groups_sent: set[str] = set()
-        self.groups_lock = threading.Lock()  # learnt on the user's thread too (new_group)
-        self.untimed: list[tuple[Issued, Note]] = []  # buckets sent before their all-reduce completed
-        self.backlog: deque[WatchReport] = deque(maxlen=BACKLOG)  # the oldest goes when full
-        self.dropped = 0
-        self.ws: ClientConnection | None = None
-        self.refused = False
-        self.unreachable_said = False
-        self.retry_at = 0.0
         self.lock = threading.Lock()  # one poll at a time: the thread's and the last, from close()
         self.said_at = 0.0  # when the last report was made
         self.said_state = state(None)  # and what it said the rank was in
-        self.sending = threading.Lock()  # one sender at a time: the thread, or poll()
         self.wake = threading.Event()  # reports wait to be sent
         self.sender = threading.Thread(target=self._sending, name="ringside-watch-send", daemon=True)
 
@@ -160,7 +131,7 @@ class Reporter(threading.Thread):
                 self.wake.wait(MAX_INTERVAL_S)
                 self.wake.clear()
                 if self.hello is not None:
-                    self._send(self.hello)
+                    self.uplink.send(self.hello)
         except Exception as e:
             say(f"reporting stopped ({type(e).__name__}: {e}); the job runs on")
 
@@ -176,10 +147,8 @@ class Reporter(threading.Thread):
             return
         try:
             self.poll()
-            if self.ws is not None and self.hello is not None:
-                bye = WatchBye(rank=self.hello.rank, exit_code=exit_code, error=error)
-                self.ws.send(bye.model_dump_json())
-                self.ws.close()
+            if self.hello is not None:
+                self.uplink.goodbye(WatchBye(rank=self.hello.rank, exit_code=exit_code, error=error))
         except Exception:
             pass
 
@@ -197,7 +166,7 @@ class Reporter(threading.Thread):
         """Read all the rank issued and send it now (the last report, or one a script asks for)."""
         self._poll(due=True)
         if self.hello is not None:
-            self._send(self.hello)
+            self.uplink.send(self.hello)
 
     def _poll(self, due: bool | None) -> None:
         """Report what the rank did since the last poll, reading the recorder if `due` (None: as the
@@ -211,12 +180,7 @@ class Reporter(threading.Thread):
             if due is None and self._nothing_to_say(reports):
                 return
             self.said_at, self.said_state = time.monotonic(), state(reports[-1])
-            for report in reports:
-                if self.backlog and said_nothing_new(report) and said_nothing_new(self.backlog[-1]):
-                    self.backlog[-1] = report  # where the rank is now: the newest says it for both
-                    continue
-                self.dropped += len(self.backlog) == BACKLOG  # the deque lets its oldest go
-                self.backlog.append(report)
+            self.uplink.keep(reports)
         self.wake.set()
 
     def _nothing_to_say(self, reports: list[WatchReport]) -> bool:
@@ -260,8 +224,10 @@ class Reporter(threading.Thread):
 
     def _reports(self, hello: WatchHello, due: bool | None = True) -> list[WatchReport]:
         """What the rank did since the last poll: one report, more if it issued more than one holds."""
-        issued = self._timed_since() + [self._named(one) for one in self._read(due)]
-        groups, descs = self._new_groups()
+        names = self.bucket_names
+        read = self._read(due)
+        issued = names.timed_since() + [names.named(one) for one in read] if names is not None else read
+        groups, descs = self.groups.unsaid()
         waits = self._waits()  # before the totals: every wait said is counted in them
         first = WatchReport(
             rank=hello.rank,
@@ -275,7 +241,7 @@ class Reporter(threading.Thread):
             waits=waits,
             missed=self.flight.missed,
             unread=self.pace.unread,
-            dropped=self.dropped,
+            dropped=self.uplink.dropped,
         )
         rest = range(MAX_ISSUED, len(issued), MAX_ISSUED)
         said_once: dict[str, object] = {"groups": {}, "group_descs": {}, "links": []}
@@ -306,107 +272,3 @@ class Reporter(threading.Thread):
         blocked = self.traffic.waits() if self.traffic else []
         on = {(w.peer, w.send) for w in blocked}
         return [*blocked, *(w for w in self.flight.p2p.waits() if (w.peer, w.send) not in on)][:MAX_WAITS]
-
-    def _named(self, one: Issued) -> Issued:
-        """An all-reduce with the DDP bucket it carried, where the hook noted one; one whose
-        all-reduce has not completed yet is sent again, timed, once it has."""
-        if self.buckets is None or one.op != "all_reduce" or one.bucket is not None:
-            return one
-        note = self.buckets.match(one.group, one.count)
-        if note is None:
-            return one
-        named = one.model_copy(
-            update={"bucket": note.bucket, "duration_s": one.duration_s or note.duration_s}
-        )
-        if named.duration_s is None:
-            self.untimed.append((named, note))
-        return named
-
-    def _timed_since(self) -> list[Issued]:
-        """The buckets sent untimed whose all-reduce has completed since."""
-        timed = [
-            one.model_copy(update={"duration_s": note.duration_s})
-            for one, note in self.untimed
-            if note.duration_s is not None
-        ]
-        self.untimed = [(one, note) for one, note in self.untimed if note.duration_s is None][-MAX_ISSUED:]
-        return timed
-
-    def learn_groups(self) -> None:
-        """Note the process groups that exist now, and the names torch gave them (new_group's
-        group_desc, DeviceMesh's "mesh_dp"): the launcher calls this after every new_group, for a
-        group of a short job is gone by the next poll."""
-        with self.groups_lock:
-            for pg, name in list(c10d._world.pg_names.items()):
-                if name not in self.groups and pg in c10d._world.pg_group_ranks:
-                    self.groups[name] = sorted(c10d._world.pg_group_ranks[pg])
-                    desc = getattr(pg, "group_desc", "")
-                    if desc and desc != "undefined":
-                        self.descs[name] = str(desc)[:64]
-
-    def _new_groups(self) -> tuple[dict[str, list[int]], dict[str, str]]:
-        self.learn_groups()
-        with self.groups_lock:
-            new = {name: ranks for name, ranks in self.groups.items() if name not in self.groups_sent}
-            self.groups_sent.update(new)
-            descs = {name: self.descs[name] for name in new if name in self.descs}
-        return new, descs
-
-    # --- the connection --------------------------------------------------------
-
-    def _send(self, hello: WatchHello) -> None:
-        with self.sending:
-            self._send_backlog(hello)
-
-    def _send_backlog(self, hello: WatchHello) -> None:
-        if self.refused or not self._connected(hello) or self.ws is None:  # connected: a socket
-            return
-        try:
-            while self.backlog:
-                self.ws.send(self.backlog[0].model_dump_json())
-                self.backlog.popleft()
-        except Exception as e:
-            self.ws = None
-            self._away(f"lost the server at {self.url}", e)
-
-    def _away(self, what: str, error: Exception) -> None:
-        """The server is away: said once until it is back; tried again in a while."""
-        self.retry_at = time.monotonic() + RETRY_S
-        if not self.unreachable_said:
-            self.unreachable_said = True
-            say(f"{what} ({type(error).__name__}); the job runs on and reporting retries")
-
-    def _connected(self, hello: WatchHello) -> bool:
-        if self.ws is not None:
-            return True
-        if time.monotonic() < self.retry_at:
-            return False
-        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        try:
-            self.ws = connect(
-                self.url,
-                additional_headers=headers,
-                open_timeout=2,
-                close_timeout=1,
-                max_size=1 << 16,
-                ssl=context_for(self.url),
-            )
-            self.ws.send(hello.model_dump_json())
-        except InvalidStatus as e:
-            self.ws, self.refused = None, e.response.status_code in (401, 403)
-            say(
-                f"the server at {self.url} refused the worker token (RINGSIDE_WORKER_TOKEN): "
-                "the job runs on, unwatched"
-                if self.refused
-                else f"the server at {self.url} answered {e.response.status_code}; retrying"
-            )
-            self.retry_at = time.monotonic() + RETRY_S
-            return False
-        except Exception as e:
-            self.ws = None
-            self._away(f"cannot reach the server at {self.url}", e)
-            return False
-        if self.unreachable_said:
-            say(f"reporting to {self.url} again")
-            self.unreachable_said = False
-        return True

@@ -2,7 +2,7 @@
 name, its kind, its builder, its traffic formula, the layout it is drawn in and the ops it
 computes. Built-ins and users' algorithms register alike, with `register`, which fills in
 the collective and the name, so a builder returns only its pieces and steps. Code asks a
-record's properties (planned, built, traced, reference, chosen), never compares names.
+record's properties (planned, built, given, traced, reference, chosen), never compares names.
 
 Every collective also has three records that no builder makes: native (the backend's own
 call), auto (the server's model picks one of the others when a run is submitted) and
@@ -67,11 +67,13 @@ class Algorithm:
 
     # What code asks of it. planned: its schedule is known before it runs, so the server plans the
     # run with it. built: a function of the run's shape builds that schedule (the model predicts it, a
-    # sweep times it). traced: it runs as code, and its schedule is rebuilt from what the code did.
-    # reference: the backend's own call, which every other is verified against. chosen: the server's
-    # model chooses another in its place, so it never reaches a rank.
+    # sweep times it). given: the run gives that schedule, as data (RunSpec.schedule). traced: it runs
+    # as code, and its schedule is rebuilt from what the code did. reference: the backend's own call,
+    # which every other is verified against, and which has no steps. chosen: the server's model
+    # chooses another in its place, so it never reaches a rank.
     planned = property(lambda self: self.kind in (Kind.SCHEDULE, Kind.CUSTOM))
     built = property(lambda self: self.kind is Kind.SCHEDULE)
+    given = property(lambda self: self.kind is Kind.CUSTOM)
     traced = property(lambda self: self.kind is Kind.TRACED)
     reference = property(lambda self: self.kind is Kind.NATIVE)
     chosen = property(lambda self: self.kind is Kind.AUTO)
