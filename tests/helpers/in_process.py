@@ -64,9 +64,10 @@ def step(command: RunCommand, rank: int, number: int, **fields) -> StepEvent:
 
 
 def finished(command: RunCommand, rank: int, seconds: float = 0.001, **fields) -> RunFinished:
-    """The rank's result, verified, each of the run's iterations taking `seconds`."""
-    timings = Timings(iterations=[seconds] * command.spec.iterations)
-    return RunFinished(run_id=command.run_id, rank=rank, verified=True, timings=timings, **fields)
+    """The rank's result, verified, each of the run's iterations taking `seconds` (unless `fields`
+    say otherwise)."""
+    said = dict(verified=True, timings=Timings(iterations=[seconds] * command.spec.iterations))
+    return RunFinished(run_id=command.run_id, rank=rank, **{**said, **fields})
 
 
 def error(run_id: str | None, rank: int, message: str, field: str | None = None) -> ErrorEvent:
