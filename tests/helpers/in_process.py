@@ -76,3 +76,36 @@ def error(run_id: str | None, rank: int, message: str, field: str | None = None)
 
 def cancelled(run_id: str, rank: int, done: int = 7, total: int = 100) -> RunCancelled:
     return RunCancelled(run_id=run_id, rank=rank, done=done, total=total)
+
+
+class Joined:
+    """`n` ranks joined to an app built in-process (app.create_app) as its worker socket joins them
+    (cluster/socket.py): each one's socket a Told, which hears what the server tells the ranks, and
+    their events handed on as that socket hands them."""
+
+    def __init__(self, state, n: int, **hello_fields):
+        self.state = state  # the app's: its cluster, workers and dispatcher
+        self.sockets = [Told() for _ in range(n)]
+        for r, ws in enumerate(self.sockets):
+            state.workers.join(hello(r, n, **hello_fields), ws)
+        state.dispatcher.nudge()
+
+    def feed(self, *events) -> None:
+        for event in events:
+            self.state.cluster.seen(event.rank)
+            self.state.dispatcher.on_event(event)
+
+    async def command(self):
+        """The next command, which every rank is told alike."""
+        said = [await ws.next() for ws in self.sockets]
+        assert all(c == said[0] for c in said), said
+        return said[0]
+
+    async def run_through(self, steps: int = 0, **finish) -> RunCommand:
+        """The next run told: every rank starts it, reports `steps` steps, finishes it."""
+        command = await self.command()
+        assert isinstance(command, RunCommand), command
+        for r in range(len(self.sockets)):
+            self.feed(started(command, r), *(step(command, r, i) for i in range(steps)))
+            self.feed(finished(command, r, **finish))
+        return command
