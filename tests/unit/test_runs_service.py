@@ -22,7 +22,7 @@ from ringside.server.db.database import Database
 from ringside.server.dispatch.dispatcher import Dispatcher
 from ringside.server.dispatch.job import JobState
 from ringside.server.model import costs
-from ringside.server.runs.run import Run
+from ringside.server.runs.run import Run, new_run
 from ringside.server.runs.service import Runs
 from ringside.server.runs.store import RunStore
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION, Cancel, RunCommand, RunSpec
@@ -436,3 +436,19 @@ def test_run_ids_count_on_across_restarts(tmp_path):
     ids = [run_id for _ in range(3) for run_id in asyncio.run(one_server())]
     # before: r-000001, r-000002, r-000004, ... (seq, not ids)
     assert ids == [f"r-{i:06d}" for i in range(1, 7)]
+
+
+def test_a_run_stored_before_layouts_were_kept_gets_its_layout_and_op_when_read():
+    run = new_run(
+        "r-1", RunSpec(collective="broadcast", algorithm="binomial_tree", root=2, count=4), "gloo", 4
+    )
+    old = run.model_dump(mode="json", exclude={"layout", "op"})
+    again = Run.model_validate_json(json.dumps(old))
+    assert again.layout == run.layout and again.layout.root == 2 and again.layout.shape == run.schedule.layout
+    assert (
+        again.op is None
+        and Run.model_validate(
+            new_run("r-2", RunSpec(collective="barrier"), "gloo", 4).model_dump(exclude={"layout", "op"})
+        ).op
+        == "BOR"
+    )
