@@ -1,89 +1,27 @@
-"""The routes in-process: the app as `ringside serve` builds it (app.create_app, its lifespan run
-here), driven through httpx.ASGITransport, with ranks joined where a rank's socket would be
-(in_process.Joined) and its store a SQLite file in tmp_path. What a request is refused for and
-what it changes; the listing, reading and cancelling of runs; what the cluster's routes say."""
+"""The routes in-process: the app as `ringside serve` builds it, driven through httpx.ASGITransport
+(in_app.py), with ranks joined where a rank's socket would be and its store a SQLite file in
+tmp_path. What a request is refused for and what it changes; the listing, reading and cancelling of
+runs; what the cluster's and the model's routes say."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import logging
 import re
-from collections import defaultdict
-from pathlib import Path
 
-import httpx
 import pytest
 import uvicorn
-from in_process import Joined
+from in_app import PRESENTER, SMALL, served
 
-from ringside.server.app import create_app
-from ringside.server.config import Settings
 from ringside.server.serve import Server
 from ringside.worker_agent.core.protocol import Cancel
 
-PRESENTER, WORKER = "presenter-token-for-tests", "worker-token-for-tests"
 AS_PRESENTER = {"Authorization": f"Bearer {PRESENTER}"}
-SMALL = {"collective": "all_reduce", "algorithm": "ring", "count": 8}
-
-
-@pytest.fixture(autouse=True)
-def collector_as_it_was():
-    """The app's start tunes this process's collector for a server (door/reclaim.py); a test
-    process gets its own settings back after."""
-    threshold = gc.get_threshold()
-    yield
-    gc.unfreeze()
-    gc.set_threshold(*threshold)
-
-
-class Served:
-    """An app, started, and a client of it; `ranks(n)` joins n ranks to it."""
-
-    def __init__(self, app, client: httpx.AsyncClient):
-        self.app, self.state, self.client = app, app.state, client
-        self.endings: dict[str, asyncio.Event] = defaultdict(asyncio.Event)
-        self.state.runs.on_end.append(lambda run: self.endings[run.id].set())
-
-    def ranks(self, n: int, **hello_fields) -> Joined:
-        return Joined(self.state, n, **hello_fields)
-
-    async def call(self, method: str, path: str, body=None, token: str | None = PRESENTER, **kwargs):
-        """(status, JSON body) of a request, with the presenter's token unless told another or none."""
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        answer = await self.client.request(
-            method, path, json=body, headers={**headers, **kwargs.pop("headers", {})}, **kwargs
-        )
-        kind = answer.headers.get("content-type", "")
-        return answer.status_code, answer.json() if kind.startswith("application/json") else answer.text
-
-    async def submit(self, **spec) -> str:
-        status, body = await self.call("POST", "/api/runs", {**SMALL, **spec})
-        assert status == 202, body
-        return body["id"]
-
-    async def ended(self, run_id: str) -> dict:
-        await asyncio.wait_for(self.endings[run_id].wait(), 10)
-        return (await self.call("GET", f"/api/runs/{run_id}"))[1]
-
-    async def total(self) -> int:
-        return (await self.call("GET", "/api/runs"))[1]["total"]
-
-
-@contextlib.asynccontextmanager
-async def served(tmp_path: Path, **settings):
-    given = dict(db=tmp_path / "runs.db", presenter_token=PRESENTER, worker_token=WORKER)
-    app = create_app(Settings(**{**given, **settings}))
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
-            yield Served(app, client)
 
 
 def test_health_answers_to_anyone_while_the_dispatcher_runs(tmp_path):
     async def scenario():
-        async with served(tmp_path, viewer_token="let-me-watch") as s:
+        async with served(tmp_path / "runs.db", viewer_token="let-me-watch") as s:
             s.ranks(2)
             return await s.call("GET", "/api/health", token=None)
 
@@ -95,7 +33,7 @@ def test_health_answers_to_anyone_while_the_dispatcher_runs(tmp_path):
 
 def test_a_run_is_refused_without_the_presenter_token_and_nothing_changes(tmp_path):
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             s.ranks(2)
             before = await s.total()
             assert (await s.call("POST", "/api/runs", {"collective": "barrier"}, token=None))[0] == 401
@@ -109,7 +47,7 @@ def test_a_run_is_refused_without_the_presenter_token_and_nothing_changes(tmp_pa
 
 def test_bad_specs_are_refused_naming_the_field_and_change_nothing(tmp_path):
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             s.ranks(4)
             before = await s.total()
             for spec, field in [
@@ -131,7 +69,7 @@ def test_bad_specs_are_refused_naming_the_field_and_change_nothing(tmp_path):
 
 def test_without_ranks_a_run_is_refused_with_503_and_the_log_says_why(tmp_path, caplog):
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             before = await s.total()
             status, body = await s.call("POST", "/api/runs", SMALL)
             assert await s.total() == before
@@ -146,7 +84,7 @@ def test_without_ranks_a_run_is_refused_with_503_and_the_log_says_why(tmp_path, 
 
 def test_runs_are_listed_newest_first_and_paged(tmp_path):
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             ranks = s.ranks(2)
             ids = []
             for _ in range(3):
@@ -173,7 +111,7 @@ def test_runs_are_listed_newest_first_and_paged(tmp_path):
 
 def test_a_run_is_read_as_it_ended_and_a_late_reader_gets_the_same(tmp_path):
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             ranks = s.ranks(4)
             run_id = await s.submit(collective="broadcast", algorithm="binomial_tree", root=2, count=6)
             await ranks.run_through(steps=2)
@@ -191,7 +129,7 @@ def test_a_run_is_read_as_it_ended_and_a_late_reader_gets_the_same(tmp_path):
 
 def test_cancel_a_queued_run_now_and_a_running_one_at_its_ranks_next_check(tmp_path):
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             ranks = s.ranks(2)
             running, queued = await s.submit(iterations=100), await s.submit()
             command = await ranks.command()
@@ -212,7 +150,7 @@ def test_cancel_a_queued_run_now_and_a_running_one_at_its_ranks_next_check(tmp_p
 
 def test_a_foreign_host_is_refused_before_any_route(tmp_path):
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             s.ranks(2)
             before = await s.total()
             foreign = {"Host": "evil.example"}
@@ -228,7 +166,7 @@ def test_a_foreign_host_is_refused_before_any_route(tmp_path):
 
 def test_a_configured_viewer_token_guards_watching_and_not_liveness(tmp_path):
     async def scenario():
-        async with served(tmp_path, viewer_token="let-me-watch") as s:
+        async with served(tmp_path / "runs.db", viewer_token="let-me-watch") as s:
             return [
                 (await s.call("GET", "/api/runs", token=None))[0],
                 (await s.call("GET", "/api/cluster", token="nope"))[0],
@@ -242,7 +180,7 @@ def test_a_configured_viewer_token_guards_watching_and_not_liveness(tmp_path):
 
 def test_the_catalog_names_the_run_states(tmp_path):
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             return (await s.call("GET", "/api/catalog"))[1]
 
     assert asyncio.run(scenario())["run_states"] == {
@@ -255,7 +193,7 @@ def test_the_model_answers_for_a_parameter_server_and_names_bad_servers(tmp_path
     query = "/api/model?collective=parameter_server&algorithm=pull_push&world_size=4&count=12"
 
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             answers = [await s.call("GET", query + given) for given in ("&servers=3", "")]
             refusals = [
                 (given, await s.call("GET", query + given))
@@ -280,7 +218,7 @@ def test_the_model_takes_ranks_sharing_cores_where_the_cluster_has_them(tmp_path
     query = "/api/model?collective=all_reduce&algorithm=ring&count=12&world_size="
 
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             s.ranks(3, cores=1)
             here, elsewhere = (await s.call("GET", query + "3"))[1], (await s.call("GET", query + "6"))[1]
             return here, elsewhere, (await s.call("GET", "/api/model/predict?collective=all_reduce&p=3"))[1]
@@ -295,7 +233,7 @@ def test_a_runs_trace_the_model_and_the_metrics(tmp_path):
     p = 4
 
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             ranks = s.ranks(p)
             run_id = await s.submit(count=1 << 6)
             await ranks.run_through(steps=2 * (p - 1))
@@ -332,7 +270,7 @@ def test_the_page_and_plotly_are_served(tmp_path, monkeypatch):
     monkeypatch.setenv("RINGSIDE_FRONTEND", str(page))
 
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             return await s.call("GET", "/", token=None), await s.call(
                 "GET", "/vendor/plotly.min.js", token=None
             )
@@ -347,7 +285,7 @@ def test_ctrl_c_says_the_server_is_stopping_before_the_ranks_sockets_close(tmp_p
     tests say what the dispatcher does with it)."""
 
     async def scenario():
-        async with served(tmp_path) as s:
+        async with served(tmp_path / "runs.db") as s:
             server = Server(s.app, uvicorn.Config(s.app))
             server.handle_exit(2, None)
             return s.state.dispatcher.stopping, server.should_exit
