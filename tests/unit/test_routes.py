@@ -291,3 +291,49 @@ def test_ctrl_c_says_the_server_is_stopping_before_the_ranks_sockets_close(tmp_p
             return s.state.dispatcher.stopping, server.should_exit
 
     assert asyncio.run(scenario()) == (True, True)
+
+
+class Started:
+    """Where `ringside up`'s own ranks would be (rank/launch.py LocalWorkers), as far as a resize
+    that is refused asks: the most ranks the world may grow to, and whether nodes split n ranks."""
+
+    max_ranks = 16
+
+    def splits(self, n: int) -> str | None:
+        return None
+
+
+def test_sizes_beyond_the_bound_and_viewers_are_refused(tmp_path):
+    async def scenario():
+        async with served(tmp_path / "runs.db", local=Started()) as s:
+            s.ranks(2)
+            answers = [
+                await s.call("POST", "/api/cluster/size", {"ranks": 17}),
+                await s.call("POST", "/api/cluster/size", {"ranks": 0}),
+                await s.call("POST", "/api/cluster/size", {"ranks": 3}, token=None),
+            ]
+            return answers, (await s.call("GET", "/api/cluster"))[1], (await s.call("GET", "/api/catalog"))[1]
+
+    (beyond, none, viewer), cluster, catalog = asyncio.run(scenario())
+    assert beyond[0] == 422 and beyond[1]["detail"]["field"] == "ranks", beyond
+    assert "must be 1 to 16 (ringside up --max-ranks), not 17" in beyond[1]["detail"]["message"]
+    assert none[0] == 422 and viewer[0] == 401
+    assert cluster["world_size"] == 2 and catalog["max_ranks"] == 16
+
+
+def test_a_world_the_server_did_not_start_is_never_resized(tmp_path):
+    async def scenario():
+        async with served(tmp_path / "runs.db") as s:
+            s.ranks(2, world_key="theirs")
+            status, body = await s.call("POST", "/api/cluster/size", {"ranks": 3})
+            return (
+                status,
+                body,
+                (await s.call("GET", "/api/catalog"))[1],
+                (await s.call("GET", "/api/cluster"))[1],
+            )
+
+    status, body, catalog, cluster = asyncio.run(scenario())
+    assert status == 422 and body["detail"]["field"] == "ranks", body
+    assert "this server did not start its ranks" in body["detail"]["message"]
+    assert catalog["max_ranks"] is None and cluster["world_size"] == 2
