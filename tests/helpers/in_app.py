@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 from collections import defaultdict
 from pathlib import Path
 
@@ -58,16 +57,11 @@ class Served:
 @contextlib.asynccontextmanager
 async def served(db: Path, local=None, **settings):
     """The app over the store `db`, started; `local`: what stands in for the ranks `ringside up`
-    started (the world it may resize), else none. The app's start tunes this process's collector
-    for a server (door/reclaim.py): the test's process gets its own settings back after."""
-    threshold = gc.get_threshold()
+    started (the world it may resize), else none. It leaves the test process's collector as it is
+    (a server's start tunes its own: door/reclaim.py)."""
     given = dict(db=db, presenter_token=PRESENTER, worker_token=WORKER)
-    app = create_app(Settings(**{**given, **settings}), local)
-    try:
-        async with app.router.lifespan_context(app):
-            transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
-                yield Served(app, client)
-    finally:
-        gc.unfreeze()
-        gc.set_threshold(*threshold)
+    app = create_app(Settings(**{**given, **settings}), local, tune_process=False)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
+            yield Served(app, client)
