@@ -337,3 +337,18 @@ def test_a_world_the_server_did_not_start_is_never_resized(tmp_path):
     assert status == 422 and body["detail"]["field"] == "ranks", body
     assert "this server did not start its ranks" in body["detail"]["message"]
     assert catalog["max_ranks"] is None and cluster["world_size"] == 2
+
+
+def test_a_training_is_refused_409_while_a_run_holds_the_cluster_and_nothing_changes(tmp_path):
+    async def scenario():
+        async with served(tmp_path / "runs.db") as s:
+            ranks = s.ranks(2)
+            run_id = await s.submit()
+            await ranks.command()  # the run holds the cluster
+            refused = await s.call("POST", "/api/trainings", {"steps": 2})
+            return run_id, refused, (await s.call("GET", "/api/trainings"))[1]
+
+    run_id, (status, body), trainings = asyncio.run(scenario())
+    assert status == 409 and body["detail"]["field"] == "cluster", body
+    assert body["detail"]["message"] == f"{run_id} holds the cluster; start a training when it has ended"
+    assert trainings == {"trainings": []}, "nothing was kept of it"
