@@ -108,8 +108,10 @@ async def cancelled(task: asyncio.Task[None]) -> None:
     await asyncio.gather(task, return_exceptions=True)
 
 
-def create_app(settings: Settings, local: LocalWorkers | None = None) -> FastAPI:
-    """`local`: the ranks `ringside up` started (None: the server's ranks join it from outside)."""
+def create_app(settings: Settings, local: LocalWorkers | None = None, tune_process: bool = True) -> FastAPI:
+    """`local`: the ranks `ringside up` started (None: the server's ranks join it from outside);
+    `tune_process`: its start tunes the process's collector for a server (door/reclaim.py), which a
+    test that builds apps in its own process does without."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -118,8 +120,9 @@ def create_app(settings: Settings, local: LocalWorkers | None = None) -> FastAPI
         # no vote, run or write is left unsaved
         async with contextlib.AsyncExitStack() as stopping:
             build(s, settings, local)  # here: the services need the server's event loop
-            reclaim.freeze()
-            reclaim.collect_young_seldom()
+            if tune_process:
+                reclaim.freeze()
+                reclaim.collect_young_seldom()
             stopping.callback(s.database.close)
             stopping.callback(s.access_log.close)
             s.dispatcher.start()

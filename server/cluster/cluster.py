@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ringside.worker_agent.core.protocol import MAX_WORLD, Heartbeat, Hello
@@ -36,8 +37,9 @@ class Rank:
 
 
 class Cluster:
-    def __init__(self, lost_after: float, hold: float = 30.0):
-        self.lost_after, self.hold = lost_after, hold  # hold: see held()
+    def __init__(self, lost_after: float, hold: float = 30.0, clock: Callable[[], float] = time.monotonic):
+        """`clock`: the seconds silence and leaving are measured in (a test's stands in for the machine's)."""
+        self.lost_after, self.hold, self.clock = lost_after, hold, clock  # hold: see held()
         self.ranks: dict[int, Rank] = {}
         self.complete = False  # every rank of the world has been connected at once
         # (size, key) of the world the server is resizing its own to (resize.py), until it is whole
@@ -102,7 +104,7 @@ class Cluster:
         if not self.complete or any(r.connected for r in self.ranks.values()):
             return 0.0
         last = max((r.left_at for r in self.ranks.values() if r.left_at is not None), default=None)
-        return 0.0 if last is None else max(0.0, self.hold - (time.monotonic() - last))
+        return 0.0 if last is None else max(0.0, self.hold - (self.clock() - last))
 
     def join(self, hello: Hello) -> None:
         if (
@@ -111,7 +113,7 @@ class Cluster:
             and (self.world_size, self.key) != (hello.world_size, hello.world_key)
         ):
             self.forget()  # a new world replaces one that is entirely gone (and no longer held: conflict)
-        self.ranks[hello.rank] = Rank(hello)
+        self.ranks[hello.rank] = Rank(hello, last_seen=self.clock())
         self.complete = self.complete or sum(r.connected for r in self.ranks.values()) == hello.world_size
         if self.complete:
             self.expect = None
@@ -128,7 +130,7 @@ class Cluster:
         rank = self.ranks.get(beat.rank)
         if rank is None:
             return
-        rank.last_seen = time.monotonic()
+        rank.last_seen = self.clock()
         rank.busy = beat.status == "busy"
         rank.cpu_percent, rank.rss_bytes = beat.cpu_percent, beat.rss_bytes
         rank.gpu_memory_bytes = beat.gpu_memory_bytes
@@ -136,12 +138,12 @@ class Cluster:
 
     def seen(self, rank: int) -> None:
         if rank in self.ranks:
-            self.ranks[rank].last_seen = time.monotonic()
+            self.ranks[rank].last_seen = self.clock()
 
     def leave(self, rank: int) -> None:
         if rank in self.ranks:
             self.ranks[rank].connected = False
-            self.ranks[rank].left_at = time.monotonic()
+            self.ranks[rank].left_at = self.clock()
         if not self.complete and not any(r.connected for r in self.ranks.values()):
             # a world that was never whole is a claim no rank backs any more (a hello can claim
             # any size); a whole one stays, its ranks shown lost, until its ranks or a new world come
@@ -152,7 +154,7 @@ class Cluster:
         self.complete = False
 
     def live(self) -> list[int]:
-        now = time.monotonic()
+        now = self.clock()
         return sorted(r for r, info in self.ranks.items() if info.status(now, self.lost_after) != "lost")
 
     def missing_in_order(self) -> list[int]:
@@ -186,7 +188,7 @@ class Cluster:
         ]
 
     def to_json(self) -> dict:
-        now = time.monotonic()
+        now = self.clock()
         return {
             "backend": self.backend,
             "world_size": self.world_size,

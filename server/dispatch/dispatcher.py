@@ -13,9 +13,7 @@ Everything happens on the server's event loop, so no locks are needed."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
@@ -24,12 +22,14 @@ from starlette.requests import HTTPConnection
 
 from ringside.server.cluster.cluster import Cluster
 from ringside.server.db.writer import landed_within
+from ringside.server.dispatch.clock import Clock
 from ringside.server.dispatch.job import Job, JobState
 from ringside.server.door.errors import Busy, NotReady
 from ringside.worker_agent.core.protocol import Cancel
 
 TICK_S = 1.0  # the longest a waiting job goes without looking at its ranks
 LOSS_GRACE_S = 1.5  # how long a failed job waits to see whether a rank died, to name it
+LOSS_LOOK_S = 0.05  # how often it looks meanwhile (a rank gone silent says nothing)
 STOPPED = "the server stopped before this {} finished"
 STORE_WITHIN_S = 10.0  # how long a job's submission waits for its record to be stored
 MAX_QUEUE = 256  # jobs waiting: each queued run holds its planned schedule (tens of KB)
@@ -39,8 +39,11 @@ log = logging.getLogger("ringside.server")
 class Dispatcher:
     """The queue of jobs and the loop that runs them on the whole cluster."""
 
-    def __init__(self, cluster: Cluster, tell: Callable[[str], Coroutine[Any, Any, None]]):
-        self.cluster, self.tell = cluster, tell
+    def __init__(
+        self, cluster: Cluster, tell: Callable[[str], Coroutine[Any, Any, None]], clock: Clock | None = None
+    ):
+        """`tell`: sends a command's JSON to every rank; `clock`: the time deadlines are kept in."""
+        self.cluster, self.tell, self.clock = cluster, tell, clock or Clock()
         self.queue: deque[Job] = deque()
         self.current: Job | None = None
         self.stopping = False  # Ctrl-C or SIGTERM (serve.Server): what is cut short now is interrupted
@@ -203,7 +206,7 @@ class Dispatcher:
         """Until every rank has finished, or one is lost or fails, or the time allowed passes,
         or the server stops: its end state and, if failed, why."""
         record, allowed = job.record, job.allowed_s()
-        deadline = time.monotonic() + allowed
+        deadline = self.clock.now() + allowed
         while True:
             if self.stopping:  # Ctrl-C: the ranks go with the server, and what they were doing did not fail
                 record.error = None
@@ -219,7 +222,7 @@ class Dispatcher:
                 )
             if not record.unfinished():
                 return JobState.DONE, None
-            remaining = deadline - time.monotonic()
+            remaining = deadline - self.clock.now()
             if remaining <= 0:
                 return JobState.FAILED, f"ranks {record.unfinished()} did not finish within {allowed:g} s"
             await self._nudged(min(remaining, TICK_S))
@@ -227,14 +230,13 @@ class Dispatcher:
     async def _nudged(self, seconds: float) -> None:
         """Until something a waiting job may care about happens, or `seconds` pass."""
         self.changed.clear()
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self.changed.wait(), timeout=seconds)
+        await self.clock.wait(self.changed, seconds)
 
     async def _lost_within(self, seconds: float) -> list[int]:
         """The ranks of the world found missing within `seconds` (at once, if any are), first lost first."""
-        deadline = time.monotonic() + seconds
-        while not (lost := self.cluster.missing_in_order()) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
+        deadline = self.clock.now() + seconds
+        while not (lost := self.cluster.missing_in_order()) and (left := deadline - self.clock.now()) > 0:
+            await self._nudged(min(left, LOSS_LOOK_S))  # a rank's socket that closes says so at once
         return lost
 
 

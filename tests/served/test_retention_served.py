@@ -9,8 +9,8 @@ import re
 import sqlite3
 import time
 
+from seeded import seed
 from server_helpers import start_serve
-from test_read_cost import seed
 
 from ringside.worker_agent.rank.local import free_port
 

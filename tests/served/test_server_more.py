@@ -1,23 +1,23 @@
-"""The rest of the server's promises: `ringside run` from a terminal, a run that loses a
-rank fails naming it (and the group comes back), and the cost model's fit."""
+"""The rest of what a user does with `ringside up`, end to end: `ringside run` from a terminal, and a
+rank killed during a run (the run fails naming it, the group comes back). How the dispatcher names a
+lost rank and who may take a slot while a group restarts are tested in-process
+(tests/unit/test_dispatcher.py, test_cluster_joins.py)."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 
 import pytest
-from server_helpers import start_up
+from server_helpers import WORKER_TOKEN, ScriptedRank, wait_gone
+from websockets.exceptions import ConnectionClosed
 
-from ringside.server.model import costs as model
-from ringside.server.runs.run import Run, new_run
-from ringside.worker_agent.core.protocol import RunSpec
-
-pytestmark = pytest.mark.cluster(ranks=3)
+# the worker token known: the forged hellos carry it
+pytestmark = pytest.mark.cluster(ranks=3, env={"RINGSIDE_WORKER_TOKEN": WORKER_TOKEN})
 
 
 def ringside_run(up, *args):
@@ -45,64 +45,55 @@ def test_ringside_run_prints_the_table_and_the_link(up):
     assert malformed.returncode == 2 and "collective" in malformed.stderr
 
 
-def test_a_run_that_loses_a_rank_fails_naming_it_and_the_group_returns(tmp_path):
-    own = start_up(tmp_path, ranks=3)
+def test_a_rank_killed_mid_run_is_named_and_the_group_comes_back_with_no_forged_rank(up):
+    """A rank killed during a run: the run fails naming it (the one that died, not who heard it).
+    `ringside up` restarts the group, and meanwhile a hello with the world's size and the worker
+    token but not the world's key takes no slot; the group comes back as new processes and runs.
+    Last in the module: the cluster it leaves is whole again, but its processes are new."""
+    before = {r["rank"]: r["pid"] for r in up.wait_ranks(3)["ranks"]}
+    status, body = up.call(
+        "POST",
+        "/api/runs",
+        {
+            "collective": "all_reduce",
+            "algorithm": "ring",
+            "count": 1 << 18,
+            "iterations": 5000,
+            "capture": "none",
+        },
+    )
+    assert status == 202, body
+    while up.call("GET", f"/api/runs/{body['id']}")[1]["state"] != "running":
+        time.sleep(0.05)
+    os.kill(before[2], signal.SIGKILL)
+    refusals = []  # tried again and again until the new ranks are all back
+    while len(live_new(up, before.values())) < 3 and len(refusals) < 300:
+        refusals.append(forged_hello(up, rank=0, world_size=3))
+    run = up.wait(body["id"])
+    assert run["state"] == "failed"
+    assert run["error"].startswith("rank 2 was lost during the run"), run["error"]
+    after = {r["rank"]: r["pid"] for r in up.wait_ranks(3, exclude_pids=set(before.values()))["ranks"]}
+    assert set(after) == {0, 1, 2} and not set(after.values()) & set(before.values())
+    assert wait_gone(list(before.values())) == []
+    assert None not in refusals, f"a forged rank 0 held a slot: {Counter(refusals)}"
+    assert any("world key differs" in r and "restart" in r for r in refusals), Counter(refusals)
+    assert up.run(collective="all_reduce", algorithm="tree", count=6)["verified"] is True
+
+
+def live_new(up, old_pids) -> list[dict]:
+    return [r for r in up.cluster()["ranks"] if r["status"] != "lost" and r["pid"] not in set(old_pids)]
+
+
+def forged_hello(up, rank: int, world_size: int) -> str | None:
+    """The reason a hello with the worker token but not the world's key is refused; None if it held a
+    slot (the server closes a refused hello at once; one that holds a slot hears nothing)."""
+    forged = ScriptedRank(up, rank, world_size, pid=4242)
     try:
-        status, body = own.call(
-            "POST",
-            "/api/runs",
-            {
-                "collective": "all_reduce",
-                "algorithm": "ring",
-                "count": 1 << 18,
-                "iterations": 5000,
-                "capture": "none",
-            },
-        )
-        while own.call("GET", f"/api/runs/{body['id']}")[1]["state"] != "running":
-            time.sleep(0.05)
-        victim = next(r for r in own.cluster()["ranks"] if r["rank"] == 2)["pid"]
-        os.kill(victim, signal.SIGKILL)
-        run = own.wait(body["id"])
-        assert run["state"] == "failed"
-        # the one that died, not who heard it
-        assert run["error"].startswith("rank 2 was lost during the run"), run["error"]
-        own.wait_ranks(3, exclude_pids={victim})
-        assert own.run(collective="all_reduce", algorithm="tree", count=6)["verified"] is True
+        forged.ws.recv(timeout=10)
+    except TimeoutError:
+        return None
+    except ConnectionClosed as closed:
+        return closed.rcvd.reason if closed.rcvd else ""
     finally:
-        own.stop()
-
-
-def test_the_cost_model_fits_alpha_and_beta_from_runs():
-    alpha, beta = 40e-6, 2e-9
-    runs = []
-    for i, (algorithm, count) in enumerate(
-        [("ring", 4096), ("tree", 4096), ("master_worker", 1024), ("ring", 65536), ("rabenseifner", 8192)]
-    ):
-        run = new_run(f"r-{i}", RunSpec(collective="all_reduce", algorithm=algorithm, count=count), "gloo", 4)
-        steps, nbytes = model.features("all_reduce", algorithm, 4, 0, 1, count, 4)
-        run.time = steps * alpha + nbytes * beta
-        runs.append(run)
-    fitted_alpha, fitted_beta, n = model.fit(runs)
-    assert n == 5 and fitted_alpha == pytest.approx(alpha) and fitted_beta == pytest.approx(beta)
-    answer = model.predict(
-        model.ModelQuery(collective="all_reduce", algorithm="ring", world_size=4, count=4096), model.fit(runs)
-    )
-    assert answer["time"] == pytest.approx(6 * alpha + 6 * 4096 * beta) and answer["fitted_from_runs"] == 5
-    assert model.fit(runs[:1])[2] == 0  # one shape cannot separate alpha from beta: the defaults stand
-
-
-def test_a_run_stored_before_layouts_were_kept_gets_its_layout_and_op_when_read():
-    run = new_run(
-        "r-1", RunSpec(collective="broadcast", algorithm="binomial_tree", root=2, count=4), "gloo", 4
-    )
-    old = run.model_dump(mode="json", exclude={"layout", "op"})
-    again = Run.model_validate_json(json.dumps(old))
-    assert again.layout == run.layout and again.layout.root == 2 and again.layout.shape == run.schedule.layout
-    assert (
-        again.op is None
-        and Run.model_validate(
-            new_run("r-2", RunSpec(collective="barrier"), "gloo", 4).model_dump(exclude={"layout", "op"})
-        ).op
-        == "BOR"
-    )
+        forged.close()
+    return None

@@ -1,7 +1,8 @@
 """`ringside up`'s world grows and shrinks in place (POST /api/cluster/size, what a lesson's stage
 asks for): the ranks it keeps keep their processes, the token the page had still runs, an audience
-socket stays open throughout and hears the runs on every size, and a run stored before stays. A
-world the server did not start is never resized."""
+socket stays open throughout and hears the runs on every size, and a run stored before stays. (A
+size beyond the bound, a viewer's ask and a world the server did not start are refused:
+tests/unit/test_routes.py.)"""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from server_helpers import ScriptedRank, ended, messages, start_serve, wait_gone
+from server_helpers import ended, messages, wait_gone
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -96,32 +97,6 @@ def test_the_world_grows_and_shrinks_in_place_and_the_pages_stay(up):
             assert audience.hears(lambda m, n=n: m["type"] == "cluster" and m["world_size"] == n)
         assert not audience.closed
     assert up.call("GET", f"/api/runs/{before['id']}")[1]["results"] == before["results"]
-
-
-def test_sizes_beyond_the_bound_and_viewers_are_refused(up):
-    world = up.cluster()["world_size"]
-    status, body = up.call("POST", "/api/cluster/size", {"ranks": 17})
-    assert status == 422 and body["detail"]["field"] == "ranks", body
-    assert "must be 1 to 16 (ringside up --max-ranks), not 17" in body["detail"]["message"]
-    assert up.call("POST", "/api/cluster/size", {"ranks": 0})[0] == 422
-    assert up.call("POST", "/api/cluster/size", {"ranks": 3}, token=None)[0] == 401
-    assert up.cluster()["world_size"] == world
-
-
-def test_a_world_the_server_did_not_start_is_never_resized(tmp_path):
-    server = start_serve(tmp_path)
-    ranks = [ScriptedRank(server, r, 2, world_key="theirs") for r in range(2)]
-    try:
-        server.wait_ranks(2)
-        status, body = server.call("POST", "/api/cluster/size", {"ranks": 3})
-        assert status == 422 and body["detail"]["field"] == "ranks", body
-        assert "this server did not start its ranks" in body["detail"]["message"]
-        assert server.call("GET", "/api/catalog")[1]["max_ranks"] is None
-        assert server.cluster()["world_size"] == 2
-    finally:
-        for rank in ranks:
-            rank.close()
-        server.stop()
 
 
 def test_a_resize_waits_for_the_run_in_flight_and_two_at_once_take_turns(up):

@@ -8,13 +8,14 @@ for all_reduce and broadcast, everything a rank ends with for all_gather (P bloc
 
 from __future__ import annotations
 
+import asyncio
 import random
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from distributed import registered_here
-from server_helpers import start_serve
+from in_app import served
 
 from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.algorithms import build
@@ -331,16 +332,21 @@ def test_curves_pipeline_a_ring_broadcast_into_chunks(model):
     assert pm.curve("broadcast", "ring", 64, [1024.0], 4, model)[0].chunks <= 4  # a few elements a chunk
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    server = start_serve(tmp_path_factory.mktemp("predict"))
-    yield server
-    server.stop()
+def asked(tmp_path, *queries: str) -> list[tuple[int, dict]]:
+    """What the app, built in-process over an empty store (in_app.py), answers to each GET, in order."""
+
+    async def ask() -> list[tuple[int, dict]]:
+        async with served(tmp_path / "runs.db") as s:
+            return [await s.call("GET", query) for query in queries]
+
+    return asyncio.run(ask())
 
 
-def test_the_served_prediction_names_crossovers(served):
-    status, body = served.call(
-        "GET", "/api/model/predict?collective=all_reduce&p=64&preset=net-100gbps&sizes=1K,64K,1M,64M"
+def test_the_served_prediction_names_crossovers(tmp_path):
+    (status, body), (fit_status, fit) = asked(
+        tmp_path,
+        "/api/model/predict?collective=all_reduce&p=64&preset=net-100gbps&sizes=1K,64K,1M,64M",
+        "/api/model/fit",
     )
     assert status == 200, body
     assert body["sizes"] == [1024, 65536, 1 << 20, 64 << 20] and set(body["versus_size"]) == set(
@@ -355,37 +361,37 @@ def test_the_served_prediction_names_crossovers(served):
     assert native["kind"] == "nccl" and len(native["times"]) == 4 and "NCCL 2.30.7" in native["source"]
     assert native["chosen"][0]["algorithm"] == "tree" and native["chosen"][-1]["algorithm"] == "ring"
     assert all(w["protocol"] in pm.PROTOCOLS and w["chunks"] >= 1 for w in body["ways"]["ring"])
-    status, fit = served.call("GET", "/api/model/fit")
-    assert status == 200 and fit["fitted_from_runs"] == 0 and "no runs fitted" in fit["source"]
+    assert fit_status == 200 and fit["fitted_from_runs"] == 0 and "no runs fitted" in fit["source"]
     assert fit["presets"]["nvlink-a100-8gpu"]["inside"]["alpha"]["LL"] == pytest.approx(0.6e-6)
 
 
-def test_the_served_prediction_takes_ranks_per_node(served):
+def test_the_served_prediction_takes_ranks_per_node(tmp_path):
     """One node of 64 ranks on PCIe against the preset's one rank a host: a ring all_reduce of 1 MiB on
     one node is faster, and the answer says which it used."""
     query = "/api/model/predict?collective=all_reduce&p=64&preset=net-100gbps&sizes=1M"
-    (s1, apart), (s2, together) = (served.call("GET", query + extra) for extra in ("", "&per_node=64"))
+    (s1, apart), (s2, together), (status, body) = asked(
+        tmp_path, query, query + "&per_node=64", "/api/model/predict?collective=all_reduce&per_node=8"
+    )
     assert s1 == s2 == 200 and apart["origin"]["per_node"] == 1 and together["origin"]["per_node"] == 64
     assert together["versus_size"]["ring"][0] < apart["versus_size"]["ring"][0] / 2
-    status, body = served.call("GET", "/api/model/predict?collective=all_reduce&per_node=8")
     assert status == 422 and body["detail"]["field"] == "per_node" and "preset" in body["detail"]["message"]
 
 
-@pytest.mark.parametrize(
-    "query,field",
-    [
-        ("collective=all_reduce&preset=infiniband-9000", "preset"),
-        ("collective=all_reduce&p=1025", "p"),
-        ("collective=all_reduce&p=1", "p"),
-        ("collective=all_reduce&sizes=0", "sizes"),
-        ("collective=all_reduce&sizes=2T", "sizes"),
-        ("collective=all_reduce&sizes=128G", "sizes"),
-        ("collective=all_reduce&size=0", "size"),
-        ("collective=allreduce", "collective"),
-        ("collective=barrier", "collective"),
-        ("collective=all_reduce&preset=net-100gbps&per_node=0", "per_node"),
-    ],
-)
-def test_bad_prediction_queries_name_the_field(served, query, field):
-    status, body = served.call("GET", f"/api/model/predict?{query}")
-    assert status == 422 and body["detail"]["field"] == field, body
+BAD_QUERIES = [
+    ("collective=all_reduce&preset=infiniband-9000", "preset"),
+    ("collective=all_reduce&p=1025", "p"),
+    ("collective=all_reduce&p=1", "p"),
+    ("collective=all_reduce&sizes=0", "sizes"),
+    ("collective=all_reduce&sizes=2T", "sizes"),
+    ("collective=all_reduce&sizes=128G", "sizes"),
+    ("collective=all_reduce&size=0", "size"),
+    ("collective=allreduce", "collective"),
+    ("collective=barrier", "collective"),
+    ("collective=all_reduce&preset=net-100gbps&per_node=0", "per_node"),
+]
+
+
+def test_bad_prediction_queries_name_the_field(tmp_path):
+    answers = asked(tmp_path, *(f"/api/model/predict?{query}" for query, _ in BAD_QUERIES))
+    for (query, field), (status, body) in zip(BAD_QUERIES, answers):
+        assert status == 422 and body["detail"]["field"] == field, (query, body)
