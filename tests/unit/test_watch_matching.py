@@ -288,10 +288,10 @@ def test_ranks_inside_an_uneven_all_to_all_one_rank_finished_wait_on_a_stopped_r
     for rank in (0, 3):
         said(watched, rank, one(5, "all_to_all", *moe_step(rank, 2)), pending={"0": 5})
     said(watched, 1, one(5, "all_to_all", *moe_step(1, 2)), one(6, "all_to_all", 64, 64), pending={"0": 6})
-    clock.t += hangs.HANG_S + hangs.SILENT_S + 0.1
+    clock.t += rank_waits.HANG_S + rank_waits.SILENT_S + 0.1
     for rank in (0, 1, 3):
-        watched.heard[rank] = clock.t
-    hang = hangs.find(watched)
+        watched.presence.heard[rank] = clock.t
+    hang = verdicts.current_hang(watched)
     assert (hang.kind, hang.late, hang.waiting) == ("wait", [2], [0, 1, 3]), hang.text
 
 
