@@ -16,31 +16,53 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 
-@pytest.fixture(scope="module")
-def serve(tmp_path_factory):
+def serving(tmp_path_factory, ping_every: float):
     server = start_serve(
-        tmp_path_factory.mktemp("serve"), "--world-hold", "0", "--viewer-queue", "64", "--ping-every", "5"
+        tmp_path_factory.mktemp("serve"),
+        *("--world-hold", "0", "--viewer-queue", "64", "--ping-every", str(ping_every)),
     )
     yield server
     server.stop()
 
 
-@pytest.fixture
-def ranks(serve):
-    """ranks(n) -> n scripted ranks of a world of n, closed after the test."""
+@pytest.fixture(scope="module")
+def serve(tmp_path_factory):
+    """A server that pings seldom: a stalled viewer keeps its socket (and the close frame queued on it)
+    until the test reads it, however long a loaded machine takes to flood it."""
+    yield from serving(tmp_path_factory, 600)
+
+
+@pytest.fixture(scope="module")
+def pinging(tmp_path_factory):
+    """A server that pings every 5 s: a viewer that answers none is let go within 10."""
+    yield from serving(tmp_path_factory, 5)
+
+
+def ranks_of(server):
+    """ranks(n) -> n scripted ranks of a world of n on `server`, closed after the test."""
     made: list[ScriptedRank] = []
 
     def make(n: int, **hello) -> list[ScriptedRank]:
-        made.extend(ScriptedRank(serve, r, n, **hello) for r in range(n))
-        serve.wait_ranks(n, timeout=10)
+        made.extend(ScriptedRank(server, r, n, **hello) for r in range(n))
+        server.wait_ranks(n, timeout=10)
         return made[-n:]
 
     yield make
     for rank in made:
         rank.close()
     deadline = time.monotonic() + 10
-    while any(r["status"] != "lost" for r in serve.cluster()["ranks"]) and time.monotonic() < deadline:
+    while any(r["status"] != "lost" for r in server.cluster()["ranks"]) and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+@pytest.fixture
+def ranks(serve):
+    yield from ranks_of(serve)
+
+
+@pytest.fixture
+def pinged_ranks(pinging):
+    yield from ranks_of(pinging)
 
 
 def test_a_rank_may_only_speak_for_itself(serve, ranks):
@@ -103,18 +125,18 @@ def test_a_stalled_viewer_is_dropped_and_the_others_get_every_step(serve, ranks)
     assert stalled.close_frame() == (1013, "viewer fell behind; reconnect for a snapshot")
 
 
-def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(serve, ranks):
+def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(pinging, pinged_ranks):
     """A viewer that never reads is told to go (1013) and then pinged; it answers nothing. uvicorn then
     closed it gracefully, which waited until it read what was buffered for it: it held its socket, its
     buffer and its handler for as long as it stayed (256 from one address: 53 MB). Now the server lets
     go of it once the ping's answer is overdue (--ping-every: 5 s, and 5 s more)."""
-    a, b = ranks(2)
-    stalled = StalledViewer(serve.url)
+    a, b = pinged_ranks(2)
+    stalled = StalledViewer(pinging.url)
     port = stalled.sock.getsockname()[1]
 
     def held() -> bool:
         return any(
-            c.raddr and c.raddr.port == port for c in psutil.Process(serve.proc.pid).net_connections("tcp")
+            c.raddr and c.raddr.port == port for c in psutil.Process(pinging.proc.pid).net_connections("tcp")
         )
 
     try:
@@ -122,8 +144,8 @@ def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(serve, rank
         while not held():
             assert time.monotonic() < deadline, "the server never accepted the stalled viewer"
             time.sleep(0.05)
-        run_id = flood(serve, a, b, 500)  # ~11 MB: more than the kernel buffers hold
-        assert serve.wait(run_id, timeout=30)["state"] == "done"
+        run_id = flood(pinging, a, b, 500)  # ~11 MB: more than the kernel buffers hold
+        assert pinging.wait(run_id, timeout=30)["state"] == "done"
         deadline = time.monotonic() + 5 + 5 + 30
         while held() and time.monotonic() < deadline:
             time.sleep(1)
