@@ -11,9 +11,11 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
+import random
 import socket
 import time
 import traceback
+from pathlib import Path
 
 TIMEOUT = 120.0
 
@@ -35,10 +37,33 @@ def rank_processes():
     return ctx
 
 
+EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")  # where the kernel picks a connection's own port
+BELOW_EPHEMERAL = 8192  # ports just below that range to choose from
+
+
 def free_port() -> int:
+    """A port no one listens on now, for a server or a rendezvous to listen on soon. Chosen below the
+    kernel's ephemeral range where there is one: a port from that range (what binding port 0 gives) can
+    be handed to some process's outgoing connection before the listener binds it, and on a busy
+    machine one was."""
+    below = range(max(1024, _ephemeral_low() - BELOW_EPHEMERAL), _ephemeral_low())
+    for port in random.sample(below, min(64, len(below))):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(EPHEMERAL.read_text().split()[0])
+    except (OSError, ValueError, IndexError):  # not Linux
+        return 0
 
 
 class RankError(Exception):
