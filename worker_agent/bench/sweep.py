@@ -96,11 +96,12 @@ def _wrong(world, a: argparse.Namespace, passes: list) -> list:
 
     p, spec = world.world_size, passes[0].spec  # one input for all of them: same seed, same count
     collective = get(spec.collective, spec.servers)
-    count, root = collective.count(spec), spec.root
-    if not (a.check and reference_bytes(collective, spec.dtype, count, p, root) <= CHECK_CAP):
+    # the collective's own dtype: a barrier's token is int64 whatever dtype the run was given
+    count, root, dtype = collective.count(spec), spec.root, collective.dtype(spec)
+    if not (a.check and reference_bytes(collective, dtype, count, p, root) <= CHECK_CAP):
         return [None] * len(passes)
     peer = peer_of(spec, list(range(p)))
-    want = expected(collective, spec.dtype, count, collective.op(spec), root, peer, world.rank, p, spec.seed)
+    want = expected(collective, dtype, count, collective.op(spec), root, peer, world.rank, p, spec.seed)
     found = [0] * len(passes)
     for _ in range(a.check):
         here = [count_wrong(collective.reduces, run.output_once(), want, p) for run in passes]
