@@ -95,10 +95,20 @@ def test_what_torchs_backend_does_not_run_is_refused_naming_the_flag():
         planned("-d", "f8e4m3", "-o", "sum", "-b", "1K", "-e", "1K", backend="nccl")
     with pytest.raises(SpecError, match="give -f .* or -i .*, not both"):
         planned("-f", "2", "-i", "1K")
+    # an algorithm that cannot cut a count is no refusal: nccl-tests' table runs every size
+    names, sizes = planned("-b", "8", "-e", "16M", "-f", "2", ranks=4)
+    assert "ring" in names and sizes[:2] == [8, 16] and len(sizes) == 22
     # float8 moves on NCCL; a collective that does not reduce takes no op, whatever -o says
     assert planned(
         "-d", "f8e4m3", "-o", "prod", "--collective", "all_gather", "-b", "1K", "-e", "1K", backend="nccl"
     )
+
+
+def test_an_algorithm_that_cannot_cut_a_count_is_said_at_that_size():
+    """On 4 ranks, 8 bytes of float are 2 elements a block: ring cuts a block into 4 chunks."""
+    a = parse("-b", "8", "-e", "16", "-f", "2")
+    assert plan.unfit(a, "ring", 8, 4) == "ring cuts each block into 4 chunks, more than count=2 elements"
+    assert plan.unfit(a, "ring", 16, 4) is None and plan.unfit(a, "native", 8, 4) is None
 
 
 def test_all_is_every_dtype_and_op_the_backend_runs():
@@ -180,3 +190,29 @@ def test_ringsides_table_is_behind_hashes_and_long_names_keep_its_columns():
         for end in ends:
             assert line[end - 1] != " " and line[end : end + 1] in ("", " "), (line, end)
     assert "rows with a wrong element: 0; 2 not checked" in text
+
+
+def test_an_algorithm_not_run_at_a_size_says_why_behind_a_hash():
+    import numpy as np
+
+    from ringside.bench import auto, compare
+    from ringside.bench.sweep import SWEEP_DEFAULTS
+    from ringside.worker_agent.core.algorithms import algorithm_of
+
+    a = argparse.Namespace(**{**SWEEP_DEFAULTS, **vars(parse("-b", "8", "-e", "8", "-n", "4"))})
+    times = np.full((4, 4), 1e-4)
+    native = algorithm_of("all_reduce", "native")
+    why = "ring cuts each block into 4 chunks, more than count=2 elements"
+    rows = [
+        compare.row(a, 4, "gloo", 8, native, times, 0, times),
+        compare.not_run(a, 4, "gloo", 8, algorithm_of("all_reduce", "ring"), why),
+    ]
+    lines = compare.table(rows, a, []).splitlines()
+    assert all(line.startswith("#") for line in lines)
+    (said,) = [line for line in lines if " ring " in line]
+    assert said.split()[:7] == ["#", "8", "2", "float", "sum", "-1", "ring"]
+    assert said.endswith(f"not run  {why}")
+    assert "# rows with a wrong element: 0; 1 not run (the row says why)" in lines
+    assert compare.average_busbw(rows).keys() == {"native"} and compare.unchecked(rows) == 0
+    # auto's model is fitted to what ran: the row not run adds no sample
+    assert auto.model_of(rows, "all_reduce", 4)[0].runs == 0

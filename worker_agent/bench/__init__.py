@@ -17,11 +17,12 @@ one form of each call; the other placement is made as a torch user makes it (pla
 The second table, every line of it behind '#' so that those parsers skip it, is Ringside's: each
 algorithm at each size, iterations taking turns with native's (native ring tree, ring tree native,
 ...) so that drift on a busy machine, and the skew a turn's first run absorbs, hit all of them
-alike, each iteration waiting for the device. Each ratio to native carries a 95% interval and a
-mark only where the difference is real (statistics.py). `auto` runs after every other algorithm
-has been measured at every size: at each size it runs what the model (predict.py) picks, fitted as
-the server fits it to a swept cluster, to this table's own runs, taking turns with native once
-more for its ratio; the row says what it ran.
+alike, each iteration waiting for the device; an algorithm that cannot run at a size (too few
+elements for its chunks) has a row there saying why, and the others run. Each ratio to native
+carries a 95% interval and a mark only where the difference is real (statistics.py). `auto` runs
+after every other algorithm has been measured at every size: at each size it runs what the model
+(predict.py) picks, fitted as the server fits it to a swept cluster, to this table's own runs,
+taking turns with native once more for its ratio; the row says what it ran.
 
 Its modules, by job: cli (`ringside bench`'s flags and its run), __main__ (under torchrun), plan
 (which algorithms, sizes and (dtype, op) pairs, refused before any rank starts), dtypes (the

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable, Iterator
 
 from ringside.bench.auto import model_of, pick
-from ringside.bench.compare import row
-from ringside.bench.plan import records, spec_for
+from ringside.bench.compare import not_run, row
+from ringside.bench.plan import records, spec_for, unfit
 from ringside.bench.wrong import CHECK_CAP, count_wrong, expected, reference_bytes
 from ringside.worker_agent.core.algorithms import NATIVE, Algorithm, algorithm_of
 from ringside.worker_agent.core.collectives import get
@@ -155,14 +155,21 @@ class _Sweep:
         self.rows: list[dict] = []
 
     def measure_all(self, measured: list[Algorithm]) -> None:
-        """Every algorithm but auto, at every size, taking turns."""
+        """Every algorithm but auto, at every size, taking turns; one that cannot run at a size (too
+        few elements for its chunks) has a row that says why, and the others run."""
         world, a, p = self.world, self.a, self.world.world_size
         for size in self.size_list:
             pause = self._starting()
-            results = measure(world, a, size, [(x.name, 1) for x in measured], pause)
-            native = next((times for x, (times, _) in zip(measured, results) if x.reference), None)
-            for algorithm, (times, wrong) in zip(measured, results):
+            why = {x.name: unfit(a, x.name, size, p) for x in measured}
+            running = [x for x in measured if why[x.name] is None]
+            results = measure(world, a, size, [(x.name, 1) for x in running], pause) if running else []
+            native = next((times for x, (times, _) in zip(running, results) if x.reference), None)
+            for algorithm, (times, wrong) in zip(running, results):
                 self.rows.append(row(a, p, world.backend, size, algorithm, times, wrong, native))
+            for algorithm in measured:
+                reason = why[algorithm.name]
+                if reason is not None:
+                    self.rows.append(not_run(a, p, world.backend, size, algorithm, reason))
             self._done()
 
     def measure_auto(self, auto: Algorithm) -> None:
