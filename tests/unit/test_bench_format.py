@@ -144,14 +144,39 @@ def test_a_row_is_nccl_tests_13_columns_in_their_widths():
     line = table.line(result())
     assert line == (
         "     1048576        262144     float     sum      -1   123.46    2.50    3.75       0"
-        "   123.46    2.50  0.0004       0"
+        "   123.46    2.50    0.00       0"
     )
     fields = line.split()
-    assert len(fields) == 13 and float(fields[7]) == 3.75 and float(fields[11]) == 0.0004
+    assert len(fields) == 13 and float(fields[7]) == 3.75 and float(fields[11]) == 0.0
     unchecked = table.line(result(wrong=None)).split()
     assert len(unchecked) == 13 and unchecked[8] == unchecked[12] == "N/A"
-    assert table.fit(123456.7, 7) == " 123457" and table.fit(2.5, 6) == "  2.50"
-    assert table.fit(1.2e-5, 6) == " 1e-05" and table.fit(0.0, 6) == "  0.00"  # a slow link never reads 0
+
+
+@pytest.mark.parametrize(
+    "value, width, text",
+    [
+        # time (us), 7 wide: two decimals up to 4 integer digits, one at 5, none at 6 and 7, then e
+        (3.14159, 7, "   3.14"),
+        (9999.994, 7, "9999.99"),
+        (12345.67, 7, "12345.7"),
+        (123456.7, 7, " 123457"),
+        (1234567.8, 7, "1234568"),
+        (12345678.9, 7, "1.2e+07"),
+        # a bandwidth (GB/s), 6 wide: a slow one reads 0.00, as nccl-tests' does
+        (0.0, 6, "  0.00"),
+        (6e-06, 6, "  0.00"),
+        (0.0001, 6, "  0.00"),
+        (0.004, 6, "  0.00"),
+        (0.005, 6, "  0.01"),
+        (2.5, 6, "  2.50"),
+        (999.99, 6, "999.99"),
+        (1234.56, 6, "1234.6"),
+        (123456.7, 6, "123457"),
+        (1234567.0, 6, " 1e+06"),
+    ],
+)
+def test_every_figure_is_in_nccl_tests_format(value, width, text):
+    assert table.fit(value, width) == text
 
 
 def test_the_footer_is_nccl_tests_lines():
