@@ -62,6 +62,15 @@ def test_nccl_tests_flags_take_their_values():
     assert parse("-f", "1").factor == 1 and parse("-a", "3").average == 3
 
 
+def test_the_flags_most_nccl_tests_command_lines_carry_are_taken():
+    """-g 1 -t 1: one GPU a process, which every rank here is; -m N aggregates N calls an
+    iteration; -G 0 and -p (0 or 1) change nothing on this design."""
+    a = parse("-g", "1", "-t", "1", "-m", "1", "-G", "0", "-p", "0")
+    assert (a.ngpus, a.nthreads, a.agg_iters, a.cudagraph, a.parallel_init) == (1, 1, 1, 0, 0)
+    assert parse("--agg_iters", "4").agg_iters == 4 and parse("-p", "1").parallel_init == 1
+    assert (parse().ngpus, parse().nthreads, parse().agg_iters, parse().cudagraph) == (1, 1, 1, 0)
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [
@@ -72,12 +81,18 @@ def test_nccl_tests_flags_take_their_values():
         (["-o", "mean"], "'mean' is not a reduction"),
         (["-a", "4"], "must be one of 0, 1, 2, 3"),
         (["-n", "0"], "at least 1"),
+        (["-m", "0"], "-m/--agg_iters: must be an integer of at least 1, not '0'"),
+        (["-g", "2"], "-g/--ngpus: must be 1, not '2': each rank drives one device, in a process"),
+        (["-t", "8"], "-t/--nthreads: must be 1, not '8': each rank is a process of its own, one thread"),
+        (["-G", "10"], "-G/--cudagraph: must be 0, not '10': torch's process group calls are launched"),
+        (["-p", "2"], "-p/--parallel_init: must be 0 or 1, not '2'"),
     ],
 )
 def test_a_bad_value_is_refused_naming_what_was_wrong(capsys, argv, words):
     with pytest.raises(SystemExit):
         parse(*argv)
-    assert words in capsys.readouterr().err
+    (said,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]  # one line
+    assert words in said
 
 
 def planned(*argv: str, ranks: int = 2, backend: str = "gloo") -> tuple[list[str], list[int]]:
@@ -177,6 +192,19 @@ def test_a_row_is_nccl_tests_13_columns_in_their_widths():
 )
 def test_every_figure_is_in_nccl_tests_format(value, width, text):
     assert table.fit(value, width) == text
+
+
+def test_the_header_says_the_flags_as_nccl_tests_do():
+    a = parse("-b", "8", "-e", "16M", "-f", "2", "-m", "4", "-g", "1", "-t", "1", "-G", "0")
+    setting = {
+        "backend": "gloo",
+        "torch": "2.13.0",
+        "devices": [{"rank": 0, "host": "vm", "pid": 7, "index": -1, "bus": "cpu", "name": "CPU"}],
+    }
+    assert (
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 16777216 step: 2(factor) warmup iters: 1 iters: 20 "
+        "agg iters: 4 validation: 1 graph: 0 unalign: 0"
+    ) in table.header(a, setting)
 
 
 def test_the_footer_is_nccl_tests_lines():

@@ -19,7 +19,7 @@ from ringside.worker_agent.user.user_algorithms import load
 
 PAUSE_EVERY = 10  # rounds of iterations between a served bench's asks whether to stop
 # what bench/ scripts that call sweep() may leave out
-SWEEP_DEFAULTS = {"check": 1, "average": 1, "blocking": 0, "root": 0, "algorithms": []}
+SWEEP_DEFAULTS = {"check": 1, "average": 1, "blocking": 0, "root": 0, "algorithms": [], "agg_iters": 1}
 BARRIERED = (1, 3)  # -z values whose iterations here start at a barrier, outside the time
 
 

@@ -66,9 +66,9 @@ def header(a: argparse.Namespace, setting: dict) -> list[str]:
         f"{', '.join(f'{host} ({n})' for host, n in hosts.items())}, {setting['backend']}, "
         f"torch {setting['torch']}",
         f"# Collective test starting: {a.collective}",
-        f"# nThread 1 nGpus 1 minBytes {a.min_bytes} maxBytes {a.max_bytes} step: {step} "
-        f"warmup iters: {a.warmup} iters: {a.iterations} agg iters: 1 validation: {a.check} "
-        f"graph: 0 unalign: 0",
+        f"# nThread {a.nthreads} nGpus {a.ngpus} minBytes {a.min_bytes} maxBytes {a.max_bytes} step: "
+        f"{step} warmup iters: {a.warmup} iters: {a.iterations} agg iters: {a.agg_iters} validation: "
+        f"{a.check} graph: {a.cudagraph} unalign: 0",
     ]
     if a.blocking in BLOCKING:
         lines.append(f"# Blocking Enabled: {BLOCKING[a.blocking]} ")
