@@ -5,6 +5,7 @@ line; what no rank could run is refused before any starts, naming the flag."""
 from __future__ import annotations
 
 import argparse
+import json
 
 import pytest
 
@@ -251,6 +252,7 @@ def test_an_algorithm_not_run_at_a_size_says_why_behind_a_hash():
     from ringside.bench import auto, compare
     from ringside.bench.sweep import SWEEP_DEFAULTS
     from ringside.worker_agent.core.algorithms import algorithm_of
+    from ringside.worker_agent.core.protocol import BenchRow
 
     a = argparse.Namespace(**{**SWEEP_DEFAULTS, **vars(parse("-b", "8", "-e", "8", "-n", "4"))})
     times = np.full((4, 4), 1e-4)
@@ -269,3 +271,6 @@ def test_an_algorithm_not_run_at_a_size_says_why_behind_a_hash():
     assert compare.average_busbw(rows).keys() == {"native"} and compare.unchecked(rows) == 0
     # auto's model is fitted to what ran: the row not run adds no sample
     assert auto.model_of(rows, "all_reduce", 4)[0].runs == 0
+    # a served bench's row crosses the server as JSON (its times NaN) and prints the same
+    crossed = [json.loads(BenchRow(**r).model_dump_json()) for r in rows]
+    assert compare.table(crossed, a, []) == compare.table(rows, a, [])
