@@ -8,9 +8,9 @@ The first table is nccl-tests', line for line, so that their parsers and plottin
 unchanged: their header lines, a row of 13 columns per dtype, op and size (size count type redop
 root, then time algbw busbw #wrong out of place and in place), their footer. Its numbers are
 native's, timed as nccl-tests time theirs (nccl_runs): each placement after -w warm-up calls, -n
-iterations of -m calls as -z says, a rank's time its span over them by the calls, the ranks' combined as
--a says; -c checked calls from fresh inputs for #wrong. Size is one rank's message in bytes (the
-larger of input and output), count the elements of one block of it (all_gather's input,
+iterations of -m calls as -z says, a rank's time its span over them by the calls, the ranks'
+combined as -a says; -c checked calls from fresh inputs for #wrong. Size is one rank's message in
+bytes (the larger of input and output), count the elements of one block of it (all_gather's input,
 reduce_scatter's output, all_to_all's to each peer); algbw = size / time, busbw = algbw x
 nccl-tests' factor. torch has one form of each call; the other placement is made as a torch user
 makes it (placement.py).

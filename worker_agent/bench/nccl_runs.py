@@ -7,8 +7,8 @@ waits for, then -n timed iterations of -m calls each, as -z says:
 - 2: each iteration waited for, no barrier;
 - 3: each iteration waited for, then a barrier outside the time.
 
-A rank's time is its timed span over -n x -m calls; the row's combines the ranks' as -a says. Then -c N
-checked calls, each from a fresh input: #wrong is the first one's elements off the collective's
+A rank's time is its timed span over -n x -m calls; the row's combines the ranks' as -a says. Then
+-c N checked calls, each from a fresh input: #wrong is the first one's elements off the collective's
 definition, summed over the ranks (it stops at the first that has any, as nccl-tests do)."""
 
 from __future__ import annotations
