@@ -6,6 +6,8 @@ nccl-tests', and the merged table under torchrun across two nodes (no timing is 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import re
@@ -65,6 +67,68 @@ def nccl_tests_rows(text: str) -> list[dict]:
             }
         )
     return rows
+
+
+NCCL_TESTS_FIGURE = re.compile(r"\d+\.\d\d")  # a bandwidth as nccl-tests print a small one: 0.00
+
+
+def test_nccl_tests_canonical_command_prints_every_size():
+    """nccl-tests' command line as their users type it (sizes from 8 bytes, -g 1 and its kin):
+    every size has its row, read by their parser; an algorithm that cannot cut 2 elements into 4
+    chunks says so in its '#' line and the others run."""
+    done = run_bench(
+        "--ranks", "4", "-b", "8", "-e", "64", "-f", "2", "-g", "1", "-t", "1", "-m", "1", "-G", "0",
+        "-p", "0", "-n", "2", "-w", "0",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "# nThread 1 nGpus 1 minBytes 8 maxBytes 64 step: 2(factor) " in done.stdout
+    rows = nccl_tests_rows(done.stdout)
+    assert [(r["size"], r["count"]) for r in rows] == [(8, 2), (16, 4), (32, 8), (64, 16)]
+    for line in (line for line in done.stdout.splitlines() if not line.startswith("#")):
+        for figure in (line.split()[i] for i in (6, 7, 10, 11)):
+            assert NCCL_TESTS_FIGURE.fullmatch(figure), line
+    ours = [line.split() for line in done.stdout.splitlines() if re.match(r"#\s+\d", line)]
+    said = [line for line in ours if line[7:9] == ["not", "run"]]
+    assert [said[0][i] for i in (1, 2, 6, 9, 10)] == ["8", "2", "ring", "ring", "cuts"]
+    assert all(line[1] == "8" for line in said)  # 16 bytes are 4 elements: every algorithm cuts them
+    assert {line[6] for line in ours if line[1] == "16"} == {
+        "native", "ring", "tree", "master_worker", "recursive_doubling", "rabenseifner", "auto",
+    }  # fmt: skip
+
+
+def on_every_collective(world) -> dict[str, tuple[int, str]]:
+    """On every rank: `python -m ringside.bench --collective NAME` for each collective, nccl-tests'
+    defaults but for one 1K size and -n 2; each one's exit code and what rank 0 printed."""
+    from ringside.bench.__main__ import on_cluster
+    from ringside.bench.cli import add_arguments
+
+    done = {}
+    for name in COLLECTIVES:
+        parser = argparse.ArgumentParser()
+        add_arguments(parser, local=False)
+        args = parser.parse_args(["--collective", name, "-b", "1K", "-e", "1K", "-n", "2"])
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            code = on_cluster(world, args)
+        done[name] = (code, printed.getvalue())
+    return done
+
+
+def test_every_collective_runs_under_the_default_flags():
+    """Each collective's both tables, barrier's too, every row right (#wrong 0), parsed as
+    nccl-tests' users parse them."""
+    done = unwrap(run_ranks(on_every_collective, 2))[0]
+    assert list(done) == list(COLLECTIVES)
+    for name, (code, text) in done.items():
+        assert code == 0, (name, text[-2000:])
+        (row,) = nccl_tests_rows(text)
+        assert row["size"] == (0 if name == "barrier" else 1024), name
+        # in-place all_to_all is unchecked, as nccl-tests leave it
+        in_place = "N/A" if name == "all_to_all" else "0"
+        assert [row["oop"]["wrong"], row["ip"]["wrong"]] == ["0", in_place], name
+        ours = [line.split() for line in text.splitlines() if re.match(r"#\s+\d", line)]
+        assert [line[6] for line in ours][0] == "native" and ours[-1][6] == "auto", name
+        assert all(line[11] == "0" for line in ours), (name, ours)
 
 
 def footer_value(text: str, name: str) -> str:
@@ -145,7 +209,7 @@ def test_an_unchecked_and_an_unsupported_run_are_said_in_nccl_tests_words():
 
 
 def every_blocking(world) -> list[list[float]]:
-    """nccl-tests' table of one size with each -z: each placement's time."""
+    """nccl-tests' table of one size with each -z, -m 2 calls an iteration: each placement's time."""
     times = []
     for blocking in range(4):
         flags = {
@@ -154,6 +218,7 @@ def every_blocking(world) -> list[list[float]]:
             "iterations": 3,
             "warmup": 1,
             "blocking": blocking,
+            "agg_iters": 2,
         }
         (found,) = nccl_runs.results(world, argparse.Namespace(**flags), [("float32", "SUM")], [4096])
         times.append([found[k]["time"] for k in ("out_of_place", "in_place")])

@@ -5,6 +5,7 @@ line; what no rank could run is refused before any starts, naming the flag."""
 from __future__ import annotations
 
 import argparse
+import json
 
 import pytest
 
@@ -62,6 +63,15 @@ def test_nccl_tests_flags_take_their_values():
     assert parse("-f", "1").factor == 1 and parse("-a", "3").average == 3
 
 
+def test_the_flags_most_nccl_tests_command_lines_carry_are_taken():
+    """-g 1 -t 1: one GPU a process, which every rank here is; -m N aggregates N calls an
+    iteration; -G 0 and -p (0 or 1) change nothing on this design."""
+    a = parse("-g", "1", "-t", "1", "-m", "1", "-G", "0", "-p", "0")
+    assert (a.ngpus, a.nthreads, a.agg_iters, a.cudagraph, a.parallel_init) == (1, 1, 1, 0, 0)
+    assert parse("--agg_iters", "4").agg_iters == 4 and parse("-p", "1").parallel_init == 1
+    assert (parse().ngpus, parse().nthreads, parse().agg_iters, parse().cudagraph) == (1, 1, 1, 0)
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [
@@ -72,12 +82,18 @@ def test_nccl_tests_flags_take_their_values():
         (["-o", "mean"], "'mean' is not a reduction"),
         (["-a", "4"], "must be one of 0, 1, 2, 3"),
         (["-n", "0"], "at least 1"),
+        (["-m", "0"], "-m/--agg_iters: must be an integer of at least 1, not '0'"),
+        (["-g", "2"], "-g/--ngpus: must be 1, not '2': each rank drives one device, in a process"),
+        (["-t", "8"], "-t/--nthreads: must be 1, not '8': each rank is a process of its own, one thread"),
+        (["-G", "10"], "-G/--cudagraph: must be 0, not '10': torch's process group calls are launched"),
+        (["-p", "2"], "-p/--parallel_init: must be 0 or 1, not '2'"),
     ],
 )
 def test_a_bad_value_is_refused_naming_what_was_wrong(capsys, argv, words):
     with pytest.raises(SystemExit):
         parse(*argv)
-    assert words in capsys.readouterr().err
+    (said,) = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]  # one line
+    assert words in said
 
 
 def planned(*argv: str, ranks: int = 2, backend: str = "gloo") -> tuple[list[str], list[int]]:
@@ -95,10 +111,20 @@ def test_what_torchs_backend_does_not_run_is_refused_naming_the_flag():
         planned("-d", "f8e4m3", "-o", "sum", "-b", "1K", "-e", "1K", backend="nccl")
     with pytest.raises(SpecError, match="give -f .* or -i .*, not both"):
         planned("-f", "2", "-i", "1K")
+    # an algorithm that cannot cut a count is no refusal: nccl-tests' table runs every size
+    names, sizes = planned("-b", "8", "-e", "16M", "-f", "2", ranks=4)
+    assert "ring" in names and sizes[:2] == [8, 16] and len(sizes) == 22
     # float8 moves on NCCL; a collective that does not reduce takes no op, whatever -o says
     assert planned(
         "-d", "f8e4m3", "-o", "prod", "--collective", "all_gather", "-b", "1K", "-e", "1K", backend="nccl"
     )
+
+
+def test_an_algorithm_that_cannot_cut_a_count_is_said_at_that_size():
+    """On 4 ranks, 8 bytes of float are 2 elements a block: ring cuts a block into 4 chunks."""
+    a = parse("-b", "8", "-e", "16", "-f", "2")
+    assert plan.unfit(a, "ring", 8, 4) == "ring cuts each block into 4 chunks, more than count=2 elements"
+    assert plan.unfit(a, "ring", 16, 4) is None and plan.unfit(a, "native", 8, 4) is None
 
 
 def test_all_is_every_dtype_and_op_the_backend_runs():
@@ -134,14 +160,52 @@ def test_a_row_is_nccl_tests_13_columns_in_their_widths():
     line = table.line(result())
     assert line == (
         "     1048576        262144     float     sum      -1   123.46    2.50    3.75       0"
-        "   123.46    2.50  0.0004       0"
+        "   123.46    2.50    0.00       0"
     )
     fields = line.split()
-    assert len(fields) == 13 and float(fields[7]) == 3.75 and float(fields[11]) == 0.0004
+    assert len(fields) == 13 and float(fields[7]) == 3.75 and float(fields[11]) == 0.0
     unchecked = table.line(result(wrong=None)).split()
     assert len(unchecked) == 13 and unchecked[8] == unchecked[12] == "N/A"
-    assert table.fit(123456.7, 7) == " 123457" and table.fit(2.5, 6) == "  2.50"
-    assert table.fit(1.2e-5, 6) == " 1e-05" and table.fit(0.0, 6) == "  0.00"  # a slow link never reads 0
+
+
+@pytest.mark.parametrize(
+    "value, width, text",
+    [
+        # time (us), 7 wide: two decimals up to 4 integer digits, one at 5, none at 6 and 7, then e
+        (3.14159, 7, "   3.14"),
+        (9999.994, 7, "9999.99"),
+        (12345.67, 7, "12345.7"),
+        (123456.7, 7, " 123457"),
+        (1234567.8, 7, "1234568"),
+        (12345678.9, 7, "1.2e+07"),
+        # a bandwidth (GB/s), 6 wide: a slow one reads 0.00, as nccl-tests' does
+        (0.0, 6, "  0.00"),
+        (6e-06, 6, "  0.00"),
+        (0.0001, 6, "  0.00"),
+        (0.004, 6, "  0.00"),
+        (0.005, 6, "  0.01"),
+        (2.5, 6, "  2.50"),
+        (999.99, 6, "999.99"),
+        (1234.56, 6, "1234.6"),
+        (123456.7, 6, "123457"),
+        (1234567.0, 6, " 1e+06"),
+    ],
+)
+def test_every_figure_is_in_nccl_tests_format(value, width, text):
+    assert table.fit(value, width) == text
+
+
+def test_the_header_says_the_flags_as_nccl_tests_do():
+    a = parse("-b", "8", "-e", "16M", "-f", "2", "-m", "4", "-g", "1", "-t", "1", "-G", "0")
+    setting = {
+        "backend": "gloo",
+        "torch": "2.13.0",
+        "devices": [{"rank": 0, "host": "vm", "pid": 7, "index": -1, "bus": "cpu", "name": "CPU"}],
+    }
+    assert (
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 16777216 step: 2(factor) warmup iters: 1 iters: 20 "
+        "agg iters: 4 validation: 1 graph: 0 unalign: 0"
+    ) in table.header(a, setting)
 
 
 def test_the_footer_is_nccl_tests_lines():
@@ -180,3 +244,33 @@ def test_ringsides_table_is_behind_hashes_and_long_names_keep_its_columns():
         for end in ends:
             assert line[end - 1] != " " and line[end : end + 1] in ("", " "), (line, end)
     assert "rows with a wrong element: 0; 2 not checked" in text
+
+
+def test_an_algorithm_not_run_at_a_size_says_why_behind_a_hash():
+    import numpy as np
+
+    from ringside.bench import auto, compare
+    from ringside.bench.sweep import SWEEP_DEFAULTS
+    from ringside.worker_agent.core.algorithms import algorithm_of
+    from ringside.worker_agent.core.protocol import BenchRow
+
+    a = argparse.Namespace(**{**SWEEP_DEFAULTS, **vars(parse("-b", "8", "-e", "8", "-n", "4"))})
+    times = np.full((4, 4), 1e-4)
+    native = algorithm_of("all_reduce", "native")
+    why = "ring cuts each block into 4 chunks, more than count=2 elements"
+    rows = [
+        compare.row(a, 4, "gloo", 8, native, times, 0, times),
+        compare.not_run(a, 4, "gloo", 8, algorithm_of("all_reduce", "ring"), why),
+    ]
+    lines = compare.table(rows, a, []).splitlines()
+    assert all(line.startswith("#") for line in lines)
+    (said,) = [line for line in lines if " ring " in line]
+    assert said.split()[:7] == ["#", "8", "2", "float", "sum", "-1", "ring"]
+    assert said.endswith(f"not run  {why}")
+    assert "# rows with a wrong element: 0; 1 not run (the row says why)" in lines
+    assert compare.average_busbw(rows).keys() == {"native"} and compare.unchecked(rows) == 0
+    # auto's model is fitted to what ran: the row not run adds no sample
+    assert auto.model_of(rows, "all_reduce", 4)[0].runs == 0
+    # a served bench's row crosses the server as JSON (its times NaN) and prints the same
+    crossed = [json.loads(BenchRow(**r).model_dump_json()) for r in rows]
+    assert compare.table(crossed, a, []) == compare.table(rows, a, [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from ringside.bench.compare import ran
 from ringside.bench.plan import count_for, spec_for
 from ringside.worker_agent.core import predict
 from ringside.worker_agent.core.algorithms import algorithm_of, build
@@ -21,7 +22,7 @@ def model_of(
     stepwise ones (terms read from their schedules, on ranks sharing cores as `sharing` says),
     a line from native's."""
     samples, points = [], []
-    for r in rows:
+    for r in filter(ran, rows):
         algorithm = algorithm_of(collective, r["algorithm"])
         if algorithm.reference:
             points.append((r["size"], r["time"]))

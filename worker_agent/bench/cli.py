@@ -52,6 +52,23 @@ def one_of(values: tuple[int, ...]):
     return check
 
 
+def only(allowed: tuple[int, ...], why: str):
+    """An nccl-tests flag of which this design has only `allowed` (integers as nccl-tests read
+    them: 0x10 too); any other value refused, saying why."""
+
+    def check(text: str) -> int:
+        try:
+            value = int(text.strip(), 0)
+        except ValueError:
+            value = None
+        if value not in allowed:
+            words = " or ".join(map(str, allowed))
+            raise argparse.ArgumentTypeError(f"must be {words}, not {text!r}: {why}")
+        return value
+
+    return check
+
+
 def refused_as_argument(parse: Callable[[str], str]) -> Callable[[str], str]:
     """A dtypes parser as an argparse type: its ValueError said as argparse says a bad value."""
 
@@ -72,6 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser, local: bool = True) -> None:
     _add_algorithms(add)
     _add_sizes(add)
     _add_runs(add)
+    _add_one_gpu_a_process(add)
     _add_output(add)
 
 
@@ -81,8 +99,8 @@ def _add_where(add: Callable) -> None:
         "--ranks",
         metavar="P",
         type=at_least(1),
-        help=f"local ranks to spawn (default {LOCAL_RANKS}; a long name only: nccl-tests' -t, -g and -p "
-        "mean threads, GPUs and parallel init). Under torchrun the ranks are torchrun's: "
+        help=f"local ranks to spawn (default {LOCAL_RANKS}; a long name only: nccl-tests' -t and -g "
+        "mean threads and GPUs, which are 1 here). Under torchrun the ranks are torchrun's: "
         "python -m ringside.bench",
     )
     add(
@@ -174,6 +192,17 @@ def _add_runs(add: Callable) -> None:
         help="untimed iterations first (default %(default)s, as nccl-tests')",
     )
     add(
+        "-m",
+        "--agg_iters",
+        dest="agg_iters",
+        metavar="N",
+        type=at_least(1),
+        default=1,
+        help="nccl-tests' aggregated iterations: each timed iteration of nccl-tests' table launches N "
+        "calls back to back, and a call's time is the span over iterations x N (default 1). "
+        "Ringside's algorithms run one call an iteration",
+    )
+    add(
         "-c",
         "--check",
         metavar="N",
@@ -225,6 +254,49 @@ def _add_runs(add: Callable) -> None:
     )
 
 
+MORE_RANKS = "for more, give --ranks (under torchrun, its --nproc-per-node)"
+
+
+def _add_one_gpu_a_process(add: Callable) -> None:
+    """nccl-tests' flags for threads, GPUs, graphs and init, which most of their command lines
+    carry: each rank here is a process of its own with one thread and one device, so only the
+    values that say so are taken, and -p, which changes nothing where each process starts one
+    rank, either way."""
+    add(
+        "-t",
+        "--nthreads",
+        metavar="1",
+        type=only((1,), f"each rank is a process of its own, one thread each; {MORE_RANKS}"),
+        default=1,
+        help="nccl-tests' threads per process: 1, as every rank here is a process",
+    )
+    add(
+        "-g",
+        "--ngpus",
+        metavar="1",
+        type=only((1,), f"each rank drives one device, in a process of its own; {MORE_RANKS}"),
+        default=1,
+        help="nccl-tests' GPUs per thread: 1, as every rank here drives one device",
+    )
+    add(
+        "-G",
+        "--cudagraph",
+        metavar="0",
+        type=only((0,), "torch's process group calls are launched one by one, not from a CUDA graph"),
+        default=0,
+        help="nccl-tests' CUDA graph launches: 0, as the calls are not captured in a graph",
+    )
+    add(
+        "-p",
+        "--parallel_init",
+        metavar="0|1",
+        type=only((0, 1), "nccl-tests' parallel init is 0 or 1"),
+        default=0,
+        help="nccl-tests' parallel init: taken and changes nothing, as each process starts its one rank "
+        "alongside the others either way",
+    )
+
+
 def _add_output(add: Callable) -> None:
     add(
         "--backend", choices=("gloo", "nccl"), help="default: nccl when every local rank has a GPU, else gloo"
@@ -244,6 +316,9 @@ def main(args: argparse.Namespace) -> int:
     if args.server:
         from ringside.worker_agent.clients import bench as client
 
+        if args.agg_iters != 1:  # a served bench's spec has no such field: refused, not dropped
+            print("error: -m/--agg_iters: a served bench runs one call an iteration (-m 1)", file=sys.stderr)
+            return 2
         return client.main(args)
     args.ranks = args.ranks or LOCAL_RANKS
     args.backend = args.backend or local_backend(args.ranks)

@@ -66,6 +66,39 @@ def row(
     }
 
 
+def not_run(a: argparse.Namespace, p: int, backend: str, size: int, algorithm: Algorithm, why: str) -> dict:
+    """The row of an algorithm that cannot run at this size: no cells, no times; `why` says why."""
+    spec, collective = spec_for(a, size, algorithm.name, p), get(a.collective)
+    moves, nan = collective.payload, float("nan")
+    return {
+        "size": collective.message_bytes(spec.count, ITEMSIZE[collective.dtype(spec)], p) if moves else 0,
+        "count": spec.count if moves else 0,
+        "block": spec.count if moves else 0,
+        "type": a.dtype if moves else None,
+        "redop": collective.op(spec) if moves else None,
+        "root": spec.root if collective.rooted else -1,
+        "algorithm": algorithm.name,
+        "out_of_place": None,
+        "in_place": None,
+        "time": nan,
+        "time_median": nan,
+        "time_min": nan,
+        "iterations": [],
+        "rank_times": [],
+        "vs_native": None,
+        "ranks": p,
+        "backend": backend,
+        "hosts": {},
+        "ran": None,
+        "why": why,
+    }
+
+
+def ran(r: dict) -> bool:
+    """Whether a row was measured (not_run's rows were not)."""
+    return any(r[k] for k in PLACES)
+
+
 def _vs_native(
     a: argparse.Namespace, algorithm: Algorithm, samples: np.ndarray, native_times: np.ndarray | None
 ) -> Ratio | None:
@@ -124,24 +157,31 @@ def table(rows: list[dict], a: argparse.Namespace, left: list[str]) -> str:
     if rows:
         bad, skipped = out_of_bounds(rows), unchecked(rows)
         busbw = ", ".join(f"{name} {value / 1e9:g}" for name, value in average_busbw(rows).items())
+        left_out = sum(not ran(r) for r in rows)
         lines += [
-            f"# busbw averaged over sizes (GB/s): {busbw}",
+            *([f"# busbw averaged over sizes (GB/s): {busbw}"] if busbw else []),
             f"# rows with a wrong element: {bad}"
             + (
                 f"; {skipped} not checked (-c 0, or every rank's input over {CHECK_CAP >> 30} GiB)"
                 if skipped
                 else ""
-            ),
+            )
+            + (f"; {left_out} not run (the row says why)" if left_out else ""),
         ]
     return "\n".join([*lines, "#"])
 
 
 def _line(r: dict, width: int) -> str:
+    left = (
+        f"#{r['size']:11d}  {r['count']:12d}  {type_word(r['type']):>8}  {op_word(r['redop']):>6}  "
+        f"{r['root']:6d}  {r['algorithm']:<{width}}  "
+    )
+    if not ran(r):
+        return f"{left}{'not run':>12}  {r['why']}"
     k = next(k for k in PLACES if r[k])
     m = r[k]
     text = (
-        f"#{r['size']:11d}  {r['count']:12d}  {type_word(r['type']):>8}  {op_word(r['redop']):>6}  "
-        f"{r['root']:6d}  {r['algorithm']:<{width}}  {PLACE_WORD[k]:>12}  {fit(m['time'] * 1e6, 7)}  "
+        f"{left}{PLACE_WORD[k]:>12}  {fit(m['time'] * 1e6, 7)}  "
         f"{fit(m['algbw'] / 1e9, 6) if m['algbw'] is not None else '-':>6}  "
         f"{fit(m['busbw'] / 1e9, 6) if m['busbw'] is not None else '-':>6}  "
         f"{'N/A' if m['wrong'] is None else m['wrong']:>6}"

@@ -1,14 +1,14 @@
 """nccl-tests' table, measured as nccl-tests measure theirs: torch's own call at every size, out
 of place then in place (placement.py), each after -w warm-up calls and one more that every rank
-waits for, then -n timed calls as -z says:
+waits for, then -n timed iterations of -m calls each, as -z says:
 
 - 0: launched back to back, waited for once at the end;
-- 1: each waited for (the device too), then a barrier, all in the time;
-- 2: each waited for, no barrier;
-- 3: each waited for, then a barrier outside the time.
+- 1: each iteration waited for (the device too), then a barrier, all in the time;
+- 2: each iteration waited for, no barrier;
+- 3: each iteration waited for, then a barrier outside the time.
 
-A rank's time is its timed span over -n; the row's combines the ranks' as -a says. Then -c N
-checked calls, each from a fresh input: #wrong is the first one's elements off the collective's
+A rank's time is its timed span over -n x -m calls; the row's combines the ranks' as -a says. Then
+-c N checked calls, each from a fresh input: #wrong is the first one's elements off the collective's
 definition, summed over the ranks (it stops at the first that has any, as nccl-tests do)."""
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ class _Result:
         return place(c, buffer, self.count or 1, ranks, world.rank, self.root, self.peer, self.op, in_place)
 
     def _timed(self, placed: Placed) -> float:
-        """This rank's seconds a call, as -z says."""
+        """This rank's seconds a call, as -z and -m say."""
         timeout = self.timeout
         for calls in self._segments(self.a.warmup):
             works = [placed.start() for _ in range(calls)]
@@ -114,41 +114,44 @@ class _Result:
         placed.once(timeout)  # the one every rank waits for, as nccl-tests' do before timing
         self._synchronize()
         self._barrier()
-        spent = sum(self._segment(placed, calls) for calls in self._segments(self.a.iterations))
-        return spent / self.a.iterations
+        spent = sum(self._segment(placed, n) for n in self._segments(self.a.iterations))
+        return spent / (self.a.iterations * self.a.agg_iters)
 
     def _segments(self, n: int) -> Iterator[int]:
-        """n calls in one go, or (a served bench) in runs of PAUSE_EVERY, asking between them."""
+        """n iterations in one go, or (a served bench) in runs of PAUSE_EVERY, asking between them."""
         step = n if self.pause is None else PAUSE_EVERY
         for start in range(0, n, max(step, 1)):
             if start and self.pause is not None:
                 self.pause()
             yield min(step, n - start)
 
-    def _segment(self, placed: Placed, calls: int) -> float:
-        blocking, timeout = self.a.blocking, self.timeout
+    def _segment(self, placed: Placed, iterations: int) -> float:
+        """The seconds of `iterations` iterations of -m calls each, as -z says."""
+        blocking, agg = self.a.blocking, self.a.agg_iters
         if blocking == 3:
             spent = 0.0
-            for _ in range(calls):
+            for _ in range(iterations):
                 began = time.perf_counter()
-                placed.once(timeout)
-                self._synchronize()
+                self._launch(placed, agg)
                 spent += time.perf_counter() - began
                 self._barrier()
             return spent
         began = time.perf_counter()
         if blocking == 0:
-            works = [placed.start() for _ in range(calls)]
-            for work in works:
-                finish(work, timeout)
+            self._launch(placed, iterations * agg)
         else:
-            for _ in range(calls):
-                placed.once(timeout)
-                self._synchronize()
+            for _ in range(iterations):
+                self._launch(placed, agg)
                 if blocking == 1:
                     self._barrier()
-        self._synchronize()
         return time.perf_counter() - began
+
+    def _launch(self, placed: Placed, calls: int) -> None:
+        """`calls` calls launched back to back, then waited for (the device too)."""
+        works = [placed.start() for _ in range(calls)]
+        for work in works:
+            finish(work, self.timeout)
+        self._synchronize()
 
     def _wrong(self, in_place: bool) -> int | None:
         """Elements wrong over every rank, -c calls from fresh inputs; None: unchecked (-c 0, every

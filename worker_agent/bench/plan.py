@@ -16,6 +16,7 @@ from ringside.worker_agent.core.vocabulary import DTYPES, ITEMSIZE
 from ringside.worker_agent.user.user_algorithms import load
 
 STEP = 1 << 20  # nccl-tests' -i: the increment between sizes where no -f above 1 is given
+SIZED = ("count", "chunks")  # a run's fields whose refusal depends on its size alone
 
 
 def sizes(collective: str, low: int, high: int, factor: int | None, step: int | None = None) -> list[int]:
@@ -114,7 +115,7 @@ def check(args: argparse.Namespace, names: list[str], size_list: list[int], kept
     for pair in filter(compared, kept if ours else []):
         for algorithm in ours:  # auto runs one of them; native ran above
             for size in size_list:
-                _check_runs(on_pair(args, pair), algorithm.name, size)
+                unfit(on_pair(args, pair), algorithm.name, size, args.ranks)
 
 
 def _check_native(args: argparse.Namespace, pair: Pair, size_list: list[int]) -> None:
@@ -133,14 +134,17 @@ def _check_native(args: argparse.Namespace, pair: Pair, size_list: list[int]) ->
         )
 
 
-def _check_runs(args: argparse.Namespace, algorithm: str, size: int) -> None:
-    """One algorithm at one size; small sizes can be too few elements for a schedule's chunks."""
+def unfit(a: argparse.Namespace, algorithm: str, size: int, p: int) -> str | None:
+    """Why `algorithm` does not run at this size (None: it does): too few elements for its chunks,
+    or its scratch past a rank's cap. nccl-tests' table runs every size; such an algorithm's row
+    says why instead. Any other refusal holds at every size and is raised (SpecError)."""
     try:
-        validate(spec_for(args, size, algorithm, args.ranks), args.ranks, args.backend or "gloo")
+        validate(spec_for(a, size, algorithm, p), p, a.backend or "gloo")
     except SpecError as e:
-        if e.field not in ("count", "chunks"):
+        if e.field not in SIZED:
             raise
-        raise SpecError(e.field, f"{e.message} ({algorithm} at {size} bytes per rank)") from None
+        return e.message
+    return None
 
 
 def _refused_flag(args: argparse.Namespace) -> str:

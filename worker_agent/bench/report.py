@@ -28,6 +28,7 @@ def document(setting: dict, results: list[dict], rows: list[dict], a: argparse.N
         "step": a.step,
         "factor": a.factor,
         "iterations": a.iterations,
+        "agg_iters": a.agg_iters,
         "warmup": a.warmup,
         "check": a.check,
         "average": a.average,

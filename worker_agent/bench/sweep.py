@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable, Iterator
 
 from ringside.bench.auto import model_of, pick
-from ringside.bench.compare import row
-from ringside.bench.plan import records, spec_for
+from ringside.bench.compare import not_run, row
+from ringside.bench.plan import records, spec_for, unfit
 from ringside.bench.wrong import CHECK_CAP, count_wrong, expected, reference_bytes
 from ringside.worker_agent.core.algorithms import NATIVE, Algorithm, algorithm_of
 from ringside.worker_agent.core.collectives import get
@@ -19,7 +19,7 @@ from ringside.worker_agent.user.user_algorithms import load
 
 PAUSE_EVERY = 10  # rounds of iterations between a served bench's asks whether to stop
 # what bench/ scripts that call sweep() may leave out
-SWEEP_DEFAULTS = {"check": 1, "average": 1, "blocking": 0, "root": 0, "algorithms": []}
+SWEEP_DEFAULTS = {"check": 1, "average": 1, "blocking": 0, "root": 0, "algorithms": [], "agg_iters": 1}
 BARRIERED = (1, 3)  # -z values whose iterations here start at a barrier, outside the time
 
 
@@ -96,11 +96,12 @@ def _wrong(world, a: argparse.Namespace, passes: list) -> list:
 
     p, spec = world.world_size, passes[0].spec  # one input for all of them: same seed, same count
     collective = get(spec.collective, spec.servers)
-    count, root = collective.count(spec), spec.root
-    if not (a.check and reference_bytes(collective, spec.dtype, count, p, root) <= CHECK_CAP):
+    # the collective's own dtype: a barrier's token is int64 whatever dtype the run was given
+    count, root, dtype = collective.count(spec), spec.root, collective.dtype(spec)
+    if not (a.check and reference_bytes(collective, dtype, count, p, root) <= CHECK_CAP):
         return [None] * len(passes)
     peer = peer_of(spec, list(range(p)))
-    want = expected(collective, spec.dtype, count, collective.op(spec), root, peer, world.rank, p, spec.seed)
+    want = expected(collective, dtype, count, collective.op(spec), root, peer, world.rank, p, spec.seed)
     found = [0] * len(passes)
     for _ in range(a.check):
         here = [count_wrong(collective.reduces, run.output_once(), want, p) for run in passes]
@@ -154,14 +155,21 @@ class _Sweep:
         self.rows: list[dict] = []
 
     def measure_all(self, measured: list[Algorithm]) -> None:
-        """Every algorithm but auto, at every size, taking turns."""
+        """Every algorithm but auto, at every size, taking turns; one that cannot run at a size (too
+        few elements for its chunks) has a row that says why, and the others run."""
         world, a, p = self.world, self.a, self.world.world_size
         for size in self.size_list:
             pause = self._starting()
-            results = measure(world, a, size, [(x.name, 1) for x in measured], pause)
-            native = next((times for x, (times, _) in zip(measured, results) if x.reference), None)
-            for algorithm, (times, wrong) in zip(measured, results):
+            why = {x.name: unfit(a, x.name, size, p) for x in measured}
+            running = [x for x in measured if why[x.name] is None]
+            results = measure(world, a, size, [(x.name, 1) for x in running], pause) if running else []
+            native = next((times for x, (times, _) in zip(running, results) if x.reference), None)
+            for algorithm, (times, wrong) in zip(running, results):
                 self.rows.append(row(a, p, world.backend, size, algorithm, times, wrong, native))
+            for algorithm in measured:
+                reason = why[algorithm.name]
+                if reason is not None:
+                    self.rows.append(not_run(a, p, world.backend, size, algorithm, reason))
             self._done()
 
     def measure_auto(self, auto: Algorithm) -> None:

@@ -7,6 +7,8 @@ lines) read this unchanged."""
 from __future__ import annotations
 
 import argparse
+import math
+import sys
 from collections import Counter
 from importlib.metadata import version
 from statistics import fmean
@@ -24,26 +26,26 @@ BLOCKING = {
 
 
 def fit(value: float, width: int) -> str:
-    """A number in `width` characters as nccl-tests print theirs (two decimals, fewer to fit, then
-    an exponent), except that one below 0.01 keeps a significant digit where nccl-tests' reads
-    0.00: a slow link never reads as none."""
-    if 0 < abs(value) < 0.01:
-        for decimals in range(3, width - 1):
-            text = f"{value:.{decimals}f}"
-            if len(text) > width:
-                break
-            if text.strip("-0."):
-                return text.rjust(width)
-        return _exponent(value, width)
-    for spec in (".2f", ".1f", ".0f"):
-        text = f"{value:{width}{spec}}"
-        if len(text) <= width:
-            return text
-    return _exponent(value, width)
+    """A figure in `width` characters as nccl-tests print theirs: two decimals while its integer
+    digits leave room for them, then one, then none, then an exponent (so 0.004 GB/s reads 0.00,
+    as theirs does)."""
+    digits = _integer_digits(value)
+    if digits < width - 2:
+        spec = ".2f"
+    elif digits < width - 1:
+        spec = ".1f"
+    elif digits <= width:
+        spec = ".0f"
+    else:
+        spec = ".1e" if width >= 7 else ".0e"
+    return f"{value:{width}{spec}}"
 
 
-def _exponent(value: float, width: int) -> str:
-    return f"{value:{width}{'.1e' if width >= 7 else '.0e'}}"
+def _integer_digits(value: float) -> int:
+    """Digits before the point of a figure at least 1 (0 below 1, and for NaN); many for infinity."""
+    if math.isinf(value):
+        return sys.maxsize
+    return len(str(int(value))) if value >= 1 else 0
 
 
 def type_word(dtype: str | None) -> str:
@@ -64,9 +66,9 @@ def header(a: argparse.Namespace, setting: dict) -> list[str]:
         f"{', '.join(f'{host} ({n})' for host, n in hosts.items())}, {setting['backend']}, "
         f"torch {setting['torch']}",
         f"# Collective test starting: {a.collective}",
-        f"# nThread 1 nGpus 1 minBytes {a.min_bytes} maxBytes {a.max_bytes} step: {step} "
-        f"warmup iters: {a.warmup} iters: {a.iterations} agg iters: 1 validation: {a.check} "
-        f"graph: 0 unalign: 0",
+        f"# nThread {a.nthreads} nGpus {a.ngpus} minBytes {a.min_bytes} maxBytes {a.max_bytes} step: "
+        f"{step} warmup iters: {a.warmup} iters: {a.iterations} agg iters: {a.agg_iters} validation: "
+        f"{a.check} graph: {a.cudagraph} unalign: 0",
     ]
     if a.blocking in BLOCKING:
         lines.append(f"# Blocking Enabled: {BLOCKING[a.blocking]} ")
