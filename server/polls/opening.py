@@ -4,6 +4,7 @@ restarted server carries on with the polls left holding their runs."""
 
 from __future__ import annotations
 
+import itertools
 import secrets
 from collections.abc import Callable
 
@@ -29,9 +30,10 @@ def answer(record: PollRecord, run: Run, measured: dict[str, float]) -> None:
     voting opens. Shuffled from the system's randomness: seeded with anything a page reads (the
     poll's id), a page could replay the shuffle and find the right choice before the reveal."""
     found = questions.answer(record.poll, run, measured)
-    choices = [found.right, *found.wrong]
-    SHUFFLE.shuffle(choices)
-    record.open(choices, choices.index(found.right), found.number)
+    named = [(found.right, None), *itertools.zip_longest(found.wrong, found.mistakes)]
+    SHUFFLE.shuffle(named)
+    choices = [words for words, _ in named]
+    record.open(choices, choices.index(found.right), found.number, [mistake for _, mistake in named])
 
 
 class Opening:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 from enum import Enum
 
 from pydantic import BaseModel, Field, PrivateAttr, StrictInt
 
 from ringside.server.door.errors import Busy
 from ringside.server.polls import ballots
+from ringside.server.polls.mistakes import Mistake
 from ringside.server.polls.questions import MAX_CHOICES, Question, same_number
 from ringside.worker_agent.core.protocol import Strict
 from ringside.worker_agent.core.validation import SpecError
@@ -62,6 +64,7 @@ class Poll(BaseModel):
     typed: list[tuple[float, int]] | None = None  # the numbers typed most often, and how often
     votes: int = 0
     answers: list[int] = []
+    mistakes: list[Mistake | None] = []  # once revealed: what each choice got wrong (None: right, or unnamed)
     number: float | None = None  # the right number, once revealed
     typed_right: int | None = None  # how many typed it
     seconds: int | None = None  # voting closes this long after it opens
@@ -87,6 +90,7 @@ class PollRecord(BaseModel):
 
     poll: Poll
     answers: list[int] = []
+    mistakes: list[Mistake | None] = []  # each choice's, kept with the answer: they would tell it
     number: float | None = None
     voters: dict[str, int] = {}  # ballot -> choice
     typed: dict[str, float] = {}  # ballot -> the number it typed
@@ -100,7 +104,7 @@ class PollRecord(BaseModel):
         if poll.numeric:
             update["typed"] = self.typed_tally()
         if poll.state is PollState.REVEALED:
-            update |= {"answers": self.answers, "number": self.number}
+            update |= {"answers": self.answers, "number": self.number, "mistakes": self.mistakes}
             if poll.numeric and self.number is not None:
                 right = self.number
                 update["typed_right"] = sum(same_number(t, right) for t in self.typed.values())
@@ -155,11 +159,14 @@ class PollRecord(BaseModel):
             assert vote.number is not None
             self.typed[vote.ballot] = vote.number
 
-    def open(self, choices: list[str], right: int, number: float | None) -> None:
-        """Its runs have run: the question's choices, and voting opens (for `seconds`, if set)."""
+    def open(
+        self, choices: list[str], right: int, number: float | None, mistakes: Sequence[Mistake | None] = ()
+    ) -> None:
+        """Its runs have run: the question's choices (and what each wrong one got wrong), and voting
+        opens (for `seconds`, if set)."""
         poll = self.poll
         poll.choices, poll.state = choices, PollState.OPEN
-        self.answers, self.number = [right], number
+        self.answers, self.number, self.mistakes = [right], number, list(mistakes)
         if poll.seconds is not None:
             poll.closes_at = time.time() + poll.seconds
 

@@ -5,13 +5,16 @@ make beside it, and the number a student may type instead (a byte count, a value
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import Field, StrictBool, StrictInt
 
 from ringside.server.door.errors import Busy
+from ringside.server.polls import mistakes
+from ringside.server.polls.mistakes import Mistake, buffer_after
 from ringside.server.runs import figures
 from ringside.server.runs.run import Run
 from ringside.worker_agent.core import vocabulary
@@ -67,6 +70,7 @@ class Answer:
     right: str
     wrong: list[str]
     number: float | None = None  # what a student may type instead, where the question takes one
+    mistakes: list[Mistake | None] = field(default_factory=list)  # what each wrong one got wrong, if named
 
 
 # --- what each question asks, from the plan ------------------------------------------------------
@@ -155,7 +159,9 @@ def answer(spec: Asked, run: Run, measured: dict[str, float]) -> Answer:
     """The right choice, wrong ones and the number; `measured`: a `faster` question's times by
     algorithm. Busy where the run, as it ran, gives no answer."""
     found = ANSWERS[spec.question](spec, run, measured)
-    found.wrong = [w for w in dict.fromkeys(found.wrong) if w != found.right][: MAX_CHOICES - 1]
+    named = dict(itertools.zip_longest(found.wrong, found.mistakes))
+    found.wrong = [w for w in named if w != found.right][: MAX_CHOICES - 1]
+    found.mistakes = [named[w] for w in found.wrong]
     if not found.wrong:
         raise Busy("question", "this run gives no wrong answer to set beside the right one")
     if not spec.numeric:
@@ -163,42 +169,18 @@ def answer(spec: Asked, run: Run, measured: dict[str, float]) -> Answer:
     return found
 
 
-def buffer_after(run: Run, rank: int, step: int) -> list | None:
-    """Rank `rank`'s whole buffer after step `step` (-1: its inputs): a step reports only the
-    chunks it changed, laid over what the rank held before. None unless captured in full."""
-    chunks = {c.chunk: c.values for c in run.inputs.get(str(rank), [])}
-    for done in run.steps[: step + 1]:
-        mine = done.ranks.get(str(rank))
-        chunks.update({c.chunk: c.values for c in (mine.states if mine else [])})
-    whole = [values for _, values in sorted(chunks.items()) if values is not None]
-    if not chunks or len(whole) < len(chunks):
-        return None
-    return [v for values in whole for v in values]
-
-
-def _shown(values: list) -> str:
-    words = [f"{v:g}" if isinstance(v, float) else str(v) for v in values[:8]]
-    return " · ".join(words) + (" …" if len(values) > 8 else "")
-
-
 def _holds(spec: Asked, run: Run, measured: dict[str, float]) -> Answer:
     rank, step = spec.rank or 0, spec.step or 0
     right = buffer_after(run, rank, step)
     if right is None:
         raise Busy("run_id", "run it with capture full (the lecture data) to ask what a rank holds")
-    # the wrong choices a student could make: a step too early or too late, the end, another rank
-    nearby = [
-        (rank, step - 1),
-        (rank, step + 1),
-        (rank, len(run.steps) - 1),
-        *((r, step) for r in run.group if r != rank),
-    ]
-    others = [buffer_after(run, r, s) for r, s in nearby if s < len(run.steps)]
+    picked = mistakes.wrong_choices(right, mistakes.found(run, rank, step, right))
     value = right[spec.element] if spec.element < len(right) else None
     return Answer(
-        _shown(right),
-        [_shown(v) for v in others if v is not None],
+        mistakes.shown(right),
+        [words for words, _ in picked],
         float(value) if isinstance(value, int | float) else None,
+        [mistake for _, mistake in picked],
     )
 
 

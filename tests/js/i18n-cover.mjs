@@ -1,16 +1,17 @@
 // For tests/test_i18n.py: reads {"captions": [[phase, caption], ...], "texts": [...], "predictions":
-// [answer, ...]} on stdin (an answer: GET /api/model/predict's, whose sentences predict.js writes) and
+// [answer, ...], "mistakes": [a poll's Mistake, ...]} on stdin (an answer: GET /api/model/predict's, whose sentences predict.js writes) and
 // writes, per language, every step or text that the page would not show wholly in that language (a
 // template missing, or English left).
 import "./rs.mjs";
 
 const { translate } = await import("rs/i18n/i18n.js");
 const { describe } = await import("rs/panels/predict.js");
+const { mistakeWords } = await import("rs/lecture/poll-card.js");
 const tables = { ko: (await import("rs/i18n/ko.js")).default, zh: (await import("rs/i18n/zh.js")).default };
 // What stays as it is in every language: op (SUM, XOR) and phase names, files, symbols; and "rank" as zh writes it
 // (the seed's word), which ko writes 랭크.
 const KEPT =
-  "reduce-scatter|all-gather|broadcast|reduce|scatter|gather|SUM|XOR|fan-out|fan-in|pull|push|" +
+  "reduce-scatter|all-gather|broadcast|reduce|scatter|gather|SUM|XOR|PRODUCT|MAX|MIN|AVG|BAND|BOR|fan-out|fan-in|pull|push|" +
   "KiB|MiB|log2|\\S+\\.py";
 const kept = { ko: new RegExp(KEPT, "g"), zh: new RegExp(`rank|${KEPT}`, "g") };
 // and in a prediction's sentences the names of hardware, protocols, NCCL's sources, algorithms and presets
@@ -23,7 +24,9 @@ const named = Object.fromEntries(
 
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
-const { captions = [], texts = [], predictions = [] } = JSON.parse(input);
+const { captions = [], texts: said = [], predictions = [], mistakes = [] } = JSON.parse(input);
+// a poll's wrong choices' mistakes as the card says them (none unsaid: null fails below)
+const texts = [...said, ...mistakes.map((m) => mistakeWords(m) ?? `no words for ${m.kind}`)];
 const missed = {};
 for (const [lang, table] of Object.entries(tables)) {
   missed[lang] = [];

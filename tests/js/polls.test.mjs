@@ -52,3 +52,10 @@ test("each choice's share of the votes", () => {
   assert.deepEqual(shares([2, 1, 0, 1]), [50, 25, 0, 25]);
   assert.deepEqual(shares([0, 0]), [0, 0], "no votes, no bars");
 });
+
+test("the reveal says what a wrong choice got wrong, and nothing for the right one", async () => {
+  const { mistakeWords } = await import("rs/lecture/poll-card.js");
+  assert.equal(mistakeWords({ kind: "early", step: 1 }), "one step early: after step 2");
+  assert.equal(mistakeWords({ kind: "op", op: "MAX", run_op: "SUM" }), "MAX instead of SUM");
+  assert.equal(mistakeWords(null), null);
+});

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from node_script import node_json
 
 from ringside.server.model import routes
+from ringside.server.polls.mistakes import CONFUSED, Kind, Mistake
 from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.algorithms import algorithms, build
 from ringside.worker_agent.core.algorithms.parameter_server import formula
@@ -58,9 +60,17 @@ def traced_steps() -> set[tuple[str, str]]:
 
 
 def missed(
-    steps: set[tuple[str, str]], texts: list[str] = (), predictions: list[dict] = ()
+    steps: set[tuple[str, str]],
+    texts: list[str] = (),
+    predictions: list[dict] = (),
+    mistakes: list[dict] = (),
 ) -> dict[str, list[str]]:
-    payload = {"captions": sorted(steps), "texts": list(texts), "predictions": list(predictions)}
+    payload = {
+        "captions": sorted(steps),
+        "texts": list(texts),
+        "predictions": list(predictions),
+        "mistakes": list(mistakes),
+    }
     return node_json("i18n-cover.mjs", payload)
 
 
@@ -122,6 +132,14 @@ def test_why_a_method_cannot_cut_its_buffer_is_translated():
             lang,
             done,
         )
+
+
+def test_every_mistake_a_wrong_choice_is_revealed_as_is_said_in_every_language():
+    """A holds question's reveal says what each wrong choice got wrong (lecture/poll-card.js): every
+    kind of mistake (server/polls/mistakes.py), every op mistaken for another."""
+    said = [Mistake(kind=kind, rank=3, step=2) for kind in get_args(Kind) if kind != "op"]
+    said += [Mistake(kind="op", op=op, run_op=run_op) for run_op, ops in CONFUSED.items() for op in ops]
+    assert missed(set(), mistakes=[m.model_dump() for m in said]) == {"ko": [], "zh": []}
 
 
 def test_a_caption_no_template_knows_fails_the_check():

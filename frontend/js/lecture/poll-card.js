@@ -12,6 +12,16 @@ const ASKS = [(a) => `What does rank ${a.rank} hold after step ${a.step + 1}?`,
   () => "Which algorithm finishes first at this size and P?"];
 const TYPED = { holds: (p) => `or type element ${p.element}`, busiest_link: () => "or type the bytes",
   bottleneck: () => "or type the rank" };
+// what each wrong choice of a holds question got wrong, said at the reveal (server/polls/mistakes.py)
+const MISTAKES = {
+  early: (m) => `one step early: after step ${m.step + 1}`, late: (m) => `one step late: after step ${m.step + 1}`,
+  inputs: () => "its input, before any step", final: () => "the end, after the last step",
+  rank: (m) => `rank ${m.rank}'s buffer after this step`, op: (m) => `${m.op} instead of ${m.run_op}`,
+  own: () => "not combined yet: only its own part", copied: () => "copied over instead of combined",
+  added: () => "added instead of copied", mirrored: () => "sent the other way round",
+};
+/** A wrong choice's mistake, in words (null where the server named none). */
+export const mistakeWords = (m) => (m && MISTAKES[m.kind] ? MISTAKES[m.kind](m) : null);
 const same = (a, b) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b)); // as the server grades it
 
 /** Each choice's share of the votes, in percent (0 while none). */
@@ -54,7 +64,9 @@ function choices(poll, polls, tallied) {
   const revealed = poll.state === "revealed", right = new Set(poll.answers), pct = tallied ? shares(poll.counts) : [];
   const mine = polls.voted?.choice, free = poll.state === "open" && polls.voted == null;
   return poll.choices.map((text, i) => {
-    const face = [html("b", {}, `${right.has(i) ? "✓ " : ""}${ABC[i]}`), html("span", {}, text)];
+    const why = revealed ? mistakeWords(poll.mistakes?.[i]) : null;
+    const face = [html("b", {}, `${right.has(i) ? "✓ " : ""}${ABC[i]}`), html("span", {}, text),
+      why ? html("small", { class: "mistake" }, why) : ""];
     const cls = [right.has(i) && "right", revealed && !right.has(i) && "wrong", mine === i && "chosen"];
     return html("li", { class: cls.filter(Boolean).join(" "), "data-choice": i },
       polls.state.presenter ? html("div", { class: "choice" }, face) : html("button", { type: "button",
