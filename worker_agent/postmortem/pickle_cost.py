@@ -101,7 +101,7 @@ class _Stack:
         self.memo: dict[int, int | _Box] = {}
         self.at = 0  # the opcode's byte
         self.does = {
-            LEAF: self.stack.append,
+            LEAF: self._leaf,
             GET: self._get,
             PUT: self._put,
             MEMOIZE: lambda _: self._put(len(self.memo)),
@@ -133,6 +133,11 @@ class _Stack:
             if self.spent > self.budget:
                 raise Unread(f"it builds more than {self.budget:,} objects", self.at, over=True)
         raise Unread("it ends before its STOP", pos)
+
+    def _leaf(self, size: int) -> None:
+        """A number or string: a string costs by its length (its opcode counted one)."""
+        self.stack.append(size)
+        self.spent += size - 1
 
     def _get(self, index: int) -> None:
         if index not in self.memo:
