@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import pickle
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from fake_debug_server import FakeServer, page
 from test_postmortem_dumps import dump, entry
 
 from ringside.worker_agent.cli import main as ringside
@@ -186,40 +185,6 @@ def test_a_world_past_the_largest_job_and_a_file_name_with_a_newline_are_said_in
 # --- a debug page's workers ----------------------------------------------------------------------
 
 
-class Fake(ThreadingHTTPServer):
-    """torch.distributed.debug's page or one of its workers: `answers` by path, each request kept."""
-
-    def __init__(self, host: str, answers: dict[str, tuple[int, dict[str, str], bytes]]):
-        self.answers, self.asked = answers, []
-        super().__init__((host, 0), _Answer)
-        self.url = f"http://{host}:{self.server_address[1]}"
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-
-class _Answer(BaseHTTPRequestHandler):
-    server: Fake
-
-    def _answer(self) -> None:
-        self.server.asked.append((self.command, self.path))
-        status, headers, body = self.server.answers.get(self.path, (404, {}, b""))
-        self.send_response(status)
-        for name, value in {**headers, "Content-Length": str(len(body))}.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    do_GET = do_POST = _answer
-
-    def log_message(self, *args) -> None:
-        pass
-
-
-def page(*workers: tuple[int | str, str]) -> tuple[int, dict, bytes]:
-    """The debug server's /tcpstore: the job's store, where each rank wrote its worker's address."""
-    rows = [f"<tr><td>debug_server/rank{rank}: b'{url}'</td></tr>" for rank, url in workers]
-    return 200, {}, "\n".join(rows).encode()
-
-
 def a_dump() -> tuple[int, dict, bytes]:
     return 200, {}, json.dumps(dump(entry(0, 1))).encode()
 
@@ -242,17 +207,16 @@ def connected(listener: socket.socket) -> bool:
 
 
 @pytest.fixture
-def fakes() -> Iterator[list[Fake]]:
-    made: list[Fake] = []
+def fakes() -> Iterator[list[FakeServer]]:
+    made: list[FakeServer] = []
     yield made
     for one in made:
-        one.shutdown()
-        one.server_close()
+        one.stop()
 
 
 def test_a_worker_listed_on_another_host_is_refused_in_one_line_and_never_asked(elsewhere, fakes, capsys):
     there = f"http://127.0.0.2:{elsewhere.getsockname()[1]}"
-    debug = Fake("127.0.0.1", {"/tcpstore": page((0, there))})
+    debug = FakeServer("127.0.0.1", {"/tcpstore": page((0, there))})
     fakes.append(debug)
     assert ringside(["open", "--print", debug.url]) == 2
     assert capsys.readouterr().err == (
@@ -263,8 +227,8 @@ def test_a_worker_listed_on_another_host_is_refused_in_one_line_and_never_asked(
 
 
 def test_allow_host_names_a_host_whose_workers_are_asked(fakes, capsys):
-    worker = Fake("127.0.0.2", {"/handler/fr_trace_json": a_dump()})
-    debug = Fake("127.0.0.1", {"/tcpstore": page((0, worker.url))})
+    worker = FakeServer("127.0.0.2", {"/handler/fr_trace_json": a_dump()})
+    debug = FakeServer("127.0.0.1", {"/tcpstore": page((0, worker.url))})
     fakes.extend([worker, debug])
     assert ringside(["open", "--print", "--allow-host", "127.0.0.2", debug.url]) == 0
     assert "no hang" in capsys.readouterr().out
@@ -272,8 +236,8 @@ def test_allow_host_names_a_host_whose_workers_are_asked(fakes, capsys):
 
 
 def test_a_handler_s_path_is_built_whatever_query_the_page_listed(fakes, capsys):
-    worker = Fake("127.0.0.1", {"/handler/fr_trace_json": a_dump()})
-    debug = Fake("127.0.0.1", {"/tcpstore": page((0, f"{worker.url}/latest/meta-data/iam?x=#y"))})
+    worker = FakeServer("127.0.0.1", {"/handler/fr_trace_json": a_dump()})
+    debug = FakeServer("127.0.0.1", {"/tcpstore": page((0, f"{worker.url}/latest/meta-data/iam?x=#y"))})
     fakes.extend([worker, debug])
     assert ringside(["open", "--print", debug.url]) == 0
     assert worker.asked == [("POST", "/handler/fr_trace_json")]
@@ -281,8 +245,8 @@ def test_a_handler_s_path_is_built_whatever_query_the_page_listed(fakes, capsys)
 
 def test_a_worker_s_redirect_is_not_followed(elsewhere, fakes, capsys):
     there = f"http://127.0.0.2:{elsewhere.getsockname()[1]}/handler/fr_trace_json"
-    worker = Fake("127.0.0.1", {"/handler/fr_trace_json": (307, {"Location": there}, b"")})
-    debug = Fake("127.0.0.1", {"/tcpstore": page((0, worker.url))})
+    worker = FakeServer("127.0.0.1", {"/handler/fr_trace_json": (307, {"Location": there}, b"")})
+    debug = FakeServer("127.0.0.1", {"/tcpstore": page((0, worker.url))})
     fakes.extend([worker, debug])
     assert ringside(["open", "--print", debug.url]) == 2
     assert capsys.readouterr().err == f"ringside open: error: no worker of {debug.url} answered\n"
@@ -290,7 +254,7 @@ def test_a_worker_s_redirect_is_not_followed(elsewhere, fakes, capsys):
 
 
 def test_a_page_listing_a_rank_past_the_largest_job_is_refused(fakes, capsys):
-    debug = Fake(
+    debug = FakeServer(
         "127.0.0.1", {"/tcpstore": page((0, "http://127.0.0.1:1"), (999999999999, "http://127.0.0.1:1"))}
     )
     fakes.append(debug)
