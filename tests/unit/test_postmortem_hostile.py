@@ -16,6 +16,7 @@ from fake_debug_server import FakeServer, page
 from test_postmortem_dumps import dump, entry
 
 from ringside.worker_agent.cli import main as ringside
+from ringside.worker_agent.postmortem import dumps
 from ringside.worker_agent.postmortem.dumps import DumpError, RankDump, parse, read_paths
 from ringside.worker_agent.postmortem.pickle_cost import cost
 from ringside.worker_agent.postmortem.reports import opened, where_of
@@ -137,6 +138,16 @@ def test_json_nested_too_deep_or_too_many_values_is_said_before_it_is_parsed():
         said(many)
         == "dumps/fr_7: it holds more than 4,000,000 values: more than a Flight Recorder dump holds"
     )
+
+
+def test_a_ring_past_max_entries_is_read_from_its_newest_the_older_overwritten(monkeypatch, tmp_path):
+    monkeypatch.setattr(dumps, "MAX_ENTRIES", 4)
+    ring = dump(*(entry(record, record + 1) for record in (9, 3, 8, 5, 7, 6)))
+    assert [e["record_id"] for e in parse(json.dumps(ring).encode(), "x")["entries"]] == [6, 7, 8, 9]
+    (tmp_path / "fr_0").write_text(json.dumps(ring))
+    _, ranks = opened(read_paths([str(tmp_path)]), "x")
+    assert [one.seq for one in ranks[0].reports[0].issued] == [7, 8, 9, 10]
+    assert ranks[0].reports[0].missed == 6  # records 0 to 5: the ring's own overwrote 0 to 2
 
 
 def test_a_frame_s_line_is_said_as_a_number_or_not_at_all():

@@ -26,6 +26,9 @@ NAMED = re.compile(r"^(?P<prefix>.*?)(?P<rank>\d+)(?P<suffix>\.json|\.pkl|\.pick
 # about three times that); what it holds is bounded by BUDGET before it is read
 MAX_BYTES = 32 << 20
 JSON_CHARS_PER_UNIT = 64  # a JSON dump costs one for each value, and one for each this many bytes
+# a ring's newest entries read (twice what is sent of a rank, reports.KEPT): the older count as
+# overwritten, as the ring's own are, and a huge ring costs no more memory to judge than this
+MAX_ENTRIES = 1 << 16
 
 
 class DumpError(ValueError):
@@ -105,7 +108,14 @@ def parse(data: bytes, where: str) -> dict:
         dump = _json(data) if data[:1] != b"\x80" else plain_loads(data)
     except (NotData, ValueError) as e:  # json's errors are ValueErrors
         raise DumpError(f"{where}: {e}") from None
-    return checked(dump, where)
+    return _newest(checked(dump, where))
+
+
+def _newest(dump: dict) -> dict:
+    entries = dump.get("entries", [])
+    if len(entries) <= MAX_ENTRIES:
+        return dump
+    return {**dump, "entries": sorted(entries, key=lambda e: e["record_id"])[-MAX_ENTRIES:]}
 
 
 def _json(data: bytes) -> object:
