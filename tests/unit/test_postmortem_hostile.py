@@ -16,6 +16,7 @@ from fake_debug_server import FakeServer, page
 from test_postmortem_dumps import dump, entry
 
 from ringside.worker_agent.cli import main as ringside
+from ringside.worker_agent.postmortem import cli as postmortem_cli
 from ringside.worker_agent.postmortem import dumps
 from ringside.worker_agent.postmortem.dumps import DumpError, RankDump, parse, read_paths
 from ringside.worker_agent.postmortem.pickle_cost import cost
@@ -235,6 +236,18 @@ def test_a_worker_listed_on_another_host_is_refused_in_one_line_and_never_asked(
         "server's host (127.0.0.1): --allow-host 127.0.0.2 asks it there\n"
     )
     assert not connected(elsewhere)
+
+
+def test_a_page_refused_ends_the_command_before_a_server_is_started(elsewhere, fakes, capsys, monkeypatch):
+    started = []
+    monkeypatch.setattr(postmortem_cli, "_local", lambda *args: started.append(args) or 0)
+    debug = FakeServer(
+        "127.0.0.1", {"/tcpstore": page((0, f"http://127.0.0.2:{elsewhere.getsockname()[1]}"))}
+    )
+    fakes.append(debug)
+    assert ringside(["open", debug.url]) == 2
+    assert "not on the debug server's host (127.0.0.1)" in capsys.readouterr().err
+    assert started == [] and not connected(elsewhere)
 
 
 def test_allow_host_names_a_host_whose_workers_are_asked(fakes, capsys):

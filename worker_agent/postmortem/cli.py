@@ -155,13 +155,14 @@ def _shown(server: str, token: str | None, said: DumpsHello, ranks: list[DumpedR
 def _live(args: argparse.Namespace) -> int:
     """The job behind a debug server, reported live: to --server, or to a server started here."""
     url = args.paths[0]
+    try:  # before any server starts: a page refused ends the command
+        found = debug_server.workers(url, args.allow_host)
+    except DumpError as e:
+        return refused(str(e))
 
     def bridge(server: str, token: str | None, stopping: threading.Event | None = None) -> int:
         stopping = stopping or threading.Event()
-        try:
-            ranks = debug_server.Bridge(url, server, token, stopping, args.allow_host)
-        except DumpError as e:
-            return refused(str(e))
+        ranks = debug_server.Bridge(url, found, server, token, stopping)
         print(f"reporting {ranks.world} ranks of {url} to {server}: its page shows the job live", flush=True)
         try:
             ranks.run()

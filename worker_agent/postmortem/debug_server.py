@@ -126,10 +126,11 @@ class Bridge:
     `stopping` is set."""
 
     def __init__(
-        self, url: str, server: str, token: str | None, stopping: threading.Event, allowed: Iterable[str] = ()
+        self, url: str, found: dict[int, Worker], server: str, token: str | None, stopping: threading.Event
     ):
+        """`found`: the job's workers, as `workers` read them from the debug server at `url`."""
         self.url, self.server, self.token, self.stopping = url, server, token, stopping
-        self.found = workers(url, allowed)
+        self.found = dict(found)
         self.world = max(self.found) + 1
         self.readers = {rank: FlightReader() for rank in self.found}
         self.sockets: dict[int, ClientConnection] = {}
