@@ -17,7 +17,8 @@ class FakeServer(ThreadingHTTPServer):
         self.answers, self.asked = answers, []
         super().__init__((host, 0), _Answer)
         self.url = f"http://{host}:{self.server_address[1]}"
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        # a short poll: stop() waits for the loop to see it
+        threading.Thread(target=self.serve_forever, args=(0.02,), daemon=True).start()
 
     def stop(self) -> None:
         self.shutdown()

@@ -18,6 +18,7 @@ from test_postmortem_dumps import dump, entry
 from ringside.worker_agent.cli import main as ringside
 from ringside.worker_agent.postmortem import cli as postmortem_cli
 from ringside.worker_agent.postmortem import dumps
+from ringside.worker_agent.postmortem.debug_server import main_line
 from ringside.worker_agent.postmortem.dumps import DumpError, RankDump, parse, read_paths
 from ringside.worker_agent.postmortem.pickle_cost import cost
 from ringside.worker_agent.postmortem.reports import opened, where_of
@@ -154,6 +155,12 @@ def test_a_ring_past_max_entries_is_read_from_its_newest_the_older_overwritten(m
 def test_a_frame_s_line_is_said_as_a_number_or_not_at_all():
     frames = [{"filename": "/home/me/train.py", "line": 10**5000, "name": "step"}]
     assert where_of(dump(entry(0, 1, frames=frames))) == "train.py:?"
+
+
+def test_a_worker_s_stacks_give_a_line_within_the_protocol_s_bound():
+    frame = f'  File "/home/{"x" * 1000}.py", line {"9" * 500} in <module>'
+    stacks = f"Thread 0x1 (most recent call first):\n{frame}\n"
+    assert len(main_line(stacks) or "") == 300
 
 
 # --- ranks -------------------------------------------------------------------------------------

@@ -101,7 +101,7 @@ def main_line(traceback: str) -> str | None:
     main = next((frames for frames in threads if frames[-1][2] == "<module>"), threads[-1] if threads else [])
     for file, line, _ in main:
         if not file.startswith("<") and not any(lib in file for lib in LIBRARIES):
-            return f"{file.rsplit('/', 1)[-1]}:{line}"
+            return f"{file.rsplit('/', 1)[-1]}:{line}"[:300]  # the protocol's bound, whatever the stacks hold
     return None
 
 
