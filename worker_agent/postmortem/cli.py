@@ -5,7 +5,9 @@ TORCH_FR_DUMP_TEMP_FILE and the rank; or JSON), or the address of torch.distribu
 a running job. The verdict is printed; the job is then shown in the page: on a running server with
 --server (the worker token, as a watched job's ranks use), else on a server started here on loopback,
 as `ringside up` does, until Ctrl-C. --print only prints. The exit status says whether a hang was
-found (1) or not (0); 2 is a refusal (the dumps, the server), said on stderr."""
+found (1) or not (0); 2 is a refusal (the dumps, the server), said in one line on stderr, whatever
+the files hold: what they may cost is bounded as they are read (dumps.py), and a debug page's
+workers are asked only on the debug server's own host, or one named with --allow-host (workers.py)."""
 
 from __future__ import annotations
 
@@ -23,12 +25,23 @@ from websockets.sync.client import connect
 from ringside.server.postmortem.judge import judged, verdict
 from ringside.worker_agent.core.dump_protocol import DumpedRank, DumpsHello, DumpsOpened
 from ringside.worker_agent.core.protocol import socket_url
+from ringside.worker_agent.core.watch_protocol import MAX_JOB_WORLD
 
 from . import debug_server
 from .dumps import DumpError, read_paths
 from .reports import opened
 
 ANSWER_WITHIN_S = 120.0  # the server judges a job of many ranks before it answers
+# what reading data may raise where no check said why first: a refusal all the same, never exit 1
+UNREADABLE = (
+    ValueError,
+    TypeError,
+    LookupError,
+    AttributeError,
+    ArithmeticError,
+    RecursionError,
+    MemoryError,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,6 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the job's ranks, where the dumps cannot say (gloo's name no groups: the highest rank's "
         "dump says it, unless that rank left none)",
     )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="ask a debug page's workers on this host too (again for more): by default only those on "
+        "the debug server's own host are asked, and a page listing others is refused",
+    )
     parser.add_argument("--print", action="store_true", help="print the verdict and exit; serve nothing")
     parser.add_argument(
         "--server", help="add the job to this running server (http://HOST:8000) instead of starting one"
@@ -66,22 +87,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    if args.world_size is not None and args.world_size < 1:
-        return refused("--world-size must be at least 1")
+    if args.world_size is not None and not 1 <= args.world_size <= MAX_JOB_WORLD:
+        return refused(f"--world-size must be 1 to {MAX_JOB_WORLD:,}, the largest job Ringside watches")
     live = args.paths[0].startswith(("http://", "https://"))
     if live and len(args.paths) > 1:
         return refused("one debug server's address, or folders and files of dumps: not both")
     if live and not args.print:
         return _live(args)
     try:
-        dumps = debug_server.snapshot(args.paths[0]) if live else read_paths(args.paths)
+        dumps = debug_server.snapshot(args.paths[0], args.allow_host) if live else read_paths(args.paths)
         if not dumps:
             raise DumpError(f"no worker of {args.paths[0]} answered")
         said, ranks = opened(dumps, " ".join(args.paths), args.world_size, args.allow_incomplete_ranks)
+        w = judged("-", said, ranks) if args.print else None
     except DumpError as e:
         return refused(str(e))
-    if args.print:
-        w = judged("-", said, ranks)
+    except UNREADABLE as e:  # what the checks (fields.py) should have said first: still one line
+        first = str(e).partition("\n")[0][:200]
+        return refused(f"{' '.join(args.paths)[:200]}: cannot be read as dumps ({type(e).__name__}: {first})")
+    if w is not None:
         print(verdict(w), flush=True)
         return 1 if w.job.hang else 0
     if args.server:
@@ -90,7 +114,9 @@ def main(args: argparse.Namespace) -> int:
 
 
 def refused(text: str) -> int:
-    print(f"ringside open: error: {text}", file=sys.stderr, flush=True)
+    """Exit status 2, and why in one line: a file's name or a page's text may hold a newline."""
+    line = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+    print(f"ringside open: error: {line}", file=sys.stderr, flush=True)
     return 2
 
 
@@ -129,13 +155,14 @@ def _shown(server: str, token: str | None, said: DumpsHello, ranks: list[DumpedR
 def _live(args: argparse.Namespace) -> int:
     """The job behind a debug server, reported live: to --server, or to a server started here."""
     url = args.paths[0]
+    try:  # before any server starts: a page refused ends the command
+        found = debug_server.workers(url, args.allow_host)
+    except DumpError as e:
+        return refused(str(e))
 
     def bridge(server: str, token: str | None, stopping: threading.Event | None = None) -> int:
         stopping = stopping or threading.Event()
-        try:
-            ranks = debug_server.Bridge(url, server, token, stopping)
-        except DumpError as e:
-            return refused(str(e))
+        ranks = debug_server.Bridge(url, found, server, token, stopping)
         print(f"reporting {ranks.world} ranks of {url} to {server}: its page shows the job live", flush=True)
         try:
             ranks.run()

@@ -3,6 +3,9 @@ every rank): no relaunch. Its page on rank 0 (port 25999 by default) lists in th
 where each rank's worker server listens; each worker serves its recorder's JSON (`fr_trace_json`) and
 its threads' Python stacks (`dump_traceback`). Ringside asks every worker itself, each within
 ASK_WITHIN_S: the page asks them all and waits for the slowest, up to a minute for a stopped one.
+Only workers on the debug server's own host, or a host the user named, are asked (workers.py); no
+answer is followed elsewhere (a redirect is refused), and each is read up to MAX_BYTES within
+ANSWER_WITHIN_S.
 
 `snapshot` is the job's dumps at one moment (what `ringside open --print URL` judges). `Bridge`
 reports the job live to a server: a reporter per rank over /ws/watch, as ringside.watch's are, fed
@@ -16,8 +19,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import urlsplit
 
 from websockets.sync.client import ClientConnection, connect
 
@@ -27,10 +30,11 @@ from ringside.worker_agent.core.watch_protocol import WatchHello
 
 from .dumps import MAX_BYTES, DumpError, RankDump, parse
 from .reports import LIBRARIES, Groups, backend_of, job_key, report
+from .workers import Worker, listed, page_url
 
 ASK_WITHIN_S = 2.0  # a worker's answer: a stopped process's is never coming
+ANSWER_WITHIN_S = 10.0  # all of an answer, however slowly it comes
 POLL_S = 1.0
-WORKER = re.compile(r"debug_server/rank(\d+): b'(https?://[^'\s<>]+)'")
 FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<name>\S+)')
 
 
@@ -38,31 +42,54 @@ class Gone(Exception):
     """A worker that refused the connection: its process has ended."""
 
 
-def workers(url: str) -> dict[int, str]:
-    """Each rank's worker server, as the debug server's page lists the job's store."""
+def workers(url: str, allowed: Iterable[str] = ()) -> dict[int, Worker]:
+    """Each rank's worker server, as the debug server's page lists the job's store (workers.py)."""
     try:
-        page = _get(f"{url.rstrip('/')}/tcpstore", 10.0, post=False).decode(errors="replace")
+        page = _get(page_url(url, "/tcpstore"), 10.0, post=False).decode(errors="replace")
     except (OSError, Gone) as e:
         raise DumpError(f"cannot read torch.distributed.debug's server at {url} ({e})") from None
-    found = {int(rank): address for rank, address in WORKER.findall(page)}
+    found = listed(page, url, allowed)
     if not found:
         raise DumpError(f"{url}: no worker listed (is it torch.distributed.debug's server, on rank 0?)")
     return found
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not an address to follow: it would lead past the hosts checked."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 def _get(url: str, within: float, post: bool = True) -> bytes:
     request = urllib.request.Request(url, data=b"" if post else None, method="POST" if post else "GET")
     try:
-        with urllib.request.urlopen(request, timeout=within) as answer:
-            return answer.read(MAX_BYTES + 1)[:MAX_BYTES]
+        with _OPENER.open(request, timeout=within) as answer:
+            return _body(answer, url)
     except urllib.error.URLError as e:
         if isinstance(e.reason, ConnectionRefusedError):
             raise Gone(str(e.reason)) from None
         raise
 
 
-def ask(worker: str, handler: str) -> bytes:
-    return _get(f"{worker}/handler/{handler}", ASK_WITHIN_S)
+def _body(answer, url: str) -> bytes:
+    """An answer whole, up to MAX_BYTES and within ANSWER_WITHIN_S; OSError past either."""
+    deadline, chunks, size = time.monotonic() + ANSWER_WITHIN_S, [], 0
+    while chunk := answer.read1(1 << 16):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_BYTES:
+            raise OSError(f"{url} answered more than {MAX_BYTES >> 20} MiB")
+        if time.monotonic() > deadline:
+            raise OSError(f"{url} took more than {ANSWER_WITHIN_S:.0f} s to answer")
+    return b"".join(chunks)
+
+
+def ask(worker: Worker, handler: str) -> bytes:
+    return _get(worker.url(handler), ASK_WITHIN_S)
 
 
 def main_line(traceback: str) -> str | None:
@@ -74,22 +101,22 @@ def main_line(traceback: str) -> str | None:
     main = next((frames for frames in threads if frames[-1][2] == "<module>"), threads[-1] if threads else [])
     for file, line, _ in main:
         if not file.startswith("<") and not any(lib in file for lib in LIBRARIES):
-            return f"{file.rsplit('/', 1)[-1]}:{line}"
+            return f"{file.rsplit('/', 1)[-1]}:{line}"[:300]  # the protocol's bound, whatever the stacks hold
     return None
 
 
-def snapshot(url: str) -> list[RankDump]:
+def snapshot(url: str, allowed: Iterable[str] = ()) -> list[RankDump]:
     """Every rank's recorder now, from those that answer."""
-    found = workers(url)
+    found = workers(url, allowed)
     with ThreadPoolExecutor(min(32, len(found))) as pool:
         answers = list(pool.map(lambda rank: _read(rank, found[rank]), sorted(found)))
     return [a for a in answers if isinstance(a, RankDump)]
 
 
-def _read(rank: int, worker: str) -> RankDump | Exception:
+def _read(rank: int, worker: Worker) -> RankDump | Exception:
     try:
-        dump = parse(ask(worker, "fr_trace_json"), f"rank {rank}'s worker {worker}")
-        return RankDump(rank, worker, dump, time.time_ns())
+        dump = parse(ask(worker, "fr_trace_json"), f"rank {rank}'s worker {worker.origin}")
+        return RankDump(rank, worker.origin, dump, time.time_ns())
     except (OSError, Gone, DumpError) as e:
         return e
 
@@ -98,9 +125,12 @@ class Bridge:
     """The job reported live to a Ringside server, a socket per rank, until every worker is gone or
     `stopping` is set."""
 
-    def __init__(self, url: str, server: str, token: str | None, stopping: threading.Event):
+    def __init__(
+        self, url: str, found: dict[int, Worker], server: str, token: str | None, stopping: threading.Event
+    ):
+        """`found`: the job's workers, as `workers` read them from the debug server at `url`."""
         self.url, self.server, self.token, self.stopping = url, server, token, stopping
-        self.found = workers(url)
+        self.found = dict(found)
         self.world = max(self.found) + 1
         self.readers = {rank: FlightReader() for rank in self.found}
         self.sockets: dict[int, ClientConnection] = {}
@@ -164,7 +194,7 @@ class Bridge:
                 job=key,
                 rank=rank,
                 world_size=self.world,
-                host=(urlsplit(worker).hostname or "unknown")[:255],
+                host=worker.host or "unknown",
                 pid=0,
                 launcher="debug_server",
                 backend=backend,

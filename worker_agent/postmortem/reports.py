@@ -10,7 +10,6 @@ where a rank was, from the innermost line outside libraries of its newest entry'
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -20,6 +19,7 @@ from ringside.worker_agent.core.dump_protocol import MAX_REPORTS, DumpedRank, Du
 from ringside.worker_agent.core.watch_protocol import MAX_GROUPS, MAX_ISSUED, Issued, WatchHello, WatchReport
 
 from .dumps import DumpError, RankDump
+from .fields import group_ranks
 
 HOST = "unknown"  # a dump does not say which node wrote it
 LIBRARIES = ("/site-packages/", "/dist-packages/", "/lib/python", "/torch/")
@@ -48,7 +48,7 @@ class Groups:
             elif len(pg) > 1 and isinstance(pg[1], str) and pg[1] not in ("", "undefined"):
                 self.descs[pg[0]] = pg[1][:64]
         for name, config in (dump.get("pg_config") or {}).items():
-            ranks = _ranks(config)
+            ranks = group_ranks(config)  # checked: within the largest job
             if name and ranks:
                 self.told[name] = ranks
 
@@ -74,18 +74,6 @@ class Groups:
         return new
 
 
-def _ranks(config: object) -> list[int] | None:
-    """pg_config's ranks ("[0, 1]", as torch writes them), or None where it lists none."""
-    text = config.get("ranks") if isinstance(config, dict) else None
-    try:
-        ranks = json.loads(text) if isinstance(text, str) else text
-    except ValueError:
-        return None
-    if isinstance(ranks, list) and ranks and all(isinstance(r, int) and r >= 0 for r in ranks):
-        return sorted(ranks)
-    return None
-
-
 def where_of(dump: dict) -> str | None:
     """The innermost line outside libraries in the newest entry's stack ("train.py:87"), if it has one."""
     for entry in sorted(dump.get("entries", ()), key=lambda e: e["record_id"], reverse=True):
@@ -94,13 +82,16 @@ def where_of(dump: dict) -> str | None:
             continue
         for frame in frames:
             name = frame.get("filename", "") if isinstance(frame, dict) else ""
+            line = frame.get("line") if isinstance(frame, dict) else None
             if (
                 isinstance(name, str)
                 and name
                 and not name.startswith("<")
                 and not any(lib in name for lib in LIBRARIES)
             ):
-                return f"{os.path.basename(name)}:{frame.get('line')}"[:300]
+                # a line is a number, said as one: not whatever a hostile dump put there
+                shown = line if isinstance(line, int) and 0 <= line < 1 << 31 else "?"
+                return f"{os.path.basename(name)[:250]}:{shown}"
         return None
     return None
 
@@ -203,15 +194,33 @@ def _check_ranks(ranks: list[int], world: int, allow_incomplete: bool, empty: li
     beyond = [r for r in ranks if r >= world]
     if beyond:
         raise DumpError(f"rank {beyond[0]} has a dump, but the job has {world} ranks (0 to {world - 1})")
-    missing = sorted(set(range(world)) - set(ranks))
+    missing = _missing(ranks, world)
     if missing and not allow_incomplete:
         raise DumpError(
-            f"dumps of {len(ranks)} of the job's {world} ranks: {_listed(missing)} left none"
+            f"dumps of {len(ranks)} of the job's {world} ranks: {_listed(missing, world - len(set(ranks)))} "
+            "left none"
             + (f" ({_listed(empty)}: an empty file, a dump cut short)" if empty else "")
             + ". --allow-incomplete-ranks opens them anyway (as fr_trace's flag does)"
         )
 
 
-def _listed(ranks: list[int]) -> str:
-    shown = ", ".join(map(str, ranks[:16])) + (f" and {len(ranks) - 16} more" if len(ranks) > 16 else "")
-    return ("rank " if len(ranks) == 1 else "ranks ") + shown
+def _missing(ranks: list[int], world: int, shown: int = 16) -> list[int]:
+    """The first `shown` ranks of the world with no dump, found in the ranks given (a world of
+    65,536 with two dumps is not counted out rank by rank)."""
+    missing: list[int] = []
+    rank = 0
+    for next_had in [*sorted(set(ranks)), world]:
+        while rank < next_had and len(missing) < shown:
+            missing.append(rank)
+            rank += 1
+        if len(missing) >= shown:
+            break
+        rank = next_had + 1
+    return missing
+
+
+def _listed(ranks: list[int], total: int | None = None) -> str:
+    """Ranks said: the first 16, and how many more of `total` (default: all of them given)."""
+    total = len(ranks) if total is None else total
+    shown = ", ".join(map(str, ranks[:16])) + (f" and {total - 16} more" if total > 16 else "")
+    return ("rank " if total == 1 else "ranks ") + shown
