@@ -17,6 +17,7 @@ TESTS = Path(__file__).resolve().parent
 # A test's kind is its folder under tests/ (pyproject.toml registers one marker each), heaviest
 # first: a page test waits on a browser, a server and ranks; a unit test on none of them.
 KINDS = ("page", "served", "ranks", "unit")
+LOG_TAIL = 60  # lines of a failed test's server log in its report
 
 
 def kind_of(path: Path) -> str | None:
@@ -44,6 +45,17 @@ def pytest_collection_modifyitems(items):
         if kind:
             item.add_marker(kind)
     items.sort(key=lambda item: module_order(item.path))  # stable: in-module order kept
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that used the module's `ringside up` carries the end of its log: what the
+    server and its ranks said is most of what a failure on a loaded CI machine leaves to read."""
+    report = (yield).get_result()
+    server = getattr(item, "funcargs", {}).get("up")
+    if report.failed and server is not None and server.log is not None:
+        lines = server.log_text().splitlines()[-LOG_TAIL:]
+        report.sections.append((f"ringside up's log, its last {len(lines)} lines", "\n".join(lines)))
 
 
 @pytest.fixture(scope="module")

@@ -43,6 +43,10 @@ VALUES_PX = """() => [Math.min(...[...document.querySelectorAll('#stage g.cell:n
     .filter((t) => t.textContent).map((t) => parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a)),
     window.ringside.stage.underFloor]"""
 
+# the Run panel's resize answered: its button enabled again, the word "Resizing" gone
+RESIZED = """() => !document.getElementById('world-set').disabled
+    && !document.getElementById('run-why').textContent.startsWith('Resizing')"""
+
 pytestmark = pytest.mark.cluster(ranks=P)
 
 
@@ -113,6 +117,9 @@ def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, l
         for n in (2, P):
             panel.fill("#world-ranks", str(n))
             panel.click("#world-set")
+            # the POST answered (the button is set again): a refusal says why in the panel
+            panel.wait_for_function(RESIZED, timeout=120_000)
+            assert panel.text_content("#run-why") == "", f"to {n} ranks: {panel.text_content('#run-why')}"
             for page in (panel, presenter, *phones):
                 page.wait_for_function(f"window.ringside.state.worldSize === {n}", timeout=60_000)
             expect(panel.locator("#world-ranks")).to_have_value(str(n))
