@@ -16,53 +16,89 @@ from ringside.server.watched import hangs
 from ringside.server.watched.live import LiveWatchedJob
 from ringside.server.watched.rank_waits import HANG_S
 from ringside.server.watched.record import Hang, WatchedCollective, WatchedState
+from ringside.server.watched.store import KEPT_BYTES
 from ringside.server.watched.verdicts import wait_hang_in
 from ringside.server.watched.words import Phrase, english
 from ringside.server.watched.words import said as phrase
 from ringside.worker_agent.core.dump_protocol import DumpedRank, DumpsHello
+from ringside.worker_agent.core.watch_protocol import WatchHello
 
 MAX_SHOWN = 16  # ranks named in a line of what the dumps show
+DUMPS_BYTES = KEPT_BYTES  # of dumps read into a job: what a watched job may keep of its collectives
+
+
+class Dumped:
+    """A job opened from its dumps, one rank's dump at a time as /ws/dumps receives them, each
+    taken into the job and let go: what the server holds is the job's own state, bounded as a
+    watched job's is, never the frames. Past DUMPS_BYTES of dumps, a rank's dump is not read: it
+    is judged as a rank that left none, and the job says so once."""
+
+    def __init__(self, said: DumpsHello, first: WatchHello):
+        self.said, self.taken = said, 0
+        self.w = LiveWatchedJob.start(
+            "-", first.model_copy(update={"world_size": said.world_size, "script": said.source})
+        )
+        self.w.wall = lambda: said.taken_ns / 1e9
+        self.newest: dict[int, int] = {}  # rank -> its newest collective's t_ns
+        self.unread: list[int] = []  # ranks whose reports were past DUMPS_BYTES
+
+    def take(self, rank: DumpedRank, size: int) -> None:
+        """One rank's dump, of `size` bytes as it came."""
+        n = rank.hello.rank
+        if self.taken + size > DUMPS_BYTES:
+            self.unread.append(n)
+            return
+        self.taken += size
+        self.w.joined(rank.hello)
+        for one in rank.reports:
+            self.w.report(one)
+        newest = max((one.t_ns for report in rank.reports for one in report.issued), default=None)
+        if newest is not None:
+            self.newest[n] = newest
+
+    def judged(self, job_id: str) -> LiveWatchedJob:
+        """The job the dumps show, ended as DUMPED, its hang (if any) kept."""
+        w, said = self.w, self.said
+        w.job.id = job_id
+        if self.unread:
+            w.note([phrase("dumps_unread", mb=DUMPS_BYTES >> 20, ranks=_ranks(self.unread))])
+        at_the_dump(w, said, self.newest)
+        left_none = sorted(set(range(said.world_size)) - set(said.ranks))
+        if left_none:
+            w.note([phrase("left_no_dump", ranks=_ranks(left_none))])
+        missing = sorted(left_none + self.unread)
+        hangs.hang_change(w)
+        if w.job.hang is None:
+            w.job.hang = unmatched(w, missing, said.taken_ns)
+            if w.job.hang is not None:
+                w.note(w.job.hang.words)
+        job = w.job
+        taken_s = round((said.taken_ns - job.t0_ns) / 1e9, 3)
+        job.events = [
+            e.model_copy(update={"t": taken_s}) for e in job.events
+        ]  # said of the moment of the dumps
+        job.state, job.started_at, job.ended_at = WatchedState.DUMPED, job.t0_ns / 1e9, said.taken_ns / 1e9
+        for info in job.ranks.values():
+            info.connected = False
+        return w
 
 
 def judged(job_id: str, said: DumpsHello, ranks: list[DumpedRank]) -> LiveWatchedJob:
-    """The job the dumps show, ended as DUMPED, its hang (if any) kept."""
-    first = ranks[0].hello
-    w = LiveWatchedJob.start(
-        job_id, first.model_copy(update={"world_size": said.world_size, "script": said.source})
-    )
-    w.wall = lambda: said.taken_ns / 1e9
+    """The job the dumps show, from every rank's dump at once (`ringside open` on this machine)."""
+    dumped = Dumped(said, ranks[0].hello)
     for rank in ranks:
-        w.joined(rank.hello)
-    for rank in ranks:
-        for one in rank.reports:
-            w.report(one)
-    at_the_dump(w, said, ranks)
-    missing = sorted(set(range(said.world_size)) - set(said.ranks))
-    if missing:
-        w.note([phrase("left_no_dump", ranks=_ranks(missing))])
-    hangs.hang_change(w)
-    if w.job.hang is None:
-        w.job.hang = unmatched(w, missing, said.taken_ns)
-        if w.job.hang is not None:
-            w.note(w.job.hang.words)
-    job = w.job
-    taken_s = round((said.taken_ns - job.t0_ns) / 1e9, 3)
-    job.events = [e.model_copy(update={"t": taken_s}) for e in job.events]  # said of the moment of the dumps
-    job.state, job.started_at, job.ended_at = WatchedState.DUMPED, job.t0_ns / 1e9, said.taken_ns / 1e9
-    for info in job.ranks.values():
-        info.connected = False
-    return w
+        dumped.take(rank, 0)
+    return dumped.judged(job_id)
 
 
-def at_the_dump(w: LiveWatchedJob, said: DumpsHello, ranks: list[DumpedRank]) -> None:
+def at_the_dump(w: LiveWatchedJob, said: DumpsHello, newest: dict[int, int]) -> None:
     """The watch's clocks set to the moment of the dumps: each rank heard then, last seen at its newest
     collective, and each open collective open since its first rank issued it (HANG_S at least)."""
     now = time.monotonic()
-    for rank in ranks:
-        w.presence.heard[rank.hello.rank] = now
-        newest = max((one.t_ns for report in rank.reports for one in report.issued), default=None)
-        if newest is not None:
-            w.job.ranks[str(rank.hello.rank)].seen_s = round((newest - w.job.t0_ns) / 1e9, 3)
+    for rank in w.job.ranks.values():
+        w.presence.heard[rank.rank] = now
+        if rank.rank in newest:
+            rank.seen_s = round((newest[rank.rank] - w.job.t0_ns) / 1e9, 3)
     taken_s = (said.taken_ns - w.job.t0_ns) / 1e9
     for key, c in w.collectives.open.items():
         since = taken_s - min(c.issued.values(), default=taken_s)

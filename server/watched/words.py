@@ -117,6 +117,7 @@ ENGLISH: dict[str, str] = {
     ),
     # a job's dumps (postmortem/judge.py)
     "left_no_dump": "{ranks} left no dump",
+    "dumps_unread": "the dumps past {mb} MB were not read: {ranks} judged as ranks that left none",
     "waits_in_group": "{ranks} waits in {what} of group {group}",
     "wait_in_group": "{ranks} wait in {what} of group {group}",
     "it_left_no_dump": "{ranks} left no dump: it has not been seen to issue it",

@@ -10,10 +10,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 from distributed import free_port, stop_torchrun
 from flight_dumps import hung_job
@@ -222,3 +224,72 @@ def _lists_workers(url: str) -> bool:
             return page.read().decode().count("debug_server/rank") == 4
     except OSError:
         return False
+
+
+def flood_frame(rank: int, world: int, reports: int = 32, each: int = 1024) -> str:
+    """A dumped_rank frame of `reports` full reports (about 3.3 MiB), written as text: the test's
+    own cost stays small beside the server's."""
+    issued = ",".join(
+        f'{{"group":"0","seq":{s},"op":"all_reduce","dtype":"Float","count":1024,"bytes":4096,'
+        f'"t_ns":{T0 + s}}}'
+        for s in range(1, each + 1)
+    )
+    report = f'{{"type":"watch_report","rank":{rank},"t_ns":{T0 + each + 1},"issued":[{issued}]}}'
+    hello = (
+        f'{{"type":"watch_hello","job":"flood","rank":{rank},"world_size":{world},"host":"h","pid":0,'
+        f'"launcher":"dump","backend":"gloo","started_ns":{T0}}}'
+    )
+    return f'{{"type":"dumped_rank","hello":{hello},"reports":[{",".join([report] * reports)}]}}'
+
+
+T0 = 1_000_000_000
+
+
+def test_a_flood_of_dumps_is_read_to_the_watch_s_bound_and_health_answers_throughout(tmp_path):
+    """200 declared ranks, 81 of them sending 3.3 MiB each (262 MiB): the server reads what a watched
+    job may keep (64 MB), says the rest was not read, and gives its memory back; health answers all
+    along (its slowest answer is printed: a figure, not a verdict)."""
+    server = start_serve(tmp_path)
+    try:
+        proc = psutil.Process(server.proc.pid)
+        before = proc.memory_info().rss
+        peak, health, stop = [before], [], threading.Event()
+
+        def watch() -> None:
+            while not stop.wait(0.05):  # a sample every 50 ms: what the server does meanwhile, not a wait
+                t = time.monotonic()
+                health.append((server.call("GET", "/api/health")[0], time.monotonic() - t))
+                peak.append(proc.memory_info().rss)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        sent = list(range(81))
+        said = {
+            "type": "dumps_hello",
+            "source": "flood",
+            "world_size": 200,
+            "ranks": sent,
+            "taken_ns": T0 + 10**10,
+        }
+        try:
+            with connect(server.ws_url(f"/ws/dumps?token={WORKER_TOKEN}"), max_size=None) as ws:
+                ws.send(json.dumps(said))
+                for rank in sent:
+                    ws.send(flood_frame(rank, 200))
+                answer = json.loads(ws.recv(timeout=300))
+        finally:
+            stop.set()
+            watcher.join()
+        after = proc.memory_info().rss
+        print(
+            f"dumps flood: rss {before >> 20} -> peak {max(peak) >> 20} -> {after >> 20} MB; "
+            f"{len(health)} health answers, slowest {max(s for _, s in health):.2f} s"
+        )
+        assert answer["type"] == "dumps_opened"
+        assert "the dumps past 64 MB were not read" in answer["verdict"]
+        shown = server.call("GET", f"/api/watched/{answer['job']}")[1]
+        assert shown["job"]["world_size"] == 200 and 0 < len(shown["ranks"]) < 81  # the first 64 MB: 19 ranks
+        assert max(peak) - before < 300 << 20, f"{(max(peak) - before) >> 20} MB over the start"
+        assert health and all(status == 200 for status, _ in health)
+    finally:
+        server.stop()

@@ -84,6 +84,7 @@ export default {
       "the job keeps its newest collectives up to {mb} MB: older ones are dropped from the list as new ones "
       + "come (the totals count every one)",
     left_no_dump: "{ranks} left no dump",
+    dumps_unread: "the dumps past {mb} MB were not read: {ranks} judged as ranks that left none",
     waits_in_group: "{ranks} waits in {what} of group {group}",
     wait_in_group: "{ranks} wait in {what} of group {group}",
     it_left_no_dump: "{ranks} left no dump: it has not been seen to issue it",

@@ -963,6 +963,7 @@ export default {
     links_full: "작업의 링크가 {n}개: 새 링크의 트래픽은 버림",
     trimmed: "작업은 최신 집합 통신을 {mb} MB까지만 보관: 새것이 오면 오래된 것은 목록에서 빠짐 (합계는 모두 셈)",
     left_no_dump: "{ranks}은(는) 덤프를 남기지 않음",
+    dumps_unread: "{mb} MB를 넘는 덤프는 읽지 않음: {ranks}은(는) 덤프를 남기지 않은 랭크로 판단함",
     waits_in_group: "{ranks}이(가) 프로세스 그룹 {group}의 {what}에서 기다림",
     wait_in_group: "{ranks}이(가) 프로세스 그룹 {group}의 {what}에서 기다림",
     it_left_no_dump: "{ranks}은(는) 덤프를 남기지 않음: 그것을 호출한 것이 보이지 않음",

@@ -934,6 +934,7 @@ export default {
     links_full: "该任务已有 {n} 条链路：新链路上的流量不再记录",
     trimmed: "该任务只保留最新的集合通信，最多 {mb} MB：新的到来时，较旧的从列表中移除（总计仍统计每一个）",
     left_no_dump: "{ranks} 没有留下转储",
+    dumps_unread: "超过 {mb} MB 的转储未读取：{ranks} 按未留下转储的 rank 判断",
     waits_in_group: "{ranks} 在通信组 {group} 的 {what} 中等待",
     wait_in_group: "{ranks} 在通信组 {group} 的 {what} 中等待",
     it_left_no_dump: "{ranks} 没有留下转储：没有看到它发起该集合通信",
