@@ -19,6 +19,7 @@ from fastapi import FastAPI
 
 from ringside.server.app import create_app
 from ringside.server.config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
+from ringside.server.db.opening import StoreError, check
 from ringside.server.door.auth import host_name
 from ringside.server.door.transport import protocols
 from ringside.server.lessons.reading import LessonError
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 # Ctrl-C waits this long for open requests, then cuts them: a stalled client cannot hold the server up
 SHUTDOWN_WITHIN_S = 5
+REFUSED = 2  # the exit status of a start refused for what it was given (docs/operate.md: Exit status)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -280,11 +282,12 @@ def server_for(settings: Settings, local: LocalWorkers | None = None) -> Server:
     if problem:
         raise SystemExit(f"error: {problem}")
     bounds = protocols(settings.headers_within, settings.message_within, settings.ping_every)
-    try:
+    try:  # before any link is printed: the one line names the file and the fix
+        check(settings.db)
         app = create_app(settings, local)
-    except LessonError as e:  # before anything starts: the lecturer fixes the line it names
+    except (StoreError, LessonError) as e:
         print(f"error: {e}", file=sys.stderr, flush=True)
-        raise SystemExit(2) from None
+        raise SystemExit(REFUSED) from None
     config = uvicorn.Config(
         app,
         host=settings.host,
