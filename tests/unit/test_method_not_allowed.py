@@ -1,6 +1,7 @@
 """A method a path lacks is answered 405 with `Allow` naming what the schema lists for it, on every
 path, with a body or without, before any token is asked: the whole app in-process over httpx's ASGI
-transport (its services are not started: no route that takes the method is reached)."""
+transport (its services are not started: no route that takes the method is reached), and the schema
+that documents it."""
 
 from __future__ import annotations
 
@@ -72,3 +73,16 @@ def test_a_concrete_path_is_matched_before_a_templated_one_and_the_pages_files_t
     assert (index.status_code, index.headers["allow"]) == (405, "GET, HEAD")
     assert index.json()["detail"]["message"] == "/index.html takes GET, HEAD, not POST"
     assert lesson.status_code == 200 and lesson.json()["stages"], "a method a path takes reaches its route"
+
+
+def test_the_schema_documents_the_405_and_its_allow_on_every_operation(app):
+    """A client held to the schema (schemathesis' status code conformance) reads the guard's 405
+    as one the operation may answer, and its `Allow` as a header it declares."""
+    operations = [(path, op) for path, ops in app.openapi()["paths"].items() for op in ops.values()]
+    assert len(operations) > 20
+    for path, op in operations:
+        refused = op["responses"].get("405")
+        assert refused is not None, f"{op['operationId']} on {path}"
+        assert refused["headers"]["Allow"]["schema"] == {"type": "string"}, path
+        schemas = [kind["schema"] for kind in refused["content"].values()]
+        assert schemas == [{"$ref": "#/components/schemas/Refusal"}], path
