@@ -1,6 +1,7 @@
 """A store the server cannot keep its runs in is refused in one line naming the file and the fix,
 on real files: one that is not SQLite, one a newer Ringside wrote, one another connection holds
-locked as another program would, a read-only one, a folder. A good one is left as it was."""
+locked as another program would, a read-only one, a folder. A good one is left as it was, and one
+whose write lock another merely holds is opened, its writes waiting for the lock."""
 
 from __future__ import annotations
 
@@ -76,6 +77,42 @@ def test_a_store_another_program_holds_locked_is_refused(store):
     finally:
         holder.close()
     check(store)  # once it lets go
+
+
+def test_a_store_whose_write_lock_another_holds_opens_and_its_writes_wait_for_it(store):
+    holder = sqlite3.connect(store, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # a transaction held open: readers go on, writers wait
+    try:
+        check(store)
+        database = Database(store)
+        database.writer.put([("INSERT INTO secrets (name, value) VALUES (?, ?)", ("held", "then landed"))])
+        assert database.writer.waiting() == 1  # it cannot land while the lock is held
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    database.close()  # after every write has landed (CLOSE_WITHIN_S)
+    landed = sqlite3.connect(store).execute("SELECT value FROM secrets WHERE name = 'held'").fetchone()
+    assert landed == ("then landed",)
+
+
+def test_a_store_to_bring_up_to_date_is_refused_while_another_holds_its_write_lock(store):
+    db = sqlite3.connect(store, isolation_level=None)
+    db.execute(f"PRAGMA user_version = {schema.VERSION - 1}")  # its last step to run again
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        assert "is locked by another program (a transaction it holds open): end that" in refusal(store)
+    finally:
+        db.close()
+
+
+def test_a_read_only_store_is_refused_though_another_holds_its_write_lock(store):
+    with read_only(store):
+        holder = sqlite3.connect(store, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            assert "is read-only: make it and its folder writable" in refusal(store)
+        finally:
+            holder.close()
 
 
 def test_a_read_only_store_is_refused(store):
