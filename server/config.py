@@ -67,6 +67,7 @@ class Settings:
     certfile: Path | None = None  # TLS: the server's certificate (its chain), and its key unless keyfile
     keyfile: Path | None = None
     lesson: Path | None = None  # the lesson key U steps through (lessons/); None: the seed lecture's
+    token_file: Path | None = None  # where the tokens go instead of the printed lines (operate/tokens.py)
 
     def __post_init__(self):
         # Watching shows host names, pids and every run: once other hosts can reach the
@@ -93,11 +94,13 @@ class Settings:
         host = "127.0.0.1" if self.host in WILDCARDS else self.host
         return f"{self.scheme}://{url_host(host)}:{self.port}"
 
-    def presenter_url(self) -> str:
-        return f"{self.url}/?token={self.presenter_token}"
+    def presenter_url(self, token: str | None = None) -> str:
+        """`token`: what the link shows in the token's place (operate/tokens.py), else the token."""
+        return f"{self.url}/?token={token or self.presenter_token}"
 
-    def audience_url(self, base: str | None = None) -> str:
-        return f"{base or self.url}/" + (f"?token={self.viewer_token}" if self.viewer_token else "")
+    def audience_url(self, base: str | None = None, token: str | None = None) -> str:
+        token = token or self.viewer_token
+        return f"{base or self.url}/" + (f"?token={token}" if token else "")
 
     def public_urls(self) -> list[str]:
         """Where other machines reach the server: its listening address, or for a

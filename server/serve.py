@@ -19,9 +19,11 @@ from fastapi import FastAPI
 
 from ringside.server.app import create_app
 from ringside.server.config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
+from ringside.server.db.opening import StoreError, check
 from ringside.server.door.auth import host_name
 from ringside.server.door.transport import protocols
 from ringside.server.lessons.reading import LessonError
+from ringside.server.operate import tokens
 from ringside.server.operate.retention import Keep
 from ringside.worker_agent.core.algorithms import algorithm_of, build
 from ringside.worker_agent.user.user_algorithms import load
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 
 # Ctrl-C waits this long for open requests, then cuts them: a stalled client cannot hold the server up
 SHUTDOWN_WITHIN_S = 5
+REFUSED = 2  # the exit status of a start refused for what it was given (docs/operate.md: Exit status)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -163,6 +166,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--keyfile", type=Path, metavar="FILE", help="the certificate's private key (default: in --certfile)"
     )
     parser.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="FILE",
+        help="write the tokens to FILE (mode 0600) and print its path in their place (default: printed "
+        "on a terminal; anywhere else, such as a journal, written beside the store as runs-tokens.env)",
+    )
+    parser.add_argument(
         "--algorithms",
         action="append",
         default=[],
@@ -226,6 +236,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         certfile=args.certfile,
         keyfile=args.keyfile,
         lesson=args.lesson,
+        token_file=args.token_file,
     )
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
@@ -280,11 +291,12 @@ def server_for(settings: Settings, local: LocalWorkers | None = None) -> Server:
     if problem:
         raise SystemExit(f"error: {problem}")
     bounds = protocols(settings.headers_within, settings.message_within, settings.ping_every)
-    try:
+    try:  # before any link is printed: the one line names the file and the fix
+        check(settings.db)
         app = create_app(settings, local)
-    except LessonError as e:  # before anything starts: the lecturer fixes the line it names
+    except (StoreError, LessonError) as e:
         print(f"error: {e}", file=sys.stderr, flush=True)
-        raise SystemExit(2) from None
+        raise SystemExit(REFUSED) from None
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -298,6 +310,7 @@ def server_for(settings: Settings, local: LocalWorkers | None = None) -> Server:
         timeout_graceful_shutdown=SHUTDOWN_WITHIN_S,
         ssl_certfile=settings.certfile,
         ssl_keyfile=settings.keyfile,
+        access_log=False,  # its lines held the query, and a link's query holds a token: access.py logs
     )
     return Server(app, config)
 
@@ -319,7 +332,23 @@ def tls_problem(settings: Settings) -> str | None:
     return None
 
 
-def warn_if_exposed(settings: Settings) -> None:
+def tokens_shown(settings: Settings) -> tokens.Shown:
+    """The tokens as the start prints them, written to their file first where they go to one (a start
+    refused in one line if it cannot be written)."""
+    file = tokens.token_file(settings, sys.stdout.isatty() and sys.stderr.isatty())
+    if file is not None:
+        try:
+            tokens.write(settings, file)
+        except OSError as e:
+            print(
+                f"error: token file {file}: {e.strerror or e}; give another with --token-file",
+                file=sys.stderr,
+            )
+            raise SystemExit(REFUSED) from None
+    return tokens.shown(settings, file)
+
+
+def warn_if_exposed(settings: Settings, shown: tokens.Shown) -> None:
     """Beyond loopback, say so where it cannot be missed, and give the links others use."""
     if settings.loopback:
         return
@@ -337,7 +366,7 @@ def warn_if_exposed(settings: Settings) -> None:
         '(docs/security.md: "Listening beyond loopback").',
         "  Others open:",
         *(
-            [f"    {settings.audience_url(url)}" for url in settings.public_urls()]
+            [f"    {settings.audience_url(url, shown.viewer)}" for url in settings.public_urls()]
             or ["    (this machine has no network address)"]
         ),
     ]
@@ -354,14 +383,13 @@ def access_log_said(settings: Settings) -> str:
     return "stderr" if settings.access_log_path == "-" else settings.access_log_path
 
 
-def join_command(settings: Settings, module: str = "ringside.worker_agent", program: str = "") -> str:
+def join_command(
+    settings: Settings, token: str, module: str = "ringside.worker_agent", program: str = ""
+) -> str:
     """How torchrun starts `module` on other nodes (workers, or ringside.watch beside a user's
-    `program`): the worker token and an address they can reach."""
+    `program`): the worker token (as shown: tokens.py) and an address they can reach."""
     reach = (settings.public_urls() or [settings.url])[0]
-    return (
-        f"RINGSIDE_WORKER_TOKEN={settings.worker_token} torchrun --nproc-per-node=N "
-        f"-m {module} --server {reach}{program}"
-    )
+    return f"RINGSIDE_WORKER_TOKEN={token} torchrun --nproc-per-node=N -m {module} --server {reach}{program}"
 
 
 def load_algorithms(paths: list[str], world_size: int | None = None) -> None:
@@ -385,24 +413,38 @@ def load_algorithms(paths: list[str], world_size: int | None = None) -> None:
             print(f"  algorithm {collective}/{name} from {path}{verdict}", flush=True)
 
 
+def started(settings: Settings, shown: tokens.Shown) -> list[str]:
+    """What `serve` says once it is ready to listen: the links, how ranks and jobs join, where things go."""
+    lines = [
+        f"Ringside server: {settings.url}",
+        *([f"  tokens:     {shown.where()}"] if shown.file else []),
+        f"  presenter:  {settings.presenter_url(shown.presenter)}",
+        f"  audience:   {settings.audience_url(token=shown.viewer)}",
+        f"  workers:    {join_command(settings, shown.worker)}",
+        f"  your job:   {join_command(settings, shown.worker, 'ringside.watch', ' train.py ARGS')}",
+    ]
+    if "RINGSIDE_WORKER_TOKEN" not in os.environ:  # made now: a restart makes another, which refuses the
+        # ranks already running (workers, watched jobs: they run on unwatched) instead of finding them again
+        keep = (
+            f"RINGSIDE_WORKER_TOKEN={shown.worker}" if shown.file is None else f"the tokens in {shown.file}"
+        )
+        lines.append(
+            f"  restarts:   restart it with {keep} in its environment, or the ranks running then are refused"
+        )
+    return [
+        *lines,
+        f"  runs kept in {settings.db}{retention(settings)}",
+        f"  access log: {access_log_said(settings)}",
+    ]
+
+
 def main(args: argparse.Namespace) -> int:
     load_algorithms(args.algorithms)
     settings = settings_from(args)
     server = server_for(settings)
-    warn_if_exposed(settings)
-    print(f"Ringside server: {settings.url}", flush=True)
-    print(f"  presenter:  {settings.presenter_url()}")
-    print(f"  audience:   {settings.audience_url()}")
-    print(f"  workers:    {join_command(settings)}")
-    print(f"  your job:   {join_command(settings, 'ringside.watch', ' train.py ARGS')}")
-    if "RINGSIDE_WORKER_TOKEN" not in os.environ:  # made now: a restart makes another, which refuses the
-        # ranks already running (workers, watched jobs: they run on unwatched) instead of finding them again
-        print(
-            f"  restarts:   restart it with RINGSIDE_WORKER_TOKEN={settings.worker_token} "
-            "in its environment, or the ranks running then are refused"
-        )
-    print(f"  runs kept in {settings.db}{retention(settings)}")
-    print(f"  access log: {access_log_said(settings)}", flush=True)
+    shown = tokens_shown(settings)
+    warn_if_exposed(settings, shown)
+    print("\n".join(started(settings, shown)), flush=True)
     server.run()
     return 0 if server.started else 1
 

@@ -16,6 +16,7 @@ import webbrowser
 
 from ringside.server import serve
 from ringside.server.config import Settings
+from ringside.server.operate.tokens import Shown
 from ringside.worker_agent.clients.trust import context_for
 from ringside.worker_agent.rank.launch import LocalWorkers
 
@@ -55,13 +56,15 @@ def live_ranks(url: str, ca: str | None = None) -> int:
         return -1
 
 
-def links(settings: Settings, lecture: bool) -> list[str]:
-    """The lines `up` says once its ranks are ready: who opens what, the worker token, where runs go."""
+def links(settings: Settings, lecture: bool, shown: Shown) -> list[str]:
+    """The lines `up` says once its ranks are ready: who opens what, the worker token, where runs go
+    (each token as `shown`: itself on a terminal, else its name in the tokens' file)."""
     return [
-        f"  presenter (can run collectives): {settings.presenter_url()}",
-        f"  audience (watch only):           {settings.audience_url()}",
+        *([f"  tokens: {shown.where()}"] if shown.file else []),
+        f"  presenter (can run collectives): {settings.presenter_url(shown.presenter)}",
+        f"  audience (watch only):           {settings.audience_url(token=shown.viewer)}",
         *(
-            f"  audience, from other machines:   {settings.audience_url(url)}"
+            f"  audience, from other machines:   {settings.audience_url(url, shown.viewer)}"
             for url in settings.public_urls()
         ),
         *(
@@ -69,7 +72,7 @@ def links(settings: Settings, lecture: bool) -> list[str]:
             if lecture
             else []
         ),
-        f"  worker token (what joins as a rank needs it): RINGSIDE_WORKER_TOKEN={settings.worker_token}",
+        f"  worker token (what joins as a rank needs it): RINGSIDE_WORKER_TOKEN={shown.worker}",
         f"  runs kept in {settings.db}{serve.retention(settings)}",
         f"  access log: {serve.access_log_said(settings)}; Ctrl-C stops everything",
     ]
@@ -99,7 +102,8 @@ def main(args: argparse.Namespace) -> int:
         max_ranks=args.max_ranks,
     )
     server = serve.server_for(settings, workers)  # the server may resize the world of its own ranks
-    serve.warn_if_exposed(settings)
+    shown = serve.tokens_shown(settings)
+    serve.warn_if_exposed(settings, shown)
     stopping = threading.Event()
 
     def supervise() -> None:
@@ -109,7 +113,7 @@ def main(args: argparse.Namespace) -> int:
             if stopping.wait(0.1):
                 return
         said = f"Ringside is up: {args.ranks} ranks ready in {time.monotonic() - began:.1f} s"
-        print("\n".join([said, *links(settings, args.lecture)]), flush=True)  # at once: read as one
+        print("\n".join([said, *links(settings, args.lecture, shown)]), flush=True)  # at once: read as one
         if args.open:
             webbrowser.open(settings.presenter_url())
         workers.watch(stopping)

@@ -5,13 +5,13 @@ a call from any other thread: a stray read fails loudly instead of racing."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from starlette.requests import HTTPConnection
 
 from ringside.server.db import schema
+from ringside.server.db.opening import connect
 from ringside.server.db.writer import Writer
 
 READ_BUSY_S = 0.5  # a read waits this long for SQLite's lock at most (in WAL mode, reads seldom wait)
@@ -20,12 +20,11 @@ CLOSE_WITHIN_S = 5.0  # a stopping server waits this long for writes a locked fi
 
 class Database:
     def __init__(self, path: Path, timed: Callable[[float], None] | None = None):
-        """`timed`: told how long each write took to land (Writer's)."""
+        """`timed`: told how long each write took to land (Writer's). A store that cannot be kept is
+        refused with opening.StoreError, in one line."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, isolation_level=None, timeout=READ_BUSY_S)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db = connect(path)
+        self.db.execute(f"PRAGMA busy_timeout = {round(READ_BUSY_S * 1000)}")
         self.new_figures = schema.migrate(self.db)  # figures to fill from the runs (runs/store.py)
         self.writer = Writer(path, timed)
 

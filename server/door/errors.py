@@ -38,12 +38,17 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
         (401, "this needs a token, and none was given"),
         (403, "the token does not grant this, or the Host or Origin is not the server's"),
         (404, "nothing has that id"),
+        (405, "this path does not take that method: `Allow` names those it does"),
         (408, "the body did not arrive in time"),
         (409, "something else holds the cluster, or the queue is full"),
         (413, "the body is too large, or this route takes none"),
         (422, "what was asked cannot be done here: the field and why"),
         (503, "not every rank is connected, or the store cannot be written now"),
     )
+}
+# the guard answers a method a path lacks on every path (door/methods.py), saying what it takes
+REFUSALS[405]["headers"] = {
+    "Allow": {"description": "the methods this path takes, e.g. `GET, HEAD`", "schema": {"type": "string"}}
 }
 
 

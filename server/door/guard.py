@@ -3,6 +3,9 @@ header), may it post at all (the presenter's routes are checked before their bod
 read), is its body small enough, and is that body JSON. A refusal is a small JSON body
 {"detail": {"field", "message"}} that never repeats what was sent.
 
+A method the path lacks is answered 405 with `Allow` (methods.py) before a token is checked or
+a body read.
+
 The Host check stops DNS rebinding: a page from evil.example whose name is made to
 resolve to this server would otherwise read it as its own origin. The server answers
 to loopback's names and addresses, to its --host and to the names given with
@@ -29,6 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ringside.server.config import Settings, frontend_dir
 from ringside.server.door.auth import host_name, need_presenter, refusal
 from ringside.server.door.headers import SafeHeaders, policy
+from ringside.server.door.methods import Methods
 from ringside.worker_agent.core.protocol import no_constant
 
 MAX_BODY = 1 << 20  # no presenter's route takes more: a run's spec is a few hundred bytes, a user's code more
@@ -57,7 +61,9 @@ def install(app, settings: Settings) -> None:
         if any(d.dependency is need_presenter for d in r.dependencies)
     ]
     bodies = [(r.methods, r.path_regex) for r in routes if r.body_field is not None]
-    app.add_middleware(Guard, settings=settings, presenter_only=presenter, bodies=bodies)
+    app.add_middleware(
+        Guard, settings=settings, presenter_only=presenter, bodies=bodies, methods=Methods(routes)
+    )
     # outside the guard: its refusals carry them too
     app.add_middleware(SafeHeaders, csp=policy(frontend_dir() / "index.html"))
 
@@ -160,11 +166,14 @@ def _json_expected(headers: Headers) -> bool:
 class Guard:
     """`presenter_only`: the routes that declare the presenter's dependency, whose token is
     checked before their body is read; `bodies`: the routes that read a body, the only ones
-    whose body is read at all (any other request that brings one is refused unread)."""
+    whose body is read at all (any other request that brings one is refused unread); `methods`:
+    what each path takes."""
 
-    def __init__(self, app: ASGIApp, settings: Settings, presenter_only: Routes, bodies: Routes):
+    def __init__(
+        self, app: ASGIApp, settings: Settings, presenter_only: Routes, bodies: Routes, methods: Methods
+    ):
         self.app, self.settings = app, settings
-        self.presenter_only, self.bodies = presenter_only, bodies
+        self.presenter_only, self.bodies, self.methods = presenter_only, bodies, methods
         self.names = own_names(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -185,6 +194,12 @@ class Guard:
             await self.app(scope, receive, send)
             return
         method, path = scope["method"], scope["path"]
+        allowed = self.methods.of(path)
+        if method not in allowed:  # refused unread, whoever asks: no route would take it
+            why = f"{bounded(path, 80)} takes {', '.join(allowed)}, not {bounded(method, 20)}"
+            allow = [(b"allow", ", ".join(allowed).encode())]
+            await _refuse(scope, receive, send, 405, "method", why, headers=allow)
+            return
         if matches(self.presenter_only, method, path):
             problem = refusal(conn, self.settings, "presenter")
             if problem is not None:
@@ -267,13 +282,24 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 
 async def _refuse(
-    scope: Scope, receive: Receive, send: Send, status: int, field: str, why: str, drain: bool = False
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    status: int,
+    field: str,
+    why: str,
+    drain: bool = False,
+    headers: list[tuple[bytes, bytes]] | None = None,
 ) -> None:
-    """Answer with the refusal and close the connection. `drain`: first let a client that is
-    still sending a body to a route that reads one finish, for as long as a body may take,
+    """Answer with the refusal (and `headers`) and close the connection. `drain`: first let a client
+    that is still sending a body to a route that reads one finish, for as long as a body may take,
     discarding every byte, so that it reads the answer (uvicorn reads nothing once it is sent)."""
     body = json.dumps({"detail": {"field": field, "message": why}}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *(headers or []),
+    ]
     if scope["type"] == "http":  # and the connection closes: a body left unread is not buffered after it
         if drain:
             await _discard_body(receive)

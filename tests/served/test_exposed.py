@@ -22,7 +22,8 @@ from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, messages, start_serve,
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from ringside.worker_agent.clients.harness import CLI
+from ringside.server.operate.tokens import VIEWER
+from ringside.worker_agent.clients.harness import CLI, printed_token
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
 from ringside.worker_agent.rank.local import free_port
 
@@ -247,7 +248,7 @@ def test_serve_beyond_loopback_warns_and_needs_a_viewer_token(tmp_path):
         ]:
             pytest.skip("this machine has no network address to print")
         assert links and all("?token=" in u for u in links), log
-        viewer = links[0].split("?token=")[1]
+        viewer = printed_token(log, links[0].split("?token=")[1], VIEWER)  # output to a file: in the tokens'
         with urllib.request.urlopen(links[0].split("?")[0] + f"api/cluster?token={viewer}", timeout=10) as r:
             # from the printed address: its Host is that address, which the server answers to
             assert r.status == 200
@@ -337,7 +338,7 @@ def test_up_beyond_loopback_warns_and_its_audience_link_carries_the_viewer_token
         assert "WARNING" in text
         audience = re.search(r"audience \(watch only\): +(\S+)", text).group(1)
         assert "?token=" in audience, text
-        token = audience.split("?token=")[1]
+        token = printed_token(text, audience.split("?token=")[1], VIEWER)  # output to a file: in the tokens'
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/cluster?token={token}", timeout=10) as r:
             assert json.load(r)["world_size"] == 1
     finally:

@@ -52,7 +52,7 @@ def test_a_preview_is_run_by_nobody_and_kept_nowhere(up):
     spec = {"collective": "reduce", "algorithm": "binomial_tree", "count": 4}
     assert up.call("POST", "/api/runs/preview", spec, token=None)[0] == 200
     assert up.call("GET", "/api/runs?limit=200")[1]["total"] == before
-    assert up.call("GET", "/api/runs/preview")[0] == 404
+    assert up.call("GET", "/api/runs/preview")[0] == 405, "the path takes POST: no run is read by that name"
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from server_helpers import WORKER_TOKEN, start_serve, start_up, wait_gone
 
+from ringside.server.operate.tokens import WORKER, read
 from ringside.worker_agent.clients.harness import CLI
 from ringside.worker_agent.rank.launch import LocalWorkers
 from ringside.worker_agent.rank.local import free_port
@@ -94,7 +95,8 @@ def test_workers_rejoin_a_server_that_comes_back(tmp_path):
 
 def test_serve_says_how_a_restart_keeps_the_worker_token(tmp_path):
     """A token made fresh at start is made fresh again by a restart, which refuses the ranks already
-    running (workers, watched jobs: they run on unwatched); the banner says how to keep it."""
+    running (workers, watched jobs: they run on unwatched); the banner says how to keep it (its
+    output is no terminal: the tokens are in their file, which the banner names)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "RINGSIDE_WORKER_TOKEN"}
     log = tmp_path / "serve.log"
@@ -112,6 +114,9 @@ def test_serve_says_how_a_restart_keeps_the_worker_token(tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
-    said = log.read_text()
-    token = said.split("RINGSIDE_WORKER_TOKEN=", 1)[1].split()[0]
-    assert f"restart it with RINGSIDE_WORKER_TOKEN={token} in its environment" in said, said
+    said, kept = (
+        log.read_text(),
+        tmp_path / "runs-tokens.env",
+    )  # output to a file: the tokens beside the store
+    token = read(kept)[WORKER]
+    assert f"restart it with the tokens in {kept} in its environment" in said and token not in said, said

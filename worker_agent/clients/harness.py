@@ -22,6 +22,8 @@ from pathlib import Path
 import psutil
 
 from ringside.server.dispatch.job import JobState
+from ringside.server.operate import tokens
+from ringside.server.operate.tokens import PRESENTER
 from ringside.worker_agent.rank.local import free_port
 
 PRESENTER_TOKEN, WORKER_TOKEN = "presenter-token-for-tests", "worker-token-for-tests"
@@ -147,12 +149,23 @@ def _start_up(tmp: Path, port: int, ranks: int, db: Path | None, timeout: float,
         text = log.read_text()
         m = re.search(r"presenter \(can run collectives\): (\S+)/\?token=(\S+)", text)
         if m:
-            return Up(proc, m.group(1), m.group(2), db, log)
+            return Up(proc, m.group(1), printed_token(text, m.group(2), PRESENTER), db, log)
         if proc.poll() is not None:
             raise RuntimeError(f"ringside up exited ({proc.returncode}):\n{text}")
         time.sleep(0.1)
     proc.kill()
     raise TimeoutError(f"ringside up was not ready within {timeout} s:\n{log.read_text()}")
+
+
+def printed_token(printed: str, token: str, name: str) -> str:
+    """A token as the start printed it: itself on a terminal; else `$NAME`, its value in the file
+    named on the `tokens:` line (server/operate/tokens.py), since the output is no terminal here."""
+    if not token.startswith("$"):
+        return token
+    file = re.search(r"tokens: +in (\S+) \(", printed)
+    if file is None:
+        raise ValueError(f"{token} printed, and no tokens' file named:\n{printed}")
+    return tokens.read(Path(file.group(1)))[name]
 
 
 def start_serve(tmp: Path, *flags: str, port: int | None = None, timeout: float = 60, env=None) -> Up:
