@@ -7,13 +7,11 @@ methods table fits a phone."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import pytest
 from test_lecture_audience import PHONE, on_run, presenter_view, refused, viewer_snapshot
-from websockets.sync.client import connect
 
 from ringside.worker_agent.core.algorithms import parameter_server as ps
 
@@ -193,22 +191,3 @@ def test_the_methods_table_fits_a_phone(up, page_for):
     )
     assert box[0] <= box[1], box
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
-
-
-def test_the_presenters_jobs_view_reaches_the_audience(up):
-    """J over the stage, with the job open, is part of the presenter's view like C and T."""
-    run = up.run(collective="broadcast", algorithm="ring", count=2)
-    frame = {
-        "type": "presenter",
-        "run_id": run["id"],
-        "step": 0,
-        "playing": False,
-        "speed": 1.0,
-        "overlay": "jobs",
-        "job": "j-000001",
-    }
-    with connect(up.ws_url("/ws") + f"?token={up.presenter}") as presenter:
-        presenter.recv(timeout=10)  # the snapshot
-        presenter.send(json.dumps(frame))
-        heard = presenter_view(up, lambda view: view is not None and view.get("overlay") == "jobs")
-    assert heard["overlay"] == "jobs" and heard["job"] == "j-000001"
