@@ -1,7 +1,7 @@
 """Chromium for the page tests (see harness.launch_chromium); they skip cleanly where
 there is no Chromium. And what the page tests share: the auto-waiting assertions' timeout,
 long enough for a busy machine, moving a page's player to a step, and waiting until the page's
-observers have been told whether an element is in view."""
+observers have been told whether an element is in view, and switching a page's language as a hand does."""
 
 from __future__ import annotations
 
@@ -96,4 +96,23 @@ def observed(page, element_id: str) -> None:
           seen.observe(document.getElementById(id));
         })""",
         element_id,
+    )
+
+
+# resolves once the page has drawn a frame after this one: what its tasks changed meanwhile is shown
+PAINTED = "() => new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn)))"
+
+
+def switch_language(page, lang: str) -> None:
+    """The header's picker set to `lang`, as a hand would use it (lecture mode may hide the header),
+    returning once the page is in it."""
+    page.evaluate(
+        "l => { const s = document.getElementById('lang'); s.value = l;"
+        " s.dispatchEvent(new Event('change')); }",
+        lang,
+    )
+    # looked for on a timer, not each animation frame: a frame waits for the page to be painted in its
+    # new language, and a check reads its layout alone
+    page.wait_for_function(
+        "l => document.documentElement.lang === l", arg="zh-CN" if lang == "zh" else lang, polling=10
     )

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from browser import PAINTED, switch_language
 from page_words import ALLOWED, SEED_TERMS, SEEN, english_left
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -24,8 +25,6 @@ PROJECTOR = (1280, 720)
 SHOTS = Path("/tmp/shots-words")
 TRAIN = {"hidden": 8, "steps": 3, "lr": 0.5, "batch": 32}
 RUN = "window.ringside.player.run"
-# resolves once the page has drawn a frame after this one: what its tasks changed meanwhile is shown
-PAINTED = "() => new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn)))"
 
 
 def allowed_on(page) -> set[str]:
@@ -46,17 +45,6 @@ class Walk:
     def __init__(self, page, allowed: set[str], misses: list[str]):
         self.page, self.allowed, self.misses, self.checked = page, allowed, misses, []
 
-    def switch(self, lang: str) -> None:
-        picker = (  # the header's picker, as a hand would use it (lecture mode may hide the header)
-            "l => { const s = document.getElementById('lang'); s.value = l;"
-            " s.dispatchEvent(new Event('change')); }"
-        )
-        self.page.evaluate(picker, lang)
-        html_lang = "zh-CN" if lang == "zh" else lang
-        # looked for on a timer, not each animation frame: a frame waits for the page to be painted
-        # in its new language, and the check reads its layout alone
-        self.page.wait_for_function("l => document.documentElement.lang === l", arg=html_lang, polling=10)
-
     def left(self, lang: str) -> dict[str, list[str]]:
         allowed = self.allowed | SEED_TERMS[lang]
         found = {}
@@ -70,7 +58,7 @@ class Walk:
         """Korean, then Chinese, then Korean again for the next step: what is left in English once the
         page has settled (its charts are drawn again on a switch), with the step that showed it."""
         for lang in ("zh", "ko"):
-            self.switch(lang)
+            switch_language(self.page, lang)
             deadline = time.monotonic() + 8
             while (found := self.left(lang)) and time.monotonic() < deadline:
                 self.page.evaluate(PAINTED)  # looked at again once the page has drawn since
