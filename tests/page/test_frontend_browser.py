@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import go, observed
+from browser import go, observed, screenshot
 from schedule_docs import ring_doc
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -127,7 +127,6 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
     expect(page.locator("#caption")).to_have_text(starts(f"Step {len(run['steps'])} of {len(run['steps'])}"))
     expect(page.locator("[data-verified=true]").first).to_be_attached()
     expect(page.locator("[data-verified=false]")).to_have_count(0)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     middle = max(0, len(run["steps"]) // 2 - 1)
     # A picture of a step mid-flight, as the chunks land and the sums show: 2.05 s into its 2.8 s (1.4 s
     # a step at 1x, at half speed) on the page's clock, which the test holds and moves on at once.
@@ -137,7 +136,7 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
         f"() => {{ const p = window.ringside.player; p.go({middle - 1}); p.speed = 0.5; p.forward(); }}"
     )
     page.clock.run_for(2050)
-    page.screenshot(path=str(ARTIFACTS / f"{collective}.png"))
+    screenshot(page, ARTIFACTS / f"{collective}.png")
     page.clock.resume()
 
     # Provenance: with the `rank` pattern every rank's input is one number, so a cell's values
@@ -424,8 +423,7 @@ def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for):
     )
     width = page.evaluate("document.getElementById('stage').getBoundingClientRect().width")
     assert width > 1200, "the stage takes the whole width"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "lecture.png"))
+    screenshot(page, ARTIFACTS / "lecture.png")
 
 
 def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, page_for):
@@ -438,8 +436,7 @@ def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, pag
     assert stage["y"] < 844 and stage["y"] + stage["height"] <= controls["y"], (
         "the stage comes first, the controls after"
     )
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "phone.png"))
+    screenshot(page, ARTIFACTS / "phone.png")
 
 
 def test_the_cluster_panel_lists_every_rank_with_its_health(up, page_for):

@@ -3,7 +3,7 @@ lecturer gives them, each asserted on the stage: blocking send against isend on 
 node, local and global rank on the cards of a cluster of two nodes; groups (G), the root (X), the
 count (, .) and the parameter server's S (S); the seed's inputs and all_to_all's r2c3 (I); the
 seed's formulas (M), on a phone following too; a training started (N), one of its steps' gradient
-sync opened (Y) and a run exported (E); the keys dialog listing them. Screenshots go to
+sync opened (Y) and a run exported (E); the keys dialog listing them. Screenshots (RINGSIDE_SHOTS) go to
 /tmp/shots-lessons.
 
 The cluster: `ringside serve` and four real gloo ranks, two on each of two host names (a UTS
@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from browser import screenshot
 from server_helpers import WORKER_TOKEN, start_serve
 
 from ringside.worker_agent.rank.local import free_port
@@ -70,7 +71,6 @@ def up(tmp_path_factory):
                 stdin=subprocess.DEVNULL,
             )
         )
-    SHOTS.mkdir(parents=True, exist_ok=True)
     try:
         server.wait_ranks(P)
         yield server
@@ -124,7 +124,7 @@ def run(page) -> dict:
 
 
 def shot(page, name: str) -> None:
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    screenshot(page, SHOTS / f"{name}.png")
 
 
 # ---- the lessons, each a function the walk calls too
@@ -316,7 +316,7 @@ def formulas_on_a_phone(up, page, page_for) -> None:
         )
         assert right <= 390, f"a formula's cell ends at {right} px on a 390 px phone"
         page.keyboard.press("m")
-    phone.screenshot(path=str(SHOTS / "5-formulas-phone.png"))
+    screenshot(phone, SHOTS / "5-formulas-phone.png")
     expect(page.locator("#connection")).to_have_text("live")
     page.keyboard.press("m")  # the busiest link's view, closed
     expect(page.locator("#seed-formulas")).to_be_hidden()

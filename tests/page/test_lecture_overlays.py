@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from browser import screenshot
 from test_lecture_audience import PHONE, on_run, presenter_view, refused, viewer_snapshot
 
 from ringside.worker_agent.core.algorithms import parameter_server as ps
@@ -27,11 +28,6 @@ BESIDE = "[...document.querySelectorAll('#beside tr')].map(r => r.textContent)"
 
 
 pytestmark = pytest.mark.cluster(ranks=P)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def shots():
-    SHOTS.mkdir(parents=True, exist_ok=True)
 
 
 def trained(up, **spec) -> str:
@@ -73,7 +69,7 @@ def test_the_demos_result_line_reaches_the_phones(up, page_for):
     assert line.count("predicted +") == 2
     phone.wait_for_function(f"document.getElementById('caption').textContent === {line!r}")
     phone.wait_for_function(f"window.ringside.player.run.id === '{ids[-1]}'")
-    phone.screenshot(path=str(SHOTS / "phone-demo.png"))
+    screenshot(phone, SHOTS / "phone-demo.png")
     # A phone that joins now heard no run end: it learns the demo's runs from the presenter's view.
     late = phone_on(up, page_for, ids[-1])
     late.wait_for_function(f"document.getElementById('caption').textContent === {line!r}")
@@ -100,18 +96,18 @@ def test_phones_open_and_close_the_presenters_overlays_with_the_same_content(up,
     expect(head).to_have_attribute("data-head", f"= for N = 48 B, P = {P}")
     phone.wait_for_function("document.getElementById('compare').dataset.drawn === '4'", timeout=30_000)
     expect(phone.locator("#compare")).to_be_visible()
-    phone.screenshot(path=str(SHOTS / "phone-compare.png"))
+    screenshot(phone, SHOTS / "phone-compare.png")
     phone.locator("#beside").scroll_into_view_if_needed()
     # its rows as lines: nothing cut
     assert phone.evaluate("document.getElementById('beside').scrollWidth <= innerWidth")
-    phone.screenshot(path=str(SHOTS / "phone-compare-beside.png"))
+    screenshot(phone, SHOTS / "phone-compare-beside.png")
 
     # T: the training's charts instead, the presenter's training; then nothing.
     presenter.keyboard.press("t")
     phone.wait_for_function(f"{COVERED.format('training-shown')} && !{COVERED.format('comparing')}")
     phone.wait_for_function(f"document.getElementById('train-status').textContent.startsWith('{first} ')")
     expect(phone.locator("#train-loss")).to_be_visible()
-    phone.screenshot(path=str(SHOTS / "phone-training.png"))
+    screenshot(phone, SHOTS / "phone-training.png")
     presenter.keyboard.press("t")
     phone.wait_for_function(f"!{COVERED.format('training-shown')}")
     expect(phone.locator("#stage")).to_be_visible()
@@ -177,7 +173,7 @@ def test_the_methods_table_fits_a_phone(up, page_for):
     phone.wait_for_function(COVERED.format("training-shown"))
     table = phone.locator("#train-table")
     table.scroll_into_view_if_needed()
-    phone.screenshot(path=str(SHOTS / "phone-methods.png"))
+    screenshot(phone, SHOTS / "phone-methods.png")
     cut = phone.evaluate("""() => [...document.querySelectorAll('#train-table th, #train-table td')]
       .filter((c) => {
         const box = c.getBoundingClientRect();

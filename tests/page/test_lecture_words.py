@@ -6,7 +6,7 @@ lecture mode with every panel, and an exported run's page. After each step the p
 Korean and to Chinese and its visible text, its titles and the stage's hovers may hold no English
 word but the few a lecture keeps as they are (ALLOWED: names the catalog and cluster give, the seeds'
 own English terms, key caps, units); a server's refusal is said in the page's language too.
-Screenshots in Korean of the M overlay, the send/recv rows and a parameter-server step:
+Screenshots (RINGSIDE_SHOTS) in Korean of the M overlay, the send/recv rows and a parameter-server step:
 /tmp/shots-words/ (not committed)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import PAINTED, switch_language
+from browser import PAINTED, screenshot, switch_language
 from page_words import ALLOWED, SEED_TERMS, SEEN, english_left
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -106,7 +106,6 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
         f"{up.url}/?token={up.presenter}&present=1&lang=ko", viewport=PROJECTOR, allow=("status of 422",)
     )
     page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
-    SHOTS.mkdir(exist_ok=True)
     walk = Walk(page, allowed_on(page), [])
     walk.check("the page opened")
     names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
@@ -134,7 +133,7 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     for view in ("counts", "total", "link"):  # the seed's formulas, their rows measured meanwhile
         walk.press("m", f"M: {view}", "document.querySelector('#seed-formulas table tr[data-measured]')")
         if view == "counts":
-            page.screenshot(path=str(SHOTS / "ko-m-overlay.png"))
+            screenshot(page, SHOTS / "ko-m-overlay.png")
     walk.press("m", "M closed", "window.ringside.state.overlay === null")
     walk.press("c", "C: bytes against P", "document.getElementById('compare').dataset.drawn !== undefined")
     walk.press("c", "C closed")
@@ -147,7 +146,7 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     page.keyboard.press("ArrowRight")
     page.wait_for_function("window.ringside.player.step === 0 && !window.ringside.stage.pending")
     walk.check("a parameter server's first step")
-    page.screenshot(path=str(SHOTS / "ko-parameter-server-step.png"))
+    screenshot(page, SHOTS / "ko-parameter-server-step.png")
 
     page.evaluate(  # the Train panel's settings, kept small (the form is the mouse's)
         "s => { const f = document.getElementById('train-form').elements;"
@@ -197,7 +196,7 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     for name in ("blocking", "isend"):
         algorithm(walk, name)
         walk.run(f"send/recv by {name}: its calls' rows")
-    page.screenshot(path=str(SHOTS / "ko-send-recv-rows.png"))
+    screenshot(page, SHOTS / "ko-send-recv-rows.png")
     pick(walk, "barrier")
     walk.run("a barrier")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import PAINTED, switch_language
+from browser import PAINTED, screenshot, switch_language
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -140,10 +140,9 @@ def test_the_seed_lesson_steps_through_with_phones_following_in_every_language(u
             stage_shown(phone, i, stage, lang)
             phone.wait_for_function(f"{RUN}?.id === '{run_id}'", timeout=30_000)
     assert len(seen) == len(lesson["stages"]) == 10
-    SHOTS.mkdir(parents=True, exist_ok=True)  # the last stage, on the projector and on a phone, in Korean
     switch_language(presenter, "ko")
-    presenter.screenshot(path=str(SHOTS / "ko-lesson-projector.png"))
-    phones[1][0].screenshot(path=str(SHOTS / "ko-lesson-phone.png"))
+    screenshot(presenter, SHOTS / "ko-lesson-projector.png")
+    screenshot(phones[1][0], SHOTS / "ko-lesson-phone.png")
     # the Run panel's rank control (out of lecture mode): to 2 and back, the phones hearing
     panel = page_for(f"{up.url}/?token={up.presenter}")
     for n in (2, P):

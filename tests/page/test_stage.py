@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import go
+from browser import go, screenshot
 from test_frontend_browser import LOAD
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -45,8 +45,7 @@ def lecture(page_for, up):
 
 
 def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"stage_{name}.png"))
+    screenshot(page, ARTIFACTS / f"stage_{name}.png")
 
 
 def cells(page) -> dict:
