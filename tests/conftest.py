@@ -1,6 +1,6 @@
 """What every kind of test shares: the kind's marker, given by the module's folder; the order
 modules are handed to the two xdist workers in; a module's own `ringside up` (`up`); two
-nodes on a bridge (`bridge`); and for the page tests one Chromium per module, and pages
+nodes on a bridge (`bridge`); and for the page tests one Chromium per test process, and pages
 whose console errors fail the test."""
 
 from __future__ import annotations
@@ -68,13 +68,22 @@ def bridge():
         yield net
 
 
-@pytest.fixture(scope="module")
-def browser():
+@pytest.fixture(scope="session")
+def playwright():
+    """Playwright's driver, started once a test process for its first page test."""
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
-        b = browser_or_skip(p)
-        yield b
-        b.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
+    """One Chromium a test process: starting and closing one for each of some thirty page modules
+    cost seconds each. Each page is a browser context of its own (browser.new_page), so no page
+    shares another's storage, cookies or cache, whichever module opened it."""
+    b = browser_or_skip(playwright)
+    yield b
+    b.close()
 
 
 @pytest.fixture(autouse=True)
