@@ -2,12 +2,13 @@
 4 gloo ranks: the presenter's page at 1280x720 in lecture mode walks the seed lecture from the keys
 (every collective picked, A O P I X , . G S, runs on the stage, M three times, C, T, N, Y, J, B, Z, K, ?,
 a poll asked and revealed, D, send/recv's call rows, a barrier, a refused R), then the page out of
-lecture mode with every panel, and an exported run's page. After each step the page is switched to
-Korean and to Chinese and its visible text, its titles and the stage's hovers may hold no English
-word but the few a lecture keeps as they are (ALLOWED: names the catalog and cluster give, the seeds'
-own English terms, key caps, units); a server's refusal is said in the page's language too.
-Screenshots (RINGSIDE_SHOTS) in Korean of the M overlay, the send/recv rows and a parameter-server step:
-/tmp/shots-words/ (not committed)."""
+lecture mode with every panel, and an exported run's page. After each step, in the language the step
+was taken in and then switched to the other (Korean and Chinese, in turn), the page's visible text,
+its titles and the stage's hovers may hold no English word but the few a lecture keeps as they are
+(ALLOWED: names the catalog and cluster give, the seeds' own English terms, key caps, units); a
+server's refusal is said in the page's language too.
+Screenshots (RINGSIDE_SHOTS) of the M overlay, the send/recv rows and a parameter-server step:
+/tmp/shots-words/."""
 
 from __future__ import annotations
 
@@ -55,10 +56,14 @@ class Walk:
         return found
 
     def check(self, what: str) -> None:
-        """Korean, then Chinese, then Korean again for the next step: what is left in English once the
-        page has settled (its charts are drawn again on a switch), with the step that showed it."""
-        for lang in ("zh", "ko"):
-            switch_language(self.page, lang)
+        """What is left in English once the page has settled, with the step that showed it: first in
+        the language the step was taken in (the words it wrote, translated as they came), then in the
+        other, switched to (the whole page translated again, its charts drawn again); the next step is
+        taken in that one."""
+        first = "zh" if self.page.evaluate("document.documentElement.lang") == "zh-CN" else "ko"
+        for lang in (first, "ko" if first == "zh" else "zh"):
+            if lang != first:
+                switch_language(self.page, lang)
             deadline = time.monotonic() + 8
             while (found := self.left(lang)) and time.monotonic() < deadline:
                 self.page.evaluate(PAINTED)  # looked at again once the page has drawn since
@@ -133,7 +138,7 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     for view in ("counts", "total", "link"):  # the seed's formulas, their rows measured meanwhile
         walk.press("m", f"M: {view}", "document.querySelector('#seed-formulas table tr[data-measured]')")
         if view == "counts":
-            screenshot(page, SHOTS / "ko-m-overlay.png")
+            screenshot(page, SHOTS / "m-overlay.png")
     walk.press("m", "M closed", "window.ringside.state.overlay === null")
     walk.press("c", "C: bytes against P", "document.getElementById('compare').dataset.drawn !== undefined")
     walk.press("c", "C closed")
@@ -146,7 +151,7 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     page.keyboard.press("ArrowRight")
     page.wait_for_function("window.ringside.player.step === 0 && !window.ringside.stage.pending")
     walk.check("a parameter server's first step")
-    screenshot(page, SHOTS / "ko-parameter-server-step.png")
+    screenshot(page, SHOTS / "parameter-server-step.png")
 
     page.evaluate(  # the Train panel's settings, kept small (the form is the mouse's)
         "s => { const f = document.getElementById('train-form').elements;"
@@ -196,7 +201,7 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     for name in ("blocking", "isend"):
         algorithm(walk, name)
         walk.run(f"send/recv by {name}: its calls' rows")
-    screenshot(page, SHOTS / "ko-send-recv-rows.png")
+    screenshot(page, SHOTS / "send-recv-rows.png")
     pick(walk, "barrier")
     walk.run("a barrier")
 
