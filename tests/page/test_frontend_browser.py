@@ -247,9 +247,21 @@ def test_a_live_run_costs_the_page_no_get_of_it(up, page_for):
     assert [u for urls in asked.values() for u in urls if "/api/runs?" in u] == [], "nor the list"
 
 
-def test_the_stage_draws_the_runs_layout_hint(up, page_for):
+@pytest.fixture(scope="module")
+def ring_run(up) -> dict:
+    """A ring all_reduce the pages below open by its link: one run serves them all."""
+    return up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+
+
+@pytest.fixture(scope="module")
+def tree_reduce(up) -> dict:
+    """A tree reduce rooted at rank 2, opened by its link: one run serves the tests below."""
+    return up.run(collective="reduce", algorithm="binomial_tree", count=4, capture="full", root=2)
+
+
+def test_the_stage_draws_the_runs_layout_hint(up, page_for, tree_reduce):
     """Where the cards go and which is marked root come from the run's layout, not its names."""
-    run = up.run(collective="reduce", algorithm="binomial_tree", count=4, capture="full", root=2)
+    run = tree_reduce
     assert run["layout"] == {"shape": "tree", "root": 2, "servers": []}
     page = page_for(f"{up.url}/?run={run['id']}")
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
@@ -307,8 +319,8 @@ def test_the_presenter_cancels_a_running_run_and_the_audience_cannot(up, page_fo
     assert up.call("GET", f"/api/runs/{run_id}")[1]["results"] == {}
 
 
-def test_a_shared_link_reopens_the_same_run_and_step(up, page_for):
-    run = up.run(collective="reduce", algorithm="binomial_tree", count=4, capture="full", root=2)
+def test_a_shared_link_reopens_the_same_run_and_step(up, page_for, tree_reduce):
+    run = tree_reduce
     page = page_for(f"{up.url}/?run={run['id']}&step=1&collective=reduce&algorithm=binomial_tree")
     page.wait_for_function(
         f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
@@ -403,8 +415,8 @@ def test_a_refused_run_says_why_next_to_its_field_and_changes_nothing(up, page_f
     expect(avg).to_have_attribute("title", re.compile("floating"))
 
 
-def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for):
-    run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for, ring_run):
+    run = ring_run
     page = page_for(f"{up.url}/?present=1&run={run['id']}&step=2")
     page.wait_for_function(
         f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
@@ -426,8 +438,8 @@ def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for):
     screenshot(page, ARTIFACTS / "lecture.png")
 
 
-def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, page_for):
-    run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, page_for, ring_run):
+    run = ring_run
     page = page_for(f"{up.url}/?run={run['id']}&step=2", viewport=(390, 844))
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
     expect(page.locator(".sum")).to_have_count(len(run["group"]))
@@ -476,8 +488,8 @@ def test_a_page_whose_first_requests_fail_asks_again_and_goes_live(up, browser):
         page.close()
 
 
-def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for):
-    run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for, ring_run):
+    run = ring_run
     page = page_for(f"{up.url}/?run={run['id']}")
     page.wait_for_function(
         f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
