@@ -2,7 +2,7 @@
 the page, which knows no collective, lays the servers above their workers by the run's layout with
 the run's values, and the compare view sets the servers' bytes beside the all_reduces'. Its
 schedule: tests/unit/test_parameter_server_schedule.py; on real ranks:
-tests/ranks/test_parameter_server_ranks.py; through a server: tests/served/test_parameter_server_served.py."""
+tests/ranks/test_parameter_server_ranks.py; through a server: tests/served/test_formulas_served.py."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
 """Pick through a real server and four real gloo ranks: the server resolves `auto` and `chunks:
 auto` at submit, from the model fitted to this cluster's own runs, and the run records what it
-chose and why; bad input is refused naming the field. The choice itself: tests/unit/test_auto_pick.py;
-the page that shows it: tests/page/test_auto.py."""
+chose and why. The choice itself: tests/unit/test_auto_pick.py; bad input refused:
+tests/unit/test_run_requests_refused.py; the page that shows it: tests/page/test_auto.py."""
 
 from __future__ import annotations
-
-import pytest
 
 from ringside.worker_agent.core import predict as pm
 from ringside.worker_agent.core.simulate import Sharing
@@ -54,18 +52,3 @@ def test_a_served_chunks_auto_run_records_the_count(up):
         run["schedule"]["pieces"] == run["spec"]["chunks"]
         and "chunks: predicted fastest" in run["choice"]["why"]
     )
-
-
-@pytest.mark.parametrize(
-    "spec,field",
-    [
-        ({"collective": "all_reduce", "algorithm": "auto", "root": 7}, "root"),
-        ({"collective": "all_reduce", "algorithm": "auto", "count": 0}, "count"),
-        ({"collective": "all_reduce", "algorithm": "auto", "chunks": 0}, "chunks"),
-        ({"collective": "all_reduce", "algorithm": "native", "chunks": "auto"}, "chunks"),
-        ({"collective": "all_reduce", "algorithm": "ring", "chunks": "many"}, "chunks"),
-    ],
-)
-def test_bad_auto_runs_are_refused_naming_the_field(up, spec, field):
-    status, body = up.call("POST", "/api/runs", spec)
-    assert status == 422 and body["detail"]["field"] == field, body

@@ -2,7 +2,7 @@
 server and four gloo ranks: every built-in algorithm's closed form equals the bytes its ranks
 counted; the compare view's curves, simulated, hold this cluster's runs as points on them; a
 parameter server's run says which ranks are its servers and its bytes, simulated and counted, equal
-(P-S)·N/S; and an S that splits no model is refused naming the field, nothing run. On the page:
+(P-S)·N/S. A bad S refused: tests/unit/test_run_requests_refused.py; on the page:
 tests/page/test_stage.py and tests/page/test_parameter_server.py."""
 
 from __future__ import annotations
@@ -54,21 +54,6 @@ def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(
         assert point["busiest_link"] == pytest.approx(series["busiest_link"][i]), point
     assert {p["algorithm"] for p in compare["measured"]} == {"master_worker", "ring", "tree"}
     assert series["p"] == list(range(2, 65))
-
-
-def test_a_bad_s_gets_a_422_naming_the_field_and_nothing_runs(up):
-    _, before = up.call("GET", "/api/runs")
-    for body, field in [
-        ({"servers": 0}, "servers"),
-        ({"servers": P}, "servers"),
-        ({"servers": -1}, "servers"),
-        ({"servers": 3, "count": 8}, "count"),
-    ]:
-        status, answer = up.call("POST", "/api/runs", {"collective": PS, "algorithm": ps.NAME, **body})
-        assert status == 422 and answer["detail"]["field"] == field, (body, answer)
-    status, answer = up.call("POST", "/api/runs", {"collective": "broadcast", "servers": 1})
-    assert status == 422 and answer["detail"]["field"] == "servers"
-    assert up.call("GET", "/api/runs")[1]["total"] == before["total"]
 
 
 def test_a_served_run_shows_its_servers_and_its_bytes(up):

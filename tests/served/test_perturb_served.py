@@ -1,12 +1,11 @@
 """Perturbations through a real server and four real gloo workers: recorded in the run with
 their predicted cost, the lecture demo in one request, a hang's wavefront live (to viewers and
 in the run) before the timeout, the failure naming the rank, the cluster back for the next
-run; and bad options refused naming the field, with nothing queued. On the page:
+run. Bad options refused: tests/unit/test_run_requests_refused.py; on the page:
 tests/page/test_perturb_page.py."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
@@ -123,30 +122,3 @@ def test_a_hang_shows_its_wavefront_before_the_timeout_then_fails_naming_the_ran
     assert {r["pid"] for r in ranks} == pids and all(r["status"] != "lost" for r in ranks), ranks
     again = up.run(collective="all_reduce", algorithm="ring", count=16)
     assert again["state"] == "done" and again["verified"] is True
-
-
-def test_bad_perturbations_get_422_naming_the_field_and_queue_nothing(up):
-    _, before = up.call("GET", "/api/runs")
-    ring = {"collective": "all_reduce", "algorithm": "ring", "count": 16}
-    for perturb, field in [
-        ({"straggler": {"rank": 9, "delay_s": 0.1}}, "perturb.straggler.rank"),
-        ({"straggler": {"rank": 1, "delay_s": 60}}, "perturb.straggler.delay_s"),
-        ({"slow_link": {"a": 2, "b": 2, "bytes_per_s": 1e6}}, "perturb.slow_link.b"),
-        ({"slow_link": {"a": 0, "b": 1, "bytes_per_s": 1}}, "perturb.slow_link.bytes_per_s"),
-        ({"hang": {"rank": 1, "step": 6}}, "perturb.hang.step"),
-        ({"hang": {"rank": 1, "step": 0, "when": "now"}}, "perturb.hang.when"),
-    ]:
-        status, body = up.call("POST", "/api/runs", {**ring, "perturb": perturb})
-        assert status == 422 and body["detail"]["field"] == field, (perturb, body)
-    status, body = up.call(
-        "POST",
-        "/api/runs",
-        {"collective": "all_reduce", "count": 16, "perturb": {"hang": {"rank": 1, "step": 0}}},
-    )
-    assert (
-        status == 422 and body["detail"]["field"] == "perturb.hang" and "native" in body["detail"]["message"]
-    )
-    status, body = up.call("POST", "/api/perturb/demo", {"straggler": {"rank": 7, "delay_s": 0.1}})
-    assert status == 422 and body["detail"]["field"] == "perturb.straggler.rank"
-    assert up.call("GET", "/api/runs")[1]["total"] == before["total"]
-    assert json.dumps(body).count("rank 7") == 1
