@@ -1,7 +1,7 @@
 """What every kind of test shares: the kind's marker, given by the module's folder; the order
 modules are handed to the two xdist workers in; a module's own `ringside up` (`up`); two
-nodes on a bridge (`bridge`); and for the page tests one Chromium per test process, and pages
-whose console errors fail the test."""
+nodes on a bridge (`bridge`); and for the page tests one Chromium for the page modules a test
+process runs in a row, and pages whose console errors fail the test."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import functools
 from pathlib import Path
 
 import pytest
-from browser import browser_or_skip
+from browser import Chromium
 from netns import interfaces, two_nodes
 from server_helpers import start_up
 
 TESTS = Path(__file__).resolve().parent
+CHROMIUM = Chromium()  # the page tests' browser, shared by the page modules a process runs in a row
 # A test's kind is its folder under tests/ (pyproject.toml registers one marker each), heaviest
 # first: a page test waits on a browser, a server and ranks; a unit test on none of them.
 KINDS = ("page", "served", "ranks", "unit")
@@ -68,22 +69,30 @@ def bridge():
         yield net
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright():
-    """Playwright's driver, started once a test process for its first page test."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        yield p
+    """Playwright's driver, kept from one page module to the next (browser.py's Chromium)."""
+    return CHROMIUM.driver()
 
 
-@pytest.fixture(scope="session")
-def browser(playwright):
-    """One Chromium a test process: starting and closing one for each of some thirty page modules
-    cost seconds each. Each page is a browser context of its own (browser.new_page), so no page
-    shares another's storage, cookies or cache, whichever module opened it."""
-    b = browser_or_skip(playwright)
-    yield b
-    b.close()
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for a test process's page modules in a row: starting and closing one for each of
+    some thirty cost seconds each. Each page is a browser context of its own (browser.new_page), so no
+    page shares another's storage, cookies or cache, whichever module opened it."""
+    return CHROMIUM.browser()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Chromium stopped once the page tests end: while Playwright's driver runs, its event loop is
+    this thread's running one, and a later test's asyncio.run() would be refused."""
+    if nextitem is None or kind_of(nextitem.path) != "page":
+        CHROMIUM.stop()
+
+
+def pytest_sessionfinish():
+    CHROMIUM.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -55,6 +55,34 @@ def browser_or_skip(playwright, fonts: str | None = None):
     return Instrumented(launch_chromium(playwright, fonts_file(fonts)))
 
 
+class Chromium:
+    """Playwright's driver and one Chromium, started for the first page test that asks and kept until
+    stop(): the page modules a test process runs in a row share them."""
+
+    def __init__(self):
+        self.playwright = None
+        self.chromium = None
+
+    def driver(self):
+        if self.playwright is None:
+            sync_api = pytest.importorskip("playwright.sync_api")
+            self.playwright = sync_api.sync_playwright().start()
+        return self.playwright
+
+    def browser(self):
+        if self.chromium is None:
+            self.chromium = browser_or_skip(self.driver())
+        return self.chromium
+
+    def stop(self) -> None:
+        if self.chromium is not None:
+            self.chromium.close()
+            self.chromium = None
+        if self.playwright is not None:
+            self.playwright.stop()
+            self.playwright = None
+
+
 def installed_families() -> set[str]:
     """Every font family fontconfig knows here (none without fc-list)."""
     try:
