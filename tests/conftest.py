@@ -83,11 +83,13 @@ def browser():
     return CHROMIUM.browser()
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_runtest_teardown(item, nextitem):
-    """Chromium stopped once the page tests end: while Playwright's driver runs, its event loop is
-    this thread's running one, and a later test's asyncio.run() would be refused."""
-    if nextitem is None or kind_of(nextitem.path) != "page":
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Chromium stopped before any test but a page test: while Playwright's driver runs, its event loop
+    is this thread's running one, and the test's asyncio.run() would be refused. Done here rather than
+    in the last page test's teardown, which a failing finalizer (console errors) would cut short; the
+    page modules' own fixtures have closed their pages by now."""
+    if kind_of(item.path) != "page":
         CHROMIUM.stop()
 
 

@@ -75,12 +75,16 @@ class Chromium:
         return self.chromium
 
     def stop(self) -> None:
-        if self.chromium is not None:
-            self.chromium.close()
-            self.chromium = None
-        if self.playwright is not None:
-            self.playwright.stop()
-            self.playwright = None
+        """The browser closed and the driver stopped, the driver even where closing a crashed browser
+        raises: a driver left running keeps its event loop the thread's running one."""
+        chromium, self.chromium = self.chromium, None
+        playwright, self.playwright = self.playwright, None
+        try:
+            if chromium is not None:
+                chromium.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
 
 
 def installed_families() -> set[str]:
