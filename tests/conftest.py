@@ -1,7 +1,7 @@
 """What every kind of test shares: the kind's marker, given by the module's folder; the order
 modules are handed to the two xdist workers in; a module's own `ringside up` (`up`); two
-nodes on a bridge (`bridge`); and for the page tests one Chromium per module, and pages
-whose console errors fail the test."""
+nodes on a bridge (`bridge`); and for the page tests one Chromium for the page modules a test
+process runs in a row, and pages whose console errors fail the test."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import functools
 from pathlib import Path
 
 import pytest
-from browser import browser_or_skip
+from browser import Chromium
 from netns import interfaces, two_nodes
 from server_helpers import start_up
 
 TESTS = Path(__file__).resolve().parent
+CHROMIUM = Chromium()  # the page tests' browser, shared by the page modules a process runs in a row
 # A test's kind is its folder under tests/ (pyproject.toml registers one marker each), heaviest
 # first: a page test waits on a browser, a server and ranks; a unit test on none of them.
 KINDS = ("page", "served", "ranks", "unit")
@@ -81,12 +82,31 @@ def bridge():
 
 
 @pytest.fixture(scope="module")
+def playwright():
+    """Playwright's driver, kept from one page module to the next (browser.py's Chromium)."""
+    return CHROMIUM.driver()
+
+
+@pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = browser_or_skip(p)
-        yield b
-        b.close()
+    """One Chromium for a test process's page modules in a row: starting and closing one for each of
+    some thirty cost seconds each. Each page is a browser context of its own (browser.new_page), so no
+    page shares another's storage, cookies or cache, whichever module opened it."""
+    return CHROMIUM.browser()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Chromium stopped before any test but a page test: while Playwright's driver runs, its event loop
+    is this thread's running one, and the test's asyncio.run() would be refused. Done here rather than
+    in the last page test's teardown, which a failing finalizer (console errors) would cut short; the
+    page modules' own fixtures have closed their pages by now."""
+    if kind_of(item.path) != "page":
+        CHROMIUM.stop()
+
+
+def pytest_sessionfinish():
+    CHROMIUM.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,8 @@
 """Chromium for the page tests (see harness.launch_chromium); they skip cleanly where
 there is no Chromium. And what the page tests share: the auto-waiting assertions' timeout,
 long enough for a busy machine, moving a page's player to a step, and waiting until the page's
-observers have been told whether an element is in view."""
+observers have been told whether an element is in view, switching a page's language as a hand does, and
+the screenshots a person looks at (RINGSIDE_SHOTS)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,38 @@ def browser_or_skip(playwright, fonts: str | None = None):
     return Instrumented(launch_chromium(playwright, fonts_file(fonts)))
 
 
+class Chromium:
+    """Playwright's driver and one Chromium, started for the first page test that asks and kept until
+    stop(): the page modules a test process runs in a row share them."""
+
+    def __init__(self):
+        self.playwright = None
+        self.chromium = None
+
+    def driver(self):
+        if self.playwright is None:
+            sync_api = pytest.importorskip("playwright.sync_api")
+            self.playwright = sync_api.sync_playwright().start()
+        return self.playwright
+
+    def browser(self):
+        if self.chromium is None:
+            self.chromium = browser_or_skip(self.driver())
+        return self.chromium
+
+    def stop(self) -> None:
+        """The browser closed and the driver stopped, the driver even where closing a crashed browser
+        raises: a driver left running keeps its event loop the thread's running one."""
+        chromium, self.chromium = self.chromium, None
+        playwright, self.playwright = self.playwright, None
+        try:
+            if chromium is not None:
+                chromium.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
+
+
 def installed_families() -> set[str]:
     """Every font family fontconfig knows here (none without fc-list)."""
     try:
@@ -81,6 +114,14 @@ class Instrumented:
         return getattr(self.browser, name)
 
 
+def screenshot(page, path: Path) -> None:
+    """The page as drawn, to `path`, where RINGSIDE_SHOTS is set: a screenshot is for a person to look
+    at and no test reads it, and each costs a paint and a PNG (0.3 s on a loaded machine)."""
+    if os.environ.get("RINGSIDE_SHOTS"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(path))
+
+
 def go(page, step: int) -> None:
     """The page's player at `step` (-1: the inputs), its stage drawn there."""
     page.evaluate(f"window.ringside.player.go({step})")
@@ -96,4 +137,23 @@ def observed(page, element_id: str) -> None:
           seen.observe(document.getElementById(id));
         })""",
         element_id,
+    )
+
+
+# resolves once the page has drawn a frame after this one: what its tasks changed meanwhile is shown
+PAINTED = "() => new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn)))"
+
+
+def switch_language(page, lang: str) -> None:
+    """The header's picker set to `lang`, as a hand would use it (lecture mode may hide the header),
+    returning once the page is in it."""
+    page.evaluate(
+        "l => { const s = document.getElementById('lang'); s.value = l;"
+        " s.dispatchEvent(new Event('change')); }",
+        lang,
+    )
+    # looked for on a timer, not each animation frame: a frame waits for the page to be painted in its
+    # new language, and a check reads its layout alone
+    page.wait_for_function(
+        "l => document.documentElement.lang === l", arg="zh-CN" if lang == "zh" else lang, polling=10
     )

@@ -1,48 +1,23 @@
-"""How the ranks came to be, the seeds' first lesson: the cluster names every rank by node,
-global rank, local rank, world size, backend, MASTER_ADDR:PORT and what started it, for both
-ways the seeds teach (a script that spawns its ranks, a launcher that starts one program on
-every rank), each joining a real server."""
+"""How the ranks came to be, the seeds' first lesson, on the page: a script that spawns its ranks
+joins a real server, and the cluster names every rank by node, global rank, local rank, world size,
+backend, MASTER_ADDR:PORT and what started it. The other way the seeds teach (a launcher that starts
+one program on every rank): tests/served/test_launcher_served.py."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from server_helpers import WORKER_TOKEN, start_serve
+from launched import launch, stop
+from server_helpers import start_serve
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "spawn_workers.py"
 
 
-def launch(*cmd: str) -> subprocess.Popen:
-    env = {**os.environ, "RINGSIDE_WORKER_TOKEN": WORKER_TOKEN, "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, start_new_session=True)
-
-
-def stop(proc: subprocess.Popen, server) -> None:
-    """The launcher and its ranks gone, and the server seeing them gone: the next test's ranks
-    would otherwise be refused as ranks already connected."""
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    deadline = time.monotonic() + 30
-    while any(r["status"] != "lost" for r in server.cluster()["ranks"]) and time.monotonic() < deadline:
-        time.sleep(0.1)
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    # each test's ranks are a world of their own: one whose ranks have all gone is not held for
-    # them to come back (`--world-hold`, 30 s by default), which would refuse the next test's
-    up = start_serve(tmp_path_factory.mktemp("origin"), "--world-hold", "0")
+    up = start_serve(tmp_path_factory.mktemp("origin"))
     yield up
     up.stop()
 
@@ -69,25 +44,5 @@ def test_a_spawning_script_names_its_ranks(server, page_for):
             "local 1/2",
         ):
             assert words in text, (words, text)
-    finally:
-        stop(ranks, server)
-
-
-@pytest.mark.skipif(
-    shutil.which("torchrun") is None and not (Path(sys.executable).parent / "torchrun").exists(),
-    reason="torchrun is not installed",
-)
-def test_a_launcher_names_its_ranks(server):
-    torchrun = shutil.which("torchrun") or str(Path(sys.executable).parent / "torchrun")
-    ranks = launch(
-        torchrun, "--standalone", "--nproc-per-node=2", "-m", "ringside.worker_agent", "--server", server.url
-    )
-    try:
-        cluster = server.wait_ranks(2)
-        live = [r for r in cluster["ranks"] if r["status"] != "lost"]
-        assert {r["launcher"] for r in live} == {"torchrun"}
-        assert sorted(r["local_rank"] for r in live) == [0, 1]
-        run = server.run(collective="all_reduce", algorithm="ring", count=4)
-        assert run["state"] == "done" and run["verified"] is True
     finally:
         stop(ranks, server)

@@ -3,7 +3,7 @@ any run the stage already draws the picked run's inputs (as the run, once run, s
 the caption says what to press and where the number of ranks changes (the Run panel too), and what
 needs a run (Perfetto, the trace, Export, Copy link) waits for one; an audience page says no run is
 on yet; a Korean page says it in Korean. Picking "custom" fills in an example schedule that runs
-as it is. A screenshot goes to /tmp/shots/ (not committed)."""
+as it is. With RINGSIDE_SHOTS set, a screenshot goes to /tmp/shots/."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from browser import screenshot
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -50,8 +51,7 @@ def test_the_first_screen_draws_the_pick_and_says_what_to_press(up, page_for):
     drawn = page.evaluate(CELLS)
     assert drawn and all(values for values in drawn.values()), f"every cell has its values: {drawn}"
 
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "first-screen.png"))
+    screenshot(page, SHOTS / "first-screen.png")
     korean = page_for(f"{up.url}/?token={up.presenter}&lang=ko", viewport=PROJECTOR)
     korean.wait_for_function("window.ringside.state.presenter")
     preview_shown(korean)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import go, observed
+from browser import go, observed, screenshot
 from schedule_docs import ring_doc
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -127,7 +127,6 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
     expect(page.locator("#caption")).to_have_text(starts(f"Step {len(run['steps'])} of {len(run['steps'])}"))
     expect(page.locator("[data-verified=true]").first).to_be_attached()
     expect(page.locator("[data-verified=false]")).to_have_count(0)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     middle = max(0, len(run["steps"]) // 2 - 1)
     # A picture of a step mid-flight, as the chunks land and the sums show: 2.05 s into its 2.8 s (1.4 s
     # a step at 1x, at half speed) on the page's clock, which the test holds and moves on at once.
@@ -137,7 +136,7 @@ def test_every_collective_from_its_button_shows_the_runs_values_at_every_step(up
         f"() => {{ const p = window.ringside.player; p.go({middle - 1}); p.speed = 0.5; p.forward(); }}"
     )
     page.clock.run_for(2050)
-    page.screenshot(path=str(ARTIFACTS / f"{collective}.png"))
+    screenshot(page, ARTIFACTS / f"{collective}.png")
     page.clock.resume()
 
     # Provenance: with the `rank` pattern every rank's input is one number, so a cell's values
@@ -248,9 +247,21 @@ def test_a_live_run_costs_the_page_no_get_of_it(up, page_for):
     assert [u for urls in asked.values() for u in urls if "/api/runs?" in u] == [], "nor the list"
 
 
-def test_the_stage_draws_the_runs_layout_hint(up, page_for):
+@pytest.fixture(scope="module")
+def ring_run(up) -> dict:
+    """A ring all_reduce the pages below open by its link: one run serves them all."""
+    return up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+
+
+@pytest.fixture(scope="module")
+def tree_reduce(up) -> dict:
+    """A tree reduce rooted at rank 2, opened by its link: one run serves the tests below."""
+    return up.run(collective="reduce", algorithm="binomial_tree", count=4, capture="full", root=2)
+
+
+def test_the_stage_draws_the_runs_layout_hint(up, page_for, tree_reduce):
     """Where the cards go and which is marked root come from the run's layout, not its names."""
-    run = up.run(collective="reduce", algorithm="binomial_tree", count=4, capture="full", root=2)
+    run = tree_reduce
     assert run["layout"] == {"shape": "tree", "root": 2, "servers": []}
     page = page_for(f"{up.url}/?run={run['id']}")
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
@@ -308,8 +319,8 @@ def test_the_presenter_cancels_a_running_run_and_the_audience_cannot(up, page_fo
     assert up.call("GET", f"/api/runs/{run_id}")[1]["results"] == {}
 
 
-def test_a_shared_link_reopens_the_same_run_and_step(up, page_for):
-    run = up.run(collective="reduce", algorithm="binomial_tree", count=4, capture="full", root=2)
+def test_a_shared_link_reopens_the_same_run_and_step(up, page_for, tree_reduce):
+    run = tree_reduce
     page = page_for(f"{up.url}/?run={run['id']}&step=1&collective=reduce&algorithm=binomial_tree")
     page.wait_for_function(
         f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
@@ -404,8 +415,8 @@ def test_a_refused_run_says_why_next_to_its_field_and_changes_nothing(up, page_f
     expect(avg).to_have_attribute("title", re.compile("floating"))
 
 
-def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for):
-    run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for, ring_run):
+    run = ring_run
     page = page_for(f"{up.url}/?present=1&run={run['id']}&step=2")
     page.wait_for_function(
         f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"
@@ -424,12 +435,11 @@ def test_lecture_mode_fits_a_projector_and_hides_the_rest(up, page_for):
     )
     width = page.evaluate("document.getElementById('stage').getBoundingClientRect().width")
     assert width > 1200, "the stage takes the whole width"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "lecture.png"))
+    screenshot(page, ARTIFACTS / "lecture.png")
 
 
-def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, page_for):
-    run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, page_for, ring_run):
+    run = ring_run
     page = page_for(f"{up.url}/?run={run['id']}&step=2", viewport=(390, 844))
     page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
     expect(page.locator(".sum")).to_have_count(len(run["group"]))
@@ -438,8 +448,7 @@ def test_a_phone_shows_the_stage_first_and_nothing_wider_than_its_screen(up, pag
     assert stage["y"] < 844 and stage["y"] + stage["height"] <= controls["y"], (
         "the stage comes first, the controls after"
     )
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "phone.png"))
+    screenshot(page, ARTIFACTS / "phone.png")
 
 
 def test_the_cluster_panel_lists_every_rank_with_its_health(up, page_for):
@@ -479,8 +488,8 @@ def test_a_page_whose_first_requests_fail_asks_again_and_goes_live(up, browser):
         page.close()
 
 
-def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for):
-    run = up.run(collective="all_reduce", algorithm="ring", count=8, capture="full")
+def test_charts_load_plotly_only_when_scrolled_into_view(up, page_for, ring_run):
+    run = ring_run
     page = page_for(f"{up.url}/?run={run['id']}")
     page.wait_for_function(
         f"() => window.ringside.player.run && window.ringside.player.run.id === '{run['id']}'"

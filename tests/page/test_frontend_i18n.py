@@ -7,7 +7,7 @@ their own, the browser's language is the default and ?lang= beats it; an exporte
 its language too; a poll's question and choices on a phone are in its language; a Korean caption wraps
 between its words, never inside one, a phone's cluster panel keeps each field of a rank on one
 line, a phone's M heads each cell in its language and its title wraps between its parts.
-Screenshots: artifacts/i18n/*.png (not committed)."""
+Screenshots (RINGSIDE_SHOTS): artifacts/i18n/*.png."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import go
+from browser import go, screenshot
 
 from ringside.worker_agent.core.algorithms import Kind, algorithms
 
@@ -84,7 +84,6 @@ def test_every_built_in_algorithms_lecture_run_reads_in_korean_and_chinese_on_ph
     presenter = page_for(f"{up.url}/?token={up.presenter}&present=1&lang=en", viewport=PROJECTOR)
     presenter.wait_for_selector("#collectives button", state="attached")
     phones = {lang: page_for(f"{up.url}/?lang={lang}", viewport=PHONE) for lang in ("ko", "zh")}
-    SHOTS.mkdir(parents=True, exist_ok=True)
     cases = built_in(4)
     assert len(cases) > 15
     for collective, algorithm in cases:
@@ -126,7 +125,7 @@ def test_every_built_in_algorithms_lecture_run_reads_in_korean_and_chinese_on_ph
                 assert said.startswith(run["display"]["formula"]["formula"]), said
                 assert SCRIPT[lang].search(said), said
     for lang, phone in phones.items():
-        phone.screenshot(path=str(SHOTS / f"phone-{lang}.png"))
+        screenshot(phone, SHOTS / f"phone-{lang}.png")
 
 
 def test_a_phones_cluster_keeps_each_ranks_field_on_one_line(up, page_for):
@@ -291,7 +290,7 @@ def test_a_polls_question_and_choices_are_in_the_phones_language(up, page_for):
         choices = card.locator(".choices li").all_inner_texts()
         assert all({"ko": "랭크 ", "zh": "rank "}[lang] in c for c in choices), choices
         expect(card.locator(".foot")).to_contain_text(ONE_VOTE[lang])
-        phone.screenshot(path=str(SHOTS / f"poll-{lang}.png"))
+        screenshot(phone, SHOTS / f"poll-{lang}.png")
     up.call("POST", f"/api/polls/{poll['id']}/reveal")
     for lang, phone in phones.items():
         expect(phone.locator("#poll .foot")).not_to_contain_text(ONE_VOTE[lang])

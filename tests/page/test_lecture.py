@@ -4,7 +4,7 @@ audience page following it. Broadcast, scatter, all_reduce by ring and by tree, 
 all_reduce are picked, run and stepped through; after every step the numbers on both stages
 are the run's buffers at that step, no arithmetic label covers a value, and the phone follows
 to the same step (how fast: printed here, kept under 500 ms by bench/presenter_lag.py).
-Screenshots of each go to artifacts/lecture/ (not committed)."""
+Screenshots of each (RINGSIDE_SHOTS) go to artifacts/lecture/."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from browser import screenshot
 from lecture_clock import install, lag
 from test_frontend_browser import expected_values, stage_values
 
@@ -76,7 +77,6 @@ def test_a_scripted_lecture_from_the_keyboard(up, pages):
     install(presenter, audience)
     presenter.keyboard.press("+")
     presenter.keyboard.press("+")  # 1x, 2x, 5x: a step flies in under 300 ms
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     counts: dict = {}  # the lecture data's count for each collective, over its algorithms and ops
     for collective, algorithm, op in LESSON:
         strip = pick(presenter, collective, algorithm, op, str((names.index(collective) + 1) % 10))
@@ -128,8 +128,8 @@ def test_a_scripted_lecture_from_the_keyboard(up, pages):
                 expect(presenter.locator("#stage .arith").first, said).to_be_attached()
             if k == frames // 2:
                 name = f"{collective}-{run['spec']['algorithm']}-{run['spec']['op']}".lower()
-                presenter.screenshot(path=str(ARTIFACTS / f"{name}-presenter.png"))
-                audience.screenshot(path=str(ARTIFACTS / f"{name}-phone.png"))
+                screenshot(presenter, ARTIFACTS / f"{name}-presenter.png")
+                screenshot(audience, ARTIFACTS / f"{name}-phone.png")
         formula = presenter.locator("#formula")
         # The formula beside the measurement (the contract's hook): wherever the server has one for
         # the algorithm on show, and for those the issue names.

@@ -1,9 +1,10 @@
-"""Every seed lesson from the keyboard alone, in lecture mode at 1280x720, each asserted on the
-stage: blocking send against isend on a time row per rank; node, local and global
-rank on the cards of a cluster of two nodes; groups (G), the root (X), the count (, .) and the
-parameter server's S (S); the seed's inputs and all_to_all's r2c3 (I); the seed's formulas (M);
-a training started (N), one of its steps' gradient sync opened (Y) and a run exported (E). The
-last test walks them all in a row and leaves screenshots in /tmp/shots-lessons.
+"""Every seed lesson from the keyboard alone, in lecture mode at 1280x720, walked in a row as a
+lecturer gives them, each asserted on the stage: blocking send against isend on a time row per rank;
+node, local and global rank on the cards of a cluster of two nodes; groups (G), the root (X), the
+count (, .) and the parameter server's S (S); the seed's inputs and all_to_all's r2c3 (I); the
+seed's formulas (M), on a phone following too; a training started (N), one of its steps' gradient
+sync opened (Y) and a run exported (E); the keys dialog listing them. Screenshots (RINGSIDE_SHOTS) go to
+/tmp/shots-lessons.
 
 The cluster: `ringside serve` and four real gloo ranks, two on each of two host names (a UTS
 namespace each, made with unshare: needs root; skips without), all on loopback."""
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from browser import screenshot
 from server_helpers import WORKER_TOKEN, start_serve
 
 from ringside.worker_agent.rank.local import free_port
@@ -69,7 +71,6 @@ def up(tmp_path_factory):
                 stdin=subprocess.DEVNULL,
             )
         )
-    SHOTS.mkdir(parents=True, exist_ok=True)
     try:
         server.wait_ranks(P)
         yield server
@@ -123,7 +124,7 @@ def run(page) -> dict:
 
 
 def shot(page, name: str) -> None:
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    screenshot(page, SHOTS / f"{name}.png")
 
 
 # ---- the lessons, each a function the walk calls too
@@ -297,35 +298,16 @@ def training_sync_export(page) -> None:
     assert got.value.suggested_filename.endswith(".html")
 
 
-# ---- a test each, and the walk
-
-
-def test_blocking_send_against_isend(lecture):
-    blocking_against_isend(lecture)
-
-
-def test_rank_terms_on_the_cards(lecture):
-    rank_terms(lecture)
-
-
-def test_groups_root_count_and_servers(lecture):
-    groups_root_count_servers(lecture)
-
-
-def test_the_seeds_inputs_and_where_values_came_from(lecture):
-    seed_inputs(lecture)
-
-
-def test_the_seeds_formulas(up, lecture, page_for):
-    """And a phone that follows the presenter shows the same rows, view by view."""
-    formulas(lecture)
+def formulas_on_a_phone(up, page, page_for) -> None:
+    """A phone that follows the presenter shows the seed's formulas' rows as the presenter does, view
+    by view, every cell within its width."""
     phone = page_for(f"{up.url}/", viewport=(390, 844))
     phone.wait_for_function("document.getElementById('role').textContent.includes('following')")
-    lecture.keyboard.press("m")
+    page.keyboard.press("m")
     for view in ("counts", "total"):
         expect(phone.locator("#seed-formulas")).to_have_attribute("data-view", view)
         tree = '#seed-formulas tr[data-algorithm="tree"]'
-        measured = lecture.get_attribute(tree, "data-measured")
+        measured = page.get_attribute(tree, "data-measured")
         expect(phone.locator(tree)).to_have_attribute("data-measured", measured)
         # every cell within the phone's width, each headed (the table as lines "heading  value")
         right = phone.evaluate(
@@ -333,25 +315,27 @@ def test_the_seeds_formulas(up, lecture, page_for):
             ".map((td) => td.getBoundingClientRect().right))"
         )
         assert right <= 390, f"a formula's cell ends at {right} px on a 390 px phone"
-        lecture.keyboard.press("m")
-    phone.screenshot(path=str(SHOTS / "5-formulas-phone.png"))
-    expect(lecture.locator("#connection")).to_have_text("live")
+        page.keyboard.press("m")
+    screenshot(phone, SHOTS / "5-formulas-phone.png")
+    expect(page.locator("#connection")).to_have_text("live")
+    page.keyboard.press("m")  # the busiest link's view, closed
+    expect(page.locator("#seed-formulas")).to_be_hidden()
 
 
-def test_a_training_its_sync_and_export(lecture):
-    training_sync_export(lecture)
+# ---- the walk: every lesson in a row, as a lecturer gives them
 
 
-def test_the_seed_lecture_walked_from_the_keyboard(lecture):
+def test_the_seed_lecture_walked_from_the_keyboard(up, lecture, page_for):
     for lesson in (
         blocking_against_isend,
         rank_terms,
         groups_root_count_servers,
         seed_inputs,
         formulas,
-        training_sync_export,
     ):
         lesson(lecture)
+    formulas_on_a_phone(up, lecture, page_for)
+    training_sync_export(lecture)
     lecture.keyboard.press("?")  # the keys dialog lists the lessons' keys
     for key in ("G", "X", ", .", "S", "I", "M", "N", "Y", "E"):
         expect(lecture.locator("#keys dt", has_text=key).first).to_be_visible()

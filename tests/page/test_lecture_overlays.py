@@ -7,13 +7,12 @@ methods table fits a phone."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 import pytest
+from browser import screenshot
 from test_lecture_audience import PHONE, on_run, presenter_view, refused, viewer_snapshot
-from websockets.sync.client import connect
 
 from ringside.worker_agent.core.algorithms import parameter_server as ps
 
@@ -29,11 +28,6 @@ BESIDE = "[...document.querySelectorAll('#beside tr')].map(r => r.textContent)"
 
 
 pytestmark = pytest.mark.cluster(ranks=P)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def shots():
-    SHOTS.mkdir(parents=True, exist_ok=True)
 
 
 def trained(up, **spec) -> str:
@@ -75,7 +69,7 @@ def test_the_demos_result_line_reaches_the_phones(up, page_for):
     assert line.count("predicted +") == 2
     phone.wait_for_function(f"document.getElementById('caption').textContent === {line!r}")
     phone.wait_for_function(f"window.ringside.player.run.id === '{ids[-1]}'")
-    phone.screenshot(path=str(SHOTS / "phone-demo.png"))
+    screenshot(phone, SHOTS / "phone-demo.png")
     # A phone that joins now heard no run end: it learns the demo's runs from the presenter's view.
     late = phone_on(up, page_for, ids[-1])
     late.wait_for_function(f"document.getElementById('caption').textContent === {line!r}")
@@ -102,18 +96,18 @@ def test_phones_open_and_close_the_presenters_overlays_with_the_same_content(up,
     expect(head).to_have_attribute("data-head", f"= for N = 48 B, P = {P}")
     phone.wait_for_function("document.getElementById('compare').dataset.drawn === '4'", timeout=30_000)
     expect(phone.locator("#compare")).to_be_visible()
-    phone.screenshot(path=str(SHOTS / "phone-compare.png"))
+    screenshot(phone, SHOTS / "phone-compare.png")
     phone.locator("#beside").scroll_into_view_if_needed()
     # its rows as lines: nothing cut
     assert phone.evaluate("document.getElementById('beside').scrollWidth <= innerWidth")
-    phone.screenshot(path=str(SHOTS / "phone-compare-beside.png"))
+    screenshot(phone, SHOTS / "phone-compare-beside.png")
 
     # T: the training's charts instead, the presenter's training; then nothing.
     presenter.keyboard.press("t")
     phone.wait_for_function(f"{COVERED.format('training-shown')} && !{COVERED.format('comparing')}")
     phone.wait_for_function(f"document.getElementById('train-status').textContent.startsWith('{first} ')")
     expect(phone.locator("#train-loss")).to_be_visible()
-    phone.screenshot(path=str(SHOTS / "phone-training.png"))
+    screenshot(phone, SHOTS / "phone-training.png")
     presenter.keyboard.press("t")
     phone.wait_for_function(f"!{COVERED.format('training-shown')}")
     expect(phone.locator("#stage")).to_be_visible()
@@ -179,7 +173,7 @@ def test_the_methods_table_fits_a_phone(up, page_for):
     phone.wait_for_function(COVERED.format("training-shown"))
     table = phone.locator("#train-table")
     table.scroll_into_view_if_needed()
-    phone.screenshot(path=str(SHOTS / "phone-methods.png"))
+    screenshot(phone, SHOTS / "phone-methods.png")
     cut = phone.evaluate("""() => [...document.querySelectorAll('#train-table th, #train-table td')]
       .filter((c) => {
         const box = c.getBoundingClientRect();
@@ -193,22 +187,3 @@ def test_the_methods_table_fits_a_phone(up, page_for):
     )
     assert box[0] <= box[1], box
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
-
-
-def test_the_presenters_jobs_view_reaches_the_audience(up):
-    """J over the stage, with the job open, is part of the presenter's view like C and T."""
-    run = up.run(collective="broadcast", algorithm="ring", count=2)
-    frame = {
-        "type": "presenter",
-        "run_id": run["id"],
-        "step": 0,
-        "playing": False,
-        "speed": 1.0,
-        "overlay": "jobs",
-        "job": "j-000001",
-    }
-    with connect(up.ws_url("/ws") + f"?token={up.presenter}") as presenter:
-        presenter.recv(timeout=10)  # the snapshot
-        presenter.send(json.dumps(frame))
-        heard = presenter_view(up, lambda view: view is not None and view.get("overlay") == "jobs")
-    assert heard["overlay"] == "jobs" and heard["job"] == "j-000001"

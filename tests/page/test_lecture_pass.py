@@ -5,8 +5,8 @@ keys, and the focus Tab moves shows from the back row; the keys dialog fits a 12
 and Esc closes it and every overlay (J, C); Q asks before the run runs, holds the room at the
 inputs and the reveal plays to the step asked about; a run held for a poll shows a viewer's token
 no answer over HTTP (the run, the list, the trace, the compare view) until the reveal; and a phone
-sees the caption with the stage, the op in the title, also on an exported page. Screenshots go to
-/tmp/shots/ (not committed)."""
+sees the caption with the stage, the op in the title, also on an exported page. Screenshots
+(RINGSIDE_SHOTS) go to /tmp/shots/."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from browser import screenshot
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -103,8 +104,7 @@ def test_keys_work_after_the_mouse_and_esc_closes_every_overlay(up, page_for):
     fit = page.evaluate("""() => { const d = document.getElementById('keys'), b = d.getBoundingClientRect();
         return {scroll: d.scrollHeight - d.clientHeight, top: b.top, bottom: b.bottom,
                 last: d.querySelector('dl dd:last-of-type').getBoundingClientRect().bottom}; }""")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "keys-1280x720.png"))
+    screenshot(page, SHOTS / "keys-1280x720.png")
     assert (
         fit["scroll"] <= 0
         and fit["top"] >= 0
@@ -209,7 +209,7 @@ def test_a_phone_sees_the_caption_with_the_stage_and_the_op_also_exported(up, pa
         assert seen["caption"]["bottom"] <= seen["height"] and seen["stage"]["bottom"] <= seen["height"], (
             f"the caption and the stage in sight at once: {seen}"
         )
-        page.screenshot(path=str(SHOTS / f"{name}-caption-op.png"))
+        screenshot(page, SHOTS / f"{name}-caption-op.png")
 
     html = presenter.evaluate(
         "import('rs/export/export.js').then(m => m.standalone(window.ringside.player.run))"
@@ -226,7 +226,7 @@ def test_a_phone_sees_the_caption_with_the_stage_and_the_op_also_exported(up, pa
     )
     assert seen["head_px"] >= 12, f"names and bytes a phone reads: {seen}"
     assert seen["caption"]["bottom"] <= seen["height"] and seen["stage"]["bottom"] <= seen["height"], seen
-    offline.screenshot(path=str(SHOTS / "phone-exported.png"))
+    screenshot(offline, SHOTS / "phone-exported.png")
 
 
 def tab_to(page, target: str, most: int = 30) -> None:
@@ -290,7 +290,7 @@ def test_the_focus_reached_with_tab_shows_on_a_projector(up, page_for):
         ring = page.evaluate("""() => { const s = getComputedStyle(document.activeElement);
             return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }""")
         assert ring[0] == "solid" and ring[1] >= 3, f"#{control}'s focus from the back row: {ring}"
-    page.screenshot(path=str(SHOTS / "focus-follow-1280x720.png"))
+    screenshot(page, SHOTS / "focus-follow-1280x720.png")
 
 
 def test_the_asked_rank_is_marked_when_the_poll_opens_before_the_ask_is_answered(up, page_for):

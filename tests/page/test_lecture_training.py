@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from browser import screenshot
 from test_frontend_browser import stage_values
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -100,7 +101,7 @@ def test_w_picks_the_method_n_trains_with_it_and_y_steps_through_its_sync(up, le
         page.wait_for_function(f"window.ringside.player.step === {k} && !window.ringside.stage.pending")
         seen.append(stage_values(page))
     assert all(a != b for a, b in zip(seen, seen[1:])), "each step changes what the ranks' buffers hold"
-    page.screenshot(path=str(ARTIFACTS / "lecture-training-ring-sync.png"))
+    screenshot(page, ARTIFACTS / "lecture-training-ring-sync.png")
 
     for _ in range(2):  # tree, native
         page.keyboard.press("w")
@@ -147,7 +148,7 @@ def test_v_trains_every_method_on_the_same_data_and_shows_them_side_by_side(up, 
     assert small_chart_words(page, "train-side-loss", "train-side-traffic") == []
     box = page.locator("#train-side-charts").bounding_box()
     assert box and box["y"] >= 0 and box["y"] + box["height"] <= 720, f"both charts on the projector: {box}"
-    page.screenshot(path=str(ARTIFACTS / "lecture-training-compared.png"))
+    screenshot(page, ARTIFACTS / "lecture-training-compared.png")
     # the seeds' languages, every word
     for lang, title in (("ko", "방법별 손실, 스텝마다"), ("zh", "每种方法每一步的损失")):
         page.select_option("#lang", lang)
@@ -157,7 +158,7 @@ def test_v_trains_every_method_on_the_same_data_and_shows_them_side_by_side(up, 
         said = page.inner_text("#train-side")
         english = ("the same", "agree", "backend", "bytes a step", "Every method")
         assert not any(w in said for w in english), said
-        page.screenshot(path=str(ARTIFACTS / f"lecture-training-compared-{lang}.png"))
+        screenshot(page, ARTIFACTS / f"lecture-training-compared-{lang}.png")
 
 
 def test_c_draws_the_compare_charts_axes_at_a_back_rows_size(lecture):

@@ -5,7 +5,7 @@ writes (w ← w − η·Σg), O never offers it the AVG the server refuses, and 
 over the stage (lecture mode hides the form); G to the odd ranks runs (all_reduce, all_to_all:
 the root the server wants in the group; send_recv: the peer off the new root); on the projector
 the parameter server's words (weights w, −η·g) and its updates read at 18 px or more, over no
-name, byte count or value; on a phone every server keeps its "· server". Screenshots go to
+name, byte count or value; on a phone every server keeps its "· server". Screenshots (RINGSIDE_SHOTS) go to
 /tmp/shots/ (not committed)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import go
+from browser import go, screenshot
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -149,15 +149,14 @@ def test_the_parameter_servers_words_and_updates_read_at_the_back(up, page_for, 
         assert seen["crossed"] == [] and seen["outside"] == 0, said
         updates += sum(text.startswith("w ← ") for text, _ in seen["sums"])
     assert updates == servers, "every server's update written as the seed writes it"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"walk-parameter-server-{servers}.png"))
+    screenshot(page, SHOTS / f"walk-parameter-server-{servers}.png")
     phone = open_run(page_for, up, run, viewport=PHONE, present=False)
     go(phone, len(run["steps"]) - 1)
     names = phone.evaluate(WORDS)["names"]
     assert sorted(n for n in names if n.endswith(" · server")) == [
         f"rank {r} · server" for r in range(servers)
     ], names
-    phone.screenshot(path=str(SHOTS / f"walk-parameter-server-{servers}-phone.png"))
+    screenshot(phone, SHOTS / f"walk-parameter-server-{servers}-phone.png")
 
 
 NOTES = """() => [...document.querySelectorAll('#stage g.cell.spare')].map((c) => {

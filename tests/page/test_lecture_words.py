@@ -2,12 +2,13 @@
 4 gloo ranks: the presenter's page at 1280x720 in lecture mode walks the seed lecture from the keys
 (every collective picked, A O P I X , . G S, runs on the stage, M three times, C, T, N, Y, J, B, Z, K, ?,
 a poll asked and revealed, D, send/recv's call rows, a barrier, a refused R), then the page out of
-lecture mode with every panel, and an exported run's page. After each step the page is switched to
-Korean and to Chinese and its visible text, its titles and the stage's hovers may hold no English
-word but the few a lecture keeps as they are (ALLOWED: names the catalog and cluster give, the seeds'
-own English terms, key caps, units); a server's refusal is said in the page's language too.
-Screenshots in Korean of the M overlay, the send/recv rows and a parameter-server step:
-/tmp/shots-words/ (not committed)."""
+lecture mode with every panel, and an exported run's page. After each step, in the language the step
+was taken in and then switched to the other (Korean and Chinese, in turn), the page's visible text,
+its titles and the stage's hovers may hold no English word but the few a lecture keeps as they are
+(ALLOWED: names the catalog and cluster give, the seeds' own English terms, key caps, units); a
+server's refusal is said in the page's language too.
+Screenshots (RINGSIDE_SHOTS) of the M overlay, the send/recv rows and a parameter-server step:
+/tmp/shots-words/."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from browser import PAINTED, screenshot, switch_language
 from page_words import ALLOWED, SEED_TERMS, SEEN, english_left
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -24,8 +26,6 @@ PROJECTOR = (1280, 720)
 SHOTS = Path("/tmp/shots-words")
 TRAIN = {"hidden": 8, "steps": 3, "lr": 0.5, "batch": 32}
 RUN = "window.ringside.player.run"
-# resolves once the page has drawn a frame after this one: what its tasks changed meanwhile is shown
-PAINTED = "() => new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn)))"
 
 
 def allowed_on(page) -> set[str]:
@@ -46,17 +46,6 @@ class Walk:
     def __init__(self, page, allowed: set[str], misses: list[str]):
         self.page, self.allowed, self.misses, self.checked = page, allowed, misses, []
 
-    def switch(self, lang: str) -> None:
-        picker = (  # the header's picker, as a hand would use it (lecture mode may hide the header)
-            "l => { const s = document.getElementById('lang'); s.value = l;"
-            " s.dispatchEvent(new Event('change')); }"
-        )
-        self.page.evaluate(picker, lang)
-        html_lang = "zh-CN" if lang == "zh" else lang
-        # looked for on a timer, not each animation frame: a frame waits for the page to be painted
-        # in its new language, and the check reads its layout alone
-        self.page.wait_for_function("l => document.documentElement.lang === l", arg=html_lang, polling=10)
-
     def left(self, lang: str) -> dict[str, list[str]]:
         allowed = self.allowed | SEED_TERMS[lang]
         found = {}
@@ -67,10 +56,14 @@ class Walk:
         return found
 
     def check(self, what: str) -> None:
-        """Korean, then Chinese, then Korean again for the next step: what is left in English once the
-        page has settled (its charts are drawn again on a switch), with the step that showed it."""
-        for lang in ("zh", "ko"):
-            self.switch(lang)
+        """What is left in English once the page has settled, with the step that showed it: first in
+        the language the step was taken in (the words it wrote, translated as they came), then in the
+        other, switched to (the whole page translated again, its charts drawn again); the next step is
+        taken in that one."""
+        first = "zh" if self.page.evaluate("document.documentElement.lang") == "zh-CN" else "ko"
+        for lang in (first, "ko" if first == "zh" else "zh"):
+            if lang != first:
+                switch_language(self.page, lang)
             deadline = time.monotonic() + 8
             while (found := self.left(lang)) and time.monotonic() < deadline:
                 self.page.evaluate(PAINTED)  # looked at again once the page has drawn since
@@ -118,7 +111,6 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
         f"{up.url}/?token={up.presenter}&present=1&lang=ko", viewport=PROJECTOR, allow=("status of 422",)
     )
     page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
-    SHOTS.mkdir(exist_ok=True)
     walk = Walk(page, allowed_on(page), [])
     walk.check("the page opened")
     names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
@@ -146,7 +138,7 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     for view in ("counts", "total", "link"):  # the seed's formulas, their rows measured meanwhile
         walk.press("m", f"M: {view}", "document.querySelector('#seed-formulas table tr[data-measured]')")
         if view == "counts":
-            page.screenshot(path=str(SHOTS / "ko-m-overlay.png"))
+            screenshot(page, SHOTS / "m-overlay.png")
     walk.press("m", "M closed", "window.ringside.state.overlay === null")
     walk.press("c", "C: bytes against P", "document.getElementById('compare').dataset.drawn !== undefined")
     walk.press("c", "C closed")
@@ -159,7 +151,7 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     page.keyboard.press("ArrowRight")
     page.wait_for_function("window.ringside.player.step === 0 && !window.ringside.stage.pending")
     walk.check("a parameter server's first step")
-    page.screenshot(path=str(SHOTS / "ko-parameter-server-step.png"))
+    screenshot(page, SHOTS / "parameter-server-step.png")
 
     page.evaluate(  # the Train panel's settings, kept small (the form is the mouse's)
         "s => { const f = document.getElementById('train-form').elements;"
@@ -209,7 +201,7 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     for name in ("blocking", "isend"):
         algorithm(walk, name)
         walk.run(f"send/recv by {name}: its calls' rows")
-    page.screenshot(path=str(SHOTS / "ko-send-recv-rows.png"))
+    screenshot(page, SHOTS / "send-recv-rows.png")
     pick(walk, "barrier")
     walk.run("a barrier")
 
@@ -237,13 +229,3 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
 
     assert len(walk.checked) > 60
     assert walk.misses == [], "\n".join(walk.misses)
-
-
-def test_the_check_finds_english_left():
-    """The check itself: an English word is found, what a lecture keeps is not."""
-    allowed = ALLOWED | {"all_reduce", "ring", "reduce-scatter"}
-    assert english_left("랭크 3 · not in group", allowed) == ["not", "in", "group"]
-    assert english_left("all_reduce · ring · 랭크 4개 · 8 × int32 · r-000001 · 16 B", allowed) == []
-    assert english_left("reduce-scatter + 접기: Space 재생 · http://127.0.0.1:8000/", allowed) == []
-    assert english_left("weights w", allowed) == ["weights"]
-    assert english_left("AVG에는 int32은(는) · ring과 ui.perfetto.dev", allowed | {"AVG"}) == []

@@ -1,16 +1,18 @@
-"""The shipped seed lesson, stepped through with U in Chromium in each language, with two phones
-following: at every stage the presenter runs the stage's own run (the inputs typed in, verified
-against torch's), its question asked first where it has one, and each phone shows the presenter's
-stage, caption, code and printed output, and its run; a question's printed output (its answer)
-only after the reveal, on the projector too, whose stage, not its caption, takes the room the poll's
-card leaves, its values read from the back. `ringside up`'s world is resized to each stage's ranks
-(three, then four), the phones staying; the Run panel's rank control resizes it too."""
+"""The shipped seed lesson, stepped through with U in Chromium, the projector's page read in each
+language at every stage, with a phone in each language following: at every stage the presenter runs
+the stage's own run (the inputs typed in, verified against torch's), its question asked first where
+it has one, and each phone shows the presenter's stage, caption, code and printed output, and its
+run; a question's printed output (its answer) only after the reveal, on the projector too, whose
+stage, not its caption, takes the room the poll's card leaves, its values read from the back.
+`ringside up`'s world is resized to each stage's ranks (three, then four), the phones staying; the
+Run panel's rank control resizes it too."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from browser import PAINTED, screenshot, switch_language
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -18,6 +20,7 @@ expect = playwright_api.expect
 P = 4
 PHONE = (390, 844)
 RUN = "window.ringside.player.run"
+LANGS = ["en", "ko", "zh"]
 SHOTS = Path("/tmp/shots-lesson")
 
 # The lesson's layout down the projector (1280x720): [the room between the stage and the line under it,
@@ -60,39 +63,64 @@ def stage_shown(page, i: int, stage: dict, lang: str) -> None:
     expect(page.locator("#lesson-ranks")).to_have_text("")
 
 
-@pytest.mark.parametrize("lang", ["en", "ko", "zh"])
-def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, lang):
+def asked_before_its_run(presenter, phones, i: int, stage: dict) -> None:
+    """The stage's question open on the projector and the phones, its printed output (its answer)
+    held from both, and the projector's stage, not its caption, taking the room the poll's card
+    leaves, read in each language."""
+    presenter.wait_for_function("window.ringside.state.poll?.state === 'open'", timeout=60_000)
+    for lang in rotated(presenter):
+        # the room reads the projector: what the stage prints waits for the reveal there too
+        expect(presenter.locator("#lesson-caption")).to_have_text(stage["caption"][lang])
+        expect(presenter.locator("#lesson-code")).to_be_visible()
+        expect(presenter.locator("#lesson-prints")).to_have_text("")
+        presenter.evaluate(PAINTED)  # the stage drawn again for the caption in this language
+        slack = presenter.evaluate(CAPTION_SLACK)
+        assert slack <= 2, f"stage {i} in {lang}: the caption {slack:.0f} px over its lines, beside the poll"
+        # the stage, narrowed by the card and the lesson beside it, still writes values the back row
+        # reads: a digit in a card that has room for it larger than the least
+        least, under = presenter.evaluate(VALUES_PX)
+        assert least >= 24 and not under, f"stage {i} in {lang}: values at {least:.1f} px beside the poll"
+    for phone, lang in phones:
+        phone.wait_for_function("window.ringside.state.poll?.state === 'open'")
+        expect(phone.locator("#lesson-caption")).to_have_text(stage["caption"][lang])
+        expect(phone.locator("#lesson-prints")).to_have_text("")
+    presenter.keyboard.press("u")  # held: U does not move on past an open question
+    assert presenter.evaluate("window.ringside.lesson.at") == i
+    presenter.keyboard.press("v")
+    presenter.wait_for_function("window.ringside.state.poll?.state === 'revealed'")
+
+
+def rotated(presenter):
+    """The presenter's page in each language in turn, from the one it is in, each yielded once the page
+    is in it; it ends in the one after its first, so that each stage comes on in another language."""
+    first = presenter.evaluate("document.getElementById('lang').value")
+    order = LANGS[LANGS.index(first) :] + LANGS[: LANGS.index(first)]
+    for lang in order:
+        if lang != first:
+            switch_language(presenter, lang)
+        yield lang
+    switch_language(presenter, order[1])
+
+
+def test_the_seed_lesson_steps_through_with_phones_following_in_every_language(up, page_for):
+    """The projector's page is read in every language at every stage (each stage comes on in one of
+    them, in turn), and a phone in each language follows it from its own link."""
     lesson = up.call("GET", "/api/lesson")[1]
-    presenter = page_for(f"{up.url}/?token={up.presenter}&present=1&lang={lang}")
+    presenter = page_for(f"{up.url}/?token={up.presenter}&present=1&lang=en")
     ready = f"window.ringside.lesson.lesson && window.ringside.state.worldSize === {P}"
     presenter.wait_for_function(f"window.ringside.state.presenter && {ready}")
     # a phone asks for a question's printed output as its stage comes on, refused until the reveal
-    phones = [page_for(f"{up.url}/?lang={lang}", viewport=PHONE, allow=("status of 409",)) for _ in range(2)]
-    for phone in phones:
+    phones = [
+        (page_for(f"{up.url}/?lang={lang}", viewport=PHONE, allow=("status of 409",)), lang) for lang in LANGS
+    ]
+    for phone, _ in phones:
         phone.wait_for_function(ready)
         expect(phone.locator("#lesson")).to_be_hidden()
     seen = set()
     for i, stage in enumerate(lesson["stages"]):
         presenter.keyboard.press("u")
         if stage["question"]:  # asked before its run: the room votes on it, then the presenter reveals
-            presenter.wait_for_function("window.ringside.state.poll?.state === 'open'", timeout=60_000)
-            # the room reads the projector: what the stage prints waits for the reveal there too
-            expect(presenter.locator("#lesson-code")).to_be_visible()
-            expect(presenter.locator("#lesson-prints")).to_have_text("")
-            slack = presenter.evaluate(CAPTION_SLACK)
-            assert slack <= 2, f"stage {i}: the caption {slack:.0f} px over its lines, beside the poll"
-            # the stage, narrowed by the card and the lesson beside it, still writes values the back row
-            # reads: a digit in a card that has room for it larger than the least
-            least, under = presenter.evaluate(VALUES_PX)
-            assert least >= 24 and not under, f"stage {i}: values at {least:.1f} px beside the poll's card"
-            for phone in phones:
-                phone.wait_for_function("window.ringside.state.poll?.state === 'open'")
-                expect(phone.locator("#lesson-caption")).to_have_text(stage["caption"][lang])
-                expect(phone.locator("#lesson-prints")).to_have_text("")
-            presenter.keyboard.press("u")  # held: U does not move on past an open question
-            assert presenter.evaluate("window.ringside.lesson.at") == i
-            presenter.keyboard.press("v")
-            presenter.wait_for_function("window.ringside.state.poll?.state === 'revealed'")
+            asked_before_its_run(presenter, phones, i, stage)
         collective = stage["run"]["collective"]
         presenter.wait_for_function(
             f"{RUN} && !{RUN}.preview && !{list(seen)!r}.includes({RUN}.id) "
@@ -104,26 +132,29 @@ def test_the_seed_lesson_steps_through_with_two_phones_following(up, page_for, l
         run = up.wait(run_id)
         assert run["verified"] is True and run["spec"]["inputs"] == stage["run"]["inputs"], run["error"]
         assert len(run["group"]) == run["world_size"] == stage["ranks"]
-        for page in (presenter, *phones):
-            stage_shown(page, i, stage, lang)
-        # the stage and the lines under it fill the projector's height: no band left blank
-        between, under = presenter.evaluate(ROOM_LEFT)  # a line's margin at most
-        assert between <= 12 and under <= 12, f"stage {i}: {between:.0f} px under the stage, {under:.0f} last"
-        for phone in phones:
+        for lang in rotated(presenter):
+            stage_shown(presenter, i, stage, lang)
+            # the stage and the lines under it fill the projector's height: no band left blank
+            presenter.evaluate(PAINTED)
+            between, under = presenter.evaluate(ROOM_LEFT)  # a line's margin at most
+            assert between <= 12 and under <= 12, (
+                f"stage {i} in {lang}: {between:.0f} px under the stage, {under:.0f} last"
+            )
+        for phone, lang in phones:
+            stage_shown(phone, i, stage, lang)
             phone.wait_for_function(f"{RUN}?.id === '{run_id}'", timeout=30_000)
     assert len(seen) == len(lesson["stages"]) == 10
-    if lang == "en":  # the Run panel's rank control (out of lecture mode): to 2 and back, phones hearing
-        panel = page_for(f"{up.url}/?token={up.presenter}")
-        for n in (2, P):
-            panel.fill("#world-ranks", str(n))
-            panel.click("#world-set")
-            # the POST answered (the button is set again): a refusal says why in the panel
-            panel.wait_for_function(RESIZED, timeout=120_000)
-            assert panel.text_content("#run-why") == "", f"to {n} ranks: {panel.text_content('#run-why')}"
-            for page in (panel, presenter, *phones):
-                page.wait_for_function(f"window.ringside.state.worldSize === {n}", timeout=60_000)
-            expect(panel.locator("#world-ranks")).to_have_value(str(n))
-    if lang == "ko":  # the last stage, on the projector and on a phone
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        presenter.screenshot(path=str(SHOTS / "ko-lesson-projector.png"))
-        phones[0].screenshot(path=str(SHOTS / "ko-lesson-phone.png"))
+    switch_language(presenter, "ko")
+    screenshot(presenter, SHOTS / "ko-lesson-projector.png")
+    screenshot(phones[1][0], SHOTS / "ko-lesson-phone.png")
+    # the Run panel's rank control (out of lecture mode): to 2 and back, the phones hearing
+    panel = page_for(f"{up.url}/?token={up.presenter}")
+    for n in (2, P):
+        panel.fill("#world-ranks", str(n))
+        panel.click("#world-set")
+        # the POST answered (the button is set again): a refusal says why in the panel
+        panel.wait_for_function(RESIZED, timeout=120_000)
+        assert panel.text_content("#run-why") == "", f"to {n} ranks: {panel.text_content('#run-why')}"
+        for page in (panel, presenter, *(phone for phone, _ in phones)):
+            page.wait_for_function(f"window.ringside.state.worldSize === {n}", timeout=60_000)
+        expect(panel.locator("#world-ranks")).to_have_value(str(n))

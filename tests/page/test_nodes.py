@@ -1,11 +1,11 @@
 """`ringside up --nodes 2`: one machine's ranks laid out as two nodes, as torchrun numbers them
 on two machines, so the seeds' terms (node, local rank, global rank, world size) differ and the
-stage says them under each rank's name."""
+stage says them under each rank's name. Ranks that do not split into the nodes are refused:
+tests/unit/test_up_arguments.py."""
 
 from __future__ import annotations
 
 import pytest
-from server_helpers import start_up
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -27,8 +27,3 @@ def test_each_rank_knows_its_node_local_rank_and_global_rank(up, page_for):
     terms = page.locator("#stage text.terms[data-rank='3']")
     expect(terms).to_contain_text("local 1")
     expect(terms).to_contain_text("node1")
-
-
-def test_ranks_that_do_not_split_into_the_nodes_are_refused(tmp_path):
-    with pytest.raises(RuntimeError, match="3 ranks do not split into 2 equal nodes"):
-        start_up(tmp_path, ranks=3, flags=["--nodes", "2"], timeout=30)

@@ -4,7 +4,7 @@ each takes it to practise alone (one in Korean): before the first step each is a
 one types its value and the other a wrong one; each page grades its own against the run's recorded
 states and plays the step on. The presenter's chart (H), open before they answer, shows 1 of 2 right
 for that step as the answers arrive; a phone that stops practising follows the presenter again.
-Screenshots go to artifacts/screenshots/practice-*.png (not committed)."""
+Screenshots (RINGSIDE_SHOTS) go to artifacts/screenshots/practice-*.png."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from browser import screenshot
 from recorded import truth
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -63,8 +64,7 @@ def test_two_phones_predict_a_step_and_the_presenters_chart_shows_one_of_two(up,
     for phone in phones:
         assert phone.evaluate(SMALLEST_TEXT) >= 12, "readable on a phone"
         assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    right.screenshot(path=str(SHOTS / "practice-phone-asked.png"))
+    screenshot(right, SHOTS / "practice-phone-asked.png")
 
     for phone, typed in ((right, value), (wrong, value + 1)):
         phone.fill("#practice .ask input", f"{typed:g}")
@@ -82,8 +82,8 @@ def test_two_phones_predict_a_step_and_the_presenters_chart_shows_one_of_two(up,
     expect(first).to_have_text("1 of 2 right")  # live, from the answers as they came
     width = chart.locator("li[data-step='0'] .bar i.right").evaluate("e => e.style.width")
     assert width == "50%", width
-    presenter.screenshot(path=str(SHOTS / "practice-presenter-chart.png"))
-    wrong.screenshot(path=str(SHOTS / "practice-phone-graded-ko.png"))
+    screenshot(presenter, SHOTS / "practice-presenter-chart.png")
+    screenshot(wrong, SHOTS / "practice-phone-graded-ko.png")
 
     # practising alone: the presenter's steps move no practising phone; stopping follows again
     presenter.keyboard.press("End")

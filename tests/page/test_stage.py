@@ -2,7 +2,8 @@
 real server with 8 gloo ranks (4-rank runs use a group of four): numbers written out and
 readable, reduction labels that cover no value and no other label, AVG's division by P,
 outputs told apart from leftovers, buffers at their real size, ranks outside a group greyed
-in place, and the traffic formula equal to what every built-in algorithm measured."""
+in place, and the traffic formula with what the ranks measured (every built-in algorithm's:
+tests/served/test_formulas_served.py)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,8 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import go
+from browser import go, screenshot
 from test_frontend_browser import LOAD
-
-from ringside.worker_agent.core.algorithms import algorithms
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -46,8 +45,7 @@ def lecture(page_for, up):
 
 
 def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"stage_{name}.png"))
+    screenshot(page, ARTIFACTS / f"stage_{name}.png")
 
 
 def cells(page) -> dict:
@@ -286,23 +284,16 @@ def test_ranks_outside_the_group_are_greyed_in_place_with_group_numbers(up, lect
     shot(page, "new_group")
 
 
-def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(up, lecture):
-    """Real gloo runs at P=4 for every built-in (collective, algorithm) with a closed form."""
-    for collective, algorithm in [(a.collective, a.name) for a in algorithms() if a.formula]:
-        run = up.run(
-            collective=collective,
-            algorithm=algorithm,
-            count=8,
-            group=FOUR,
-            root=1 if collective != "all_reduce" else 0,
-            **QUICK,
-        )
-        assert run["state"] == "done", run["error"]
-        f = run["display"]["formula"]
-        assert f is not None and f["value"] == f["measured"], f"{collective} {algorithm}: {f}"
-        if (collective, algorithm) == ("all_reduce", "ring"):
-            ring = run
-    assert ring["display"]["formula"]["value"] == 2 * (8 * 4 // 4) * 3 == 48
+def test_the_formula_and_the_compare_view_show_what_the_ranks_measured(up, lecture):
+    """The ring's formula beside its measured bytes, each card's sent bar at what it sent, and the
+    compare view over the stage with the seed's three all_reduces as points. That every formula
+    equals what its ranks measured: tests/served/test_formulas_served.py."""
+    ran = {
+        algorithm: up.run(collective="all_reduce", algorithm=algorithm, count=8, group=FOUR, root=0, **QUICK)
+        for algorithm in ("master_worker", "tree", "ring")
+    }
+    assert all(run["state"] == "done" for run in ran.values()), {a: r["error"] for a, r in ran.items()}
+    ring = ran["ring"]
     page = lecture(ring)
     data = page.eval_on_selector(
         "#formula", "f => ({...f.dataset, text: f.textContent, shown: f.offsetHeight > 0})"
@@ -314,23 +305,6 @@ def test_the_formula_equals_the_measured_bytes_for_every_algorithm_that_has_one(
     assert bars == [48] * 4, "each card's sent bar ends at what the rank sent"
     shot(page, "formula_ring")
 
-    # The compare view: simulated curves, and these runs' points on them.
-    status, compare = up.call("GET", "/api/compare")
-    assert status == 200
-    assert [s["algorithm"] for s in compare["series"]] == ["master_worker", "ring", "tree", "pull_push"]
-    # the one-server parameter server: its server takes (P-1)·N, as master-worker's master
-    server = compare["series"][-1]
-    assert (
-        server["label"] == "parameter server (S=1)" and server["per_rank"] == compare["series"][0]["per_rank"]
-    )
-    for point in compare["measured"]:
-        series = next(s for s in compare["series"] if s["algorithm"] == point["algorithm"])
-        i = series["p"].index(point["p"])
-        assert point["per_rank"] == pytest.approx(series["per_rank"][i]), point
-        assert point["busiest_link"] == pytest.approx(series["busiest_link"][i]), point
-    assert {p["algorithm"] for p in compare["measured"]} == {"master_worker", "ring", "tree"}
-    assert series["p"] == list(range(2, 65))
-    page = lecture(ring)
     page.locator("#stage").click()
     page.keyboard.press("c")  # in lecture mode the chart comes over the stage
     page.wait_for_function("document.getElementById('compare').dataset.drawn === '3'", timeout=30_000)

@@ -190,12 +190,10 @@ def runs(up):
 
 
 @pytest.fixture(scope="module", params=["noto", "swapped"])
-def fonts_browser(request):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = browser_or_skip(p, request.param)
-        yield b
-        b.close()
+def fonts_browser(request, playwright):
+    b = browser_or_skip(playwright, request.param)
+    yield b
+    b.close()
 
 
 @pytest.mark.parametrize("screen", SCREENS)

@@ -3,7 +3,7 @@ lecture mode against `ringside up` with 8 gloo ranks: rank names and byte counts
 in every layout at 8 ranks, none dropped, none over another, the root named; the op in the title;
 and for every reduction op, every number on the stage the rank's buffer at that step and every
 arithmetic label true as written ("=" only where the written numbers add up, "≈" where rounded).
-Screenshots go to /tmp/shots/ (not committed); the sizes are printed."""
+Screenshots (RINGSIDE_SHOTS) go to /tmp/shots/; the sizes are printed."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import go
+from browser import go, screenshot
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -79,7 +79,6 @@ def lecture(page_for, up):
 
 def test_names_and_bytes_read_at_the_back_in_every_layout_at_eight_ranks(up, lecture):
     pieces = {c["name"]: c["pieces"] for c in up.call("GET", "/api/catalog")[1]["collectives"]}
-    SHOTS.mkdir(parents=True, exist_ok=True)
     for shape, collective, algorithm in LAYOUTS:
         run = up.run(
             collective=collective, algorithm=algorithm, count=pieces[collective][algorithm], **LECTURE
@@ -96,7 +95,7 @@ def test_names_and_bytes_read_at_the_back_in_every_layout_at_eight_ranks(up, lec
             assert seen["name_px"] >= LEAST_PX and seen["bytes_px"] >= LEAST_PX, said
             assert seen["crossed"] == [] and seen["cardsCrossed"] == 0 and seen["out"] == 0, said
             if step == 0:
-                page.screenshot(path=str(SHOTS / f"projector-8-{shape}-{collective}-{algorithm}.png"))
+                screenshot(page, SHOTS / f"projector-8-{shape}-{collective}-{algorithm}.png")
         phases = page.evaluate(
             "[...document.querySelectorAll('#phases span')]"
             ".map((s) => parseFloat(getComputedStyle(s).fontSize))"
@@ -237,8 +236,7 @@ def test_every_number_on_stage_is_the_buffer_and_every_label_adds_up_for_every_o
                     )
                     assert pattern == "random_float", f"{op} step {step}: digits need no ≈: {label!r}"
         if step == 1:
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / f"projector-ops-{op}-{pattern}-{algorithm}.png"))
+            screenshot(page, SHOTS / f"projector-ops-{op}-{pattern}-{algorithm}.png")
     assert lines >= len(run["steps"]) // 2, f"{op}: the reductions say their arithmetic ({lines} lines)"
 
 
@@ -298,8 +296,7 @@ def test_two_cells_values_side_by_side_read_apart(up, page_for):
         gaps = page.evaluate(APART)
         assert gaps, "no values side by side: this tells nothing"
         assert gaps[0][0] >= 0.35, f"step {step}: {gaps[0][1]!r} and {gaps[0][2]!r} {gaps[0][0]:.2f} em apart"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "projector-values-apart.png"))
+    screenshot(page, SHOTS / "projector-values-apart.png")
 
 
 def test_the_note_that_values_read_too_small_fits_a_narrow_stage(up, lecture):

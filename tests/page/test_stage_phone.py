@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import go
+from browser import go, screenshot
 from server_helpers import start_up
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -138,7 +138,6 @@ def test_every_shape_reads_on_a_phone_and_no_label_covers_anything(clusters, pag
     up = clusters(ranks)
     presenter = page_for(f"{up.url}/?token={up.presenter}&present=1", viewport=PROJECTOR)
     phone = page_for(f"{up.url}/", viewport=PHONE)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for spec in CASES[ranks]:
         run = up.run(**spec, **QUICK)
         labelled = 0
@@ -150,8 +149,8 @@ def test_every_shape_reads_on_a_phone_and_no_label_covers_anything(clusters, pag
         reducing = [s for s in run["steps"] if any(t[4] for t in s["transfers"])]
         assert labelled >= len(reducing), "the phone says every reduction's arithmetic"
         name = f"{spec['algorithm']}_{len(run['group'])}"
-        phone.screenshot(path=str(ARTIFACTS / f"{name}_phone.png"))
-        presenter.screenshot(path=str(ARTIFACTS / f"{name}_projector.png"))
+        screenshot(phone, ARTIFACTS / f"{name}_phone.png")
+        screenshot(presenter, ARTIFACTS / f"{name}_projector.png")
     phone.keyboard.press("End")  # the player's last step, not the page's foot
     assert phone.evaluate("window.scrollY") == 0
 
@@ -196,8 +195,8 @@ def test_the_perturbation_demos_root_keeps_its_bytes_and_the_straggler_its_label
                     f"↑{sent.split()[0]} ↓{received}" if same else f"↑{sent} ↓{received}"
                 ), f"step {step}: the root's bytes: {root}"
             assert phone_seen["bytes"] >= LEAST_PX and phone_seen["shown"] == len(run["group"])
-        phone.screenshot(path=str(ARTIFACTS / f"demo_{run['spec']['algorithm']}_phone.png"))
-        presenter.screenshot(path=str(ARTIFACTS / f"demo_{run['spec']['algorithm']}_projector.png"))
+        screenshot(phone, ARTIFACTS / f"demo_{run['spec']['algorithm']}_phone.png")
+        screenshot(presenter, ARTIFACTS / f"demo_{run['spec']['algorithm']}_projector.png")
     assert any(run["layout"]["root"] is not None for run in runs), "the demo has a rooted run (its tree)"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import go
+from browser import go, screenshot
 from test_frontend_browser import stage_values
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -126,10 +126,9 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
         "#stage g.cell text.value", "ts => ts.filter(t => t.textContent.trim()).length"
     )
     assert written > 0, "the cells show their values"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    presenter.screenshot(path=str(ARTIFACTS / "training-sync.png"))
+    screenshot(presenter, ARTIFACTS / "training-sync.png")
     presenter.locator("#training").scroll_into_view_if_needed()
-    presenter.screenshot(path=str(ARTIFACTS / "training-charts.png"))
+    screenshot(presenter, ARTIFACTS / "training-charts.png")
 
     # A parameter server: its server is labelled, computes no loss, and its steps' syncs pull and push.
     ps = presenter.evaluate("window.ringside.training.catalog.parameter_server")
@@ -172,7 +171,7 @@ def test_train_from_the_panel_charts_live_everywhere_and_opens_a_step_on_the_sta
     late = page_for(f"{up.url}/")
     assert charted(late, ps_id) == presenter.evaluate(LOSS_Y)
     late.wait_for_function("() => document.querySelectorAll('#train-table tbody tr').length === 2")
-    late.screenshot(path=str(ARTIFACTS / "training-late.png"))
+    screenshot(late, ARTIFACTS / "training-late.png")
 
 
 def test_compare_all_methods_waits_for_a_busy_cluster_then_trains_each_method_once(up, page_for):
@@ -229,7 +228,7 @@ def test_compare_all_methods_waits_for_a_busy_cluster_then_trains_each_method_on
         "nothing was submitted over the busy cluster"
     )
     presenter.locator("#train-compare").scroll_into_view_if_needed()
-    presenter.screenshot(path=str(ARTIFACTS / "training-compare.png"))
+    screenshot(presenter, ARTIFACTS / "training-compare.png")
 
 
 def test_the_presenter_cancels_a_training_from_the_page(up, page_for):

@@ -1,35 +1,30 @@
-"""What an anonymous client can make the server hold, below the routes (transport.py, guard.py):
-bodies that no route reads, unfinished websocket frames, requests whose headers never end,
-and more connections than an address may keep. A real server, raw sockets, its real RSS."""
+"""What a client can make a real server hold or take, below the routes (transport.py, guard.py) and
+at them: bodies that no route reads, unfinished websocket frames, requests whose headers never end,
+more connections than an address may keep, pings never read, a large message to viewers that read
+nothing; a forged hello, a full queue, a worker frame past its bound. A real server, raw sockets,
+its real RSS; scripted ranks where a run is needed. What a request's body may say:
+tests/unit/test_run_requests_refused.py."""
 
 from __future__ import annotations
 
-import argparse
 import base64
 import contextlib
 import json
 import os
 import socket
-import sqlite3
 import struct
-import threading
 import time
 
 import psutil
 import pytest
-from playwright.sync_api import expect
-from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, messages, start_serve, start_up
+from server_helpers import PRESENTER_TOKEN, WORKER_TOKEN, ScriptedRank, messages, start_serve
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from ringside.server.dispatch.dispatcher import MAX_QUEUE, STORE_WITHIN_S
+from ringside.server.dispatch.dispatcher import MAX_QUEUE
 from ringside.server.door.transport import MAX_PER_CLIENT
-from ringside.server.model import costs as model
 from ringside.server.viewers.socket import SNAPSHOT_QUEUE
-from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION, RunSpec
-from ringside.worker_agent.core.validation import MAX_BUFFER_BYTES, SpecError, validate
-from ringside.worker_agent.rank.launch import RESTARTS_PER_WINDOW, LocalWorkers, RestartBudget
-from ringside.worker_agent.spec_args import SPEC_FLAGS, chunks, spec_from_args
+from ringside.worker_agent.core.protocol import MAX_RANK_CHUNKS, PROTOCOL_VERSION
 
 MiB = 1 << 20
 
@@ -49,6 +44,8 @@ def server(tmp_path_factory):
 
 
 HEADERS_WITHIN_S, MESSAGE_WITHIN_S = 3.0, 5.0
+
+
 # another address is answered within this, under the stalled ones' deadline: a server they held up
 # would answer only once they are cut off (on a busy machine a health check may take a second)
 SERVED_WITHIN_S = 2.5
@@ -154,9 +151,13 @@ def begin_big_frame(sock: socket.socket) -> None:
 # the viewers' socket as the router reads it, spelt as a client may: each is accepted, and a frame past
 # the viewer's bound is refused by its length alone
 VIEWER_SPELLINGS = ["/ws", "/%77s", "/%77%73", "/w%73", "/ws?token=x"]
+
+
 # refused at the handshake, before any frame: spellings no route reads as a socket, and a rank's
 # sockets however spelt without the worker token
 NO_SOCKET = ["/WS", "/ws/", "//ws", "/ws/../ws", "/%2577s", "/ws%2F", "/ws/worker/", "/ws/%57orker"]
+
+
 NO_SOCKET += ["/ws/worker", "/ws/%77orker", "/ws%2Fworker", "/ws/watch", "/%77s/watch"]
 
 
@@ -293,6 +294,9 @@ def test_a_viewer_that_pings_and_reads_nothing_holds_no_pongs(server):
         handshake += sock.recv(4096)
     assert handshake.startswith(b"HTTP/1.1 101"), handshake[:200]
     before, pings = rss(server), masked(b"p" * 125, opcode=0x9) * 8192
+    # each MiB is 8,192 frames the server parses: on a loaded machine a write may wait for it longer
+    # than connect_from's 10 s, and what is asserted is what it holds, not how fast it reads
+    sock.settimeout(120)
     try:
         for _ in range(96 * MiB // len(pings)):
             sock.sendall(pings)
@@ -470,114 +474,6 @@ def test_the_queue_has_a_limit_and_a_joining_viewer_hears_its_head(server):
             rank.close()
 
 
-def test_the_api_docs_work_offline(server, page_for):
-    page = page_for(f"{server.url}/docs")
-    outside = []
-    page.route(
-        "**/*",
-        lambda route: (
-            (outside.append(route.request.url), route.abort())
-            if not route.request.url.startswith(server.url)
-            else route.continue_()
-        ),
-    )
-    page.reload()
-    expect(page.locator(".swagger-ui .info .title")).to_contain_text("Ringside")
-    expect(page.locator(".opblock-summary-path").first).to_be_visible()
-    assert outside == [], "nothing is fetched from beyond the server"
-
-
-def scripted_run(ranks) -> None:
-    """Every scripted rank runs the command it is sent: started, two steps, finished."""
-    for rank in ranks:
-        command = rank.command()
-        rank.start(command)
-        for step in range(2):
-            rank.step(command, step)
-        rank.finish(command, seconds=0.004)
-
-
-def test_a_store_locked_by_another_process_loses_no_run(tmp_path):
-    """Another process holds the store's file locked for longer than a submission waits: the
-    run that ends meanwhile is read as done at once and lands when the lock goes; the run
-    submitted meanwhile is refused (503, store), never half queued; the next run is done."""
-    server = start_serve(tmp_path, "--lost-after", "5")
-    ranks = [ScriptedRank(server, r, 2) for r in range(2)]
-    ask = {"collective": "all_reduce", "algorithm": "ring", "count": 8}
-    try:
-        server.wait_ranks(2, timeout=10)
-        status, first = server.call("POST", "/api/runs", ask)
-        commands = [rank.command() for rank in ranks]
-        for rank, command in zip(ranks, commands):
-            rank.start(command)
-        holder = sqlite3.connect(server.db, isolation_level=None)
-        holder.execute("BEGIN EXCLUSIVE")
-        locked_at = time.monotonic()
-        for rank, command in zip(ranks, commands):
-            for step in range(2):
-                rank.step(command, step)
-            rank.finish(command, seconds=0.004)
-        assert server.wait(first["id"], timeout=10)["state"] == "done", (
-            "read from memory while the file is locked"
-        )
-        for _ in range(30):  # the writer's first try waits a quarter of a second for the lock
-            began = time.monotonic()
-            health = server.call("GET", "/api/health")[1]
-            assert time.monotonic() - began < 5, "the loop never waits on the lock (held 12 s)"
-            if health["status"] == "degraded":
-                break
-            time.sleep(0.1)
-        assert health["status"] == "degraded" and health["store"]["waiting_writes"] >= 1, health
-        status, refused = server.call("POST", "/api/runs", ask)
-        assert status == 503 and refused["detail"]["field"] == "store", refused
-        time.sleep(max(0.0, STORE_WITHIN_S + 2 - (time.monotonic() - locked_at)))
-        holder.execute("COMMIT")
-        holder.close()
-        deadline = time.monotonic() + 15
-        while server.call("GET", "/api/health")[1]["store"]["waiting_writes"] and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert server.call("GET", "/api/health")[1]["status"] == "ok"
-        status, after = server.call("POST", "/api/runs", ask)
-        assert status == 202, after
-        scripted_run(ranks)
-        assert server.wait(after["id"], timeout=10)["state"] == "done"
-    finally:
-        for rank in ranks:
-            rank.close()
-        server.stop()
-    stored = dict(sqlite3.connect(server.db).execute("SELECT id, state FROM runs"))
-    assert stored[first["id"]] == "done" and stored[after["id"]] == "done"
-    # the refused one, if at all: never run
-    assert all(state in ("done", "cancelled") for state in stored.values()), stored
-
-
-def test_a_body_that_names_a_key_twice_or_an_integer_of_thousands_of_digits_is_refused(server):
-    for body, why in (
-        (b'{"collective": "all_reduce", "collective": "broadcast"}', "names 'collective' twice"),
-        (b'{"collective": "all_reduce", "count": ' + b"9" * 4300 + b"}", "more than 40 digits"),
-        (b'{"collective": "all_reduce", "count": ' + b"9" * 41 + b"}", "more than 40 digits"),
-    ):
-        status, answer = server.call("POST", "/api/runs", body)
-        assert status == 422 and answer["detail"]["field"] == "body" and why in answer["detail"]["message"], (
-            answer
-        )
-
-
-@pytest.mark.parametrize(
-    "ask",
-    [
-        dict(algorithm="ring", chunks="auto", group=[9]),
-        dict(algorithm="native", chunks="auto", group=[10**23]),
-        dict(algorithm="auto", group=[9]),
-    ],
-)
-def test_auto_is_resolved_only_for_a_spec_that_could_run(ask):
-    """What schemathesis found answered 500: `auto` read the ranks' placement before the group was checked."""
-    with pytest.raises(SpecError) as refused:
-        model.resolve(RunSpec(collective="all_reduce", **ask), 4, "gloo", model.Fit([]), [("host", 1)] * 4)
-    assert refused.value.field == "group"
-
-
 def summaries(chunks: int) -> list[dict]:
     return [{"chunk": c, "preview": [c], "min": c, "max": c, "sum": c, "checksum": c} for c in range(chunks)]
 
@@ -634,194 +530,6 @@ def test_a_worker_frame_past_its_bound_is_refused_naming_the_field_and_the_large
         for rank in ranks:
             rank.close()
         server.stop()
-
-
-def test_a_run_cut_into_more_chunks_than_a_rank_reports_is_refused():
-    with pytest.raises(SpecError) as refused:
-        validate(RunSpec(collective="all_to_all", algorithm="pairwise", count=1024, chunks=1024), 16, "gloo")
-    assert refused.value.field == "chunks" and str(MAX_RANK_CHUNKS) in refused.value.message
-    validate(RunSpec(collective="all_to_all", algorithm="pairwise", count=1024, chunks=1024), 8, "gloo")
-
-
-@pytest.mark.parametrize(
-    "ask, field",
-    [
-        ({"root": True}, "root"),
-        ({"group": [False, 1]}, "group.0"),
-        ({"count": "16"}, "count"),
-        ({"count": "١٦"}, "count"),
-        ({"chunks": "١٦"}, "chunks"),
-        ({"chunks": "4"}, "chunks"),
-        ({"count": 16.0}, "count"),
-        ({"seed": True}, "seed"),
-        ({"verify": 1}, "verify"),
-        ({"timeout": "30"}, "timeout"),
-        ({"iterations": "2"}, "iterations"),
-        ({"perturb": {"hang": {"rank": True, "step": 0}}}, "perturb.hang.rank"),
-        ({"perturb": {"straggler": {"rank": 1, "delay_s": "0.1"}}}, "perturb.straggler.delay_s"),
-    ],
-)
-def test_a_number_is_a_json_number(server, ask, field):
-    """A boolean is not a rank, and a string of digits (any script's) is not a count: 422 naming the field."""
-    status, answer = server.call(
-        "POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", **ask}
-    )
-    assert status == 422 and answer["detail"]["field"] == field, answer
-
-
-def test_json_numbers_as_the_page_and_the_cli_send_them_pass_the_types(server):
-    """What the page's form sends (Number() of every numeric field) reaches the cluster's check (503: no ranks
-    here)."""
-    ask = {
-        "collective": "all_reduce",
-        "algorithm": "ring",
-        "count": 16,
-        "root": 0,
-        "group": [0, 1],
-        "chunks": 2,
-        "seed": 3,
-        "iterations": 2,
-        "warmup": 0,
-        "verify": True,
-        "timeout": 30,
-        "perturb": {"straggler": {"rank": 1, "delay_s": 1}},
-    }
-    status, answer = server.call("POST", "/api/runs", ask)
-    assert status == 503 and answer["detail"]["field"] == "group", answer
-    assert (
-        spec_from_args(
-            argparse.Namespace(
-                **{
-                    **dict.fromkeys(SPEC_FLAGS),
-                    "spec": None,
-                    "group": "0,1",
-                    "collective": "all_reduce",
-                    "count": 16,
-                    "chunks": chunks("auto"),
-                    "timeout": 5.0,
-                }
-            )
-        ).count
-        == 16
-    )
-
-
-@pytest.mark.parametrize(
-    "ask, field",
-    [
-        ({"steps": "10"}, "steps"),
-        ({"hidden": True}, "hidden"),
-        ({"lr": "0.5"}, "lr"),
-        ({"sync_every": 2.0}, "sync_every"),
-    ],
-)
-def test_a_training_number_is_a_json_number(server, ask, field):
-    status, answer = server.call("POST", "/api/trainings", ask)
-    assert status == 422 and answer["detail"]["field"] == field, answer
-
-
-def test_restarts_are_budgeted_per_window():
-    budget = RestartBudget(allowed=3, window_s=600)
-    assert [budget.spend(t) for t in (0, 10, 20, 30)] == [True, True, True, False], "a crash loop stops"
-    assert budget.free_in(30) == 570
-    assert not budget.spend(599) and budget.spend(600), "and goes on once the window lets it"
-    assert budget.spend(610) and not budget.spend(611)
-
-
-def test_hang_runs_in_a_row_leave_every_rank_connected(tmp_path):
-    """More hang runs in a row than a window's restarts of crashes: every one fails naming the
-    rank that never arrived, and the ranks build their group again in process: the same
-    processes, never lost, none restarted, and the next plain run is done. The ranks are what
-    `ringside up` runs (LocalWorkers, forked and watched), with a budget of two restarts a window
-    instead of RESTARTS_PER_WINDOW."""
-    server = start_serve(tmp_path)
-    budget, said, stopping = RestartBudget(allowed=2, window_s=600), [], threading.Event()
-    workers = LocalWorkers(2, server.url, WORKER_TOKEN, budget=budget)
-    workers.start()
-    watcher = threading.Thread(target=workers.watch, args=(stopping, said.append), daemon=True)
-    watcher.start()
-    try:
-        pids = {r["pid"] for r in server.wait_ranks(2, timeout=60)["ranks"]}
-        hang = {
-            "collective": "all_reduce",
-            "algorithm": "ring",
-            "count": 4,
-            "timeout": 1,
-            "perturb": {"hang": {"rank": 1, "step": 0}},
-        }
-        for _ in range(budget.allowed + 3):
-            status, body = server.call("POST", "/api/runs", hang)
-            assert status == 202, body
-            run = server.wait(body["id"], timeout=60)
-            assert run["state"] == "failed" and "rank 1 never arrived at step 0" in run["error"], run["error"]
-            ranks = server.cluster()["ranks"]
-            assert {r["pid"] for r in ranks} == pids and all(r["status"] != "lost" for r in ranks), ranks
-        again = server.run(collective="all_reduce", algorithm="ring", count=4)
-        assert again["state"] == "done" and again["verified"] is True
-        assert workers.restarts == 0 and not budget.spent and not said, said
-    finally:
-        stopping.set()
-        watcher.join(timeout=10)
-        workers.stop()
-        server.stop()
-    assert RESTARTS_PER_WINDOW == RestartBudget().allowed == 20, (
-        "`ringside up`'s budget, which the README states"
-    )
-
-
-def test_a_training_is_cancelled_like_a_run_and_the_queue_moves_on(tmp_path):
-    """The presenter cancels a running training: its ranks stop together after a step, it ends
-    cancelled with the steps it made, the run queued behind it runs, and no rank restarted."""
-    up = start_up(tmp_path, ranks=2)
-    try:
-        pids = {r["pid"] for r in up.cluster()["ranks"]}
-        status, body = up.call("POST", "/api/trainings", {"method": "ring", "steps": 1000, "hidden": 512})
-        assert status == 202, body
-        while not up.call("GET", f"/api/trainings/{body['id']}")[1]["steps"]:
-            time.sleep(0.05)
-        status, queued = up.call(
-            "POST", "/api/runs", {"collective": "all_reduce", "algorithm": "ring", "count": 4}
-        )
-        assert status == 202 and queued["state"] == "queued", queued
-        assert up.call("POST", f"/api/trainings/{body['id']}/cancel", token=None)[0] == 401
-        assert up.call("POST", "/api/trainings/t-999999/cancel")[0] == 404
-        status, answer = up.call("POST", f"/api/trainings/{body['id']}/cancel")
-        assert status == 200 and answer["cancel_requested"] is True, answer
-        deadline = time.monotonic() + 60
-        while (training := up.call("GET", f"/api/trainings/{body['id']}")[1])["state"] == "running":
-            assert time.monotonic() < deadline, "the training never stopped"
-            time.sleep(0.05)
-        assert training["state"] == "cancelled" and 0 < len(training["steps"]) < 1000, training["state"]
-        assert training["error"] is None and sorted(training["cancelled_ranks"]) == [0, 1]
-        assert up.wait(queued["id"], timeout=60)["state"] == "done", "the queue moves on"
-        assert {r["pid"] for r in up.cluster()["ranks"]} == pids, "the group was never broken"
-    finally:
-        up.stop()
-
-
-def test_the_buffer_cap_is_what_four_local_ranks_can_hold():
-    """At the cap, 16 bytes a byte of buffer per rank (bench/peak_memory.py measured up to 16.3) and a rank's
-    own 350 MiB: four ranks within 6 GiB. Past the cap, refused naming it."""
-    assert 4 * (350 * MiB + 16 * MAX_BUFFER_BYTES) < 6 << 30
-    validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4), 4, "gloo")
-    with pytest.raises(SpecError) as refused:
-        validate(
-            RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "gloo"
-        )
-    assert (
-        refused.value.field == "count"
-        and f"over the cap of {MAX_BUFFER_BYTES} (64 MiB) on gloo" in refused.value.message
-    )
-    validate(RunSpec(collective="all_reduce", algorithm="ring", count=MAX_BUFFER_BYTES // 4 + 1), 4, "nccl")
-
-
-def test_a_count_past_what_the_store_holds_is_refused_even_where_the_collective_takes_none():
-    """The fuzz found it: a barrier of 2^63 elements was accepted, and its figures could not be stored."""
-    for count in (1 << 63, -(1 << 63) - 1, 10**40):
-        with pytest.raises(SpecError) as refused:
-            validate(RunSpec(collective="barrier", count=count), 4, "gloo")
-        assert refused.value.field == "count"
-    validate(RunSpec(collective="barrier", count=8), 4, "gloo")
 
 
 def test_viewers_that_read_nothing_hold_no_copy_of_a_large_message_each(tmp_path):

@@ -1,7 +1,7 @@
 """Traced send/recv code on a live cluster (`ringside up --algorithms examples/...`): the
 server learns a traced run's schedule from its ranks and keeps it with every step's
 states, a wrong result says where it first departed, a deadlock fails naming its cycle and
-the cluster then runs on, and the page shows those words."""
+the cluster then runs on. The page that shows those words: tests/page/test_traced_page.py."""
 
 from __future__ import annotations
 
@@ -124,22 +124,3 @@ def test_a_deadlock_fails_naming_its_cycle_and_the_cluster_runs_on(up, runs):
     assert after["state"] == "done" and after["verified"] is True
     again = up.run(collective="all_reduce", algorithm="tutorial_ring", count=8, dtype="int64")
     assert again["state"] == "done" and again["verified"] is True
-
-
-def test_the_page_shows_the_departure_and_the_cycle(up, runs, page_for):
-    expect = pytest.importorskip("playwright.sync_api").expect
-    page = page_for(f"{up.url}/")
-    for run, words in (
-        (runs["bug"], "First departure: after step 1, rank 0's chunk 3 holds rank 3's chunk 2"),
-        (runs["stuck"], f"deadlock: rank 0 waits in send to rank 1 ({STUCK_AT})"),
-    ):
-        page.goto(f"{up.url}/?run={run['id']}")
-        page.wait_for_function(f"() => window.ringside.player.run?.id === '{run['id']}'")
-        expect(page.locator("#outcome")).to_contain_text(words)
-    page.goto(f"{up.url}/?run={runs['bug']['id']}")
-    page.click("#outcome p.departure button")
-    page.wait_for_function("window.ringside.player.step === 0")
-    page.goto(f"{up.url}/?run={runs['lesson']['id']}")  # where the blocking sender waited: under the stage
-    row = page.wait_for_selector('#calls .call-row[data-rank="0"]')
-    assert float(row.get_attribute("data-blocked")) > 0.1 and "waited" in row.inner_text()
-    expect(page.locator("#calls .call-row")).to_have_count(2)  # the ranks that made calls
