@@ -6,6 +6,8 @@ import { $, html, reason, refused, say, select } from "rs/core/dom.js";
 
 export class SpecForm {
   /** `controls`: whose catalog and pick it shows, told when it is submitted or changed. */
+  resizing = null; // the world's size a resize asked for, until the server answers
+
   constructor(controls) { this.controls = controls; }
 
   render(entry, overrides) {
@@ -49,7 +51,9 @@ export class SpecForm {
     submit.disabled = sweep.disabled = !ctl.canRun || !c.world_size;
     form.append(submit, sweep);
     this.showWorld(c);
-    say("run-why", !c.world_size ? "No ranks are connected yet."
+    // a resize in flight keeps its word: the world it changes draws this form again meanwhile
+    say("run-why", this.resizing != null ? `Resizing the world to ${this.resizing} ranks…`
+      : !c.world_size ? "No ranks are connected yet."
       : !ctl.canRun ? "Watching only: open the presenter link (the one with ?token=) to run collectives."
       : "");
     form.onsubmit = (e) => { e.preventDefault(); ctl.submit(); };
@@ -90,12 +94,14 @@ export class SpecForm {
     const ranks = input("number", world, { id: "world-ranks", min: 1, max: most, title: "the world's size" });
     const set = html("button", { type: "button", id: "world-set", onclick: () => this.resize(Number(ranks.value)) },
       "Set ranks");
+    set.disabled = this.resizing != null;
     $("ranks-why").replaceChildren(said, " ", ranks, " ", set, " ",
       `1 to ${most}: the world grows or shrinks in place; the group field runs on some of them.`);
   }
 
   /** The world resized to n ranks: the catalog follows once the cluster says its new size. */
   async resize(n) {
+    this.resizing = n;
     $("world-set").disabled = true;
     say("run-why", `Resizing the world to ${n} ranks…`);
     try {
@@ -104,6 +110,7 @@ export class SpecForm {
     } catch (err) {
       $("run-why").replaceChildren("Not resized: ", reason(err));
     } finally {
+      this.resizing = null;
       if ($("world-set")) $("world-set").disabled = false;
     }
   }
