@@ -75,7 +75,7 @@ def parse(text: str, name: str) -> Lesson:
         try:
             stage.run()
         except SpecError as e:
-            path = ("stages", i, SPEC_FIELDS.get(e.field, e.field))
+            path = ("stages", i, *SPEC_FIELDS.get(e.field, e.field).split("."))
             raise LessonError(f"{name} line {line_of(text, path)}: {said(path)}: {e.message}") from None
     return lesson
 
