@@ -574,7 +574,7 @@ export default {
     "the number": "숫자",
     "Enter reveals · B closes voting · W shows the tally · Esc closes": "Enter 정답 공개 · B 투표 마감 · W 집계 보이기 · Esc 닫기",
     "Enter reveals · B closes voting · W hides the tally · Esc closes": "Enter 정답 공개 · B 투표 마감 · W 집계 숨기기 · Esc 닫기",
-    "ask the room, then run the pick held (1–4 a question; ↑ ↓ ← → rank, step; T, N)": "청중에게 묻고 고른 것을 결과를 가린 채 실행 (1–4 질문; ↑ ↓ ← → 랭크, 단계; T, N)",
+    "ask the room, then run the pick held (1–4 a question, 5 your own; ↑ ↓ ← → rank, step; T, N)": "청중에게 묻고 고른 것을 결과를 가린 채 실행 (1–4 질문, 5 직접 만든 질문; ↑ ↓ ← → 랭크, 단계; T, N)",
     "close voting; the tally on the projector": "투표 마감; 집계를 프로젝터에",
     "How many bytes cross the busiest link?":
       "가장 바쁜 링크로 몇 바이트가 지나갈까요?",

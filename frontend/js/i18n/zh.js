@@ -553,7 +553,7 @@ export default {
     "the number": "数字",
     "Enter reveals · B closes voting · W shows the tally · Esc closes": "Enter 揭晓 · B 结束投票 · W 显示统计 · Esc 关闭",
     "Enter reveals · B closes voting · W hides the tally · Esc closes": "Enter 揭晓 · B 结束投票 · W 隐藏统计 · Esc 关闭",
-    "ask the room, then run the pick held (1–4 a question; ↑ ↓ ← → rank, step; T, N)": "先向全场提问，再隐藏结果运行所选（1–4 选问题；↑ ↓ ← → rank、步；T、N）",
+    "ask the room, then run the pick held (1–4 a question, 5 your own; ↑ ↓ ← → rank, step; T, N)": "先向全场提问，再隐藏结果运行所选（1–4 选问题，5 自己的问题；↑ ↓ ← → rank、步；T、N）",
     "close voting; the tally on the projector": "结束投票；在投影上显示统计",
     "How many bytes cross the busiest link?": "最繁忙的链路上传输多少字节？",
     "Which rank moves the most bytes?": "哪个 rank 传输的字节最多？",
