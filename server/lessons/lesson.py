@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import Field, StrictInt, field_validator
 
+from ringside.server.polls import custom
+from ringside.server.polls.custom import CustomFields
 from ringside.server.polls.questions import MAX_SECONDS, MIN_SECONDS, Question
 from ringside.worker_agent.core.algorithms import algorithm_of
 from ringside.worker_agent.core.collectives import get
@@ -31,8 +33,9 @@ class Words(Strict):
     zh: str = Field(min_length=1, max_length=MAX_CAPTION)
 
 
-class StageQuestion(Strict):
-    """A poll's question (polls/questions.py), asked before the stage's run runs, held."""
+class StageQuestion(CustomFields):
+    """A poll's question (polls/questions.py), asked before the stage's run runs, held; or the
+    lecturer's own (ask = "custom", polls/custom.py), with the stage's run held behind it."""
 
     ask: Question
     rank: StrictInt | None = Field(None, ge=0, lt=MAX_WORLD)
@@ -94,6 +97,10 @@ class Stage(Strict):
         """The question's rank and step are the run's (the poll says the rest when it is asked)."""
         q = self.question
         assert q is not None
+        try:
+            custom.check(q.ask, q, q.numeric)
+        except SpecError as e:  # the reader names the stage, and the question's field
+            raise SpecError(f"question.{e.field}", e.message) from None
         if q.rank is not None and q.rank >= self.ranks:
             raise SpecError("question", f"rank {q.rank} is not one of the stage's {self.ranks} ranks")
         if q.step is None:

@@ -79,7 +79,7 @@ def parse(text: str, name: str) -> Lesson:
         try:
             stage.run()
         except SpecError as e:
-            path = ("stages", i, SPEC_FIELDS.get(e.field, e.field))
+            path = ("stages", i, *SPEC_FIELDS.get(e.field, e.field).split("."))
             raise refused(name, line_of(text, path), f"{said(path)}: {e.message}") from None
     return lesson
 

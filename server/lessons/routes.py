@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
+from ringside.server.door.audience import marked
 from ringside.server.door.auth import is_presenter, need_viewer
 from ringside.server.door.errors import refuse
 from ringside.server.polls.visibility import Visibility, visibility_of
 
-from .lesson import Lesson
+from .lesson import Lesson, StageQuestion
 
 router = APIRouter()
 
@@ -25,10 +26,15 @@ async def lesson(request: Request, presenter: bool = Depends(is_presenter)) -> d
     stages = [
         {**stage.model_dump(include={"ranks", "question", "code", "prints", "caption"}),
          "run": stage.run().model_dump(exclude_defaults=True),
-         **({"prints": None} if stage.question and not presenter else {})}
+         **({"prints": None, "question": asked(stage.question)} if stage.question and not presenter else {})}
         for stage in given.stages
     ]  # fmt: skip
     return {"version": given.version, "title": given.title.model_dump(), "stages": stages}
+
+
+def asked(question: StageQuestion) -> dict:
+    """A stage's question as the room reads it: a custom one's answer left out (polls/custom.py marks it)."""
+    return question.model_dump(exclude=set(marked(type(question))))
 
 
 @router.get("/api/lesson/stages/{index}/prints", dependencies=[Depends(need_viewer)])

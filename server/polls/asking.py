@@ -10,8 +10,9 @@ import time
 
 from ringside.server.dispatch.job import JobState
 from ringside.server.door.errors import Busy, found
-from ringside.server.polls import questions
+from ringside.server.polls import custom, questions
 from ringside.server.polls.book import PollBook
+from ringside.server.polls.custom import TextWords
 from ringside.server.polls.holding import Holding
 from ringside.server.polls.opening import answer
 from ringside.server.polls.poll import Poll, PollRecord, PollState
@@ -50,7 +51,11 @@ class Asking:
 
     async def ask(self, spec: PollSpec) -> Poll:
         """A question with its run: `run`, made now and held (the question opens when it has run),
-        or `run_id`, a run there already (open at once). SpecError or Busy: nothing changes."""
+        or `run_id`, a run there already (open at once); a custom question may have neither (open
+        at once). SpecError or Busy: nothing changes."""
+        custom.check(spec.question, spec, spec.numeric)
+        if custom.own(spec.question) and spec.run is None and spec.run_id is None:
+            return self._own(spec)
         if (spec.run is None) == (spec.run_id is None):
             raise SpecError("run", "give the run to make (run) or a run there already (run_id), one of them")
         if spec.run is not None:
@@ -58,10 +63,10 @@ class Asking:
         assert spec.run_id is not None
         return self._about(spec, found(self.runs.find(spec.run_id), "run", spec.run_id))
 
-    def _new(self, spec: PollSpec, run: Run, held: list[Run], text: str) -> PollRecord:
+    def _new(self, spec: PollSpec, run: Run | None, held: list[Run], text: str | TextWords) -> PollRecord:
         poll = Poll(
             id=self.book.next_id(),
-            run_id=run.id,
+            run_id=run.id if run is not None else "",
             runs=[r.id for r in held],
             question=spec.question,
             rank=spec.rank,
@@ -73,7 +78,21 @@ class Asking:
             seconds=spec.seconds,
             created_at=time.time(),
         )
-        return PollRecord(poll=poll)
+        record = PollRecord(poll=poll)
+        if custom.own(spec.question):  # its answer, the record's alone until the reveal
+            poll.choices = list(spec.choices or [])
+            record.answers = [] if spec.answer is None else [spec.answer]
+            record.number = spec.number
+            record.tolerance = (spec.tolerance or 0.0) if spec.numeric else None
+        return record
+
+    def _own(self, spec: PollSpec) -> Poll:
+        """A custom question with no run behind it: asked and opened at once."""
+        record = self._new(spec, None, [], questions.premise(spec, None))
+        answer(record, None, {})
+        self.book.add(record, None)
+        self.voting.opened(record)
+        return record.shown()
 
     def _about(self, spec: PollSpec, run: Run) -> Poll:
         """A question about a run there already: asked and opened at once."""
@@ -86,6 +105,12 @@ class Asking:
                 "ran: ask about a run of its own",
             )
         record = self._new(spec, run, [run], questions.premise(spec, run))
+        if custom.own(spec.question):  # the lecturer's answer, not the run's: no run answers it already
+            record.poll.answered_by = []
+            answer(record, run, {})
+            self.book.add(record, run)
+            self.voting.opened(record)
+            return record.shown()
         compared = self._stored_race(run) if spec.question == "faster" else []
         measured = {r.spec.algorithm: r.time for r in compared if r.time is not None}
         answer(record, run, measured)  # before it is kept: a question with no answer changes nothing
@@ -105,7 +130,7 @@ class Asking:
             raise Busy(
                 "question", f"only one algorithm of {main.spec.collective} runs at this shape: no race"
             )
-        answered = self._answered(spec.question, main, race)
+        answered = [] if custom.own(spec.question) else self._answered(spec.question, main, race)
         held = [main, *race]
         for run in held:
             self.runs.name(run)

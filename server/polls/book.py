@@ -33,14 +33,15 @@ class PollBook:
     def next_id(self) -> str:
         return f"p-{self.number + 1:06d}"
 
-    def add(self, record: PollRecord, run: Run) -> None:
-        """A new poll (named by next_id), about `run`: held from here."""
+    def add(self, record: PollRecord, run: Run | None) -> None:
+        """A new poll (named by next_id), about `run` (a custom question may have none): held from here."""
         self.number += 1
         self.keep(record, run)
 
-    def keep(self, record: PollRecord, run: Run) -> None:
+    def keep(self, record: PollRecord, run: Run | None) -> None:
         self.live[record.poll.id], self.current = record, record.poll.id
-        self.shapes[record.poll.id] = run.shape()
+        if run is not None:
+            self.shapes[record.poll.id] = run.shape()
         while len(self.live) > MAX_LIVE:  # the oldest is closed, its last votes saved
             closed = self.live.pop(next(iter(self.live)))
             self.shapes.pop(closed.poll.id, None)

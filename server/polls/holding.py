@@ -38,12 +38,14 @@ class Holding:
         return poll.question == "faster" and self.book.shapes.get(poll.id) == run_shape
 
     def holding_any(self) -> bool:
-        return any(r.poll.state in HOLDING for r in self.book.live.values())
+        return any(r.poll.state in HOLDING and r.poll.runs for r in self.book.live.values())
 
     def held_collectives(self) -> set[str]:
         """The collectives of the runs a poll holds: the room's /metrics leaves out their times and counts."""
         book = self.book
-        return {book.shapes[i][0] for i, r in book.live.items() if r.poll.state in HOLDING}
+        return {
+            book.shapes[i][0] for i, r in book.live.items() if r.poll.state in HOLDING and i in book.shapes
+        }
 
     def hides(self, summary: dict) -> Poll | None:
         """The poll that holds the run of this line in a list, if any: its own runs, and for a

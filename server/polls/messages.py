@@ -33,7 +33,8 @@ class TallyMessage(BaseModel):
     votes: int
     counts: list[int] | None = None
     typed: list[tuple[float, int]] | None = None
+    median: float | None = None  # numeric: the middle of the numbers typed
     pages: int | None = None
 
     def for_room(self) -> TallyMessage:
-        return self.model_copy(update={"counts": None, "typed": None, "pages": None})
+        return self.model_copy(update={"counts": None, "typed": None, "median": None, "pages": None})

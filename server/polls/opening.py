@@ -9,7 +9,7 @@ import secrets
 from collections.abc import Callable
 
 from ringside.server.dispatch.job import JobState
-from ringside.server.polls import questions
+from ringside.server.polls import custom, questions
 from ringside.server.polls.book import MAX_LIVE, PollBook
 from ringside.server.polls.poll import HOLDING, PollRecord, PollState
 from ringside.server.polls.voting import Voting
@@ -25,10 +25,15 @@ def cut_short(run: Run) -> str:
     return f"run {run.id} {run.state.value}" + (f": {run.error}" if run.error else "")
 
 
-def answer(record: PollRecord, run: Run, measured: dict[str, float]) -> None:
+def answer(record: PollRecord, run: Run | None, measured: dict[str, float]) -> None:
     """The question's choices, shuffled once (kept with the poll: the same for every page), and
     voting opens. Shuffled from the system's randomness: seeded with anything a page reads (the
-    poll's id), a page could replay the shuffle and find the right choice before the reveal."""
+    poll's id), a page could replay the shuffle and find the right choice before the reveal. A
+    custom question's choices and answer are its lecturer's, kept in the order they wrote them."""
+    if custom.own(record.poll.question):
+        right = record.answers[0] if record.answers else None
+        return record.open(record.poll.choices, right, record.number, (), record.tolerance)
+    assert run is not None  # a built-in question is asked of a run
     found = questions.answer(record.poll, run, measured)
     named = [(found.right, None), *itertools.zip_longest(found.wrong, found.mistakes)]
     SHUFFLE.shuffle(named)
@@ -47,8 +52,8 @@ class Opening:
         them, take votes, close at their time and are revealed as before (else a poll was open for
         ever and its run read whole). One whose runs were cut short by the stop fails then."""
         for record in self.book.store.newest(MAX_LIVE):
-            run = self.runs.store.get(record.poll.run_id)
-            if record.poll.state in HOLDING and run is not None:
+            run = self.runs.store.get(record.poll.run_id) if record.poll.run_id else None
+            if record.poll.state in HOLDING and (run is not None or not record.poll.runs):
                 self.book.keep(record, run)
                 self.voting.timed(record)
         for record in list(self.book.live.values()):

@@ -13,11 +13,14 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from enum import Enum
+from typing import Annotated
 
 from pydantic import BaseModel, Field, PrivateAttr, StrictInt
 
+from ringside.server.door.audience import ANSWER, held_copy
 from ringside.server.door.errors import Busy
-from ringside.server.polls import ballots
+from ringside.server.polls import ballots, custom
+from ringside.server.polls.custom import ChoiceWords, TextWords
 from ringside.server.polls.mistakes import Mistake
 from ringside.server.polls.questions import MAX_CHOICES, Question, same_number
 from ringside.worker_agent.core.protocol import Strict
@@ -30,7 +33,7 @@ TYPED_SHOWN = 8  # the numbers typed most often, in a tally
 
 class Vote(Strict):
     ballot: str = Field(pattern=ballots.PATTERN, description="the ballot this page's /ws socket was handed")
-    choice: StrictInt | None = Field(None, ge=0, lt=MAX_CHOICES)
+    choice: StrictInt | None = Field(None, ge=0, lt=max(MAX_CHOICES, custom.MAX_CHOICES))
     number: float | None = Field(None, allow_inf_nan=False, description="typed instead of a choice")
 
 
@@ -57,16 +60,20 @@ class Poll(BaseModel):
     step: int | None = None
     numeric: bool = False  # a number may be typed beside the choices
     element: int = 0  # holds, numeric: the buffer's element typed
-    text: str
-    choices: list[str] = []
+    text: str | TextWords  # a custom question's as its lecturer wrote it (custom.py)
+    choices: list[str | ChoiceWords] = []
     state: PollState = PollState.OPEN
     counts: list[int] | None = None  # None: not shown to this page yet
     typed: list[tuple[float, int]] | None = None  # the numbers typed most often, and how often
     votes: int = 0
-    answers: list[int] = []
-    mistakes: list[Mistake | None] = []  # once revealed: what each choice got wrong (None: right, or unnamed)
-    number: float | None = None  # the right number, once revealed
-    typed_right: int | None = None  # how many typed it
+    median: float | None = None  # numeric: the middle of the numbers typed, shown as the tally is
+    # the answer, once revealed (marked: for_room blanks them before, whatever set them)
+    answers: Annotated[list[int], ANSWER] = []
+    # what each choice got wrong (None: right, or unnamed)
+    mistakes: Annotated[list[Mistake | None], ANSWER] = []
+    number: Annotated[float | None, ANSWER] = None  # the right number
+    tolerance: Annotated[float | None, ANSWER] = None  # custom: how far off a typed number may be
+    typed_right: Annotated[int | None, ANSWER] = None  # how many typed it
     seconds: int | None = None  # voting closes this long after it opens
     closes_at: float | None = None  # when (epoch seconds), once it is open
     why: str | None = None  # failed: why
@@ -81,8 +88,9 @@ class Poll(BaseModel):
             return None
         update: dict = {"answered_by": []}
         if self.state is PollState.OPEN:
-            update |= {"counts": None, "typed": None}
-        return self.model_copy(update=update)
+            update |= {"counts": None, "typed": None, "median": None}
+        room = self.model_copy(update=update)
+        return room if self.state is PollState.REVEALED else held_copy(room, self)
 
 
 class PollRecord(BaseModel):
@@ -92,6 +100,7 @@ class PollRecord(BaseModel):
     answers: list[int] = []
     mistakes: list[Mistake | None] = []  # each choice's, kept with the answer: they would tell it
     number: float | None = None
+    tolerance: float | None = None  # custom, numeric: how far off a typed number is still right
     voters: dict[str, int] = {}  # ballot -> choice
     typed: dict[str, float] = {}  # ballot -> the number it typed
     # votes counted by the address they came from (in memory: a restart forgets it)
@@ -102,13 +111,20 @@ class PollRecord(BaseModel):
         poll = self.poll
         update: dict = {"counts": self.counts(), "votes": self.votes()}
         if poll.numeric:
-            update["typed"] = self.typed_tally()
+            update |= {"typed": self.typed_tally(), "median": custom.median(list(self.typed.values()))}
         if poll.state is PollState.REVEALED:
             update |= {"answers": self.answers, "number": self.number, "mistakes": self.mistakes}
+            update["tolerance"] = self.tolerance
             if poll.numeric and self.number is not None:
-                right = self.number
-                update["typed_right"] = sum(same_number(t, right) for t in self.typed.values())
+                update["typed_right"] = sum(self.right(t) for t in self.typed.values())
         return poll.model_copy(update=update)
+
+    def right(self, typed: float) -> bool:
+        """Whether a typed number is right: the lecturer's tolerance, else the run's value as printed."""
+        assert self.number is not None
+        if self.tolerance is not None:
+            return custom.within(typed, self.number, self.tolerance)
+        return same_number(typed, self.number)
 
     def votes(self) -> int:
         return len(self.voters) + len(self.typed)
@@ -160,13 +176,19 @@ class PollRecord(BaseModel):
             self.typed[vote.ballot] = vote.number
 
     def open(
-        self, choices: list[str], right: int, number: float | None, mistakes: Sequence[Mistake | None] = ()
+        self,
+        choices: Sequence[str | ChoiceWords],
+        right: int | None,
+        number: float | None,
+        mistakes: Sequence[Mistake | None] = (),
+        tolerance: float | None = None,
     ) -> None:
-        """Its runs have run: the question's choices (and what each wrong one got wrong), and voting
-        opens (for `seconds`, if set)."""
+        """Its runs have run: the question's choices (and what each wrong one got wrong; `right` None
+        where it has none, a number typed), and voting opens (for `seconds`, if set)."""
         poll = self.poll
-        poll.choices, poll.state = choices, PollState.OPEN
-        self.answers, self.number, self.mistakes = [right], number, list(mistakes)
+        poll.choices, poll.state = list(choices), PollState.OPEN
+        self.answers, self.number, self.mistakes = [] if right is None else [right], number, list(mistakes)
+        self.tolerance = tolerance
         if poll.seconds is not None:
             poll.closes_at = time.time() + poll.seconds
 

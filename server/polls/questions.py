@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pydantic import Field, StrictBool, StrictInt
 
 from ringside.server.door.errors import Busy
-from ringside.server.polls import mistakes
+from ringside.server.polls import custom, mistakes
+from ringside.server.polls.custom import CustomFields, TextWords
 from ringside.server.polls.mistakes import Mistake, buffer_after
 from ringside.server.runs import figures
 from ringside.server.runs.run import Run
 from ringside.worker_agent.core import vocabulary
 from ringside.worker_agent.core.collectives import get
-from ringside.worker_agent.core.protocol import RunSpec, Strict
+from ringside.worker_agent.core.protocol import RunSpec
 from ringside.worker_agent.core.validation import SpecError
 
 if TYPE_CHECKING:
@@ -27,12 +28,13 @@ if TYPE_CHECKING:
 
 MAX_CHOICES = 6
 MIN_SECONDS, MAX_SECONDS = 5, 3600
-Question = Literal["holds", "busiest_link", "bottleneck", "faster"]
+Question = Literal["holds", "busiest_link", "bottleneck", "faster", "custom"]
 
 
-class PollSpec(Strict):
+class PollSpec(CustomFields):
     """A question, and the run it is asked of: `run`, made now and held from the room until the
-    reveal (the question is asked before it runs), or `run_id`, a run there already."""
+    reveal (the question is asked before it runs), or `run_id`, a run there already (a custom
+    question may be asked of neither: custom.py)."""
 
     question: Question
     run: RunSpec | None = Field(None, description="the run to make, held from every page but the presenter's")
@@ -76,11 +78,15 @@ class Answer:
 # --- what each question asks, from the plan ------------------------------------------------------
 
 
-def premise(spec: PollSpec, run: Run) -> str:
+def premise(spec: PollSpec, run: Run | None) -> str | TextWords:
     """The question's words, from the run's plan; or SpecError / Busy naming why this run cannot
     answer it."""
+    if custom.own(spec.question):
+        assert spec.text is not None  # custom.check: it has its text
+        return spec.text
     if spec.numeric and spec.question == "faster":
         raise SpecError("numeric", "which algorithm finishes first is a name: there is no number to type")
+    assert run is not None  # a built-in question is asked of a run (Asking.ask)
     return PREMISES[spec.question](spec, run)
 
 

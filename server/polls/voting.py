@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ringside.server.door import transport
 from ringside.server.door.errors import Busy, found, refuse
+from ringside.server.polls import custom
 from ringside.server.polls.ballots import Ballots
 from ringside.server.polls.book import PollBook
 from ringside.server.polls.messages import TallyMessage
@@ -95,6 +96,7 @@ class Voting:
                 votes=record.votes(),
                 counts=record.counts(),
                 typed=record.typed_tally() if poll.numeric else None,
+                median=custom.median(list(record.typed.values())) if poll.numeric else None,
                 pages=self.ballots.pages(),
             )
         )

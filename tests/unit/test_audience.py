@@ -13,7 +13,8 @@ from pydantic import BaseModel
 
 import ringside.server
 from ringside.server.door.audience import Answer, Audience, Undeclared, declared, held_copy, marked
-from ringside.server.polls.poll import Poll
+from ringside.server.polls.mistakes import Mistake
+from ringside.server.polls.poll import Poll, PollState
 from ringside.server.polls.questions import Question
 from ringside.server.polls.visibility import withheld, withheld_summary
 from ringside.server.runs.figures import Departure, LinkBytes, RunTraffic
@@ -22,7 +23,7 @@ from ringside.server.runs.wavefront import Perturbed
 from ringside.server.viewers.fanout import Fanout
 from ringside.worker_agent.core.protocol import CallTime, RunSpec, Timings
 
-QUESTIONS: tuple[Question, ...] = ("holds", "busiest_link", "bottleneck", "faster")
+QUESTIONS: tuple[Question, ...] = ("holds", "busiest_link", "bottleneck", "faster", "custom")
 
 
 def every_model() -> set[type[BaseModel]]:
@@ -160,3 +161,27 @@ def test_a_held_line_in_a_list_has_none_of_the_summarys_marked_fields():
     assert marked(RunSummary) == {"time", "algbw", "busbw", "verified", "started_at", "finished_at"}
     assert all(held[name] is None for name in marked(RunSummary)) and held["id"] == summary["id"]
     assert held["collective"] == "all_reduce" and summary["time"] == 0.5
+
+
+def answered_poll(question: Question, state: PollState) -> Poll:
+    """A poll with every field marked as its answer set, as a bug that set them early would."""
+    poll = Poll(
+        id="p-000001", run_id="", question=question, text="?", choices=["a", "b"], state=state, created_at=0
+    )
+    marks = {name for name, _, _ in marks_in(poll)}
+    assert marks == marked(Poll) == {"answers", "mistakes", "number", "tolerance", "typed_right"}
+    return poll.model_copy(
+        update={"answers": [1], "mistakes": [Mistake(kind="own"), None], "number": 6.0, "tolerance": 1.0,
+                "typed_right": 2}
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+@pytest.mark.parametrize("state", [PollState.OPEN, PollState.CLOSED])
+def test_no_marked_answer_of_a_poll_reaches_the_room_before_its_reveal(question, state):
+    room = answered_poll(question, state).for_room()
+    assert room is not None
+    left = {w: getattr(room, w) for w in marked(Poll) if getattr(room, w) not in (None, [])}
+    assert not left, f"{left} reached the room ({question}, {state.value})"
+    revealed = answered_poll(question, PollState.REVEALED).for_room()
+    assert revealed is not None and revealed.answers == [1] and revealed.tolerance == 1.0

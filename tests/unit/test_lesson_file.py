@@ -67,6 +67,11 @@ def test_the_docs_example_reads():
     assert [s.run().collective for s in lesson.stages] == ["broadcast", "all_reduce"]
 
 
+CUSTOM = (
+    'ask = "custom", text = { en = "How many?", ko = "몇 개?", zh = "几个？" }, '
+    'choices = ["4", "6"], answer = 1'
+)
+
 BAD = [
     (GOOD.replace("count = 2", "count = -2"), "two.toml line 15: stage 2: count: must be positive"),
     (GOOD.replace("ranks = 3", "rank = 3"), "two.toml line 7: stage 1: rank: Extra inputs are not permitted"),
@@ -92,6 +97,18 @@ BAD = [
     ),
     (GOOD.replace("rank = 1, step = 0", "rank = 1, step = 2"), "two.toml line 16: stage 2: question: step 2"),
     (
+        GOOD.replace('ask = "holds", rank = 1, step = 0', CUSTOM.replace("answer = 1", "answer = 2")),
+        "two.toml line 16: stage 2: question.answer: there are 2 choices, numbered from 0: not 2",
+    ),
+    (
+        GOOD.replace('ask = "holds", rank = 1, step = 0', CUSTOM.replace('choices = ["4", "6"], ', "")),
+        "two.toml line 16: stage 2: question.choices: a custom question has 2 to 8 choices, not 0",
+    ),
+    (
+        GOOD.replace('ask = "holds", rank = 1, step = 0', 'ask = "holds", rank = 1, step = 0, text = "Why?"'),
+        "two.toml line 16: stage 2: question.text: only a custom question has its own text",
+    ),
+    (
         GOOD.replace('algorithm = "recursive_doubling"', 'algorithm = "native"'),
         "two.toml line 16: stage 2: question: step 0 (from 0): this run is native: it has no steps",
     ),
@@ -110,3 +127,15 @@ def test_a_wrong_field_is_refused_naming_its_line(text, said):
     with pytest.raises(LessonError) as info:
         parse(text, "two.toml")
     assert str(info.value).startswith(said), str(info.value)
+
+
+def test_a_stage_asks_the_lecturers_own_question_and_the_room_reads_it_without_its_answer():
+    from ringside.server.lessons.routes import asked
+
+    lesson = parse(GOOD.replace('ask = "holds", rank = 1, step = 0', CUSTOM), "two.toml")
+    question = lesson.stages[1].question
+    assert question is not None and question.ask == "custom" and question.answer == 1
+    lesson.stages[1].run()  # checked as any stage's
+    room = asked(question)
+    assert room["text"]["ko"] == "몇 개?" and room["choices"] == ["4", "6"]
+    assert not {"answer", "number", "tolerance"} & room.keys(), "the room's copy of the lesson"

@@ -4,14 +4,19 @@
 // and, once voting has closed (on the presenter's page when W shows it), the tally.
 
 import { html } from "rs/core/dom.js";
+import { ownWords } from "rs/lecture/poll-form.js";
 
-const ABC = "ABCDEF";
-export const QUESTIONS = ["holds", "busiest_link", "bottleneck", "faster"];
+const ABC = "ABCDEFGH";
+export const QUESTIONS = ["holds", "busiest_link", "bottleneck", "faster", "custom"];
 const ASKS = [(a) => `What does rank ${a.rank} hold after step ${a.step + 1}?`,
   () => "How many bytes cross the busiest link?", () => "Which rank moves the most bytes?",
-  () => "Which algorithm finishes first at this size and P?"];
+  () => "Which algorithm finishes first at this size and P?", () => "Your own question: choices or a number"];
 const TYPED = { holds: (p) => `or type element ${p.element}`, busiest_link: () => "or type the bytes",
-  bottleneck: () => "or type the rank" };
+  bottleneck: () => "or type the rank", custom: () => "Type your answer" };
+const language = () => (document.documentElement.lang || "en").slice(0, 2); // zh-CN: zh
+/** A question's or a choice's words; a custom one's as its lecturer wrote them, in the page's language
+ * ([data-said]: the page translates none of them). */
+const own = (tag, words, custom) => html(tag, custom ? { "data-said": "" } : {}, ownWords(words, language()));
 // what each wrong choice of a holds question got wrong, said at the reveal (server/polls/mistakes.py)
 const MISTAKES = {
   early: (m) => `one step early: after step ${m.step + 1}`, late: (m) => `one step late: after step ${m.step + 1}`,
@@ -22,7 +27,9 @@ const MISTAKES = {
 };
 /** A wrong choice's mistake, in words (null where the server named none). */
 export const mistakeWords = (m) => (m && MISTAKES[m.kind] ? MISTAKES[m.kind](m) : null);
-const same = (a, b) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b)); // as the server grades it
+/** Whether typed number `a` is the poll's: within a custom one's tolerance, else as the server grades it. */
+const same = (a, { number: b, tolerance }) => Math.abs(a - b) <= (tolerance == null
+  ? 1e-6 * Math.max(1, Math.abs(b)) : tolerance * (1 + 1e-9) + 1e-9 * Math.max(1, Math.abs(b)));
 
 /** Each choice's share of the votes, in percent (0 while none). */
 export function shares(counts) {
@@ -39,12 +46,13 @@ export function menu(ask, note) {
     html("p", { class: "settings" }, html("span", {}, ask.seconds ? `voting closes after ${ask.seconds} s`
       : "no timer"), " · ", html("span", {}, ask.numeric ? "a number may be typed" : "choices only")),
     html("p", { class: "why", role: "status" }, note),
-    html("p", { class: "foot" }, "1–4 asks · ↑ ↓ rank · ← → step · T timer · N numbers · Esc cancels")];
+    html("p", { class: "foot" }, "1–5 asks · ↑ ↓ rank · ← → step · T timer · N numbers · Esc cancels")];
 }
 
 /** The card of `poll`, for `polls` (the page's Polls: its state, this page's vote, its note). */
 export function pollCard(poll, polls) {
-  const note = html("p", { class: "why", role: "status" }, polls.note), head = html("h2", {}, poll.text);
+  const custom = poll.question === "custom", note = html("p", { class: "why", role: "status" }, polls.note);
+  const head = own("h2", poll.text, custom);
   if (poll.state === "running" || poll.state === "failed") { // the presenter's alone
     return [head, html("p", {}, poll.state === "running"
       ? "Running it held: the room sees the question when it has run" : `Not asked: ${poll.why}`),
@@ -65,7 +73,7 @@ function choices(poll, polls, tallied) {
   const mine = polls.voted?.choice, free = poll.state === "open" && polls.voted == null;
   return poll.choices.map((text, i) => {
     const why = revealed ? mistakeWords(poll.mistakes?.[i]) : null;
-    const face = [html("b", {}, `${right.has(i) ? "✓ " : ""}${ABC[i]}`), html("span", {}, text),
+    const face = [html("b", {}, `${right.has(i) ? "✓ " : ""}${ABC[i]}`), own("span", text, poll.question === "custom"),
       why ? html("small", { class: "mistake" }, why) : ""];
     const cls = [right.has(i) && "right", revealed && !right.has(i) && "wrong", mine === i && "chosen"];
     return html("li", { class: cls.filter(Boolean).join(" "), "data-choice": i },
@@ -91,10 +99,13 @@ function typing(poll, polls, tallied) {
   }
   if (typed != null) out.push(html("p", {}, `You typed ${typed}`));
   if (tallied && poll.typed?.length) {
-    out.push(html("p", { class: "typed-tally" }, poll.typed.map(([v, n]) => `${v} ×${n}`).join(" · ")));
+    const marked = ([v, n]) => `${poll.number != null ? (same(v, poll) ? "✓ " : "✗ ") : ""}${v} ×${n}`;
+    out.push(html("p", { class: "typed-tally" }, poll.typed.map(marked).join(" · ")));
+    if (poll.median != null) out.push(html("p", { class: "median" }, `median ${poll.median}`));
   }
   if (poll.number != null) {
-    out.push(html("p", { class: "number" }, `The number: ${poll.number}`, " · ",
+    const within = poll.tolerance ? ` ± ${poll.tolerance}` : "";
+    out.push(html("p", { class: "number" }, `The number: ${poll.number}${within}`, " · ",
       html("span", {}, `${poll.typed_right} typed it`)));
   }
   return out;
@@ -128,4 +139,4 @@ function foot(poll, polls) {
 }
 
 const right = (poll, voted) => (voted.number != null
-  ? poll.number != null && same(voted.number, poll.number) : poll.answers.includes(voted.choice));
+  ? poll.number != null && same(voted.number, poll) : poll.answers.includes(voted.choice));

@@ -7,8 +7,10 @@
 // questions, choices, answers and what the room may read are the server's (server/polls/).
 
 import { api } from "rs/core/api.js";
-import { $, el } from "rs/core/dom.js";
+import { $, el, html } from "rs/core/dom.js";
+import { onLanguage } from "rs/i18n/i18n.js";
 import { closesIn, menu, pollCard, QUESTIONS } from "rs/lecture/poll-card.js";
+import { customBody, customForm } from "rs/lecture/poll-form.js";
 
 const ON = /^( |ArrowRight|End)$/, AGAIN = /^[rRqQ]$/; // keys that move the stage on; that run or ask again
 const TIMERS = [null, 20, 30, 60]; // T in the menu: voting closes after this many seconds, or when closed
@@ -58,6 +60,7 @@ export class Polls {
   constructor(state, player, controls, onChange) {
     Object.assign(this, { state, player, controls, onChange, card: $("poll"), ballot: keptBallot(localStorage) });
     player.stage.addEventListener("load", () => this.mark());
+    onLanguage(() => this.render()); // a custom question's words, in the page's language
     player.addEventListener("change", () => {
       if (player.step >= (this.stopAt ?? Infinity)) { this.stopAt = null; player.pause(); }
     });
@@ -92,10 +95,10 @@ export class Polls {
     if (fresh || poll.state !== was.state) { this.mark(); this.onChange(); }
   }
 
-  tally({ poll_id, votes, counts, typed, pages }) {
+  tally({ poll_id, votes, counts, typed, median, pages }) {
     const poll = this.state.poll;
     if (poll?.id !== poll_id || votes < poll.votes) return; // another poll's, or older than the card's
-    Object.assign(poll, { votes }, counts && { counts }, typed && { typed });
+    Object.assign(poll, { votes }, counts && { counts }, typed && { typed }, median != null && { median });
     if (pages != null) this.pages = pages;
     this.render();
   }
@@ -112,17 +115,25 @@ export class Polls {
 
   /** Question `i` of the menu: the server checks it against the run's plan, runs it held and opens
    * it once it has run, or says why it cannot. */
-  open(i) { return this.pose({ ...this.asking, question: QUESTIONS[i] }); }
+  open(i) {
+    if (QUESTIONS[i] !== "custom") return this.pose({ ...this.asking, question: QUESTIONS[i] });
+    const { form, focus } = customForm((fields, held) => this.pose({ ...this.asking, question: "custom",
+      spec: held ? this.asking.spec : null, ...customBody(fields) }));
+    this.asking.form = form;
+    this.note = "";
+    this.render();
+    focus();
+  }
 
   /** `question` about run `spec` (a lesson's stage asks its own): run held, opened once it has run. */
-  async pose({ question, spec, rank, step, seconds, numeric }) {
-    const holds = question === "holds";
+  async pose({ question, spec, rank, step, seconds, numeric, text, choices, answer, number, tolerance }) {
+    const holds = question === "holds", own = question === "custom" && { text, choices, answer, number, tolerance };
     this.player.pause();
     try {
-      const poll = await api("/api/polls", { method: "POST", body: { question, run: spec,
-        ...(holds && { rank, step }), ...(seconds && { seconds }), ...(numeric && { numeric }) } });
+      const poll = await api("/api/polls", { method: "POST", body: { question, ...(spec && { run: spec }),
+        ...(holds && { rank, step }), ...(seconds && { seconds }), ...(numeric && { numeric }), ...own } });
       this.asked = { id: poll.id, rank: holds ? rank : null, step: holds ? step : null };
-      this.state.submitted = poll.run_id; // the run asked about takes the stage when it starts
+      if (poll.run_id) this.state.submitted = poll.run_id; // the run asked about takes the stage when it starts
       this.show(poll);
       this.mark(); // the socket may have said it opened before this answer came, the rank not known then
     } catch (err) {
@@ -204,10 +215,15 @@ export class Polls {
     return this.state.hiding(player.run) && (AGAIN.test(k) || (ON.test(k) && player.step >= player.limit()));
   }
 
-  /** The menu holds every key: 1–4 asks, Esc cancels, the rest move the ask. */
+  /** The menu holds every key: 1–5 asks, Esc cancels, the rest move the ask; the own question's form
+   * leaves Tab, Enter and Space to its fields and buttons (its text fields have every key). */
   menuKey(k) {
+    if (this.asking.form) {
+      if (k === "Escape") this.close();
+      return !/^(Tab|Enter| )$/.test(k);
+    }
     const moved = moveAsk(this.asking, k);
-    if (/^[1-4]$/.test(k)) this.open(k - 1);
+    if (/^[1-5]$/.test(k)) this.open(k - 1);
     else if (k === "Escape") this.close();
     else if (moved) { this.asking = moved; this.render(); }
     return true;
@@ -219,7 +235,9 @@ export class Polls {
     document.body.classList.toggle("poll-shown", !card.hidden);
     document.body.classList.toggle("poll-hiding", this.state.hiding(this.player.run));
     this.countDown(poll);
-    const parts = this.asking ? menu(this.asking, this.note) : poll ? pollCard(poll, this) : [];
+    const parts = this.asking?.form ? [this.asking.form, html("p", { class: "why", role: "status" }, this.note),
+      html("p", { class: "foot" }, "Tab moves · Enter asks · Esc cancels")]
+      : this.asking ? menu(this.asking, this.note) : poll ? pollCard(poll, this) : [];
     card.dataset.state = this.asking ? "" : poll?.state ?? "";
     // a number being typed outlives a tally heard meanwhile
     const field = card.querySelector(".typed input"), typing = field === document.activeElement;
