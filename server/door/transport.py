@@ -230,7 +230,8 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.message_due = Deadline(self, self._unfinished, "message_late")  # for the message in progress
+        # for the message in progress; not while reading waits for the route (_resumed)
+        self.message_due = Deadline(self, self._late, "message_late")
 
     def handle_connect(self, event) -> None:
         # the path as the router sees it (uvicorn unquotes it so), and a rank's bound for a rank's paths
@@ -316,9 +317,31 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         _refused[CLOSED_FOR.get(sent.code, "bad_frame") if sent is not None else "bad_frame"] += 1
         super().handle_parser_exception()
 
+    async def receive(self):
+        paused = self._read_paused
+        message = await super().receive()
+        if paused and not self._read_paused:
+            self._resumed()
+        return message
+
+    def _resumed(self) -> None:
+        """Reading goes on after waiting for the route to take QUEUED messages: the peer's deadlines
+        start again from now. Its message's rest and its pong wait unread behind what the route had
+        not taken, so time the server spent on its own backlog is not the peer's: a rank's dumps of
+        3 MiB frames, each taking a loaded server seconds to judge, were dropped for a late pong."""
+        if self._unfinished():
+            self.message_due.arm(self.within_s)
+        if self.pong_timer is not None and self.ping_timeout is not None:
+            self.pong_timer.cancel()
+            self.pong_timer = self.loop.call_later(self.ping_timeout, self.keepalive_timeout)
+
     def keepalive_timeout(self) -> None:
         """As uvicorn's (close 1011), then the transport is dropped, not drained: a peer that answers no
-        ping reads nothing, and a graceful close waited for it to read what was buffered for ever."""
+        ping reads nothing, and a graceful close waited for it to read what was buffered for ever. Not
+        while reading waits for the route: the pong may be among what is unread (_resumed)."""
+        if self._read_paused and self.ping_timeout is not None:
+            self.pong_timer = self.loop.call_later(self.ping_timeout, self.keepalive_timeout)
+            return
         _refused["ping_unanswered"] += 1
         super().keepalive_timeout()
         self.transport.abort()
@@ -335,6 +358,9 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         self.message_due.disarm()
         _release(self)
         super().connection_lost(exc)
+
+    def _late(self) -> bool:
+        return self._unfinished() and not self._read_paused
 
     def _unfinished(self) -> bool:
         """Whether a message has begun and not ended: part of a frame waits in websockets' reader,

@@ -248,8 +248,9 @@ T0 = 1_000_000_000
 def test_a_flood_of_dumps_is_read_to_the_watch_s_bound_and_health_answers_throughout(tmp_path):
     """200 declared ranks, 81 of them sending 3.3 MiB each (262 MiB): the server reads what a watched
     job may keep (64 MB), says the rest was not read, and gives its memory back; health answers all
-    along (its slowest answer is printed: a figure, not a verdict)."""
-    server = start_serve(tmp_path)
+    along (its slowest answer is printed: a figure, not a verdict). Pinged every second: the server
+    judging the frames it holds is no late pong of the sender's, whose pong waits behind them."""
+    server = start_serve(tmp_path, "--ping-every", "1")
     try:
         proc = psutil.Process(server.proc.pid)
         before = proc.memory_info().rss
