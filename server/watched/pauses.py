@@ -44,10 +44,16 @@ class Pauses:
         hang_after: float,
     ) -> tuple[int, ...]:
         """Which of `late` (the ranks a collective waits on for `since` s, each at its place) it has
-        waited on past their bar; each wait seen is noted, to be learnt from once the rank goes on."""
+        waited on past their bar; each wait seen is noted, to be learnt from once the rank goes on.
+        A wait keeps the place it was first seen at: a rank that goes on is seen at the collective's
+        line a report before it says it issued it, which is not where it paused."""
+        over = []
         for r in late:
-            self.seen[(r, group, seq)] = (places[r], since)
-        return tuple(r for r in late if since >= self.bar(r, places[r], hang_after))
+            place = self.waiting.get((r, group, seq), (places[r], 0.0))[0]
+            self.seen[(r, group, seq)] = (place, since)
+            if since >= self.bar(r, place, hang_after):
+                over.append(r)
+        return tuple(over)
 
     def checked(self, went_on: Callable[[int, str, int], bool]) -> None:
         """The end of a check: each wait seen at the last one and not at this one ended, and where its

@@ -18,6 +18,7 @@ from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchR
 BEAT = 0.25  # the server's hang check, four times a second
 PAUSED = 2  # the rank that pauses
 CHECKPOINT = "train.py:40"  # the line it pauses at
+COLLECTIVE = "train.py:41"  # and the step's all_reduce, after it
 
 
 class Job:
@@ -68,8 +69,11 @@ class Job:
         while waited < paused_s:
             self.clock.t += BEAT
             waited += BEAT
-            for r in range(4):  # a reporter says where its rank is at least every second: here, each beat
-                self.report(r, pending={"0": self.seq} if r != PAUSED else {}, where=where)
+            # a reporter says where its rank is at least every second: here, each beat; rank PAUSED,
+            # as it goes on, at the collective's line a beat before it says it issued it
+            at = where if waited < paused_s else COLLECTIVE
+            for r in range(4):
+                self.report(r, pending={"0": self.seq} if r != PAUSED else {}, where=at)
             self.check()
         self.report(PAUSED, one, pending={})
         for r in range(4):
