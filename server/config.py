@@ -12,6 +12,7 @@ from pathlib import Path
 import platformdirs
 
 from ringside.server.door.transport import HEADERS_WITHIN_S, MESSAGE_WITHIN_S, PING_EVERY_S
+from ringside.server.watched.rank_waits import HANG_S
 
 DEFAULT_HOST = "127.0.0.1"  # the server makes workers run code: loopback unless told otherwise
 DEFAULT_PORT = 8000
@@ -53,6 +54,9 @@ class Settings:
     allow_hosts: tuple[str, ...] = ()  # names the server answers to besides loopback's and --host (guard.py)
     open_viewing: bool = False  # watch without a token even when other hosts can reach the server
     lost_after: float = 5.0  # seconds of silence before a rank is shown lost (a busy CPU can delay a beat)
+    hang_after: float = (
+        HANG_S  # seconds a watched job's wait lasts before it is a hang (a job may say its own)
+    )
     # seconds a whole world whose ranks all went is held for them (cluster/cluster.py: Cluster.held)
     world_hold: float = 30.0
     viewer_queue: int = 2048  # messages a viewer may fall behind before it is dropped

@@ -26,6 +26,7 @@ from ringside.server.lessons.reading import LessonError
 from ringside.server.operate import tokens
 from ringside.server.operate.retention import Keep
 from ringside.worker_agent.core.algorithms import algorithm_of, build
+from ringside.worker_agent.core.watch_protocol import hang_after_of
 from ringside.worker_agent.user.user_algorithms import load
 
 if TYPE_CHECKING:
@@ -92,6 +93,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=seconds,
         default=Settings.lost_after,
         help="seconds of silence before a rank is shown lost (default %(default)s)",
+    )
+    parser.add_argument(
+        "--hang-after",
+        type=hang_after,
+        default=Settings.hang_after,
+        metavar="SECONDS",
+        help="seconds a watched job's ranks wait on others before it is named a hang (default "
+        "%(default)s; a job may set its own: ringside.watch --hang-after)",
     )
     parser.add_argument(
         "--world-hold",
@@ -211,6 +220,13 @@ def seconds(text: str) -> float:
     return value
 
 
+def hang_after(text: str) -> float:
+    try:
+        return hang_after_of(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
     """Tokens come from the environment when set (so restarts keep them), else fresh ones."""
     allow = tuple(host_name(n) or n.lower() for n in args.allow_host)  # a name, even if given as name:port
@@ -222,6 +238,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         viewer_token=args.viewer_token,
         viewer_queue=args.viewer_queue,
         lost_after=args.lost_after,
+        hang_after=args.hang_after,
         world_hold=args.world_hold,
         allow_hosts=allow,
         headers_within=args.headers_within,

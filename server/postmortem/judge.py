@@ -4,9 +4,9 @@ it says of a live job, at the moment of the dumps.
 
 A dump is a moment, not a stream, so that moment is given the watch's clocks: every rank was heard
 then (none is silent), and a collective open then had been open since the first rank issued it (at
-least HANG_S: what was still waited for at the dump is a hang, however soon it was taken). A rank
-that left no dump is neither heard nor waited for by the watch's rules; where the watch finds nothing,
-what a dump shows and a live report may not is said (unmatched)."""
+least the job's hang_after: what was still waited for at the dump is a hang, however soon it was
+taken). A rank that left no dump is neither heard nor waited for by the watch's rules; where the
+watch finds nothing, what a dump shows and a live report may not is said (unmatched)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import time
 
 from ringside.server.watched import hangs
 from ringside.server.watched.live import LiveWatchedJob
-from ringside.server.watched.rank_waits import HANG_S
 from ringside.server.watched.record import Hang, WatchedCollective, WatchedState
 from ringside.server.watched.store import KEPT_BYTES
 from ringside.server.watched.verdicts import wait_hang_in
@@ -93,7 +92,7 @@ def judged(job_id: str, said: DumpsHello, ranks: list[DumpedRank]) -> LiveWatche
 
 def at_the_dump(w: LiveWatchedJob, said: DumpsHello, newest: dict[int, int]) -> None:
     """The watch's clocks set to the moment of the dumps: each rank heard then, last seen at its newest
-    collective, and each open collective open since its first rank issued it (HANG_S at least)."""
+    collective, and each open collective open since its first rank issued it (hang_after at least)."""
     now = time.monotonic()
     for rank in w.job.ranks.values():
         w.presence.heard[rank.rank] = now
@@ -102,7 +101,7 @@ def at_the_dump(w: LiveWatchedJob, said: DumpsHello, newest: dict[int, int]) -> 
     taken_s = (said.taken_ns - w.job.t0_ns) / 1e9
     for key, c in w.collectives.open.items():
         since = taken_s - min(c.issued.values(), default=taken_s)
-        w.collectives.first_seen[key] = now - max(since, HANG_S)
+        w.collectives.first_seen[key] = now - max(since, w.hang_after)
 
 
 def unmatched(w: LiveWatchedJob, missing: list[int], taken_ns: int) -> Hang | None:

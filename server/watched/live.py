@@ -14,7 +14,9 @@ from ringside.server.watched import rules
 from ringside.server.watched.agreement import Agreement
 from ringside.server.watched.matching import Matching
 from ringside.server.watched.p2p import PointToPoint
+from ringside.server.watched.pauses import Pauses
 from ringside.server.watched.presence import Presence
+from ringside.server.watched.rank_waits import HANG_S
 from ringside.server.watched.record import (
     Event,
     RankInfo,
@@ -38,8 +40,12 @@ ENDED_WORDS = {
 
 
 class LiveWatchedJob:
-    def __init__(self, job: WatchedJob, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, job: WatchedJob, clock: Callable[[], float] = time.monotonic, hang_after: float = HANG_S
+    ):
         self.job = job
+        self.hang_after = hang_after  # seconds a wait lasts before it is a hang: the server's, or the job's
+        self.pauses = Pauses()  # where its ranks paused before and went on (not a hang until longer)
         self.clock = clock  # seconds, monotonic: the server's, or one a test moves by hand
         self.wall: Callable[[], float] = time.time  # now, as "s ago" counts it (a dump's moment, for dumps)
         self.presence = Presence(clock)
@@ -50,7 +56,11 @@ class LiveWatchedJob:
 
     @classmethod
     def start(
-        cls, job_id: str, hello: WatchHello, clock: Callable[[], float] = time.monotonic
+        cls,
+        job_id: str,
+        hello: WatchHello,
+        clock: Callable[[], float] = time.monotonic,
+        hang_after: float = HANG_S,
     ) -> LiveWatchedJob:
         job = WatchedJob(
             id=job_id,
@@ -61,7 +71,7 @@ class LiveWatchedJob:
             backend=hello.backend,
             script=hello.script,
         )
-        return cls(job, clock)
+        return cls(job, clock, hang_after)
 
     # --- what ranks say ------------------------------------------------------------------
 
@@ -87,6 +97,8 @@ class LiveWatchedJob:
             seen_s=self.now_s(),
         )
         self.presence.came(hello.rank)
+        if hello.hang_after_s is not None:  # the job's own threshold, over the server's
+            self.hang_after = hello.hang_after_s
         if job.state in (WatchedState.INTERRUPTED, WatchedState.LOST):
             job.state, job.ended_at = WatchedState.RUNNING, None
             self.note([said("came_back", rank=rank_words(hello.rank))])

@@ -1,8 +1,10 @@
 """What each rank of a watched job waits in now, and on whom, as its reports say: the edges of the
 graph that waits.py judges.
 
-- a collective some ranks of its group have issued and others have not, for HANG_S: those in
-  it wait for those not; a collective every rank issued, for the silent ones still inside it;
+- a collective some ranks of its group have issued and others have not, for the job's hang_after
+  (HANG_S unless the server or the job says otherwise), or longer where the late rank paused there
+  before and went on (pauses.py): those in it wait for those not; a collective every rank issued,
+  for the silent ones still inside it;
 - a send or receive a rank is blocked in: for the peer, if it has not issued the other side
   (paired by order), or is silent inside it.
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ringside.server.watched.pauses import Place
 from ringside.server.watched.record import WatchedCollective
 from ringside.server.watched.verdict_words import collective_words
 from ringside.server.watched.waits import Wait
@@ -21,7 +24,8 @@ from ringside.server.watched.words import Phrase, rank, said
 if TYPE_CHECKING:
     from ringside.server.watched.live import LiveWatchedJob
 
-HANG_S = 1.0  # a collective open this long, some of its ranks not in it, is a hang
+# a collective open this long, some of its ranks not in it, is a hang: a job's hang_after by default
+HANG_S = 1.0
 # a rank unheard this long, while others report, is stopped (a reporter reports every second at least)
 SILENT_S = 3.0
 # a rank that said it issued more than it said: its reporter reads within this (pace.py's polls)
@@ -58,13 +62,15 @@ def graph_of(*waits: list[Wait]) -> dict[int, list[Wait]]:
 
 
 def in_open_collectives(live: LiveWatchedJob, now: float) -> list[Wait]:
-    """Ranks in an open collective, HANG_S since it was first seen, wait for its ranks here that have
-    not issued it (the oldest MAX_WAITED such collectives); not those that finished their part of it.
-    One whose late ranks all went past it is lost from their reports: kept so, not waited in."""
+    """Ranks in an open collective, the job's hang_after since it was first seen, wait for its ranks
+    here that have not issued it (the oldest MAX_WAITED such collectives), each once the wait has
+    outlasted its pauses there (pauses.py); not those that finished their part of it. One whose late
+    ranks all went past it is lost from their reports: kept so, not waited in."""
     out: list[Wait] = []
     read, members = 0, dict[int, set[int]]()
+    hang_after, sure_after = live.hang_after, max(SURE_S, live.hang_after)
     for c, since in live.collectives.opened(now):  # oldest first
-        if since < HANG_S or read == MAX_WAITED:
+        if since < hang_after or read == MAX_WAITED:
             break
         if live.late_went_past(c):  # their reports of it were lost
             live.collectives.lost(c, c.not_issued())
@@ -75,14 +81,38 @@ def in_open_collectives(live: LiveWatchedJob, now: float) -> list[Wait]:
         if not late:
             continue
         read += 1
+        late = live.pauses.overdue(late, c.group, c.seq, since, places_of(live, c, late), hang_after)
+        if not late:
+            continue  # a pause its late ranks made here before and went on from: not yet a hang
         what = collective_words(live, c)
-        sure = since >= SURE_S
+        sure = since >= sure_after
         out += [
             Wait(r, late, what, ("collective", c.group, c.seq), True, sure, since)
             for r in map(int, c.issued)
             if live.is_here(r) and not live.is_past(r, c.group, c.seq)  # its part done
         ]
+    live.pauses.checked(lambda r, group, seq: went_on(live, r, group, seq))
     return out
+
+
+def places_of(live: LiveWatchedJob, c: WatchedCollective, late: tuple[int, ...]) -> dict[int, Place]:
+    """Where each late rank of c is paused: the line its main thread was last seen at, or, from a
+    reporter that says no line, c's group and op."""
+    out: dict[int, Place] = {}
+    for r in late:
+        info = live.rank_info(r)
+        out[r] = ("line", info.where) if info is not None and info.where else ("op", c.group, c.op)
+    return out
+
+
+def went_on(live: LiveWatchedJob, rank: int, group: str, seq: int) -> bool:
+    """Whether `rank`, waited for in #seq of `group`, went on from it: it is still here, and said it
+    issued it (or later), or a rank finished it (its recorder retired it: which needs `rank` in it)."""
+    info = live.rank_info(rank)
+    if info is None or not live.is_here(rank):
+        return False
+    c = live.collectives.collective(group, seq)
+    return info.issued.get(group, -1) >= seq or (c is not None and (c.complete or live.finished(c)))
 
 
 def late_ranks_here(live: LiveWatchedJob, c: WatchedCollective, members: dict[int, set[int]]) -> list[int]:
@@ -133,7 +163,8 @@ def inside_issued_collectives(live: LiveWatchedJob, silent: set[int]) -> list[Wa
 
 def in_sends_and_receives(live: LiveWatchedJob, now: float, silent: set[int]) -> list[Wait]:
     """Ranks blocked in a send or receive wait for the peer: if it has not issued the other side
-    (paired by order), at once where blocked (a cycle of such cannot go on) and as a hang after HANG_S;
+    (paired by order), at once where blocked (a cycle of such cannot go on) and as a hang after the
+    job's hang_after;
     if it has, only where it is silent (stopped inside it)."""
     out: list[Wait] = []
     for r, mine in live.p2p.waiting():
@@ -146,7 +177,7 @@ def in_sends_and_receives(live: LiveWatchedJob, now: float, silent: set[int]) ->
             matched = live.p2p.matched(r, one)
             on = (peer,) if not matched or peer in silent else ()
             since = live.p2p.waited_for(r, one, now)
-            settled = bool(on) and (peer in silent if matched else since >= HANG_S)
+            settled = bool(on) and (peer in silent if matched else since >= live.hang_after)
             size = f"{one.count:,} {one.dtype}".rstrip()
             what = (
                 said("send_to", peer=rank(peer), size=size)

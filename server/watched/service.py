@@ -23,6 +23,7 @@ from ringside.server.door.audience import Audience, Feed
 from ringside.server.watched import hangs
 from ringside.server.watched.bounds import Bounds
 from ringside.server.watched.live import LiveWatchedJob
+from ringside.server.watched.rank_waits import HANG_S
 from ringside.server.watched.record import (
     Hang,
     RankInfo,
@@ -70,8 +71,9 @@ class WatchedHangMessage(BaseModel):
 
 
 class Watching:
-    def __init__(self, store: WatchStore, fanout: Feed):
+    def __init__(self, store: WatchStore, fanout: Feed, hang_after: float = HANG_S):
         self.store, self.fanout = store, fanout
+        self.hang_after = hang_after  # each job's, unless its ranks' hellos say their own
         self.live: dict[str, LiveWatchedJob] = {}  # by the key the job's ranks share
         # (job id, rank) -> its socket: a reconnect replaces it
         self.sockets: dict[tuple[str, int], object] = {}
@@ -109,9 +111,12 @@ class Watching:
             if job is not None:
                 job.matched = max(job.matched, self.store.next_index(job.id))
             watched, created = (
-                (LiveWatchedJob(job), False)
+                (LiveWatchedJob(job, hang_after=self.hang_after), False)
                 if job
-                else (LiveWatchedJob.start(f"j-{self.number + 1:06d}", hello), True)
+                else (
+                    LiveWatchedJob.start(f"j-{self.number + 1:06d}", hello, hang_after=self.hang_after),
+                    True,
+                )
             )
         problem = watched.conflict(hello)
         if problem:

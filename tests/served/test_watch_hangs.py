@@ -246,3 +246,24 @@ def test_process_groups_keep_the_names_torch_gave_them(server):
     assert named["pairs"] == [[0, 1]]
     in_pairs = [c for c in shown["collectives"] if shown["group_descs"].get(c["group"]) == "pairs"]
     assert len(in_pairs) == 3 and all(c["ranks"] == [0, 1] and c["complete"] for c in in_pairs)
+
+
+def test_a_job_that_pauses_below_its_own_hang_after_is_never_named(server):
+    """Rank 2 pauses 4 s every 5 steps (a checkpoint) while the others wait in the step's all_reduce; the
+    job asks for --hang-after 10 through its launcher (its hello carries it): no pause is a hang, and
+    none is said to have caught up. The default threshold and the pause rule: test_watch_pauses.py."""
+    before = {j["id"] for j in jobs(server)}
+    heard: list[dict] = []
+    with connect(server.ws_url("/ws")) as viewer:
+        proc = torchrun(server.url, FIXTURES / "checkpoint_pause.py", launcher=("--hang-after", "10"))
+        try:
+            done = ended(server, "checkpoint_pause.py", before, "done")
+            out, err = proc.communicate(timeout=120)
+            heard += drain(viewer)
+        finally:
+            stop_torchrun(proc)
+    assert proc.returncode == 0, err[-3000:]
+    found = job(server, done["id"])
+    assert found["job"]["collectives"] >= 10, "two pauses' steps and the rest were seen"
+    assert not hangs_said(heard, done["id"]), [m["text"] for m in hangs_said(heard, done["id"])]
+    assert not [e["text"] for e in found["events"] if "wait in" in e["text"] or "caught up" in e["text"]]

@@ -23,6 +23,10 @@ MAX_WAITS = 64  # sends and receives a rank waits in at once, said
 # reports a second that a calm job's ranks send in all: what one server reads with most of a core,
 # its page and other jobs beside (docs/watch.md#a-job-of-thousands-of-ranks)
 JOB_REPORTS_S = 4000
+# a hang threshold a server or a job may set (--hang-after): at least the hang check's beat (four a
+# second), and no more than an hour (a backend's own timeout ends a hung job long before; NCCL's is
+# ten minutes)
+MIN_HANG_AFTER_S, MAX_HANG_AFTER_S = 0.25, 3600.0
 Name = Annotated[str, Field(max_length=64)]
 Nanos = Annotated[int, Field(ge=0, lt=1 << 63)]
 Size = Annotated[int, Field(ge=0, lt=1 << 62)]
@@ -96,6 +100,8 @@ class WatchHello(Strict):
     mechanisms: list[Literal["flight_recorder", "p2p", "ddp_hook", "nccl_timing"]] = Field(
         default_factory=list, max_length=4
     )
+    # seconds a wait on this job lasts before it is a hang (None: the server's --hang-after)
+    hang_after_s: Annotated[float, Field(ge=MIN_HANG_AFTER_S, le=MAX_HANG_AFTER_S)] | None = None
 
 
 class WatchReport(Strict):
@@ -131,6 +137,18 @@ class WatchBye(Strict):
 
 
 WATCH_MESSAGE = TypeAdapter(Annotated[WatchHello | WatchReport | WatchBye, Field(discriminator="type")])
+
+
+def hang_after_of(text: str | float) -> float:
+    """A hang threshold as given (a flag's words, or a number), in seconds, within its bounds; a
+    ValueError in one line otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"must be a number of seconds, not {text!r}") from None
+    if not MIN_HANG_AFTER_S <= value <= MAX_HANG_AFTER_S:  # NaN too
+        raise ValueError(f"must be from {MIN_HANG_AFTER_S:g} to {MAX_HANG_AFTER_S:g} seconds, not {text}")
+    return value
 
 
 def calm_interval_s(world_size: int) -> float:

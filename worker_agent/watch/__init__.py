@@ -23,20 +23,28 @@ import types
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 
+from ringside.worker_agent.core.watch_protocol import hang_after_of
+
 from . import ddp_hook, p2p
 from .reporter import Reporter
 
 _reporter: Reporter | None = None  # this process's: the launcher's, or the one line's
 
 
-def watch(server: str | None = None, token: str | None = None, ddp_hook: bool = False) -> Reporter:
+def watch(
+    server: str | None = None,
+    token: str | None = None,
+    ddp_hook: bool = False,
+    hang_after: float | None = None,
+) -> Reporter:
     """Report this rank's collectives and its sends and receives to the server (default
-    $RINGSIDE_SERVER) with the worker token (default $RINGSIDE_WORKER_TOKEN). Once per process:
+    $RINGSIDE_SERVER) with the worker token (default $RINGSIDE_WORKER_TOKEN); `hang_after`: seconds
+    a wait on this job lasts before the server names it a hang (default: the server's). Once per process:
     a later call, or the line in a script the launcher runs, gets the reporter there is. The
     goodbye says the exception that ended the program, if one did."""
     if _reporter is None:
         traffic = p2p.Traffic()
-        reporter = start(server, token, traffic, ddp_hook=ddp_hook)
+        reporter = start(server, token, traffic, ddp_hook=ddp_hook, hang_after=hang_after)
         p2p.install(traffic)
         said_on_the_way_out(reporter)
         atexit.register(lambda: reporter.close(exit_code_of(reporter.raised), reporter.raised))
@@ -64,18 +72,31 @@ def exit_code_of(raised: str | None) -> int | None:
     return 130 if raised.startswith("KeyboardInterrupt") else 1
 
 
-def start(server: str | None, token: str | None, traffic=None, ddp_hook: bool = False) -> Reporter:
+def start(
+    server: str | None,
+    token: str | None,
+    traffic=None,
+    ddp_hook: bool = False,
+    hang_after: float | None = None,
+) -> Reporter:
     global _reporter
     server = server or os.environ.get("RINGSIDE_SERVER")
     if not server:
         raise ValueError(
             'ringside.watch needs the server\'s address: server="http://HOST:8000" or $RINGSIDE_SERVER'
         )
+    if hang_after is not None:
+        try:
+            hang_after = hang_after_of(hang_after)
+        except ValueError as e:
+            raise ValueError(f"ringside.watch: hang_after {e}") from None
     buckets = None
     if ddp_hook:
         buckets = _ddp_hook.Buckets()
         _ddp_hook.install(buckets)
-    _reporter = Reporter(server, token or os.environ.get("RINGSIDE_WORKER_TOKEN"), traffic, buckets)
+    _reporter = Reporter(
+        server, token or os.environ.get("RINGSIDE_WORKER_TOKEN"), traffic, buckets, hang_after
+    )
     _reporter.start()
     after("new_group", _reporter.groups.learn)  # a group made and gone between two polls is still known
     return _reporter

@@ -10,23 +10,28 @@ import runpy
 import sys
 from typing import TypedDict
 
+from ringside.worker_agent.core.watch_protocol import hang_after_of
+
 from . import after, p2p, start
 from .flight import DEFAULT_RING
 from .sigterm import goodbye_on_sigterm
 
-USAGE = """usage: python -m ringside.watch [--server URL] [--token T] [--ddp-hook]
+USAGE = """usage: python -m ringside.watch [--server URL] [--token T] [--ddp-hook] [--hang-after S]
                                (SCRIPT | -m MODULE) [ARGS...]
 
   --server URL  the Ringside server (default $RINGSIDE_SERVER)
   --token T     its worker token (default $RINGSIDE_WORKER_TOKEN, which keeps it out of `ps`)
   --ddp-hook    name DDP's gradient buckets and time them: installs a comm hook on every
-                DistributedDataParallel model (leave it off if the job registers its own)"""
+                DistributedDataParallel model (leave it off if the job registers its own)
+  --hang-after S  seconds this job's ranks wait on others before the server names it a hang
+                (default: the server's --hang-after)"""
 
 
 class Options(TypedDict):
     server: str | None
     token: str | None
     ddp_hook: bool
+    hang_after: float | None
     module: str | None  # the program: a module (-m) or a script, one of them
     script: str | None
     args: list[str]  # the program's own
@@ -38,6 +43,7 @@ def parse(argv: list[str]) -> Options:
         "server": None,
         "token": None,
         "ddp_hook": False,
+        "hang_after": None,
         "module": None,
         "script": None,
         "args": [],
@@ -51,7 +57,7 @@ def parse(argv: list[str]) -> Options:
             sys.exit(0)
         if word == "--ddp-hook":
             options["ddp_hook"] = True
-        elif name in ("--server", "--token", "-m"):
+        elif name in ("--server", "--token", "--hang-after", "-m"):
             if not value:
                 i += 1
                 if i == len(argv):
@@ -62,6 +68,8 @@ def parse(argv: list[str]) -> Options:
                 return options
             if name == "--server":
                 options["server"] = value
+            elif name == "--hang-after":
+                options["hang_after"] = hang_after(value)
             else:
                 options["token"] = value
         elif word.startswith("-"):
@@ -73,6 +81,13 @@ def parse(argv: list[str]) -> Options:
             return options
         i += 1
     sys.exit(f"{USAGE}\n\nringside.watch: name the program to run (a script, or -m MODULE)")
+
+
+def hang_after(value: str) -> float:
+    try:
+        return hang_after_of(value)
+    except ValueError as e:
+        sys.exit(f"ringside.watch: --hang-after {e}")
 
 
 def exit_code(code) -> int:
@@ -87,7 +102,13 @@ def main(argv: list[str]) -> None:
     os.environ.setdefault("TORCH_FR_BUFFER_SIZE", str(DEFAULT_RING))  # the cost of a read (flight.py)
     traffic = p2p.Traffic()
     p2p.install(traffic)
-    reporter = start(options["server"], options["token"], traffic, ddp_hook=options["ddp_hook"])
+    reporter = start(
+        options["server"],
+        options["token"],
+        traffic,
+        ddp_hook=options["ddp_hook"],
+        hang_after=options["hang_after"],
+    )
     after("init_process_group", reporter.attach)  # hello at once: a job shorter than a poll is seen too
     goodbye_on_sigterm(reporter.close)
     code, error = 0, None

@@ -87,9 +87,15 @@ def job_key() -> str:
 
 class Reporter(threading.Thread):
     def __init__(
-        self, server: str, token: str | None, traffic: Traffic | None = None, buckets: Buckets | None = None
+        self,
+        server: str,
+        token: str | None,
+        traffic: Traffic | None = None,
+        buckets: Buckets | None = None,
+        hang_after: float | None = None,  # the job's hang threshold, in seconds (None: the server's)
     ):
         super().__init__(name="ringside-watch", daemon=True)
+        self.hang_after = hang_after
         self.uplink = Uplink(server, token)
         self.traffic, self.buckets = traffic, buckets
         self.bucket_names = BucketNames(buckets) if buckets is not None else None
@@ -220,6 +226,7 @@ class Reporter(threading.Thread):
             script=os.path.basename(sys.argv[0])[:200],
             started_ns=self.started_ns,
             mechanisms=mechanisms,
+            hang_after_s=self.hang_after,
         )
 
     def _reports(self, hello: WatchHello, due: bool | None = True) -> list[WatchReport]:

@@ -97,7 +97,7 @@ class Uplink:
                 max_size=1 << 16,
                 ssl=context_for(self.url),
             )
-            self.ws.send(hello.model_dump_json())
+            self.ws.send(hello.model_dump_json(exclude_none=True))  # an older server forbids fields it lacks
         except InvalidStatus as e:
             self.ws, self.refused = None, e.response.status_code in (401, 403)
             say(
