@@ -55,6 +55,7 @@ from ringside.server.trainings.store import TrainingStore
 from ringside.server.viewers import socket as viewer_socket
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.watched import routes as watched_routes
+from ringside.server.watched.notify import Notifier
 from ringside.server.watched.service import Watching
 from ringside.server.watched.store import WatchStore
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
@@ -88,7 +89,8 @@ def build(s: State, settings: Settings, local: LocalWorkers | None = None) -> No
     s.trainings = Trainings(TrainingStore(s.database), s.dispatcher, s.cluster, s.fanout)
     s.runs = Runs(s.run_store, s.dispatcher, s.cluster, s.fanout, s.fit, s.metrics, s.trainings.find_sync_run)
     s.benches = Benches(s.dispatcher, s.cluster)
-    s.watching = Watching(WatchStore(s.database), s.fanout)
+    s.notifier = Notifier(settings.notify, settings.page_url) if settings.notify else None
+    s.watching = Watching(WatchStore(s.database), s.fanout, s.notifier.hang_changed if s.notifier else None)
     poll_store = PollStore(s.database)
     s.ballots = Ballots(poll_store.ballot_key())
     s.polls = Polls(poll_store, s.runs, s.fanout, s.ballots, s.presenter_view.retell)
@@ -132,6 +134,9 @@ def create_app(settings: Settings, local: LocalWorkers | None = None, tune_proce
             stopping.push_async_callback(cancelled, ticking)
             s.watching.start()
             stopping.push_async_callback(s.watching.stop)
+            if s.notifier is not None:
+                stopping.push_async_callback(s.notifier.close)
+                stopping.push_async_callback(cancelled, asyncio.create_task(s.notifier.run()))
             for task in (s.server_metrics.watch_lag(), s.pruner.run()):
                 stopping.push_async_callback(cancelled, asyncio.create_task(task))
             yield
