@@ -12,11 +12,14 @@ import pytest
 from matched import Clock, joined
 from test_watch_metrics import Heard, one, rank_3_stopped, said
 
+from ringside.server.config import Settings
 from ringside.server.db.database import Database
+from ringside.server.serve import REFUSED, server_for
 from ringside.server.watched import hangs
 from ringside.server.watched.notify import BACKOFF_S, TRIES, Notifier, event_of, url_problem
 from ringside.server.watched.service import Watching
 from ringside.server.watched.store import WatchStore
+from ringside.worker_agent.rank.local import free_port
 
 PAGE = "http://ringside.example:8000"
 URL = "http://receiver.example/hook"
@@ -159,3 +162,14 @@ def test_only_an_http_or_https_url_with_a_host_takes_events(url, refused):
     assert (problem is not None) == refused, problem
     if refused:
         assert problem.startswith(f"--notify {url}: ") and "\n" not in problem
+
+
+def test_a_start_given_a_url_that_cannot_take_events_is_refused_in_one_line(tmp_path, capsys):
+    settings = Settings(port=free_port(), db=tmp_path / "runs.db", notify="ftp://hooks.example/hook")
+    with pytest.raises(SystemExit) as stopped:
+        server_for(settings)
+    assert stopped.value.code == REFUSED  # docs/operate.md: Exit status
+    assert capsys.readouterr().err.splitlines() == [
+        "error: --notify ftp://hooks.example/hook: give an http:// or https:// URL with a host"
+    ]
+    assert not settings.db.exists(), "refused before the store is opened"
