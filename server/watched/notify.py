@@ -8,7 +8,8 @@ An event: {"job", "script", "kind" (hang, desync, deadlock or resolved), "ranks"
 blame: the ones the others wait for, the odd ones of a desync, the cycle of a deadlock), "waiting",
 "collective" ({"op", "group", "seq", "dtype", "count"}; op "send" or "recv" and seq -1 for a send or
 receive; null for a silence), "lines" (the verdict in English, a line a phrase), "link" (the job's
-page, without a token: who opens it gives theirs)}."""
+page, without a token: who opens it gives theirs), "text" (all of it in a line, the field chat
+webhooks read)}."""
 
 from __future__ import annotations
 
@@ -61,15 +62,19 @@ def event_of(
             "dtype": about.dtype,
             "count": about.count,
         }
+    kind = KINDS[hang.kind] if hang is not None else "resolved"
+    lines = [english([phrase]) for phrase in words]
+    link = f"{page}/?job={job.id}"
     return {
         "job": job.id,
         "script": job.script,
-        "kind": KINDS[hang.kind] if hang is not None else "resolved",
+        "kind": kind,
         "ranks": about.late[:MAX_RANKS],
         "waiting": about.waiting[:MAX_RANKS],
         "collective": collective,
-        "lines": [english([phrase]) for phrase in words],
-        "link": f"{page}/?job={job.id}",
+        "lines": lines,
+        "link": link,
+        "text": f"Ringside: {job.id} ({job.script}) {kind}: {'; '.join(lines)} {link}",
     }
 
 

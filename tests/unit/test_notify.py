@@ -113,6 +113,7 @@ def test_a_hang_and_its_end_are_events_naming_the_late_rank_the_collective_and_t
     }
     assert began["lines"][0] == "ranks 0, 1, 2 wait in all_reduce #3 (10 float32)", began["lines"]
     assert began["lines"][1].startswith("rank 3 last reported #1"), began["lines"]
+    assert began["text"] == f"Ringside: j-000001 () hang: {'; '.join(began['lines'])} {PAGE}/?job=j-000001"
 
     said(watched, 3, one(2), one(3, count=10), pending={})
     over, words = hangs.hang_change(watched)
