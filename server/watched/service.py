@@ -210,10 +210,7 @@ class Watching:
             self.fanout.publish(message)
             if self.hang_changed is not None:
                 self.hang_changed(watched, old, hang, words)
-        still = watched.job.hang
         if watched.ended(LOST_AFTER_S):
-            if still is not None and self.hang_changed is not None:  # the job ended in it: said so
-                self.hang_changed(watched, still, None, watched.job.events[-1].words)
             self.store.add(watched.job.id, watched.left_open())  # the waits it ended in, and the unseen
             del self.live[key]
             self.bounds.pop(watched.job.id, None)

@@ -19,6 +19,7 @@ from ringside.server.watched import hangs
 from ringside.server.watched.notify import BACKOFF_S, TRIES, Notifier, event_of, url_problem
 from ringside.server.watched.service import Watching
 from ringside.server.watched.store import WatchStore
+from ringside.worker_agent.core.watch_protocol import WatchBye
 from ringside.worker_agent.rank.local import free_port
 
 PAGE = "http://ringside.example:8000"
@@ -131,7 +132,7 @@ def test_ranks_that_disagree_are_a_desync_event():
     assert (event["kind"], event["ranks"], event["collective"]["seq"]) == ("desync", [2], 9)
 
 
-def test_the_service_tells_the_notifier_of_a_hang_as_its_tick_finds_it(tmp_path):
+def test_the_service_tells_of_a_hang_as_its_tick_finds_it_and_as_the_job_ends_in_it(tmp_path):
     told = []
     database = Database(tmp_path / "runs.db")
     try:
@@ -141,11 +142,22 @@ def test_the_service_tells_the_notifier_of_a_hang_as_its_tick_finds_it(tmp_path)
         watching.live["k"] = watched  # as join holds it, on the test's clock
         watching.check(summarise=False)
         watching.check(summarise=False)  # the same hang, longer: not told again
+        assert len(told) == 1
+        job, old, hang, words = told[0]
+        assert job is watched and old is None and hang.late == [3] and words == hang.words
+        for rank in range(4):  # the backend's timeout ends the waiting ranks; rank 3 is killed
+            if rank < 3:
+                watched.bye(WatchBye(rank=rank, exit_code=1, error="RuntimeError: timed out"))
+            watched.left(rank)
+        watching.check(summarise=False)
     finally:
         database.close()
-    assert len(told) == 1
-    job, old, hang, words = told[0]
-    assert job is watched and old is None and hang.late == [3] and words == hang.words
+    assert len(told) == 2 and not watching.live
+    job, old, hang, words = told[1]
+    assert old.late == [3] and hang is None
+    ended = event_of(job, old, hang, words, PAGE)
+    assert (ended["kind"], ended["ranks"]) == ("resolved", [3])
+    assert ended["lines"] == ["all_reduce #3 never completed: rank 3 went; ranks 0, 1, 2 ended"]
 
 
 @pytest.mark.parametrize(
