@@ -89,8 +89,7 @@ def build(s: State, settings: Settings, local: LocalWorkers | None = None) -> No
     s.trainings = Trainings(TrainingStore(s.database), s.dispatcher, s.cluster, s.fanout)
     s.runs = Runs(s.run_store, s.dispatcher, s.cluster, s.fanout, s.fit, s.metrics, s.trainings.find_sync_run)
     s.benches = Benches(s.dispatcher, s.cluster)
-    s.notifier = Notifier(settings.notify, settings.page_url) if settings.notify else None
-    s.watching = Watching(WatchStore(s.database), s.fanout, s.notifier.hang_changed if s.notifier else None)
+    s.watching = Watching(WatchStore(s.database), s.fanout)
     poll_store = PollStore(s.database)
     s.ballots = Ballots(poll_store.ballot_key())
     s.polls = Polls(poll_store, s.runs, s.fanout, s.ballots, s.presenter_view.retell)
@@ -102,6 +101,8 @@ def build(s: State, settings: Settings, local: LocalWorkers | None = None) -> No
         keep, s.database.writer, s.run_store, lambda: s.polls.book.runs_asked() | s.presenter_view.shown()
     )
     s.fanout.screen = s.visibility.message  # what the room hears of each message
+    s.notifier = Notifier(settings.notify, settings.page_url) if settings.notify else None
+    s.watching.hang_changed = s.notifier.hang_changed if s.notifier else None
     s.dispatcher.recover([*s.runs.left_unfinished(), *s.trainings.left_unfinished()])
 
 

@@ -76,9 +76,8 @@ HangChanged = Callable[[LiveWatchedJob, Hang | None, Hang | None, list[Phrase]],
 
 
 class Watching:
-    def __init__(self, store: WatchStore, fanout: Feed, hang_changed: HangChanged | None = None):
-        self.store, self.fanout, self.hang_changed = store, fanout, hang_changed
-        self.ended: deque[JobFigures] = deque(maxlen=ENDED_SHOWN)  # the last jobs to end, for /metrics
+    def __init__(self, store: WatchStore, fanout: Feed):
+        self.store, self.fanout = store, fanout
         self.live: dict[str, LiveWatchedJob] = {}  # by the key the job's ranks share
         # (job id, rank) -> its socket: a reconnect replaces it
         self.sockets: dict[tuple[str, int], object] = {}
@@ -90,6 +89,8 @@ class Watching:
         self.number = self.store.last_number()
         self.interrupted = len(self.store.interrupt_running())
         self.task: asyncio.Task | None = None
+        self.hang_changed: HangChanged | None = None  # told of each hang's change (--notify)
+        self.ended: deque[JobFigures] = deque(maxlen=ENDED_SHOWN)  # the last jobs to end, for /metrics
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._tick())

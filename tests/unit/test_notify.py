@@ -136,7 +136,8 @@ def test_the_service_tells_of_a_hang_as_its_tick_finds_it_and_as_the_job_ends_in
     told = []
     database = Database(tmp_path / "runs.db")
     try:
-        watching = Watching(WatchStore(database), Heard(), lambda *change: told.append(change))
+        watching = Watching(WatchStore(database), Heard())
+        watching.hang_changed = lambda *change: told.append(change)
         watched = rank_3_stopped(Clock())
         watching.store.save(watched.job, new=True)
         watching.live["k"] = watched  # as join holds it, on the test's clock
