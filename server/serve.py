@@ -176,8 +176,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--notify",
         metavar="URL",
+        default=os.environ.get("RINGSIDE_NOTIFY"),
         help="POST each watched job's hang, desync and deadlock, and its end, to this http(s) URL as "
-        "JSON (docs/watch.md: Alerts)",
+        "JSON (docs/watch.md: Alerts); a webhook's secret URL may come from $RINGSIDE_NOTIFY instead, "
+        "out of ps",
     )
     parser.add_argument(
         "--algorithms",

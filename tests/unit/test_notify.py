@@ -4,6 +4,7 @@ the service telling it of a hang as its tick finds one; which URLs a start refus
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 
@@ -14,7 +15,7 @@ from test_watch_metrics import Heard, one, rank_3_stopped, said
 
 from ringside.server.config import Settings
 from ringside.server.db.database import Database
-from ringside.server.serve import REFUSED, server_for
+from ringside.server.serve import REFUSED, add_arguments, server_for, settings_from
 from ringside.server.watched import hangs
 from ringside.server.watched.notify import BACKOFF_S, TRIES, Notifier, event_of, url_problem
 from ringside.server.watched.service import Watching
@@ -187,3 +188,11 @@ def test_a_start_given_a_url_that_cannot_take_events_is_refused_in_one_line(tmp_
         "error: --notify ftp://hooks.example/hook: give an http:// or https:// URL with a host"
     ]
     assert not settings.db.exists(), "refused before the store is opened"
+
+
+def test_the_url_comes_from_the_environment_where_not_given_and_the_flag_wins(monkeypatch):
+    monkeypatch.setenv("RINGSIDE_NOTIFY", "https://hooks.example/secret")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert settings_from(parser.parse_args([])).notify == "https://hooks.example/secret"
+    assert settings_from(parser.parse_args(["--notify", URL])).notify == URL
