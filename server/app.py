@@ -55,6 +55,7 @@ from ringside.server.trainings.store import TrainingStore
 from ringside.server.viewers import socket as viewer_socket
 from ringside.server.viewers.fanout import Fanout
 from ringside.server.watched import routes as watched_routes
+from ringside.server.watched.notify import Notifier
 from ringside.server.watched.service import Watching
 from ringside.server.watched.store import WatchStore
 from ringside.worker_agent.core.protocol import PROTOCOL_VERSION
@@ -100,6 +101,8 @@ def build(s: State, settings: Settings, local: LocalWorkers | None = None) -> No
         keep, s.database.writer, s.run_store, lambda: s.polls.book.runs_asked() | s.presenter_view.shown()
     )
     s.fanout.screen = s.visibility.message  # what the room hears of each message
+    s.notifier = Notifier(settings.notify, settings.page_url) if settings.notify else None
+    s.watching.hang_changed = s.notifier.hang_changed if s.notifier else None
     s.dispatcher.recover([*s.runs.left_unfinished(), *s.trainings.left_unfinished()])
 
 
@@ -132,6 +135,9 @@ def create_app(settings: Settings, local: LocalWorkers | None = None, tune_proce
             stopping.push_async_callback(cancelled, ticking)
             s.watching.start()
             stopping.push_async_callback(s.watching.stop)
+            if s.notifier is not None:
+                stopping.push_async_callback(s.notifier.close)
+                stopping.push_async_callback(cancelled, asyncio.create_task(s.notifier.run()))
             for task in (s.server_metrics.watch_lag(), s.pruner.run()):
                 stopping.push_async_callback(cancelled, asyncio.create_task(task))
             yield

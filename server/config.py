@@ -72,6 +72,7 @@ class Settings:
     keyfile: Path | None = None
     lesson: Path | None = None  # the lesson key U steps through (lessons/); None: the seed lecture's
     token_file: Path | None = None  # where the tokens go instead of the printed lines (operate/tokens.py)
+    notify: str | None = None  # an http(s) URL each watched job's hang is POSTed to (watched/notify.py)
 
     def __post_init__(self):
         # Watching shows host names, pids and every run: once other hosts can reach the
@@ -97,6 +98,11 @@ class Settings:
         """Where this machine reaches the server (local workers, the presenter)."""
         host = "127.0.0.1" if self.host in WILDCARDS else self.host
         return f"{self.scheme}://{url_host(host)}:{self.port}"
+
+    @property
+    def page_url(self) -> str:
+        """Where others open the page: the first address another machine reaches, else this machine's."""
+        return (self.public_urls() or [self.url])[0]
 
     def presenter_url(self, token: str | None = None) -> str:
         """`token`: what the link shows in the token's place (operate/tokens.py), else the token."""

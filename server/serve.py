@@ -25,6 +25,7 @@ from ringside.server.door.transport import protocols
 from ringside.server.lessons.reading import LessonError
 from ringside.server.operate import tokens
 from ringside.server.operate.retention import Keep
+from ringside.server.watched.notify import url_problem
 from ringside.worker_agent.core.algorithms import algorithm_of, build
 from ringside.worker_agent.core.watch_protocol import hang_after_of
 from ringside.worker_agent.user.user_algorithms import load
@@ -182,6 +183,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "on a terminal; anywhere else, such as a journal, written beside the store as runs-tokens.env)",
     )
     parser.add_argument(
+        "--notify",
+        metavar="URL",
+        default=os.environ.get("RINGSIDE_NOTIFY"),
+        help="POST each watched job's hang, desync and deadlock, and its end, to this http(s) URL as "
+        "JSON (docs/watch.md: Alerts); a webhook's secret URL may come from $RINGSIDE_NOTIFY instead, "
+        "out of ps",
+    )
+    parser.add_argument(
         "--algorithms",
         action="append",
         default=[],
@@ -254,6 +263,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         keyfile=args.keyfile,
         lesson=args.lesson,
         token_file=args.token_file,
+        notify=args.notify,
     )
     settings.presenter_token = os.environ.get("RINGSIDE_PRESENTER_TOKEN", settings.presenter_token)
     settings.worker_token = os.environ.get("RINGSIDE_WORKER_TOKEN", settings.worker_token)
@@ -307,6 +317,10 @@ def server_for(settings: Settings, local: LocalWorkers | None = None) -> Server:
     problem = tls_problem(settings)
     if problem:
         raise SystemExit(f"error: {problem}")
+    problem = url_problem(settings.notify) if settings.notify is not None else None
+    if problem:  # a wrong argument: refused as the store is (exit 2)
+        print(f"error: {problem}", file=sys.stderr, flush=True)
+        raise SystemExit(REFUSED)
     bounds = protocols(settings.headers_within, settings.message_within, settings.ping_every)
     try:  # before any link is printed: the one line names the file and the fix
         check(settings.db)

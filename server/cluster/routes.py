@@ -22,6 +22,8 @@ from ringside.server.door.auth import is_presenter, need_presenter, need_viewer
 from ringside.server.polls.visibility import Visibility, visibility_of
 from ringside.server.runs.service import Runs, runs_of
 from ringside.server.runs.store import RunStore, run_store_of
+from ringside.server.watched import job_metrics
+from ringside.server.watched.service import Watching, watching_of
 from ringside.worker_agent.core.catalog import catalog
 from ringside.worker_agent.core.protocol import MAX_WORLD, PROTOCOL_VERSION, Strict
 from ringside.worker_agent.training import rules as training_rules
@@ -95,6 +97,7 @@ async def get_metrics(
     visibility: Visibility = Depends(visibility_of),
     presenter: bool = Depends(is_presenter),
     runs: Runs = Depends(runs_of),
+    watching: Watching = Depends(watching_of),
 ) -> str:
     # a viewer's scrape while a poll holds runs leaves out what would tell their times: the
     # counts, times and bandwidths of their collective, and the held runs waiting in the queue
@@ -115,4 +118,6 @@ async def get_metrics(
         state.access_log.dropped,
         presenter,
     )
-    return runs_text + server
+    notifier = state.notifier
+    watched = [*job_metrics.render(watching.figures()), *(notifier.metrics() if notifier else [])]
+    return runs_text + server + "\n".join(watched) + "\n"

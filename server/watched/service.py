@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import ClassVar, Literal
 
@@ -22,6 +23,7 @@ from starlette.requests import HTTPConnection
 from ringside.server.door.audience import Audience, Feed
 from ringside.server.watched import hangs
 from ringside.server.watched.bounds import Bounds
+from ringside.server.watched.job_metrics import ENDED_SHOWN, JobFigures
 from ringside.server.watched.live import LiveWatchedJob
 from ringside.server.watched.rank_waits import HANG_S
 from ringside.server.watched.record import (
@@ -70,6 +72,10 @@ class WatchedHangMessage(BaseModel):
     words: list[Phrase] = []  # what it says: the end of the last hang, the new one
 
 
+# told of each hang that began, changed or ended: the job, the hang before, the hang now, what was said
+HangChanged = Callable[[LiveWatchedJob, Hang | None, Hang | None, list[Phrase]], None]
+
+
 class Watching:
     def __init__(self, store: WatchStore, fanout: Feed, hang_after: float = HANG_S):
         self.store, self.fanout = store, fanout
@@ -85,6 +91,8 @@ class Watching:
         self.number = self.store.last_number()
         self.interrupted = len(self.store.interrupt_running())
         self.task: asyncio.Task | None = None
+        self.hang_changed: HangChanged | None = None  # told of each hang's change (--notify)
+        self.ended: deque[JobFigures] = deque(maxlen=ENDED_SHOWN)  # the last jobs to end, for /metrics
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._tick())
@@ -166,6 +174,10 @@ class Watching:
                 return watched.job, watched
         return self.store.get(job_id), None
 
+    def figures(self) -> list[JobFigures]:
+        """What /metrics says of the jobs watched now and of the last ones to end."""
+        return [*(JobFigures.of(w) for w in self.live.values()), *self.ended]
+
     def collectives(self, job_id: str, limit: int, before: int | None) -> list[WatchedCollective]:
         """The newest `limit` collectives before `before`: a live job's from memory first."""
         _, watched = self.find(job_id)
@@ -183,24 +195,33 @@ class Watching:
             await asyncio.sleep(TICK_S)
             summarise = time.monotonic() - last_summary >= SUMMARY_S
             last_summary = time.monotonic() if summarise else last_summary
-            for key, watched in list(self.live.items()):
-                try:
-                    self._tick_job(key, watched, summarise)
-                except Exception:  # one job's fault must not stop the others' watch
-                    log.exception("watched job %s: its update failed", watched.job.id)
+            self.check(summarise)
+
+    def check(self, summarise: bool) -> None:
+        """A tick's work on each job: its changes told, its hang checked, its end closed; `summarise`:
+        its record saved and its ranks told too."""
+        for key, watched in list(self.live.items()):
+            try:
+                self._tick_job(key, watched, summarise)
+            except Exception:  # one job's fault must not stop the others' watch
+                log.exception("watched job %s: its update failed", watched.job.id)
 
     def _tick_job(self, key: str, watched: LiveWatchedJob, summarise: bool) -> None:
         self._flush(watched)
+        old = watched.job.hang
         change = hangs.hang_change(watched)
         if change is not None:
             hang, words = change
             message = WatchedHangMessage(job_id=watched.job.id, hang=hang, text=english(words), words=words)
             self.fanout.publish(message)
+            if self.hang_changed is not None:
+                self.hang_changed(watched, old, hang, words)
         if watched.ended(LOST_AFTER_S):
             self.store.add(watched.job.id, watched.left_open())  # the waits it ended in, and the unseen
             del self.live[key]
             self.bounds.pop(watched.job.id, None)
             self.store.forget(watched.job.id)
+            self.ended.append(JobFigures.of(watched))
             summarise = True
         if summarise or watched.job.id in self.due:
             self.due.discard(watched.job.id)
