@@ -9,13 +9,15 @@ line of a few hundred characters at most."""
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
+import typing
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ringside.worker_agent.core.validation import SpecError
 
@@ -74,6 +76,8 @@ def parse(text: str, name: str) -> Lesson:
         # a misspelt key first: the key it misses follows from it
         first = min(e.errors(), key=lambda error: error["type"] != "extra_forbidden")
         path, why = tuple(first["loc"]), first["msg"].removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            why = misspelt(path)
         raise refused(name, line_of(text, path), f"{said(path)}: {why}") from None
     for i, stage in enumerate(lesson.stages):
         try:
@@ -136,6 +140,32 @@ def longest_number(text: str) -> tuple[int, int]:
     runs = [(len(found[0].replace("_", "")), found.start()) for found in DIGITS.finditer(text)]
     digits, start = max(runs, default=(0, 0))
     return text.count("\n", 0, start) + 1, digits
+
+
+def misspelt(path: Sequence[str | int]) -> str:
+    """Why a key its table does not take is refused, and the one it may have meant there."""
+    keys = sorted(keys_at(Lesson, path[:-1]))
+    near = difflib.get_close_matches(str(path[-1]), keys, n=1, cutoff=0.6)
+    return f"not a key here ({', '.join(keys)})" + (f": did you mean {near[0]}?" if near else "")
+
+
+def keys_at(model: type[BaseModel], path: Sequence[str | int]) -> list[str]:
+    """The keys the table at `path` takes (a list's index passed over)."""
+    for key in path:
+        if isinstance(key, int):
+            continue
+        field = model.model_fields.get(str(key))
+        inner = _models_in(field.annotation) if field is not None else []
+        if not inner:
+            return []
+        model = inner[0]
+    return [field.alias or name for name, field in model.model_fields.items()]
+
+
+def _models_in(annotation) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
 
 
 def said(path: Sequence[str | int]) -> str:

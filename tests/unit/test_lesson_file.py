@@ -74,8 +74,12 @@ CUSTOM = (
 
 BAD = [
     (GOOD.replace("count = 2", "count = -2"), "two.toml line 15: stage 2: count: must be positive"),
-    (GOOD.replace("ranks = 3", "rank = 3"), "two.toml line 7: stage 1: rank: Extra inputs are not permitted"),
-    (GOOD.replace("[], []]", "[0], []]"), "two.toml line 8: stage 1: inputs: rank 1's input has 0 values"),
+    (
+        GOOD.replace("ranks = 3", "rank = 3"),
+        "two.toml line 7: stage 1: rank: not a key here (algorithm, caption, code, collective, count, dtype, "
+        "inputs, op, pattern, prints, question, ranks, root): did you mean ranks?",
+    ),
+    (GOOD.replace("[], []]", "[0], []]"), "two.toml line 8: stage 1: inputs: rank 1's input takes 0 values"),
     (
         GOOD.replace("ranks = 4", "ranks = 4\nroot = 9"),
         "two.toml line 14: stage 2: root: rank 9 is not in the group",

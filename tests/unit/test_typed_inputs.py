@@ -38,11 +38,11 @@ BAD = [
     ),
     (
         dict(collective="all_reduce", count=2, inputs=[[1, 2]] * 3 + [[1]]),
-        "rank 3's input has 2 values, not 1",
+        "rank 3's input takes 2 values; 1 given",
     ),
     (
         dict(collective="broadcast", count=1, inputs=[[1], [0], [], []]),
-        "rank 1's input has 0 values (its buffer is only received: give [])",
+        "rank 1's input takes 0 values (its buffer is only received: give []); 1 given",
     ),
     (dict(collective="all_reduce", count=1, dtype="int32", inputs=[[0.5]] * 4), "not an integer"),
     (dict(collective="all_reduce", count=1, dtype="float16", inputs=[[4096]] * 4), "below 2048"),

@@ -114,7 +114,7 @@ def _validate_inputs(spec: RunSpec, world_size: int) -> None:
         size = len(collective.input_blocks(r, len(group), root)) * collective.count(spec)
         if len(row) != size:
             why = " (its buffer is only received: give [])" if not size else ""
-            raise SpecError("inputs", f"rank {group[r]}'s input has {size} values{why}, not {len(row)}")
+            raise SpecError("inputs", f"rank {group[r]}'s input takes {size} values{why}; {len(row)} given")
         for v in row:
             _check_input_value(v, dtype, group[r], collective.dtype(spec))
 
