@@ -54,6 +54,12 @@ test("a card's cells take the grid that writes its values largest: a second row,
   );
   halves[1].width = 300;
   assert.equal(cellsIn(halves, 2, 200, 100, 20, true), null, "a label wider than its part: not that grid");
+  // with no band for labels (they go over the values, cards.js), any grid is one: a card never lacks its cells
+  assert.equal(
+    cellsIn(halves, 2, 200, 100, 0, true).cells.length,
+    4,
+    "no band: the grid, whatever its labels",
+  );
 });
 
 test("what the values need is the widest of their shortest texts, over every frame", () => {

@@ -77,7 +77,7 @@ export function cellsIn(parts, cols, w, h, label = 0, side = false) {
   let x = 0, y = 0;
   for (const [k, part] of parts.entries()) {
     const across = side ? cols * cw : one ? part.chunks.length * cw : w; // a label's room
-    if ((part.width ?? 0) + ROOM > across) return null;
+    if (band && (part.width ?? 0) + ROOM > across) return null; // its label would not fit over it
     const over = side || one || part.label ? band : 0;
     part.chunks.forEach((chunk, i) => {
       const row = one ? 0 : Math.floor(i / cols), first = row ? 0 : over;
