@@ -147,9 +147,9 @@ class PollRecord(BaseModel):
         return None
 
     def vote(self, vote: Vote, address: str, most: int) -> None:
-        """Count a vote from `address`, which may cast `most` in this poll: as many as it may keep
-        pages connected. A new page is a new ballot, so without it a script that opened a socket,
-        voted and closed it again voted a thousand times a minute from one connection."""
+        """Count a vote from `address`, which may cast `most` in this poll: as many pages as it held
+        connected at once (ballots.py). A new page is a new ballot, so without it a script that opened
+        a socket, voted and closed it again voted a thousand times a minute from one connection."""
         poll = self.poll
         if (vote.choice is None) == (vote.number is None):
             raise SpecError("choice", "vote with a choice or a number, one of them")
@@ -166,7 +166,7 @@ class PollRecord(BaseModel):
         if self._from[address] >= most:
             raise Busy(
                 "ballot",
-                f"this address has cast {most} votes in this poll, as many as it may keep pages connected",
+                f"this address has cast {most} votes in this poll: one a page it held connected at once",
             )
         self._from[address] += 1
         if vote.choice is not None:

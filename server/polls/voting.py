@@ -4,7 +4,6 @@ reveal, which marks the answer)."""
 
 from __future__ import annotations
 
-from ringside.server.door import transport
 from ringside.server.door.errors import Busy, found, refuse
 from ringside.server.polls import custom
 from ringside.server.polls.ballots import Ballots
@@ -46,7 +45,7 @@ class Voting:
             found(self.book.find(poll_id), "poll", poll_id)
             # an old one, or an earlier server's
             raise Busy("poll", "this poll is closed: it takes no more votes")
-        record.vote(vote, address, transport.seen()[2].per_address)
+        record.vote(vote, address, self.ballots.most(poll_id, address))
         if poll_id not in self.telling:
             self.telling.add(poll_id)
             self.later(TALLY_S, self._tell, poll_id)

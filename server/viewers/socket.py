@@ -54,7 +54,10 @@ async def viewer_socket(
         return
     presenter = role == "presenter"
     viewer = fanout.add(ws, presenter)
-    ballot = None if presenter else ballots.take(ws.query_params.get("ballot"))  # given back in `finally`
+    address = ws.client.host if ws.client else ""
+    ballot = (
+        None if presenter else ballots.take(ws.query_params.get("ballot"), address)
+    )  # given back in `finally`
     viewer.offer(snapshot(presenter, runs, cluster, shown, visibility, ballot).model_dump_json())
     pump = asyncio.create_task(viewer.pump())
     if presenter:
@@ -77,7 +80,7 @@ async def viewer_socket(
         if presenter:
             shown.left()
         if ballot is not None:
-            ballots.give_back(ballot)
+            ballots.give_back(ballot, address)
         viewer.offer_stop()
         await asyncio.gather(pump, return_exceptions=True)
 

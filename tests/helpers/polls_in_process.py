@@ -20,6 +20,8 @@ from ringside.server.polls.service import Polls
 from ringside.server.polls.store import PollStore
 from ringside.server.polls.visibility import Visibility
 
+ADDRESS = "10.0.0.1"  # where a test's pages connect and vote from, unless it says
+
 
 class RecordedFeed:
     """The fan-out, as a service publishes to it: every message kept, in order."""
@@ -86,9 +88,9 @@ class Lecture:
     def ask(self, **spec) -> Poll:
         return asyncio.run(self.polls.asking.ask(PollSpec.model_validate(spec)))
 
-    def page(self, kept: str | None = None) -> str:
-        """A page connects to the lecture: the ballot its socket holds."""
-        return self.ballots.take(kept)
+    def page(self, kept: str | None = None, at: str = ADDRESS) -> str:
+        """A page connects to the lecture from address `at`: the ballot its socket holds."""
+        return self.ballots.take(kept, at)
 
     def stop(self) -> None:
         self.polls.voting.flush()
