@@ -22,6 +22,7 @@ from ringside.server.door.guard import bounded
 from ringside.worker_agent.core.protocol import EVENT, PROTOCOL_VERSION, Hello, no_constant
 
 HELLO_TIMEOUT_S = 10.0
+CLOSE_WITHIN_S = 10.0  # to write a close frame: a peer that reads nothing may never let it out
 POLICY, UNSUPPORTED, INVALID, CONFLICT, TOO_BIG = 1008, 1003, 1007, 4409, 1009
 SMALL = 64 << 10  # a frame up to this is parsed on the event loop; any kind may be as large
 # the kinds of frame that may be larger, and how large (the transport's cap is 16 MiB): a planned
@@ -168,5 +169,7 @@ async def close(ws: WebSocket, code: int, reason: str) -> None:
     """Close, whatever state the socket is in: a peer that has gone is not an error. The
     reason is cut to the 123 bytes a close frame holds (bytes, not characters: a reason that
     names a client's non-ASCII field would otherwise break the frame)."""
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-        await ws.close(code, reason.encode()[:123].decode(errors="ignore"))
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError, TimeoutError):
+        # a peer that reads nothing leaves the frame unwritten: the route goes on (the transport's
+        # keepalive drops the peer)
+        await asyncio.wait_for(ws.close(code, reason.encode()[:123].decode(errors="ignore")), CLOSE_WITHIN_S)

@@ -227,6 +227,8 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     socket_kind: str | None = None  # which socket its path is for, once read
     within_s = MESSAGE_WITHIN_S
     _read_paused = False
+    taken = 0  # messages the route has taken
+    graced = 0  # `taken` when a late pong was last forgiven (keepalive_timeout)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -320,6 +322,7 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     async def receive(self):
         paused = self._read_paused
         message = await super().receive()
+        self.taken += 1
         if paused and not self._read_paused:
             self._resumed()
         return message
@@ -338,8 +341,12 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     def keepalive_timeout(self) -> None:
         """As uvicorn's (close 1011), then the transport is dropped, not drained: a peer that answers no
         ping reads nothing, and a graceful close waited for it to read what was buffered for ever. Not
-        while reading waits for the route: the pong may be among what is unread (_resumed)."""
-        if self._read_paused and self.ping_timeout is not None:
+        while reading waits for a route that takes messages: the pong may be among what is unread
+        (_resumed)."""
+        if self._read_paused and self.ping_timeout is not None and self.taken > self.graced:
+            # one more ping's time, as long as the route takes messages: a route that stopped
+            # reading (it waits on a send to a peer that reads nothing) holds no socket for ever
+            self.graced = self.taken
             self.pong_timer = self.loop.call_later(self.ping_timeout, self.keepalive_timeout)
             return
         _refused["ping_unanswered"] += 1

@@ -88,6 +88,12 @@ class StalledViewer:
             "c3RhbGxlZCB2aWV3ZXIhIQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
         )
 
+    def send_text(self, text: str) -> None:
+        """A masked text frame, as a client sends one."""
+        data, mask = text.encode(), b"\x01\x02\x03\x04"
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+        self.sock.sendall(bytes([0x81, 0x80 | len(data)]) + mask + masked)
+
     def close_frame(self) -> tuple[int, str]:
         """Read what piled up, frame by frame, to the close frame: its code and reason."""
         self.sock.settimeout(30)
@@ -125,11 +131,14 @@ def test_a_stalled_viewer_is_dropped_and_the_others_get_every_step(serve, ranks)
     assert stalled.close_frame() == (1013, "viewer fell behind; reconnect for a snapshot")
 
 
-def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(pinging, pinged_ranks):
+@pytest.mark.parametrize("sends", [False, True], ids=["silent", "sending"])
+def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(pinging, pinged_ranks, sends):
     """A viewer that never reads is told to go (1013) and then pinged; it answers nothing. uvicorn then
     closed it gracefully, which waited until it read what was buffered for it: it held its socket, its
     buffer and its handler for as long as it stayed (256 from one address: 53 MB). Now the server lets
-    go of it once the ping's answer is overdue (--ping-every: 5 s, and 5 s more)."""
+    go of it once the ping's answer is overdue (--ping-every: 5 s, and 5 s more). `sending`: it also
+    sends what the route refuses, so the route waits to write its close frame while reading waits
+    for the route: a late pong is forgiven only while the route takes messages, not for ever."""
     a, b = pinged_ranks(2)
     stalled = StalledViewer(pinging.url)
     port = stalled.sock.getsockname()[1]
@@ -146,6 +155,8 @@ def test_a_stalled_viewer_that_answers_no_ping_lets_go_of_its_socket(pinging, pi
             time.sleep(0.05)
         run_id = flood(pinging, a, b, 500)  # ~11 MB: more than the kernel buffers hold
         assert pinging.wait(run_id, timeout=30)["state"] == "done"
+        for text in ("not a ping", "x", "y", "z") if sends else ():
+            stalled.send_text(text)
         deadline = time.monotonic() + 5 + 5 + 30
         while held() and time.monotonic() < deadline:
             time.sleep(1)
