@@ -86,19 +86,24 @@ class Asked(Protocol):
     def question(self) -> str: ...
     @property
     def step(self) -> int | None: ...
+    @property
+    def words_unread(self) -> bool:
+        """The lecturer's own question: what it asks is theirs, so every marked field is held."""
+        ...
 
 
 @dataclass(frozen=True)
 class Answer:
     """A field's mark: it carries a poll's answer, and reads blank (its default) in the room's copy.
-    `only`: the questions it answers (None: every one); `kept(asked, owner)`: where it is the
-    question's premise instead (a step before the one asked about)."""
+    `only`: the built-in questions it answers (None: every one; a lecturer's own question may ask
+    anything, so every mark holds for it); `kept(asked, owner)`: where it is the question's premise
+    instead (a step before the one asked about)."""
 
     only: frozenset[str] | None = None
     kept: Callable[[Any, Any], bool] | None = None
 
     def hides(self, asked: Asked, owner: BaseModel) -> bool:
-        if self.only is not None and asked.question not in self.only:
+        if self.only is not None and asked.question not in self.only and not asked.words_unread:
             return False
         return self.kept is None or not self.kept(asked, owner)
 

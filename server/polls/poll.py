@@ -81,6 +81,10 @@ class Poll(BaseModel):
     answered_by: list[str] = []
     created_at: float
 
+    @property
+    def words_unread(self) -> bool:
+        return custom.own(self.question)
+
     def for_room(self) -> Poll | None:
         """The poll as the room sees it: none while its runs run (or if it failed there), the tally
         not until voting closes, never which runs answered it in public (the presenter's to know)."""

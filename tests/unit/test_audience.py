@@ -148,6 +148,9 @@ def test_what_each_question_keeps_and_blanks_beyond_the_common_answers():
         return withheld(run, Poll(id="p", run_id=run.id, question=question, text="?", created_at=0))
 
     assert read("holds")["choice"] is not None and read("faster")["choice"] is None, "auto's predictions"
+    # the lecturer's own question may ask anything of its run: every mark holds
+    own = read("custom")
+    assert own["choice"] is None and own["perturbed"] is None and own["display"]["formula"] is None
     assert read("holds")["perturbed"] is not None and read("faster")["perturbed"] is None
     assert read("busiest_link")["display"]["formula"] is None, "a question of bytes: the formula's count"
     formula = read("holds")["display"]["formula"]
