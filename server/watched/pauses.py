@@ -8,13 +8,20 @@ at a place where it paused and recovered before is not a hang until it lasts cle
 recovered pause there: MARGIN times the longest, and the job's threshold at least. A first stop
 anywhere is named at the threshold, as before; a stop at a place of routine pauses, at MARGIN times
 the longest of them. A place is the line the rank's main thread was at while the others waited
-(`where`); from a reporter that says no line, the group and op of the collective waited in."""
+(`where`); from a reporter that says no line, the group and op of the collective waited in.
+
+What is learnt is bounded, so that a watch cannot be taught to wait for ever: a wait longer than
+ROUTINE_MOST_S teaches nothing when it ends (a stall that recovered is no routine: a watch taught
+by a 10-minute one would not name a stop there before NCCL's own timeout), and the longest pause
+learnt at a place is at most MARGIN times the first learnt there (pauses that creep up, each a
+little longer, stop raising the bar)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 MARGIN = 1.5  # a pause this many times the longest before at its place is no longer routine
+ROUTINE_MOST_S = 120.0  # the longest wait learnt as a routine pause (a checkpoint's, an evaluation's)
 MAX_PLACES = 4096  # places remembered per job, all ranks together: a forged job's lines cost little
 
 Place = tuple[str, ...]  # ("line", "train.py:40") or ("op", group, op)
@@ -26,6 +33,7 @@ class Pauses:
 
     def __init__(self) -> None:
         self.longest: dict[tuple[int, Place], float] = {}  # (rank, place) -> its longest recovered pause
+        self.first: dict[tuple[int, Place], float] = {}  # (rank, place) -> the first pause learnt there
         self.waiting: dict[Waited, tuple[Place, float]] = {}  # waits seen at the last check: place, s
         self.seen: dict[Waited, tuple[Place, float]] = {}  # this check's, so far
 
@@ -60,9 +68,10 @@ class Pauses:
         rank went on (`went_on`: still here, and issued what it was waited for), it is learnt as a
         recovered pause at its place. A wait that ended otherwise (the rank left) teaches nothing."""
         for waited, (place, since) in self.waiting.items():
-            if waited in self.seen or not went_on(*waited):
+            if waited in self.seen or since > ROUTINE_MOST_S or not went_on(*waited):
                 continue
             key = (waited[0], place)
             if key in self.longest or len(self.longest) < MAX_PLACES:
-                self.longest[key] = max(self.longest.get(key, 0.0), since)
+                first = self.first.setdefault(key, since)
+                self.longest[key] = min(max(self.longest.get(key, 0.0), since), MARGIN * first)
         self.waiting, self.seen = self.seen, {}

@@ -11,6 +11,7 @@ from matched import Clock, joined
 
 from ringside.server.watched import hangs
 from ringside.server.watched.live import LiveWatchedJob
+from ringside.server.watched.pauses import MARGIN, ROUTINE_MOST_S, Pauses
 from ringside.server.watched.rank_waits import HANG_S
 from ringside.server.watched.words import english
 from ringside.worker_agent.core.watch_protocol import Issued, WatchHello, WatchReport
@@ -157,3 +158,23 @@ def test_a_job_hello_sets_its_own_threshold_over_the_servers():
     assert watched.hang_after == 10.0
     watched.joined(hello.model_copy(update={"rank": 1, "hang_after_s": None}))
     assert watched.hang_after == 10.0, "a rank that says none leaves the job's as it is"
+
+
+def paused(pauses: Pauses, seq: int, seconds: float, place: tuple[str, ...]) -> bool:
+    """Rank 2 waited for `seconds` at `place` in #seq, then went on: whether the wait was over its bar."""
+    over = pauses.overdue((2,), "0", seq, seconds, {2: place}, 1.0)
+    pauses.checked(lambda *waited: True)  # seen at this check
+    pauses.checked(lambda *waited: True)  # gone at the next: it went on
+    return bool(over)
+
+
+def test_pauses_that_creep_up_or_a_stall_that_recovered_cannot_teach_the_watch_to_wait_for_ever():
+    pauses, line = Pauses(), ("line", "train.py:40")
+    creeping = [paused(pauses, seq, 4 * 1.45**seq, line) for seq in range(10)]
+    assert pauses.bar(2, line, 1.0) == MARGIN * MARGIN * 4, (
+        "at most MARGIN times the first learnt, then MARGIN"
+    )
+    assert creeping[0] and any(creeping[3:]), "the first pause, and creeping ones past the bar, are named"
+    stalled = ("line", "train.py:87")
+    assert paused(pauses, 20, ROUTINE_MOST_S * 5, stalled)
+    assert pauses.bar(2, stalled, 1.0) == 1.0, "a 10-minute stall that recovered is no routine"
