@@ -74,7 +74,7 @@ def event_of(
         "collective": collective,
         "lines": lines,
         "link": link,
-        "text": f"Ringside: {job.id} ({job.script}) {kind}: {'; '.join(lines)} {link}",
+        "text": f"Ringside: {job.id} ({chat(job.script)}) {kind}: {chat('; '.join(lines))} {link}",
     }
 
 
@@ -124,19 +124,31 @@ class Notifier:
             if attempt:
                 await self.sleep(self.backoff_s * 2 ** (attempt - 1))
             try:
-                answer = await self.client.post(self.url, json=event)
+                status = await self.post(event)
             except httpx.HTTPError as e:
                 why = f"{type(e).__name__}: {e}"
                 continue
-            if answer.is_success:
+            except asyncio.TimeoutError:
+                why = f"no whole answer within {POST_WITHIN_S:g} s"
+                continue
+            if 200 <= status < 300:
                 self.sent += 1
                 return True
-            why = f"HTTP {answer.status_code}"
-            if answer.status_code < 500 and answer.status_code not in RETRIED:
+            why = f"HTTP {status}"
+            if status < 500 and status not in RETRIED:
                 break  # the receiver refuses this event: trying it again would change nothing
         self.failed += 1
         log.warning("--notify: the %s event of job %s was not taken (%s)", event["kind"], event["job"], why)
         return False
+
+    async def post(self, event: dict) -> int:
+        """The receiver's status for `event`, its body never read (a receiver that answers a long one
+        holds no memory), the whole exchange within POST_WITHIN_S (one that trickles holds no queue)."""
+        return await asyncio.wait_for(self._status(event), POST_WITHIN_S)
+
+    async def _status(self, event: dict) -> int:
+        async with self.client.stream("POST", self.url, json=event) as answer:
+            return answer.status_code
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -163,3 +175,9 @@ class Notifier:
                 [("", len(self.queue))],
             ),
         ]
+
+
+def chat(words: str) -> str:
+    """Words a job's ranks chose (its script's name), as a chat's webhook shows them and no more: the
+    <, > and & that Slack and Mattermost read as a mention or a link escaped."""
+    return words.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

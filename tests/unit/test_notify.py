@@ -16,7 +16,7 @@ from test_watch_metrics import Heard, one, rank_3_stopped, said
 from ringside.server.config import Settings
 from ringside.server.db.database import Database
 from ringside.server.serve import REFUSED, add_arguments, server_for, settings_from
-from ringside.server.watched import hangs
+from ringside.server.watched import hangs, notify
 from ringside.server.watched.notify import BACKOFF_S, TRIES, Notifier, event_of, url_problem
 from ringside.server.watched.service import Watching
 from ringside.server.watched.store import WatchStore
@@ -78,6 +78,50 @@ def test_a_receiver_that_keeps_failing_is_given_up_on_and_one_that_refuses_is_no
     taken, notifier = delivered(receiver, {"job": "j-1", "kind": "hang"})
     assert not taken and (notifier.sent, notifier.failed) == (0, 1)
     assert len(receiver.events) == tries
+
+
+class Endless(httpx.AsyncByteStream):
+    """A body that never ends: what of it the notifier reads is counted."""
+
+    def __init__(self) -> None:
+        self.read = 0
+
+    async def __aiter__(self):
+        while True:
+            self.read += 1
+            yield b"x" * 65536
+
+
+def sent_to(handler, monkeypatch) -> tuple[bool, list[float]]:
+    """Whether one event was taken by a receiver answering as `handler` does, and the backoffs."""
+    monkeypatch.setattr(notify, "POST_WITHIN_S", 0.05)
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    async def main() -> bool:
+        client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+        notifier = Notifier(URL, PAGE, client, sleep=sleep)
+        try:
+            return await notifier.deliver({"job": "j-1", "kind": "hang"})
+        finally:
+            await notifier.close()
+
+    return asyncio.run(main()), slept
+
+
+def test_a_receiver_s_body_is_never_read_and_one_that_never_answers_is_given_up_on(monkeypatch):
+    body = Endless()
+    taken, _ = sent_to(lambda request: httpx.Response(200, stream=body), monkeypatch)
+    assert taken and body.read <= 1, "a body of any length holds no memory: the status is all"
+
+    async def silent(request: httpx.Request) -> httpx.Response:
+        await asyncio.Event().wait()  # answers nothing, ever
+        raise AssertionError("unreachable")
+
+    taken, slept = sent_to(silent, monkeypatch)
+    assert not taken and len(slept) == TRIES - 1, "each try ends at POST_WITHIN_S, then the next"
 
 
 def test_past_its_bound_the_queue_drops_the_oldest_and_counts_it_and_sends_the_rest_in_order():
@@ -196,3 +240,7 @@ def test_the_url_comes_from_the_environment_where_not_given_and_the_flag_wins(mo
     add_arguments(parser)
     assert settings_from(parser.parse_args([])).notify == "https://hooks.example/secret"
     assert settings_from(parser.parse_args(["--notify", URL])).notify == URL
+
+
+def test_a_script_named_as_a_mention_is_text_in_a_chat():
+    assert notify.chat("<!channel> & <https://x|y>") == "&lt;!channel&gt; &amp; &lt;https://x|y&gt;"
