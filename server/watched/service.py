@@ -175,8 +175,11 @@ class Watching:
         return self.store.get(job_id), None
 
     def figures(self) -> list[JobFigures]:
-        """What /metrics says of the jobs watched now and of the last ones to end."""
-        return [*(JobFigures.of(w) for w in self.live.values()), *self.ended]
+        """What /metrics says of the jobs watched now and of the last ones to end (a lost job whose
+        ranks came back is said once, as it is now)."""
+        live = [JobFigures.of(w) for w in self.live.values()]
+        watched = {f.id for f in live}
+        return [*live, *(f for f in self.ended if f.id not in watched)]
 
     def collectives(self, job_id: str, limit: int, before: int | None) -> list[WatchedCollective]:
         """The newest `limit` collectives before `before`: a live job's from memory first."""

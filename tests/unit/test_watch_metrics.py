@@ -124,5 +124,13 @@ def test_only_the_jobs_watched_now_and_the_last_few_to_end_are_shown(tmp_path):
         shown = sorted(dict(labels)["script"] for labels in found["ringside_watched_hung"])
         assert shown == sorted(f"k{n}.py" for n in range(3, ENDED_SHOWN + 3))
         assert set(found["ringside_watched_hung"].values()) == {0}
+        # a lost job whose ranks came back is live again under its id: said once, as it is now
+        hello = WatchHello(job="again", rank=0, world_size=2, host="h", pid=9, launcher="torchrun",
+                           backend="gloo", started_ns=1, script="again.py")  # fmt: skip
+        again, _ = watching.join(hello, socket=object())
+        assert again is not None
+        watching.ended.append(JobFigures.of(again))  # as it was when it was lost
+        ids = [f.id for f in watching.figures()]
+        assert ids.count(again.job.id) == 1
     finally:
         database.close()
