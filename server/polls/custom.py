@@ -8,6 +8,7 @@ shows en)."""
 from __future__ import annotations
 
 import statistics
+import unicodedata
 from typing import Annotated
 
 from pydantic import Field, StrictInt, StringConstraints
@@ -113,9 +114,21 @@ def _check_choices(fields: CustomFields) -> None:
         raise SpecError("answer", "mark the right choice: its index, from 0")
     if fields.answer >= len(choices):
         raise SpecError("answer", f"there are {len(choices)} choices, numbered from 0: not {fields.answer}")
-    english = [c if isinstance(c, str) else c.en for c in choices]
-    if len(set(english)) < len(english):
-        raise SpecError("choices", "two choices say the same: each is a different answer")
+    for lang in ("en", "ko", "zh"):
+        said = [read_as(c if isinstance(c, str) else getattr(c, lang)) for c in choices]
+        if "" in said:
+            raise SpecError("choices", f"choice {said.index('')} says nothing ({lang})")
+        written = [w for w in said if w is not None]
+        if len(set(written)) < len(written):
+            raise SpecError("choices", f"two choices say the same ({lang}): each is a different answer")
+
+
+def read_as(words: str | None) -> str | None:
+    """Words as a reader tells them apart: spaces, case, width and invisible characters aside."""
+    if words is None:
+        return None
+    folded = unicodedata.normalize("NFKC", words).casefold()
+    return " ".join("".join(ch for ch in folded if unicodedata.category(ch) != "Cf").split())
 
 
 def within(typed: float, number: float, tolerance: float) -> bool:

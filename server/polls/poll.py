@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Annotated
 
-from pydantic import BaseModel, Field, PrivateAttr, StrictInt
+from pydantic import BaseModel, Field, PrivateAttr, StrictFloat, StrictInt
 
 from ringside.server.door.audience import ANSWER, held_copy
 from ringside.server.door.errors import Busy
@@ -34,7 +34,13 @@ TYPED_SHOWN = 8  # the numbers typed most often, in a tally
 class Vote(Strict):
     ballot: str = Field(pattern=ballots.PATTERN, description="the ballot this page's /ws socket was handed")
     choice: StrictInt | None = Field(None, ge=0, lt=max(MAX_CHOICES, custom.MAX_CHOICES))
-    number: float | None = Field(None, allow_inf_nan=False, description="typed instead of a choice")
+    number: StrictFloat | None = Field(
+        None,
+        allow_inf_nan=False,
+        ge=-custom.MAX_NUMBER,
+        le=custom.MAX_NUMBER,
+        description="typed instead of a choice",
+    )
 
 
 class PollState(str, Enum):

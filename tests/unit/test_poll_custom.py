@@ -54,6 +54,12 @@ def room_reads_no_answer(hall: Lecture, poll_id: str) -> None:
         ({"answer": 3}, "answer"),
         ({"answer": None}, "answer"),
         ({"choices": ["same", "same"], "answer": 0}, "choices"),
+        # as a reader tells them apart: case, spaces, width, invisible characters aside
+        ({"choices": ["Same", "same"], "answer": 0}, "choices"),
+        ({"choices": ["A", {"en": "A "}], "answer": 0}, "choices"),
+        ({"choices": ["A", "A\u200b"], "answer": 0}, "choices"),
+        ({"choices": ["A", {"en": " "}], "answer": 0}, "choices"),
+        ({"choices": ["A", {"en": "B", "ko": "가"}, {"en": "C", "ko": "가"}], "answer": 0}, "choices"),
         ({"number": 4}, "number"),
         ({"numeric": True}, "choices"),
         ({"question": "busiest_link", "run_id": "r-000001"}, "text"),
@@ -82,6 +88,12 @@ def test_a_custom_question_that_makes_no_question_is_refused_naming_the_field(ha
 def test_sizes_and_types_are_bounded_by_the_spec(change, field):
     with pytest.raises(ValidationError, match=field):
         PollSpec.model_validate({k: v for k, v in {**CHOICES, **change}.items() if v is not None})
+
+
+@pytest.mark.parametrize("typed", ["true", "1e300", '"4"'])
+def test_a_typed_number_is_a_number_a_question_could_mark_right(typed):
+    with pytest.raises(ValidationError, match="number"):
+        Vote.model_validate_json(f'{{"ballot": "{"a" * 16}.{"b" * 22}", "number": {typed}}}')
 
 
 def test_a_question_of_choices_opens_at_once_sealed_and_is_revealed_with_its_right_one(hall):

@@ -30,7 +30,7 @@ export function customForm(onAsk) {
   const addRow = () => {
     const i = rows.children.length;
     rows.append(html("li", {}, html("input", { type: "radio", name: "right", value: i,
-      "aria-label": `choice ${ABC[i]} is right`, ...(i === 0 && { checked: "" }) }),
+      "aria-label": `choice ${ABC[i]} is right` }), // none marked first: the lecturer marks one
     html("input", { name: "choice", maxlength: "120", "aria-label": `choice ${ABC[i]}` })));
   };
   for (let i = 0; i < FIRST; i++) addRow();
