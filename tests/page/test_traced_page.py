@@ -5,24 +5,10 @@ tests/served/test_traced_served.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from traced_examples import FLAGS, STUCK_AT
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-FILES = ("tutorial_ring_bug.py", "deadlock_ring.py")  # the runs the page shows
-STUCK_AT = "deadlock_ring.py:{}".format(
-    next(
-        i
-        for i, line in enumerate((EXAMPLES / "deadlock_ring.py").read_text().splitlines(), 1)
-        if "dist.send(chunks[send], right)" in line
-    )
-)
-
-
-pytestmark = pytest.mark.cluster(
-    flags=[flag for name in FILES for flag in ("--algorithms", str(EXAMPLES / name))]
-)
+pytestmark = pytest.mark.cluster(flags=FLAGS)
 
 
 @pytest.fixture(scope="module")
