@@ -151,6 +151,9 @@ def test_the_seed_lesson_steps_through_with_phones_following_in_every_language(u
     panel = page_for(f"{up.url}/?token={up.presenter}")
     for n in (2, P):
         panel.fill("#world-ranks", str(n))
+        # the form drawn again before Set (the catalog of the last resize coming in): what was typed stays
+        panel.evaluate("window.ringside.state.dispatchEvent(new Event('role'))")
+        expect(panel.locator("#world-ranks")).to_have_value(str(n))
         panel.click("#world-set")
         # the POST answered (the button is set again): a refusal says why in the panel
         panel.wait_for_function(RESIZED, timeout=120_000)

@@ -91,18 +91,24 @@ export class SpecForm {
       return $("ranks-why").replaceChildren(said, " ", html("code", {}, "ringside up --ranks N"), " ",
         "starts another number; the group field runs on some of them.");
     }
-    const ranks = input("number", world, { id: "world-ranks", min: 1, max: most, title: "the world's size" });
+    // what is typed and not yet set outlives a redraw (the role, the catalog coming in meanwhile)
+    const before = $("world-ranks"), typed = before && "typed" in before.dataset ? before.value : null;
+    const ranks = input("number", typed ?? world, { id: "world-ranks", min: 1, max: most, title: "the world's size" });
+    if (typed != null) ranks.dataset.typed = "";
+    ranks.addEventListener("input", () => { ranks.dataset.typed = ""; });
     const set = html("button", { type: "button", id: "world-set", onclick: () => this.resize(Number(ranks.value)) },
       "Set ranks");
     set.disabled = this.resizing != null;
     $("ranks-why").replaceChildren(said, " ", ranks, " ", set, " ",
       `1 to ${most}: the world grows or shrinks in place; the group field runs on some of them.`);
+    if (before && before === document.activeElement) ranks.focus();
   }
 
   /** The world resized to n ranks: the catalog follows once the cluster says its new size. */
   async resize(n) {
     this.resizing = n;
     $("world-set").disabled = true;
+    delete $("world-ranks").dataset.typed; // set: a redraw shows the world's size again
     say("run-why", `Resizing the world to ${n} ranks…`);
     try {
       await api("/api/cluster/size", { method: "POST", body: { ranks: n } });
