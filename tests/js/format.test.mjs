@@ -7,6 +7,7 @@ import {
   cellForms,
   colour,
   combination,
+  division,
   dtypeOf,
   formatValue,
   numberForms,
@@ -101,4 +102,54 @@ test("a run's dtype is what its buffers hold: the barrier's int64 flags, whateve
   assert.equal(dtypeOf(run("int32", 8, "BOR")), "int64");
   assert.equal(dtypeOf(run("float16", 2)), "float16");
   assert.equal(dtypeOf({ spec: { dtype: "float32" }, op: null }), "float32"); // stored before item sizes
+});
+
+/** A written number's value, and the place of its last digit ("1500": its zeros may be rounded). */
+function read(text) {
+  const [, mantissa, suffix = "", exponent = "0"] = text
+    .replace("−", "-")
+    .match(/^(-?[\d.]+)([kMGT]?)(?:e(-?\d+))?$/);
+  const scale = 10 ** ({ k: 3, M: 6, G: 9, T: 12 }[suffix] ?? 0) * 10 ** Number(exponent);
+  const decimals = mantissa.split(".")[1]?.length ?? -mantissa.match(/0*$/)[0].length;
+  return [Number(mantissa) * scale, scale * 10 ** -decimals];
+}
+
+test("AVG's division is written by one rule: the average to the sum's place, = only where exact", () => {
+  const f32 = Math.fround,
+    avg = (sum, p) => [[sum], p, [f32(sum / p)]];
+  // the issue's boxes, "1 ÷ 4 ≈ 0.251" and "0.18 ÷ 4 ≈ 0.0449": sums of float32 values, rounded
+  assert.deepEqual(division(...avg(f32(1.005), 4)), ["1 ÷ 4 ≈ 0.25"]);
+  assert.deepEqual(division(...avg(f32(0.1797), 4)), ["0.18 ÷ 4 ≈ 0.045"]);
+  assert.deepEqual(division(...avg(f32(-1.005), 4)), ["−1 ÷ 4 ≈ −0.25"], "a true minus, the same rule");
+  // a sum written with every digit: the average as a cell writes it
+  assert.deepEqual(division([1.005], 4, [0.25125]), ["1.005 ÷ 4 ≈ 0.251"]);
+  assert.deepEqual(division(...avg(7, 3)), ["7 ÷ 3 ≈ 2.33"]);
+  assert.deepEqual(division([7, -7], 4, [1.75, -1.75]), ["7 ÷ 4 = 1.75", "−7 ÷ 4 = −1.75"], "both exact: =");
+  assert.deepEqual(division([1e20], 4, [2.5e19]), ["1e20 ÷ 4 = 2.5e19"]);
+  assert.deepEqual(division(...avg(123456.7, 4)), ["123k ÷ 4 ≈ 31k"], "large: the sum's suffix, its place");
+  assert.deepEqual(division(["inf"], 4, ["inf"]), ["∞ ÷ 4 = ∞"]);
+  // many values a cell: ranges, their bounds outward at one place
+  assert.deepEqual(division([1, 2, 3], 4, [0.25, 0.5, 0.75]), ["[1 … 3] ÷ 4 = [0.25…0.75]"]);
+  const thirds = [0.1, 0.2, 0.35].map(f32);
+  assert.deepEqual(
+    division(
+      thirds,
+      3,
+      thirds.map((v) => f32(v / 3)),
+    ),
+    ["[0.1…0.35] ÷ 3 ≈ [0.03…0.12]"],
+  );
+  // and whatever the values: worked again from what is written, the division lands within less than
+  // one unit of the average's last digit ("1 ÷ 4 ≈ 0.251" is 0.001 off, a whole unit)
+  let seed = 7;
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  for (let i = 0; i < 3000; i++) {
+    const sum = f32((random() - 0.5) * 10 ** Math.floor(random() * 16 - 6)),
+      p = 2 + Math.floor(random() * 15);
+    const [line] = division(...avg(sum, p));
+    const [, s, sign, a] = line.match(/^(\S+) ÷ \d+ ([=≈]) (\S+)$/);
+    const [[written], [average, unit]] = [read(s), read(a)];
+    assert.ok(Math.abs(written / p - average) < unit * (1 - 1e-9), `${line} (sum ${sum})`);
+    assert.equal(sign === "=", written === sum && average === f32(sum / p), line);
+  }
 });

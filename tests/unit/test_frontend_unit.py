@@ -51,12 +51,13 @@ def test_the_frontend_stays_small():
     and at the back row's size on a narrow stage, keys left to the page on a control reached with Tab;
     480 since the run list is kept from the feed (no page asks for it again) and the stage's
     placement and the run form stand in modules of their own; 488 since the lecturer asks their own
-    question from a form (poll-form.js, its words in ko.js and zh.js)."""
+    question from a form (poll-form.js, its words in ko.js and zh.js); 492 since AVG's division is
+    written by one rule (the average to its sum's place)."""
     files = [p for p in (ROOT / "frontend").rglob("*") if p.suffix in (".js", ".css", ".html")]
     tables = [p.stat().st_size for p in files if p.parent.name == "i18n" and p.name in ("ko.js", "zh.js")]
     assert len(tables) == 2
     size = sum(p.stat().st_size for p in files) - sum(tables) + max(tables)
-    assert size < 488 * 1024, f"{size} bytes"
+    assert size < 492 * 1024, f"{size} bytes"
 
 
 @pytest.mark.parametrize(

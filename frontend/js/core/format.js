@@ -24,22 +24,35 @@ const signed = (text) => text.replace(/^-/, MINUS);
 // [from, scale, suffix]: 1000 … 9999 as they are ("1.0k" is no shorter)
 const SI = [[1e12, 1e12, "T"], [1e9, 1e9, "G"], [1e6, 1e6, "M"], [1e4, 1e3, "k"]];
 
+/** The place `v` rounds at to `digits` significant digits, never finer than its units below 10000
+ * or than its suffix's above (a power of ten). */
+function placeOf(v, digits) {
+  const a = Math.abs(v);
+  const [, cap] = SI.find(([s]) => a >= s) ?? [1, 1];
+  return Math.min(10 ** (Math.floor(Math.log10(a)) - digits + 1), a >= 1e15 ? Infinity : cap);
+}
+
+/** `v` rounded at `unit` (a place: a power of ten), in at most `digits` significant digits, written
+ * as `rounded` writes it; `round` as there. */
+function atPlace(v, unit, digits, round = Math.round) {
+  const q = v / unit, near = Math.round(q), e = Math.round(Math.log10(unit));
+  const r = (Math.abs(q - near) < 1e-9 ? near : round(q)) * unit; // 0.46 / 0.01 is 45.99…
+  const lead = (x) => Math.floor(Math.log10(Math.abs(x)) + 1e-9); // the place of the first digit
+  if (!r) return "0";
+  if (Math.abs(r) >= 1e15 || Math.abs(r) < 1e-2) {
+    const shown = Math.max(1, Math.min(digits, lead(r) - e + 1));
+    return signed(r.toExponential(shown - 1).replace(/\.?0+e/, "e").replace("e+", "e"));
+  }
+  const [, scale, suffix] = SI.find(([s]) => Math.abs(r) >= s) ?? [1, 1, ""], m = r / scale;
+  const places = Math.max(0, Math.min(lead(scale) - e, digits - 1 - lead(m)));
+  return signed(suffix ? m.toFixed(places) + suffix : String(+m.toFixed(places)));
+}
+
 /** `v` to `digits` significant digits, never coarser than its units below 10000 or than its
  * suffix's above: "0.46", "4.4e-3", "−12k", "123k"; `round`: Math.round, or floor and ceil for a
  * range's bounds, which round outward so that the range still holds every value. */
-export function rounded(v, digits, round = Math.round) {
-  const a = Math.abs(v);
-  if (!a) return "0";
-  const [, cap] = SI.find(([s]) => a >= s) ?? [1, 1];
-  const unit = Math.min(10 ** (Math.floor(Math.log10(a)) - digits + 1), a >= 1e15 ? Infinity : cap);
-  const q = v / unit, near = Math.round(q);
-  const r = (Math.abs(q - near) < 1e-9 ? near : round(q)) * unit; // 0.46 / 0.01 is 45.99…
-  if (Math.abs(r) >= 1e15 || Math.abs(r) < 1e-2)
-    return signed(r.toExponential(digits - 1).replace(/\.?0+e/, "e").replace("e+", "e"));
-  const [, scale, suffix] = SI.find(([s]) => Math.abs(r) >= s) ?? [1, 1, ""], m = r / scale;
-  const places = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(m))));
-  return signed(suffix ? m.toFixed(places) + suffix : String(+m.toFixed(places)));
-}
+export const rounded = (v, digits, round = Math.round) =>
+  (v ? atPlace(v, placeOf(v, digits), digits, round) : "0");
 
 /** A range's bounds to the one digit of the larger one, outward: "−1…0.9", "−0.5…0.1", "3k…4k",
  * "−1e9…−2e8" (never "200M", whose zeros would read as digits). */
@@ -165,18 +178,55 @@ export function wrap(line, chars) {
   return out.map((l) => l.replaceAll("\u00a0", " "));
 }
 
-/** A sum divided into its average, one line per element where a cell holds one or two; "≈"
- * where a number is rounded ("1 ÷ 4 ≈ 0.251" for a sum of 1.005, never "= 0.251"). */
+/** A sum divided into its average, one line per element where a cell holds one or two; a range
+ * in brackets beyond that. One rule for the two numbers: where the sum is written exactly, the
+ * average as a cell writes it ("1.005 ÷ 4 ≈ 0.251", "7 ÷ 3 ≈ 2.33"); where the sum is rounded,
+ * the average to the same place ("1 ÷ 4 ≈ 0.25" for a sum of 1.0049…, "123k ÷ 4 ≈ 31k"), so that
+ * the division can be worked again from what is written. "=" only where both are exact. */
 export function division(sums, divisor, averages, chars = 6) {
   if (sums.length === averages.length) {
-    const lines = averages.map((a, i) => {
-      const [[sum, average], rounded] = written([sums[i], a], chars);
-      return `${sum} ÷ ${divisor} ${rounded ? "≈" : "="} ${average}`;
-    });
+    const lines = averages.map((a, i) => quotient([sums[i]], divisor, [a], chars));
     if (averages.length <= 2 || once(lines).length === 1) return once(lines);
   }
-  const [[sum, average], inexact] = briefly([sums, averages], 9);
-  return [`${sum} ÷ ${divisor} ${inexact ? "≈" : "="} ${average}`];
+  return [quotient(sums, divisor, averages, 9)];
+}
+
+/** Every digit of `v` where a cell may write them all ("1.005", "1e20"), else null. */
+function exactly(v) {
+  const text = numberForms(v)[0];
+  return Number(text.replace(MINUS, "-")) === v ? text : null;
+}
+
+/** One line of AVG's division of `sums` (one value, or several: their range) into `averages`, each
+ * number, or range, in at most `chars` where it can be. */
+function quotient(sums, divisor, averages, chars) {
+  const line = (sum, exact, average) => `${sum} ÷ ${divisor} ${exact ? "=" : "≈"} ${average}`;
+  if (![...sums, ...averages].every((v) => typeof v === "number")) { // ∞, NaN: as a cell writes them
+    const [[sum, average]] = briefly([sums, averages], chars);
+    return line(sum, true, average);
+  }
+  const bounds = (v) => [...new Set([Math.min(...v), Math.max(...v)])]; // a value, or a range's two
+  const [s, a] = [sums, averages].map(bounds);
+  const [said, found] = [s, a].map((bounds) => bounds.map(exactly));
+  if (![...said, ...found].includes(null)) return line(span(said, chars), true, span(found, chars));
+  const exactSum = !said.includes(null), widest = (b) => Math.max(...b.map(Math.abs));
+  for (const digits of [3, 2]) {
+    const unit = placeOf(widest(exactSum ? a : s), digits);
+    const write = ([lo, hi]) => (hi == null ? [atPlace(lo, unit, digits)]
+      : [atPlace(lo, unit, digits, Math.floor), atPlace(hi, unit, digits, Math.ceil)]);
+    const sum = exactSum ? said : write(s);
+    // an average below the sum's place (a large P) still says its first digit
+    const average = a.length === 1 && write(a)[0] === "0" ? [rounded(a[0], 1)] : write(a);
+    if (digits === 2 || [...(exactSum ? [] : [sum]), average].every((b) => b.join("…").length <= chars))
+      return line(span(sum, chars), false, span(average, chars));
+  }
+}
+
+/** A value, or a range's bounds in brackets: "0.25", "[0.25 … 0.75]", "[−0.25…0.75]" in `chars`. */
+function span([lo, hi], chars) {
+  if (hi == null) return lo;
+  const spaced = `${lo} … ${hi}`;
+  return `[${spaced.length <= chars ? spaced : `${lo}…${hi}`}]`;
 }
 
 /** The dtype a run's buffers hold: the spec's, unless its collective keeps its own, which the
