@@ -46,6 +46,7 @@ const player = new Player(stage, state);
 // The first of the player's listeners: a poll's, the perturbations' and the lessons' come after it.
 player.addEventListener("change", () => {
   showStep(player); address.remember(); presenter.lead(); $("speed").value = String(player.speed);
+  controls.showRun(player.run); // the strip over the stage names the run on it
 });
 const controls = new Controls(state, (id) => { state.submitted = id; },
   (entry, spec) => sweep(entry, spec, state.ended));

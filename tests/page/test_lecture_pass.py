@@ -262,6 +262,8 @@ def test_the_keys_work_on_a_checkbox_or_slider_reached_with_tab(up, page_for):
     key, strip = page.keyboard.press, page.locator("#pick b")
     run = up.run(collective="all_reduce", algorithm="ring", count=4, **LECTURE)
     on_stage(page, run["id"])
+    # the pick is still broadcast's: the strip over the stage names the run on it all the same
+    expect(strip).to_have_text(re.compile(r"^all_reduce · ring · "))
     page.evaluate("window.ringside.player.pause(); window.ringside.player.go(-1)")
     tab_to(page, "slider")
     key("ArrowRight")  # the slider's own key: a step on

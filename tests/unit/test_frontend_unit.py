@@ -52,7 +52,8 @@ def test_the_frontend_stays_small():
     480 since the run list is kept from the feed (no page asks for it again) and the stage's
     placement and the run form stand in modules of their own; 488 since the lecturer asks their own
     question from a form (poll-form.js, its words in ko.js and zh.js); 492 since AVG's division is
-    written by one rule (the average to its sum's place)."""
+    written by one rule (the average to its sum's place) and the strip over the stage names the run
+    on it (strip.js)."""
     files = [p for p in (ROOT / "frontend").rglob("*") if p.suffix in (".js", ".css", ".html")]
     tables = [p.stat().st_size for p in files if p.parent.name == "i18n" and p.name in ("ko.js", "zh.js")]
     assert len(tables) == 2

@@ -125,6 +125,8 @@ export default {
       "랭크 {n1}개 연결됨:",
     "R runs it · A algorithm · O op · P {c1} · 1–0 [ ] pick · Q asks the room":
       "R 실행 · A 알고리즘 · O 연산 · P {c1} · 1–0 [ ] 선택 · Q 청중에게 질문",
+    "R runs {s1} · A algorithm · O op · P {c1} · 1–0 [ ] pick · Q asks the room":
+      "R {s1} 실행 · A 알고리즘 · O 연산 · P {c1} · 1–0 [ ] 선택 · Q 청중에게 질문",
     // the formula line under the stage (formulas.js; the "what" of algorithms/formulas.py)
     "{s1} = {s2} sent by every rank": "{s1} = {s2}: 각 랭크가 보내는 양",
     "{s1} = {s2} sent by the root": "{s1} = {s2}: 루트가 보내는 양",

@@ -116,6 +116,8 @@ export default {
       "已连接 {n1} 个 rank：",
     "R runs it · A algorithm · O op · P {c1} · 1–0 [ ] pick · Q asks the room":
       "R 运行 · A 算法 · O 运算 · P {c1} · 1–0 [ ] 选择 · Q 向全场提问",
+    "R runs {s1} · A algorithm · O op · P {c1} · 1–0 [ ] pick · Q asks the room":
+      "R 运行 {s1} · A 算法 · O 运算 · P {c1} · 1–0 [ ] 选择 · Q 向全场提问",
     // the formula line under the stage (formulas.js; the "what" of algorithms/formulas.py)
     "{s1} = {s2} sent by every rank": "{s1} = {s2}：每个 rank 发送的量",
     "{s1} = {s2} sent by the root": "{s1} = {s2}：根发送的量",

@@ -7,7 +7,7 @@
 import { $, say } from "rs/core/dom.js";
 import { download } from "rs/export/export.js";
 import { nextView } from "rs/lecture/seed-formulas.js";
-import { PATTERN_WORDS } from "rs/panels/controls.js";
+import { PATTERN_WORDS } from "rs/panels/strip.js";
 import { Calls } from "rs/stage/calls.js";
 import { label } from "rs/training/charts.js";
 

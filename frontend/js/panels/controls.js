@@ -3,14 +3,11 @@
 
 import { api } from "rs/core/api.js";
 import { $, html, reason, refused, sayEach } from "rs/core/dom.js";
-import { seconds } from "rs/core/format.js";
 import { SpecForm } from "rs/panels/spec-form.js";
+import { PATTERN_WORDS, runParts, specParts } from "rs/panels/strip.js";
 
 const FIELDS = ["algorithm", "count", "dtype", "op", "root", "peer", "servers", "group", "pattern", "capture",
   "chunks"];
-// the lecture preset's inputs (I), as the strip names them
-export const PATTERN_WORDS = { digits: "a digit a block", own_rank: "each value its rank",
-  powers: "[1, 10, 100, 1000]·rank", origin: "r2c3: rank 2's chunk 3" };
 const changed = (field) => field.dispatchEvent(new Event("change", { bubbles: true }));
 
 export class Controls extends EventTarget {
@@ -20,6 +17,7 @@ export class Controls extends EventTarget {
   presetOn = true;
   presetPattern = "digits"; // I: the preset's inputs (lessons.js)
   scale = 1; // , and .: the preset's values a chunk
+  onStage = null; // the run on the stage, and the pick when it came: {run, pick}
 
   /** `state`: the page's, whose role says whether this page may run. */
   constructor(state, onSubmitted, onSweep) {
@@ -168,31 +166,42 @@ export class Controls extends EventTarget {
     changed(f.op);
   }
 
-  /** The strip over the stage in lecture mode: what R would run. */
+  /** The pick changed, or is drawn anew: the strip over the stage and the first screen show it. */
   showPick() {
+    if (this.drawStrip()) this.dispatchEvent(new Event("pick")); // what is picked, or a field of it, changed
+  }
+
+  /** A run on the stage (a preview: none): the strip names it until the pick changes. */
+  showRun(run) {
+    const shown = run?.preview ? null : run;
+    if (shown?.id === this.onStage?.run.id) return;
+    this.onStage = shown && { run: shown, pick: this.pickKey() };
+    this.drawStrip();
+  }
+
+  /** The pick as the presenter sets it (not what follows: the world's size, lecture mode on). */
+  pickKey() { return JSON.stringify([this.picked(), this.presetOn, this.presetPattern, this.scale]); }
+
+  /** The strip: the run on the stage, else what R would run; false before the catalog. */
+  drawStrip() {
     const strip = $("pick");
-    if (!strip || !this.catalog || !this.collective) return;
-    const spec = this.specShown();
-    const ranks = spec.group ? spec.group.length : this.catalog.world_size;
-    const rooted = spec.root != null && this.entry()?.rooted;
-    const who = spec.group ? `ranks ${spec.group.join(",")}` : `${ranks} ranks`;
-    const stagger = spec.perturb?.stagger?.delay_s;
-    // a barrier's stage draws when each rank arrives, not its buffer: the strip says that, not the data
-    const parts = this.entry()?.arrivals ? [this.collective, spec.algorithm, who,
-      stagger ? `ranks arrive ${seconds(stagger)} apart: each waits for the last` : "each rank waits for the last"]
-      : [this.collective, spec.algorithm, who,
-        `${spec.count} × ${spec.dtype}`, spec.op, rooted ? `root ${spec.root}` : null,
-        spec.servers ? `S = ${spec.servers}` : null,
-        stagger ? `ranks arrive ${seconds(stagger)} apart` : null,
-        this.preset ? `lecture data: ${PATTERN_WORDS[this.presetPattern]}` : null];
+    if (!strip || !this.catalog || !this.collective) return false;
+    const spec = this.specShown(), entry = this.entry(), ranks = this.catalog.world_size;
+    const pick = specParts(spec, { entry, ranks, data: this.preset && PATTERN_WORDS[this.presetPattern] });
+    const run = this.onStage?.pick === this.pickKey() ? this.onStage.run : null;
+    const parts = run ? runParts(run, this.entry(run.spec.collective)) : pick;
+    // R runs the pick: where the strip names a run that R would not run again, the keys say what R runs
+    const again = !run
+      || parts.join() === specParts(spec, { entry, ranks, data: PATTERN_WORDS[spec.pattern] }).join();
+    const runs = again ? "it" : pick.slice(0, 2).join(" · ");
     strip.replaceChildren(html("b", { id: "pick-spec" }), "  —  ",
       html("span", { class: "keys" },
-        `R runs it · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · `
+        `R runs ${runs} · A algorithm · O op · P ${this.preset ? "own data" : "lecture data"} · `
         + `1–0 [ ] pick · Q asks the room`));
     sayEach("pick-spec", parts.map((p) => p || null));
     strip.dataset.preset = this.preset;
     strip.hidden = !this.canRun; // the audience runs nothing
-    this.dispatchEvent(new Event("pick")); // what is picked, or a field of it, changed
+    return true;
   }
 
   /** What R would submit (a schedule that is not JSON yet is not the strip's business). */
