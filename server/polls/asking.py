@@ -2,7 +2,8 @@
 question checked against its plan, and the run queued held (a `faster` question queues one run per
 algorithm at that shape, a race); opening.py opens the question once they have run. Or the question
 is about a run there already, and opens at once. The presenter is told of earlier runs every page
-has seen that answer it already."""
+has seen that answer it already; a question asked before its run draws fresh inputs instead, or holds
+those runs from the room until the reveal where its inputs are fixed (fresh.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import time
 
 from ringside.server.dispatch.job import JobState
 from ringside.server.door.errors import Busy, found
-from ringside.server.polls import custom, questions
+from ringside.server.polls import custom, fresh, questions
 from ringside.server.polls.book import PollBook
 from ringside.server.polls.custom import TextWords
 from ringside.server.polls.holding import Holding
@@ -40,7 +41,7 @@ def same_answer(question: str, a: Run, b: Run) -> bool:
     )
     if question != "holds":
         return plan
-    inputs = ("op", "pattern", "seed", "root", "peer", "servers")
+    inputs = ("op", "pattern", "seed", "inputs", "root", "peer", "servers")
     return plan and all(getattr(a.spec, f) == getattr(b.spec, f) for f in inputs)
 
 
@@ -130,12 +131,14 @@ class Asking:
             raise Busy(
                 "question", f"only one algorithm of {main.spec.collective} runs at this shape: no race"
             )
-        answered = [] if custom.own(spec.question) else self._answered(spec.question, main, race)
+        main, answered, rehearsals = self._rehearsed(spec, main, race)
         held = [main, *race]
         for run in held:
             self.runs.name(run)
         record = self._new(spec, main, held, text)
-        record.poll.answered_by = answered
+        record.poll.answered_by, record.poll.rehearsals = answered, rehearsals
+        if main.spec.seed != asked.seed:
+            record.poll.fresh_seed = main.spec.seed
         self.book.add(record, main)  # held from here: what the queue says of its runs too
         self.book.save(record)
         self.book.tell(record)
@@ -148,6 +151,29 @@ class Asking:
                 self.runs.cancel(run.id)
             raise
         return record.shown()
+
+    def _rehearsed(self, spec: PollSpec, main: Run, race: list[Run]) -> tuple[Run, list[str], list[str]]:
+        """The sealed run, and the earlier runs every page saw that answer its question: told (a
+        race's: it holds their shape whole) or held until the reveal. A question of a rank's values
+        whose inputs a seed draws is asked of a fresh seed instead, where one reads another answer;
+        the lecturer's own never is (their answer is of the inputs they gave), and holds the runs of
+        the same plan and inputs (it may ask anything of their values)."""
+        if custom.own(spec.question):
+            return main, [], self._answered("holds", main, race)
+        answered = self._answered(spec.question, main, race)
+        if spec.question == "faster":
+            return main, answered, []
+        if answered and spec.question == "holds" and fresh.seeded(main.spec):
+            redrawn = fresh.drawn(spec, main, self._seeds(main), self.runs.plan)
+            if redrawn is not None:
+                main, answered = redrawn, self._answered(spec.question, redrawn, race)
+        return main, [], answered
+
+    def _seeds(self, run: Run) -> set[int]:
+        """The seeds runs of this run's shape and algorithm had, done or on their way."""
+        s, p = run.spec, len(run.group)
+        done = self.runs.store.done_of_shape(s.collective, s.algorithm, s.count, s.dtype, p, ALIKE)
+        return {r.spec.seed for r in (*done, *self.runs.live().values())}
 
     def _race(self, asked: RunSpec, main: Run) -> list[Run]:
         """A `faster` question's other runners: the collective by each other algorithm that runs at

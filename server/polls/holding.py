@@ -1,6 +1,7 @@
 """What the polls hold (visibility.py asks): a poll holds its runs from the moment it is asked until
-its reveal and, for a question of which algorithm is faster, every run of the same shape (their
-times are the answer)."""
+its reveal, the earlier runs that answer it where it was asked before its run with fixed inputs (its
+rehearsals: fresh.py) and, for a question of which algorithm is faster, every run of the same shape
+(their times are the answer)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ class Holding:
             poll = record.poll
             if poll.state not in HOLDING:
                 continue
-            if run.id in poll.runs or run.id == poll.run_id or run.id in book.raced.get(poll.id, ()):
+            if run.id in (*poll.runs, poll.run_id, *poll.rehearsals) or run.id in book.raced.get(poll.id, ()):
                 return poll
             if run.shape is not None and self._races(poll, run.shape):
                 book.raced.setdefault(poll.id, set()).add(run.id)
@@ -48,11 +49,12 @@ class Holding:
         }
 
     def hides(self, summary: dict) -> Poll | None:
-        """The poll that holds the run of this line in a list, if any: its own runs, and for a
-        question of which algorithm is faster, the runs it compares."""
+        """The poll that holds the run of this line in a list, if any: its own runs, its rehearsals,
+        and for a question of which algorithm is faster, the runs it compares."""
         same = (summary["collective"], summary["count"], summary["dtype"], len(summary["group"]))
         for record in self.book.live.values():
             poll = record.poll
-            if poll.state in HOLDING and (summary["id"] in poll.runs or self._races(poll, same)):
+            held = (*poll.runs, *poll.rehearsals)
+            if poll.state in HOLDING and (summary["id"] in held or self._races(poll, same)):
                 return poll
         return None

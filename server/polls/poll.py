@@ -85,6 +85,10 @@ class Poll(BaseModel):
     why: str | None = None  # failed: why
     # earlier runs every page has seen that answer this question: the presenter is told
     answered_by: list[str] = []
+    # earlier runs every page saw that answer this question asked before its run, its inputs fixed:
+    # held from the room until the reveal, as its own runs are (fresh.py); the presenter is told
+    rehearsals: list[str] = []
+    fresh_seed: int | None = None  # the seed drawn for its run, where a rehearsal showed the asked one's
     created_at: float
 
     @property
@@ -93,10 +97,11 @@ class Poll(BaseModel):
 
     def for_room(self) -> Poll | None:
         """The poll as the room sees it: none while its runs run (or if it failed there), the tally
-        not until voting closes, never which runs answered it in public (the presenter's to know)."""
+        not until voting closes, never which runs answered it in public nor which it holds for that (the
+        presenter's to know)."""
         if self.state in (PollState.RUNNING, PollState.FAILED):
             return None
-        update: dict = {"answered_by": []}
+        update: dict = {"answered_by": [], "rehearsals": [], "fresh_seed": None}
         if self.state is PollState.OPEN:
             update |= {"counts": None, "typed": None, "median": None}
         room = self.model_copy(update=update)

@@ -3,9 +3,11 @@ line in a list, its trace, its figures, the model, the metrics, a message of the
 the presenter's view asks here, so the rule is kept once. The presenter sees everything.
 
 A poll holds its runs (its own, and a race's others) from the moment it is asked until its
-reveal, and a question of which algorithm is faster every run of the same shape too (their
-times are the answer). While its runs run, the room hears nothing of them at all: no line in
-a list, no message, not the presenter's view of them, not even when they end (that is a time).
+reveal, a question of which algorithm is faster every run of the same shape too (their times
+are the answer), and one asked before its run with fixed inputs the earlier runs that answer it
+(its rehearsals: fresh.py). While its runs run, the room hears nothing of them at all: no line
+in a list, no message, not the presenter's view of them, not even when they end (that is a
+time); a rehearsal's line and copy are withheld then as once the question is open.
 Once the question is open, the room reads a held run's plan and inputs and none of its answer;
 the tally waits until voting closes."""
 
@@ -39,11 +41,12 @@ class Visibility:
 
     def run(self, run: Run, presenter: bool) -> Run | dict:
         """The run as this page may read it: whole, or withheld while a poll holds it (Busy while
-        its poll's runs run: even its state would tell when it ends)."""
+        its poll's runs run: even its state would tell when it ends; a rehearsal, which ended before
+        the poll was asked, withheld then too)."""
         poll = None if presenter else self.polls.holding_run(run)
         if poll is None:
             return run
-        if poll.state is PollState.RUNNING:
+        if poll.state is PollState.RUNNING and run.id not in poll.rehearsals:
             raise Busy("run_id", f"run {run.id} is held for a question: the room sees it when it opens")
         return withheld(run, poll)
 

@@ -59,3 +59,33 @@ test("the reveal says what a wrong choice got wrong, and nothing for the right o
   assert.equal(mistakeWords({ kind: "op", op: "MAX", run_op: "SUM" }), "MAX instead of SUM");
   assert.equal(mistakeWords(null), null);
 });
+
+test("the presenter is told of runs every page saw that answer the question, held or not, and of a seed drawn", async () => {
+  const { seenWords } = await import("rs/lecture/poll-card.js");
+  const { translate } = await import("rs/i18n/i18n.js");
+  const said = seenWords({
+    answered_by: ["r-000001"],
+    rehearsals: ["r-000002", "r-000003"],
+    fresh_seed: 1234567,
+  });
+  assert.deepEqual(said, [
+    "Every page has seen r-000001: it answers this already",
+    "Every page has seen r-000002, r-000003, which answers this: held from the room until the reveal",
+    "Seed 1234567 drawn: every page has seen a run of the seed asked, which answers this",
+  ]);
+  assert.deepEqual(seenWords({ answered_by: [], rehearsals: [], fresh_seed: null }), [], "nothing to tell");
+  for (const lang of ["ko", "zh"]) {
+    const table = (await import(`rs/i18n/${lang}.js`)).default;
+    const done = said.map((words) => translate(words, table));
+    for (const [i, words] of done.entries()) {
+      assert.ok(
+        words && !/[A-Za-z]{2,}/.test(words.replace(/r-\d+/g, "")),
+        `${lang}: ${said[i]} -> ${words}`,
+      );
+    }
+    assert.ok(
+      done[1].includes("r-000002, r-000003") && done[2].includes("1234567"),
+      "the runs and seed named",
+    );
+  }
+});

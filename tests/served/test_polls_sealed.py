@@ -3,9 +3,10 @@ asks, the run runs held, and until the reveal no page but the presenter's hears 
 anything from which the answer follows: not over /ws (every message a room socket hears is
 looked through: no run message of a held run, no values, traffic, times, no tally), not on any
 route a viewer may read (the run, the list, the trace, /api/compare/*, /api/model/*, /metrics,
-the polls). Then the reveal, and the room reads the run whole: the whole path once. What the polls
-and visibility decide on the way is tested in-process (tests/unit/test_poll_service.py and
-test_visibility.py)."""
+the polls). Then the reveal, and the room reads the run whole: the whole path once. And a question
+asked after a public rehearsal of the same spec, on real ranks: its answer differs from the
+rehearsal's, or the rehearsal is held. What the polls and visibility decide on the way is tested
+in-process (tests/unit/test_poll_service.py, test_poll_rehearsals.py and test_visibility.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import time
 
 from server_helpers import messages
 from websockets.sync.client import connect
+
+from ringside.server.polls.mistakes import shown
 
 LECTURE = {"collective": "all_reduce", "count": 8, "capture": "full", "pattern": "digits"}
 TIMES = ("time", "algbw", "busbw", "started_at", "finished_at")
@@ -168,3 +171,49 @@ def test_a_question_asked_before_its_run_is_held_from_the_room_until_the_reveal(
         assert on_phone["answers"] == revealed["answers"] and on_phone["number"] == revealed["number"]
         assert up.call("GET", f"/api/runs/{held}", token=None)[1] == run, "then the room reads it whole"
         assert up.call("GET", "/api/compare/formulas?run=" + held, token=None)[0] == 200
+
+
+def opened(up, poll: dict) -> None:
+    """Once its held run has run, the question opens."""
+    deadline = time.monotonic() + 60
+    while up.call("GET", f"/api/polls/{poll['id']}")[1]["poll"]["state"] != "open":
+        assert time.monotonic() < deadline, "the question opens"
+        time.sleep(0.05)
+
+
+def holds(run: dict, rank: int, step: int) -> str:
+    """What rank `rank` holds after step `step`, as a choice shows it: its inputs, each step's chunks
+    laid over."""
+    chunks = {c["chunk"]: c["values"] for c in run["inputs"][str(rank)]}
+    for done in run["steps"][: step + 1]:
+        chunks.update({c["chunk"]: c["values"] for c in done["ranks"][str(rank)]["states"]})
+    return shown([v for _, values in sorted(chunks.items()) for v in values])
+
+
+def test_a_question_asked_after_a_public_rehearsal_reads_another_answer_or_holds_it(up):
+    asked = {"question": "holds", "rank": 1, "step": 2, "numeric": True}
+    seeded = {"algorithm": "ring", **LECTURE, "pattern": "random_int", "seed": 11}
+    rehearsal = up.run(**seeded)  # pressed R: every page read it whole
+    status, poll = up.call("POST", "/api/polls", {**asked, "run": seeded})
+    assert status == 201 and poll["fresh_seed"] not in (None, 11) and poll["rehearsals"] == [], poll
+    run = up.wait(poll["run_id"])
+    assert run["spec"]["seed"] == poll["fresh_seed"]
+    opened(up, poll)
+    status, revealed = up.call("POST", f"/api/polls/{poll['id']}/reveal")
+    right = revealed["choices"][revealed["answers"][0]]
+    assert right == holds(run, 1, 2) != holds(rehearsal, 1, 2), "another answer than the rehearsal's"
+
+    typed = {"algorithm": "ring", **LECTURE, "inputs": [[10 * r + i for i in range(8)] for r in range(4)]}
+    rehearsal = up.run(**typed)  # a lesson's stage, its inputs typed in, rehearsed in public
+    status, poll = up.call("POST", "/api/polls", {**asked, "run": typed})
+    assert status == 201 and poll["rehearsals"] == [rehearsal["id"]] and poll["fresh_seed"] is None, poll
+    for _ in range(2):  # while its run runs, and once it is open
+        status, seen = up.call("GET", f"/api/runs/{rehearsal['id']}", token=None)
+        assert status == 200 and seen["held_for"] == poll["id"] and seen["results"] == {}, seen
+        assert seen["steps"][2]["ranks"] == {} and seen["inputs"], "its plan and inputs, no answer"
+        up.wait(poll["run_id"])
+        opened(up, poll)
+    assert up.call("GET", f"/api/polls/{poll['id']}", token=None)[1]["poll"]["rehearsals"] == []
+    status, revealed = up.call("POST", f"/api/polls/{poll['id']}/reveal")
+    assert revealed["choices"][revealed["answers"][0]] == holds(rehearsal, 1, 2)
+    assert up.call("GET", f"/api/runs/{rehearsal['id']}", token=None)[1] == rehearsal, "released"

@@ -207,12 +207,16 @@ def test_a_race_runs_each_algorithm_held_its_others_off_every_stage(hall):
 def test_the_presenter_is_told_when_a_run_every_page_has_seen_answers_already(hall):
     seen = hall.runs.pressed(algorithm="tree")  # pressed R: every page heard it whole
     poll = hall.ask(question="busiest_link", run={"algorithm": "tree", **LECTURE})
-    assert poll.answered_by[0] == seen.id
+    assert poll.rehearsals == [seen.id], "held from the room until the reveal (test_poll_rehearsals.py)"
     hall.runs.end(poll.run_id)
-    assert hall.polls.book.find(poll.id).shown().for_room().answered_by == [], "the room is not told where"
+    assert hall.polls.book.find(poll.id).shown().for_room().rehearsals == [], "the room is not told where"
     other = {**LECTURE, "pattern": "rank"}  # other inputs: the same bytes, other values
     holds = hall.ask(question="holds", rank=1, step=0, run={"algorithm": "tree", **other})
-    assert holds.answered_by == [], "what a rank holds depends on the inputs"
+    assert holds.answered_by == holds.rehearsals == [], "what a rank holds depends on the inputs"
+    hall.polls.voting.reveal(poll.id)
+    about = hall.ask(question="busiest_link", run_id=seen.id)  # asked of a run every page has read
+    assert about.answered_by == [seen.id] and about.rehearsals == []
+    assert hall.polls.book.find(about.id).shown().for_room().answered_by == [], "the room is not told where"
 
 
 @pytest.mark.parametrize(

@@ -469,6 +469,10 @@ export default {
     "{w1} instead of {w2}": "{w2} 대신 {w1}",
     "{n1} typed it": "{n1}명이 맞게 입력",
     "Every page has seen {s1}: it answers this already": "모든 화면이 이미 본 실행 {s1}에 이 질문의 답이 있습니다",
+    "Every page has seen {s1}, which answers this: held from the room until the reveal":
+      "모든 화면이 이미 본 실행 {s1}에 이 질문의 답이 있어 정답 공개까지 청중에게 가립니다",
+    "Seed {n1} drawn: every page has seen a run of the seed asked, which answers this":
+      "시드 {n1}을(를) 새로 뽑았습니다: 요청한 시드의 실행을 모든 화면이 이미 봤고 거기에 이 질문의 답이 있습니다",
     "{n1} pages connected": "연결된 화면 {n1}개",
     "closes in {n1} s": "{n1}초 후 마감",
     "Not asked: {c1}": "질문하지 못함: {c1}",

@@ -451,6 +451,10 @@ export default {
     "{w1} instead of {w2}": "用了 {w1} 而不是 {w2}",
     "{n1} typed it": "{n1} 人输入正确",
     "Every page has seen {s1}: it answers this already": "所有页面都已看过 {s1}：它已给出这个问题的答案",
+    "Every page has seen {s1}, which answers this: held from the room until the reveal":
+      "所有页面都已看过 {s1}，它给出了这个问题的答案：揭晓前对全场隐藏",
+    "Seed {n1} drawn: every page has seen a run of the seed asked, which answers this":
+      "已重新抽取种子 {n1}：所有页面都已看过所问种子的运行，它给出了这个问题的答案",
     "{n1} pages connected": "已连接 {n1} 个页面",
     "closes in {n1} s": "{n1} 秒后结束",
     "Not asked: {c1}": "未能提问：{c1}",

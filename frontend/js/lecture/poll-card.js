@@ -111,12 +111,21 @@ function typing(poll, polls, tallied) {
   return out;
 }
 
-/** The presenter's alone: runs every page has seen that answer this question already. */
-function seenAlready(poll) {
-  return poll.answered_by?.length
-    ? html("p", { class: "seen" }, `Every page has seen ${poll.answered_by.join(", ")}: it answers this already`)
-    : null;
+/** The presenter's alone: runs every page has seen that answer this question already, those held from
+ * the room until the reveal for it, and the seed drawn in place of the one such a run had. */
+export function seenWords(poll) {
+  const said = [];
+  if (poll.answered_by?.length) said.push(`Every page has seen ${poll.answered_by.join(", ")}: it answers this already`);
+  if (poll.rehearsals?.length) {
+    said.push(`Every page has seen ${poll.rehearsals.join(", ")}, which answers this: held from the room until the reveal`);
+  }
+  if (poll.fresh_seed != null) {
+    said.push(`Seed ${poll.fresh_seed} drawn: every page has seen a run of the seed asked, which answers this`);
+  }
+  return said;
 }
+
+const seenAlready = (poll) => seenWords(poll).map((words) => html("p", { class: "seen" }, words));
 
 /** How long voting has left, in words. */
 export const closesIn = (poll) => `closes in ${Math.max(0, Math.ceil(poll.closes_at - Date.now() / 1000))} s`;
