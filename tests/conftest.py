@@ -90,8 +90,9 @@ def playwright():
 @pytest.fixture(scope="module")
 def browser():
     """One Chromium for a test process's page modules in a row: starting and closing one for each of
-    some thirty cost seconds each. Each page is a browser context of its own (browser.new_page), so no
-    page shares another's storage, cookies or cache, whichever module opened it."""
+    some thirty cost seconds each. Each page of a test is a browser context of its own (browser.tab),
+    so no page shares another's storage or cookies; a context is handed to a later test cleaned
+    (browser.py's Instrumented), its HTTP cache kept, as a browser opened again keeps it."""
     return CHROMIUM.browser()
 
 
@@ -127,7 +128,7 @@ def page_for(browser):
     pages, errors = [], []
 
     def open_page(url, allow=(), viewport=(1280, 720)):
-        page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+        page = browser.tab(viewport)
         page.on(
             "console",
             lambda m: (
@@ -141,5 +142,5 @@ def page_for(browser):
 
     yield open_page
     for page in pages:
-        page.close()
+        browser.give_back(page.context)
     assert errors == [], f"console errors: {errors}"

@@ -6,18 +6,21 @@ the screenshots a person looks at (RINGSIDE_SHOTS)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from ringside.worker_agent.clients.harness import CHROMIUM, launch_chromium
 
 try:
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import expect
 except ImportError:  # the page tests skip
-    pass
+    PlaywrightError = Exception
 else:
     expect.set_options(timeout=15_000)
 
@@ -99,16 +102,66 @@ def installed_families() -> set[str]:
 class Instrumented:
     """The browser, whose pages let the tests' own probes run: Playwright evaluates a string
     predicate (wait_for_function) with eval, which the server's Content-Security-Policy refuses
-    a page. The policy itself is tested on pages opened with bypass_csp=False."""
+    a page. The policy itself is tested on pages opened with bypass_csp=False.
+
+    Its contexts are handed out again (`tab`, `give_back`): a fresh context costs a page about
+    1.5 CPU-s more on a 2-core machine, its empty cache making it fetch and compile every module
+    again. One comes back as a new one would be but for that cache: its pages closed, its routes,
+    cookies and permissions dropped, online again, and every origin its pages went to told to
+    forget what it stored. A context that cannot be cleaned is closed instead."""
 
     def __init__(self, browser):
         self.browser = browser
+        self.free: list = []  # contexts given back, each with one blank page
+        self.origins: dict = {}  # context -> the origins its pages went to
 
     def new_page(self, **options):
         return self.browser.new_page(**{"bypass_csp": True, **options})
 
     def new_context(self, **options):
         return self.browser.new_context(**{"bypass_csp": True, **options})
+
+    def tab(self, viewport: tuple[int, int]):
+        """A page of a context no other page of the test shares (each has its own storage)."""
+        if self.free:
+            context = self.free.pop()
+            page = context.pages[0]
+        else:
+            context = self.new_context()
+            self.origins[context] = set()
+            context.on("page", lambda p: self._track(context, p))
+            page = context.new_page()
+        page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+        return page
+
+    def _track(self, context, page) -> None:
+        def went(frame) -> None:
+            url = urlsplit(frame.url)
+            if frame.parent_frame is None and url.scheme in ("http", "https"):
+                self.origins[context].add(f"{url.scheme}://{url.netloc}")
+
+        page.on("framenavigated", went)
+
+    def give_back(self, context) -> None:
+        try:
+            for page in context.pages:
+                page.close()
+            context.unroute_all(behavior="ignoreErrors")
+            context.set_offline(False)
+            context.clear_cookies()
+            context.clear_permissions()
+            blank = context.new_page()
+            cdp = context.new_cdp_session(blank)
+            for origin in self.origins[context]:
+                cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            cdp.detach()
+        except PlaywrightError:
+            self.origins.pop(context, None)
+            with contextlib.suppress(PlaywrightError):
+                context.close()
+            return
+        self.origins[context].clear()
+        self.free.append(context)
 
     def __getattr__(self, name):
         return getattr(self.browser, name)
