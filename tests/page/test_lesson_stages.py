@@ -46,6 +46,17 @@ VALUES_PX = """() => [Math.min(...[...document.querySelectorAll('#stage g.cell:n
     .filter((t) => t.textContent).map((t) => parseFloat(t.getAttribute('font-size')) * t.getScreenCTM().a)),
     window.ringside.stage.underFloor]"""
 
+# The lesson beside the stage on the projector: the smallest of its title's, caption's, code's and
+# printed output's sizes, in px, and the boxes whose text does not fit them (cut off: none).
+LESSON_READ = """() => {
+    const lesson = document.getElementById('lesson');
+    const texts = [...lesson.querySelectorAll('h2, p, pre')].filter((e) => e.textContent.trim());
+    const cut = [lesson, ...lesson.querySelectorAll('pre')]
+        .filter((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1);
+    const px = texts.map((e) => parseFloat(getComputedStyle(e).fontSize));
+    return [Math.min(...px), cut.map((e) => e.id || e.tagName)];
+}"""
+
 # the Run panel's resize answered: its button enabled again, the word "Resizing" gone
 RESIZED = """() => !document.getElementById('world-set').disabled
     && !document.getElementById('run-why').textContent.startsWith('Resizing')"""
@@ -140,6 +151,8 @@ def test_the_seed_lesson_steps_through_with_phones_following_in_every_language(u
             assert between <= 12 and under <= 12, (
                 f"stage {i} in {lang}: {between:.0f} px under the stage, {under:.0f} last"
             )
+            least, cut = presenter.evaluate(LESSON_READ)
+            assert least >= 18 and cut == [], f"stage {i} in {lang}: the lesson at {least} px, cut: {cut}"
         for phone, lang in phones:
             stage_shown(phone, i, stage, lang)
             phone.wait_for_function(f"{RUN}?.id === '{run_id}'", timeout=30_000)
