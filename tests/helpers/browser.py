@@ -108,7 +108,10 @@ class Instrumented:
     1.5 CPU-s more on a 2-core machine, its empty cache making it fetch and compile every module
     again. One comes back as a new one would be but for that cache: its pages closed, its routes,
     cookies and permissions dropped, online again, and every origin its pages went to told to
-    forget what it stored. A context that cannot be cleaned is closed instead."""
+    forget what it stored. A context that cannot be cleaned is closed instead. Its pages ask for
+    less motion, as a system set so does: a step lands without its chunks flying (stage.js), which
+    spares the machine a frame each 16 ms of every step on every page; a test of the flight asks
+    for it (page.emulate_media)."""
 
     def __init__(self, browser):
         self.browser = browser
@@ -127,7 +130,7 @@ class Instrumented:
             context = self.free.pop()
             page = context.pages[0]
         else:
-            context = self.new_context()
+            context = self.new_context(reduced_motion="reduce")
             self.origins[context] = set()
             context.on("page", lambda p: self._track(context, p))
             page = context.new_page()

@@ -209,6 +209,11 @@ def test_eight_ranks_read_at_the_back_and_names_stay_over_tokens(up, lecture):
         for key, c in cells(page).items():
             assert c["text"] and "…" not in c["text"], f"step {step} {key}: {c['text']!r}"
             assert c["px"] >= 14, f"step {step} {key}: {c['px']:.1f} px digits"
+    # where the reader asks for less motion (as every test page does), a step lands with nothing flying
+    ticks = page.evaluate("""() => { const stage = window.ringside.stage, before = stage.frameCount;
+        return stage.animate(0, 300).then(() => stage.frameCount - before); }""")
+    assert ticks == 0, f"{ticks} frames of flight for a reader who asked for less motion"
+    page.emulate_media(reduced_motion="no-preference")
     # In flight, the tokens converge on the master over its name: the name stays what lies on top.
     seen = page.evaluate("""() => new Promise((done) => {
         const name = [...document.querySelectorAll('#stage svg text.name')]

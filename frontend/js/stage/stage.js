@@ -16,6 +16,8 @@ import { placeRun } from "rs/stage/placement.js";
 import { drawArrows, drawSums, flights, hideTokens, moveTokens } from "rs/stage/transfers.js";
 
 export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
+// the reader's system asks for less motion: a step's chunks land without flying
+const STILL = matchMedia("(prefers-reduced-motion: reduce)");
 const NARROW = 600; // CSS px: a stage narrower, and taller than wide (a phone), counts a unit a pixel
 export const COLOUR_ONLY = 16; // from this many ranks on, cells are colours only, their values on hover
 
@@ -231,15 +233,13 @@ export class Stage extends EventTarget {
     if (!this.run?.steps[k]) {
       if (!this.frames[k + 1]) return Promise.resolve();
       this.marked = k;
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => this.pending?.(), ms * 0.4);
-        this.pending = () => { clearTimeout(timer); this.finish(k); resolve(); };
-      });
+      return this.hold(k, ms * 0.4);
     }
     drawArrows(this, this.run.steps[k]);
     drawSums(this, -1);
     this.outline(-1);
     this.marked = k;
+    if (STILL.matches) return this.hold(k, ms);
     const moves = flights(this, k);
     return new Promise((resolve) => {
       const start = performance.now();
@@ -254,6 +254,15 @@ export class Stage extends EventTarget {
       };
       this.pending = () => { this.finish(k); resolve(); };
       this.raf = requestAnimationFrame(tick);
+    });
+  }
+
+  /** Step k landed after `ms` with nothing flying: a frame with no transfers, or a reader who asked
+   * for less motion (a step keeps the pace a class follows). */
+  hold(k, ms) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.pending?.(), ms);
+      this.pending = () => { clearTimeout(timer); this.finish(k); resolve(); };
     });
   }
 
