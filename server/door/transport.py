@@ -229,6 +229,7 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     _read_paused = False
     taken = 0  # messages the route has taken
     graced = 0  # `taken` when a late pong was last forgiven (keepalive_timeout)
+    arriving = False  # bytes of an unfinished message came since the pong was last due
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -270,7 +271,9 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         super().data_received(data)
         if not self._unfinished():
             self.message_due.disarm()
-        elif not self.message_due.armed:
+            return
+        self.arriving = True
+        if not self.message_due.armed:
             self.message_due.arm(self.within_s)
 
     def send_receive_event_to_app(self) -> None:
@@ -341,12 +344,14 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     def keepalive_timeout(self) -> None:
         """As uvicorn's (close 1011), then the transport is dropped, not drained: a peer that answers no
         ping reads nothing, and a graceful close waited for it to read what was buffered for ever. Not
-        while reading waits for a route that takes messages: the pong may be among what is unread
-        (_resumed)."""
-        if self._read_paused and self.ping_timeout is not None and self.taken > self.graced:
-            # one more ping's time, as long as the route takes messages: a route that stopped
-            # reading (it waits on a send to a peer that reads nothing) holds no socket for ever
-            self.graced = self.taken
+        while the pong cannot have come yet: reading waits for a route that takes messages (the pong
+        may be among what is unread, _resumed), or a message is still arriving (its pong can only
+        follow its last byte; MESSAGE_WITHIN_S bounds how long it takes)."""
+        progress = self.taken > self.graced if self._read_paused else self.arriving and self._unfinished()
+        if self.ping_timeout is not None and progress:
+            # one more ping's time, as long as the route takes messages or the message comes: a route
+            # that stopped reading (it waits on a send to a peer that reads nothing) holds no socket
+            self.graced, self.arriving = self.taken, False
             self.pong_timer = self.loop.call_later(self.ping_timeout, self.keepalive_timeout)
             return
         _refused["ping_unanswered"] += 1
