@@ -170,6 +170,17 @@ class Instrumented:
         return getattr(self.browser, name)
 
 
+def ready_for_keys(page, up) -> None:
+    """The presenter's page ready for its keys: the catalog in, and the run it opens on (the last
+    that ended, where one did) on the stage. A key pressed before that run comes changes the pick
+    under it, and the strip names the run that came last."""
+    ran = up.call("GET", "/api/runs?limit=1")[1]["total"] > 0
+    page.wait_for_function(
+        "window.ringside.state.presenter && window.ringside.controls.catalog"
+        + (" && window.ringside.player.run && !window.ringside.player.run.preview" if ran else "")
+    )
+
+
 def screenshot(page, path: Path) -> None:
     """The page as drawn, to `path`, where RINGSIDE_SHOTS is set: a screenshot is for a person to look
     at and no test reads it, and each costs a paint and a PNG (0.3 s on a loaded machine)."""

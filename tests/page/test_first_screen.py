@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import screenshot
+from browser import ready_for_keys, screenshot
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -75,7 +75,7 @@ def test_the_first_screen_draws_the_pick_and_says_what_to_press(up, page_for):
 
 def test_custom_starts_from_an_example_that_runs(up, page_for):
     page = page_for(f"{up.url}/?token={up.presenter}", viewport=PROJECTOR)
-    page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
+    ready_for_keys(page, up)
     page.click("#collectives button[data-collective='all_reduce']")
     page.select_option("#field-algorithm", "custom")
     schedule = page.locator("#field-schedule")

@@ -7,6 +7,7 @@ against launcher, with the variables each sets and what this cluster's ranks wer
 from __future__ import annotations
 
 import pytest
+from browser import ready_for_keys
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -27,7 +28,7 @@ def lecture(up, browser):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{up.url}/?token={up.presenter}&present=1&lang=en")
-    page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
+    ready_for_keys(page, up)
     yield page
     page.close()
     assert errors == []

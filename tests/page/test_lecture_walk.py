@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import go, screenshot
+from browser import go, ready_for_keys, screenshot
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -69,7 +69,7 @@ def test_the_barrier_names_the_int64_its_flags_travel_in(up, page_for):
 
 def test_s_after_a_bitwise_all_reduce_opens_the_parameter_server_on_sum(up, page_for):
     page = page_for(f"{up.url}/?token={up.presenter}&present=1", viewport=PROJECTOR)
-    page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
+    ready_for_keys(page, up)
     names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
     page.keyboard.press(str((names.index("all_reduce") + 1) % 10))
     pick = page.locator("#pick")
@@ -92,7 +92,7 @@ def test_s_after_a_bitwise_all_reduce_opens_the_parameter_server_on_sum(up, page
 
 def test_o_on_the_parameter_server_skips_avg_and_a_refused_r_says_why_on_stage(up, page_for):
     page = page_for(f"{up.url}/?token={up.presenter}&present=1", viewport=PROJECTOR, allow=("422",))
-    page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
+    ready_for_keys(page, up)
     page.keyboard.press("s")
     pick = page.locator("#pick")
     expect(pick).to_have_text(re.compile(r"^parameter_server · .* · SUM · "))
@@ -115,7 +115,7 @@ def test_o_on_the_parameter_server_skips_avg_and_a_refused_r_says_why_on_stage(u
 def test_g_to_the_odd_ranks_runs_what_r_runs(up, page_for, collective):
     """G twice (evens, then odds: rank 0 out): the run goes, the root and a peer moved into the group."""
     page = page_for(f"{up.url}/?token={up.presenter}&present=1", viewport=PROJECTOR)
-    page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
+    ready_for_keys(page, up)
     names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")
     page.keyboard.press(str((names.index(collective) + 1) % 10))
     page.wait_for_function(f"window.ringside.controls.picked()[0] === '{collective}'")

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import PAINTED, screenshot, switch_language
+from browser import PAINTED, ready_for_keys, screenshot, switch_language
 from page_words import ALLOWED, SEED_TERMS, SEEN, english_left
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -110,7 +110,7 @@ def test_every_word_of_the_lecture_reads_in_korean_and_chinese(up, page_for, tmp
     page = page_for(
         f"{up.url}/?token={up.presenter}&present=1&lang=ko", viewport=PROJECTOR, allow=("status of 422",)
     )
-    page.wait_for_function("window.ringside.state.presenter && window.ringside.controls.catalog")
+    ready_for_keys(page, up)
     walk = Walk(page, allowed_on(page), [])
     walk.check("the page opened")
     names = page.evaluate("window.ringside.controls.catalog.collectives.map(c => c.name)")

@@ -53,12 +53,14 @@ def test_the_frontend_stays_small():
     placement and the run form stand in modules of their own; 488 since the lecturer asks their own
     question from a form (poll-form.js, its words in ko.js and zh.js); 492 since AVG's division is
     written by one rule (the average to its sum's place) and the strip over the stage names the run
-    on it (strip.js)."""
+    on it (strip.js); 496 since the presenter is told of a sealed question's rehearsals and its fresh
+    seed (the poll card's words), a step lands without flying where less motion is asked, and a
+    typed world size outlives the Run panel's redraw."""
     files = [p for p in (ROOT / "frontend").rglob("*") if p.suffix in (".js", ".css", ".html")]
     tables = [p.stat().st_size for p in files if p.parent.name == "i18n" and p.name in ("ko.js", "zh.js")]
     assert len(tables) == 2
     size = sum(p.stat().st_size for p in files) - sum(tables) + max(tables)
-    assert size < 492 * 1024, f"{size} bytes"
+    assert size < 496 * 1024, f"{size} bytes"
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ import { drawArrows, drawSums, flights, hideTokens, moveTokens } from "rs/stage/
 
 export const WIDTH = 1200; // the stage's own units across; its height follows the element's shape
 // the reader's system asks for less motion: a step's chunks land without flying
-const STILL = matchMedia("(prefers-reduced-motion: reduce)");
+const STILL = globalThis.matchMedia?.("(prefers-reduced-motion: reduce)"); // none in Node
 const NARROW = 600; // CSS px: a stage narrower, and taller than wide (a phone), counts a unit a pixel
 export const COLOUR_ONLY = 16; // from this many ranks on, cells are colours only, their values on hover
 
@@ -239,7 +239,7 @@ export class Stage extends EventTarget {
     drawSums(this, -1);
     this.outline(-1);
     this.marked = k;
-    if (STILL.matches) return this.hold(k, ms);
+    if (STILL?.matches) return this.hold(k, ms);
     const moves = flights(this, k);
     return new Promise((resolve) => {
       const start = performance.now();
