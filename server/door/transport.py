@@ -20,7 +20,8 @@ route it is for. Three bounds an anonymous client could otherwise push past:
   whatever its write buffer held, so a viewer that sent pings and read nothing grew that buffer
   by what it sent (600 MB in 40 s from one anonymous socket), held until it hung up;
 - a long message to a viewer's socket leaves in fragments, each once the transport has room: uvicorn wrote
-  it whole, and each socket that read nothing held a copy of a run's megabytes;
+  it whole, and each socket that read nothing held a copy of a run's megabytes; its frames are made once
+  for every viewer, uncompressed (a hall's 300 phones each had their own copy deflated);
 - a websocket whose peer answers no keepalive ping in time is dropped at once: uvicorn closed it
   gracefully, which waits until the peer reads what is buffered for it, and one that reads nothing
   held its socket, its buffer and its handler for as long as it liked (256 from one address: 53 MB);
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import functools
 import logging
 from collections import Counter
 from collections.abc import Callable
@@ -48,6 +50,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame, Opcode
 
 from ringside.server.door import files
 from ringside.server.door.reclaim import Reclaim
@@ -60,7 +63,7 @@ MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes
 MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10 Mbit/s link in 14 s
 QUEUED = 2  # messages a socket holds for its route (each within its frame bound) before reading pauses
 PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
-# characters of a text message written at once: a longer one leaves in fragments, each once the
+# a text message longer than this (characters) leaves in fragments of as many bytes, each once the
 # transport is below its high-water mark (a peer that reads nothing holds one fragment, not the message)
 FRAGMENT = 16 << 10
 # the sockets a rank speaks on, and `ringside open` (the worker token checked)
@@ -332,19 +335,14 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
             self.handshake_complete = True  # answered (guard.py's refusal): else uvicorn logs an ERROR
 
     async def _send_in_fragments(self, text: str) -> None:
-        """A long text message, FRAGMENT characters a frame, each written once the transport has room.
+        """A long text message in frames of FRAGMENT bytes, each written once the transport has room.
         uvicorn wrote a message whole: a run's, megabytes, was copied into the transport of every
         viewer that read nothing, and held there (64 such sockets from one address: 67 MiB)."""
-        for start in range(0, len(text), FRAGMENT):
+        for frame in _frames(text):
             await self.writable.wait()
             if self.disconnected or self.close_sent or self.transport.is_closing():
                 raise ClientDisconnected()  # gone or closing meanwhile (a ping unanswered, dropped)
-            part, last = text[start : start + FRAGMENT].encode(), start + FRAGMENT >= len(text)
-            if start == 0:
-                self.conn.send_text(part, fin=last)
-            else:
-                self.conn.send_continuation(part, fin=last)
-            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.transport.write(frame)
 
     def handle_parser_exception(self) -> None:
         """As uvicorn's, counted by why (the close code sent: a frame too large, text not UTF-8)."""
@@ -408,6 +406,23 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         """Whether a message has begun and not ended: part of a frame waits in websockets' reader,
         or a fragmented message awaits its last frame."""
         return bool(self.conn.reader.buffer) or self.conn.current_size is not None
+
+
+@functools.lru_cache(maxsize=2)  # the message going out to every viewer now, and the one before
+def _frames(text: str) -> tuple[bytes, ...]:
+    """A long text message's frames as they go on the wire, made once for every viewer it goes to:
+    a server's frames are not masked, and these are not compressed (RFC 7692 lets a message go so where
+    compression was agreed, and the peer's inflater is not touched by it). Compressed, each socket
+    deflated its own copy: a 160 KB run pushed to 300 phones held the loop for 1.5 to 2 s. Their
+    bytes are what GET /api/runs/{id} sent each phone, uncompressed too."""
+    data = text.encode()
+    parts = [data[i : i + FRAGMENT] for i in range(0, len(data), FRAGMENT)]
+    return tuple(
+        Frame(Opcode.TEXT if i == 0 else Opcode.CONT, part, fin=i == len(parts) - 1).serialize(
+            mask=False, extensions=[]
+        )
+        for i, part in enumerate(parts)
+    )
 
 
 def _token(request) -> str | None:
