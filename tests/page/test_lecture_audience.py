@@ -120,8 +120,9 @@ def test_the_audience_follows_the_presenter_and_may_detach(up, page_for):
 
 
 def test_a_phone_shows_the_earlier_run_the_presenter_opens_without_fetching_it(up, page_for):
-    """The run comes with the view that opens it, once for the whole hall: a phone fetches nothing."""
-    earlier = up.run(collective="broadcast", algorithm="ring", count=4, capture="full", pattern="rank")
+    """The run comes with the view that opens it, once for the whole hall: a phone fetches nothing. It is
+    long enough to leave in frames made once, uncompressed where the browser agreed compression."""
+    earlier = up.run(collective="broadcast", algorithm="ring", count=1024, capture="full", pattern="rank")
     later = up.run(collective="all_reduce", algorithm="ring", count=4, capture="full", pattern="rank")
     presenter = page_for(f"{up.url}/?token={up.presenter}&present=1&run={later['id']}")
     on_run(presenter, later["id"])
@@ -135,6 +136,8 @@ def test_a_phone_shows_the_earlier_run_the_presenter_opens_without_fetching_it(u
     expect(audience.locator("#role")).to_contain_text("following the presenter")
     expect(audience.locator("#run-title")).to_contain_text("broadcast")
     assert fetched == [], fetched
+    assert audience.evaluate("window.ringside.player.run.inputs['0'].length") > 0
+    assert len(json.dumps(earlier)) > 16 << 10
 
 
 def test_only_the_presenters_token_leads_the_view(up, page_for):
