@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import signal
 import socket
@@ -20,7 +21,7 @@ from fastapi import FastAPI
 from ringside.server.app import create_app
 from ringside.server.config import DEFAULT_HOST, DEFAULT_PORT, WILDCARDS, Settings, default_db
 from ringside.server.db.opening import StoreError, check
-from ringside.server.door.auth import host_name
+from ringside.server.door.auth import host_name, watches
 from ringside.server.door.transport import protocols
 from ringside.server.lessons.reading import LessonError
 from ringside.server.operate import tokens
@@ -321,7 +322,12 @@ def server_for(settings: Settings, local: LocalWorkers | None = None) -> Server:
     if problem:  # a wrong argument: refused as the store is (exit 2)
         print(f"error: {problem}", file=sys.stderr, flush=True)
         raise SystemExit(REFUSED)
-    bounds = protocols(settings.headers_within, settings.message_within, settings.ping_every)
+    bounds = protocols(
+        settings.headers_within,
+        settings.message_within,
+        settings.ping_every,
+        functools.partial(watches, settings=settings),
+    )
     try:  # before any link is printed: the one line names the file and the fix
         check(settings.db)
         app = create_app(settings, local)

@@ -124,6 +124,19 @@ def render(
         [("", max(held.by_address.values(), default=0))],
     )
     metric(
+        "ringside_hall_pages_per_address_limit",
+        "gauge",
+        "Audience pages (a viewer's socket whose token lets it watch) one client address may hold at once "
+        "as a hall behind one address, beyond its per-address limit.",
+        [("", caps.hall)],
+    )
+    metric(
+        "ringside_hall_pages_per_address_max",
+        "gauge",
+        "The most audience pages any one client address holds now as a hall (among its connections).",
+        [("", max(held.hall.values(), default=0))],
+    )
+    metric(
         "ringside_client_addresses",
         "gauge",
         "Client addresses holding connections now, by how many each holds.",

@@ -30,7 +30,11 @@ def _same(a: str | None, b: str | None) -> bool:
 
 def role_of(conn: HTTPConnection, settings: Settings) -> Role | None:
     """The strongest role the request's token grants; None if it may not even watch."""
-    token = token_of(conn)
+    return role_of_token(token_of(conn), settings)
+
+
+def role_of_token(token: str | None, settings: Settings) -> Role | None:
+    """The strongest role `token` grants (None: no token); None if it may not even watch."""
     if _same(token, settings.presenter_token):
         return "presenter"
     if _same(token, settings.worker_token):
@@ -38,6 +42,12 @@ def role_of(conn: HTTPConnection, settings: Settings) -> Role | None:
     if settings.viewer_token is None or _same(token, settings.viewer_token):
         return "viewer"
     return None
+
+
+def watches(token: str | None, settings: Settings) -> bool:
+    """Whether a page with `token` may watch (the viewer's or the presenter's): a viewer's socket with it
+    is a page of a hall (door/transport.py). A rank's token watches nothing."""
+    return role_of_token(token, settings) in ("viewer", "presenter")
 
 
 def refusal(conn: HTTPConnection, settings: Settings, role: Role) -> tuple[int, str] | None:

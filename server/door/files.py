@@ -29,9 +29,12 @@ class Caps:
     in_all: int  # connections from clients at once
     per_address: int  # from one client address: an eighth of all at most, so no five can fill it
     backlog: int  # accepted in one go
+    # audience pages of a hall behind one address (viewer sockets with a token that lets them watch),
+    # counted apart from `per_address`: half of all at most, so one address never fills the server
+    hall: int = 2
 
 
-def raised(per_address_most: int) -> Caps:
+def raised(per_address_most: int, hall_most: int = 2) -> Caps:
     """The soft limit raised as far as the hard one lets it, and the caps sized from it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     unlimited = resource.RLIM_INFINITY
@@ -46,7 +49,8 @@ def raised(per_address_most: int) -> Caps:
     files = TARGETS[0] if soft == unlimited else soft
     backlog = min(BACKLOG, max(files // 8, 16))
     in_all = max(files - RESERVED - backlog, 16)
-    return Caps(files, in_all, min(per_address_most, max(in_all // 8, 2)), backlog)
+    per_address = min(per_address_most, max(in_all // 8, 2))
+    return Caps(files, in_all, per_address, backlog, min(hall_most, max(in_all // 2, 2)))
 
 
 class Refusals:

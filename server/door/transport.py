@@ -5,9 +5,11 @@ route it is for. Three bounds an anonymous client could otherwise push past:
 
 - the headers of every request arrive within HEADERS_WITHIN_S (`serve --headers-within`) of
   the connection (or of the last response on a kept-alive one), or the connection is closed;
-- one client address holds at most MAX_PER_CLIENT connections at once (a lecture hall
-  behind one NAT address shares them), and all clients together fewer than the process has
-  files (files.py sizes both from the open-file limit);
+- one client address holds at most MAX_PER_CLIENT connections at once, and all clients together
+  fewer than the process has files (files.py sizes both from the open-file limit); a viewer's
+  socket (/ws) whose token lets it watch is a page of a hall instead, up to MAX_HALL of them from
+  one address: a lecture hall behind one NAT address is hundreds of phones, each holding one, and
+  an address past its hall counts its pages as any connection (a flood is bounded by both);
 - a websocket takes frames of at most MAX_VIEWER_FRAME bytes (a viewer sends a ping or the
   presenter's view), refused as the frame's header says its length, before any of it is
   buffered; a rank's, on the path the router reads as a rank's socket, up to MAX_FRAME;
@@ -18,7 +20,8 @@ route it is for. Three bounds an anonymous client could otherwise push past:
   whatever its write buffer held, so a viewer that sent pings and read nothing grew that buffer
   by what it sent (600 MB in 40 s from one anonymous socket), held until it hung up;
 - a long message to a viewer's socket leaves in fragments, each once the transport has room: uvicorn wrote
-  it whole, and each socket that read nothing held a copy of a run's megabytes;
+  it whole, and each socket that read nothing held a copy of a run's megabytes; its frames are made once
+  for every viewer, uncompressed (a hall's 300 phones each had their own copy deflated);
 - a websocket whose peer answers no keepalive ping in time is dropped at once: uvicorn closed it
   gracefully, which waits until the peer reads what is buffered for it, and one that reads nothing
   held its socket, its buffer and its handler for as long as it liked (256 from one address: 53 MB);
@@ -36,28 +39,31 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import functools
 import logging
 from collections import Counter
 from collections.abc import Callable
 from typing import cast
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame, Opcode
 
 from ringside.server.door import files
 from ringside.server.door.reclaim import Reclaim
 
 HEADERS_WITHIN_S = 10.0
 MAX_PER_CLIENT = 256
+MAX_HALL = 2048  # audience pages from one address (a hall behind NAT), files allowing (files.py)
 MAX_FRAME = 16 << 20  # a worker's frame beyond this is refused (close 1009)
 MAX_VIEWER_FRAME = 4096  # a viewer's: the presenter's view is at most 512 bytes (viewers/socket.py)
 MESSAGE_WITHIN_S = 30.0  # a rank's largest frame (a bench's table) crosses a 10 Mbit/s link in 14 s
 QUEUED = 2  # messages a socket holds for its route (each within its frame bound) before reading pauses
 PING_EVERY_S = 20.0  # uvicorn's own: a websocket that answers no ping within as long is dropped
-# characters of a text message written at once: a longer one leaves in fragments, each once the
+# a text message longer than this (characters) leaves in fragments of as many bytes, each once the
 # transport is below its high-water mark (a peer that reads nothing holds one fragment, not the message)
 FRAGMENT = 16 << 10
 # the sockets a rank speaks on, and `ringside open` (the worker token checked)
@@ -79,15 +85,21 @@ REFUSALS = (
 
 
 class Held:
-    """Connections held from clients, per address, per kind ("http" until it becomes a socket) and in all."""
+    """Connections held from clients, per address, per kind ("http" until it becomes a socket) and in all;
+    of an address's, those that are pages of its hall (`hall`), which its cap does not count."""
 
     def __init__(self) -> None:
         self.by_address: Counter[str] = Counter()
+        self.hall: Counter[str] = Counter()
         self.by_kind: Counter[str] = Counter()
         self.in_all = 0
 
     def refuses(self, address: str, caps: files.Caps) -> bool:
-        return self.by_address[address] >= caps.per_address or self.in_all >= caps.in_all
+        return self.past_address(address, caps) or self.in_all >= caps.in_all
+
+    def past_address(self, address: str, caps: files.Caps) -> bool:
+        """Whether `address` holds its cap's connections, its hall's pages not counted."""
+        return self.by_address[address] - self.hall[address] >= caps.per_address
 
     def take(self, address: str) -> None:
         self.by_address[address] += 1
@@ -98,16 +110,30 @@ class Held:
         self.by_kind[old] -= 1
         self.by_kind[new] += 1
 
-    def give_back(self, address: str, kind: str) -> None:
-        self.by_address[address] -= 1
+    def into_hall(self, address: str, caps: files.Caps) -> bool:
+        """A connection of `address` is a page of its hall now, if the hall has room (else it stays
+        counted as any connection is)."""
+        if self.hall[address] >= caps.hall:
+            return False
+        self.hall[address] += 1
+        return True
+
+    def give_back(self, address: str, kind: str, hall: bool = False) -> None:
+        _less(self.by_address, address)
+        if hall:
+            _less(self.hall, address)
         self.by_kind[kind] -= 1
         self.in_all -= 1
-        if not self.by_address[address]:
-            del self.by_address[address]
+
+
+def _less(counts: Counter[str], address: str) -> None:
+    counts[address] -= 1
+    if not counts[address]:
+        del counts[address]  # an address that holds nothing is forgotten
 
 
 _held = Held()  # this process serves one app
-_caps = files.Caps(0, 1 << 30, MAX_PER_CLIENT, files.BACKLOG)  # sized at start (protocols)
+_caps = files.Caps(0, 1 << 30, MAX_PER_CLIENT, files.BACKLOG, MAX_HALL)  # sized at start (protocols)
 _refusals = files.Refusals()
 _reclaim = Reclaim()
 _refused: Counter[str] = Counter(dict.fromkeys(REFUSALS, 0))  # closed unserved since the server started
@@ -137,7 +163,7 @@ def _release(protocol) -> None:
     """The connection is gone: its address, and its kind, hold one fewer, and its memory will be
     reclaimed."""
     if protocol.counted is not None:
-        _held.give_back(protocol.counted, protocol.kind)
+        _held.give_back(protocol.counted, protocol.kind, protocol.in_hall)
         protocol.counted = None
     _reclaim.closed_one(protocol.loop)
 
@@ -177,6 +203,7 @@ class BoundedHTTP(H11Protocol):
 
     counted: str | None = None
     kind = "http"
+    in_hall = False
     within_s = HEADERS_WITHIN_S
 
     def connection_made(self, transport) -> None:
@@ -186,7 +213,7 @@ class BoundedHTTP(H11Protocol):
         if address is not None and _held.refuses(address, _caps):
             transport.close()  # refused before a byte is read; the client sees the connection reset
             _refusals.add(_caps)
-            _refused["per_address" if _held.by_address[address] >= _caps.per_address else "in_all"] += 1
+            _refused["per_address" if _held.past_address(address, _caps) else "in_all"] += 1
             return
         if address is not None:
             self.counted = address
@@ -225,6 +252,10 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     counted: str | None = None  # handed over by the HTTP connection it was upgraded from
     kind = "http"  # counted as the request it came as, until its path says which socket it is
     socket_kind: str | None = None  # which socket its path is for, once read
+    in_hall = False  # counted as a page of its address's hall (Held.into_hall)
+    hall_page = False  # a viewer's socket whose token lets it watch, once read
+    # whether a token lets a page watch (auth.py's rule, given by `protocols`); none: no page is a hall's
+    watches: Callable[[str | None], bool] = staticmethod(lambda token: False)
     within_s = MESSAGE_WITHIN_S
     _read_paused = False
     taken = 0  # messages the route has taken
@@ -242,6 +273,7 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         path = unquote(event.path.partition("?")[0])
         self.conn.max_message_size = MAX_FRAME if path in WORKER_PATHS else MAX_VIEWER_FRAME
         self.socket_kind = SOCKET_KINDS.get(path, "other")
+        self.hall_page = self.socket_kind == "viewer" and self.watches(_token(event))
         self._count_as_socket()
         super().handle_connect(event)
 
@@ -254,6 +286,7 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         if self.counted is not None and self.socket_kind is not None and self.kind != self.socket_kind:
             _held.retype(self.kind, self.socket_kind)
             self.kind = self.socket_kind
+            self.in_hall = self.hall_page and _held.into_hall(self.counted, _caps)
 
     @property
     def read_paused(self) -> bool:
@@ -302,19 +335,14 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
             self.handshake_complete = True  # answered (guard.py's refusal): else uvicorn logs an ERROR
 
     async def _send_in_fragments(self, text: str) -> None:
-        """A long text message, FRAGMENT characters a frame, each written once the transport has room.
+        """A long text message in frames of FRAGMENT bytes, each written once the transport has room.
         uvicorn wrote a message whole: a run's, megabytes, was copied into the transport of every
         viewer that read nothing, and held there (64 such sockets from one address: 67 MiB)."""
-        for start in range(0, len(text), FRAGMENT):
+        for frame in _frames(text):
             await self.writable.wait()
             if self.disconnected or self.close_sent or self.transport.is_closing():
                 raise ClientDisconnected()  # gone or closing meanwhile (a ping unanswered, dropped)
-            part, last = text[start : start + FRAGMENT].encode(), start + FRAGMENT >= len(text)
-            if start == 0:
-                self.conn.send_text(part, fin=last)
-            else:
-                self.conn.send_continuation(part, fin=last)
-            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.transport.write(frame)
 
     def handle_parser_exception(self) -> None:
         """As uvicorn's, counted by why (the close code sent: a frame too large, text not UTF-8)."""
@@ -380,6 +408,31 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         return bool(self.conn.reader.buffer) or self.conn.current_size is not None
 
 
+@functools.lru_cache(maxsize=2)  # the message going out to every viewer now, and the one before
+def _frames(text: str) -> tuple[bytes, ...]:
+    """A long text message's frames as they go on the wire, made once for every viewer it goes to:
+    a server's frames are not masked, and these are not compressed (RFC 7692 lets a message go so where
+    compression was agreed, and the peer's inflater is not touched by it). Compressed, each socket
+    deflated its own copy: a 160 KB run pushed to 300 phones held the loop for 1.5 to 2 s. Their
+    bytes are what GET /api/runs/{id} sent each phone, uncompressed too."""
+    data = text.encode()
+    parts = [data[i : i + FRAGMENT] for i in range(0, len(data), FRAGMENT)]
+    return tuple(
+        Frame(Opcode.TEXT if i == 0 else Opcode.CONT, part, fin=i == len(parts) - 1).serialize(
+            mask=False, extensions=[]
+        )
+        for i, part in enumerate(parts)
+    )
+
+
+def _token(request) -> str | None:
+    """A websocket request's token as auth.token_of reads it: `Authorization: Bearer T`, else ?token=T."""
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip()
+    return dict(parse_qsl(request.path.partition("?")[2], keep_blank_values=True)).get("token")
+
+
 def _utf8(frames: list) -> bool:
     """Whether a message's frames are UTF-8 together (a character may span two); ASCII, as JSON from
     Python and browsers mostly is, is checked without decoding."""
@@ -399,16 +452,19 @@ def protocols(
     headers_within_s: float = HEADERS_WITHIN_S,
     message_within_s: float = MESSAGE_WITHIN_S,
     ping_every_s: float = PING_EVERY_S,
+    watches: Callable[[str | None], bool] = lambda token: False,
 ) -> dict:
     """uvicorn.Config's protocol arguments: the bounded protocols with these deadlines, the backlog
     the open files allow (files.py), and a websocket pinged every `ping_every_s`, its answer due
-    within as long (else it is dropped)."""
+    within as long (else it is dropped). `watches(token)`: whether a viewer's socket with that token
+    is a page of a hall."""
     logging.getLogger("uvicorn.error").addFilter(_QUIET)  # once: a filter already there is not added again
     global _caps
-    _caps = files.raised(MAX_PER_CLIENT)
+    _caps = files.raised(MAX_PER_CLIENT, MAX_HALL)
+    ws = {"within_s": message_within_s, "watches": staticmethod(watches)}
     return {
         "http": type("BoundedHTTP", (BoundedHTTP,), {"within_s": headers_within_s}),
-        "ws": type("BoundedWebSocket", (BoundedWebSocket,), {"within_s": message_within_s}),
+        "ws": type("BoundedWebSocket", (BoundedWebSocket,), ws),
         "ws_max_size": MAX_FRAME,
         "ws_ping_interval": ping_every_s,
         "ws_ping_timeout": ping_every_s,

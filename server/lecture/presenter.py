@@ -14,6 +14,8 @@ from starlette.requests import HTTPConnection
 
 from ringside.server.door.audience import Audience, Feed, RunNamed
 from ringside.server.lessons.lesson import MAX_STAGES
+from ringside.server.runs.messages import ShownMessage
+from ringside.server.runs.run import Run
 
 Id = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")]
 
@@ -67,12 +69,15 @@ class PresenterView:
         if self.pages == 0:
             self.view = None
 
-    def lead(self, view: PresenterMessage, steps: int) -> None:
-        """The presenter's page shows something else (a run of `steps` steps): every viewer hears it, once."""
+    def lead(self, view: PresenterMessage, steps: int, run: Run | None = None) -> None:
+        """The presenter's page shows something else (a run of `steps` steps): every viewer hears it, once.
+        `run`: the run it names, where it is not the one shown before: every viewer hears it first."""
         self.steps = steps
         if view.lesson is not None and view.lesson != (self.view and self.view.lesson):
             self.lesson_since = time.time()  # a stage's question is asked after it comes on (visibility.py)
         if view != self.view:
+            if run is not None:
+                self.feed.publish(ShownMessage(run=run))
             self.view = view
             self.feed.publish(view)
 

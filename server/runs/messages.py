@@ -77,3 +77,17 @@ class RecentMessage(BaseModel):
 
     def with_lines(self, lines: list[dict]) -> RecentMessage:
         return RecentMessage(runs=[RunSummary.model_validate(line) for line in lines])
+
+
+class ShownMessage(BaseModel):
+    """A run the presenter's page opens (an earlier run, not the one it showed), told just before the
+    view that names it: every audience page that follows has it at once, serialised once for all
+    (each fetching it was a GET per phone, a hall's behind one address past its cap). Held with its run:
+    a page the room may read a held copy of fetches that copy, as it did."""
+
+    audience: ClassVar[Audience] = Audience.HELD
+    type: Literal["shown_run"] = "shown_run"
+    run: Run
+
+    def concerns(self) -> tuple[RunNamed, ...]:
+        return (RunNamed(self.run.id, self.run.shape()),)

@@ -22,6 +22,8 @@ its feature and declares who may hear it: door/audience.py):
   the stage, the training on its charts, the demo whose result line it says), whenever it
   changes; audience pages that follow the presenter mirror it (the snapshot carries the
   latest, for a late joiner: lecture/presenter.py);
+- `shown_run` (the full Run) just before a `presenter` view that opens a run other than the one
+  shown (an earlier run): a following page shows it with no GET (runs/messages.py);
 - `poll` and `tally`: a poll asked, opened, closed or revealed; how many voted (polls/messages.py).
 - `practice`, to the presenter's pages alone: how the phones practising a run did, per step
   (practice/tally.py);

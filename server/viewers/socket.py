@@ -126,8 +126,8 @@ def lead(shown: PresenterView, runs: Runs, presenter: bool, text: str | None) ->
     except ValidationError as e:
         err = first_error(e.errors())
         return INVALID, f"malformed presenter frame: {err['field']}: {err['message']}"
-    steps = shown.steps_of(view.run_id)  # the run on show, read once (not once per arrow key)
-    if steps is None:
+    steps, run = shown.steps_of(view.run_id), None  # the run on show, read once (not once per arrow key)
+    if steps is None:  # another run: pushed to every page with the view (lecture/presenter.py)
         run = runs.find(view.run_id)
         if run is None:
             return None
@@ -136,5 +136,5 @@ def lead(shown: PresenterView, runs: Runs, presenter: bool, text: str | None) ->
         return INVALID, (
             f"malformed presenter frame: step: run {view.run_id} has {steps} steps, not {view.step + 1}"
         )
-    shown.lead(view, steps)
+    shown.lead(view, steps, run)
     return None

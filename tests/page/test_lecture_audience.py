@@ -1,8 +1,9 @@
 """The audience side of a lecture, in a real Chromium against a real `ringside up` with gloo
 ranks: phones follow the presenter's run, step, playing and speed (and may detach and come
-back with one tap); only the presenter's token leads; a sweep stays off every stage; an
-exported run opens in lecture mode and fits a phone; the Perfetto button hands the trace
-over the way Perfetto documents, and says so when Perfetto cannot be reached."""
+back with one tap), and an earlier run it opens with no GET of their own; only the
+presenter's token leads; a sweep stays off every stage; an exported run opens in lecture mode
+and fits a phone; the Perfetto button hands the trace over the way Perfetto documents, and
+says so when Perfetto cannot be reached."""
 
 from __future__ import annotations
 
@@ -116,6 +117,27 @@ def test_the_audience_follows_the_presenter_and_may_detach(up, page_for):
     expect(audience.locator("#role")).to_contain_text("following the presenter")
     lag(presenter, audience, lambda: key("ArrowRight"), f"(run, step) => step === {target + 1}")
     expect(audience.locator("#follow-presenter")).to_be_hidden()
+
+
+def test_a_phone_shows_the_earlier_run_the_presenter_opens_without_fetching_it(up, page_for):
+    """The run comes with the view that opens it, once for the whole hall: a phone fetches nothing. It is
+    long enough to leave in frames made once, uncompressed where the browser agreed compression."""
+    earlier = up.run(collective="broadcast", algorithm="ring", count=1024, capture="full", pattern="rank")
+    later = up.run(collective="all_reduce", algorithm="ring", count=4, capture="full", pattern="rank")
+    presenter = page_for(f"{up.url}/?token={up.presenter}&present=1&run={later['id']}")
+    on_run(presenter, later["id"])
+    audience = page_for(f"{up.url}/", viewport=PHONE)
+    on_run(audience, later["id"])
+    fetched: list[str] = []
+    audience.on("request", lambda r: fetched.append(r.url) if f"/api/runs/{earlier['id']}" in r.url else None)
+    opened = page_for(f"{up.url}/?token={up.presenter}&present=1&run={earlier['id']}")  # the presenter's
+    on_run(opened, earlier["id"])
+    on_run(audience, earlier["id"])
+    expect(audience.locator("#role")).to_contain_text("following the presenter")
+    expect(audience.locator("#run-title")).to_contain_text("broadcast")
+    assert fetched == [], fetched
+    assert audience.evaluate("window.ringside.player.run.inputs['0'].length") > 0
+    assert len(json.dumps(earlier)) > 16 << 10
 
 
 def test_only_the_presenters_token_leads_the_view(up, page_for):

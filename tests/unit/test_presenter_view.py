@@ -1,12 +1,14 @@
 """The presenter's view (server/lecture/presenter.py), told through a recorded feed: every page hears
-a change once, a lesson's stage is timed from when it came on, and the view is forgotten with the
-last presenter's page."""
+a change once (a run it opens just before it), a lesson's stage is timed from when it came on, and the
+view is forgotten with the last presenter's page."""
 
 from __future__ import annotations
 
+from fake_runs import FakeRuns
 from pydantic import BaseModel
 
 from ringside.server.lecture.presenter import PresenterMessage, PresenterView
+from ringside.server.runs.messages import ShownMessage
 
 
 class RecordedFeed:
@@ -57,3 +59,14 @@ def test_the_view_is_forgotten_when_the_last_presenter_page_goes():
     shown.left()
     shown.retell()
     assert shown.view is None and shown.shown() == set() and len(feed.published) == 1
+
+
+def test_a_view_that_opens_another_run_is_told_after_that_run_once_for_every_page():
+    feed = RecordedFeed()
+    shown = PresenterView(feed)
+    earlier = FakeRuns().pressed(algorithm="ring")
+    shown.lead(view(earlier.id), steps=len(earlier.steps), run=earlier)
+    shown.lead(view(earlier.id, step=1), steps=len(earlier.steps))  # a step of the run on show
+    assert [m.type for m in feed.published] == ["shown_run", "presenter", "presenter"]
+    pushed = feed.published[0]
+    assert isinstance(pushed, ShownMessage) and pushed.run is earlier, "the page shows it with no GET"

@@ -16,7 +16,13 @@ from ringside.server.polls.messages import TallyMessage
 from ringside.server.polls.poll import Poll, PollState
 from ringside.server.polls.visibility import Visibility
 from ringside.server.practice.tally import PracticeMessage, StepTally
-from ringside.server.runs.messages import EndedMessage, StartedMessage, StepMessage, SummaryMessage
+from ringside.server.runs.messages import (
+    EndedMessage,
+    ShownMessage,
+    StartedMessage,
+    StepMessage,
+    SummaryMessage,
+)
 from ringside.server.runs.wavefront import Wavefront, WavefrontMessage
 from ringside.server.viewers.messages import SnapshotMessage
 from ringside.server.viewers.socket import snapshot
@@ -90,6 +96,21 @@ def test_a_held_runs_start_end_and_line_are_heard_by_the_presenter_alone(tmp_pat
         assert hall.visibility.message(EndedMessage(run=run)) is None, "its end is a time"
         hall.polls.voting.reveal(poll_.id)
         assert hall.visibility.message(EndedMessage(run=run)) is not None
+    finally:
+        hall.stop()
+
+
+def test_a_held_run_the_presenter_opens_is_pushed_to_the_presenter_alone_until_the_reveal(tmp_path):
+    hall = Lecture(tmp_path / "runs.db")
+    try:
+        poll_ = hall.ask(question="busiest_link", run={"algorithm": "ring", **LECTURE})
+        held = hall.runs.find(poll_.run_id)
+        hall.runs.end(held.id)
+        other = hall.runs.pressed(algorithm="ring", collective="broadcast")
+        assert hall.visibility.message(ShownMessage(run=held)) is None, "a phone fetches its held copy"
+        assert hall.visibility.message(ShownMessage(run=other)) == ShownMessage(run=other)
+        hall.polls.voting.reveal(poll_.id)
+        assert hall.visibility.message(ShownMessage(run=held)) == ShownMessage(run=held)
     finally:
         hall.stop()
 

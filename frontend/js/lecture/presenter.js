@@ -12,10 +12,17 @@ export class Presenter {
       if (m.presenter && !this.state.presenter) this.follow(m.presenter);
       this.lead();
     },
+    // the run a view opens, pushed just before it (one message for every phone, no GET each)
+    shown_run: (m) => {
+      this.pushed = m.run;
+    },
     presenter: (m) => {
-      if (!this.state.presenter) this.follow(m);
+      const pushed = this.pushed;
+      this.pushed = null; // it is the next view's alone: a later one may be held from the room meanwhile
+      if (!this.state.presenter) this.follow(m, pushed);
     },
   };
+  pushed = null;
 
   constructor({ state, player, training, jobs, perturbations, polls, overlays, runs, lesson }) {
     Object.assign(this, { state, player, training, jobs, perturbations, polls, overlays, runs, lesson });
@@ -40,8 +47,9 @@ export class Presenter {
     this.lead();
   }
 
-  /** An attached audience page shows the presenter's run, step and playing. */
-  async follow(view) {
+  /** An attached audience page shows the presenter's run, step and playing: `pushed`, the run the
+   * server sent with the view, or else the run fetched. */
+  async follow(view, pushed = null) {
     const { state, player } = this;
     state.set({ view });
     this.perturbations.follow(view.demo ?? []); // data, not a view: heard even when detached
@@ -52,6 +60,10 @@ export class Presenter {
     this.lesson.follow(view.lesson);
     this.overlays.show(view.overlay ?? null);
     if (player.run?.id === view.run_id) return player.mirror();
+    if (pushed?.id === view.run_id) {
+      this.runs.show(pushed);
+      return player.mirror();
+    }
     if (state.opening === view.run_id) return; // the latest view is applied when it lands
     state.opening = view.run_id;
     try {
