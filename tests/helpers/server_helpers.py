@@ -36,6 +36,7 @@ __all__ = [
     "messages",
     "start_serve",
     "start_up",
+    "serve_with_scripted_ranks",
     "wait_gone",
     "ScriptedRank",
     "flood",
@@ -106,6 +107,20 @@ class ScriptedRank:
     def close(self) -> None:
         self.closed.set()
         self.stack.close()
+
+
+@contextlib.contextmanager
+def serve_with_scripted_ranks(tmp, *flags: str, ranks: int = 2):
+    """`ringside serve [flags]` with `ranks` scripted ranks joined: (server, ranks), all stopped after."""
+    server = start_serve(tmp, *flags)
+    scripted = [ScriptedRank(server, r, ranks) for r in range(ranks)]
+    try:
+        server.wait_ranks(ranks, timeout=10)
+        yield server, scripted
+    finally:
+        for rank in scripted:
+            rank.close()
+        server.stop()
 
 
 def flood(server, sender: ScriptedRank, receiver: ScriptedRank, steps: int = 500, values: int = 4000) -> str:

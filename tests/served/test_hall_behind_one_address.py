@@ -16,7 +16,7 @@ import statistics
 import time
 
 import pytest
-from server_helpers import ScriptedRank, messages, start_serve
+from server_helpers import messages, serve_with_scripted_ranks
 from websockets.asyncio.client import ClientConnection, connect
 
 HALL = "127.0.0.7"
@@ -34,15 +34,12 @@ def hall(tmp_path_factory):
         if hard != resource.RLIM_INFINITY and hard < FILES:
             pytest.skip(f"{PAGES} pages need {FILES} open files; the hard limit is {hard}")
         resource.setrlimit(resource.RLIMIT_NOFILE, (FILES, hard))
-    up = start_serve(tmp_path_factory.mktemp("hall"), "--viewer-token", VIEWER_TOKEN)
-    ranks = [ScriptedRank(up, r, 2) for r in range(2)]
     try:
-        up.wait_ranks(2, timeout=10)
-        yield up, ranks
+        with serve_with_scripted_ranks(
+            tmp_path_factory.mktemp("hall"), "--viewer-token", VIEWER_TOKEN
+        ) as served:
+            yield served
     finally:
-        for rank in ranks:
-            rank.close()
-        up.stop()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 

@@ -8,21 +8,14 @@ import json
 import time
 
 import pytest
-from server_helpers import ScriptedRank, messages, start_serve
+from server_helpers import messages, serve_with_scripted_ranks
 from websockets.sync.client import connect
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    up = start_serve(tmp_path_factory.mktemp("presenter"))
-    ranks = [ScriptedRank(up, r, 2) for r in range(2)]
-    try:
-        up.wait_ranks(2, timeout=10)
-        yield up, ranks
-    finally:
-        for rank in ranks:
-            rank.close()
-        up.stop()
+    with serve_with_scripted_ranks(tmp_path_factory.mktemp("presenter")) as served:
+        yield served
 
 
 def scripted_run(server, ranks) -> str:

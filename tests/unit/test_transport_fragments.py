@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from test_transport_hall import Recorded
+from door_in_process import Recorded
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 from websockets.client import ClientProtocol

@@ -6,65 +6,14 @@ connection counts as before, and past the cap the address is refused (and counte
 from __future__ import annotations
 
 import asyncio
-import base64
-import os
 
 import pytest
+from door_in_process import HALL, accepting, connected
 from uvicorn.config import Config
-from uvicorn.server import ServerState
 
 from ringside.server.door import files, transport
 
-HALL = "127.0.0.7"
 CAPS = files.Caps(files=1024, in_all=100, per_address=2, backlog=16, hall=3)
-
-
-class Recorded(asyncio.Transport):
-    """A client's connection from HALL: what the server wrote, whether it closed it, its protocol."""
-
-    def __init__(self):
-        super().__init__()
-        self.written = bytearray()
-        self.dropped = False
-        self.protocol = None
-
-    def write(self, data) -> None:
-        self.written += data
-
-    def is_closing(self) -> bool:
-        return self.dropped
-
-    def close(self) -> None:
-        self.dropped = True
-
-    abort = close
-
-    def pause_reading(self) -> None:
-        pass
-
-    def resume_reading(self) -> None:
-        pass
-
-    def set_protocol(self, protocol) -> None:
-        self.protocol = protocol
-
-    def get_protocol(self):
-        return self.protocol
-
-    def get_extra_info(self, name, default=None):
-        return {"peername": (HALL, 50000), "sockname": ("127.0.0.1", 8000)}.get(name, default)
-
-
-async def accepting(scope, receive, send) -> None:
-    """A route that accepts every socket and answers every request."""
-    if scope["type"] == "websocket":
-        await receive()
-        await send({"type": "websocket.accept"})
-        while (await receive())["type"] != "websocket.disconnect":
-            pass
-    else:
-        await send({"type": "http.response.start", "status": 204, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
 
 
 @pytest.fixture
@@ -76,26 +25,6 @@ def door(monkeypatch):
     monkeypatch.setattr(transport, "_caps", CAPS)
     monkeypatch.setattr(transport, "_refused", transport.Counter(dict.fromkeys(transport.REFUSALS, 0)))
     return config
-
-
-async def connected(config: Config, path: str | None = None, bearer: str | None = None) -> Recorded:
-    """A connection from HALL; with `path`, upgraded to a websocket on it (answered 101)."""
-    wire = Recorded()
-    http = config.http_protocol_class(config, ServerState(), {}, _loop=asyncio.get_running_loop())
-    wire.set_protocol(http)
-    http.connection_made(wire)
-    if path is None or wire.dropped:
-        return wire
-    key = base64.b64encode(os.urandom(16)).decode()
-    auth = f"Authorization: Bearer {bearer}\r\n" if bearer else ""
-    http.data_received(
-        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{auth}\r\n".encode()
-    )
-    while b"101" not in wire.written and not wire.dropped:  # the route's answer to the handshake
-        await asyncio.sleep(0)
-    assert b"101" in wire.written, bytes(wire.written)
-    return wire
 
 
 def test_a_hall_of_pages_is_served_past_the_per_address_cap_and_bounded_by_its_own(door):
