@@ -55,3 +55,40 @@ def test_the_presenter_asks_their_own_question_and_the_phones_see_its_right_choi
         expect(right).to_contain_text("✓ B")
     expect(phones[0].locator("#poll .foot")).to_contain_text("You got it ✓")
     expect(phones[1].locator("#poll .foot")).to_contain_text("Not this time")
+
+
+def test_the_phones_type_a_number_and_the_reveal_marks_who_was_within_its_tolerance(up, page_for):
+    """A numeric question of the lecturer's (asked with the API, as a lesson file asks it): each phone
+    types its number, sealed until the reveal, which gives every page the number, its tolerance and
+    the room's typed numbers, each marked."""
+    current = up.call("GET", "/api/polls/current")[1]["poll"]
+    if current is not None and current["state"] != "closed":  # the module's earlier question, still shown
+        up.call("POST", f"/api/polls/{current['id']}/close")
+    presenter = page_for(f"{up.url}/?token={up.presenter}&present=1", viewport=PROJECTOR)
+    phones = [page_for(f"{up.url}/", viewport=PHONE) for _ in range(2)]
+    presenter.wait_for_function("window.ringside.state.presenter")
+    for phone in phones:
+        phone.wait_for_function("window.ringside.polls.ballot")
+    asked = {
+        "question": "custom",
+        "text": "How many steps does ring all_reduce take at 4 ranks?",
+        "numeric": True,
+    }
+    status, poll = up.call("POST", "/api/polls", {**asked, "number": 6, "tolerance": 1})
+    assert status == 201 and poll["state"] == "open", poll
+
+    for phone, typed in zip(phones, ("6", "9")):
+        expect(phone.locator("#poll h2")).to_have_text(asked["text"])
+        field = phone.locator("#poll form.typed input[type=number]")
+        field.fill(typed)
+        field.press("Enter")
+        expect(phone.locator("#poll")).to_contain_text(f"You typed {typed}")
+        assert phone.evaluate("window.ringside.state.poll.number") is None, "sealed until the reveal"
+    expect(presenter.locator("#poll .votes")).to_have_text("2 votes")
+
+    presenter.keyboard.press("Enter")  # the reveal
+    for page in (presenter, *phones):
+        expect(page.locator("#poll .number")).to_contain_text("The number: 6 ± 1")
+        expect(page.locator("#poll .typed-tally")).to_have_text("✓ 6 ×1 · ✗ 9 ×1")
+    expect(phones[0].locator("#poll .foot")).to_contain_text("You got it ✓")
+    expect(phones[1].locator("#poll .foot")).to_contain_text("Not this time")
