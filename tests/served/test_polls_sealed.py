@@ -173,14 +173,6 @@ def test_a_question_asked_before_its_run_is_held_from_the_room_until_the_reveal(
         assert up.call("GET", "/api/compare/formulas?run=" + held, token=None)[0] == 200
 
 
-def opened(up, poll: dict) -> None:
-    """Once its held run has run, the question opens."""
-    deadline = time.monotonic() + 60
-    while up.call("GET", f"/api/polls/{poll['id']}")[1]["poll"]["state"] != "open":
-        assert time.monotonic() < deadline, "the question opens"
-        time.sleep(0.05)
-
-
 def holds(run: dict, rank: int, step: int) -> str:
     """What rank `rank` holds after step `step`, as a choice shows it: its inputs, each step's chunks
     laid over."""
@@ -190,29 +182,36 @@ def holds(run: dict, rank: int, step: int) -> str:
     return shown([v for _, values in sorted(chunks.items()) for v in values])
 
 
+def held_from_the_room(up, rehearsal: dict, poll: dict) -> None:
+    """The rehearsal as the room reads it while the poll holds it: its plan and inputs, no answer."""
+    status, seen = up.call("GET", f"/api/runs/{rehearsal['id']}", token=None)
+    assert status == 200 and seen["held_for"] == poll["id"] and seen["results"] == {}, seen
+    assert seen["steps"][2]["ranks"] == {} and seen["inputs"], "its plan and inputs, no answer"
+
+
 def test_a_question_asked_after_a_public_rehearsal_reads_another_answer_or_holds_it(up):
     asked = {"question": "holds", "rank": 1, "step": 2, "numeric": True}
     seeded = {"algorithm": "ring", **LECTURE, "pattern": "random_int", "seed": 11}
-    rehearsal = up.run(**seeded)  # pressed R: every page read it whole
-    status, poll = up.call("POST", "/api/polls", {**asked, "run": seeded})
-    assert status == 201 and poll["fresh_seed"] not in (None, 11) and poll["rehearsals"] == [], poll
-    run = up.wait(poll["run_id"])
-    assert run["spec"]["seed"] == poll["fresh_seed"]
-    opened(up, poll)
-    status, revealed = up.call("POST", f"/api/polls/{poll['id']}/reveal")
-    right = revealed["choices"][revealed["answers"][0]]
-    assert right == holds(run, 1, 2) != holds(rehearsal, 1, 2), "another answer than the rehearsal's"
-
     typed = {"algorithm": "ring", **LECTURE, "inputs": [[10 * r + i for i in range(8)] for r in range(4)]}
-    rehearsal = up.run(**typed)  # a lesson's stage, its inputs typed in, rehearsed in public
-    status, poll = up.call("POST", "/api/polls", {**asked, "run": typed})
-    assert status == 201 and poll["rehearsals"] == [rehearsal["id"]] and poll["fresh_seed"] is None, poll
-    for _ in range(2):  # while its run runs, and once it is open
-        status, seen = up.call("GET", f"/api/runs/{rehearsal['id']}", token=None)
-        assert status == 200 and seen["held_for"] == poll["id"] and seen["results"] == {}, seen
-        assert seen["steps"][2]["ranks"] == {} and seen["inputs"], "its plan and inputs, no answer"
-        up.wait(poll["run_id"])
-        opened(up, poll)
+    with connect(up.ws_url(f"/ws?token={up.presenter}"), max_size=None) as ws:
+        presenter = Ear(ws)
+        presenter.until(lambda m: m["type"] == "snapshot")
+        rehearsal = up.run(**seeded)  # pressed R: every page read it whole
+        status, poll = up.call("POST", "/api/polls", {**asked, "run": seeded})
+        assert status == 201 and poll["fresh_seed"] not in (None, 11) and poll["rehearsals"] == [], poll
+        presenter.until(poll_is("open", poll["id"]))  # its held run has run
+        run = up.call("GET", f"/api/runs/{poll['run_id']}")[1]
+        assert run["spec"]["seed"] == poll["fresh_seed"]
+        status, revealed = up.call("POST", f"/api/polls/{poll['id']}/reveal")
+        right = revealed["choices"][revealed["answers"][0]]
+        assert right == holds(run, 1, 2) != holds(rehearsal, 1, 2), "another answer than the rehearsal's"
+
+        rehearsal = up.run(**typed)  # a lesson's stage, its inputs typed in, rehearsed in public
+        status, poll = up.call("POST", "/api/polls", {**asked, "run": typed})
+        assert status == 201 and poll["rehearsals"] == [rehearsal["id"]] and poll["fresh_seed"] is None, poll
+        held_from_the_room(up, rehearsal, poll)  # while its run runs
+        presenter.until(poll_is("open", poll["id"]))
+        held_from_the_room(up, rehearsal, poll)  # and once it is open
     assert up.call("GET", f"/api/polls/{poll['id']}", token=None)[1]["poll"]["rehearsals"] == []
     status, revealed = up.call("POST", f"/api/polls/{poll['id']}/reveal")
     assert revealed["choices"][revealed["answers"][0]] == holds(rehearsal, 1, 2)
